@@ -1,0 +1,34 @@
+# pqsoc: the user interface. `make setup`, then `make test`; `make report` is the main job.
+SHELL := /bin/bash
+VENV := .venv
+PQSOC := $(VENV)/bin/pqsoc
+PYTEST := $(VENV)/bin/pytest
+BLOCKS ?=
+
+.PHONY: help setup test report synth sta harden clean
+
+help:
+	@echo "make setup    install pinned apt + Python packages (.venv) and check the PDK (PDK_ROOT)"
+	@echo "make test     run every test of the project"
+	@echo "make report   synthesis + STA (+ block benchmarks) -> reports/ppa.json, ppa.md"
+	@echo "make harden   OpenLane 2 hardening (needs the Nix shell: OpenROAD is not installable here)"
+	@echo "make clean    remove build/ and reports/"
+
+setup:
+	bash tools/setup.sh
+
+test: $(PQSOC)
+	$(PQSOC) pdk check
+	$(PYTEST) -q
+
+report: $(PQSOC)
+	$(PQSOC) ppa $(BLOCKS)
+
+harden: $(PQSOC)
+	$(PQSOC) harden $(or $(BLOCKS),keccak)
+
+$(PQSOC):
+	@echo "run 'make setup' first" >&2; exit 1
+
+clean:
+	rm -rf build reports

@@ -1,0 +1,78 @@
+"""The hardware blocks the flow knows: how to emit each one's Verilog and how to constrain it.
+
+A block is registered once here; `pqsoc synth/sta/ppa` and the reports read this table.
+"""
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from . import BUILD, FlowError
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str
+    top: str
+    description: str
+    emit: Callable[[Path], list[Path]]   # writes the block's Verilog into a folder, returns the files
+    period_ns: float = 10.0              # synthesis / STA target clock period
+    clock: str = "clk"
+    reset: str = "rst"
+    macros: tuple[str, ...] = ()         # SRAM macro cell names kept as black boxes
+    bench: Callable[[], dict] | None = None   # measured figures (cycles, bytes/cycle) for reports
+    notes: str = ""
+
+    def rtl_dir(self) -> Path:
+        return BUILD / "rtl" / self.name
+
+
+def _emit_amaranth(factory, top: str):
+    def emit(out: Path) -> list[Path]:
+        from amaranth.back import verilog
+        out.mkdir(parents=True, exist_ok=True)
+        dut = factory()
+        text = verilog.convert(dut, name=top, emit_src=False)
+        path = out / f"{top}.v"
+        path.write_text(text)
+        return [path]
+    return emit
+
+
+def _keccak():
+    from ip.kmac.keccak import KeccakCore
+    return KeccakCore(rounds_per_cycle=1)
+
+
+BLOCKS: dict[str, Block] = {}
+
+
+def register(block: Block) -> Block:
+    BLOCKS[block.name] = block
+    return block
+
+
+register(Block(
+    name="keccak",
+    top="keccak_core",
+    description="Keccak-f[1600] permutation core, 1 round/cycle (ip/kmac/keccak.py)",
+    emit=_emit_amaranth(_keccak, "keccak_core"),
+    period_ns=10.0,
+))
+
+
+def get(name: str) -> Block:
+    if name not in BLOCKS:
+        raise FlowError(f"unknown block {name!r}; known blocks: {', '.join(sorted(BLOCKS))}")
+    return BLOCKS[name]
+
+
+def add_subcommands(sub) -> None:
+    """Block-specific tools (pqsoc kmac, pqsoc acc, ...) register their subcommands here."""
+    p = sub.add_parser("blocks", help="list the blocks the flow knows")
+    p.set_defaults(func=_list_blocks)
+
+
+def _list_blocks(args) -> int:
+    for b in BLOCKS.values():
+        print(f"{b.name:10s} {b.top:16s} {b.description}")
+    return 0

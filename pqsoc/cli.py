@@ -1,0 +1,77 @@
+"""`pqsoc`: the project's one command-line entry point. Each subcommand lives in its own module."""
+import argparse
+import sys
+
+from . import FlowError
+
+
+def _pdk(args):
+    from . import pdk
+    pdk.check(install=args.install)
+
+
+def _synth(args):
+    from .flow import synth
+    for block in args.blocks:
+        synth.synth(block, period_ns=args.period)
+
+
+def _sta(args):
+    from .flow import sta
+    for block in args.blocks:
+        sta.sta(block)
+
+
+def _ppa(args):
+    from .flow import report
+    report.ppa(args.blocks or None)
+
+
+def _harden(args):
+    from .flow import harden
+    for block in args.blocks:
+        harden.harden(block)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="pqsoc", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    p = sub.add_parser("pdk", help="check (and optionally install) the sky130A PDK")
+    p.add_argument("action", choices=["check"])
+    p.add_argument("--install", action="store_true", help="install the pinned PDK with ciel if missing")
+    p.set_defaults(func=_pdk)
+
+    p = sub.add_parser("synth", help="synthesize blocks to sky130_fd_sc_hd (Yosys via pyosys)")
+    p.add_argument("blocks", nargs="+")
+    p.add_argument("--period", type=float, default=None, help="clock period in ns (default: the block's)")
+    p.set_defaults(func=_synth)
+
+    p = sub.add_parser("sta", help="static timing analysis of a synthesized block (OpenSTA, tt and ss)")
+    p.add_argument("blocks", nargs="+")
+    p.set_defaults(func=_sta)
+
+    p = sub.add_parser("ppa", help="synthesize + STA blocks and write reports/ppa.json and ppa.md")
+    p.add_argument("blocks", nargs="*")
+    p.set_defaults(func=_ppa)
+
+    p = sub.add_parser("harden", help="OpenLane 2 place-and-route (needs the Nix shell for OpenROAD)")
+    p.add_argument("blocks", nargs="+")
+    p.set_defaults(func=_harden)
+
+    from . import blocks
+    blocks.add_subcommands(sub)
+
+    args = ap.parse_args(argv)
+    try:
+        rc = args.func(args)
+    except FlowError as e:
+        print(f"pqsoc {args.cmd}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return int(rc or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Local PPA flow: Verilog emission, Yosys synthesis (pyosys), OpenSTA timing, reports."""

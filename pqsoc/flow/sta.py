@@ -1,0 +1,153 @@
+"""Static timing of a synthesized block with OpenSTA (Debian `sta`) at the tt and ss corners.
+
+Constraints (written per block to build/sta/<block>/block.sdc):
+- clock on the block's clock port at its target period, 0.25 ns uncertainty;
+- inputs driven by sky130_fd_sc_hd__inv_2, outputs loaded with 33.4 fF (OpenLane's defaults),
+  input and output delays of 20 % of the period (the block sits between other registers);
+- interconnect: the Liberty "Small" wire-load model plus a late derate of 1.05 and an early
+  derate of 0.95, a margin for placement and routing parasitics that synthesis cannot see.
+fmax is computed from register-to-register paths: fmax = 1 / (period - slack_reg2reg).
+I/O paths are reported separately (their slack depends on the assumed I/O delays).
+The SRAM macros have only a TT Liberty (analytical timing); it is used at every corner.
+
+`sta` exits 0 even when a command failed: any line starting with "Error", or a slack that is
+missing or unparsable, is a failure here.
+"""
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from .. import BUILD, FlowError
+from .. import blocks as blocks_mod
+from ..pdk import CORNERS, find_pdk
+from .synth import load_manifest, synth_dir
+
+STA_CORNERS = ("tt", "ss")
+UNCERTAINTY_NS = 0.25
+IO_DELAY_FRACTION = 0.2
+DRIVING_CELL = "sky130_fd_sc_hd__inv_2"
+LOAD_PF = 0.033442
+DERATE_LATE, DERATE_EARLY = 1.05, 0.95
+WIRE_LOAD = "Small"
+
+PATH_GROUPS = {
+    "reg2reg": "-from [all_registers -clock_pins] -to [all_registers -data_pins]",
+    "in2reg": "-from [all_inputs] -to [all_registers -data_pins]",
+    "reg2out": "-from [all_registers -clock_pins] -to [all_outputs]",
+    "in2out": "-from [all_inputs] -to [all_outputs]",
+}
+
+
+def sdc(block, period: float) -> str:
+    io = round(period * IO_DELAY_FRACTION, 3)
+    clk = block.clock
+    return f"""\
+create_clock -name clk -period {period} [get_ports {clk}]
+set_clock_uncertainty {UNCERTAINTY_NS} [get_clocks clk]
+set_input_delay {io} -clock clk [delete_from_list [all_inputs] [get_ports {clk}]]
+set_output_delay {io} -clock clk [all_outputs]
+set_driving_cell -lib_cell {DRIVING_CELL} -pin Y [delete_from_list [all_inputs] [get_ports {clk}]]
+set_load {LOAD_PF} [all_outputs]
+set_wire_load_model -name {WIRE_LOAD}
+set_timing_derate -late {DERATE_LATE}
+set_timing_derate -early {DERATE_EARLY}
+"""
+
+
+def tcl(block, pdk, netlist: Path, sdc_path: Path) -> str:
+    lines = ["define_corners " + " ".join(STA_CORNERS)]
+    for c in STA_CORNERS:
+        lines.append(f"read_liberty -corner {c} {pdk.liberty(c)}")
+        for m in block.macros:
+            lines.append(f"read_liberty -corner {c} {pdk.sram(m, 'lib')}")
+    lines += [f"read_verilog {netlist}", f"link_design {block.top}", f"read_sdc {sdc_path}"]
+    for c in STA_CORNERS:
+        lines.append(f'puts "@@corner {c}"')
+        lines.append(f'puts "@@worst {c}"')
+        lines.append(f"report_checks -corner {c} -path_delay max -digits 3")
+        for group, sel in PATH_GROUPS.items():
+            lines.append(f'puts "@@group {c} {group}"')
+            lines.append(f"report_checks -corner {c} -path_delay max {sel} -format full -digits 3")
+        lines.append(f'puts "@@hold {c}"')
+        lines.append(f"report_checks -corner {c} -path_delay min -digits 3")
+    lines.append('puts "@@end"')
+    return "\n".join(lines) + "\n"
+
+
+def _parse_path(text: str) -> dict | None:
+    """Slack, startpoint and endpoint of one report_checks section; None if it had no path."""
+    if "No paths found" in text or "Startpoint" not in text:
+        return None
+    m = re.search(r"^\s*(-?\d+\.\d+)\s+slack \((MET|VIOLATED)\)", text, re.M)
+    if not m:
+        raise FlowError(f"STA: cannot parse a slack from report:\n{text[:400]}")
+    sp = re.search(r"^Startpoint: (\S+)", text, re.M)
+    ep = re.search(r"^Endpoint: (\S+)", text, re.M)
+    return {"slack_ns": float(m.group(1)), "start": sp.group(1) if sp else "?",
+            "end": ep.group(1) if ep else "?"}
+
+
+def parse(out: str, period: float) -> dict:
+    errors = [ln for ln in out.splitlines() if ln.startswith("Error") or ln.startswith("Warning: cannot")]
+    if errors:
+        raise FlowError("STA reported errors: " + "; ".join(errors[:5]))
+    if "@@end" not in out:
+        raise FlowError("STA did not run to the end of its script")
+    res = {}
+    for c in STA_CORNERS:
+        worst = _parse_path(out.split(f"@@worst {c}\n", 1)[1].split("@@", 1)[0])
+        if worst is None:
+            raise FlowError(f"STA: no constrained path at corner {c}")
+        groups = {}
+        for g in PATH_GROUPS:
+            part = out.split(f"@@group {c} {g}\n", 1)[1].split("@@", 1)[0]
+            groups[g] = _parse_path(part)
+        hold = _parse_path(out.split(f"@@hold {c}\n", 1)[1].split("@@", 1)[0])
+        r2r = groups["reg2reg"]
+        if r2r is None:
+            raise FlowError(f"STA: no register-to-register path at corner {c}; fmax undefined")
+        crit = period - r2r["slack_ns"]
+        res[c] = {
+            "wns_ns": min(worst["slack_ns"], 0.0), "worst_slack_ns": worst["slack_ns"],
+            "fmax_mhz": round(1000.0 / crit, 1),
+            "critical_path_ns": round(crit, 3),
+            "critical_path": {"start": r2r["start"], "end": r2r["end"]},
+            "paths": groups,
+            "hold_slack_ns": hold["slack_ns"] if hold else None,
+        }
+    return res
+
+
+def sta(name: str) -> dict:
+    block = blocks_mod.get(name)
+    pdk = find_pdk()
+    if shutil.which("sta") is None:
+        raise FlowError("OpenSTA (`sta`) is not on PATH: run `make setup` (Debian package opensta)")
+    manifest = load_manifest(name)
+    period = manifest["period_ns"]
+    out = BUILD / "sta" / name
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "sta.json").unlink(missing_ok=True)
+    sdc_path = out / "block.sdc"
+    sdc_path.write_text(sdc(block, period))
+    tcl_path = out / "sta.tcl"
+    tcl_path.write_text(tcl(block, pdk, synth_dir(name) / "netlist.v", sdc_path))
+    print(f"[sta] {name}: corners {', '.join(STA_CORNERS)} at {period} ns", flush=True)
+    r = subprocess.run(["sta", "-no_splash", "-exit", str(tcl_path)], capture_output=True, text=True)
+    log = r.stdout + r.stderr
+    (out / "sta.log").write_text(log)
+    if r.returncode != 0:
+        raise FlowError(f"STA exited with {r.returncode} (log: {out / 'sta.log'})")
+    res = parse(log, period)
+    result = {"block": name, "period_ns": period, "netlist_sha256": manifest["netlist_sha256"],
+              "corners": res,
+              "constraints": {"uncertainty_ns": UNCERTAINTY_NS, "io_delay_fraction": IO_DELAY_FRACTION,
+                              "driving_cell": DRIVING_CELL, "load_pf": LOAD_PF, "wire_load": WIRE_LOAD,
+                              "derate_late": DERATE_LATE, "derate_early": DERATE_EARLY,
+                              "liberty": {c: CORNERS[c] for c in STA_CORNERS}}}
+    (out / "sta.json").write_text(json.dumps(result, indent=2) + "\n")
+    for c in STA_CORNERS:
+        print(f"[sta] {name} {c}: fmax {res[c]['fmax_mhz']} MHz (reg2reg), wns {res[c]['wns_ns']} ns", flush=True)
+    return result

@@ -1,0 +1,186 @@
+"""Synthesis of a block to sky130_fd_sc_hd with Yosys (pyosys), after OpenLane's own recipe.
+
+Steps: read Liberty (cells and SRAM macros as black boxes) -> read the block's Verilog ->
+`synth -flatten` -> `dfflibmap` -> `abc` with the target period and a script that buffers and
+sizes -> constants to tie cells -> clean -> check that only Liberty cells remain -> area/stat.
+Outputs go to build/synth/<block>/: netlist.v, stat.json, yosys.log, synth.json (hashes of the
+RTL and netlist, so later steps can refuse a stale netlist).
+"""
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .. import BUILD, FlowError
+from .. import blocks as blocks_mod
+from ..pdk import SCL, find_pdk
+from . import fanout
+
+# ABC script: map with delay target, then buffer high-fanout nets and size gates. Yosys' default
+# `abc -D` script maps with &nf and leaves fanout unbuffered (a 1600-flop Keccak had one nor2
+# driving 5 pF), which makes STA meaningless.
+ABC_SCRIPT = """\
+strash
+&get -n
+&fraig -x
+&put
+scorr
+dc2
+strash
+&get -n
+&dch -f
+&nf -D {period_ps}
+&put
+buffer -N 12 -S 750.0
+upsize -D {period_ps}
+dnsize -D {period_ps}
+stime -p
+"""
+
+
+def sha256_files(paths) -> str:
+    h = hashlib.sha256()
+    for p in sorted(Path(p) for p in paths):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def synth_dir(name: str) -> Path:
+    return BUILD / "synth" / name
+
+
+def dont_use_cells(pdk) -> list[str]:
+    cells = set(pdk.no_synth_cells)
+    lib = pdk.liberty("tt").read_text()
+    cells |= {c for c in re.findall(r"cell\s*\(\s*\"?(\w+)\"?\s*\)", lib) if "lpflow" in c}
+    return sorted(cells)
+
+
+def yosys_script(block, rtl: list[Path], pdk, period_ns: float, out: Path) -> str:
+    lib = pdk.liberty("tt")
+    period_ps = int(round(period_ns * 1000))
+    (out / "abc.script").write_text(ABC_SCRIPT.format(period_ps=period_ps))
+    dont_use = " ".join(f"-dont_use {c}" for c in dont_use_cells(pdk))
+    lines = [f"read_liberty -lib {lib}"]
+    for macro in block.macros:
+        lines.append(f"read_liberty -lib {pdk.sram(macro, 'lib')}")
+    for f in rtl:
+        lines.append(f"read_verilog -sv {f}")
+    lines += [
+        f"hierarchy -check -top {block.top}",
+        f"synth -flatten -top {block.top}",
+        "opt_clean -purge",
+        f"dfflibmap -liberty {lib} {dont_use}",
+        "opt_clean",
+        f"abc -D {period_ps} -liberty {lib} -script {out / 'abc.script'} {dont_use}",
+        "setundef -zero",
+        f"hilomap -singleton -hicell {SCL}__conb_1 HI -locell {SCL}__conb_1 LO",
+        "splitnets -ports",
+        "opt_clean -purge",
+        f"write_verilog -noattr -noexpr -nohex -nodec {out / 'netlist.unbuffered.v'}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def stat_script(block, pdk, out: Path) -> str:
+    """Second Yosys run on the final (fanout-repaired) netlist: check it and measure it."""
+    libs = [pdk.liberty("tt")] + [pdk.sram(m, "lib") for m in block.macros]
+    lines = [f"read_liberty -lib {p}" for p in libs]
+    lines += [
+        f"read_verilog {out / 'netlist.v'}",
+        # No -check: a cell that is not in the Liberty must reach check_mapped(), which names it.
+        f"hierarchy -top {block.top}",
+        f"tee -q -o {out / 'stat.json'} stat -json" + "".join(f" -liberty {p}" for p in libs),
+        f"tee -o {out / 'check.txt'} check -assert",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def run_yosys(script_path: Path, log_path: Path, what: str) -> None:
+    """Run a Yosys script in a subprocess; on failure name the step and the Yosys error."""
+    with open(log_path, "w") as log:
+        r = subprocess.run([sys.executable, "-m", "pqsoc.flow.yosys_run", str(script_path)],
+                           stdout=log, stderr=subprocess.STDOUT)
+    text = log_path.read_text(errors="replace")
+    if r.returncode != 0 or "@@done" not in text:
+        steps = re.findall(r"^@@step \d+: (.*)$", text, re.M)
+        step = steps[-1] if steps else "(start-up)"
+        errs = [ln for ln in text.splitlines() if ln.startswith("ERROR") or "ERROR:" in ln]
+        detail = errs[-1] if errs else text.strip().splitlines()[-1] if text.strip() else "no output"
+        raise FlowError(f"{what}: Yosys failed at `{step[:120]}`: {detail.strip()} (log: {log_path})")
+
+
+def check_mapped(stat: dict, pdk, macros) -> None:
+    """Every cell left must be a Liberty cell of the library or a declared macro."""
+    design = stat.get("design", {})
+    cells = design.get("num_cells_by_type", {})
+    bad = sorted(c for c in cells if not (c.startswith(f"{SCL}__") or c in macros))
+    if bad:
+        raise FlowError(f"unmapped cells after synthesis: {', '.join(bad)}")
+
+
+def synth(name: str, period_ns: float | None = None) -> dict:
+    block = blocks_mod.get(name)
+    pdk = find_pdk()
+    period = period_ns or block.period_ns
+    out = synth_dir(name)
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in ("netlist.unbuffered.v", "netlist.v", "stat.json", "synth.json"):
+        (out / stale).unlink(missing_ok=True)
+
+    t0 = time.time()
+    print(f"[synth] {name}: emitting Verilog", flush=True)
+    rtl = block.emit(block.rtl_dir())
+    script = out / "synth.ys"
+    script.write_text(yosys_script(block, rtl, pdk, period, out))
+    print(f"[synth] {name}: Yosys at {period} ns (log: {out / 'yosys.log'})", flush=True)
+    run_yosys(script, out / "yosys.log", f"synthesis of {name}")
+    nbuf = fanout.repair_file(out / "netlist.unbuffered.v", out / "netlist.v", pdk.liberty("tt"),
+                              block.clock)
+    print(f"[synth] {name}: fanout repair inserted {nbuf} buffers (max fanout {fanout.MAX_FANOUT})",
+          flush=True)
+    (out / "stat.ys").write_text(stat_script(block, pdk, out))
+    try:
+        run_yosys(out / "stat.ys", out / "yosys_stat.log", f"netlist check of {name}")
+    finally:
+        # An unmapped cell also fails `check -assert`; name it rather than the generic failure.
+        if (out / "stat.json").is_file():
+            check_mapped(json.loads((out / "stat.json").read_text()), pdk, block.macros)
+    stat = json.loads((out / "stat.json").read_text())
+    design = stat["design"]
+    netlist = out / "netlist.v"
+    manifest = {
+        "block": name,
+        "top": block.top,
+        "period_ns": period,
+        "rtl": [str(p.relative_to(BUILD)) for p in rtl],
+        "rtl_sha256": sha256_files(rtl),
+        "netlist_sha256": sha256_files([netlist]),
+        "cells": design["num_cells"],
+        "area_um2": design.get("area", 0.0),
+        "cells_by_type": design["num_cells_by_type"],
+        "fanout_buffers": nbuf,
+        "seconds": round(time.time() - t0, 1),
+    }
+    (out / "synth.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(f"[synth] {name}: {manifest['cells']} cells, {manifest['area_um2']:.0f} um2 "
+          f"({manifest['seconds']} s)", flush=True)
+    return manifest
+
+
+def load_manifest(name: str) -> dict:
+    """The synthesis manifest of a block, refusing a missing or stale netlist."""
+    out = synth_dir(name)
+    mf = out / "synth.json"
+    netlist = out / "netlist.v"
+    if not mf.is_file() or not netlist.is_file():
+        raise FlowError(f"no netlist for {name}: run `pqsoc synth {name}` first")
+    manifest = json.loads(mf.read_text())
+    if sha256_files([netlist]) != manifest["netlist_sha256"]:
+        raise FlowError(f"netlist of {name} does not match its synthesis manifest (edited or stale): "
+                        f"run `pqsoc synth {name}` again")
+    return manifest

@@ -1,0 +1,25 @@
+"""Run a Yosys script through pyosys in this process: `python -m pqsoc.flow.yosys_run SCRIPT`.
+
+A Yosys ERROR ends the whole process, so the flow runs this module in a subprocess of its own.
+Before each command it prints a `@@step N: CMD` marker, so the parent can name the failing step.
+"""
+import sys
+
+
+def main() -> int:
+    from pyosys import libyosys as ys
+    script = open(sys.argv[1]).read().splitlines()
+    design = ys.Design()
+    for n, line in enumerate(script, 1):
+        cmd = line.strip()
+        if not cmd or cmd.startswith("#"):
+            continue
+        print(f"@@step {n}: {cmd}", flush=True)
+        ys.run_pass(cmd, design)
+        sys.stdout.flush()
+    print("@@done", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

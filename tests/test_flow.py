@@ -1,0 +1,164 @@
+"""The local PPA flow: synthesis, STA and reports on a real block, and every bad-input path."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pqsoc import FlowError
+from pqsoc import blocks as blocks_mod
+from pqsoc.flow import fanout, report, sta, synth
+
+REPO = Path(__file__).resolve().parent.parent
+GOOD_V = """
+module counter(input clk, input rst, input en, output reg [7:0] q);
+  always @(posedge clk) if (rst) q <= 0; else if (en) q <= q + 1;
+endmodule
+"""
+
+
+def verilog_block(name: str, text: str, top: str = "counter") -> blocks_mod.Block:
+    def emit(out: Path) -> list[Path]:
+        out.mkdir(parents=True, exist_ok=True)
+        p = out / f"{name}.v"
+        p.write_text(text)
+        return [p]
+    return blocks_mod.register(blocks_mod.Block(name=name, top=top, description="test", emit=emit))
+
+
+@pytest.fixture
+def temp_block():
+    made = []
+
+    def make(name, text, top="counter"):
+        made.append(name)
+        return verilog_block(name, text, top)
+    yield make
+    for n in made:
+        blocks_mod.BLOCKS.pop(n, None)
+
+
+def test_counter_synth_and_sta(pdk_root, temp_block):
+    temp_block("t_counter", GOOD_V)
+    m = synth.synth("t_counter")
+    assert m["cells"] > 8 and m["area_um2"] > 0
+    assert all(c.startswith("sky130_fd_sc_hd__") for c in m["cells_by_type"])
+    assert sum(v for k, v in m["cells_by_type"].items() if "df" in k) == 8
+    r = sta.sta("t_counter")
+    for c in ("tt", "ss"):
+        assert 50 < r["corners"][c]["fmax_mhz"] < 2000
+    assert r["corners"]["tt"]["fmax_mhz"] > r["corners"]["ss"]["fmax_mhz"]
+
+
+def test_keccak_is_real_and_meets_50mhz_tt(pdk_root, tmp_path, monkeypatch):
+    monkeypatch.setattr(report, "REPORTS", tmp_path)
+    data = report.ppa(["keccak"])
+    k = data["blocks"]["keccak"]
+    assert k["flops"] >= 1600                      # the 1600-bit state is really there
+    assert 0.05e6 < k["area_um2"]["logic"] < 0.35e6
+    assert k["fmax_mhz"]["tt"] >= 50
+    on_disk = json.loads((tmp_path / "ppa.json").read_text())
+    assert on_disk["blocks"]["keccak"]["cells"] == k["cells"]
+    assert (tmp_path / "ppa.md").read_text().count("| keccak |") == 1
+    assert (tmp_path / "ppa.png").stat().st_size > 1000
+
+
+def test_rtl_syntax_error_names_the_step(pdk_root, temp_block):
+    temp_block("t_bad", "module counter(input clk; endmodule\n")
+    with pytest.raises(FlowError, match=r"Yosys failed at `read_verilog"):
+        synth.synth("t_bad")
+    assert not (synth.synth_dir("t_bad") / "netlist.v").exists()
+
+
+def test_unmapped_cell_is_an_error(pdk_root, temp_block):
+    text = "(* blackbox *) module mystery(input a, output y); endmodule\n" \
+           "module counter(input clk, input a, output y); mystery u(.a(a), .y(y)); endmodule\n"
+    temp_block("t_unmapped", text)
+    with pytest.raises(FlowError, match="unmapped cells after synthesis: mystery"):
+        synth.synth("t_unmapped")
+
+
+def test_missing_pdk(monkeypatch, tmp_path):
+    monkeypatch.setenv("PDK_ROOT", str(tmp_path / "nowhere"))
+    with pytest.raises(FlowError, match="no sky130A PDK found"):
+        synth.synth("keccak")
+
+
+def test_missing_sta_tool(pdk_root, temp_block, monkeypatch):
+    temp_block("t_nosta", GOOD_V)
+    synth.synth("t_nosta")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(FlowError, match="OpenSTA .* not on PATH"):
+        sta.sta("t_nosta")
+
+
+def test_stale_netlist_is_refused(pdk_root, temp_block):
+    temp_block("t_stale", GOOD_V)
+    synth.synth("t_stale")
+    nl = synth.synth_dir("t_stale") / "netlist.v"
+    nl.write_text(nl.read_text() + "\n// edited\n")
+    with pytest.raises(FlowError, match="does not match its synthesis manifest"):
+        sta.sta("t_stale")
+
+
+def test_sta_errors_and_missing_slack_fail():
+    with pytest.raises(FlowError, match="STA reported errors"):
+        sta.parse("Error: sta.tcl, 3 unknown command\n@@end\n", 10.0)
+    with pytest.raises(FlowError, match="did not run to the end"):
+        sta.parse("@@corner tt\n", 10.0)
+    with pytest.raises(FlowError, match="cannot parse a slack"):
+        sta._parse_path("Startpoint: a\nEndpoint: b\n  garbage slack\n")
+
+
+def test_failed_report_leaves_no_stale_files(pdk_root, tmp_path, monkeypatch, temp_block):
+    monkeypatch.setattr(report, "REPORTS", tmp_path)
+    for f in report.OUTPUTS:
+        (tmp_path / f).write_text("old")
+    temp_block("t_bad2", "module counter(; endmodule\n")
+    with pytest.raises(FlowError):
+        report.ppa(["t_bad2"])
+    assert not any((tmp_path / f).exists() for f in report.OUTPUTS)
+
+
+def test_unknown_block_via_cli(pdk_root):
+    r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "synth", "no_such_block"],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 1
+    assert "unknown block 'no_such_block'" in r.stderr
+
+
+def test_fanout_repair_builds_bounded_tree():
+    outputs = {"sky130_fd_sc_hd__dfxtp_2": {"Q"}, "sky130_fd_sc_hd__inv_2": {"Y"}}
+    insts = "".join(f"  sky130_fd_sc_hd__inv_2 _i{k}_ (\n    .A(hot),\n    .Y(o{k})\n  );\n" for k in range(300))
+    text = "module t(clk, hot);\n  input clk;\n  input hot;\n" + insts + "endmodule\n"
+    new, nbuf = fanout.repair(text, outputs, "clk", max_fanout=16)
+    # 300 sinks -> 19 leaf buffers -> 2 more levels; every net now has at most 16 sinks.
+    assert nbuf > 19
+    sinks = {}
+    for line in new.splitlines():
+        if line.strip().startswith(".A("):
+            net = line.strip()[3:-2] if line.strip().endswith("),") else line.strip()[3:-1]
+            sinks[net] = sinks.get(net, 0) + 1
+    assert max(sinks.values()) <= 16
+    assert new.count("sky130_fd_sc_hd__inv_2 ") == 300
+
+
+def test_harden_without_openroad_says_why(monkeypatch):
+    r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "harden", "keccak"], capture_output=True,
+                       text=True, cwd=REPO, env=os.environ | {"PATH": "/usr/bin:/bin"})
+    assert r.returncode == 1
+    assert "OpenROAD has no Debian or PyPI package" in r.stderr
+
+
+def test_flake_parses():
+    r = subprocess.run(["nix-instantiate", "--parse", str(REPO / "flake.nix")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_setup_is_idempotent_and_quick():
+    r = subprocess.run(["bash", "tools/setup.sh"], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "all 6 pinned packages present" in r.stdout or "pinned packages present" in r.stdout
+    assert "venv: up to date" in r.stdout

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One-command setup on Debian 12: pinned apt packages, a pinned Python venv (.venv), the PDK check.
+# Idempotent: every step first checks whether its result is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian 12 (bookworm) versions, pinned. The flow was checked with exactly these.
+APT_PACKAGES=(
+  "verilator=5.006-3"
+  "iverilog=11.0-1.1+b1"
+  "opensta=0~20191111gitc018cb2+dfsg-1"
+  "gcc-riscv64-unknown-elf=12.2.0-14+deb12u1+11+b2"
+  "picolibc-riscv64-unknown-elf=1.8-1"
+  "nix-bin=2.8.0-1.1+b1"
+)
+
+step() { echo "[setup] $*"; }
+
+missing=()
+for spec in "${APT_PACKAGES[@]}"; do
+  name=${spec%%=*}; want=${spec#*=}
+  have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
+  if [ "$have" != "install ok installed $want" ]; then missing+=("$spec"); fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  step "apt: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  step "apt: all ${#APT_PACKAGES[@]} pinned packages present"
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  step "venv: creating .venv"
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.requirements.sha256
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  step "venv: installing pinned Python packages"
+  .venv/bin/python -m pip install -q --upgrade "pip==25.3"
+  .venv/bin/python -m pip install -q -r requirements.txt
+  .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e .
+  echo "$want" > "$stamp"
+else
+  step "venv: up to date"
+fi
+
+# PDK: use $PDK_ROOT when it holds sky130A, else install a pinned one with ciel.
+.venv/bin/pqsoc pdk check --install
+step "done. Activate with: source .venv/bin/activate"
