@@ -33,6 +33,16 @@ def _harden(args):
         harden.harden(block)
 
 
+def _gls(args):
+    import json
+    from pathlib import Path
+    from .flow import gls
+    results = {b: gls.gls(b, seeds=tuple(range(1, args.seeds + 1))) for b in args.blocks}
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="pqsoc", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -58,6 +68,12 @@ def main(argv=None) -> int:
     p = sub.add_parser("harden", help="OpenLane 2 place-and-route (needs the Nix shell for OpenROAD)")
     p.add_argument("blocks", nargs="+")
     p.set_defaults(func=_harden)
+
+    p = sub.add_parser("gls", help="gate-level simulation of a synthesized block against its RTL")
+    p.add_argument("blocks", nargs="+")
+    p.add_argument("--seeds", type=int, default=3, help="random initial states to try (default 3)")
+    p.add_argument("--json", help="write RTL vs gate-level cycle counts to this file")
+    p.set_defaults(func=_gls)
 
     from . import blocks
     blocks.add_subcommands(sub)

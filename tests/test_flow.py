@@ -162,3 +162,14 @@ def test_setup_is_idempotent_and_quick():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all 6 pinned packages present" in r.stdout or "pinned packages present" in r.stdout
     assert "venv: up to date" in r.stdout
+
+
+def test_fanout_repair_escaped_names():
+    # Yosys writes hierarchical names as escaped identifiers, which end at whitespace.
+    outputs = {"sky130_fd_sc_hd__inv_2": {"Y"}}
+    insts = "".join(f"  sky130_fd_sc_hd__inv_2 _i{k}_ (\n    .A(\\a.b.busy ),\n    .Y(o{k})\n  );\n"
+                    for k in range(40))
+    new, nbuf = fanout.repair("module t();\n" + insts + "endmodule\n", outputs, "clk")
+    assert nbuf == 3
+    assert new.count("(\\a.b.busy )") == 3          # only the three buffers remain on the net
+    assert new.count(".A(fanout_buf_") == 40

@@ -52,7 +52,8 @@ def repair(netlist: str, outputs: dict[str, set[str]], clock: str,
         nbuf += 1
         net = f"fanout_buf_{nbuf}"
         new_wires.append(f"  wire {net};")
-        new_cells.append(f"  {BUF_CELL} fanout_buf_cell_{nbuf} (\n    .A({src}),\n    .X({net})\n  );")
+        # The space ends an escaped identifier such as `\engine.core.busy`; harmless elsewhere.
+        new_cells.append(f"  {BUF_CELL} fanout_buf_cell_{nbuf} (\n    .A({src} ),\n    .X({net})\n  );")
         return net
 
     for net, loads in sinks.items():
@@ -75,7 +76,8 @@ def repair(netlist: str, outputs: dict[str, set[str]], clock: str,
         for gi, g in enumerate(groups):
             for (i, j) in g:
                 ln = bodies[i][j]
-                bodies[i][j] = ln.replace(f"({net})", f"({group_net[gi]})", 1)
+                pm = _PIN.search(ln)
+                bodies[i][j] = ln[:pm.start(2)] + group_net[gi] + ln[pm.end(2):]
 
     if not nbuf:
         return netlist, 0

@@ -79,9 +79,9 @@ def yosys_script(block, rtl: list[Path], pdk, period_ns: float, out: Path) -> st
         f"abc -D {period_ps} -liberty {lib} -script {out / 'abc.script'} {dont_use}",
         "setundef -zero",
         f"hilomap -singleton -hicell {SCL}__conb_1 HI -locell {SCL}__conb_1 LO",
-        "splitnets -ports",
         "opt_clean -purge",
-        f"write_verilog -noattr -noexpr -nohex -nodec {out / 'netlist.unbuffered.v'}",
+        # -simple-lhs: OpenSTA 2019 cannot read `assign {a, b} = ...` (concatenated left sides).
+        f"write_verilog -noattr -noexpr -nohex -nodec -simple-lhs {out / 'netlist.unbuffered.v'}",
     ]
     return "\n".join(lines) + "\n"
 
@@ -172,8 +172,11 @@ def synth(name: str, period_ns: float | None = None) -> dict:
     return manifest
 
 
-def load_manifest(name: str) -> dict:
-    """The synthesis manifest of a block, refusing a missing or stale netlist."""
+def load_manifest(name: str, check_rtl: bool = False) -> dict:
+    """The synthesis manifest of a block, refusing a missing or stale netlist.
+
+    With check_rtl, the block's Verilog is emitted again and must hash to what was synthesized.
+    """
     out = synth_dir(name)
     mf = out / "synth.json"
     netlist = out / "netlist.v"
@@ -183,4 +186,9 @@ def load_manifest(name: str) -> dict:
     if sha256_files([netlist]) != manifest["netlist_sha256"]:
         raise FlowError(f"netlist of {name} does not match its synthesis manifest (edited or stale): "
                         f"run `pqsoc synth {name}` again")
+    if check_rtl:
+        block = blocks_mod.get(name)
+        if sha256_files(block.emit(block.rtl_dir())) != manifest["rtl_sha256"]:
+            raise FlowError(f"netlist of {name} is stale: its RTL changed since synthesis; "
+                            f"run `pqsoc synth {name}` again")
     return manifest

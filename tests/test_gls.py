@@ -1,0 +1,63 @@
+"""Gate-level simulation: the synthesized Keccak netlist runs the RTL's cocotb test with equal cycles."""
+import json
+
+import pytest
+
+from pqsoc import FlowError
+from pqsoc.flow import gls, synth
+
+
+@pytest.fixture(scope="module")
+def keccak_netlist(pdk_root):
+    return synth.synth("keccak")
+
+
+def test_keccak_gate_level_matches_rtl(keccak_netlist):
+    res = gls.gls("keccak", seeds=(1, 2))
+    assert res["tests"] >= 1
+    assert res["cycles"], "no cycle counts measured"
+    for name, v in res["cycles"].items():
+        assert v["rtl"] == v["gls"] and v["rtl"] > 0, name
+    assert res["cycles"]["sha3_256_empty"]["rtl"] == 24   # one permutation, one round a cycle
+
+
+def test_stale_rtl_is_refused(keccak_netlist, tmp_path):
+    mf = synth.synth_dir("keccak") / "synth.json"
+    saved = mf.read_text()
+    try:
+        data = json.loads(saved)
+        data["rtl_sha256"] = "0" * 64          # as if the RTL had changed since synthesis
+        mf.write_text(json.dumps(data))
+        with pytest.raises(FlowError, match="stale: its RTL changed"):
+            gls.gls("keccak", seeds=(1,))
+    finally:
+        mf.write_text(saved)
+
+
+def test_unmodelled_cell_is_named(pdk_root, tmp_path):
+    from pqsoc.pdk import find_pdk
+    nl = tmp_path / "n.v"
+    nl.write_text("module t(input CLK, GATE, output GCLK);\n"
+                  "  sky130_fd_sc_hd__dlclkp_1 g (.CLK(CLK), .GATE(GATE), .GCLK(GCLK));\nendmodule\n")
+    with pytest.raises(FlowError, match="without a functional model: sky130_fd_sc_hd__dlclkp_1"):
+        gls.check_cells(nl, find_pdk())
+
+
+def test_cycle_mismatch_fails():
+    with pytest.raises(FlowError, match="differ from RTL"):
+        gls.compare_cycles("x", {"a": 24}, {"a": 25}, 1)
+    with pytest.raises(FlowError, match="only at gate level"):
+        gls.compare_cycles("x", {"a": 24}, {"a": 24, "b": 3}, 1)
+    with pytest.raises(FlowError, match="no cycle counts"):
+        gls.compare_cycles("x", {}, {}, 1)
+    gls.compare_cycles("x", {"a": 24}, {"a": 24}, 1)
+
+
+def test_missing_netlist(pdk_root):
+    from pqsoc import blocks as blocks_mod
+    blocks_mod.register(blocks_mod.Block(name="t_never_synth", top="t", description="", emit=lambda p: []))
+    try:
+        with pytest.raises(FlowError, match="no netlist for t_never_synth"):
+            gls.gls("t_never_synth")
+    finally:
+        blocks_mod.BLOCKS.pop("t_never_synth")
