@@ -20,6 +20,7 @@ class Block:
     reset: str = "rst"
     macros: tuple[str, ...] = ()         # SRAM macro cell names kept as black boxes
     bench: Callable[[], dict] | None = None   # measured figures (cycles, bytes/cycle) for reports
+    cocotb_test: str | None = None            # cocotb module run on the RTL and on the netlist
     notes: str = ""
 
     def rtl_dir(self) -> Path:
@@ -57,6 +58,28 @@ register(Block(
     description="Keccak-f[1600] permutation core, 1 round/cycle (ip/kmac/keccak.py)",
     emit=_emit_amaranth(_keccak, "keccak_core"),
     period_ns=10.0,
+    cocotb_test="ip.kmac.tests.cocotb_keccak",
+))
+
+
+def _kmac():
+    from ip.kmac.kmac import Kmac
+    return Kmac(rounds_per_cycle=1)
+
+
+def _kmac_bench() -> dict:
+    from ip.kmac.bench import measure
+    return measure(rounds_per_cycle=1)
+
+
+register(Block(
+    name="kmac",
+    top="kmac",
+    description="KMAC block: sponge, Wishbone registers, side-load port (ip/kmac/kmac.py)",
+    emit=_emit_amaranth(_kmac, "kmac"),
+    period_ns=10.0,
+    bench=_kmac_bench,
+    cocotb_test="ip.kmac.tests.cocotb_kmac",
 ))
 
 
@@ -68,6 +91,12 @@ def get(name: str) -> Block:
 
 def add_subcommands(sub) -> None:
     """Block-specific tools (pqsoc kmac, pqsoc acc, ...) register their subcommands here."""
+    from . import soc_cli, sim_cli
+    soc_cli.add_subcommands(sub)
+    sim_cli.add_subcommands(sub)
+    from . import kmac_cli, regtool
+    kmac_cli.add_parser(sub)
+    regtool.add_parser(sub)
     p = sub.add_parser("blocks", help="list the blocks the flow knows")
     p.set_defaults(func=_list_blocks)
 

@@ -1,0 +1,44 @@
+"""Stream signatures of the sponge engine and the coprocessor side-load port.
+
+Signatures are written from the producer's side (valid/payload Out, ready In); flip them with
+In(...) for the consumer. The side-load port is written from the coprocessor (master) side.
+Protocol (see doc/spec.md): raise `hold`, wait for `granted`, send START, message words,
+PAD_BLOCK/FINISH, then take digest words (taking one frees the output buffer for the eager
+refill). `error` is sticky until the next accepted START; `error_code` holds the ERR_* bits.
+"""
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+OP_START, OP_PAD, OP_FINISH = 1, 2, 3
+
+
+class CmdSignature(wiring.Signature):
+    """op: 1 START (mode, strength, msg_len latched), 2 PAD_BLOCK, 3 FINISH."""
+    def __init__(self):
+        super().__init__({"valid": Out(1), "ready": In(1), "op": Out(2), "mode": Out(2),
+                          "strength": Out(3), "msg_len": Out(32)})
+
+
+class MsgSignature(wiring.Signature):
+    """256-bit word, byte i = data[8i+7:8i]; mask selects a contiguous byte range [lo, hi).
+
+    The engine packs the word straight from these wires: hold data and mask stable while
+    valid & ~ready."""
+    def __init__(self):
+        super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256), "mask": Out(32)})
+
+
+class DigestSignature(wiring.Signature):
+    """Word k of the output stream = output bytes [32k, 32k+32); ready = take it (NEXT)."""
+    def __init__(self):
+        super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256)})
+
+
+class SideloadSignature(wiring.Signature):
+    def __init__(self):
+        super().__init__({
+            "hold": Out(1), "granted": In(1),
+            "cmd": Out(CmdSignature()), "msg": Out(MsgSignature()),
+            "digest": In(DigestSignature()),
+            "error": In(1), "error_code": In(8),
+        })
