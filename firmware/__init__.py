@@ -1,0 +1,1 @@
+"""Firmware for the pqsoc SoC: build.py compiles programs/*.c with lib/."""

@@ -1,0 +1,225 @@
+"""Build firmware programs for the pqsoc SoC with riscv64-unknown-elf-gcc and picolibc.
+
+A program is firmware/programs/NAME.c linked with firmware/lib/*; the SoC build
+(build/soc/software/include) provides csr.h, mem.h, soc.h and regions.ld. Generated into
+OUT/gen/ at every build: sha3_vectors.h and kmac_vectors.h (expected values from hashlib /
+pycryptodome) and kmac_regs.h (regtool, from ip/kmac/data/kmac_regs.yml). Output:
+OUT/NAME.elf, OUT/NAME.bin (what the boot ROM holds), OUT/NAME.map.
+"""
+import hashlib
+import shutil
+import subprocess
+from pathlib import Path
+
+import litex
+
+HERE = Path(__file__).resolve().parent
+LIB = HERE / "lib"
+PROGRAMS = HERE / "programs"
+CROSS = "riscv64-unknown-elf-"
+# Compile with zicsr spelled out (gcc 12 defaults to ISA spec 20191213, where csrr/csrw need it),
+# but link with plain rv32imc: `_zicsr` is not in gcc's multilib table and would silently select
+# the rv64 default picolibc (rv32imc selects rv32im/ilp32).
+CFLAGS = ["-march=rv32imc_zicsr", "-mabi=ilp32", "-Os", "-g", "-Wall", "-Wextra", "-Werror",
+          "-ffunction-sections", "-fdata-sections", "--specs=picolibc.specs"]
+LDFLAGS = ["-march=rv32imc", "-mabi=ilp32", "--specs=picolibc.specs", "-nostartfiles",
+           "-Wl,--gc-sections"]
+
+# SHA3-256 test vectors: messages chosen to hit the padding edge cases (empty, one byte short of
+# a block, exactly a block, several blocks). Digests come from hashlib, never from our output.
+SHA3_MESSAGES = [b"", b"abc", bytes(range(135)), bytes((7 * i + 3) & 0xff for i in range(136)),
+                 bytes((i * i) & 0xff for i in range(300))]
+
+
+REPO = HERE.parent
+KMAC_REGS_YML = REPO / "ip" / "kmac" / "data" / "kmac_regs.yml"
+
+
+def _pattern(n: int, seed: int) -> bytes:
+    return bytes((seed + 13 * i + (i >> 3)) & 0xff for i in range(n))
+
+
+# KMAC block known-answer tests for programs/kmac_selftest.c: (name, op, bits, msg, key, N, S,
+# outlen, xof). Message lengths hit the padding edges of each rate (0, rate-1, rate, rate+1,
+# several blocks); outputs longer than one 256-bit word / one rate block exercise NEXT.
+KMAC_TESTS = [
+    ("sha3_224_empty", "sha3", 224, b"", b"", b"", b"", 28, 0),
+    ("sha3_224_rate+1", "sha3", 224, _pattern(145, 1), b"", b"", b"", 28, 0),
+    ("sha3_256_empty", "sha3", 256, b"", b"", b"", b"", 32, 0),
+    ("sha3_256_abc", "sha3", 256, b"abc", b"", b"", b"", 32, 0),
+    ("sha3_256_rate-1", "sha3", 256, _pattern(135, 2), b"", b"", b"", 32, 0),
+    ("sha3_256_rate", "sha3", 256, _pattern(136, 3), b"", b"", b"", 32, 0),
+    ("sha3_256_rate+1", "sha3", 256, _pattern(137, 4), b"", b"", b"", 32, 0),
+    ("sha3_256_multiblock", "sha3", 256, _pattern(500, 5), b"", b"", b"", 32, 0),
+    ("sha3_384_rate-1", "sha3", 384, _pattern(103, 6), b"", b"", b"", 48, 0),
+    ("sha3_384_rate", "sha3", 384, _pattern(104, 7), b"", b"", b"", 48, 0),
+    ("sha3_512_empty", "sha3", 512, b"", b"", b"", b"", 64, 0),
+    ("sha3_512_rate", "sha3", 512, _pattern(72, 8), b"", b"", b"", 64, 0),
+    ("sha3_512_multiblock", "sha3", 512, _pattern(301, 9), b"", b"", b"", 64, 0),
+    ("shake128_empty_32", "shake", 128, b"", b"", b"", b"", 32, 0),
+    ("shake128_rate_500", "shake", 128, _pattern(168, 10), b"", b"", b"", 500, 0),
+    ("shake128_rate+1_17", "shake", 128, _pattern(169, 11), b"", b"", b"", 17, 0),
+    ("shake256_rate-1_100", "shake", 256, _pattern(135, 12), b"", b"", b"", 100, 0),
+    ("shake256_multiblock_64", "shake", 256, _pattern(400, 13), b"", b"", b"", 64, 0),
+    ("cshake128_ns", "cshake", 128, bytes(range(4)), b"", b"Email Signature", b"", 32, 0),
+    ("cshake128_n_s_long", "cshake", 128, _pattern(200, 14), b"", b"NAME", b"custom", 200, 0),
+    ("cshake256_n_s", "cshake", 256, _pattern(137, 15), b"", b"N", _pattern(140, 16), 64, 0),
+    ("kmac128", "kmac", 128, bytes(range(4)), bytes(range(0x40, 0x60)), b"", b"", 32, 0),
+    ("kmac128_custom", "kmac", 128, _pattern(200, 17), bytes(range(0x40, 0x60)), b"",
+     b"My Tagged Application", 32, 0),
+    ("kmac256_custom", "kmac", 256, _pattern(136, 18), _pattern(37, 19), b"", b"S", 64, 0),
+    ("kmac256_longkey", "kmac", 256, b"x", _pattern(170, 20), b"", _pattern(3, 21), 33, 0),
+    ("kmacxof128", "kmac", 128, _pattern(50, 22), _pattern(16, 23), b"", b"xof", 100, 1),
+    ("kmacxof256", "kmac", 256, _pattern(0, 24), _pattern(32, 25), b"", b"", 64, 1),
+]
+
+
+def _left_encode(x: int) -> bytes:
+    n = max(1, (x.bit_length() + 7) // 8)
+    return bytes([n]) + x.to_bytes(n, "big")
+
+
+def kmac_expected(op, bits, msg, key, name, custom, outlen, xof) -> bytes:
+    """Expected output from hashlib / pycryptodome (never from our own hardware or driver)."""
+    from Crypto.Hash import cSHAKE128, cSHAKE256, KMAC128, KMAC256
+    if op == "sha3":
+        return hashlib.new(f"sha3_{bits}", msg).digest()
+    if op == "shake":
+        return hashlib.new(f"shake_{bits}", msg).digest(outlen)
+    cs = {128: cSHAKE128, 256: cSHAKE256}[bits]
+    if op == "cshake":
+        # pycryptodome's public cSHAKE fixes N = ""; _new(data, S, N) is the function its KMAC uses.
+        return cs._new(msg, custom, name).read(outlen)
+    if not xof:
+        return {128: KMAC128, 256: KMAC256}[bits].new(key=key, data=msg, mac_len=outlen,
+                                                       custom=custom).digest()
+    # KMACXOF (pycryptodome has none): SP 800-185 4.3 on pycryptodome's cSHAKE, with N = "KMAC".
+    rate = 168 if bits == 128 else 136
+    z = _left_encode(rate) + _left_encode(8 * len(key)) + key
+    z += bytes(-len(z) % rate)
+    return cs._new(z + msg + bytes([0, 1]), custom, b"KMAC").read(outlen)   # right_encode(0)
+
+
+def write_kmac_vectors(path: Path) -> None:
+    from Crypto.Hash import KMAC128
+    # The KMACXOF recipe above, checked once on the non-XOF case against pycryptodome's KMAC.
+    rate, key, custom = 168, b"k" * 20, b"c"
+    z = _left_encode(rate) + _left_encode(8 * len(key)) + key
+    z += bytes(-len(z) % rate)
+    from Crypto.Hash import cSHAKE128
+    if cSHAKE128._new(z + b"m" + bytes([1, 0, 2]), custom, b"KMAC").read(32) != \
+            KMAC128.new(key=key, data=b"m", mac_len=32, custom=custom).digest():
+        raise FirmwareError("KMACXOF reference recipe disagrees with pycryptodome's KMAC128")
+    ops = {"sha3": "KMAC_OP_SHA3", "shake": "KMAC_OP_SHAKE", "cshake": "KMAC_OP_CSHAKE",
+           "kmac": "KMAC_OP_KMAC"}
+    lines = ["/* Generated by firmware/build.py: expected outputs from Python's hashlib and",
+             " * pycryptodome (Crypto.Hash). */", "#include <stddef.h>", "#include <stdint.h>",
+             "enum { KMAC_OP_SHA3, KMAC_OP_SHAKE, KMAC_OP_CSHAKE, KMAC_OP_KMAC };"]
+    rows = []
+    for i, (name, op, bits, msg, key, n, s, outlen, xof) in enumerate(KMAC_TESTS):
+        exp = kmac_expected(op, bits, msg, key, n, s, outlen, xof)
+        assert len(exp) == outlen
+        for tag, b in (("msg", msg), ("key", key), ("n", n), ("s", s), ("exp", exp)):
+            lines.append(f"static const uint8_t kv{i}_{tag}[] = {_c_bytes(b)};")
+        rows.append(f'    {{"{name}", {ops[op]}, {bits}, {xof}, kv{i}_msg, {len(msg)}, kv{i}_key, '
+                    f"{len(key)}, kv{i}_n, {len(n)}, kv{i}_s, {len(s)}, kv{i}_exp, {outlen}}},")
+    lines += ["static const struct kmac_vector {", "    const char *name;",
+              "    uint8_t op; uint16_t bits; uint8_t xof;",
+              "    const uint8_t *msg; size_t msg_len; const uint8_t *key; size_t key_len;",
+              "    const uint8_t *n; size_t n_len; const uint8_t *s; size_t s_len;",
+              "    const uint8_t *exp; size_t out_len;", "} kmac_vectors[] = {", *rows, "};",
+              f"#define KMAC_VECTORS {len(KMAC_TESTS)}u",
+              # Timing message for hardware vs software SHA3-256, with its hashlib digest.
+              f"static const uint8_t kmac_bench_msg[] = {_c_bytes(_pattern(1000, 26))};",
+              f"static const uint8_t kmac_bench_sha3_256[] = "
+              f"{_c_bytes(hashlib.sha3_256(_pattern(1000, 26)).digest())};",
+              f"static const uint8_t kmac_bench_shake128_1024[] = "
+              f"{_c_bytes(hashlib.shake_128(b'abc').digest(1024))};", ""]
+    _write_if_changed(path, "\n".join(lines))
+
+
+def write_kmac_regs(path: Path) -> None:
+    """The KMAC register header, from the register YAML through regtool (never by hand)."""
+    from pqsoc.regtool import c_header, load
+    _write_if_changed(path, c_header(load(KMAC_REGS_YML)))
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:   # keep the timestamp when unchanged
+        path.write_text(text)
+
+
+class FirmwareError(Exception):
+    pass
+
+
+def programs() -> list[str]:
+    return sorted(p.stem for p in PROGRAMS.glob("*.c"))
+
+
+def _c_bytes(b: bytes) -> str:
+    return "{" + ", ".join(f"0x{x:02x}" for x in b) + "}" if b else "{0}"
+
+
+def write_sha3_vectors(path: Path) -> None:
+    lines = ["/* Generated by firmware/build.py from Python's hashlib.sha3_256. */",
+             "#include <stddef.h>", "#include <stdint.h>"]
+    for i, m in enumerate(SHA3_MESSAGES):
+        lines.append(f"static const uint8_t sha3_msg{i}[] = {_c_bytes(m)};")
+    lines.append("static const struct { const uint8_t *msg; size_t len; uint8_t digest[32]; } "
+                 "sha3_vectors[] = {")
+    for i, m in enumerate(SHA3_MESSAGES):
+        lines.append(f"    {{sha3_msg{i}, {len(m)}, {_c_bytes(hashlib.sha3_256(m).digest())}}},")
+    lines += ["};", f"#define SHA3_VECTORS {len(SHA3_MESSAGES)}u", ""]
+    text = "\n".join(lines)
+    if not path.exists() or path.read_text() != text:   # keep the timestamp when unchanged
+        path.write_text(text)
+
+
+def _run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise FirmwareError(f"{' '.join(map(str, cmd))}\n{r.stdout}{r.stderr}")
+
+
+def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS) -> Path:
+    """Build PROGRAMS_DIR/NAME.c; returns the .bin. Skips work when the outputs are newer than
+    every input (sources, headers, generated SoC headers). `programs_dir` lets tests keep
+    programs for special SoC variants next to themselves."""
+    src = Path(programs_dir) / f"{name}.c"
+    if not src.exists():
+        known = ", ".join(sorted(p.stem for p in Path(programs_dir).glob("*.c")))
+        raise FirmwareError(f"no firmware program {name!r}; known: {known}")
+    if shutil.which(CROSS + "gcc") is None:
+        raise FirmwareError(f"{CROSS}gcc not found (apt package gcc-riscv64-unknown-elf)")
+    generated = Path(soc_dir).resolve() / "software" / "include"
+    if not (generated / "generated" / "csr.h").exists():
+        raise FirmwareError(f"{generated}/generated/csr.h missing: run `pqsoc soc build` first")
+    out = Path(out).resolve()
+    gen = out / "gen"
+    gen.mkdir(parents=True, exist_ok=True)
+    write_sha3_vectors(gen / "sha3_vectors.h")
+    write_kmac_regs(gen / "kmac_regs.h")
+    write_kmac_vectors(gen / "kmac_vectors.h")
+
+    sources = [src, *sorted(LIB.glob("*.c")), *sorted(LIB.glob("*.S"))]
+    inputs = sources + sorted(LIB.glob("*.h")) + [LIB / "link.ld", Path(__file__),
+                                                  gen / "sha3_vectors.h", gen / "kmac_regs.h",
+                                                  gen / "kmac_vectors.h"] \
+        + sorted((generated / "generated").glob("*"))
+    elf, binf = out / f"{name}.elf", out / f"{name}.bin"
+    if binf.exists() and binf.stat().st_mtime >= max(p.stat().st_mtime for p in inputs):
+        return binf
+
+    litex_inc = Path(litex.__file__).parent / "soc" / "software" / "include"
+    incs = [f"-I{p}" for p in (LIB, gen, generated, litex_inc)]
+    objs = []
+    for s in sources:
+        o = out / "obj" / name / (s.parent.name + "_" + s.name + ".o")
+        o.parent.mkdir(parents=True, exist_ok=True)
+        _run([CROSS + "gcc", *CFLAGS, *incs, "-c", str(s), "-o", str(o)])
+        objs.append(str(o))
+    _run([CROSS + "gcc", *LDFLAGS, f"-L{generated / 'generated'}", f"-T{LIB / 'link.ld'}",
+          f"-Wl,-Map,{out / (name + '.map')}", *objs, "-o", str(elf)])
+    _run([CROSS + "objcopy", "-O", "binary", str(elf), str(binf)])
+    return binf

@@ -1,0 +1,19 @@
+#include <stdio.h>
+#include "runtime.h"
+#include "results.h"
+
+int run_tests(const char *program, const struct test *tests, int n)
+{
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t t0 = cycles();
+        int ok = tests[i].fn();
+        uint64_t dt = cycles() - t0;
+        failed += !ok;
+        printf("{\"test\": \"%s\", \"pass\": %s, \"cycles\": %llu}\n", tests[i].name,
+               ok ? "true" : "false", (unsigned long long)dt);
+    }
+    printf("{\"summary\": \"%s\", \"tests\": %d, \"passed\": %d, \"failed\": %d}\n", program, n,
+           n - failed, failed);
+    return failed;
+}

@@ -1,0 +1,128 @@
+#include <stdio.h>
+#include <generated/csr.h>
+#include "runtime.h"
+
+/* ---- console: picolibc stdio on the LiteX UART ---- */
+static int uart_putc(char c, FILE *f)
+{
+    (void)f;
+    while (uart_txfull_read())
+        ;
+    uart_rxtx_write((unsigned char)c);
+    return (unsigned char)c;
+}
+
+static int uart_getc(FILE *f)
+{
+    (void)f;
+    while (uart_rxempty_read())
+        ;
+    int c = uart_rxtx_read();
+    uart_ev_pending_write(1u << CSR_UART_EV_PENDING_RX_OFFSET);
+    return c;
+}
+
+static FILE console = FDEV_SETUP_STREAM(uart_putc, uart_getc, NULL, _FDEV_SETUP_RW);
+FILE *const stdin = &console;
+FILE *const stdout = &console;
+FILE *const stderr = &console;
+
+/* ---- cycles ---- */
+uint64_t cycles(void)
+{
+    uint32_t hi, lo, hi2;
+    do {
+        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi));
+        __asm__ volatile("csrr %0, mcycle" : "=r"(lo));
+        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi2));
+    } while (hi != hi2);
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* ---- exit ---- */
+static void uart_drain(void)
+{
+    /* the UART TX FIFO must be empty before the harness stops the clock */
+    while (!uart_txempty_read())
+        ;
+}
+
+void sim_exit(int code)
+{
+    uart_drain();
+#ifdef CSR_SIMCTRL_BASE
+    simctrl_finish_write((uint32_t)code & 0xff);
+#endif
+    for (;;)
+        ;
+}
+
+/* ---- traps and interrupts ---- */
+#define MCAUSE_IRQ 0x80000000u
+#define FAST_IRQ_BASE 16u
+
+static irq_handler_t handlers[15];
+
+void irq_attach(unsigned irq, irq_handler_t handler)
+{
+    handlers[irq] = handler;
+    uint32_t bit = 1u << (FAST_IRQ_BASE + irq);
+    __asm__ volatile("csrs mie, %0" ::"r"(bit));
+}
+
+void irq_global_enable(int on)
+{
+    if (on)
+        __asm__ volatile("csrsi mstatus, 8");
+    else
+        __asm__ volatile("csrci mstatus, 8");
+}
+
+static void fatal(uint32_t mcause, uint32_t mepc, uint32_t mtval)
+{
+    printf("\n" TRAP_MARKER " mcause=0x%08lx mepc=0x%08lx mtval=0x%08lx\n",
+           (unsigned long)mcause, (unsigned long)mepc, (unsigned long)mtval);
+    uart_drain();
+#ifdef CSR_SIMCTRL_BASE
+    simctrl_finish_write(0x100 | (mcause & 0xff));
+#endif
+    for (;;)
+        ;
+}
+
+#define NO_TRAP 0xffffffffu
+static volatile uint32_t expected_cause = NO_TRAP;
+static volatile int64_t seen_tval = -1;
+
+void trap_expect(uint32_t mcause)
+{
+    seen_tval = -1;
+    expected_cause = mcause;
+}
+
+int64_t trap_seen(void)
+{
+    expected_cause = NO_TRAP;
+    return seen_tval;
+}
+
+void trap_handler(uint32_t mcause, uint32_t mepc, uint32_t mtval)
+{
+    if (mcause == expected_cause) {
+        expected_cause = NO_TRAP;
+        seen_tval = mtval;
+        /* resume after the faulting instruction: 2 bytes if compressed, else 4 */
+        uint16_t insn = *(const volatile uint16_t *)mepc;
+        mepc += (insn & 3) == 3 ? 4 : 2;
+        __asm__ volatile("csrw mepc, %0" ::"r"(mepc));
+        return;
+    }
+    if (mcause & MCAUSE_IRQ) {
+        uint32_t n = (mcause & 0x1f) - FAST_IRQ_BASE;
+        if ((mcause & 0x1f) >= FAST_IRQ_BASE && n < 15 && handlers[n]) {
+            handlers[n]();
+            return;
+        }
+    }
+    fatal(mcause, mepc, mtval);
+}

@@ -1,0 +1,30 @@
+/* Firmware runtime: console, cycle counter, traps and interrupts, simulation exit. */
+#ifndef PQSOC_RUNTIME_H
+#define PQSOC_RUNTIME_H
+#include <stdint.h>
+
+/* Cycles since reset (Ibex mcycle/mcycleh, read without tearing). */
+uint64_t cycles(void);
+
+/* End the program: in simulation the harness stops with this exit code; on silicon it spins. */
+void sim_exit(int code) __attribute__((noreturn));
+
+/* Interrupts: handler for LiteX IRQ n (Ibex fast interrupt n, mcause 16+n). */
+typedef void (*irq_handler_t)(void);
+void irq_attach(unsigned irq, irq_handler_t handler);
+void irq_global_enable(int on);
+
+/* Expected exceptions, for tests of fault paths: after trap_expect(cause), the next exception
+ * with that mcause is recorded and the faulting instruction skipped instead of ending the
+ * program. trap_seen() returns the mtval of that exception, or -1 if none happened. */
+void trap_expect(uint32_t mcause);
+int64_t trap_seen(void);
+
+#define MCAUSE_LOAD_ACCESS_FAULT 5u
+#define MCAUSE_STORE_ACCESS_FAULT 7u
+
+/* Marker printed (with mcause/mepc/mtval) when an unexpected trap ends the program;
+ * the simulation runner looks for it. */
+#define TRAP_MARKER "*** TRAP"
+
+#endif

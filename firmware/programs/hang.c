@@ -1,0 +1,9 @@
+/* Never finishes: the runner must stop it at the cycle limit. */
+#include <stdio.h>
+
+int main(void)
+{
+    printf("hanging now\n");
+    for (;;)
+        __asm__ volatile("");
+}

@@ -1,0 +1,87 @@
+"""`pqsoc sim build` and `pqsoc sim run`: the full-system Verilator simulation of the SoC."""
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from . import BUILD, FlowError
+from .soc_cli import SOC_DIR
+
+MODEL_DIR = BUILD / "sim" / "model"
+TRACE_MODEL_DIR = BUILD / "sim" / "model-trace"
+RUNS_DIR = BUILD / "sim" / "runs"
+
+
+def _log(msg):
+    print(msg, file=sys.stderr)
+
+
+def _build(args):
+    from sim import run as simrun
+    try:
+        exe = simrun.build_model(SOC_DIR, TRACE_MODEL_DIR if args.trace else MODEL_DIR,
+                                 trace=args.trace, log=_log)
+    except simrun.SimError as e:
+        raise FlowError(str(e)) from None
+    print(f"sim: model {exe}", flush=True)
+    return 0
+
+
+def _positive(kind):
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            v = 0
+        if v <= 0:
+            raise ValueError(text)
+        return v
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse
+
+
+def _run(args):
+    from sim import run as simrun
+    fw = Path(args.firmware)
+    run_dir = RUNS_DIR / fw.stem
+    try:
+        res = simrun.run(fw, SOC_DIR, TRACE_MODEL_DIR if args.trace else MODEL_DIR, run_dir,
+                         args.max_cycles, args.timeout_s,
+                         echo=lambda line: print(line, flush=True), log=_log, trace=args.trace)
+    except simrun.SimError as e:
+        raise FlowError(str(e)) from None
+    if args.log:
+        shutil.copy(run_dir / "uart.log", args.log)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({
+            "firmware": fw.name, "ok": res.ok, "end": res.reason, "cycles": res.cycles,
+            "wall_s": round(res.wall_s, 3), "cycles_per_s": round(res.cycles_per_s),
+            "tests": res.tests, "summary": res.summary, "problems": res.problems}, indent=2) + "\n")
+    _log(f"sim: {res.cycles} cycles in {res.wall_s:.2f} s ({res.cycles_per_s / 1e6:.2f} M cycles/s), "
+         f"end: {res.reason}; UART log {run_dir / 'uart.log'}")
+    for p in res.problems:
+        _log(f"sim: FAIL: {p}")
+    if res.ok:
+        n = len(res.tests)
+        _log(f"sim: PASS ({n} test{'s' * (n != 1)})")
+    return 0 if res.ok else 1
+
+
+def add_subcommands(sub) -> None:
+    p = sub.add_parser("sim", help="full-system Verilator simulation of the SoC")
+    s = p.add_subparsers(dest="sim_cmd", required=True)
+    b = s.add_parser("build", help="build (or reuse) the Verilator model of build/soc/")
+    b.add_argument("--trace", action="store_true", help="build the slower model that can dump VCD")
+    b.set_defaults(func=_build)
+    r = s.add_parser("run", help="run a firmware image; non-zero exit on any failure")
+    r.add_argument("firmware", help="firmware image (.bin; a .elf next to it is used for PC lookup)")
+    r.add_argument("--max-cycles", type=_positive(int), default=50_000_000,
+                   help="simulated cycle limit (default 50M)")
+    r.add_argument("--timeout-s", type=_positive(float), default=300.0,
+                   help="wall-clock limit in seconds (default 300)")
+    r.add_argument("--log", help="also copy the UART output to this file")
+    r.add_argument("--json", help="write the result (tests with cycles, speed, problems) to this file")
+    r.add_argument("--trace", metavar="FILE.vcd",
+                   help="dump waveforms (uses a separate, slower model built with --trace)")
+    r.set_defaults(func=_run)

@@ -1,0 +1,1 @@
+"""Full-system Verilator simulation of the pqsoc SoC."""

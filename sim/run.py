@@ -1,0 +1,282 @@
+"""Build (cached) and run the Verilator model of the pqsoc SoC, and judge a firmware's output.
+
+The model is built once per distinct (SoC Verilog, Ibex sources, harness, Verilator version) into
+build/sim/model/, with a stamp holding their hash: an unchanged design is never rebuilt, and a
+changed one reuses Verilator's make for the objects whose sources did not change.
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+HARNESS = HERE / "harness.cpp"
+ROM_INIT = "pqsoc_rom.init"
+# Exit statuses of the harness (see harness.cpp).
+EXIT_ABNORMAL, EXIT_CYCLES, EXIT_WALL = 100, 101, 102
+VERILATOR_FLAGS = ["--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast",
+                   "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT",
+                   "-Wno-MULTIDRIVEN", "-Wno-COMBDLY", "-Wno-TIMESCALEMOD", "--top-module", "pqsoc",
+                   "-CFLAGS", "-O1", "-j", "0"]
+TRAP_MARKER = "*** TRAP"
+MCAUSE = {0: "instruction address misaligned", 1: "instruction access fault",
+          2: "illegal instruction", 3: "breakpoint", 4: "load address misaligned",
+          5: "load access fault (bus error)", 6: "store address misaligned",
+          7: "store access fault (bus error)", 11: "environment call from M-mode"}
+
+
+class SimError(Exception):
+    """The simulation could not be built or started (not a firmware failure)."""
+
+
+# ---- model build ------------------------------------------------------------------------------
+
+def _files(soc_dir: Path) -> dict:
+    f = Path(soc_dir) / "gateware" / "files.json"
+    if not f.exists():
+        raise SimError(f"{f} missing: run `pqsoc soc build` first")
+    files = json.loads(f.read_text())
+    files["verilog"] = [str(f.parent / v) for v in files["verilog"]]
+    return files
+
+
+def _verilator() -> str:
+    exe = shutil.which("verilator")
+    if exe is None:
+        raise SimError("verilator not found (apt package verilator)")
+    return exe
+
+
+def model_hash(soc_dir: Path, trace: bool = False) -> str:
+    files = _files(soc_dir)
+    h = hashlib.sha256()
+    version = subprocess.run([_verilator(), "--version"], capture_output=True, text=True).stdout
+    h.update(version.encode())
+    h.update(" ".join(VERILATOR_FLAGS + ["--trace"] * trace).encode())
+    for p in [*files["sources"], *files["verilog"], str(HARNESS)]:
+        h.update(p.encode())
+        h.update(Path(p).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def build_model(soc_dir: Path, out: Path, trace: bool = False, log=None) -> Path:
+    """Returns the simulator binary, building it only when its inputs changed.
+    trace=True builds a (slower) model that can write VCD waveforms (`--trace FILE`)."""
+    files = _files(soc_dir)
+    out = Path(out).resolve()
+    exe = out / "Vpqsoc"
+    stamp = out / "stamp"
+    want = model_hash(soc_dir, trace)
+    if exe.exists() and stamp.exists() and stamp.read_text() == want:
+        return exe
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = [_verilator(), *VERILATOR_FLAGS, *(["--trace"] if trace else []), "--Mdir", str(out), "-o", "Vpqsoc",
+           *[f"-I{p}" for p in files["include_paths"]],
+           *files["sources"], *files["verilog"], str(HARNESS)]
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    (out / "build.log").write_text(r.stdout + r.stderr)
+    if r.returncode != 0 or not exe.exists():
+        tail = "\n".join((r.stdout + r.stderr).splitlines()[-30:])
+        raise SimError(f"verilator build failed (log: {out / 'build.log'}):\n{tail}")
+    stamp.write_text(want)
+    if log:
+        log(f"sim: built Verilator model in {time.monotonic() - t0:.1f} s")
+    return exe
+
+
+# ---- running ----------------------------------------------------------------------------------
+
+def rom_words(image: bytes, rom_words_max: int) -> list[str]:
+    if len(image) > 4 * rom_words_max:
+        raise SimError(f"firmware image is {len(image)} bytes, the boot ROM holds {4 * rom_words_max}")
+    image = image + bytes(-len(image) % 4)
+    words = [int.from_bytes(image[i:i + 4], "little") for i in range(0, len(image), 4)]
+    words += [0] * (rom_words_max - len(words))
+    return [f"{w:08x}" for w in words]
+
+
+@dataclass
+class Result:
+    reason: str            # exit | abnormal | cycles | wall
+    status: int            # harness exit status
+    cycles: int
+    wall_s: float
+    uart: str
+    problems: list[str] = field(default_factory=list)
+    tests: list[dict] = field(default_factory=list)
+    summary: dict | None = None
+    bridge_out: bytes = b""   # what the SoC sent on the bring-up UART
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def cycles_per_s(self) -> float:
+        return self.cycles / self.wall_s if self.wall_s > 0 else 0.0
+
+
+def bridge_divisor(soc_dir: Path) -> int:
+    """Cycles per bit of the bring-up UART, from the SoC's exported constants."""
+    consts = json.loads((Path(soc_dir) / "csr.json").read_text())["constants"]
+    return round(consts["config_clock_frequency"] / consts["bringup_uart_baudrate"])
+
+
+def run(firmware: Path, soc_dir: Path, model_dir: Path, run_dir: Path, max_cycles: int,
+        timeout_s: float, echo=None, log=None, bridge=None, trace: Path | None = None) -> Result:
+    """Runs one firmware image. `echo(line)` gets each UART line as it arrives. `bridge`: what a
+    host does on the bring-up UART after reset, as [(bytes to send, reply bytes to wait for)].
+    `trace`: write a VCD there (model_dir must then hold a model built with trace=True)."""
+    firmware = Path(firmware)
+    if not firmware.is_file():
+        raise SimError(f"firmware image {firmware} not found")
+    if max_cycles <= 0 or timeout_s <= 0:
+        raise SimError("--max-cycles and --timeout-s must be positive")
+    exe = build_model(soc_dir, model_dir, trace=trace is not None, log=log)
+    gateware = Path(soc_dir) / "gateware"
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for init in gateware.glob("*.init"):   # the other memories' initial contents
+        shutil.copy(init, run_dir / init.name)
+    n_rom = len((gateware / ROM_INIT).read_text().split())
+    (run_dir / ROM_INIT).write_text("\n".join(rom_words(firmware.read_bytes(), n_rom)) + "\n")
+
+    # UART on its own pipe; the model's stdout ($display from the RTL) and stderr go to sim.log.
+    uart_r, uart_w = os.pipe()
+    cmd = [str(exe), "--max-cycles", str(max_cycles), "--timeout-s", str(timeout_s),
+           "--uart-fd", str(uart_w)]
+    if trace is not None:
+        cmd += ["--trace", str(Path(trace).resolve())]
+    if bridge is not None:
+        script = b"".join(struct.pack("<HH", len(send), reply) + send for send, reply in bridge)
+        (run_dir / "bridge.in").write_bytes(script)
+        cmd += ["--bridge-div", str(bridge_divisor(soc_dir)), "--bridge-in", "bridge.in",
+                "--bridge-out", "bridge.out"]
+    with open(run_dir / "sim.log", "wb") as simlog:
+        p = subprocess.Popen(cmd, cwd=run_dir, stdout=simlog, stderr=subprocess.STDOUT,
+                             pass_fds=(uart_w,))
+    os.close(uart_w)
+    uart = []
+
+    def read_uart():
+        with os.fdopen(uart_r, "rb") as pipe, open(run_dir / "uart.log", "wb") as f:
+            for raw in pipe:
+                f.write(raw)
+                f.flush()
+                line = raw.decode("utf-8", "replace")
+                uart.append(line)
+                if echo:
+                    echo(line.rstrip("\n"))
+
+    # Read in a thread so that the wall-clock backstop holds even if the model never returns to
+    # the harness loop (which checks the limit itself every 64 Ki cycles).
+    reader = threading.Thread(target=read_uart, daemon=True)
+    reader.start()
+    t0 = time.monotonic()
+    killed = False
+    try:
+        p.wait(timeout=timeout_s + 30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        killed = True
+    reader.join()
+    err = (run_dir / "sim.log").read_text(errors="replace")
+    m = re.search(r"SIM-END reason=(\w+) cycles=(\d+) wall_s=([\d.]+)", err)
+    if killed:   # cycles unknown: the harness never got to report them
+        m = ["", "wall", "0", f"{time.monotonic() - t0:.3f}"]
+    if not m:
+        raise SimError(f"simulator ended without its summary line (status {p.returncode}):\n{err[-2000:]}")
+    res = Result(reason=m[1], status=p.returncode, cycles=int(m[2]), wall_s=float(m[3]),
+                 uart="".join(uart))
+    if bridge is not None and (run_dir / "bridge.out").exists():
+        res.bridge_out = (run_dir / "bridge.out").read_bytes()
+    judge(res, max_cycles=max_cycles, timeout_s=timeout_s, elf=firmware.with_suffix(".elf"))
+    return res
+
+
+# ---- judging ----------------------------------------------------------------------------------
+
+def _last_lines(text: str, n=5) -> str:
+    lines = text.rstrip("\n").splitlines()[-n:]
+    return "\n".join("    | " + ln for ln in lines) if lines else "    (no UART output)"
+
+
+def _where(elf: Path, pc: int) -> str:
+    """'function at file:line' for a PC, when the ELF is next to the image."""
+    if not elf.exists() or shutil.which("riscv64-unknown-elf-addr2line") is None:
+        return ""
+    r = subprocess.run(["riscv64-unknown-elf-addr2line", "-f", "-e", str(elf), f"{pc:#x}"],
+                       capture_output=True, text=True)
+    lines = r.stdout.split()
+    return f" ({lines[0]} at {lines[1]})" if len(lines) >= 2 and lines[0] != "??" else ""
+
+
+def judge(res: Result, max_cycles: int, timeout_s: float, elf: Path) -> None:
+    lines = res.uart.splitlines()
+    for ln in lines:
+        if TRAP_MARKER not in ln:
+            continue
+        m = re.search(r"mcause=0x([0-9a-f]+) mepc=0x([0-9a-f]+) mtval=0x([0-9a-f]+)", ln)
+        if not m:
+            res.problems.append(f"garbled trap report: {ln!r}")
+            continue
+        cause, pc, tval = (int(x, 16) for x in m.groups())
+        name = MCAUSE.get(cause & 0x1f, "interrupt" if cause >> 31 else "unknown")
+        res.problems.append(f"firmware trapped: mcause={cause:#x} ({name}) at PC {pc:#010x}"
+                            f"{_where(elf, pc)}, mtval={tval:#x}; last UART output:\n"
+                            + _last_lines(res.uart.split(TRAP_MARKER)[0]))
+    if res.reason == "cycles":
+        res.problems.append(f"cycle limit of {max_cycles} cycles reached before the firmware "
+                            f"finished; last UART output:\n{_last_lines(res.uart)}")
+    elif res.reason == "wall":
+        res.problems.append(f"wall-clock limit of {timeout_s} s reached after {res.cycles} "
+                            f"cycles; last UART output:\n{_last_lines(res.uart)}")
+    elif res.reason == "abnormal" and not any("trapped" in p for p in res.problems):
+        res.problems.append("firmware ended abnormally without a trap report; last UART output:\n"
+                            + _last_lines(res.uart))
+    elif res.reason == "exit" and res.status != 0:
+        res.problems.append(f"firmware exited with code {res.status}")
+    if res.reason != "exit":
+        return
+
+    for i, ln in enumerate(lines, 1):
+        s = ln.strip()
+        if not (s.startswith("{") or '"test"' in s or '"summary"' in s):
+            continue
+        try:
+            obj = json.loads(s)
+            if not isinstance(obj, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            res.problems.append(f"garbled or truncated result line {i}: {s!r}")
+            continue
+        if "test" in obj:
+            if not (isinstance(obj.get("test"), str) and isinstance(obj.get("pass"), bool)
+                    and isinstance(obj.get("cycles"), int)):
+                res.problems.append(f"malformed test line {i}: {s!r}")
+                continue
+            res.tests.append(obj)
+            if not obj["pass"]:
+                res.problems.append(f"test {obj['test']!r} failed ({obj['cycles']} cycles)")
+        elif "summary" in obj:
+            if res.summary is not None:
+                res.problems.append(f"second summary line {i}: {s!r}")
+            res.summary = obj
+        else:
+            res.problems.append(f"unknown result line {i}: {s!r}")
+    if res.summary is None:
+        res.problems.append("no summary line: the firmware did not finish its tests")
+    else:
+        n_fail = sum(not t["pass"] for t in res.tests)
+        if (res.summary.get("tests"), res.summary.get("failed")) != (len(res.tests), n_fail):
+            res.problems.append(f"summary {res.summary} does not match the {len(res.tests)} "
+                                f"test lines seen ({n_fail} failed)")

@@ -1,0 +1,105 @@
+"""The KMAC block inside the SoC, driven by firmware/lib/kmac.c: kmac_selftest (known answers
+from hashlib / pycryptodome generated at firmware build time, error paths, timings) through
+`pqsoc sim run`, and the build plumbing (generated Verilog, tie-offs, register header, cache)."""
+import json
+import re
+import shutil
+
+import pytest
+
+from firmware import build as fw
+from pqsoc import BUILD, cli
+from pqsoc.regtool import c_header, load
+from sim.run import model_hash
+from soc.build import emit_kmac
+from soc.extslave import WishboneSlave
+from soc.target import EXT_BASE, PQSoC
+
+
+def test_kmac_selftest_passes_in_pqsoc_sim_run(firmware, model, tmp_path, capsys):
+    image = firmware("kmac_selftest")
+    out = tmp_path / "result.json"
+    assert cli.main(["sim", "run", str(image), "--json", str(out), "--timeout-s", "120"]) == 0, \
+        capsys.readouterr()
+    res = json.loads(out.read_text())
+    assert res["ok"] and not res["problems"]
+    names = [t["test"] for t in res["tests"]]
+    assert names == [t[0] for t in fw.KMAC_TESTS] + [
+        "sha3_256_split_absorb", "sha3_256_hw_vs_sw", "shake128_squeeze_1024",
+        "shake128_squeeze_pieces", "err_digest_before_finish", "err_unsupported_mode",
+        "err_bad_arguments", "kmac_irq"]
+    assert res["summary"]["failed"] == 0
+    t = {x["test"]: x for x in res["tests"]}
+    bench = t["sha3_256_hw_vs_sw"]
+    assert bench["bytes"] == 1000 and bench["cycles"] * 100 < bench["sw_cycles"]
+    assert t["shake128_squeeze_1024"]["bytes"] == 1024
+
+
+def test_kmac_vectors_cover_every_mode_and_padding_edge():
+    ops = {(op, bits) for _, op, bits, *_ in fw.KMAC_TESTS}
+    assert ops >= {("sha3", 224), ("sha3", 256), ("sha3", 384), ("sha3", 512), ("shake", 128),
+                   ("shake", 256), ("cshake", 128), ("cshake", 256), ("kmac", 128), ("kmac", 256)}
+    sha3_256_lens = {len(m) for _, op, bits, m, *_ in fw.KMAC_TESTS if (op, bits) == ("sha3", 256)}
+    assert {0, 135, 136, 137} <= sha3_256_lens and max(sha3_256_lens) > 2 * 136
+    assert any(t[-1] for t in fw.KMAC_TESTS)                       # KMACXOF
+    assert any(t[7] > 168 for t in fw.KMAC_TESTS if t[1] == "shake")   # multi-block output
+
+
+def test_kmac_is_in_the_soc_build(soc_dir):
+    mem = json.loads((soc_dir / "csr.json").read_text())["memories"]
+    assert (mem["kmac"]["base"], mem["kmac"]["size"]) == (EXT_BASE, 0x1000)
+    assert "KMAC_INTERRUPT" in (soc_dir / "software/include/generated/soc.h").read_text()
+    files = json.loads((soc_dir / "gateware" / "files.json").read_text())
+    assert str(soc_dir.resolve() / "rtl" / "kmac.v") in files["sources"]
+    v = (soc_dir / "gateware" / "pqsoc.v").read_text()
+    inst = re.search(r"^kmac kmac\((.*?)\);", v, re.M | re.S).group(1)
+    # side-load tied off inactive until the coprocessor exists
+    for port, width in (("sideload__hold", 1), ("sideload__cmd__valid", 1),
+                        ("sideload__msg__valid", 1), ("sideload__digest__ready", 1),
+                        ("sideload__msg__data", 256)):
+        assert re.search(rf"\.{port}\s*\({width}'d0\)", inst), port
+    assert re.search(r"\.irq\s*\(kmac_irq\)", inst)
+
+
+def test_kmac_verilog_is_rewritten_only_when_changed(soc_dir):
+    v = soc_dir / "rtl" / "kmac.v"
+    before = v.stat().st_mtime_ns
+    emit_kmac(soc_dir / "rtl")
+    assert v.stat().st_mtime_ns == before
+
+
+def test_model_hash_follows_the_kmac_verilog(soc_dir, tmp_path):
+    """A changed KMAC Verilog must rebuild the cached Verilator model."""
+    d = tmp_path / "soc"
+    shutil.copytree(soc_dir / "gateware", d / "gateware")
+    shutil.copy(soc_dir / "rtl" / "kmac.v", tmp_path / "kmac.v")
+    files = json.loads((d / "gateware" / "files.json").read_text())
+    files["sources"] = [str(tmp_path / "kmac.v") if s.endswith("rtl/kmac.v") else s
+                        for s in files["sources"]]
+    (d / "gateware" / "files.json").write_text(json.dumps(files))
+    h0 = model_hash(d)
+    assert model_hash(d) == h0   # stable while nothing changes
+    with open(tmp_path / "kmac.v", "a") as f:
+        f.write("// changed\n")
+    assert model_hash(d) != h0
+
+
+def test_kmac_register_header_is_generated_by_regtool(firmware):
+    firmware("kmac_selftest")
+    hdr = BUILD / "firmware" / "gen" / "kmac_regs.h"
+    assert hdr.read_text() == c_header(load(fw.KMAC_REGS_YML))
+    assert not list((fw.HERE).rglob("kmac_regs.h"))   # never committed under firmware/
+
+
+def test_tie_off_value_must_fit():
+    bad = WishboneSlave(name="kmac", module="kmac", sources=(), origin=EXT_BASE, size=0x1000,
+                        tie_inputs=(("sideload__hold", 1, 2),))
+    with pytest.raises(ValueError, match="does not fit"):
+        PQSoC(ext_slaves=(bad,))
+
+
+def test_kmac_selftest_refuses_a_soc_without_kmac(tmp_path):
+    from soc.build import build
+    build(tmp_path / "soc", kmac=False)
+    with pytest.raises(fw.FirmwareError, match="needs a SoC with the KMAC block"):
+        fw.build("kmac_selftest", tmp_path / "soc", tmp_path / "fw")
