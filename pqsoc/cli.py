@@ -84,6 +84,9 @@ def main(argv=None) -> int:
     except FlowError as e:
         print(f"pqsoc {args.cmd}: error: {e}", file=sys.stderr)
         return 1
+    except OSError as e:   # a missing or unreadable input file: name it, no traceback
+        print(f"pqsoc {args.cmd}: error: {e.strerror or e}: {e.filename or ''}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     return int(rc or 0)

@@ -1,0 +1,92 @@
+"""Assembler / disassembler (pqsoc.acc.asm, pqsoc.acc.dis): round trips over every instruction."""
+import random
+import subprocess
+import sys
+
+import pytest
+
+from pqsoc.acc.asm import AsmError, Assembler
+from pqsoc.acc.dis import Disassembler
+from pqsoc.acc.isa import REPO, load_isa
+
+ISA = load_isa()
+ASM = Assembler(ISA)
+DIS = Disassembler(ISA)
+
+
+def _random_values(insn, rng):
+    vals = {}
+    for op in insn.operands.values():
+        lo, hi = op.value_range()
+        vals[op.name] = rng.randint(lo >> op.align, hi >> op.align) << op.align
+    return vals
+
+
+@pytest.mark.parametrize("mnemonic", [i.mnemonic for i in ISA.insns])
+def test_round_trip_every_instruction(mnemonic):
+    insn = ISA.by_mnemonic[mnemonic]
+    rng = random.Random(mnemonic)
+    cases = [{op.name: op.value_range()[0] for op in insn.operands.values()},
+             {op.name: (op.value_range()[1] >> op.align) << op.align for op in insn.operands.values()}]
+    cases += [_random_values(insn, rng) for _ in range(25)]
+    for vals in cases:
+        word = insn.encode(vals)
+        text = DIS.line(word, pc=0x100)
+        word2 = ASM.assemble_line(text, pc=0x100)
+        assert word2 == word, (text, hex(word), hex(word2))
+        assert DIS.line(word2, pc=0x100) == text
+
+
+def test_program_with_labels_and_loops():
+    src = """
+    # a small program
+    start:  addi x1, x0, 16        // 16 iterations
+            loop x1, 2
+            bn.lw.pi w0, 0(x2)
+            bn.bfly.ct w0, w1, w31, l4, 3
+    back:   bne x1, x0, start
+            csrrw x0, VMODE, x3
+            beq x0, x0, done
+    done:   ecall
+            .word 0xdeadbeef
+    """
+    words = ASM.assemble(src, "t.s")
+    assert len(words) == 9
+    assert words[-1] == 0xDEADBEEF
+    text = [DIS.line(w, 4 * i) for i, w in enumerate(words)]
+    assert text[0] == "addi x1, x0, 16"
+    assert text[4].startswith("bne x1, x0, -16")
+    assert text[6].startswith("beq x0, x0, 4")
+    assert text[7] == "ecall"
+    assert ASM.assemble("\n".join(text)) == words
+
+
+@pytest.mark.parametrize("src, msg", [
+    ("addi x1, x0", r"t.s:1: addi: operands"),
+    ("\n\nfoo x1", r"t.s:3: unknown instruction 'foo'"),
+    ("addi x1, x0, 5000", r"t.s:1: .*imm = 5000 outside -2048..2047"),
+    ("add x1, x2, x32", r"t.s:1: add operand grs2: expected x0..x31"),
+    ("bn.lw w1, 16(x2)", r"t.s:1: .*multiple of 32"),
+    ("beq x1, x2, nowhere", r"t.s:1: undefined label 'nowhere'"),
+    ("a:\na: ecall", r"t.s:2: label 'a' defined twice"),
+    ("bn.bfly.ct w0, w1, w2, l3, 0", r"t.s:1: .*expected one of r, l1, l2, l4, l8"),
+    ("csrrw x0, NOPE, x1", r"t.s:1: .*unknown CSR 'NOPE'"),
+])
+def test_errors_name_line_and_problem(src, msg):
+    with pytest.raises(AsmError, match=msg):
+        ASM.assemble(src, "t.s")
+
+
+def test_unknown_word_disassembles_as_data():
+    assert DIS.line(0xFFFFFFFF) == ".word 0xffffffff"
+    assert ASM.assemble_line(DIS.line(0xFFFFFFFF)) == 0xFFFFFFFF
+
+
+def test_cli(tmp_path):
+    s = tmp_path / "p.s"
+    s.write_text("l: addi x1, x1, -1\nbne x1, x0, l\necall\n")
+    h = tmp_path / "p.hex"
+    subprocess.run([sys.executable, "-m", "pqsoc.acc.asm", str(s), "-o", str(h)], check=True, cwd=REPO)
+    out = subprocess.run([sys.executable, "-m", "pqsoc.acc.dis", str(h)], check=True, cwd=REPO,
+                         capture_output=True, text=True).stdout
+    assert "bne x1, x0, -4" in out and "ecall" in out

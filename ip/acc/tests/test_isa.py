@@ -1,0 +1,109 @@
+"""ip/acc/data/isa.yml: validator (pqsoc.acc.isa) and generated doc (pqsoc.acc.isa_doc)."""
+import random
+
+import pytest
+
+from pqsoc.acc import isa_doc
+from pqsoc.acc.isa import IsaError, load_isa, parse_isa
+
+# A minimal valid document; the bad cases below each change one thing.
+GOOD = """
+errors:
+  ILLEGAL_INSN: {bit: 0, desc: x}
+  BAD_INSN_ADDR: {bit: 1, desc: x}
+operand-kinds: {gpr: x, uimm: x, simm: x}
+groups: {base: x}
+encoding-schemes:
+  R: {funct7: "31:25", rs2: "24:20", rs1: "19:15", funct3: "14:12", rd: "11:7", opcode: "6:0"}
+  I: {imm: "31:20", rs1: "19:15", funct3: "14:12", rd: "11:7", opcode: "6:0"}
+insns:
+  - {mnemonic: add, group: base, syntax: "grd, grs1, grs2",
+     operands: {grd: {kind: gpr}, grs1: {kind: gpr}, grs2: {kind: gpr}},
+     encoding: {scheme: R, mapping: {funct7: "0b0000000", rs2: grs2, rs1: grs1, funct3: "0b000", rd: grd, opcode: "0b0110011"}},
+     cycles: 1, doc: "add"}
+  - {mnemonic: addi, group: base, syntax: "grd, grs1, imm",
+     operands: {grd: {kind: gpr}, grs1: {kind: gpr}, imm: {kind: simm}},
+     encoding: {scheme: I, mapping: {imm: imm, rs1: grs1, funct3: "0b000", rd: grd, opcode: "0b0010011"}},
+     cycles: 1, doc: "addi"}
+"""
+
+
+def test_good_snippet_loads():
+    isa = parse_isa(GOOD)
+    assert [i.mnemonic for i in isa.insns] == ["add", "addi"]
+
+
+def test_real_isa_loads():
+    isa = load_isa()
+    assert len(isa.insns) > 60
+    groups = {i.group for i in isa.insns}
+    assert {"base", "loop", "wide-mem", "vec", "ntt", "kmac", "smp"} <= groups
+    for must in ("loop", "loopi", "ecall", "bn.lw.pi", "bn.sw.pi", "bn.bfly.ct", "bn.bfly.gs",
+                 "bn.mulvm", "bn.addvm", "bn.subvm", "kmac.start", "kmac.msg", "kmac.dig",
+                 "kmac.finish", "smp.run"):
+        assert must in isa.by_mnemonic, must
+
+
+def test_overlapping_encoding_is_caught():
+    bad = GOOD.replace('mnemonic: addi', 'mnemonic: addx').replace('"0b0010011"', '"0b0110011"')
+    bad = bad.replace('encoding: {scheme: I, mapping: {imm: imm, rs1: grs1, funct3: "0b000"',
+                      'encoding: {scheme: I, mapping: {imm: imm, rs1: grs1, funct3: "0b000"')
+    with pytest.raises(IsaError, match=r"instruction addx: encoding overlaps add"):
+        parse_isa(bad)
+
+
+def test_field_overflow_is_caught():
+    # funct3 is 3 bits; a 4-bit literal overflows it
+    bad = GOOD.replace('funct3: "0b000", rd: grd, opcode: "0b0010011"',
+                       'funct3: "0b1000", rd: grd, opcode: "0b0010011"')
+    with pytest.raises(IsaError, match=r"instruction addi: field funct3 .*field overflow"):
+        parse_isa(bad)
+    # an operand slice wider than its field
+    bad = GOOD.replace("mapping: {imm: imm,", 'mapping: {imm: "imm[12:0]",')
+    with pytest.raises(IsaError, match=r"instruction addi: field imm .*field overflow"):
+        parse_isa(bad)
+    # a scheme field beyond bit 31
+    bad = GOOD.replace('I: {imm: "31:20"', 'I: {imm: "32:20"')
+    with pytest.raises(IsaError, match=r"scheme I.*32 bits"):
+        parse_isa(bad)
+
+
+def test_unknown_operand_kind_is_caught():
+    bad = GOOD.replace("imm: {kind: simm}", "imm: {kind: fancyimm}")
+    with pytest.raises(IsaError, match=r"instruction addi: operand imm has unknown operand kind 'fancyimm'"):
+        parse_isa(bad)
+
+
+@pytest.mark.parametrize("edit, msg", [
+    (("cycles: 1, doc: \"addi\"", "doc: \"addi\""), r"instruction addi: 'cycles'"),
+    (("syntax: \"grd, grs1, imm\"", "syntax: \"grd, grs1\""), r"instruction addi: operand imm must appear"),
+    (("scheme: I,", "scheme: Q,"), r"instruction addi: unknown encoding scheme"),
+    (('rs1: "19:15", funct3: "14:12", rd: "11:7", opcode: "6:0"}\ninsns',
+      'rs1: "19:15", funct3: "14:12", rd: "11:6", opcode: "6:0"}\ninsns'), r"scheme I: field"),
+])
+def test_other_mistakes_name_the_instruction(edit, msg):
+    bad = GOOD.replace(*edit)
+    assert bad != GOOD
+    with pytest.raises(IsaError, match=msg):
+        parse_isa(bad)
+
+
+def test_every_encoding_decodes_to_itself():
+    isa = load_isa()
+    rng = random.Random(1)
+    for insn in isa.insns:
+        for _ in range(20):
+            vals = {}
+            for op in insn.operands.values():
+                lo, hi = op.value_range()
+                vals[op.name] = rng.randint(lo >> op.align, hi >> op.align) << op.align
+            word = insn.encode(vals)
+            assert 0 <= word < 1 << 32
+            got = isa.decode(word)
+            assert got is not None and got[0] is insn, insn.mnemonic
+            assert got[1] == vals, insn.mnemonic
+
+
+def test_isa_md_is_up_to_date():
+    text = isa_doc.render(load_isa())
+    assert isa_doc.ISA_MD.read_text() == text, "run: .venv/bin/python -m pqsoc.acc.isa_doc"
