@@ -10,7 +10,8 @@ BLOCKS ?=
 help:
 	@echo "make setup    install pinned apt + Python packages (.venv) and check the PDK (PDK_ROOT)"
 	@echo "make test     run every test of the project"
-	@echo "make report   synthesis + STA (+ block benchmarks) -> reports/ppa.json, ppa.md"
+	@echo "make report   synthesis + STA + benchmarks (ppa.json/md), RTL vs gate-level cycles (gls.json),"
+	@echo "              firmware self-test on the full-SoC simulation (sim_selftest.json) -> reports/"
 	@echo "make harden   OpenLane 2 hardening (needs the Nix shell: OpenROAD is not installable here)"
 	@echo "make clean    remove build/ and reports/"
 
@@ -23,6 +24,10 @@ test: $(PQSOC)
 
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)
+	$(PQSOC) gls $(or $(BLOCKS),keccak kmac) --seeds 2 --json reports/gls.json
+	$(PQSOC) soc build
+	$(PQSOC) soc firmware selftest
+	$(PQSOC) sim run build/firmware/selftest.bin --json reports/sim_selftest.json
 
 harden: $(PQSOC)
 	$(PQSOC) harden $(or $(BLOCKS),keccak)

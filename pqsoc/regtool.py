@@ -1,6 +1,6 @@
 """Register maps described once in YAML; RTL register bank, C header and Markdown from it.
 
-    pqsoc regtool ip/kmac/data/kmac_regs.yml --c firmware/include/generated/kmac_regs.h \
+    pqsoc regtool ip/kmac/data/kmac_regs.yml --c build/firmware/gen/kmac_regs.h \
                   --md ip/kmac/doc/registers.md
 
 YAML: name, prefix, description, registers: [{name, offset, description, hwack?, fields:

@@ -173,3 +173,25 @@ def test_fanout_repair_escaped_names():
     assert nbuf == 3
     assert new.count("(\\a.b.busy )") == 3          # only the three buffers remain on the net
     assert new.count(".A(fanout_buf_") == 40
+
+
+def test_cli_missing_input_file_is_named(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "acc", "asm", str(tmp_path / "none.s")],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 1
+    assert "No such file or directory" in r.stderr and "none.s" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_cli_acc_asm_dis_round_trip(tmp_path):
+    src = tmp_path / "p.s"
+    src.write_text("top:\n  addi x1, x0, 5\n")
+    hexf = tmp_path / "p.hex"
+    r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "acc", "asm", str(src), "-o", str(hexf)],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    # addi x1, x0, 5 in the RISC-V I-type layout the base group uses: imm 5, rs1 0, rd 1, opcode 0x13
+    assert hexf.read_text().split()[0] == f"{(5 << 20) | (1 << 7) | 0x13:08x}"
+    r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "acc", "dis", str(hexf)],
+                       capture_output=True, text=True, cwd=REPO)
+    assert "addi x1, x0, 5" in r.stdout

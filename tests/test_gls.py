@@ -61,3 +61,12 @@ def test_missing_netlist(pdk_root):
             gls.gls("t_never_synth")
     finally:
         blocks_mod.BLOCKS.pop("t_never_synth")
+
+
+def test_kmac_gate_level_matches_rtl(pdk_root):
+    synth.synth("kmac")
+    res = gls.gls("kmac", seeds=(3,))
+    assert res["tests"] >= 1
+    for name, v in res["cycles"].items():
+        assert v["rtl"] == v["gls"], name
+    assert res["cycles"]["finish_to_first_word"]["rtl"] > 24
