@@ -26,8 +26,9 @@ report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)
 	$(PQSOC) gls $(or $(BLOCKS),keccak kmac) --seeds 2 --json reports/gls.json
 	$(PQSOC) soc build
-	$(PQSOC) soc firmware selftest
+	$(PQSOC) soc firmware selftest kmac_selftest
 	$(PQSOC) sim run build/firmware/selftest.bin --json reports/sim_selftest.json
+	$(PQSOC) sim run build/firmware/kmac_selftest.bin --json reports/sim_kmac_selftest.json
 
 harden: $(PQSOC)
 	$(PQSOC) harden $(or $(BLOCKS),keccak)
