@@ -6,6 +6,7 @@ compares across runs.
 """
 import json
 import os
+import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,9 @@ class SimResult:
 def run_cocotb(*, sources: list[Path], top: str, test_module: str, build_dir: Path,
                build_args: list[str] = (), plusargs: list[str] = (), seed: int = 1,
                label: str = "") -> SimResult:
-    from cocotb.runner import get_runner
+    with warnings.catch_warnings():   # cocotb 1.9 flags its Python runner as experimental
+        warnings.filterwarnings("ignore", message="Python runners", category=UserWarning)
+        from cocotb.runner import get_runner
     build_dir.mkdir(parents=True, exist_ok=True)
     runner = get_runner("verilator")
     # cocotb 1.9's runner refuses results_xml inside pytest (it keys on PYTEST_CURRENT_TEST);
