@@ -40,7 +40,7 @@ def tool_versions() -> dict:
 def register_names(netlist: Path) -> dict[str, str]:
     """Instance name -> the net its Q pin drives, so a path reads `busy -> st[123]`."""
     text = netlist.read_text()
-    return {m.group(1): m.group(2).strip() for m in
+    return {m.group(1): m.group(2).strip().lstrip("\\").replace(" [", "[") for m in
             re.finditer(r"^  sky130_fd_sc_hd__\w*df\w* (\S+) \(.*?\.Q\(([^)]*)\)", text, re.M | re.S)}
 
 
