@@ -195,3 +195,18 @@ def test_cli_acc_asm_dis_round_trip(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "acc", "dis", str(hexf)],
                        capture_output=True, text=True, cwd=REPO)
     assert "addi x1, x0, 5" in r.stdout
+
+
+def test_cli_acc_run_reports_halt(tmp_path):
+    src = tmp_path / "p.s"
+    src.write_text("addi x1, x0, 5\necall\n")
+    hexf = tmp_path / "p.hex"
+    subprocess.run([sys.executable, "-m", "pqsoc.cli", "acc", "asm", str(src), "-o", str(hexf)], check=True,
+                   cwd=REPO)
+    r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "acc", "run", str(hexf)],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0 and "ecall" in r.stdout, r.stdout + r.stderr
+    hexf.write_text("ffffffff\n")                 # an undefined encoding
+    r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "acc", "run", str(hexf)],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 1 and "ILLEGAL_INSN" in r.stdout + r.stderr

@@ -1,8 +1,7 @@
 """The NTT schedules (ip/acc/kernels/ntt_mlkem.py, ntt_mldsa.py) assemble, fit the cycle
 budget, and compute FIPS 203's / FIPS 204's NTT under the bn.bfly.ct semantics of isa.yml.
 
-The executor below is a minimal stand-in for the ISS (which does not exist yet): it runs
-only bn.lw / bn.sw / bn.bfly.ct / ecall, decoding through the ISA tables.
+The kernels run on the ISS (pqsoc/acc/iss); see also test_iss_kernels.py.
 """
 import random
 
@@ -12,6 +11,9 @@ from kyber_py.polynomials.polynomials import PolynomialRing
 from ip.acc.kernels import ntt_mldsa, ntt_mlkem
 from pqsoc.acc.asm import assemble
 from pqsoc.acc.isa import load_isa
+from pqsoc.acc.iss import Sim
+
+ISA = load_isa()
 
 Q, LANES, W = 3329, 16, 16
 RINV = pow(1 << 16, -1, Q)
@@ -33,49 +35,18 @@ def pack(vals):
 
 
 def run(words, dmem):
-    isa = load_isa()
-    wdr = [0] * 32
-    cycles = 0
-    for word in words:
-        insn, v = isa.decode(word)
-        cycles += insn.cycles
-        m = insn.mnemonic
-        if m == "ecall":
-            break
-        if m == "bn.lw":
-            assert v["grs1"] == 0
-            wdr[v["wrd"]] = dmem[v["offset"] // 32]
-        elif m == "bn.sw":
-            dmem[v["offset"] // 32] = wdr[v["wrs"]]
-        elif m == "bn.mulvm":
-            a, b = lanes(wdr[v["wrs1"]]), lanes(wdr[v["wrs2"]])
-            wdr[v["wrd"]] = pack([x * y * RINV % Q for x, y in zip(a, b)])
-        elif m in ("bn.bfly.ct", "bn.bfly.gs"):
-            a, b, t = lanes(wdr[v["wa"]]), lanes(wdr[v["wb"]]), lanes(wdr[v["wt"]])
-            dist = insn.operands["dist"].values[v["dist"]]
-
-            def bf(x, y, z):  # Montgomery products (z in Montgomery form)
-                if m == "bn.bfly.gs":
-                    return (x + y) % Q, z * (x - y) * RINV % Q
-                p = z * y * RINV % Q
-                return (x + p) % Q, (x - p) % Q
-            if dist == "r":
-                z = t[v["tidx"]]
-                for i in range(LANES):
-                    a[i], b[i] = bf(a[i], b[i], z)
-            else:
-                n = int(dist[1:])
-                g = 0
-                for reg in (a, b):
-                    for blk in range(0, LANES, 2 * n):
-                        z = t[(v["tidx"] + g) % LANES]
-                        g += 1
-                        for i in range(blk, blk + n):
-                            reg[i], reg[i + n] = bf(reg[i], reg[i + n], z)
-            wdr[v["wa"]], wdr[v["wb"]] = pack(a), pack(b)
-        else:
-            raise AssertionError(f"executor does not model {m}")
-    return cycles
+    """Run the kernel on the ISS (pqsoc.acc.iss); dmem maps 32-byte word index -> value,
+    updated in place. VMODE is set by the host as vmode() selected. Returns cycles."""
+    sim = Sim(ISA)
+    sim.csr.write(ISA.csrs["VMODE"]["addr"], int(LANES == 8))
+    sim.load_program(words)
+    for r, value in dmem.items():
+        sim.dmem.write_bytes(32 * r, value.to_bytes(32, "little"))
+    halt = sim.run(max_cycles=10_000)
+    assert halt.ok, halt
+    for r in dmem:
+        dmem[r] = int.from_bytes(sim.dmem.read_bytes(32 * r, 32), "little")
+    return halt.cycles
 
 
 def test_mlkem_ntt_kernel_matches_fips203():

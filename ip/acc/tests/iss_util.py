@@ -1,0 +1,39 @@
+"""Helpers for the ISS tests: assemble, load, run; lane packing for reference values."""
+from pqsoc.acc.asm import assemble
+from pqsoc.acc.isa import load_isa
+from pqsoc.acc.iss import Sim
+
+ISA = load_isa()
+KEM = (16, 16, 3329)       # lanes, width, q for VMODE 0
+DSA = (8, 32, 8380417)     # VMODE 1
+
+
+def cyc(*mnemonics):
+    """Sum of isa.yml issue cycles."""
+    return sum(ISA.by_mnemonic[m].cycles for m in mnemonics)
+
+
+def run(src, sim=None, dmem=None, max_cycles=100_000):
+    sim = sim or Sim(ISA)
+    sim.load_program(assemble(src, "test.s", ISA))
+    for addr, blob in (dmem or {}).items():
+        sim.dmem.write_bytes(addr, blob)
+    return sim, sim.run(max_cycles=max_cycles)
+
+
+def pack(vals, mode=KEM):
+    lanes, w, _ = mode
+    assert len(vals) == lanes
+    return sum((v % (1 << w)) << (w * i) for i, v in enumerate(vals))
+
+
+def unpack(word, mode=KEM):
+    lanes, w, _ = mode
+    return [(word >> (w * i)) & ((1 << w) - 1) for i in range(lanes)]
+
+
+def w256(word):
+    return word.to_bytes(32, "little")
+
+
+SET_VMODE1 = "addi x31, x0, 1\ncsrrw x0, VMODE, x31\n"

@@ -1,0 +1,88 @@
+"""ISS error halts: each isa.yml error class halts with its bit in ERR_BITS, and after
+reset() the same simulator runs a correct program. Also KMAC / stream unit instructions
+halt as 'not yet modelled', and the cycle limit."""
+import pytest
+
+from ip.acc.tests.iss_util import ISA, SET_VMODE1, cyc, run
+from pqsoc.acc.iss import Sim
+
+BIT = {name: 1 << e["bit"] for name, e in ISA.errors.items()}
+GOOD = "addi x1, x0, 21\nadd x1, x1, x1\necall\n"
+
+
+def _then_good(sim):
+    sim.reset()
+    sim, h = run(GOOD, sim)
+    assert h.ok and sim.gpr.read(1) == 42
+    assert sim.csr.values["ERR_BITS"] == 0
+    assert h.cycles == cyc("addi", "add", "ecall")
+
+
+ERROR_CASES = [
+    ("ILLEGAL_INSN", ".word", "undefined encoding"),
+    ("ILLEGAL_INSN", "csrrw x1, 0x123, x0\necall\n", "unknown CSR"),
+    ("ILLEGAL_INSN", "addi x1, x0, 1\ncsrrw x0, ERR_BITS, x1\necall\n", "read-only CSR"),
+    ("ILLEGAL_INSN", "csrrs x0, RND, x1\necall\n", "read-only CSR"),  # grs1 != x0: writes
+    ("ILLEGAL_INSN", "csrrs x2, RND, x0\necall\n", None),             # grs1 = x0: no write
+    ("ILLEGAL_INSN", "bn.wsrw RND, w0\necall\n", "read-only WSR"),
+    ("ILLEGAL_INSN", "bn.wsrr w0, 0x7\necall\n", "unknown WSR"),
+    ("ILLEGAL_INSN", "bn.ins w0, x0, 8\necall\n", "word lane"),
+    ("ILLEGAL_INSN", "bn.ext x1, w0, 9\necall\n", "word lane"),
+    ("ILLEGAL_INSN", "bn.shlv w0, w1, 16\necall\n", "lane width"),
+    ("ILLEGAL_INSN", SET_VMODE1 + "bn.bcastl w0, w1, 8\necall\n", "lane count"),
+    ("ILLEGAL_INSN", SET_VMODE1 + "bn.bfly.ct w0, w1, w2, l8, 0\necall\n", "l8"),
+    ("BAD_INSN_ADDR", "jal x0, 40000\n", "outside IMEM"),
+    ("BAD_INSN_ADDR", "addi x1, x0, 6\njalr x0, 0(x1)\n", "misaligned"),
+    ("BAD_DATA_ADDR", "lui x1, 8\nlw x2, 0(x1)\necall\n", "outside DMEM"),
+    ("BAD_DATA_ADDR", "lw x2, 2(x0)\necall\n", "aligned"),
+    ("BAD_DATA_ADDR", "sw x0, -4(x0)\necall\n", "outside DMEM"),
+    ("BAD_DATA_ADDR", "addi x1, x0, 16\nbn.lw w1, 0(x1)\necall\n", "aligned"),
+    ("BAD_DATA_ADDR", "lui x1, 8\nbn.sw.pi w1, 0(x1)\necall\n", "outside DMEM"),
+    ("LOOP", "loopi 0, 1\nnop_addi: addi x0, x0, 0\necall\n", "zero iterations"),
+]
+
+
+@pytest.mark.parametrize("name,src,why", ERROR_CASES)
+def test_error_halt_then_reset_and_good_run(name, src, why):
+    sim = Sim(ISA)
+    if src == ".word":
+        sim.load_program([0xFFFF_FFFF])
+        h = sim.run()
+    else:
+        sim, h = run(src, sim)
+    if why is None:                       # control case: not an error
+        assert h.ok, h
+    else:
+        assert h.reason == "error" and h.errors == [name], h
+        assert h.err_bits == BIT[name] and sim.csr.values["ERR_BITS"] == BIT[name]
+        assert why in h.message, h.message
+        with pytest.raises(RuntimeError):
+            sim.step()                    # halted until reset
+    _then_good(sim)
+
+
+def test_faulting_instruction_has_no_side_effects():
+    sim, h = run("addi x1, x0, 16\nbn.lw.pi w1, 0(x1)\necall\n")
+    assert h.reason == "error" and sim.gpr.read(1) == 16 and sim.wdr.read(1) == 0
+    assert h.pc == 4 and h.insns == 1 and h.cycles == cyc("addi")
+
+
+@pytest.mark.parametrize("insn", [i.mnemonic for i in ISA.insns if i.group in ("kmac", "smp")])
+def test_kmac_and_stream_unit_halt_not_modelled(insn):
+    syntax = {"kmac.start": "x1, x2", "kmac.msg": "w1, x1", "kmac.dig": "w1",
+              "smp.run": "x1, x2, uni12"}.get(insn, "")
+    sim, h = run(f"addi x1, x0, 1\n{insn} {syntax}\necall\n")
+    assert h.reason == "unmodelled" and not h.ok
+    assert "not yet modelled in the ISS" in h.message and insn in h.message
+    _then_good(sim)
+
+
+def test_cycle_limit_then_reset():
+    sim, h = run("top:\njal x0, top\n", max_cycles=100)
+    assert h.reason == "cycle_limit" and h.cycles == 100
+    _then_good(sim)
+
+
+def test_every_isa_instruction_has_a_model():
+    sim = Sim(ISA)
+    assert set(sim._exec) == set(ISA.by_mnemonic)

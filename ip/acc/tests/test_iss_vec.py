@@ -1,0 +1,175 @@
+"""ISS vector and NTT groups against plain reference arithmetic, in both VMODEs.
+
+Reference: lanes of 16 bits / q = 3329 (FIPS 203) and 32 bits / q = 8380417 (FIPS 204);
+Montgomery product a*b*R^-1 mod q with R = 2^lanewidth; butterflies as FIPS 203 Alg. 9/10
+and FIPS 204 Alg. 41/42 with the twiddle given in Montgomery form (zeta*R mod q).
+"""
+import random
+
+import pytest
+
+from ip.acc.tests.iss_util import DSA, KEM, SET_VMODE1, cyc, pack, run, unpack, w256
+
+MODES = {"kem": (KEM, ""), "dsa": (DSA, SET_VMODE1)}
+
+
+def _operands(mode, rng, reduced=True):
+    lanes, w, q = mode
+    top = q if reduced else 1 << w
+    return [rng.randrange(top) for _ in range(lanes)], [rng.randrange(top) for _ in range(lanes)]
+
+
+def _run2(pre, op, a, b, mode, extra=""):
+    src = pre + "bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\nbn.lw w3, 64(x0)\n" + op + extra + "ecall\n"
+    return run(src, dmem={0: w256(pack(a, mode)), 32: w256(pack(b, mode)), 64: w256(0)})
+
+
+def _ref(op, mode, x, y):
+    lanes, w, q = mode
+    m = (1 << w) - 1
+    rinv = pow(2 ** w, -1, q)
+    return {
+        "bn.addvm": (x + y) % q, "bn.subvm": (x - y) % q,
+        "bn.addv": (x + y) & m, "bn.subv": (x - y) & m,
+        "bn.mulvm": x * y * rinv % q,
+        "bn.mulv.lo": (x * y) & m, "bn.mulv.hi": (x * y) >> w,
+        "bn.ltv": m if x < y else 0,
+    }[op]
+
+
+@pytest.mark.parametrize("mname", sorted(MODES))
+@pytest.mark.parametrize("op", ["bn.addvm", "bn.subvm", "bn.addv", "bn.subv", "bn.mulvm",
+                                "bn.mulv.lo", "bn.mulv.hi", "bn.ltv"])
+def test_lanewise_arithmetic(op, mname):
+    mode, pre = MODES[mname]
+    rng = random.Random(op + mname)
+    reduced = op in ("bn.addvm", "bn.subvm", "bn.mulvm")
+    for _ in range(4):
+        a, b = _operands(mode, rng, reduced)
+        sim, h = _run2(pre, f"{op} w4, w1, w2\n", a, b, mode)
+        assert h.ok, h
+        assert unpack(sim.wdr.read(4), mode) == [_ref(op, mode, x, y) for x, y in zip(a, b)]
+
+
+def test_bitwise_sel_and_or_acc():
+    rng = random.Random(3)
+    a, b, m = rng.getrandbits(256), rng.getrandbits(256), rng.getrandbits(256)
+    src = ("bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\nbn.lw w5, 64(x0)\nbn.and w3, w1, w2\n"
+           "bn.or w4, w1, w2\nbn.xor w6, w1, w2\nbn.sel w5, w1, w2\necall\n")
+    sim, h = run(src, dmem={0: w256(a), 32: w256(b), 64: w256(m)})
+    full = (1 << 256) - 1
+    assert (sim.wdr.read(3), sim.wdr.read(4), sim.wdr.read(6)) == (a & b, a | b, a ^ b)
+    assert sim.wdr.read(5) == (m & a) | (~m & full & b)
+    # or.acc: differing lanes 2 and 9 -> popcount 2, accumulated into ACC
+    x = [rng.randrange(3329) for _ in range(16)]
+    y = list(x)
+    y[2] ^= 1
+    y[9] ^= 0x100
+    src = ("bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\nbn.or.acc x5, w1, w1\nbn.or.acc x6, w1, w2\n"
+           "bn.or.acc x7, w2, w2\nbn.wsrr w3, ACC\necall\n")
+    sim, h = run(src, dmem={0: w256(pack(x)), 32: w256(pack(y))})
+    assert h.ok and (sim.gpr.read(5), sim.gpr.read(6), sim.gpr.read(7)) == (0, 2, 2)
+    assert sim.wdr.read(3) == pack(x) ^ pack(y)
+
+
+@pytest.mark.parametrize("mname", sorted(MODES))
+def test_shifts(mname):
+    mode, pre = MODES[mname]
+    lanes, w, q = mode
+    rng = random.Random(mname)
+    a = [rng.getrandbits(w) for _ in range(lanes)]
+    sim, h = _run2(pre, "bn.shlv w4, w1, 3\nbn.shrv w5, w1, 5\nbn.srav w6, w1, 7\n", a, a, mode)
+    assert h.ok
+    m = (1 << w) - 1
+
+    def sgn(v):
+        return v - (1 << w) if v >> (w - 1) else v
+    assert unpack(sim.wdr.read(4), mode) == [(x << 3) & m for x in a]
+    assert unpack(sim.wdr.read(5), mode) == [x >> 5 for x in a]
+    assert unpack(sim.wdr.read(6), mode) == [(sgn(x) >> 7) & m for x in a]
+
+
+@pytest.mark.parametrize("mname", sorted(MODES))
+def test_permutations(mname):
+    mode, pre = MODES[mname]
+    lanes = mode[0]
+    a = list(range(100, 100 + lanes))
+    b = list(range(200, 200 + lanes))
+    sim, h = _run2(pre, "bn.trn1 w4, w1, w2\nbn.trn2 w5, w1, w2\nbn.unzip.lo w6, w1, w2\n"
+                   "bn.unzip.hi w7, w1, w2\nbn.bcastl w8, w2, 3\n", a, b, mode)
+    assert h.ok
+    assert unpack(sim.wdr.read(4), mode) == [v for i in range(0, lanes, 2) for v in (a[i], b[i])]
+    assert unpack(sim.wdr.read(5), mode) == [v for i in range(1, lanes, 2)
+                                             for v in (a[i], b[i])]
+    assert unpack(sim.wdr.read(6), mode) == [a[i] for i in range(0, lanes, 2)] + \
+        [b[i] for i in range(0, lanes, 2)]
+    assert unpack(sim.wdr.read(7), mode) == [a[i] for i in range(1, lanes, 2)] + \
+        [b[i] for i in range(1, lanes, 2)]
+    assert unpack(sim.wdr.read(8), mode) == [b[3]] * lanes
+
+
+def _ref_bfly(kind, mode, a, b, t, dist, tidx):
+    """Reference butterflies: pairs and zetas from the isa.yml text, FIPS arithmetic."""
+    lanes, w, q = mode
+    rinv = pow(2 ** w, -1, q)
+    a, b = list(a), list(b)
+    pairs = []   # (reg, i, j, zeta_index)
+    if dist == "r":
+        pairs = [("ab", i, i, tidx) for i in range(lanes)]
+    else:
+        n = int(dist[1:])
+        per_reg = lanes // (2 * n)
+        for r, reg in enumerate("ab"):
+            for i in range(lanes):
+                if not i & n:
+                    g = r * per_reg + i // (2 * n)
+                    pairs.append((reg, i, i + n, (tidx + g) % lanes))
+    for reg, i, j, k in pairs:
+        zeta = t[k] * rinv % q          # twiddle given in Montgomery form
+        xs = a if reg in ("a", "ab") else b
+        ys = b if reg == "ab" else xs
+        x, y = xs[i], ys[j]
+        if kind == "ct":
+            xs[i], ys[j] = (x + zeta * y) % q, (x - zeta * y) % q
+        else:
+            xs[i], ys[j] = (x + y) % q, zeta * (x - y) % q
+    return a, b
+
+
+@pytest.mark.parametrize("kind", ["ct", "gs"])
+@pytest.mark.parametrize("mname,dist", [("kem", d) for d in ("r", "l1", "l2", "l4", "l8")]
+                         + [("dsa", d) for d in ("r", "l1", "l2", "l4")])
+def test_butterflies(kind, mname, dist):
+    mode, pre = MODES[mname]
+    lanes, w, q = mode
+    rng = random.Random(kind + mname + dist)
+    for tidx in (0, 3, lanes - 1):
+        a, b = _operands(mode, rng)
+        t = [rng.randrange(q) for _ in range(lanes)]
+        src = pre + ("bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\nbn.lw w3, 64(x0)\n"
+                     f"bn.bfly.{kind} w1, w2, w3, {dist}, {tidx}\necall\n")
+        sim, h = run(src, dmem={0: w256(pack(a, mode)), 32: w256(pack(b, mode)),
+                                64: w256(pack(t, mode))})
+        assert h.ok, h
+        ra, rb = _ref_bfly(kind, mode, a, b, t, dist, tidx)
+        assert unpack(sim.wdr.read(1), mode) == ra
+        assert unpack(sim.wdr.read(2), mode) == rb
+
+
+def test_result_latency_stall():
+    """bn.mulvm / bn.bfly.*: +1 cycle when the next instruction reads the result."""
+    base = cyc("bn.lw", "bn.lw", "bn.lw", "ecall")
+    cases = [
+        ("bn.mulvm w4, w1, w2\nbn.addvm w5, w4, w1\n", 1),
+        ("bn.mulvm w4, w1, w2\nbn.addvm w5, w1, w2\n", 0),
+        ("bn.mulvm w4, w1, w2\nbn.addvm w5, w1, w2\nbn.addvm w6, w4, w1\n", 0),
+        ("bn.bfly.ct w1, w2, w3, r, 0\nbn.sw w2, 96(x0)\n", 1),
+        ("bn.bfly.gs w1, w2, w3, l1, 0\nbn.bfly.gs w1, w2, w3, l2, 0\n", 1),
+        ("bn.bfly.ct w1, w2, w3, r, 0\nbn.bfly.ct w4, w5, w3, r, 0\n", 0),
+        ("bn.mulv.hi w4, w1, w2\nbn.sel w4, w1, w2\n", 1),
+        ("bn.addvm w4, w1, w2\nbn.addvm w5, w4, w4\n", 0),
+    ]
+    for body, stall in cases:
+        sim, h = _run2("", body, [1] * 16, [2] * 16, KEM)
+        ops = [line.split()[0] for line in body.splitlines()]
+        assert h.ok and h.cycles == base + cyc(*ops) + stall, body

@@ -1,0 +1,156 @@
+"""Fetch, decode (pqsoc.acc.isa only), execute, count cycles; halts are defined results.
+
+    sim = Sim()                       # DMEM 32 KiB, IMEM 32 KiB (isa parameters)
+    sim.load_program(words); sim.dmem.write_bytes(0, data)
+    halt = sim.run(max_cycles=10_000) # Halt(reason, err_bits, ...)
+    sim.reset()                       # wipe registers / loop stack / PC; IMEM, DMEM kept
+
+Cycles: each instruction costs its isa.yml `cycles`; an instruction whose cycles_note says
+"result latency 2" makes the next instruction stall one cycle when it reads a WDR it wrote.
+A faulting instruction does not retire and adds no cycles; its error bit goes to ERR_BITS.
+"""
+from dataclasses import dataclass, field
+
+from pqsoc.acc.isa import load_isa
+
+from .csr import Csrs, Wsrs
+from .dmem import Dmem
+from .errors import AccError, Unmodelled
+from .gpr import Gprs
+from .insn import executor, wdr_reads, wdr_writes
+from .loop import LoopStack, loop_depth
+from .wdr import VMODES, Wdrs
+
+_ISA = None
+
+
+def _default_isa():
+    global _ISA
+    if _ISA is None:
+        _ISA = load_isa()
+    return _ISA
+
+
+@dataclass
+class Halt:
+    """Why a run stopped. reason: 'ecall', 'error', 'unmodelled' or 'cycle_limit'."""
+    reason: str
+    cycles: int
+    insns: int
+    pc: int
+    err_bits: int = 0
+    errors: list = field(default_factory=list)   # isa.yml error names
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.reason == "ecall"
+
+    def __str__(self):
+        s = f"{self.reason} at pc {self.pc:#x}: {self.cycles} cycles, {self.insns} instructions"
+        if self.err_bits:
+            s += f", ERR_BITS {self.err_bits:#x} ({', '.join(self.errors)})"
+        if self.message:
+            s += f": {self.message}"
+        return s
+
+
+class Sim:
+    def __init__(self, isa=None, dmem_size: int = 32 * 1024, imem_size: int = 32 * 1024,
+                 seed: int = 0):
+        self.isa = isa or _default_isa()
+        if imem_size <= 0 or imem_size % 4:
+            raise ValueError(f"IMEM size {imem_size} must be a positive multiple of 4 bytes")
+        self.imem_size = imem_size
+        self.imem = [0] * (imem_size // 4)
+        self.dmem = Dmem(dmem_size)
+        self.gpr = Gprs()
+        self.wdr = Wdrs()
+        self.csr = Csrs(self.isa, seed)
+        self.wsr = Wsrs(self.isa, seed)
+        self.loops = LoopStack(loop_depth(self.isa))
+        self._exec = {i.mnemonic: executor(i) for i in self.isa.insns}
+        self._latency2 = {i.mnemonic for i in self.isa.insns if "latency 2" in i.cycles_note}
+        self._decoded = {}
+        self.reset()
+
+    # -------------------------------------------------------------------- host interface
+    def reset(self):
+        """Wipe the core state for a new run; IMEM and DMEM contents are kept."""
+        self.gpr.reset()
+        self.wdr.reset()
+        self.csr.reset()
+        self.wsr.reset()
+        self.loops.reset()
+        self.pc = 0
+        self.cycles = 0
+        self.insns = 0
+        self.done = False
+        self.halt = None
+        self.insn = None
+        self._pending = set()        # WDRs written by a latency-2 instruction just issued
+
+    def load_program(self, words, addr: int = 0):
+        if addr % 4 or addr < 0 or addr + 4 * len(words) > self.imem_size:
+            raise ValueError(f"{len(words)} words at {addr:#x} do not fit IMEM of "
+                             f"{self.imem_size:#x} bytes")
+        self.imem[addr // 4:addr // 4 + len(words)] = [w & 0xFFFF_FFFF for w in words]
+        self._decoded = {}
+
+    @property
+    def lanes(self):
+        return VMODES[self.csr.values["VMODE"] & 1]
+
+    # -------------------------------------------------------------------- execution
+    def _decode(self, word: int):
+        if word not in self._decoded:
+            self._decoded[word] = self.isa.decode(word)
+        return self._decoded[word]
+
+    def step(self):
+        """Execute one instruction; returns a Halt when the run ends, else None."""
+        if self.halt is not None:
+            raise RuntimeError(f"simulator halted ({self.halt.reason}); call reset() first")
+        pc = self.pc
+        try:
+            if pc % 4 or not 0 <= pc < self.imem_size:
+                raise AccError("BAD_INSN_ADDR", f"fetch at {pc:#x} outside IMEM "
+                               f"(size {self.imem_size:#x}) or misaligned")
+            word = self.imem[pc // 4]
+            dec = self._decode(word)
+            if dec is None:
+                raise AccError("ILLEGAL_INSN", f"undefined encoding {word:#010x}")
+            insn, ops = dec
+            if "LOOP" in insn.errors and self.loops.is_body_end(pc):
+                raise AccError("LOOP", f"{insn.mnemonic} is the last instruction of a loop body")
+            stall = 1 if self._pending and self._pending & wdr_reads(insn, ops) else 0
+            self.insn = insn
+            nxt = self._exec[insn.mnemonic](self, ops)
+        except AccError as e:
+            return self._stop("error", e.msg, [e.name])
+        except Unmodelled as e:
+            return self._stop("unmodelled", str(e))
+        self.cycles += insn.cycles + stall
+        self.insns += 1
+        self._pending = wdr_writes(insn, ops) if insn.mnemonic in self._latency2 else set()
+        if self.done:
+            return self._stop("ecall")
+        self.pc = self.loops.next_pc(pc, pc + 4 if nxt is None else nxt)
+        return None
+
+    def _stop(self, reason: str, message: str = "", errors=()):
+        bits = 0
+        for name in errors:
+            bits |= 1 << self.isa.errors[name]["bit"]
+        if bits:
+            self.csr.set_hw("ERR_BITS", bits)
+        self.halt = Halt(reason, self.cycles, self.insns, self.pc, bits, list(errors), message)
+        return self.halt
+
+    def run(self, max_cycles: int | None = None) -> Halt:
+        while True:
+            if max_cycles is not None and self.cycles >= max_cycles:
+                return self._stop("cycle_limit", f"no ecall within {max_cycles} cycles")
+            halt = self.step()
+            if halt is not None:
+                return halt
