@@ -114,7 +114,15 @@ def test_csrs():
 
 def test_straight_line_cycles_equal_isa_sum():
     body = ["addi x1, x0, 3", "add x2, x1, x1", "sw x2, 0(x0)", "lw x3, 0(x0)",
-            "xor x4, x3, x2", "lui x5, 1", "csrrs x6, VMODE, x0"]
+            "lui x5, 1", "xor x4, x3, x2", "csrrs x6, VMODE, x0"]
     sim, h = run("\n".join(body) + "\necall\n")
     assert h.cycles == sum(ISA.by_mnemonic[line.split()[0]].cycles for line in body) + 1
     assert h.insns == len(body) + 1
+
+
+def test_load_use_stalls_one_cycle():
+    """lw data come from the synchronous DMEM a cycle late (isa.yml: result latency 2)."""
+    _, apart = run("lw x3, 0(x0)\nlui x5, 1\nadd x4, x3, x3\necall\n")
+    _, back = run("lw x3, 0(x0)\nadd x4, x3, x3\nlui x5, 1\necall\n")
+    _, x0 = run("lw x0, 0(x0)\nadd x4, x0, x0\nlui x5, 1\necall\n")
+    assert (apart.cycles, back.cycles, x0.cycles) == (4, 5, 4)

@@ -157,8 +157,8 @@ def test_butterflies(kind, mname, dist):
 
 
 def test_result_latency_stall():
-    """bn.mulvm / bn.bfly.*: +1 cycle when the next instruction reads the result."""
-    base = cyc("bn.lw", "bn.lw", "bn.lw", "ecall")
+    """bn.mulvm / bn.bfly.* / bn.lw: +1 cycle when the next instruction reads the result."""
+    base = cyc("bn.lw", "bn.lw", "bn.lw", "addi", "ecall")   # addi: w3's load is not waited for
     cases = [
         ("bn.mulvm w4, w1, w2\nbn.addvm w5, w4, w1\n", 1),
         ("bn.mulvm w4, w1, w2\nbn.addvm w5, w1, w2\n", 0),
@@ -168,8 +168,10 @@ def test_result_latency_stall():
         ("bn.bfly.ct w1, w2, w3, r, 0\nbn.bfly.ct w4, w5, w3, r, 0\n", 0),
         ("bn.mulv.hi w4, w1, w2\nbn.sel w4, w1, w2\n", 1),
         ("bn.addvm w4, w1, w2\nbn.addvm w5, w4, w4\n", 0),
+        ("bn.lw w4, 0(x0)\nbn.addvm w5, w4, w1\n", 1),
+        ("bn.lw.pi w4, 0(x1)\nbn.lw w5, 0(x1)\n", 0),
     ]
     for body, stall in cases:
-        sim, h = _run2("", body, [1] * 16, [2] * 16, KEM)
+        sim, h = _run2("", "addi x0, x0, 0\n" + body, [1] * 16, [2] * 16, KEM)
         ops = [line.split()[0] for line in body.splitlines()]
         assert h.ok and h.cycles == base + cyc(*ops) + stall, body

@@ -245,7 +245,12 @@ def _subvm(lm, a, b):
 
 
 def _mont(lm, a, b):
-    return a * b * lm.rinv % lm.q
+    """The exact hardware algorithm of isa.yml bn.mulvm (defined for any lane inputs)."""
+    r = 1 << lm.width
+    t = (a & lm.mask) * (b & lm.mask)
+    m = (t * lm.qneg_inv) % r
+    u = (t + m * lm.q) >> lm.width
+    return (u - lm.q if u >= lm.q else u) & lm.mask
 
 
 _VEC = {
@@ -337,11 +342,11 @@ def bn_bcastl(s, o):
 # ------------------------------------------------------------------------------ butterflies
 def _ct(lm, x, y, z):
     p = _mont(lm, z, y)
-    return (x + p) % lm.q, (x - p) % lm.q
+    return _addvm(lm, x, p) & lm.mask, _subvm(lm, x, p) & lm.mask
 
 
 def _gs(lm, x, y, z):
-    return (x + y) % lm.q, _mont(lm, z, x - y)
+    return _addvm(lm, x, y) & lm.mask, _mont(lm, z, _subvm(lm, x, y) & lm.mask)
 
 
 def _bfly(kernel):
@@ -412,3 +417,23 @@ def wdr_reads(insn, ops) -> set:
 def wdr_writes(insn, ops) -> set:
     names = ("wa", "wb") if insn.group == "ntt" and "wa" in insn.operands else ("wrd",)
     return {ops[n] for n in names if n in insn.operands and insn.operands[n].kind == "wdr"}
+
+
+# GPR operands by name: grs* are read, grd is written (x0 never creates a hazard).
+def gpr_reads(insn, ops) -> set:
+    return {ops[n] for n, op in insn.operands.items()
+            if op.kind == "gpr" and n.startswith("grs") and ops[n] != 0}
+
+
+def gpr_writes(insn, ops) -> set:
+    return {ops["grd"]} - {0} if "grd" in insn.operands and insn.operands["grd"].kind == "gpr" else set()
+
+
+def operand_reads(insn, ops) -> set:
+    """Registers read, as ('w', n) / ('g', n), for the result-latency stall."""
+    return {("w", n) for n in wdr_reads(insn, ops)} | {("g", n) for n in gpr_reads(insn, ops)}
+
+
+def latency2_writes(insn, ops) -> set:
+    """Registers whose value arrives one cycle late (isa.yml cycles_note 'result latency 2')."""
+    return {("w", n) for n in wdr_writes(insn, ops)} | {("g", n) for n in gpr_writes(insn, ops)}

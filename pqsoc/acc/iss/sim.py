@@ -6,7 +6,9 @@
     sim.reset()                       # wipe registers / loop stack / PC; IMEM, DMEM kept
 
 Cycles: each instruction costs its isa.yml `cycles`; an instruction whose cycles_note says
-"result latency 2" makes the next instruction stall one cycle when it reads a WDR it wrote.
+"result latency 2" makes the next instruction stall one cycle when it reads a register (WDR,
+or GPR for lw) whose value arrives late: WDR results of the multiplier/butterfly pipeline and
+load data from the synchronous DMEM. bn.lw.pi's pointer update is not late.
 A faulting instruction does not retire and adds no cycles; its error bit goes to ERR_BITS.
 """
 from dataclasses import dataclass, field
@@ -17,7 +19,7 @@ from .csr import Csrs, Wsrs
 from .dmem import Dmem
 from .errors import AccError, Unmodelled
 from .gpr import Gprs
-from .insn import executor, wdr_reads, wdr_writes
+from .insn import executor, latency2_writes, operand_reads
 from .loop import LoopStack, loop_depth
 from .wdr import VMODES, Wdrs
 
@@ -88,7 +90,7 @@ class Sim:
         self.done = False
         self.halt = None
         self.insn = None
-        self._pending = set()        # WDRs written by a latency-2 instruction just issued
+        self._pending = set()        # ('w'|'g', n) written late by the instruction just issued
 
     def load_program(self, words, addr: int = 0):
         if addr % 4 or addr < 0 or addr + 4 * len(words) > self.imem_size:
@@ -123,7 +125,7 @@ class Sim:
             insn, ops = dec
             if "LOOP" in insn.errors and self.loops.is_body_end(pc):
                 raise AccError("LOOP", f"{insn.mnemonic} is the last instruction of a loop body")
-            stall = 1 if self._pending and self._pending & wdr_reads(insn, ops) else 0
+            stall = 1 if self._pending and self._pending & operand_reads(insn, ops) else 0
             self.insn = insn
             nxt = self._exec[insn.mnemonic](self, ops)
         except AccError as e:
@@ -132,7 +134,7 @@ class Sim:
             return self._stop("unmodelled", str(e))
         self.cycles += insn.cycles + stall
         self.insns += 1
-        self._pending = wdr_writes(insn, ops) if insn.mnemonic in self._latency2 else set()
+        self._pending = latency2_writes(insn, ops) if insn.mnemonic in self._latency2 else set()
         if self.done:
             return self._stop("ecall")
         self.pc = self.loops.next_pc(pc, pc + 4 if nxt is None else nxt)

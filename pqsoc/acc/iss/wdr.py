@@ -20,6 +20,11 @@ class LaneMode:
         """R^-1 mod q for the Montgomery product, R = 2^width."""
         return pow(1 << self.width, -1, self.q)
 
+    @property
+    def qneg_inv(self) -> int:
+        """q' = -q^-1 mod R for the Montgomery reduction."""
+        return (-pow(self.q, -1, 1 << self.width)) % (1 << self.width)
+
     def split(self, word: int) -> list:
         return [(word >> (self.width * i)) & self.mask for i in range(self.lanes)]
 
