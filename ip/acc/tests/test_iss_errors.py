@@ -61,10 +61,14 @@ def test_error_halt_then_reset_and_good_run(name, src, why):
     _then_good(sim)
 
 
-def test_faulting_instruction_has_no_side_effects():
-    sim, h = run("addi x1, x0, 16\nbn.lw.pi w1, 0(x1)\necall\n")
-    assert h.reason == "error" and sim.gpr.read(1) == 16 and sim.wdr.read(1) == 0
-    assert h.pc == 4 and h.insns == 1 and h.cycles == cyc("addi")
+def test_faulting_instruction_costs_nothing_and_state_is_wiped():
+    sim, h = run("addi x1, x0, 16\nbn.lw w2, 0(x0)\naddi x0, x0, 0\nbn.lw.pi w1, 0(x1)\necall\n",
+                 dmem={0: bytes(range(1, 33))})
+    assert h.reason == "error" and h.pc == 12 and h.insns == 3
+    assert h.cycles == cyc("addi", "bn.lw", "addi")
+    # secure wipe after an error: registers and DMEM are zero, ERR_BITS survives
+    assert sim.gpr.read(1) == 0 and sim.wdr.read(2) == 0 and sim.dmem.read_bytes() == bytes(sim.dmem.size)
+    assert sim.csr.values["ERR_BITS"] == BIT["BAD_DATA_ADDR"]
 
 
 @pytest.mark.parametrize("insn", [i.mnemonic for i in ISA.insns if i.group in ("kmac", "smp")])

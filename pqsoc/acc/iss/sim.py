@@ -9,7 +9,8 @@ Cycles: each instruction costs its isa.yml `cycles`; an instruction whose cycles
 "result latency 2" makes the next instruction stall one cycle when it reads a register (WDR,
 or GPR for lw) whose value arrives late: WDR results of the multiplier/butterfly pipeline and
 load data from the synchronous DMEM. bn.lw.pi's pointer update is not late.
-A faulting instruction does not retire and adds no cycles; its error bit goes to ERR_BITS.
+A faulting instruction does not retire and adds no cycles; the state is wiped (registers and
+DMEM to zero, see secure_wipe) and its error bit goes to ERR_BITS.
 """
 from dataclasses import dataclass, field
 
@@ -92,6 +93,17 @@ class Sim:
         self.insn = None
         self._pending = set()        # ('w'|'g', n) written late by the instruction just issued
 
+    def secure_wipe(self):
+        """What the hardware does after an error (and on the host's WIPE command): registers,
+        loop stack, CSRs/WSRs and DMEM to zero. IMEM is kept; ERR_BITS is set afterwards."""
+        self.gpr.reset()
+        self.wdr.reset()
+        self.csr.reset()
+        self.wsr.reset()
+        self.loops.reset()
+        self._pending = set()
+        self.dmem.clear()
+
     def load_program(self, words, addr: int = 0):
         if addr % 4 or addr < 0 or addr + 4 * len(words) > self.imem_size:
             raise ValueError(f"{len(words)} words at {addr:#x} do not fit IMEM of "
@@ -144,6 +156,8 @@ class Sim:
         bits = 0
         for name in errors:
             bits |= 1 << self.isa.errors[name]["bit"]
+        if reason == "error":
+            self.secure_wipe()
         if bits:
             self.csr.set_hw("ERR_BITS", bits)
         self.halt = Halt(reason, self.cycles, self.insns, self.pc, bits, list(errors), message)

@@ -1,0 +1,1 @@
+"""ACC RTL (Amaranth): core, wide datapath, memories, host interface."""
