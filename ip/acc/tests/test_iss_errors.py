@@ -90,3 +90,11 @@ def test_cycle_limit_then_reset():
 def test_every_isa_instruction_has_a_model():
     sim = Sim(ISA)
     assert set(sim._exec) == set(ISA.by_mnemonic)
+
+
+def test_operand_stall_before_a_fault_counts():
+    """CYCLES counts every cycle but the one that detects the error: the load-use stall of a
+    faulting bn.sw happened before it."""
+    sim, h = run("addi x1, x0, 4\nbn.lw w1, 0(x0)\nbn.sw w1, 0(x1)\necall\n")
+    assert h.reason == "error" and h.errors == ["BAD_DATA_ADDR"]
+    assert h.cycles == cyc("addi", "bn.lw") + 1 and h.insns == 2

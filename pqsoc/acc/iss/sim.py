@@ -9,7 +9,9 @@ Cycles: each instruction costs its isa.yml `cycles`; an instruction whose cycles
 "result latency 2" makes the next instruction stall one cycle when it reads a register (WDR,
 or GPR for lw) whose value arrives late: WDR results of the multiplier/butterfly pipeline and
 load data from the synchronous DMEM. bn.lw.pi's pointer update is not late.
-A faulting instruction does not retire and adds no cycles; the state is wiped (registers and
+A faulting instruction does not retire and adds no cycles (only an operand stall before it
+counts: CYCLES counts every cycle from START to the halt except the one that detects the
+error); the state is wiped (registers and
 DMEM to zero, see secure_wipe) and its error bit goes to ERR_BITS.
 """
 from dataclasses import dataclass, field
@@ -126,6 +128,7 @@ class Sim:
         if self.halt is not None:
             raise RuntimeError(f"simulator halted ({self.halt.reason}); call reset() first")
         pc = self.pc
+        stall = 0
         try:
             if pc % 4 or not 0 <= pc < self.imem_size:
                 raise AccError("BAD_INSN_ADDR", f"fetch at {pc:#x} outside IMEM "
@@ -135,12 +138,13 @@ class Sim:
             if dec is None:
                 raise AccError("ILLEGAL_INSN", f"undefined encoding {word:#010x}")
             insn, ops = dec
+            stall = 1 if self._pending and self._pending & operand_reads(insn, ops) else 0
             if "LOOP" in insn.errors and self.loops.is_body_end(pc):
                 raise AccError("LOOP", f"{insn.mnemonic} is the last instruction of a loop body")
-            stall = 1 if self._pending and self._pending & operand_reads(insn, ops) else 0
             self.insn = insn
             nxt = self._exec[insn.mnemonic](self, ops)
         except AccError as e:
+            self.cycles += stall              # the operand stall happened; the fault cycle is free
             return self._stop("error", e.msg, [e.name])
         except Unmodelled as e:
             return self._stop("unmodelled", str(e))
