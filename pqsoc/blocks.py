@@ -98,8 +98,9 @@ def add_subcommands(sub) -> None:
     from . import kmac_cli, regtool
     kmac_cli.add_parser(sub)
     regtool.add_parser(sub)
-    p = sub.add_parser("acc", help="coprocessor tools: asm, dis, run (ISS), all driven by ip/acc/data/isa.yml")
-    p.add_argument("tool", choices=["asm", "dis", "run"])
+    p = sub.add_parser("acc", help="coprocessor tools: asm, dis, run (ISS), fuzz (ISS vs RTL), "
+                                   "all driven by ip/acc/data/isa.yml")
+    p.add_argument("tool", choices=["asm", "dis", "run", "fuzz"])
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments of the tool (see `pqsoc acc asm -h`)")
     p.set_defaults(func=_acc_tool)
     p = sub.add_parser("blocks", help="list the blocks the flow knows")
@@ -107,8 +108,8 @@ def add_subcommands(sub) -> None:
 
 
 def _acc_tool(args) -> int:
-    from .acc import asm, dis, run
-    return {"asm": asm.main, "dis": dis.main, "run": run.main}[args.tool](args.args)
+    from .acc import asm, dis, fuzz, run
+    return {"asm": asm.main, "dis": dis.main, "run": run.main, "fuzz": fuzz.main}[args.tool](args.args)
 
 
 def _list_blocks(args) -> int:

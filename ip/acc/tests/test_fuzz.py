@@ -1,0 +1,198 @@
+"""Random program generator and lockstep driver (pqsoc/acc/fuzz.py).
+
+The generator must be deterministic, cover every instruction of the modelled groups, both
+VMODEs, stalls, loops and every error class; the comparison must catch a deliberately broken
+ISS (a mutant) so a passing lockstep run means something."""
+import importlib.util
+import random
+import subprocess
+import sys
+
+import pytest
+
+from ip.acc.tests.iss_util import ISA
+from pqsoc.acc import fuzz as fz
+from pqsoc.acc.fuzz import (ERROR_CLASSES, FUZZ_GROUPS, FuzzConfig, IssBackend, Layout, RunResult,
+                            compare, fuzz, generate, program_rng)
+from pqsoc.acc.isa import REPO
+from pqsoc.acc.iss.insn import _lanewise
+
+CFG = FuzzConfig()
+
+
+def test_generation_is_deterministic_by_seed_and_index():
+    a = generate(program_rng(5, 17), CFG)
+    b = generate(program_rng(5, 17), CFG)
+    assert (a.text, a.words, a.dmem, a.desc) == (b.text, b.words, b.dmem, b.desc)
+    assert generate(program_rng(5, 18), CFG).text != a.text
+    assert generate(program_rng(6, 17), CFG).text != a.text
+    assert len(a.dmem) == CFG.dmem_size and 4 * len(a.words) <= CFG.imem_size
+    c = generate(random.Random(1), CFG)
+    assert c.text == generate(random.Random(1), CFG).text
+
+
+@pytest.fixture(scope="module")
+def campaign():
+    """300 programs on a collecting ISS backend (one Sim, back to back)."""
+    be = IssBackend(CFG.imem_size, CFG.dmem_size, collect=True)
+    runs = []
+    for i in range(300):
+        p = generate(program_rng(1, i), CFG)
+        runs.append((p, be.run(p.words, p.dmem, CFG.max_cycles)))
+    return be.stats, runs
+
+
+def test_programs_end_in_ecall_or_error_within_the_limit(campaign):
+    _, runs = campaign
+    lens = [len(p.words) for p, _ in runs]
+    assert 20 <= min(lens) and sum(lens) / len(lens) < 250
+    halts = {r.halt for _, r in runs}
+    assert halts <= {"ecall", "error"}, halts                # never unmodelled / cycle_limit
+    errors = sum(r.halt == "error" for _, r in runs)
+    assert 0.15 * len(runs) <= errors <= 0.40 * len(runs)
+    for p, r in runs:
+        assert r.cycles < CFG.max_cycles
+        if r.halt == "error":                                 # secure wipe
+            assert r.dmem == bytes(CFG.dmem_size)
+    # the program ends the way the generator meant (early ecall items are rare)
+    missed = [(p.expect, r.halt) for p, r in runs
+              if p.expect != (r.halt if r.halt == "ecall" else ERROR_CLASSES[r.err_bits.bit_length() - 1])]
+    assert len(missed) <= 0.03 * len(runs), missed
+
+
+def test_every_instruction_error_class_vmode_and_stall(campaign):
+    st, _ = campaign
+    want = [i.mnemonic for i in ISA.insns if i.group in FUZZ_GROUPS]
+    assert len(want) > 60
+    missing = [m for m in want if not st["insn_" + m]]
+    assert not missing, missing
+    for name in ERROR_CLASSES:
+        assert st["err_" + name] >= 5, (name, st["err_" + name])
+    assert st["vmode0"] > 1000 and st["vmode1"] > 1000       # vector/ntt insns in each mode
+    assert st["stalls"] > 1000
+    assert st["loop_depth_8"] > 0                              # 8-deep nests run
+    assert st["halt_ecall"] > 150
+
+
+def test_kmac_groups_only_when_asked():
+    kmac = {i.mnemonic for i in ISA.insns if i.group in ("kmac", "smp")}
+
+    def seen(cfg):
+        out = set()
+        for i in range(40):
+            for line in generate(program_rng(2, i), cfg).text.splitlines():
+                if line.split() and line.split()[0] in kmac:
+                    out.add(line.split()[0])
+        return out
+    assert not seen(CFG)
+    assert len(seen(FuzzConfig(kmac=True))) >= 4
+
+
+def test_epilogue_dumps_registers():
+    sim_be = IssBackend(CFG.imem_size, CFG.dmem_size)
+    lay = Layout(CFG.dmem_size)
+    src = "addi x5, x0, 77\naddi x1, x0, 1\ncsrrw x0, VMODE, x1\nbn.bcast w3, x5\n"
+    words = fz.assemble(src + "\n".join(fz._Gen(random.Random(0), CFG).epilogue()), "t.s", ISA)
+    r = sim_be.run(words, bytes(CFG.dmem_size), CFG.max_cycles)
+    assert r.halt == "ecall"
+    word = lambda a: int.from_bytes(r.dmem[a:a + 4], "little")   # noqa: E731
+    assert word(lay.gpr_base + 4 * 4) == 77 and word(lay.vmode_addr) == 1
+    assert word(lay.wdr_base + 32 * 3 + 28) == 77              # VMODE 1: 32-bit lanes
+    assert lay.name(lay.gpr_base + 16) == "x5" and lay.name(lay.wdr_base + 32 * 3 + 4) == "w3 word 1"
+
+
+def test_compare_names_differences():
+    dm = bytearray(2048)
+    a = RunResult("ecall", 0, 100, 80, 0x40, bytes(dm))
+    assert compare(a, a) == []
+    dm[0x720 + 4 * 4 + 1] = 0x12          # x5 in the dump
+    dm[0x10] = 1
+    b = RunResult("error", 4, 101, 80, 0x44, bytes(dm))
+    d = compare(a, b)
+    text = "\n".join(d)
+    for key in ("halt", "err_bits", "cycles", "stop_pc"):
+        assert any(s.startswith(key + ":") for s in d), d
+    assert "insns" not in text
+    assert "2 differing 32-bit words, first differing byte at 0x10" in text
+    assert "dmem[0x0010] (data)" in text and "dmem[0x0730] (x5)" in text
+
+
+def _mutant(patch):
+    be = IssBackend(CFG.imem_size, CFG.dmem_size)
+    patch(be.sim)
+    return be
+
+
+def _no_cond_subtract(sim):        # bn.addvm forgets "if d >= q: d -= q"
+    sim._exec["bn.addvm"] = _lanewise(lambda lm, a, b: a + b)
+
+
+def _no_mulvm_stall(sim):          # bn.mulvm result forwarded one cycle early (cycles only)
+    sim._latency2.discard("bn.mulvm")
+
+
+def _loop_count_off_by_one(sim):   # `loop` runs grs1 + 1 times
+    orig = sim._exec["loop"]
+
+    def loop(s, o):
+        r = orig(s, o)
+        if s.gpr.read(o["grs1"]) > 1:
+            s.loops.stack[-1].remaining += 1
+        return r
+    sim._exec["loop"] = loop
+
+
+@pytest.mark.parametrize("patch", [_no_cond_subtract, _no_mulvm_stall, _loop_count_off_by_one])
+def test_fuzz_catches_a_mutant_iss(patch):
+    ref = IssBackend(CFG.imem_size, CFG.dmem_size)
+    passed, failed, failures = fuzz(300, 3, ref, _mutant(patch), CFG, max_failures=1)
+    assert failed == 1 and failures, f"mutant {patch.__name__} survived {passed} programs"
+    f = failures[0]
+    assert f.diffs and f.seed == 3 and f.program.text
+    # the failing program replays from (seed, index)
+    assert generate(program_rng(f.seed, f.index), CFG).text == f.program.text
+
+
+def test_fuzz_iss_vs_iss_passes_and_reports_progress():
+    seen = []
+    passed, failed, failures = fuzz(30, 9, IssBackend(), IssBackend(), CFG,
+                                    progress=lambda n, p, f: seen.append((n, p, f)))
+    assert (passed, failed, failures) == (30, 0, [])
+    assert seen[-1] == (30, 30, 0) and len(seen) == 30
+
+
+def test_cli_iss_backend_passes():
+    r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "acc", "fuzz", "--count", "20",
+                        "--seed", "4", "--backend", "iss"], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "20 passed, 0 failed"
+    assert "[20/20]" in r.stderr
+
+
+def test_cli_reports_failures_writes_them_and_exits_nonzero(tmp_path, monkeypatch, capsys):
+    made = []
+
+    def backend(imem, dmem, collect=False):
+        be = IssBackend(imem, dmem)
+        if made:                          # the second backend (the "DUT") is a mutant
+            _no_cond_subtract(be.sim)
+        made.append(be)
+        return be
+    monkeypatch.setattr(fz, "IssBackend", backend)
+    rc = fz.main(["--count", "40", "--seed", "3", "--backend", "iss", "--out", str(tmp_path)])
+    out = capsys.readouterr().out.strip().splitlines()
+    passed, failed = int(out[-1].split()[0]), int(out[-1].split()[2])
+    assert out[-1] == f"{passed} passed, {failed} failed" and failed > 0 and passed + failed == 40
+    assert rc == 1
+    assert len(list(tmp_path.glob("*.s"))) == failed == len(list(tmp_path.glob("*.dmem")))
+    s = next(tmp_path.glob("*.s"))
+    words = fz.assemble(s.read_text(), s.name, ISA)      # the written program replays
+    assert words == [int(x, 16) for x in s.with_suffix(".hex").read_text().split()]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ip.acc.rtl.fuzz_backend") is not None,
+                    reason="the RTL backend exists")
+def test_cli_rtl_backend_missing_is_a_clear_error(capsys):
+    rc = fz.main(["--count", "1", "--backend", "rtl"])
+    assert rc != 0
+    assert "ip.acc.rtl.fuzz_backend" in capsys.readouterr().err

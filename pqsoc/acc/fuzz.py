@@ -1,0 +1,934 @@
+"""Random ACC programs and a lockstep driver: run each program on two backends, compare.
+
+    pqsoc acc fuzz --count 1000 --seed 1 [--backend rtl|iss] [--out build/acc_fuzz] [--kmac]
+
+Generator (`generate(rng, cfg) -> Program`): assembly text (replayable with `pqsoc acc asm`),
+its words, and an initial DMEM image. Programs cover every instruction of the groups base,
+loop, wide-mem, vec and ntt (kmac / smp only with cfg.kmac), both VMODEs, registers biased to
+interesting values (0, 1, q-1, q, all ones, lane boundaries, DMEM addresses), loops nested up
+to 8 deep (and 9+ deep as an error), forward branches / jal / jalr (the only backward control
+flow is the hardware loop, so every program terminates: the generator bounds the dynamic
+instruction count by cfg.budget), result-latency hazards, and a fraction cfg.error_fraction
+of programs that end in one error class (ILLEGAL_INSN, BAD_INSN_ADDR, BAD_DATA_ADDR, LOOP).
+
+DMEM layout (Layout; DMEM must be >= 2 KiB):
+    [0, 0x300)        data area: random initial contents; the only target of generated
+                      (non-faulting) loads and stores
+    0x300 .. 0x6ff    dump of w0..w31 (32 bytes each)
+    0x700 .. 0x71f    dump of WSR ACC
+    0x720 .. 0x79b    dump of x1..x31
+    0x79c, 0x7a0      dump of CSR VMODE, CSR ERR_BITS
+    rest              untouched (random initial bytes)
+The dump area also starts with random bytes, so a dump store that does not happen shows up.
+Normal programs end with the epilogue that writes the dump, then `ecall`; so the final
+register state is part of the DMEM comparison. After an error both backends wipe DMEM.
+The random CSR RND / WSR RND are never read (their values are implementation-specific).
+
+Each program is generated from random.Random(f"{seed}:{index}"), so (seed, index) replays
+one program. Backends: `IssBackend` (one Sim, programs back to back with reset() in between,
+like the hardware's START), and the RTL backend from ip.acc.rtl.fuzz_backend.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+from .asm import assemble
+from .isa import Isa, load_isa
+
+MASK32 = 0xFFFF_FFFF
+Q = (3329, 8380417)             # q for VMODE 0 / 1
+WIDTH = (16, 32)                # lane width
+LANES = (16, 8)
+ERROR_CLASSES = ("ILLEGAL_INSN", "BAD_INSN_ADDR", "BAD_DATA_ADDR", "LOOP")
+FUZZ_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt")
+KMAC_GROUPS = ("kmac", "smp")
+
+_ISA: Isa | None = None
+
+
+def _isa() -> Isa:
+    global _ISA
+    if _ISA is None:
+        _ISA = load_isa()
+    return _ISA
+
+
+# ---------------------------------------------------------------------------------- config
+@dataclass
+class FuzzConfig:
+    imem_size: int = 2048
+    dmem_size: int = 2048
+    max_cycles: int = 20_000        # cycle limit per program; generated programs stay below
+    budget: int = 4_000             # bound on the dynamic instruction count of a program
+    min_items: int = 8              # random items in the main body (static length ~20-150)
+    max_items: int = 40
+    error_fraction: float = 0.25    # programs that end in an error
+    kmac: bool = False              # also generate kmac / smp instructions (not modelled yet)
+
+
+@dataclass(frozen=True)
+class Layout:
+    dmem_size: int
+    data_end: int = 0x300
+    wdr_base: int = 0x300
+    acc_addr: int = 0x700
+    gpr_base: int = 0x720           # x1 at gpr_base, x31 at gpr_base + 120
+    vmode_addr: int = 0x79C
+    errbits_addr: int = 0x7A0
+
+    def __post_init__(self):
+        if self.dmem_size < 0x800 or self.dmem_size % 32:
+            raise ValueError(f"fuzzing needs DMEM >= 2 KiB (a multiple of 32), got {self.dmem_size}")
+
+    def name(self, addr: int) -> str:
+        """What a (32-bit word) DMEM address holds in the dump, for difference messages."""
+        if addr < self.data_end:
+            return "data"
+        if self.wdr_base <= addr < self.wdr_base + 32 * 32:
+            n, off = divmod(addr - self.wdr_base, 32)
+            return f"w{n} word {off // 4}"
+        if self.acc_addr <= addr < self.acc_addr + 32:
+            return f"ACC word {(addr - self.acc_addr) // 4}"
+        if self.gpr_base <= addr < self.gpr_base + 31 * 4:
+            return f"x{(addr - self.gpr_base) // 4 + 1}"
+        if addr == self.vmode_addr:
+            return "VMODE"
+        if addr == self.errbits_addr:
+            return "ERR_BITS"
+        return "unused"
+
+
+@dataclass
+class Program:
+    text: str                       # assembly source
+    words: list                     # assembled words
+    dmem: bytes                     # initial DMEM image (whole DMEM)
+    desc: str                       # short description (expected end, features)
+    expect: str = "ecall"           # "ecall" or the error class the program aims at
+
+
+# ---------------------------------------------------------------------------------- values
+def _li(rd: int, v: int) -> list[str]:
+    """Load a 32-bit constant: addi, or lui (+ addi)."""
+    v &= MASK32
+    lo = ((v & 0xFFF) ^ 0x800) - 0x800
+    if v == lo & MASK32:
+        return [f"addi x{rd}, x0, {lo}"]
+    hi = ((v - lo) >> 12) & 0xFFFFF
+    out = [f"lui x{rd}, {hi:#x}"]
+    if lo:
+        out.append(f"addi x{rd}, x{rd}, {lo}")
+    return out
+
+
+def _ninsns(lines) -> int:
+    return sum(1 for s in lines if not s.endswith(":") and not s.startswith("#"))
+
+
+class _Gen:
+    """One program. Items are lists of assembly lines; a block is a list of items."""
+
+    def __init__(self, rng: random.Random, cfg: FuzzConfig):
+        self.rng = rng
+        self.cfg = cfg
+        self.isa = _isa()
+        self.lay = Layout(cfg.dmem_size)
+        self.nlabel = 0
+        self.features = Counter()
+        self.allow_ecall = True             # early `ecall` items (not before an error construct)
+        self.falloff = False                # BAD_INSN_ADDR by running past the last IMEM word
+        groups = FUZZ_GROUPS + (KMAC_GROUPS if cfg.kmac else ())
+        self.plain = [i.mnemonic for i in self.isa.insns if i.group in groups
+                      and i.mnemonic not in _SPECIAL]
+
+    # ------------------------------------------------------------------ small helpers
+    def label(self) -> str:
+        self.nlabel += 1
+        return f"L{self.nlabel}"
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def gd(self) -> int:                       # destination GPR (mostly not x0)
+        return 0 if self.chance(0.05) else self.rng.randint(1, 31)
+
+    def gs(self) -> int:
+        return 0 if self.chance(0.08) else self.rng.randint(1, 31)
+
+    def w(self) -> int:
+        return self.rng.randint(0, 31)
+
+    def value(self) -> int:
+        r = self.rng
+        lay = self.lay
+        pool = [0, 1, 2, 3, MASK32, MASK32 - 1, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001,
+                3328, 3329, 3330, 8380416, 8380417, 8380418, 0xFFFF, 0x1_0000, 0x7FFF, 0x8000,
+                0xFFFF_0000, 0x0D01_0D01, 0x0D00_0D00, 15, 16, 31, 32, 1023, 1024,
+                lay.dmem_size, lay.dmem_size - 4, lay.dmem_size - 32]
+        k = r.random()
+        if k < 0.45:
+            return r.choice(pool)
+        if k < 0.6:                            # a valid DMEM address, aligned or not
+            return r.randrange(0, lay.data_end, r.choice((1, 4, 32)))
+        if k < 0.7:
+            return (1 << r.randrange(32)) + r.choice((-1, 0, 1))
+        if k < 0.8:
+            return r.randint(-2048, 2047) & MASK32
+        return r.getrandbits(32)
+
+    def lane_value(self, mode: int) -> int:
+        r = self.rng
+        q, wd = Q[mode], WIDTH[mode]
+        k = r.random()
+        if k < 0.35:
+            return r.choice((0, 1, 2, q - 2, q - 1, q, q + 1, (1 << wd) - 1, (1 << wd) - 2,
+                             1 << (wd - 1), (1 << (wd - 1)) - 1, 2 * q - 1)) & ((1 << wd) - 1)
+        if k < 0.75:
+            return r.randrange(q)
+        return r.getrandbits(wd)
+
+    def dmem_image(self) -> bytes:
+        out = bytearray()
+        for _ in range(self.cfg.dmem_size // 32):
+            mode = self.rng.randrange(2)
+            if self.chance(0.1):
+                out += self.rng.getrandbits(256).to_bytes(32, "little")
+                continue
+            wd = WIDTH[mode]
+            word = sum(self.lane_value(mode) << (wd * i) for i in range(LANES[mode]))
+            out += word.to_bytes(32, "little")
+        return bytes(out)
+
+    def set_vmode(self, mode: int, reg: int | None = None) -> list[str]:
+        reg = reg or self.rng.randint(1, 31)
+        v = mode if self.chance(0.7) else self.rng.choice((mode, mode | 2, mode | 0xFFFF_FFFE & MASK32))
+        self.features[f"vmode{mode}"] += 1
+        return _li(reg, v) + [f"csrrw x{self.gd() if self.chance(0.3) else 0}, VMODE, x{reg}"]
+
+    # ------------------------------------------------------------------ instructions
+    def operands(self, m: str) -> tuple[str, list[str]]:
+        """Random operand text for a 'plain' instruction; returns (line, prefix lines)."""
+        insn = self.isa.by_mnemonic[m]
+        r = self.rng
+        pre = []
+        vals = {}
+        for name, op in insn.operands.items():
+            if op.kind == "gpr":
+                vals[name] = f"x{self.gd() if name == 'grd' else self.gs()}"
+            elif op.kind == "wdr":
+                vals[name] = f"w{self.w()}"
+            elif op.kind == "enum":
+                vals[name] = r.choice(op.values)
+            elif op.kind in ("csr", "wsr"):
+                vals[name] = "ACC"
+            elif op.kind == "simm":
+                vals[name] = str(r.choice((0, 1, -1, 2047, -2048, r.randint(-2048, 2047))))
+            elif op.kind == "uimm":
+                lo, hi = op.value_range()
+                vals[name] = str(r.choice((lo, hi, r.randint(lo, hi))))
+            else:
+                raise AssertionError(f"{m}: operand kind {op.kind}")
+        if m in ("slli", "srli", "srai"):
+            vals["shamt"] = str(r.choice((0, 1, 15, 16, 31, r.randint(0, 31))))
+        elif m == "lui":
+            vals["imm"] = hex(r.choice((0, 1, 0xFFFFF, 0x80000, 0x7FFFF, r.getrandbits(20))))
+        elif m in ("bn.ins", "bn.ext"):
+            vals["lane"] = str(r.randint(0, 7))
+        elif m == "bn.shlv":
+            n = r.randint(0, 31)
+            if n >= 16:
+                pre = self.set_vmode(1)
+            vals["shamt"] = str(n)
+        elif m in ("bn.shrv", "bn.srav"):
+            vals["shamt"] = str(r.choice((0, 1, 15, 16, 31, r.randint(0, 31))))
+        elif m == "bn.bcastl":
+            n = r.randint(0, 15)
+            if n >= 8:
+                pre = self.set_vmode(0)
+            vals["lane"] = str(n)
+        elif m in ("bn.bfly.ct", "bn.bfly.gs"):
+            n = r.randint(0, 15)
+            if vals["dist"] == "l8" or (vals["dist"] == "r" and n >= 8):
+                pre = self.set_vmode(0)
+            vals["tidx"] = str(n)
+        elif m in ("bn.wsrr", "bn.wsrw"):
+            vals["wsr"] = "ACC"
+        return self.fmt(insn, vals), pre
+
+    def fmt(self, insn, vals: dict) -> str:
+        out = insn.mnemonic
+        if insn.syntax:
+            s = ""
+            for kind, text in insn.syntax_tokens():
+                s += vals[text] if kind == "op" else text
+            out += " " + s
+        return out
+
+    def plain_item(self) -> list[str]:
+        m = self.rng.choice(self.plain)
+        line, pre = self.operands(m)
+        self.features[m] += 1
+        return pre + [line]
+
+    # ------------------------------------------------------------------ items
+    def mem_item(self, op: str | None = None, addr: int | None = None) -> list[str]:
+        r = self.rng
+        op = op or r.choice(("lw", "sw", "bn.lw", "bn.lw.pi", "bn.sw", "bn.sw.pi"))
+        wide = op.startswith("bn.")
+        size = 32 if wide else 4
+        if addr is None:
+            addr = r.randrange(0, self.lay.data_end, size)
+        if wide:
+            off = r.choice((0, 0, 32, -32, 16352, -16384, 32 * r.randint(-512, 511)))
+        else:
+            off = r.choice((0, 0, 4, -4, 2047, -2048, 1, -1, r.randint(-2048, 2047)))
+        base = (addr - off) & MASK32
+        pre = []
+        if not wide and 0 <= addr < 2048 and r.random() < 0.15:
+            breg, off = 0, addr
+        else:
+            breg = r.randint(1, 31)
+            pre = _li(breg, base)
+        if op == "lw":
+            line = f"lw x{self.gd()}, {off}(x{breg})"
+        elif op == "sw":
+            line = f"sw x{self.gs()}, {off}(x{breg})"
+        else:
+            line = f"{op} w{self.w()}, {off}(x{breg})"
+        self.features[op] += 1
+        return pre + [line]
+
+    def hazard_item(self) -> list[str]:
+        """A result-latency producer immediately followed by a reader of its result."""
+        r = self.rng
+        k = r.randrange(5)
+        self.features["hazard"] += 1
+        if k == 0:                                       # lw -> GPR reader
+            rd = r.randint(1, 31)
+            addr = r.randrange(0, self.lay.data_end, 4)
+            prod = _li(rd, addr) + [f"lw x{rd}, 0(x{rd})"] if self.chance(0.5) else \
+                [f"lw x{rd}, {addr}(x0)"]
+            cons = r.choice((f"add x{self.gd()}, x{rd}, x{self.gs()}",  # (last choice: no hazard)
+                             f"sw x{rd}, {r.randrange(0, self.lay.data_end, 4)}(x0)",
+                             f"bn.bcast w{self.w()}, x{rd}",
+                             f"bn.ins w{self.w()}, x{rd}, {r.randint(0, 7)}",
+                             f"csrrw x0, VMODE, x{rd}",
+                             f"xori x{rd}, x{rd}, -1",
+                             f"add x{self.gd()}, x{self.gs()}, x{r.randint(1, 31)}"))  # maybe not
+            return prod + [cons]
+        if k == 1:                                       # bn.lw -> WDR reader
+            wd = self.w()
+            addr = r.randrange(0, self.lay.data_end, 32)
+            prod = [f"bn.lw w{wd}, {addr}(x0)"]
+        elif k == 2:
+            wd = self.w()
+            m = r.choice(("bn.mulvm", "bn.mulvm", "bn.mulv.lo", "bn.mulv.hi"))
+            prod = [f"{m} w{wd}, w{self.w()}, w{self.w()}"]
+        elif k == 3:
+            wa, wb = self.w(), self.w()
+            d = r.choice(("r", "l1", "l2", "l4"))
+            m = r.choice(("bn.bfly.ct", "bn.bfly.gs"))
+            prod = [f"{m} w{wa}, w{wb}, w{self.w()}, {d}, {r.randint(0, 7)}"]
+            wd = r.choice((wa, wb))
+        else:                                            # bn.lw.pi: pointer is not late
+            breg = r.randint(1, 31)
+            prod = _li(breg, r.randrange(0, self.lay.data_end - 32, 32)) + \
+                [f"bn.lw.pi w{self.w()}, 0(x{breg})"]
+            return prod + [f"add x{self.gd()}, x{breg}, x{breg}"]
+        x = self.w()
+        cons = r.choice((f"bn.addvm w{self.w()}, w{wd}, w{x}", f"bn.subv w{self.w()}, w{x}, w{wd}",
+                         f"bn.sel w{wd}, w{x}, w{self.w()}", f"bn.mov w{self.w()}, w{wd}",
+                         f"bn.ext x{self.gd()}, w{wd}, {r.randint(0, 7)}",
+                         f"bn.sw w{wd}, {r.randrange(0, self.lay.data_end, 32)}(x0)",
+                         f"bn.ins w{wd}, x{self.gs()}, {r.randint(0, 7)}",
+                         f"bn.or.acc x{self.gd()}, w{x}, w{wd}",
+                         f"bn.wsrw ACC, w{wd}",
+                         f"bn.bfly.ct w{wd}, w{x}, w{self.w()}, l1, 0",
+                         f"bn.addv w{wd}, w{x}, w{x}"))          # writes only: no stall
+        return prod + [cons]
+
+    def csr_item(self) -> list[str]:
+        r = self.rng
+        k = r.randrange(5)
+        self.features["csr"] += 1
+        if k == 0:
+            return self.set_vmode(r.randrange(2))
+        if k == 1:
+            return [f"{r.choice(('csrrw', 'csrrs', 'csrrc'))} x{self.gd()}, VMODE, x{self.gs()}"]
+        if k == 2:
+            return [f"{r.choice(('csrrs', 'csrrc'))} x{self.gd()}, ERR_BITS, x0"]
+        if k == 3:
+            return [f"csrrs x{self.gd()}, {r.choice(('VMODE', 'ERR_BITS'))}, x0"]
+        return [f"bn.wsrr w{self.w()}, ACC" if self.chance(0.5) else f"bn.wsrw ACC, w{self.w()}"]
+
+    def li_item(self) -> list[str]:
+        self.features["li"] += 1
+        if self.chance(0.2):
+            return [f"bn.bcast w{self.w()}, x{self.gs()}"]
+        return _li(self.rng.randint(1, 31), self.value())
+
+    def skip_item(self, depth: int, budget: int) -> tuple[list[str], int]:
+        """A forward branch / jal / jalr over a small sub-block of the same body."""
+        r = self.rng
+        lab = self.label()
+        k = r.randrange(10)
+        if k < 6:
+            m = r.choice(("beq", "bne", "blt", "bge", "bltu", "bgeu"))
+            a = self.gs()
+            b = a if self.chance(0.2) else self.gs()
+            head = [f"{m} x{a}, x{b}, {lab}"]
+            if a and self.chance(0.2):            # the branch reads a load result: stall
+                head.insert(0, f"lw x{a}, {r.randrange(0, self.lay.data_end, 4)}(x0)")
+            self.features[m] += 1
+        elif k < 8:
+            head = [f"jal x{self.gd()}, {lab}"]
+            self.features["jal"] += 1
+        else:
+            t = r.randint(1, 31)
+            v = r.randrange(3)
+            if v == 0:
+                head = [f"jalr x{self.gd()}, {lab}(x0)"]
+            elif v == 1:
+                head = [f"addi x{t}, x0, {lab}", f"addi x{t}, x{t}, {r.choice((1, -8, 16))}",
+                        f"jalr x{self.gd()}, {{off}}(x{t})"]
+                off = {"1": 0, "-8": 8, "16": -16}[head[1].split(", ")[-1]]
+                head[2] = head[2].format(off=off)
+            else:
+                head = [f"addi x{t}, x0, {lab}", f"jalr x{self.gd()}, 0(x{t})"]
+            self.features["jalr"] += 1
+        n = r.randint(1, 4)
+        sub, cost = self.block(n, depth, max(1, budget - 4), top=False)
+        return head + sub + [f"{lab}:"], cost + len(head)
+
+    def loop_item(self, depth: int, budget: int) -> tuple[list[str], int]:
+        r = self.rng
+        body, bcost = self.block(r.randint(1, 5), depth + 1, max(2, budget // 2), top=False)
+        body = self.fix_body_end(body)
+        if self.chance(0.2):                     # hazard across the loop-back
+            self.features["hazard"] += 1
+            if self.chance(0.5):
+                x = r.randint(1, 31)
+                body = [f"add x{self.gd()}, x{x}, x{self.gs()}"] + body + \
+                    [f"lw x{x}, {r.randrange(0, self.lay.data_end, 4)}(x0)"]
+            else:
+                x = self.w()
+                m = r.choice(("bn.mulvm", "bn.mulv.hi", "bn.mulv.lo"))
+                body = [f"bn.addvm w{self.w()}, w{self.w()}, w{x}"] + body + \
+                    [f"{m} w{x}, w{self.w()}, w{self.w()}"]
+            bcost += 2
+        bcost = max(bcost, 1)
+        size = _ninsns(body)
+        maxn = max(1, (budget - 3) // bcost)
+        n = min(maxn, r.choice((1, 2, 3, r.randint(1, 8), r.randint(1, 1023))))
+        self.features["loop_depth_%d" % (depth + 1)] += 1
+        if n <= 1023 and self.chance(0.6):
+            head = [f"loopi {n}, {size}"]
+            self.features["loopi"] += 1
+        else:
+            reg = r.randint(1, 31)
+            head = _li(reg, n) + [f"loop x{reg}, {size}"]
+            self.features["loop"] += 1
+        return head + body, len(head) + n * bcost
+
+    def nest_item(self, levels: int, budget: int) -> tuple[list[str], int]:
+        """`levels` loops nested directly in each other (deep nesting, shared ends)."""
+        r = self.rng
+        if levels == 0:
+            lines = []
+            for _ in range(r.randint(1, 2)):
+                lines += self.plain_item()
+            return lines, _ninsns(lines)
+        n = r.choice((1, 2, 2, 3))
+        while n > 1 and (2 ** (levels - 1)) * 4 * n > budget:
+            n -= 1
+        pre = self.plain_item() if self.chance(0.4) else []
+        inner, icost = self.nest_item(levels - 1, max(1, budget // n - 4))
+        post = self.plain_item() if self.chance(0.4) else []
+        body = pre + inner + post
+        self.features["loopi"] += 1
+        return [f"loopi {n}, {_ninsns(body)}"] + body, 1 + n * (_ninsns(pre) + icost + _ninsns(post))
+
+    def fix_body_end(self, body: list[str]) -> list[str]:
+        """A loop body must not end with a branch / jump / loop, nor with a label."""
+        last = [s for s in body if not s.endswith(":")]
+        if (not last or body[-1].endswith(":")
+                or last[-1].split()[0] in ("beq", "bne", "blt", "bge", "bltu", "bgeu", "jal",
+                                           "jalr", "loop", "loopi")):
+            body = body + self.plain_item()
+        return body
+
+    def block(self, n: int, depth: int, budget: int, top: bool) -> tuple[list[str], int]:
+        r = self.rng
+        lines, cost = [], 0
+        for _ in range(n):
+            left = budget - cost
+            if left <= 2:
+                break
+            kinds = ["plain"] * 40 + ["mem"] * 10 + ["hazard"] * 8 + ["li"] * 8 + ["csr"] * 5 \
+                + ["skip"] * 7
+            if depth < 8 and left > 8:
+                kinds += ["loop"] * 8
+                if depth < 6 and left > 64:
+                    kinds += ["nest"] * 2
+            if self.allow_ecall and r.random() < 0.004:
+                kinds = ["ecall"]
+            k = r.choice(kinds)
+            if k == "plain":
+                item = self.plain_item()
+                c = len(item)
+            elif k == "mem":
+                item = self.mem_item()
+                c = len(item)
+            elif k == "hazard":
+                item = self.hazard_item()
+                c = len(item)
+            elif k == "li":
+                item = self.li_item()
+                c = len(item)
+            elif k == "csr":
+                item = self.csr_item()
+                c = len(item)
+            elif k == "skip":
+                item, c = self.skip_item(depth, left // 2)
+            elif k == "loop":
+                item, c = self.loop_item(depth, left)
+            elif k == "nest":
+                item, c = self.nest_item(r.randint(2, 8 - depth), left)
+            else:
+                item, c = ["ecall"], 1
+                self.features["early_ecall"] += 1
+            lines += item
+            cost += c
+        if not lines:
+            lines = self.plain_item()
+            cost = len(lines)
+        return lines, cost
+
+    def random_encoding(self, insn) -> int:
+        """insn.encode with random in-range operand values (may be an illegal variant)."""
+        vals = {}
+        for op in insn.operands.values():
+            lo, hi = op.value_range()
+            step = 1 << op.align
+            vals[op.name] = self.rng.randrange(lo - lo % step, hi + 1, step)
+        return insn.encode(vals)
+
+    # ------------------------------------------------------------------ error constructs
+    def error_item(self, cls: str) -> list[str]:
+        r = self.rng
+        lay = self.lay
+        self.features["err_" + cls] += 1
+        if cls == "ILLEGAL_INSN":
+            k = r.randrange(9)
+            if k == 0 and self.chance(0.5):         # a valid encoding with 1-2 bits flipped
+                while True:
+                    wrd = self.random_encoding(r.choice(self.isa.insns))
+                    for _ in range(r.randint(1, 2)):
+                        wrd ^= 1 << r.randrange(32)
+                    if self.isa.decode(wrd) is None:
+                        return [f".word {wrd:#010x}"]
+            if k == 0:
+                while True:
+                    wrd = r.choice((r.getrandbits(32), MASK32, 0,
+                                    (r.getrandbits(25) << 7) | r.choice((0x0B, 0x2B, 0x5B, 0x7B, 0x73, 0x33))))
+                    if self.isa.decode(wrd) is None:
+                        return [f".word {wrd:#010x}"]
+            if k == 1:
+                known = {c["addr"] for c in self.isa.csrs.values()}
+                a = r.choice([x for x in (0, 0x7C4, 0x7FF, 0xFC1, 0x300, r.getrandbits(12)) if x not in known]
+                             or [0x123])
+                return [f"{r.choice(('csrrw', 'csrrs', 'csrrc'))} x{self.gd()}, {a:#x}, x{self.gs()}"]
+            if k == 2:
+                ro = [n for n, c in self.isa.csrs.items() if c["desc"].lower().startswith("read-only")]
+                m = r.choice(("csrrw", "csrrs", "csrrc"))
+                src = self.gs() if m == "csrrw" else r.randint(1, 31)
+                return [f"{m} x{self.gd()}, {r.choice(ro)}, x{src}"]
+            if k == 3:
+                known = {c["addr"] for c in self.isa.wsrs.values()}
+                a = r.choice([x for x in range(256) if x not in known])
+                return [r.choice((f"bn.wsrr w{self.w()}, {a:#x}", f"bn.wsrw {a:#x}, w{self.w()}",
+                                  f"bn.wsrw RND, w{self.w()}"))]
+            if k == 4:
+                m = r.choice(("bn.ins", "bn.ext"))
+                lane = r.choice((8, 9, 1023, r.randint(8, 1023)))
+                return [f"bn.ins w{self.w()}, x{self.gs()}, {lane}" if m == "bn.ins"
+                        else f"bn.ext x{self.gd()}, w{self.w()}, {lane}"]
+            mode = r.randrange(2)
+            pre = self.set_vmode(mode)
+            if k == 5:                                  # the 5-bit shamt reaches 32 only in VMODE 0
+                return self.set_vmode(0) + [f"bn.shlv w{self.w()}, w{self.w()}, {r.randint(16, 31)}"]
+            if k == 6:
+                return pre + [f"bn.bcastl w{self.w()}, w{self.w()}, {r.randint(LANES[mode], 31)}"]
+            m = r.choice(("bn.bfly.ct", "bn.bfly.gs"))
+            if k == 7 or mode == 0:
+                return self.set_vmode(1) + [f"{m} w{self.w()}, w{self.w()}, w{self.w()}, l8, {r.randint(0, 15)}"]
+            return pre + [f"{m} w{self.w()}, w{self.w()}, w{self.w()}, r, {r.randint(8, 15)}"]
+        if cls == "BAD_INSN_ADDR":
+            imem = self.cfg.imem_size
+            k = r.randrange(5)
+            if k == 4:                                  # run off the end of IMEM
+                self.falloff = True
+                return [f"jal x{self.gd()}, LTAIL"]
+            if k == 0:
+                off = r.choice((imem, imem + 4, 2, 6, -(imem + 4), min(4094, imem + 2)))
+                if abs(off) < 4096 and self.chance(0.5):
+                    a = self.gs()
+                    return [f"beq x{a}, x{a}, {off}"]
+                return [f"jal x{self.gd()}, {off}"]
+            t = r.randint(1, 31)
+            tgt = r.choice((imem, imem + 4, MASK32 - 3, 0x8000_0000, 2, 6, 0x7FE, r.getrandbits(32) | imem,
+                            r.randrange(0, imem, 4) + 2))
+            if (tgt & ~1) % 4 == 0 and (tgt & ~1) < imem:
+                tgt = imem
+            return _li(t, tgt) + [f"jalr x{self.gd()}, 0(x{t})"]
+        if cls == "BAD_DATA_ADDR":
+            k = r.randrange(3)
+            op = r.choice(("lw", "sw", "bn.lw", "bn.lw.pi", "bn.sw", "bn.sw.pi"))
+            size = 32 if op.startswith("bn.") else 4
+            if k == 0:                                  # misaligned
+                addr = r.randrange(0, lay.data_end - 32, size) + r.randint(1, size - 1)
+                return self.mem_item(op, addr)
+            if k == 1:                                  # outside DMEM
+                addr = r.choice((lay.dmem_size, lay.dmem_size + size, MASK32 + 1 - size,
+                                 0x8000_0000, (r.getrandbits(32) | 0x1_0000) & ~(size - 1)))
+                return self.mem_item(op, addr)
+            breg = r.randint(1, 31)                     # pointer walks off the end in a loop
+            steps = r.randint(1, 4)
+            m = r.choice(("bn.lw.pi", "bn.sw.pi"))
+            return _li(breg, lay.dmem_size - 32 * steps) + \
+                [f"loopi {steps + r.randint(1, 3)}, 1", f"{m} w{self.w()}, 0(x{breg})"]
+        if cls == "LOOP":
+            k = r.randrange(7)
+            body = self.plain_item() + self.plain_item()
+            if k == 0:
+                return [f"loopi 0, {_ninsns(body)}"] + body
+            if k == 1:
+                reg = r.randint(1, 31)
+                pre = [] if self.chance(0.3) else [f"addi x{reg}, x0, 0"]
+                return pre + [f"loop x{reg if pre else 0}, {_ninsns(body)}"] + body
+            if k == 2:
+                return [r.choice(("loopi 3, 0", "loopi 1023, 0"))] + body
+            if k == 3:                                  # 9 or more nested loops
+                depth = r.randint(9, 10)
+                out = []
+                for d in range(depth):
+                    out.append(f"loopi {r.randint(1, 2)}, {depth - d + 1}")
+                return out + ["addi x1, x1, 1", "addi x2, x2, 1"]
+            if k == 4:                                  # control flow as the last body insn
+                lab = self.label()
+                a = self.gs()
+                last = r.choice((f"beq x{a}, x{self.gs()}, {lab}", f"bne x{a}, x{a}, {lab}",
+                                 f"jal x{self.gd()}, {lab}", f"jalr x0, {lab}(x0)",
+                                 "loopi 2, 1", f"loop x{r.randint(1, 31)}, 1"))
+                body = body + [last]
+                return [f"loopi {r.randint(1, 3)}, {_ninsns(body)}"] + body + [f"{lab}:", "addi x3, x3, 1"]
+            if k == 5:                                  # inner body ends after the outer one
+                return ["loopi 2, 2", "loopi 2, 2", "addi x1, x1, 1", "addi x1, x1, 1"]
+            # error at depth inside a valid nest: an 8-deep nest, then one more
+            return [f"loopi 1, {9 - d}" for d in range(8)] + ["loopi 1, 1", "addi x1, x1, 1"]
+        raise ValueError(cls)
+
+    # ------------------------------------------------------------------ program
+    def prologue(self) -> list[str]:
+        r = self.rng
+        out = []
+        if self.chance(0.5):
+            out += self.set_vmode(1)
+        else:
+            self.features["vmode0"] += 1
+        for reg in r.sample(range(1, 32), r.randint(3, 10)):
+            out += _li(reg, self.value())
+        for _ in range(r.randint(2, 8)):
+            out.append(f"bn.lw w{self.w()}, {r.randrange(0, self.lay.data_end, 32)}(x0)")
+        return out
+
+    def epilogue(self) -> list[str]:
+        lay = self.lay
+        out = [f"sw x{n}, {lay.gpr_base + 4 * (n - 1)}(x0)" for n in range(1, 32)]
+        out += ["csrrs x1, VMODE, x0", f"sw x1, {lay.vmode_addr}(x0)",
+                "csrrs x1, ERR_BITS, x0", f"sw x1, {lay.errbits_addr}(x0)"]
+        out += [f"bn.sw w{n}, {lay.wdr_base + 32 * n}(x0)" for n in range(32)]
+        out += ["bn.wsrr w0, ACC", f"bn.sw w0, {lay.acc_addr}(x0)", "ecall"]
+        return out
+
+    def program(self) -> Program:
+        r = self.rng
+        cfg = self.cfg
+        expect = "ecall"
+        if r.random() < cfg.error_fraction:
+            expect = r.choice(ERROR_CLASSES)
+            self.allow_ecall = False
+        lines = ["# prologue"] + self.prologue()
+        n = r.randint(cfg.min_items, cfg.max_items)
+        if expect == "ecall":
+            body, _ = self.block(n, 0, cfg.budget, top=True)
+            lines += ["# body"] + body
+        else:
+            k = r.randint(0, n)
+            pre, c = self.block(k, 0, cfg.budget // 2, top=True) if k else ([], 0)
+            post, _ = self.block(max(1, n - k), 0, cfg.budget // 2, top=True)
+            err = self.error_item(expect)
+            if not self.falloff and self.chance(0.3):  # the error inside a loop body
+                body = self.plain_item() + err + self.plain_item()
+                err = [f"loopi {r.randint(1, 5)}, {_ninsns(body)}"] + body
+            lines += ["# body"] + pre + [f"# error construct: {expect}"] + err + post
+        lines += ["# epilogue: dump registers"] + self.epilogue()
+        if self.falloff:                         # a tail that ends at the last IMEM word
+            tail = []
+            for _ in range(r.randint(1, 3)):
+                tail += self.plain_item()
+            if self.chance(0.5):
+                body = self.plain_item() + self.plain_item()
+                tail += [f"loopi {r.randint(1, 4)}, {_ninsns(body)}"] + body
+            pad = cfg.imem_size // 4 - _ninsns(lines) - _ninsns(tail)
+            if pad < 0:
+                raise _TooLong
+            lines += ["# padding up to the tail that runs off the end of IMEM"] \
+                + ["addi x0, x0, 0"] * pad + ["LTAIL:"] + tail
+        text = "\n".join(s if s.endswith(":") or s.startswith("#") else "    " + s for s in lines) + "\n"
+        words = assemble(text, "fuzz.s", self.isa)
+        if 4 * len(words) > cfg.imem_size:
+            raise _TooLong
+        feats = [k for k in ("vmode0", "vmode1", "hazard", "early_ecall") if self.features[k]]
+        depth = max([int(k.rsplit("_", 1)[1]) for k in self.features if k.startswith("loop_depth")] or [0])
+        desc = f"expect {expect}; {len(words)} words; loop depth {depth}; " + ", ".join(feats)
+        return Program(text, words, self.dmem_image(), desc, expect)
+
+
+class _TooLong(Exception):
+    pass
+
+
+# instructions with generator-specific handling (not picked by plain_item)
+_SPECIAL = {"lw", "sw", "bn.lw", "bn.lw.pi", "bn.sw", "bn.sw.pi", "beq", "bne", "blt", "bge",
+            "bltu", "bgeu", "jal", "jalr", "csrrw", "csrrs", "csrrc", "ecall", "loop", "loopi"}
+
+
+def generate(rng: random.Random, cfg: FuzzConfig | None = None) -> Program:
+    """One random program (deterministic for the rng state)."""
+    cfg = cfg or FuzzConfig()
+    for _ in range(20):
+        try:
+            return _Gen(rng, cfg).program()
+        except _TooLong:
+            continue
+    raise RuntimeError("could not generate a program that fits IMEM; raise imem_size")
+
+
+def program_rng(seed: int, index: int) -> random.Random:
+    return random.Random(f"acc-fuzz:{seed}:{index}")
+
+
+# ---------------------------------------------------------------------------------- backends
+@dataclass
+class RunResult:
+    halt: str          # "ecall", "error" or "cycle_limit" ("unmodelled" from the ISS)
+    err_bits: int
+    cycles: int
+    insns: int
+    stop_pc: int       # pc of the ecall / faulting instruction
+    dmem: bytes        # whole DMEM after the run
+
+
+class Backend(Protocol):
+    def run(self, program_words: list[int], dmem: bytes, max_cycles: int) -> RunResult: ...
+
+
+class IssBackend:
+    """One Sim for all programs: reset() (the hardware's START), load at IMEM 0 (the rest of
+    IMEM keeps older words), write the DMEM image, run. With collect=True, also counts the
+    executed instructions, stalls, VMODEs and halts in self.stats (slower)."""
+
+    def __init__(self, imem_size: int = 2048, dmem_size: int = 2048, collect: bool = False):
+        from .iss import Sim
+        self.sim = Sim(dmem_size=dmem_size, imem_size=imem_size)
+        self.collect = collect
+        self.stats = Counter()
+
+    def run(self, program_words, dmem, max_cycles):
+        sim = self.sim
+        sim.reset()
+        sim.load_program(program_words)
+        sim.dmem.write_bytes(0, bytes(dmem))
+        halt = self._run_collect(max_cycles) if self.collect else sim.run(max_cycles=max_cycles)
+        if self.collect:
+            self.stats["halt_" + halt.reason] += 1
+            for e in halt.errors:
+                self.stats["err_" + e] += 1
+        return RunResult(halt.reason, halt.err_bits, halt.cycles, halt.insns, halt.pc,
+                         sim.dmem.read_bytes())
+
+    def _run_collect(self, max_cycles):
+        sim, st = self.sim, self.stats
+        if hasattr(sim, "_limit"):               # what Sim.run sets for cycle-limited waits
+            sim._limit = max_cycles
+        while sim.cycles < max_cycles:
+            c0 = sim.cycles
+            h = sim.step()
+            if h is not None and h.reason != "ecall":
+                return h
+            insn = sim.insn
+            st["insn_" + insn.mnemonic] += 1
+            stall = sim.cycles - c0 - insn.cycles
+            if stall:
+                st["stalls"] += stall
+            if insn.group in ("vec", "ntt"):
+                st[f"vmode{sim.csr.values['VMODE'] & 1}"] += 1
+            if len(sim.loops.stack) > 0:
+                st[f"loop_depth_{len(sim.loops.stack)}"] += 1
+            if h is not None:
+                return h
+        return sim.run(max_cycles=max_cycles)
+
+
+def compare(a: RunResult, b: RunResult, names=("a", "b"), max_words: int = 8) -> list[str]:
+    """Human-readable differences between two runs (empty: identical)."""
+    out = []
+    na, nb = names
+    for f in ("halt", "err_bits", "cycles", "insns", "stop_pc"):
+        va, vb = getattr(a, f), getattr(b, f)
+        if va != vb:
+            fmt = (lambda v: f"{v:#x}") if f in ("err_bits", "stop_pc") else str
+            out.append(f"{f}: {na} {fmt(va)} != {nb} {fmt(vb)}")
+    if len(a.dmem) != len(b.dmem):
+        out.append(f"dmem size: {na} {len(a.dmem)} != {nb} {len(b.dmem)} bytes")
+    if a.dmem != b.dmem:
+        n = min(len(a.dmem), len(b.dmem))
+        lay = None
+        try:
+            lay = Layout(n)
+        except ValueError:
+            pass
+        diff = [i for i in range(0, n - n % 4, 4) if a.dmem[i:i + 4] != b.dmem[i:i + 4]]
+        first = next(i for i in range(n) if a.dmem[i] != b.dmem[i]) if diff else None
+        out.append(f"dmem: {len(diff)} differing 32-bit words, first differing byte at {first:#x}"
+                   if first is not None else "dmem: differs")
+        for i in diff[:max_words]:
+            wa = int.from_bytes(a.dmem[i:i + 4], "little")
+            wb = int.from_bytes(b.dmem[i:i + 4], "little")
+            where = f" ({lay.name(i)})" if lay else ""
+            out.append(f"  dmem[{i:#06x}]{where}: {na} {wa:#010x} != {nb} {wb:#010x}")
+        if len(diff) > max_words:
+            out.append(f"  ... {len(diff) - max_words} more words")
+    return out
+
+
+@dataclass
+class Failure:
+    seed: int
+    index: int
+    program: Program
+    diffs: list
+    result_a: RunResult
+    result_b: RunResult
+
+    def write(self, out: Path) -> Path:
+        out.mkdir(parents=True, exist_ok=True)
+        stem = out / f"fuzz_s{self.seed}_i{self.index}"
+        stem.with_suffix(".s").write_text(
+            f"# pqsoc acc fuzz seed {self.seed} index {self.index}: {self.program.desc}\n"
+            f"# replay: pqsoc acc fuzz --seed {self.seed} --start {self.index} --count 1, or\n"
+            f"#   pqsoc acc run {stem.name}.hex --dmem-in {stem.name}.dmem --dmem-size "
+            f"{len(self.program.dmem)} --imem-size IMEM --max-cycles N\n"
+            + "".join(f"# {d}\n" for d in self.diffs) + self.program.text)
+        stem.with_suffix(".hex").write_text("".join(f"{w:08x}\n" for w in self.program.words))
+        stem.with_suffix(".dmem").write_bytes(self.program.dmem)
+        return stem
+
+
+def fuzz(count: int, seed: int, backend_a: Backend, backend_b: Backend, cfg: FuzzConfig | None = None,
+         progress: Callable[[int, int, int], None] | None = None, start: int = 0,
+         max_failures: int | None = None):
+    """Run programs start..start+count-1 of `seed` on both backends.
+    Returns (passed, failed, failures); progress(done, passed, failed) after each program."""
+    cfg = cfg or FuzzConfig()
+    passed = failed = 0
+    failures = []
+    for i in range(start, start + count):
+        prog = generate(program_rng(seed, i), cfg)
+        ra = backend_a.run(prog.words, prog.dmem, cfg.max_cycles)
+        rb = backend_b.run(prog.words, prog.dmem, cfg.max_cycles)
+        diffs = compare(ra, rb)
+        if (ra.halt == "cycle_limit" or (ra.halt == "unmodelled" and not cfg.kmac)) and not diffs:
+            diffs = [f"reference halted with {ra.halt} (generator bug: programs must end "
+                     f"within {cfg.max_cycles} cycles in ecall or an error)"]
+        if diffs:
+            failed += 1
+            failures.append(Failure(seed, i, prog, diffs, ra, rb))
+        else:
+            passed += 1
+        if progress:
+            progress(i - start + 1, passed, failed)
+        if max_failures is not None and failed >= max_failures:
+            break
+    return passed, failed, failures
+
+
+# ---------------------------------------------------------------------------------- CLI
+def _rtl_backend(imem_size: int, dmem_size: int):
+    try:
+        from ip.acc.rtl.fuzz_backend import make_rtl_backend
+    except ImportError as exc:
+        raise SystemExit(f"error: the RTL backend is not available: cannot import "
+                         f"ip.acc.rtl.fuzz_backend.make_rtl_backend ({exc})") from None
+    return make_rtl_backend(imem_size, dmem_size)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="pqsoc acc fuzz",
+                                 description="random ACC programs, ISS vs a second backend in lockstep")
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--start", type=int, default=0, help="first program index (replay: --start I --count 1)")
+    ap.add_argument("--backend", choices=["rtl", "iss"], default="rtl",
+                    help="compared against the ISS; iss = a second, independent ISS (harness check)")
+    ap.add_argument("--out", default="build/acc_fuzz", help="failing programs go here (.s, .hex, .dmem)")
+    ap.add_argument("--kmac", action="store_true", help="also generate kmac / smp instructions")
+    ap.add_argument("--imem-size", type=int, default=2048)
+    ap.add_argument("--dmem-size", type=int, default=2048)
+    ap.add_argument("--max-cycles", type=int, default=20_000)
+    ap.add_argument("--error-fraction", type=float, default=0.25)
+    ap.add_argument("--show", type=int, default=3, help="failures printed in full")
+    a = ap.parse_args(argv)
+    cfg = FuzzConfig(imem_size=a.imem_size, dmem_size=a.dmem_size, max_cycles=a.max_cycles,
+                     error_fraction=a.error_fraction, kmac=a.kmac)
+    ref = IssBackend(a.imem_size, a.dmem_size)
+    if a.backend == "iss":
+        dut = IssBackend(a.imem_size, a.dmem_size)
+    else:
+        try:
+            dut = _rtl_backend(a.imem_size, a.dmem_size)
+        except SystemExit as exc:
+            print(exc, file=sys.stderr)
+            return 2
+    every = max(1, min(50, a.count // 10))
+    t0 = time.monotonic()
+
+    def progress(done, p, f):
+        if done % every == 0 or done == a.count:
+            print(f"[{done}/{a.count}] {p} passed, {f} failed ({time.monotonic() - t0:.1f} s)",
+                  file=sys.stderr, flush=True)
+
+    passed, failed, failures = fuzz(a.count, a.seed, ref, dut, cfg, progress=progress, start=a.start)
+    out = Path(a.out)
+    for k, fl in enumerate(failures):
+        stem = fl.write(out)
+        if k < a.show:
+            print(f"FAIL seed {fl.seed} index {fl.index} ({fl.program.desc}): {stem}.s")
+            for d in fl.diffs:
+                print(f"    {d}")
+    if len(failures) > a.show:
+        print(f"... {len(failures) - a.show} more failures written to {out}/")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
