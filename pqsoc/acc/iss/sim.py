@@ -9,6 +9,10 @@ Cycles: each instruction costs its isa.yml `cycles`; an instruction whose cycles
 "result latency 2" makes the next instruction stall one cycle when it reads a register (WDR,
 or GPR for lw) whose value arrives late: WDR results of the multiplier/butterfly pipeline and
 load data from the synchronous DMEM. bn.lw.pi's pointer update is not late.
+KMAC: `sim.kmac` (ip.kmac.cycle_model) is ticked once for every cycle the core spends (operand
+stalls, every instruction's cycles, the faulting cycle), with the core's hold flop
+`sim.kmac_hold` and no request outside kmac.* instructions; kmac.* instructions take as many
+cycles as their handshakes need (iss/kmac.py). ecall and error halts clear the hold flop.
 A faulting instruction does not retire and adds no cycles (only an operand stall before it
 counts: CYCLES counts every cycle from START to the halt except the one that detects the
 error); the state is wiped (registers and
@@ -20,9 +24,12 @@ from pqsoc.acc.isa import load_isa
 
 from .csr import Csrs, Wsrs
 from .dmem import Dmem
+from ip.kmac.cycle_model import KmacCycleModel
+
 from .errors import AccError, Unmodelled
 from .gpr import Gprs
 from .insn import executor, latency2_writes, operand_reads
+from .kmac import CycleLimit, kmac_status
 from .loop import LoopStack, loop_depth
 from .wdr import VMODES, Wdrs
 
@@ -77,6 +84,9 @@ class Sim:
         self._exec = {i.mnemonic: executor(i) for i in self.isa.insns}
         self._latency2 = {i.mnemonic for i in self.isa.insns if "latency 2" in i.cycles_note}
         self._decoded = {}
+        self.kmac = KmacCycleModel()     # not reset by reset(): a separate block
+        self.kmac_hold = 0
+        self._limit = None
         self.reset()
 
     # -------------------------------------------------------------------- host interface
@@ -94,6 +104,8 @@ class Sim:
         self.halt = None
         self.insn = None
         self._pending = set()        # ('w'|'g', n) written late by the instruction just issued
+        self.kmac_hold = 0
+        self._err_kmac = 0
 
     def secure_wipe(self):
         """What the hardware does after an error (and on the host's WIPE command): registers,
@@ -129,6 +141,7 @@ class Sim:
             raise RuntimeError(f"simulator halted ({self.halt.reason}); call reset() first")
         pc = self.pc
         stall = 0
+        self._kmac_cycles = None
         try:
             if pc % 4 or not 0 <= pc < self.imem_size:
                 raise AccError("BAD_INSN_ADDR", f"fetch at {pc:#x} outside IMEM "
@@ -139,19 +152,34 @@ class Sim:
                 raise AccError("ILLEGAL_INSN", f"undefined encoding {word:#010x}")
             insn, ops = dec
             stall = 1 if self._pending and self._pending & operand_reads(insn, ops) else 0
+            self._kmac_idle(stall)
             if "LOOP" in insn.errors and self.loops.is_body_end(pc):
                 raise AccError("LOOP", f"{insn.mnemonic} is the last instruction of a loop body")
             self.insn = insn
+            self._cycle_base = self.cycles + stall
+            if insn.mnemonic.startswith("csrr"):
+                self.csr.set_hw("KMAC_STATUS", kmac_status(self))
             nxt = self._exec[insn.mnemonic](self, ops)
         except AccError as e:
-            self.cycles += stall              # the operand stall happened; the fault cycle is free
+            # the operand stall and any KMAC wait cycles happened; the fault cycle is free
+            self.cycles += stall + (self._kmac_cycles or 0)
+            self._kmac_idle(1)
+            self.kmac_hold = 0
             return self._stop("error", e.msg, [e.name])
+        except CycleLimit:
+            self.cycles += stall + self._kmac_cycles
+            return self._stop("cycle_limit", f"no ecall within {self._limit} cycles "
+                              f"(waiting in {insn.mnemonic})")
         except Unmodelled as e:
             return self._stop("unmodelled", str(e))
-        self.cycles += insn.cycles + stall
+        if self._kmac_cycles is None:             # not a kmac.* instruction
+            self._kmac_cycles = insn.cycles
+            self._kmac_idle(insn.cycles)
+        self.cycles += self._kmac_cycles + stall
         self.insns += 1
         self._pending = latency2_writes(insn, ops) if insn.mnemonic in self._latency2 else set()
         if self.done:
+            self.kmac_hold = 0
             return self._stop("ecall")
         self.pc = self.loops.next_pc(pc, pc + 4 if nxt is None else nxt)
         return None
@@ -164,10 +192,18 @@ class Sim:
             self.secure_wipe()
         if bits:
             self.csr.set_hw("ERR_BITS", bits)
+            if "KMAC" in errors:
+                self.csr.set_hw("ERR_KMAC", self._err_kmac)
         self.halt = Halt(reason, self.cycles, self.insns, self.pc, bits, list(errors), message)
         return self.halt
 
+    def _kmac_idle(self, n: int):
+        """n core cycles without a side-load request (hold = the hold flop)."""
+        for _ in range(n):
+            self.kmac.tick_idle(self.kmac_hold)
+
     def run(self, max_cycles: int | None = None) -> Halt:
+        self._limit = max_cycles
         while True:
             if max_cycles is not None and self.cycles >= max_cycles:
                 return self._stop("cycle_limit", f"no ecall within {max_cycles} cycles")

@@ -1,0 +1,326 @@
+"""ISS kmac.* group: hashes against hashlib, cycle counts against a co-simulation of the real
+KMAC RTL (Amaranth) driven by a small hand-written side-load master that follows the core's
+cycle rule (pqsoc/acc/iss/kmac.py), error halts."""
+import hashlib
+import random
+
+from amaranth.sim import Simulator
+
+from ip.acc.tests.iss_util import ISA, cyc, run
+from ip.kmac.kmac import Kmac
+from ip.kmac.model import ERR_MASK
+from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START
+from pqsoc.acc.asm import assemble
+from pqsoc.acc.iss import Sim
+
+KMAC_BIT = 1 << ISA.errors["KMAC"]["bit"]
+SHA3, SHAKE = 0, 1
+S128, S256 = 0, 2
+FULL = 0xFFFF_FFFF
+
+
+def li(reg, value):
+    value &= FULL
+    lo = value & 0xFFF
+    if lo >= 0x800:
+        lo -= 0x1000
+    hi = ((value - lo) >> 12) & 0xFFFFF
+    return [f"lui x{reg}, {hi}", f"addi x{reg}, x{reg}, {lo}"]
+
+
+class Prog:
+    """An ACC program and, in step, the co-simulation's op list (non-kmac instructions become
+    idle cycles by their isa.yml cycle counts; the programs avoid operand stalls)."""
+
+    def __init__(self):
+        self.asm = []
+        self.ops = []
+        self.dmem = bytearray()
+
+    def plain(self, *lines):
+        for line in lines:
+            self.asm.append(line)
+            self.ops.append(("idle", cyc(line.split()[0])))
+
+    def k(self, line, op):
+        self.asm.append(line)
+        self.ops.append(op)
+
+    def source(self):
+        return "\n".join(self.asm) + "\n"
+
+
+def hash_prog(mode, strength, msg, nwords, declared=False, chunk=32, nops=0, seed=0):
+    """Stream msg in chunks of `chunk` bytes (each at a random byte offset when chunk < 32),
+    read nwords digest words into DMEM 0x1000.."""
+    rng = random.Random(seed)
+    p = Prog()
+    words = []                                   # (data int, mask)
+    for i in range(0, len(msg), chunk):
+        part = msg[i:i + chunk]
+        lo = rng.randint(0, 32 - len(part))
+        buf = bytearray(rng.randbytes(32))
+        buf[lo:lo + len(part)] = part
+        words.append((int.from_bytes(buf, "little"), ((1 << len(part)) - 1) << lo))
+    assert len(words) <= 24
+    dmem = b"".join(d.to_bytes(32, "little") for d, _ in words)
+    for i in range(len(words)):
+        p.plain(f"bn.lw w{i + 1}, {32 * i}(x0)")
+    p.plain(*li(1, mode | strength << 2), *li(2, len(msg) if declared else 0))
+    masks = sorted({m for _, m in words})
+    mreg = {}
+    for j, m in enumerate(masks):
+        mreg[m] = 10 + j
+        p.plain(*li(10 + j, m))
+    p.plain("addi x0, x0, 0")                    # no stall on the last li
+    p.k("kmac.acq", ("acq",))
+    p.k("kmac.start x1, x2", ("cmd", OP_START, mode, strength, len(msg) if declared else 0))
+    for i, (d, m) in enumerate(words):
+        p.k(f"kmac.msg w{i + 1}, x{mreg[m]}", ("msg", d, m))
+        if nops and i % 2:
+            p.plain(*["addi x0, x0, 0"] * nops)
+    if not declared:
+        p.k("kmac.finish", ("cmd", OP_FINISH, 0, 0, 0))
+    for j in range(nwords):
+        p.k(f"kmac.dig w{25 + j % 6}", ("dig",))
+        p.plain(f"bn.sw w{25 + j % 6}, {0x1000 + 32 * j}(x0)")
+    p.k("kmac.rel", ("rel",))
+    p.plain("ecall")
+    return p, dmem
+
+
+def run_iss(p, dmem, sim=None):
+    sim, h = run(p.source(), sim=sim, dmem={0: dmem})
+    return sim, h
+
+
+def cosim(ops):
+    """The op list against the KMAC RTL; returns (cycles, digest words)."""
+    dut = Kmac()
+    res = {}
+
+    async def bench(ctx):
+        sl = dut.sideload
+        hold = 0
+        cycles = 0
+        words = []
+
+        def drive(cmd=None, msg=None, dig=0):
+            ctx.set(sl.hold, hold)
+            ctx.set(sl.cmd.valid, cmd is not None)
+            if cmd is not None:
+                op, mode, strength, msg_len = cmd
+                ctx.set(sl.cmd.op, op)
+                ctx.set(sl.cmd.mode, mode)
+                ctx.set(sl.cmd.strength, strength)
+                ctx.set(sl.cmd.msg_len, msg_len)
+            ctx.set(sl.msg.valid, msg is not None)
+            if msg is not None:
+                ctx.set(sl.msg.data, msg[0])
+                ctx.set(sl.msg.mask, msg[1])
+            ctx.set(sl.digest.ready, dig)
+            assert not ctx.get(sl.error), f"KMAC error {ctx.get(sl.error_code)} at {cycles}"
+
+        for op in ops:
+            kind = op[0]
+            if kind == "idle":
+                for _ in range(op[1]):
+                    drive()
+                    await ctx.tick()
+                    cycles += 1
+            elif kind == "acq":
+                drive()
+                await ctx.tick()
+                cycles += 1
+                hold = 1
+                while True:
+                    drive()
+                    g = ctx.get(sl.granted)
+                    await ctx.tick()
+                    cycles += 1
+                    if g:
+                        break
+            elif kind == "rel":
+                drive()
+                await ctx.tick()
+                cycles += 1
+                hold = 0
+            else:
+                while True:
+                    if kind == "cmd":
+                        drive(cmd=op[1:])
+                        done = ctx.get(sl.cmd.ready)
+                    elif kind == "msg":
+                        drive(msg=op[1:])
+                        done = ctx.get(sl.msg.ready)
+                    else:
+                        drive(dig=1)
+                        done = ctx.get(sl.digest.valid)
+                        data = ctx.get(sl.digest.data)
+                    await ctx.tick()
+                    cycles += 1
+                    if done:
+                        if kind == "dig":
+                            words.append(data)
+                        break
+        res["cycles"], res["words"] = cycles, words
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    return res["cycles"], res["words"]
+
+
+def digest(sim, nwords):
+    return sim.dmem.read_bytes()[0x1000:0x1000 + 32 * nwords]
+
+
+def test_hashes_match_hashlib():
+    rng = random.Random(1)
+    cases = [(SHAKE, S128, rng.randbytes(300), 3, dict(chunk=32)),
+             (SHAKE, S256, rng.randbytes(150), 2, dict(chunk=7, seed=3)),
+             (SHA3, S256, rng.randbytes(136), 1, dict(chunk=20, declared=True)),
+             (SHA3, S256, b"", 1, {}),
+             (SHAKE, S128, b"abc", 1, dict(chunk=3, nops=2))]
+    sim = Sim(ISA)
+    for mode, strength, msg, nw, kw in cases:
+        p, dmem = hash_prog(mode, strength, msg, nw, **kw)
+        sim.reset()
+        sim, h = run_iss(p, dmem, sim)
+        assert h.ok, h
+        ref = {(SHAKE, S128): lambda m: hashlib.shake_128(m).digest(32 * nw),
+               (SHAKE, S256): lambda m: hashlib.shake_256(m).digest(32 * nw),
+               (SHA3, S256): lambda m: hashlib.sha3_256(m).digest()}[(mode, strength)](msg)
+        assert digest(sim, nw)[:len(ref)] == ref, (mode, strength, len(msg))
+        assert sim.kmac_hold == 0
+
+
+def test_cycle_counts_match_rtl_cosim():
+    rng = random.Random(2)
+    progs = [hash_prog(SHAKE, S128, rng.randbytes(400), 8, chunk=32),           # multi-block
+             hash_prog(SHA3, S256, rng.randbytes(70), 1, chunk=9, declared=True, nops=3, seed=4),
+             hash_prog(SHAKE, S256, rng.randbytes(40), 2, chunk=13, nops=30, seed=5)]
+    for p, dmem in progs:
+        sim, h = run_iss(p, dmem)
+        assert h.ok, h
+        cycles, words = cosim(p.ops)
+        assert h.cycles == cycles, (h.cycles, cycles)
+        got = digest(sim, len(words))
+        assert got == b"".join(w.to_bytes(32, "little") for w in words)
+
+
+def test_back_to_back_operations_and_status_csr():
+    """acq/rel twice in one program, PAD_BLOCK, a kmac.dig issued before the digest is ready,
+    KMAC_STATUS read; cycle count against the RTL co-simulation."""
+    p = Prog()
+    p.plain("addi x1, x0, 1", "addi x2, x0, 0", "addi x3, x0, -1", "addi x0, x0, 0")
+    for _ in range(2):
+        p.k("kmac.acq", ("acq",))
+        p.plain("csrrs x5, KMAC_STATUS, x0")
+        p.k("kmac.start x1, x2", ("cmd", OP_START, SHAKE, S128, 0))
+        p.k("kmac.msg w0, x3", ("msg", 0, FULL))
+        p.k("kmac.pad", ("cmd", OP_PAD, 0, 0, 0))
+        p.k("kmac.msg w0, x3", ("msg", 0, FULL))
+        p.k("kmac.finish", ("cmd", OP_FINISH, 0, 0, 0))
+        p.k("kmac.dig w1", ("dig",))
+        p.k("kmac.rel", ("rel",))
+    p.plain("ecall")
+    sim, h = run(p.source())
+    assert h.ok, h
+    assert sim.gpr.read(5) & 1 == 1                     # granted
+    cycles, words = cosim(p.ops)
+    assert h.cycles == cycles
+    ref = hashlib.shake_128(bytes(32) + bytes(168 - 32) + bytes(32)).digest(32)
+    assert sim.wdr.read(1).to_bytes(32, "little") == ref == words[-1].to_bytes(32, "little")
+
+
+def trace(src):
+    """Cycles of each executed instruction (source line, cycles)."""
+    sim = Sim(ISA)
+    lines = src.splitlines()
+    sim.load_program(assemble(src, "t.s", ISA))
+    out = []
+    while True:
+        c, pc = sim.cycles, sim.pc
+        h = sim.step()
+        out.append((lines[pc // 4].split()[0], sim.cycles - c))
+        if h:
+            assert h.ok, h
+            return out
+
+
+def test_cycle_figures():
+    """SHAKE128 (rate 168 = 5.25 words): acq 3 cycles on a free block, START 1, a full word 4,
+    the word that completes a block 4 + 24 (its first lane starts the permutation, the other
+    3 wait), FINISH 1, first digest word 30 cycles after FINISH, then 4 per word while
+    obuf holds lanes, 8 for the word that waits for the refill; acq right after rel 3."""
+    src = ("addi x1, x0, 1\naddi x3, x0, -1\nkmac.acq\nkmac.start x1, x0\n"
+           + "kmac.msg w0, x3\n" * 6 + "kmac.finish\n" + "kmac.dig w1\n" * 8
+           + "kmac.rel\nkmac.acq\nkmac.rel\necall\n")
+    got = [c for _, c in trace(src)]
+    assert got == [1, 1, 3, 1] + [4] * 5 + [28] + [1] + [30, 4, 4, 4, 4, 8, 4, 4] + [1, 3, 1, 1]
+    # single-byte words: 1 cycle each
+    src = ("addi x1, x0, 1\naddi x3, x0, 1\nkmac.acq\nkmac.start x1, x0\n"
+           + "kmac.msg w0, x3\n" * 3 + "kmac.finish\nkmac.dig w1\nkmac.rel\necall\n")
+    assert [c for _, c in trace(src)] == [1, 1, 3, 1, 1, 1, 1, 1, 30, 1, 1]
+
+
+def _then_good(sim):
+    sim.reset()
+    p, dmem = hash_prog(SHAKE, S128, b"after", 1, chunk=5)
+    sim, h = run_iss(p, dmem, sim)
+    assert h.ok, h
+    assert digest(sim, 1) == hashlib.shake_128(b"after").digest(32)
+    assert sim.csr.values["ERR_BITS"] == 0
+
+
+def test_error_no_hold():
+    for src in ("kmac.start x0, x0\necall\n", "kmac.msg w0, x0\necall\n", "kmac.pad\necall\n",
+                "kmac.finish\necall\n", "kmac.dig w0\necall\n",
+                "kmac.acq\nkmac.rel\nkmac.finish\necall\n"):
+        sim, h = run("addi x1, x0, 1\n" + src)
+        assert h.reason == "error" and h.err_bits == KMAC_BIT, (src, h)
+        assert sim.csr.values["ERR_KMAC"] == 0
+        extra = 3 + 1 if "acq" in src else 0
+        assert h.cycles == cyc("addi") + extra, (src, h.cycles)
+        _then_good(sim)
+
+
+def test_error_double_acq():
+    sim, h = run("kmac.acq\naddi x0, x0, 0\nkmac.acq\necall\n")
+    assert h.reason == "error" and h.err_bits == KMAC_BIT
+    assert h.cycles == 3 + 1                            # the second acq's cycle is free
+    assert sim.kmac_hold == 0
+    _then_good(sim)
+
+
+def test_error_reported_by_kmac():
+    """A non-contiguous mask: the word is refused at once (msg completes in 1 cycle); the
+    KMAC's error shows 2 cycles later, in the waiting kmac.finish."""
+    src = ("addi x1, x0, 1\naddi x5, x0, 5\nkmac.acq\nkmac.start x1, x0\nkmac.msg w0, x5\n"
+           "kmac.finish\necall\n")
+    sim, h = run(src)
+    assert h.reason == "error" and h.err_bits == KMAC_BIT, h
+    assert sim.csr.values["ERR_KMAC"] == ERR_MASK
+    # addi x2, acq 3, start 1, msg 1 (refused at once), finish waits 1 cycle (wipe), error in
+    # its second cycle (not counted)
+    assert h.cycles == cyc("addi", "addi") + 3 + 1 + 1 + 1
+    assert sim.kmac_hold == 0
+    # The KMAC's error is sticky until an accepted START, and the core flags error = 1 in
+    # any kmac.* cycle: the next program's kmac.acq fails with the same code (RTL/ISA issue,
+    # see the report). A program without kmac.* instructions runs fine.
+    sim.reset()
+    sim, h = run("addi x1, x0, 21\nadd x1, x1, x1\necall\n", sim)
+    assert h.ok and sim.gpr.read(1) == 42
+    sim.reset()
+    sim, h = run("kmac.acq\necall\n", sim)
+    assert h.reason == "error" and sim.csr.values["ERR_KMAC"] == ERR_MASK
+
+
+def test_dig_while_not_squeezing_waits_until_the_cycle_limit():
+    """The KMAC ignores digest.ready outside SQUEEZE (no side-load error, no valid): kmac.dig
+    before FINISH never completes; the ISS stops at the run's cycle limit."""
+    sim, h = run("addi x1, x0, 1\nkmac.acq\nkmac.start x1, x0\nkmac.dig w1\necall\n",
+                 max_cycles=500)
+    assert h.reason == "cycle_limit" and h.cycles == 500, h

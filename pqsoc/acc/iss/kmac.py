@@ -1,0 +1,129 @@
+"""kmac.* instructions: the side-load master, cycle by cycle against `ip.kmac.cycle_model`.
+
+The core's side of the port (the RTL core is built to this rule):
+- a `hold` flop drives the KMAC's hold; kmac.acq sets it at the end of its first cycle,
+  kmac.rel, ecall and every error halt clear it at the end of their cycle;
+- cmd.valid / msg.valid / digest.ready are 1 only in the cycles of kmac.start|pad|finish,
+  kmac.msg, kmac.dig (payload = the operands) and only while hold = 1 and error = 0: in the
+  cycle that detects a KMAC error no request is presented;
+- such an instruction presents its request each cycle and completes in the first cycle with
+  the handshake (valid & ready); its cycle count is the number of cycles presented; kmac.dig
+  writes wrd with digest.data of that cycle;
+- kmac.acq completes in the first cycle, from its second on, in which granted = 1;
+- KMAC error: start/pad/finish/msg/dig with hold = 0 (first cycle), acq with hold = 1 (first
+  cycle), or error = 1 from the KMAC in any cycle of a kmac.* instruction other than rel
+  (while hold = 1); ERR_KMAC = error_code (0 for the core's own checks).
+The cycles before the detecting one count (sim.py: the detecting cycle itself does not).
+"""
+from ip.kmac.cycle_model import IDLE_INPUTS
+from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START
+
+from .errors import AccError
+
+
+class CycleLimit(Exception):
+    """The run's cycle limit was reached while an instruction waited on the KMAC."""
+
+
+def _kmac_error(s, k, code, msg):
+    s._kmac_cycles = k                # waited cycles before the detecting one
+    s._err_kmac = code
+    raise AccError("KMAC", msg)
+
+
+def _inputs(s, **req):
+    inp = dict(IDLE_INPUTS)
+    inp["hold"] = s.kmac_hold
+    inp.update(req)
+    return inp
+
+
+def _check_limit(s, k):
+    if s._limit is not None and s._cycle_base + k >= s._limit:
+        s._kmac_cycles = k
+        raise CycleLimit()
+
+
+def _transfer(s, req, handshake):
+    """Present `req` until `handshake(outputs)`; returns the handshake cycle's outputs."""
+    if not s.kmac_hold:
+        _kmac_error(s, 0, 0, f"{s.insn.mnemonic} without holding the KMAC port (kmac.acq)")
+    k = 0
+    while True:
+        _check_limit(s, k)
+        out = s.kmac.outputs(_inputs(s))          # error is a register: no input dependence
+        if out["error"]:
+            _kmac_error(s, k, out["error_code"],
+                        f"KMAC reported error_code {out['error_code']:#x}")
+        inp = _inputs(s, **req)
+        out = s.kmac.outputs(inp)
+        s.kmac.tick(inp)
+        k += 1
+        if handshake(out):
+            s._kmac_cycles = k
+            return out
+
+
+def kmac_acq(s, o):
+    if s.kmac_hold:
+        _kmac_error(s, 0, 0, "kmac.acq while already holding the KMAC port")
+    s.kmac.tick(_inputs(s))                       # first cycle: hold still 0
+    s.kmac_hold = 1
+    k = 1
+    while True:
+        _check_limit(s, k)
+        inp = _inputs(s)
+        out = s.kmac.outputs(inp)
+        if out["error"]:
+            _kmac_error(s, k, out["error_code"],
+                        f"KMAC reported error_code {out['error_code']:#x}")
+        s.kmac.tick(inp)
+        k += 1
+        if out["granted"]:
+            s._kmac_cycles = k
+            return None
+
+
+def kmac_rel(s, o):
+    s.kmac.tick(_inputs(s))
+    s.kmac_hold = 0
+    s._kmac_cycles = 1
+
+
+def _cmd(op):
+    def run(s, o):
+        req = {"cmd_valid": 1, "cmd_op": op}
+        if op == OP_START:
+            v = s.gpr.read(o["grs1"])
+            req.update(cmd_mode=v & 3, cmd_strength=(v >> 2) & 7,
+                       cmd_msg_len=s.gpr.read(o["grs2"]))
+        _transfer(s, req, lambda out: out["cmd_ready"])
+    return run
+
+
+def kmac_msg(s, o):
+    req = {"msg_valid": 1, "msg_data": s.wdr.read(o["wrs"]), "msg_mask": s.gpr.read(o["grs1"])}
+    _transfer(s, req, lambda out: out["msg_ready"])
+
+
+def kmac_dig(s, o):
+    out = _transfer(s, {"digest_ready": 1}, lambda out: out["digest_valid"])
+    s.wdr.write(o["wrd"], out["digest_data"])
+
+
+EXEC = {
+    "kmac.acq": kmac_acq,
+    "kmac.rel": kmac_rel,
+    "kmac.start": _cmd(OP_START),
+    "kmac.pad": _cmd(OP_PAD),
+    "kmac.finish": _cmd(OP_FINISH),
+    "kmac.msg": kmac_msg,
+    "kmac.dig": kmac_dig,
+}
+
+
+def kmac_status(s) -> int:
+    """KMAC_STATUS CSR in an idle cycle: granted, msg ready, digest valid, error."""
+    out = s.kmac.outputs(_inputs(s))
+    return (out["granted"] | out["msg_ready"] << 1 | out["digest_valid"] << 2
+            | out["error"] << 3)
