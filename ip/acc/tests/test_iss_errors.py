@@ -98,3 +98,16 @@ def test_operand_stall_before_a_fault_counts():
     sim, h = run("addi x1, x0, 4\nbn.lw w1, 0(x0)\nbn.sw w1, 0(x1)\necall\n")
     assert h.reason == "error" and h.errors == ["BAD_DATA_ADDR"]
     assert h.cycles == cyc("addi", "bn.lw") + 1 and h.insns == 2
+
+
+def test_butterfly_dist_field_outside_the_enum_is_illegal():
+    """The 3-bit dist field has 5 names; encodings 5..7 are ILLEGAL_INSN, not a crash."""
+    insn = ISA.by_mnemonic["bn.bfly.ct"]
+    word = insn.encode({"wa": 1, "wb": 2, "wt": 3, "dist": 0, "tidx": 0})
+    dist_lo = insn.operands["dist"].slices[0][0].lo
+    from pqsoc.acc.iss import Sim
+    for d in (5, 6, 7):
+        sim = Sim(ISA)
+        sim.load_program([word | d << dist_lo, 0x73])
+        h = sim.run(max_cycles=100)
+        assert h.reason == "error" and h.errors == ["ILLEGAL_INSN"], h

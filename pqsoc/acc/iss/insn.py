@@ -354,7 +354,10 @@ def _gs(lm, x, y, z):
 def _bfly(kernel):
     def run(s, o):
         lm = s.lanes
-        dist = s.insn.operands["dist"].values[o["dist"]]
+        names = s.insn.operands["dist"].values
+        if o["dist"] >= len(names):
+            raise AccError("ILLEGAL_INSN", f"dist field {o['dist']} is not one of {', '.join(names)}")
+        dist = names[o["dist"]]
         tidx = o["tidx"]
         if dist == "l8" and lm.lanes == 8:
             raise AccError("ILLEGAL_INSN", "dist l8 in VMODE 1")

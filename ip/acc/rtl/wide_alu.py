@@ -1,0 +1,389 @@
+"""Wide (256-bit) datapath of the ACC coprocessor: vector arithmetic, permutations, butterflies.
+
+Bit-exact with the ISS (pqsoc/acc/iss/insn.py) for any lane values, including values >= q.
+Lanes: VMODE 0 = 16 x 16 bits (q = 3329), VMODE 1 = 8 x 32 bits (q = 8380417); lane i of a
+word is bits [w*i + w-1 : w*i].
+
+Timing: every op is combinational (`res`, `acc_next`, `popcnt`, `illegal`) except the
+multiplier ops and the butterflies (LATENCY2_OPS). Those run the operand routing, the GS
+subtraction and the 16x16 multiplier arrays in the issue cycle; the stage register (captured
+when `issue` is high) holds the raw products, and the Montgomery reduction, the CT
+add/subtract and the lane un-routing run in the next cycle, giving `res2_a` / `res2_b`.
+
+Area notes:
+  * 32 16x16 multipliers serve both modes: a 32-bit lane is four 16x16 products; in VMODE 0
+    the two diagonal products (lo*lo, hi*hi) are exactly the two 16-bit lanes' products and
+    the cross products are masked off.
+  * Lane-wise add/sub (addv, subv, addvm, subvm, ltv, the CT/GS +q/-q) use one 256-bit adder
+    per function built of 16-bit chunks whose carry chains into the next chunk only inside a
+    32-bit lane in VMODE 1 (`_vadd`), instead of separate 16- and 32-bit lane adders.
+  * The Montgomery constants q' and q are sparse: constant multiplications are written as
+    shift-adds in canonical signed digit form (`_cmul`), 3 or 4 terms each.
+  * The butterfly twiddles and bn.bcastl share one 256-bit lane rotator.
+"""
+from amaranth.hdl import Cat, Const, Module, Mux, Signal
+from amaranth.lib import enum, wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["WideOp", "WideAlu", "WIDE_OP_OF_MNEMONIC", "LATENCY2_OPS", "is_latency2",
+           "DIST_NAMES", "MODES"]
+
+# (lanes, lane width, q) per VMODE
+MODES = ((16, 16, 3329), (8, 32, 8380417))
+DIST_NAMES = ("r", "l1", "l2", "l4", "l8")     # isa.yml order of the `dist` enum
+
+
+class WideOp(enum.Enum, shape=5):
+    ADDVM = 0
+    SUBVM = 1
+    ADDV = 2
+    SUBV = 3
+    MULVM = 4
+    MULV_LO = 5
+    MULV_HI = 6
+    LTV = 7
+    AND = 8
+    OR = 9
+    XOR = 10
+    SEL = 11
+    OR_ACC = 12
+    SHLV = 13
+    SHRV = 14
+    SRAV = 15
+    TRN1 = 16
+    TRN2 = 17
+    UNZIP_LO = 18
+    UNZIP_HI = 19
+    BCASTL = 20
+    BCAST = 21
+    BFLY_CT = 22
+    BFLY_GS = 23
+
+
+WIDE_OP_OF_MNEMONIC = {
+    "bn.addvm": WideOp.ADDVM, "bn.subvm": WideOp.SUBVM,
+    "bn.addv": WideOp.ADDV, "bn.subv": WideOp.SUBV,
+    "bn.mulvm": WideOp.MULVM, "bn.mulv.lo": WideOp.MULV_LO, "bn.mulv.hi": WideOp.MULV_HI,
+    "bn.ltv": WideOp.LTV,
+    "bn.and": WideOp.AND, "bn.or": WideOp.OR, "bn.xor": WideOp.XOR, "bn.sel": WideOp.SEL,
+    "bn.or.acc": WideOp.OR_ACC,
+    "bn.shlv": WideOp.SHLV, "bn.shrv": WideOp.SHRV, "bn.srav": WideOp.SRAV,
+    "bn.trn1": WideOp.TRN1, "bn.trn2": WideOp.TRN2,
+    "bn.unzip.lo": WideOp.UNZIP_LO, "bn.unzip.hi": WideOp.UNZIP_HI,
+    "bn.bcastl": WideOp.BCASTL, "bn.bcast": WideOp.BCAST,
+    "bn.bfly.ct": WideOp.BFLY_CT, "bn.bfly.gs": WideOp.BFLY_GS,
+}
+
+# Results in res2_a / res2_b one cycle after issue (isa.yml cycles_note "result latency 2").
+LATENCY2_OPS = frozenset({WideOp.MULVM, WideOp.MULV_LO, WideOp.MULV_HI,
+                          WideOp.BFLY_CT, WideOp.BFLY_GS})
+
+
+def is_latency2(op) -> bool:
+    return WideOp(op) in LATENCY2_OPS
+
+
+# ------------------------------------------------------------------------------ helpers
+def _sig(m, expr, name):
+    """expr through a named comb Signal: keeps the expression trees small (Amaranth walks
+    shared sub-expressions once per use) and the netlist readable."""
+    sig = Signal(len(expr), name=name)
+    m.d.comb += sig.eq(expr)
+    return sig
+
+
+def _lanes(v, w):
+    return [v[i * w:(i + 1) * w] for i in range(len(v) // w)]
+
+
+def _csd(c):
+    """Canonical signed digits of c > 0: [(shift, +1 | -1)], the fewest add/sub terms."""
+    out, s = [], 0
+    while c:
+        if c & 1:
+            d = 2 - (c & 3)          # +1 if c = 1 mod 4, -1 if c = 3 mod 4
+            out.append((s, d))
+            c -= d
+        c >>= 1
+        s += 1
+    return out
+
+
+def _cmul(x, c, width):
+    """(x * c) mod 2^width for a constant c, as shift-adds (exact when x*c < 2^width)."""
+    acc = Const(0, width)
+    for s, d in _csd(c):
+        term = Cat(Const(0, s), x)[:width] if s else x
+        acc = acc + term if d > 0 else acc - term
+    return acc[:width]
+
+
+def _mont_reduce(m, t, w, q, name):
+    """ISS _mont after the product: m = t*q' mod R; u = (t + m*q) / R; d = u - q if u >= q."""
+    r = 1 << w
+    t_lo, t_hi = t[:w], t[w:2 * w]
+    mm = _sig(m, _cmul(t_lo, (-pow(q, -1, r)) % r, w), f"{name}_m")
+    mq = _sig(m, _cmul(mm, q, w + q.bit_length()), f"{name}_mq")
+    # t + m*q = 0 mod R, so the low halves t_lo + (m*q)_lo sum to 0 (t_lo = 0) or exactly R:
+    # only the high halves need an adder, plus that carry.
+    u = _sig(m, t_hi + mq[w:] + (t_lo != 0), f"{name}_u")
+    diff = _sig(m, u - q, f"{name}_uq")             # two's complement; negative iff u < q
+    return _sig(m, Mux(diff[len(diff) - 1], u[:w], diff[:w]), f"{name}_d")
+
+
+def _vadd(m, x, y, cin, vmode, name):
+    """Lane-wise x + y + cin on 256 bits. 16-bit chunks; in VMODE 1 the even chunk's carry
+    goes into the odd chunk (32-bit lanes). Returns (sum, [lane carry-out per chunk])."""
+    sums, couts = [], []
+    for c in range(16):
+        ci = cin if c % 2 == 0 else Mux(vmode, couts[c - 1], cin)
+        s = _sig(m, x[16 * c:16 * c + 16] + y[16 * c:16 * c + 16] + ci, f"{name}{c}")
+        sums.append(s[:16])
+        couts.append(s[16])
+    lane_cout = [Mux(vmode, couts[c | 1], couts[c]) for c in range(16)]
+    return Cat(*sums), lane_cout
+
+
+def _chunk_mux(flags, if1, if0):
+    """Per 16-bit chunk c: if1 chunk where flags[c], else if0 chunk."""
+    return Cat(*(Mux(f, p, n) for f, p, n in zip(flags, _lanes(if1, 16), _lanes(if0, 16))))
+
+
+def _qvec(vmode):
+    q0 = sum(MODES[0][2] << (16 * i) for i in range(16))
+    q1 = sum(MODES[1][2] << (32 * i) for i in range(8))
+    return Mux(vmode, Const(q1, 256), Const(q0, 256))
+
+
+def _modarith(m, x, y, vmode, name):
+    """Lane-wise (x + y, x - y, addvm, subvm, x >= y flags) exactly as the ISS
+    (_addvm / _subvm truncated to the lane width)."""
+    q = _qvec(vmode)
+    s, s_c = _vadd(m, x, y, 0, vmode, f"{name}_add")
+    d, d_nb = _vadd(m, x, ~y, 1, vmode, f"{name}_sub")     # carry out = no borrow = x >= y
+    s_mq, s_mq_c = _vadd(m, s, ~q, 1, vmode, f"{name}_addq")   # s - q; carry: s_lo >= q
+    addvm = _sig(m, _chunk_mux([a | b for a, b in zip(s_c, s_mq_c)], s_mq, s), f"{name}_addvm")
+    d_pq, _ = _vadd(m, d, q, 0, vmode, f"{name}_subq")     # d + q
+    subvm = _sig(m, _chunk_mux(d_nb, d, d_pq), f"{name}_subvm")
+    return s, d, addvm, subvm, d_nb
+
+
+def _rev_lanes(v, w):
+    return Cat(*(lane[::-1] for lane in _lanes(v, w)))
+
+
+def _shift_mode(m, x, amt, left, arith, w):
+    """Per w-bit lane: x << amt (left), else x >> amt (arith: sign fill). Left shifts are
+    right shifts of the bit-reversed lane, so each lane has one shifter."""
+    amt = Mux(amt >= w, w, amt) if w < 32 else amt     # any amt >= w: all fill
+    src = _sig(m, Mux(left, _rev_lanes(x, w), x), f"shift{w}_in")
+    out = []
+    for lane in _lanes(src, w):
+        fill = (arith & ~left & lane[w - 1]).replicate(w)
+        out.append((Cat(lane, fill) >> amt)[:w])
+    r = _sig(m, Cat(*out), f"shift{w}_out")
+    return Mux(left, _rev_lanes(r, w), r)
+
+
+def _bfly_pairs(lanes, dist):
+    """Butterfly j -> (x source, y source, zeta group) as (reg, lane) with reg 0 = wa, 1 = wb;
+    same order as the ISS _bfly (groups numbered wa first, then wb)."""
+    if dist == "r":
+        return [((0, j), (1, j), 0) for j in range(lanes)]
+    n = int(dist[1:])
+    out = []
+    for reg in (0, 1):
+        for p in range(lanes // 2):
+            i = (p // n) * 2 * n + p % n
+            out.append(((reg, i), (reg, i + n), reg * (lanes // (2 * n)) + p // n))
+    return out
+
+
+def _legal_dists(vmode):
+    """(enum index, name) of the dists legal in a mode; r last: it is the Switch default."""
+    lanes = MODES[vmode][0]
+    legal = [(k, d) for k, d in enumerate(DIST_NAMES) if d == "r" or 2 * int(d[1:]) <= lanes]
+    return legal[1:] + legal[:1]
+
+
+# ------------------------------------------------------------------------------ component
+class WideAlu(wiring.Component):
+    op: In(WideOp)
+    vmode: In(1)
+    a: In(256)
+    b: In(256)
+    t: In(256)
+    imm: In(5)
+    dist: In(3)
+    gpr: In(32)
+    acc: In(256)
+    issue: In(1)
+
+    res: Out(256)
+    acc_next: Out(256)
+    popcnt: Out(32)
+    illegal: Out(1)
+    res2_a: Out(256)
+    res2_b: Out(256)
+
+    def elaborate(self, platform):
+        m = Module()
+        op, vmode, a, b = self.op, self.vmode, self.a, self.b
+        is_ct, is_gs = op == WideOp.BFLY_CT, op == WideOp.BFLY_GS
+        is_bfly = is_ct | is_gs
+        lat2 = 0
+        for o in LATENCY2_OPS:
+            lat2 = lat2 | (op == o)
+
+        # ---- illegal combinations (the ISS raises ILLEGAL_INSN)
+        dist = self.dist
+        with m.Switch(op):
+            with m.Case(WideOp.SHLV):
+                m.d.comb += self.illegal.eq(~vmode & self.imm[4])        # shamt >= 16
+            with m.Case(WideOp.BCASTL):
+                m.d.comb += self.illegal.eq(Mux(vmode, self.imm[3:] != 0, self.imm[4]))
+            with m.Case(WideOp.BFLY_CT, WideOp.BFLY_GS):
+                m.d.comb += self.illegal.eq(
+                    (dist >= len(DIST_NAMES))                   # no such enum value
+                    | ((dist == 4) & vmode)                      # l8 in VMODE 1
+                    | ((dist == 0) & vmode & self.imm[3]))       # dist r, tidx >= 8
+
+        # ---- lane rotator: twiddles rot[g] = t[(tidx + g) mod L]; bcastl lane = rot[0]
+        amt = self.imm
+        rot = Signal(256)
+        rot_k = Mux(vmode, Cat(Const(0, 1), amt[:3]), amt[:4])      # in 16-bit chunks
+        v = Mux(op == WideOp.BCASTL, a, self.t)
+        for s in range(4):
+            v = _sig(m, Mux(rot_k[s], v.rotate_right(16 << s), v), f"rot{s}")
+        m.d.comb += rot.eq(v)
+
+        # ---- butterfly operand routing: lane j of X / Y / Z = x / y / zeta of butterfly j.
+        # Non-butterfly ops use dist r, so X = a and Y = b for them.
+        eff_dist = Mux(is_bfly, dist, 0)
+        xyz = {}
+        for mode, (lanes, w, _) in enumerate(MODES):
+            regs = (_lanes(a, w), _lanes(b, w))
+            rz = _lanes(rot, w)
+            x, y, z = Signal(256, name=f"x{mode}"), Signal(256, name=f"y{mode}"), \
+                Signal(256, name=f"z{mode}")
+            with m.Switch(eff_dist):
+                for k, d in _legal_dists(mode):
+                    pairs = _bfly_pairs(lanes, d)
+                    with (m.Case(k) if k else m.Default()):
+                        m.d.comb += [
+                            x.eq(Cat(*(regs[r][i] for (r, i), _, _ in pairs))),
+                            y.eq(Cat(*(regs[r][i] for _, (r, i), _ in pairs))),
+                            z.eq(Cat(*(rz[g] for _, _, g in pairs))),
+                        ]
+            xyz[mode] = (x, y, z)
+        X = _sig(m, Mux(vmode, xyz[1][0], xyz[0][0]), "bx")
+        Y = _sig(m, Mux(vmode, xyz[1][1], xyz[0][1]), "by")
+        Z = _sig(m, Mux(vmode, xyz[1][2], xyz[0][2]), "bz")
+
+        # ---- lane-wise add/sub family (also the GS first step)
+        s_xy, d_xy, addvm_xy, subvm_xy, ge_xy = _modarith(m, X, Y, vmode, "xy")
+
+        # ---- multipliers: CT z*y, GS z*(x -q y), mul ops a*b
+        mul_x = _sig(m, Mux(is_gs, subvm_xy, Mux(is_ct, Y, X)), "mul_x")
+        mul_y = _sig(m, Mux(is_bfly, Z, Y), "mul_y")
+        prods = []
+        for k in range(8):
+            xl, xh = mul_x[32 * k:32 * k + 16], mul_x[32 * k + 16:32 * k + 32]
+            yl, yh = mul_y[32 * k:32 * k + 16], mul_y[32 * k + 16:32 * k + 32]
+            diag = Cat(xl * yl, xh * yh)                # VMODE 0: lanes 2k and 2k+1
+            cross = (xl * yh + xh * yl) & vmode.replicate(33)
+            # VMODE 1: the 64-bit product of lane k
+            prods.append(_sig(m, (diag + Cat(Const(0, 16), cross))[:64], f"prod{k}"))
+        # p: VMODE 0 lane i product at [32i+31:32i], VMODE 1 lane k at [64k+63:64k]
+
+        # ---- stage register
+        # Data registers need no reset (res2 is only meaningful after an issue): saves the
+        # sync-reset gate of ~770 flops.
+        p_r = Signal(512, reset_less=True)
+        s_r = Signal(256, reset_less=True)      # CT: x; GS: x +q y (the new x)
+        op_r = Signal(WideOp)
+        vmode_r = Signal()
+        dist_r = Signal(3)
+        with m.If(self.issue & lat2):
+            m.d.sync += [p_r.eq(Cat(*prods)), s_r.eq(Mux(is_gs, addvm_xy, X)),
+                         op_r.eq(op), vmode_r.eq(vmode), dist_r.eq(dist)]
+
+        # ---- second cycle: Montgomery reduction, CT add/sub, un-routing
+        mont32 = [_mont_reduce(m, p_r[64 * k:64 * k + 64], 32, MODES[1][2], f"mont32_{k}")
+                  for k in range(8)]
+        mont16 = [_mont_reduce(m, p_r[32 * i:32 * i + 32], 16, MODES[0][2], f"mont16_{i}")
+                  for i in range(16)]
+        mont = _sig(m, Mux(vmode_r, Cat(*mont32), Cat(*mont16)), "mont")
+        lo = Mux(vmode_r, Cat(*(p_r[64 * k:64 * k + 32] for k in range(8))),
+                 Cat(*(p_r[32 * i:32 * i + 16] for i in range(16))))
+        hi = Mux(vmode_r, Cat(*(p_r[64 * k + 32:64 * k + 64] for k in range(8))),
+                 Cat(*(p_r[32 * i + 16:32 * i + 32] for i in range(16))))
+        _, _, ct_add, ct_sub, _ = _modarith(m, s_r, mont, vmode_r, "ct")
+        is_ct_r = op_r == WideOp.BFLY_CT
+        out0 = _sig(m, Mux(is_ct_r, ct_add, s_r), "out0")     # new x of butterfly j
+        out1 = _sig(m, Mux(is_ct_r, ct_sub, mont), "out1")    # new y
+        wab = {}
+        for mode, (lanes, w, _) in enumerate(MODES):
+            o0, o1 = _lanes(out0, w), _lanes(out1, w)
+            wa, wb = Signal(256, name=f"wa{mode}"), Signal(256, name=f"wb{mode}")
+            with m.Switch(dist_r):
+                for k, d in _legal_dists(mode):
+                    dest = {}
+                    for j, (xs, ys, _) in enumerate(_bfly_pairs(lanes, d)):
+                        dest[xs], dest[ys] = o0[j], o1[j]
+                    with (m.Case(k) if k else m.Default()):
+                        m.d.comb += [wa.eq(Cat(*(dest[0, i] for i in range(lanes)))),
+                                     wb.eq(Cat(*(dest[1, i] for i in range(lanes))))]
+            wab[mode] = (wa, wb)
+        with m.Switch(op_r):
+            with m.Case(WideOp.MULVM):
+                m.d.comb += self.res2_a.eq(mont)
+            with m.Case(WideOp.MULV_LO):
+                m.d.comb += self.res2_a.eq(lo)
+            with m.Case(WideOp.MULV_HI):
+                m.d.comb += self.res2_a.eq(hi)
+            with m.Case(WideOp.BFLY_CT, WideOp.BFLY_GS):
+                m.d.comb += [self.res2_a.eq(Mux(vmode_r, wab[1][0], wab[0][0])),
+                             self.res2_b.eq(Mux(vmode_r, wab[1][1], wab[0][1]))]
+
+        # ---- or.acc
+        acc_next = _sig(m, self.acc | (a ^ b), "acc_or")
+        nz = [c != 0 for c in _lanes(acc_next, 16)]
+        cnt0 = sum(nz)
+        cnt1 = sum(nz[2 * k] | nz[2 * k + 1] for k in range(8))
+        m.d.comb += [self.acc_next.eq(acc_next), self.popcnt.eq(Mux(vmode, cnt1, cnt0))]
+
+        # ---- one-cycle results
+        def per_mode(fn):
+            """fn(lanes, w) -> 256-bit value for that mode; selected by vmode."""
+            return Mux(vmode, fn(*MODES[1][:2]), fn(*MODES[0][:2]))
+
+        def perm(fn):
+            return per_mode(lambda lanes, w: Cat(*fn(_lanes(a, w), _lanes(b, w))))
+
+        # one shifter per lane serves shlv / shrv / srav
+        shifted = per_mode(lambda lanes, w: _shift_mode(m, a, self.imm, op == WideOp.SHLV,
+                                                        op == WideOp.SRAV, w))
+
+        def interleave(la, lb, k):
+            return [v for i in range(0, len(la), 2) for v in (la[i + k], lb[i + k])]
+
+        lt_mask = Cat(*((~f).replicate(16) for f in ge_xy))
+        with m.Switch(op):
+            for o, val in (
+                    (WideOp.ADDVM, addvm_xy), (WideOp.SUBVM, subvm_xy),
+                    (WideOp.ADDV, s_xy), (WideOp.SUBV, d_xy), (WideOp.LTV, lt_mask),
+                    (WideOp.AND, a & b), (WideOp.OR, a | b), (WideOp.XOR, a ^ b),
+                    (WideOp.SEL, (self.t & a) | (~self.t & b)),
+                    (WideOp.OR_ACC, acc_next),
+                    (WideOp.SHLV, shifted), (WideOp.SHRV, shifted), (WideOp.SRAV, shifted),
+                    (WideOp.TRN1, perm(lambda la, lb: interleave(la, lb, 0))),
+                    (WideOp.TRN2, perm(lambda la, lb: interleave(la, lb, 1))),
+                    (WideOp.UNZIP_LO, perm(lambda la, lb: la[0::2] + lb[0::2])),
+                    (WideOp.UNZIP_HI, perm(lambda la, lb: la[1::2] + lb[1::2])),
+                    (WideOp.BCASTL, Mux(vmode, rot[:32].replicate(8), rot[:16].replicate(16))),
+                    (WideOp.BCAST, Mux(vmode, self.gpr.replicate(8),
+                                       self.gpr[:16].replicate(16)))):
+                with m.Case(o):
+                    m.d.comb += self.res.eq(val)
+        return m
