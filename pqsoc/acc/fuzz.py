@@ -738,6 +738,8 @@ class RunResult:
 
 
 class Backend(Protocol):
+    """A backend may also offer run_many([(words, dmem, max_cycles), ...]) -> [RunResult]
+    (one simulator start per batch); fuzz() then uses it for the whole batch."""
     def run(self, program_words: list[int], dmem: bytes, max_cycles: int) -> RunResult: ...
 
 
@@ -851,10 +853,17 @@ def fuzz(count: int, seed: int, backend_a: Backend, backend_b: Backend, cfg: Fuz
     cfg = cfg or FuzzConfig()
     passed = failed = 0
     failures = []
+    progs = {}
+    batch_b = {}
+    if hasattr(backend_b, "run_many"):        # simulators: one start for the whole batch
+        for i in range(start, start + count):
+            progs[i] = generate(program_rng(seed, i), cfg)
+        results = backend_b.run_many([(p.words, p.dmem, cfg.max_cycles) for p in progs.values()])
+        batch_b = dict(zip(progs, results))
     for i in range(start, start + count):
-        prog = generate(program_rng(seed, i), cfg)
+        prog = progs.get(i) or generate(program_rng(seed, i), cfg)
         ra = backend_a.run(prog.words, prog.dmem, cfg.max_cycles)
-        rb = backend_b.run(prog.words, prog.dmem, cfg.max_cycles)
+        rb = batch_b[i] if batch_b else backend_b.run(prog.words, prog.dmem, cfg.max_cycles)
         diffs = compare(ra, rb)
         if (ra.halt == "cycle_limit" or (ra.halt == "unmodelled" and not cfg.kmac)) and not diffs:
             diffs = [f"reference halted with {ra.halt} (generator bug: programs must end "

@@ -1,0 +1,434 @@
+"""ACC core: fetch, decode (from isa.yml), control, GPRs, loop stack, CSRs/WSRs, WDRs.
+
+Timing (the ISS in pqsoc/acc/iss counts the same cycles; the lockstep fuzzer checks it):
+- IMEM and DMEM are synchronous: an address presented in cycle n gives data in cycle n+1.
+  The core presents the next PC in the cycle an instruction completes, so straight-line
+  code issues one instruction per cycle.
+- Instructions with `cycles: 2` in isa.yml (branches, jumps) stay two cycles in execute.
+- Results that arrive a cycle late (isa.yml "result latency 2": loads, multiplies,
+  butterflies) are written in the next cycle (write-back stage WB2); an instruction that
+  reads such a register right away waits one cycle. In the same cycle, a write by the
+  executing instruction wins over WB2 (it is later in program order).
+- A faulting instruction is detected in its first non-stalled cycle; that cycle is not
+  counted, the registers and DMEM are wiped and ERR_BITS holds the error.
+KMAC side-load and stream-unit instructions are not implemented in this RTL yet: they
+decode as illegal (ILLEGAL_INSN).
+"""
+from amaranth import Array, Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from pqsoc.acc.isa import load_isa
+from pqsoc.acc.iss.loop import loop_depth
+
+from .decode import Decoder
+from .wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, is_latency2
+
+IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt")
+
+ST_IDLE, ST_RUN, ST_WIPE, ST_FETCH = 0, 1, 2, 3
+
+_ALU = ("add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and")
+_ALUI = {"addi": "add", "slti": "slt", "sltiu": "sltu", "xori": "xor", "ori": "or", "andi": "and",
+         "slli": "sll", "srli": "srl", "srai": "sra"}
+_BRANCH = ("beq", "bne", "blt", "bge", "bltu", "bgeu")
+
+
+def _latency2(insn) -> bool:
+    return "latency 2" in insn.cycles_note
+
+
+class AccCore(wiring.Component):
+    def __init__(self, imem_words: int, dmem_words: int, isa=None):
+        self.isa = isa or load_isa()
+        self.imem_words = imem_words
+        self.dmem_words = dmem_words
+        self.ia_bits = max(1, (imem_words - 1).bit_length())
+        self.da_bits = max(1, (dmem_words - 1).bit_length())
+        super().__init__({
+            "imem_addr": Out(self.ia_bits), "imem_rdata": In(32),
+            "dmem_addr": Out(self.da_bits), "dmem_re": Out(1), "dmem_we": Out(32),
+            "dmem_wdata": Out(256), "dmem_rdata": In(256),
+            "start": In(1), "wipe": In(1),
+            "state": Out(2), "done": Out(1),
+            "err_bits": Out(8), "cycles": Out(32), "insns": Out(32), "stop_pc": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        isa = self.isa
+        err_bit = {name: 1 << e["bit"] for name, e in isa.errors.items()}
+        imem_bytes = self.imem_words * 4
+        dmem_bytes = self.dmem_words * 32
+
+        state = Signal(2)
+        m.d.comb += self.state.eq(Mux(state == ST_FETCH, ST_RUN, state))
+        pc = Signal(32)
+        ir = Signal(32)
+        m.d.comb += ir.eq(self.imem_rdata)
+        cnt = Signal()                     # second cycle of a 2-cycle instruction
+        clear = Signal()                   # wipe registers this cycle
+
+        # ------------------------------------------------------------------ state
+        gpr = Array(Signal(32, name=f"x{i}") for i in range(32))
+        wdr = Array(Signal(256, name=f"w{i}") for i in range(32))
+        vmode = Signal()
+        smp_cfg = Signal(32)
+        smp_src = Signal(32)
+        acc = Signal(256)
+        lfsr = Signal(32, init=1)          # placeholder entropy for the RND CSR/WSR
+        m.d.sync += lfsr.eq(Cat(lfsr[1:], lfsr[0] ^ lfsr[1] ^ lfsr[21] ^ lfsr[31]))
+        depth = loop_depth(isa)
+        l_start = [Signal(32, name=f"loop{i}_start") for i in range(depth)]
+        l_end = [Signal(32, name=f"loop{i}_end") for i in range(depth)]
+        l_rem = [Signal(32, name=f"loop{i}_rem") for i in range(depth)]
+        l_valid = [Signal(name=f"loop{i}_valid") for i in range(depth)]   # entry 0 = top
+
+        # ------------------------------------------------------------------ decode
+        dec = Decoder(m, ir, isa, IMPLEMENTED_GROUPS)
+        rs1 = dec.operand("grs1", "gpr")
+        rs2 = dec.operand("grs2", "gpr")
+        rd = dec.operand("grd", "gpr")
+        g1 = gpr[rs1[:5]]
+        g2 = gpr[rs2[:5]]
+        # wide read ports: A = wrs1 / wa / wrs, B = wrs2 / wb, C = wt / wrd (bn.sel, bn.ins)
+        wa_i = Signal(5)
+        wb_i = Signal(5)
+        wc_i = Signal(5)
+        wd_i = Signal(5)                   # destination wrd
+        m.d.comb += [
+            wa_i.eq(dec.operand("wrs1", "wdr") | dec.operand("wa", "wdr") | dec.operand("wrs", "wdr")),
+            wb_i.eq(dec.operand("wrs2", "wdr") | dec.operand("wb", "wdr")),
+            wc_i.eq(dec.operand("wt", "wdr") | dec.operand("wrd", "wdr")),
+            wd_i.eq(dec.operand("wrd", "wdr")),
+        ]
+        wA, wB, wC = wdr[wa_i], wdr[wb_i], wdr[wc_i]
+
+        def mn(name):
+            return dec.with_operand(name, "wdr")
+
+        # which ports an instruction reads (for the result-latency stall; as the ISS's
+        # wdr_reads: wrd is only read by bn.sel and bn.ins)
+        reads_a = dec.any_of(sorted(set(mn("wrs1") + mn("wa") + mn("wrs"))))
+        reads_b = dec.any_of(sorted(set(mn("wrs2") + mn("wb"))))
+        reads_c = dec.any_of(sorted(set(mn("wt") + ["bn.sel", "bn.ins"])))
+        reads_g1 = dec.any_of(dec.with_operand("grs1", "gpr"))
+        reads_g2 = dec.any_of(dec.with_operand("grs2", "gpr"))
+
+        # ------------------------------------------------------------------ write-back stage
+        wb2_load_w = Signal()              # bn.lw data -> wdr[wb2_a]
+        wb2_alu_a = Signal()               # wide ALU res2_a -> wdr[wb2_a]
+        wb2_alu_b = Signal()               # res2_b -> wdr[wb2_b]
+        wb2_a = Signal(5)
+        wb2_b = Signal(5)
+        wb2_load_g = Signal()              # lw data -> gpr[wb2_g]
+        wb2_g = Signal(5)
+        wb2_word = Signal(3)
+        m.d.sync += [wb2_load_w.eq(0), wb2_alu_a.eq(0), wb2_alu_b.eq(0), wb2_load_g.eq(0)]
+
+        hazard = Signal()
+        bad_pc = Signal()                  # the fetched word is garbage: no operands, no stall
+        m.d.comb += hazard.eq(~bad_pc & (
+            ((wb2_load_w | wb2_alu_a) & ((reads_a & (wa_i == wb2_a)) | (reads_b & (wb_i == wb2_a))
+                                         | (reads_c & (wc_i == wb2_a))))
+            | (wb2_alu_b & ((reads_a & (wa_i == wb2_b)) | (reads_b & (wb_i == wb2_b))
+                            | (reads_c & (wc_i == wb2_b))))
+            | (wb2_load_g & ((reads_g1 & (rs1[:5] == wb2_g)) | (reads_g2 & (rs2[:5] == wb2_g))))))
+
+        # ------------------------------------------------------------------ wide ALU
+        m.submodules.walu = walu = WideAlu()
+        wide_ops = {mnem: op for mnem, op in WIDE_OP_OF_MNEMONIC.items() if mnem in dec._is}
+        wop = Signal(WideOp)
+        for mnem, op in wide_ops.items():
+            with m.If(dec.is_(mnem)):
+                m.d.comb += wop.eq(op)
+        is_wide = dec.any_of(list(wide_ops))
+        is_wide2 = dec.any_of([k for k, v in wide_ops.items() if is_latency2(v)])
+        is_bfly = dec.any_of(["bn.bfly.ct", "bn.bfly.gs"])
+        lane = dec.operand("lane")
+        shamt = dec.operand("shamt")
+        walu_imm = Mux(is_bfly, dec.operand("tidx"), shamt | lane)
+        m.d.comb += [walu.op.eq(wop), walu.vmode.eq(vmode), walu.a.eq(wA), walu.b.eq(wB),
+                     walu.t.eq(wC), walu.imm.eq(walu_imm[:5]), walu.dist.eq(dec.operand("dist")[:3]),
+                     walu.gpr.eq(g1), walu.acc.eq(acc)]
+
+        # ------------------------------------------------------------------ fault detection
+        first = Signal()                   # first non-stalled cycle of the instruction
+        run = Signal()
+        m.d.comb += [run.eq(state == ST_RUN), first.eq(run & ~hazard & ~cnt)]
+        faults = Signal(8)
+        m.d.comb += bad_pc.eq((pc[:2] != 0) | (pc >= imem_bytes))
+
+        off = dec.operand("offset")
+        ea = Signal(32)
+        m.d.comb += ea.eq(g1 + off)
+        is_lw, is_sw = dec.is_("lw"), dec.is_("sw")
+        is_wl = dec.any_of(["bn.lw", "bn.lw.pi"])
+        is_ws = dec.any_of(["bn.sw", "bn.sw.pi"])
+        is_pi = dec.any_of(["bn.lw.pi", "bn.sw.pi"])
+        bad32 = (ea[:2] != 0) | (ea > dmem_bytes - 4)
+        bad256 = (ea[:5] != 0) | (ea > dmem_bytes - 32)
+        bad_data = ((is_lw | is_sw) & bad32) | ((is_wl | is_ws) & bad256)
+
+        # CSRs / WSRs by name from isa.yml
+        csr_addr = dec.operand("csr")[:12]
+        wsr_addr = dec.operand("wsr")[:8]
+        csr_known = Cat(*[csr_addr == r["addr"] for r in isa.csrs.values()]).any()
+        csr_ro = Cat(*[csr_addr == r["addr"] for r in isa.csrs.values()
+                       if r["desc"].strip().lower().startswith("read-only")]).any()
+        wsr_known = Cat(*[wsr_addr == r["addr"] for r in isa.wsrs.values()]).any()
+        wsr_ro = Cat(*[wsr_addr == r["addr"] for r in isa.wsrs.values()
+                       if r["desc"].strip().lower().startswith("read-only")]).any()
+        is_csr = dec.any_of(["csrrw", "csrrs", "csrrc"])
+        csr_writes = dec.is_("csrrw") | (dec.any_of(["csrrs", "csrrc"]) & (rs1[:5] != 0))
+        illegal = (~dec.valid
+                   | (is_csr & (~csr_known | (csr_writes & csr_ro)))
+                   | (dec.is_("bn.wsrr") & ~wsr_known)
+                   | (dec.is_("bn.wsrw") & (~wsr_known | wsr_ro))
+                   | (dec.any_of(["bn.ins", "bn.ext"]) & (lane >= 8))
+                   | (is_wide & walu.illegal))
+
+        # loops
+        is_loop = dec.any_of(["loop", "loopi"])
+        l_count = Mux(dec.is_("loop"), g1, dec.operand("iters"))
+        l_body = dec.operand("bodysize")
+        new_end = Signal(32)
+        m.d.comb += new_end.eq(pc + (l_body << 2))
+        loop_err = is_loop & ((l_count == 0) | (l_body == 0) | l_valid[depth - 1]
+                              | (l_valid[0] & (new_end > l_end[0])))
+        no_last = dec.any_of([i.mnemonic for i in dec.insns if "LOOP" in i.errors])
+        last_err = no_last & l_valid[0] & (l_end[0] == pc)
+
+        with m.If(bad_pc):
+            m.d.comb += faults.eq(err_bit["BAD_INSN_ADDR"])
+        with m.Elif(illegal):
+            m.d.comb += faults.eq(err_bit["ILLEGAL_INSN"])
+        with m.Elif(loop_err | last_err):
+            m.d.comb += faults.eq(err_bit["LOOP"])
+        with m.Elif(bad_data):
+            m.d.comb += faults.eq(err_bit["BAD_DATA_ADDR"])
+        fault = Signal()
+        m.d.comb += fault.eq(first & (faults != 0))
+
+        # ------------------------------------------------------------------ execute
+        two_cycle = dec.any_of([i.mnemonic for i in dec.insns if i.cycles == 2])
+        go = Signal()                      # the instruction completes this cycle
+        m.d.comb += go.eq(run & ~hazard & ~fault & (cnt | ~two_cycle))
+        with m.If(run & ~hazard & ~fault & two_cycle):
+            m.d.sync += cnt.eq(~cnt)
+
+        # GPR result of 1-cycle instructions
+        g_we = Signal()
+        g_val = Signal(32)
+        imm = dec.operand("imm")
+        b_op = Mux(dec.any_of(list(_ALUI)), Mux(dec.any_of(["slli", "srli", "srai"]), shamt, imm), g2)
+        alu_sel = {name: dec.any_of([name] + [k for k, v in _ALUI.items() if v == name])
+                   for name in _ALU}
+        sh = b_op[:5]
+        alu_val = Signal(32)
+        m.d.comb += alu_val.eq(
+            Mux(alu_sel["add"], g1 + b_op, 0)
+            | Mux(alu_sel["sub"], g1 - b_op, 0)
+            | Mux(alu_sel["sll"], (g1 << sh)[:32], 0)
+            | Mux(alu_sel["slt"], g1.as_signed() < b_op.as_signed(), 0)
+            | Mux(alu_sel["sltu"], g1 < b_op, 0)
+            | Mux(alu_sel["xor"], g1 ^ b_op, 0)
+            | Mux(alu_sel["srl"], g1 >> sh, 0)
+            | Mux(alu_sel["sra"], (g1.as_signed() >> sh).as_unsigned(), 0)
+            | Mux(alu_sel["or"], g1 | b_op, 0)
+            | Mux(alu_sel["and"], g1 & b_op, 0))
+
+        csr_old = Signal(32)
+        for name, r in isa.csrs.items():
+            src = {"VMODE": vmode, "SMP_CFG": smp_cfg, "SMP_SRC": smp_src, "RND": lfsr}.get(name, 0)
+            with m.If(csr_addr == r["addr"]):
+                m.d.comb += csr_old.eq(src)
+        csr_new = Mux(dec.is_("csrrw"), g1, Mux(dec.is_("csrrs"), csr_old | g1, csr_old & ~g1))
+
+        word_lane = lane[:3]
+        ext_val = Array(wA[32 * k:32 * k + 32] for k in range(8))[word_lane]
+        with m.If(dec.any_of(list(_ALU) + list(_ALUI))):
+            m.d.comb += [g_we.eq(1), g_val.eq(alu_val)]
+        with m.Elif(dec.is_("lui")):
+            m.d.comb += [g_we.eq(1), g_val.eq(imm << 12)]
+        with m.Elif(dec.any_of(["jal", "jalr"])):
+            m.d.comb += [g_we.eq(1), g_val.eq(pc + 4)]
+        with m.Elif(is_csr):
+            m.d.comb += [g_we.eq(1), g_val.eq(csr_old)]
+        with m.Elif(dec.is_("bn.ext")):
+            m.d.comb += [g_we.eq(1), g_val.eq(ext_val)]
+        with m.Elif(dec.is_("bn.or.acc")):
+            m.d.comb += [g_we.eq(1), g_val.eq(walu.popcnt)]
+        with m.Elif(is_pi):
+            m.d.comb += [g_we.eq(1), g_val.eq(g1 + 32)]
+        g_dst = Mux(is_pi, rs1[:5], rd[:5])
+
+        # WDR result of 1-cycle instructions
+        w_we = Signal()
+        w_val = Signal(256)
+        ins_val = Signal(256)
+        m.d.comb += ins_val.eq(wC)
+        with m.Switch(word_lane):
+            for k in range(8):
+                with m.Case(k):
+                    m.d.comb += ins_val[32 * k:32 * k + 32].eq(g1)
+        wsr_val = Mux(wsr_addr == isa.wsrs["ACC"]["addr"], acc,
+                      Cat(*[lfsr.rotate_left(3 * k) for k in range(8)]))
+        with m.If(is_wide & ~is_wide2 & ~dec.is_("bn.or.acc")):
+            m.d.comb += [w_we.eq(1), w_val.eq(walu.res)]
+        with m.Elif(dec.is_("bn.mov")):
+            m.d.comb += [w_we.eq(1), w_val.eq(wA)]
+        with m.Elif(dec.is_("bn.ins")):
+            m.d.comb += [w_we.eq(1), w_val.eq(ins_val)]
+        with m.Elif(dec.is_("bn.wsrr")):
+            m.d.comb += [w_we.eq(1), w_val.eq(wsr_val)]
+
+        # next PC: branches, jumps, then the loop stack
+        taken = Signal()
+        m.d.comb += taken.eq(
+            (dec.is_("beq") & (g1 == g2)) | (dec.is_("bne") & (g1 != g2))
+            | (dec.is_("blt") & (g1.as_signed() < g2.as_signed()))
+            | (dec.is_("bge") & (g1.as_signed() >= g2.as_signed()))
+            | (dec.is_("bltu") & (g1 < g2)) | (dec.is_("bgeu") & (g1 >= g2)))
+        seq_pc = Signal(32)
+        m.d.comb += seq_pc.eq(pc + 4)
+        with m.If(taken | dec.is_("jal")):
+            m.d.comb += seq_pc.eq(pc + off)
+        with m.Elif(dec.is_("jalr")):
+            m.d.comb += seq_pc.eq((g1 + off) & ~1)
+        next_pc = Signal(32)
+        m.d.comb += next_pc.eq(seq_pc)
+        # loop back / pop: entries 0..k-1 end here and are finished; entry k loops back
+        ends_here = [l_valid[i] & (l_end[i] == pc) for i in range(depth)]
+        pops = Signal(range(depth + 1))
+        back = Signal(range(depth + 1))    # index + 1 of the entry that loops back, 0 = none
+        finished = [ends_here[j] & (l_rem[j] == 1) for j in range(depth)]
+        for k in range(depth):
+            before = Cat(*finished[:k]).all() if k else Const(1)
+            after = ~ends_here[k + 1] if k + 1 < depth else Const(1)
+            with m.If(~is_loop & before & ends_here[k] & (l_rem[k] != 1)):
+                m.d.comb += [back.eq(k + 1), pops.eq(k), next_pc.eq(l_start[k])]
+            with m.If(~is_loop & before & finished[k] & after):
+                m.d.comb += pops.eq(k + 1)
+
+        # ------------------------------------------------------------------ state updates
+        ldata_word = Array(self.dmem_rdata[32 * k:32 * k + 32] for k in range(8))[wb2_word]
+        with m.If(wb2_load_g):
+            m.d.sync += gpr[wb2_g].eq(ldata_word)
+        with m.If(wb2_load_w):
+            m.d.sync += wdr[wb2_a].eq(self.dmem_rdata)
+        with m.If(wb2_alu_a):
+            m.d.sync += wdr[wb2_a].eq(walu.res2_a)
+        with m.If(wb2_alu_b):
+            m.d.sync += wdr[wb2_b].eq(walu.res2_b)
+
+        m.d.comb += walu.issue.eq(go & is_wide2)
+        m.d.comb += self.imem_addr.eq(pc[2:2 + self.ia_bits])
+        with m.If(go):
+            m.d.sync += [pc.eq(next_pc), self.insns.eq(self.insns + 1)]
+            m.d.comb += self.imem_addr.eq(next_pc[2:2 + self.ia_bits])
+            with m.If(g_we & (g_dst != 0)):
+                m.d.sync += gpr[g_dst].eq(g_val)
+            with m.If(w_we):
+                m.d.sync += wdr[wd_i].eq(w_val)
+            with m.If(is_csr & csr_writes):
+                with m.If(csr_addr == isa.csrs["VMODE"]["addr"]):
+                    m.d.sync += vmode.eq(csr_new[0])
+                with m.If(csr_addr == isa.csrs["SMP_CFG"]["addr"]):
+                    m.d.sync += smp_cfg.eq(csr_new)
+                with m.If(csr_addr == isa.csrs["SMP_SRC"]["addr"]):
+                    m.d.sync += smp_src.eq(csr_new)
+            with m.If(dec.is_("bn.wsrw")):
+                m.d.sync += acc.eq(wA)
+            with m.If(dec.is_("bn.or.acc")):
+                m.d.sync += acc.eq(walu.acc_next)
+            # write-back stage
+            with m.If(is_lw & (rd[:5] != 0)):
+                m.d.sync += [wb2_load_g.eq(1), wb2_g.eq(rd[:5]), wb2_word.eq(ea[2:5])]
+            with m.If(is_wl):
+                m.d.sync += [wb2_load_w.eq(1), wb2_a.eq(wd_i)]
+            with m.If(is_bfly):
+                m.d.sync += [wb2_alu_a.eq(1), wb2_a.eq(wa_i), wb2_alu_b.eq(1), wb2_b.eq(wb_i)]
+            with m.Elif(is_wide2):
+                m.d.sync += [wb2_alu_a.eq(1), wb2_a.eq(wd_i)]
+            # loop stack
+            with m.If(is_loop):
+                for i in range(depth):
+                    src = (pc + 4, new_end, l_count, Const(1)) if i == 0 else \
+                        (l_start[i - 1], l_end[i - 1], l_rem[i - 1], l_valid[i - 1])
+                    m.d.sync += [l_start[i].eq(src[0]), l_end[i].eq(src[1]),
+                                 l_rem[i].eq(src[2]), l_valid[i].eq(src[3])]
+            with m.Elif(back != 0):
+                with m.Switch(pops):
+                    for k in range(depth):
+                        with m.Case(k):
+                            for i in range(depth):
+                                j = i + k
+                                if j < depth:
+                                    rem = l_rem[j] - 1 if i == 0 else l_rem[j]
+                                    m.d.sync += [l_start[i].eq(l_start[j]), l_end[i].eq(l_end[j]),
+                                                 l_rem[i].eq(rem), l_valid[i].eq(l_valid[j])]
+                                else:
+                                    m.d.sync += l_valid[i].eq(0)
+            with m.Elif(pops != 0):
+                with m.Switch(pops):
+                    for k in range(1, depth + 1):
+                        with m.Case(k):
+                            for i in range(depth):
+                                j = i + k
+                                if j < depth:
+                                    m.d.sync += [l_start[i].eq(l_start[j]), l_end[i].eq(l_end[j]),
+                                                 l_rem[i].eq(l_rem[j]), l_valid[i].eq(l_valid[j])]
+                                else:
+                                    m.d.sync += l_valid[i].eq(0)
+
+        # DMEM port: loads/stores of the executing instruction, or the wipe counter
+        wipe_addr = Signal(self.da_bits + 1)
+        m.d.comb += self.dmem_addr.eq(ea[5:5 + self.da_bits])
+        with m.If(go & (is_lw | is_wl)):
+            m.d.comb += self.dmem_re.eq(1)
+        with m.If(go & is_sw):
+            m.d.comb += [self.dmem_we.eq(Const(0xF, 4) << (ea[2:5] * 4)),
+                         self.dmem_wdata.eq(g2.replicate(8))]
+        with m.If(go & is_ws):
+            m.d.comb += [self.dmem_we.eq(Const(0xFFFF_FFFF, 32)), self.dmem_wdata.eq(wA)]
+
+        # ------------------------------------------------------------------ counters, halt
+        with m.If(run & ~fault):
+            m.d.sync += self.cycles.eq(self.cycles + 1)
+        m.d.sync += self.done.eq(0)
+        is_ecall = dec.is_("ecall")
+        with m.If(go & is_ecall):
+            m.d.sync += [state.eq(ST_IDLE), self.stop_pc.eq(pc), self.done.eq(1)]
+        with m.If(fault):
+            m.d.sync += [state.eq(ST_WIPE), self.stop_pc.eq(pc), self.err_bits.eq(faults),
+                         wipe_addr.eq(0)]
+            m.d.comb += clear.eq(1)
+
+        with m.If(state == ST_WIPE):
+            m.d.comb += [self.dmem_addr.eq(wipe_addr[:self.da_bits]),
+                         self.dmem_we.eq(Const(0xFFFF_FFFF, 32)), self.dmem_wdata.eq(0)]
+            m.d.sync += wipe_addr.eq(wipe_addr + 1)
+            with m.If(wipe_addr == self.dmem_words - 1):
+                m.d.sync += [state.eq(ST_IDLE), self.done.eq(1)]
+
+        with m.If(state == ST_FETCH):       # first instruction word arrives next cycle
+            m.d.sync += state.eq(ST_RUN)
+            m.d.comb += self.imem_addr.eq(0)
+
+        with m.If(self.start & (state == ST_IDLE)):
+            m.d.sync += [state.eq(ST_FETCH), pc.eq(0), cnt.eq(0), self.cycles.eq(0),
+                         self.insns.eq(0), self.err_bits.eq(0), self.stop_pc.eq(0)]
+            m.d.comb += clear.eq(1)
+        with m.Elif(self.wipe & (state != ST_WIPE)):
+            m.d.sync += [state.eq(ST_WIPE), wipe_addr.eq(0), cnt.eq(0)]
+            m.d.comb += clear.eq(1)
+
+        with m.If(clear):
+            for i in range(32):
+                m.d.sync += [gpr[i].eq(0), wdr[i].eq(0)]
+            m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0),
+                         wb2_load_w.eq(0), wb2_alu_a.eq(0), wb2_alu_b.eq(0), wb2_load_g.eq(0)]
+            for i in range(depth):
+                m.d.sync += l_valid[i].eq(0)
+        return m

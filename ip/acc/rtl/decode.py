@@ -1,0 +1,70 @@
+"""Instruction decoder built at elaboration time from ip/acc/data/isa.yml.
+
+No encoding is written here: every instruction's mask/match and every operand's bit slices
+come from pqsoc.acc.isa (the same loader the assembler, disassembler and ISS use).
+
+    dec = Decoder(m, ir, isa)
+    dec.is_("bn.addvm")       # 1 when ir is that instruction
+    dec.any_of(["beq", ...])  # OR of is_
+    dec.operand("grs1")       # value of the operand named grs1 in whichever instruction
+                              # matched (32 bits, sign-extended for simm/pcrel); 0 otherwise
+    dec.valid                 # ir is some instruction of the ISA
+"""
+from amaranth import Cat, Const, Mux, Signal
+
+
+def _sig_name(mnemonic: str) -> str:
+    return "is_" + mnemonic.replace(".", "_")
+
+
+class Decoder:
+    def __init__(self, m, ir, isa, groups=None):
+        """groups: only instructions of these isa.yml groups decode (others are illegal)."""
+        self.isa = isa
+        self.insns = [i for i in isa.insns if groups is None or i.group in groups]
+        self._is = {}
+        for insn in self.insns:
+            s = Signal(name=_sig_name(insn.mnemonic))
+            m.d.comb += s.eq((ir & insn.mask) == insn.match)
+            self._is[insn.mnemonic] = s
+        self.valid = Signal()
+        m.d.comb += self.valid.eq(Cat(*self._is.values()).any())
+        self._m = m
+        self._ir = ir
+        self._ops = {}
+
+    def is_(self, mnemonic: str):
+        return self._is[mnemonic] if mnemonic in self._is else Const(0)
+
+    def any_of(self, mnemonics):
+        sigs = [self._is[m] for m in mnemonics if m in self._is]
+        return Cat(*sigs).any() if sigs else Const(0)
+
+    def with_operand(self, name: str, kind: str | None = None) -> list:
+        """Mnemonics that have an operand of this name (and kind)."""
+        return [i.mnemonic for i in self.insns if name in i.operands
+                and (kind is None or i.operands[name].kind == kind)]
+
+    def operand(self, name: str, kind: str | None = None):
+        key = (name, kind)
+        if key in self._ops:
+            return self._ops[key]
+        variants = {}          # bit layout -> mnemonics that use it
+        for insn in self.insns:
+            op = insn.operands.get(name)
+            if op is None or (kind is not None and op.kind != kind):
+                continue
+            layout = (tuple((f.lo, f.width, olo) for f, _, olo in op.slices), op.width, op.signed)
+            variants.setdefault(layout, []).append(insn.mnemonic)
+        out = Signal(32, name=f"op_{name}" + (f"_{kind}" if kind else ""))
+        value = Const(0, 32)
+        for (slices, width, signed), mnems in variants.items():
+            raw = Signal(width, name=f"{out.name}_v{len(mnems)}_{mnems[0].replace('.', '_')}")
+            for lo, w, olo in slices:
+                self._m.d.comb += raw[olo:olo + w].eq(self._ir[lo:lo + w])
+            ext = raw.as_signed() if signed else raw
+            value = value | Mux(self.any_of(mnems), ext.as_unsigned() if not signed
+                                else Cat(ext, ext[-1].replicate(32 - width))[:32], 0)
+        self._m.d.comb += out.eq(value)
+        self._ops[key] = out
+        return out
