@@ -30,11 +30,16 @@ Timing summary (rpc = 1; see the RTL for the exact rules):
 - FINISH (or the declared length reached) pads in one cycle and permutes (24); then 1 cycle
   copy into the output buffer (and the next permutation starts there), 4 lane shifts: the
   first digest word is valid 29 cycles after the edge that takes FINISH.
-- error / error_code: sticky; engine errors appear 2 cycles after the offending cycle
-  (registered in the engine, then in the front-end); ERR_OWNER 1 cycle after.
+- error / error_code: sticky until the next accepted START, the release (the cycle that sees
+  hold low while granted clears them) or the grant (keeps only that cycle's new codes), so
+  every acquisition starts clean. Engine errors appear 2 cycles after the offending cycle
+  (registered in the engine, then in the front-end); ERR_OWNER and ERR_DIGEST_EARLY
+  (digest_ready while not squeezing: not in SQUEEZE and no declared-length message
+  complete) 1 cycle after.
+- a START while the previous output is still shifting begins from an empty output path.
 """
-from .model import (ABSORB, DSBYTE, ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_OWNER, ERR_SEQUENCE,
-                    ERR_UNDERSIZE, IDLE, SQUEEZE, keccak_f, rate_bytes)
+from .model import (ABSORB, DSBYTE, ERR_DIGEST_EARLY, ERR_MASK, ERR_MODE, ERR_OVERSIZE,
+                    ERR_OWNER, ERR_SEQUENCE, ERR_UNDERSIZE, IDLE, SQUEEZE, keccak_f, rate_bytes)
 from .sideload import OP_FINISH, OP_PAD, OP_START
 
 NROUNDS = 24
@@ -267,13 +272,18 @@ class KmacCycleModel:
         else:
             cmd_ready, msg_ready = int(cmd_ready_e), int(msg_ready_e)
             sl_set = 0
+        if is_sl and g("digest_ready") and not (self.phase == SQUEEZE or self.fin_pend):
+            sl_set |= ERR_DIGEST_EARLY
         if self.err and is_sl:
-            sl_set = self.err_code
-        if is_sl and g("cmd_valid") and cmd_ready and g("cmd_op") == OP_START:
-            n["sl_err"] = sl_set
+            sl_set |= self.err_code
+        grant = self.owner == OWNER_NONE and hold
+        if wipe:                       # release: the ownership's codes die with it
+            n["sl_err"] = 0
+        elif grant or (is_sl and g("cmd_valid") and cmd_ready and g("cmd_op") == OP_START):
+            n["sl_err"] = sl_set       # a grant / START drops the older codes
         else:
             n["sl_err"] = self.sl_err | sl_set
-        if self.owner == OWNER_NONE and hold:
+        if grant:
             n["owner"] = OWNER_SL
         if wipe:
             n["owner"] = OWNER_NONE

@@ -3,6 +3,9 @@
 One owner at a time: NONE, CPU (CMD.START .. CMD.DONE) or SIDELOAD (while `hold`, granted
 when free; the CPU wins a same-cycle claim). A request from the non-owner is refused with an
 error bit (CPU: ERR_CODE.OWNER, side-load: error/error_code) and never reaches the engine.
+A digest request while not squeezing is DIGEST_EARLY on both paths. The side-load's error is
+sticky within one ownership: the release clears it and the grant drops older codes (every
+acquisition starts clean).
 The register decode is generated from ip/kmac/data/kmac_regs.yml (pqsoc/regtool.py).
 """
 from pathlib import Path
@@ -118,27 +121,39 @@ class Kmac(wiring.Component):
                     m.d.comb += getattr(rb, f"digest{i}_ack").eq(1)
 
         # --- side-load ownership: granted when free, released (and wiped) when hold drops
-        with m.If((owner == OWNER_NONE) & sl.hold & ~cpu_claim):
+        sl_grant = Signal()
+        m.d.comb += sl_grant.eq((owner == OWNER_NONE) & sl.hold & ~cpu_claim)
+        with m.If(sl_grant):
             m.d.sync += owner.eq(OWNER_SL)
         with m.If(is_sl & ~sl.hold):
             m.d.comb += wipe.eq(1)
             m.d.sync += owner.eq(OWNER_NONE)
         m.d.comb += sl.granted.eq(is_sl)
 
+        # Side-load error: sticky (OR of the codes) until the next accepted START; the codes of
+        # an ownership die with it (release) and older ones at the grant, so every
+        # acquisition starts clean (the grant and START cycles keep their own new codes).
         sl_err = Signal(8)
+        sl_own = Signal(8)               # OWNER: a request while not granted
+        sl_early = Signal(8)             # DIGEST_EARLY: digest.ready while not squeezing
         sl_set = Signal(8)
         m.d.comb += [sl.error.eq(sl_err != 0), sl.error_code.eq(sl_err)]
         with m.If(~is_sl):
             # Refused, never forwarded: consume the request and report it.
             m.d.comb += [sl.cmd.ready.eq(1), sl.msg.ready.eq(1)]
             with m.If(sl.cmd.valid | sl.msg.valid):
-                m.d.comb += sl_set.eq(ERR_OWNER)
+                m.d.comb += sl_own.eq(ERR_OWNER)
         with m.Else():
             m.d.comb += [sl.cmd.ready.eq(eng.cmd.ready), sl.msg.ready.eq(eng.msg.ready)]
+        # As the CPU's NEXT / DIGEST read: asking for a word while not squeezing is an error
+        # (the request is consumed; the engine never sees it, as take needs SQUEEZE).
+        with m.If(is_sl & sl.digest.ready & ~squeezing):
+            m.d.comb += sl_early.eq(ERR_DIGEST_EARLY)
         m.d.comb += [sl.digest.valid.eq(is_sl & eng.digest.valid), sl.digest.data.eq(eng.digest.data)]
-        with m.If(eng.err & is_sl):
-            m.d.comb += sl_set.eq(eng.err_code)
-        with m.If(is_sl & sl.cmd.valid & sl.cmd.ready & (sl.cmd.op == OP_START)):
+        m.d.comb += sl_set.eq(sl_own | sl_early | Mux(eng.err & is_sl, eng.err_code, 0))
+        with m.If(is_sl & ~sl.hold):
+            m.d.sync += sl_err.eq(0)
+        with m.Elif(sl_grant | (is_sl & sl.cmd.valid & sl.cmd.ready & (sl.cmd.op == OP_START))):
             m.d.sync += sl_err.eq(sl_set)
         with m.Else():
             m.d.sync += sl_err.eq(sl_err | sl_set)

@@ -4,7 +4,8 @@ Signatures are written from the producer's side (valid/payload Out, ready In); f
 In(...) for the consumer. The side-load port is written from the coprocessor (master) side.
 Protocol (see doc/spec.md): raise `hold`, wait for `granted`, send START, message words,
 PAD_BLOCK/FINISH, then take digest words (taking one frees the output buffer for the eager
-refill). `error` is sticky until the next accepted START; `error_code` holds the ERR_* bits.
+refill). `error` is sticky until the next accepted START or the release (the grant drops older
+codes); `error_code` holds the ERR_* bits.
 """
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out

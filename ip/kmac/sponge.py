@@ -9,7 +9,8 @@ Datapath, chosen for area:
 - squeeze: the rate lanes are copied into `obuf` (a lane shift register) and the next
   permutation starts in the same cycle (eager refill); one lane per cycle shifts from `obuf`
   into the 256-bit digest word `dword`, so words straddling blocks assemble by themselves.
-Every error aborts the operation and wipes the state; the next START works normally.
+Every error aborts the operation and wipes the state; the next START works normally. A START
+in any phase (also while the previous output is still shifting) begins from a clean output path.
 """
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
@@ -225,8 +226,10 @@ class Sponge(wiring.Component):
         m.d.comb += [self.digest.valid.eq((dcnt == 4) & (phase == SQUEEZE)),
                      self.digest.data.eq(dword),
                      take.eq(self.digest.valid & self.digest.ready),
-                     shift.eq((ocnt != 0) & ((dcnt != 4) | take))]
-        # Copy and the absorb-side starts are exclusive by phase; a START overrides the copy.
+                     shift.eq((ocnt != 0) & ((dcnt != 4) | take) & ~starting)]
+        # Copy and the absorb-side starts are exclusive by phase. A START overrides the copy
+        # and the shift: its abort (obuf, ocnt, dword, dcnt cleared) stands, so the new
+        # operation begins with an empty output path.
         with m.If((phase == SQUEEZE) & ~core.busy & (ocnt == 0) & ~starting):
             m.d.comb += start.eq(1)
             m.d.sync += [ocnt.eq(rl),

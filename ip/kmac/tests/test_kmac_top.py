@@ -195,3 +195,69 @@ def test_bus_decode_and_rw_byte_enables():
 
     simulate(bench)
     assert all(x is True for x in log), log
+
+
+def test_cpu_start_while_squeezing():
+    """CMD.START right after a NEXT (the digest word reassembling, obuf lanes left) and with
+    the refill permutation over: the new operation's digest is right from its first word."""
+    rng = random.Random(4)
+    cases = [(rng.randbytes(40), rng.randbytes(60), gap) for gap in (0, 1, 2, 3)]
+    got = []
+
+    async def bench(ctx, dut):
+        bus = dut.bus
+        for m1, m2, gap in cases:
+            a = await wb.operation(ctx, bus, 1, 0, [m1], 64, release=False)   # SHAKE128
+            await ctx.tick().repeat(30)                  # refill permutation over
+            await wb.write(ctx, bus, "CFG", 1 | 2 << 4)  # SHAKE256 next (latched at START)
+            await wb.cmd(ctx, bus, "NEXT")               # take word 1: the shift restarts
+            for _ in range(gap):
+                await ctx.tick()
+            await wb.cmd(ctx, bus, "START")              # while the lanes shift
+            await wb.send(ctx, bus, m2)
+            await wb.cmd(ctx, bus, "FINISH")
+            b = await wb.read_output(ctx, bus, 96)
+            got.append((a, b, await wb.read(ctx, bus, "ERR_CODE")))
+            await wb.cmd(ctx, bus, "DONE")
+
+    simulate(bench)
+    for (m1, m2, gap), (a, b, err) in zip(cases, got):
+        assert a == reference("shake", 128, m1, 64), gap
+        assert b == reference("shake", 256, m2, 96), gap
+        assert err == 0, gap
+
+
+def test_sideload_start_while_squeezing():
+    """The same on the side-load port: START presented in the cycle a digest word is taken
+    and right after it, with obuf lanes left; digests against hashlib."""
+    log = []
+
+    async def bench(ctx, dut):
+        sl = dut.sideload
+        rng = random.Random(6)
+        ctx.set(sl.hold, 1)
+        await ctx.tick().repeat(2)
+        for gap in (None, 0, 1, 2):
+            m1, m2 = rng.randbytes(30), rng.randbytes(200)
+            await sb.command(ctx, sl, OP_START, 1, 0)
+            await sb.message(ctx, sl, m1)
+            await sb.command(ctx, sl, OP_FINISH)
+            a = await sb.read(ctx, sl, 32)
+            await ctx.tick().repeat(30)                  # refill over, obuf holds 17 lanes
+            if gap is None:                              # START with the take (same cycle)
+                ctx.set(sl.digest.ready, 1)
+                await sb.command(ctx, sl, OP_START, 1, 2)
+                ctx.set(sl.digest.ready, 0)
+            else:
+                await sb.read(ctx, sl, 32)
+                for _ in range(gap):
+                    await ctx.tick()
+                await sb.command(ctx, sl, OP_START, 1, 2)
+            await sb.message(ctx, sl, m2)
+            await sb.command(ctx, sl, OP_FINISH)
+            b = await sb.read(ctx, sl, 200)
+            log.append((a == reference("shake", 128, m1, 32),
+                        b == reference("shake", 256, m2, 200), ctx.get(sl.error)))
+
+    simulate(bench)
+    assert log == [(True, True, 0)] * 4, log

@@ -14,6 +14,9 @@ The core's side of the port (the RTL core is built to this rule):
   cycle), or error = 1 from the KMAC in any cycle of a kmac.* instruction other than rel
   (while hold = 1); ERR_KMAC = error_code (0 for the core's own checks).
 The cycles before the detecting one count (sim.py: the detecting cycle itself does not).
+The KMAC side (ip/kmac/doc/spec.md): error clears when hold drops (every acquisition starts
+clean); digest.ready while not squeezing is answered with DIGEST_EARLY, so kmac.dig before
+FINISH halts in its second cycle instead of waiting.
 """
 from ip.kmac.cycle_model import IDLE_INPUTS
 from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START
