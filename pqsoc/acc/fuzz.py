@@ -70,7 +70,7 @@ class FuzzConfig:
     min_items: int = 8              # random items in the main body (static length ~20-150)
     max_items: int = 40
     error_fraction: float = 0.25    # programs that end in an error
-    kmac: bool = False              # also generate kmac / smp instructions (not modelled yet)
+    kmac: bool = False              # also generate KMAC side-load sequences and misuse
 
 
 @dataclass(frozen=True)
@@ -144,8 +144,8 @@ class _Gen:
         self.features = Counter()
         self.allow_ecall = True             # early `ecall` items (not before an error construct)
         self.falloff = False                # BAD_INSN_ADDR by running past the last IMEM word
-        groups = FUZZ_GROUPS + (KMAC_GROUPS if cfg.kmac else ())
-        self.plain = [i.mnemonic for i in self.isa.insns if i.group in groups
+        # kmac.* only in protocol sequences (kmac_item) and misuse constructs, never alone
+        self.plain = [i.mnemonic for i in self.isa.insns if i.group in FUZZ_GROUPS
                       and i.mnemonic not in _SPECIAL]
 
     # ------------------------------------------------------------------ small helpers
@@ -477,6 +477,8 @@ class _Gen:
                 kinds += ["loop"] * 8
                 if depth < 6 and left > 64:
                     kinds += ["nest"] * 2
+            if self.cfg.kmac and depth == 0 and left > 40:
+                kinds += ["kmac"] * 6            # top level only: a session costs ~100+ cycles
             if self.allow_ecall and r.random() < 0.004:
                 kinds = ["ecall"]
             k = r.choice(kinds)
@@ -501,6 +503,9 @@ class _Gen:
                 item, c = self.loop_item(depth, left)
             elif k == "nest":
                 item, c = self.nest_item(r.randint(2, 8 - depth), left)
+            elif k == "kmac":
+                item = self.kmac_item()
+                c = len(item)
             else:
                 item, c = ["ecall"], 1
                 self.features["early_ecall"] += 1
@@ -510,6 +515,60 @@ class _Gen:
             lines = self.plain_item()
             cost = len(lines)
         return lines, cost
+
+    # ------------------------------------------------------------------ KMAC side-load
+    def kmac_mode(self) -> int:
+        """grs1 of kmac.start: mode[1:0] | strength[4:2] (kmac_regs.yml CFG codes)."""
+        mode, strength = self.rng.choice(((0, 1), (0, 2), (0, 3), (0, 4), (1, 0), (1, 2), (2, 0), (2, 2)))
+        return mode | strength << 2
+
+    def kmac_mask(self) -> tuple[int, int]:
+        """A contiguous byte mask and its byte count."""
+        r = self.rng
+        if self.chance(0.5):
+            return 0xFFFF_FFFF, 32
+        lo = r.randrange(32)
+        n = r.randint(1, 32 - lo)
+        return ((1 << n) - 1) << lo, n
+
+    def kmac_item(self, misuse: str | None = None) -> list[str]:
+        """acq, start, message words (+ pad), finish, digest words, rel, with plain
+        instructions in between (the KMAC works in the background)."""
+        r = self.rng
+        self.features["kmac"] += 1
+        ga, gb = r.sample(range(1, 31), 2)
+        out = [] if misuse == "no_acq" else ["kmac.acq"]
+        if misuse == "double_acq":
+            return out + ["kmac.acq"]
+        words = []
+        total = 0
+        for _ in range(r.randint(0, 8)):
+            mask, n = self.kmac_mask()
+            if misuse == "bad_mask" and not words:
+                mask, n = 0b1011, 3              # not contiguous: the KMAC reports MASK
+            words.append((mask, self.w()))
+            total += n
+        declared = total if (total and self.chance(0.3)) else 0
+        mode = 3 if misuse == "bad_mode" else self.kmac_mode()
+        out += _li(ga, mode) + _li(gb, declared) + [f"kmac.start x{ga}, x{gb}"]
+        if misuse == "early_dig":
+            return out + ["kmac.dig w1"]
+        for k, (mask, w) in enumerate(words):
+            out += _li(ga, mask) + [f"kmac.msg w{w}, x{ga}"]
+            if self.chance(0.3):
+                out += self.plain_item()
+            if declared == 0 and k == len(words) // 2 and self.chance(0.2):
+                out.append("kmac.pad")
+        if declared == 0:
+            out.append("kmac.finish")
+        for _ in range(r.randint(0, 4)):
+            if self.chance(0.4):
+                out += self.plain_item()
+            out.append(f"kmac.dig w{self.w()}")
+        if self.chance(0.3):
+            out.append("csrrs x{}, KMAC_STATUS, x0".format(self.gd()))
+        out.append("kmac.rel")
+        return out
 
     def random_encoding(self, insn) -> int:
         """insn.encode with random in-range operand values (may be an illegal variant)."""
@@ -525,6 +584,9 @@ class _Gen:
         r = self.rng
         lay = self.lay
         self.features["err_" + cls] += 1
+        if cls == "KMAC":
+            return self.kmac_item(r.choice(("no_acq", "double_acq", "bad_mask", "bad_mode",
+                                            "early_dig")))
         if cls == "ILLEGAL_INSN":
             k = r.randrange(9)
             if k == 0 and self.chance(0.5):         # a valid encoding with 1-2 bits flipped
@@ -663,7 +725,7 @@ class _Gen:
         cfg = self.cfg
         expect = "ecall"
         if r.random() < cfg.error_fraction:
-            expect = r.choice(ERROR_CLASSES)
+            expect = r.choice(ERROR_CLASSES + (("KMAC",) if cfg.kmac else ()))
             self.allow_ecall = False
         lines = ["# prologue"] + self.prologue()
         n = r.randint(cfg.min_items, cfg.max_items)

@@ -5,14 +5,13 @@ Host view (byte offsets inside the slave's region): 0x00000 registers, 0x10000 I
 (one access per cycle, as the sky130 SRAM macros' read-write port): the core owns them while
 it runs or wipes; host accesses then are ignored and flagged in HOST_ERR.
 
-Memories are behavioural Amaranth memories here (any size); synthesis maps them onto SRAM
-macros through a wrapper with the macros' ports (see ip/acc/doc/).
+Memories are SramBank instances (ip/acc/rtl/sram.py): behavioural Amaranth memories (any size)
+with sram_macro=None, or tiles of a sky130 OpenRAM macro (sram_macro=<macro name>).
 """
 from pathlib import Path
 
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
-from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from ip.common.regbank import RegBank
@@ -21,6 +20,7 @@ from ip.kmac.sideload import SideloadSignature
 from pqsoc.regtool import load
 
 from .core import ST_IDLE, AccCore
+from .sram import SramBank
 
 REGS_YML = Path(__file__).resolve().parents[1] / "data" / "acc_regs.yml"
 REGION_REGS, REGION_IMEM, REGION_DMEM = 0, 1, 2
@@ -28,7 +28,7 @@ REGION_REGS, REGION_IMEM, REGION_DMEM = 0, 1, 2
 
 class Acc(wiring.Component):
     def __init__(self, imem_size: int = 32 * 1024, dmem_size: int = 32 * 1024,
-                 addr_width: int = 30, isa=None):
+                 addr_width: int = 30, isa=None, sram_macro: str | None = None):
         if imem_size % 1024 or not 0 < imem_size <= 64 * 1024:
             raise ValueError(f"IMEM size {imem_size} must be a multiple of 1 KiB up to 64 KiB")
         if dmem_size % 1024 or not 0 < dmem_size <= 64 * 1024:
@@ -37,6 +37,7 @@ class Acc(wiring.Component):
         self.dmem_size = dmem_size
         self.regmap = load(REGS_YML)
         self.isa = isa
+        self.sram_macro = sram_macro       # None: behavioural memories; else an OpenRAM macro name
         super().__init__({"bus": In(WishboneSignature(addr_width)),
                           "sideload": Out(SideloadSignature()),
                           "irq": Out(1)})
@@ -45,12 +46,8 @@ class Acc(wiring.Component):
         m = Module()
         imem_words, dmem_words = self.imem_size // 4, self.dmem_size // 32
         m.submodules.core = core = AccCore(imem_words, dmem_words, self.isa)
-        m.submodules.imem = imem = Memory(shape=32, depth=imem_words, init=[])
-        m.submodules.dmem = dmem = Memory(shape=256, depth=dmem_words, init=[])
-        i_rd = imem.read_port()
-        i_wr = imem.write_port(granularity=8)
-        d_rd = dmem.read_port()
-        d_wr = dmem.write_port(granularity=8)
+        m.submodules.imem = imem = SramBank(imem_words, 32, self.sram_macro)
+        m.submodules.dmem = dmem = SramBank(dmem_words, 256, self.sram_macro)
         m.submodules.regs = rb = RegBank(self.regmap, len(self.bus.adr))
 
         # ------------------------------------------------------------------ bus decode
@@ -77,32 +74,29 @@ class Acc(wiring.Component):
         host_dmem = mem_req & ~mem_ack & idle & (region == REGION_DMEM)
 
         # IMEM: the core fetches; the host reads/writes while idle
-        m.d.comb += [i_rd.addr.eq(core.imem_addr), core.imem_rdata.eq(i_rd.data), i_rd.en.eq(1)]
-        m.d.comb += [d_rd.addr.eq(core.dmem_addr), core.dmem_rdata.eq(d_rd.data),
-                     d_rd.en.eq(core.dmem_re), d_wr.addr.eq(core.dmem_addr),
-                     d_wr.data.eq(core.dmem_wdata), d_wr.en.eq(core.dmem_we)]
+        m.d.comb += [imem.addr.eq(core.imem_addr), core.imem_rdata.eq(imem.rdata), imem.en.eq(1)]
+        m.d.comb += [dmem.addr.eq(core.dmem_addr), core.dmem_rdata.eq(dmem.rdata),
+                     dmem.en.eq(core.dmem_re), dmem.wdata.eq(core.dmem_wdata), dmem.we.eq(core.dmem_we)]
         with m.If(host_imem & ~mem_phase):
-            m.d.comb += [i_rd.addr.eq(bus.adr[:len(i_rd.addr)]), i_wr.addr.eq(bus.adr[:len(i_wr.addr)]),
-                         i_wr.data.eq(bus.dat_w)]
+            m.d.comb += [imem.addr.eq(bus.adr[:len(imem.addr)]), imem.wdata.eq(bus.dat_w)]
             with m.If(bus.we):
-                m.d.comb += i_wr.en.eq(bus.sel)
+                m.d.comb += imem.we.eq(bus.sel)
                 m.d.sync += mem_ack.eq(1)
             with m.Else():
                 m.d.sync += mem_phase.eq(1)
         with m.If(host_dmem & ~mem_phase):
-            daddr = bus.adr[3:3 + len(d_rd.addr)]
-            m.d.comb += [d_rd.addr.eq(daddr), d_wr.addr.eq(daddr),
-                         d_wr.data.eq(bus.dat_w.replicate(8))]
+            daddr = bus.adr[3:3 + len(dmem.addr)]
+            m.d.comb += [dmem.addr.eq(daddr), dmem.wdata.eq(bus.dat_w.replicate(8))]
             with m.If(bus.we):
-                m.d.comb += d_wr.en.eq(bus.sel << (word * 4))
+                m.d.comb += dmem.we.eq(bus.sel << (word * 4))
                 m.d.sync += mem_ack.eq(1)
             with m.Else():
-                m.d.comb += d_rd.en.eq(1)
+                m.d.comb += dmem.en.eq(1)
                 m.d.sync += mem_phase.eq(1)
         with m.If(mem_phase):               # read data of the previous cycle's address
             m.d.sync += [mem_ack.eq(1),
-                         mem_dat.eq(Mux(region == REGION_IMEM, i_rd.data,
-                                        (d_rd.data >> (word * 32))[:32]))]
+                         mem_dat.eq(Mux(region == REGION_IMEM, imem.rdata,
+                                        (dmem.rdata >> (word * 32))[:32]))]
         with m.If(mem_req & ~mem_ack & ~idle & ~mem_phase):
             m.d.sync += [mem_ack.eq(1), mem_dat.eq(0)]
             m.d.comb += host_busy.eq(1)
@@ -125,6 +119,7 @@ class Acc(wiring.Component):
                      rb.mem_size_dmem_kib.eq(self.dmem_size // 1024),
                      self.irq.eq(rb.intr_state_done & rb.intr_enable_done)]
 
-        # side-load master: idle until the KMAC instructions are implemented in the RTL
-        m.d.comb += self.sideload.hold.eq(0)
+        # side-load master: the core's kmac.* instructions
+        wiring.connect(m, core.sideload, wiring.flipped(self.sideload))
+        m.d.comb += rb.err_kmac_code.eq(core.err_kmac)
         return m

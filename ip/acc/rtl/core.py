@@ -11,8 +11,12 @@ Timing (the ISS in pqsoc/acc/iss counts the same cycles; the lockstep fuzzer che
   executing instruction wins over WB2 (it is later in program order).
 - A faulting instruction is detected in its first non-stalled cycle; that cycle is not
   counted, the registers and DMEM are wiped and ERR_BITS holds the error.
-KMAC side-load and stream-unit instructions are not implemented in this RTL yet: they
-decode as illegal (ILLEGAL_INSN).
+- KMAC side-load (isa.yml group kmac): a hold flop drives `hold`; a kmac.* instruction
+  presents its request in each of its cycles (while hold = 1 and the KMAC shows no error) and
+  completes in the handshake cycle; an error from the KMAC in any of its cycles faults.
+  The ISS models the KMAC cycle by cycle (ip/kmac/cycle_model.py) to count the same cycles.
+Stream-unit instructions (group smp) are not implemented in this RTL yet: they decode as
+illegal (ILLEGAL_INSN).
 """
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
@@ -21,10 +25,12 @@ from amaranth.lib.wiring import In, Out
 from pqsoc.acc.isa import load_isa
 from pqsoc.acc.iss.loop import loop_depth
 
+from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
+
 from .decode import Decoder
 from .wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, is_latency2
 
-IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt")
+IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt", "kmac")
 
 ST_IDLE, ST_RUN, ST_WIPE, ST_FETCH = 0, 1, 2, 3
 
@@ -52,6 +58,8 @@ class AccCore(wiring.Component):
             "start": In(1), "wipe": In(1),
             "state": Out(2), "done": Out(1),
             "err_bits": Out(8), "cycles": Out(32), "insns": Out(32), "stop_pc": Out(32),
+            "err_kmac": Out(8),
+            "sideload": Out(SideloadSignature()),
         })
 
     def elaborate(self, platform):
@@ -207,13 +215,48 @@ class AccCore(wiring.Component):
             m.d.comb += faults.eq(err_bit["LOOP"])
         with m.Elif(bad_data):
             m.d.comb += faults.eq(err_bit["BAD_DATA_ADDR"])
+        # KMAC side-load: faults in any cycle of a kmac.* instruction (not only its first)
+        sl = self.sideload
+        hold = Signal()
+        acq_wait = Signal()                # kmac.acq past its first cycle (hold raised)
+        is_acq = dec.is_("kmac.acq")
+        is_kcmd = dec.any_of(["kmac.start", "kmac.pad", "kmac.finish"])
+        is_kmsg, is_kdig = dec.is_("kmac.msg"), dec.is_("kmac.dig")
+        is_kreq = is_kcmd | is_kmsg | is_kdig
+        kcycle = Signal()                  # a kmac.* instruction (not rel) is in execute
+        m.d.comb += kcycle.eq(run & ~hazard & ~bad_pc & (is_acq | is_kreq))
+        kfault = Signal()
+        kcode = Signal(8)
+        with m.If(kcycle):
+            with m.If(is_acq & ~acq_wait & hold):
+                m.d.comb += kfault.eq(1)
+            with m.Elif(is_kreq & ~hold):
+                m.d.comb += kfault.eq(1)
+            with m.Elif((acq_wait | is_kreq) & sl.error):
+                m.d.comb += [kfault.eq(1), kcode.eq(sl.error_code)]
+        present = Signal()
+        m.d.comb += present.eq(kcycle & is_kreq & hold & ~sl.error)
+        m.d.comb += [sl.hold.eq(hold),
+                     sl.cmd.valid.eq(present & is_kcmd),
+                     sl.cmd.op.eq(Mux(dec.is_("kmac.start"), OP_START,
+                                      Mux(dec.is_("kmac.pad"), OP_PAD, OP_FINISH))),
+                     sl.cmd.mode.eq(g1[0:2]), sl.cmd.strength.eq(g1[2:5]), sl.cmd.msg_len.eq(g2),
+                     sl.msg.valid.eq(present & is_kmsg), sl.msg.data.eq(wA), sl.msg.mask.eq(g1),
+                     sl.digest.ready.eq(present & is_kdig)]
+        kdone = Signal()                   # the kmac.* instruction completes this cycle
+        m.d.comb += kdone.eq((is_acq & acq_wait & sl.granted)
+                             | (is_kcmd & sl.cmd.ready) | (is_kmsg & sl.msg.ready)
+                             | (is_kdig & sl.digest.valid) | dec.is_("kmac.rel"))
         fault = Signal()
-        m.d.comb += fault.eq(first & (faults != 0))
+        m.d.comb += fault.eq((first & (faults != 0)) | (kfault & (faults == 0)))
 
         # ------------------------------------------------------------------ execute
         two_cycle = dec.any_of([i.mnemonic for i in dec.insns if i.cycles == 2])
         go = Signal()                      # the instruction completes this cycle
-        m.d.comb += go.eq(run & ~hazard & ~fault & (cnt | ~two_cycle))
+        m.d.comb += go.eq(run & ~hazard & ~fault & (cnt | ~two_cycle)
+                          & (kdone | ~(is_acq | is_kreq)))
+        with m.If(kcycle & ~fault & is_acq):
+            m.d.sync += [hold.eq(1), acq_wait.eq(~kdone)]
         with m.If(run & ~hazard & ~fault & two_cycle):
             m.d.sync += cnt.eq(~cnt)
 
@@ -240,7 +283,8 @@ class AccCore(wiring.Component):
 
         csr_old = Signal(32)
         for name, r in isa.csrs.items():
-            src = {"VMODE": vmode, "SMP_CFG": smp_cfg, "SMP_SRC": smp_src, "RND": lfsr}.get(name, 0)
+            src = {"VMODE": vmode, "SMP_CFG": smp_cfg, "SMP_SRC": smp_src, "RND": lfsr,
+                   "KMAC_STATUS": Cat(sl.granted, sl.msg.ready, sl.digest.valid, sl.error)}.get(name, 0)
             with m.If(csr_addr == r["addr"]):
                 m.d.comb += csr_old.eq(src)
         csr_new = Mux(dec.is_("csrrw"), g1, Mux(dec.is_("csrrs"), csr_old | g1, csr_old & ~g1))
@@ -280,6 +324,8 @@ class AccCore(wiring.Component):
             m.d.comb += [w_we.eq(1), w_val.eq(wA)]
         with m.Elif(dec.is_("bn.ins")):
             m.d.comb += [w_we.eq(1), w_val.eq(ins_val)]
+        with m.Elif(is_kdig):
+            m.d.comb += [w_we.eq(1), w_val.eq(sl.digest.data)]
         with m.Elif(dec.is_("bn.wsrr")):
             m.d.comb += [w_we.eq(1), w_val.eq(wsr_val)]
 
@@ -398,10 +444,14 @@ class AccCore(wiring.Component):
             m.d.sync += self.cycles.eq(self.cycles + 1)
         m.d.sync += self.done.eq(0)
         is_ecall = dec.is_("ecall")
+        with m.If(go & (is_ecall | dec.is_("kmac.rel"))):
+            m.d.sync += hold.eq(0)
         with m.If(go & is_ecall):
             m.d.sync += [state.eq(ST_IDLE), self.stop_pc.eq(pc), self.done.eq(1)]
         with m.If(fault):
-            m.d.sync += [state.eq(ST_WIPE), self.stop_pc.eq(pc), self.err_bits.eq(faults),
+            m.d.sync += [hold.eq(0), acq_wait.eq(0), self.err_kmac.eq(kcode)]
+            m.d.sync += [state.eq(ST_WIPE), self.stop_pc.eq(pc),
+                         self.err_bits.eq(Mux(faults != 0, faults, err_bit["KMAC"])),
                          wipe_addr.eq(0)]
             m.d.comb += clear.eq(1)
 
@@ -418,9 +468,11 @@ class AccCore(wiring.Component):
 
         with m.If(self.start & (state == ST_IDLE)):
             m.d.sync += [state.eq(ST_FETCH), pc.eq(0), cnt.eq(0), self.cycles.eq(0),
-                         self.insns.eq(0), self.err_bits.eq(0), self.stop_pc.eq(0)]
+                         self.insns.eq(0), self.err_bits.eq(0), self.stop_pc.eq(0),
+                         self.err_kmac.eq(0)]
             m.d.comb += clear.eq(1)
         with m.Elif(self.wipe & (state != ST_WIPE)):
+            m.d.sync += [hold.eq(0), acq_wait.eq(0)]
             m.d.sync += [state.eq(ST_WIPE), wipe_addr.eq(0), cnt.eq(0)]
             m.d.comb += clear.eq(1)
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from pqsoc import BUILD, REPO, FlowError
 from pqsoc.regtool import load
 
-from .acc import REGS_YML, Acc
+from .acc import REGS_YML
+from .sim_top import AccWithKmac
 
 DRIVER = REPO / "ip" / "acc" / "tests" / "acc_host.cpp"
 FLAGS = ["--cc", "--exe", "--build", "-O3", "--x-assign", "0", "--x-initial", "0", "--noassert",
@@ -24,9 +25,10 @@ REG_ORDER = ("CTRL", "STATUS", "ERR_BITS", "STOP_PC", "CYCLES", "INSNS", "INTR_S
 
 
 def emit(imem_size: int, dmem_size: int, out: Path) -> Path:
+    """The ACC with its KMAC (sim_top.AccWithKmac), as the SoC connects them."""
     from amaranth.back import verilog
     out.mkdir(parents=True, exist_ok=True)
-    text = verilog.convert(Acc(imem_size, dmem_size), name="acc", emit_src=False)
+    text = verilog.convert(AccWithKmac(imem_size, dmem_size), name="acc", emit_src=False)
     path = out / "acc.v"
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)
