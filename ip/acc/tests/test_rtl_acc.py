@@ -1,7 +1,8 @@
 """The ACC RTL (emitted Verilog under Verilator, driven through its host bus) against the ISS.
 
-- lockstep fuzz: random programs (every base/loop/wide/vector/NTT instruction, every error
-  class, both VMODEs, hazards) on the ISS and the RTL; halt, ERR_BITS, cycles, instructions,
+- lockstep fuzz: random programs (every base/loop/wide/vector/NTT instruction, KMAC side-load
+  sessions against a real KMAC block, every error class, both VMODEs, hazards) on the ISS and
+  the RTL; halt, ERR_BITS, cycles, instructions,
   stop PC and the whole DMEM (which holds the final registers) must be equal;
 - kernels: the NTT / INTT kernels give kyber-py's / dilithium-py's results on the RTL, in
   exactly the ISS's cycle count.
@@ -27,7 +28,8 @@ def rtl_small():
 
 
 def test_fuzz_lockstep_rtl_vs_iss(rtl_small):
-    passed, failed, failures = fuzz.fuzz(FUZZ_COUNT, 11, fuzz.IssBackend(2048, 2048), rtl_small)
+    cfg = fuzz.FuzzConfig(kmac=True)     # with KMAC sessions and misuse: the RTL has a KMAC
+    passed, failed, failures = fuzz.fuzz(FUZZ_COUNT, 11, fuzz.IssBackend(2048, 2048), rtl_small, cfg)
     msg = "\n".join(f"program {f.index} ({f.program.desc}):\n  " + "\n  ".join(f.diffs)
                     for f in failures[:3])
     assert failed == 0 and passed == FUZZ_COUNT, msg
