@@ -1,0 +1,97 @@
+"""Cycle figures of the ACC kernels, measured on the ISS and on the RTL (Verilator): the
+two counts must be equal (the ISS is the golden model), else the benchmark fails.
+
+    from ip.acc.bench import measure; measure()  ->  {"ntt_mlkem_cycles": 97, ...}
+
+Every kernel's output is also checked against kyber-py / dilithium-py here, so a figure is
+only reported for a correct run.
+"""
+import random
+
+from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
+from kyber_py.polynomials.polynomials import PolynomialRing as KyberRing
+
+from ip.acc.kernels import ntt_mldsa, ntt_mlkem, pointwise
+from pqsoc.acc.asm import assemble
+
+KEM = (16, 16, 3329)
+DSA = (8, 32, 8380417)
+SET_VMODE1 = "addi x31, x0, 1\ncsrrw x0, VMODE, x31\n"
+DMEM_SIZE = 4096
+
+
+def pack(vals, mode) -> bytes:
+    lanes, w, _ = mode
+    return sum((v % (1 << w)) << (w * i) for i, v in enumerate(vals)).to_bytes(32, "little")
+
+
+def unpack(blob: bytes, mode) -> list:
+    lanes, w, _ = mode
+    word = int.from_bytes(blob, "little")
+    return [(word >> (w * i)) & ((1 << w) - 1) for i in range(lanes)]
+
+
+def _poly(coeffs, mode) -> dict:
+    n = mode[0]
+    return {32 * r: pack(coeffs[n * r:n * r + n], mode) for r in range(256 // n)}
+
+
+def kernel_jobs(seed: int = 5) -> list:
+    """(key, source, {addr: bytes}, lane mode, expected 256 coefficients at DMEM 0)."""
+    rng = random.Random(seed)
+    jobs = []
+    c = [rng.randrange(3329) for _ in range(256)]
+    dm = _poly(c, KEM)
+    dm.update({ntt_mlkem.TWID + 32 * t: pack(w, KEM) for t, w in enumerate(ntt_mlkem.twiddle_words())})
+    jobs.append(("ntt_mlkem", ntt_mlkem.program(), dm, KEM, KyberRing()(list(c)).to_ntt().coeffs))
+    dm = _poly(c, KEM)
+    dm.update({ntt_mlkem.ITWID + 32 * t: pack(w, KEM) for t, w in enumerate(ntt_mlkem.itwiddle_words())})
+    dm[ntt_mlkem.ISCALE] = pack(ntt_mlkem.iscale_word(), KEM)
+    jobs.append(("intt_mlkem", ntt_mlkem.intt_program(), dm, KEM,
+                 KyberRing()(list(c), is_ntt=True).from_ntt().coeffs))
+    q = ntt_mldsa.Q
+    d = [rng.randrange(q) for _ in range(256)]
+    dm = _poly(d, DSA)
+    dm.update({ntt_mldsa.TWID + 32 * t: pack(w, DSA) for t, w in enumerate(ntt_mldsa.twiddle_words())})
+    jobs.append(("ntt_mldsa", SET_VMODE1 + ntt_mldsa.program(), dm, DSA,
+                 [x % q for x in DilithiumRing()(list(d)).to_ntt().coeffs]))
+    dm = _poly(d, DSA)
+    dm.update({ntt_mldsa.ITWID + 32 * t: pack(w, DSA) for t, w in enumerate(ntt_mldsa.itwiddle_words())})
+    jobs.append(("intt_mldsa", SET_VMODE1 + ntt_mldsa.intt_program(), dm, DSA,
+                 [x % q for x in DilithiumRing()(list(d), is_ntt=True).from_ntt().coeffs]))
+    return jobs
+
+
+def image(dm: dict, size: int = DMEM_SIZE) -> bytes:
+    img = bytearray(size)
+    for addr, blob in dm.items():
+        img[addr:addr + len(blob)] = blob
+    return bytes(img)
+
+
+def measure(rtl: bool = True) -> dict:
+    from pqsoc.acc.fuzz import IssBackend, compare
+    jobs = kernel_jobs()
+    progs = [(assemble(src, f"{key}.s"), image(dm), 20_000) for key, src, dm, _, _ in jobs]
+    iss = IssBackend(DMEM_SIZE, DMEM_SIZE)
+    iss_runs = [iss.run(*p) for p in progs]
+    rtl_runs = None
+    if rtl:
+        from ip.acc.rtl.fuzz_backend import RtlBackend
+        rtl_runs = RtlBackend(DMEM_SIZE, DMEM_SIZE).run_many(progs)
+    out = {}
+    for k, (key, _, _, mode, ref) in enumerate(jobs):
+        runs = [iss_runs[k]] + ([rtl_runs[k]] if rtl_runs else [])
+        for r in runs:
+            got = []
+            for w in range(256 // mode[0]):
+                got += unpack(r.dmem[32 * w:32 * w + 32], mode)
+            if r.halt != "ecall" or got != ref:
+                raise AssertionError(f"{key}: wrong result ({r.halt}, err {r.err_bits:#x})")
+        if rtl_runs:
+            diffs = compare(iss_runs[k], rtl_runs[k], ("iss", "rtl"))
+            if diffs:
+                raise AssertionError(f"{key}: ISS and RTL differ: {diffs[:3]}")
+        out[f"{key}_cycles"] = iss_runs[k].cycles
+    out["cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
+    return out
