@@ -71,16 +71,6 @@ def test_faulting_instruction_costs_nothing_and_state_is_wiped():
     assert sim.csr.values["ERR_BITS"] == BIT["BAD_DATA_ADDR"]
 
 
-@pytest.mark.parametrize("insn", [i.mnemonic for i in ISA.insns if i.group == "smp"])
-def test_stream_unit_halts_not_modelled(insn):
-    syntax = {"kmac.start": "x1, x2", "kmac.msg": "w1, x1", "kmac.dig": "w1",
-              "smp.run": "x1, x2, uni12"}.get(insn, "")
-    sim, h = run(f"addi x1, x0, 1\n{insn} {syntax}\necall\n")
-    assert h.reason == "unmodelled" and not h.ok
-    assert "not yet modelled in the ISS" in h.message and insn in h.message
-    _then_good(sim)
-
-
 def test_cycle_limit_then_reset():
     sim, h = run("top:\njal x0, top\n", max_cycles=100)
     assert h.reason == "cycle_limit" and h.cycles == 100

@@ -30,5 +30,3 @@ def test_run_error_and_cycle_limit_exit_nonzero(tmp_path):
     assert r.returncode == 1 and "BAD_DATA_ADDR" in r.stdout + r.stderr
     r = _cli(tmp_path, "top:\njal x0, top\n", "--max-cycles", "50")
     assert r.returncode == 2 and "cycle_limit" in r.stderr
-    r = _cli(tmp_path, "smp.wait\necall\n")
-    assert r.returncode == 3 and "not yet modelled" in r.stderr

@@ -392,7 +392,7 @@ def _unmodelled(s, o):
 
 
 EXEC.update(KMAC_EXEC)
-UNMODELLED_GROUPS = ("smp",)
+UNMODELLED_GROUPS = ()
 
 
 def executor(insn):

@@ -58,9 +58,7 @@ def _transfer(s, req, handshake):
         if out["error"]:
             _kmac_error(s, k, out["error_code"],
                         f"KMAC reported error_code {out['error_code']:#x}")
-        inp = _inputs(s, **req)
-        out = s.kmac.outputs(inp)
-        s.kmac.tick(inp)
+        out = s._cycle(_inputs(s, **req))         # KMAC + stream unit, one cycle
         k += 1
         if handshake(out):
             s._kmac_cycles = k
@@ -70,25 +68,30 @@ def _transfer(s, req, handshake):
 def kmac_acq(s, o):
     if s.kmac_hold:
         _kmac_error(s, 0, 0, "kmac.acq while already holding the KMAC port")
-    s.kmac.tick(_inputs(s))                       # first cycle: hold still 0
+    s._cycle(_inputs(s))                          # first cycle: hold still 0
     s.kmac_hold = 1
     k = 1
     while True:
         _check_limit(s, k)
-        inp = _inputs(s)
-        out = s.kmac.outputs(inp)
+        out = s.kmac.outputs(_inputs(s))          # error is a register
         if out["error"]:
             _kmac_error(s, k, out["error_code"],
                         f"KMAC reported error_code {out['error_code']:#x}")
-        s.kmac.tick(inp)
+        out = s._cycle(_inputs(s))
         k += 1
         if out["granted"]:
             s._kmac_cycles = k
             return None
 
 
+def _unit_owns_stream(s):
+    if s.smp.busy:
+        _kmac_error(s, 0, 0, f"{s.insn.mnemonic} while the stream unit takes the digest stream")
+
+
 def kmac_rel(s, o):
-    s.kmac.tick(_inputs(s))
+    _unit_owns_stream(s)
+    s._cycle(_inputs(s))
     s.kmac_hold = 0
     s._kmac_cycles = 1
 
@@ -110,6 +113,7 @@ def kmac_msg(s, o):
 
 
 def kmac_dig(s, o):
+    _unit_owns_stream(s)
     out = _transfer(s, {"digest_ready": 1}, lambda out: out["digest_valid"])
     s.wdr.write(o["wrd"], out["digest_data"])
 
@@ -130,3 +134,62 @@ def kmac_status(s) -> int:
     out = s.kmac.outputs(_inputs(s))
     return (out["granted"] | out["msg_ready"] << 1 | out["digest_valid"] << 2
             | out["error"] << 3)
+
+
+# ------------------------------------------------------------------------------ stream unit
+# smp.run checks (SAMPLER, in its only cycle) and starts the unit in that cycle; smp.wait
+# stalls until the unit is idle, and faults (SAMPLER, ERR_KMAC = error_code) if the KMAC shows
+# an error while the unit still works (e.g. DIGEST_EARLY: the unit was started before FINISH).
+SMP_IMPLEMENTED = 6                   # modes 0..5: uni12 uni23 cbd2 cbd3 eta2 eta4
+
+
+def smp_run(s, o):
+    from .errors import AccError
+    cfg = s.csr.values["SMP_CFG"]
+    dst = s.gpr.read(o["grs1"])
+    count = s.gpr.read(o["grs2"])
+    lanes = 8 if s.csr.values["VMODE"] & 1 else 16
+    words = -(-count // lanes)
+    if s.smp.busy:
+        raise AccError("SAMPLER", "smp.run while the stream unit is busy")
+    if o["mode"] >= SMP_IMPLEMENTED:
+        raise AccError("SAMPLER", f"mode {s.insn.operands['mode'].values[o['mode']]} is not "
+                       "implemented in this stream unit")
+    if cfg & 0x60:
+        raise AccError("SAMPLER", "SMP_CFG source DMEM / sink KMAC are not implemented")
+    if not 1 <= count <= 0xFFFF:
+        raise AccError("SAMPLER", f"count {count} outside 1..65535")
+    if dst % 32 or dst + 32 * words > s.dmem.size:
+        raise AccError("SAMPLER", f"destination {dst:#x} + {words} words misaligned or outside DMEM")
+    if not s.kmac_hold:
+        raise AccError("SAMPLER", "KMAC source without holding the KMAC port")
+    s._smp_start = {"start": 1, "mode": o["mode"], "count": count, "dst": dst // 32,
+                    "vmode": s.csr.values["VMODE"] & 1, "cfg": cfg}
+
+
+def smp_wait(s, o):
+    from .errors import AccError
+    k = 0
+    while True:
+        _check_limit(s, k)
+        if not s.smp.busy:
+            s._cycle()
+            s._kmac_cycles = k + 1
+            return None
+        out = s.kmac.outputs(_inputs(s))
+        if s.kmac_hold and out["error"]:
+            s._kmac_cycles = k
+            s._err_kmac = out["error_code"]
+            raise AccError("SAMPLER", f"KMAC reported error_code {out['error_code']:#x} "
+                           "while the stream unit was running")
+        s._cycle()
+        k += 1
+
+
+def smp_status(s) -> int:
+    o = s.smp.outputs()
+    return o["busy"] | (o["produced"] & 0xFFFF) << 16
+
+
+EXEC["smp.run"] = smp_run
+EXEC["smp.wait"] = smp_wait

@@ -13,6 +13,10 @@ KMAC: `sim.kmac` (ip.kmac.cycle_model) is ticked once for every cycle the core s
 stalls, every instruction's cycles, the faulting cycle), with the core's hold flop
 `sim.kmac_hold` and no request outside kmac.* instructions; kmac.* instructions take as many
 cycles as their handshakes need (iss/kmac.py). ecall and error halts clear the hold flop.
+Stream unit: `sim.smp` (iss/smp.py, exact model of ip/acc/rtl/stream_unit.py) runs in the
+background with the KMAC: each cycle its digest.ready is OR-ed into the KMAC's, and its DMEM
+write happens in cycles the core does not use DMEM (the go cycle of lw/sw/bn.lw/bn.sw).
+smp.run starts it in its (only) cycle; ecall, an error and START abort it.
 A faulting instruction does not retire and adds no cycles (only an operand stall before it
 counts: CYCLES counts every cycle from START to the halt except the one that detects the
 error); the state is wiped (registers and
@@ -24,16 +28,18 @@ from pqsoc.acc.isa import load_isa
 
 from .csr import Csrs, Wsrs
 from .dmem import Dmem
-from ip.kmac.cycle_model import KmacCycleModel
+from ip.kmac.cycle_model import IDLE_INPUTS, KmacCycleModel
 
 from .errors import AccError, Unmodelled
 from .gpr import Gprs
 from .insn import executor, latency2_writes, operand_reads
-from .kmac import CycleLimit, kmac_status
+from .kmac import CycleLimit, kmac_status, smp_status
 from .loop import LoopStack, loop_depth
+from .smp import StreamUnitModel
 from .wdr import VMODES, Wdrs
 
 _ISA = None
+_DMEM_INSNS = ("lw", "sw", "bn.lw", "bn.lw.pi", "bn.sw", "bn.sw.pi")
 
 
 def _default_isa():
@@ -85,6 +91,8 @@ class Sim:
         self._latency2 = {i.mnemonic for i in self.isa.insns if "latency 2" in i.cycles_note}
         self._decoded = {}
         self.kmac = KmacCycleModel()     # not reset by reset(): a separate block
+        self.smp = StreamUnitModel(self.dmem.size // 32)
+        self._smp_start = None           # start inputs for the stream unit in this cycle
         self.kmac_hold = 0
         self._limit = None
         self.reset()
@@ -106,6 +114,8 @@ class Sim:
         self._pending = set()        # ('w'|'g', n) written late by the instruction just issued
         self.kmac_hold = 0
         self._err_kmac = 0
+        self.smp.tick({"abort": 1})      # START aborts the stream unit
+        self._smp_start = None
 
     def secure_wipe(self):
         """What the hardware does after an error (and on the host's WIPE command): registers,
@@ -159,11 +169,12 @@ class Sim:
             self._cycle_base = self.cycles + stall
             if insn.mnemonic.startswith("csrr"):
                 self.csr.set_hw("KMAC_STATUS", kmac_status(self))
+                self.csr.set_hw("SMP_STATUS", smp_status(self))
             nxt = self._exec[insn.mnemonic](self, ops)
         except AccError as e:
             # the operand stall and any KMAC wait cycles happened; the fault cycle is free
             self.cycles += stall + (self._kmac_cycles or 0)
-            self._kmac_idle(1)
+            self._cycle(abort=True)                # the fault cycle: the unit is aborted
             self.kmac_hold = 0
             return self._stop("error", e.msg, [e.name])
         except CycleLimit:
@@ -174,7 +185,10 @@ class Sim:
             return self._stop("unmodelled", str(e))
         if self._kmac_cycles is None:             # not a kmac.* instruction
             self._kmac_cycles = insn.cycles
-            self._kmac_idle(insn.cycles)
+            for k in range(insn.cycles):
+                last = k == insn.cycles - 1
+                self._cycle(core_dmem=last and insn.mnemonic in _DMEM_INSNS,
+                            abort=last and self.done)
         self.cycles += self._kmac_cycles + stall
         self.insns += 1
         self._pending = latency2_writes(insn, ops) if insn.mnemonic in self._latency2 else set()
@@ -192,15 +206,46 @@ class Sim:
             self.secure_wipe()
         if bits:
             self.csr.set_hw("ERR_BITS", bits)
-            if "KMAC" in errors:
+            if "KMAC" in errors or "SAMPLER" in errors:
                 self.csr.set_hw("ERR_KMAC", self._err_kmac)
         self.halt = Halt(reason, self.cycles, self.insns, self.pc, bits, list(errors), message)
         return self.halt
 
     def _kmac_idle(self, n: int):
-        """n core cycles without a side-load request (hold = the hold flop)."""
+        """n core cycles without a side-load request and without a DMEM access."""
         for _ in range(n):
-            self.kmac.tick_idle(self.kmac_hold)
+            self._cycle()
+
+    def _cycle(self, kinp=None, core_dmem: bool = False, abort: bool = False) -> dict | None:
+        """One clock cycle of the background blocks: the KMAC with the core's side-load
+        inputs `kinp` (None: no request) and the stream unit (granted DMEM unless the core uses
+        it). Returns the KMAC outputs of the cycle when kinp is given."""
+        u = self.smp
+        start = self._smp_start
+        self._smp_start = None
+        if not u.busy and start is None and not abort:          # fast path: the unit is idle
+            if kinp is None:
+                self.kmac.tick_idle(self.kmac_hold)
+                return None
+            out = self.kmac.outputs(kinp)
+            self.kmac.tick(kinp)
+            return out
+        uo = u.outputs()
+        if kinp is None:
+            kinp = dict(IDLE_INPUTS)
+            kinp["hold"] = self.kmac_hold
+        if uo["dig_ready"]:
+            kinp = dict(kinp, digest_ready=1)
+        kout = self.kmac.outputs(kinp)
+        uin = {"dig_valid": kout["digest_valid"], "dig_data": kout["digest_data"],
+               "wr_gnt": int(not core_dmem), "abort": int(abort)}
+        if start is not None:
+            uin.update(start)
+        if uo["wr_req"] and not core_dmem:
+            self.dmem.store(uo["wr_addr"] * 32, 32, uo["wr_data"])
+        self.kmac.tick(kinp)
+        u.tick(uin)
+        return kout
 
     def run(self, max_cycles: int | None = None) -> Halt:
         self._limit = max_cycles

@@ -1,0 +1,42 @@
+"""Sampling kernels: a matrix entry A_hat[i][j] = SampleNTT(XOF(rho || j || i)) (ML-KEM,
+FIPS 203 Alg. 7, uni12) or RejNTTPoly(rho || j || i) (ML-DSA, FIPS 204 Alg. 30, uni23), and a
+CBD / bounded-eta polynomial from a PRF, all on the KMAC side-load + stream unit.
+
+DMEM layout: SEED (the 32-byte rho / sigma) and SEED + 32 (the suffix bytes, e.g. j, i),
+output polynomial at OUT (16-bit lanes in VMODE 0, 32-bit in VMODE 1).
+"""
+SEED = 0
+OUT = 1024
+
+# kmac.start grs1 = mode | strength << 2 (ip/kmac/data/kmac_regs.yml CFG codes)
+SHAKE128 = 1 | 0 << 2
+SHAKE256 = 1 | 2 << 2
+
+
+def program(xof: int, suffix_len: int, mode: str, count: int = 256, vmode: int = 0,
+            release: bool = True) -> str:
+    """SHAKE(seed || suffix) with a declared length (so no FINISH is needed), sampled by the
+    stream unit straight into DMEM."""
+    lines = []
+    if vmode:
+        lines += ["addi x31, x0, 1", "csrrw x0, VMODE, x31"]
+    lines += [
+        "kmac.acq",
+        f"addi x1, x0, {xof}",
+        f"addi x2, x0, {32 + suffix_len}",
+        "kmac.start x1, x2",
+        f"bn.lw w1, {SEED}(x0)",
+        f"bn.lw w2, {SEED + 32}(x0)",
+        "addi x3, x0, -1",                       # mask: all 32 bytes
+        "kmac.msg w1, x3",
+        f"addi x3, x0, {(1 << suffix_len) - 1}",
+        "kmac.msg w2, x3",
+        f"addi x4, x0, {count}",
+        f"addi x5, x0, {OUT}",
+        f"smp.run x5, x4, {mode}",
+        "smp.wait",
+    ]
+    if release:
+        lines.append("kmac.rel")
+    lines.append("ecall")
+    return "\n".join(lines) + "\n"
