@@ -49,6 +49,8 @@ LANES = (16, 8)
 ERROR_CLASSES = ("ILLEGAL_INSN", "BAD_INSN_ADDR", "BAD_DATA_ADDR", "LOOP")
 FUZZ_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt")
 KMAC_GROUPS = ("kmac", "smp")
+# stream-unit misuse constructs (smp_dig is a KMAC error: kmac.dig / kmac.rel while it runs)
+SMP_MISUSE = ("smp_mode", "smp_dst", "smp_busy", "smp_early", "smp_dig")
 
 _ISA: Isa | None = None
 
@@ -548,7 +550,7 @@ class _Gen:
                 mask, n = 0b1011, 3              # not contiguous: the KMAC reports MASK
             words.append((mask, self.w()))
             total += n
-        declared = total if (total and self.chance(0.3)) else 0
+        declared = total if (total and self.chance(0.3) and misuse != "smp_early") else 0
         mode = 3 if misuse == "bad_mode" else self.kmac_mode()
         out += _li(ga, mode) + _li(gb, declared) + [f"kmac.start x{ga}, x{gb}"]
         if misuse == "early_dig":
@@ -559,8 +561,10 @@ class _Gen:
                 out += self.plain_item()
             if declared == 0 and k == len(words) // 2 and self.chance(0.2):
                 out.append("kmac.pad")
-        if declared == 0:
+        if declared == 0 and misuse != "smp_early":
             out.append("kmac.finish")
+        if misuse in SMP_MISUSE or (misuse is None and self.chance(0.5)):
+            return out + self.smp_item(misuse)
         for _ in range(r.randint(0, 4)):
             if self.chance(0.4):
                 out += self.plain_item()
@@ -569,6 +573,32 @@ class _Gen:
             out.append("csrrs x{}, KMAC_STATUS, x0".format(self.gd()))
         out.append("kmac.rel")
         return out
+
+    def smp_item(self, misuse: str | None = None) -> list[str]:
+        """The stream unit samples the KMAC stream into the data area (the session is open
+        and squeezing, unless misuse says otherwise); core work runs beside it."""
+        r = self.rng
+        self.features["smp"] += 1
+        gd, gc = r.sample(range(1, 31), 2)
+        mode = r.choice(("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4"))
+        words = r.randint(1, self.lay.data_end // 32)
+        dst = 32 * r.randrange(0, self.lay.data_end // 32 - words + 1)
+        count = r.randint(1, 8 * words)              # fits in either VMODE
+        if misuse == "smp_mode":
+            mode = r.choice(("unpack", "pack", "ball"))
+        elif misuse == "smp_dst":
+            dst = r.choice((dst + 4, self.cfg.dmem_size - 32))
+            count = 256 if dst % 32 == 0 else count
+        out = _li(gd, dst) + _li(gc, count) + [f"smp.run x{gd}, x{gc}, {mode}"]
+        if misuse == "smp_busy":
+            return out + [f"smp.run x{gd}, x{gc}, {mode}"]
+        if misuse == "smp_dig":
+            return out + [r.choice(("kmac.dig w3", "kmac.rel"))]
+        for _ in range(r.randint(0, 4)):
+            out += self.plain_item()
+        if self.chance(0.3):
+            out.append(f"csrrs x{self.gd()}, SMP_STATUS, x0")
+        return out + ["smp.wait", "kmac.rel"]
 
     def random_encoding(self, insn) -> int:
         """insn.encode with random in-range operand values (may be an illegal variant)."""
@@ -586,7 +616,9 @@ class _Gen:
         self.features["err_" + cls] += 1
         if cls == "KMAC":
             return self.kmac_item(r.choice(("no_acq", "double_acq", "bad_mask", "bad_mode",
-                                            "early_dig")))
+                                            "early_dig", "smp_dig")))
+        if cls == "SAMPLER":
+            return self.kmac_item(r.choice(SMP_MISUSE[:-1]))
         if cls == "ILLEGAL_INSN":
             k = r.randrange(9)
             if k == 0 and self.chance(0.5):         # a valid encoding with 1-2 bits flipped
@@ -725,7 +757,7 @@ class _Gen:
         cfg = self.cfg
         expect = "ecall"
         if r.random() < cfg.error_fraction:
-            expect = r.choice(ERROR_CLASSES + (("KMAC",) if cfg.kmac else ()))
+            expect = r.choice(ERROR_CLASSES + (("KMAC", "SAMPLER") if cfg.kmac else ()))
             self.allow_ecall = False
         lines = ["# prologue"] + self.prologue()
         n = r.randint(cfg.min_items, cfg.max_items)

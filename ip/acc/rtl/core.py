@@ -15,8 +15,11 @@ Timing (the ISS in pqsoc/acc/iss counts the same cycles; the lockstep fuzzer che
   presents its request in each of its cycles (while hold = 1 and the KMAC shows no error) and
   completes in the handshake cycle; an error from the KMAC in any of its cycles faults.
   The ISS models the KMAC cycle by cycle (ip/kmac/cycle_model.py) to count the same cycles.
-Stream-unit instructions (group smp) are not implemented in this RTL yet: they decode as
-illegal (ILLEGAL_INSN).
+- Stream unit (group smp, ip/acc/rtl/stream_unit.py): smp.run checks its operands (SAMPLER)
+  and starts the unit in its cycle; the unit takes digest words itself (its digest.ready is
+  OR-ed into the port) and writes DMEM in cycles the core does not use it; smp.wait stalls
+  until it is idle. kmac.dig / kmac.rel while it runs are KMAC errors; ecall, an error and
+  START abort it.
 """
 from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
@@ -28,9 +31,11 @@ from pqsoc.acc.iss.loop import loop_depth
 from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
 
 from .decode import Decoder
+from .stream_unit import StreamUnit
 from .wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, is_latency2
 
-IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt", "kmac")
+IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt", "kmac", "smp")
+SMP_IMPLEMENTED_MODES = 6             # uni12 uni23 cbd2 cbd3 eta2 eta4 (stream_unit.py)
 
 ST_IDLE, ST_RUN, ST_WIPE, ST_FETCH = 0, 1, 2, 3
 
@@ -177,6 +182,14 @@ class AccCore(wiring.Component):
         bad32 = (ea[:2] != 0) | (ea > dmem_bytes - 4)
         bad256 = (ea[:5] != 0) | (ea > dmem_bytes - 32)
         bad_data = ((is_lw | is_sw) & bad32) | ((is_wl | is_ws) & bad256)
+        # smp.run operand checks (SAMPLER); the unit and hold flop are declared further down
+        smp_busy = Signal()
+        hold_q = Signal()
+        smp_words = Mux(vmode, (g2 + 7) >> 3, (g2 + 15) >> 4)
+        smp_err = dec.is_("smp.run") & (
+            smp_busy | (dec.operand("mode") >= SMP_IMPLEMENTED_MODES) | ((smp_cfg & 0x60) != 0)
+            | (g2 == 0) | (g2 > 0xFFFF) | (g1[:5] != 0)
+            | ((g1 + (smp_words << 5)) > dmem_bytes) | ~hold_q)
 
         # CSRs / WSRs by name from isa.yml
         csr_addr = dec.operand("csr")[:12]
@@ -213,6 +226,8 @@ class AccCore(wiring.Component):
             m.d.comb += faults.eq(err_bit["ILLEGAL_INSN"])
         with m.Elif(loop_err | last_err):
             m.d.comb += faults.eq(err_bit["LOOP"])
+        with m.Elif(smp_err):
+            m.d.comb += faults.eq(err_bit["SAMPLER"])
         with m.Elif(bad_data):
             m.d.comb += faults.eq(err_bit["BAD_DATA_ADDR"])
         # KMAC side-load: faults in any cycle of a kmac.* instruction (not only its first)
@@ -225,9 +240,18 @@ class AccCore(wiring.Component):
         is_kreq = is_kcmd | is_kmsg | is_kdig
         kcycle = Signal()                  # a kmac.* instruction (not rel) is in execute
         m.d.comb += kcycle.eq(run & ~hazard & ~bad_pc & (is_acq | is_kreq))
+        m.submodules.smp = smp = StreamUnit(self.dmem_words)
+        is_srun, is_swait = dec.is_("smp.run"), dec.is_("smp.wait")
+        is_krel = dec.is_("kmac.rel")
         kfault = Signal()
+        kbits = Signal(8)                  # error bit of a kmac.* / smp.wait fault
         kcode = Signal(8)
-        with m.If(kcycle):
+        m.d.comb += kbits.eq(err_bit["KMAC"])
+        with m.If(run & ~hazard & ~bad_pc & (is_kdig | is_krel) & smp.busy):
+            m.d.comb += kfault.eq(1)           # the stream unit owns the digest stream
+        with m.Elif(run & ~hazard & ~bad_pc & is_swait & smp.busy & hold & sl.error):
+            m.d.comb += [kfault.eq(1), kbits.eq(err_bit["SAMPLER"]), kcode.eq(sl.error_code)]
+        with m.Elif(kcycle):
             with m.If(is_acq & ~acq_wait & hold):
                 m.d.comb += kfault.eq(1)
             with m.Elif(is_kreq & ~hold):
@@ -242,19 +266,20 @@ class AccCore(wiring.Component):
                                       Mux(dec.is_("kmac.pad"), OP_PAD, OP_FINISH))),
                      sl.cmd.mode.eq(g1[0:2]), sl.cmd.strength.eq(g1[2:5]), sl.cmd.msg_len.eq(g2),
                      sl.msg.valid.eq(present & is_kmsg), sl.msg.data.eq(wA), sl.msg.mask.eq(g1),
-                     sl.digest.ready.eq(present & is_kdig)]
+                     sl.digest.ready.eq((present & is_kdig) | smp.dig_ready)]
         kdone = Signal()                   # the kmac.* instruction completes this cycle
         m.d.comb += kdone.eq((is_acq & acq_wait & sl.granted)
                              | (is_kcmd & sl.cmd.ready) | (is_kmsg & sl.msg.ready)
-                             | (is_kdig & sl.digest.valid) | dec.is_("kmac.rel"))
+                             | (is_kdig & sl.digest.valid) | is_krel | (is_swait & ~smp.busy))
         fault = Signal()
         m.d.comb += fault.eq((first & (faults != 0)) | (kfault & (faults == 0)))
+        m.d.comb += [smp_busy.eq(smp.busy), hold_q.eq(hold)]
 
         # ------------------------------------------------------------------ execute
         two_cycle = dec.any_of([i.mnemonic for i in dec.insns if i.cycles == 2])
         go = Signal()                      # the instruction completes this cycle
         m.d.comb += go.eq(run & ~hazard & ~fault & (cnt | ~two_cycle)
-                          & (kdone | ~(is_acq | is_kreq)))
+                          & (kdone | ~(is_acq | is_kreq | is_swait)))
         with m.If(kcycle & ~fault & is_acq):
             m.d.sync += [hold.eq(1), acq_wait.eq(~kdone)]
         with m.If(run & ~hazard & ~fault & two_cycle):
@@ -284,7 +309,8 @@ class AccCore(wiring.Component):
         csr_old = Signal(32)
         for name, r in isa.csrs.items():
             src = {"VMODE": vmode, "SMP_CFG": smp_cfg, "SMP_SRC": smp_src, "RND": lfsr,
-                   "KMAC_STATUS": Cat(sl.granted, sl.msg.ready, sl.digest.valid, sl.error)}.get(name, 0)
+                   "KMAC_STATUS": Cat(sl.granted, sl.msg.ready, sl.digest.valid, sl.error),
+                   "SMP_STATUS": Cat(smp.busy, Const(0, 15), smp.produced)}.get(name, 0)
             with m.If(csr_addr == r["addr"]):
                 m.d.comb += csr_old.eq(src)
         csr_new = Mux(dec.is_("csrrw"), g1, Mux(dec.is_("csrrs"), csr_old | g1, csr_old & ~g1))
@@ -438,6 +464,16 @@ class AccCore(wiring.Component):
                          self.dmem_wdata.eq(g2.replicate(8))]
         with m.If(go & is_ws):
             m.d.comb += [self.dmem_we.eq(Const(0xFFFF_FFFF, 32)), self.dmem_wdata.eq(wA)]
+        # the stream unit writes in cycles the core does not use the port
+        core_mem = go & (is_lw | is_sw | is_wl | is_ws)
+        m.d.comb += [smp.wr_gnt.eq(~core_mem), smp.dig_valid.eq(sl.digest.valid),
+                     smp.dig_data.eq(sl.digest.data),
+                     smp.start.eq(go & is_srun), smp.mode.eq(dec.operand("mode")[:4]),
+                     smp.count.eq(g2[:16]), smp.dst.eq(g1[5:5 + self.da_bits]),
+                     smp.vmode.eq(vmode), smp.cfg.eq(smp_cfg)]
+        with m.If(smp.wr_req & ~core_mem):
+            m.d.comb += [self.dmem_addr.eq(smp.wr_addr), self.dmem_we.eq(Const(0xFFFF_FFFF, 32)),
+                         self.dmem_wdata.eq(smp.wr_data)]
 
         # ------------------------------------------------------------------ counters, halt
         with m.If(run & ~fault):
@@ -447,11 +483,13 @@ class AccCore(wiring.Component):
         with m.If(go & (is_ecall | dec.is_("kmac.rel"))):
             m.d.sync += hold.eq(0)
         with m.If(go & is_ecall):
+            m.d.comb += smp.abort.eq(1)
             m.d.sync += [state.eq(ST_IDLE), self.stop_pc.eq(pc), self.done.eq(1)]
         with m.If(fault):
             m.d.sync += [hold.eq(0), acq_wait.eq(0), self.err_kmac.eq(kcode)]
+            m.d.comb += smp.abort.eq(1)
             m.d.sync += [state.eq(ST_WIPE), self.stop_pc.eq(pc),
-                         self.err_bits.eq(Mux(faults != 0, faults, err_bit["KMAC"])),
+                         self.err_bits.eq(Mux(faults != 0, faults, kbits)),
                          wipe_addr.eq(0)]
             m.d.comb += clear.eq(1)
 
@@ -477,6 +515,7 @@ class AccCore(wiring.Component):
             m.d.comb += clear.eq(1)
 
         with m.If(clear):
+            m.d.comb += smp.abort.eq(1)
             for i in range(32):
                 m.d.sync += [gpr[i].eq(0), wdr[i].eq(0)]
             m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0),

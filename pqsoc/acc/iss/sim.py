@@ -116,6 +116,14 @@ class Sim:
         self._err_kmac = 0
         self.smp.tick({"abort": 1})      # START aborts the stream unit
         self._smp_start = None
+        # Between programs the KMAC runs on (a permutation in flight, the wipe after the
+        # release) while the host reads results and loads the next program: hundreds of
+        # cycles at least. The model lets it settle, so each program starts from the idle KMAC
+        # the hardware has by then (a START within ~30 cycles of a halt would find it busy).
+        for _ in range(1000):
+            if self.kmac._quiescent(0):
+                break
+            self.kmac.tick_idle(0)
 
     def secure_wipe(self):
         """What the hardware does after an error (and on the host's WIPE command): registers,
