@@ -11,7 +11,7 @@ import random
 from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
 from kyber_py.polynomials.polynomials import PolynomialRing as KyberRing
 
-from ip.acc.kernels import ntt_mldsa, ntt_mlkem, pointwise
+from ip.acc.kernels import ntt_mldsa, ntt_mlkem, sample
 from pqsoc.acc.asm import assemble
 
 KEM = (16, 16, 3329)
@@ -37,7 +37,7 @@ def _poly(coeffs, mode) -> dict:
 
 
 def kernel_jobs(seed: int = 5) -> list:
-    """(key, source, {addr: bytes}, lane mode, expected 256 coefficients at DMEM 0)."""
+    """(key, source, {addr: bytes}, lane mode, expected 256 coefficients, their DMEM address)."""
     rng = random.Random(seed)
     jobs = []
     c = [rng.randrange(3329) for _ in range(256)]
@@ -59,6 +59,19 @@ def kernel_jobs(seed: int = 5) -> list:
     dm.update({ntt_mldsa.ITWID + 32 * t: pack(w, DSA) for t, w in enumerate(ntt_mldsa.itwiddle_words())})
     jobs.append(("intt_mldsa", SET_VMODE1 + ntt_mldsa.intt_program(), dm, DSA,
                  [x % q for x in DilithiumRing()(list(d), is_ntt=True).from_ntt().coeffs]))
+    jobs = [j + (0,) for j in jobs]
+    # A_hat[i][j] from (rho, i, j): KMAC side-load + stream unit (uni12 / uni23)
+    from dilithium_py.ml_dsa import ML_DSA_65
+    from kyber_py.ml_kem import ML_KEM_768
+    rho = rng.randbytes(32)
+    i, j = 1, 2
+    seed_dm = {sample.SEED: rho, sample.SEED + 32: bytes([j, i])}
+    ref = list(ML_KEM_768.R.ntt_sample(ML_KEM_768._xof(rho, bytes([j]), bytes([i]))).coeffs)
+    jobs.append(("sample_ntt_mlkem", sample.program(sample.SHAKE128, 2, "uni12"), seed_dm, KEM,
+                 ref, sample.OUT))
+    ref = [x % q for x in ML_DSA_65.R.rejection_sample_ntt_poly(rho, i, j).coeffs]
+    jobs.append(("sample_ntt_mldsa", sample.program(sample.SHAKE128, 2, "uni23", vmode=1),
+                 seed_dm, DSA, ref, sample.OUT))
     return jobs
 
 
@@ -72,7 +85,7 @@ def image(dm: dict, size: int = DMEM_SIZE) -> bytes:
 def measure(rtl: bool = True) -> dict:
     from pqsoc.acc.fuzz import IssBackend, compare
     jobs = kernel_jobs()
-    progs = [(assemble(src, f"{key}.s"), image(dm), 20_000) for key, src, dm, _, _ in jobs]
+    progs = [(assemble(src, f"{key}.s"), image(dm), 20_000) for key, src, dm, *_ in jobs]
     iss = IssBackend(DMEM_SIZE, DMEM_SIZE)
     iss_runs = [iss.run(*p) for p in progs]
     rtl_runs = None
@@ -80,12 +93,12 @@ def measure(rtl: bool = True) -> dict:
         from ip.acc.rtl.fuzz_backend import RtlBackend
         rtl_runs = RtlBackend(DMEM_SIZE, DMEM_SIZE).run_many(progs)
     out = {}
-    for k, (key, _, _, mode, ref) in enumerate(jobs):
+    for k, (key, _, _, mode, ref, base) in enumerate(jobs):
         runs = [iss_runs[k]] + ([rtl_runs[k]] if rtl_runs else [])
         for r in runs:
             got = []
             for w in range(256 // mode[0]):
-                got += unpack(r.dmem[32 * w:32 * w + 32], mode)
+                got += unpack(r.dmem[base + 32 * w:base + 32 * w + 32], mode)
             if r.halt != "ecall" or got != ref:
                 raise AssertionError(f"{key}: wrong result ({r.halt}, err {r.err_bits:#x})")
         if rtl_runs:
@@ -94,4 +107,6 @@ def measure(rtl: bool = True) -> dict:
                 raise AssertionError(f"{key}: ISS and RTL differ: {diffs[:3]}")
         out[f"{key}_cycles"] = iss_runs[k].cycles
     out["cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
+    out["sample_ntt_note"] = ("A_hat[i][j] from (rho, i, j): whole program (acquire, absorb 34 B, "
+                              "squeeze, sample 256 coefficients into DMEM, release)")
     return out
