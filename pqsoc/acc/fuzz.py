@@ -31,6 +31,7 @@ like the hardware's START), and the RTL backend from ip.acc.rtl.fuzz_backend.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
@@ -999,6 +1000,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-cycles", type=int, default=20_000)
     ap.add_argument("--error-fraction", type=float, default=0.25)
     ap.add_argument("--show", type=int, default=3, help="failures printed in full")
+    ap.add_argument("--json", help="also write the figures (counts, rates) to this JSON file")
     a = ap.parse_args(argv)
     cfg = FuzzConfig(imem_size=a.imem_size, dmem_size=a.dmem_size, max_cycles=a.max_cycles,
                      error_fraction=a.error_fraction, kmac=a.kmac)
@@ -1029,6 +1031,15 @@ def main(argv=None) -> int:
                 print(f"    {d}")
     if len(failures) > a.show:
         print(f"... {len(failures) - a.show} more failures written to {out}/")
+    if a.json:
+        secs = time.monotonic() - t0
+        fig = {"programs": passed + failed, "passed": passed, "failed": failed, "seed": a.seed,
+               "backend": a.backend, "kmac": a.kmac, "seconds": round(secs, 1),
+               "programs_per_s": round((passed + failed) / secs, 1) if secs else None}
+        if hasattr(dut, "sim_cycles"):
+            fig["rtl_cycles_simulated"] = dut.sim_cycles
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps(fig, indent=2) + "\n")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
