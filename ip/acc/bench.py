@@ -106,7 +106,41 @@ def measure(rtl: bool = True) -> dict:
             if diffs:
                 raise AssertionError(f"{key}: ISS and RTL differ: {diffs[:3]}")
         out[f"{key}_cycles"] = iss_runs[k].cycles
+    out.update(measure_mlkem_decaps(rtl))
     out["cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
     out["sample_ntt_note"] = ("A_hat[i][j] from (rho, i, j): whole program (acquire, absorb 34 B, "
                               "squeeze, sample 256 coefficients into DMEM, release)")
     return out
+
+
+MLKEM_MEM = 16 * 1024        # IMEM and DMEM the decaps program needs (ip/acc/kernels/mlkem.py)
+
+
+def measure_mlkem_decaps(rtl: bool = True, seed: int = 7) -> dict:
+    """ML-KEM-768 Decaps_internal as one ACC program (KMAC side-load, stream unit, kernels),
+    a valid and an implicitly rejected ciphertext; K checked against kyber-py."""
+    from kyber_py.ml_kem import ML_KEM_768 as KEM
+    from ip.acc.kernels import mlkem
+    from pqsoc.acc.fuzz import IssBackend, compare
+    ek, dk = KEM._keygen_internal(bytes([seed]) * 32, bytes([seed + 1]) * 32)
+    _, c = KEM._encaps_internal(ek, bytes([seed + 2]) * 32)
+    bad = bytearray(c)
+    bad[5] ^= 1
+    words = assemble(mlkem.decaps_program(), "decaps.s")
+    jobs = [(words, image(mlkem.image(dk=dk, c=ct), MLKEM_MEM), 100_000) for ct in (c, bytes(bad))]
+    iss = IssBackend(MLKEM_MEM, MLKEM_MEM)
+    runs = [iss.run(*j) for j in jobs]
+    if rtl:
+        from ip.acc.rtl.fuzz_backend import RtlBackend
+        for r_iss, r_rtl in zip(runs, RtlBackend(MLKEM_MEM, MLKEM_MEM).run_many(jobs)):
+            diffs = compare(r_iss, r_rtl, ("iss", "rtl"))
+            if diffs:
+                raise AssertionError(f"ML-KEM decaps: ISS and RTL differ: {diffs[:3]}")
+    for r, ct in zip(runs, (c, bytes(bad))):
+        got = r.dmem[mlkem.K_OUT:mlkem.K_OUT + 32]
+        if r.halt != "ecall" or got != KEM._decaps_internal(dk, ct):
+            raise AssertionError(f"ML-KEM decaps: wrong K ({r.halt}, err {r.err_bits:#x})")
+    return {"mlkem768_decaps_cycles": runs[0].cycles,
+            "mlkem768_decaps_reject_cycles": runs[1].cycles,
+            "mlkem768_decaps_imem_bytes": 4 * len(words),
+            "mlkem768_decaps_dmem_bytes": mlkem.END}

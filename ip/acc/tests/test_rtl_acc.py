@@ -40,3 +40,7 @@ def test_kernels_on_rtl_match_reference_and_iss_cycles():
     # ML-DSA RejNTTPoly: 5 SHAKE128 blocks (~5 x 25 cycles of Keccak) + fixed costs, well
     # within "150 cycles beyond Keccak time"
     assert figures["sample_ntt_mldsa_cycles"] <= 5 * 25 + 150
+    # the whole ML-KEM-768 decapsulation, K checked against kyber-py (valid and rejected c)
+    print(f"ML-KEM-768 decaps: {figures['mlkem768_decaps_cycles']} cycles on the RTL = ISS")
+    assert figures["mlkem768_decaps_cycles"] <= 20_000
+    assert figures["mlkem768_decaps_reject_cycles"] == figures["mlkem768_decaps_cycles"]

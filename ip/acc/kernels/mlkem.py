@@ -1,0 +1,631 @@
+"""ML-KEM-768 on the ACC: complete programs for K-PKE.Decrypt (FIPS 203 Alg. 15) and
+ML-KEM.Decaps_internal (Alg. 18), with the DMEM image layout and helpers.
+
+    src = decaps_program()                 # assembly text
+    dm = image(dk, c)                      # {addr: bytes} (inputs + constant tables)
+    ... run on the ISS ...; K = dmem[K_OUT:K_OUT + 32]
+
+Design (see the module functions for details):
+* ByteDecode12 / ByteDecode10 (s_hat, t_hat, u): VMODE 1 (8 x 32-bit lanes). Output word w
+  (16 coefficients = 2d bytes at byte 2dw) holds coefficient pairs (2q, 2q+1) in 32-bit lane
+  q, i.e. the 2d-bit field at bit 2dq of the window. The granules (32-bit words of the input)
+  that hold each field are gathered with `lw` + `bn.ins` into X (low granule) and Y (high
+  granule, or the only one when the field starts at bit 0); then
+  E = bn.mulv.hi(X, 2^(32-off)) | bn.mulv.lo(Y, 2^(32-off) or 1) is the field at bit 0 of each
+  lane (per-lane shift amounts by multiplication), split into two 16-bit lanes with
+  shift/and/or. Two output words per loopi iteration: X, Y of both words are bn.trn1 /
+  bn.trn2 of 2 (d = 12) or 3 (d = 10) words filled by bn.ins (16 / 18 insertions instead of
+  24, see _TRN): ~25 cycles per 16 coefficients, of which ~16 are lw + bn.ins.
+* ByteDecode4 (v): VMODE 0, bn.bcastl of each halfword + bn.mulv.lo by per-lane powers of
+  two (shift and lane select at once).
+* Decoded u / v are kept as y << 6 (d = 10) and y << 12 (d = 4) in 16-bit lanes: the
+  re-encryption check compares Compress_d(u') << (16 - d) with them lane by lane (c' = c iff
+  all compressed coefficients are equal, ByteEncode_d being a bijection), so c' is never
+  encoded. Compress_d(x) = ((2^d x + q/2) - ((2^d x + q/2) mod q)) / q exactly: the
+  remainder comes from bn.mulvm / bn.addvm, the exact division is a bn.mulv.lo by q^-1 mod
+  2^16 (times 2^(16-d), which also gives the mod 2^d).
+* Decompress_d from y << (16-d): bn.mulv.hi / bn.mulv.lo by q and the rounding bit.
+* Compress1 + ByteEncode1 of m': two compares give the bit masks (kept: they are
+  Decompress1(m') after an AND with 1665), AND with 1 << lane, then a 15-step
+  unzip.lo / unzip.hi / or tree packs 256 bits into one word.
+* NTT / INTT: the ntt_mlkem schedules with a base register (loopi over polynomials). The
+  NTT of u decompresses on the way in; the NTTs of u and y store the base-case transposed
+  layout (bn.trn1 / bn.trn2 of word pairs), so the base-case multiply-accumulate
+  (`basemul_loop`, pointwise.mlkem_basemul_program's arithmetic as a loopi over 8 blocks)
+  transposes only a; products carry 2^-16, removed by the INTT scale word
+  (pointwise.mlkem_iscale_mont_word()).
+* Hashes on the KMAC side-load (port held for the whole program). J(z || c) is absorbed
+  during the u decode (one message word per half iteration), its digest read before G.
+  A_hat^T entries (uni12) and PRF + cbd2 run on the stream unit in the background of core
+  work (`_pair`: start job, core chunk, smp.wait); see decaps_phases() for the schedule.
+* Select: bn.or.acc accumulates c' xor c into ACC; x9 = number of non-zero lanes; a
+  bn.ltv mask and bn.sel pick K' or K_bar without a branch.
+* Buffers of the decryption are reused by the re-encryption (layout below).
+"""
+from . import ntt_mlkem, pointwise
+
+Q = 3329
+K = 3
+QINV16 = pow(Q, -1, 1 << 16)
+
+# KMAC START codes: mode | strength << 2
+SHA3_512 = 0 | 4 << 2
+SHAKE128 = 1 | 0 << 2
+SHAKE256 = 1 | 2 << 2
+
+# ------------------------------------------------------------------ DMEM layout (bytes)
+DK = 0                       # 2400 B: s_hat enc | t_hat enc | rho | h | z
+DK_T = DK + 1152
+DK_RHO = DK + 2304
+DK_H = DK + 2336
+DK_Z = DK + 2368
+CT = 2400                    # 1088 B: u enc (960) | v enc (128); z || c contiguous (J input)
+CT_V = CT + 960
+TWID = 3488                  # 8 words NTT twiddles
+ITWID = TWID + 256           # 8 words INTT twiddles
+ISCALE = ITWID + 256         # 1 word
+BMC = ISCALE + 32            # 9 words base-case multiply constants
+KC = BMC + 9 * 32            # my constant words (see _CONSTS)
+_CONST_NAMES = ["cx12", "cy12", "m12", "m12h", "cx10", "cy10", "m10", "m10h",
+                "d4c0", "d4c1", "d4c2", "d4c3", "f000", "q", "c8", "c833", "c1664",
+                "bits", "c1665", "one", "mc10", "qi10", "mc4", "qi4"]
+KA = {n: KC + 32 * i for i, n in enumerate(_CONST_NAMES)}
+WORK = KC + 32 * len(_CONST_NAMES)
+# After the first step (ByteDecode12 of s_hat) the s_hat encoding DK[0:1152] is dead: the
+# small outputs and the u' buffer live there (the program overwrites that part of dk).
+UP = DK                      # u' = INTT input, one polynomial at a time (512 B)
+MOUT = DK + 512              # m' (32 B)
+KP = MOUT + 32               # K'
+RSEED = KP + 32              # r
+KBAR = RSEED + 32            # J(z || c)
+K_OUT = KBAR + 32            # shared secret (decaps output)
+# decrypt buffers
+S_HAT = WORK                 # 3 polys (decoded, plain)
+U = S_HAT + 1536             # 3 polys: Decompress10(u) -> NTT (transposed layout)
+V = U + 1536                 # Decompress4(v)
+W = V + 512                  # s_hat . u_hat -> INTT
+UC = W + 512                 # 3 polys: decoded u, y << 6 (kept for the compare)
+VC = UC + 1536               # v: y << 12 (kept)
+MSK = VC + 512               # compress1 masks of m' (16 words, kept: mu = MSK & 1665)
+T_HAT = MSK + 512            # 3 polys
+# re-encryption buffers: S_HAT, U, V, W are dead after decrypt and reused
+YV = S_HAT                   # y (3 polys) -> NTT in place (transposed layout)
+E1 = U                       # e1 (3 polys)
+E2 = V                       # e2
+VP = W                       # v' accumulator
+AM = T_HAT + 1536            # 2 row buffers of A_hat^T (3 polys each); row 2 reuses row 0's
+END = AM + 2 * 1536          # peak DMEM use (bytes)
+
+
+def _u16(vals):
+    return b"".join((v % (1 << 16)).to_bytes(2, "little") for v in vals)
+
+
+def _u32(vals):
+    return b"".join((v % (1 << 32)).to_bytes(4, "little") for v in vals)
+
+
+def _fields(d):
+    """Per 32-bit output lane q: (granule a, bit offset, crosses into a+1)."""
+    out = []
+    for q in range(8):
+        b = 2 * d * q
+        a, off = divmod(b, 32)
+        out.append((a, off, off + 2 * d > 32))
+    return out
+
+
+def _cxy(d):
+    cx, cy = [], []
+    for a, off, cross in _fields(d):
+        if off == 0:
+            cx.append(0)
+            cy.append(1)
+        else:
+            cx.append(1 << (32 - off))
+            cy.append((1 << (32 - off)) if cross else 0)
+    return cx, cy
+
+
+def _const_words() -> dict:
+    c = {}
+    c["cx12"], c["cy12"] = [_u32(x) for x in _cxy(12)]
+    c["m12"] = _u32([0xFFF] * 8)
+    c["m12h"] = _u32([0x0FFF0000] * 8)
+    c["cx10"], c["cy10"] = [_u32(x) for x in _cxy(10)]
+    c["m10"] = _u32([0xFFC0] * 8)
+    c["m10h"] = _u32([0xFFC00000] * 8)
+    for h in range(4):
+        c[f"d4c{h}"] = _u16([(1 << (12 - 4 * (lane & 3))) if lane >> 2 == h else 0
+                             for lane in range(16)])
+    c["f000"] = _u16([0xF000] * 16)
+    c["q"] = _u16([Q] * 16)
+    c["c8"] = _u16([8] * 16)
+    c["c833"] = _u16([833] * 16)
+    c["c1664"] = _u16([1664] * 16)
+    c["bits"] = _u16([1 << lane for lane in range(16)])
+    c["c1665"] = _u16([1665] * 16)
+    c["one"] = _u16([1] * 16)
+    c["mc10"] = _u16([(1 << 10) * (1 << 16) % Q] * 16)
+    c["qi10"] = _u16([QINV16 * (1 << 6)] * 16)
+    c["mc4"] = _u16([(1 << 4) * (1 << 16) % Q] * 16)
+    c["qi4"] = _u16([QINV16 * (1 << 12)] * 16)
+    return c
+
+
+def const_image() -> dict:
+    img = {}
+    img[TWID] = b"".join(_u16(w) for w in ntt_mlkem.twiddle_words())
+    img[ITWID] = b"".join(_u16(w) for w in ntt_mlkem.itwiddle_words())
+    img[ISCALE] = _u16(pointwise.mlkem_iscale_mont_word())
+    img[BMC] = b"".join(_u16(w) for w in pointwise.mlkem_const_words())
+    cw = _const_words()
+    img[KC] = b"".join(cw[n] for n in _CONST_NAMES)
+    return img
+
+
+def image(dk: bytes = None, c: bytes = None, dk_pke: bytes = None) -> dict:
+    """DMEM image {addr: bytes}: inputs (dk or just dk_pke = s_hat encoding) and constants."""
+    img = const_image()
+    if dk is not None:
+        assert len(dk) == 2400
+        img[DK] = dk
+    if dk_pke is not None:
+        assert len(dk_pke) == 1152
+        img[DK] = dk_pke
+    if c is not None:
+        assert len(c) == 1088
+        img[CT] = c
+    return img
+
+
+# ------------------------------------------------------------------ code pieces
+def _li(reg, val):
+    hi, lo = (val + 0x800) >> 12, val & 0xFFF
+    lo = lo - 0x1000 if lo >= 0x800 else lo
+    if hi == 0:
+        return [f"addi x{reg}, x0, {lo}"]
+    return [f"lui x{reg}, {hi & 0xFFFFF}"] + ([f"addi x{reg}, x{reg}, {lo}"] if lo else [])
+
+
+def _m(addr):
+    """Wide memory operand for an absolute address (x30 = 16384)."""
+    assert addr % 32 == 0 and 0 <= addr < 32768, addr
+    return f"{addr}(x0)" if addr < 16384 else f"{addr - 16384}(x30)"
+
+
+def _vmode(v):
+    return [f"addi x31, x0, {v}", "csrrw x0, VMODE, x31"]
+
+
+def _loop(n, body):
+    if n == 1:
+        return body
+    return [f"loopi {n}, {len(body)}"] + body
+
+
+# Two output words per iteration: the 2 x 2 gather targets (X, Y of word A, X, Y of word B)
+# are single VMODE 1 bn.trn1 / bn.trn2 of 2 or 3 words Z filled by bn.ins (16 instead of 24
+# insertions for d = 12, 18 for d = 10; found by exhaustive search over the permutations).
+# _TRN[d] = (ops for XA, YA, XB, YB as (mnemonic, z_a, z_b)), slots {(z, lane): granule}
+# (granules 0..ng-1 belong to word A, ng..2ng-1 to word B).
+_TRN = {
+    12: ((("bn.trn1", 0, 1), ("bn.trn1", 1, 0), ("bn.trn2", 0, 1), ("bn.trn2", 1, 0)),
+         {(1, 0): 0, (0, 2): 1, (1, 2): 2, (1, 4): 3, (0, 6): 4, (1, 6): 5, (0, 0): 1,
+          (0, 4): 4, (1, 1): 6, (0, 3): 7, (1, 3): 8, (1, 5): 9, (0, 7): 10, (1, 7): 11,
+          (0, 1): 7, (0, 5): 10}),
+    10: ((("bn.trn1", 0, 1), ("bn.trn1", 1, 2), ("bn.trn2", 0, 1), ("bn.trn2", 1, 2)),
+         {(1, 0): 0, (0, 2): 1, (1, 2): 1, (0, 4): 2, (1, 4): 3, (0, 6): 3, (1, 6): 4,
+          (2, 0): 1, (2, 2): 2, (1, 1): 5, (0, 3): 6, (1, 3): 6, (0, 5): 7, (1, 5): 8,
+          (0, 7): 8, (1, 7): 9, (2, 1): 6, (2, 3): 7}),
+}
+
+
+def _trn_src(m, a, b):
+    if m == "bn.trn1":
+        return [(a, 0), (b, 0), (a, 2), (b, 2), (a, 4), (b, 4), (a, 6), (b, 6)]
+    return [(a, 1), (b, 1), (a, 3), (b, 3), (a, 5), (b, 5), (a, 7), (b, 7)]
+
+
+def _check_trn(d):
+    """The Z slots and permutations give every needed X / Y lane."""
+    f = _fields(d)
+    ng = max(a + (1 if cr else 0) for a, off, cr in f) + 1
+    ops, slots = _TRN[d]
+    for k, word in enumerate((0, 0, 1, 1)):
+        src = _trn_src(*ops[k])
+        for q, (a, off, cr) in enumerate(f):
+            is_x = k % 2 == 0
+            need = None
+            if off == 0:
+                need = None if is_x else a
+            else:
+                need = a if is_x else (a + 1 if cr else None)
+            if need is not None:
+                assert slots[src[q]] == need + ng * word, (d, k, q)
+    return ng
+
+
+def _chain(d, X, Y, t, out):
+    """E = mulv.hi(X, CX) | mulv.lo(Y, CY); split into 16-bit lanes -> out. t: 4 temps."""
+    a, b, c, e = t
+    head = [f"bn.mulv.hi {a}, {X}, w20", f"bn.mulv.lo {b}, {Y}, w21"]
+    if d == 12:
+        tail = [f"bn.or {c}, {a}, {b}", f"bn.and {a}, {c}, w22", f"bn.shlv {e}, {c}, 4",
+                f"bn.and {e}, {e}, w23", f"bn.or {out}, {a}, {e}"]
+    else:
+        tail = [f"bn.or {c}, {a}, {b}", f"bn.shlv {a}, {c}, 6", f"bn.shlv {e}, {c}, 12",
+                f"bn.and {a}, {a}, w22", f"bn.and {e}, {e}, w23", f"bn.or {out}, {a}, {e}"]
+    return head, tail
+
+
+def decode_wide(d, src, dst, nwords, kmac_words=0):
+    """ByteDecode_d (d = 12 or 10) of nwords output words (VMODE 1), two per iteration.
+    d = 12: plain values; d = 10: y << 6 in each 16-bit lane. kmac_words: that many 32-byte
+    message words from DMEM[x7] (post-increment, mask x3) are fed to the KMAC during the
+    first iterations (a hash absorbed in the shadow of the decode)."""
+    assert nwords % 2 == 0
+    ng = _check_trn(d)
+    ops, slots = _TRN[d]
+    nz = 1 + max(z for z, _ in slots)
+    sfx = str(d)
+    L = _li(5, src) + _li(6, dst)
+    L += [f"bn.lw w20, {_m(KA['cx' + sfx])}", f"bn.lw w21, {_m(KA['cy' + sfx])}",
+          f"bn.lw w22, {_m(KA['m' + sfx])}", f"bn.lw w23, {_m(KA['m' + sfx + 'h'])}"]
+    lws = [f"lw x{10 + g}, {4 * g}(x5)" for g in range(2 * ng)]
+    ins = [f"bn.ins w{10 + z}, x{10 + g}, {lane}" for (z, lane), g in
+           sorted(slots.items(), key=lambda kv: (kv[1], kv[0]))]
+    regs = ["w0", "w1", "w13", "w14"]
+    trn = [f"{m} {regs[k]}, w{10 + za}, w{10 + zb}" for k, (m, za, zb) in enumerate(ops)]
+    ha, ta = _chain(d, "w0", "w1", ("w2", "w3", "w4", "w5"), "w6")
+    hb, tb = _chain(d, "w13", "w14", ("w15", "w16", "w17", "w18"), "w19")
+    vec = ha + hb + [x for pair in zip(ta, tb) for x in pair]
+    tail = ["bn.sw.pi w6, 0(x6)", "bn.sw.pi w19, 0(x6)"]
+    inc = [f"addi x5, x5, {4 * d}"]
+
+    def body(nmsg):
+        pre = ["bn.lw.pi w8, 0(x7)", "bn.lw.pi w9, 0(x7)"][:nmsg]
+        msg = ["kmac.msg w8, x3", "kmac.msg w9, x3"][:nmsg]
+        # message loads with the granule loads; the two kmac.msg half an iteration apart
+        # (a word that completes a rate block makes the next one wait for the permutation)
+        b = lws + pre + ins + trn + vec + inc
+        mid = len(b) // 2
+        return b[:mid] + msg[:1] + b[mid:] + msg[1:] + tail
+    it = nwords // 2
+    if not kmac_words:
+        return L + _loop(it, body(0))
+    full, rest = divmod(kmac_words, 2)
+    assert full + rest <= it
+    out = L + _loop(full, body(2))
+    if rest:
+        out += body(1)
+    if it - full - rest:
+        out += _loop(it - full - rest, body(0))
+    return out
+
+
+def decode4(src, dstc, dst):
+    """VMODE 0: ByteDecode4 of 128 B -> dstc (y << 12) and dst (Decompress4)."""
+    L = _li(5, src) + _li(6, dstc) + _li(7, dst)
+    L += [f"bn.lw w{20 + h}, {_m(KA[f'd4c{h}'])}" for h in range(4)]
+    L += [f"bn.lw w24, {_m(KA['f000'])}", f"bn.lw w25, {_m(KA['q'])}",
+          f"bn.lw w26, {_m(KA['c8'])}"]
+    for i in range(4):
+        L.append("bn.lw.pi w0, 0(x5)")
+        for k in range(4):
+            for h in range(4):
+                L.append(f"bn.bcastl w{1 + h}, w0, {4 * k + h}")
+            for h in range(4):
+                L.append(f"bn.mulv.lo w{5 + h}, w{1 + h}, w{20 + h}")
+            L += ["bn.or w9, w5, w6", "bn.or w10, w7, w8", "bn.or w9, w9, w10",
+                  "bn.and w9, w9, w24", "bn.shrv w11, w9, 12",
+                  "bn.mulv.lo w11, w11, w25", "bn.sw.pi w9, 0(x6)", "bn.addv w11, w11, w26",
+                  "bn.shrv w11, w11, 4", "bn.sw.pi w11, 0(x7)"]
+    return L
+
+
+def ntt_body(b, transpose=False, dsrc=None):
+    """ntt_mlkem.program with the polynomial at base register x{b} (twiddles in w16..w23).
+    transpose: store each word pair (2s, 2s+1) as bn.trn1 / bn.trn2 of it, the layout of a
+    prepared base-case multiply operand (pointwise.mlkem_prepare_program without the
+    Montgomery factor), for a b operand used by several products.
+    dsrc: load from base register x{dsrc} words y << 6 and Decompress10 them on the way in
+    (w24 = q in every lane)."""
+    lines = [f"bn.lw w{r}, {32 * r}(x{b if dsrc is None else dsrc})" for r in range(16)]
+    if dsrc is not None:
+        for r in range(0, 16, 2):
+            lines += [f"bn.mulv.hi w25, w{r}, w24", f"bn.mulv.lo w26, w{r}, w24",
+                      f"bn.mulv.hi w27, w{r + 1}, w24", f"bn.mulv.lo w28, w{r + 1}, w24",
+                      "bn.shrv w26, w26, 15", "bn.shrv w28, w28, 15",
+                      f"bn.addv w{r}, w25, w26", f"bn.addv w{r + 1}, w27, w28"]
+    k = 1
+    length = 128
+    while length >= 16:
+        dreg = length // 16
+        for start in range(0, 256, 2 * length):
+            r0 = start // 16
+            for r in range(r0, r0 + dreg):
+                lines.append(f"bn.bfly.ct w{r}, w{r + dreg}, w16, r, {k - 1}")
+            k += 1
+        length //= 2
+    for length, first_word in ((8, 1), (4, 2), (2, 4)):
+        groups_per_reg = 16 // (2 * length)
+        for pair in range(8):
+            g0 = pair * 2 * groups_per_reg
+            word, lane = divmod(g0, 16)
+            lines.append(f"bn.bfly.ct w{2 * pair}, w{2 * pair + 1}, w{16 + first_word + word}, "
+                         f"l{length}, {lane}")
+    if transpose:
+        for t in range(8):
+            lines += [f"bn.trn1 w25, w{2 * t}, w{2 * t + 1}",
+                      f"bn.trn2 w{2 * t + 1}, w{2 * t}, w{2 * t + 1}",
+                      f"bn.sw w25, {64 * t}(x{b})", f"bn.sw w{2 * t + 1}, {64 * t + 32}(x{b})"]
+    else:
+        lines += [f"bn.sw w{r}, {32 * r}(x{b})" for r in range(16)]
+    return lines
+
+
+def ntt_twiddles():
+    return [f"bn.lw w{16 + t}, {_m(TWID + 32 * t)}" for t in range(8)]
+
+
+def intt_twiddles():
+    return [f"bn.lw w{16 + t}, {_m(ITWID + 32 * t)}" for t in range(8)] + \
+        [f"bn.lw w24, {_m(ISCALE)}"]
+
+
+def intt_body(b, store=True):
+    lines = [f"bn.lw w{r}, {32 * r}(x{b})" for r in range(16)]
+    for length, first_word in ((2, 0), (4, 4), (8, 6)):
+        groups_per_reg = 16 // (2 * length)
+        for pair in range(8):
+            word, lane = divmod(pair * 2 * groups_per_reg, 16)
+            lines.append(f"bn.bfly.gs w{2 * pair}, w{2 * pair + 1}, w{16 + first_word + word}, "
+                         f"l{length}, {lane}")
+    lane0 = {16: 0, 32: 8, 64: 12, 128: 14}
+    for length in (16, 32, 64, 128):
+        dreg = length // 16
+        for bb, start in enumerate(range(0, 256, 2 * length)):
+            r0 = start // 16
+            for r in range(r0, r0 + dreg):
+                lines.append(f"bn.bfly.gs w{r}, w{r + dreg}, w23, r, {lane0[length] + bb}")
+    lines += [f"bn.mulvm w{r}, w{r}, w24" for r in range(16)]
+    if store:
+        lines += [f"bn.sw w{r}, {32 * r}(x{b})" for r in range(16)]
+    return lines
+
+
+def ntt_polys(addr, n, transpose=False, dsrc=None):
+    """n NTTs in place at addr (or from Decompress10 of dsrc into addr)."""
+    if dsrc is None:
+        return ntt_twiddles() + _li(8, addr) + \
+            _loop(n, ntt_body(8, transpose) + ["addi x8, x8, 512"])
+    return ntt_twiddles() + [f"bn.lw w24, {_m(KA['q'])}"] + _li(8, addr) + _li(9, dsrc) + \
+        _loop(n, ntt_body(8, transpose, 9) + ["addi x8, x8, 512", "addi x9, x9, 512"])
+
+
+def basemul_loop(terms, c):
+    """c = sum over (a, b) of MultiplyNTTs(a, b) * 2^-16 (VMODE 0), a natural, b transposed
+    (ntt_body(transpose=True)); same arithmetic as pointwise.mlkem_basemul_program with a
+    prepared b, as a loopi over the 8 blocks of 32 coefficients with post-increment
+    pointers (x10.. a, b, gamma, c): ~48 cycles per block for 3 terms, ~55 instructions."""
+    n = len(terms)
+    assert 1 <= n <= 3
+    L = []
+    for j, (a, b) in enumerate(terms):
+        L += _li(10 + 2 * j, a) + _li(11 + 2 * j, b)
+    xg, xc = 10 + 2 * n, 11 + 2 * n
+    L += _li(xg, BMC) + _li(xc, c)
+    A0 = [f"w{4 * j}" for j in range(n)]
+    A1 = [f"w{4 * j + 1}" for j in range(n)]
+    B0 = [f"w{4 * j + 2}" for j in range(n)]
+    B1 = [f"w{4 * j + 3}" for j in range(n)]
+    G = "w12"
+    T = [f"w{13 + j}" for j in range(n)]
+    P00 = [f"w{16 + j}" for j in range(n)]
+    P11 = [f"w{19 + j}" for j in range(n)]
+    P01 = [f"w{22 + j}" for j in range(n)]
+    P10 = [f"w{25 + j}" for j in range(n)]
+    TT = [f"w{28 + j}" for j in range(n)]
+    body = []
+    for j in range(n):
+        body += [f"bn.lw.pi {A0[j]}, 0(x{10 + 2 * j})", f"bn.lw.pi {A1[j]}, 0(x{10 + 2 * j})",
+                 f"bn.lw.pi {B0[j]}, 0(x{11 + 2 * j})", f"bn.lw.pi {B1[j]}, 0(x{11 + 2 * j})"]
+    body.append(f"bn.lw.pi {G}, 0(x{xg})")
+    for j in range(n):                      # a0 -> T, a1 -> A1
+        body += [f"bn.trn1 {T[j]}, {A0[j]}, {A1[j]}", f"bn.trn2 {A1[j]}, {A0[j]}, {A1[j]}"]
+    for j in range(n):
+        body += [f"bn.mulvm {P00[j]}, {T[j]}, {B0[j]}", f"bn.mulvm {P11[j]}, {A1[j]}, {B1[j]}",
+                 f"bn.mulvm {P01[j]}, {T[j]}, {B1[j]}", f"bn.mulvm {P10[j]}, {A1[j]}, {B0[j]}"]
+    body += [f"bn.mulvm {TT[j]}, {P11[j]}, {G}" for j in range(n)]
+    body += [f"bn.addvm {P01[j]}, {P01[j]}, {P10[j]}" for j in range(n)]      # r1
+    if n == 1:
+        body.append("addi x0, x0, 0")       # TT[0] latency
+    body += [f"bn.addvm {P00[j]}, {P00[j]}, {TT[j]}" for j in range(n)]       # r0
+    s0, s1 = P00[0], P01[0]
+    if n >= 2:
+        body += [f"bn.addvm {s0}, {s0}, {P00[1]}", f"bn.addvm {s1}, {s1}, {P01[1]}"]
+    if n == 3:
+        body += [f"bn.addvm {s0}, {s0}, {P00[2]}", f"bn.addvm {s1}, {s1}, {P01[2]}"]
+    body += [f"bn.trn1 {T[0]}, {s0}, {s1}", f"bn.trn2 {s1}, {s0}, {s1}",
+             f"bn.sw.pi {T[0]}, 0(x{xc})", f"bn.sw.pi {s1}, 0(x{xc})"]
+    return L + _loop(8, body)
+
+
+def intt_poly(addr):
+    return intt_twiddles() + _li(8, addr) + intt_body(8)
+
+
+def message_bits():
+    """VMODE 0: m' = ByteEncode1(Compress1(V - W)) -> MOUT; masks -> MSK."""
+    L = [f"bn.lw w20, {_m(KA['c833'])}", f"bn.lw w21, {_m(KA['c1664'])}",
+         f"bn.lw w22, {_m(KA['bits'])}"]
+    for r in range(16):
+        L += [f"bn.lw w16, {_m(V + 32 * r)}", f"bn.lw w17, {_m(W + 32 * r)}",
+              f"bn.subvm w{r}, w16, w17", f"bn.subv w{r}, w{r}, w20", f"bn.ltv w{r}, w{r}, w21",
+              f"bn.sw w{r}, {_m(MSK + 32 * r)}", f"bn.and w{r}, w{r}, w22"]
+    n = 16
+    while n > 1:
+        for i in range(n // 2):
+            L += [f"bn.unzip.lo w16, w{2 * i}, w{2 * i + 1}",
+                  f"bn.unzip.hi w17, w{2 * i}, w{2 * i + 1}",
+                  f"bn.or w{i}, w16, w17"]
+        n //= 2
+    L.append(f"bn.sw w0, {_m(MOUT)}")
+    return L
+
+
+def decrypt_core(j_hash=False):
+    """j_hash (decaps): absorb J(z || c) during the u decode (port held; digest read later
+    by _g_hash)."""
+    L = ["lui x30, 4"]
+    L += _vmode(1)
+    L += decode_wide(12, DK, S_HAT, 48)
+    if j_hash:
+        L += [f"addi x1, x0, {SHAKE256}"] + _li(2, 1120) + ["kmac.start x1, x2"] + \
+            _li(7, DK_Z) + ["addi x3, x0, -1"]
+    L += decode_wide(10, CT, UC, 48, kmac_words=35 if j_hash else 0)
+    L += _vmode(0)
+    L += decode4(CT_V, VC, V)
+    L += ntt_polys(U, 3, transpose=True, dsrc=UC)
+    L += basemul_loop([(S_HAT + 512 * j, U + 512 * j) for j in range(3)], W)
+    L += intt_poly(W)
+    L += message_bits()
+    return L
+
+
+def decrypt_program() -> str:
+    """K-PKE.Decrypt: dk_PKE at DK, c at CT -> m at MOUT."""
+    return "\n".join(decrypt_core() + ["ecall"]) + "\n"
+
+
+# ------------------------------------------------------------------ decaps
+def _start_prf(n, dst):
+    """SHAKE256(r || n) -> cbd2 -> dst (256 coefficients), in the background (VMODE 0)."""
+    return [f"bn.lw w1, {_m(RSEED)}", f"addi x1, x0, {SHAKE256}", "addi x2, x0, 33",
+            "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
+            f"addi x4, x0, {n}", "bn.ins w2, x4, 0", "addi x3, x0, 1", "kmac.msg w2, x3"] + \
+        _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, cbd2"]
+
+
+def _start_a(i, j, dst):
+    """SampleNTT(SHAKE128(rho || i || j)) -> dst (= A_hat^T[i][j] = A_hat[j][i])."""
+    return [f"bn.lw w1, {_m(DK_RHO)}", f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34",
+            "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
+            f"addi x4, x0, {i | j << 8}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
+            "kmac.msg w2, x3"] + _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, uni12"]
+
+
+def _g_hash():
+    """Read J's digest (K_bar), then (K', r) = G(m' || h), SHA3-512 on the side-load."""
+    return ["kmac.dig w9", f"bn.sw w9, {_m(KBAR)}",
+            f"addi x1, x0, {SHA3_512}", "addi x2, x0, 64", "kmac.start x1, x2",
+            f"bn.lw w1, {_m(MOUT)}", f"bn.lw w2, {_m(DK_H)}", "addi x3, x0, -1",
+            "kmac.msg w1, x3", "kmac.msg w2, x3", "kmac.dig w3", "kmac.dig w4",
+            f"bn.sw w3, {_m(KP)}", f"bn.sw w4, {_m(RSEED)}"]
+
+
+def _finish(kind, i=None, in_regs=True, src=None):
+    """After an INTT: add e (and mu for v), Compress_d, compare with the decoded c (ACC).
+    in_regs: the polynomial is in w0..w15 (intt_body store=False), else loaded from src."""
+    d = 10 if kind == "u" else 4
+    pool = [f"w{n}" for n in (16, 17, 18, 19, 20, 21, 22, 23, 24, 28, 29, 30, 31)]
+    if not in_regs:
+        pool = [f"w{n}" for n in range(0, 25)] + ["w28", "w29", "w30", "w31"]
+    p = pointwise._Prog(pool)
+    p.lw("w25", KA["c1664"])
+    p.lw("w26", KA["mc10" if d == 10 else "mc4"])
+    p.lw("w27", KA["qi10" if d == 10 else "qi4"])
+    if kind == "v":
+        p.lw("w31", KA["c1665"])
+        p.pool.remove("w31")
+    e = E1 + 512 * i if kind == "u" else E2
+    cmp = UC + 512 * i if kind == "u" else VC
+    for r in range(16):
+        x = f"w{r}"
+        if not in_regs:
+            x = f"%in{r}"
+            p.lw(x, src + 32 * r)
+        p.lw(f"%e{r}", e + 32 * r)
+        p.op("bn.addvm", f"%x{r}", x, f"%e{r}")
+        if kind == "v":
+            p.lw(f"%mk{r}", MSK + 32 * r)
+            p.op("bn.and", f"%mu{r}", f"%mk{r}", "w31")
+            p.op("bn.addvm", f"%xx{r}", f"%x{r}", f"%mu{r}")
+            xr = f"%xx{r}"
+        else:
+            xr = f"%x{r}"
+        p.op("bn.mulvm", f"%zm{r}", xr, "w26")
+        p.op("bn.shlv", f"%zl{r}", xr, str(d))
+        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w25")
+        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w25")
+        p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
+        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w27")
+        p.lw(f"%c{r}", cmp + 32 * r)
+        p.op("bn.or.acc", "x9", f"%y{r}", f"%c{r}")
+    return p.text().splitlines()
+
+
+def _select():
+    """K = K' if c' = c (ACC clean: x9 = 0) else K_bar (w2), constant time."""
+    return ["bn.bcast w3, x9", f"bn.lw w4, {_m(KA['one'])}", f"bn.lw w6, {_m(KP)}",
+            f"bn.lw w2, {_m(KBAR)}",
+            "bn.ltv w5, w3, w4", "bn.sel w5, w6, w2", f"bn.sw w5, {_m(K_OUT)}"]
+
+
+def _abuf(i, j):
+    """Row buffer of A_hat^T[i][j]: rows 0 and 2 share a buffer (row 0 is dead when row 2
+    is sampled, during basemul of row 1)."""
+    return AM + 1536 * (i % 2) + 512 * j
+
+
+def _pair(job, chunk):
+    """Start a sampler job, run core work, wait for the job."""
+    return job + chunk + ["smp.wait"]
+
+
+def decaps_phases():
+    """[(name, lines)] of ML-KEM.Decaps_internal; run in order, then ecall."""
+    ph = [("init", ["bn.xor w31, w31, w31", "bn.wsrw ACC, w31", "kmac.acq"])]
+    ph.append(("decrypt (+ J absorb)", decrypt_core(j_hash=True)))
+    ph.append(("G", _g_hash()))
+    # t_hat decode in 6 chunks of 8 words, PRF y0..y2, e1_0..e1_2 in their shadow
+    prf = [(0, YV), (1, YV + 512), (2, YV + 1024), (3, E1), (4, E1 + 512), (5, E1 + 1024)]
+    L = []
+    for c, (n, dst) in enumerate(prf):
+        L += _vmode(0) + _start_prf(n, dst) + _vmode(1) + \
+            decode_wide(12, DK_T + 192 * c, T_HAT + 256 * c, 8) + ["smp.wait"]
+    L += _vmode(0)
+    ph.append(("decode t_hat + PRF y, e1", L))
+    L = []
+    for j in range(3):
+        L += _pair(_start_a(0, j, _abuf(0, j)), ntt_polys(YV + 512 * j, 1, transpose=True))
+    ph.append(("NTT(y) + A row 0", L))
+
+    def bm_u(i):
+        return basemul_loop([(_abuf(i, j), YV + 512 * j) for j in range(3)], UP)
+
+    def intt_fin_u(i):
+        return intt_twiddles() + _li(8, UP) + intt_body(8, store=False) + \
+            _finish("u", i)
+    bm_v = basemul_loop([(T_HAT + 512 * j, YV + 512 * j) for j in range(3)], VP)
+    L = _pair(_start_a(1, 0, _abuf(1, 0)), bm_u(0))
+    L += _pair(_start_a(1, 1, _abuf(1, 1)), intt_fin_u(0))
+    L += _pair(_start_a(1, 2, _abuf(1, 2)), bm_v)
+    L += _pair(_start_a(2, 0, _abuf(2, 0)), bm_u(1))
+    L += _pair(_start_a(2, 1, _abuf(2, 1)), intt_fin_u(1))
+    L += _pair(_start_a(2, 2, _abuf(2, 2)), intt_poly(VP))
+    L += _pair(_start_prf(6, E2), bm_u(2))
+    ph.append(("A rows 1-2 + e2 | basemul, INTT, compress, compare u0, u1, v", L))
+    L = intt_fin_u(2) + _finish("v", in_regs=False, src=VP)
+    ph.append(("INTT u2, compress + compare u2, v", L))
+    ph.append(("select", _select() + ["kmac.rel"]))
+    return ph
+
+
+def decaps_program() -> str:
+    """ML-KEM.Decaps_internal: dk at DK, c at CT -> K at K_OUT."""
+    lines = ["lui x30, 4"]
+    for _, L in decaps_phases():
+        lines += L
+    return "\n".join(lines + ["ecall"]) + "\n"

@@ -1,0 +1,93 @@
+"""ML-KEM-768 programs (ip/acc/kernels/mlkem.py) on the ISS against kyber-py:
+K-PKE.Decrypt (FIPS 203 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), cycles printed."""
+import random
+
+import pytest
+from kyber_py.ml_kem import ML_KEM_768
+
+from ip.acc.kernels import mlkem
+from pqsoc.acc.asm import assemble
+from pqsoc.acc.iss import Sim
+
+KEM = ML_KEM_768
+
+
+def _run(src, dm, max_cycles=100_000, dmem_size=32 * 1024, imem_size=32 * 1024):
+    sim = Sim(dmem_size=dmem_size, imem_size=imem_size)
+    words = assemble(src, "mlkem.s")
+    sim.load_program(words)
+    for a, b in dm.items():
+        sim.dmem.write_bytes(a, b)
+    h = sim.run(max_cycles=max_cycles)
+    return sim, h, len(words) * 4
+
+
+def _keys(seed):
+    rnd = random.Random(seed)
+    ek, dk = KEM._keygen_internal(rnd.randbytes(32), rnd.randbytes(32))
+    K, c = KEM._encaps_internal(ek, rnd.randbytes(32))
+    return ek, dk, K, c
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_kpke_decrypt(seed):
+    ek, dk, K, c = _keys(seed)
+    dk_pke = dk[:1152]
+    if seed == 3:                          # arbitrary ciphertext, not an encryption
+        c = random.Random(99).randbytes(1088)
+    sim, h, imem = _run(mlkem.decrypt_program(), mlkem.image(dk_pke=dk_pke, c=c))
+    assert h.ok, h
+    assert sim.dmem.read_bytes(mlkem.MOUT, 32) == KEM._k_pke_decrypt(dk_pke, c)
+    print(f"\nK-PKE.Decrypt on the ISS: {h.cycles} cycles, {h.insns} insns, IMEM {imem} B")
+
+
+@pytest.mark.parametrize("seed,valid", [(11, True), (12, True), (13, False), (14, False)])
+def test_decaps(seed, valid):
+    ek, dk, K, c = _keys(seed)
+    if not valid:                          # implicit rejection: one bit of u or of v flipped
+        pos = 5 if seed == 13 else 1000
+        c = c[:pos] + bytes([c[pos] ^ 0x10]) + c[pos + 1:]
+    sim, h, imem = _run(mlkem.decaps_program(), mlkem.image(dk=dk, c=c))
+    assert h.ok, h
+    ref = KEM._decaps_internal(dk, c)
+    assert (ref == K) == valid
+    assert sim.dmem.read_bytes(mlkem.K_OUT, 32) == ref
+    print(f"\nML-KEM-768 Decaps on the ISS ({'valid' if valid else 'invalid'} c): "
+          f"{h.cycles} cycles, {h.insns} insns, IMEM {imem} B, DMEM {mlkem.END} B")
+
+
+def test_decaps_fits_and_timing_independent_of_validity():
+    """Runs in DMEM = mlkem.END and IMEM = program size (both within 16 KiB); same key,
+    valid and invalid ciphertext take the same number of cycles (no secret-dependent
+    timing)."""
+    ek, dk, K, c = _keys(21)
+    bad = bytes([c[0] ^ 1]) + c[1:]
+    src = mlkem.decaps_program()
+    imem = len(assemble(src, "mlkem.s")) * 4
+    dsz = (mlkem.END + 31) // 32 * 32
+    assert dsz <= 16 * 1024 and imem <= 16 * 1024, (dsz, imem)
+    cycles = []
+    for ct in (c, bad):
+        sim, h, _ = _run(src, mlkem.image(dk=dk, c=ct), dmem_size=dsz, imem_size=imem)
+        assert h.ok, h
+        assert sim.dmem.read_bytes(mlkem.K_OUT, 32) == KEM._decaps_internal(dk, ct)
+        cycles.append(h.cycles)
+    assert cycles[0] == cycles[1], cycles
+
+
+def test_decaps_phases():
+    """Per-phase cycles (prefix runs: each phase's cost = difference of cumulative counts)."""
+    ek, dk, K, c = _keys(31)
+    dm = mlkem.image(dk=dk, c=c)
+    lines, prev, rows = ["lui x30, 4"], 0, []
+    for name, L in mlkem.decaps_phases():
+        lines += L
+        _, h, _ = _run("\n".join(lines + ["kmac.rel", "ecall"]), dm)
+        assert h.ok, (name, h)
+        rows.append((name, h.cycles - prev))
+        prev = h.cycles
+    print("\nML-KEM-768 Decaps phases (ISS cycles):")
+    for name, n in rows:
+        print(f"  {n:6d}  {name}")
+    print(f"  {prev:6d}  total")
+    assert prev <= 20_000
