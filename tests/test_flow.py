@@ -210,3 +210,69 @@ def test_cli_acc_run_reports_halt(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "acc", "run", str(hexf)],
                        capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 1 and "ILLEGAL_INSN" in r.stdout + r.stderr
+
+
+def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch):
+    """A block with SRAM macros: macros stay black boxes, fanout repair leaves their bus pins
+    alone (20 macros share `addr[7:0]`, more than MAX_FANOUT), STA times them with the TT macro
+    Liberty, and the report counts macro area from the LEF and shows it apart from logic."""
+    from ip.acc.rtl.sram import SramBank
+    macro = "sky130_sram_1kbyte_1rw1r_32x256_8"
+    blocks_mod.register(blocks_mod.Block(
+        name="t_sram", top="bank", description="test SRAM bank",
+        emit=blocks_mod._emit_amaranth(lambda: SramBank(20 * 256, 32, macro), "bank"),
+        period_ns=20.0, macros=(macro,), notes="test note"))
+    monkeypatch.setattr(report, "REPORTS", tmp_path)
+    try:
+        data = report.ppa(["t_sram"])
+        again = report.block_entry("t_sram", reuse=True)      # stored results, no new synthesis
+        assert again["cells"] == data["blocks"]["t_sram"]["cells"]
+        (synth.synth_dir("t_sram").parent.parent / "sta" / "t_sram" / "sta.json").unlink()
+        with pytest.raises(FlowError, match="no STA result for t_sram"):
+            report.block_entry("t_sram", reuse=True)
+    finally:
+        blocks_mod.BLOCKS.pop("t_sram", None)
+    b = data["blocks"]["t_sram"]
+    assert b["macro_count"] == 20 and b["macros"][macro]["count"] == 20
+    assert b["logic_cells"] == b["cells"] - 20 and b["flops"] >= 5
+    w, h = report.lef_size_um(report.find_pdk().sram(macro, "lef"))
+    assert b["area_um2"]["macros"] == pytest.approx(20 * w * h, rel=1e-6)
+    assert 0 < b["area_um2"]["logic"] < 0.05e6
+    assert b["area_um2"]["total"] == pytest.approx(b["area_um2"]["logic"] + b["area_um2"]["macros"])
+    assert "TT" in b["macro_timing"]
+    netlist = (synth.synth_dir("t_sram") / "netlist.v").read_text()
+    assert netlist.count(".addr0(addr[7:0])") == 20          # not rewired through a 1-bit buffer
+    assert "fanout_buf" not in "".join(l for l in netlist.splitlines() if "addr0" in l or "dout0" in l)
+    md = (tmp_path / "ppa.md").read_text()
+    assert "| t_sram | 20.0 |" in md and f"| {macro} | 20 |" in md and "test note" in md
+
+
+def test_sta_macro_paths_are_half_cycle():
+    """OpenRAM macros launch dout0 at the falling edge: a mem2reg slack s at period T means a
+    minimum period of T - 2s, and fmax takes the worse of that and reg2reg."""
+    def path(slack, a, b):
+        return f"Startpoint: {a}\nEndpoint: {b}\n  {slack:.3f}   slack (MET)\n"
+    out = ""
+    for c in sta.STA_CORNERS:
+        out += f"@@worst {c}\n" + path(1.0, "m", "f") + f"@@group {c} reg2reg\n" + path(4.0, "f1", "f2")
+        out += f"@@group {c} mem2reg\n" + path(1.0, "ram", "f3")
+        for g in ("in2reg", "reg2out", "in2out"):
+            out += f"@@group {c} {g}\nNo paths found.\n"
+        out += f"@@hold {c}\nNo paths found.\n"
+    res = sta.parse(out + "@@end\n", 20.0, sta.MACRO_PATH_GROUPS)
+    assert res["tt"]["critical_path_ns"] == 18.0 and res["tt"]["critical_path"]["start"] == "ram"
+    res = sta.parse(out.replace("1.000   slack", "3.000   slack") + "@@end\n", 20.0, sta.MACRO_PATH_GROUPS)
+    assert res["tt"]["critical_path_ns"] == 16.0 and res["tt"]["critical_path"]["start"] == "f1"
+
+
+def test_abc_choice_step_is_dropped_only_for_blocks_that_ask(pdk_root, tmp_path):
+    """Large blocks (abc_dch=False, the ACC) map without ABC's &dch; others keep it."""
+    from dataclasses import replace
+    from pqsoc.pdk import find_pdk
+    pdk = find_pdk()
+    base = blocks_mod.Block(name="t_abc", top="counter", description="t", emit=lambda out: [])
+    for block, has in ((base, True), (replace(base, abc_dch=False), False)):
+        d = tmp_path / str(has)
+        d.mkdir()
+        synth.yosys_script(block, [], pdk, 10.0, d)
+        assert ("&dch -f" in (d / "abc.script").read_text()) == has

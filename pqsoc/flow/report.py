@@ -9,7 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from .. import REPORTS, FlowError
+from .. import BUILD, REPORTS, FlowError
 from .. import blocks as blocks_mod
 from ..pdk import OPEN_PDKS_REV, PDK, find_pdk
 from . import sta as sta_mod
@@ -44,17 +44,36 @@ def register_names(netlist: Path) -> dict[str, str]:
             re.finditer(r"^  sky130_fd_sc_hd__\w*df\w* (\S+) \(.*?\.Q\(([^)]*)\)", text, re.M | re.S)}
 
 
-def block_entry(name: str) -> dict:
+def load_results(name: str) -> tuple[dict, dict]:
+    """The stored synthesis manifest and STA result of a block, refused if stale (RTL changed since
+    synthesis, or STA run on another netlist)."""
+    syn = synth_mod.load_manifest(name, check_rtl=True)
+    path = BUILD / "sta" / name / "sta.json"
+    if not path.is_file():
+        raise FlowError(f"no STA result for {name}: run `pqsoc sta {name}` first")
+    tim = json.loads(path.read_text())
+    if tim.get("netlist_sha256") != syn["netlist_sha256"]:
+        raise FlowError(f"STA result of {name} is for another netlist: run `pqsoc sta {name}` again")
+    return syn, tim
+
+
+def block_entry(name: str, reuse: bool = False) -> dict:
+    """One block's PPA figures: synthesis and STA are run again unless reuse, which takes the
+    stored results of `pqsoc synth/sta` (checked against the current RTL)."""
     block = blocks_mod.get(name)
     pdk = find_pdk()
-    syn = synth_mod.synth(name)
-    tim = sta_mod.sta(name)
+    if reuse:
+        syn, tim = load_results(name)
+    else:
+        syn = synth_mod.synth(name)
+        tim = sta_mod.sta(name)
     macros = {}
     for m in block.macros:
         w, h = lef_size_um(pdk.sram(m, "lef"))
         count = syn["cells_by_type"].get(m, 0)
         macros[m] = {"count": count, "w_um": w, "h_um": h, "area_um2": round(count * w * h, 1)}
     macro_area = sum(v["area_um2"] for v in macros.values())
+    macro_count = sum(v["count"] for v in macros.values())
     logic_area = syn["area_um2"] - macro_area   # Yosys counts macro area too when their Liberty has one
     regs = register_names(synth_mod.synth_dir(name) / "netlist.v")
     for v in tim["corners"].values():
@@ -66,6 +85,8 @@ def block_entry(name: str) -> dict:
         "top": block.top,
         "period_ns": syn["period_ns"],
         "cells": syn["cells"],
+        "logic_cells": syn["cells"] - macro_count,
+        "macro_count": macro_count,
         "flops": sum(v for k, v in by_type.items() if re.search(r"__(s?df|edf|dl)", k)),
         "area_um2": {"logic": round(logic_area, 1), "macros": round(macro_area, 1),
                      "total": round(logic_area + macro_area, 1)},
@@ -74,12 +95,18 @@ def block_entry(name: str) -> dict:
         "fmax_mhz": {c: v["fmax_mhz"] for c, v in tim["corners"].items()},
         "critical_path": {c: v["critical_path"] | {"delay_ns": v["critical_path_ns"]}
                           for c, v in tim["corners"].items()},
-        "io_slack_ns": {c: {g: (p["slack_ns"] if p else None) for g, p in v["paths"].items() if g != "reg2reg"}
+        "io_slack_ns": {c: {g: (p["slack_ns"] if p else None) for g, p in v["paths"].items()
+                            if g not in ("reg2reg", "mem2reg")}
                         for c, v in tim["corners"].items()},
         "hold_slack_ns": {c: v["hold_slack_ns"] for c, v in tim["corners"].items()},
         "cells_by_type": by_type,
         "netlist_sha256": syn["netlist_sha256"],
     }
+    if block.macros:
+        entry["macro_timing"] = ("SRAM macro Liberty exists only for TT (tt_1p8V_25C, OpenRAM analytical "
+                                 "timing); it is used at every STA corner, so macro delays at ss are optimistic")
+    if block.notes:
+        entry["notes"] = block.notes
     if block.bench is not None:
         print(f"[ppa] {name}: running its benchmark", flush=True)
         entry["perf"] = block.bench()
@@ -94,14 +121,27 @@ def render_md(data: dict) -> str:
              + ", ".join(f"{k} {v}" for k, v in data["constraints"].items() if k != "liberty") + ".",
              "Area is standard-cell area from Liberty (before placement, no fill/tap cells) plus SRAM macro "
              "area from the macros' LEF.", "",
-             "| block | cells | flops | logic um2 | macros um2 | fmax tt MHz | fmax ss MHz | critical path (tt) |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
+             "| block | period ns | logic cells | flops | logic um2 | macros | macros um2 | total um2 "
+             "| fmax tt MHz | fmax ss MHz | critical path (tt) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for name, b in data["blocks"].items():
         cp = b["critical_path"]["tt"]
-        lines.append(f"| {name} | {b['cells']} | {b['flops']} | {b['area_um2']['logic']:.0f} | "
-                     f"{b['area_um2']['macros']:.0f} | {b['fmax_mhz']['tt']} | {b['fmax_mhz']['ss']} | "
+        nmac = b.get("macro_count", 0)
+        lines.append(f"| {name} | {b['period_ns']} | {b.get('logic_cells', b['cells'] - nmac)} | {b['flops']} | "
+                     f"{b['area_um2']['logic']:.0f} | {nmac} | {b['area_um2']['macros']:.0f} | "
+                     f"{b['area_um2']['total']:.0f} | {b['fmax_mhz']['tt']} | {b['fmax_mhz']['ss']} | "
                      f"{cp['start']} -> {cp['end']} ({cp['delay_ns']} ns) |")
     for name, b in data["blocks"].items():
+        if b.get("macros"):
+            lines += ["", f"## {name}: SRAM macros (area from the LEF SIZE)", "",
+                      "| macro | count | size um | area um2 |", "|---|---:|---|---:|"]
+            lines += [f"| {m} | {v['count']} | {v['w_um']} x {v['h_um']} | {v['area_um2']:.0f} |"
+                      for m, v in b["macros"].items()]
+            cps = b["critical_path"]["ss"]
+            lines += ["", f"Critical path (ss): {cps['start']} -> {cps['end']} ({cps['delay_ns']} ns)."]
+        for key in ("macro_timing", "notes"):
+            if b.get(key):
+                lines += ["", f"Note ({name}): {b[key].rstrip('.')}."]
         if b.get("perf"):
             lines += ["", f"## {name}: measured performance", "", "| figure | value |", "|---|---:|"]
             lines += [f"| {k} | {v} |" for k, v in b["perf"].items()]
@@ -140,7 +180,8 @@ def plot(data: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def ppa(names: list[str] | None = None) -> dict:
+def ppa(names: list[str] | None = None, reuse: bool = False) -> dict:
+    """reuse: take each block's stored synthesis/STA results (see block_entry) instead of running them."""
     names = names or list(blocks_mod.BLOCKS)
     REPORTS.mkdir(exist_ok=True)
     try:
@@ -159,7 +200,7 @@ def ppa(names: list[str] | None = None) -> dict:
         }
         for i, name in enumerate(names, 1):
             print(f"[ppa] block {i}/{len(names)}: {name}", flush=True)
-            data["blocks"][name] = block_entry(name)
+            data["blocks"][name] = block_entry(name, reuse=reuse)
         md = render_md(data)
         plot(data, REPORTS / "ppa.png.tmp")
     except BaseException:

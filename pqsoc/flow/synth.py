@@ -60,10 +60,29 @@ def dont_use_cells(pdk) -> list[str]:
     return sorted(cells)
 
 
+def macro_pins(lib_text: str) -> set[str]:
+    """Every pin and bus name of an SRAM macro's Liberty (signal and power)."""
+    return set(re.findall(r"^\s*(?:pin|bus|pg_pin)\s*\(\s*\"?(\w+)", lib_text, re.M))
+
+
+def repair_fanout(block, pdk, src: Path, dst: Path) -> int:
+    """Fanout repair (fanout.py) of the mapped netlist. SRAM macro pins are neither loads nor
+    drivers to it: Yosys connects macro buses as whole vectors (`.addr0(addr[8:0])`), which the
+    per-bit rewiring cannot split, so macro instances are left untouched (each macro adds one
+    load per address/data bit, not counted; a net is buffered only for its standard-cell loads)."""
+    outputs = fanout.liberty_output_pins(pdk.liberty("tt").read_text())
+    for m in block.macros:
+        outputs[m] = macro_pins(pdk.sram(m, "lib").read_text())
+    text, n = fanout.repair(src.read_text(), outputs, block.clock)
+    dst.write_text(text)
+    return n
+
+
 def yosys_script(block, rtl: list[Path], pdk, period_ns: float, out: Path) -> str:
     lib = pdk.liberty("tt")
     period_ps = int(round(period_ns * 1000))
-    (out / "abc.script").write_text(ABC_SCRIPT.format(period_ps=period_ps))
+    script = ABC_SCRIPT if block.abc_dch else ABC_SCRIPT.replace("&dch -f\n", "")
+    (out / "abc.script").write_text(script.format(period_ps=period_ps))
     dont_use = " ".join(f"-dont_use {c}" for c in dont_use_cells(pdk))
     lines = [f"read_liberty -lib {lib}"]
     for macro in block.macros:
@@ -139,8 +158,7 @@ def synth(name: str, period_ns: float | None = None) -> dict:
     script.write_text(yosys_script(block, rtl, pdk, period, out))
     print(f"[synth] {name}: Yosys at {period} ns (log: {out / 'yosys.log'})", flush=True)
     run_yosys(script, out / "yosys.log", f"synthesis of {name}")
-    nbuf = fanout.repair_file(out / "netlist.unbuffered.v", out / "netlist.v", pdk.liberty("tt"),
-                              block.clock)
+    nbuf = repair_fanout(block, pdk, out / "netlist.unbuffered.v", out / "netlist.v")
     print(f"[synth] {name}: fanout repair inserted {nbuf} buffers (max fanout {fanout.MAX_FANOUT})",
           flush=True)
     (out / "stat.ys").write_text(stat_script(block, pdk, out))

@@ -232,7 +232,7 @@ class WideAlu(wiring.Component):
         is_ct, is_gs = op == WideOp.BFLY_CT, op == WideOp.BFLY_GS
         is_bfly = is_ct | is_gs
         lat2 = 0
-        for o in LATENCY2_OPS:
+        for o in sorted(LATENCY2_OPS, key=lambda op: op.value):
             lat2 = lat2 | (op == o)
 
         # ---- illegal combinations (the ISS raises ILLEGAL_INSN)
