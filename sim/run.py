@@ -24,7 +24,9 @@ EXIT_ABNORMAL, EXIT_CYCLES, EXIT_WALL = 100, 101, 102
 VERILATOR_FLAGS = ["--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast",
                    "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT",
                    "-Wno-MULTIDRIVEN", "-Wno-COMBDLY", "-Wno-TIMESCALEMOD", "--top-module", "pqsoc",
-                   "-CFLAGS", "-O1", "-j", "0"]
+                   # -O1 for the one-off (_Slow) code; the per-cycle code at -O2 instead of
+                   # Verilator's default -Os: ~15% faster with the ACC inside, same build time
+                   "-CFLAGS", "-O1", "-MAKEFLAGS", "OPT_FAST=-O2", "-j", "0"]
 TRAP_MARKER = "*** TRAP"
 MCAUSE = {0: "instruction address misaligned", 1: "instruction access fault",
           2: "illegal instruction", 3: "breakpoint", 4: "load address misaligned",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from litex.soc.integration.builder import Builder
 
-from .target import PQSoC, kmac_slave
+from .target import ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, KMAC_SIZE, PQSoC, pqc_block
 
 # LiteX stamps every generated file with the current time; those lines are ignored when deciding
 # whether a file changed, so an unchanged design keeps its files (and mtimes) and nothing
@@ -36,32 +36,45 @@ def _sync(src: Path, dst: Path) -> None:
         shutil.copy2(f, t)
 
 
-def emit_kmac(out: Path) -> Path:
-    """Emit the KMAC block's Verilog (pqsoc.blocks "kmac") to OUT/kmac.v, rewriting the file only
-    when its text changed, so the Verilator model rebuilds exactly when the KMAC RTL changes
-    (the model hash covers every source in files.json)."""
-    from pqsoc.blocks import get
-    block = get("kmac")
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    files = block.emit(tmp)
-    if [f.name for f in files] != [f"{block.top}.v"]:
-        raise RuntimeError(f"kmac emitted {files}, expected one file {block.top}.v")
-    _sync(tmp, out)
-    shutil.rmtree(tmp)
-    return out / f"{block.top}.v"
+def _write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(path)
+
+
+def emit_pqc(out: Path, imem_size: int = ACC_IMEM_SIZE, dmem_size: int = ACC_DMEM_SIZE,
+             sram_macro: str | None = None) -> Path:
+    """Emit the PQC subsystem's Verilog (ip/acc/rtl/pqc.py: ACC + KMAC, side-load wired
+    inside; top `pqc`) to OUT/pqc.v, rewriting the file only when its text changed, so the
+    Verilator model rebuilds exactly when the ACC or KMAC RTL changes (the model hash covers
+    every source in files.json). Behavioural ACC memories unless sram_macro is given."""
+    from amaranth.back import verilog
+    from ip.acc.rtl.pqc import ACC_ADDR_WIDTH, KMAC_ADDR_WIDTH, PqcSubsystem
+    # the subsystem's word-address widths must cover the SoC's windows exactly
+    assert (1 << (KMAC_ADDR_WIDTH + 2), 1 << (ACC_ADDR_WIDTH + 2)) == (KMAC_SIZE, ACC_SIZE)
+    text = verilog.convert(PqcSubsystem(imem_size, dmem_size, sram_macro=sram_macro),
+                           name="pqc", emit_src=False)
+    path = Path(out) / "pqc.v"
+    _write_if_changed(path, text)
+    return path
 
 
 def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = 32 * 1024, sim: bool = True,
-          ext_slaves=(), kmac: bool = True) -> dict:
+          ext_slaves=(), pqc: bool = True, kmac: bool | None = None) -> dict:
     """Writes into `out`: gateware/pqsoc.v (+ .init files, files.json), csr.json, csr.csv,
-    software/include/generated/{csr,soc,mem}.h and regions.ld; with kmac (default) also
-    rtl/kmac.v, the KMAC block at ext slot 0. Returns files.json as a dict.
-    sim=False gives the silicon top (UART pins, no sim control); ext_slaves: see extslave.py
-    (kmac=False frees slot 0 for another block)."""
+    software/include/generated/{csr,soc,mem}.h and regions.ld; with pqc (default) also
+    rtl/pqc.v, the PQC subsystem: KMAC at ext slot 0 (region/irq kmac), ACC at ext slot 1
+    (region/irq acc). Returns files.json as a dict.
+    sim=False gives the silicon top (UART pins, no sim control); ext_slaves: WishboneBlock /
+    WishboneSlave, see extslave.py (pqc=False frees slots 0 and 1 for other blocks).
+    `kmac` is the former name of `pqc` (kmac=False: no KMAC, hence no ACC either)."""
+    if kmac is not None:
+        pqc = kmac
     out = Path(out).resolve()
-    if kmac:
-        ext_slaves = (kmac_slave(emit_kmac(out / "rtl")), *ext_slaves)
+    if pqc:
+        ext_slaves = (pqc_block(emit_pqc(out / "rtl")), *ext_slaves)
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     soc = PQSoC(rom_size=rom_size, sram_size=sram_size, sim=sim, ext_slaves=tuple(ext_slaves))

@@ -1,9 +1,14 @@
-"""Hook for our own Verilog Wishbone slaves (the KMAC block, the coprocessor).
+"""Hook for our own Verilog Wishbone blocks (the PQC subsystem: KMAC + coprocessor).
 
-They are Amaranth designs emitted as Verilog with a Wishbone *classic* slave port (word address,
-32-bit data, byte selects, cyc/stb/we/ack/err) plus one interrupt line. `add_wishbone_slave`
-instantiates such a module, maps it on the SoC bus at `origin` and routes its irq, so a new block
-is one call in the target and appears in csr.json / mem.h like any LiteX region.
+They are Amaranth designs emitted as Verilog. One Verilog module (a `WishboneBlock`) may expose
+several Wishbone *classic* slave ports (word address, 32-bit data, byte selects,
+cyc/stb/we/ack/err), each with its own bus region and optionally its own interrupt line
+(`SlavePort`). `add_wishbone_block` instantiates the module once, maps every port on the SoC
+bus at its origin and routes each irq, so the ports appear in csr.json / mem.h like any LiteX
+region and their irqs as <NAME>_INTERRUPT.
+
+`WishboneSlave` / `add_wishbone_slave` are the single-port shorthand (one module, one region,
+one irq), e.g. for a test block.
 """
 import math
 from dataclasses import dataclass
@@ -14,49 +19,112 @@ from litex.soc.integration.soc import SoCRegion
 
 
 @dataclass(frozen=True)
-class WishboneSlave:
+class SlavePort:
     name: str              # SoC region / interrupt name (lower case C identifier)
-    module: str            # Verilog module name
-    sources: tuple         # Verilog files
     origin: int            # bus address (byte), aligned to size
     size: int              # bytes, power of two
-    port_prefix: str = "bus__"   # Amaranth's flattened name of a `bus` member: bus__adr, ...
-    irq: str | None = "irq"      # name of the interrupt output, None if the block has none
+    port_prefix: str = "bus__"   # Amaranth's flattened name of the port's members: bus__adr, ...
+    irq: str | None = "irq"      # name of this port's interrupt output, None if none
+
+
+@dataclass(frozen=True)
+class WishboneBlock:
+    instance: str          # Verilog instance name in the SoC
+    module: str            # Verilog module name
+    sources: tuple         # Verilog files
+    ports: tuple           # SlavePort, ...
     clock: str = "clk"
     reset: str = "rst"
     # Further input ports held at a constant: ((port, width, value), ...), e.g. a port whose
-    # master does not exist yet. Outputs not named here are left unconnected.
+    # master does not exist. Outputs not named by a SlavePort are left unconnected.
     tie_inputs: tuple = ()
+    # Feed the block's reset from the system reset through one flop (the reset then lasts one
+    # cycle longer). Amaranth's Verilog folds the reset into the combinational next-state logic
+    # of every register; driven straight from the top-level sys_rst input, Verilator would
+    # re-evaluate all of that logic on every clock edge (its input-combinational region),
+    # which made the SoC model with the ACC ~2-3x slower.
+    registered_reset: bool = True
+
+
+@dataclass(frozen=True)
+class WishboneSlave:
+    """A block with a single slave port: region, irq and instance all called `name`."""
+    name: str
+    module: str
+    sources: tuple
+    origin: int
+    size: int
+    port_prefix: str = "bus__"
+    irq: str | None = "irq"
+    clock: str = "clk"
+    reset: str = "rst"
+    tie_inputs: tuple = ()
+
+    def block(self) -> WishboneBlock:
+        return WishboneBlock(instance=self.name, module=self.module, sources=self.sources,
+                             ports=(SlavePort(self.name, self.origin, self.size,
+                                              self.port_prefix, self.irq),),
+                             clock=self.clock, reset=self.reset, tie_inputs=self.tie_inputs)
+
+
+def _check(b: WishboneBlock) -> None:
+    if not b.ports:
+        raise ValueError(f"{b.instance}: a Wishbone block needs at least one slave port")
+    for s in b.ports:
+        if s.size < 4 or s.size & (s.size - 1) or s.origin % s.size:
+            raise ValueError(f"{s.name}: size {s.size:#x} must be a power of two and origin "
+                             f"{s.origin:#x} aligned to it")
+    for port, width, value in b.tie_inputs:
+        if not 0 <= value < 1 << width:
+            raise ValueError(f"{b.instance}: tie-off {port}={value} does not fit {width} bits")
+
+
+def add_wishbone_block(soc, b: WishboneBlock) -> dict:
+    """Instantiate `b` once, map each of its slave ports and wire their irqs.
+    Returns {port name: the LiteX wishbone.Interface of that port}."""
+    _check(b)
+    rst = ResetSignal("sys")
+    if b.registered_reset:
+        rst = Signal(name=f"{b.instance}_rst", reset_less=True)
+        soc.sync += rst.eq(ResetSignal("sys"))
+    conns = {f"i_{b.clock}": ClockSignal("sys"), f"i_{b.reset}": rst}
+    buses, irqs = {}, []
+    for s in b.ports:
+        # LiteX's address_width counts byte-address bits; adr gets log2(size) - 2 word bits.
+        bus = wishbone.Interface(data_width=32, address_width=int(math.log2(s.size)),
+                                 addressing="word")
+        p = s.port_prefix
+        conns.update({
+            f"i_{p}adr": bus.adr, f"i_{p}dat_w": bus.dat_w, f"o_{p}dat_r": bus.dat_r,
+            f"i_{p}sel": bus.sel, f"i_{p}cyc": bus.cyc, f"i_{p}stb": bus.stb, f"i_{p}we": bus.we,
+            f"o_{p}ack": bus.ack, f"o_{p}err": bus.err,
+        })
+        if s.irq is not None:
+            irq = Signal(name=f"{s.name}_irq")
+            conns[f"o_{s.irq}"] = irq
+            irqs.append((s.name, irq))
+        buses[s.name] = bus
+    for port, width, value in b.tie_inputs:
+        conns[f"i_{port}"] = Constant(value, width)
+    soc.specials += Instance(b.module, name=b.instance, **conns)
+    for f in b.sources:
+        soc.platform.add_source(str(f))
+    for s in b.ports:
+        soc.bus.add_slave(s.name, buses[s.name],
+                          SoCRegion(origin=s.origin, size=s.size, cached=False))
+    for name, irq in irqs:
+        # Reserve an IRQ number (exported as <NAME>_INTERRUPT) and wire the line ourselves:
+        # LiteX only auto-wires SoC attributes that carry an EventManager, which we have not.
+        soc.irq.add(name)
+        soc.comb += soc.cpu.interrupt[soc.irq.locs[name]].eq(irq)
+    return buses
 
 
 def add_wishbone_slave(soc, s: WishboneSlave):
-    if s.size < 4 or s.size & (s.size - 1) or s.origin % s.size:
-        raise ValueError(f"{s.name}: size {s.size:#x} must be a power of two and origin "
-                         f"{s.origin:#x} aligned to it")
-    adr_width = int(math.log2(s.size)) - 2
-    bus = wishbone.Interface(data_width=32, address_width=adr_width, addressing="word")
-    p = s.port_prefix
-    ports = {
-        f"i_{s.clock}": ClockSignal("sys"), f"i_{s.reset}": ResetSignal("sys"),
-        f"i_{p}adr": bus.adr, f"i_{p}dat_w": bus.dat_w, f"o_{p}dat_r": bus.dat_r,
-        f"i_{p}sel": bus.sel, f"i_{p}cyc": bus.cyc, f"i_{p}stb": bus.stb, f"i_{p}we": bus.we,
-        f"o_{p}ack": bus.ack, f"o_{p}err": bus.err,
-    }
-    for port, width, value in s.tie_inputs:
-        if not 0 <= value < 1 << width:
-            raise ValueError(f"{s.name}: tie-off {port}={value} does not fit {width} bits")
-        ports[f"i_{port}"] = Constant(value, width)
-    irq = None
-    if s.irq is not None:
-        irq = Signal(name=f"{s.name}_irq")
-        ports[f"o_{s.irq}"] = irq
-    soc.specials += Instance(s.module, name=s.name, **ports)
-    for f in s.sources:
-        soc.platform.add_source(str(f))
-    soc.bus.add_slave(s.name, bus, SoCRegion(origin=s.origin, size=s.size, cached=False))
-    if irq is not None:
-        # Reserve an IRQ number (exported as <NAME>_INTERRUPT) and wire the line ourselves:
-        # LiteX only auto-wires SoC attributes that carry an EventManager, which we have not.
-        soc.irq.add(s.name)
-        soc.comb += soc.cpu.interrupt[soc.irq.locs[s.name]].eq(irq)
-    return bus
+    """Single-port shorthand; returns the port's wishbone.Interface."""
+    return add_wishbone_block(soc, s.block())[s.name]
+
+
+def add_ext(soc, block) -> None:
+    """Add a WishboneBlock or a WishboneSlave."""
+    add_wishbone_block(soc, block.block() if isinstance(block, WishboneSlave) else block)

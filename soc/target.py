@@ -1,15 +1,19 @@
 """The pqsoc SoC: Ibex (rv32imc) + boot ROM + main SRAM + UART, timer, GPIO, UART bridge
-(+ sim control in the simulation variant).
+(+ sim control in the simulation variant) + the PQC subsystem (KMAC block and the ACC
+coprocessor, one Verilog module `pqc`, ip/acc/rtl/pqc.py).
 
 Memory map (LiteX's default SoCCore map; csr.json / generated/mem.h are the source of truth):
   0x0000_0000 rom      boot ROM holding the firmware (rom_size, default 32 KiB)
   0x0100_0000 sram     main SRAM: data, bss, stack (sram_size, default 32 KiB)
-  0x8000_0000 ext0     first of our Wishbone blocks, 16 MiB window: EXT_BASE; the KMAC block
-                       (4 KiB, kmac_slave(), added by soc.build.build)
-  0x8100_0000 ext1     second (coprocessor): EXT_BASE + EXT_STRIDE
+  0x8000_0000 ext0     first of our Wishbone windows (16 MiB each, EXT_BASE): the KMAC block's
+                       registers (region "kmac", 4 KiB), port kmac_bus of `pqc`
+  0x8100_0000 ext1     EXT_BASE + EXT_STRIDE: the ACC coprocessor (region "acc", 256 KiB:
+                       registers +0, IMEM +0x10000, DMEM +0x20000), port acc_bus of `pqc`
   0x8200_0000 csr      LiteX CSR bank (ctrl, uart, timer0, gpio_in/out, simctrl)
 Interrupts (Ibex fast irq n = mcause 16 + n): uart 0, timer0 1, gpio_in 2, then added blocks
-(kmac 3 in the default build).
+(kmac 3, acc 4 in the default build).
+The ACC drives the KMAC's side-load port inside `pqc`: the CPU (through region kmac) and the
+ACC (kmac.* instructions) share the one KMAC block, which arbitrates between them.
 """
 from migen import ClockDomain
 
@@ -20,7 +24,7 @@ from litex.soc.cores.gpio import GPIOOut, GPIOIn
 from . import ibex
 from .platform import Platform
 from .simctrl import SimCtrl
-from .extslave import WishboneSlave, add_wishbone_slave
+from .extslave import SlavePort, WishboneBlock, WishboneSlave, add_ext
 
 SYS_CLK_FREQ = int(50e6)
 BRINGUP_BAUDRATE = 1_000_000   # UART bridge; the host side reads it from csr.json
@@ -39,7 +43,7 @@ class _CRG(LiteXModule):
 
 class PQSoC(SoCCore):
     def __init__(self, rom_init=None, rom_size=32 * 1024, sram_size=32 * 1024, sim=True,
-                 ext_slaves: tuple[WishboneSlave, ...] = ()):
+                 ext_slaves: tuple[WishboneBlock | WishboneSlave, ...] = ()):
         ibex.register()
         platform = Platform()
         self.crg = _CRG(platform)
@@ -67,25 +71,19 @@ class PQSoC(SoCCore):
         if sim:
             self.simctrl = SimCtrl(platform.request("simctrl"))
         for s in ext_slaves:
-            add_wishbone_slave(self, s)
+            add_ext(self, s)
 
 
-KMAC_SIZE = 0x1000   # registers end at 0x5c; the block decodes only the low address bits
-
-# The KMAC block's side-load port (ip/kmac/doc/spec.md) is for the PQC coprocessor, which does
-# not exist yet: tied off inactive (hold=0, no command, no message, digest never taken), so the
-# CPU is always granted the block. Its outputs (granted, readies, digest, error) stay unconnected.
-KMAC_SIDELOAD_TIE_OFF = (
-    ("sideload__hold", 1, 0),
-    ("sideload__cmd__valid", 1, 0), ("sideload__cmd__op", 2, 0), ("sideload__cmd__mode", 2, 0),
-    ("sideload__cmd__strength", 3, 0), ("sideload__cmd__msg_len", 32, 0),
-    ("sideload__msg__valid", 1, 0), ("sideload__msg__data", 256, 0),
-    ("sideload__msg__mask", 32, 0),
-    ("sideload__digest__ready", 1, 0),
-)
+KMAC_SIZE = 0x1000    # registers end at 0x5c; the block decodes only the low address bits
+ACC_SIZE = 0x40000    # registers, IMEM window (+0x10000), DMEM window (+0x20000)
+ACC_IMEM_SIZE = 8 * 1024    # SoC defaults (behavioural memories in simulation)
+ACC_DMEM_SIZE = 16 * 1024
 
 
-def kmac_slave(verilog: "Path") -> WishboneSlave:
-    """The KMAC block (Verilog emitted by pqsoc.blocks "kmac", top `kmac`) at ext slot 0."""
-    return WishboneSlave(name="kmac", module="kmac", sources=(verilog,), origin=EXT_BASE,
-                         size=KMAC_SIZE, tie_inputs=KMAC_SIDELOAD_TIE_OFF)
+def pqc_block(verilog: "Path") -> WishboneBlock:
+    """The PQC subsystem (Verilog from soc.build.emit_pqc, top `pqc`): the KMAC at ext slot 0,
+    the ACC at ext slot 1, irqs kmac and acc. The side-load port is internal (ACC -> KMAC)."""
+    return WishboneBlock(instance="pqc", module="pqc", sources=(verilog,), ports=(
+        SlavePort("kmac", EXT_BASE, KMAC_SIZE, port_prefix="kmac_bus__", irq="kmac_irq"),
+        SlavePort("acc", EXT_BASE + EXT_STRIDE, ACC_SIZE, port_prefix="acc_bus__", irq="acc_irq"),
+    ))

@@ -17,7 +17,7 @@ def test_external_wishbone_slave(tmp_path):
     soc_dir = BUILD / "sim-tests" / "soc-ext"
     slave = WishboneSlave(name="scratch", module="wb_scratch", sources=(DATA / "wb_scratch.v",),
                           origin=EXT_BASE, size=0x1000)
-    build(soc_dir, ext_slaves=(slave,), kmac=False)   # the scratch slave takes slot 0
+    build(soc_dir, ext_slaves=(slave,), pqc=False)   # the scratch slave takes slot 0
     model = build_model(soc_dir, BUILD / "sim-tests" / "model-ext")
     image = fw.build("ext_scratch", soc_dir, BUILD / "sim-tests" / "firmware-ext", DATA)
     res = run(image, soc_dir, model.parent, tmp_path, 2_000_000, 120)

@@ -1,6 +1,7 @@
 """The KMAC block inside the SoC, driven by firmware/lib/kmac.c: kmac_selftest (known answers
 from hashlib / pycryptodome generated at firmware build time, error paths, timings) through
-`pqsoc sim run`, and the build plumbing (generated Verilog, tie-offs, register header, cache)."""
+`pqsoc sim run`, and the build plumbing (its port of the PQC subsystem, register header, cache).
+The subsystem's own Verilog and the ACC: test_acc.py."""
 import json
 import re
 import shutil
@@ -11,7 +12,6 @@ from firmware import build as fw
 from pqsoc import BUILD, cli
 from pqsoc.regtool import c_header, load
 from sim.run import model_hash
-from soc.build import emit_kmac
 from soc.extslave import WishboneSlave
 from soc.target import EXT_BASE, PQSoC
 
@@ -50,36 +50,29 @@ def test_kmac_is_in_the_soc_build(soc_dir):
     assert (mem["kmac"]["base"], mem["kmac"]["size"]) == (EXT_BASE, 0x1000)
     assert "KMAC_INTERRUPT" in (soc_dir / "software/include/generated/soc.h").read_text()
     files = json.loads((soc_dir / "gateware" / "files.json").read_text())
-    assert str(soc_dir.resolve() / "rtl" / "kmac.v") in files["sources"]
+    assert str(soc_dir.resolve() / "rtl" / "pqc.v") in files["sources"]
     v = (soc_dir / "gateware" / "pqsoc.v").read_text()
-    inst = re.search(r"^kmac kmac\((.*?)\);", v, re.M | re.S).group(1)
-    # side-load tied off inactive until the coprocessor exists
-    for port, width in (("sideload__hold", 1), ("sideload__cmd__valid", 1),
-                        ("sideload__msg__valid", 1), ("sideload__digest__ready", 1),
-                        ("sideload__msg__data", 256)):
-        assert re.search(rf"\.{port}\s*\({width}'d0\)", inst), port
-    assert re.search(r"\.irq\s*\(kmac_irq\)", inst)
+    inst = re.search(r"^pqc pqc\((.*?)\);", v, re.M | re.S).group(1)
+    # the KMAC is port kmac_bus of the PQC subsystem; its side-load port is driven by the ACC
+    # inside the subsystem, so nothing of it appears at the SoC level
+    for port in ("adr", "dat_w", "dat_r", "sel", "cyc", "stb", "we", "ack", "err"):
+        assert re.search(rf"\.kmac_bus__{port}\s*\(", inst), port
+    assert "sideload" not in inst
+    assert re.search(r"\.kmac_irq\s*\(kmac_irq\)", inst)
 
 
-def test_kmac_verilog_is_rewritten_only_when_changed(soc_dir):
-    v = soc_dir / "rtl" / "kmac.v"
-    before = v.stat().st_mtime_ns
-    emit_kmac(soc_dir / "rtl")
-    assert v.stat().st_mtime_ns == before
-
-
-def test_model_hash_follows_the_kmac_verilog(soc_dir, tmp_path):
-    """A changed KMAC Verilog must rebuild the cached Verilator model."""
+def test_model_hash_follows_the_pqc_verilog(soc_dir, tmp_path):
+    """A changed KMAC / ACC Verilog (rtl/pqc.v) must rebuild the cached Verilator model."""
     d = tmp_path / "soc"
     shutil.copytree(soc_dir / "gateware", d / "gateware")
-    shutil.copy(soc_dir / "rtl" / "kmac.v", tmp_path / "kmac.v")
+    shutil.copy(soc_dir / "rtl" / "pqc.v", tmp_path / "pqc.v")
     files = json.loads((d / "gateware" / "files.json").read_text())
-    files["sources"] = [str(tmp_path / "kmac.v") if s.endswith("rtl/kmac.v") else s
+    files["sources"] = [str(tmp_path / "pqc.v") if s.endswith("rtl/pqc.v") else s
                         for s in files["sources"]]
     (d / "gateware" / "files.json").write_text(json.dumps(files))
     h0 = model_hash(d)
     assert model_hash(d) == h0   # stable while nothing changes
-    with open(tmp_path / "kmac.v", "a") as f:
+    with open(tmp_path / "pqc.v", "a") as f:
         f.write("// changed\n")
     assert model_hash(d) != h0
 
@@ -100,6 +93,6 @@ def test_tie_off_value_must_fit():
 
 def test_kmac_selftest_refuses_a_soc_without_kmac(tmp_path):
     from soc.build import build
-    build(tmp_path / "soc", kmac=False)
+    build(tmp_path / "soc", pqc=False)
     with pytest.raises(fw.FirmwareError, match="needs a SoC with the KMAC block"):
         fw.build("kmac_selftest", tmp_path / "soc", tmp_path / "fw")

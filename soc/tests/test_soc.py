@@ -6,7 +6,7 @@ import pytest
 from pqsoc import cli
 from soc import ibex
 from soc.build import build
-from soc.extslave import WishboneSlave
+from soc.extslave import SlavePort, WishboneBlock, WishboneSlave
 from soc.target import PQSoC
 
 
@@ -90,4 +90,39 @@ def test_silicon_variant_has_uart_pins_and_no_sim_control(tmp_path):
 def test_ext_slave_rejects_tiny_region():
     bad = WishboneSlave(name="acc", module="acc_top", sources=(), origin=0x8100_0000, size=0)
     with pytest.raises(ValueError, match="power of two"):
+        PQSoC(ext_slaves=(bad,))
+
+
+def test_one_block_with_two_slave_ports(tmp_path):
+    """One Verilog module, two Wishbone slave ports with their own regions and irqs (the PQC
+    subsystem's shape): one instance, each port's signals under its prefix."""
+    block = WishboneBlock(instance="duo", module="duo_top", sources=(), ports=(
+        SlavePort("first", 0x8000_0000, 0x1000, port_prefix="a_bus__", irq="a_irq"),
+        SlavePort("second", 0x8100_0000, 0x40000, port_prefix="b_bus__", irq=None)))
+    soc = PQSoC(ext_slaves=(block,))
+    assert (soc.bus.regions["first"].origin, soc.bus.regions["second"].size) == \
+        (0x8000_0000, 0x40000)
+    assert "first" in soc.irq.locs and "second" not in soc.irq.locs
+    from litex.soc.integration.builder import Builder
+    Builder(soc, output_dir=str(tmp_path), compile_software=False, compile_gateware=False,
+            csr_json=str(tmp_path / "csr.json")).build(build_name="pqsoc")
+    v = (tmp_path / "gateware" / "pqsoc.v").read_text()
+    assert len(re.findall(r"^duo_top\s+duo\s*\(", v, re.M)) == 1
+    inst = v[v.index("duo_top duo"):]
+    inst = inst[:inst.index(");")]
+    for prefix in ("a_bus__", "b_bus__"):
+        for port in ("adr", "dat_w", "dat_r", "sel", "cyc", "stb", "we", "ack", "err"):
+            assert f".{prefix}{port}" in inst
+    assert ".a_irq" in inst and "b_irq" not in inst
+    # word-address widths: 4 KiB -> 10 bits, 256 KiB -> 16 bits
+    for prefix, bits in (("a_bus__", 10), ("b_bus__", 16)):
+        sig = re.search(rf"\.{prefix}adr\s*\((\w+)\)", inst)[1]
+        assert re.search(rf"wire\s+\[{bits - 1}:0\]\s+{sig}\b", v), prefix
+
+
+def test_block_rejects_a_misaligned_port():
+    bad = WishboneBlock(instance="duo", module="duo_top", sources=(), ports=(
+        SlavePort("first", 0x8000_0000, 0x1000),
+        SlavePort("second", 0x8100_1000, 0x40000, port_prefix="b__")))
+    with pytest.raises(ValueError, match="aligned"):
         PQSoC(ext_slaves=(bad,))
