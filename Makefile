@@ -30,6 +30,7 @@ report: $(PQSOC)
 	$(PQSOC) sim run build/firmware/selftest.bin --json reports/sim_selftest.json
 	$(PQSOC) sim run build/firmware/kmac_selftest.bin --json reports/sim_kmac_selftest.json
 	$(PQSOC) sim run build/firmware/acc_selftest.bin --json reports/sim_acc_selftest.json
+	$(PQSOC) acc fuzz --count 10000 --seed 1 --backend rtl --kmac --json reports/acc_fuzz.json
 
 harden: $(PQSOC)
 	$(PQSOC) harden $(or $(BLOCKS),keccak)
