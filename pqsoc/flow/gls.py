@@ -1,8 +1,9 @@
 """`pqsoc gls BLOCK`: gate-level simulation of the netlist that `pqsoc synth` produced and STA measured.
 
 The netlist is built with Verilator, each cell replaced by the function Yosys reads from the PDK's
-tt Liberty (Verilator rejects the PDK's UDP-based Verilog models); cells without a Liberty
-function are refused by name. The block's cocotb test module runs
+tt Liberty (Verilator rejects the PDK's UDP-based Verilog models); the clock gates, which have
+no Liberty function, get hand models (`clock_gate_models`); other cells without one are refused
+by name. The block's cocotb test module runs
 on the RTL and on the netlist; the netlist runs with several random initial states
 (`--x-initial unique`, a different `+verilator+seed` each), so behaviour that depends on
 uninitialised flops shows up. Every test must pass and every cycle count must equal the RTL's.
@@ -19,6 +20,35 @@ from .synth import load_manifest, run_yosys, synth_dir
 from .vsim import run_cocotb
 
 X_ARGS = ["--x-assign", "unique", "--x-initial", "unique"]
+
+# The clock gates have no Liberty `function` (only a `statetable`), so Yosys cannot model them;
+# these hand models replace the empty modules: GCLK = CLK & latch(GATE [| SCE]), the latch
+# transparent while CLK is low. tests/test_cellcheck.py checks them against the PDK's models.
+CLOCK_GATE_SIZES = (1, 2, 4)
+
+
+def clock_gate_models() -> str:
+    text = "// Hand models of the sky130_fd_sc_hd clock gates (pqsoc.flow.gls.clock_gate_models)\n"
+    for size in CLOCK_GATE_SIZES:
+        for cell, enable in (("dlclkp", "GATE"), ("sdlclkp", "GATE | SCE")):
+            sce = "input SCE, " if cell == "sdlclkp" else ""
+            text += (f"module {SCL}__{cell}_{size}(input CLK, {sce}input GATE, output GCLK);\n"
+                     "  reg en;\n"
+                     f"  always @* if (!CLK) en = {enable};\n"
+                     "  assign GCLK = CLK & en;\n"
+                     "endmodule\n")
+    return text
+
+
+def hand_modelled_cells() -> set[str]:
+    return set(re.findall(r"^module (\w+)\(", clock_gate_models(), re.M))
+
+
+def write_cell_models(path: Path) -> Path:
+    """The hand models (clock gates) as a Verilog file that Yosys reads over the Liberty cells."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(clock_gate_models())
+    return path
 
 
 def cells_without_function(lib_text: str) -> set[str]:
@@ -45,7 +75,9 @@ def flat_netlist(netlist: Path, top: str, pdk, out: Path) -> Path:
         return flat
     out.mkdir(parents=True, exist_ok=True)
     script = out / "flatten.ys"
+    hand = write_cell_models(out / "cell_models.v")
     script.write_text(f"read_liberty -ignore_miss_func -ignore_miss_dir {pdk.liberty('tt')}\n"
+                      f"read_verilog -overwrite {hand}\n"
                       f"read_verilog {netlist}\n"
                       f"hierarchy -check -top {top}\n"
                       "flatten\n"
@@ -58,7 +90,8 @@ def flat_netlist(netlist: Path, top: str, pdk, out: Path) -> Path:
 
 def check_cells(netlist: Path, pdk) -> None:
     used = set(re.findall(rf"^\s*({SCL}__\w+) ", netlist.read_text(), re.M))
-    unmodelled = sorted(used & cells_without_function(pdk.liberty("tt").read_text()))
+    unmodelled = sorted((used & cells_without_function(pdk.liberty("tt").read_text()))
+                        - hand_modelled_cells())
     if unmodelled:
         raise FlowError(f"netlist uses cells without a functional model: {', '.join(unmodelled)}")
 
