@@ -1,0 +1,559 @@
+"""ML-DSA-65 signing (FIPS 204 Alg. 7, Sign_internal) on the ACC: the expensive phases of
+one rejection-loop iteration as ACC programs that share one DMEM layout, each checked on
+the ISS against dilithium-py's intermediates (ip/acc/tests/test_mldsa_program.py).
+
+    src = expand_mask_program()        # y = ExpandMask(rho'', kappa), y_hat = NTT(y)
+    src = aw_program()                 # w = INTT(A_hat o y_hat), A_hat streamed by uni23
+    src = highbits_program()           # w1 = HighBits(w), w1Encode(w1) -> W1E (768 B),
+                                       # c_tilde = H(mu || w1Encode(w1)) -> CTIL
+    src = challenge_program()          # + c = SampleInBall(c_tilde), c_hat = NTT(c) -> CH
+    src = z_program()                  # z = y + INTT(c_hat o s1_hat), ||z|| check (ACC)
+    src = r0_program()                 # w - c s2 (kept), ||LowBits(w - c s2)|| check
+
+Status: these are standalone programs on one DMEM layout (peak END bytes) with the inputs
+placed by the host; not yet one signing program (missing: skDecode + NTT(s1, s2), the loop
+control, c t0 / MakeHint, sigEncode; ESTIMATES gives their first-order cost). In this
+layout s1_hat / s2_hat (SH) share the A row buffers: a whole program in 32 KiB needs
+per-entry A buffers (2 KiB) and persistent s1_hat / s2_hat (11 KiB), see
+doc/architecture.md 3.4 / DMEM budget.
+
+All programs run in VMODE 1 (8 x 32-bit lanes, q = 8380417); a polynomial is 32 words,
+word r = coefficients 8r..8r+7 (natural order, values in [0, q)).
+
+Design:
+* NTT / INTT: the ntt_mldsa schedules with base registers (x{src} load, x{dst} store).
+  Pointwise products are bn.mulvm of plain operands (A_hat from the sampler, y_hat / c_hat
+  from the NTT) and carry 2^-32, removed by the INTT with itwiddle_words(mont=True).
+* A_hat o y_hat (aw_program): row i of A_hat (5 RejNTTPoly, uni23 on the stream unit)
+  is sampled into one of two row buffers while the core computes row i-1: the 5-term
+  multiply-accumulate of 8 words (20 instructions per word: 10 bn.lw.pi, 5 bn.mulvm,
+  4 bn.addvm, bn.sw.pi) for jobs 0-3, the INTT of the row for job 4.
+* ExpandMask: SHAKE256(rho'' || kappa + r) with declared length 66, 20 digest words
+  (kmac.dig) per polynomial; the 20-bit fields are cut with bn.ext (digest granule ->
+  GPR) + bn.ins into X (low granule) / Y (high granule) and
+  E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1) per lane (per-lane shift by
+  multiplication, as mlkem.decode_wide), masked to 20 bits; y = gamma1 -q E (bn.subvm).
+* HighBits (gamma2 = (q-1)/32): r1 = (((r + 127) >> 7) * 1025 + 2^21) >> 22 (& 15 not
+  needed, r < q); w1Encode: r1 << 4 lane (bn.mulv.lo by 16^lane) and a 3-level
+  unzip.lo / unzip.hi / or tree per 8 words -> one word (lane k = coefficients 8k..8k+7).
+* Norm checks: |x| < B  <=>  (x + B - 1) mod q < 2B - 1: bn.addvm, bn.ltv, bn.or.acc
+  against all-ones; x9 (= popcount of non-zero ACC lanes) is 0 iff every coefficient
+  passes.
+"""
+from . import ntt_mldsa
+
+Q = 8380417
+K, L = 6, 5
+ETA, TAU = 4, 49
+BETA = TAU * ETA
+GAMMA1 = 1 << 19
+GAMMA2 = (Q - 1) // 32
+OMEGA = 55
+
+SHAKE128 = 1 | 0 << 2
+SHAKE256 = 1 | 2 << 2
+
+# ------------------------------------------------------------------ DMEM layout (bytes)
+RHO = 0                      # 32 B
+RHOPP = 32                   # rho'' (64 B)
+MU = 96                      # 64 B
+KAPPA = 160                  # 16-bit nonce (word; the program reads it with lw)
+TWID = 256                   # 32 words NTT twiddles
+ITWID = TWID + 1024          # 33 words INTT twiddles (mont=True)
+KC = ITWID + 33 * 32         # constant words (see _CONST_NAMES)
+_CONST_NAMES = ["cx20", "cy20", "m20", "g1", "c127", "c1025", "c2p21", "sh4", "c15", "ones",
+                "zb", "z2b", "rb", "r2b", "alpha", "zero"]
+KA = {n: KC + 32 * i for i, n in enumerate(_CONST_NAMES)}
+Y = 3072                     # y: 5 polys (plain, kept for z)
+YH = Y + 5 * 1024            # y_hat: 5 polys; also c_hat * s products (scratch)
+W = YH + 5 * 1024            # w: 6 polys
+ABUF = W + 6 * 1024          # 2 row buffers of 5 polys (A_hat rows); reused as s1_hat etc.
+W1E = ABUF + 10 * 1024       # w1Encode(w1): 768 B
+SIB = W1E + 768              # SampleInBall: 8 digest words of SHAKE256(c_tilde)
+CTIL = SIB + 256             # c_tilde (48 B, 2 words)
+END = CTIL + 64              # peak DMEM (bytes) of these programs
+# z / r0 programs (after the A rows are dead): inputs at ABUF
+CH = ABUF                    # c_hat (1 poly)
+SH = ABUF + 1024             # s1_hat (5) or s2_hat (6)
+ZO = Y                       # z written over y (z_program) -- y is dead once z passes
+
+
+def _u32(vals):
+    return b"".join((v % (1 << 32)).to_bytes(4, "little") for v in vals)
+
+
+def _fields(d):
+    out = []
+    for q in range(8):
+        a, off = divmod(d * q, 32)
+        out.append((a, off, off + d > 32))
+    return out
+
+
+def _const_words():
+    c = {}
+    cx, cy = [], []
+    for a, off, cross in _fields(20):
+        if off == 0:
+            cx.append(0)
+            cy.append(1)
+        else:
+            cx.append(1 << (32 - off))
+            cy.append((1 << (32 - off)) if cross else 0)
+    c["cx20"], c["cy20"] = _u32(cx), _u32(cy)
+    c["m20"] = _u32([(1 << 20) - 1] * 8)
+    c["g1"] = _u32([GAMMA1] * 8)
+    c["c127"] = _u32([127] * 8)
+    c["c1025"] = _u32([1025] * 8)
+    c["c2p21"] = _u32([1 << 21] * 8)
+    c["sh4"] = _u32([1 << (4 * q) for q in range(8)])
+    c["c15"] = _u32([15] * 8)
+    c["ones"] = _u32([0xFFFFFFFF] * 8)
+    bz, br = GAMMA1 - BETA, GAMMA2 - BETA
+    c["zb"], c["z2b"] = _u32([bz - 1] * 8), _u32([2 * bz - 1] * 8)
+    c["rb"], c["r2b"] = _u32([br - 1] * 8), _u32([2 * br - 1] * 8)
+    c["alpha"] = _u32([2 * GAMMA2] * 8)
+    c["zero"] = _u32([0] * 8)
+    return c
+
+
+def const_image() -> dict:
+    img = {TWID: b"".join(_u32(w) for w in ntt_mldsa.twiddle_words()),
+           ITWID: b"".join(_u32(w) for w in ntt_mldsa.itwiddle_words(mont=True))}
+    cw = _const_words()
+    img[KC] = b"".join(cw[n] for n in _CONST_NAMES)
+    return img
+
+
+def poly_bytes(coeffs) -> bytes:
+    return _u32([c % Q for c in coeffs])
+
+
+def read_poly(blob: bytes) -> list:
+    return [int.from_bytes(blob[4 * k:4 * k + 4], "little") for k in range(256)]
+
+
+# First-order estimates (ISS cycles) of the phases that are not ACC programs yet, from the
+# measured kernels: pre-loop = rho'' hash (~150) + skDecode s1, s2 (11 x 4-bit unpack,
+# ~300 each) + 11 NTT (~295); ct0+hint (iterations passing the r0 check) = t0 decode
+# (6 x 13-bit unpack, ~800 each, as ExpandMask) + 6 NTT + 6 (pw + INTT) (~1 000 each, as
+# r0) + norm check (~400) + 2 x HighBits of 6 polys (~1 000 each) + hint compare / count
+# (~400); final = sigEncode: z 20-bit pack (5 x ~800) + hint pack (~1 500) + c_tilde.
+ESTIMATES = {"pre-loop": 150 + 11 * 300 + 11 * 295,
+             "ct0+hint": 6 * 800 + 6 * 295 + 6 * 1000 + 400 + 2 * 1000 + 400,
+             "final": 5 * 800 + 1500 + 50}
+
+
+# ------------------------------------------------------------------ code pieces
+def _li(reg, val):
+    hi, lo = (val + 0x800) >> 12, val & 0xFFF
+    lo = lo - 0x1000 if lo >= 0x800 else lo
+    if hi == 0:
+        return [f"addi x{reg}, x0, {lo}"]
+    return [f"lui x{reg}, {hi & 0xFFFFF}"] + ([f"addi x{reg}, x{reg}, {lo}"] if lo else [])
+
+
+def _m(addr):
+    """Wide memory operand for an absolute address (x30 = 16384, set by VMODE1)."""
+    assert addr % 32 == 0 and 0 <= addr < 32768, addr
+    return f"{addr}(x0)" if addr < 16384 else f"{addr - 16384}(x30)"
+
+
+def _loop(n, body):
+    if n == 1:
+        return body
+    return [f"loopi {n}, {len(body)}"] + body
+
+
+VMODE1 = ["lui x30, 4", "addi x31, x0, 1", "csrrw x0, VMODE, x31"]
+
+
+def ntt_body(s, d):
+    """ntt_mldsa.program: polynomial at x{s} -> NTT at x{d} (may be equal)."""
+    out = [f"bn.lw w16, {_m(TWID)}", f"bn.lw w17, {_m(TWID + 32)}"]
+    for p in (0, 1):
+        regs = [p + 2 * i for i in range(16)]
+        out += [f"bn.lw w{i}, {32 * r}(x{s})" for i, r in enumerate(regs)]
+        layer, length = 0, 128
+        while length >= 16:
+            dw = length // 16
+            for i in range(16):
+                if i & dw:
+                    continue
+                k = (1 << layer) + (8 * regs[i]) // (2 * length)
+                out.append(f"bn.bfly.ct w{i}, w{i + dw}, w{16 + k // 8}, r, {k % 8}")
+            layer, length = layer + 1, length // 2
+        out += [f"bn.sw w{i}, {32 * r}(x{d})" for i, r in enumerate(regs)]
+    for h in (0, 1):
+        base = 16 * h
+        out += [f"bn.lw w{i}, {32 * (base + i)}(x{d})" for i in range(16)]
+        tw = [2 + h] + [4 + 2 * h + j for j in range(2)] + [8 + 4 * h + j for j in range(4)] \
+            + [16 + 8 * h + j for j in range(8)]
+        reg_of = {word: 16 + j for j, word in enumerate(tw)}
+        out += [f"bn.lw w{16 + j}, {_m(TWID + 32 * word)}" for j, word in enumerate(tw)]
+        for i in range(0, 16, 2):
+            k = 16 + (base + i) // 2
+            out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{reg_of[k // 8]}, r, {k % 8}")
+        for length, first in ((4, 32), (2, 64), (1, 128)):
+            per_reg = 8 // (2 * length)
+            for i in range(0, 16, 2):
+                k = first + (base + i) * per_reg
+                out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{reg_of[k // 8]}, l{length}, {k % 8}")
+        out += [f"bn.sw w{i}, {32 * (base + i)}(x{d})" for i in range(16)]
+    return out
+
+
+def intt_body(s, d):
+    """ntt_mldsa.intt_program (twiddles at ITWID, mont=True: also removes 2^-32):
+    polynomial at x{s} -> x{d}."""
+    out = []
+    for h in (0, 1):
+        base = 16 * h
+        tw = [8 * h + j for j in range(8)] + [16 + 4 * h + j for j in range(4)] \
+            + [24 + 2 * h + j for j in range(2)] + [28 + h]
+        reg_of = {word: 16 + j for j, word in enumerate(tw)}
+        out += [f"bn.lw w{reg_of[word]}, {_m(ITWID + 32 * word)}" for word in tw]
+        out += [f"bn.lw w{i}, {32 * (base + i)}(x{s})" for i in range(16)]
+        for length, first in ((1, 0), (2, 128), (4, 192)):
+            per_reg = 8 // (2 * length)
+            for i in range(0, 16, 2):
+                b = (base + i) * per_reg
+                word, lane = divmod(first + b, 8)
+                out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, l{length}, {lane}")
+        for i in range(0, 16, 2):
+            word, lane = divmod(224 + (base + i) // 2, 8)
+            out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, r, {lane}")
+        out += [f"bn.sw w{i}, {32 * (base + i)}(x{d})" for i in range(16)]
+    out += [f"bn.lw w{16 + j}, {_m(ITWID + 32 * (30 + j))}" for j in range(3)]
+    for p in (0, 1):
+        regs = [p + 2 * i for i in range(16)]
+        out += [f"bn.lw w{i}, {32 * r}(x{d})" for i, r in enumerate(regs)]
+        for dw, length, tw_reg, lane0 in ((1, 16, 16, 0), (2, 32, 17, 0), (4, 64, 17, 4),
+                                          (8, 128, 17, 6)):
+            for i in range(16):
+                if i & dw:
+                    continue
+                b = (8 * regs[i]) // (2 * length)
+                out.append(f"bn.bfly.gs w{i}, w{i + dw}, w{tw_reg}, r, {lane0 + b}")
+        out += [f"bn.mulvm w{i}, w{i}, w18" for i in range(8)]
+        out += [f"bn.sw w{i}, {32 * r}(x{d})" for i, r in enumerate(regs)]
+    return out
+
+
+# ------------------------------------------------------------------ A_hat o y_hat
+def _start_a(i, j, dst):
+    """RejNTTPoly(rho || j || i) -> dst on the stream unit (uni23, VMODE 1)."""
+    return [f"bn.lw w1, {_m(RHO)}", f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34",
+            "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
+            f"addi x4, x0, {j | i << 8}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
+            "kmac.msg w2, x3"] + _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, uni23"]
+
+
+def _abuf(i, j):
+    return ABUF + 5120 * (i % 2) + 1024 * j
+
+
+def _mac_ptrs(i):
+    """x10..x14: A row i polys, x15..x19: y_hat polys, x20: w_i."""
+    L = []
+    for j in range(L_):
+        L += _li(10 + j, _abuf(i, j)) + _li(15 + j, YH + 1024 * j)
+    return L + _li(20, W + 1024 * i)
+
+
+L_ = L
+
+
+def _mac_word():
+    """One word of w_i = sum_j A[i][j] o y_hat[j] (bn.mulvm, x 2^-32): 20 cycles."""
+    a = [f"w{j}" for j in range(5)]
+    b = [f"w{5 + j}" for j in range(5)]
+    p = [f"w{10 + j}" for j in range(5)]
+    s = "w15"
+    ld = lambda j: [f"bn.lw.pi {a[j]}, 0(x{10 + j})", f"bn.lw.pi {b[j]}, 0(x{15 + j})"]
+    mul = lambda j: f"bn.mulvm {p[j]}, {a[j]}, {b[j]}"
+    return (ld(0) + ld(1) + [mul(0)] + ld(2) + [mul(1)] + ld(3) + [mul(2)] +
+            [f"bn.addvm {s}, {p[0]}, {p[1]}"] + ld(4) + [mul(3), mul(4)] +
+            [f"bn.addvm {s}, {s}, {p[2]}", f"bn.addvm {s}, {s}, {p[3]}",
+             f"bn.addvm {s}, {s}, {p[4]}", f"bn.sw.pi {s}, 0(x20)"])
+
+
+def _row_chunk(c, i):
+    """Core work chunk c (0..4) for row i: words 8c..8c+7 of the MAC, or the INTT."""
+    if c < 4:
+        return (_mac_ptrs(i) if c == 0 else []) + _loop(8, _mac_word())
+    return _li(8, W + 1024 * i) + intt_body(8, 8)
+
+
+def _start_a_reg(j, dst):
+    """As _start_a with i << 8 in x21 (loop variable)."""
+    return [f"bn.lw w1, {_m(RHO)}", f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34",
+            "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
+            f"addi x4, x21, {j}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
+            "kmac.msg w2, x3"] + _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, uni23"]
+
+
+def aw_phases(compact=True):
+    """[(name, lines)]: w = INTT(A_hat o y_hat) with y_hat at YH -> W (6 polys).
+    compact: rows as a loopi over row pairs (IMEM / 3); the last pair samples a dummy
+    row 6 (5 extra RejNTTPoly in the background, ~90 cycles)."""
+    if compact:
+        ph = [("init", VMODE1 + ["kmac.acq"])]
+        L = []
+        for j in range(L_):
+            L += _start_a(0, j, _abuf(0, j)) + ["smp.wait"]
+        ph.append(("sample A row 0 (core idle)", L + _li(21, 256) + _li(20, W)))
+        body = []
+        for par in (0, 1):
+            for c in range(5):
+                job = _start_a_reg(c, _abuf(par + 1, c))
+                if c == 0:
+                    work = sum((_li(10 + j, _abuf(par, j)) + _li(15 + j, YH + 1024 * j)
+                                for j in range(L_)), []) + _loop(8, _mac_word())
+                elif c < 4:
+                    work = _loop(8, _mac_word())
+                else:
+                    work = ["addi x8, x20, -1024"] + intt_body(8, 8) + ["addi x21, x21, 256"]
+                body += job + work + ["smp.wait"]
+        ph.append(("rows 0-5: MAC + INTT | sample next row", _loop(K // 2, body)))
+        ph.append(("release", ["kmac.rel"]))
+        return ph
+    ph = [("init", VMODE1 + ["kmac.acq"])]
+    L = []
+    for j in range(L_):
+        L += _start_a(0, j, _abuf(0, j)) + ["smp.wait"]
+    ph.append(("sample A row 0 (core idle)", L))
+    for i in range(K):
+        L = []
+        for c in range(5):
+            job = _start_a(i + 1, c, _abuf(i + 1, c)) if i + 1 < K else []
+            L += job + _row_chunk(c, i) + (["smp.wait"] if job else [])
+        ph.append((f"row {i}: MAC + INTT" + (f" | sample row {i + 1}" if i + 1 < K else ""), L))
+    ph.append(("release", ["kmac.rel"]))
+    return ph
+
+
+def _program(phases):
+    lines = []
+    for _, L in phases:
+        lines += L
+    return "\n".join(lines + ["ecall"]) + "\n"
+
+
+def aw_program() -> str:
+    return _program(aw_phases())
+
+
+# ------------------------------------------------------------------ ExpandMask + NTT(y)
+def _mask_word(g0):
+    """One output word (8 coefficients) from granules g0..g0+4 of the digest words in
+    w20..w24 (granule g = w{20 + g // 8} lane g % 8): X in w0, Y in w1 -> y word in w2."""
+    f = _fields(20)
+    L = []
+    regs = {}
+    for k in range(5):
+        g = g0 + k
+        L.append(f"bn.ext x{10 + k}, w{20 + g // 8}, {g % 8}")
+    for q, (a, off, cross) in enumerate(f):
+        if off:
+            L.append(f"bn.ins w0, x{10 + a}, {q}")
+        if off == 0:
+            L.append(f"bn.ins w1, x{10 + a}, {q}")
+        elif cross:
+            L.append(f"bn.ins w1, x{10 + a + 1}, {q}")
+    L += ["bn.mulv.hi w2, w0, w26", "bn.mulv.lo w3, w1, w27", "bn.or w2, w2, w3",
+          "bn.and w2, w2, w28", "bn.subvm w2, w29, w2", "bn.sw.pi w2, 0(x6)"]
+    return L
+
+
+def _mask_group():
+    """5 digest words (160 B) -> 8 output words."""
+    L = [f"kmac.dig w{20 + k}" for k in range(5)]
+    for o in range(8):
+        L += _mask_word(5 * o)
+    return L
+
+
+def expand_mask_phases(ntt=True, compact=True):
+    """y[r] = ExpandMask(rho'', kappa + r) -> Y (5 polys), y_hat = NTT(y) -> YH.
+    KAPPA holds the 16-bit nonce (lw). The next SHAKE256 is started before the NTT of
+    the previous polynomial (its permutations run in the NTT's shadow). compact: one
+    loopi over the 5 polynomials (the last one starts an unused 6th SHAKE256)."""
+    pre = VMODE1 + ["kmac.acq", f"bn.lw w26, {_m(KA['cx20'])}", f"bn.lw w27, {_m(KA['cy20'])}",
+                    f"bn.lw w28, {_m(KA['m20'])}", f"bn.lw w29, {_m(KA['g1'])}",
+                    f"lw x7, {KAPPA}(x0)"] + _li(6, Y)
+    start = [f"bn.lw w3, {_m(RHOPP)}", f"bn.lw w4, {_m(RHOPP + 32)}",
+             f"addi x1, x0, {SHAKE256}", "addi x2, x0, 66", "kmac.start x1, x2",
+             "addi x3, x0, -1", "kmac.msg w3, x3", "kmac.msg w4, x3",
+             "bn.ins w5, x7, 0", "addi x3, x0, 3", "kmac.msg w5, x3", "addi x7, x7, 1"]
+    ph = [("init", pre + start)]
+    if compact and ntt:
+        body = _loop(4, _mask_group()) + start + ntt_body(8, 9) + \
+            ["addi x8, x8, 1024", "addi x9, x9, 1024"] + \
+            [f"bn.lw w{26 + k}, {_m(KA[n])}" for k, n in enumerate(["cx20", "cy20", "m20", "g1"])]
+        ph.append(("5 x [ExpandMask y_r, start SHAKE256 y_r+1, NTT y_r]",
+                   _li(8, Y) + _li(9, YH) + _loop(L_, body)))
+        ph.append(("release", ["kmac.rel"]))
+        return ph
+    for r in range(L_):
+        L = _loop(4, _mask_group())
+        ph.append((f"ExpandMask y{r} (unpack)", L))
+        if r + 1 < L_:
+            ph.append((f"start SHAKE256 y{r + 1}", start))
+        if ntt:
+            ph.append((f"NTT y{r}", _li(8, Y + 1024 * r) + _li(9, YH + 1024 * r) +
+                       ntt_body(8, 9) + [f"bn.lw w26, {_m(KA['cx20'])}",
+                                        f"bn.lw w27, {_m(KA['cy20'])}",
+                                        f"bn.lw w28, {_m(KA['m20'])}",
+                                        f"bn.lw w29, {_m(KA['g1'])}"]))
+    ph.append(("release", ["kmac.rel"]))
+    return ph
+
+
+def expand_mask_program(ntt=True) -> str:
+    return _program(expand_mask_phases(ntt))
+
+
+# ------------------------------------------------------------------ HighBits + w1Encode
+def highbits_phases(hash=True):
+    """w1 = HighBits(w) (gamma2 = (q-1)/32) for the 6 polys at W, w1Encode -> W1E.
+    hash: c_tilde = H(mu || w1Encode(w1), 48) on the KMAC, each w1Encode word absorbed as
+    it is produced (the permutations run in the shadow of the HighBits loop) -> CTIL."""
+    pre = VMODE1 + [f"bn.lw w{24 + k}, {_m(KA[n])}" for k, n in
+                    enumerate(["c127", "c1025", "c2p21", "sh4", "c15"])]
+    pre += _li(5, W) + _li(6, W1E)
+    body = []
+    for k in range(8):                       # 8 words -> one output word
+        x = f"w{k}"
+        body += [f"bn.lw.pi {x}, 0(x5)"]
+    for k in range(8):
+        x, t = f"w{k}", f"w{8 + k}"
+        body += [f"bn.addv {t}, {x}, w24"]
+    body += [f"bn.shrv w{8 + k}, w{8 + k}, 7" for k in range(8)]
+    body += [f"bn.mulv.lo w{8 + k}, w{8 + k}, w25" for k in range(8)]
+    body += [f"bn.addv w{8 + k}, w{8 + k}, w26" for k in range(8)]
+    body += [f"bn.shrv w{8 + k}, w{8 + k}, 22" for k in range(8)]
+    body += [f"bn.and w{8 + k}, w{8 + k}, w28" for k in range(8)]
+    body += [f"bn.mulv.lo w{k}, w{8 + k}, w27" for k in range(8)]
+    n = 8
+    while n > 1:
+        for i in range(n // 2):
+            body += [f"bn.unzip.lo w16, w{2 * i}, w{2 * i + 1}",
+                     f"bn.unzip.hi w17, w{2 * i}, w{2 * i + 1}",
+                     f"bn.or w{i}, w16, w17"]
+        n //= 2
+    body.append("bn.sw.pi w0, 0(x6)")
+    if not hash:
+        return [("init", pre), ("HighBits + w1Encode (6 polys)", _loop(24, body))]
+    body.insert(len(body) - 8, "kmac.msg w18, x3")    # previous word, mid-body
+    body.insert(0, "bn.mov w18, w0")
+    hs = ["kmac.acq", f"addi x1, x0, {SHAKE256}", "addi x2, x0, 832", "kmac.start x1, x2",
+          "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}", f"bn.lw w2, {_m(MU + 32)}",
+          "kmac.msg w1, x3", "kmac.msg w2, x3"]
+    # iteration t absorbs word t-1 (bn.mov w7, w0 at its top); the first one absorbs
+    # nothing: peel it (no msg), the last word is absorbed after the loop
+    first = [x for x in body if x != "kmac.msg w18, x3"]
+    fin = ["kmac.msg w0, x3", "kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(CTIL)}",
+           f"bn.sw w2, {_m(CTIL + 32)}"]
+    return [("init", pre + hs), ("HighBits + w1Encode + absorb (6 polys)",
+                                 first + _loop(23, body)), ("c_tilde", fin)]
+
+
+def highbits_program() -> str:
+    return _program(highbits_phases())
+
+
+# ------------------------------------------------------------------ z and r0 checks
+def _cs_prod(n, dst):
+    """dst[r] = INTT(c_hat o s_hat[r]) (the INTT removes the 2^-32), r < n; s_hat at SH."""
+    b = []
+    for k in range(4):                       # 4 words per iteration (no load-use stalls)
+        b += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
+    b += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
+    b += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
+    body = _li(12, CH) + _loop(8, b) + intt_body(8, 8) + ["addi x8, x8, 1024"]
+    return _li(10, SH) + _li(11, dst) + _li(8, dst) + _loop(n, body)
+
+
+def z_phases():
+    """c_hat at CH, s1_hat at SH (5 polys), y at Y: z = y + INTT(c_hat o s1_hat) -> ZO,
+    x9 = 0 iff ||z||inf < gamma1 - beta (add and check fused, 2 words per iteration)."""
+    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31"])]
+    ph.append(("c s1: 5 pointwise + 5 INTT", _cs_prod(5, YH)))
+    b = ["bn.lw.pi w0, 0(x10)", "bn.lw.pi w1, 0(x11)", "bn.lw.pi w5, 0(x10)",
+         "bn.lw.pi w6, 0(x11)", "bn.addvm w2, w0, w1", "bn.addvm w3, w2, w20",
+         "bn.addvm w7, w5, w6", "bn.sw.pi w2, 0(x12)", "bn.addvm w8, w7, w20",
+         "bn.ltv w3, w3, w21", "bn.sw.pi w7, 0(x12)", "bn.ltv w8, w8, w21",
+         "bn.or.acc x9, w3, w22", "bn.or.acc x9, w8, w22"]
+    ph.append(("z = y + c s1, ||z|| check",
+               [f"bn.lw w20, {_m(KA['zb'])}", f"bn.lw w21, {_m(KA['z2b'])}",
+                f"bn.lw w22, {_m(KA['ones'])}"] + _li(10, Y) + _li(11, YH) + _li(12, ZO) +
+               _loop(80, b)))
+    return ph
+
+
+def z_program() -> str:
+    return _program(z_phases())
+
+
+def challenge_phases():
+    """c = SampleInBall(c_tilde) -> CH (plain), then NTT(c) in place. c_tilde at CTIL,
+    KMAC port held. 8 digest words (256 B: 8 sign bytes + 248 candidates) are read; needing
+    more than 248 candidates for the 49 accepts (each accepted with probability >= 207/256)
+    has probability far below 2^-200 and is not handled."""
+    L = VMODE1 + [f"addi x1, x0, {SHAKE256}", "addi x2, x0, 48", "kmac.start x1, x2",
+                  f"bn.lw w1, {_m(CTIL)}", f"bn.lw w2, {_m(CTIL + 32)}", "addi x3, x0, -1",
+                  "kmac.msg w1, x3"] + _li(3, 0xFFFF) + ["kmac.msg w2, x3"]
+    L += _li(6, SIB) + _loop(8, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
+    L += _li(7, CH) + [f"bn.lw w4, {_m(KA['zero'])}"] + _loop(32, ["bn.sw.pi w4, 0(x7)"])
+    ph = [("SHAKE256(c_tilde) + clear c", L)]
+    L = _li(7, CH) + _li(25, SIB) + ["lw x10, 0(x25)", "lw x11, 4(x25)"] + _li(12, SIB + 8) + \
+        [f"addi x13, x0, {256 - TAU}", "addi x24, x0, 256"] + _li(21, Q - 2)
+    L += ["sib_loop:",
+          "andi x14, x12, -4", "andi x16, x12, 3", "lw x15, 0(x14)", "slli x16, x16, 3",
+          "addi x12, x12, 1", "srl x15, x15, x16", "andi x15, x15, 255",
+          "bltu x13, x15, sib_loop",
+          "slli x16, x15, 2", "slli x18, x13, 2", "add x16, x16, x7", "add x18, x18, x7",
+          "lw x17, 0(x16)", "andi x19, x10, 1", "sub x20, x0, x19", "and x20, x20, x21",
+          "sw x17, 0(x18)", "addi x20, x20, 1", "sw x20, 0(x16)",
+          "srli x10, x10, 1", "slli x22, x11, 31", "or x10, x10, x22", "srli x11, x11, 1",
+          "addi x13, x13, 1", "bne x13, x24, sib_loop"]
+    ph.append(("SampleInBall (core)", L))
+    ph.append(("NTT(c)", _li(8, CH) + ntt_body(8, 8)))
+    return ph
+
+
+def challenge_program(with_highbits=True) -> str:
+    ph = (highbits_phases() if with_highbits else [("acq", ["kmac.acq"])]) + \
+        challenge_phases()
+    return _program(ph + [("release", ["kmac.rel"])])
+
+
+def r0_phases():
+    """c_hat at CH, s2_hat at SH (6 polys), w at W: w - c s2 -> W (in place, kept for the
+    hint), x9 = 0 iff ||LowBits(w - c s2)||inf < gamma2 - beta. One poly at a time:
+    c_hat o s2_hat[r] -> T (= YH), INTT, then a fused loop subtract / HighBits /
+    r0 = x - r1 alpha / bound check."""
+    T = YH
+    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31"] + _li(10, SH))]
+    consts = [f"bn.lw w{20 + k}, {_m(KA[n])}" for k, n in
+              enumerate(["rb", "r2b", "ones", "c127", "c1025", "c2p21", "alpha", "c15"])]
+    chk = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
+           "bn.addv w3, w2, w23", "bn.sw.pi w2, 0(x15)", "bn.shrv w3, w3, 7",
+           "bn.mulv.lo w3, w3, w24", "bn.addv w3, w3, w25", "bn.shrv w3, w3, 22",
+           "bn.and w3, w3, w27", "bn.mulv.lo w3, w3, w26", "bn.addvm w4, w2, w20",
+           "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w21", "bn.or.acc x9, w4, w22"]
+    L = _li(12, CH) + _li(11, T)
+    b = []
+    for k in range(4):
+        b += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
+    b += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
+    b += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
+    L += _loop(8, b) + _li(8, T) + intt_body(8, 8) + consts + _li(14, T) + _loop(32, chk)
+    ph.append(("6 x [c s2[r] (pw + INTT) + r0 check]",
+               _li(13, W) + _li(15, W) + _loop(K, L)))
+    return ph
+
+
+def r0_program() -> str:
+    return _program(r0_phases())
