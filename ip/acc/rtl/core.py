@@ -90,7 +90,10 @@ class AccCore(wiring.Component):
         smp_src = Signal(32)
         acc = Signal(256)
         lfsr = Signal(32, init=1)          # placeholder entropy for the RND CSR/WSR
-        m.d.sync += lfsr.eq(Cat(lfsr[1:], lfsr[0] ^ lfsr[1] ^ lfsr[21] ^ lfsr[31]))
+        # advances only while a program runs: an idle ACC has no toggling logic (the SoC
+        # simulation evaluates its fan-out every cycle otherwise)
+        with m.If(state == ST_RUN):
+            m.d.sync += lfsr.eq(Cat(lfsr[1:], lfsr[0] ^ lfsr[1] ^ lfsr[21] ^ lfsr[31]))
         depth = loop_depth(isa)
         l_start = [Signal(32, name=f"loop{i}_start") for i in range(depth)]
         l_end = [Signal(32, name=f"loop{i}_end") for i in range(depth)]
