@@ -169,75 +169,14 @@ VMODE1 = ["lui x30, 4", "addi x31, x0, 1", "csrrw x0, VMODE, x31"]
 
 
 def ntt_body(s, d):
-    """ntt_mldsa.program: polynomial at x{s} -> NTT at x{d} (may be equal)."""
-    out = [f"bn.lw w16, {_m(TWID)}", f"bn.lw w17, {_m(TWID + 32)}"]
-    for p in (0, 1):
-        regs = [p + 2 * i for i in range(16)]
-        out += [f"bn.lw w{i}, {32 * r}(x{s})" for i, r in enumerate(regs)]
-        layer, length = 0, 128
-        while length >= 16:
-            dw = length // 16
-            for i in range(16):
-                if i & dw:
-                    continue
-                k = (1 << layer) + (8 * regs[i]) // (2 * length)
-                out.append(f"bn.bfly.ct w{i}, w{i + dw}, w{16 + k // 8}, r, {k % 8}")
-            layer, length = layer + 1, length // 2
-        out += [f"bn.sw w{i}, {32 * r}(x{d})" for i, r in enumerate(regs)]
-    for h in (0, 1):
-        base = 16 * h
-        out += [f"bn.lw w{i}, {32 * (base + i)}(x{d})" for i in range(16)]
-        tw = [2 + h] + [4 + 2 * h + j for j in range(2)] + [8 + 4 * h + j for j in range(4)] \
-            + [16 + 8 * h + j for j in range(8)]
-        reg_of = {word: 16 + j for j, word in enumerate(tw)}
-        out += [f"bn.lw w{16 + j}, {_m(TWID + 32 * word)}" for j, word in enumerate(tw)]
-        for i in range(0, 16, 2):
-            k = 16 + (base + i) // 2
-            out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{reg_of[k // 8]}, r, {k % 8}")
-        for length, first in ((4, 32), (2, 64), (1, 128)):
-            per_reg = 8 // (2 * length)
-            for i in range(0, 16, 2):
-                k = first + (base + i) * per_reg
-                out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{reg_of[k // 8]}, l{length}, {k % 8}")
-        out += [f"bn.sw w{i}, {32 * (base + i)}(x{d})" for i in range(16)]
-    return out
+    """ntt_mldsa's forward NTT: polynomial at x{s} -> NTT at x{d} (may be equal)."""
+    return ntt_mldsa.ntt_body(f"x{s}", f"x{d}", _m, 0, TWID)
 
 
 def intt_body(s, d):
-    """ntt_mldsa.intt_program (twiddles at ITWID, mont=True: also removes 2^-32):
+    """ntt_mldsa's inverse (twiddles at ITWID, mont=True: also removes 2^-32):
     polynomial at x{s} -> x{d}."""
-    out = []
-    for h in (0, 1):
-        base = 16 * h
-        tw = [8 * h + j for j in range(8)] + [16 + 4 * h + j for j in range(4)] \
-            + [24 + 2 * h + j for j in range(2)] + [28 + h]
-        reg_of = {word: 16 + j for j, word in enumerate(tw)}
-        out += [f"bn.lw w{reg_of[word]}, {_m(ITWID + 32 * word)}" for word in tw]
-        out += [f"bn.lw w{i}, {32 * (base + i)}(x{s})" for i in range(16)]
-        for length, first in ((1, 0), (2, 128), (4, 192)):
-            per_reg = 8 // (2 * length)
-            for i in range(0, 16, 2):
-                b = (base + i) * per_reg
-                word, lane = divmod(first + b, 8)
-                out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, l{length}, {lane}")
-        for i in range(0, 16, 2):
-            word, lane = divmod(224 + (base + i) // 2, 8)
-            out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, r, {lane}")
-        out += [f"bn.sw w{i}, {32 * (base + i)}(x{d})" for i in range(16)]
-    out += [f"bn.lw w{16 + j}, {_m(ITWID + 32 * (30 + j))}" for j in range(3)]
-    for p in (0, 1):
-        regs = [p + 2 * i for i in range(16)]
-        out += [f"bn.lw w{i}, {32 * r}(x{d})" for i, r in enumerate(regs)]
-        for dw, length, tw_reg, lane0 in ((1, 16, 16, 0), (2, 32, 17, 0), (4, 64, 17, 4),
-                                          (8, 128, 17, 6)):
-            for i in range(16):
-                if i & dw:
-                    continue
-                b = (8 * regs[i]) // (2 * length)
-                out.append(f"bn.bfly.gs w{i}, w{i + dw}, w{tw_reg}, r, {lane0 + b}")
-        out += [f"bn.mulvm w{i}, w{i}, w18" for i in range(8)]
-        out += [f"bn.sw w{i}, {32 * r}(x{d})" for i, r in enumerate(regs)]
-    return out
+    return ntt_mldsa.intt_body(f"x{s}", f"x{d}", _m, 0, ITWID)
 
 
 # ------------------------------------------------------------------ A_hat o y_hat

@@ -338,23 +338,7 @@ def ntt_body(b, transpose=False, dsrc=None):
                       f"bn.mulv.hi w27, w{r + 1}, w24", f"bn.mulv.lo w28, w{r + 1}, w24",
                       "bn.shrv w26, w26, 15", "bn.shrv w28, w28, 15",
                       f"bn.addv w{r}, w25, w26", f"bn.addv w{r + 1}, w27, w28"]
-    k = 1
-    length = 128
-    while length >= 16:
-        dreg = length // 16
-        for start in range(0, 256, 2 * length):
-            r0 = start // 16
-            for r in range(r0, r0 + dreg):
-                lines.append(f"bn.bfly.ct w{r}, w{r + dreg}, w16, r, {k - 1}")
-            k += 1
-        length //= 2
-    for length, first_word in ((8, 1), (4, 2), (2, 4)):
-        groups_per_reg = 16 // (2 * length)
-        for pair in range(8):
-            g0 = pair * 2 * groups_per_reg
-            word, lane = divmod(g0, 16)
-            lines.append(f"bn.bfly.ct w{2 * pair}, w{2 * pair + 1}, w{16 + first_word + word}, "
-                         f"l{length}, {lane}")
+    lines += ntt_mlkem.butterflies()
     if transpose:
         for t in range(8):
             lines += [f"bn.trn1 w25, w{2 * t}, w{2 * t + 1}",
@@ -376,19 +360,7 @@ def intt_twiddles():
 
 def intt_body(b, store=True):
     lines = [f"bn.lw w{r}, {32 * r}(x{b})" for r in range(16)]
-    for length, first_word in ((2, 0), (4, 4), (8, 6)):
-        groups_per_reg = 16 // (2 * length)
-        for pair in range(8):
-            word, lane = divmod(pair * 2 * groups_per_reg, 16)
-            lines.append(f"bn.bfly.gs w{2 * pair}, w{2 * pair + 1}, w{16 + first_word + word}, "
-                         f"l{length}, {lane}")
-    lane0 = {16: 0, 32: 8, 64: 12, 128: 14}
-    for length in (16, 32, 64, 128):
-        dreg = length // 16
-        for bb, start in enumerate(range(0, 256, 2 * length)):
-            r0 = start // 16
-            for r in range(r0, r0 + dreg):
-                lines.append(f"bn.bfly.gs w{r}, w{r + dreg}, w23, r, {lane0[length] + bb}")
+    lines += ntt_mlkem.inverse_butterflies()
     lines += [f"bn.mulvm w{r}, w{r}, w24" for r in range(16)]
     if store:
         lines += [f"bn.sw w{r}, {32 * r}(x{b})" for r in range(16)]

@@ -27,17 +27,17 @@ def twiddle_words() -> list[list[int]]:
     return [z[8 * w:8 * w + 8] for w in range(32)]
 
 
-def _tw(word: int) -> int:
-    return TWID + 32 * word
-
-
-def program() -> str:
+def ntt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
+             twid: int = TWID) -> list[str]:
+    """The forward NTT: polynomial at off(src) -> off(dst) (may be the same), twiddle words
+    at DMEM twid; mem(addr) is the operand of an absolute address (default addr(x0))."""
+    mem = mem or (lambda addr: f"{addr}(x0)")
     out = []
     # pass 1: layers len = 128..16 on the even, then odd registers
-    out += [f"bn.lw w16, {_tw(0)}(x0)", f"bn.lw w17, {_tw(1)}(x0)"]
+    out += [f"bn.lw w16, {mem(twid)}", f"bn.lw w17, {mem(twid + 32)}"]
     for p in (0, 1):
         regs = [p + 2 * i for i in range(16)]
-        out += [f"bn.lw w{i}, {POLY + 32 * r}(x0)" for i, r in enumerate(regs)]
+        out += [f"bn.lw w{i}, {off + 32 * r}({src})" for i, r in enumerate(regs)]
         layer, length = 0, 128
         while length >= 16:
             dw = length // 16                      # distance in w index
@@ -47,16 +47,16 @@ def program() -> str:
                 k = (1 << layer) + (8 * regs[i]) // (2 * length)
                 out.append(f"bn.bfly.ct w{i}, w{i + dw}, w{16 + k // 8}, r, {k % 8}")
             layer, length = layer + 1, length // 2
-        out += [f"bn.sw w{i}, {POLY + 32 * r}(x0)" for i, r in enumerate(regs)]
+        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(regs)]
     # pass 2: layers len = 8, 4, 2, 1 on registers 16h..16h+15
     for h in (0, 1):
         base = 16 * h
-        out += [f"bn.lw w{i}, {POLY + 32 * (base + i)}(x0)" for i in range(16)]
+        out += [f"bn.lw w{i}, {off + 32 * (base + i)}({dst})" for i in range(16)]
         # twiddle words needed: len 8: word 2+h; len 4: 4+2h..; len 2: 8+4h..; len 1: 16+8h..
         tw = [2 + h] + [4 + 2 * h + j for j in range(2)] + [8 + 4 * h + j for j in range(4)] \
             + [16 + 8 * h + j for j in range(8)]
         reg_of = {word: 16 + j for j, word in enumerate(tw)}
-        out += [f"bn.lw w{16 + j}, {_tw(word)}(x0)" for j, word in enumerate(tw)]
+        out += [f"bn.lw w{16 + j}, {mem(twid + 32 * word)}" for j, word in enumerate(tw)]
         for i in range(0, 16, 2):                  # len = 8: pairs (r, r+1)
             k = 16 + (base + i) // 2
             out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{reg_of[k // 8]}, r, {k % 8}")
@@ -65,7 +65,12 @@ def program() -> str:
             for i in range(0, 16, 2):
                 k = first + (base + i) * per_reg   # zeta of wa's first group
                 out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{reg_of[k // 8]}, l{length}, {k % 8}")
-        out += [f"bn.sw w{i}, {POLY + 32 * (base + i)}(x0)" for i in range(16)]
+        out += [f"bn.sw w{i}, {off + 32 * (base + i)}({dst})" for i in range(16)]
+    return out
+
+
+def program() -> str:
+    out = ntt_body()
     out.append("ecall")
     return "\n".join(out) + "\n"
 
@@ -105,8 +110,43 @@ def itwiddle_words(mont: bool = False) -> list[list[int]]:
     return words
 
 
-def _itw(word: int) -> int:
-    return ITWID + 32 * word
+def intt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
+              itwid: int = ITWID) -> list[str]:
+    """intt_program's schedule: polynomial at off(src) -> off(dst); mem as in ntt_body."""
+    mem = mem or (lambda addr: f"{addr}(x0)")
+    out = []
+    for h in (0, 1):
+        base = 16 * h
+        # twiddle words of this half: len1 8h.., len2 16+4h.., len4 24+2h.., len8 28+h
+        tw = [8 * h + j for j in range(8)] + [16 + 4 * h + j for j in range(4)] \
+            + [24 + 2 * h + j for j in range(2)] + [28 + h]
+        reg_of = {word: 16 + j for j, word in enumerate(tw)}
+        out += [f"bn.lw w{reg_of[word]}, {mem(itwid + 32 * word)}" for word in tw]
+        out += [f"bn.lw w{i}, {off + 32 * (base + i)}({src})" for i in range(16)]
+        for length, first in ((1, 0), (2, 128), (4, 192)):
+            per_reg = 8 // (2 * length)
+            for i in range(0, 16, 2):
+                b = (base + i) * per_reg               # first block of wa
+                word, lane = divmod(first + b, 8)
+                out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, l{length}, {lane}")
+        for i in range(0, 16, 2):                      # len 8: registers (r, r+1), block r/2
+            word, lane = divmod(224 + (base + i) // 2, 8)
+            out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, r, {lane}")
+        out += [f"bn.sw w{i}, {off + 32 * (base + i)}({dst})" for i in range(16)]
+    out += [f"bn.lw w{16 + j}, {mem(itwid + 32 * (30 + j))}" for j in range(3)]
+    for p in (0, 1):
+        regs = [p + 2 * i for i in range(16)]
+        out += [f"bn.lw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(regs)]
+        for dw, length, tw_reg, lane0 in ((1, 16, 16, 0), (2, 32, 17, 0), (4, 64, 17, 4),
+                                          (8, 128, 17, 6)):
+            for i in range(16):
+                if i & dw:
+                    continue
+                b = (8 * regs[i]) // (2 * length)      # block of wa
+                out.append(f"bn.bfly.gs w{i}, w{i + dw}, w{tw_reg}, r, {lane0 + b}")
+        out += [f"bn.mulvm w{i}, w{i}, w18" for i in range(8)]
+        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(regs)]
+    return out
 
 
 def intt_program() -> str:
@@ -119,37 +159,6 @@ def intt_program() -> str:
              64, 128 (w distance 1, 2, 4, 8), then 8 bn.mulvm by 256^-1 on the sums of the
              last layer; twiddle words 30-32 in w16..w18, loaded once.
     """
-    out = []
-    for h in (0, 1):
-        base = 16 * h
-        # twiddle words of this half: len1 8h.., len2 16+4h.., len4 24+2h.., len8 28+h
-        tw = [8 * h + j for j in range(8)] + [16 + 4 * h + j for j in range(4)] \
-            + [24 + 2 * h + j for j in range(2)] + [28 + h]
-        reg_of = {word: 16 + j for j, word in enumerate(tw)}
-        out += [f"bn.lw w{reg_of[word]}, {_itw(word)}(x0)" for word in tw]
-        out += [f"bn.lw w{i}, {POLY + 32 * (base + i)}(x0)" for i in range(16)]
-        for length, first in ((1, 0), (2, 128), (4, 192)):
-            per_reg = 8 // (2 * length)
-            for i in range(0, 16, 2):
-                b = (base + i) * per_reg               # first block of wa
-                word, lane = divmod(first + b, 8)
-                out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, l{length}, {lane}")
-        for i in range(0, 16, 2):                      # len 8: registers (r, r+1), block r/2
-            word, lane = divmod(224 + (base + i) // 2, 8)
-            out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, r, {lane}")
-        out += [f"bn.sw w{i}, {POLY + 32 * (base + i)}(x0)" for i in range(16)]
-    out += [f"bn.lw w{16 + j}, {_itw(30 + j)}(x0)" for j in range(3)]
-    for p in (0, 1):
-        regs = [p + 2 * i for i in range(16)]
-        out += [f"bn.lw w{i}, {POLY + 32 * r}(x0)" for i, r in enumerate(regs)]
-        for dw, length, tw_reg, lane0 in ((1, 16, 16, 0), (2, 32, 17, 0), (4, 64, 17, 4),
-                                          (8, 128, 17, 6)):
-            for i in range(16):
-                if i & dw:
-                    continue
-                b = (8 * regs[i]) // (2 * length)      # block of wa
-                out.append(f"bn.bfly.gs w{i}, w{i + dw}, w{tw_reg}, r, {lane0 + b}")
-        out += [f"bn.mulvm w{i}, w{i}, w18" for i in range(8)]
-        out += [f"bn.sw w{i}, {POLY + 32 * r}(x0)" for i, r in enumerate(regs)]
+    out = intt_body()
     out.append("ecall")
     return "\n".join(out) + "\n"

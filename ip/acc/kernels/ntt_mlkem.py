@@ -29,9 +29,9 @@ def twiddle_words() -> list[list[int]]:
     return words
 
 
-def program() -> str:
-    lines = [f"bn.lw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
-    lines += [f"bn.lw w{16 + t}, {TWID + 32 * t}(x0)" for t in range(8)]
+def butterflies() -> list[str]:
+    """The 56 bn.bfly.ct of the forward NTT on w0..w15, twiddle words in w16..w23."""
+    lines = []
     k = 1
     length = 128
     while length >= 16:                      # across registers
@@ -49,6 +49,13 @@ def program() -> str:
             word, lane = divmod(g0, 16)                  # zeta index = 16 * first_word + g0
             lines.append(f"bn.bfly.ct w{2 * pair}, w{2 * pair + 1}, w{16 + first_word + word}, "
                          f"l{length}, {lane}")
+    return lines
+
+
+def program() -> str:
+    lines = [f"bn.lw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
+    lines += [f"bn.lw w{16 + t}, {TWID + 32 * t}(x0)" for t in range(8)]
+    lines += butterflies()
     lines += [f"bn.sw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
     lines.append("ecall")
     return "\n".join(lines) + "\n"
@@ -79,11 +86,10 @@ def itwiddle_words() -> list[list[int]]:
     return words
 
 
-def intt_program() -> str:
-    """FIPS 203 Algorithm 10 (with the final multiplication by 3303), in place."""
-    lines = [f"bn.lw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
-    lines += [f"bn.lw w{16 + t}, {ITWID + 32 * t}(x0)" for t in range(8)]
-    lines.append(f"bn.lw w24, {ISCALE}(x0)")
+def inverse_butterflies() -> list[str]:
+    """The 56 bn.bfly.gs of the inverse NTT on w0..w15, twiddle words in w16..w23 (the final
+    scaling, bn.mulvm by the ISCALE word, is the caller's)."""
+    lines = []
     for length, first_word in ((2, 0), (4, 4), (8, 6)):     # within registers
         groups_per_reg = 16 // (2 * length)
         for pair in range(8):
@@ -97,6 +103,15 @@ def intt_program() -> str:
             r0 = start // 16
             for r in range(r0, r0 + dreg):
                 lines.append(f"bn.bfly.gs w{r}, w{r + dreg}, w23, r, {lane0[length] + b}")
+    return lines
+
+
+def intt_program() -> str:
+    """FIPS 203 Algorithm 10 (with the final multiplication by 3303), in place."""
+    lines = [f"bn.lw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
+    lines += [f"bn.lw w{16 + t}, {ITWID + 32 * t}(x0)" for t in range(8)]
+    lines.append(f"bn.lw w24, {ISCALE}(x0)")
+    lines += inverse_butterflies()
     lines += [f"bn.mulvm w{r}, w{r}, w24" for r in range(16)]
     lines += [f"bn.sw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
     lines.append("ecall")
