@@ -2,8 +2,17 @@
 
 Timing (the ISS in pqsoc/acc/iss counts the same cycles; the lockstep fuzzer checks it):
 - IMEM and DMEM are synchronous: an address presented in cycle n gives data in cycle n+1.
-  The core presents the next PC in the cycle an instruction completes, so straight-line
-  code issues one instruction per cycle.
+  Fetch stage: the IMEM word goes into an instruction register (IR) before it is decoded
+  (the OpenRAM macros drive their outputs half a period late, so nothing else may follow
+  them in that cycle). The fetch address therefore runs one instruction ahead of execute:
+  in the cycle an instruction completes, the core presents the address of the instruction
+  after the next one, `next_of(fpc)`: fpc + 4, or the loop start when fpc ends a loop that
+  goes round again on the loop stack as the completing instruction leaves it. That guess
+  is exact: branches, jumps and loops may not end a loop body (LOOP error), so only a
+  2-cycle instruction changes the flow, and it presents its target in its first cycle.
+  Straight-line code and loop back-edges issue one instruction per cycle, and every
+  instruction takes the same cycles as without the fetch stage (the ISS does not model it).
+  The fetch stage costs one cycle after START (uncounted, like the first fetch).
 - Instructions with `cycles: 2` in isa.yml (branches, jumps) stay two cycles in execute.
 - Results that arrive a cycle late (isa.yml "result latency 2": loads, multiplies,
   butterflies) are written in the next cycle (write-back stage WB2); an instruction that
@@ -38,6 +47,7 @@ IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt", "kmac", "smp")
 SMP_IMPLEMENTED_MODES = 6             # uni12 uni23 cbd2 cbd3 eta2 eta4 (stream_unit.py)
 
 ST_IDLE, ST_RUN, ST_WIPE, ST_FETCH = 0, 1, 2, 3
+ST_FETCH2 = 4                          # internal: IR loads word 0 (shown to the host as RUN)
 
 _ALU = ("add", "sub", "sll", "slt", "sltu", "xor", "srl", "sra", "or", "and")
 _ALUI = {"addi": "add", "slti": "slt", "sltiu": "sltu", "xori": "xor", "ori": "or", "andi": "and",
@@ -74,11 +84,11 @@ class AccCore(wiring.Component):
         imem_bytes = self.imem_words * 4
         dmem_bytes = self.dmem_words * 32
 
-        state = Signal(2)
-        m.d.comb += self.state.eq(Mux(state == ST_FETCH, ST_RUN, state))
-        pc = Signal(32)
-        ir = Signal(32)
-        m.d.comb += ir.eq(self.imem_rdata)
+        state = Signal(3)
+        m.d.comb += self.state.eq(Mux((state == ST_FETCH) | (state == ST_FETCH2), ST_RUN, state[:2]))
+        pc = Signal(32)                    # PC of the instruction in IR (execute)
+        ir = Signal(32)                    # instruction register (fetch stage)
+        fpc = Signal(32)                   # address presented last cycle: the word on imem_rdata
         cnt = Signal()                     # second cycle of a 2-cycle instruction
         clear = Signal()                   # wipe registers this cycle
 
@@ -99,6 +109,16 @@ class AccCore(wiring.Component):
         l_end = [Signal(32, name=f"loop{i}_end") for i in range(depth)]
         l_rem = [Signal(32, name=f"loop{i}_rem") for i in range(depth)]
         l_valid = [Signal(name=f"loop{i}_valid") for i in range(depth)]   # entry 0 = top
+        # the loop stack as the executing instruction leaves it (fetch looks ahead with it)
+        n_start = [Signal(32, name=f"loop{i}_start_next") for i in range(depth)]
+        n_end = [Signal(32, name=f"loop{i}_end_next") for i in range(depth)]
+        n_rem = [Signal(32, name=f"loop{i}_rem_next") for i in range(depth)]
+        n_valid = [Signal(name=f"loop{i}_valid_next") for i in range(depth)]
+        for i in range(depth):
+            m.d.comb += [n_start[i].eq(l_start[i]), n_end[i].eq(l_end[i]),
+                         n_rem[i].eq(l_rem[i]), n_valid[i].eq(l_valid[i])]
+            m.d.sync += [l_start[i].eq(n_start[i]), l_end[i].eq(n_end[i]),
+                         l_rem[i].eq(n_rem[i]), l_valid[i].eq(n_valid[i])]
 
         # ------------------------------------------------------------------ decode
         dec = Decoder(m, ir, isa, IMPLEMENTED_GROUPS)
@@ -373,18 +393,33 @@ class AccCore(wiring.Component):
             m.d.comb += seq_pc.eq((g1 + off) & ~1)
         next_pc = Signal(32)
         m.d.comb += next_pc.eq(seq_pc)
-        # loop back / pop: entries 0..k-1 end here and are finished; entry k loops back
-        ends_here = [l_valid[i] & (l_end[i] == pc) for i in range(depth)]
-        pops = Signal(range(depth + 1))
-        back = Signal(range(depth + 1))    # index + 1 of the entry that loops back, 0 = none
-        finished = [ends_here[j] & (l_rem[j] == 1) for j in range(depth)]
-        for k in range(depth):
-            before = Cat(*finished[:k]).all() if k else Const(1)
-            after = ~ends_here[k + 1] if k + 1 < depth else Const(1)
-            with m.If(~is_loop & before & ends_here[k] & (l_rem[k] != 1)):
-                m.d.comb += [back.eq(k + 1), pops.eq(k), next_pc.eq(l_start[k])]
-            with m.If(~is_loop & before & finished[k] & after):
-                m.d.comb += pops.eq(k + 1)
+
+        def loop_walk(at, start, end, rem, valid, name):
+            """Loop stack at the instruction at `at` (not a loop instruction): entries
+            0..k-1 end there and are finished; entry k loops back. Returns (back: index + 1
+            of the entry that loops back or 0, pops, the next PC)."""
+            ends_here = [valid[i] & (end[i] == at) for i in range(depth)]
+            pops = Signal(range(depth + 1), name=f"{name}_pops")
+            back = Signal(range(depth + 1), name=f"{name}_back")
+            nxt = Signal(32, name=f"{name}_next")
+            m.d.comb += nxt.eq(at + 4)
+            finished = [ends_here[j] & (rem[j] == 1) for j in range(depth)]
+            for k in range(depth):
+                before = Cat(*finished[:k]).all() if k else Const(1)
+                after = ~ends_here[k + 1] if k + 1 < depth else Const(1)
+                with m.If(before & ends_here[k] & (rem[k] != 1)):
+                    m.d.comb += [back.eq(k + 1), pops.eq(k), nxt.eq(start[k])]
+                with m.If(before & finished[k] & after):
+                    m.d.comb += pops.eq(k + 1)
+            return back, pops, nxt
+
+        back_x, pops_x, loop_next = loop_walk(pc, l_start, l_end, l_rem, l_valid, "exec")
+        back = Mux(is_loop, 0, back_x)
+        pops = Mux(is_loop, 0, pops_x)
+        with m.If(~is_loop & (back_x != 0)):
+            m.d.comb += next_pc.eq(loop_next)
+        # fetch look-ahead: the successor of the word now on imem_rdata (at fpc)
+        _, _, fetch_next = loop_walk(fpc, n_start, n_end, n_rem, n_valid, "fetch")
 
         # ------------------------------------------------------------------ state updates
         ldata_word = Array(self.dmem_rdata[32 * k:32 * k + 32] for k in range(8))[wb2_word]
@@ -398,10 +433,17 @@ class AccCore(wiring.Component):
             m.d.sync += wdr[wb2_b].eq(walu.res2_b)
 
         m.d.comb += walu.issue.eq(go & is_wide2)
-        m.d.comb += self.imem_addr.eq(pc[2:2 + self.ia_bits])
+        # fetch: hold the word on imem_rdata while execute stalls; a 2-cycle instruction
+        # presents its target in its first cycle; a completing one moves the word into IR
+        # and presents the successor of that word.
+        fetch_addr = Signal(32)
+        m.d.comb += fetch_addr.eq(fpc)
+        with m.If(run & ~hazard & ~fault & two_cycle & ~cnt):
+            m.d.comb += fetch_addr.eq(next_pc)
+        m.d.comb += self.imem_addr.eq(fetch_addr[2:2 + self.ia_bits])
         with m.If(go):
-            m.d.sync += [pc.eq(next_pc), self.insns.eq(self.insns + 1)]
-            m.d.comb += self.imem_addr.eq(next_pc[2:2 + self.ia_bits])
+            m.d.comb += fetch_addr.eq(fetch_next)
+            m.d.sync += [pc.eq(next_pc), ir.eq(self.imem_rdata), self.insns.eq(self.insns + 1)]
             with m.If(g_we & (g_dst != 0)):
                 m.d.sync += gpr[g_dst].eq(g_val)
             with m.If(w_we):
@@ -431,8 +473,8 @@ class AccCore(wiring.Component):
                 for i in range(depth):
                     src = (pc + 4, new_end, l_count, Const(1)) if i == 0 else \
                         (l_start[i - 1], l_end[i - 1], l_rem[i - 1], l_valid[i - 1])
-                    m.d.sync += [l_start[i].eq(src[0]), l_end[i].eq(src[1]),
-                                 l_rem[i].eq(src[2]), l_valid[i].eq(src[3])]
+                    m.d.comb += [n_start[i].eq(src[0]), n_end[i].eq(src[1]),
+                                 n_rem[i].eq(src[2]), n_valid[i].eq(src[3])]
             with m.Elif(back != 0):
                 with m.Switch(pops):
                     for k in range(depth):
@@ -441,10 +483,10 @@ class AccCore(wiring.Component):
                                 j = i + k
                                 if j < depth:
                                     rem = l_rem[j] - 1 if i == 0 else l_rem[j]
-                                    m.d.sync += [l_start[i].eq(l_start[j]), l_end[i].eq(l_end[j]),
-                                                 l_rem[i].eq(rem), l_valid[i].eq(l_valid[j])]
+                                    m.d.comb += [n_start[i].eq(l_start[j]), n_end[i].eq(l_end[j]),
+                                                 n_rem[i].eq(rem), n_valid[i].eq(l_valid[j])]
                                 else:
-                                    m.d.sync += l_valid[i].eq(0)
+                                    m.d.comb += n_valid[i].eq(0)
             with m.Elif(pops != 0):
                 with m.Switch(pops):
                     for k in range(1, depth + 1):
@@ -452,10 +494,10 @@ class AccCore(wiring.Component):
                             for i in range(depth):
                                 j = i + k
                                 if j < depth:
-                                    m.d.sync += [l_start[i].eq(l_start[j]), l_end[i].eq(l_end[j]),
-                                                 l_rem[i].eq(l_rem[j]), l_valid[i].eq(l_valid[j])]
+                                    m.d.comb += [n_start[i].eq(l_start[j]), n_end[i].eq(l_end[j]),
+                                                 n_rem[i].eq(l_rem[j]), n_valid[i].eq(l_valid[j])]
                                 else:
-                                    m.d.sync += l_valid[i].eq(0)
+                                    m.d.comb += n_valid[i].eq(0)
 
         # DMEM port: loads/stores of the executing instruction, or the wipe counter
         wipe_addr = Signal(self.da_bits + 1)
@@ -503,9 +545,13 @@ class AccCore(wiring.Component):
             with m.If(wipe_addr == self.dmem_words - 1):
                 m.d.sync += [state.eq(ST_IDLE), self.done.eq(1)]
 
+        m.d.sync += fpc.eq(fetch_addr)
         with m.If(state == ST_FETCH):       # first instruction word arrives next cycle
-            m.d.sync += state.eq(ST_RUN)
-            m.d.comb += self.imem_addr.eq(0)
+            m.d.sync += state.eq(ST_FETCH2)
+            m.d.comb += fetch_addr.eq(0)
+        with m.If(state == ST_FETCH2):      # word 0 into IR; present its successor
+            m.d.sync += [state.eq(ST_RUN), ir.eq(self.imem_rdata)]
+            m.d.comb += fetch_addr.eq(fetch_next)
 
         with m.If(self.start & (state == ST_IDLE)):
             m.d.sync += [state.eq(ST_FETCH), pc.eq(0), cnt.eq(0), self.cycles.eq(0),
@@ -521,7 +567,7 @@ class AccCore(wiring.Component):
             m.d.comb += smp.abort.eq(1)
             for i in range(32):
                 m.d.sync += [gpr[i].eq(0), wdr[i].eq(0)]
-            m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0),
+            m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0), ir.eq(0),
                          wb2_load_w.eq(0), wb2_alu_a.eq(0), wb2_alu_b.eq(0), wb2_load_g.eq(0)]
             for i in range(depth):
                 m.d.sync += l_valid[i].eq(0)
