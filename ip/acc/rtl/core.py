@@ -121,7 +121,13 @@ class AccCore(wiring.Component):
                          l_rem[i].eq(n_rem[i]), l_valid[i].eq(n_valid[i])]
 
         # ------------------------------------------------------------------ decode
-        dec = Decoder(m, ir, isa, IMPLEMENTED_GROUPS)
+        # IR loads in the cycle an instruction completes, in ST_FETCH2 and on clear; the
+        # decoder's match flags load with it (predecode in the fetch stage)
+        ir_load = Signal()
+        ir_next = Signal(32)
+        with m.If(ir_load):
+            m.d.sync += ir.eq(ir_next)
+        dec = Decoder(m, ir, isa, IMPLEMENTED_GROUPS, word=ir_next, load=ir_load)
         rs1 = dec.operand("grs1", "gpr")
         rs2 = dec.operand("grs2", "gpr")
         rd = dec.operand("grd", "gpr")
@@ -443,7 +449,8 @@ class AccCore(wiring.Component):
         m.d.comb += self.imem_addr.eq(fetch_addr[2:2 + self.ia_bits])
         with m.If(go):
             m.d.comb += fetch_addr.eq(fetch_next)
-            m.d.sync += [pc.eq(next_pc), ir.eq(self.imem_rdata), self.insns.eq(self.insns + 1)]
+            m.d.sync += [pc.eq(next_pc), self.insns.eq(self.insns + 1)]
+            m.d.comb += [ir_load.eq(1), ir_next.eq(self.imem_rdata)]
             with m.If(g_we & (g_dst != 0)):
                 m.d.sync += gpr[g_dst].eq(g_val)
             with m.If(w_we):
@@ -550,7 +557,8 @@ class AccCore(wiring.Component):
             m.d.sync += state.eq(ST_FETCH2)
             m.d.comb += fetch_addr.eq(0)
         with m.If(state == ST_FETCH2):      # word 0 into IR; present its successor
-            m.d.sync += [state.eq(ST_RUN), ir.eq(self.imem_rdata)]
+            m.d.sync += state.eq(ST_RUN)
+            m.d.comb += [ir_load.eq(1), ir_next.eq(self.imem_rdata)]
             m.d.comb += fetch_addr.eq(fetch_next)
 
         with m.If(self.start & (state == ST_IDLE)):
@@ -567,7 +575,8 @@ class AccCore(wiring.Component):
             m.d.comb += smp.abort.eq(1)
             for i in range(32):
                 m.d.sync += [gpr[i].eq(0), wdr[i].eq(0)]
-            m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0), ir.eq(0),
+            m.d.comb += [ir_load.eq(1), ir_next.eq(0)]
+            m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0),
                          wb2_load_w.eq(0), wb2_alu_a.eq(0), wb2_alu_b.eq(0), wb2_load_g.eq(0)]
             for i in range(depth):
                 m.d.sync += l_valid[i].eq(0)

@@ -9,6 +9,10 @@ come from pqsoc.acc.isa (the same loader the assembler, disassembler and ISS use
     dec.operand("grs1")       # value of the operand named grs1 in whichever instruction
                               # matched (32 bits, sign-extended for simm/pcrel); 0 otherwise
     dec.valid                 # ir is some instruction of the ISA
+
+Predecode: Decoder(m, ir, isa, word=w, load=l) matches `w` (the word that goes into the
+register `ir` when `l`) and registers the match flags under the same condition, so the
+mask/match logic runs in the fetch stage and execute sees one flop per instruction.
 """
 from amaranth import Cat, Const, Mux, Signal
 
@@ -18,14 +22,18 @@ def _sig_name(mnemonic: str) -> str:
 
 
 class Decoder:
-    def __init__(self, m, ir, isa, groups=None):
+    def __init__(self, m, ir, isa, groups=None, word=None, load=None):
         """groups: only instructions of these isa.yml groups decode (others are illegal)."""
         self.isa = isa
         self.insns = [i for i in isa.insns if groups is None or i.group in groups]
         self._is = {}
         for insn in self.insns:
             s = Signal(name=_sig_name(insn.mnemonic))
-            m.d.comb += s.eq((ir & insn.mask) == insn.match)
+            if word is None:
+                m.d.comb += s.eq((ir & insn.mask) == insn.match)
+            else:
+                with m.If(load):
+                    m.d.sync += s.eq((word & insn.mask) == insn.match)
             self._is[insn.mnemonic] = s
         self.valid = Signal()
         m.d.comb += self.valid.eq(Cat(*self._is.values()).any())

@@ -6,19 +6,23 @@ word is bits [w*i + w-1 : w*i].
 
 Timing: every op is combinational (`res`, `acc_next`, `popcnt`, `illegal`) except the
 multiplier ops and the butterflies (LATENCY2_OPS). Those run the operand routing, the GS
-subtraction and the 16x16 multiplier arrays in the issue cycle; the stage register (captured
-when `issue` is high) holds the raw products, and the Montgomery reduction, the CT
-add/subtract and the lane un-routing run in the next cycle, giving `res2_a` / `res2_b`.
+subtraction and the partial-product reduction (a carry-save tree of 3:2 compressors over
+whole rows, no carry propagation) in the issue cycle; the stage register (captured when
+`issue` is high) holds each product as a sum and a carry vector, and the final product
+adder, the Montgomery reduction, the CT add/subtract and the lane un-routing run in the
+next cycle, giving `res2_a` / `res2_b`.
 
 Area notes:
-  * 32 16x16 multipliers serve both modes: a 32-bit lane is four 16x16 products; in VMODE 0
-    the two diagonal products (lo*lo, hi*hi) are exactly the two 16-bit lanes' products and
-    the cross products are masked off.
+  * Eight 32x32 partial-product arrays serve both modes: in VMODE 0 the rows of the low
+    multiplier half see only the low 16 bits of x and the rows of the high half only the
+    high 16 bits, so the array holds exactly the two 16-bit lanes' products (lo*lo at bits
+    0..31, hi*hi at 32..63) and the cross products are never formed.
   * Lane-wise add/sub (addv, subv, addvm, subvm, ltv, the CT/GS +q/-q) use one 256-bit adder
     per function built of 16-bit chunks whose carry chains into the next chunk only inside a
     32-bit lane in VMODE 1 (`_vadd`), instead of separate 16- and 32-bit lane adders.
   * The Montgomery constants q' and q are sparse: constant multiplications are written as
-    shift-adds in canonical signed digit form (`_cmul`), 3 or 4 terms each.
+    carry-save rows in canonical signed digit form (`_cmul_rows`), 3 or 4 terms each,
+    so a reduction costs two carry-propagate adders after the product adder.
   * The butterfly twiddles and bn.bcastl share one 256-bit lane rotator.
 """
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
@@ -109,24 +113,51 @@ def _csd(c):
     return out
 
 
-def _cmul(x, c, width):
-    """(x * c) mod 2^width for a constant c, as shift-adds (exact when x*c < 2^width)."""
-    acc = Const(0, width)
+def _csa_reduce(m, rows, width, name):
+    """Rows to two (sum, carry) whose sum is the rows' sum mod 2^width: 3:2 compressors over
+    whole rows (Wallace), so the depth is ~log1.5(len(rows)) full adders and no carry
+    propagates."""
+    level = 0
+    while len(rows) > 2:
+        nxt = []
+        for i in range(0, len(rows) - 2, 3):
+            a, b, c = rows[i:i + 3]
+            nxt.append(_sig(m, a ^ b ^ c, f"{name}_l{level}s{i // 3}"))
+            nxt.append(_sig(m, Cat(Const(0, 1), (a & b) | (a & c) | (b & c))[:width],
+                            f"{name}_l{level}c{i // 3}"))
+        nxt += rows[len(rows) - len(rows) % 3:]
+        rows, level = nxt, level + 1
+    return rows
+
+
+def _cmul_rows(x, c, width):
+    """Rows whose sum is (x * c) mod 2^width for a constant c: one row per canonical signed
+    digit, a subtracted term as its complement (-v = ~v + 1); returns (rows, the +1s)."""
+    rows, ones = [], 0
     for s, d in _csd(c):
-        term = Cat(Const(0, s), x)[:width] if s else x
-        acc = acc + term if d > 0 else acc - term
-    return acc[:width]
+        v = Cat(Const(0, s), x, Const(0, width))[:width] if s else Cat(x, Const(0, width))[:width]
+        rows.append(v if d > 0 else ~v)
+        ones += d < 0
+    return rows, ones
+
+
+def _csa_sum(m, rows, const, width, name):
+    """sum(rows) + const mod 2^width: a carry-save tree, then one carry-propagate adder."""
+    rows = list(rows) + ([Const(const % (1 << width), width)] if const % (1 << width) else [])
+    a, b = _csa_reduce(m, rows, width, name) if len(rows) > 2 else (rows + [Const(0, width)])[:2]
+    return _sig(m, (a + b)[:width], f"{name}_sum")
 
 
 def _mont_reduce(m, t, w, q, name):
-    """ISS _mont after the product: m = t*q' mod R; u = (t + m*q) / R; d = u - q if u >= q."""
+    """ISS _mont after the product: m = t*q' mod R; u = (t + m*q) / R; d = u - q if u >= q.
+    The constant multiplications are carry-save rows, so each of m and t + m*q costs one
+    carry-propagate adder. t + m*q < 2^(2w+1) and its low w bits are 0, so u is its top."""
     r = 1 << w
-    t_lo, t_hi = t[:w], t[w:2 * w]
-    mm = _sig(m, _cmul(t_lo, (-pow(q, -1, r)) % r, w), f"{name}_m")
-    mq = _sig(m, _cmul(mm, q, w + q.bit_length()), f"{name}_mq")
-    # t + m*q = 0 mod R, so the low halves t_lo + (m*q)_lo sum to 0 (t_lo = 0) or exactly R:
-    # only the high halves need an adder, plus that carry.
-    u = _sig(m, t_hi + mq[w:] + (t_lo != 0), f"{name}_u")
+    rows, ones = _cmul_rows(t[:w], (-pow(q, -1, r)) % r, w)
+    mm = _csa_sum(m, rows, ones, w, f"{name}_m")
+    rows, ones = _cmul_rows(mm, q, 2 * w + 1)
+    total = _csa_sum(m, rows + [Cat(t, Const(0, 1))], ones, 2 * w + 1, f"{name}_tmq")
+    u = _sig(m, total[w:], f"{name}_u")
     diff = _sig(m, u - q, f"{name}_uq")             # two's complement; negative iff u < q
     return _sig(m, Mux(diff[len(diff) - 1], u[:w], diff[:w]), f"{name}_d")
 
@@ -286,29 +317,39 @@ class WideAlu(wiring.Component):
         # ---- multipliers: CT z*y, GS z*(x -q y), mul ops a*b
         mul_x = _sig(m, Mux(is_gs, subvm_xy, Mux(is_ct, Y, X)), "mul_x")
         mul_y = _sig(m, Mux(is_bfly, Z, Y), "mul_y")
-        prods = []
+        psum, pcarry = [], []
+        lo_mask = Mux(vmode, Const(0xFFFF_FFFF, 32), Const(0x0000_FFFF, 32))
+        hi_mask = Mux(vmode, Const(0xFFFF_FFFF, 32), Const(0xFFFF_0000, 32))
         for k in range(8):
-            xl, xh = mul_x[32 * k:32 * k + 16], mul_x[32 * k + 16:32 * k + 32]
-            yl, yh = mul_y[32 * k:32 * k + 16], mul_y[32 * k + 16:32 * k + 32]
-            diag = Cat(xl * yl, xh * yh)                # VMODE 0: lanes 2k and 2k+1
-            cross = (xl * yh + xh * yl) & vmode.replicate(33)
-            # VMODE 1: the 64-bit product of lane k
-            prods.append(_sig(m, (diag + Cat(Const(0, 16), cross))[:64], f"prod{k}"))
-        # p: VMODE 0 lane i product at [32i+31:32i], VMODE 1 lane k at [64k+63:64k]
+            x, y = mul_x[32 * k:32 * k + 32], mul_y[32 * k:32 * k + 32]
+            x_lo = _sig(m, x & lo_mask, f"mulx_lo{k}")
+            x_hi = _sig(m, x & hi_mask, f"mulx_hi{k}")
+            rows = [Cat(Const(0, i), Mux(y[i], x_lo if i < 16 else x_hi, 0))[:64]
+                    if i else Mux(y[0], x_lo, 0) for i in range(32)]
+            rows = [_sig(m, Cat(r, Const(0, 64 - len(r))) if len(r) < 64 else r,
+                         f"pp{k}_{i}") for i, r in enumerate(rows)]
+            s_k, c_k = _csa_reduce(m, rows, 64, f"csa{k}")
+            psum.append(s_k)
+            pcarry.append(c_k)
+        # product = sum + carry: VMODE 0 lane i at [32i+31:32i], VMODE 1 lane k at [64k+63:64k]
 
         # ---- stage register
         # Data registers need no reset (res2 is only meaningful after an issue): saves the
         # sync-reset gate of ~770 flops.
-        p_r = Signal(512, reset_less=True)
+        ps_r = Signal(512, reset_less=True)
+        pc_r = Signal(512, reset_less=True)
         s_r = Signal(256, reset_less=True)      # CT: x; GS: x +q y (the new x)
         op_r = Signal(WideOp)
         vmode_r = Signal()
         dist_r = Signal(3)
         with m.If(self.issue & lat2):
-            m.d.sync += [p_r.eq(Cat(*prods)), s_r.eq(Mux(is_gs, addvm_xy, X)),
+            m.d.sync += [ps_r.eq(Cat(*psum)), pc_r.eq(Cat(*pcarry)),
+                         s_r.eq(Mux(is_gs, addvm_xy, X)),
                          op_r.eq(op), vmode_r.eq(vmode), dist_r.eq(dist)]
 
-        # ---- second cycle: Montgomery reduction, CT add/sub, un-routing
+        # ---- second cycle: product adders, Montgomery reduction, CT add/sub, un-routing
+        p_r = Cat(*(_sig(m, (ps_r[64 * k:64 * k + 64] + pc_r[64 * k:64 * k + 64])[:64], f"prod{k}")
+                    for k in range(8)))
         mont32 = [_mont_reduce(m, p_r[64 * k:64 * k + 64], 32, MODES[1][2], f"mont32_{k}")
                   for k in range(8)]
         mont16 = [_mont_reduce(m, p_r[32 * i:32 * i + 32], 16, MODES[0][2], f"mont16_{i}")
