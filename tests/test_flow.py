@@ -145,6 +145,23 @@ def test_fanout_repair_builds_bounded_tree():
     assert new.count("sky130_fd_sc_hd__inv_2 ") == 300
 
 
+def test_collapse_buffers_removes_abc_chains_and_keeps_port_drivers():
+    def cell(kind, name, a, out, pin="X"):
+        return f"  sky130_fd_sc_hd__{kind} {name} (\n    .A({a}),\n    .{pin}({out})\n  );\n"
+    body = (cell("inv_2", "_d_", "i", "n0", "Y")
+            + cell("buf_1", "_b1_", "n0", "n1") + cell("buf_2", "_b2_", "n1", "n2")   # a chain
+            + cell("inv_2", "_s1_", "n1", "s1", "Y") + cell("inv_2", "_s2_", "n2", "s2", "Y")
+            + cell("buf_4", "_bp_", "n2", "o"))                                      # drives a port
+    text = ("module t(i, o, p);\n  input i;\n  output o;\n  output p;\n  wire n0;\n"
+            + body + "  assign p = n2;\nendmodule\n")
+    new, n = fanout.collapse_buffers(text)
+    assert n == 2                                   # _b1_ and _b2_; _bp_ drives output o
+    assert "_b1_" not in new and "_b2_" not in new and "_bp_" in new
+    assert ".A(n0 )" in new and "n1" not in new and "n2" not in new
+    assert "assign p = n0 ;" in new
+    assert new.count("sky130_fd_sc_hd__inv_2") == 3
+
+
 def test_harden_without_openroad_says_why(monkeypatch):
     r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "harden", "keccak"], capture_output=True,
                        text=True, cwd=REPO, env=os.environ | {"PATH": "/usr/bin:/bin"})
@@ -170,9 +187,9 @@ def test_fanout_repair_escaped_names():
     insts = "".join(f"  sky130_fd_sc_hd__inv_2 _i{k}_ (\n    .A(\\a.b.busy ),\n    .Y(o{k})\n  );\n"
                     for k in range(40))
     new, nbuf = fanout.repair("module t();\n" + insts + "endmodule\n", outputs, "clk")
-    assert nbuf == 3
-    assert new.count("(\\a.b.busy )") == 3          # only the three buffers remain on the net
-    assert new.count(".A(fanout_buf_") == 40
+    assert nbuf == 4                                # one at the driver, three for the sinks
+    assert new.count("(\\a.b.busy )") == 1          # only the driver's buffer remains on the net
+    assert new.count(".A(fanout_buf_") == 40 + 3     # 40 sinks and the three leaf buffers
 
 
 def test_cli_missing_input_file_is_named(tmp_path):

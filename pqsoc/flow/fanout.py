@@ -30,6 +30,60 @@ def liberty_output_pins(lib_text: str) -> dict[str, set[str]]:
     return outs
 
 
+_ABC_BUF = re.compile(r"sky130_fd_sc_hd__buf_\d+$")
+
+
+def collapse_buffers(netlist: str) -> tuple[str, int]:
+    """Remove ABC's buffers (buf_N cells) whose output is not a port: their sinks move to the
+    buffer's input net. ABC's `buffer` builds its trees for its own (wire-load free) timing
+    and, where it thinks there is slack, chains 20 and more buf_1 in a row (10 ns in the
+    ACC's wide ALU); `repair` then builds balanced trees from the drivers. Returns (text,
+    buffers removed)."""
+    ports = set()
+    for m in re.finditer(r"^\s*(?:input|output|inout)\s+(?:\[[^\]]*\]\s*)?(\S+);", netlist, re.M):
+        ports.add(m.group(1))
+    insts = list(_INST.finditer(netlist))
+    alias: dict[str, str] = {}
+    drop = set()
+    for i, m in enumerate(insts):
+        if not _ABC_BUF.match(m.group(1)) or m.group(2).startswith("fanout_buf_cell_"):
+            continue
+        pins = dict((pm.group(1), pm.group(2).strip()) for pm in map(_PIN.search, m.group(3).split("\n")) if pm)
+        a, x = pins.get("A", ""), pins.get("X", "")
+        base = x.split(" [")[0].split("[")[0]
+        if not a or not x or base in ports or base.rstrip() in ports:
+            continue
+        alias[x] = a
+        drop.add(i)
+    if not drop:
+        return netlist, 0
+
+    def root(net: str) -> str:
+        seen = 0
+        while net in alias and seen < len(alias) + 1:
+            net, seen = alias[net], seen + 1
+        return net
+
+    out, pos = [], 0
+    for i, m in enumerate(insts):
+        out.append(netlist[pos:m.start()])
+        if i not in drop:
+            lines = m.group(3).split("\n")
+            for j, ln in enumerate(lines):
+                pm = _PIN.search(ln)
+                if pm and pm.group(2).strip() in alias:
+                    lines[j] = ln[:pm.start(2)] + root(pm.group(2).strip()) + " " + ln[pm.end(2):]
+            out.append(netlist[m.start():m.start(3)] + "\n".join(lines) + netlist[m.end(3):m.end()])
+        pos = m.end()
+    out.append(netlist[pos:])
+
+    def assign_rhs(m):
+        rhs = m.group(2).strip()
+        return f"{m.group(1)}{root(rhs) + ' ' if rhs in alias else m.group(2)};"
+    text = re.sub(r"^(  assign .*? = )(.*?);$", assign_rhs, "".join(out), flags=re.M)
+    return text, len(drop)
+
+
 def repair(netlist: str, outputs: dict[str, set[str]], clock: str,
            max_fanout: int = MAX_FANOUT) -> tuple[str, int]:
     """Return (new netlist text, number of buffers inserted)."""
@@ -72,7 +126,9 @@ def repair(netlist: str, outputs: dict[str, set[str]], clock: str,
             for k in range(0, len(items), per):
                 build(add_buffer(src), items[k:k + per])
 
-        build(net, list(range(len(groups))))
+        # the driver sees one buffer: ABC sized it for the load it saw before this pass (a
+        # minimum-size a2111oi driving 16 buffer inputs took 3 ns)
+        build(add_buffer(net), list(range(len(groups))))
         for gi, g in enumerate(groups):
             for (i, j) in g:
                 ln = bodies[i][j]

@@ -1,7 +1,7 @@
 """Synthesis of a block to sky130_fd_sc_hd with Yosys (pyosys), after OpenLane's own recipe.
 
 Steps: read Liberty (cells and SRAM macros as black boxes) -> read the block's Verilog ->
-`synth -flatten` -> `dfflibmap` -> `abc` with the target period and a script that buffers and
+`synth -flatten -noabc` -> `dfflibmap` -> `abc` with the target period and a script that buffers and
 sizes -> constants to tie cells -> clean -> check that only Liberty cells remain -> area/stat.
 Outputs go to build/synth/<block>/: netlist.v, stat.json, yosys.log, synth.json (hashes of the
 RTL and netlist, so later steps can refuse a stale netlist).
@@ -22,13 +22,15 @@ from . import fanout
 # ABC script: map with delay target, then buffer high-fanout nets and size gates. Yosys' default
 # `abc -D` script maps with &nf and leaves fanout unbuffered (a 1600-flop Keccak had one nor2
 # driving 5 pF), which makes STA meaningless.
+# No `dc2` here and `synth -noabc` before: both rewrite Yosys' Brent-Kung carry trees into
+# ripple chains (area-oriented), which &nf cannot undo (measured: a registered 64-bit add took
+# 14.8 ns at tt with them, 4.2 ns without).
 ABC_SCRIPT = """\
 strash
 &get -n
 &fraig -x
 &put
 scorr
-dc2
 strash
 &get -n
 &dch -f
@@ -73,7 +75,8 @@ def repair_fanout(block, pdk, src: Path, dst: Path) -> int:
     outputs = fanout.liberty_output_pins(pdk.liberty("tt").read_text())
     for m in block.macros:
         outputs[m] = macro_pins(pdk.sram(m, "lib").read_text())
-    text, n = fanout.repair(src.read_text(), outputs, block.clock)
+    text, _ = fanout.collapse_buffers(src.read_text())
+    text, n = fanout.repair(text, outputs, block.clock)
     dst.write_text(text)
     return n
 
@@ -91,7 +94,7 @@ def yosys_script(block, rtl: list[Path], pdk, period_ns: float, out: Path) -> st
         lines.append(f"read_verilog -sv {f}")
     lines += [
         f"hierarchy -check -top {block.top}",
-        f"synth -flatten -top {block.top}",
+        f"synth -flatten -noabc -top {block.top}",
         "opt_clean -purge",
         f"dfflibmap -liberty {lib} {dont_use}",
         "opt_clean",
