@@ -40,6 +40,7 @@ Design:
   against all-ones; x9 (= popcount of non-zero ACC lanes) is 0 iff every coefficient
   passes.
 """
+from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from . import ntt_mldsa
 
 Q = 8380417
@@ -77,9 +78,6 @@ CH = ABUF                    # c_hat (1 poly)
 SH = ABUF + 1024             # s1_hat (5) or s2_hat (6)
 ZO = Y                       # z written over y (z_program) -- y is dead once z passes
 
-
-def _u32(vals):
-    return b"".join((v % (1 << 32)).to_bytes(4, "little") for v in vals)
 
 
 def _fields(d):
@@ -145,24 +143,7 @@ ESTIMATES = {"pre-loop": 150 + 11 * 300 + 11 * 295,
 
 
 # ------------------------------------------------------------------ code pieces
-def _li(reg, val):
-    hi, lo = (val + 0x800) >> 12, val & 0xFFF
-    lo = lo - 0x1000 if lo >= 0x800 else lo
-    if hi == 0:
-        return [f"addi x{reg}, x0, {lo}"]
-    return [f"lui x{reg}, {hi & 0xFFFFF}"] + ([f"addi x{reg}, x{reg}, {lo}"] if lo else [])
 
-
-def _m(addr):
-    """Wide memory operand for an absolute address (x30 = 16384, set by VMODE1)."""
-    assert addr % 32 == 0 and 0 <= addr < 32768, addr
-    return f"{addr}(x0)" if addr < 16384 else f"{addr - 16384}(x30)"
-
-
-def _loop(n, body):
-    if n == 1:
-        return body
-    return [f"loopi {n}, {len(body)}"] + body
 
 
 VMODE1 = ["lui x30, 4", "addi x31, x0, 1", "csrrw x0, VMODE, x31"]

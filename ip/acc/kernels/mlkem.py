@@ -42,6 +42,7 @@ Design (see the module functions for details):
   bn.ltv mask and bn.sel pick K' or K_bar without a branch.
 * Buffers of the decryption are reused by the re-encryption (layout below).
 """
+from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from . import ntt_mlkem, pointwise
 
 Q = 3329
@@ -100,9 +101,6 @@ END = AM + 2 * 1536          # peak DMEM use (bytes)
 def _u16(vals):
     return b"".join((v % (1 << 16)).to_bytes(2, "little") for v in vals)
 
-
-def _u32(vals):
-    return b"".join((v % (1 << 32)).to_bytes(4, "little") for v in vals)
 
 
 def _fields(d):
@@ -180,28 +178,11 @@ def image(dk: bytes = None, c: bytes = None, dk_pke: bytes = None) -> dict:
 
 
 # ------------------------------------------------------------------ code pieces
-def _li(reg, val):
-    hi, lo = (val + 0x800) >> 12, val & 0xFFF
-    lo = lo - 0x1000 if lo >= 0x800 else lo
-    if hi == 0:
-        return [f"addi x{reg}, x0, {lo}"]
-    return [f"lui x{reg}, {hi & 0xFFFFF}"] + ([f"addi x{reg}, x{reg}, {lo}"] if lo else [])
-
-
-def _m(addr):
-    """Wide memory operand for an absolute address (x30 = 16384)."""
-    assert addr % 32 == 0 and 0 <= addr < 32768, addr
-    return f"{addr}(x0)" if addr < 16384 else f"{addr - 16384}(x30)"
 
 
 def _vmode(v):
     return [f"addi x31, x0, {v}", "csrrw x0, VMODE, x31"]
 
-
-def _loop(n, body):
-    if n == 1:
-        return body
-    return [f"loopi {n}, {len(body)}"] + body
 
 
 # Two output words per iteration: the 2 x 2 gather targets (X, Y of word A, X, Y of word B)
