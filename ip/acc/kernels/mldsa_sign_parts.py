@@ -1,0 +1,324 @@
+"""ML-DSA-65 signing parts missing from mldsa.py, as ACC programs on its DMEM layout
+(VMODE 1, polynomial = 32 words, word r = coefficients 8r..8r+7, values in [0, q)); checked
+on the ISS against dilithium-py in ip/acc/tests/test_mldsa_sign_parts.py.
+
+    src = keydec_program()      # skDecode (s1, s2, t0) + NTT -> S1H, S2H, T0H
+    src = ct0_hint_program()    # c t0 = INTT(c_hat o t0_hat), ||c t0|| < gamma2,
+                                # MakeHint(-c t0, w - c s2 + c t0), count <= omega -> HB, FLAG
+    src = sig_encode_program()  # c_tilde || z (20-bit) || hint (omega + k bytes) -> SIG
+
+DMEM (bytes; mldsa.py's layout, plus a small area past mldsa.END):
+* keydec (before the loop, so Y / YH / W / ABUF are free): the host puts the whole secret
+  key (4032 B: rho | K | tr | s1 | s2 | t0) at SK; s1_hat -> S1H (= Y, 5 polys), s2_hat ->
+  S2H (6 polys), t0_hat -> T0H (6 polys). The outputs are plain NTT-domain values in [0, q),
+  i.e. what z_program / r0_program expect at mldsa.SH (and ct0_hint_program at SH); the
+  addresses are arguments of keydec_program (the one-program layout, with s1_hat / s2_hat
+  persistent, is still open: see mldsa.py's docstring).
+* ct0_hint: c_hat at CH, t0_hat at SH (6 polys, as r0_program's s2_hat), w - c s2 at W (as
+  r0_program leaves it); scratch T = YH (one polynomial). Output: the hint as 6 bitmaps
+  (HB + 32 i: bit j of the 256-bit word = h_i[j]), FLAG word 0 = x9 = 0 iff the iteration
+  passes (bit 0: ||c t0|| >= gamma2, bit 1: more than omega hints), FLAG word 1 = number
+  of hints.
+* sigEncode: c_tilde at CTIL, z at ZO (= Y), bitmaps at HB (count <= omega, as ct0_hint
+  checked); the 3309-byte signature at SIG = YH + 16 (so that z's part, at SIG + 48, and
+  the hint part, at SIG + 3248, are 32-byte aligned; 3 zero bytes follow it). HW (64 words)
+  is the hint byte buffer, one byte value per 32-bit word.
+
+Design:
+* eta = 4 fields (4 bit, one 32-bit granule = one output word): bn.bcastl of the granule,
+  bn.mulv.lo by 2^(28 - 4 lane) (per-lane shift) and bn.shrv 28 give field `lane`;
+  s = 4 - field by bn.subvm.
+* t0 (13 bit): 4 output words = 13 granules (52 B); the granules are read with lw and
+  gathered with bn.ins into X (granule of the field's low bit) / Y (next granule, or the
+  only one when the field starts at bit 0), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y,
+  2^(32-off) or 1) (mldsa.ExpandMask's per-lane shift), & (2^13 - 1); t0 = 2^12 - E.
+* MakeHint: h = HighBits(v + c t0) != HighBits(v) with v = w - c s2 (FIPS 204 Alg. 39 with
+  r = v + c t0, z = -c t0); HighBits as in r0_program (& 15 for the q - 1 wrap). The masks
+  (all-ones where h = 1) are summed in w31 (bn.subv) and ANDed with 2^(8 s + lane) for word
+  4t + s, ORed per 4 words and reduced by the 3-level unzip tree of w1Encode to the bitmap.
+* HintBitPack: per non-zero bitmap granule, lowest set bit b = x & -x, index by a de
+  Bruijn multiply (bn.bcast + bn.mulv.lo, the base ISA has no multiply) and a 32-entry
+  table; one byte value per word into HW, packed to bytes at the end by bn.mulv.lo by
+  256^(lane % 4) and a 2-level unzip tree.
+* z pack: f = gamma1 - z (bn.subvm); LO = mulv.lo(f, 2^off), HI = mulv.hi(f, 2^off)
+  (off = 20 lane mod 32) are the parts of field `lane` in its first and second output
+  granule; bn.trn1 (with 0) moves HI of lanes 4, 6 onto LO of lanes 5, 7; the 5 output granules
+  are ORs of 10 lanes (bn.ext) stored with sw.
+"""
+from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from . import mldsa
+from .mldsa import Q, K, L, ETA, GAMMA1, GAMMA2, OMEGA, KA, VMODE1
+
+# ------------------------------------------------------------------ DMEM layout (bytes)
+# keydec (pre-loop)
+S1H = mldsa.Y                # s1_hat: 5 polys
+S2H = S1H + 5 * 1024         # s2_hat: 6 polys
+T0H = S2H + 6 * 1024         # t0_hat: 6 polys
+SK = T0H + 6 * 1024          # secret key (4032 B), placed by the host
+SK_S1 = SK + 128             # s1 (5 x 128 B) | s2 (6 x 128 B) | t0 (6 x 416 B)
+SK_LEN = 128 + 11 * 128 + K * 416
+assert SK + SK_LEN <= mldsa.W1E
+# ct0 + hint
+T = mldsa.YH                 # c t0[r] scratch (1 poly)
+# sigEncode output
+SIG = mldsa.YH + 16          # 3309 B (+ 3 zero bytes)
+SIG_LEN = 48 + L * 640 + OMEGA + K
+SIG_Z = SIG + 48
+SIG_H = SIG_Z + L * 640
+assert SIG_Z % 32 == 0 and SIG_H % 32 == 0 and SIG_H + 64 <= mldsa.W
+# past mldsa.END
+XC = mldsa.END               # constant words (_XC_NAMES), then the de Bruijn table
+_XC_NAMES = ["sh4e", "eta", "m13", "t0c"] + [f"cx13_{r}" for r in range(4)] + \
+    [f"cy13_{r}" for r in range(4)] + ["g2m1", "g2x2m1"] + [f"hbit{s}" for s in range(4)] + \
+    ["p20", "deb", "bsh"]
+XA = {n: XC + 32 * i for i, n in enumerate(_XC_NAMES)}
+DBT = XC + 32 * len(_XC_NAMES)   # 32 words: de Bruijn index table
+HB = DBT + 128               # 6 hint bitmaps (32 B each)
+FLAG = HB + 6 * 32           # word 0: flag (0 = pass), word 1: hint count
+HW = FLAG + 32               # 64 words: hint bytes, one per word
+XEND = HW + 256
+assert XEND <= 32 * 1024
+
+DEBRUIJN = 0x077CB531
+
+
+def _fields13(r):
+    """Output word r % 4 of a 13-granule group: per lane (granule, bit offset, crosses)."""
+    out = []
+    for q in range(8):
+        a, off = divmod(104 * (r % 4) + 13 * q, 32)
+        out.append((a, off, off + 13 > 32))
+    return out
+
+
+def _xc_words():
+    c = {}
+    c["sh4e"] = _u32([1 << (28 - 4 * q) for q in range(8)])
+    c["eta"] = _u32([ETA] * 8)
+    c["m13"] = _u32([(1 << 13) - 1] * 8)
+    c["t0c"] = _u32([1 << 12] * 8)
+    for r in range(4):
+        cx, cy = [], []
+        for a, off, cross in _fields13(r):
+            cx.append((1 << (32 - off)) if off else 0)
+            cy.append(1 if off == 0 else ((1 << (32 - off)) if cross else 0))
+        c[f"cx13_{r}"], c[f"cy13_{r}"] = _u32(cx), _u32(cy)
+    c["g2m1"] = _u32([GAMMA2 - 1] * 8)
+    c["g2x2m1"] = _u32([2 * GAMMA2 - 1] * 8)
+    for s in range(4):
+        c[f"hbit{s}"] = _u32([1 << (8 * s + q) for q in range(8)])
+    c["p20"] = _u32([1 << (20 * q % 32) for q in range(8)])
+    c["deb"] = _u32([DEBRUIJN] * 8)
+    c["bsh"] = _u32([1 << (8 * (q % 4)) for q in range(8)])
+    return c
+
+
+def _debruijn_table():
+    t = [0] * 32
+    for k in range(32):
+        t[((DEBRUIJN << k) & 0xFFFFFFFF) >> 27] = k
+    return t
+
+
+def const_image() -> dict:
+    """mldsa.const_image() plus this module's constants (at XC, DBT)."""
+    img = mldsa.const_image()
+    cw = _xc_words()
+    img[XC] = b"".join(cw[n] for n in _XC_NAMES) + _u32(_debruijn_table())
+    return img
+
+
+def _program(phases):
+    lines = []
+    for _, body in phases:
+        lines += body
+    return "\n".join(lines + ["ecall"]) + "\n"
+
+
+# ------------------------------------------------------------------ keydec
+def _dec_eta_poly():
+    """128 B at x5 -> 32 words at x6 (both post-incremented); w20 = sh4e, w21 = eta."""
+    body = ["bn.lw.pi w0, 0(x5)", "bn.lw.pi w1, 0(x5)"]
+    for h in (0, 1):
+        regs = [f"w{2 + g}" for g in range(8)]
+        body += [f"bn.bcastl {r}, w{h}, {g}" for g, r in enumerate(regs)]
+        body += [f"bn.mulv.lo {r}, {r}, w20" for r in regs]
+        body += [f"bn.shrv {r}, {r}, 28" for r in regs]
+        body += [f"bn.subvm {r}, w21, {r}" for r in regs]
+        body += [f"bn.sw.pi {r}, 0(x6)" for r in regs]
+    return _loop(2, body)
+
+
+def _dec_t0_poly():
+    """416 B at x5 -> 32 words at x6; w20..w23 cx13, w24..w27 cy13, w28 m13, w29 t0c."""
+    body = [f"lw x{10 + g}, {4 * g}(x5)" for g in range(13)] + ["addi x5, x5, 52"]
+    for r in range(4):
+        for q, (a, off, cross) in enumerate(_fields13(r)):
+            if off:
+                body.append(f"bn.ins w{2 * r}, x{10 + a}, {q}")
+            if off == 0:
+                body.append(f"bn.ins w{2 * r + 1}, x{10 + a}, {q}")
+            elif cross:
+                body.append(f"bn.ins w{2 * r + 1}, x{10 + a + 1}, {q}")
+    for r in range(4):
+        body += [f"bn.mulv.hi w{8 + r}, w{2 * r}, w{20 + r}",
+                 f"bn.mulv.lo w{12 + r}, w{2 * r + 1}, w{24 + r}"]
+    body += [f"bn.or w{8 + r}, w{8 + r}, w{12 + r}" for r in range(4)]
+    body += [f"bn.and w{8 + r}, w{8 + r}, w28" for r in range(4)]
+    body += [f"bn.subvm w{8 + r}, w29, w{8 + r}" for r in range(4)]
+    body += [f"bn.sw.pi w{8 + r}, 0(x6)" for r in range(4)]
+    return _loop(8, body)
+
+
+def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK):
+    """skDecode of s1, s2, t0 from the secret key at sk, each polynomial NTT'd in place
+    right after its decode (plain NTT-domain values in [0, q))."""
+    eta_c = [f"bn.lw w20, {_m(XA['sh4e'])}", f"bn.lw w21, {_m(XA['eta'])}"]
+    t0_c = [f"bn.lw w{20 + r}, {_m(XA[f'cx13_{r}'])}" for r in range(4)] + \
+        [f"bn.lw w{24 + r}, {_m(XA[f'cy13_{r}'])}" for r in range(4)] + \
+        [f"bn.lw w28, {_m(XA['m13'])}", f"bn.lw w29, {_m(XA['t0c'])}"]
+    ntt = ["addi x8, x6, -1024"] + mldsa.ntt_body(8, 8)
+    ph = [("init", VMODE1 + _li(5, sk + 128))]
+    ph.append(("s1: 5 x [decode (eta 4), NTT]",
+               _li(6, s1h) + _loop(L, eta_c + _dec_eta_poly() + ntt)))
+    ph.append(("s2: 6 x [decode (eta 4), NTT]",
+               _li(6, s2h) + _loop(K, eta_c + _dec_eta_poly() + ntt)))
+    ph.append(("t0: 6 x [decode (13 bit), NTT]",
+               _li(6, t0h) + _loop(K, t0_c + _dec_t0_poly() + ntt)))
+    return ph
+
+
+def keydec_program(**kw) -> str:
+    return _program(keydec_phases(**kw))
+
+
+# ------------------------------------------------------------------ c t0 + MakeHint
+def _hint_word(s):
+    """One word: ct0 from x14, v = w - c s2 from x13; norm check into ACC (x9), hint mask
+    counted in w31, its bits (2^(8 s + lane)) ORed into w10 (P)."""
+    X, V, A, U, T1, T2, D = "w0", "w1", "w2", "w3", "w4", "w5", "w6"
+    L_ = [f"bn.lw.pi {X}, 0(x14)", f"bn.lw.pi {V}, 0(x13)",
+          f"bn.addvm {A}, {X}, w16", f"bn.addvm {U}, {V}, {X}",
+          f"bn.addv {T1}, {U}, w19", f"bn.addv {T2}, {V}, w19",
+          f"bn.ltv {A}, {A}, w17",
+          f"bn.shrv {T1}, {T1}, 7", f"bn.shrv {T2}, {T2}, 7",
+          f"bn.or.acc x9, {A}, w18",
+          f"bn.mulv.lo {T1}, {T1}, w20", f"bn.mulv.lo {T2}, {T2}, w20",
+          f"bn.addv {T1}, {T1}, w21", f"bn.addv {T2}, {T2}, w21",
+          f"bn.shrv {T1}, {T1}, 22", f"bn.shrv {T2}, {T2}, 22",
+          f"bn.xor {D}, {T1}, {T2}", f"bn.and {D}, {D}, w22",
+          f"bn.ltv {D}, w23, {D}", f"bn.subv w31, w31, {D}"]
+    if s == 0:
+        return L_ + [f"bn.and w10, {D}, w24"]
+    return L_ + [f"bn.and {D}, {D}, w{24 + s}", f"bn.or w10, w10, {D}"]
+
+
+def _or_tree(n=8, tmp=("w8", "w9")):
+    """w0..w{n-1} -> w0: lane t = OR of the lanes of input word t (n = 8) or of input
+    words' lane pairs / quads (n = 2, 4: see sig_encode's byte packing)."""
+    out = []
+    while n > 1:
+        for i in range(n // 2):
+            out += [f"bn.unzip.lo {tmp[0]}, w{2 * i}, w{2 * i + 1}",
+                    f"bn.unzip.hi {tmp[1]}, w{2 * i}, w{2 * i + 1}",
+                    f"bn.or w{i}, {tmp[0]}, {tmp[1]}"]
+        n //= 2
+    return out
+
+
+def ct0_hint_phases():
+    """c_hat at CH, t0_hat at SH (6 polys), v = w - c s2 at W: per polynomial
+    c t0 = INTT(c_hat o t0_hat) -> T, then one fused pass: norm check, MakeHint, count,
+    bitmap -> HB. x9 = FLAG = 0 iff ||c t0|| < gamma2 and #hints <= omega."""
+    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31"] +
+           _li(10, mldsa.SH) + _li(13, mldsa.W) + _li(16, HB))]
+    prod = []
+    for k in range(4):
+        prod += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
+    prod += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
+    prod += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
+    consts = [f"bn.lw w{16 + k}, {_m(a)}" for k, a in enumerate(
+        [XA["g2m1"], XA["g2x2m1"], KA["ones"], KA["c127"], KA["c1025"], KA["c2p21"],
+         KA["c15"], KA["zero"]] + [XA[f"hbit{s}"] for s in range(4)])]
+    chk = []
+    for s in range(4):
+        chk += _hint_word(s)
+    chk.append("bn.sw.pi w10, 0(x15)")       # P_t over ct0 word t (already read)
+    tree = [f"bn.lw w{k}, {_m(T + 32 * k)}" for k in range(8)] + _or_tree() + \
+        ["bn.sw.pi w0, 0(x16)"]
+    body = _li(12, mldsa.CH) + _li(11, T) + _loop(8, prod) + _li(8, T) + \
+        mldsa.intt_body(8, 8) + consts + _li(14, T) + _li(15, T) + _loop(8, chk) + tree
+    ph.append(("6 x [c t0 (pw + INTT), norm + MakeHint + count, bitmap]", _loop(K, body)))
+    fin = [f"bn.ext x{1 + k}, w31, {k}" for k in range(8)]
+    fin += [f"add x1, x1, x{2 + k}" for k in range(7)]
+    fin += ["sltu x2, x0, x9", "sltiu x3, x1, 56", "xori x3, x3, 1", "slli x3, x3, 1",
+            "or x9, x2, x3"] + _li(4, FLAG) + ["sw x9, 0(x4)", "sw x1, 4(x4)"]
+    assert OMEGA == 55
+    ph.append(("hint count, flag", fin))
+    return ph
+
+
+def ct0_hint_program() -> str:
+    return _program(ct0_hint_phases())
+
+
+# ------------------------------------------------------------------ sigEncode
+def _zpack_word(w):
+    """z word (at x5) -> 5 granules at x6 (20 B); w20 = gamma1, w21 = p20, w22 = 0. Registers
+    offset by w (0 or 8) and GPR set by w // 8 so that two words interleave."""
+    z, f, lo, hi, t, s = (f"w{w + k}" for k in range(6))
+    g = 10 if w == 0 else 20
+    vec = [f"bn.lw.pi {z}, 0(x5)", f"bn.subvm {f}, w20, {z}", f"bn.mulv.lo {lo}, {f}, w21",
+           f"bn.mulv.hi {hi}, {f}, w21", f"bn.trn1 {t}, w22, {hi}", f"bn.or {s}, {lo}, {t}"]
+    sc = [f"bn.ext x{g + k}, {s}, {k}" for k in range(8)] + \
+        [f"bn.ext x{g + 8}, {hi}, 1", f"bn.ext x{g + 9}, {hi}, 3"]
+    sc += [f"or x{g}, x{g}, x{g + 1}", f"or x{g + 2}, x{g + 2}, x{g + 3}",
+           f"or x{g + 2}, x{g + 2}, x{g + 8}", f"or x{g + 4}, x{g + 4}, x{g + 9}",
+           f"or x{g + 5}, x{g + 5}, x{g + 6}"]
+    o = 0 if w == 0 else 20
+    sc += [f"sw x{g + k}, {o + 4 * i}(x6)" for i, k in enumerate((0, 2, 4, 5, 7))]
+    return vec, sc
+
+
+def sig_encode_phases():
+    ph = [("init", VMODE1)]
+    ct = _li(1, mldsa.CTIL) + _li(2, SIG)
+    ct += [f"lw x{3 + k}, {4 * k}(x1)" for k in range(12)]
+    ct += [f"sw x{3 + k}, {4 * k}(x2)" for k in range(12)]
+    ph.append(("c_tilde", ct))
+    va, sa = _zpack_word(0)
+    vb, sb = _zpack_word(8)
+    # two words per iteration: the vector part of the second runs between the first's
+    body = [va[0], vb[0], va[1], vb[1], va[2], va[3], vb[2], vb[3], va[4], va[5], vb[4],
+            vb[5]] + sa + sb + ["addi x6, x6, 40"]
+    ph.append(("z: gamma1 - z, 20-bit pack (5 polys)",
+               [f"bn.lw w20, {_m(KA['g1'])}", f"bn.lw w21, {_m(XA['p20'])}",
+                f"bn.lw w22, {_m(KA['zero'])}"] +
+               _li(5, mldsa.ZO) + _li(6, SIG_Z) + _loop(L * 16, body)))
+    # HintBitPack: indices into HW (one per word), cumulative counts at HW + 4 (omega + i)
+    hp = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(20, HW) + \
+        _loop(8, ["bn.sw.pi w0, 0(x20)"]) + \
+        _li(20, HW) + _li(21, HW + 4 * OMEGA) + _li(22, HB) + _li(7, DBT) + \
+        [f"bn.lw w2, {_m(XA['deb'])}", "addi x23, x0, 0", "addi x28, x0, 256",
+         f"addi x29, x0, {K}"]
+    hp += ["hp_poly:", "addi x24, x0, 0",
+           "hp_gran:", "lw x25, 0(x22)", "addi x22, x22, 4", "beq x25, x0, hp_next",
+           "hp_bit:", "sub x26, x0, x25", "and x26, x25, x26", "xor x25, x25, x26",
+           "bn.bcast w1, x26", "bn.mulv.lo w1, w1, w2", "bn.ext x27, w1, 0", "srli x27, x27, 27", "slli x27, x27, 2", "add x27, x27, x7",
+           "lw x27, 0(x27)", "addi x20, x20, 4", "add x27, x27, x24", "sw x27, -4(x20)",
+           "bne x25, x0, hp_bit",
+           "hp_next:", "addi x24, x24, 32", "bne x24, x28, hp_gran"]
+    hp += _li(27, HW) + ["sub x27, x20, x27", "srli x27, x27, 2", "sw x27, 0(x21)",
+                         "addi x21, x21, 4", "addi x23, x23, 1", "bne x23, x29, hp_poly"]
+    ph.append(("hint: HintBitPack indices", hp))
+    pk = [f"bn.lw w9, {_m(XA['bsh'])}"]
+    for half in (0, 1):
+        pk += [f"bn.lw w{k}, {_m(HW + 128 * half + 32 * k)}" for k in range(4)]
+        pk += [f"bn.mulv.lo w{k}, w{k}, w9" for k in range(4)]
+        pk += _or_tree(4, ("w10", "w11")) + [f"bn.sw w0, {_m(SIG_H + 32 * half)}"]
+    ph.append(("hint: bytes", pk))
+    return ph
+
+
+def sig_encode_program() -> str:
+    return _program(sig_encode_phases())
