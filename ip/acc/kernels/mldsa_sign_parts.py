@@ -29,11 +29,12 @@ Design:
   bn.mulv.lo by 2^(28 - 4 lane) (per-lane shift) and bn.shrv 28 give field `lane`;
   s = 4 - field by bn.subvm.
 * t0 (13 bit): 4 output words = 13 granules (52 B); the granules are read with lw and
-  gathered with bn.ins into X (granule of the field's low bit) / Y (next granule, or the
+  gathered with bn.bcast (the granule most lanes need) + bn.ins into X (granule of the field's low bit) / Y (next granule, or the
   only one when the field starts at bit 0), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y,
   2^(32-off) or 1) (mldsa.ExpandMask's per-lane shift), & (2^13 - 1); t0 = 2^12 - E.
 * MakeHint: h = HighBits(v + c t0) != HighBits(v) with v = w - c s2 (FIPS 204 Alg. 39 with
-  r = v + c t0, z = -c t0); HighBits as in r0_program (& 15 for the q - 1 wrap). The masks
+  r = v + c t0, z = -c t0); HighBits as in r0_program, but mod 16 (the q - 1 wrap) for
+  free: ((1025 c + 2^21) >> 22) & 15 = ((64 * 1025 c + 2^27) mod 2^32) >> 28. The masks
   (all-ones where h = 1) are summed in w31 (bn.subv) and ANDed with 2^(8 s + lane) for word
   4t + s, ORed per 4 words and reduced by the 3-level unzip tree of w1Encode to the bitmap.
 * HintBitPack: per non-zero bitmap granule, lowest set bit b = x & -x, index by a de
@@ -70,7 +71,7 @@ assert SIG_Z % 32 == 0 and SIG_H % 32 == 0 and SIG_H + 64 <= mldsa.W
 XC = mldsa.END               # constant words (_XC_NAMES), then the de Bruijn table
 _XC_NAMES = ["sh4e", "eta", "m13", "t0c"] + [f"cx13_{r}" for r in range(4)] + \
     [f"cy13_{r}" for r in range(4)] + ["g2m1", "g2x2m1"] + [f"hbit{s}" for s in range(4)] + \
-    ["p20", "deb", "bsh"]
+    ["p20", "deb", "bsh", "hb16m", "hb16a"]
 XA = {n: XC + 32 * i for i, n in enumerate(_XC_NAMES)}
 DBT = XC + 32 * len(_XC_NAMES)   # 32 words: de Bruijn index table
 HB = DBT + 128               # 6 hint bitmaps (32 B each)
@@ -110,6 +111,8 @@ def _xc_words():
     c["p20"] = _u32([1 << (20 * q % 32) for q in range(8)])
     c["deb"] = _u32([DEBRUIJN] * 8)
     c["bsh"] = _u32([1 << (8 * (q % 4)) for q in range(8)])
+    c["hb16m"] = _u32([1025 << 6] * 8)
+    c["hb16a"] = _u32([1 << 27] * 8)
     return c
 
 
@@ -149,17 +152,33 @@ def _dec_eta_poly():
     return _loop(2, body)
 
 
+def _gather(reg, need):
+    """Lanes of reg = GPR x{10 + granule} per need {lane: granule}: bn.bcast of the most
+    used granule, bn.ins for the other lanes."""
+    cnt = {}
+    for g in need.values():
+        cnt[g] = cnt.get(g, 0) + 1
+    top = max(cnt, key=lambda g: (cnt[g], -g))
+    if cnt[top] < 2:
+        return [f"bn.ins {reg}, x{10 + g}, {q}" for q, g in need.items()]
+    return [f"bn.bcast {reg}, x{10 + top}"] + \
+        [f"bn.ins {reg}, x{10 + g}, {q}" for q, g in need.items() if g != top]
+
+
 def _dec_t0_poly():
     """416 B at x5 -> 32 words at x6; w20..w23 cx13, w24..w27 cy13, w28 m13, w29 t0c."""
     body = [f"lw x{10 + g}, {4 * g}(x5)" for g in range(13)] + ["addi x5, x5, 52"]
     for r in range(4):
+        xs, ys = {}, {}                       # lane -> granule (other lanes: don't care)
         for q, (a, off, cross) in enumerate(_fields13(r)):
             if off:
-                body.append(f"bn.ins w{2 * r}, x{10 + a}, {q}")
+                xs[q] = a
             if off == 0:
-                body.append(f"bn.ins w{2 * r + 1}, x{10 + a}, {q}")
+                ys[q] = a
             elif cross:
-                body.append(f"bn.ins w{2 * r + 1}, x{10 + a + 1}, {q}")
+                ys[q] = a + 1
+        for reg, need in ((f"w{2 * r}", xs), (f"w{2 * r + 1}", ys)):
+            body += _gather(reg, need)
     for r in range(4):
         body += [f"bn.mulv.hi w{8 + r}, w{2 * r}, w{20 + r}",
                  f"bn.mulv.lo w{12 + r}, w{2 * r + 1}, w{24 + r}"]
@@ -205,12 +224,11 @@ def _hint_word(s):
           f"bn.or.acc x9, {A}, w18",
           f"bn.mulv.lo {T1}, {T1}, w20", f"bn.mulv.lo {T2}, {T2}, w20",
           f"bn.addv {T1}, {T1}, w21", f"bn.addv {T2}, {T2}, w21",
-          f"bn.shrv {T1}, {T1}, 22", f"bn.shrv {T2}, {T2}, 22",
-          f"bn.xor {D}, {T1}, {T2}", f"bn.and {D}, {D}, w22",
-          f"bn.ltv {D}, w23, {D}", f"bn.subv w31, w31, {D}"]
+          f"bn.shrv {T1}, {T1}, 28", f"bn.shrv {T2}, {T2}, 28",
+          f"bn.xor {D}, {T1}, {T2}", f"bn.ltv {D}, w22, {D}", f"bn.subv w31, w31, {D}"]
     if s == 0:
-        return L_ + [f"bn.and w10, {D}, w24"]
-    return L_ + [f"bn.and {D}, {D}, w{24 + s}", f"bn.or w10, w10, {D}"]
+        return L_ + [f"bn.and w10, {D}, w23"]
+    return L_ + [f"bn.and {D}, {D}, w{23 + s}", f"bn.or w10, w10, {D}"]
 
 
 def _or_tree(n=8, tmp=("w8", "w9")):
@@ -238,8 +256,8 @@ def ct0_hint_phases():
     prod += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
     prod += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
     consts = [f"bn.lw w{16 + k}, {_m(a)}" for k, a in enumerate(
-        [XA["g2m1"], XA["g2x2m1"], KA["ones"], KA["c127"], KA["c1025"], KA["c2p21"],
-         KA["c15"], KA["zero"]] + [XA[f"hbit{s}"] for s in range(4)])]
+        [XA["g2m1"], XA["g2x2m1"], KA["ones"], KA["c127"], XA["hb16m"], XA["hb16a"],
+         KA["zero"]] + [XA[f"hbit{s}"] for s in range(4)])]
     chk = []
     for s in range(4):
         chk += _hint_word(s)

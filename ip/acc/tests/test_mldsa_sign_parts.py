@@ -246,3 +246,36 @@ def test_layout():
     assert sp.XEND <= 32 * 1024 and sp.XC >= mldsa.END
     for src in (sp.keydec_program(), sp.ct0_hint_program(), sp.sig_encode_program()):
         assert len(assemble(src, "x.s")) * 4 <= 16 * 1024
+
+
+def test_phase_table():
+    """Cycles per phase (prefix runs) of the three programs for one real signature."""
+    sk, its, _ = _iterations(2)
+    it = its[-1]
+    dm = _image(sk=(sp.SK, sk), ch=(mldsa.CH, mldsa.poly_bytes(
+        [c % Q for c in it["c_hat"].coeffs])), sh=(mldsa.SH, _flat(_vec(it["t0_hat"]))),
+        w=(mldsa.W, _flat(_vec(it["w_cs2"]))))
+    print()
+    for title, ph in (("keydec", sp.keydec_phases()), ("ct0 + hint", sp.ct0_hint_phases())):
+        lines, prev = [], 0
+        print(f"{title}:")
+        for name, body in ph:
+            lines += body
+            _, h, _ = _run("\n".join(lines + ["ecall"]) + "\n", dm)
+            assert h.ok, (name, h)
+            print(f"  {h.cycles - prev:6d}  {name}")
+            prev = h.cycles
+        print(f"  {prev:6d}  total")
+    # sigEncode after the ct0 program's bitmaps (branch labels: phases run cumulatively)
+    hb = _bitmaps(_vec(it["h"]))
+    dm = _image(ctil=(mldsa.CTIL, it["c_tilde"]), z=(mldsa.ZO, _flat(_vec(it["z"]))),
+                hb=(sp.HB, hb))
+    lines, prev = [], 0
+    print("sigEncode:")
+    for name, body in sp.sig_encode_phases():
+        lines += body
+        _, h, _ = _run("\n".join(lines + ["ecall"]) + "\n", dm)
+        assert h.ok, (name, h)
+        print(f"  {h.cycles - prev:6d}  {name}")
+        prev = h.cycles
+    print(f"  {prev:6d}  total ({it['nh']} hints)")
