@@ -41,10 +41,11 @@ Design:
   Bruijn multiply (bn.bcast + bn.mulv.lo, the base ISA has no multiply) and a 32-entry
   table; one byte value per word into HW, packed to bytes at the end by bn.mulv.lo by
   256^(lane % 4) and a 2-level unzip tree.
-* z pack: f = gamma1 - z (bn.subvm); LO = mulv.lo(f, 2^off), HI = mulv.hi(f, 2^off)
-  (off = 20 lane mod 32) are the parts of field `lane` in its first and second output
-  granule; bn.trn1 (with 0) moves HI of lanes 4, 6 onto LO of lanes 5, 7; the 5 output granules
-  are ORs of 10 lanes (bn.ext) stored with sw.
+* z pack, 8 words at a time: f = gamma1 - z (bn.subvm), an 8 x 8 lane transpose (3
+  rounds of bn.unzip.lo / .hi) so that lane m holds word m; then the 5 output granules of
+  every word are uniform shifts / ORs of the fields (8 words at once), and each granule
+  goes out by bn.ext + sw (the 8 words' 40 granules are not lane-aligned with the 5 output
+  words).
 """
 from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from . import mldsa
@@ -71,7 +72,7 @@ assert SIG_Z % 32 == 0 and SIG_H % 32 == 0 and SIG_H + 64 <= mldsa.W
 XC = mldsa.END               # constant words (_XC_NAMES), then the de Bruijn table
 _XC_NAMES = ["sh4e", "eta", "m13", "t0c"] + [f"cx13_{r}" for r in range(4)] + \
     [f"cy13_{r}" for r in range(4)] + ["g2m1", "g2x2m1"] + [f"hbit{s}" for s in range(4)] + \
-    ["p20", "deb", "bsh", "hb16m", "hb16a"]
+    ["deb", "bsh", "hb16m", "hb16a"]
 XA = {n: XC + 32 * i for i, n in enumerate(_XC_NAMES)}
 DBT = XC + 32 * len(_XC_NAMES)   # 32 words: de Bruijn index table
 HB = DBT + 128               # 6 hint bitmaps (32 B each)
@@ -108,7 +109,6 @@ def _xc_words():
     c["g2x2m1"] = _u32([2 * GAMMA2 - 1] * 8)
     for s in range(4):
         c[f"hbit{s}"] = _u32([1 << (8 * s + q) for q in range(8)])
-    c["p20"] = _u32([1 << (20 * q % 32) for q in range(8)])
     c["deb"] = _u32([DEBRUIJN] * 8)
     c["bsh"] = _u32([1 << (8 * (q % 4)) for q in range(8)])
     c["hb16m"] = _u32([1025 << 6] * 8)
@@ -281,21 +281,60 @@ def ct0_hint_program() -> str:
 
 
 # ------------------------------------------------------------------ sigEncode
-def _zpack_word(w):
-    """z word (at x5) -> 5 granules at x6 (20 B); w20 = gamma1, w21 = p20, w22 = 0. Registers
-    offset by w (0 or 8) and GPR set by w // 8 so that two words interleave."""
-    z, f, lo, hi, t, s = (f"w{w + k}" for k in range(6))
-    g = 10 if w == 0 else 20
-    vec = [f"bn.lw.pi {z}, 0(x5)", f"bn.subvm {f}, w20, {z}", f"bn.mulv.lo {lo}, {f}, w21",
-           f"bn.mulv.hi {hi}, {f}, w21", f"bn.trn1 {t}, w22, {hi}", f"bn.or {s}, {lo}, {t}"]
-    sc = [f"bn.ext x{g + k}, {s}, {k}" for k in range(8)] + \
-        [f"bn.ext x{g + 8}, {hi}, 1", f"bn.ext x{g + 9}, {hi}, 3"]
-    sc += [f"or x{g}, x{g}, x{g + 1}", f"or x{g + 2}, x{g + 2}, x{g + 3}",
-           f"or x{g + 2}, x{g + 2}, x{g + 8}", f"or x{g + 4}, x{g + 4}, x{g + 9}",
-           f"or x{g + 5}, x{g + 5}, x{g + 6}"]
-    o = 0 if w == 0 else 20
-    sc += [f"sw x{g + k}, {o + 4 * i}(x6)" for i, k in enumerate((0, 2, 4, 5, 7))]
-    return vec, sc
+_BR3 = [int(f"{i:03b}"[::-1], 2) for i in range(8)]
+
+
+def _transpose8(a, b):
+    """8 x 8 lane transpose by 3 rounds of bn.unzip.lo / .hi (rows a -> b -> a -> b): with
+    word m in register a[bitrev(m)], lane q of word m ends in b[bitrev(q)] lane m."""
+    out, src, dst = [], a, b
+    for _ in range(3):
+        for p in range(4):
+            out += [f"bn.unzip.lo {dst[2 * p]}, {src[p]}, {src[p + 4]}",
+                    f"bn.unzip.hi {dst[2 * p + 1]}, {src[p]}, {src[p + 4]}"]
+        src, dst = dst, src
+    return out
+
+
+# granule g of a z word: (field, shift) parts, shift > 0: left, < 0: right
+_ZGRAN = [[(0, 0), (1, 20)], [(1, -12), (2, 8), (3, 28)], [(3, -4), (4, 16)],
+          [(4, -16), (5, 4), (6, 24)], [(6, -8), (7, 12)]]
+
+
+def _zpack_group():
+    """8 z words at x5 -> 40 granules (160 B) at x6; w30 = gamma1. f = gamma1 - z, lanes
+    transposed (T_q lane m = field q of word m), granule g of every word by uniform
+    shifts / ors (G_g lane m = granule 5m + g), then bn.ext + sw per granule."""
+    A = [f"w{k}" for k in range(8)]
+    B = [f"w{8 + k}" for k in range(8)]
+    L_ = [f"bn.lw.pi {A[_BR3[m]]}, 0(x5)" for m in range(8)]
+    L_ += [f"bn.subvm {r}, w30, {r}" for r in A]
+    L_ += _transpose8(A, B)
+    T = lambda q: B[_BR3[q]]
+    tmp = iter(f"w{k}" for k in range(16, 30))
+    G = []
+    for parts in _ZGRAN:
+        terms = []
+        for q, sh in parts:
+            if sh == 0:
+                terms.append(T(q))
+                continue
+            t = next(tmp)
+            L_.append(f"bn.{'shlv' if sh > 0 else 'shrv'} {t}, {T(q)}, {abs(sh)}")
+            terms.append(t)
+        g = terms[0]
+        for t in terms[1:]:
+            L_.append(f"bn.or {t}, {g}, {t}")
+            g = t
+        G.append(g)
+    # scatter: ext one ahead of its sw (granule order = address order)
+    order = [(m, g) for m in range(8) for g in range(5)]
+    ext = [f"bn.ext x{10 + i % 8}, {G[g]}, {m}" for i, (m, g) in enumerate(order)]
+    sw = [f"sw x{10 + i % 8}, {4 * (5 * m + g)}(x6)" for i, (m, g) in enumerate(order)]
+    L_ += ext[:2]
+    for i in range(40):
+        L_ += [sw[i]] + ext[i + 2:i + 3]
+    return L_ + ["addi x6, x6, 160"]
 
 
 def sig_encode_phases():
@@ -304,15 +343,9 @@ def sig_encode_phases():
     ct += [f"lw x{3 + k}, {4 * k}(x1)" for k in range(12)]
     ct += [f"sw x{3 + k}, {4 * k}(x2)" for k in range(12)]
     ph.append(("c_tilde", ct))
-    va, sa = _zpack_word(0)
-    vb, sb = _zpack_word(8)
-    # two words per iteration: the vector part of the second runs between the first's
-    body = [va[0], vb[0], va[1], vb[1], va[2], va[3], vb[2], vb[3], va[4], va[5], vb[4],
-            vb[5]] + sa + sb + ["addi x6, x6, 40"]
     ph.append(("z: gamma1 - z, 20-bit pack (5 polys)",
-               [f"bn.lw w20, {_m(KA['g1'])}", f"bn.lw w21, {_m(XA['p20'])}",
-                f"bn.lw w22, {_m(KA['zero'])}"] +
-               _li(5, mldsa.ZO) + _li(6, SIG_Z) + _loop(L * 16, body)))
+               [f"bn.lw w30, {_m(KA['g1'])}"] + _li(5, mldsa.ZO) + _li(6, SIG_Z) +
+               _loop(L * 4, _zpack_group())))
     # HintBitPack: indices into HW (one per word), cumulative counts at HW + 4 (omega + i)
     hp = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(20, HW) + \
         _loop(8, ["bn.sw.pi w0, 0(x20)"]) + \
