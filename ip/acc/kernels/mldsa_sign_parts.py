@@ -28,10 +28,14 @@ Design:
 * eta = 4 fields (4 bit, one 32-bit granule = one output word): bn.bcastl of the granule,
   bn.mulv.lo by 2^(28 - 4 lane) (per-lane shift) and bn.shrv 28 give field `lane`;
   s = 4 - field by bn.subvm.
-* t0 (13 bit): 4 output words = 13 granules (52 B); the granules are read with lw and
-  gathered with bn.bcast (the granule most lanes need) + bn.ins into X (granule of the field's low bit) / Y (next granule, or the
-  only one when the field starts at bit 0), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y,
-  2^(32-off) or 1) (mldsa.ExpandMask's per-lane shift), & (2^13 - 1); t0 = 2^12 - E.
+* t0 (13 bit), transposed (default): the words 4m + c (m = 0..7) all start at bit 8c of
+  granule 13m + 3c, so with Y_j lane m = granule 13m + j (lw + bn.ins, 208 of the ~450
+  cycles per polynomial) field q of these 8 words is one uniform shift / or / and; an 8 x 8
+  lane transpose (3 rounds of bn.unzip.lo / .hi) gives the words; t0 = 2^12 - field by
+  bn.subvm. The per-word variant (t0_transposed=False, ~590 cycles): 13 granules per 4
+  words by lw, gathered by bn.bcast + bn.ins into X (granule of the field's low bit) / Y
+  (next granule, or the only one for a field at bit 0), E = mulv.hi(X, 2^(32-off)) |
+  mulv.lo(Y, 2^(32-off) or 1) (mldsa.ExpandMask's per-lane shift), & (2^13 - 1).
 * MakeHint: h = HighBits(v + c t0) != HighBits(v) with v = w - c s2 (FIPS 204 Alg. 39 with
   r = v + c t0, z = -c t0); HighBits as in r0_program, but mod 16 (the q - 1 wrap) for
   free: ((1025 c + 2^21) >> 22) & 15 = ((64 * 1025 c + 2^27) mod 2^32) >> 28. The masks
@@ -41,8 +45,8 @@ Design:
   Bruijn multiply (bn.bcast + bn.mulv.lo, the base ISA has no multiply) and a 32-entry
   table; one byte value per word into HW, packed to bytes at the end by bn.mulv.lo by
   256^(lane % 4) and a 2-level unzip tree.
-* z pack, 8 words at a time: f = gamma1 - z (bn.subvm), an 8 x 8 lane transpose (3
-  rounds of bn.unzip.lo / .hi) so that lane m holds word m; then the 5 output granules of
+* z pack, 8 words at a time: f = gamma1 - z (bn.subvm), the 8 x 8 lane transpose so that
+  lane m holds word m; then the 5 output granules of
   every word are uniform shifts / ORs of the fields (8 words at once), and each granule
   goes out by bn.ext + sw (the 8 words' 40 granules are not lane-aligned with the 5 output
   words).
@@ -189,13 +193,50 @@ def _dec_t0_poly():
     return _loop(8, body)
 
 
-def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK):
+def _dec_t0_poly_tr():
+    """416 B at x5 -> 32 words at x6, transposed: Y_j (w0..w12) lane m = granule 13m + j
+    (lw + bn.ins); for c = 0..3 the words 4m + c (m = 0..7) all start at bit 8c of
+    Y_{3c}, so field q of all 8 is one uniform shift / or / and (T_q, lane m), and an
+    8 x 8 transpose gives the 8 words. w30 = m13, w31 = t0c."""
+    Y = [f"w{j}" for j in range(13)]
+    A = [f"w{13 + k}" for k in range(8)]
+    B = [f"w{21 + k}" for k in range(8)]
+    out = []
+    for m in range(8):
+        out += [f"lw x{10 + j}, {52 * m + 4 * j}(x5)" for j in range(13)]
+        out += [f"bn.ins {Y[j]}, x{10 + j}, {m}" for j in range(13)]
+    out.append("addi x5, x5, 416")
+    for c in range(4):
+        for q in range(8):
+            k, off = divmod(8 * c + 13 * q, 32)
+            t = A[_BR3[q]]                 # T_q, as _transpose8 wants it
+            src = Y[3 * c + k]
+            if off:
+                out.append(f"bn.shrv {t}, {src}, {off}")
+                src = t
+            if off + 13 > 32:
+                out += [f"bn.shlv w29, {Y[3 * c + k + 1]}, {32 - off}",
+                        f"bn.or {t}, {src}, w29"]
+                src = t
+            out.append(f"bn.and {t}, {src}, w30")
+        out += _transpose8(A, B)
+        out += [f"bn.subvm {B[_BR3[m]]}, w31, {B[_BR3[m]]}" for m in range(8)]
+        out += [f"bn.sw {B[_BR3[m]]}, {128 * m + 32 * c}(x6)" for m in range(8)]
+    return out + ["addi x6, x6, 1024"]
+
+
+def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK, t0_transposed=True):
     """skDecode of s1, s2, t0 from the secret key at sk, each polynomial NTT'd in place
-    right after its decode (plain NTT-domain values in [0, q))."""
+    right after its decode (plain NTT-domain values in [0, q)). t0_transposed: the t0
+    decode of _dec_t0_poly_tr (else _dec_t0_poly, per-lane gathers)."""
     eta_c = [f"bn.lw w20, {_m(XA['sh4e'])}", f"bn.lw w21, {_m(XA['eta'])}"]
     t0_c = [f"bn.lw w{20 + r}, {_m(XA[f'cx13_{r}'])}" for r in range(4)] + \
         [f"bn.lw w{24 + r}, {_m(XA[f'cy13_{r}'])}" for r in range(4)] + \
         [f"bn.lw w28, {_m(XA['m13'])}", f"bn.lw w29, {_m(XA['t0c'])}"]
+    dec_t0 = t0_c + _dec_t0_poly()
+    if t0_transposed:
+        dec_t0 = [f"bn.lw w30, {_m(XA['m13'])}", f"bn.lw w31, {_m(XA['t0c'])}"] + \
+            _dec_t0_poly_tr()
     ntt = ["addi x8, x6, -1024"] + mldsa.ntt_body(8, 8)
     ph = [("init", VMODE1 + _li(5, sk + 128))]
     ph.append(("s1: 5 x [decode (eta 4), NTT]",
@@ -203,7 +244,7 @@ def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK):
     ph.append(("s2: 6 x [decode (eta 4), NTT]",
                _li(6, s2h) + _loop(K, eta_c + _dec_eta_poly() + ntt)))
     ph.append(("t0: 6 x [decode (13 bit), NTT]",
-               _li(6, t0h) + _loop(K, t0_c + _dec_t0_poly() + ntt)))
+               _li(6, t0h) + _loop(K, dec_t0 + ntt)))
     return ph
 
 
