@@ -55,6 +55,13 @@ _ALUI = {"addi": "add", "slti": "slt", "sltiu": "sltu", "xori": "xor", "ori": "o
 _BRANCH = ("beq", "bne", "blt", "bge", "bltu", "bgeu")
 
 
+def _sig1(m, expr, name):
+    """A named 1-bit comb signal (one select net per register, shared by its 256 bits)."""
+    sig = Signal(name=name)
+    m.d.comb += sig.eq(expr)
+    return sig
+
+
 def _latency2(insn) -> bool:
     return "latency 2" in insn.cycles_note
 
@@ -131,19 +138,17 @@ class AccCore(wiring.Component):
         rs1 = dec.operand("grs1", "gpr")
         rs2 = dec.operand("grs2", "gpr")
         rd = dec.operand("grd", "gpr")
-        g1 = gpr[rs1[:5]]
-        g2 = gpr[rs2[:5]]
-        # wide read ports: A = wrs1 / wa / wrs, B = wrs2 / wb, C = wt / wrd (bn.sel, bn.ins)
-        wa_i = Signal(5)
-        wb_i = Signal(5)
-        wc_i = Signal(5)
-        wd_i = Signal(5)                   # destination wrd
-        m.d.comb += [
-            wa_i.eq(dec.operand("wrs1", "wdr") | dec.operand("wa", "wdr") | dec.operand("wrs", "wdr")),
-            wb_i.eq(dec.operand("wrs2", "wdr") | dec.operand("wb", "wdr")),
-            wc_i.eq(dec.operand("wt", "wdr") | dec.operand("wrd", "wdr")),
-            wd_i.eq(dec.operand("wrd", "wdr")),
-        ]
+        rs1_i = dec.index(["grs1"], "gpr")
+        rs2_i = dec.index(["grs2"], "gpr")
+        g1 = gpr[rs1_i]
+        g2 = gpr[rs2_i]
+        # wide read ports: A = wrs1 / wa / wrs, B = wrs2 / wb, C = wt / wrd (bn.sel, bn.ins);
+        # indices from the fetch stage (don't-care for instructions without the operand:
+        # every use is gated by the instruction's flags)
+        wa_i = dec.index(["wrs1", "wa", "wrs"], "wdr")
+        wb_i = dec.index(["wrs2", "wb"], "wdr")
+        wc_i = dec.index(["wt", "wrd"], "wdr")
+        wd_i = dec.index(["wrd"], "wdr")   # destination wrd
         wA, wB, wC = wdr[wa_i], wdr[wb_i], wdr[wc_i]
 
         def mn(name):
@@ -175,7 +180,7 @@ class AccCore(wiring.Component):
                                          | (reads_c & (wc_i == wb2_a))))
             | (wb2_alu_b & ((reads_a & (wa_i == wb2_b)) | (reads_b & (wb_i == wb2_b))
                             | (reads_c & (wc_i == wb2_b))))
-            | (wb2_load_g & ((reads_g1 & (rs1[:5] == wb2_g)) | (reads_g2 & (rs2[:5] == wb2_g))))))
+            | (wb2_load_g & ((reads_g1 & (rs1_i == wb2_g)) | (reads_g2 & (rs2_i == wb2_g))))))
 
         # ------------------------------------------------------------------ wide ALU
         m.submodules.walu = walu = WideAlu()
@@ -431,12 +436,24 @@ class AccCore(wiring.Component):
         ldata_word = Array(self.dmem_rdata[32 * k:32 * k + 32] for k in range(8))[wb2_word]
         with m.If(wb2_load_g):
             m.d.sync += gpr[wb2_g].eq(ldata_word)
-        with m.If(wb2_load_w):
-            m.d.sync += wdr[wb2_a].eq(self.dmem_rdata)
-        with m.If(wb2_alu_a):
-            m.d.sync += wdr[wb2_a].eq(walu.res2_a)
-        with m.If(wb2_alu_b):
-            m.d.sync += wdr[wb2_b].eq(walu.res2_b)
+        # WDR writes as one AND-OR per register with its selects decided from flops and
+        # decode (priority: clear, then the executing instruction's wrd, then the write-back
+        # stage's b, then its a), so the late wide-ALU results pass two gate levels, not a
+        # chain of one 2:1 mux per write source.
+        for i in range(32):
+            hit_w = go & w_we & (wd_i == i)
+            hit_b = wb2_alu_b & (wb2_b == i)
+            hit_a = wb2_a == i
+            live = ~clear & ~hit_w
+            sel_w = _sig1(m, hit_w & ~clear, f"w{i}_sel_w")
+            sel_b = _sig1(m, live & hit_b, f"w{i}_sel_b")
+            sel_a = _sig1(m, live & ~hit_b & hit_a & wb2_alu_a, f"w{i}_sel_a")
+            sel_l = _sig1(m, live & ~hit_b & hit_a & wb2_load_w & ~wb2_alu_a, f"w{i}_sel_l")
+            keep = _sig1(m, live & ~hit_b & ~(hit_a & (wb2_alu_a | wb2_load_w)), f"w{i}_keep")
+            m.d.sync += wdr[i].eq(
+                ((sel_w.replicate(256) & w_val) | (sel_l.replicate(256) & self.dmem_rdata))
+                | ((sel_b.replicate(256) & walu.res2_b) | (sel_a.replicate(256) & walu.res2_a))
+                | (keep.replicate(256) & wdr[i]))
 
         m.d.comb += walu.issue.eq(go & is_wide2)
         # fetch: hold the word on imem_rdata while execute stalls; a 2-cycle instruction
@@ -453,8 +470,6 @@ class AccCore(wiring.Component):
             m.d.comb += [ir_load.eq(1), ir_next.eq(self.imem_rdata)]
             with m.If(g_we & (g_dst != 0)):
                 m.d.sync += gpr[g_dst].eq(g_val)
-            with m.If(w_we):
-                m.d.sync += wdr[wd_i].eq(w_val)
             with m.If(is_csr & csr_writes):
                 with m.If(csr_addr == isa.csrs["VMODE"]["addr"]):
                     m.d.sync += vmode.eq(csr_new[0])
@@ -574,7 +589,7 @@ class AccCore(wiring.Component):
         with m.If(clear):
             m.d.comb += smp.abort.eq(1)
             for i in range(32):
-                m.d.sync += [gpr[i].eq(0), wdr[i].eq(0)]
+                m.d.sync += gpr[i].eq(0)         # WDRs: see the write AND-OR
             m.d.comb += [ir_load.eq(1), ir_next.eq(0)]
             m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0),
                          wb2_load_w.eq(0), wb2_alu_a.eq(0), wb2_alu_b.eq(0), wb2_load_g.eq(0)]

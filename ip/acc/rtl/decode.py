@@ -8,11 +8,15 @@ come from pqsoc.acc.isa (the same loader the assembler, disassembler and ISS use
     dec.any_of(["beq", ...])  # OR of is_
     dec.operand("grs1")       # value of the operand named grs1 in whichever instruction
                               # matched (32 bits, sign-extended for simm/pcrel); 0 otherwise
+    dec.index(["wrs1", "wa"]) # register-file read/write port index: the field of whichever
+                              # of these operands the instruction has; don't-care otherwise
     dec.valid                 # ir is some instruction of the ISA
 
 Predecode: Decoder(m, ir, isa, word=w, load=l) matches `w` (the word that goes into the
 register `ir` when `l`) and registers the match flags under the same condition, so the
-mask/match logic runs in the fetch stage and execute sees one flop per instruction.
+mask/match logic runs in the fetch stage and execute sees one flop per instruction; the
+port indices of `index` are registered the same way (execute's register-file read muxes
+then start from flops).
 """
 from amaranth import Cat, Const, Mux, Signal
 
@@ -39,6 +43,7 @@ class Decoder:
         m.d.comb += self.valid.eq(Cat(*self._is.values()).any())
         self._m = m
         self._ir = ir
+        self._word, self._load = word, load
         self._ops = {}
 
     def is_(self, mnemonic: str):
@@ -75,4 +80,34 @@ class Decoder:
                                 else Cat(ext, ext[-1].replicate(32 - width))[:32], 0)
         self._m.d.comb += out.eq(value)
         self._ops[key] = out
+        return out
+
+    def index(self, names, kind: str | None = None, width: int = 5):
+        """A register port index: the field of whichever operand in `names` the instruction
+        has. Unlike `operand` it is not forced to 0 for instructions without one (the
+        caller gates its use), so the common layout needs no select at all; the rarer
+        layouts are selected by their few instructions' match flags."""
+        layouts = {}           # (lo, width) -> mnemonics
+        for insn in self.insns:
+            for name in names:
+                op = insn.operands.get(name)
+                if op is None or (kind is not None and op.kind != kind):
+                    continue
+                assert len(op.slices) == 1 and op.slices[0][2] == 0, (insn.mnemonic, name)
+                f = op.slices[0][0]
+                layouts.setdefault((f.lo, f.width), []).append(insn.mnemonic)
+        order = sorted(layouts, key=lambda k: -len(layouts[k]))
+        word = self._ir if self._word is None else self._word
+        by_mnem = {i.mnemonic: i for i in self.insns}
+        value = word[order[0][0]:order[0][0] + width]
+        for lo, w in order[1:]:
+            hit = Cat(*((word & by_mnem[mn].mask) == by_mnem[mn].match
+                        for mn in layouts[lo, w])).any()
+            value = Mux(hit, word[lo:lo + width], value)
+        out = Signal(width, name="idx_" + "_".join(names))
+        if self._word is None:
+            self._m.d.comb += out.eq(value)
+        else:
+            with self._m.If(self._load):
+                self._m.d.sync += out.eq(value)
         return out

@@ -10,7 +10,8 @@ subtraction and the partial-product reduction (a carry-save tree of 3:2 compress
 whole rows, no carry propagation) in the issue cycle; the stage register (captured when
 `issue` is high) holds each product as a sum and a carry vector, and the final product
 adder, the Montgomery reduction, the CT add/subtract and the lane un-routing run in the
-next cycle, giving `res2_a` / `res2_b`.
+next cycle, giving `res2_a` / `res2_b` (the Montgomery reduction reads the carry-save
+product directly; only mulv.lo/.hi go through the product adder).
 
 Area notes:
   * Eight 32x32 partial-product arrays serve both modes: in VMODE 0 the rows of the low
@@ -22,7 +23,8 @@ Area notes:
     32-bit lane in VMODE 1 (`_vadd`), instead of separate 16- and 32-bit lane adders.
   * The Montgomery constants q' and q are sparse: constant multiplications are written as
     carry-save rows in canonical signed digit form (`_cmul_rows`), 3 or 4 terms each,
-    so a reduction costs two carry-propagate adders after the product adder.
+    so a reduction costs two carry-propagate adders; it takes the product in carry-save
+    form straight from the stage register (the product adder only feeds mulv.lo/.hi).
   * The butterfly twiddles and bn.bcastl share one 256-bit lane rotator.
 """
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
@@ -148,15 +150,21 @@ def _csa_sum(m, rows, const, width, name):
     return _sig(m, (a + b)[:width], f"{name}_sum")
 
 
-def _mont_reduce(m, t, w, q, name):
-    """ISS _mont after the product: m = t*q' mod R; u = (t + m*q) / R; d = u - q if u >= q.
-    The constant multiplications are carry-save rows, so each of m and t + m*q costs one
-    carry-propagate adder. t + m*q < 2^(2w+1) and its low w bits are 0, so u is its top."""
+def _mont_reduce(m, ts, tc, w, q, name):
+    """ISS _mont of the product t = ts + tc, given in carry-save form (the stage register):
+    m = t*q' mod R; u = (t + m*q) / R; d = u - q if u >= q. The product adder is never
+    built on this path: t mod R enters the q' rows as two operands, and ts, tc enter the
+    t + m*q tree as two rows, so a reduction costs two carry-propagate adders in all.
+    ts + tc = t exactly (no carry is ever dropped: see _csa_reduce's use in WideAlu), and
+    t + m*q < 2^(2w+1) with its low w bits 0, so u is its top."""
     r = 1 << w
-    rows, ones = _cmul_rows(t[:w], (-pow(q, -1, r)) % r, w)
-    mm = _csa_sum(m, rows, ones, w, f"{name}_m")
+    qinv = (-pow(q, -1, r)) % r
+    rs, ones_s = _cmul_rows(ts[:w], qinv, w)
+    rc, ones_c = _cmul_rows(tc[:w], qinv, w)
+    mm = _csa_sum(m, rs + rc, ones_s + ones_c, w, f"{name}_m")
     rows, ones = _cmul_rows(mm, q, 2 * w + 1)
-    total = _csa_sum(m, rows + [Cat(t, Const(0, 1))], ones, 2 * w + 1, f"{name}_tmq")
+    total = _csa_sum(m, rows + [Cat(ts, Const(0, 1)), Cat(tc, Const(0, 1))], ones,
+                     2 * w + 1, f"{name}_tmq")
     u = _sig(m, total[w:], f"{name}_u")
     diff = _sig(m, u - q, f"{name}_uq")             # two's complement; negative iff u < q
     return _sig(m, Mux(diff[len(diff) - 1], u[:w], diff[:w]), f"{name}_d")
@@ -186,15 +194,33 @@ def _qvec(vmode):
     return Mux(vmode, Const(q1, 256), Const(q0, 256))
 
 
+def _vadd3(m, x, y, z, cin, vmode, name):
+    """Lane-wise x + y + z + cin: one row of 3:2 compressors (carries stay inside a lane),
+    then _vadd. Returns (sum mod 2^w, [per chunk: the lane's total >= 2^w]); the total is
+    < 3 * 2^w, so that flag is the compressor's lane-top carry or the adder's carry out."""
+    sm = _sig(m, x ^ y ^ z, f"{name}_s")
+    mj = _sig(m, (x & y) | (x & z) | (y & z), f"{name}_c")
+    sh = []
+    for c in range(16):
+        into = mj[16 * c - 1] & vmode if c % 2 else Const(0, 1)   # from the chunk below
+        sh.append(Cat(into, mj[16 * c:16 * c + 15]))
+    ctop = [Mux(vmode, mj[16 * (c | 1) + 15], mj[16 * c + 15]) for c in range(16)]
+    total, cout = _vadd(m, sm, Cat(*sh), cin, vmode, name)
+    return total, [a | b for a, b in zip(ctop, cout)]
+
+
 def _modarith(m, x, y, vmode, name):
     """Lane-wise (x + y, x - y, addvm, subvm, x >= y flags) exactly as the ISS
-    (_addvm / _subvm truncated to the lane width)."""
+    (_addvm / _subvm truncated to the lane width). The +-q corrections are computed beside
+    the plain sum / difference (three-operand adds), not after them, so addvm / subvm cost
+    one carry-propagate adder in depth instead of two."""
     q = _qvec(vmode)
     s, s_c = _vadd(m, x, y, 0, vmode, f"{name}_add")
     d, d_nb = _vadd(m, x, ~y, 1, vmode, f"{name}_sub")     # carry out = no borrow = x >= y
-    s_mq, s_mq_c = _vadd(m, s, ~q, 1, vmode, f"{name}_addq")   # s - q; carry: s_lo >= q
-    addvm = _sig(m, _chunk_mux([a | b for a, b in zip(s_c, s_mq_c)], s_mq, s), f"{name}_addvm")
-    d_pq, _ = _vadd(m, d, q, 0, vmode, f"{name}_subq")     # d + q
+    # x + y - q = x + y + ~q + 1; its lane flag: x + y >= q
+    s_mq, s_ge_q = _vadd3(m, x, y, ~q, 1, vmode, f"{name}_addq")
+    addvm = _sig(m, _chunk_mux(s_ge_q, s_mq, s), f"{name}_addvm")
+    d_pq, _ = _vadd3(m, x, ~y, q, 1, vmode, f"{name}_subq")    # x - y + q
     subvm = _sig(m, _chunk_mux(d_nb, d, d_pq), f"{name}_subvm")
     return s, d, addvm, subvm, d_nb
 
@@ -335,57 +361,75 @@ class WideAlu(wiring.Component):
 
         # ---- stage register
         # Data registers need no reset (res2 is only meaningful after an issue): saves the
-        # sync-reset gate of ~770 flops.
+        # sync-reset gate of ~770 flops. The product's sum and carry add up to it exactly
+        # (all rows are non-negative and the product < 2^64, so the tree never drops a
+        # carry out of bit 63, nor, in VMODE 0, out of the low lane's bit 31).
         ps_r = Signal(512, reset_less=True)
         pc_r = Signal(512, reset_less=True)
         s_r = Signal(256, reset_less=True)      # CT: x; GS: x +q y (the new x)
-        op_r = Signal(WideOp)
-        vmode_r = Signal()
-        dist_r = Signal(3)
+        is_ct_r = Signal()
+        # one-hot result selects, decided at issue so that the late data (the Montgomery
+        # and CT sums) meets only an AND-OR in the second cycle, not a chain of muxes
+        sel_conds = {"mont": op == WideOp.MULVM, "lo": op == WideOp.MULV_LO,
+                     "hi": op == WideOp.MULV_HI}
+        for mode in (0, 1):
+            legal = _legal_dists(mode)
+            named = [dist == k for k, _ in legal[:-1]]          # the last one is r / default
+            for (k, d), hit in zip(legal, named + [~Cat(*named).any()]):
+                sel_conds[f"bfly_{d}_{mode}"] = is_bfly & hit
+        sel_r = {}
+        for name, cond in sel_conds.items():
+            mode = int(name[-1]) if name.startswith("bfly") else None
+            for md in ((mode,) if mode is not None else (0, 1)):
+                key = name if mode is not None else f"{name}_{md}"
+                sel_r[key] = Signal(name=f"sel_{key}_r")
+                with m.If(self.issue & lat2):
+                    m.d.sync += sel_r[key].eq(cond & (vmode == md))
         with m.If(self.issue & lat2):
             m.d.sync += [ps_r.eq(Cat(*psum)), pc_r.eq(Cat(*pcarry)),
-                         s_r.eq(Mux(is_gs, addvm_xy, X)),
-                         op_r.eq(op), vmode_r.eq(vmode), dist_r.eq(dist)]
+                         s_r.eq(Mux(is_gs, addvm_xy, X)), is_ct_r.eq(is_ct)]
+        vmode_r = Signal()
+        with m.If(self.issue & lat2):
+            m.d.sync += vmode_r.eq(vmode)
 
-        # ---- second cycle: product adders, Montgomery reduction, CT add/sub, un-routing
+        # ---- second cycle: Montgomery reduction, CT add/sub, un-routing; product adders
+        # for mulv.lo / .hi
         p_r = Cat(*(_sig(m, (ps_r[64 * k:64 * k + 64] + pc_r[64 * k:64 * k + 64])[:64], f"prod{k}")
                     for k in range(8)))
-        mont32 = [_mont_reduce(m, p_r[64 * k:64 * k + 64], 32, MODES[1][2], f"mont32_{k}")
-                  for k in range(8)]
-        mont16 = [_mont_reduce(m, p_r[32 * i:32 * i + 32], 16, MODES[0][2], f"mont16_{i}")
-                  for i in range(16)]
-        mont = _sig(m, Mux(vmode_r, Cat(*mont32), Cat(*mont16)), "mont")
-        lo = Mux(vmode_r, Cat(*(p_r[64 * k:64 * k + 32] for k in range(8))),
-                 Cat(*(p_r[32 * i:32 * i + 16] for i in range(16))))
-        hi = Mux(vmode_r, Cat(*(p_r[64 * k + 32:64 * k + 64] for k in range(8))),
-                 Cat(*(p_r[32 * i + 16:32 * i + 32] for i in range(16))))
+        mont_m = [Cat(*(_mont_reduce(m, ps_r[32 * i:32 * i + 32], pc_r[32 * i:32 * i + 32], 16,
+                                     MODES[0][2], f"mont16_{i}") for i in range(16))),
+                  Cat(*(_mont_reduce(m, ps_r[64 * k:64 * k + 64], pc_r[64 * k:64 * k + 64], 32,
+                                     MODES[1][2], f"mont32_{k}") for k in range(8)))]
+        mont_m = [_sig(m, v, f"mont{md}") for md, v in enumerate(mont_m)]
+        lo_m = [Cat(*(p_r[32 * i:32 * i + 16] for i in range(16))),
+                Cat(*(p_r[64 * k:64 * k + 32] for k in range(8)))]
+        hi_m = [Cat(*(p_r[32 * i + 16:32 * i + 32] for i in range(16))),
+                Cat(*(p_r[64 * k + 32:64 * k + 64] for k in range(8)))]
+        mont = Mux(vmode_r, mont_m[1], mont_m[0])
         _, _, ct_add, ct_sub, _ = _modarith(m, s_r, mont, vmode_r, "ct")
-        is_ct_r = op_r == WideOp.BFLY_CT
         out0 = _sig(m, Mux(is_ct_r, ct_add, s_r), "out0")     # new x of butterfly j
         out1 = _sig(m, Mux(is_ct_r, ct_sub, mont), "out1")    # new y
-        wab = {}
-        for mode, (lanes, w, _) in enumerate(MODES):
+        terms_a, terms_b = [], []
+        for md, (lanes, w, _) in enumerate(MODES):
+            terms_a += [(sel_r[f"mont_{md}"], mont_m[md]), (sel_r[f"lo_{md}"], lo_m[md]),
+                        (sel_r[f"hi_{md}"], hi_m[md])]
             o0, o1 = _lanes(out0, w), _lanes(out1, w)
-            wa, wb = Signal(256, name=f"wa{mode}"), Signal(256, name=f"wb{mode}")
-            with m.Switch(dist_r):
-                for k, d in _legal_dists(mode):
-                    dest = {}
-                    for j, (xs, ys, _) in enumerate(_bfly_pairs(lanes, d)):
-                        dest[xs], dest[ys] = o0[j], o1[j]
-                    with (m.Case(k) if k else m.Default()):
-                        m.d.comb += [wa.eq(Cat(*(dest[0, i] for i in range(lanes)))),
-                                     wb.eq(Cat(*(dest[1, i] for i in range(lanes))))]
-            wab[mode] = (wa, wb)
-        with m.Switch(op_r):
-            with m.Case(WideOp.MULVM):
-                m.d.comb += self.res2_a.eq(mont)
-            with m.Case(WideOp.MULV_LO):
-                m.d.comb += self.res2_a.eq(lo)
-            with m.Case(WideOp.MULV_HI):
-                m.d.comb += self.res2_a.eq(hi)
-            with m.Case(WideOp.BFLY_CT, WideOp.BFLY_GS):
-                m.d.comb += [self.res2_a.eq(Mux(vmode_r, wab[1][0], wab[0][0])),
-                             self.res2_b.eq(Mux(vmode_r, wab[1][1], wab[0][1]))]
+            for _, d in _legal_dists(md):
+                dest = {}
+                for j, (xs, ys, _) in enumerate(_bfly_pairs(lanes, d)):
+                    dest[xs], dest[ys] = o0[j], o1[j]
+                sel = sel_r[f"bfly_{d}_{md}"]
+                terms_a.append((sel, Cat(*(dest[0, i] for i in range(lanes)))))
+                terms_b.append((sel, Cat(*(dest[1, i] for i in range(lanes)))))
+
+        def and_or(terms):
+            """OR of the selected terms as a balanced tree (the flow keeps the structure)."""
+            vals = [sel.replicate(256) & v for sel, v in terms]
+            while len(vals) > 1:
+                vals = [vals[i] | vals[i + 1] if i + 1 < len(vals) else vals[i]
+                        for i in range(0, len(vals), 2)]
+            return vals[0]
+        m.d.comb += [self.res2_a.eq(and_or(terms_a)), self.res2_b.eq(and_or(terms_b))]
 
         # ---- or.acc
         acc_next = _sig(m, self.acc | (a ^ b), "acc_or")
