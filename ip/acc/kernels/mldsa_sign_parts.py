@@ -37,8 +37,10 @@ Design:
   (next granule, or the only one for a field at bit 0), E = mulv.hi(X, 2^(32-off)) |
   mulv.lo(Y, 2^(32-off) or 1) (mldsa.ExpandMask's per-lane shift), & (2^13 - 1).
 * MakeHint: h = HighBits(v + c t0) != HighBits(v) with v = w - c s2 (FIPS 204 Alg. 39 with
-  r = v + c t0, z = -c t0); HighBits as in r0_program, but mod 16 (the q - 1 wrap) for
-  free: ((1025 c + 2^21) >> 22) & 15 = ((64 * 1025 c + 2^27) mod 2^32) >> 28. The masks
+  r = v + c t0, z = -c t0). HighBits(r) = floor((r + gamma2 - 1) / alpha) (mod 16 for
+  the q - 1 wrap) is bits 11..14 of mulv.hi(r + gamma2 - 1, ceil(2^43 / alpha)) (exact on
+  [0, q)), so h = ((x_u xor x_v) << 17) > 2^28 - 1: 7 vector ops for both HighBits and
+  the compare, against 12 with r0_program's formula. The masks
   (all-ones where h = 1) are summed in w31 (bn.subv) and ANDed with 2^(8 s + lane) for word
   4t + s, ORed per 4 words and reduced by the 3-level unzip tree of w1Encode to the bitmap.
 * HintBitPack: per non-zero bitmap granule, lowest set bit b = x & -x, index by a de
@@ -76,7 +78,7 @@ assert SIG_Z % 32 == 0 and SIG_H % 32 == 0 and SIG_H + 64 <= mldsa.W
 XC = mldsa.END               # constant words (_XC_NAMES), then the de Bruijn table
 _XC_NAMES = ["sh4e", "eta", "m13", "t0c"] + [f"cx13_{r}" for r in range(4)] + \
     [f"cy13_{r}" for r in range(4)] + ["g2m1", "g2x2m1"] + [f"hbit{s}" for s in range(4)] + \
-    ["deb", "bsh", "hb16m", "hb16a"]
+    ["deb", "bsh", "hbm", "c28m1"]
 XA = {n: XC + 32 * i for i, n in enumerate(_XC_NAMES)}
 DBT = XC + 32 * len(_XC_NAMES)   # 32 words: de Bruijn index table
 HB = DBT + 128               # 6 hint bitmaps (32 B each)
@@ -86,6 +88,9 @@ XEND = HW + 256
 assert XEND <= 32 * 1024
 
 DEBRUIJN = 0x077CB531
+# HighBits(r) = floor((r + gamma2 - 1) / (2 gamma2)) (16 -> 0) = bits 11.. of
+# mulv.hi(r + gamma2 - 1, HB_M), exact for every r in [0, q) (checked in the tests)
+HB_M = -(-(1 << 43) // (2 * GAMMA2))
 
 
 def _fields13(r):
@@ -115,8 +120,8 @@ def _xc_words():
         c[f"hbit{s}"] = _u32([1 << (8 * s + q) for q in range(8)])
     c["deb"] = _u32([DEBRUIJN] * 8)
     c["bsh"] = _u32([1 << (8 * (q % 4)) for q in range(8)])
-    c["hb16m"] = _u32([1025 << 6] * 8)
-    c["hb16a"] = _u32([1 << 27] * 8)
+    c["hbm"] = _u32([HB_M] * 8)
+    c["c28m1"] = _u32([(1 << 28) - 1] * 8)
     return c
 
 
@@ -255,21 +260,19 @@ def keydec_program(**kw) -> str:
 # ------------------------------------------------------------------ c t0 + MakeHint
 def _hint_word(s):
     """One word: ct0 from x14, v = w - c s2 from x13; norm check into ACC (x9), hint mask
-    counted in w31, its bits (2^(8 s + lane)) ORed into w10 (P)."""
+    counted in w31, its bits (2^(8 s + lane)) ORed into w10 (P). HighBits(r) mod 16 =
+    bits 11..14 of mulv.hi(r + gamma2 - 1, HB_M): h = 1 iff those bits differ for
+    r = v + c t0 and r = v, i.e. iff (xor << 17) > 2^28 - 1."""
     X, V, A, U, T1, T2, D = "w0", "w1", "w2", "w3", "w4", "w5", "w6"
     L_ = [f"bn.lw.pi {X}, 0(x14)", f"bn.lw.pi {V}, 0(x13)",
-          f"bn.addvm {A}, {X}, w16", f"bn.addvm {U}, {V}, {X}",
-          f"bn.addv {T1}, {U}, w19", f"bn.addv {T2}, {V}, w19",
-          f"bn.ltv {A}, {A}, w17",
-          f"bn.shrv {T1}, {T1}, 7", f"bn.shrv {T2}, {T2}, 7",
-          f"bn.or.acc x9, {A}, w18",
-          f"bn.mulv.lo {T1}, {T1}, w20", f"bn.mulv.lo {T2}, {T2}, w20",
-          f"bn.addv {T1}, {T1}, w21", f"bn.addv {T2}, {T2}, w21",
-          f"bn.shrv {T1}, {T1}, 28", f"bn.shrv {T2}, {T2}, 28",
-          f"bn.xor {D}, {T1}, {T2}", f"bn.ltv {D}, w22, {D}", f"bn.subv w31, w31, {D}"]
+          f"bn.addvm {A}, {X}, w16", f"bn.addvm {U}, {V}, {X}", f"bn.addv {T2}, {V}, w16",
+          f"bn.ltv {A}, {A}, w17", f"bn.addv {T1}, {U}, w16",
+          f"bn.mulv.hi {T2}, {T2}, w19", f"bn.mulv.hi {T1}, {T1}, w19",
+          f"bn.or.acc x9, {A}, w18", f"bn.xor {D}, {T1}, {T2}", f"bn.shlv {D}, {D}, 17",
+          f"bn.ltv {D}, w20, {D}", f"bn.subv w31, w31, {D}"]
     if s == 0:
-        return L_ + [f"bn.and w10, {D}, w23"]
-    return L_ + [f"bn.and {D}, {D}, w{23 + s}", f"bn.or w10, w10, {D}"]
+        return L_ + [f"bn.and w10, {D}, w21"]
+    return L_ + [f"bn.and {D}, {D}, w{21 + s}", f"bn.or w10, w10, {D}"]
 
 
 def _or_tree(n=8, tmp=("w8", "w9")):
@@ -297,8 +300,7 @@ def ct0_hint_phases():
     prod += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
     prod += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
     consts = [f"bn.lw w{16 + k}, {_m(a)}" for k, a in enumerate(
-        [XA["g2m1"], XA["g2x2m1"], KA["ones"], KA["c127"], XA["hb16m"], XA["hb16a"],
-         KA["zero"]] + [XA[f"hbit{s}"] for s in range(4)])]
+        [XA["g2m1"], XA["g2x2m1"], KA["ones"], XA["hbm"], XA["c28m1"]] + [XA[f"hbit{s}"] for s in range(4)])]
     chk = []
     for s in range(4):
         chk += _hint_word(s)
