@@ -25,10 +25,13 @@ from . import fanout
 # No `dc2` here and `synth -noabc` before: both rewrite Yosys' Brent-Kung carry trees into
 # ripple chains (area-oriented), which &nf cannot undo (measured: a registered 64-bit add took
 # 14.8 ns at tt with them, 4.2 ns without).
+# &fraig's conflict limit (default 10^6 per node) is bounded: on the ACC's wide ALU, SAT sweeping
+# tried to prove candidate constants through the multiplier trees for over 40 minutes; with
+# -C 1000 it takes 30 s (an unproved candidate is only left unmerged, never merged wrongly).
 ABC_SCRIPT = """\
 strash
 &get -n
-&fraig -x
+&fraig -x -C 1000
 &put
 scorr
 strash
