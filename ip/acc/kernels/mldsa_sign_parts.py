@@ -397,9 +397,12 @@ def sig_encode_phases():
          f"addi x29, x0, {K}"]
     hp += ["hp_poly:", "addi x24, x0, 0",
            "hp_gran:", "lw x25, 0(x22)", "addi x22, x22, 4", "beq x25, x0, hp_next",
-           "hp_bit:", "sub x26, x0, x25", "and x26, x25, x26", "xor x25, x25, x26",
-           "bn.bcast w1, x26", "bn.mulv.lo w1, w1, w2", "bn.ext x27, w1, 0", "srli x27, x27, 27", "slli x27, x27, 2", "add x27, x27, x7",
-           "lw x27, 0(x27)", "addi x20, x20, 4", "add x27, x27, x24", "sw x27, -4(x20)",
+           # b = x & -x; index = table[(b * DEBRUIJN mod 2^32) >> 27] (xor / addi fill
+           # the mulv.lo and lw result latencies)
+           "hp_bit:", "sub x26, x0, x25", "and x26, x25, x26", "bn.bcast w1, x26",
+           "bn.mulv.lo w1, w1, w2", "xor x25, x25, x26", "bn.ext x27, w1, 0",
+           "srli x27, x27, 27", "slli x27, x27, 2", "add x27, x27, x7", "lw x27, 0(x27)",
+           "addi x20, x20, 4", "add x27, x27, x24", "sw x27, -4(x20)",
            "bne x25, x0, hp_bit",
            "hp_next:", "addi x24, x24, 32", "bne x24, x28, hp_gran"]
     hp += _li(27, HW) + ["sub x27, x20, x27", "srli x27, x27, 2", "sw x27, 0(x21)",
