@@ -154,20 +154,22 @@ def _mont_reduce(m, ts, tc, w, q, name):
     """ISS _mont of the product t = ts + tc, given in carry-save form (the stage register):
     m = t*q' mod R; u = (t + m*q) / R; d = u - q if u >= q. The product adder is never
     built on this path: t mod R enters the q' rows as two operands, and ts, tc enter the
-    t + m*q tree as two rows, so a reduction costs two carry-propagate adders in all.
-    ts + tc = t exactly (no carry is ever dropped: see _csa_reduce's use in WideAlu), and
-    t + m*q < 2^(2w+1) with its low w bits 0, so u is its top."""
+    t + m*q tree as two rows. The tree's two outputs feed two adders side by side, one for
+    t + m*q and one for t + m*q - q*R (= R * (u - q): its sign decides), so a reduction is
+    two carry-propagate adders deep. ts + tc = t exactly (no carry is ever dropped: see
+    the stage register in WideAlu), and the low w bits of both sums are 0."""
     r = 1 << w
+    width = 2 * w + 2                                  # u - q needs a sign bit above u
     qinv = (-pow(q, -1, r)) % r
     rs, ones_s = _cmul_rows(ts[:w], qinv, w)
     rc, ones_c = _cmul_rows(tc[:w], qinv, w)
     mm = _csa_sum(m, rs + rc, ones_s + ones_c, w, f"{name}_m")
-    rows, ones = _cmul_rows(mm, q, 2 * w + 1)
-    total = _csa_sum(m, rows + [Cat(ts, Const(0, 1)), Cat(tc, Const(0, 1))], ones,
-                     2 * w + 1, f"{name}_tmq")
-    u = _sig(m, total[w:], f"{name}_u")
-    diff = _sig(m, u - q, f"{name}_uq")             # two's complement; negative iff u < q
-    return _sig(m, Mux(diff[len(diff) - 1], u[:w], diff[:w]), f"{name}_d")
+    rows, ones = _cmul_rows(mm, q, width)
+    a, b = _csa_reduce(m, rows + [Cat(ts, Const(0, 2)), Cat(tc, Const(0, 2))], width, f"{name}_t")
+    total = _csa_sum(m, [a, b], ones, width, f"{name}_tmq")
+    total_q = _csa_sum(m, [a, b], ones - (q << w), width, f"{name}_tmqq")
+    u, u_q = total[w:2 * w], total_q[w:2 * w]
+    return _sig(m, Mux(total_q[width - 1], u, u_q), f"{name}_d")
 
 
 def _vadd(m, x, y, cin, vmode, name):
