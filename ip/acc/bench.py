@@ -144,3 +144,128 @@ def measure_mlkem_decaps(rtl: bool = True, seed: int = 7) -> dict:
             "mlkem768_decaps_reject_cycles": runs[1].cycles,
             "mlkem768_decaps_imem_bytes": 4 * len(words),
             "mlkem768_decaps_dmem_bytes": mlkem.END}
+
+
+def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes):
+    """dilithium-py's ML-DSA-65 sign_internal loop, instrumented (same steps as its
+    _sign_internal; the signature is checked equal to it): the stage each iteration ended
+    at ('z', 'r0', 'ct0', 'hint' = rejected there, 'ok') and the signature."""
+    from dilithium_py.ml_dsa import ML_DSA_65 as DSA
+    rho, key, tr, s1, s2, t0 = DSA._unpack_sk(sk)
+    s1_hat, s2_hat, t0_hat = s1.to_ntt(), s2.to_ntt(), t0.to_ntt()
+    A_hat = DSA._expand_matrix_from_seed(rho)
+    mu = DSA._h(tr + msg, 64)
+    rhopp = DSA._h(key + rnd + mu, 64)
+    kappa, alpha, out = 0, 2 * DSA.gamma_2, []
+    while True:
+        y = DSA._expand_mask_vector(rhopp, kappa)
+        w = (A_hat @ y.to_ntt()).from_ntt()
+        kappa += DSA.l
+        c_tilde = DSA._h(mu + w.high_bits(alpha).bit_pack_w(DSA.gamma_2), DSA.c_tilde_bytes)
+        c_hat = DSA.R.sample_in_ball(c_tilde, DSA.tau).to_ntt()
+        z = y + s1_hat.scale(c_hat).from_ntt()
+        if z.check_norm_bound(DSA.gamma_1 - DSA.beta):
+            out.append("z")
+            continue
+        w_cs2 = w - s2_hat.scale(c_hat).from_ntt()
+        if w_cs2.low_bits(alpha).check_norm_bound(DSA.gamma_2 - DSA.beta):
+            out.append("r0")
+            continue
+        c_t0 = t0_hat.scale(c_hat).from_ntt()
+        if c_t0.check_norm_bound(DSA.gamma_2):
+            out.append("ct0")
+            continue
+        h = (-c_t0).make_hint(w_cs2 + c_t0, alpha)
+        if h.sum_hint() > DSA.omega:
+            out.append("hint")
+            continue
+        out.append("ok")
+        sig = DSA._pack_sig(c_tilde, z, h)
+        if sig != DSA._sign_internal(sk, msg, rnd):
+            raise AssertionError("instrumented loop differs from dilithium-py's sign")
+        return out, sig
+
+
+MLDSA_MEM = 32 * 1024        # IMEM and DMEM of the signing program (kernels/mldsa_sign.py)
+
+
+def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=None) -> dict:
+    """ML-DSA-65 Sign_internal as one ACC program on the ISS (RTL not run: ~100 k+ cycles
+    per signature): n signatures, a fresh key, message (msg_len bytes, as M') and rnd each
+    from random.Random(seed); every signature compared byte for byte with dilithium-py's
+    and verified. Cycles: min / median / mean / max; iteration counts from dilithium-py's
+    loop (and the program's final kappa = 5 x iterations)."""
+    import statistics
+    from dilithium_py.ml_dsa import ML_DSA_65 as DSA
+    from ip.acc.kernels import mldsa_sign as ms
+    from pqsoc.acc.iss import Sim
+    words = assemble(ms.sign_program(), "mldsa_sign.s")
+    rng = random.Random(seed)
+    cycles, iters, stages = [], [], {}
+    for k in range(n):
+        pk, sk = DSA._keygen_internal(rng.randbytes(32))
+        msg, rnd = rng.randbytes(msg_len), rng.randbytes(32)
+        st, ref = dsa_sign_stages(sk, msg, rnd)
+        sim = Sim(dmem_size=MLDSA_MEM, imem_size=MLDSA_MEM)
+        sim.load_program(words)
+        for a, b in ms.image(sk, msg, rnd).items():
+            sim.dmem.write_bytes(a, b)
+        h = sim.run(max_cycles=10_000_000)
+        sig = sim.dmem.read_bytes(ms.SIG, ms.SIG_LEN)
+        kappa = int.from_bytes(sim.dmem.read_bytes(ms.KAPPA, 4), "little")
+        if not h.ok or sig != ref or kappa != 5 * len(st) or \
+                not DSA._verify_internal(pk, msg, sig):
+            raise AssertionError(f"ML-DSA-65 sign #{k}: wrong result ({h}, kappa {kappa}, "
+                                 f"{len(st)} iterations)")
+        cycles.append(h.cycles)
+        iters.append(len(st))
+        for s in st[:-1]:
+            stages[s] = stages.get(s, 0) + 1
+        if progress:
+            progress(k, h.cycles, len(st))
+    dist = {i: iters.count(i) for i in sorted(set(iters))}
+    return {"mldsa65_sign_n": n,
+            "mldsa65_sign_cycles_median": statistics.median(cycles),
+            "mldsa65_sign_cycles_mean": round(statistics.mean(cycles)),
+            "mldsa65_sign_cycles_min": min(cycles),
+            "mldsa65_sign_cycles_max": max(cycles),
+            "mldsa65_sign_iterations_median": statistics.median(iters),
+            "mldsa65_sign_iterations_mean": round(statistics.mean(iters), 2),
+            "mldsa65_sign_iterations_dist": dist,
+            "mldsa65_sign_rejections_by_stage": stages,
+            "mldsa65_sign_imem_bytes": 4 * len(words),
+            "mldsa65_sign_dmem_bytes": ms.END,
+            "mldsa65_sign_cycles_source": "ISS only (cycle-accurate golden model)",
+            "mldsa65_sign_note": ("one ACC program: mu, rho'' (KMAC), skDecode + NTT, the "
+                                  "rejection loop with its control, sigEncode; M' of "
+                                  f"{msg_len} bytes, a fresh key per signature")}
+
+
+def main(argv=None):
+    import argparse
+    import json
+    import sys
+    import time
+    ap = argparse.ArgumentParser(prog="python -m ip.acc.bench",
+                                 description="ACC cycle figures (ISS / RTL)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("mldsa65_sign", help="ML-DSA-65 signing program, N signatures (ISS)")
+    p.add_argument("--n", type=int, default=50)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--msg-len", type=int, default=33)
+    p.add_argument("--json", help="write the figures to this file")
+    a = ap.parse_args(argv)
+    t0 = time.time()
+
+    def progress(k, cyc, it):
+        print(f"  {k + 1:4d}/{a.n}: {cyc:7d} cycles, {it:2d} iterations "
+              f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+    out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress)
+    print(json.dumps(out, indent=1))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -294,14 +294,14 @@ def _mask_group():
     return L
 
 
-def expand_mask_phases(ntt=True, compact=True):
+def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH):
     """y[r] = ExpandMask(rho'', kappa + r) -> Y (5 polys), y_hat = NTT(y) -> YH.
-    KAPPA holds the 16-bit nonce (lw). The next SHAKE256 is started before the NTT of
+    KAPPA holds the 16-bit nonce (lw). y = yh is allowed (NTT in place). The next SHAKE256 is started before the NTT of
     the previous polynomial (its permutations run in the NTT's shadow). compact: one
     loopi over the 5 polynomials (the last one starts an unused 6th SHAKE256)."""
     pre = VMODE1 + ["kmac.acq", f"bn.lw w26, {_m(KA['cx20'])}", f"bn.lw w27, {_m(KA['cy20'])}",
                     f"bn.lw w28, {_m(KA['m20'])}", f"bn.lw w29, {_m(KA['g1'])}",
-                    f"lw x7, {KAPPA}(x0)"] + _li(6, Y)
+                    f"lw x7, {KAPPA}(x0)"] + _li(6, y)
     start = [f"bn.lw w3, {_m(RHOPP)}", f"bn.lw w4, {_m(RHOPP + 32)}",
              f"addi x1, x0, {SHAKE256}", "addi x2, x0, 66", "kmac.start x1, x2",
              "addi x3, x0, -1", "kmac.msg w3, x3", "kmac.msg w4, x3",
@@ -312,7 +312,7 @@ def expand_mask_phases(ntt=True, compact=True):
             ["addi x8, x8, 1024", "addi x9, x9, 1024"] + \
             [f"bn.lw w{26 + k}, {_m(KA[n])}" for k, n in enumerate(["cx20", "cy20", "m20", "g1"])]
         ph.append(("5 x [ExpandMask y_r, start SHAKE256 y_r+1, NTT y_r]",
-                   _li(8, Y) + _li(9, YH) + _loop(L_, body)))
+                   _li(8, y) + _li(9, yh) + _loop(L_, body)))
         ph.append(("release", ["kmac.rel"]))
         return ph
     for r in range(L_):
@@ -321,7 +321,7 @@ def expand_mask_phases(ntt=True, compact=True):
         if r + 1 < L_:
             ph.append((f"start SHAKE256 y{r + 1}", start))
         if ntt:
-            ph.append((f"NTT y{r}", _li(8, Y + 1024 * r) + _li(9, YH + 1024 * r) +
+            ph.append((f"NTT y{r}", _li(8, y + 1024 * r) + _li(9, yh + 1024 * r) +
                        ntt_body(8, 9) + [f"bn.lw w26, {_m(KA['cx20'])}",
                                         f"bn.lw w27, {_m(KA['cy20'])}",
                                         f"bn.lw w28, {_m(KA['m20'])}",
@@ -335,13 +335,13 @@ def expand_mask_program(ntt=True) -> str:
 
 
 # ------------------------------------------------------------------ HighBits + w1Encode
-def highbits_phases(hash=True):
+def highbits_phases(hash=True, w=W, w1e=W1E, ctil=CTIL):
     """w1 = HighBits(w) (gamma2 = (q-1)/32) for the 6 polys at W, w1Encode -> W1E.
     hash: c_tilde = H(mu || w1Encode(w1), 48) on the KMAC, each w1Encode word absorbed as
     it is produced (the permutations run in the shadow of the HighBits loop) -> CTIL."""
     pre = VMODE1 + [f"bn.lw w{24 + k}, {_m(KA[n])}" for k, n in
                     enumerate(["c127", "c1025", "c2p21", "sh4", "c15"])]
-    pre += _li(5, W) + _li(6, W1E)
+    pre += _li(5, w) + _li(6, w1e)
     body = []
     for k in range(8):                       # 8 words -> one output word
         x = f"w{k}"
@@ -373,8 +373,8 @@ def highbits_phases(hash=True):
     # iteration t absorbs word t-1 (bn.mov w7, w0 at its top); the first one absorbs
     # nothing: peel it (no msg), the last word is absorbed after the loop
     first = [x for x in body if x != "kmac.msg w18, x3"]
-    fin = ["kmac.msg w0, x3", "kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(CTIL)}",
-           f"bn.sw w2, {_m(CTIL + 32)}"]
+    fin = ["kmac.msg w0, x3", "kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(ctil)}",
+           f"bn.sw w2, {_m(ctil + 32)}"]
     return [("init", pre + hs), ("HighBits + w1Encode + absorb (6 polys)",
                                  first + _loop(23, body)), ("c_tilde", fin)]
 
@@ -416,18 +416,18 @@ def z_program() -> str:
     return _program(z_phases())
 
 
-def challenge_phases():
+def challenge_phases(ctil=CTIL, sib=SIB, ch=CH):
     """c = SampleInBall(c_tilde) -> CH (plain), then NTT(c) in place. c_tilde at CTIL,
     KMAC port held. 8 digest words (256 B: 8 sign bytes + 248 candidates) are read; needing
     more than 248 candidates for the 49 accepts (each accepted with probability >= 207/256)
     has probability far below 2^-200 and is not handled."""
     L = VMODE1 + [f"addi x1, x0, {SHAKE256}", "addi x2, x0, 48", "kmac.start x1, x2",
-                  f"bn.lw w1, {_m(CTIL)}", f"bn.lw w2, {_m(CTIL + 32)}", "addi x3, x0, -1",
+                  f"bn.lw w1, {_m(ctil)}", f"bn.lw w2, {_m(ctil + 32)}", "addi x3, x0, -1",
                   "kmac.msg w1, x3"] + _li(3, 0xFFFF) + ["kmac.msg w2, x3"]
-    L += _li(6, SIB) + _loop(8, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
-    L += _li(7, CH) + [f"bn.lw w4, {_m(KA['zero'])}"] + _loop(32, ["bn.sw.pi w4, 0(x7)"])
+    L += _li(6, sib) + _loop(8, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
+    L += _li(7, ch) + [f"bn.lw w4, {_m(KA['zero'])}"] + _loop(32, ["bn.sw.pi w4, 0(x7)"])
     ph = [("SHAKE256(c_tilde) + clear c", L)]
-    L = _li(7, CH) + _li(25, SIB) + ["lw x10, 0(x25)", "lw x11, 4(x25)"] + _li(12, SIB + 8) + \
+    L = _li(7, ch) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"] + _li(12, sib + 8) + \
         [f"addi x13, x0, {256 - TAU}", "addi x24, x0, 256"] + _li(21, Q - 2)
     L += ["sib_loop:",
           "andi x14, x12, -4", "andi x16, x12, 3", "lw x15, 0(x14)", "slli x16, x16, 3",
@@ -439,7 +439,7 @@ def challenge_phases():
           "srli x10, x10, 1", "slli x22, x11, 31", "or x10, x10, x22", "srli x11, x11, 1",
           "addi x13, x13, 1", "bne x13, x24, sib_loop"]
     ph.append(("SampleInBall (core)", L))
-    ph.append(("NTT(c)", _li(8, CH) + ntt_body(8, 8)))
+    ph.append(("NTT(c)", _li(8, ch) + ntt_body(8, 8)))
     return ph
 
 
@@ -449,13 +449,13 @@ def challenge_program(with_highbits=True) -> str:
     return _program(ph + [("release", ["kmac.rel"])])
 
 
-def r0_phases():
+def r0_phases(s2h=SH, ch=CH, w=W, t=YH):
     """c_hat at CH, s2_hat at SH (6 polys), w at W: w - c s2 -> W (in place, kept for the
     hint), x9 = 0 iff ||LowBits(w - c s2)||inf < gamma2 - beta. One poly at a time:
     c_hat o s2_hat[r] -> T (= YH), INTT, then a fused loop subtract / HighBits /
     r0 = x - r1 alpha / bound check."""
-    T = YH
-    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31"] + _li(10, SH))]
+    T = t
+    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31"] + _li(10, s2h))]
     consts = [f"bn.lw w{20 + k}, {_m(KA[n])}" for k, n in
               enumerate(["rb", "r2b", "ones", "c127", "c1025", "c2p21", "alpha", "c15"])]
     chk = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
@@ -463,7 +463,7 @@ def r0_phases():
            "bn.mulv.lo w3, w3, w24", "bn.addv w3, w3, w25", "bn.shrv w3, w3, 22",
            "bn.and w3, w3, w27", "bn.mulv.lo w3, w3, w26", "bn.addvm w4, w2, w20",
            "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w21", "bn.or.acc x9, w4, w22"]
-    L = _li(12, CH) + _li(11, T)
+    L = _li(12, ch) + _li(11, T)
     b = []
     for k in range(4):
         b += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
@@ -471,7 +471,7 @@ def r0_phases():
     b += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
     L += _loop(8, b) + _li(8, T) + intt_body(8, 8) + consts + _li(14, T) + _loop(32, chk)
     ph.append(("6 x [c s2[r] (pw + INTT) + r0 check]",
-               _li(13, W) + _li(15, W) + _loop(K, L)))
+               _li(13, w) + _li(15, w) + _loop(K, L)))
     return ph
 
 

@@ -230,10 +230,11 @@ def _dec_t0_poly_tr():
     return out + ["addi x6, x6, 1024"]
 
 
-def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK, t0_transposed=True):
+def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK, t0_transposed=True, t0=True):
     """skDecode of s1, s2, t0 from the secret key at sk, each polynomial NTT'd in place
     right after its decode (plain NTT-domain values in [0, q)). t0_transposed: the t0
-    decode of _dec_t0_poly_tr (else _dec_t0_poly, per-lane gathers)."""
+    decode of _dec_t0_poly_tr (else _dec_t0_poly, per-lane gathers). t0=False: s1 and s2
+    only."""
     eta_c = [f"bn.lw w20, {_m(XA['sh4e'])}", f"bn.lw w21, {_m(XA['eta'])}"]
     t0_c = [f"bn.lw w{20 + r}, {_m(XA[f'cx13_{r}'])}" for r in range(4)] + \
         [f"bn.lw w{24 + r}, {_m(XA[f'cy13_{r}'])}" for r in range(4)] + \
@@ -248,8 +249,9 @@ def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK, t0_transposed=True):
                _li(6, s1h) + _loop(L, eta_c + _dec_eta_poly() + ntt)))
     ph.append(("s2: 6 x [decode (eta 4), NTT]",
                _li(6, s2h) + _loop(K, eta_c + _dec_eta_poly() + ntt)))
-    ph.append(("t0: 6 x [decode (13 bit), NTT]",
-               _li(6, t0h) + _loop(K, dec_t0 + ntt)))
+    if t0:
+        ph.append(("t0: 6 x [decode (13 bit), NTT]",
+                   _li(6, t0h) + _loop(K, dec_t0 + ntt)))
     return ph
 
 
@@ -380,15 +382,22 @@ def _zpack_group():
     return L_ + ["addi x6, x6, 160"]
 
 
-def sig_encode_phases():
+def sig_encode_phases(ctil=mldsa.CTIL, z=mldsa.ZO, sig=SIG):
+    """c_tilde at ctil, z at z (5 polys), bitmaps at HB -> the signature at sig (sig + 48
+    32-byte aligned). z is packed first, so the signature may lie over z itself when
+    sig + 48 <= z + 96 (each 160-byte output group is written after its 256 input bytes
+    are read, and never reaches the next group's input), as in mldsa_sign's layout."""
+    sig_z, sig_h = sig + 48, sig + 48 + L * 640
+    assert sig_z % 32 == 0
+    assert not (z < sig + SIG_LEN and sig < z + L * 1024) or sig_z <= z + 96
     ph = [("init", VMODE1)]
-    ct = _li(1, mldsa.CTIL) + _li(2, SIG)
+    ph.append(("z: gamma1 - z, 20-bit pack (5 polys)",
+               [f"bn.lw w30, {_m(KA['g1'])}"] + _li(5, z) + _li(6, sig_z) +
+               _loop(L * 4, _zpack_group())))
+    ct = _li(1, ctil) + _li(2, sig)
     ct += [f"lw x{3 + k}, {4 * k}(x1)" for k in range(12)]
     ct += [f"sw x{3 + k}, {4 * k}(x2)" for k in range(12)]
     ph.append(("c_tilde", ct))
-    ph.append(("z: gamma1 - z, 20-bit pack (5 polys)",
-               [f"bn.lw w30, {_m(KA['g1'])}"] + _li(5, mldsa.ZO) + _li(6, SIG_Z) +
-               _loop(L * 4, _zpack_group())))
     # HintBitPack: indices into HW (one per word), cumulative counts at HW + 4 (omega + i)
     hp = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(20, HW) + \
         _loop(8, ["bn.sw.pi w0, 0(x20)"]) + \
@@ -412,7 +421,7 @@ def sig_encode_phases():
     for half in (0, 1):
         pk += [f"bn.lw w{k}, {_m(HW + 128 * half + 32 * k)}" for k in range(4)]
         pk += [f"bn.mulv.lo w{k}, w{k}, w9" for k in range(4)]
-        pk += _or_tree(4, ("w10", "w11")) + [f"bn.sw w0, {_m(SIG_H + 32 * half)}"]
+        pk += _or_tree(4, ("w10", "w11")) + [f"bn.sw w0, {_m(sig_h + 32 * half)}"]
     ph.append(("hint: bytes", pk))
     return ph
 

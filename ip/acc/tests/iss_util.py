@@ -37,3 +37,16 @@ def w256(word):
 
 
 SET_VMODE1 = "addi x31, x0, 1\ncsrrw x0, VMODE, x31\n"
+
+
+def run_image(src, dm, max_cycles=200_000, name="prog.s", mem=32 * 1024):
+    """Whole-program run (the ML-DSA programs): assemble src, load it and the DMEM image
+    dm ({address: bytes}) into an ISS with mem bytes of IMEM and DMEM, run; returns
+    (sim, halt, IMEM bytes of the program)."""
+    sim = Sim(dmem_size=mem, imem_size=mem)
+    words = assemble(src, name)
+    sim.load_program(words)
+    for a, b in dm.items():
+        sim.dmem.write_bytes(a, b)
+    h = sim.run(max_cycles=max_cycles)
+    return sim, h, len(words) * 4

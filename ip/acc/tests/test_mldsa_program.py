@@ -7,20 +7,14 @@ from dilithium_py.ml_dsa import ML_DSA_65
 
 from ip.acc.kernels import mldsa
 from pqsoc.acc.asm import assemble
-from pqsoc.acc.iss import Sim
+from ip.acc.tests.iss_util import run_image
 
 DSA = ML_DSA_65
 Q = mldsa.Q
 
 
 def _run(src, dm, max_cycles=200_000):
-    sim = Sim(dmem_size=32 * 1024, imem_size=32 * 1024)
-    words = assemble(src, "mldsa.s")
-    sim.load_program(words)
-    for a, b in dm.items():
-        sim.dmem.write_bytes(a, b)
-    h = sim.run(max_cycles=max_cycles)
-    return sim, h, len(words) * 4
+    return run_image(src, dm, max_cycles, "mldsa.s")
 
 
 def _polys(sim, addr, n):

@@ -8,7 +8,7 @@ from dilithium_py.utilities.utils import check_norm_bound, make_hint
 
 from ip.acc.kernels import mldsa, mldsa_sign_parts as sp
 from pqsoc.acc.asm import assemble
-from pqsoc.acc.iss import Sim
+from ip.acc.tests.iss_util import run_image
 
 DSA = ML_DSA_65
 Q = mldsa.Q
@@ -16,13 +16,7 @@ ALPHA = 2 * DSA.gamma_2
 
 
 def _run(src, dm, max_cycles=200_000):
-    sim = Sim(dmem_size=32 * 1024, imem_size=32 * 1024)
-    words = assemble(src, "mldsa_sign_parts.s")
-    sim.load_program(words)
-    for a, b in dm.items():
-        sim.dmem.write_bytes(a, b)
-    h = sim.run(max_cycles=max_cycles)
-    return sim, h, len(words) * 4
+    return run_image(src, dm, max_cycles, "mldsa_sign_parts.s")
 
 
 def _image(**kv):

@@ -1,0 +1,86 @@
+"""ML-DSA-65 signing as one ACC program (ip/acc/kernels/mldsa_sign.py) on the ISS: the
+signature must equal dilithium-py's _sign_internal byte for byte (same sk, M', rnd) and
+verify; the loop must run as many iterations as dilithium-py's (final kappa = 5 x
+iterations). Seeds chosen from dilithium-py's iteration stages (ip.acc.bench's
+dsa_sign_stages): one accepted at once, one rejected at z and at r0 first, one with a
+rejection by the hint count."""
+import random
+
+import pytest
+from dilithium_py.ml_dsa import ML_DSA_65
+
+from ip.acc.bench import dsa_sign_stages
+from ip.acc.kernels import mldsa, mldsa_sign as ms
+from pqsoc.acc.asm import assemble
+from ip.acc.tests.iss_util import run_image
+
+DSA = ML_DSA_65
+SRC = ms.sign_program()
+
+
+def _case(seed, msg_len=45):
+    rnd = random.Random(seed)
+    pk, sk = DSA._keygen_internal(rnd.randbytes(32))
+    return pk, sk, rnd.randbytes(msg_len), rnd.randbytes(32)
+
+
+def _sign(sk, msg, r):
+    sim, h, imem = run_image(SRC, ms.image(sk, msg, r), 5_000_000, "mldsa_sign.s")
+    assert h.ok, h
+    kappa = int.from_bytes(sim.dmem.read_bytes(ms.KAPPA, 4), "little")
+    return sim.dmem.read_bytes(ms.SIG, ms.SIG_LEN), kappa, h, imem
+
+
+# seed -> dilithium-py's stages (checked below, so a changed reference shows up)
+CASES = {4: ["ok"], 13: ["r0", "z", "ok"], 33: ["z", "r0", "z", "z", "z", "hint", "ok"]}
+
+
+@pytest.mark.parametrize("seed", sorted(CASES))
+def test_sign(seed):
+    pk, sk, msg, r = _case(seed)
+    st, ref = dsa_sign_stages(sk, msg, r)
+    assert st == CASES[seed]
+    sig, kappa, h, imem = _sign(sk, msg, r)
+    assert sig == ref
+    assert DSA._verify_internal(pk, msg, sig)
+    assert kappa == 5 * len(st)
+    print(f"\nML-DSA-65 sign: {h.cycles} cycles, {len(st)} iterations {st}, IMEM {imem} B")
+
+
+def _pre_only(sk, msg, r):
+    """The pre-loop phases alone (mu, rho'', rho, skDecode + NTT of s1, s2)."""
+    lines = []
+    for _, body in ms.pre_phases():
+        lines += body
+    sim, h, _ = run_image("\n".join(lines + ["ecall"]) + "\n", ms.image(sk, msg, r),
+                          100_000, "pre.s")
+    assert h.ok, h
+    return sim, h
+
+
+def _vec(v):
+    return [[c % mldsa.Q for c in p.coeffs] for row in v.rows() for p in row]
+
+
+@pytest.mark.parametrize("msg_len", [0, 1, 31, 32, 64, 95, 1000, ms.MSG_MAX])
+def test_pre_loop(msg_len):
+    """mu and rho'' for M' lengths around the 32-byte word and the 136-byte rate, and
+    the decoded s1_hat / s2_hat, against dilithium-py."""
+    pk, sk, msg, r = _case(100 + msg_len, msg_len)
+    sim, h = _pre_only(sk, msg, r)
+    rho, key, tr, s1, s2, t0 = DSA._unpack_sk(sk)
+    mu = DSA._h(tr + msg, 64)
+    assert sim.dmem.read_bytes(ms.MU, 64) == mu
+    assert sim.dmem.read_bytes(ms.RHOPP, 64) == DSA._h(key + r + mu, 64)
+    assert sim.dmem.read_bytes(ms.RHO, 32) == rho
+    assert sim.dmem.read_bytes(ms.KAPPA, 4) == bytes(4)
+    got = [mldsa.read_poly(sim.dmem.read_bytes(ms.S1H + 1024 * k, 1024)) for k in range(5)]
+    assert got == _vec(s1.to_ntt())
+    got = [mldsa.read_poly(sim.dmem.read_bytes(ms.S2H + 1024 * k, 1024)) for k in range(6)]
+    assert got == _vec(s2.to_ntt())
+    print(f"\npre-loop (M' {msg_len} B): {h.cycles} cycles")
+
+
+def test_fits():
+    assert len(assemble(SRC, "mldsa_sign.s")) * 4 <= 32 * 1024
+    assert ms.END <= 32 * 1024
