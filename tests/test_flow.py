@@ -293,3 +293,47 @@ def test_abc_choice_step_is_dropped_only_for_blocks_that_ask(pdk_root, tmp_path)
         d.mkdir()
         synth.yosys_script(block, [], pdk, 10.0, d)
         assert ("&dch -f" in (d / "abc.script").read_text()) == has
+
+
+def _lib(pdk_root):
+    from pqsoc.pdk import find_pdk
+    pdk = find_pdk()
+    return fanout.CellLib(pdk.liberty("tt").read_text(), synth.dont_use_cells(pdk))
+
+
+@pytest.mark.parametrize("sinks", [6, 16])
+def test_upsize_fixes_weak_driver_and_leaves_light_loads(pdk_root, sinks):
+    lib = _lib(pdk_root)
+    hd = "sky130_fd_sc_hd__"
+
+    def gate(cell, name, out, ins):
+        pins = "".join(f"    .{p}({n}),\n" for p, n in ins)
+        return f"  {hd}{cell} {name} (\n{pins}    .Y({out})\n  );\n"
+    ins = [("A1", "a"), ("A2", "b"), ("B1", "c"), ("C1", "d"), ("D1", "e")]
+    body = gate("a2111oi_0", "_heavy_", "sel", ins) + gate("a2111oi_0", "_light_", "one", ins)
+    body += "".join(f"  {hd}mux2_1 _m{k}_ (\n    .A0(x),\n    .A1(y),\n    .S(sel),\n    .X(o{k})\n  );\n"
+                    for k in range(sinks))
+    body += f"  {hd}inv_1 _i_ (\n    .A(one),\n    .Y(z)\n  );\n"
+    body += f"  sky130_sram_2kbyte_1rw1r_32x512_8 ram (\n    .csb0(sel)\n  );\n"   # unknown: ignored
+    new, n = fanout.upsize("module t();\n" + body + "endmodule\n", lib)
+    assert n == 1
+    heavy = new.split(" _heavy_ ")[0].split()[-1]
+    assert heavy.startswith(hd + "a2111oi_") and heavy != hd + "a2111oi_0"
+    load = sinks * lib.pin_cap[hd + "mux2_1"]["S"] + lib.wire(sinks)
+    assert load > fanout.LOAD_FRACTION * lib.max_cap[hd + "a2111oi_0"]["Y"]      # it needed it
+    fits = [v for v in lib.variants(hd + "a2111oi_0")
+            if load <= fanout.LOAD_FRACTION * lib.max_cap[v]["Y"]]
+    strongest = max(lib.variants(hd + "a2111oi_0"), key=lambda v: lib.max_cap[v]["Y"])
+    assert heavy == (fits[0] if fits else strongest)      # the smallest that fits, else the strongest
+    assert f"{hd}a2111oi_0 _light_ " in new                                      # light load kept
+    assert new.count(f"{hd}mux2_1 ") == sinks and "sky130_sram_2kbyte_1rw1r_32x512_8 ram" in new
+
+
+def test_upsize_keeps_pins_and_skips_dont_use(pdk_root):
+    lib = _lib(pdk_root)
+    for cell in ("sky130_fd_sc_hd__a2111oi_0", "sky130_fd_sc_hd__dfxtp_2", "sky130_fd_sc_hd__o21ai_0"):
+        vs = lib.variants(cell)
+        assert cell in vs and len(vs) > 1
+        assert all(set(lib.pin_cap[v]) == set(lib.pin_cap[cell]) for v in vs)
+        assert not any("lpflow" in v for v in vs)
+    assert lib.variants("sky130_fd_sc_hd__conb_1") in ([], ["sky130_fd_sc_hd__conb_1"])

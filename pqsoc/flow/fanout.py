@@ -13,7 +13,9 @@ from collections import defaultdict
 from pathlib import Path
 
 MAX_FANOUT = 16
-BUF_CELL = "sky130_fd_sc_hd__buf_8"
+# buf_4: on the ACC (17 k tree buffers) it timed as buf_8 (+0.03 ns slack: its input is a third
+# of buf_8's load on the level above) at half the area (-0.13 mm2); buf_2 lost 0.3 ns.
+BUF_CELL = "sky130_fd_sc_hd__buf_4"
 
 _INST = re.compile(r"^  (\S+) (\S+) \(\n(.*?)\n  \);\n", re.M | re.S)
 _PIN = re.compile(r"\.(\w+)\((.*)\)")
@@ -153,3 +155,133 @@ def repair_file(src: Path, dst: Path, liberty: Path, clock: str) -> int:
     text, n = repair(src.read_text(), liberty_output_pins(liberty.read_text()), clock)
     dst.write_text(text)
     return n
+
+
+# ------------------------------------------------------------------ load-based upsizing
+# ABC sized every gate for the loads it saw, i.e. with its own buffers in place; after
+# collapse_buffers a gate may drive up to MAX_FANOUT pins itself. A minimum-size gate (the
+# `_0` drive strengths have max_capacitance ~0.02 pF) driving 16 mux selects was then
+# beyond its Liberty max_capacitance and took ~3 ns on the ACC's critical path. This pass
+# is the netlist part of OpenROAD's repair_design for that case: every driver whose load
+# (sink pin capacitances plus the Liberty's default wire-load estimate) exceeds
+# LOAD_FRACTION of its max_capacitance becomes the smallest drive strength of the same
+# cell family (same pins) that keeps it under, or the strongest one.
+LOAD_FRACTION = 0.5
+
+
+class CellLib:
+    """What the sizing needs from a Liberty: per cell area, input pin capacitance, output pin
+    max_capacitance; drive-strength families (name without the `_N` suffix); wire-load
+    table (the default model)."""
+
+    def __init__(self, lib_text: str, dont_use=()):
+        self.area, self.pin_cap, self.max_cap = {}, {}, {}
+        for cm in re.finditer(r"\n    cell \(\"?(\w+)\"?\) \{(.*?)\n    \}", lib_text, re.S):
+            cell, body = cm.group(1), cm.group(2)
+            am = re.search(r"\n        area\s*:\s*([\d.eE+-]+)", body)
+            self.area[cell] = float(am.group(1)) if am else 0.0
+            ins, outs = {}, {}
+            for pm in re.finditer(r"\n        pin \(\"?(\w+)\"?\) \{(.*?)\n        \}", body, re.S):
+                b = pm.group(2)
+                if re.search(r"direction\s*:\s*\"?output", b):
+                    mc = re.search(r"\n            max_capacitance\s*:\s*([\d.eE+-]+)", b)
+                    outs[pm.group(1)] = float(mc.group(1)) if mc else None
+                else:
+                    c = re.search(r"\n            capacitance\s*:\s*([\d.eE+-]+)", b)
+                    ins[pm.group(1)] = float(c.group(1)) if c else 0.0
+            self.pin_cap[cell], self.max_cap[cell] = ins, outs
+        self.families: dict[str, list[str]] = defaultdict(list)
+        banned = set(dont_use)
+        for cell in self.area:
+            fm = re.match(r"(.*)_(\d+)$", cell)
+            if fm and cell not in banned:
+                self.families[fm.group(1)].append(cell)
+        for fam in self.families.values():
+            fam.sort(key=lambda c: self.area[c])
+        self.wire = self._wire_load(lib_text)
+
+    @staticmethod
+    def _wire_load(lib_text: str):
+        name = re.search(r"default_wire_load\s*:\s*\"?(\w+)", lib_text)
+        body = name and re.search(r"wire_load\(\"?%s\"?\)\s*\{(.*?)\}" % name.group(1), lib_text, re.S)
+        if not body:
+            return lambda n: 0.0
+        b = body.group(1)
+        cap = float(re.search(r"capacitance\s*:\s*([\d.eE+-]+)", b).group(1))
+        slope = float(re.search(r"slope\s*:\s*([\d.eE+-]+)", b).group(1))
+        table = {int(f): float(l) for f, l in re.findall(r"fanout_length\(\s*(\d+)\s*,\s*([\d.eE+-]+)\)", b)}
+        top = max(table)
+
+        def wire(n: int) -> float:
+            if n <= 0:
+                return 0.0
+            return cap * (table[n] if n in table else table[top] + slope * (n - top))
+        return wire
+
+    def variants(self, cell: str) -> list[str]:
+        """Same-family cells with the same pins (smallest area first); [] if none."""
+        fm = re.match(r"(.*)_(\d+)$", cell)
+        if not fm:
+            return []
+        pins = (set(self.pin_cap[cell]), set(self.max_cap[cell]))
+        return [c for c in self.families.get(fm.group(1), ())
+                if (set(self.pin_cap[c]), set(self.max_cap[c])) == pins]
+
+
+def upsize(netlist: str, lib: CellLib, fraction: float = LOAD_FRACTION,
+           rounds: int = 3) -> tuple[str, int]:
+    """Return (netlist, number of cells changed). Only upsizes; a few rounds because an
+    upsized sink loads its own driver more."""
+    insts = list(_INST.finditer(netlist))
+    cells = [m.group(1) for m in insts]
+    pins = []                                    # per instance: [(pin, net)]
+    for m in insts:
+        pl = []
+        for ln in m.group(3).split("\n"):
+            pm = _PIN.search(ln)
+            if pm and pm.group(2).strip():
+                pl.append((pm.group(1), pm.group(2).strip()))
+        pins.append(pl)
+    changed: set[int] = set()
+    for _ in range(rounds):
+        load: dict[str, float] = defaultdict(float)
+        fanout: dict[str, int] = defaultdict(int)
+        drivers: list[tuple[int, str, str]] = []
+        for i, cell in enumerate(cells):
+            caps, outs = lib.pin_cap.get(cell), lib.max_cap.get(cell)
+            if caps is None:                     # macro or unknown cell: not sized, no load
+                continue
+            for pin, net in pins[i]:
+                if pin in outs:
+                    drivers.append((i, pin, net))
+                else:
+                    load[net] += caps.get(pin, 0.0)
+                    fanout[net] += 1
+        n_round = 0
+        for i, pin, net in drivers:
+            cell = cells[i]
+            need = load[net] + lib.wire(fanout[net])
+            mc = lib.max_cap[cell][pin]
+            if mc is None or need <= fraction * mc:
+                continue
+            options = lib.variants(cell)
+            if not options:
+                continue
+            fits = [c for c in options if (lib.max_cap[c][pin] or 0) * fraction >= need]
+            best = fits[0] if fits else max(options, key=lambda c: lib.max_cap[c][pin] or 0)
+            if lib.area[best] > lib.area[cell]:
+                cells[i] = best
+                changed.add(i)
+                n_round += 1
+        if not n_round:
+            break
+    if not changed:
+        return netlist, 0
+    out, pos = [], 0
+    for i in sorted(changed):
+        m = insts[i]
+        out.append(netlist[pos:m.start(1)])
+        out.append(cells[i])
+        pos = m.end(1)
+    out.append(netlist[pos:])
+    return "".join(out), len(changed)

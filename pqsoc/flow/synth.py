@@ -74,12 +74,17 @@ def repair_fanout(block, pdk, src: Path, dst: Path) -> int:
     """Fanout repair (fanout.py) of the mapped netlist. SRAM macro pins are neither loads nor
     drivers to it: Yosys connects macro buses as whole vectors (`.addr0(addr[8:0])`), which the
     per-bit rewiring cannot split, so macro instances are left untouched (each macro adds one
-    load per address/data bit, not counted; a net is buffered only for its standard-cell loads)."""
+    load per address/data bit, not counted; a net is buffered only for its standard-cell loads).
+    Then drivers are upsized for the loads they really drive (fanout.upsize)."""
     outputs = fanout.liberty_output_pins(pdk.liberty("tt").read_text())
     for m in block.macros:
         outputs[m] = macro_pins(pdk.sram(m, "lib").read_text())
     text, _ = fanout.collapse_buffers(src.read_text())
     text, n = fanout.repair(text, outputs, block.clock)
+    lib = fanout.CellLib(pdk.liberty("tt").read_text(), dont_use_cells(pdk))
+    text, nup = fanout.upsize(text, lib)
+    print(f"[synth] {block.name}: upsized {nup} drivers beyond {fanout.LOAD_FRACTION:g} x "
+          f"their max_capacitance", flush=True)
     dst.write_text(text)
     return n
 
