@@ -10,6 +10,14 @@ mldsa65_sign`).
     ... run (ISS: 32 KiB IMEM and DMEM) ...
     sig = dmem[SIG:SIG + SIG_LEN]       # 3309 bytes
 
+Measured (ISS, `python -m ip.acc.bench mldsa65_sign --n 200 --seed 2`: a fresh key, 33-byte
+M' and rnd per signature, each signature equal to dilithium-py's and verified): median
+124 196 cycles, mean 148 494, min 47 115 (accepted at once), max 519 371 (20 iterations);
+iterations median 4, mean 5.08. IMEM 20 716 B, peak DMEM 32 096 B. Per iteration ~21.7 k
+when rejected at z, ~27.7 k at r0; pre-loop 5.2 k, c t0 + hint 10.6 k, sigEncode 3.8 k
+(doc/architecture.md 3.4). The norm checks always run over all coefficients (no early exit
+inside a check).
+
 Inputs placed by the host: the secret key (4032 B) at SK, M' (the formatted message, as
 dilithium-py's _sign_internal takes it; at most MSG_MAX bytes) at MSG, its length in bytes
 (32-bit word) at MLEN, rnd (32 B) at RND, and the constants of const_image(). Everything
@@ -32,7 +40,7 @@ Program (all VMODE 1; each phase as in mldsa.py / mldsa_sign_parts.py):
                    -> HB bitmaps, FLAG; fail -> loop
     sigEncode  z packed first, over z itself (SIG = YH + 16), then c_tilde and the hint
 
-DMEM layout (bytes; peak = END = 32 160):
+DMEM layout (bytes; peak = END = 32 096 of 32 768):
 
 | region | address | bytes | lifetime |
 |---|---|---|---|
@@ -40,13 +48,14 @@ DMEM layout (bytes; peak = END = 32 160):
 | TWID, ITWID, KC constants (mldsa) | 256..2848 | 2592 | whole run |
 | CTIL (c_tilde) | 2848 | 64 | iteration -> sigEncode |
 | MC (constant 1 word), CNT (hint count save) | 2912 | 64 | |
+| free | 2976 | 736 | |
 | S1H s1_hat | 3712 | 5120 | whole loop |
 | S2H s2_hat | 8832 | 6144 | whole loop |
 | YH y_hat -> z -> signature (SIG = YH + 16, 3309 B) | 14976 | 5120 | iteration; M' (input, <= 7168 B with ABUF) before the loop |
 | ABUF: A tiles 2 x 1 KiB (aw); then CH c_hat (ABUF) + W1E/SIB (ABUF + 1024, challenge), then CH + T (ABUF + 1024, c s2 / c t0 scratch) | 20096 | 2048 | iteration |
 | W w, then w - c s2 | 22144 | 6144 | iteration; holds SK's rho/K/tr/s1/s2 (input) before the loop |
 | T0P t0 packed (SK + 1536: the key's own t0 bytes) | 28288 | 2496 | whole run |
-| XC constants, DBT, HB bitmaps, FLAG, HW (mldsa_sign_parts) | 30784..32160 | 1376 | whole run |
+| XC constants, DBT, HB bitmaps, FLAG, HW (mldsa_sign_parts) | 30784..32096 | 1312 | whole run |
 
 SK = T0P - 1536 = 26752: the host writes the whole key there; rho, K, tr, s1, s2 lie in W
 (dead before the loop), t0 at T0P.
@@ -250,12 +259,10 @@ def ct0_phases(ch=CH, t=T, w=W, t0p=T0P):
 
 
 # ------------------------------------------------------------------ the program
-def _reject():
-    """Branch back to the start of the iteration unless x9 = 0 (jal: the loop is longer
-    than a branch reaches)."""
-    _reject.n = getattr(_reject, "n", 0) + 1
-    lab = f"pass_{_reject.n}"
-    return [f"beq x9, x0, {lab}", "jal x0, sign_iter", f"{lab}:"]
+def _reject(tag):
+    """Back to the start of the iteration unless x9 = 0 (jal: the loop is longer than a
+    branch reaches)."""
+    return [f"beq x9, x0, pass_{tag}", "jal x0, sign_iter", f"pass_{tag}:"]
 
 
 def sign_phases():
@@ -271,11 +278,11 @@ def sign_phases():
     ph += mldsa.challenge_phases(ctil=CTIL, sib=SIB, ch=CH)
     ph.append(("release", ["kmac.rel"]))
     ph += z_phases()
-    ph.append(("z rejected?", _reject()))
+    ph.append(("z rejected?", _reject("z")))
     ph += mldsa.r0_phases(s2h=S2H, ch=CH, w=W, t=T)
-    ph.append(("r0 rejected?", _reject()))
+    ph.append(("r0 rejected?", _reject("r0")))
     ph += ct0_phases()
-    ph.append(("c t0 / hint rejected?", _reject()))
+    ph.append(("c t0 / hint rejected?", _reject("ct0")))
     ph += sp.sig_encode_phases(ctil=CTIL, z=YH, sig=SIG)
     return ph
 

@@ -82,5 +82,14 @@ def test_pre_loop(msg_len):
 
 
 def test_fits():
+    """IMEM and DMEM within 32 KiB; the docstring's layout table states the real peak and
+    the regions of the table do not overlap."""
     assert len(assemble(SRC, "mldsa_sign.s")) * 4 <= 32 * 1024
     assert ms.END <= 32 * 1024
+    assert f"peak = END = {ms.END // 1000} {ms.END % 1000:03d}" in ms.__doc__
+    regions = [(0, 256), (mldsa.TWID, ms.CTIL), (ms.CTIL, ms.MC), (ms.MC, ms.CNT + 32),
+               (ms.S1H, ms.S2H), (ms.S2H, ms.YH), (ms.YH, ms.ABUF), (ms.ABUF, ms.W),
+               (ms.W, ms.T0P), (ms.T0P, ms.T0P + 6 * 416), (ms.T0P + 6 * 416, ms.END)]
+    for (a0, a1), (b0, b1) in zip(regions, regions[1:]):
+        assert a0 < a1 <= b0 < b1
+    assert ms.SIG + ms.SIG_LEN <= ms.ABUF and ms.SK + ms.SK_LEN == ms.T0P + 6 * 416
