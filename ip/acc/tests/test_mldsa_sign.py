@@ -3,7 +3,8 @@ signature must equal dilithium-py's _sign_internal byte for byte (same sk, M', r
 verify; the loop must run as many iterations as dilithium-py's (final kappa = 5 x
 iterations). Seeds chosen from dilithium-py's iteration stages (ip.acc.bench's
 dsa_sign_stages): one accepted at once, one rejected at z and at r0 first, one with a
-rejection by the hint count."""
+rejection by the hint count. The ISS runs ~30 k cycles/s here (a signature 1.5-15 s), so
+the cases are few; ip/acc/bench.py (`python -m ip.acc.bench mldsa65_sign`) signs many."""
 import random
 
 import pytest
@@ -45,6 +46,19 @@ def test_sign(seed):
     assert DSA._verify_internal(pk, msg, sig)
     assert kappa == 5 * len(st)
     print(f"\nML-DSA-65 sign: {h.cycles} cycles, {len(st)} iterations {st}, IMEM {imem} B")
+
+
+def test_sign_public_api():
+    """ML_DSA_65.sign (FIPS 204 Alg. 2, deterministic: rnd = 0) with a context string: the
+    host formats M' = 0 || len(ctx) || ctx || M, the program signs it; dilithium-py's
+    public verify accepts the signature with the same context."""
+    rnd = random.Random(201)
+    pk, sk = DSA._keygen_internal(rnd.randbytes(32))
+    m, ctx = rnd.randbytes(100), b"pqsoc ACC test"
+    ref = DSA.sign(sk, m, ctx, deterministic=True)
+    sig, kappa, h, _ = _sign(sk, bytes([0, len(ctx)]) + ctx + m, bytes(32))
+    assert sig == ref and kappa == 5
+    assert DSA.verify(pk, m, sig, ctx) and not DSA.verify(pk, m, sig, b"other")
 
 
 def _pre_only(sk, msg, r):
