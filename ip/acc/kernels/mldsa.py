@@ -290,19 +290,72 @@ def _mask_word(g0):
     return L
 
 
-def _mask_group():
-    """5 digest words (160 B) -> 8 output words."""
+def _mask_group_gather():
+    """5 digest words (160 B) -> 8 output words, per word gathers (~217 cycles)."""
     L = [f"kmac.dig w{20 + k}" for k in range(5)]
     for o in range(8):
         L += _mask_word(5 * o)
     return L
 
 
-def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH):
+_BR3 = [int(f"{i:03b}"[::-1], 2) for i in range(8)]
+
+
+def _transpose8(a, b):
+    """8 x 8 lane transpose by 3 rounds of bn.unzip.lo / .hi (rows a -> b -> a -> b): with
+    word m in register a[bitrev(m)], lane q of word m ends in b[bitrev(q)] lane m."""
+    out, src, dst = [], a, b
+    for _ in range(3):
+        for p in range(4):
+            out += [f"bn.unzip.lo {dst[2 * p]}, {src[p]}, {src[p + 4]}",
+                    f"bn.unzip.hi {dst[2 * p + 1]}, {src[p]}, {src[p + 4]}"]
+        src, dst = dst, src
+    return out
+
+
+def _mask_group():
+    """5 digest words (160 B, granule g = w{20 + g // 8} lane g % 8) -> 8 output words,
+    transposed: Y_k (w0..w4) lane o = granule 5o + k (bn.ext + bn.ins); field q of every
+    output word o starts at bit 20q of Y_0..Y_4's lane o, so T_q = field q of all 8 words
+    is one uniform shift / or / and (w28 = 2^20 - 1); an 8 x 8 lane transpose gives the
+    words; y = gamma1 - field (w29 = gamma1). ~150 cycles."""
+    Y = [f"w{k}" for k in range(5)]
+    A = [f"w{5 + k}" for k in range(8)]
+    B = [f"w{13 + k}" for k in range(7)] + ["w25"]
+    L = [f"kmac.dig w{20 + k}" for k in range(5)]
+    for i in range(40):
+        o, k = divmod(i, 5)
+        g = 5 * o + k
+        L.append(f"bn.ext x{10 + i % 8}, w{20 + g // 8}, {g % 8}")
+        if i:
+            po, pk = divmod(i - 1, 5)
+            L.append(f"bn.ins {Y[pk]}, x{10 + (i - 1) % 8}, {po}")
+    L.append(f"bn.ins {Y[4]}, x{10 + 39 % 8}, 7")
+    for q in range(8):
+        a, off = divmod(20 * q, 32)
+        t = A[_BR3[q]]
+        src = Y[a]
+        if off:
+            L.append(f"bn.shrv {t}, {src}, {off}")
+            src = t
+        if off + 20 > 32:
+            L += [f"bn.shlv w30, {Y[a + 1]}, {32 - off}", f"bn.or {t}, {src}, w30"]
+            src = t
+        if off + 20 != 32:
+            L.append(f"bn.and {t}, {src}, w28")
+    L += _transpose8(A, B)
+    L += [f"bn.subvm {B[_BR3[o]]}, w29, {B[_BR3[o]]}" for o in range(8)]
+    L += [f"bn.sw.pi {B[_BR3[o]]}, 0(x6)" for o in range(8)]
+    return L
+
+
+def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH, transposed=True):
     """y[r] = ExpandMask(rho'', kappa + r) -> Y (5 polys), y_hat = NTT(y) -> YH.
     KAPPA holds the 16-bit nonce (lw). y = yh is allowed (NTT in place). The next SHAKE256 is started before the NTT of
     the previous polynomial (its permutations run in the NTT's shadow). compact: one
-    loopi over the 5 polynomials (the last one starts an unused 6th SHAKE256)."""
+    loopi over the 5 polynomials (the last one starts an unused 6th SHAKE256). transposed:
+    the 20-bit unpack of _mask_group (else _mask_group_gather)."""
+    group = _mask_group() if transposed else _mask_group_gather()
     pre = VMODE1 + ["kmac.acq", f"bn.lw w26, {_m(KA['cx20'])}", f"bn.lw w27, {_m(KA['cy20'])}",
                     f"bn.lw w28, {_m(KA['m20'])}", f"bn.lw w29, {_m(KA['g1'])}",
                     f"lw x7, {KAPPA}(x0)"] + _li(6, y)
@@ -312,7 +365,7 @@ def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH):
              "bn.ins w5, x7, 0", "addi x3, x0, 3", "kmac.msg w5, x3", "addi x7, x7, 1"]
     ph = [("init", pre + start)]
     if compact and ntt:
-        body = _loop(4, _mask_group()) + start + ntt_body(8, 9) + \
+        body = _loop(4, group) + start + ntt_body(8, 9) + \
             ["addi x8, x8, 1024", "addi x9, x9, 1024"] + \
             [f"bn.lw w{26 + k}, {_m(KA[n])}" for k, n in enumerate(["cx20", "cy20", "m20", "g1"])]
         ph.append(("5 x [ExpandMask y_r, start SHAKE256 y_r+1, NTT y_r]",
@@ -320,7 +373,7 @@ def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH):
         ph.append(("release", ["kmac.rel"]))
         return ph
     for r in range(L_):
-        L = _loop(4, _mask_group())
+        L = _loop(4, group)
         ph.append((f"ExpandMask y{r} (unpack)", L))
         if r + 1 < L_:
             ph.append((f"start SHAKE256 y{r + 1}", start))

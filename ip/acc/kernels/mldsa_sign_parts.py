@@ -55,7 +55,7 @@ Design:
 """
 from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from . import mldsa
-from .mldsa import Q, K, L, ETA, GAMMA1, GAMMA2, OMEGA, KA, VMODE1
+from .mldsa import Q, K, L, ETA, GAMMA1, GAMMA2, OMEGA, KA, VMODE1, _BR3, _transpose8
 
 # ------------------------------------------------------------------ DMEM layout (bytes)
 # keydec (pre-loop)
@@ -326,21 +326,6 @@ def ct0_hint_program() -> str:
 
 
 # ------------------------------------------------------------------ sigEncode
-_BR3 = [int(f"{i:03b}"[::-1], 2) for i in range(8)]
-
-
-def _transpose8(a, b):
-    """8 x 8 lane transpose by 3 rounds of bn.unzip.lo / .hi (rows a -> b -> a -> b): with
-    word m in register a[bitrev(m)], lane q of word m ends in b[bitrev(q)] lane m."""
-    out, src, dst = [], a, b
-    for _ in range(3):
-        for p in range(4):
-            out += [f"bn.unzip.lo {dst[2 * p]}, {src[p]}, {src[p + 4]}",
-                    f"bn.unzip.hi {dst[2 * p + 1]}, {src[p]}, {src[p + 4]}"]
-        src, dst = dst, src
-    return out
-
-
 # granule g of a z word: (field, shift) parts, shift > 0: left, < 0: right
 _ZGRAN = [[(0, 0), (1, 20)], [(1, -12), (2, 8), (3, 28)], [(3, -4), (4, 16)],
           [(4, -16), (5, 4), (6, 24)], [(6, -8), (7, 12)]]
