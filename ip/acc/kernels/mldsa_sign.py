@@ -145,18 +145,35 @@ def _start_a(off, dst):
             "kmac.msg w2, x3"] + _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, uni23"]
 
 
+R_ACC = [f"w{16 + k}" for k in range(16)]   # w_i words 0..15 during a row (aw)
+
+
 def _mac_first():
-    """w_i = A_i0 o y_hat_0 (x10 tile, x15 y_hat, x20 w_i), 4 words per iteration."""
+    """w_i = A_i0 o y_hat_0 (x10 tile, x15 y_hat): words 0..15 into R_ACC (unrolled),
+    words 16..31 to DMEM at x20 (4 words per loop iteration)."""
+    out = []
+    for g in range(4):
+        for k in range(4):
+            out += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{4 + k}, 0(x15)"]
+        out += [f"bn.mulvm {R_ACC[4 * g + k]}, w{k}, w{4 + k}" for k in range(4)]
     b = []
     for k in range(4):
         b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{4 + k}, 0(x15)"]
     b += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
     b += [f"bn.sw.pi w{8 + k}, 0(x20)" for k in range(4)]
-    return _loop(8, b)
+    return out + _loop(4, b)
 
 
 def _mac_acc():
-    """w_i += A_ij o y_hat_j (x10 tile, x15 y_hat, x20 w_i read, x23 w_i write)."""
+    """w_i += A_ij o y_hat_j (x10 tile, x15 y_hat): words 0..15 in R_ACC, words 16..31
+    in DMEM (x20 read, x23 write)."""
+    out = []
+    for g in range(4):
+        for k in range(4):
+            out += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{4 + k}, 0(x15)"]
+        out += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
+        out += [f"bn.addvm {R_ACC[4 * g + k]}, {R_ACC[4 * g + k]}, w{8 + k}"
+                for k in range(4)]
     b = []
     for k in range(4):
         b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{4 + k}, 0(x15)",
@@ -164,14 +181,15 @@ def _mac_acc():
     b += [f"bn.mulvm w{12 + k}, w{k}, w{4 + k}" for k in range(4)]
     b += [f"bn.addvm w{12 + k}, w{12 + k}, w{8 + k}" for k in range(4)]
     b += [f"bn.sw.pi w{12 + k}, 0(x23)" for k in range(4)]
-    return _loop(8, b)
+    return out + _loop(4, b)
 
 
 def aw_phases(yh=YH, w=W, abuf=ABUF):
     """w = INTT(A_hat o y_hat) (y_hat at yh, 5 polys) -> w (6 polys). A_hat[i][j] is
     sampled entry by entry into two 1 KiB tiles: entry e + 1 into one while the core
     multiply-accumulates entry e from the other (the INTT of row i runs while A[i+1][0]
-    is sampled). Two rows per loopi iteration (tile parity); the last one samples an unused
+    is sampled). The first half of w_i accumulates in w16..w31 (4 cycles per word and
+    entry instead of 6: no accumulator load / store), the second half in DMEM. Two rows per loopi iteration (tile parity); the last one samples an unused
     A[6][0]."""
     tiles = (abuf, abuf + 1024)
     ph = [("init", VMODE1 + ["kmac.acq", "addi x21, x0, 0"] + _start_a(0, tiles[0]) +
@@ -183,10 +201,11 @@ def aw_phases(yh=YH, w=W, abuf=ABUF):
             cur, nxt = tiles[e % 2], tiles[(e + 1) % 2]
             body += _start_a(j + 1 if j < L - 1 else 256, nxt) + _li(10, cur)
             if j == 0:
-                body += _li(15, yh) + ["addi x20, x22, 0"] + _mac_first()
+                body += _li(15, yh) + ["addi x20, x22, 512"] + _mac_first()
             else:
-                body += ["addi x20, x22, 0", "addi x23, x22, 0"] + _mac_acc()
+                body += ["addi x20, x22, 512", "addi x23, x22, 512"] + _mac_acc()
             if j == L - 1:
+                body += [f"bn.sw {r}, {32 * k}(x22)" for k, r in enumerate(R_ACC)]
                 body += ["addi x8, x22, 0"] + intt_body(8, 8) + \
                     ["addi x22, x22, 1024", "addi x21, x21, 256"]
             body.append("smp.wait")
