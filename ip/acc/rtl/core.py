@@ -312,8 +312,10 @@ class AccCore(wiring.Component):
         # ------------------------------------------------------------------ execute
         two_cycle = dec.any_of([i.mnemonic for i in dec.insns if i.cycles == 2])
         go = Signal()                      # the instruction completes this cycle
-        m.d.comb += go.eq(run & ~hazard & ~fault & (cnt | ~two_cycle)
-                          & (kdone | ~(is_acq | is_kreq | is_swait)))
+        adv = Signal()                     # ... unless it faults (for the fetch address only)
+        m.d.comb += [adv.eq(run & ~hazard & (cnt | ~two_cycle)
+                            & (kdone | ~(is_acq | is_kreq | is_swait))),
+                     go.eq(adv & ~fault)]
         with m.If(kcycle & ~fault & is_acq):
             m.d.sync += [hold.eq(1), acq_wait.eq(~kdone)]
         with m.If(run & ~hazard & ~fault & two_cycle):
@@ -458,14 +460,18 @@ class AccCore(wiring.Component):
         m.d.comb += walu.issue.eq(go & is_wide2)
         # fetch: hold the word on imem_rdata while execute stalls; a 2-cycle instruction
         # presents its target in its first cycle; a completing one moves the word into IR
-        # and presents the successor of that word.
+        # and presents the successor of that word. The fault term is left out of the address
+        # choice (adv, not go): a faulting instruction's fetch is harmless (the core stops,
+        # START fetches from 0 again), and the fault's operand checks (GPR reads, address
+        # adders and compares) stay off the path into the IMEM macros.
         fetch_addr = Signal(32)
         m.d.comb += fetch_addr.eq(fpc)
-        with m.If(run & ~hazard & ~fault & two_cycle & ~cnt):
+        with m.If(run & ~hazard & two_cycle & ~cnt):
             m.d.comb += fetch_addr.eq(next_pc)
         m.d.comb += self.imem_addr.eq(fetch_addr[2:2 + self.ia_bits])
-        with m.If(go):
+        with m.If(adv):
             m.d.comb += fetch_addr.eq(fetch_next)
+        with m.If(go):
             m.d.sync += [pc.eq(next_pc), self.insns.eq(self.insns + 1)]
             m.d.comb += [ir_load.eq(1), ir_next.eq(self.imem_rdata)]
             with m.If(g_we & (g_dst != 0)):

@@ -23,8 +23,9 @@ Area notes:
     32-bit lane in VMODE 1 (`_vadd`), instead of separate 16- and 32-bit lane adders.
   * The Montgomery constants q' and q are sparse: constant multiplications are written as
     carry-save rows in canonical signed digit form (`_cmul_rows`), 3 or 4 terms each,
-    so a reduction costs two carry-propagate adders; it takes the product in carry-save
-    form straight from the stage register (the product adder only feeds mulv.lo/.hi).
+    so a reduction costs one carry-propagate adder (m stays in carry-save form, see
+    `_mont_reduce`); it takes the product in carry-save form straight from the stage
+    register (the product adder only feeds mulv.lo/.hi).
   * The butterfly twiddles and bn.bcastl share one 256-bit lane rotator.
 """
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
@@ -152,24 +153,34 @@ def _csa_sum(m, rows, const, width, name):
 
 def _mont_reduce(m, ts, tc, w, q, name):
     """ISS _mont of the product t = ts + tc, given in carry-save form (the stage register):
-    m = t*q' mod R; u = (t + m*q) / R; d = u - q if u >= q. The product adder is never
-    built on this path: t mod R enters the q' rows as two operands, and ts, tc enter the
-    t + m*q tree as two rows. The tree's two outputs feed two adders side by side, one for
-    t + m*q and one for t + m*q - q*R (= R * (u - q): its sign decides), so a reduction is
-    two carry-propagate adders deep. ts + tc = t exactly (no carry is ever dropped: see
-    the stage register in WideAlu), and the low w bits of both sums are 0."""
+    m = t*q' mod R; u = (t + m*q) / R; d = u - q if u >= q. No carry-propagate adder before
+    the last one: t mod R enters the q' rows as two operands and m stays in carry-save form
+    (ms, mc), so m' = ms + mc = m + k*R with k = 0 or 1 (the carry out of bit w, computed
+    beside the rest: it is needed only by the final select). t + m'*q = R*(u + k*q), so the
+    tree of the ms*q, mc*q, ts and tc rows gives v = u + k*q, and three adders side by side
+    give v, v - q and v - 2q; their signs and k select d (k = 0: v >= q ? v - q : v; k = 1,
+    v = u + q: v - q >= q ? v - 2q : v - q), exactly the ISS's value for any lane inputs.
+    ts + tc = t exactly (no carry is ever dropped: see the stage register in WideAlu), and
+    the low w bits of the sums are 0."""
     r = 1 << w
-    width = 2 * w + 2                                  # u - q needs a sign bit above u
+    width = 2 * w + 2                # t + m'*q < 2^(2w) + 2^(w+1)*q, and a sign bit below 0
     qinv = (-pow(q, -1, r)) % r
     rs, ones_s = _cmul_rows(ts[:w], qinv, w)
     rc, ones_c = _cmul_rows(tc[:w], qinv, w)
-    mm = _csa_sum(m, rs + rc, ones_s + ones_c, w, f"{name}_m")
-    rows, ones = _cmul_rows(mm, q, width)
-    a, b = _csa_reduce(m, rows + [Cat(ts, Const(0, 2)), Cat(tc, Const(0, 2))], width, f"{name}_t")
-    total = _csa_sum(m, [a, b], ones, width, f"{name}_tmq")
-    total_q = _csa_sum(m, [a, b], ones - (q << w), width, f"{name}_tmqq")
-    u, u_q = total[w:2 * w], total_q[w:2 * w]
-    return _sig(m, Mux(total_q[width - 1], u, u_q), f"{name}_d")
+    const_m = (ones_s + ones_c) % r
+    ms, mc = _csa_reduce(m, rs + rc + ([Const(const_m, w)] if const_m else []), w, f"{name}_m")
+    k = _sig(m, (ms + mc)[w], f"{name}_k")
+    rows_s, ones_a = _cmul_rows(ms, q, width)
+    rows_c, ones_b = _cmul_rows(mc, q, width)
+    a, b = _csa_reduce(m, rows_s + rows_c + [Cat(ts, Const(0, 2)), Cat(tc, Const(0, 2))],
+                       width, f"{name}_t")
+    ones = ones_a + ones_b
+    v = _csa_sum(m, [a, b], ones, width, f"{name}_v")
+    v_q = _csa_sum(m, [a, b], ones - (q << w), width, f"{name}_vq")
+    v_2q = _csa_sum(m, [a, b], ones - (2 * q << w), width, f"{name}_v2q")
+    d0 = Mux(v_q[width - 1], v[w:2 * w], v_q[w:2 * w])        # k = 0
+    d1 = Mux(v_2q[width - 1], v_q[w:2 * w], v_2q[w:2 * w])    # k = 1
+    return _sig(m, Mux(k, d1, d0), f"{name}_d")
 
 
 def _vadd(m, x, y, cin, vmode, name):
