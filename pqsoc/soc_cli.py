@@ -28,7 +28,9 @@ def _build(args):
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(name)s: %(message)s")
     from soc.build import build
-    build(SOC_DIR, sram_size=_size(args.sram_size), rom_size=_size(args.rom_size))
+    from soc.target import ROM_SIZE
+    rom_size = ROM_SIZE if args.rom_size is None else _size(args.rom_size)
+    build(SOC_DIR, sram_size=_size(args.sram_size), rom_size=rom_size)
     print(f"soc: generated {SOC_DIR.relative_to(REPO)}/ (gateware/pqsoc.v, csr.json, csr.csv, "
           "software/include/generated/)")
     for name, base, size in memory_map():
@@ -53,7 +55,8 @@ def add_subcommands(sub) -> None:
     s = p.add_subparsers(dest="soc_cmd", required=True)
     b = s.add_parser("build", help="generate Verilog, csr.json/csv and C headers into build/soc/")
     b.add_argument("--sram-size", default="32768", help="main SRAM bytes (default 32768)")
-    b.add_argument("--rom-size", default="32768", help="boot ROM bytes (default 32768)")
+    b.add_argument("--rom-size", default=None,
+                   help="boot ROM bytes (default soc.target.ROM_SIZE, 131072)")
     b.add_argument("-v", "--verbose", action="store_true", help="show LiteX's build log")
     b.set_defaults(func=_build)
     f = s.add_parser("firmware", help="build firmware programs (firmware/programs/*.c) into build/firmware/")

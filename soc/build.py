@@ -7,7 +7,7 @@ from pathlib import Path
 
 from litex.soc.integration.builder import Builder
 
-from .target import ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, KMAC_SIZE, PQSoC, pqc_block
+from .target import ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, KMAC_SIZE, ROM_SIZE, PQSoC, pqc_block
 
 # LiteX stamps every generated file with the current time; those lines are ignored when deciding
 # whether a file changed, so an unchanged design keeps its files (and mtimes) and nothing
@@ -61,23 +61,29 @@ def emit_pqc(out: Path, imem_size: int = ACC_IMEM_SIZE, dmem_size: int = ACC_DME
     return path
 
 
-def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = 32 * 1024, sim: bool = True,
-          ext_slaves=(), pqc: bool = True, kmac: bool | None = None) -> dict:
+def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = ROM_SIZE, sim: bool = True,
+          ext_slaves=(), pqc: bool = True, kmac: bool | None = None,
+          acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC_DMEM_SIZE) -> dict:
     """Writes into `out`: gateware/pqsoc.v (+ .init files, files.json), csr.json, csr.csv,
     software/include/generated/{csr,soc,mem}.h and regions.ld; with pqc (default) also
     rtl/pqc.v, the PQC subsystem: KMAC at ext slot 0 (region/irq kmac), ACC at ext slot 1
     (region/irq acc). Returns files.json as a dict.
     sim=False gives the silicon top (UART pins, no sim control); ext_slaves: WishboneBlock /
     WishboneSlave, see extslave.py (pqc=False frees slots 0 and 1 for other blocks).
-    `kmac` is the former name of `pqc` (kmac=False: no KMAC, hence no ACC either)."""
+    `kmac` is the former name of `pqc` (kmac=False: no KMAC, hence no ACC either).
+    acc_imem_size / acc_dmem_size: the ACC's memories (defaults: soc.target, the simulation
+    SoC's 32 KiB each); also written to generated/soc.h as ACC_IMEM_SIZE / ACC_DMEM_SIZE."""
     if kmac is not None:
         pqc = kmac
     out = Path(out).resolve()
     if pqc:
-        ext_slaves = (pqc_block(emit_pqc(out / "rtl")), *ext_slaves)
+        ext_slaves = (pqc_block(emit_pqc(out / "rtl", acc_imem_size, acc_dmem_size)), *ext_slaves)
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     soc = PQSoC(rom_size=rom_size, sram_size=sram_size, sim=sim, ext_slaves=tuple(ext_slaves))
+    if pqc:   # generated/soc.h: what MEM_SIZE must read, for firmware that checks it
+        soc.add_constant("ACC_IMEM_SIZE", acc_imem_size)
+        soc.add_constant("ACC_DMEM_SIZE", acc_dmem_size)
     builder = Builder(soc, output_dir=str(tmp), compile_software=False, compile_gateware=False,
                       csr_json=str(tmp / "csr.json"), csr_csv=str(tmp / "csr.csv"))
     builder.build(build_name="pqsoc")

@@ -3,12 +3,13 @@
 coprocessor, one Verilog module `pqc`, ip/acc/rtl/pqc.py).
 
 Memory map (LiteX's default SoCCore map; csr.json / generated/mem.h are the source of truth):
-  0x0000_0000 rom      boot ROM holding the firmware (rom_size, default 32 KiB)
+  0x0000_0000 rom      boot ROM holding the firmware (rom_size, default ROM_SIZE = 128 KiB)
   0x0100_0000 sram     main SRAM: data, bss, stack (sram_size, default 32 KiB)
   0x8000_0000 ext0     first of our Wishbone windows (16 MiB each, EXT_BASE): the KMAC block's
                        registers (region "kmac", 4 KiB), port kmac_bus of `pqc`
   0x8100_0000 ext1     EXT_BASE + EXT_STRIDE: the ACC coprocessor (region "acc", 256 KiB:
-                       registers +0, IMEM +0x10000, DMEM +0x20000), port acc_bus of `pqc`
+                       registers +0, IMEM +0x10000, DMEM +0x20000; 32 KiB each by default,
+                       ACC_IMEM_SIZE / ACC_DMEM_SIZE), port acc_bus of `pqc`
   0x8200_0000 csr      LiteX CSR bank (ctrl, uart, timer0, gpio_in/out, simctrl)
 Interrupts (Ibex fast irq n = mcause 16 + n): uart 0, timer0 1, gpio_in 2, then added blocks
 (kmac 3, acc 4 in the default build).
@@ -30,6 +31,10 @@ SYS_CLK_FREQ = int(50e6)
 BRINGUP_BAUDRATE = 1_000_000   # UART bridge; the host side reads it from csr.json
 EXT_BASE = 0x8000_0000          # first external Wishbone block; one 16 MiB window per block
 EXT_STRIDE = 0x0100_0000
+# Boot ROM of the simulation SoC (`pqsoc soc build`): 128 KiB, because firmware/programs/pqc_ops
+# carries the whole ML-KEM-768 decaps and ML-DSA-65 signing programs with their inputs and
+# expected outputs (~72 KB). The ROM is a behavioural memory ($readmemh) in simulation.
+ROM_SIZE = 128 * 1024
 
 
 class _CRG(LiteXModule):
@@ -42,7 +47,7 @@ class _CRG(LiteXModule):
 
 
 class PQSoC(SoCCore):
-    def __init__(self, rom_init=None, rom_size=32 * 1024, sram_size=32 * 1024, sim=True,
+    def __init__(self, rom_init=None, rom_size=ROM_SIZE, sram_size=32 * 1024, sim=True,
                  ext_slaves: tuple[WishboneBlock | WishboneSlave, ...] = ()):
         ibex.register()
         platform = Platform()
@@ -76,8 +81,12 @@ class PQSoC(SoCCore):
 
 KMAC_SIZE = 0x1000    # registers end at 0x5c; the block decodes only the low address bits
 ACC_SIZE = 0x40000    # registers, IMEM window (+0x10000), DMEM window (+0x20000)
-ACC_IMEM_SIZE = 8 * 1024    # SoC defaults (behavioural memories in simulation)
-ACC_DMEM_SIZE = 16 * 1024
+# ACC memories of the simulation SoC (behavioural in simulation): large enough for the real
+# operations run from firmware (pqc_ops): ML-DSA-65 signing needs a ~23 KB program and
+# 31.3 KiB of DMEM, ML-KEM-768 decaps 13.4 KiB / 16.0 KiB. The taped-out sizes are the
+# floorplan's choice (ip/acc/README.md), not these.
+ACC_IMEM_SIZE = 32 * 1024
+ACC_DMEM_SIZE = 32 * 1024
 
 
 def pqc_block(verilog: "Path") -> WishboneBlock:

@@ -116,7 +116,7 @@ static void dmem_bytes(void)
     ok &= back[0] == (0x00111111u | 0xa0u << 24) && back[1] == 0xa4a3a2a1u &&
           back[2] == 0xa8a7a6a5u && back[3] == 0x44444444u;
     uint32_t dsize = acc_dmem_size();
-    ok &= dsize == 16 * 1024 && acc_imem_size() == 8 * 1024;
+    ok &= dsize == ACC_DMEM_SIZE && acc_imem_size() == ACC_IMEM_SIZE;   /* soc.h: the SoC's sizes */
     ok &= acc_write_dmem(dsize - 2, src, 3) == ACC_ERR_ARG;
     ok &= acc_read_dmem_words(2, back, 1) == ACC_ERR_ARG;
     ok &= acc_load_program(fill, acc_imem_size() / 4 + 1) == ACC_ERR_ARG;

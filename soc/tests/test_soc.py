@@ -7,7 +7,7 @@ from pqsoc import cli
 from soc import ibex
 from soc.build import build
 from soc.extslave import SlavePort, WishboneBlock, WishboneSlave
-from soc.target import PQSoC
+from soc.target import ROM_SIZE, PQSoC
 
 
 def test_soc_generates_verilog_map_and_headers(soc_dir):
@@ -16,7 +16,7 @@ def test_soc_generates_verilog_map_and_headers(soc_dir):
     assert "ibex_top" in v and "ibex_pkg::RV32MFast" in v
     assert re.search(r"\.fetch_enable_i\s*\(4'd5\)", v), "Ibex must get IbexMuBiOn (4'b0101)"
     mem = json.loads((soc_dir / "csr.json").read_text())["memories"]
-    assert (mem["rom"]["base"], mem["rom"]["size"]) == (0, 32 * 1024)
+    assert (mem["rom"]["base"], mem["rom"]["size"]) == (0, ROM_SIZE) and ROM_SIZE == 128 * 1024
     assert mem["sram"]["size"] == 32 * 1024
     csrs = json.loads((soc_dir / "csr.json").read_text())["csr_registers"]
     for reg in ("uart_rxtx", "timer0_load", "gpio_out_out", "gpio_in_in", "simctrl_finish"):
