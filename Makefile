@@ -11,7 +11,8 @@ help:
 	@echo "make setup    install pinned apt + Python packages (.venv) and check the PDK (PDK_ROOT)"
 	@echo "make test     run every test of the project"
 	@echo "make report   synthesis + STA + benchmarks (ppa.json/md), RTL vs gate-level cycles (gls.json),"
-	@echo "              firmware self-tests on the full-SoC simulation (sim_*selftest.json) -> reports/"
+	@echo "              firmware self-tests and ML-KEM / ML-DSA from firmware on the full-SoC"
+	@echo "              simulation (sim_*.json) -> reports/"
 	@echo "make harden   OpenLane 2 hardening (needs the Nix shell: OpenROAD is not installable here)"
 	@echo "make clean    remove build/ and reports/"
 
@@ -26,10 +27,11 @@ report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)
 	$(PQSOC) gls $(or $(BLOCKS),keccak kmac) --seeds 2 --json reports/gls.json
 	$(PQSOC) soc build
-	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest
+	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest pqc_ops
 	$(PQSOC) sim run build/firmware/selftest.bin --json reports/sim_selftest.json
 	$(PQSOC) sim run build/firmware/kmac_selftest.bin --json reports/sim_kmac_selftest.json
 	$(PQSOC) sim run build/firmware/acc_selftest.bin --json reports/sim_acc_selftest.json
+	$(PQSOC) sim run build/firmware/pqc_ops.bin --json reports/sim_pqc_ops.json
 	$(PQSOC) acc fuzz --count 10000 --seed 1 --backend rtl --kmac --json reports/acc_fuzz.json
 
 harden: $(PQSOC)

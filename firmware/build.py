@@ -6,7 +6,9 @@ OUT/gen/ at every build: sha3_vectors.h and kmac_vectors.h (expected values from
 pycryptodome), kmac_regs.h and acc_regs.h (regtool, from ip/kmac/data/kmac_regs.yml and
 ip/acc/data/acc_regs.yml), acc_errors.h (the ACC error bit names, from ip/acc/data/isa.yml
 errors:) and acc_vectors.h (ACC programs assembled with pqsoc.acc.asm, DMEM images and expected
-outputs from kyber-py / dilithium-py / hashlib, see write_acc_vectors). Output:
+outputs from kyber-py / dilithium-py / hashlib, see write_acc_vectors); for a program that
+includes it, pqc_vectors.h (the whole ML-KEM-768 decaps and ML-DSA-65 signing programs, their
+inputs, outputs from kyber-py / dilithium-py and the ISS's cycle counts, see pqc_ops). Output:
 OUT/NAME.elf, OUT/NAME.bin (what the boot ROM holds), OUT/NAME.map.
 """
 import hashlib
@@ -271,6 +273,144 @@ def write_acc_vectors(path: Path) -> None:
     _write_if_changed(path, "\n".join(lines))
 
 
+# The real operations of programs/pqc_ops.c: whole ACC programs (ip/acc/kernels) with inputs
+# and expected outputs from kyber-py / dilithium-py. ML-KEM-768: keys and ciphertext from fixed
+# seeds; K of a valid ciphertext (= encaps' K) and of one with a bit of v flipped (implicit
+# rejection). ML-DSA-65: one key, two (M', rnd) draws of random.Random(PQC_DSA_SEED) chosen by
+# how many iterations of the rejection loop dilithium-py's _sign_internal takes: 4 (the median
+# of ML-DSA-65's iteration count, a geometric variable with mean 5.1) and 1 (the best case).
+PQC_KEM_SEEDS = (bytes([0x31]) * 32, bytes([0x32]) * 32, bytes([0x33]) * 32)   # d, z, m
+PQC_KEM_FLIP = 1000          # byte of c flipped (bit 4) for the rejection case: inside v
+PQC_DSA_SEED = 6
+PQC_DSA_DRAWS = {"mldsa65_sign": (0, 4), "mldsa65_sign_best": (7, 1)}   # name: (draw, iterations)
+
+
+def _dsa_iterations(dsa, sk: bytes, msg: bytes, rnd: bytes) -> tuple[int, bytes]:
+    """dilithium-py's signature and its number of loop iterations (calls of ExpandMask in its
+    own _sign_internal, counted by wrapping the method on the instance)."""
+    calls = []
+    orig = dsa._expand_mask_vector
+
+    def counted(*a, **k):
+        calls.append(1)
+        return orig(*a, **k)
+    dsa._expand_mask_vector = counted
+    try:
+        sig = dsa._sign_internal(sk, msg, rnd)
+    finally:
+        del dsa._expand_mask_vector
+    return len(calls), sig
+
+
+def _iss_cycles(words, image: dict, dmem_size: int, imem_size: int) -> int:
+    """ACC cycles of the program on the ISS (the cycle-accurate golden model) with the same
+    memories and DMEM image the firmware gives the RTL (DMEM wiped to zero first). Only the
+    cycle count is used: expected outputs come from the references."""
+    from pqsoc.acc.iss import Sim
+    sim = Sim(dmem_size=dmem_size, imem_size=imem_size)
+    sim.load_program(words)
+    for a, b in image.items():
+        sim.dmem.write_bytes(a, b)
+    h = sim.run(max_cycles=10_000_000)
+    if not h.ok:
+        raise FirmwareError(f"ISS run of a pqc_ops program did not end with ecall: {h}")
+    return h.cycles
+
+
+_PQC_OPS = None
+
+
+def pqc_ops() -> list[dict]:
+    """Every operation of pqc_ops: name, program ("mlkem" / "mldsa"), DMEM image {addr: bytes},
+    output address and expected bytes (kyber-py / dilithium-py), kappa (address, expected value
+    = 5 x dilithium-py's iterations; ML-DSA only), the ISS's cycle count. Computed once per
+    process (the ISS runs take ~20 s)."""
+    global _PQC_OPS
+    if _PQC_OPS is not None:
+        return _PQC_OPS
+    import random
+    from dilithium_py.ml_dsa import ML_DSA_65 as DSA
+    from kyber_py.ml_kem import ML_KEM_768 as KEM
+    from ip.acc.kernels import mldsa_sign, mlkem
+    from pqsoc.acc.asm import assemble
+    from soc.target import ACC_DMEM_SIZE, ACC_IMEM_SIZE
+    words = {"mlkem": assemble(mlkem.decaps_program(), "mlkem_decaps.s"),
+             "mldsa": assemble(mldsa_sign.sign_program(), "mldsa_sign.s")}
+    for k, w in words.items():
+        if 4 * len(w) > ACC_IMEM_SIZE:
+            raise FirmwareError(f"{k} program ({4 * len(w)} B) exceeds the SoC's ACC IMEM")
+    if max(mlkem.END, mldsa_sign.END) > ACC_DMEM_SIZE:
+        raise FirmwareError("an ACC program's DMEM layout exceeds the SoC's ACC DMEM")
+    ops = []
+    d, z, m = PQC_KEM_SEEDS
+    ek, dk = KEM._keygen_internal(d, z)
+    key, c = KEM._encaps_internal(ek, m)
+    bad = bytearray(c)
+    bad[PQC_KEM_FLIP] ^= 0x10
+    for name, ct in (("mlkem768_decaps", c), ("mlkem768_decaps_reject", bytes(bad))):
+        exp = KEM._decaps_internal(dk, ct)
+        if (exp == key) != (ct == c):
+            raise FirmwareError(f"{name}: kyber-py's decaps disagrees with its encaps")
+        ops.append({"name": name, "prog": "mlkem", "image": mlkem.image(dk=dk, c=ct),
+                    "out": mlkem.K_OUT, "exp": exp, "kappa": (0, 0)})
+    rng = random.Random(PQC_DSA_SEED)
+    pk, sk = DSA._keygen_internal(rng.randbytes(32))
+    rnds = [rng.randbytes(32) for _ in range(1 + max(dr for dr, _ in PQC_DSA_DRAWS.values()))]
+    for name, (draw, want) in PQC_DSA_DRAWS.items():
+        msg = b"pqsoc: ML-DSA-65 on the ACC, draw %d" % draw   # M', as _sign_internal takes it
+        iters, sig = _dsa_iterations(DSA, sk, msg, rnds[draw])
+        if iters != want or not DSA._verify_internal(pk, msg, sig):
+            raise FirmwareError(f"{name}: dilithium-py took {iters} iterations, expected {want}")
+        ops.append({"name": name, "prog": "mldsa", "image": mldsa_sign.image(sk, msg, rnds[draw]),
+                    "out": mldsa_sign.SIG, "exp": sig,
+                    "kappa": (mldsa_sign.KAPPA, DSA.l * iters), "iterations": iters})
+    for op in ops:
+        op["words"] = words[op["prog"]]
+        op["iss_cycles"] = _iss_cycles(op["words"], op["image"], ACC_DMEM_SIZE, ACC_IMEM_SIZE)
+    _PQC_OPS = ops
+    return ops
+
+
+def write_pqc_vectors(path: Path) -> None:
+    """pqc_vectors.h for programs/pqc_ops.c: each ACC program once, each DMEM blob once (the
+    two ML-KEM cases share dk and the constants, the two ML-DSA cases the key)."""
+    ops = pqc_ops()
+    lines = ["/* Generated by firmware/build.py: ACC programs (ip/acc/kernels, pqsoc.acc.asm),",
+             " * DMEM images, expected outputs from kyber-py / dilithium-py, the ISS's cycle",
+             " * counts. */",
+             "#include <stddef.h>", "#include <stdint.h>",
+             "#define ALIGN4 __attribute__((aligned(4)))   /* word copies in lib/acc.c */",
+             "struct pqc_segment { uint32_t addr; const uint8_t *data; size_t len; };",
+             "struct pqc_op {", "    const char *name;",
+             "    const uint32_t *words; size_t n_words;",
+             "    const struct pqc_segment *segs; size_t n_segs;",
+             "    uint32_t out_addr; const uint8_t *exp; size_t exp_len;",
+             "    uint32_t kappa_addr, exp_kappa;   /* ML-DSA: kappa = 5 x iterations; else 0 */",
+             "    uint32_t iss_cycles;", "};"]
+    progs, blobs, rows = {}, {}, []
+    for op in ops:
+        if op["prog"] not in progs:
+            progs[op["prog"]] = f"pqc_{op['prog']}_words"
+            lines.append(f"static const uint32_t {progs[op['prog']]}[] = {_c_words(op['words'])};")
+        segs = []
+        for addr, data in sorted(op["image"].items()):
+            if data not in blobs:
+                blobs[data] = f"pqc_blob{len(blobs)}"
+                lines.append(f"static const uint8_t {blobs[data]}[] ALIGN4 = {_c_bytes(data)};")
+            segs.append(f"{{0x{addr:x}, {blobs[data]}, {len(data)}}}")
+        i = len(rows)
+        lines.append(f"static const struct pqc_segment pqc_op{i}_segs[] = {{{', '.join(segs)}}};")
+        lines.append(f"static const uint8_t pqc_op{i}_exp[] ALIGN4 = {_c_bytes(op['exp'])};")
+        ka, kv = op["kappa"]
+        rows.append(f'    {{"{op["name"]}", {progs[op["prog"]]}, {len(op["words"])}, '
+                    f'pqc_op{i}_segs, {len(segs)}, 0x{op["out"]:x}, pqc_op{i}_exp, '
+                    f'{len(op["exp"])}, 0x{ka:x}, {kv}, {op["iss_cycles"]}}},')
+    lines += ["static const struct pqc_op pqc_ops[] = {", *rows, "};",
+              f"#define PQC_OPS {len(rows)}u",
+              f"#define PQC_MAX_OUT {max(len(op['exp']) for op in ops)}u", ""]
+    _write_if_changed(path, "\n".join(lines))
+
+
 def _write_if_changed(path: Path, text: str) -> None:
     if not path.exists() or path.read_text() != text:   # keep the timestamp when unchanged
         path.write_text(text)
@@ -335,6 +475,11 @@ def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS) ->
         write_acc_errors(gen / "acc_errors.h")
         write_acc_vectors(gen / "acc_vectors.h")
         generated_headers += ["acc_regs.h", "acc_errors.h", "acc_vectors.h"]
+        if '#include "pqc_vectors.h"' in src.read_text():
+            # the whole ML-KEM / ML-DSA programs with references and ISS runs (~20 s): only
+            # for the programs that use them
+            write_pqc_vectors(gen / "pqc_vectors.h")
+            generated_headers.append("pqc_vectors.h")
 
     sources = [src, *sorted(LIB.glob("*.c")), *sorted(LIB.glob("*.S"))]
     inputs = sources + sorted(LIB.glob("*.h")) + [LIB / "link.ld", Path(__file__)] \
