@@ -16,8 +16,8 @@ signing program is kernels/mldsa_sign.py: these generators take their addresses 
 parameters and are assembled there, with mldsa_sign_parts.py's, on one 32 KiB layout with
 the loop control (there aw_phases is replaced by a per-entry A-tile version and z_phases by
 z = INTT(c_hat o s1_hat + y_hat o 1) over y_hat, so y is not kept). Measured (ISS, one
-program, each signature equal to dilithium-py's): ML-DSA-65 sign median 124 196 cycles, mean
-148 494, min 47 115, max 519 371 over 200 signatures (median 4 iterations, mean 5.08); see
+program, each signature equal to dilithium-py's): ML-DSA-65 sign median 117 342 cycles, mean
+139 791, min 45 401, max 485 111 over 200 signatures (median 4 iterations, mean 5.08); see
 doc/architecture.md 3.4. ESTIMATES below are the first-order figures written
 before those parts existed.
 
@@ -33,10 +33,14 @@ Design:
   multiply-accumulate of 8 words (20 instructions per word: 10 bn.lw.pi, 5 bn.mulvm,
   4 bn.addvm, bn.sw.pi) for jobs 0-3, the INTT of the row for job 4.
 * ExpandMask: SHAKE256(rho'' || kappa + r) with declared length 66, 20 digest words
-  (kmac.dig) per polynomial; the 20-bit fields are cut with bn.ext (digest granule ->
-  GPR) + bn.ins into X (low granule) / Y (high granule) and
-  E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1) per lane (per-lane shift by
-  multiplication, as mlkem.decode_wide), masked to 20 bits; y = gamma1 -q E (bn.subvm).
+  (kmac.dig) per polynomial, 5 words (160 B) -> 8 output words at a time. Default
+  (transposed): the 40 granules go once by bn.ext + bn.ins into Y_0..Y_4 with lane o =
+  granule 5o + k, so field q of all 8 words is one uniform shift / or / and of Y_a, Y_a+1
+  (T_q lane o), and an 8 x 8 lane transpose (bn.unzip) gives the words (~150 cycles per 8
+  words). transposed=False: per output word, granules into X (low granule) / Y (high
+  granule) and E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1) per lane
+  (per-lane shift by multiplication, as mlkem.decode_wide) (~217). Both: masked to 20 bits,
+  y = gamma1 -q E (bn.subvm).
 * HighBits (gamma2 = (q-1)/32): r1 = (((r + 127) >> 7) * 1025 + 2^21) >> 22 (& 15 not
   needed, r < q); w1Encode: r1 << 4 lane (bn.mulv.lo by 16^lane) and a 3-level
   unzip.lo / unzip.hi / or tree per 8 words -> one word (lane k = coefficients 8k..8k+7).
