@@ -57,8 +57,10 @@ def _run(args):
         Path(args.json).write_text(json.dumps({
             "firmware": fw.name, "ok": res.ok, "end": res.reason, "cycles": res.cycles,
             "wall_s": round(res.wall_s, 3), "cycles_per_s": round(res.cycles_per_s),
+            "cpu_s": round(res.cpu_s, 3), "cycles_per_cpu_s": round(res.cycles_per_cpu_s),
             "tests": res.tests, "summary": res.summary, "problems": res.problems}, indent=2) + "\n")
-    _log(f"sim: {res.cycles} cycles in {res.wall_s:.2f} s ({res.cycles_per_s / 1e6:.2f} M cycles/s), "
+    _log(f"sim: {res.cycles} cycles in {res.wall_s:.2f} s ({res.cycles_per_s / 1e6:.2f} M cycles/s; "
+         f"{res.cycles_per_cpu_s / 1e6:.2f} M per CPU second), "
          f"end: {res.reason}; UART log {run_dir / 'uart.log'}")
     for p in res.problems:
         _log(f"sim: FAIL: {p}")

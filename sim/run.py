@@ -112,6 +112,7 @@ class Result:
     cycles: int
     wall_s: float
     uart: str
+    cpu_s: float = 0.0     # the model's CPU time (wall_s also counts other jobs on the machine)
     problems: list[str] = field(default_factory=list)
     tests: list[dict] = field(default_factory=list)
     summary: dict | None = None
@@ -124,6 +125,10 @@ class Result:
     @property
     def cycles_per_s(self) -> float:
         return self.cycles / self.wall_s if self.wall_s > 0 else 0.0
+
+    @property
+    def cycles_per_cpu_s(self) -> float:
+        return self.cycles / self.cpu_s if self.cpu_s > 0 else 0.0
 
 
 def bridge_divisor(soc_dir: Path) -> int:
@@ -197,8 +202,9 @@ def run(firmware: Path, soc_dir: Path, model_dir: Path, run_dir: Path, max_cycle
         m = ["", "wall", "0", f"{time.monotonic() - t0:.3f}"]
     if not m:
         raise SimError(f"simulator ended without its summary line (status {p.returncode}):\n{err[-2000:]}")
+    cpu = re.search(r"SIM-END .* cpu_s=([\d.]+)", err) if not killed else None
     res = Result(reason=m[1], status=p.returncode, cycles=int(m[2]), wall_s=float(m[3]),
-                 uart="".join(uart))
+                 uart="".join(uart), cpu_s=float(cpu[1]) if cpu else 0.0)
     if bridge is not None and (run_dir / "bridge.out").exists():
         res.bridge_out = (run_dir / "bridge.out").read_bytes()
     judge(res, max_cycles=max_cycles, timeout_s=timeout_s, elf=firmware.with_suffix(".elf"))

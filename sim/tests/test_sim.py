@@ -23,7 +23,10 @@ def test_selftest_passes(simulate):
                                              "bus_error", "sha3_256"]
     assert res.summary == {"summary": "selftest", "tests": 7, "passed": 7, "failed": 0}
     assert "hello from pqsoc" in res.uart
-    assert res.cycles_per_s > 100_000   # issue #6 floor; ~0.16 M/s with the ACC in (target 500 k)
+    # issue #6 floor (target 500 k), on the model's CPU time: wall-clock speed also measures
+    # whatever else runs on the machine (~0.16 M cycles/s on an idle one)
+    assert 0 < res.cpu_s <= res.wall_s * 1.05 + 0.05
+    assert res.cycles_per_cpu_s > 100_000
 
 
 def test_illegal_instruction_is_diagnosed(simulate, firmware):
