@@ -18,8 +18,8 @@ the loop control (there aw_phases is replaced by a per-entry A-tile version and 
 z = INTT(c_hat o s1_hat + y_hat o 1) over y_hat, so y is not kept). Measured (ISS, one
 program, each signature equal to dilithium-py's): ML-DSA-65 sign median 117 342 cycles, mean
 139 791, min 45 401, max 485 111 over 200 signatures (median 4 iterations, mean 5.08); see
-doc/architecture.md 3.4. ESTIMATES below are the first-order figures written
-before those parts existed.
+doc/architecture.md 3.4 (which keeps the first-order estimate written before those parts
+existed).
 
 All programs run in VMODE 1 (8 x 32-bit lanes, q = 8380417); a polynomial is 32 words,
 word r = coefficients 8r..8r+7 (natural order, values in [0, q)).
@@ -137,17 +137,6 @@ def poly_bytes(coeffs) -> bytes:
 
 def read_poly(blob: bytes) -> list:
     return [int.from_bytes(blob[4 * k:4 * k + 4], "little") for k in range(256)]
-
-
-# First-order estimates (ISS cycles) of the phases that are not ACC programs yet, from the
-# measured kernels: pre-loop = rho'' hash (~150) + skDecode s1, s2 (11 x 4-bit unpack,
-# ~300 each) + 11 NTT (~295); ct0+hint (iterations passing the r0 check) = t0 decode
-# (6 x 13-bit unpack, ~800 each, as ExpandMask) + 6 NTT + 6 (pw + INTT) (~1 000 each, as
-# r0) + norm check (~400) + 2 x HighBits of 6 polys (~1 000 each) + hint compare / count
-# (~400); final = sigEncode: z 20-bit pack (5 x ~800) + hint pack (~1 500) + c_tilde.
-ESTIMATES = {"pre-loop": 150 + 11 * 300 + 11 * 295,
-             "ct0+hint": 6 * 800 + 6 * 295 + 6 * 1000 + 400 + 2 * 1000 + 400,
-             "final": 5 * 800 + 1500 + 50}
 
 
 # ------------------------------------------------------------------ code pieces
