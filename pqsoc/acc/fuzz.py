@@ -1,6 +1,6 @@
 """Random ACC programs and a lockstep driver: run each program on two backends, compare.
 
-    pqsoc acc fuzz --count 1000 --seed 1 [--backend rtl|iss] [--out build/acc_fuzz] [--kmac]
+    pqsoc acc fuzz --count 1000 --seed 1 [--backend rtl|iss|gls] [--out build/acc_fuzz] [--kmac]
 
 Generator (`generate(rng, cfg) -> Program`): assembly text (replayable with `pqsoc acc asm`),
 its words, and an initial DMEM image. Programs cover every instruction of the groups base,
@@ -26,7 +26,9 @@ The random CSR RND / WSR RND are never read (their values are implementation-spe
 
 Each program is generated from random.Random(f"{seed}:{index}"), so (seed, index) replays
 one program. Backends: `IssBackend` (one Sim, programs back to back with reset() in between,
-like the hardware's START), and the RTL backend from ip.acc.rtl.fuzz_backend.
+like the hardware's START), the RTL backend from ip.acc.rtl.fuzz_backend, and `gls`: the same
+harness on the synthesized netlist (`pqsoc synth acc`; pqsoc.flow.gls.acc_backend) with random
+initial state --x-seed, at the block's memory sizes.
 """
 from __future__ import annotations
 
@@ -991,22 +993,44 @@ def main(argv=None) -> int:
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--start", type=int, default=0, help="first program index (replay: --start I --count 1)")
-    ap.add_argument("--backend", choices=["rtl", "iss"], default="rtl",
-                    help="compared against the ISS; iss = a second, independent ISS (harness check)")
+    ap.add_argument("--backend", choices=["rtl", "iss", "gls"], default="rtl",
+                    help="compared against the ISS; iss = a second, independent ISS (harness check); "
+                         "gls = the synthesized netlist (gate level, `pqsoc synth acc` first)")
+    ap.add_argument("--x-seed", type=int, default=1,
+                    help="gls: seed of the random initial state (flops and SRAM contents)")
     ap.add_argument("--out", default="build/acc_fuzz", help="failing programs go here (.s, .hex, .dmem)")
     ap.add_argument("--kmac", action="store_true", help="also generate kmac / smp instructions")
-    ap.add_argument("--imem-size", type=int, default=2048)
-    ap.add_argument("--dmem-size", type=int, default=2048)
+    ap.add_argument("--imem-size", type=int, default=None, help="default 2048; gls: the netlist's")
+    ap.add_argument("--dmem-size", type=int, default=None, help="default 2048; gls: the netlist's")
     ap.add_argument("--max-cycles", type=int, default=20_000)
     ap.add_argument("--error-fraction", type=float, default=0.25)
     ap.add_argument("--show", type=int, default=3, help="failures printed in full")
     ap.add_argument("--json", help="also write the figures (counts, rates) to this JSON file")
     a = ap.parse_args(argv)
+    if a.backend == "gls":
+        from pqsoc.blocks import ACC_DMEM, ACC_IMEM
+        for opt, v, size in (("--imem-size", a.imem_size, ACC_IMEM), ("--dmem-size", a.dmem_size, ACC_DMEM)):
+            if v not in (None, size):
+                print(f"error: the netlist's memory is {size} bytes; {opt} {v} does not apply to --backend gls",
+                      file=sys.stderr)
+                return 2
+        a.imem_size, a.dmem_size = ACC_IMEM, ACC_DMEM
+    a.imem_size = a.imem_size or 2048
+    a.dmem_size = a.dmem_size or 2048
     cfg = FuzzConfig(imem_size=a.imem_size, dmem_size=a.dmem_size, max_cycles=a.max_cycles,
                      error_fraction=a.error_fraction, kmac=a.kmac)
     ref = IssBackend(a.imem_size, a.dmem_size)
     if a.backend == "iss":
         dut = IssBackend(a.imem_size, a.dmem_size)
+    elif a.backend == "gls":
+        from pqsoc import FlowError
+        try:
+            from pqsoc.flow.gls import acc_backend
+            dut = acc_backend(a.x_seed, log=lambda m: print(m, file=sys.stderr, flush=True))
+            dut.build()
+        except FlowError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     else:
         try:
             dut = _rtl_backend(a.imem_size, a.dmem_size)
@@ -1038,6 +1062,9 @@ def main(argv=None) -> int:
                "programs_per_s": round((passed + failed) / secs, 1) if secs else None}
         if hasattr(dut, "sim_cycles"):
             fig["rtl_cycles_simulated"] = dut.sim_cycles
+        if a.backend == "gls":
+            fig["x_seed"] = a.x_seed
+            fig["imem_size"], fig["dmem_size"] = a.imem_size, a.dmem_size
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps(fig, indent=2) + "\n")
     print(f"{passed} passed, {failed} failed")

@@ -37,12 +37,16 @@ def emit(imem_size: int, dmem_size: int, out: Path) -> Path:
 
 class RtlBackend:
     def __init__(self, imem_size: int, dmem_size: int, sources: list[Path] | None = None,
-                 build_dir: Path | None = None, label: str = "ACC RTL", extra_flags=(), log=None):
+                 build_dir: Path | None = None, label: str = "ACC RTL", extra_flags=(), log=None,
+                 flags: list[str] | None = None, plusargs=()):
+        """flags: the Verilator flags instead of FLAGS (extra_flags are added to either);
+        plusargs: arguments of every simulator run (e.g. +verilator+seed+N)."""
         self.imem_size = imem_size
         self.dmem_size = dmem_size
         self.build_dir = build_dir or BUILD / "acc_rtl" / f"i{imem_size}_d{dmem_size}"
         self.sources = sources or [emit(imem_size, dmem_size, self.build_dir / "rtl")]
-        self.flags = FLAGS + list(extra_flags)
+        self.flags = list(FLAGS if flags is None else flags) + list(extra_flags)
+        self.plusargs = list(plusargs)
         h = hashlib.sha256(" ".join(self.flags).encode())
         for p in [*self.sources, DRIVER]:
             h.update(Path(p).read_bytes())
@@ -95,7 +99,7 @@ class RtlBackend:
             lines += [f"{w:08x}" for w in words]
             lines += [f"{int.from_bytes(dmem[i:i + 4], 'little'):08x}" for i in range(0, len(dmem), 4)]
         lines.append("END")
-        r = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True, text=True)
+        r = subprocess.run([str(exe), *self.plusargs], input="\n".join(lines) + "\n", capture_output=True, text=True)
         if r.returncode != 0:
             raise FlowError(f"{self.label}: simulation failed (exit {r.returncode}): {r.stderr.strip()[-500:]}")
         out = r.stdout.splitlines()
