@@ -26,6 +26,10 @@ class Block:
     # ACC's 395 k AND nodes; large blocks map without it (recorded in the report's notes).
     abc_dch: bool = True
     notes: str = ""
+    # The area the block must fit (width, height in um; the report says whether it does)
+    die_um: tuple[float, float] | None = None
+    # Yosys commands that read the emitted files; None: `read_verilog -sv` of each file.
+    yosys_read: Callable[[list[Path]], list[str]] | None = None
 
     def rtl_dir(self) -> Path:
         return BUILD / "rtl" / self.name
@@ -122,6 +126,36 @@ register(Block(
 ))
 
 
+def _soc_emit(out: Path) -> list[Path]:
+    from soc import silicon
+    return silicon.emit(out)
+
+
+def _soc_read(files: list[Path]) -> list[str]:
+    from soc import silicon
+    return silicon.yosys_read(files)
+
+
+register(Block(
+    name="soc",
+    top="pqsoc",
+    description=("the whole silicon SoC (soc/silicon.py): Ibex, LiteX bus/UART/timer/GPIO/UART bridge, "
+                 f"KMAC, ACC; 28 x {ACC_SRAM_MACRO}: ACC IMEM/DMEM 16 KiB each, boot RAM 16 KiB, "
+                 "main SRAM 8 KiB (black boxes)"),
+    emit=_soc_emit,
+    period_ns=20.0,
+    clock="sys_clk",
+    reset="sys_rst",
+    macros=(ACC_SRAM_MACRO,),
+    abc_dch=False,
+    die_um=(2920.0, 3520.0),   # Caravel's user project area
+    yosys_read=_soc_read,
+    notes=("Ibex read with Yosys read_slang; its clock gate is the generic latch + AND "
+           "(prim_generic_clock_gating), timed as an ideal clock like every clock here; "
+           "macro area is the LEF SIZE of the 28 macros; no ACC cycle benchmark here (block acc)"),
+))
+
+
 def get(name: str) -> Block:
     if name not in BLOCKS:
         raise FlowError(f"unknown block {name!r}; known blocks: {', '.join(sorted(BLOCKS))}")
@@ -143,6 +177,8 @@ def add_subcommands(sub) -> None:
     p.set_defaults(func=_acc_tool)
     p = sub.add_parser("blocks", help="list the blocks the flow knows")
     p.set_defaults(func=_list_blocks)
+    from bringup import cli as bringup_cli   # host-side chip bring-up (bringup/)
+    bringup_cli.add_parser(sub)
 
 
 def _acc_tool(args) -> int:

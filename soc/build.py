@@ -7,7 +7,8 @@ from pathlib import Path
 
 from litex.soc.integration.builder import Builder
 
-from .target import ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, KMAC_SIZE, ROM_SIZE, PQSoC, pqc_block
+from .target import (ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, KMAC_SIZE, ROM_SIZE, PQSoC,
+                     memories_block, pqc_block)
 
 # LiteX stamps every generated file with the current time; those lines are ignored when deciding
 # whether a file changed, so an unchanged design keeps its files (and mtimes) and nothing
@@ -61,9 +62,22 @@ def emit_pqc(out: Path, imem_size: int = ACC_IMEM_SIZE, dmem_size: int = ACC_DME
     return path
 
 
+def emit_memories(out: Path, rom_size: int, sram_size: int, sram_macro: str) -> Path:
+    """Emit the silicon SoC's boot RAM + main SRAM on macros (ip/common/wb_sram.py, top
+    `soc_memories`) to OUT/soc_memories.v."""
+    from amaranth.back import verilog
+    from ip.common.wb_sram import SocMemories
+    text = verilog.convert(SocMemories(rom_size, sram_size, sram_macro), name="soc_memories",
+                           emit_src=False)
+    path = Path(out) / "soc_memories.v"
+    _write_if_changed(path, text)
+    return path
+
+
 def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = ROM_SIZE, sim: bool = True,
           ext_slaves=(), pqc: bool = True, kmac: bool | None = None,
-          acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC_DMEM_SIZE) -> dict:
+          acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC_DMEM_SIZE,
+          sram_macro: str | None = None) -> dict:
     """Writes into `out`: gateware/pqsoc.v (+ .init files, files.json), csr.json, csr.csv,
     software/include/generated/{csr,soc,mem}.h and regions.ld; with pqc (default) also
     rtl/pqc.v, the PQC subsystem: KMAC at ext slot 0 (region/irq kmac), ACC at ext slot 1
@@ -72,15 +86,24 @@ def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = ROM_SIZE, sim: 
     WishboneSlave, see extslave.py (pqc=False frees slots 0 and 1 for other blocks).
     `kmac` is the former name of `pqc` (kmac=False: no KMAC, hence no ACC either).
     acc_imem_size / acc_dmem_size: the ACC's memories (defaults: soc.target, the simulation
-    SoC's 32 KiB each); also written to generated/soc.h as ACC_IMEM_SIZE / ACC_DMEM_SIZE."""
+    SoC's 32 KiB each); also written to generated/soc.h as ACC_IMEM_SIZE / ACC_DMEM_SIZE.
+    sram_macro (an OpenRAM macro name, the silicon SoC): every memory on that macro, the ACC's
+    and the boot RAM ("rom", loaded over the UART bridge; the CPU waits in reset for the host)
+    and main SRAM (rtl/soc_memories.v) instead of LiteX's behavioural ROM / SRAM."""
     if kmac is not None:
         pqc = kmac
     out = Path(out).resolve()
     if pqc:
-        ext_slaves = (pqc_block(emit_pqc(out / "rtl", acc_imem_size, acc_dmem_size)), *ext_slaves)
+        ext_slaves = (pqc_block(emit_pqc(out / "rtl", acc_imem_size, acc_dmem_size, sram_macro)),
+                      *ext_slaves)
+    memories = None
+    if sram_macro is not None:
+        memories = memories_block(emit_memories(out / "rtl", rom_size, sram_size, sram_macro),
+                                  rom_size, sram_size)
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    soc = PQSoC(rom_size=rom_size, sram_size=sram_size, sim=sim, ext_slaves=tuple(ext_slaves))
+    soc = PQSoC(rom_size=rom_size, sram_size=sram_size, sim=sim, ext_slaves=tuple(ext_slaves),
+                memories=memories)
     if pqc:   # generated/soc.h: what MEM_SIZE must read, for firmware that checks it
         soc.add_constant("ACC_IMEM_SIZE", acc_imem_size)
         soc.add_constant("ACC_DMEM_SIZE", acc_dmem_size)

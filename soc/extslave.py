@@ -25,6 +25,9 @@ class SlavePort:
     size: int              # bytes, power of two
     port_prefix: str = "bus__"   # Amaranth's flattened name of the port's members: bus__adr, ...
     irq: str | None = "irq"      # name of this port's interrupt output, None if none
+    # LiteX maps uncached regions only inside the CPU's io region (0x8000_0000 up); memories
+    # below it (the silicon SoC's boot RAM and main SRAM) are "cached" (Ibex has no cache).
+    cached: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ def add_wishbone_block(soc, b: WishboneBlock) -> dict:
         soc.platform.add_source(str(f))
     for s in b.ports:
         soc.bus.add_slave(s.name, buses[s.name],
-                          SoCRegion(origin=s.origin, size=s.size, cached=False))
+                          SoCRegion(origin=s.origin, size=s.size, cached=s.cached))
     for name, irq in irqs:
         # Reserve an IRQ number (exported as <NAME>_INTERRUPT) and wire the line ourselves:
         # LiteX only auto-wires SoC attributes that carry an EventManager, which we have not.

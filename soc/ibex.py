@@ -95,6 +95,9 @@ class PQIbex(CPU):
         self.platform     = platform
         self.variant      = variant
         self.reset        = Signal()
+        # Holds the core in reset beside `reset` (LiteX drives that one from ctrl): the silicon
+        # SoC keeps the core held after power-up until the host has loaded its boot RAM.
+        self.hold         = Signal()
         self.ibus         = wishbone.Interface(data_width=32, address_width=32, addressing="byte")
         self.dbus         = wishbone.Interface(data_width=32, address_width=32, addressing="byte")
         self.periph_buses = [self.ibus, self.dbus]
@@ -112,7 +115,7 @@ class PQIbex(CPU):
             p_RV32B          = RV32B,
             p_RegFile        = REGFILE,
             i_clk_i          = ClockSignal("sys"),
-            i_rst_ni         = ~(ResetSignal("sys") | self.reset),
+            i_rst_ni         = ~(ResetSignal("sys") | self.reset | self.hold),
             i_test_en_i      = 0,
             i_scan_rst_ni    = 1,
             i_ram_cfg_i      = 0,
@@ -185,13 +188,18 @@ def ibex_dir() -> str:
     return get_data_mod("cpu", "ibex").data_location
 
 
+def include_paths() -> list[str]:
+    d = ibex_dir()
+    return [os.path.join(d, "rtl"), os.path.join(d, "vendor", "lowrisc_ip", "ip", "prim", "rtl"),
+            os.path.join(d, "vendor", "lowrisc_ip", "dv", "sv", "dv_utils")]
+
+
 def add_sources(platform):
     d = ibex_dir()
     prim = os.path.join(d, "vendor", "lowrisc_ip", "ip", "prim", "rtl")
     prim_generic = os.path.join(d, "vendor", "lowrisc_ip", "ip", "prim_generic", "rtl")
-    platform.add_verilog_include_path(os.path.join(d, "rtl"))
-    platform.add_verilog_include_path(prim)
-    platform.add_verilog_include_path(os.path.join(d, "vendor", "lowrisc_ip", "dv", "sv", "dv_utils"))
+    for p in include_paths():
+        platform.add_verilog_include_path(p)
     for f in _PRIM_FILES:
         platform.add_source(os.path.join(prim, f))
     # prim_buf, prim_flop, ... are "virtual" cores in FuseSoC; Ibex's own simulation binds them

@@ -18,6 +18,8 @@ ACC (kmac.* instructions) share the one KMAC block, which arbitrates between the
 """
 from migen import ClockDomain
 
+from litex.soc.interconnect.csr import AutoCSR, CSRStorage
+
 from litex.gen import LiteXModule
 from litex.soc.integration.soc_core import SoCCore
 from litex.soc.cores.gpio import GPIOOut, GPIOIn
@@ -46,13 +48,26 @@ class _CRG(LiteXModule):
         ]
 
 
+class BootHold(LiteXModule, AutoCSR):
+    """Silicon SoC: the CPU stays in reset from power-up until the host clears `hold` over the
+    UART bridge, having loaded the boot RAM (which holds nothing at power-up)."""
+    def __init__(self):
+        self.hold = CSRStorage(1, reset=1, description="1: CPU held in reset (power-up value)")
+
+
 class PQSoC(SoCCore):
     def __init__(self, rom_init=None, rom_size=ROM_SIZE, sram_size=32 * 1024, sim=True,
-                 ext_slaves: tuple[WishboneBlock | WishboneSlave, ...] = ()):
+                 ext_slaves: tuple[WishboneBlock | WishboneSlave, ...] = (),
+                 memories: WishboneBlock | None = None):
+        """memories: the silicon SoC's boot RAM and main SRAM on SRAM macros (a WishboneBlock
+        with ports "rom" at 0 and "sram" at SRAM_BASE, see memories_block()); they replace
+        LiteX's integrated ROM / SRAM, and the CPU then waits for the host (BootHold)."""
         ibex.register()
         platform = Platform()
         self.crg = _CRG(platform)
-        if rom_init is None:
+        if memories is not None:
+            rom_size, sram_size, rom_init = 0, 0, []
+        elif rom_init is None:
             # A non-empty placeholder makes LiteX emit $readmemh for the ROM, so a simulation
             # can load any firmware through the .init file without regenerating the Verilog.
             rom_init = [0x0000_006f] * (rom_size // 4)   # `j .` everywhere
@@ -75,6 +90,10 @@ class PQSoC(SoCCore):
         self.irq.add("gpio_in", use_loc_if_exists=True)
         if sim:
             self.simctrl = SimCtrl(platform.request("simctrl"))
+        if memories is not None:
+            add_ext(self, memories)
+            self.boot = BootHold()
+            self.comb += self.cpu.hold.eq(self.boot.hold.storage)
         for s in ext_slaves:
             add_ext(self, s)
 
@@ -95,4 +114,21 @@ def pqc_block(verilog: "Path") -> WishboneBlock:
     return WishboneBlock(instance="pqc", module="pqc", sources=(verilog,), ports=(
         SlavePort("kmac", EXT_BASE, KMAC_SIZE, port_prefix="kmac_bus__", irq="kmac_irq"),
         SlavePort("acc", EXT_BASE + EXT_STRIDE, ACC_SIZE, port_prefix="acc_bus__", irq="acc_irq"),
+    ))
+
+
+SRAM_BASE = 0x0100_0000   # LiteX's default main SRAM origin (SoCCore.mem_map["sram"])
+# Silicon SoC (`memories_block`, `soc.build.build(sram_macro=...)`): boot RAM and main SRAM on
+# 2 KiB OpenRAM macros. 16 KiB of boot RAM because our smallest firmware (picolibc stdio, trap
+# reporting) is ~12.7 KB; 8 KiB of main SRAM for data, bss and stack.
+SILICON_ROM_SIZE = 16 * 1024
+SILICON_SRAM_SIZE = 8 * 1024
+
+
+def memories_block(verilog: "Path", rom_size: int, sram_size: int) -> WishboneBlock:
+    """Boot RAM ("rom", at the CPU's reset address 0) and main SRAM: the Verilog that
+    soc.build.emit_memories wrote for these sizes (top `soc_memories`, ip/common/wb_sram.py)."""
+    return WishboneBlock(instance="memories", module="soc_memories", sources=(verilog,), ports=(
+        SlavePort("rom", 0, rom_size, port_prefix="rom_bus__", irq=None, cached=True),
+        SlavePort("sram", SRAM_BASE, sram_size, port_prefix="sram_bus__", irq=None, cached=True),
     ))

@@ -238,7 +238,7 @@ def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch
     blocks_mod.register(blocks_mod.Block(
         name="t_sram", top="bank", description="test SRAM bank",
         emit=blocks_mod._emit_amaranth(lambda: SramBank(20 * 256, 32, macro), "bank"),
-        period_ns=20.0, macros=(macro,), notes="test note"))
+        period_ns=20.0, macros=(macro,), notes="test note", die_um=(1000.0, 1000.0)))
     monkeypatch.setattr(report, "REPORTS", tmp_path)
     try:
         data = report.ppa(["t_sram"])
@@ -262,6 +262,53 @@ def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch
     assert "fanout_buf" not in "".join(l for l in netlist.splitlines() if "addr0" in l or "dout0" in l)
     md = (tmp_path / "ppa.md").read_text()
     assert "| t_sram | 20.0 |" in md and f"| {macro} | 20 |" in md and "test note" in md
+    # 20 macros of ~0.19 mm2 do not fit 1 mm2
+    f = b["floorplan"]
+    assert f["macro_count"] == 20 and not f["fits"] and f["die_um2"] == 1e6
+    assert "Fit (t_sram): 20 macros" in md and "does NOT fit" in md
+
+
+def test_floorplan_fit_estimate():
+    f = report.floorplan_fit((2000.0, 1000.0), logic_um2=0.45e6, macro_um2=0.9e6, macros=3)
+    assert f["needed_um2"] == pytest.approx(1.9e6) and f["fits"] and f["margin_um2"] == pytest.approx(0.1e6)
+    f = report.floorplan_fit((2000.0, 1000.0), logic_um2=0.54e6, macro_um2=0.9e6, macros=3)
+    assert not f["fits"] and f["margin_um2"] == pytest.approx(-0.1e6)
+
+
+SV_PKG = """
+package t_pkg;
+  typedef enum logic [1:0] {IDLE, RUN, DONE} state_e;
+endpackage
+module t_sv(input logic clk, input logic rst, input logic go, output t_pkg::state_e st);
+  import t_pkg::*;
+  always_ff @(posedge clk) begin
+    if (rst) st <= IDLE;
+    else unique case (st)
+      IDLE: if (go) st <= RUN;
+      RUN: st <= DONE;
+      default: st <= IDLE;
+    endcase
+  end
+endmodule
+"""
+
+
+def test_block_with_its_own_frontend_reads_systemverilog(pdk_root):
+    """A block can name its Yosys read commands (the soc reads Ibex with read_slang)."""
+    def emit(out: Path) -> list[Path]:
+        out.mkdir(parents=True, exist_ok=True)
+        p = out / "t_sv.sv"
+        p.write_text(SV_PKG)
+        return [p]
+    blocks_mod.register(blocks_mod.Block(
+        name="t_slang", top="t_sv", description="test", emit=emit,
+        yosys_read=lambda files: ["read_slang --top t_sv " + " ".join(map(str, files))]))
+    try:
+        m = synth.synth("t_slang")
+        assert "read_slang --top t_sv" in (synth.synth_dir("t_slang") / "synth.ys").read_text()
+    finally:
+        blocks_mod.BLOCKS.pop("t_slang", None)
+    assert sum(v for k, v in m["cells_by_type"].items() if "df" in k) == 2
 
 
 def test_sta_macro_paths_are_half_cycle():

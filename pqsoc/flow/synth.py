@@ -98,8 +98,10 @@ def yosys_script(block, rtl: list[Path], pdk, period_ns: float, out: Path) -> st
     lines = [f"read_liberty -lib {lib}"]
     for macro in block.macros:
         lines.append(f"read_liberty -lib {pdk.sram(macro, 'lib')}")
-    for f in rtl:
-        lines.append(f"read_verilog -sv {f}")
+    if block.yosys_read is not None:
+        lines += block.yosys_read(rtl)
+    else:
+        lines += [f"read_verilog -sv {f}" for f in rtl]
     lines += [
         f"hierarchy -check -top {block.top}",
         f"synth -flatten -noabc -top {block.top}",
@@ -186,7 +188,8 @@ def synth(name: str, period_ns: float | None = None) -> dict:
         "block": name,
         "top": block.top,
         "period_ns": period,
-        "rtl": [str(p.relative_to(BUILD)) for p in rtl],
+        # files outside build/ (the Ibex sources of the soc) by their full path
+        "rtl": [str(p.relative_to(BUILD)) if p.is_relative_to(BUILD) else str(p) for p in rtl],
         "rtl_sha256": sha256_files(rtl),
         "netlist_sha256": sha256_files([netlist]),
         "cells": design["num_cells"],

@@ -126,3 +126,56 @@ def test_block_rejects_a_misaligned_port():
         SlavePort("second", 0x8100_1000, 0x40000, port_prefix="b__")))
     with pytest.raises(ValueError, match="aligned"):
         PQSoC(ext_slaves=(bad,))
+
+
+@pytest.fixture(scope="module")
+def silicon_dir(tmp_path_factory):
+    """The silicon SoC (what `pqsoc synth soc` reads): every memory on OpenRAM macros."""
+    from soc import silicon
+    out = tmp_path_factory.mktemp("silicon")
+    files = silicon.emit(out)
+    return out, files
+
+
+def test_silicon_soc_puts_every_memory_on_macros(silicon_dir):
+    from soc import silicon
+    from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
+    out, files = silicon_dir
+    mem = json.loads((out / "csr.json").read_text())["memories"]
+    assert (mem["rom"]["base"], mem["rom"]["size"]) == (0, SILICON_ROM_SIZE)
+    assert (mem["sram"]["base"], mem["sram"]["size"]) == (0x0100_0000, SILICON_SRAM_SIZE)
+    macro = silicon.SRAM_MACRO
+    count = {f.name: len(re.findall(rf"^\s*{macro}\s", f.read_text(), re.M)) for f in files
+             if f.suffix == ".v"}
+    # 2 KiB per macro: boot RAM + main SRAM in soc_memories, ACC IMEM + DMEM in pqc
+    assert count["soc_memories.v"] == (SILICON_ROM_SIZE + SILICON_SRAM_SIZE) // 2048
+    assert count["pqc.v"] == (silicon.ACC_IMEM_SIZE + silicon.ACC_DMEM_SIZE) // 2048
+    top = next(f for f in files if f.name == "pqsoc_synth.v").read_text()
+    # no LiteX ROM/SRAM arrays left to become flip-flops; real UART pins, no sim control
+    assert "uart_tx" in top and "serial_source_data" not in top and "simctrl" not in top
+    assert not re.search(r"reg \[31:0\] (rom|sram)\w* \[", top)
+    # the identifier ROM's init file is read from an absolute path (Yosys' folder differs)
+    assert re.search(r'\$readmemh\("/[^"]+\.init"', top)
+
+
+def test_silicon_cpu_waits_in_reset_for_the_host(silicon_dir):
+    out, files = silicon_dir
+    regs = json.loads((out / "csr.json").read_text())["csr_registers"]
+    assert "boot_hold" in regs
+    top = next(f for f in files if f.name == "pqsoc_synth.v").read_text()
+    # the CSR's power-up value is 1 and it reaches Ibex' reset
+    assert re.search(r"reg\s+boot_storage = 1'd1;", top)
+    assert re.search(r"\.rst_ni\s*\(\(~\(\(sys_rst\w* \| \w+\) \| \w*hold\)\)\)", top), \
+        re.findall(r"\.rst_ni.*", top)
+
+
+def test_silicon_ibex_fix_is_checked(tmp_path):
+    """The run-time fix of ibex_top.sv refuses sources that no longer have the declaration."""
+    from soc import silicon
+    src = tmp_path / "ibex_top.sv"
+    src.write_text("module ibex_top; wire unused_scramble_inputs = 1'b0; endmodule\n")
+    with pytest.raises(RuntimeError, match="found 0"):
+        silicon._fix_ibex_top(src, tmp_path / "fixed.sv")
+    src.write_text("module ibex_top;\n  logic unused_scramble_inputs = a & b;\nendmodule\n")
+    fixed = silicon._fix_ibex_top(src, tmp_path / "fixed.sv").read_text()
+    assert "  wire unused_scramble_inputs = a & b;" in fixed

@@ -1,0 +1,70 @@
+"""Wishbone-classic slave memories on sky130 OpenRAM macros: the silicon SoC's boot RAM and main
+SRAM (soc/target.py, `macro_memories`), where LiteX's own memories would become flip-flops.
+
+`WishboneSram`: one 32-bit Wishbone port on an `SramBank` (ip/acc/rtl/sram.py: rows of macros).
+Every access takes two cycles: the macro samples address / data / byte mask at the first clock
+edge, and ack (with the read word) follows one cycle later. A write with no byte selected is a
+no-op that is still acknowledged. The whole window is memory, so no access is an error.
+
+`SocMemories`: the two memories in one Verilog module (top `soc_memories`), ports `rom_bus`
+and `sram_bus`, as the SoC maps them (soc/extslave.py WishboneBlock).
+"""
+from amaranth import Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In
+
+from ip.acc.rtl.sram import MACROS, SramBank
+
+from .wishbone import WishboneSignature
+
+
+class WishboneSram(wiring.Component):
+    def __init__(self, size_bytes: int, macro: str | None = None):
+        if size_bytes < 4 or size_bytes & (size_bytes - 1):
+            raise ValueError(f"WishboneSram size {size_bytes} must be a power of two of at least 4 bytes")
+        if macro is not None:
+            words, bits, _ = MACROS[macro]
+            if size_bytes % (words * bits // 8):
+                raise ValueError(f"WishboneSram size {size_bytes} is not a multiple of macro "
+                                 f"{macro}'s {words * bits // 8} bytes")
+        self.size_bytes = size_bytes
+        self.macro = macro
+        self.addr_width = max(1, (size_bytes // 4 - 1).bit_length())
+        super().__init__({"bus": In(WishboneSignature(self.addr_width))})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.bank = bank = SramBank(self.size_bytes // 4, 32, self.macro)
+        bus = self.bus
+        ack = Signal()
+        # one access per stb: start it in the cycle it is requested, never in its ack cycle
+        start = bus.cyc & bus.stb & ~ack
+        m.d.sync += ack.eq(start)
+        m.d.comb += [
+            bank.addr.eq(bus.adr),
+            bank.en.eq(start & ~bus.we),
+            bank.we.eq(Mux(start & bus.we, bus.sel, 0)),
+            bank.wdata.eq(bus.dat_w),
+            bus.dat_r.eq(bank.rdata),
+            bus.ack.eq(ack),
+            bus.err.eq(0),
+        ]
+        return m
+
+
+class SocMemories(wiring.Component):
+    """Boot RAM (the "rom" region: the CPU's reset address, loaded by the host over the UART
+    bridge before it releases the CPU) and main SRAM, both on macros."""
+    def __init__(self, rom_size: int, sram_size: int, macro: str | None = None):
+        self.rom = WishboneSram(rom_size, macro)
+        self.sram = WishboneSram(sram_size, macro)
+        super().__init__({"rom_bus": In(WishboneSignature(self.rom.addr_width)),
+                          "sram_bus": In(WishboneSignature(self.sram.addr_width))})
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.rom = self.rom
+        m.submodules.sram = self.sram
+        wiring.connect(m, wiring.flipped(self.rom_bus), self.rom.bus)
+        wiring.connect(m, wiring.flipped(self.sram_bus), self.sram.bus)
+        return m

@@ -1,0 +1,68 @@
+"""The silicon SoC: the configuration `pqsoc synth soc` / `pqsoc sta soc` measure (whole-SoC PPA).
+
+Every memory is on sky130 OpenRAM macros (black boxes in synthesis, LEF area in the report): the
+ACC's IMEM and DMEM (16 KiB each, the sizes the ACC block is synthesized with), a 16 KiB boot RAM
+at the CPU's reset address and 8 KiB of main SRAM (soc/target.py SILICON_*). The boot RAM holds
+nothing at power-up: the CPU waits in reset (`boot_hold`) until the host has loaded it over the
+UART bridge. Real UART pins, no simulation control.
+
+The generated Verilog is read with Yosys' `read_slang` (Ibex is SystemVerilog with packages).
+"""
+import re
+from pathlib import Path
+
+from . import ibex
+from .target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
+
+SRAM_MACRO = "sky130_sram_2kbyte_1rw1r_32x512_8"
+ACC_IMEM_SIZE = ACC_DMEM_SIZE = 16 * 1024
+
+
+def _fix_ibex_top(src: Path, dst: Path) -> Path:
+    """ibex_top.sv declares `logic unused_scramble_inputs = <expression of inputs>;` at module
+    level: a variable initialised once at time 0, which Yosys' read_slang refuses ("reading net
+    state during design initialization"). Ibex means a continuous assignment of an unused value,
+    i.e. a `wire` declaration; the copy in the build folder says so (checked against
+    pythondata-cpu-ibex 0.0.post2937, the only such declaration in the sources we read)."""
+    text, n = re.subn(r"^(\s*)logic(\s+unused_scramble_inputs\s*=)", r"\1wire\2",
+                      src.read_text(), flags=re.M)
+    if n != 1:
+        raise RuntimeError(f"{src}: expected one `logic unused_scramble_inputs =` declaration, "
+                           f"found {n}: the Ibex sources changed, review soc/silicon.py")
+    if not dst.exists() or dst.read_text() != text:
+        dst.write_text(text)
+    return dst
+
+
+def emit(out: Path) -> list[Path]:
+    """Generate the silicon SoC into OUT (soc.build.build) and return every source file in
+    reading order: Ibex (packages first; ibex_top.sv from the fixed copy), the PQC subsystem,
+    the memories, then the LiteX top pqsoc.v."""
+    import logging
+    logging.getLogger("litex").setLevel(logging.WARNING)
+    from .build import build
+    out = Path(out).resolve()
+    files = build(out, sram_size=SILICON_SRAM_SIZE, rom_size=SILICON_ROM_SIZE, sim=False,
+                  acc_imem_size=ACC_IMEM_SIZE, acc_dmem_size=ACC_DMEM_SIZE, sram_macro=SRAM_MACRO)
+    gateware = out / "gateware"
+    top = gateware / files["verilog"][0]
+    # LiteX's identifier ROM is `$readmemh("pqsoc_mem.init")`, a path relative to the reader's
+    # working folder: make it absolute in the file synthesis reads.
+    text = top.read_text()
+    text = re.sub(r'\$readmemh\("(\w+\.init)"', lambda m: f'$readmemh("{gateware / m[1]}"', text)
+    synth_top = out / "pqsoc_synth.v"
+    if not synth_top.exists() or synth_top.read_text() != text:
+        synth_top.write_text(text)
+    sources = []
+    for s in files["sources"]:
+        p = Path(s)
+        if p.name == "ibex_top.sv":
+            p = _fix_ibex_top(p, out / "ibex_top.sv")
+        sources.append(p)
+    return [*sources, synth_top]
+
+
+def yosys_read(files: list[Path]) -> list[str]:
+    """One read_slang call over all files (SystemVerilog packages are shared between them)."""
+    incs = " ".join(f"-I {p}" for p in ibex.include_paths())
+    return [f"read_slang -D SYNTHESIS {incs} --top pqsoc " + " ".join(str(f) for f in files)]
