@@ -162,6 +162,23 @@ def test_collapse_buffers_removes_abc_chains_and_keeps_port_drivers():
     assert new.count("sky130_fd_sc_hd__inv_2") == 3
 
 
+def test_collapse_buffers_keeps_drivers_of_vector_connections():
+    """A macro takes `adr[1:0]` as one vector: the buffers driving adr[0] and adr[1] must stay
+    (found on the SoC: removing them left the SRAM address bits undriven)."""
+    text = ("module t(i, j);\n  input i;\n  input j;\n  wire [1:0] adr;\n  wire [1:0] w;\n"
+            "  sky130_fd_sc_hd__buf_1 _b0_ (\n    .A(i),\n    .X(adr[0])\n  );\n"
+            "  sky130_fd_sc_hd__buf_1 _b1_ (\n    .A(j),\n    .X(adr[1])\n  );\n"
+            "  sky130_fd_sc_hd__buf_1 _b2_ (\n    .A(i),\n    .X(w[0])\n  );\n"
+            "  sky130_fd_sc_hd__buf_1 _b3_ (\n    .A(j),\n    .X(w[1])\n  );\n"
+            "  sky130_fd_sc_hd__inv_2 _s_ (\n    .A(w[0]),\n    .Y(o)\n  );\n"
+            "  ram _m_ (\n    .addr0(adr[1:0]),\n    .din0(w)\n  );\n"
+            "endmodule\n")
+    new, n = fanout.collapse_buffers(text)
+    assert n == 0 and new == text      # adr by range, w as a whole declared vector
+    new, n = fanout.collapse_buffers(text.replace(".din0(w)", ".din0(1'b0)"))
+    assert n == 2 and "_b2_" not in new and ".A(i )" in new and "_b0_" in new
+
+
 def test_harden_without_openroad_says_why(monkeypatch):
     r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "harden", "keccak"], capture_output=True,
                        text=True, cwd=REPO, env=os.environ | {"PATH": "/usr/bin:/bin"})

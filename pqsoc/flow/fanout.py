@@ -45,6 +45,17 @@ def collapse_buffers(netlist: str) -> tuple[str, int]:
     for m in re.finditer(r"^\s*(?:input|output|inout)\s+(?:\[[^\]]*\]\s*)?(\S+);", netlist, re.M):
         ports.add(m.group(1))
     insts = list(_INST.finditer(netlist))
+    # Nets that some pin takes as a vector (an SRAM macro's `.addr0(adr[8:0])`, a concatenation):
+    # a buffer driving one of their bits stays, since that connection cannot move to its input.
+    declared = set(re.findall(r"^\s*(?:wire|input|output|inout)\s+\[[^\]]*\]\s*(\S+);", netlist, re.M))
+    vectors = set()
+    for m in insts:
+        for pm in map(_PIN.search, m.group(3).split("\n")):
+            if not pm:
+                continue
+            conn = pm.group(2).strip()
+            if re.search(r"\[\d+:\d+\]|\{", conn) or conn in declared:
+                vectors.update(n.rstrip() for n in re.findall(r"\\\S+ |[A-Za-z_][\w$]*", conn))
     alias: dict[str, str] = {}
     drop = set()
     for i, m in enumerate(insts):
@@ -53,7 +64,7 @@ def collapse_buffers(netlist: str) -> tuple[str, int]:
         pins = dict((pm.group(1), pm.group(2).strip()) for pm in map(_PIN.search, m.group(3).split("\n")) if pm)
         a, x = pins.get("A", ""), pins.get("X", "")
         base = x.split(" [")[0].split("[")[0]
-        if not a or not x or base in ports or base.rstrip() in ports:
+        if not a or not x or base in ports or base.rstrip() in ports or base.rstrip() in vectors:
             continue
         alias[x] = a
         drop.add(i)
