@@ -40,14 +40,41 @@ def _positive(kind):
     return parse
 
 
+def _serve_bridge(args, fw, run_dir, echo):
+    """Runs the firmware with the bring-up UART on a TCP port until the client disconnects
+    (or Ctrl-C, or a limit)."""
+    from sim import run as simrun
+    with simrun.serve_bridge(fw, SOC_DIR, MODEL_DIR, run_dir, args.max_cycles, args.timeout_s,
+                             port=args.bridge_tcp, echo=echo, log=_log) as b:
+        _log(f"sim: bring-up bridge on {b.url} (e.g. `pqsoc bringup {b.url}`); the simulation "
+             f"ends when the client disconnects")
+        try:
+            b.wait()
+        except KeyboardInterrupt:   # the model got the Ctrl-C too and ends by itself
+            pass
+    return b.result
+
+
+def _port(text):
+    v = int(text)
+    if not 0 <= v <= 65535:
+        raise ValueError(text)
+    return v
+
+
 def _run(args):
     from sim import run as simrun
     fw = Path(args.firmware)
     run_dir = RUNS_DIR / fw.stem
+    echo = lambda line: print(line, flush=True)   # noqa: E731
+    if args.bridge_tcp is not None and args.trace:
+        raise FlowError("--bridge-tcp and --trace cannot be combined")
     try:
-        res = simrun.run(fw, SOC_DIR, TRACE_MODEL_DIR if args.trace else MODEL_DIR, run_dir,
-                         args.max_cycles, args.timeout_s,
-                         echo=lambda line: print(line, flush=True), log=_log, trace=args.trace)
+        if args.bridge_tcp is not None:
+            res = _serve_bridge(args, fw, run_dir, echo)
+        else:
+            res = simrun.run(fw, SOC_DIR, TRACE_MODEL_DIR if args.trace else MODEL_DIR, run_dir,
+                             args.max_cycles, args.timeout_s, echo=echo, log=_log, trace=args.trace)
     except simrun.SimError as e:
         raise FlowError(str(e)) from None
     if args.log:
@@ -84,6 +111,10 @@ def add_subcommands(sub) -> None:
                    help="wall-clock limit in seconds (default 300)")
     r.add_argument("--log", help="also copy the UART output to this file")
     r.add_argument("--json", help="write the result (tests with cycles, speed, problems) to this file")
+    r.add_argument("--bridge-tcp", type=_port, metavar="PORT",
+                   help="serve the bring-up UART on 127.0.0.1:PORT (0: a free port, printed) for "
+                        "one client such as `pqsoc bringup socket://127.0.0.1:PORT`; the "
+                        "simulation ends when it disconnects")
     r.add_argument("--trace", metavar="FILE.vcd",
                    help="dump waveforms (uses a separate, slower model built with --trace)")
     r.set_defaults(func=_run)

@@ -9,10 +9,12 @@ import json
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,7 +109,7 @@ def rom_words(image: bytes, rom_words_max: int) -> list[str]:
 
 @dataclass
 class Result:
-    reason: str            # exit | abnormal | cycles | wall
+    reason: str            # exit | abnormal | cycles | wall | bridge-closed | stopped
     status: int            # harness exit status
     cycles: int
     wall_s: float
@@ -137,11 +139,10 @@ def bridge_divisor(soc_dir: Path) -> int:
     return round(consts["config_clock_frequency"] / consts["bringup_uart_baudrate"])
 
 
-def run(firmware: Path, soc_dir: Path, model_dir: Path, run_dir: Path, max_cycles: int,
-        timeout_s: float, echo=None, log=None, bridge=None, trace: Path | None = None) -> Result:
-    """Runs one firmware image. `echo(line)` gets each UART line as it arrives. `bridge`: what a
-    host does on the bring-up UART after reset, as [(bytes to send, reply bytes to wait for)].
-    `trace`: write a VCD there (model_dir must then hold a model built with trace=True)."""
+def _prepare(firmware: Path, soc_dir: Path, model_dir: Path, run_dir: Path, max_cycles: int,
+             timeout_s: float, log=None, trace: Path | None = None) -> tuple[Path, list[str]]:
+    """Builds (or reuses) the model, fills the run folder (ROM image, other memories) and
+    returns (run folder, the model's command line without the bridge options)."""
     firmware = Path(firmware)
     if not firmware.is_file():
         raise SimError(f"firmware image {firmware} not found")
@@ -155,60 +156,127 @@ def run(firmware: Path, soc_dir: Path, model_dir: Path, run_dir: Path, max_cycle
         shutil.copy(init, run_dir / init.name)
     n_rom = len((gateware / ROM_INIT).read_text().split())
     (run_dir / ROM_INIT).write_text("\n".join(rom_words(firmware.read_bytes(), n_rom)) + "\n")
-
-    # UART on its own pipe; the model's stdout ($display from the RTL) and stderr go to sim.log.
-    uart_r, uart_w = os.pipe()
-    cmd = [str(exe), "--max-cycles", str(max_cycles), "--timeout-s", str(timeout_s),
-           "--uart-fd", str(uart_w)]
+    (run_dir / "bridge.out").unlink(missing_ok=True)   # a script run's, never another run's
+    cmd = [str(exe), "--max-cycles", str(max_cycles), "--timeout-s", str(timeout_s)]
     if trace is not None:
         cmd += ["--trace", str(Path(trace).resolve())]
+    return run_dir, cmd
+
+
+class _Model:
+    """One running model: UART on its own pipe (read by a thread), the model's stdout ($display
+    from the RTL) and stderr in run_dir/sim.log."""
+
+    def __init__(self, cmd: list[str], run_dir: Path, timeout_s: float, echo=None):
+        self.run_dir, self.timeout_s = run_dir, timeout_s
+        uart_r, uart_w = os.pipe()
+        with open(run_dir / "sim.log", "wb") as simlog:
+            self.p = subprocess.Popen([*cmd, "--uart-fd", str(uart_w)], cwd=run_dir, stdout=simlog,
+                                      stderr=subprocess.STDOUT, pass_fds=(uart_w,))
+        os.close(uart_w)
+        self.uart = []
+
+        def read_uart():
+            with os.fdopen(uart_r, "rb") as pipe, open(run_dir / "uart.log", "wb") as f:
+                for raw in pipe:
+                    f.write(raw)
+                    f.flush()
+                    line = raw.decode("utf-8", "replace")
+                    self.uart.append(line)
+                    if echo:
+                        echo(line.rstrip("\n"))
+
+        # Read in a thread so that the wall-clock backstop holds even if the model never returns
+        # to the harness loop (which checks the limit itself every 64 Ki cycles).
+        self.reader = threading.Thread(target=read_uart, daemon=True)
+        self.reader.start()
+        self.t0 = time.monotonic()
+
+    def log_text(self) -> str:
+        return (self.run_dir / "sim.log").read_text(errors="replace")
+
+    def finish(self, max_cycles: int, firmware: Path) -> Result:
+        """Waits for the model (killing it past the wall-clock limit + 30 s), parses its summary
+        line and judges the run."""
+        killed = False
+        try:
+            self.p.wait(timeout=max(1.0, self.timeout_s + 30 - (time.monotonic() - self.t0)))
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+            killed = True
+        self.reader.join()
+        err = self.log_text()
+        m = re.search(r"SIM-END reason=([\w-]+) cycles=(\d+) wall_s=([\d.]+)", err)
+        if killed:   # cycles unknown: the harness never got to report them
+            m = ["", "wall", "0", f"{time.monotonic() - self.t0:.3f}"]
+        if not m:
+            raise SimError(f"simulator ended without its summary line (status {self.p.returncode}):"
+                           f"\n{err[-2000:]}")
+        cpu = re.search(r"SIM-END .* cpu_s=([\d.]+)", err) if not killed else None
+        res = Result(reason=m[1], status=self.p.returncode, cycles=int(m[2]), wall_s=float(m[3]),
+                     uart="".join(self.uart), cpu_s=float(cpu[1]) if cpu else 0.0)
+        if (self.run_dir / "bridge.out").exists():
+            res.bridge_out = (self.run_dir / "bridge.out").read_bytes()
+        judge(res, max_cycles=max_cycles, timeout_s=self.timeout_s, elf=firmware.with_suffix(".elf"))
+        return res
+
+
+def run(firmware: Path, soc_dir: Path, model_dir: Path, run_dir: Path, max_cycles: int,
+        timeout_s: float, echo=None, log=None, bridge=None, trace: Path | None = None) -> Result:
+    """Runs one firmware image. `echo(line)` gets each UART line as it arrives. `bridge`: what a
+    host does on the bring-up UART after reset, as [(bytes to send, reply bytes to wait for)].
+    `trace`: write a VCD there (model_dir must then hold a model built with trace=True)."""
+    run_dir, cmd = _prepare(firmware, soc_dir, model_dir, run_dir, max_cycles, timeout_s, log, trace)
     if bridge is not None:
         script = b"".join(struct.pack("<HH", len(send), reply) + send for send, reply in bridge)
         (run_dir / "bridge.in").write_bytes(script)
         cmd += ["--bridge-div", str(bridge_divisor(soc_dir)), "--bridge-in", "bridge.in",
                 "--bridge-out", "bridge.out"]
-    with open(run_dir / "sim.log", "wb") as simlog:
-        p = subprocess.Popen(cmd, cwd=run_dir, stdout=simlog, stderr=subprocess.STDOUT,
-                             pass_fds=(uart_w,))
-    os.close(uart_w)
-    uart = []
+    return _Model(cmd, run_dir, timeout_s, echo).finish(max_cycles, Path(firmware))
 
-    def read_uart():
-        with os.fdopen(uart_r, "rb") as pipe, open(run_dir / "uart.log", "wb") as f:
-            for raw in pipe:
-                f.write(raw)
-                f.flush()
-                line = raw.decode("utf-8", "replace")
-                uart.append(line)
-                if echo:
-                    echo(line.rstrip("\n"))
 
-    # Read in a thread so that the wall-clock backstop holds even if the model never returns to
-    # the harness loop (which checks the limit itself every 64 Ki cycles).
-    reader = threading.Thread(target=read_uart, daemon=True)
-    reader.start()
-    t0 = time.monotonic()
-    killed = False
+@dataclass
+class BridgeRun:
+    """What serve_bridge yields: the URL for serial.serial_for_url; `result` once it is over."""
+    url: str
+    port: int
+    model: _Model
+    result: Result | None = None
+
+    def wait(self) -> None:
+        """Blocks until the model ends by itself (client gone, firmware exit, a limit)."""
+        self.model.p.wait()
+
+
+@contextmanager
+def serve_bridge(firmware: Path, soc_dir: Path, model_dir: Path, run_dir: Path, max_cycles: int,
+                 timeout_s: float, port: int = 0, echo=None, log=None, grace_s: float = 10.0):
+    """Runs a firmware image with the bring-up UART on a TCP socket (127.0.0.1; port 0 = a free
+    one) and yields a BridgeRun whose `url` (socket://127.0.0.1:PORT) a bring-up script opens.
+    The model ends when the client disconnects, or as run() ends; on leaving the block it gets
+    grace_s to do so, is then stopped (SIGTERM, reason `stopped`), and `result` holds the run
+    judged as run() judges it."""
+    run_dir, cmd = _prepare(firmware, soc_dir, model_dir, run_dir, max_cycles, timeout_s, log)
+    cmd += ["--bridge-div", str(bridge_divisor(soc_dir)), "--bridge-tcp", str(port)]
+    model = _Model(cmd, run_dir, timeout_s, echo)
+    # The harness prints the port before simulating; it starts in well under a second.
+    deadline = time.monotonic() + 60
+    while not (m := re.search(r"^BRIDGE-PORT (\d+)$", model.log_text(), re.M)):
+        if model.p.poll() is not None or time.monotonic() > deadline:
+            model.p.kill()
+            model.p.wait()
+            raise SimError(f"the model did not open its bridge port:\n{model.log_text()[-2000:]}")
+        time.sleep(0.02)
+    session = BridgeRun(url=f"socket://127.0.0.1:{m[1]}", port=int(m[1]), model=model)
     try:
-        p.wait(timeout=timeout_s + 30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
-        killed = True
-    reader.join()
-    err = (run_dir / "sim.log").read_text(errors="replace")
-    m = re.search(r"SIM-END reason=(\w+) cycles=(\d+) wall_s=([\d.]+)", err)
-    if killed:   # cycles unknown: the harness never got to report them
-        m = ["", "wall", "0", f"{time.monotonic() - t0:.3f}"]
-    if not m:
-        raise SimError(f"simulator ended without its summary line (status {p.returncode}):\n{err[-2000:]}")
-    cpu = re.search(r"SIM-END .* cpu_s=([\d.]+)", err) if not killed else None
-    res = Result(reason=m[1], status=p.returncode, cycles=int(m[2]), wall_s=float(m[3]),
-                 uart="".join(uart), cpu_s=float(cpu[1]) if cpu else 0.0)
-    if bridge is not None and (run_dir / "bridge.out").exists():
-        res.bridge_out = (run_dir / "bridge.out").read_bytes()
-    judge(res, max_cycles=max_cycles, timeout_s=timeout_s, elf=firmware.with_suffix(".elf"))
-    return res
+        yield session
+    finally:
+        try:
+            model.p.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            model.p.send_signal(signal.SIGTERM)
+        session.result = model.finish(max_cycles, Path(firmware))
 
 
 # ---- judging ----------------------------------------------------------------------------------
@@ -253,7 +321,9 @@ def judge(res: Result, max_cycles: int, timeout_s: float, elf: Path) -> None:
                             + _last_lines(res.uart))
     elif res.reason == "exit" and res.status != 0:
         res.problems.append(f"firmware exited with code {res.status}")
-    if res.reason != "exit":
+    # bridge-closed / stopped: a bring-up session ended on the host's side (the firmware need
+    # not have finished), so its result lines are judged but no summary is required.
+    if res.reason not in ("exit", "bridge-closed", "stopped"):
         return
 
     for i, ln in enumerate(lines, 1):
@@ -282,7 +352,8 @@ def judge(res: Result, max_cycles: int, timeout_s: float, elf: Path) -> None:
         else:
             res.problems.append(f"unknown result line {i}: {s!r}")
     if res.summary is None:
-        res.problems.append("no summary line: the firmware did not finish its tests")
+        if res.reason == "exit":
+            res.problems.append("no summary line: the firmware did not finish its tests")
     else:
         n_fail = sum(not t["pass"] for t in res.tests)
         if (res.summary.get("tests"), res.summary.get("failed")) != (len(res.tests), n_fail):
