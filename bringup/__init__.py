@@ -1,0 +1,3 @@
+"""Host-side bring-up scripts for the pqsoc chip: a client for the LiteX UART bridge
+(uartbone.py), the chip's address map from csr.json (socmap.py), the checks (checks.py) and
+`pqsoc bringup` (cli.py). See README.md for the bench procedure."""

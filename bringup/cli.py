@@ -1,0 +1,104 @@
+"""`pqsoc bringup PORT [--csr FILE] [--baud N] [--timeout S] [CHECK ...]` (also
+`python -m bringup`): runs the bring-up checks over the chip's bring-up UART and prints one
+JSON line per check and a summary; exit status 1 if any check fails, 2 on bad arguments."""
+import argparse
+import json
+import sys
+import time
+
+from .checks import CHECKS, REPO
+
+DEFAULT_CSR = REPO / "build" / "soc" / "csr.json"
+
+
+def run_checks(bus, soc, names, out=print) -> list[dict]:
+    """Runs the named checks in order and prints their lines. A bridge that stops answering
+    fails the check it happened in; the later ones are not run (each would only wait for its
+    own timeout) and are reported as failed."""
+    from .uartbone import BridgeError
+    results, dead = [], None
+    for name in names:
+        t0 = time.monotonic()
+        b0 = getattr(bus, "tx_bytes", 0) + getattr(bus, "rx_bytes", 0)
+        if dead:
+            r = {"pass": False, "problems": [f"not run: {dead}"]}
+        else:
+            try:
+                r = CHECKS[name](bus, soc)
+            except BridgeError as e:
+                dead = "the bridge stopped answering"
+                r = {"pass": False, "problems": [str(e)]}
+        line = {"test": name, "pass": r["pass"], **{k: v for k, v in r.items() if k not in ("pass", "problems")}}
+        line["seconds"] = round(time.monotonic() - t0, 3)
+        line["bridge_bytes"] = getattr(bus, "tx_bytes", 0) + getattr(bus, "rx_bytes", 0) - b0
+        if r["problems"]:
+            line["problems"] = r["problems"]
+        out(json.dumps(line))
+        results.append(line)
+    failed = sum(not r["pass"] for r in results)
+    out(json.dumps({"summary": "bringup", "tests": len(results), "passed": len(results) - failed,
+                    "failed": failed}))
+    return results
+
+
+def _check_name(text: str) -> str:
+    if text not in CHECKS:
+        raise argparse.ArgumentTypeError(f"unknown check {text!r} (choose from {', '.join(CHECKS)})")
+    return text
+
+
+def _positive(kind):
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            v = 0
+        if v <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+        return v
+    return parse
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("port", metavar="PORT",
+                   help="serial port of the bring-up UART (/dev/ttyUSB0) or a pyserial URL "
+                        "(socket://127.0.0.1:N for `pqsoc sim run FW --bridge-tcp N`)")
+    p.add_argument("--csr", default=str(DEFAULT_CSR),
+                   help="csr.json of the chip's SoC build (default build/soc/csr.json)")
+    p.add_argument("--baud", type=_positive(int),
+                   help="baud rate (default: bringup_uart_baudrate from --csr)")
+    p.add_argument("--timeout", type=_positive(float), default=2.0,
+                   help="seconds without a reply byte before a read fails (default 2)")
+    p.add_argument("checks", nargs="*", metavar="CHECK", type=_check_name,
+                   help=f"checks to run, in this order (default all: {' '.join(CHECKS)})")
+
+
+def main_args(args) -> int:
+    from .socmap import MapError, SocMap
+    from .uartbone import BridgeError, UartBone
+    try:
+        soc = SocMap.load(args.csr)
+        baud = args.baud or soc.baudrate
+        with UartBone(args.port, baud, timeout=args.timeout) as bus:
+            results = run_checks(bus, soc, args.checks or list(CHECKS))
+    except (MapError, BridgeError) as e:
+        print(f"bringup: {e}", file=sys.stderr)
+        return 1
+    return 0 if all(r["pass"] for r in results) else 1
+
+
+def add_parser(sub) -> None:
+    """`pqsoc bringup` (pqsoc/blocks.py add_subcommands). The arguments go to main() as they
+    are: its parser takes the checks before or after the options (parse_intermixed_args),
+    which a subparser of pqsoc's parser cannot."""
+    p = sub.add_parser("bringup", add_help=False, prefix_chars="+",
+                       help="bring-up checks over the chip's UART bridge (ident scratch sram "
+                            "timer kmac acc); `pqsoc bringup -h` for the options")
+    p.add_argument("args", nargs="*")
+    p.set_defaults(func=lambda args: main(args.args, prog="pqsoc bringup"))
+
+
+def main(argv=None, prog="python -m bringup") -> int:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    add_arguments(p)
+    return main_args(p.parse_intermixed_args(argv))
