@@ -171,7 +171,7 @@ def test_collapse_buffers_keeps_drivers_of_vector_connections():
             "  sky130_fd_sc_hd__buf_1 _b2_ (\n    .A(i),\n    .X(w[0])\n  );\n"
             "  sky130_fd_sc_hd__buf_1 _b3_ (\n    .A(j),\n    .X(w[1])\n  );\n"
             "  sky130_fd_sc_hd__inv_2 _s_ (\n    .A(w[0]),\n    .Y(o)\n  );\n"
-            "  ram _m_ (\n    .addr0(adr[1:0]),\n    .din0(w)\n  );\n"
+            "  ram \\m.ram_r0_c0  (\n    .addr0(adr[1:0]),\n    .din0(w)\n  );\n"
             "endmodule\n")
     new, n = fanout.collapse_buffers(text)
     assert n == 0 and new == text      # adr by range, w as a whole declared vector

@@ -48,14 +48,13 @@ def collapse_buffers(netlist: str) -> tuple[str, int]:
     # Nets that some pin takes as a vector (an SRAM macro's `.addr0(adr[8:0])`, a concatenation):
     # a buffer driving one of their bits stays, since that connection cannot move to its input.
     declared = set(re.findall(r"^\s*(?:wire|input|output|inout)\s+\[[^\]]*\]\s*(\S+);", netlist, re.M))
+    # Every pin line of the file, not only the instances _INST matches: the macros' escaped
+    # instance names (`\\memories.rom.bank.ram_r0_c0  (`) are outside its pattern.
     vectors = set()
-    for m in insts:
-        for pm in map(_PIN.search, m.group(3).split("\n")):
-            if not pm:
-                continue
-            conn = pm.group(2).strip()
-            if re.search(r"\[\d+:\d+\]|\{", conn) or conn in declared:
-                vectors.update(n.rstrip() for n in re.findall(r"\\\S+ |[A-Za-z_][\w$]*", conn))
+    for pm in re.finditer(r"^\s*\.\w+\((.*)\),?$", netlist, re.M):
+        conn = pm.group(1).strip()
+        if re.search(r"\[\d+:\d+\]|\{", conn) or conn in declared:
+            vectors.update(n.rstrip() for n in re.findall(r"\\\S+ |[A-Za-z_][\w$]*", conn))
     alias: dict[str, str] = {}
     drop = set()
     for i, m in enumerate(insts):
