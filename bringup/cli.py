@@ -5,6 +5,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from .checks import CHECKS, REPO
 
@@ -69,6 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="baud rate (default: bringup_uart_baudrate from --csr)")
     p.add_argument("--timeout", type=_positive(float), default=2.0,
                    help="seconds without a reply byte before a read fails (default 2)")
+    p.add_argument("--boot", metavar="IMAGE",
+                   help="silicon SoC: load this firmware image into the boot memory over the "
+                        "bridge, verify it and release the CPU (boot_hold); then only the CHECKs named run")
     p.add_argument("checks", nargs="*", metavar="CHECK", type=_check_name,
                    help=f"checks to run, in this order (default all: {' '.join(CHECKS)})")
 
@@ -79,7 +83,22 @@ def main_args(args) -> int:
     try:
         soc = SocMap.load(args.csr)
         baud = args.baud or soc.baudrate
+        image = None
+        if args.boot:
+            try:
+                image = Path(args.boot).read_bytes()
+            except OSError as e:
+                print(f"bringup: cannot read the boot image: {e}", file=sys.stderr)
+                return 1
         with UartBone(args.port, baud, timeout=args.timeout) as bus:
+            if image is not None:
+                from .boot import boot
+                r = boot(bus, soc, image)
+                print(json.dumps({"test": "boot", **r}))
+                if not r["pass"]:
+                    return 1
+                if not args.checks:   # the firmware runs now: checks only when named
+                    return 0
             results = run_checks(bus, soc, args.checks or list(CHECKS))
     except (MapError, BridgeError) as e:
         print(f"bringup: {e}", file=sys.stderr)

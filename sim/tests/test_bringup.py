@@ -297,3 +297,59 @@ def test_sram_slice_is_free_in_firmware(firmware, soc, name):
     elf = firmware(name).with_suffix(".elf")
     start, n = checks.sram_window(soc)
     assert _symbol(elf, "_end") <= start and start + 4 * n <= _symbol(elf, "_stack_bottom")
+
+
+# ---- booting the silicon SoC over the bridge ------------------------------------------------------
+
+def _silicon_map(rom_size=64):
+    """The parts of a silicon SoC's csr.json that boot() reads."""
+    return SocMap({"csr_registers": {"boot_hold": {"addr": 0x8200_0000, "size": 1}},
+                   "memories": {"rom": {"base": 0, "size": rom_size}}}, "silicon csr.json")
+
+
+class BootBus(FakeBus):
+    def __init__(self, soc, **kw):
+        self.mem, self.soc, self.stuck, self.alias, self.frozen = {0x8200_0000: 1}, soc, {}, 0, ()
+        self.step, self.log = None, []
+        self.__dict__.update(kw)
+
+    def write(self, addr, words):
+        self.log.append((addr, list(words)))
+        for i, w in enumerate(words):
+            self.mem[addr + 4 * i] = w
+
+
+def test_boot_loads_verifies_and_releases_the_cpu():
+    from bringup.boot import boot
+    soc = _silicon_map()
+    bus = BootBus(soc)
+    image = bytes(range(1, 42))                     # 41 bytes: the last word padded with zeros
+    r = boot(bus, soc, image)
+    assert r["pass"] and r["bytes"] == 41 and not r["problems"]
+    assert bus.read(0, 11) == list(struct.unpack("<11I", image + bytes(3)))
+    assert bus.mem[0x8200_0000] == 0
+    # hold set before loading, released only after everything else
+    assert bus.log[0] == (0x8200_0000, [1]) and bus.log[-1] == (0x8200_0000, [0])
+
+
+def test_boot_refuses_bad_images_and_keeps_the_cpu_held_on_a_bad_readback():
+    from bringup.boot import boot
+    soc = _silicon_map()
+    r = boot(BootBus(soc), soc, bytes(65))
+    assert not r["pass"] and "65 bytes, the boot memory at 0x00000000 holds 64" in r["problems"][0]
+    assert not boot(BootBus(soc), soc, b"")["pass"]
+    bus = BootBus(soc, stuck={8: (1 << 3, 0)})      # a stuck bit in the boot memory
+    r = boot(bus, soc, bytes([0xff]) * 16)
+    assert not r["pass"] and r["problems"][0] == "boot memory: 0x00000008 wrote 0xffffffff read 0xfffffff7"
+    assert bus.mem[0x8200_0000] == 1 and "stays in reset" in r["problems"][-1]
+
+
+def test_boot_refuses_a_soc_without_boot_hold(soc, tmp_path, capsys):
+    from bringup import cli
+    from bringup.boot import boot
+    r = boot(FakeBus(soc), soc, b"1234")
+    assert not r["pass"] and "no boot_hold CSR" in r["problems"][0]
+    # the CLI names an unreadable image before opening the port
+    assert cli.main(["socket://127.0.0.1:1", "--boot", str(tmp_path / "none.bin"),
+                     "--csr", soc.source]) == 1
+    assert "cannot read the boot image" in capsys.readouterr().err
