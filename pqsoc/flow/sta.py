@@ -97,10 +97,7 @@ def tcl(block, pdk, netlist: Path, sdc_path: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _parse_path(text: str) -> dict | None:
-    """Slack, startpoint and endpoint of one report_checks section; None if it had no path."""
-    if "No paths found" in text or "Startpoint" not in text:
-        return None
+def _parse_one(text: str) -> dict:
     m = re.search(r"^\s*(-?\d+\.\d+)\s+slack \((MET|VIOLATED)\)", text, re.M)
     if not m:
         raise FlowError(f"STA: cannot parse a slack from report:\n{text[:400]}")
@@ -108,6 +105,17 @@ def _parse_path(text: str) -> dict | None:
     ep = re.search(r"^Endpoint: (\S+)", text, re.M)
     return {"slack_ns": float(m.group(1)), "start": sp.group(1) if sp else "?",
             "end": ep.group(1) if ep else "?"}
+
+
+def _parse_path(text: str) -> dict | None:
+    """The worst path of one report_checks section; None if it had no path. OpenSTA prints one
+    path per path group: a design with asynchronous resets (Ibex) has an **async_default**
+    group (recovery / removal checks) that comes before the clock's own group."""
+    if "No paths found" in text or "Startpoint" not in text:
+        return None
+    parts = re.split(r"^(?=Startpoint: )", text, flags=re.M)
+    paths = [_parse_one(p) for p in parts if p.startswith("Startpoint: ")]
+    return min(paths, key=lambda p: p["slack_ns"])
 
 
 def parse(out: str, period: float, groups_sel: dict | None = None) -> dict:
