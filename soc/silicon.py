@@ -48,7 +48,10 @@ def emit(out: Path) -> list[Path]:
     top = gateware / files["verilog"][0]
     # LiteX's identifier ROM is `$readmemh("pqsoc_mem.init")`, a path relative to the reader's
     # working folder: make it absolute in the file synthesis reads.
-    text = top.read_text()
+    # Without LiteX's date and commit stamps, so that the RTL hash that synthesis records
+    # changes only with the design.
+    from .build import _STAMP
+    text = _STAMP.sub("", top.read_text())
     text = re.sub(r'\$readmemh\("(\w+\.init)"', lambda m: f'$readmemh("{gateware / m[1]}"', text)
     synth_top = out / "pqsoc_synth.v"
     if not synth_top.exists() or synth_top.read_text() != text:

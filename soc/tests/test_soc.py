@@ -154,6 +154,8 @@ def test_silicon_soc_puts_every_memory_on_macros(silicon_dir):
     # no LiteX ROM/SRAM arrays left to become flip-flops; real UART pins, no sim control
     assert "uart_tx" in top and "serial_source_data" not in top and "simctrl" not in top
     assert not re.search(r"reg \[31:0\] (rom|sram)\w* \[", top)
+    # no date / commit stamps: the RTL hash of a synthesis changes only with the design
+    assert "LiteX sha1" not in top and "Date       :" not in top
     # the identifier ROM's init file is read from an absolute path (Yosys' folder differs)
     assert re.search(r'\$readmemh\("/[^"]+\.init"', top)
 
@@ -179,3 +181,15 @@ def test_silicon_ibex_fix_is_checked(tmp_path):
     src.write_text("module ibex_top;\n  logic unused_scramble_inputs = a & b;\nendmodule\n")
     fixed = silicon._fix_ibex_top(src, tmp_path / "fixed.sv").read_text()
     assert "  wire unused_scramble_inputs = a & b;" in fixed
+
+
+def test_stamps_of_date_and_commit_do_not_count_as_changes(tmp_path):
+    """LiteX writes the build date and the git commit of the folder it runs in: neither may make
+    the SoC's Verilog "changed" (that rebuilt the simulation model after every commit)."""
+    from soc.build import _same
+    head = "// Filename   : pqsoc.v\n// LiteX sha1 : {}\n// Date       : {}\nmodule pqsoc;\nendmodule\n"
+    a, b, c = tmp_path / "a.v", tmp_path / "b.v", tmp_path / "c.v"
+    a.write_text(head.format("3c02232", "2026-11-23 17:00:00"))
+    b.write_text(head.format("2b4804e", "2026-11-23 20:24:51"))
+    c.write_text(head.format("2b4804e", "2026-11-23 20:24:51").replace("endmodule", "wire x;\nendmodule"))
+    assert _same(a, b) and not _same(a, c)
