@@ -18,3 +18,16 @@ def test_manifest_is_consistent():
         assert cfg["DESIGN_NAME"] == macro["name"]
         # Nothing is hardened until OpenLane has produced its GDS in the Nix shell.
         assert macro["hardened"] is False or (REPO / macro["gds"]).is_file()
+
+
+def test_manifest_sram_macros_match_the_silicon_soc():
+    """The macro count in tapeout.json is the silicon SoC's (soc/silicon.py), not a copied number."""
+    from ip.acc.rtl.sram import MACROS
+    from soc import silicon
+    from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
+    m = json.loads((REPO / "tapeout.json").read_text())
+    words, bits, _ = MACROS[silicon.SRAM_MACRO]
+    per_macro = words * bits // 8
+    want = (silicon.ACC_IMEM_SIZE + silicon.ACC_DMEM_SIZE + SILICON_ROM_SIZE + SILICON_SRAM_SIZE) // per_macro
+    assert m["sram_macros"] == [{"name": silicon.SRAM_MACRO, "count": want, "use": m["sram_macros"][0]["use"]}]
+    assert m["top"]["name"] == blocks_mod.get("soc").top and m["top"]["hardened"] is False
