@@ -7,6 +7,7 @@ changed one reuses Verilator's make for the objects whose sources did not change
 import hashlib
 import json
 import os
+import platform
 import re
 import shutil
 import signal
@@ -26,9 +27,17 @@ EXIT_ABNORMAL, EXIT_CYCLES, EXIT_WALL = 100, 101, 102
 VERILATOR_FLAGS = ["--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast",
                    "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT",
                    "-Wno-MULTIDRIVEN", "-Wno-COMBDLY", "-Wno-TIMESCALEMOD", "--top-module", "pqsoc",
-                   # -O1 for the one-off (_Slow) code; the per-cycle code at -O2 instead of
-                   # Verilator's default -Os: ~15% faster with the ACC inside, same build time
-                   "-CFLAGS", "-O1", "-MAKEFLAGS", "OPT_FAST=-O2", "-j", "0"]
+                   # Speed (selftest, CPU seconds, full SoC; soc/README.md "Simulation speed"):
+                   # Verilator 5.006's DFG optimizer makes this design's per-cycle code slower:
+                   # -fno-dfg ~16% faster. The per-cycle code at -O3 instead of Verilator's
+                   # default -Os (-O2: ~15% faster, -O3 ~6-8% more), for this host's CPU
+                   # (-march=native, ~5%: the model hash includes the CPU, so a build/ shared
+                   # with another host rebuilds there rather than run code for the wrong CPU);
+                   # -O1 for the one-off (_Slow) code. Together 0.14 -> 0.20 M cycles/CPU-s,
+                   # same build time. Most of what is left (~70%) is the ACC's wide ALU, whose whole
+                   # 256-bit datapath Verilator evaluates on every clock edge, ACC idle or not.
+                   "-fno-dfg", "-CFLAGS", "-O1 -march=native", "-MAKEFLAGS", "OPT_FAST=-O3",
+                   "-j", "0"]
 TRAP_MARKER = "*** TRAP"
 MCAUSE = {0: "instruction address misaligned", 1: "instruction access fault",
           2: "illegal instruction", 3: "breakpoint", 4: "load address misaligned",
@@ -58,11 +67,22 @@ def _verilator() -> str:
     return exe
 
 
+def _host_cpu() -> str:
+    """The CPU model and feature flags (what -march=native compiles for)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.machine() + platform.processor()
+    keep = [ln for ln in text.splitlines() if ln.split(":")[0].strip() in ("model name", "flags")]
+    return "\n".join(sorted(set(keep)))
+
+
 def model_hash(soc_dir: Path, trace: bool = False) -> str:
     files = _files(soc_dir)
     h = hashlib.sha256()
     version = subprocess.run([_verilator(), "--version"], capture_output=True, text=True).stdout
     h.update(version.encode())
+    h.update(_host_cpu().encode())   # -march=native: a model runs only on the CPU it was built for
     h.update(" ".join(VERILATOR_FLAGS + ["--trace"] * trace).encode())
     for p in [*files["sources"], *files["verilog"], str(HARNESS)]:
         h.update(p.encode())
@@ -81,6 +101,13 @@ def build_model(soc_dir: Path, out: Path, trace: bool = False, log=None) -> Path
     if exe.exists() and stamp.exists() and stamp.read_text() == want:
         return exe
     out.mkdir(parents=True, exist_ok=True)
+    # make rebuilds an object only when its source changed, not when the compiler flags or the
+    # host CPU did: drop the objects of a model compiled with other flags or for another CPU.
+    config = out / "config"
+    want_config = hashlib.sha256((" ".join(VERILATOR_FLAGS) + _host_cpu()).encode()).hexdigest()
+    if not config.exists() or config.read_text() != want_config:
+        for f in [*out.glob("*.o"), *out.glob("*.a"), exe]:
+            f.unlink(missing_ok=True)
     cmd = [_verilator(), *VERILATOR_FLAGS, *(["--trace"] if trace else []), "--Mdir", str(out), "-o", "Vpqsoc",
            *[f"-I{p}" for p in files["include_paths"]],
            *files["sources"], *files["verilog"], str(HARNESS)]
@@ -91,6 +118,7 @@ def build_model(soc_dir: Path, out: Path, trace: bool = False, log=None) -> Path
         tail = "\n".join((r.stdout + r.stderr).splitlines()[-30:])
         raise SimError(f"verilator build failed (log: {out / 'build.log'}):\n{tail}")
     stamp.write_text(want)
+    config.write_text(want_config)
     if log:
         log(f"sim: built Verilator model in {time.monotonic() - t0:.1f} s")
     return exe
