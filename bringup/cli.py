@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+from pqsoc.sim_cli import _positive
+
 from .checks import CHECKS, REPO
 
 DEFAULT_CSR = REPO / "build" / "soc" / "csr.json"
@@ -46,18 +48,6 @@ def _check_name(text: str) -> str:
     if text not in CHECKS:
         raise argparse.ArgumentTypeError(f"unknown check {text!r} (choose from {', '.join(CHECKS)})")
     return text
-
-
-def _positive(kind):
-    def parse(text):
-        try:
-            v = kind(text)
-        except ValueError:
-            v = 0
-        if v <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
-        return v
-    return parse
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

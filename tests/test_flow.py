@@ -312,14 +312,10 @@ endmodule
 
 def test_block_with_its_own_frontend_reads_systemverilog(pdk_root):
     """A block can name its Yosys read commands (the soc reads Ibex with read_slang)."""
-    def emit(out: Path) -> list[Path]:
-        out.mkdir(parents=True, exist_ok=True)
-        p = out / "t_sv.sv"
-        p.write_text(SV_PKG)
-        return [p]
-    blocks_mod.register(blocks_mod.Block(
-        name="t_slang", top="t_sv", description="test", emit=emit,
-        yosys_read=lambda files: ["read_slang --top t_sv " + " ".join(map(str, files))]))
+    from dataclasses import replace
+    block = verilog_block("t_slang", SV_PKG, top="t_sv")
+    blocks_mod.register(replace(
+        block, yosys_read=lambda files: ["read_slang --top t_sv " + " ".join(map(str, files))]))
     try:
         m = synth.synth("t_slang")
         assert "read_slang --top t_sv" in (synth.synth_dir("t_slang") / "synth.ys").read_text()
