@@ -20,6 +20,7 @@ from .wishbone import WishboneSignature
 
 class WishboneSram(wiring.Component):
     def __init__(self, size_bytes: int, macro: str | None = None):
+        self._MustUse__silence = True          # no "never used" warning if a check below fails
         if size_bytes < 4 or size_bytes & (size_bytes - 1):
             raise ValueError(f"WishboneSram size {size_bytes} must be a power of two of at least 4 bytes")
         if macro is not None:
@@ -27,6 +28,7 @@ class WishboneSram(wiring.Component):
             if size_bytes % (words * bits // 8):
                 raise ValueError(f"WishboneSram size {size_bytes} is not a multiple of macro "
                                  f"{macro}'s {words * bits // 8} bytes")
+        self._MustUse__silence = False
         self.size_bytes = size_bytes
         self.macro = macro
         self.addr_width = max(1, (size_bytes // 4 - 1).bit_length())
