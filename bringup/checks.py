@@ -13,6 +13,8 @@ import struct
 import time
 from pathlib import Path
 
+from firmware.build import acc_segments
+
 REPO = Path(__file__).resolve().parent.parent
 KMAC_REGS = REPO / "ip" / "kmac" / "data" / "kmac_regs.yml"
 ACC_REGS = REPO / "ip" / "acc" / "data" / "acc_regs.yml"
@@ -230,18 +232,6 @@ def _iss(soc, job):
     return iss.run(job["words"], image(job["dmem"], dsize), 1_000_000)
 
 
-def _runs(dm: dict) -> list[tuple[int, bytes]]:
-    """{addr: bytes} -> contiguous (addr, bytes) runs: one bridge burst each instead of one per
-    piece (each command costs 6 bytes on the wire)."""
-    runs = []
-    for addr in sorted(dm):
-        if runs and runs[-1][0] + len(runs[-1][1]) == addr:
-            runs[-1] = (runs[-1][0], runs[-1][1] + dm[addr])
-        else:
-            runs.append((addr, dm[addr]))
-    return runs
-
-
 class _Acc:
     def __init__(self, bus, soc):
         self.bus, self.rm = bus, _regmap(ACC_REGS)
@@ -262,7 +252,9 @@ class _Acc:
         """Loads IMEM and DMEM, starts, waits; returns the registers after the halt."""
         bus = self.bus
         bus.write(self.base + ACC_IMEM_WINDOW, job["words"])
-        for addr, blob in _runs(job["dmem"]):   # DMEM was wiped: padding zeros are right
+        # one bridge burst per contiguous run (each command costs 6 bytes on the wire);
+        # DMEM was wiped: padding zeros are right
+        for addr, blob in acc_segments(job["dmem"]):
             bus.write(self.base + ACC_DMEM_WINDOW + addr, _words_le(blob))
         bus.write(self.reg["HOST_ERR"], [0xFFFFFFFF])     # w1c
         self.pulse("START")

@@ -203,8 +203,9 @@ ACC_ILLEGAL_PC = 8
 ACC_SHA3_MSG = b"after the ACC released the KMAC"
 
 
-def _acc_segments(dm: dict) -> list[tuple[int, bytes]]:
-    """{addr: bytes} -> contiguous (addr, bytes) runs, so the header holds no zero padding."""
+def acc_segments(dm: dict) -> list[tuple[int, bytes]]:
+    """{addr: bytes} -> contiguous (addr, bytes) runs, so the header holds no zero padding
+    (and bringup/ sends one bridge burst per run)."""
     segs = []
     for addr in sorted(dm):
         if segs and segs[-1][0] + len(segs[-1][1]) == addr:
@@ -233,7 +234,7 @@ def acc_programs() -> list[dict]:
         n = mode[0]
         exp = b"".join(pack(ref[i:i + n], mode) for i in range(0, 256, n))
         progs.append({"name": names[key], "words": assemble(src, f"{key}.s"),
-                      "segs": _acc_segments(dm), "exp_addr": where[0] if where else 0, "exp": exp})
+                      "segs": acc_segments(dm), "exp_addr": where[0] if where else 0, "exp": exp})
     progs.append({"name": "acc_kmac_shake128", "words": assemble(ACC_SHAKE_SRC, "shake128.s"),
                   "segs": [(0, ACC_SHAKE_MSG)], "exp_addr": 32,
                   "exp": hashlib.shake_128(ACC_SHAKE_MSG).digest(64)})

@@ -37,3 +37,20 @@ def simulate(soc_dir, model, firmware, tmp_path_factory):
         return run(firmware(name), soc_dir, model.parent, tmp_path_factory.mktemp(name),
                    max_cycles, timeout_s)
     return go
+
+
+@pytest.fixture
+def sim_run_json(firmware, model, tmp_path, capsys):
+    """sim_run_json(name, timeout_s) -> the --json result of `pqsoc sim run` on that firmware,
+    which must exit 0 and report no problem."""
+    import json
+    from pqsoc import cli
+
+    def go(name, timeout_s=120):
+        out = tmp_path / f"{name}.json"
+        assert cli.main(["sim", "run", str(firmware(name)), "--json", str(out),
+                         "--timeout-s", str(timeout_s)]) == 0, capsys.readouterr()
+        res = json.loads(out.read_text())
+        assert res["ok"] and not res["problems"]
+        return res
+    return go

@@ -9,7 +9,7 @@ import re
 import yaml
 
 from firmware import build as fw
-from pqsoc import BUILD, cli
+from pqsoc import BUILD
 from pqsoc.regtool import c_header, load
 from soc.build import emit_pqc
 from soc.target import ACC_SIZE, EXT_BASE, EXT_STRIDE
@@ -19,14 +19,9 @@ ACC_TESTS = ["acc_mlkem_ntt", "acc_mlkem_intt", "acc_mldsa_ntt", "acc_kmac_shake
              "acc_dmem_bytes_and_args", "acc_irq"]
 
 
-def test_acc_selftest_passes_in_pqsoc_sim_run(firmware, model, tmp_path, capsys):
+def test_acc_selftest_passes_in_pqsoc_sim_run(sim_run_json):
     from ip.acc.bench import measure
-    image = firmware("acc_selftest")
-    out = tmp_path / "result.json"
-    assert cli.main(["sim", "run", str(image), "--json", str(out), "--timeout-s", "120"]) == 0, \
-        capsys.readouterr()
-    res = json.loads(out.read_text())
-    assert res["ok"] and not res["problems"]
+    res = sim_run_json("acc_selftest", timeout_s=120)
     assert [t["test"] for t in res["tests"]] == ACC_TESTS
     assert res["summary"]["failed"] == 0 and all(t["pass"] for t in res["tests"])
     t = {x["test"]: x for x in res["tests"]}

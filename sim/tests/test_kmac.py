@@ -9,20 +9,15 @@ import shutil
 import pytest
 
 from firmware import build as fw
-from pqsoc import BUILD, cli
+from pqsoc import BUILD
 from pqsoc.regtool import c_header, load
 from sim.run import model_hash
 from soc.extslave import WishboneSlave
 from soc.target import EXT_BASE, PQSoC
 
 
-def test_kmac_selftest_passes_in_pqsoc_sim_run(firmware, model, tmp_path, capsys):
-    image = firmware("kmac_selftest")
-    out = tmp_path / "result.json"
-    assert cli.main(["sim", "run", str(image), "--json", str(out), "--timeout-s", "120"]) == 0, \
-        capsys.readouterr()
-    res = json.loads(out.read_text())
-    assert res["ok"] and not res["problems"]
+def test_kmac_selftest_passes_in_pqsoc_sim_run(sim_run_json):
+    res = sim_run_json("kmac_selftest", timeout_s=120)
     names = [t["test"] for t in res["tests"]]
     assert names == [t[0] for t in fw.KMAC_TESTS] + [
         "sha3_256_split_absorb", "sha3_256_hw_vs_sw", "shake128_squeeze_1024",

@@ -5,21 +5,14 @@ Outputs are compared in the firmware with kyber-py's K and dilithium-py's signat
 at build time); here: every test passes, the ACC's CYCLES equals the ISS's count for the same
 program and DMEM image (firmware/build.py pqc_ops(), computed at build time), the CPU-side
 figures are consistent. ~1.3 M simulated cycles."""
-import json
 
 from firmware import build as fw
-from pqsoc import cli
 
 PQC_TESTS = ["mlkem768_decaps", "mlkem768_decaps_reject", "mldsa65_sign", "mldsa65_sign_best"]
 
 
-def test_pqc_ops_in_pqsoc_sim_run(firmware, model, tmp_path, capsys):
-    image = firmware("pqc_ops")
-    out = tmp_path / "result.json"
-    assert cli.main(["sim", "run", str(image), "--json", str(out), "--timeout-s", "240"]) == 0, \
-        capsys.readouterr()
-    res = json.loads(out.read_text())
-    assert res["ok"] and not res["problems"]
+def test_pqc_ops_in_pqsoc_sim_run(sim_run_json):
+    res = sim_run_json("pqc_ops", timeout_s=240)
     assert [t["test"] for t in res["tests"]] == PQC_TESTS
     assert res["summary"] == {"summary": "pqc_ops", "tests": 4, "passed": 4, "failed": 0}
     # ISS cycles = RTL cycles: the ISS figure of the same program and image (build time)
