@@ -52,12 +52,15 @@ def emit_pqc(out: Path, imem_size: int = ACC_IMEM_SIZE, dmem_size: int = ACC_DME
     """Emit the PQC subsystem's Verilog (ip/acc/rtl/pqc.py: ACC + KMAC, side-load wired
     inside; top `pqc`) to OUT/pqc.v, rewriting the file only when its text changed, so the
     Verilator model rebuilds exactly when the ACC or KMAC RTL changes (the model hash covers
-    every source in files.json). Behavioural ACC memories unless sram_macro is given."""
+    every source in files.json). Behavioural ACC memories and the behavioural clock gate of the
+    ACC core unless sram_macro is given (the silicon SoC, for synthesis: macros and the sky130
+    ICG cell, which the gate-level flow models)."""
     from amaranth.back import verilog
     from ip.acc.rtl.pqc import ACC_ADDR_WIDTH, KMAC_ADDR_WIDTH, PqcSubsystem
     # the subsystem's word-address widths must cover the SoC's windows exactly
     assert (1 << (KMAC_ADDR_WIDTH + 2), 1 << (ACC_ADDR_WIDTH + 2)) == (KMAC_SIZE, ACC_SIZE)
-    text = verilog.convert(PqcSubsystem(imem_size, dmem_size, sram_macro=sram_macro),
+    gate = "generic" if sram_macro is None else "sky130"
+    text = verilog.convert(PqcSubsystem(imem_size, dmem_size, sram_macro=sram_macro, clock_gate=gate),
                            name="pqc", emit_src=False)
     path = Path(out) / "pqc.v"
     _write_if_changed(path, text)

@@ -409,3 +409,35 @@ def test_upsize_keeps_pins_and_skips_dont_use(pdk_root):
         assert all(set(lib.pin_cap[v]) == set(lib.pin_cap[cell]) for v in vs)
         assert not any("lpflow" in v for v in vs)
     assert lib.variants("sky130_fd_sc_hd__conb_1") in ([], ["sky130_fd_sc_hd__conb_1"])
+
+
+GATED_V = """
+module gated(input clk, input en, input d, input other, output q, output r);
+  wire gclk;
+  sky130_fd_sc_hd__dlclkp_1 icg(.CLK(clk), .GATE(en), .GCLK(gclk));
+  reg a, b, c;
+  always @(posedge clk) a <= d;
+  always @(posedge gclk) b <= a;
+  always @(posedge other) c <= b;   // other: an input no clock is defined on
+  assign q = b;
+  assign r = c;
+endmodule
+"""
+
+
+def test_sta_times_flops_behind_a_clock_gate_and_refuses_unclocked_ones(pdk_root, temp_block):
+    """The ACC core's clock comes through sky130_fd_sc_hd__dlclkp: synthesis keeps the cell,
+    STA propagates the clock through it (the gated flop is a reg2reg endpoint) and checks its
+    enable; a flop no clock reaches is an error that names it, not a silently untimed path."""
+    temp_block("t_gated", GATED_V, top="gated")
+    m = synth.synth("t_gated")
+    assert m["cells_by_type"].get("sky130_fd_sc_hd__dlclkp_1") == 1
+    # exactly one unclocked pin (c's flop): b's flop behind the gate is clocked
+    with pytest.raises(FlowError, match=r"STA: 1 register/latch clock pins are not reached .*/CLK"):
+        sta.sta("t_gated")
+    temp_block("t_gated2", GATED_V.replace("posedge other", "posedge clk"), top="gated")
+    synth.synth("t_gated2")
+    r = sta.sta("t_gated2")
+    assert r["corners"]["tt"]["paths"]["reg2reg"] is not None
+    log = (synth.synth_dir("t_gated2").parent.parent / "sta" / "t_gated2" / "sta.log").read_text()
+    assert "unclocked" not in log

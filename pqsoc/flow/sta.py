@@ -80,6 +80,9 @@ def tcl(block, pdk, netlist: Path, sdc_path: Path) -> str:
         for m in block.macros:
             lines.append(f"read_liberty -corner {c} {pdk.sram(m, 'lib')}")
     lines += [f"read_verilog {netlist}", f"link_design {block.top}", f"read_sdc {sdc_path}"]
+    # every flop / latch / macro clock pin must be reached by the clock (through clock gates
+    # too): an unclocked register is left out of every timing check
+    lines += ['puts "@@noclock"', "check_setup -verbose -no_clock", 'puts "@@clocked"']
     if block.macros:
         lines.append('set pqsoc_flops [get_cells -filter "ref_name =~ sky130_fd_sc_hd__*df*" *]')
         lines.append("set pqsoc_macros [concat " + " ".join(
@@ -124,6 +127,13 @@ def parse(out: str, period: float, groups_sel: dict | None = None) -> dict:
         raise FlowError("STA reported errors: " + "; ".join(errors[:5]))
     if "@@end" not in out:
         raise FlowError("STA did not run to the end of its script")
+    if "@@noclock\n" in out:
+        noclock = out.split("@@noclock\n", 1)[1].split("@@clocked", 1)[0]
+        m = re.search(r"There (?:is|are) (\d+) unclocked register/latch pins?\.", noclock)
+        if m:
+            pins = [ln.strip() for ln in noclock[m.end():].splitlines() if ln.strip()]
+            raise FlowError(f"STA: {m.group(1)} register/latch clock pins are not reached by the "
+                            f"clock (untimed): {', '.join(pins[:5])}")
     res = {}
     for c in STA_CORNERS:
         worst = _parse_path(out.split(f"@@worst {c}\n", 1)[1].split("@@", 1)[0])

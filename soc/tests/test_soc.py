@@ -150,6 +150,9 @@ def test_silicon_soc_puts_every_memory_on_macros(silicon_dir):
     # 2 KiB per macro: boot RAM + main SRAM in soc_memories, ACC IMEM + DMEM in pqc
     assert count["soc_memories.v"] == (SILICON_ROM_SIZE + SILICON_SRAM_SIZE) // 2048
     assert count["pqc.v"] == (silicon.ACC_IMEM_SIZE + silicon.ACC_DMEM_SIZE) // 2048
+    # the ACC core's clock gate is the sky130 ICG cell here (behavioural in the simulation SoC)
+    pqc = next(f for f in files if f.name == "pqc.v").read_text()
+    assert len(re.findall(r"^\s*sky130_fd_sc_hd__dlclkp_1\s", pqc, re.M)) == 1
     top = next(f for f in files if f.name == "pqsoc_synth.v").read_text()
     # no LiteX ROM/SRAM arrays left to become flip-flops; real UART pins, no sim control
     assert "uart_tx" in top and "serial_source_data" not in top and "simctrl" not in top

@@ -7,13 +7,23 @@ it runs or wipes; host accesses then are ignored and flagged in HOST_ERR.
 
 Memories are SramBank instances (ip/acc/rtl/sram.py): behavioural Amaranth memories (any size)
 with sram_macro=None, or tiles of a sky130 OpenRAM macro (sram_macro=<macro name>).
+
+The core runs on its own gated clock (ip/common/clock_gate.py): it gets clock edges in reset,
+while it runs or wipes, in the cycle of START / WIPE and in the cycle after it stops (which
+clears its `done` pulse); an idle core holds every flop, so it is not clocked. The memories,
+registers and host interface stay on the ungated clock. Nothing the core does is cycle-visible
+to the gate (the ISS counts the same cycles); it saves the idle core's clock power and, in the
+SoC simulation, Verilator's evaluation of the wide ALU while the ACC is idle.
+clock_gate: "generic" (behavioural, RTL simulation), "sky130" (the ICG cell, synthesis) or None
+(no gate: Amaranth's simulator, where a derived clock races its source domain's flops).
 """
 from pathlib import Path
 
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Cat, ClockDomain, ClockSignal, Const, DomainRenamer, Module, Mux, ResetSignal, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ip.common.clock_gate import KINDS as CLOCK_GATE_KINDS, ClockGate
 from ip.common.regbank import RegBank
 from ip.common.wishbone import WishboneSignature
 from ip.kmac.sideload import SideloadSignature
@@ -28,7 +38,8 @@ REGION_REGS, REGION_IMEM, REGION_DMEM = 0, 1, 2
 
 class Acc(wiring.Component):
     def __init__(self, imem_size: int = 32 * 1024, dmem_size: int = 32 * 1024,
-                 addr_width: int = 30, isa=None, sram_macro: str | None = None):
+                 addr_width: int = 30, isa=None, sram_macro: str | None = None,
+                 clock_gate: str | None = "generic"):
         if imem_size % 1024 or not 0 < imem_size <= 64 * 1024:
             raise ValueError(f"IMEM size {imem_size} must be a multiple of 1 KiB up to 64 KiB")
         if dmem_size % 1024 or not 0 < dmem_size <= 64 * 1024:
@@ -38,6 +49,10 @@ class Acc(wiring.Component):
         self.regmap = load(REGS_YML)
         self.isa = isa
         self.sram_macro = sram_macro       # None: behavioural memories; else an OpenRAM macro name
+        self.clock_gate = clock_gate
+        if clock_gate is not None and clock_gate not in CLOCK_GATE_KINDS:
+            raise ValueError(f"ACC clock gate {clock_gate!r}: known kinds are "
+                             f"{', '.join(CLOCK_GATE_KINDS)} or None")
         super().__init__({"bus": In(WishboneSignature(addr_width)),
                           "sideload": Out(SideloadSignature()),
                           "irq": Out(1)})
@@ -45,7 +60,17 @@ class Acc(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         imem_words, dmem_words = self.imem_size // 4, self.dmem_size // 32
-        m.submodules.core = core = AccCore(imem_words, dmem_words, self.isa)
+        core = AccCore(imem_words, dmem_words, self.isa)
+        if self.clock_gate is None:
+            m.submodules.core = core
+        else:
+            m.domains.acc_core = ClockDomain(local=True)
+            m.submodules.core_gate = gate = ClockGate(self.clock_gate)
+            m.submodules.core = DomainRenamer("acc_core")(core)
+            m.d.comb += [ClockSignal("acc_core").eq(gate.gclk),
+                         ResetSignal("acc_core").eq(ResetSignal()),
+                         gate.en.eq((core.state != ST_IDLE) | core.start | core.wipe | core.done
+                                    | ResetSignal())]
         m.submodules.imem = imem = SramBank(imem_words, 32, self.sram_macro)
         m.submodules.dmem = dmem = SramBank(dmem_words, 256, self.sram_macro)
         m.submodules.regs = rb = RegBank(self.regmap, len(self.bus.adr))

@@ -25,8 +25,9 @@ ACC_ADDR_WIDTH = 16    # word address bits of the 256 KiB ACC window (regs, IMEM
 
 class PqcSubsystem(wiring.Component):
     def __init__(self, imem_size: int = 8 * 1024, dmem_size: int = 16 * 1024,
-                 sram_macro: str | None = None):
-        self.acc = Acc(imem_size, dmem_size, addr_width=ACC_ADDR_WIDTH, sram_macro=sram_macro)
+                 sram_macro: str | None = None, clock_gate: str | None = "generic"):
+        self.acc = Acc(imem_size, dmem_size, addr_width=ACC_ADDR_WIDTH, sram_macro=sram_macro,
+                       clock_gate=clock_gate)
         self.kmac = Kmac(rounds_per_cycle=1, addr_width=KMAC_ADDR_WIDTH)
         super().__init__({"kmac_bus": In(WishboneSignature(KMAC_ADDR_WIDTH)),
                           "acc_bus": In(WishboneSignature(ACC_ADDR_WIDTH)),

@@ -25,7 +25,7 @@ class wb:
 
 
 def _sim(bench_fn, imem=1024, dmem=1024):
-    dut = Acc(imem, dmem)
+    dut = Acc(imem, dmem, clock_gate=None)     # see ip/common/clock_gate.py
 
     async def bench(ctx):
         await bench_fn(ctx, dut)
