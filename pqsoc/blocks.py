@@ -30,6 +30,11 @@ class Block:
     die_um: tuple[float, float] | None = None
     # Yosys commands that read the emitted files; None: `read_verilog -sv` of each file.
     yosys_read: Callable[[list[Path]], list[str]] | None = None
+    # Modules synthesized as their own hierarchy (Yosys module names, e.g. "pqc.acc"): they get
+    # the keep_hierarchy attribute before `synth -flatten`, which flattens everything else, so
+    # ABC maps each of them on its own (as a hardened macro would be) and the netlist holds one
+    # module per kept module plus the top. Each must be in the design (checked after synthesis).
+    keep_hierarchy: tuple[str, ...] = ()
 
     def rtl_dir(self) -> Path:
         return BUILD / "rtl" / self.name
