@@ -515,6 +515,10 @@ def test_kept_hierarchy_in_macro_blocks(pdk_root, temp_block):
     paths = r["corners"]["tt"]["paths"]
     assert re.fullmatch(r"u[12]/_\d+_", paths["reg2reg"]["start"]), paths
     assert re.fullmatch(r"u[12]/ram", paths["mem2reg"]["start"]), paths
+    # the report names the critical path's ends by flop net or dotted instance path
+    cp = report.block_entry("t_hier_m", reuse=True)["critical_path"]["tt"]
+    for end in (cp["start"], cp["end"]):
+        assert re.fullmatch(r"u[12]\.(q\[\d+\]|ram)", end), cp
 
 
 def test_keep_hierarchy_of_a_missing_module_fails(pdk_root, temp_block):

@@ -118,8 +118,12 @@ def block_entry(name: str, reuse: bool = False) -> dict:
     logic_area = syn["area_um2"] - macro_area   # Yosys counts macro area too when their Liberty has one
     regs = register_names(synth_mod.synth_dir(name) / "netlist.v", block.top)
 
-    def reg(x: str) -> str:      # OpenSTA may escape the dots of a hierarchical instance name
-        return regs.get(x) or regs.get(x.replace("\\", ""), x)
+    def reg(x: str) -> str:
+        """A flop by the net it drives; anything else (a macro inside a kept module,
+        `pqc.acc/imem.ram_r0_c0`) by its dotted path. OpenSTA may escape the dots of a
+        hierarchical instance name."""
+        plain = x.replace("\\", "")
+        return regs.get(x) or regs.get(plain) or plain.replace("/", ".")
     for v in tim["corners"].values():
         cp = v["critical_path"]
         cp["start"], cp["end"] = reg(cp["start"]), reg(cp["end"])
