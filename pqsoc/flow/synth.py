@@ -3,6 +3,8 @@
 Steps: read Liberty (cells and SRAM macros as black boxes) -> read the block's Verilog ->
 `synth -flatten -noabc` -> `dfflibmap` -> `abc` with the target period and a script that buffers and
 sizes -> constants to tie cells -> clean -> check that only Liberty cells remain -> area/stat.
+Modules a block names in `keep_hierarchy` are not flattened: each stays one module of the netlist
+and ABC maps it on its own; cells and area are the totals over the hierarchy.
 Outputs go to build/synth/<block>/: netlist.v, stat.json, yosys.log, synth.json (hashes of the
 RTL and netlist, so later steps can refuse a stale netlist).
 """
