@@ -239,8 +239,8 @@ def synth(name: str, period_ns: float | None = None) -> dict:
         "area_um2": area,
         "cells_by_type": by_type,
         "fanout_buffers": nbuf,
-        # per kept module: instances, and cells / area of one instance (kept modules inside it
-        # included)
+        # per kept module: instances, and of one instance its own cells (Yosys' per-module count:
+        # without kept modules inside it) and its area (with them)
         **({"kept_modules": {m: {"instances": stat["design"]["num_cells_by_type"].get(m, 0),
                                  "cells": stat["modules"][f"\\{m}"]["num_cells"],
                                  "area_um2": stat["modules"][f"\\{m}"].get("area", 0.0)}
