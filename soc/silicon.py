@@ -6,7 +6,8 @@ at the CPU's reset address and 8 KiB of main SRAM (soc/target.py SILICON_*). The
 nothing at power-up: the CPU waits in reset (`boot_hold`) until the host has loaded it over the
 UART bridge. Real UART pins, no simulation control.
 
-The generated Verilog is read with Yosys' `read_slang` (Ibex is SystemVerilog with packages).
+Yosys reads Ibex and the LiteX top with `read_slang` (Ibex is SystemVerilog with packages) and
+the Amaranth-emitted files with `read_verilog` (`yosys_read`).
 """
 import re
 from pathlib import Path
@@ -65,7 +66,22 @@ def emit(out: Path) -> list[Path]:
     return [*sources, synth_top]
 
 
+# Files emitted by Amaranth (soc.build: the PQC subsystem and the memories). Yosys' own
+# read_verilog reads them, as it reads blocks acc and kmac: read_slang elaborates everything it
+# reads into one flat module, while read_verilog keeps one Yosys module per Amaranth module, so
+# that Block.keep_hierarchy can name one (`pqc.acc`). read_slang then takes them as modules
+# already in the design when it elaborates the LiteX top.
+AMARANTH_FILES = ("pqc.v", "soc_memories.v")
+
+
 def yosys_read(files: list[Path]) -> list[str]:
-    """One read_slang call over all files (SystemVerilog packages are shared between them)."""
+    """read_verilog for the Amaranth files, then one read_slang call over the other files (Ibex
+    and the LiteX top; SystemVerilog packages are shared between them)."""
     incs = " ".join(f"-I {p}" for p in ibex.include_paths())
-    return [f"read_slang -D SYNTHESIS {incs} --top pqsoc " + " ".join(str(f) for f in files)]
+    amaranth = [f for f in files if Path(f).name in AMARANTH_FILES]
+    if len(amaranth) != len(AMARANTH_FILES):
+        raise RuntimeError(f"expected {', '.join(AMARANTH_FILES)} among the SoC's sources, "
+                           f"found {', '.join(Path(f).name for f in amaranth) or 'none'}")
+    rest = [f for f in files if f not in amaranth]
+    return [f"read_verilog -sv {f}" for f in amaranth] + [
+        f"read_slang -D SYNTHESIS {incs} --top pqsoc " + " ".join(str(f) for f in rest)]

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .. import BUILD, FlowError
 from ..pdk import SCL, find_pdk
+from .fanout import split_modules
 from .synth import run_yosys
 
 CELLCHECK = BUILD / "cellcheck"
@@ -71,10 +72,13 @@ def yosys_models(netlist: Path, top: str, out: Path, pdk=None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     models = out / "yosys_models.v"
     script = out / "models.ys"
+    # every module of the netlist goes (the top and any kept submodule: Block.keep_hierarchy),
+    # the Liberty cells it uses stay
+    own = " ".join(name for name, _, _ in split_modules(Path(netlist).read_text()))
     script.write_text(f"read_liberty -ignore_miss_func -ignore_miss_dir {pdk.liberty('tt')}\n"
                       f"read_verilog {netlist}\n"
                       f"hierarchy -check -top {top}\n"
-                      f"delete {top}\n"
+                      f"delete {own or top}\n"
                       f"write_verilog -noattr {models}\n")
     run_yosys(script, out / "models.log", "cell model generation")
     return models

@@ -55,6 +55,15 @@ def collapse_buffers(netlist: str) -> tuple[str, int]:
         conn = pm.group(1).strip()
         if re.search(r"\[\d+:\d+\]|\{", conn) or conn in declared:
             vectors.update(n.rstrip() for n in re.findall(r"\\\S+ |[A-Za-z_][\w$]*", conn))
+    # Nor can a single-bit connection of an instance that _INST does not match (an escaped
+    # macro or submodule instance name) move: its pin lines are never rewritten below.
+    rest, pos = [], 0
+    for m in insts:
+        rest.append(netlist[pos:m.start()])
+        pos = m.end()
+    rest.append(netlist[pos:])
+    for pm in re.finditer(r"^\s*\.\w+\((.*)\),?$", "".join(rest), re.M):
+        vectors.update(n.rstrip() for n in re.findall(r"\\\S+ |[A-Za-z_][\w$]*", pm.group(1)))
     alias: dict[str, str] = {}
     drop = set()
     for i, m in enumerate(insts):
@@ -96,9 +105,12 @@ def collapse_buffers(netlist: str) -> tuple[str, int]:
     return text, len(drop)
 
 
-def repair(netlist: str, outputs: dict[str, set[str]], clock: str,
+def repair(netlist: str, outputs: dict[str, set[str]], clock,
            max_fanout: int = MAX_FANOUT) -> tuple[str, int]:
-    """Return (new netlist text, number of buffers inserted)."""
+    """Return (new netlist text, number of buffers inserted). clock: the clock net's name, or
+    a set of names (one module of a hierarchical netlist: its clock ports), left unbuffered.
+    The text is one module: new buffers go before its last `endmodule`."""
+    clocks = {clock} if isinstance(clock, str) else set(clock)
     insts = list(_INST.finditer(netlist))
     sinks: dict[str, list[tuple[int, int]]] = defaultdict(list)  # net -> [(instance, pin line)]
     bodies = []
@@ -123,7 +135,7 @@ def repair(netlist: str, outputs: dict[str, set[str]], clock: str,
         return net
 
     for net, loads in sinks.items():
-        if len(loads) <= max_fanout or net in (clock, f"\\{clock} ") or net.startswith("1'"):
+        if len(loads) <= max_fanout or net.lstrip("\\").rstrip() in clocks or net.startswith("1'"):
             continue
         groups = [loads[k:k + max_fanout] for k in range(0, len(loads), max_fanout)]
         group_net: list[str] = [""] * len(groups)
@@ -295,3 +307,58 @@ def upsize(netlist: str, lib: CellLib, fraction: float = LOAD_FRACTION,
         pos = m.end(1)
     out.append(netlist[pos:])
     return "".join(out), len(changed)
+
+
+# ------------------------------------------------------------------ hierarchical netlists
+# A block with kept hierarchy (Block.keep_hierarchy) has one Verilog module per kept module plus
+# its top. Net names are per module (every module has its `clk`), so each pass above runs on one
+# module at a time; an instance of a kept module is, to its parent, like an SRAM macro: its pins
+# are neither loads nor drivers there (the module's own ports are buffered inside it).
+_MODULE_HEAD = re.compile(r"^module (\\\S+|[\w$]+) ?\(", re.M)
+_ANY_INST = re.compile(r"^  (\\\S+ |[\w$]+) +(\\\S+ |[\w$]+) *\(\n(.*?)\n  \);\n", re.M | re.S)
+_PORT = re.compile(r"^\s*(input|output|inout)\s+(?:\[[^\]]*\]\s*)?(\\\S+|[\w$]+)\s*;", re.M)
+
+
+def split_modules(netlist: str) -> list[tuple[str, int, int]]:
+    """(module name without the escape backslash, start, end) of each module, in file order;
+    text[start:end] runs from `module` to the end of its `endmodule` line."""
+    mods = []
+    for m in _MODULE_HEAD.finditer(netlist):
+        end = netlist.index("\nendmodule", m.start()) + len("\nendmodule")
+        if end < len(netlist) and netlist[end] == "\n":
+            end += 1
+        mods.append((m.group(1).lstrip("\\"), m.start(), end))
+    return mods
+
+
+def module_ports(module_text: str) -> dict[str, str]:
+    """Port name (without escape) -> direction of one module's text."""
+    return {m.group(2).lstrip("\\"): m.group(1) for m in _PORT.finditer(module_text)}
+
+
+def instances_of(module_text: str, modules) -> list[tuple[str, str, dict[str, str]]]:
+    """Instances of the named modules in one module's text: (module, instance, {pin: net})."""
+    found = []
+    for m in _ANY_INST.finditer(module_text):
+        cell = m.group(1).strip().lstrip("\\")
+        if cell in modules:
+            pins = {pm.group(1): pm.group(2).strip() for pm in map(_PIN.search, m.group(3).split("\n")) if pm}
+            found.append((cell, m.group(2).strip().lstrip("\\"), pins))
+    return found
+
+
+def clock_nets(netlist: str, top: str, clock: str) -> dict[str, set[str]]:
+    """Per module, the names of its clock nets: the top's clock port, and in a submodule every
+    port that an instance connects to a clock net of its parent."""
+    mods = {name: netlist[s:e] for name, s, e in split_modules(netlist)}
+    clocks = {name: set() for name in mods}
+    clocks.setdefault(top, set()).add(clock)
+    todo = [top]
+    while todo:
+        parent = todo.pop()
+        for cell, _, pins in instances_of(mods.get(parent, ""), mods):
+            new = {p for p, net in pins.items() if net.lstrip("\\") in clocks[parent]} - clocks[cell]
+            if new:
+                clocks[cell] |= new
+                todo.append(cell)
+    return clocks

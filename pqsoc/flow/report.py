@@ -14,6 +14,7 @@ from .. import blocks as blocks_mod
 from ..pdk import OPEN_PDKS_REV, PDK, find_pdk
 from . import sta as sta_mod
 from . import synth as synth_mod
+from . import fanout
 
 OUTPUTS = ("ppa.json", "ppa.md", "ppa.png")
 
@@ -37,11 +38,35 @@ def tool_versions() -> dict:
     return vers
 
 
-def register_names(netlist: Path) -> dict[str, str]:
-    """Instance name -> the net its Q pin drives, so a path reads `busy -> st[123]`."""
-    text = netlist.read_text()
+def _flop_nets(text: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip().lstrip("\\").replace(" [", "[") for m in
             re.finditer(r"^  sky130_fd_sc_hd__\w*df\w* (\S+) \(.*?\.Q\(([^)]*)\)", text, re.M | re.S)}
+
+
+def register_names(netlist: Path, top: str | None = None) -> dict[str, str]:
+    """Instance name -> the net its Q pin drives, so a path reads `busy -> st[123]`. In a netlist
+    with kept modules (Block.keep_hierarchy) a flop inside one is named as OpenSTA names it,
+    by its instance path (`pqc.acc/_123_`), and its net gets the same prefix
+    (`pqc.acc.core.ir[16]`)."""
+    text = netlist.read_text()
+    mods = {name: text[s:e] for name, s, e in fanout.split_modules(text)}
+    if len(mods) <= 1:
+        return _flop_nets(text)
+    if top is None:
+        inner = {cell for body in mods.values() for cell, _, _ in fanout.instances_of(body, mods)}
+        tops = [m for m in mods if m not in inner]
+        if len(tops) != 1:
+            raise FlowError(f"{netlist}: cannot tell the top module among {', '.join(tops)}")
+        top = tops[0]
+    names: dict[str, str] = {}
+
+    def walk(mod: str, inst_prefix: str, net_prefix: str) -> None:
+        body = mods[mod]
+        names.update({inst_prefix + i: net_prefix + q for i, q in _flop_nets(body).items()})
+        for cell, inst, _ in fanout.instances_of(body, mods):
+            walk(cell, f"{inst_prefix}{inst}/", f"{net_prefix}{inst}.")
+    walk(top, "", "")
+    return names
 
 
 def load_results(name: str) -> tuple[dict, dict]:
@@ -91,10 +116,17 @@ def block_entry(name: str, reuse: bool = False) -> dict:
     macro_area = sum(v["area_um2"] for v in macros.values())
     macro_count = sum(v["count"] for v in macros.values())
     logic_area = syn["area_um2"] - macro_area   # Yosys counts macro area too when their Liberty has one
-    regs = register_names(synth_mod.synth_dir(name) / "netlist.v")
+    regs = register_names(synth_mod.synth_dir(name) / "netlist.v", block.top)
+
+    def reg(x: str) -> str:
+        """A flop by the net it drives; anything else (a macro inside a kept module,
+        `pqc.acc/imem.ram_r0_c0`) by its dotted path. OpenSTA may escape the dots of a
+        hierarchical instance name."""
+        plain = x.replace("\\", "")
+        return regs.get(x) or regs.get(plain) or plain.replace("/", ".")
     for v in tim["corners"].values():
         cp = v["critical_path"]
-        cp["start"], cp["end"] = regs.get(cp["start"], cp["start"]), regs.get(cp["end"], cp["end"])
+        cp["start"], cp["end"] = reg(cp["start"]), reg(cp["end"])
     by_type = dict(sorted(syn["cells_by_type"].items(), key=lambda kv: -kv[1]))
     entry = {
         "description": block.description,

@@ -84,9 +84,11 @@ def tcl(block, pdk, netlist: Path, sdc_path: Path) -> str:
     # too): an unclocked register is left out of every timing check
     lines += ['puts "@@noclock"', "check_setup -verbose -no_clock", 'puts "@@clocked"']
     if block.macros:
-        lines.append('set pqsoc_flops [get_cells -filter "ref_name =~ sky130_fd_sc_hd__*df*" *]')
+        # -hierarchical: without it get_cells sees only the top module's instances, and the flops
+        # and macros of a kept module (Block.keep_hierarchy) would drop out of the path groups
+        lines.append('set pqsoc_flops [get_cells -hierarchical -filter "ref_name =~ sky130_fd_sc_hd__*df*" *]')
         lines.append("set pqsoc_macros [concat " + " ".join(
-            f'[get_cells -filter "ref_name == {m}" *]' for m in block.macros) + "]")
+            f'[get_cells -hierarchical -filter "ref_name == {m}" *]' for m in block.macros) + "]")
     for c in STA_CORNERS:
         lines.append(f'puts "@@corner {c}"')
         lines.append(f'puts "@@worst {c}"')

@@ -3,6 +3,8 @@
 Steps: read Liberty (cells and SRAM macros as black boxes) -> read the block's Verilog ->
 `synth -flatten -noabc` -> `dfflibmap` -> `abc` with the target period and a script that buffers and
 sizes -> constants to tie cells -> clean -> check that only Liberty cells remain -> area/stat.
+Modules a block names in `keep_hierarchy` are not flattened: each stays one module of the netlist
+and ABC maps it on its own; cells and area are the totals over the hierarchy.
 Outputs go to build/synth/<block>/: netlist.v, stat.json, yosys.log, synth.json (hashes of the
 RTL and netlist, so later steps can refuse a stale netlist).
 """
@@ -79,14 +81,40 @@ def repair_fanout(block, pdk, src: Path, dst: Path) -> int:
     outputs = fanout.liberty_output_pins(pdk.liberty("tt").read_text())
     for m in block.macros:
         outputs[m] = macro_pins(pdk.sram(m, "lib").read_text())
-    text, _ = fanout.collapse_buffers(src.read_text())
-    text, n = fanout.repair(text, outputs, block.clock)
     lib = fanout.CellLib(pdk.liberty("tt").read_text(), dont_use_cells(pdk))
-    text, nup = fanout.upsize(text, lib)
+    text = src.read_text()
+    # One module at a time (a block with kept hierarchy has several); an instance of a kept
+    # module is left alone in its parent like a macro, and its clock ports stay unbuffered.
+    mods = fanout.split_modules(text)
+    for name, s, e in mods:
+        if name != block.top:
+            outputs[name] = set(fanout.module_ports(text[s:e]))
+    clocks = fanout.clock_nets(text, block.top, block.clock)
+    out, pos, n, nup = [], 0, 0, 0
+    for name, s, e in mods:
+        body, _ = fanout.collapse_buffers(text[s:e])
+        body, nb = fanout.repair(body, outputs, clocks.get(name) or {block.clock})
+        body, nu = fanout.upsize(body, lib)
+        out += [text[pos:s], body]
+        pos, n, nup = e, n + nb, nup + nu
+    out.append(text[pos:])
     print(f"[synth] {block.name}: upsized {nup} drivers beyond {fanout.LOAD_FRACTION:g} x "
           f"their max_capacitance", flush=True)
-    dst.write_text(text)
+    dst.write_text("".join(out))
     return n
+
+
+def check_hierarchy(block, netlist: Path) -> None:
+    """The mapped netlist holds the top and exactly the modules the block keeps: a kept module
+    that is not in the design (misspelt, or renamed by a frontend) would silently be flattened."""
+    names = [m[0] for m in fanout.split_modules(netlist.read_text())]
+    missing = sorted(set(block.keep_hierarchy) - set(names))
+    if missing:
+        raise FlowError(f"{block.name}: keep_hierarchy names modules that are not in the netlist: "
+                        f"{', '.join(missing)} (modules: {', '.join(names)})")
+    extra = sorted(set(names) - set(block.keep_hierarchy) - {block.top})
+    if extra:
+        raise FlowError(f"{block.name}: modules left unflattened: {', '.join(extra)}")
 
 
 def yosys_script(block, rtl: list[Path], pdk, period_ns: float, out: Path) -> str:
@@ -104,6 +132,8 @@ def yosys_script(block, rtl: list[Path], pdk, period_ns: float, out: Path) -> st
         lines += [f"read_verilog -sv {f}" for f in rtl]
     lines += [
         f"hierarchy -check -top {block.top}",
+        # kept modules are not flattened: `synth -flatten` flattens the rest, ABC maps per module
+        *(f"setattr -mod -set keep_hierarchy 1 {m}" for m in block.keep_hierarchy),
         f"synth -flatten -noabc -top {block.top}",
         "opt_clean -purge",
         f"dfflibmap -liberty {lib} {dont_use}",
@@ -146,10 +176,21 @@ def run_yosys(script_path: Path, log_path: Path, what: str) -> None:
         raise FlowError(f"{what}: Yosys failed at `{step[:120]}`: {detail.strip()} (log: {log_path})")
 
 
-def check_mapped(stat: dict, pdk, macros) -> None:
-    """Every cell left must be a Liberty cell of the library or a declared macro."""
+def design_totals(stat: dict, keep=()) -> tuple[int, float, dict[str, int]]:
+    """(cells, area, cells by type) of the whole design from `stat -json` of a netlist whose
+    top is set: Yosys counts a kept module's cells once per instance and its area in its
+    parent's, but also lists each instance of a kept module as a cell of that module's type;
+    those instances are dropped here (they are not cells), and the cells are the sum by type."""
     design = stat.get("design", {})
-    cells = design.get("num_cells_by_type", {})
+    by_type = dict(design.get("num_cells_by_type", {}))
+    for m in keep:
+        by_type.pop(m, None)
+    return sum(by_type.values()), design.get("area", 0.0), by_type
+
+
+def check_mapped(stat: dict, pdk, macros, keep=()) -> None:
+    """Every cell left must be a Liberty cell of the library or a declared macro."""
+    cells = design_totals(stat, keep)[2]
     bad = sorted(c for c in cells if not (c.startswith(f"{SCL}__") or c in macros))
     if bad:
         raise FlowError(f"unmapped cells after synthesis: {', '.join(bad)}")
@@ -171,6 +212,7 @@ def synth(name: str, period_ns: float | None = None) -> dict:
     script.write_text(yosys_script(block, rtl, pdk, period, out))
     print(f"[synth] {name}: Yosys at {period} ns (log: {out / 'yosys.log'})", flush=True)
     run_yosys(script, out / "yosys.log", f"synthesis of {name}")
+    check_hierarchy(block, out / "netlist.unbuffered.v")
     nbuf = repair_fanout(block, pdk, out / "netlist.unbuffered.v", out / "netlist.v")
     print(f"[synth] {name}: fanout repair inserted {nbuf} buffers (max fanout {fanout.MAX_FANOUT})",
           flush=True)
@@ -180,9 +222,10 @@ def synth(name: str, period_ns: float | None = None) -> dict:
     finally:
         # An unmapped cell also fails `check -assert`; name it rather than the generic failure.
         if (out / "stat.json").is_file():
-            check_mapped(json.loads((out / "stat.json").read_text()), pdk, block.macros)
+            check_mapped(json.loads((out / "stat.json").read_text()), pdk, block.macros,
+                         block.keep_hierarchy)
     stat = json.loads((out / "stat.json").read_text())
-    design = stat["design"]
+    cells, area, by_type = design_totals(stat, block.keep_hierarchy)
     netlist = out / "netlist.v"
     manifest = {
         "block": name,
@@ -192,10 +235,16 @@ def synth(name: str, period_ns: float | None = None) -> dict:
         "rtl": [str(p.relative_to(BUILD)) if p.is_relative_to(BUILD) else str(p) for p in rtl],
         "rtl_sha256": sha256_files(rtl),
         "netlist_sha256": sha256_files([netlist]),
-        "cells": design["num_cells"],
-        "area_um2": design.get("area", 0.0),
-        "cells_by_type": design["num_cells_by_type"],
+        "cells": cells,
+        "area_um2": area,
+        "cells_by_type": by_type,
         "fanout_buffers": nbuf,
+        # per kept module: instances, and of one instance its own cells (Yosys' per-module count:
+        # without kept modules inside it) and its area (with them)
+        **({"kept_modules": {m: {"instances": stat["design"]["num_cells_by_type"].get(m, 0),
+                                 "cells": stat["modules"][f"\\{m}"]["num_cells"],
+                                 "area_um2": stat["modules"][f"\\{m}"].get("area", 0.0)}
+                             for m in block.keep_hierarchy}} if block.keep_hierarchy else {}),
         "seconds": round(time.time() - t0, 1),
     }
     (out / "synth.json").write_text(json.dumps(manifest, indent=2) + "\n")

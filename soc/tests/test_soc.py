@@ -163,6 +163,27 @@ def test_silicon_soc_puts_every_memory_on_macros(silicon_dir):
     assert re.search(r'\$readmemh\("/[^"]+\.init"', top)
 
 
+def test_silicon_reads_amaranth_files_as_modules_to_keep(silicon_dir):
+    """Yosys reads the Amaranth files with read_verilog (one module per Amaranth module) and the
+    rest with read_slang (which elaborates into one flat module); every module block `soc` keeps
+    is a module of those files."""
+    from pqsoc import blocks as blocks_mod
+    from soc import silicon
+    out, files = silicon_dir
+    cmds = silicon.yosys_read(files)
+    amaranth = [f for f in files if f.name in silicon.AMARANTH_FILES]
+    assert cmds[:-1] == [f"read_verilog -sv {f}" for f in amaranth] and len(amaranth) == 2
+    assert cmds[-1].startswith("read_slang ") and not any(str(f) in cmds[-1] for f in amaranth)
+    assert all(str(f) in cmds[-1] for f in files if f not in amaranth)
+    text = "".join(f.read_text() for f in amaranth)
+    keep = blocks_mod.get("soc").keep_hierarchy
+    assert keep == ("pqc.acc",)
+    for m in keep:
+        assert re.search(rf"^module \\?{re.escape(m)} ?\(", text, re.M), m
+    with pytest.raises(RuntimeError, match="expected pqc.v, soc_memories.v"):
+        silicon.yosys_read([f for f in files if f.name != "pqc.v"])
+
+
 def test_silicon_cpu_waits_in_reset_for_the_host(silicon_dir):
     out, files = silicon_dir
     regs = json.loads((out / "csr.json").read_text())["csr_registers"]
