@@ -158,14 +158,15 @@ register(Block(
     die_um=(2920.0, 3520.0),   # Caravel's user project area
     yosys_read=_soc_read,
     # The ACC stays its own module, as it would be hardened (soc/README.md, "The silicon SoC":
-    # measured 40.2 MHz tt against 42.3 flat; the critical path is the ACC <-> KMAC side-load
-    # loop (the flat one very likely too), and keeping the KMAC as well gave 40.5).
+    # with the former combinational ACC <-> KMAC side-load loop it measured 40.2 MHz tt against
+    # 42.3 flat, the loop being the critical path either way; with the loop cut, 53.3).
     keep_hierarchy=("pqc.acc",),
     notes=("Ibex and LiteX's top read with Yosys read_slang, the PQC subsystem and memories with "
            "read_verilog; the ACC (pqc.acc) is kept as its own module (ABC maps it alone, as a "
-           "hardened ACC), the rest is flat; critical path: the combinational ACC -> KMAC -> ACC "
-           "side-load handshake (kmac.msg: mask -> KMAC msg.ready -> ACC fetch), which block acc "
-           "does not time; Ibex' clock gate is the generic latch + AND "
+           "hardened ACC), the rest is flat; critical path: ACC side-load msg (mask) -> KMAC byte "
+           "packing -> KMAC flop, which block acc does not time (kmac.msg registers the KMAC's "
+           "msg.ready: no combinational loop back into the ACC); the ACC core's clock comes through "
+           "sky130_fd_sc_hd__dlclkp_1 (its idle clock gate); Ibex' clock gate is the generic latch + AND "
            "(prim_generic_clock_gating), timed as an ideal clock like every clock here; "
            "macro area is the LEF SIZE of the 28 macros; no ACC cycle benchmark here (block acc)"),
 ))

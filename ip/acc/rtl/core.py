@@ -22,7 +22,9 @@ Timing (the ISS in pqsoc/acc/iss counts the same cycles; the lockstep fuzzer che
   counted, the registers and DMEM are wiped and ERR_BITS holds the error.
 - KMAC side-load (isa.yml group kmac): a hold flop drives `hold`; a kmac.* instruction
   presents its request in each of its cycles (while hold = 1 and the KMAC shows no error) and
-  completes in the handshake cycle; an error from the KMAC in any of its cycles faults.
+  completes in the handshake cycle, kmac.msg in the cycle after it (registered msg.ready: no
+  KMAC-to-ACC combinational path into the fetch); an error from the KMAC in any of its cycles
+  faults.
   The ISS models the KMAC cycle by cycle (ip/kmac/cycle_model.py) to count the same cycles.
 - Stream unit (group smp, ip/acc/rtl/stream_unit.py): smp.run checks its operands (SAMPLER)
   and starts the unit in its cycle; the unit takes digest words itself (its digest.ready is
@@ -292,8 +294,14 @@ class AccCore(wiring.Component):
                 m.d.comb += kfault.eq(1)
             with m.Elif((acq_wait | is_kreq) & sl.error):
                 m.d.comb += [kfault.eq(1), kcode.eq(sl.error_code)]
+        # kmac.msg completes in the cycle after its handshake: the KMAC's msg.ready depends
+        # combinationally on the offered mask (its checks and byte packing, ~13 ns), so it is
+        # registered here instead of steering the fetch and the core's write enables in the
+        # same cycle; no request is presented in that completion cycle
+        kmsg_took = Signal()
         present = Signal()
-        m.d.comb += present.eq(kcycle & is_kreq & hold & ~sl.error)
+        m.d.comb += present.eq(kcycle & is_kreq & hold & ~sl.error & ~(is_kmsg & kmsg_took))
+        m.d.sync += kmsg_took.eq(present & is_kmsg & sl.msg.ready)
         m.d.comb += [sl.hold.eq(hold),
                      sl.cmd.valid.eq(present & is_kcmd),
                      sl.cmd.op.eq(Mux(dec.is_("kmac.start"), OP_START,
@@ -303,7 +311,7 @@ class AccCore(wiring.Component):
                      sl.digest.ready.eq((present & is_kdig) | smp.dig_ready)]
         kdone = Signal()                   # the kmac.* instruction completes this cycle
         m.d.comb += kdone.eq((is_acq & acq_wait & sl.granted)
-                             | (is_kcmd & sl.cmd.ready) | (is_kmsg & sl.msg.ready)
+                             | (is_kcmd & sl.cmd.ready) | (is_kmsg & kmsg_took)
                              | (is_kdig & sl.digest.valid) | is_krel | (is_swait & ~smp.busy))
         fault = Signal()
         m.d.comb += fault.eq((first & (faults != 0)) | (kfault & (faults == 0)))
@@ -597,7 +605,7 @@ class AccCore(wiring.Component):
             for i in range(32):
                 m.d.sync += gpr[i].eq(0)         # WDRs: see the write AND-OR
             m.d.comb += [ir_load.eq(1), ir_next.eq(0)]
-            m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0),
+            m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0), kmsg_took.eq(0),
                          wb2_load_w.eq(0), wb2_alu_a.eq(0), wb2_alu_b.eq(0), wb2_load_g.eq(0)]
             for i in range(depth):
                 m.d.sync += l_valid[i].eq(0)

@@ -162,6 +162,10 @@ def cosim(ops):
                     if done:
                         if kind == "dig":
                             words.append(data)
+                        if kind == "msg":          # isa.yml: completes the cycle after
+                            drive()
+                            await ctx.tick()
+                            cycles += 1
                         break
         res["cycles"], res["words"] = cycles, words
 
@@ -251,19 +255,19 @@ def trace(src):
 
 
 def test_cycle_figures():
-    """SHAKE128 (rate 168 = 5.25 words): acq 3 cycles on a free block, START 1, a full word 4,
-    the word that completes a block 4 + 24 (its first lane starts the permutation, the other
-    3 wait), FINISH 1, first digest word 30 cycles after FINISH, then 4 per word while
+    """SHAKE128 (rate 168 = 5.25 words): acq 3 cycles on a free block, START 1, a full word 4
+    + 1 (kmac.msg completes the cycle after its handshake), the word that completes a block
+    4 + 24 + 1 (its first lane starts the permutation, the other 3 wait), FINISH 1, first digest word 30 cycles after FINISH, then 4 per word while
     obuf holds lanes, 8 for the word that waits for the refill; acq right after rel 3."""
     src = ("addi x1, x0, 1\naddi x3, x0, -1\nkmac.acq\nkmac.start x1, x0\n"
            + "kmac.msg w0, x3\n" * 6 + "kmac.finish\n" + "kmac.dig w1\n" * 8
            + "kmac.rel\nkmac.acq\nkmac.rel\necall\n")
     got = [c for _, c in trace(src)]
-    assert got == [1, 1, 3, 1] + [4] * 5 + [28] + [1] + [30, 4, 4, 4, 4, 8, 4, 4] + [1, 3, 1, 1]
-    # single-byte words: 1 cycle each
+    assert got == [1, 1, 3, 1] + [5] * 5 + [29] + [1] + [30, 4, 4, 4, 4, 8, 4, 4] + [1, 3, 1, 1]
+    # single-byte words: 1 + 1 cycles each
     src = ("addi x1, x0, 1\naddi x3, x0, 1\nkmac.acq\nkmac.start x1, x0\n"
            + "kmac.msg w0, x3\n" * 3 + "kmac.finish\nkmac.dig w1\nkmac.rel\necall\n")
-    assert [c for _, c in trace(src)] == [1, 1, 3, 1, 1, 1, 1, 1, 30, 1, 1]
+    assert [c for _, c in trace(src)] == [1, 1, 3, 1, 2, 2, 2, 1, 30, 1, 1]
 
 
 def _then_good(sim):
@@ -296,15 +300,15 @@ def test_error_double_acq():
 
 
 def test_error_reported_by_kmac():
-    """A non-contiguous mask: the word is refused at once (msg completes in 1 cycle); the
-    KMAC's error shows 2 cycles later, in the waiting kmac.finish."""
+    """A non-contiguous mask: the word is refused at once (msg completes in 1 + 1 cycles); the
+    KMAC's error shows 2 cycles after the refusal, in kmac.finish's first cycle."""
     src = ("addi x1, x0, 1\naddi x5, x0, 5\nkmac.acq\nkmac.start x1, x0\nkmac.msg w0, x5\n"
            "kmac.finish\necall\n")
     sim, h = run(src)
     assert h.reason == "error" and h.err_bits == KMAC_BIT, h
     assert sim.csr.values["ERR_KMAC"] == ERR_MASK
-    # addi x2, acq 3, start 1, msg 1 (refused at once), finish waits 1 cycle (wipe), error in
-    # its second cycle (not counted)
+    # addi x2, acq 3, start 1, msg 1 + 1 (refused at once), error in finish's first cycle
+    # (not counted)
     assert h.cycles == cyc("addi", "addi") + 3 + 1 + 1 + 1
     assert sim.kmac_hold == 0
     # The error halt drops hold: the KMAC's error ends with that ownership, so the next
@@ -332,9 +336,9 @@ def test_dig_while_not_squeezing_is_a_kmac_error():
         sim, h = run(src, max_cycles=500)
         assert h.reason == "error" and h.err_bits == KMAC_BIT, (body, h)
         assert sim.csr.values["ERR_KMAC"] == ERR_DIGEST_EARLY, body
-        # addi x2, acq 3, start 1, msg 4 (full word), dig 1 (error in its second cycle,
+        # addi x2, acq 3, start 1, msg 4 + 1 (full word), dig 1 (error in its second cycle,
         # not counted)
-        want = cyc("addi", "addi") + 3 + ("start" in body) + 4 * ("msg" in body) + 1
+        want = cyc("addi", "addi") + 3 + ("start" in body) + 5 * ("msg" in body) + 1
         assert h.cycles == want, (body, h.cycles, want)
         assert sim.kmac_hold == 0
         _then_good(sim)
