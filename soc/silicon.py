@@ -12,6 +12,8 @@ the Amaranth-emitted files with `read_verilog` (`yosys_read`).
 import re
 from pathlib import Path
 
+from pqsoc import FlowError
+
 from . import ibex
 from .target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
 
@@ -28,7 +30,7 @@ def _fix_ibex_top(src: Path, dst: Path) -> Path:
     text, n = re.subn(r"^(\s*)logic(\s+unused_scramble_inputs\s*=)", r"\1wire\2",
                       src.read_text(), flags=re.M)
     if n != 1:
-        raise RuntimeError(f"{src}: expected one `logic unused_scramble_inputs =` declaration, "
+        raise FlowError(f"{src}: expected one `logic unused_scramble_inputs =` declaration, "
                            f"found {n}: the Ibex sources changed, review soc/silicon.py")
     if not dst.exists() or dst.read_text() != text:
         dst.write_text(text)
@@ -80,7 +82,7 @@ def yosys_read(files: list[Path]) -> list[str]:
     incs = " ".join(f"-I {p}" for p in ibex.include_paths())
     amaranth = [f for f in files if Path(f).name in AMARANTH_FILES]
     if len(amaranth) != len(AMARANTH_FILES):
-        raise RuntimeError(f"expected {', '.join(AMARANTH_FILES)} among the SoC's sources, "
+        raise FlowError(f"expected {', '.join(AMARANTH_FILES)} among the SoC's sources, "
                            f"found {', '.join(Path(f).name for f in amaranth) or 'none'}")
     rest = [f for f in files if f not in amaranth]
     return [f"read_verilog -sv {f}" for f in amaranth] + [

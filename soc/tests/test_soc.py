@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from pqsoc import cli
+from pqsoc import FlowError, cli
 from soc import ibex
 from soc.build import build
 from soc.extslave import SlavePort, WishboneBlock, WishboneSlave
@@ -180,7 +180,7 @@ def test_silicon_reads_amaranth_files_as_modules_to_keep(silicon_dir):
     assert keep == ("pqc.acc",)
     for m in keep:
         assert re.search(rf"^module \\?{re.escape(m)} ?\(", text, re.M), m
-    with pytest.raises(RuntimeError, match="expected pqc.v, soc_memories.v"):
+    with pytest.raises(FlowError, match="expected pqc.v, soc_memories.v"):
         silicon.yosys_read([f for f in files if f.name != "pqc.v"])
 
 
@@ -200,7 +200,7 @@ def test_silicon_ibex_fix_is_checked(tmp_path):
     from soc import silicon
     src = tmp_path / "ibex_top.sv"
     src.write_text("module ibex_top; wire unused_scramble_inputs = 1'b0; endmodule\n")
-    with pytest.raises(RuntimeError, match="found 0"):
+    with pytest.raises(FlowError, match="found 0"):
         silicon._fix_ibex_top(src, tmp_path / "fixed.sv")
     src.write_text("module ibex_top;\n  logic unused_scramble_inputs = a & b;\nendmodule\n")
     fixed = silicon._fix_ibex_top(src, tmp_path / "fixed.sv").read_text()
