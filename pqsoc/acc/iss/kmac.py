@@ -47,18 +47,24 @@ def _check_limit(s, k):
         raise CycleLimit()
 
 
+def _kmac_cycle(s, k, **req):
+    """Cycle k of a kmac.* instruction with request `req` (none: idle inputs): the cycle limit,
+    then the KMAC's error (a register: no input dependence) faults, else the KMAC and the stream
+    unit run one cycle; returns the cycle's KMAC outputs."""
+    _check_limit(s, k)
+    out = s.kmac.outputs(_inputs(s))
+    if out["error"]:
+        _kmac_error(s, k, out["error_code"], f"KMAC reported error_code {out['error_code']:#x}")
+    return s._cycle(_inputs(s, **req))
+
+
 def _transfer(s, req, handshake):
     """Present `req` until `handshake(outputs)`; returns the handshake cycle's outputs."""
     if not s.kmac_hold:
         _kmac_error(s, 0, 0, f"{s.insn.mnemonic} without holding the KMAC port (kmac.acq)")
     k = 0
     while True:
-        _check_limit(s, k)
-        out = s.kmac.outputs(_inputs(s))          # error is a register: no input dependence
-        if out["error"]:
-            _kmac_error(s, k, out["error_code"],
-                        f"KMAC reported error_code {out['error_code']:#x}")
-        out = s._cycle(_inputs(s, **req))         # KMAC + stream unit, one cycle
+        out = _kmac_cycle(s, k, **req)
         k += 1
         if handshake(out):
             s._kmac_cycles = k
@@ -72,12 +78,7 @@ def kmac_acq(s, o):
     s.kmac_hold = 1
     k = 1
     while True:
-        _check_limit(s, k)
-        out = s.kmac.outputs(_inputs(s))          # error is a register
-        if out["error"]:
-            _kmac_error(s, k, out["error_code"],
-                        f"KMAC reported error_code {out['error_code']:#x}")
-        out = s._cycle(_inputs(s))
+        out = _kmac_cycle(s, k)
         k += 1
         if out["granted"]:
             s._kmac_cycles = k
@@ -112,13 +113,8 @@ def kmac_msg(s, o):
     _transfer(s, req, lambda out: out["msg_ready"])
     # completes in the cycle after the handshake (the core registers msg.ready), presenting
     # no request in it; a KMAC error showing in that cycle faults like in any other
-    k = s._kmac_cycles
-    _check_limit(s, k)
-    out = s.kmac.outputs(_inputs(s))
-    if out["error"]:
-        _kmac_error(s, k, out["error_code"], f"KMAC reported error_code {out['error_code']:#x}")
-    s._cycle(_inputs(s))
-    s._kmac_cycles = k + 1
+    _kmac_cycle(s, s._kmac_cycles)
+    s._kmac_cycles += 1
 
 
 def kmac_dig(s, o):
