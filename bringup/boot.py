@@ -1,11 +1,14 @@
 """Booting the silicon SoC over the bridge: its boot memory ("rom" region, at the CPU's reset
-address) is a RAM that holds nothing at power-up, and the CPU waits in reset while the
-`boot_hold` CSR is 1 (soc/target.py BootHold). `boot` writes a firmware image (a .bin from
-`pqsoc soc firmware` built against the silicon SoC's headers) there, reads it back, and only
-then releases the CPU. A simulation SoC (its ROM is a real ROM) has no boot_hold: refused."""
+address) is a RAM that holds nothing at power-up, and the CPU fetches nothing while the
+`boot_hold` CSR is 1 (soc/target.py BootHold; power-up value 1). `boot` holds the CPU and puts
+it in reset (LiteX ctrl_reset cpu_rst, so that a chip already running firmware restarts
+cleanly), writes a firmware image (a .bin from `pqsoc soc firmware` built against the silicon
+SoC's headers) there, reads it back, and only then releases the reset and the hold: the CPU
+starts at its reset address. A simulation SoC (its ROM is a real ROM) has no boot_hold: refused."""
 from .checks import _compare, _words_le
 
 CHUNK_WORDS = 255   # one bridge burst
+CPU_RST = 1 << 1    # LiteX SoCController ctrl_reset: bit 0 soc_rst (pulse), bit 1 cpu_rst (level)
 
 
 def boot(bus, soc, image: bytes) -> dict:
@@ -20,8 +23,9 @@ def boot(bus, soc, image: bytes) -> dict:
     if len(image) > size:
         return {"pass": False, "problems": [
             f"the boot image is {len(image)} bytes, the boot memory at {base:#010x} holds {size}"]}
-    hold = soc.csr("boot_hold")
-    bus.write(hold, [1])                      # keep (or put) the CPU in reset while loading
+    hold, ctrl_reset = soc.csr("boot_hold"), soc.csr("ctrl_reset")
+    bus.write(hold, [1])                      # no fetch while loading
+    bus.write(ctrl_reset, [CPU_RST])          # a running CPU stops and restarts at its reset address
     words = _words_le(image)
     for i in range(0, len(words), CHUNK_WORDS):
         bus.write(base + 4 * i, words[i:i + CHUNK_WORDS])
@@ -30,7 +34,8 @@ def boot(bus, soc, image: bytes) -> dict:
         got += bus.read(base + 4 * i, min(CHUNK_WORDS, len(words) - i))
     if not _compare(problems, base, words, got, "boot memory"):
         return {"pass": False, "bytes": len(image), "problems": problems + [
-            "the CPU stays in reset (boot_hold = 1)"]}
+            "the CPU stays held (boot_hold = 1) and in reset"]}
+    bus.write(ctrl_reset, [0])
     bus.write(hold, [0])
     if bus.read1(hold) & 1:
         problems.append(f"boot_hold at {hold:#010x} still reads 1 after writing 0")

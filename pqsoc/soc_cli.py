@@ -41,9 +41,16 @@ def _build(args):
 def _firmware(args):
     from firmware import build as fw
     names = args.programs or fw.programs()
+    soc_dir, out = SOC_DIR, FIRMWARE_DIR
+    if args.silicon:   # the silicon SoC's headers (generated as `pqsoc synth soc` does)
+        from .flow import gls_soc
+        soc_dir, out = gls_soc.silicon_dir(), gls_soc.SILICON_FIRMWARE_DIR
+        if not (soc_dir / "csr.json").is_file():
+            from . import blocks
+            blocks.get("soc").emit(soc_dir)
     try:
         for name in names:
-            path = fw.build(name, SOC_DIR, FIRMWARE_DIR)
+            path = fw.build(name, soc_dir, out)
             print(f"firmware: {path.relative_to(REPO)} ({path.stat().st_size} bytes)")
     except fw.FirmwareError as e:
         raise FlowError(str(e)) from None
@@ -61,4 +68,7 @@ def add_subcommands(sub) -> None:
     b.set_defaults(func=_build)
     f = s.add_parser("firmware", help="build firmware programs (firmware/programs/*.c) into build/firmware/")
     f.add_argument("programs", nargs="*", help="program names (default: all)")
+    f.add_argument("--silicon", action="store_true",
+                   help="for the silicon SoC (build/rtl/soc: 16 KiB boot RAM, 8 KiB SRAM, console "
+                        "on pins) into build/firmware/silicon/")
     f.set_defaults(func=_firmware)

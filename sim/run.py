@@ -21,6 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 HARNESS = HERE / "harness.cpp"
+HOST_UART = HERE / "host_uart.h"     # included by the harnesses
 ROM_INIT = "pqsoc_rom.init"
 # Exit statuses of the harness (see harness.cpp).
 EXIT_ABNORMAL, EXIT_CYCLES, EXIT_WALL = 100, 101, 102
@@ -84,7 +85,7 @@ def model_hash(soc_dir: Path, trace: bool = False) -> str:
     h.update(version.encode())
     h.update(_host_cpu().encode())   # -march=native: a model runs only on the CPU it was built for
     h.update(" ".join(VERILATOR_FLAGS + ["--trace"] * trace).encode())
-    for p in [*files["sources"], *files["verilog"], str(HARNESS)]:
+    for p in [*files["sources"], *files["verilog"], str(HARNESS), str(HOST_UART)]:
         h.update(p.encode())
         h.update(Path(p).read_bytes())
     return h.hexdigest()[:16]

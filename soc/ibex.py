@@ -14,7 +14,7 @@ LiteX finds CPUs by name in `litex.soc.cores.cpu.CPUS` (filled by scanning its o
 """
 import os
 
-from migen import Constant, Signal, ClockSignal, ResetSignal, Instance, If, FSM, NextState, NextValue, Record
+from migen import Constant, Mux, Signal, ClockSignal, ResetSignal, Instance, If, FSM, NextState, NextValue, Record
 
 from litex.gen import LiteXModule
 from litex import get_data_mod
@@ -29,8 +29,10 @@ OBI_LAYOUT = [
     ("rvalid", 1), ("rdata", 32), ("err", 1),
 ]
 
-# ibex_pkg::IbexMuBiOn (ibex_mubi_t). SecureIbex fetches only on exactly this pattern.
+# ibex_pkg::IbexMuBiOn / IbexMuBiOff (ibex_mubi_t). SecureIbex fetches only on exactly the On
+# pattern; plain Ibex reads bit 0.
 IBEX_MUBI_ON = 0b0101
+IBEX_MUBI_OFF = 0b1010
 # Enum parameters are passed by name: Verilator rejects a plain integer for an SV enum.
 RV32M = Instance.PreformattedParam("ibex_pkg::RV32MFast")    # 3-4 cycle multiplier, Ibex default
 RV32B = Instance.PreformattedParam("ibex_pkg::RV32BNone")    # no bit-manipulation extension
@@ -95,8 +97,12 @@ class PQIbex(CPU):
         self.platform     = platform
         self.variant      = variant
         self.reset        = Signal()
-        # Holds the core in reset beside `reset` (LiteX drives that one from ctrl): the silicon
-        # SoC keeps the core held after power-up until the host has loaded its boot RAM.
+        # Stops instruction fetch (Ibex fetch_enable_i off) while 1: the silicon SoC's core waits
+        # after power-up until the host has loaded its boot RAM. Not a reset: an asynchronous
+        # reset held from time 0 never reaches the flops behind Ibex' clock gate in an
+        # event-driven simulation (no edge), so the RTL and gate-level simulations of the
+        # silicon SoC could not reset the core while it is held. To restart a running core,
+        # the host holds it and pulses LiteX's ctrl cpu_rst (bringup/boot.py).
         self.hold         = Signal()
         self.ibus         = wishbone.Interface(data_width=32, address_width=32, addressing="byte")
         self.dbus         = wishbone.Interface(data_width=32, address_width=32, addressing="byte")
@@ -115,7 +121,7 @@ class PQIbex(CPU):
             p_RV32B          = RV32B,
             p_RegFile        = REGFILE,
             i_clk_i          = ClockSignal("sys"),
-            i_rst_ni         = ~(ResetSignal("sys") | self.reset | self.hold),
+            i_rst_ni         = ~(ResetSignal("sys") | self.reset),
             i_test_en_i      = 0,
             i_scan_rst_ni    = 1,
             i_ram_cfg_i      = 0,
@@ -151,7 +157,7 @@ class PQIbex(CPU):
             i_scramble_nonce_i     = 0,
 
             i_debug_req_i    = 0,
-            i_fetch_enable_i = Constant(IBEX_MUBI_ON, 4),
+            i_fetch_enable_i = Mux(self.hold, Constant(IBEX_MUBI_OFF, 4), Constant(IBEX_MUBI_ON, 4)),
         )
         add_sources(platform)
 

@@ -37,6 +37,9 @@ def _fix_ibex_top(src: Path, dst: Path) -> Path:
     return dst
 
 
+_HIERARCHY = re.compile(r"^// Hierarchy\n(?://[^\n]*\n)*\n*/\*\n(?:(?!\*/)[^\n]*\n)*\*/\n", re.M)
+
+
 def emit(out: Path) -> list[Path]:
     """Generate the silicon SoC into OUT (soc.build.build) and return every source file in
     reading order: Ibex (packages first; ibex_top.sv from the fixed copy), the PQC subsystem,
@@ -55,6 +58,12 @@ def emit(out: Path) -> list[Path]:
     # changes only with the design.
     from .build import _STAMP
     text = _STAMP.sub("", top.read_text())
+    # LiteX's module-hierarchy comment lists the black boxes (pqc, soc_memories) in set order,
+    # which changes from run to run (Python's string hashing): drop it, so that an unchanged
+    # design hashes the same (`pqsoc gls soc` refuses a netlist whose RTL hash changed).
+    text, n = _HIERARCHY.subn("", text)
+    if n != 1:
+        raise FlowError(f"{top}: expected one module-hierarchy comment from LiteX, found {n}")
     text = re.sub(r'\$readmemh\("(\w+\.init)"', lambda m: f'$readmemh("{gateware / m[1]}"', text)
     synth_top = out / "pqsoc_synth.v"
     if not synth_top.exists() or synth_top.read_text() != text:

@@ -49,6 +49,9 @@ static void uart_drain(void)
 
 void sim_exit(int code)
 {
+#ifndef CSR_SIMCTRL_BASE
+    printf(EXIT_MARKER " code=%d\n", code & 0xff);
+#endif
     uart_drain();
 #ifdef CSR_SIMCTRL_BASE
     simctrl_finish_write((uint32_t)code & 0xff);

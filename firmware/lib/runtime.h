@@ -6,7 +6,9 @@
 /* Cycles since reset (Ibex mcycle/mcycleh, read without tearing). */
 uint64_t cycles(void);
 
-/* End the program: in simulation the harness stops with this exit code; on silicon it spins. */
+/* End the program: in the simulation SoC the harness stops with this exit code (sim control);
+ * on the silicon SoC (no sim control) it prints EXIT_MARKER " code=N" on the console, which
+ * the silicon harness (and a person at the console) reads, and spins. */
 void sim_exit(int code) __attribute__((noreturn));
 
 /* Interrupts: handler for LiteX IRQ n (Ibex fast interrupt n, mcause 16+n). */
@@ -26,5 +28,7 @@ int64_t trap_seen(void);
 /* Marker printed (with mcause/mepc/mtval) when an unexpected trap ends the program;
  * the simulation runner looks for it. */
 #define TRAP_MARKER "*** TRAP"
+/* Printed by sim_exit() on a SoC without sim control, then " code=N". */
+#define EXIT_MARKER "*** EXIT"
 
 #endif

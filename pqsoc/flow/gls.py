@@ -132,6 +132,9 @@ def rtl(name: str):
 def gls(name: str, seeds=(1, 2, 3)) -> dict:
     if name == "acc":
         return gls_acc(seeds=seeds)
+    if name == "soc":
+        from .gls_soc import gls_soc
+        return gls_soc(seeds=seeds)
     block = blocks_mod.get(name)
     pdk = find_pdk()
     manifest = load_manifest(name, check_rtl=True)
@@ -194,6 +197,12 @@ def sram_cycle_model(macro: str, words: int, bits: int, gran: int) -> str:
             f"  input [{bits - 1}:0] din0;\n  output reg [{bits - 1}:0] dout0;\n"
             f"  input clk1, csb1;\n  input [{ab - 1}:0] addr1;\n  output reg [{bits - 1}:0] dout1;\n"
             f"  reg [{bits - 1}:0] mem [0:{words - 1}];\n"
+            "`ifdef PQSOC_SRAM_PRELOAD\n"
+            "  // contents at time 0 from the harness (sim/silicon_harness.cpp --sram-init)\n"
+            "  integer i;\n"
+            f"  initial if (pqsoc_sram_init($sformatf(\"%m\"), {words}))\n"
+            f"    for (i = 0; i < {words}; i = i + 1) mem[i] = pqsoc_sram_word($sformatf(\"%m\"), i);\n"
+            "`endif\n"
             "  always @(posedge clk0) begin\n"
             "    if (!csb0 && !web0) begin\n" + wr + "    end\n"
             "    dout0 <= (!csb0 && web0) ? mem[addr0] : $random;   // 'x in the macro\n"
@@ -203,12 +212,21 @@ def sram_cycle_model(macro: str, words: int, bits: int, gran: int) -> str:
             "endmodule\n")
 
 
+# With PQSOC_SRAM_PRELOAD defined, every macro model asks the harness for its contents at time 0
+# (a bring-up host's boot-RAM load, without hours of bridge traffic at gate level).
+SRAM_PRELOAD_IMPORTS = (
+    "`ifdef PQSOC_SRAM_PRELOAD\n"
+    'import "DPI-C" function int pqsoc_sram_init(input string inst, input int words);\n'
+    'import "DPI-C" function int pqsoc_sram_word(input string inst, input int addr);\n'
+    "`endif\n")
+
+
 def write_sram_models(macros, path: Path) -> Path:
     from ip.acc.rtl.sram import MACROS
     unknown = [m for m in macros if m not in MACROS]
     if unknown:
         raise FlowError(f"no simulation model for SRAM macro {', '.join(unknown)}")
-    text = "".join(sram_cycle_model(m, *MACROS[m]) for m in macros)
+    text = SRAM_PRELOAD_IMPORTS + "".join(sram_cycle_model(m, *MACROS[m]) for m in macros)
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)
     return path

@@ -303,7 +303,8 @@ def test_sram_slice_is_free_in_firmware(firmware, soc, name):
 
 def _silicon_map(rom_size=64):
     """The parts of a silicon SoC's csr.json that boot() reads."""
-    return SocMap({"csr_registers": {"boot_hold": {"addr": 0x8200_0000, "size": 1}},
+    return SocMap({"csr_registers": {"boot_hold": {"addr": 0x8200_0000, "size": 1},
+                                     "ctrl_reset": {"addr": 0x8200_0800, "size": 1}},
                    "memories": {"rom": {"base": 0, "size": rom_size}}}, "silicon csr.json")
 
 
@@ -328,8 +329,9 @@ def test_boot_loads_verifies_and_releases_the_cpu():
     assert r["pass"] and r["bytes"] == 41 and not r["problems"]
     assert bus.read(0, 11) == list(struct.unpack("<11I", image + bytes(3)))
     assert bus.mem[0x8200_0000] == 0
-    # hold set before loading, released only after everything else
-    assert bus.log[0] == (0x8200_0000, [1]) and bus.log[-1] == (0x8200_0000, [0])
+    # hold and CPU reset set before loading, released (reset first) only after everything else
+    assert bus.log[:2] == [(0x8200_0000, [1]), (0x8200_0800, [2])]
+    assert bus.log[-2:] == [(0x8200_0800, [0]), (0x8200_0000, [0])]
 
 
 def test_boot_refuses_bad_images_and_keeps_the_cpu_held_on_a_bad_readback():
@@ -341,7 +343,8 @@ def test_boot_refuses_bad_images_and_keeps_the_cpu_held_on_a_bad_readback():
     bus = BootBus(soc, stuck={8: (1 << 3, 0)})      # a stuck bit in the boot memory
     r = boot(bus, soc, bytes([0xff]) * 16)
     assert not r["pass"] and r["problems"][0] == "boot memory: 0x00000008 wrote 0xffffffff read 0xfffffff7"
-    assert bus.mem[0x8200_0000] == 1 and "stays in reset" in r["problems"][-1]
+    assert bus.mem[0x8200_0000] == 1 and bus.mem[0x8200_0800] == 2
+    assert "stays held (boot_hold = 1) and in reset" in r["problems"][-1]
 
 
 def test_boot_refuses_a_soc_without_boot_hold(soc, tmp_path, capsys):

@@ -1,0 +1,98 @@
+"""The silicon SoC (soc/silicon.py) simulated at its pins: RTL model, SRAM macro cycle models,
+boot RAM loaded at time 0, boot_hold released over the UART bridge (pqsoc/flow/gls_soc.py,
+sim/silicon_harness.cpp). `pqsoc gls soc` runs the same harness on the netlist (make report)."""
+import subprocess
+
+import pytest
+
+from pqsoc import FlowError
+from pqsoc.flow import gls_soc
+
+
+@pytest.fixture(scope="module")
+def model():
+    exe, _ = gls_soc.rtl_model(log=lambda msg: None)
+    return exe
+
+
+@pytest.fixture(scope="module")
+def programs():
+    names = ("selftest", "trap_illegal")
+    return dict(zip(names, gls_soc.firmware(names)))
+
+
+def test_selftest_boots_from_the_loaded_boot_ram_and_passes(model, programs, tmp_path):
+    r = gls_soc.run(model, programs["selftest"], tmp_path / "run", timeout_s=300)
+    assert r.ok, r.problems
+    assert r.reason == "exit" and r.status == 0
+    assert [t["test"] for t in r.tests] == ["uart_hello", "mcycle", "timer", "gpio", "sram",
+                                           "bus_error", "sha3_256"]
+    assert r.summary == {"summary": "selftest", "tests": 7, "passed": 7, "failed": 0}
+    assert r.uart.rstrip().endswith("*** EXIT code=0")
+
+
+def test_mlkem_decaps_with_the_acc_loaded_by_the_host(model, tmp_path):
+    """ML-KEM-768 decaps: program and DMEM preloaded into the ACC's macros, K checked by the
+    firmware against kyber-py, the ACC's cycles against the ISS's."""
+    fw = gls_soc.firmware(("mlkem_preloaded",))[0]
+    r = gls_soc.run(model, fw, tmp_path / "run", timeout_s=300)
+    assert r.ok, r.problems
+    (t,) = r.tests
+    assert t["test"] == "mlkem768_decaps_preloaded" and t["pass"] and t["err_bits"] == 0
+    assert t["cycles"] == t["iss_cycles"] > 5000
+
+
+def test_acc_preload_layout(model):
+    """Program word i in IMEM row i // 512; DMEM byte a in column (a % 32) // 4 of word a // 32."""
+    soc_dir = gls_soc.silicon_dir()
+    dmem = bytearray(64)
+    dmem[32 + 12:32 + 16] = bytes([1, 2, 3, 4])        # word 1, column 3
+    lines = {ln.split()[0]: ln.split()[2:] for ln in
+             gls_soc.acc_init([0x11] * 513, bytes(dmem), soc_dir).splitlines()}
+    assert len(lines) == 8 + 8
+    assert lines["pqc.acc.imem.ram_r1_c0"][:2] == ["00000011", "00000000"]
+    assert lines["pqc.acc.dmem.ram_r0_c3"][:2] == ["00000000", "04030201"]
+    with pytest.raises(FlowError, match="exceeds the silicon SoC's IMEM / DMEM"):
+        gls_soc.acc_init([0] * 4097, b"", soc_dir)
+
+
+def test_cpu_fetches_nothing_while_boot_hold_is_set(model, programs, tmp_path):
+    """The bridge writes boot_hold = 1 instead of 0: no console output at all."""
+    r = gls_soc.run(model, programs["selftest"], tmp_path / "run", max_cycles=100_000,
+                    timeout_s=120, release=False)
+    assert r.reason == "cycles" and r.uart == ""
+
+
+def test_a_trap_ends_the_run_with_the_trap_reported(model, programs, tmp_path):
+    r = gls_soc.run(model, programs["trap_illegal"], tmp_path / "run", timeout_s=120)
+    assert r.reason == "abnormal" and r.status == gls_soc._sim().EXIT_ABNORMAL
+    assert any("illegal instruction" in p for p in r.problems), r.problems
+
+
+def test_preload_naming_no_macro_is_an_error(model, tmp_path):
+    (tmp_path / "sram.init").write_text("memories.rom.bank.ram_r9_c0 512 " + "0 " * 512 + "\n")
+    r = subprocess.run([str(model), "--max-cycles", "10", "--uart-div", "50",
+                        "--sram-init", "sram.init"], cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "memories.rom.bank.ram_r9_c0 matched 0 macro instances" in r.stderr
+
+
+def test_image_larger_than_the_boot_ram_is_refused(model):
+    soc_dir = gls_soc.silicon_dir()
+    with pytest.raises(FlowError, match="16385 bytes, the silicon SoC's boot RAM holds 16384"):
+        gls_soc.boot_ram_init(bytes(16385), soc_dir)
+    lines = gls_soc.boot_ram_init(bytes(range(8)), soc_dir).splitlines()
+    assert len(lines) == 8 and all(len(ln.split()) == 2 + 512 for ln in lines)
+    assert lines[0].split()[:5] == ["memories.rom.bank.ram_r0_c0", "512", "03020100", "07060504",
+                                    "00000000"]
+
+
+def test_firmware_cli_builds_for_the_silicon_soc(model, capsys):
+    from pqsoc import cli
+    assert cli.main(["soc", "firmware", "--silicon", "trap_illegal"]) == 0
+    assert "build/firmware/silicon/trap_illegal.bin" in capsys.readouterr().out
+    import re
+    linked = (gls_soc.SILICON_FIRMWARE_DIR / "trap_illegal.map").read_text()
+    # the silicon SoC's 16 KiB boot RAM and 8 KiB main SRAM (not the simulation SoC's 128 / 32)
+    assert re.search(r"^rom\s+0x00000000\s+0x00004000$", linked, re.M)
+    assert re.search(r"^sram\s+0x01000000\s+0x00002000$", linked, re.M)
