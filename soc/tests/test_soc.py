@@ -14,7 +14,9 @@ def test_soc_generates_verilog_map_and_headers(soc_dir):
     v = (soc_dir / "gateware" / "pqsoc.v").read_text()
     assert re.search(r"^module pqsoc\b", v, re.M)
     assert "ibex_top" in v and "ibex_pkg::RV32MFast" in v
-    assert re.search(r"\.fetch_enable_i\s*\(4'd5\)", v), "Ibex must get IbexMuBiOn (4'b0101)"
+    # Ibex gets IbexMuBiOn (4'b0101) unless held; the simulation SoC never holds it
+    assert re.search(r"\.fetch_enable_i\s*\(\(cpu_hold \? 4'd10 : 4'd5\)\)", v)
+    assert re.search(r"^reg\s+cpu_hold = 1'd0;", v, re.M) and not re.search(r"^\s*cpu_hold\s*<?=", v, re.M)
     mem = json.loads((soc_dir / "csr.json").read_text())["memories"]
     assert (mem["rom"]["base"], mem["rom"]["size"]) == (0, ROM_SIZE) and ROM_SIZE == 128 * 1024
     assert mem["sram"]["size"] == 32 * 1024
@@ -184,15 +186,17 @@ def test_silicon_reads_amaranth_files_as_modules_to_keep(silicon_dir):
         silicon.yosys_read([f for f in files if f.name != "pqc.v"])
 
 
-def test_silicon_cpu_waits_in_reset_for_the_host(silicon_dir):
+def test_silicon_cpu_waits_for_the_host(silicon_dir):
     out, files = silicon_dir
     regs = json.loads((out / "csr.json").read_text())["csr_registers"]
     assert "boot_hold" in regs
     top = next(f for f in files if f.name == "pqsoc_synth.v").read_text()
-    # the CSR's power-up value is 1 and it reaches Ibex' reset
+    # the CSR's power-up value is 1 and it turns Ibex' fetch_enable off (IbexMuBiOff, 4'b1010);
+    # Ibex' reset is sys_rst | ctrl's CPU reset only
     assert re.search(r"reg\s+boot_storage = 1'd1;", top)
-    assert re.search(r"\.rst_ni\s*\(\(~\(\(sys_rst\w* \| \w+\) \| \w*hold\)\)\)", top), \
-        re.findall(r"\.rst_ni.*", top)
+    hold = re.search(r"\.fetch_enable_i\s*\(\((\w+) \? 4'd10 : 4'd5\)\)", top)
+    assert hold and re.search(rf"assign {hold[1]} = boot_storage;", top), re.findall(r".*fetch_en.*", top)
+    assert re.search(r"\.rst_ni\s*\(\(~\(sys_rst\w* \| \w+\)\)\)", top), re.findall(r"\.rst_ni.*", top)
 
 
 def test_silicon_ibex_fix_is_checked(tmp_path):
