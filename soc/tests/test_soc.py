@@ -221,3 +221,14 @@ def test_stamps_of_date_and_commit_do_not_count_as_changes(tmp_path):
     b.write_text(head.format("2b4804e", "2026-11-23 20:24:51"))
     c.write_text(head.format("2b4804e", "2026-11-23 20:24:51").replace("endmodule", "wire x;\nendmodule"))
     assert _same(a, b) and not _same(a, c)
+
+
+def test_silicon_top_drops_litex_hierarchy_comment(silicon_dir):
+    """LiteX's module-hierarchy comment lists the black boxes in set order, which changed from
+    run to run and made `pqsoc gls soc` call a fresh netlist stale: the synthesized top has none."""
+    from soc import silicon
+    _, files = silicon_dir
+    top = next(f for f in files if f.name == "pqsoc_synth.v").read_text()
+    assert "[pqc]" not in top and "BlackBox." not in top and "module pqsoc" in top
+    sample = ("x\n// Hierarchy\n//----\n\n/*\nPQSoC\n└─── [soc_memories]\n└─── [pqc]\n*/\n\nmodule m;\n")
+    assert silicon._HIERARCHY.sub("", sample) == "x\n\nmodule m;\n"
