@@ -1,8 +1,8 @@
 """`pqsoc gls soc`: firmware on the silicon SoC's gate-level netlist, against the same SoC's RTL.
 
 The silicon SoC (soc/silicon.py, the configuration `pqsoc synth soc` and `pqsoc sta soc`
-measure) has UART pins, a boot RAM that holds nothing at power-up and a CPU held in reset
-(`boot_hold`) until the host has loaded it. Both models, RTL and netlist, run in one harness
+measure) has UART pins, a boot RAM that holds nothing at power-up and a CPU that fetches
+nothing (`boot_hold`) until the host has loaded it. Both models, RTL and netlist, run in one harness
 (sim/silicon_harness.cpp) that does at the pins what a bring-up host does: the boot RAM macros
 get the firmware image at time 0 (what the host writes over the bridge; SRAM macros are cycle
 models, pqsoc.flow.gls.sram_cycle_model), the harness then clears `boot_hold` with a real bridge
@@ -36,12 +36,12 @@ SOC_PROGRAMS = ("selftest", "mlkem_preloaded")
 ACC_PRELOADED = {"mlkem_preloaded"}
 BOOT_RAM_PREFIX = "memories.rom.bank"      # instance path of the boot RAM's macros (soc_memories)
 ACC_PREFIX = "pqc.acc"                     # the ACC: its macros are imem.ram_rR_c0, dmem.ram_rR_cC
-SOC_FUZZ_SEEDS = (1, 2)
+SOC_SEEDS = (1, 2)
 MAX_CYCLES = 5_000_000
 
-# Verilator flags. RTL: the simulation SoC's (sim/run.py). Gate level: as the ACC's gate-level
-# model (ip/acc/rtl/gls_top.py): random initial state, C++ at -O1 (a 270 k-cell netlist at -O3
-# takes far longer to compile for little speed), split for `make -j 2`.
+# Verilator flags. RTL: like the simulation SoC's (sim/run.py). Gate level: like the ACC's
+# gate-level model (ip/acc/rtl/gls_top.py): random initial state, C++ at -O1, split into files
+# for `make -j 2` (the build is the long part: ~33 CPU-minutes for the 270 k-cell netlist).
 COMMON = ["--cc", "--exe", "--build", "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style",
           "-Wno-UNOPTFLAT", "-Wno-MULTIDRIVEN", "-Wno-COMBDLY", "-Wno-TIMESCALEMOD",
           "--top-module", "pqsoc", "--prefix", "Vpqsoc", "-DPQSOC_SRAM_PRELOAD"]
@@ -61,6 +61,8 @@ def silicon_dir() -> Path:
 
 
 def _verilator_version() -> str:
+    if shutil.which("verilator") is None:
+        raise FlowError("verilator not found (apt package verilator; `make setup`)")
     return subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout.strip()
 
 
@@ -240,7 +242,7 @@ def _figures(res) -> dict:
     return figs
 
 
-def gls_soc(seeds=SOC_FUZZ_SEEDS, programs=SOC_PROGRAMS, log=print) -> dict:
+def gls_soc(seeds=SOC_SEEDS, programs=SOC_PROGRAMS, log=print) -> dict:
     """`pqsoc gls soc`: each program on the RTL, then on the netlist with each random initial
     state; all tests must pass and every cycle count must equal the RTL's."""
     manifest, gl_exe, gl_build_s = gl_model(log)   # first: refuse a stale netlist before any work
