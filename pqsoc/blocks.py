@@ -25,6 +25,13 @@ class Block:
     # ABC's `&dch -f` (choice computation) improves mapping but did not finish in 34 min on the
     # ACC's 395 k AND nodes; large blocks map without it (recorded in the report's notes).
     abc_dch: bool = True
+    # Full adders (3-input XOR + majority of the same inputs, as in carry-save trees) extracted
+    # by Yosys' `extract_fa -fa` before ABC and mapped to sky130_fd_sc_hd__fa_1 (20.0 um2) instead
+    # of ABC's xnor3 + two-gate majority (~35 um2); the same mapping as OpenLane's
+    # SYNTH_ADDER_TYPE=FA (its fa_map.v), but slower per level. The value is the Yosys selection
+    # of the logic to extract from (None: no extraction). Half adders are left to ABC (ha_* are
+    # no_synth cells).
+    full_adders: str | None = None
     notes: str = ""
     # The area the block must fit (width, height in um; the report says whether it does)
     die_um: tuple[float, float] | None = None
@@ -125,11 +132,17 @@ register(Block(
     macros=(ACC_SRAM_MACRO,),
     bench=_acc_bench,
     abc_dch=False,
+    # the wide ALU's partial-product trees (wires `csa*`, ip/acc/rtl/wide_alu.py) and their input
+    # cones, in its first stage; not the second stage (the critical path: Montgomery trees and
+    # CT add/subtract): with every full adder of the design mapped, fmax tt fell from 56.8 to
+    # 51.3 MHz (logic 2.26 -> 2.07 mm2)
+    full_adders="w:*csa* %ci9",
     notes=("macro area is the LEF SIZE of the 16 macros (logic area excludes it); the OpenRAM Liberty "
            "launches dout0 at the falling clock edge, so paths from the macros get half a period; "
            "mapped without ABC's &dch (too slow at this size); the core's clock comes through one "
            "sky130_fd_sc_hd__dlclkp_1 (idle clock gate; an ideal clock in STA, its enable timed as "
-           "a clock-gating check); cycles: ip/acc/bench.py, ISS = RTL"),
+           "a clock-gating check); the wide ALU's partial-product trees map their full adders to "
+           "sky130_fd_sc_hd__fa_1 (extract_fa); cycles: ip/acc/bench.py, ISS = RTL"),
 ))
 
 

@@ -368,6 +368,30 @@ def test_abc_choice_step_is_dropped_only_for_blocks_that_ask(pdk_root, tmp_path)
         assert ("&dch -f" in (d / "abc.script").read_text()) == has
 
 
+def test_full_adder_extraction_only_for_blocks_that_ask(pdk_root, tmp_path):
+    """Blocks with a full_adders selection (the ACC) get `extract_fa -fa <selection>` and the
+    $fa -> fa_1 techmap between `synth -noabc` and ABC; others do not."""
+    from dataclasses import replace
+    from pqsoc.pdk import find_pdk
+    pdk = find_pdk()
+    base = blocks_mod.Block(name="t_fa", top="counter", description="t", emit=lambda out: [])
+    for block, has in ((base, False), (replace(base, full_adders="* w:x %ci2 %d"), True)):
+        d = tmp_path / str(has)
+        d.mkdir()
+        lines = synth.yosys_script(block, [], pdk, 10.0, d).splitlines()
+        assert ("extract_fa -fa * w:x %ci2 %d" in lines) == has
+        assert not any(ln.startswith("extract_fa") for ln in lines) or has
+        assert (d / "fa_map.v").is_file() == has
+        if has:
+            assert lines.index("extract_fa -fa * w:x %ci2 %d") < next(
+                i for i, ln in enumerate(lines) if ln.startswith("abc "))
+            assert "sky130_fd_sc_hd__fa_1" in (d / "fa_map.v").read_text()
+    # the ACC's selection names the wide ALU's partial-product trees by their RTL names
+    assert blocks_mod.get("acc").full_adders.startswith("w:*csa*")
+    src = (REPO / "ip/acc/rtl/wide_alu.py").read_text()
+    assert 'f"csa{k}"' in src and 'f"{name}_l{level}s' in src
+
+
 def _lib(pdk_root):
     from pqsoc.pdk import find_pdk
     pdk = find_pdk()

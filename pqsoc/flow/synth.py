@@ -48,6 +48,20 @@ stime -p
 """
 
 
+# Techmap of Yosys' 1-bit $fa cells (from `extract_fa`) to the sky130 full adder; X is the carry
+# (majority), Y the sum. As OpenLane's fa_map.v for sky130_fd_sc_hd.
+FA_MAP = f"""\
+(* techmap_celltype = "$fa" *)
+module _pqsoc_fa (A, B, C, X, Y);
+  parameter WIDTH = 1;
+  input [WIDTH-1:0] A, B, C;
+  output [WIDTH-1:0] X, Y;
+  wire _TECHMAP_FAIL_ = WIDTH > 1;
+  {SCL}__fa_1 fa (.A(A), .B(B), .CIN(C), .COUT(X), .SUM(Y));
+endmodule
+"""
+
+
 def sha256_files(paths) -> str:
     h = hashlib.sha256()
     for p in sorted(Path(p) for p in paths):
@@ -135,6 +149,12 @@ def yosys_script(block, rtl: list[Path], pdk, period_ns: float, out: Path) -> st
         # kept modules are not flattened: `synth -flatten` flattens the rest, ABC maps per module
         *(f"setattr -mod -set keep_hierarchy 1 {m}" for m in block.keep_hierarchy),
         f"synth -flatten -noabc -top {block.top}",
+    ]
+    if block.full_adders:
+        (out / "fa_map.v").write_text(FA_MAP)
+        # before the purge, while the RTL's wire names (which a selection may name) are there
+        lines += [f"extract_fa -fa {block.full_adders}", f"techmap -map {out / 'fa_map.v'}"]
+    lines += [
         "opt_clean -purge",
         f"dfflibmap -liberty {lib} {dont_use}",
         "opt_clean",

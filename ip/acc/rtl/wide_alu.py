@@ -367,6 +367,8 @@ class WideAlu(wiring.Component):
                     if i else Mux(y[0], x_lo, 0) for i in range(32)]
             rows = [_sig(m, Cat(r, Const(0, 64 - len(r))) if len(r) < 64 else r,
                          f"pp{k}_{i}") for i, r in enumerate(rows)]
+            # block `acc` (pqsoc/blocks.py, full_adders) selects these trees by the `csa` names
+            # to map their full adders to fa_1 cells: keep the names
             s_k, c_k = _csa_reduce(m, rows, 64, f"csa{k}")
             psum.append(s_k)
             pcarry.append(c_k)
