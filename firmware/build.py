@@ -425,12 +425,11 @@ def preloaded_op(imem_size: int, dmem_size: int) -> dict:
         raise FirmwareError(f"pqc_ops()[0] is {op['name']}, expected mlkem768_decaps")
     if 4 * len(op["words"]) > imem_size:
         raise FirmwareError(f"the ML-KEM decaps program ({4 * len(op['words'])} B) exceeds IMEM ({imem_size} B)")
-    dmem = bytearray(dmem_size)
-    for addr, data in op["image"].items():
-        if addr + len(data) > dmem_size:
-            raise FirmwareError(f"the ML-KEM decaps DMEM image reaches {addr + len(data):#x}, DMEM is {dmem_size} B")
-        dmem[addr:addr + len(data)] = data
-    op["dmem"] = bytes(dmem)
+    from ip.acc.bench import image
+    end = max(addr + len(data) for addr, data in op["image"].items())
+    if end > dmem_size:
+        raise FirmwareError(f"the ML-KEM decaps DMEM image reaches {end:#x}, DMEM is {dmem_size} B")
+    op["dmem"] = image(op["image"], dmem_size)
     op["iss_cycles"] = _iss_cycles(op["words"], op["image"], dmem_size, imem_size)
     return op
 
