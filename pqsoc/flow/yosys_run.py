@@ -1,9 +1,11 @@
 """Run a Yosys script through pyosys in this process: `python -m pqsoc.flow.yosys_run SCRIPT`.
 
 A Yosys ERROR ends the whole process, so the flow runs this module in a subprocess of its own.
-Before each command it prints a `@@step N: CMD` marker, so the parent can name the failing step.
+Before each command it prints a `@@step N: CMD` marker, so the parent can name the failing step,
+and after it `@@time N: S s` (where a long flow step spends its time).
 """
 import sys
+import time
 
 
 def main() -> int:
@@ -15,8 +17,10 @@ def main() -> int:
         if not cmd or cmd.startswith("#"):
             continue
         print(f"@@step {n}: {cmd}", flush=True)
+        t0 = time.monotonic()
         ys.run_pass(cmd, design)
         sys.stdout.flush()
+        print(f"@@time {n}: {time.monotonic() - t0:.1f} s", flush=True)
     print("@@done", flush=True)
     return 0
 
