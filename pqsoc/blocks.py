@@ -174,6 +174,8 @@ register(Block(
     # with the former combinational ACC <-> KMAC side-load loop it measured 40.2 MHz tt against
     # 42.3 flat, the loop being the critical path either way; with the loop cut, 53.3).
     keep_hierarchy=("pqc.acc",),
+    # the ACC's partial-product trees map their full adders to fa_1, as in block acc
+    full_adders="w:*csa* %ci9",
     notes=("Ibex and LiteX's top read with Yosys read_slang, the PQC subsystem and memories with "
            "read_verilog; the ACC (pqc.acc) is kept as its own module (ABC maps it alone, as a "
            "hardened ACC), the rest is flat; critical path: ACC side-load msg (mask) -> KMAC byte "
@@ -181,6 +183,7 @@ register(Block(
            "msg.ready: no combinational loop back into the ACC); the ACC core's clock comes through "
            "sky130_fd_sc_hd__dlclkp_1 (its idle clock gate); Ibex' clock gate is the generic latch + AND "
            "(prim_generic_clock_gating), timed as an ideal clock like every clock here; "
+           "the ACC's partial-product trees map their full adders to sky130_fd_sc_hd__fa_1 (as block acc); "
            "macro area is the LEF SIZE of the 28 macros; no ACC cycle benchmark here (block acc)"),
 ))
 
