@@ -191,6 +191,18 @@ def test_gls_flags_use_random_initial_state():
         assert f.count(opt) == 1 and f[f.index(opt) + 1] == "unique"
     assert f[f.index("-j") + 1] == "2" and f.count("-j") == 1
     assert "--output-split" in f
+    # compiled with clang, the Slow files (run once) at -O0; no -CFLAGS -O level (it would reach
+    # only those files)
+    make = [f[i + 1] for i, x in enumerate(f) if x == "-MAKEFLAGS"]
+    assert make == ["CXX=clang++-14", "OPT_SLOW=-O0"]
+    assert not [f[i + 1] for i, x in enumerate(f) if x == "-CFLAGS" and f[i + 1].startswith("-O")]
+
+
+def test_missing_gate_level_compiler_is_named(monkeypatch):
+    from pqsoc.flow import gls
+    monkeypatch.setattr(gls.shutil, "which", lambda name: None)
+    with pytest.raises(FlowError, match="clang.*make setup"):
+        gls.check_gl_cxx()
 
 
 # ---------------------------------------------------------------------------------- refusals

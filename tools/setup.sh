@@ -12,6 +12,7 @@ APT_PACKAGES=(
   "gcc-riscv64-unknown-elf=12.2.0-14+deb12u1+11+b2"
   "picolibc-riscv64-unknown-elf=1.8-1"
   "nix-bin=2.8.0-1.1+b1"
+  "clang-14=1:14.0.6-12"        # compiles the gate-level models (pqsoc.flow.gls.GL_CXX)
 )
 
 step() { echo "[setup] $*"; }

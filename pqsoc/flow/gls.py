@@ -12,6 +12,7 @@ The ACC (`gls_acc`) has no cocotb test: its netlist runs under the `pqsoc acc fu
 (kernels and random programs in lockstep with the ISS; see the ACC section below).
 """
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -25,6 +26,23 @@ from .synth import load_manifest, run_yosys, synth_dir
 from .vsim import run_cocotb
 
 X_ARGS = ["--x-assign", "unique", "--x-initial", "unique"]
+
+# C++ of the big gate-level models (measured on the 252 k-cell silicon SoC: 148 MB of C++).
+# clang compiles Verilator's output ~2.5 x faster than gcc at any -O level. Verilator's "Slow"
+# files (half the C++ of a flat netlist: the constructor and a settle copy of all combinational
+# logic, run once at time 0) compile at -O0; the eval files keep verilated.mk's OPT_FAST (-Os).
+# Split into files so that `make -j 2` uses both cores.
+GL_CXX = "clang++-14"
+GL_CXX_ARGS = ["-MAKEFLAGS", f"CXX={GL_CXX}", "-MAKEFLAGS", "OPT_SLOW=-O0",
+               "-CFLAGS", "-Wno-unknown-warning-option",
+               "--output-split", "20000", "--output-split-cfuncs", "2000"]
+
+
+def check_gl_cxx() -> None:
+    """The gate-level models' C++ compiler must be there (apt package clang-14, `make setup`)."""
+    if shutil.which(GL_CXX) is None:
+        raise FlowError(f"{GL_CXX} not found: the gate-level models compile with clang "
+                        "(apt package clang-14; `make setup` installs it)")
 
 # The clock gates have no Liberty `function` (only a `statetable`), so Yosys cannot model them;
 # these hand models replace the empty modules: GCLK = CLK & latch(GATE [| SCE]), the latch
@@ -68,7 +86,8 @@ def cells_without_function(lib_text: str) -> set[str]:
     return bad
 
 
-def flat_netlist(netlist: Path, top: str, pdk, out: Path, blackboxes=(), rename: str | None = None) -> Path:
+def flat_netlist(netlist: Path, top: str, pdk, out: Path, blackboxes=(), rename: str | None = None,
+                 log=None) -> Path:
     """The netlist with every cell replaced by its Liberty function, flattened into one module.
 
     Same logic as instantiating per-cell models, but Verilator (with cocotb's --public-flat-rw)
@@ -77,20 +96,28 @@ def flat_netlist(netlist: Path, top: str, pdk, out: Path, blackboxes=(), rename:
     (SRAM macros; their simulation model comes separately); rename: the flat module's new name.
     """
     flat = out / "netlist_flat.v"
-    if flat.is_file():
-        return flat
-    out.mkdir(parents=True, exist_ok=True)
     script = out / "flatten.ys"
-    hand = write_cell_models(out / "cell_models.v")
-    script.write_text(f"read_liberty -ignore_miss_func -ignore_miss_dir {pdk.liberty('tt')}\n"
-                      + "".join(f"read_liberty -lib {b}\n" for b in blackboxes)
-                      + f"read_verilog -overwrite {hand}\n"
-                      f"read_verilog {netlist}\n"
-                      f"hierarchy -check -top {top}\n"
-                      "flatten\n"
-                      "opt_clean -purge\n"
-                      + (f"rename {top} {rename}\n" if rename else "")
-                      + f"write_verilog -noattr {flat}.tmp\n")
+    # `proc` turns the hand models' always blocks into cells: a module with processes left in it
+    # is skipped by opt_clean, which then kept every cell pin as a wire of its own plus an
+    # assign (a 252 k-cell SoC: 172 MB of Verilog instead of 76, and a slower Verilator build).
+    text = (f"read_liberty -ignore_miss_func -ignore_miss_dir {pdk.liberty('tt')}\n"
+            + "".join(f"read_liberty -lib {b}\n" for b in blackboxes)
+            + f"read_verilog -overwrite {out / 'cell_models.v'}\n"
+            f"read_verilog {netlist}\n"
+            f"hierarchy -check -top {top}\n"
+            "proc\n"
+            "flatten\n"
+            "opt_clean -purge\n"
+            + (f"rename {top} {rename}\n" if rename else "")
+            + f"write_verilog -noattr {flat}.tmp\n")
+    # cached next to the netlist's hash, and remade when the recipe changed
+    if flat.is_file() and script.is_file() and script.read_text() == text:
+        return flat
+    if log:
+        log(f"[gls] flattening {netlist} with the Liberty cell functions (Yosys)")
+    out.mkdir(parents=True, exist_ok=True)
+    write_cell_models(out / "cell_models.v")
+    script.write_text(text)
     run_yosys(script, out / "flatten.log", "gate-level model generation")
     Path(f"{flat}.tmp").replace(flat)
     return flat
@@ -137,11 +164,12 @@ def gls(name: str, seeds=(1, 2, 3)) -> dict:
         return gls_soc(seeds=seeds)
     block = blocks_mod.get(name)
     pdk = find_pdk()
+    check_gl_cxx()
     manifest = load_manifest(name, check_rtl=True)
     netlist = synth_dir(name) / "netlist.v"
     check_cells(netlist, pdk)
     build_dir = BUILD / "vsim" / name / f"gls-{manifest['netlist_sha256'][:12]}"
-    flat = flat_netlist(netlist, block.top, pdk, build_dir)
+    flat = flat_netlist(netlist, block.top, pdk, build_dir, log=lambda m: print(m, flush=True))
     print(f"[gls] {name}: RTL run", flush=True)
     ref = rtl(name)
     if ref.failed or not ref.tests:
@@ -152,7 +180,7 @@ def gls(name: str, seeds=(1, 2, 3)) -> dict:
         res = run_cocotb(sources=[flat], top=block.top, test_module=_test_module(block),
                          build_dir=build_dir, build_args=X_ARGS, seed=seed,
                          plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"],
-                         label=f"{name} gate level")
+                         label=f"{name} gate level", cxx=GL_CXX)
         if res.failed or not res.tests:
             raise FlowError(f"{name}: gate-level simulation failed with seed {seed} "
                             f"({res.failed}/{res.tests} tests); log: {res.log}")
@@ -251,10 +279,8 @@ def acc_gl_model(log=print):
     check_cells(netlist, pdk)
     check_macros(netlist, block.macros)
     build_dir = BUILD / "gls" / "acc" / f"gls-{manifest['netlist_sha256'][:12]}"
-    if not (build_dir / "netlist_flat.v").is_file():
-        log("[gls] acc: flattening the netlist with the Liberty cell functions (Yosys)")
     t0 = time.monotonic()
-    flat = flat_netlist(netlist, block.top, pdk, build_dir,
+    flat = flat_netlist(netlist, block.top, pdk, build_dir, log=log,
                         blackboxes=[pdk.sram(m, "lib") for m in block.macros], rename=ACC_NETLIST_MODULE)
     flatten_s = time.monotonic() - t0
     srams = write_sram_models(block.macros, build_dir / "sram_models.v")

@@ -27,7 +27,8 @@ class SimResult:
 
 def run_cocotb(*, sources: list[Path], top: str, test_module: str, build_dir: Path,
                build_args: list[str] = (), plusargs: list[str] = (), seed: int = 1,
-               label: str = "") -> SimResult:
+               label: str = "", cxx: str | None = None) -> SimResult:
+    """cxx: the C++ compiler of the model instead of verilated.mk's (gate level: clang)."""
     with warnings.catch_warnings():   # cocotb 1.9 flags its Python runner as experimental
         warnings.filterwarnings("ignore", message="Python runners", category=UserWarning)
         from cocotb.runner import get_runner
@@ -38,7 +39,8 @@ def run_cocotb(*, sources: list[Path], top: str, test_module: str, build_dir: Pa
     os.environ.pop("PYTEST_CURRENT_TEST", None)
     # The runner calls a plain `make`: build on both cores, and at -O1, since a gate-level model
     # is compiled once per netlist and runs a few thousand cycles (-Os took 15 min on 60 k nets).
-    os.environ["MAKEFLAGS"] = f"-j{os.cpu_count() or 2} OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1"
+    os.environ["MAKEFLAGS"] = (f"-j{os.cpu_count() or 2} OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1"
+                               + (f" CXX={cxx}" if cxx else ""))
     try:
         runner.build(verilog_sources=[str(s) for s in sources], hdl_toplevel=top,
                      build_args=VERILATOR_ARGS + list(build_args), build_dir=str(build_dir),

@@ -113,22 +113,22 @@ def emit(netlist_text: str, module: str, out: Path) -> Path:
 
 
 # Verilator flags of the gate-level model: the harness' flags with random initial state instead
-# of zero, and the C++ split into files so that `make -j` can use both cores.
+# of zero and the gate-level C++ options (pqsoc.flow.gls.GL_CXX_ARGS: split for `make -j`).
 X_FLAGS = ["--x-assign", "unique", "--x-initial", "unique"]
 
 
 def gls_flags(jobs: int = 2) -> list[str]:
+    from pqsoc.flow.gls import GL_CXX_ARGS
     flags, skip = [], 0
     for i, f in enumerate(FLAGS):
         if skip:
             skip -= 1
             continue
-        if f in ("--x-assign", "--x-initial", "-j"):
+        if f in ("--x-assign", "--x-initial", "-j", "-CFLAGS"):
             skip = 1
             continue
         flags.append(f)
-    return flags + X_FLAGS + ["--output-split", "20000", "--output-split-cfuncs", "2000",
-                              "-j", str(jobs)]
+    return flags + X_FLAGS + GL_CXX_ARGS + ["-j", str(jobs)]
 
 
 WARMUP_WORD = 0xFFFF_FFFF       # an illegal instruction: the ACC faults at pc 0 and wipes DMEM
@@ -139,6 +139,8 @@ class GateLevelBackend(RtlBackend):
 
     def __init__(self, imem_size: int, dmem_size: int, sources: list[Path], build_dir: Path,
                  seed: int, label: str = "ACC gate level", log=None, jobs: int = 2):
+        from pqsoc.flow.gls import check_gl_cxx
+        check_gl_cxx()
         super().__init__(imem_size, dmem_size, sources=sources, build_dir=build_dir, label=label,
                          log=log, flags=gls_flags(jobs),
                          plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"])
