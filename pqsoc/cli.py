@@ -24,7 +24,7 @@ def _sta(args):
 
 def _ppa(args):
     from .flow import report
-    report.ppa(args.blocks or None)
+    report.ppa(args.blocks or None, reuse=args.reuse)
 
 
 def _harden(args):
@@ -63,6 +63,9 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("ppa", help="synthesize + STA blocks and write reports/ppa.json and ppa.md")
     p.add_argument("blocks", nargs="*")
+    p.add_argument("--reuse", action="store_true",
+                   help="take the stored results of `pqsoc synth` and `pqsoc sta` (refused when stale) "
+                        "instead of running them again")
     p.set_defaults(func=_ppa)
 
     p = sub.add_parser("harden", help="OpenLane 2 place-and-route (needs the Nix shell for OpenROAD)")

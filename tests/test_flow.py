@@ -247,6 +247,16 @@ def test_cli_acc_run_reports_halt(tmp_path):
     assert r.returncode == 1 and "ILLEGAL_INSN" in r.stdout + r.stderr
 
 
+def test_ppa_reuse_option(monkeypatch):
+    """`pqsoc ppa --reuse` passes reuse on (block_entry's stored-results path, tested below)."""
+    from pqsoc import cli
+    calls = []
+    monkeypatch.setattr(report, "ppa", lambda names, reuse=False: calls.append((names, reuse)))
+    assert cli.main(["ppa", "--reuse", "acc", "soc"]) in (0, None)
+    assert cli.main(["ppa"]) in (0, None)
+    assert calls == [(["acc", "soc"], True), (None, False)]
+
+
 def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch):
     """A block with SRAM macros: macros stay black boxes, fanout repair leaves their bus pins
     alone (20 macros share `addr[7:0]`, more than MAX_FANOUT), STA times them with the TT macro
