@@ -74,3 +74,27 @@ def test_kmac_gate_level_matches_rtl(pdk_root):
     for name, v in res["cycles"].items():
         assert v["rtl"] == v["gls"], name
     assert res["cycles"]["finish_to_first_word"]["rtl"] > 24
+
+
+def test_cocotb_build_makeflags_do_not_leak(monkeypatch, tmp_path):
+    """The gate-level compiler reaches the cocotb build only: a CXX=clang++ left in MAKEFLAGS
+    broke later Verilator --timing builds in the same process (they need gcc's coroutines)."""
+    import os
+
+    import cocotb.runner
+    from pqsoc.flow import vsim
+    seen = {}
+
+    class FakeRunner:
+        def build(self, **kw):
+            seen["build"] = os.environ.get("MAKEFLAGS")
+
+        def test(self, **kw):
+            seen["test"] = os.environ.get("MAKEFLAGS")
+
+    monkeypatch.setattr(cocotb.runner, "get_runner", lambda sim: FakeRunner())
+    monkeypatch.setenv("MAKEFLAGS", "-j1")
+    with pytest.raises(FlowError, match="wrote no results"):
+        vsim.run_cocotb(sources=[], top="t", test_module="m", build_dir=tmp_path, cxx="clang++-14")
+    assert "CXX=clang++-14" in seen["build"] and seen["test"] == "-j1"
+    assert os.environ["MAKEFLAGS"] == "-j1"

@@ -39,6 +39,10 @@ def run_cocotb(*, sources: list[Path], top: str, test_module: str, build_dir: Pa
     os.environ.pop("PYTEST_CURRENT_TEST", None)
     # The runner calls a plain `make`: build on both cores, and at -O1, since a gate-level model
     # is compiled once per netlist and runs a few thousand cycles (-Os took 15 min on 60 k nets).
+    # Only for this build: a MAKEFLAGS left in the environment would reach every later make of
+    # the process (a CXX=clang++ there breaks Verilator --timing builds, which need gcc's
+    # coroutines).
+    saved = os.environ.get("MAKEFLAGS")
     os.environ["MAKEFLAGS"] = (f"-j{os.cpu_count() or 2} OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1"
                                + (f" CXX={cxx}" if cxx else ""))
     try:
@@ -48,6 +52,11 @@ def run_cocotb(*, sources: list[Path], top: str, test_module: str, build_dir: Pa
     except SystemExit as e:   # cocotb's runner exits on a failed build
         raise FlowError(f"Verilator build of {label or top} failed (exit {e.code}); "
                         f"log: {build_dir / 'build.log'}") from None
+    finally:
+        if saved is None:
+            os.environ.pop("MAKEFLAGS", None)
+        else:
+            os.environ["MAKEFLAGS"] = saved
     figures_path = build_dir / f"figures_seed{seed}.json"
     figures_path.unlink(missing_ok=True)
     results = build_dir / f"results_seed{seed}.xml"
