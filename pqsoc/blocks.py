@@ -121,6 +121,13 @@ def _acc_bench() -> dict:
     return measure(rtl=True)
 
 
+# The ACC's full adders mapped to fa_1 (Block.full_adders), in blocks acc and soc: the wide ALU's
+# partial-product trees (wires `csa*`, ip/acc/rtl/wide_alu.py) and their input cones, in its first
+# stage; not the second stage (the critical path: Montgomery trees and CT add/subtract): with
+# every full adder of the design mapped, fmax tt fell from 56.8 to 51.3 MHz (logic 2.26 -> 2.07 mm2)
+ACC_FULL_ADDERS = "w:*csa* %ci9"
+
+
 register(Block(
     name="acc",
     top="acc",
@@ -132,11 +139,7 @@ register(Block(
     macros=(ACC_SRAM_MACRO,),
     bench=_acc_bench,
     abc_dch=False,
-    # the wide ALU's partial-product trees (wires `csa*`, ip/acc/rtl/wide_alu.py) and their input
-    # cones, in its first stage; not the second stage (the critical path: Montgomery trees and
-    # CT add/subtract): with every full adder of the design mapped, fmax tt fell from 56.8 to
-    # 51.3 MHz (logic 2.26 -> 2.07 mm2)
-    full_adders="w:*csa* %ci9",
+    full_adders=ACC_FULL_ADDERS,
     notes=("macro area is the LEF SIZE of the 16 macros (logic area excludes it); the OpenRAM Liberty "
            "launches dout0 at the falling clock edge, so paths from the macros get half a period; "
            "mapped without ABC's &dch (too slow at this size); the core's clock comes through one "
@@ -174,8 +177,7 @@ register(Block(
     # with the former combinational ACC <-> KMAC side-load loop it measured 40.2 MHz tt against
     # 42.3 flat, the loop being the critical path either way; with the loop cut, 53.3).
     keep_hierarchy=("pqc.acc",),
-    # the ACC's partial-product trees map their full adders to fa_1, as in block acc
-    full_adders="w:*csa* %ci9",
+    full_adders=ACC_FULL_ADDERS,        # the ACC's, as in block acc
     notes=("Ibex and LiteX's top read with Yosys read_slang, the PQC subsystem and memories with "
            "read_verilog; the ACC (pqc.acc) is kept as its own module (ABC maps it alone, as a "
            "hardened ACC), the rest is flat; critical path: ACC side-load msg (mask) -> KMAC byte "
