@@ -98,3 +98,21 @@ def test_cocotb_build_makeflags_do_not_leak(monkeypatch, tmp_path):
         vsim.run_cocotb(sources=[], top="t", test_module="m", build_dir=tmp_path, cxx="clang++-14")
     assert "CXX=clang++-14" in seen["build"] and seen["test"] == "-j1"
     assert os.environ["MAKEFLAGS"] == "-j1"
+
+
+def test_public_ports_config(tmp_path):
+    """Only the top's ports become public (both spellings of a name with "__"); a port name the
+    config cannot express, or a missing top, is refused by name."""
+    flat = tmp_path / "f.v"
+    flat.write_text("module other(x);\n  input x;\nendmodule\n"
+                    "module top(bus__cyc, clk,\n  irq);\n  input bus__cyc;\n  input clk;\n"
+                    "  output irq;\n  wire _001_;\nendmodule\n")
+    vlt = gls.public_ports_config(flat, "top", tmp_path / "p.vlt").read_text().splitlines()
+    assert vlt[0] == "`verilator_config"
+    assert sorted(vlt[1:]) == sorted(f'public_flat_rw -module "top" -var "{n}"'
+                                     for n in ("bus__cyc", "bus___05Fcyc", "clk", "irq"))
+    with pytest.raises(FlowError, match="no module nope"):
+        gls.public_ports_config(flat, "nope", tmp_path / "p.vlt")
+    flat.write_text("module top(\\bad[0] , clk);\nendmodule\n")
+    with pytest.raises(FlowError, match=r"cannot make public: \['\\\\bad\[0\]'\]"):
+        gls.public_ports_config(flat, "top", tmp_path / "p.vlt")
