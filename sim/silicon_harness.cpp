@@ -4,8 +4,8 @@
 // with PQSOC_SRAM_PRELOAD).
 //
 // What a bring-up host does with the chip, at the pins: the boot RAM is loaded (here the macro
-// models read their contents at time 0 from --sram-init, which a host would write over the
-// bridge: ~10 bytes per word on the wire, hours at gate level), the bridge script (--bridge-in,
+// models get their contents from --sram-init after the power-on reset, which a host would write
+// over the bridge: ~10 bytes per word on the wire, hours at gate level), the bridge script (--bridge-in,
 // e.g. clearing boot_hold) is played into bringup_rx, the console (uart_tx, --uart-div cycles
 // per bit) is decoded, GPIO out is looped back to GPIO in. The firmware ends with a console line
 // "*** EXIT code=N" (sim_exit on a SoC without sim control) or "*** TRAP ..." (a fault).
@@ -40,11 +40,15 @@ enum { EXIT_ABNORMAL = 100, EXIT_CYCLES = 101, EXIT_WALL = 102 };
 static const char EXIT_MARKER[] = "*** EXIT code=";
 static const char TRAP_MARKER[] = "*** TRAP";
 
-// ---- SRAM contents at time 0 (DPI, called from the macro models' initial blocks) -----------
+// ---- SRAM contents (DPI): each macro model registers from its initial block (its scope is
+// kept); after the power-on reset the harness calls the model's exported pqsoc_sram_load in
+// that scope, which reads the words with pqsoc_sram_word -----------------------------------
 struct Preload {
     std::vector<uint32_t> words;
     int matched = 0;
+    svScope scope = nullptr;
 };
+static Preload *loading = nullptr;  // the macro pqsoc_sram_load is filling
 static std::map<std::string, Preload> preloads;
 
 // The entry whose name is a suffix of the instance path at a hierarchy boundary, or null.
@@ -59,21 +63,30 @@ static Preload *find_preload(const char *inst) {
     return nullptr;
 }
 
-int pqsoc_sram_init(const char *inst, int words) {
+void pqsoc_sram_init(const char *inst, int words) {
     Preload *p = find_preload(inst);
-    if (!p) return 0;
+    if (!p) return;
     if ((int)p->words.size() != words) {
         std::fprintf(stderr, "--sram-init: %s has %d words, the file gives %zu\n", inst, words,
                      p->words.size());
         std::exit(2);
     }
     p->matched++;
-    return 1;
+    p->scope = svGetScope();
 }
 
-int pqsoc_sram_word(const char *inst, int addr) {
-    Preload *p = find_preload(inst);
+int pqsoc_sram_word(int addr) {
+    Preload *p = loading;
     return p && addr >= 0 && addr < (int)p->words.size() ? (int)p->words[addr] : 0;
+}
+
+static void load_srams() {
+    for (auto &kv : preloads) {
+        loading = &kv.second;
+        svSetScope(kv.second.scope);
+        pqsoc_sram_load();
+    }
+    loading = nullptr;
 }
 
 static bool load_preloads(const char *file) {
@@ -190,6 +203,10 @@ int main(int argc, char **argv) {
         top->sys_clk = 0;
         top->eval();
     }
+    // Every flop on the free-running clock now holds its reset value, so no macro is selected:
+    // load the memories here (the host's load), not at time 0, where the first clock edge can
+    // still write a random word (csb/web from flops in their random initial state).
+    load_srams();
     top->sys_rst = 0;
     top->eval();
     top->sys_rst = 1;

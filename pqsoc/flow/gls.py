@@ -182,9 +182,9 @@ def rtl(name: str):
 def gls(name: str, seeds=(1, 2, 3)) -> dict:
     if name == "acc":
         return gls_acc(seeds=seeds)
-    if name == "soc":
-        from .gls_soc import gls_soc
-        return gls_soc(seeds=seeds)
+    from .gls_soc import SOC_BLOCKS, gls_soc
+    if name in SOC_BLOCKS:
+        return gls_soc(seeds=seeds, block=name)
     block = blocks_mod.get(name)
     pdk = find_pdk()
     check_gl_cxx()
@@ -251,10 +251,14 @@ def sram_cycle_model(macro: str, words: int, bits: int, gran: int) -> str:
             f"  input clk1, csb1;\n  input [{ab - 1}:0] addr1;\n  output reg [{bits - 1}:0] dout1;\n"
             f"  reg [{bits - 1}:0] mem [0:{words - 1}];\n"
             "`ifdef PQSOC_SRAM_PRELOAD\n"
-            "  // contents at time 0 from the harness (sim/silicon_harness.cpp --sram-init)\n"
+            "  // contents from the harness (sim/silicon_harness.cpp --sram-init): the instance registers\n"
+            "  // at time 0; the harness loads it after the power-on reset, as a host does\n"
             "  integer i;\n"
-            f"  initial if (pqsoc_sram_init($sformatf(\"%m\"), {words}))\n"
-            f"    for (i = 0; i < {words}; i = i + 1) mem[i] = pqsoc_sram_word($sformatf(\"%m\"), i);\n"
+            "  function void pqsoc_sram_load();\n"
+            f"    for (i = 0; i < {words}; i = i + 1) mem[i] = pqsoc_sram_word(i);\n"
+            "  endfunction\n"
+            '  export "DPI-C" function pqsoc_sram_load;\n'
+            f"  initial pqsoc_sram_init($sformatf(\"%m\"), {words});\n"
             "`endif\n"
             "  always @(posedge clk0) begin\n"
             "    if (!csb0 && !web0) begin\n" + wr + "    end\n"
@@ -265,12 +269,17 @@ def sram_cycle_model(macro: str, words: int, bits: int, gran: int) -> str:
             "endmodule\n")
 
 
-# With PQSOC_SRAM_PRELOAD defined, every macro model asks the harness for its contents at time 0
-# (a bring-up host's boot-RAM load, without hours of bridge traffic at gate level).
+# With PQSOC_SRAM_PRELOAD defined, every macro model registers with the harness at time 0 and
+# gets its contents when the harness calls its exported pqsoc_sram_load after the power-on reset
+# (a bring-up host's load, without hours of bridge traffic at gate level). Not at time 0: in the
+# netlist's random initial state the first clock edge in reset can write a random word into a
+# macro (its csb/web come from flops that take their reset value only at that edge), which
+# corrupted the preloaded ACC DMEM at gate level (ML-DSA signing gave a wrong signature with
+# one seed); a host loads after reset too.
 SRAM_PRELOAD_IMPORTS = (
     "`ifdef PQSOC_SRAM_PRELOAD\n"
-    'import "DPI-C" function int pqsoc_sram_init(input string inst, input int words);\n'
-    'import "DPI-C" function int pqsoc_sram_word(input string inst, input int addr);\n'
+    'import "DPI-C" context function void pqsoc_sram_init(input string inst, input int words);\n'
+    'import "DPI-C" function int pqsoc_sram_word(input int addr);\n'
     "`endif\n")
 
 
