@@ -42,12 +42,15 @@ def _firmware(args):
     from firmware import build as fw
     names = args.programs or fw.programs()
     soc_dir, out = SOC_DIR, FIRMWARE_DIR
+    if args.block and not args.silicon:
+        raise FlowError("--block selects a silicon SoC block: use it with --silicon")
     if args.silicon:   # the silicon SoC's headers (generated as `pqsoc synth soc` does)
         from .flow import gls_soc
-        soc_dir, out = gls_soc.silicon_dir(), gls_soc.SILICON_FIRMWARE_DIR
+        block = args.block or "soc"
+        soc_dir, out = gls_soc.silicon_dir(block), gls_soc.firmware_dir(block)
         if not (soc_dir / "csr.json").is_file():
             from . import blocks
-            blocks.get("soc").emit(soc_dir)
+            blocks.get(block).emit(soc_dir)
     try:
         for name in names:
             path = fw.build(name, soc_dir, out)
@@ -71,4 +74,7 @@ def add_subcommands(sub) -> None:
     f.add_argument("--silicon", action="store_true",
                    help="for the silicon SoC (build/rtl/soc: 16 KiB boot RAM, 8 KiB SRAM, console "
                         "on pins) into build/firmware/silicon/")
+    f.add_argument("--block", default=None,
+                   help="with --silicon: the silicon SoC block (soc, the default, or soc_acc32k: ACC "
+                        "memories 32 KiB each, into build/firmware/silicon-soc_acc32k/)")
     f.set_defaults(func=_firmware)

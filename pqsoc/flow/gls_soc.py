@@ -1,11 +1,12 @@
-"""`pqsoc gls soc`: firmware on the silicon SoC's gate-level netlist, against the same SoC's RTL.
+"""`pqsoc gls soc` / `pqsoc gls soc_acc32k`: firmware on the silicon SoC's gate-level netlist,
+against the same SoC's RTL.
 
 The silicon SoC (soc/silicon.py, the configuration `pqsoc synth soc` and `pqsoc sta soc`
 measure) has UART pins, a boot RAM that holds nothing at power-up and a CPU that fetches
 nothing (`boot_hold`) until the host has loaded it. Both models, RTL and netlist, run in one harness
 (sim/silicon_harness.cpp) that does at the pins what a bring-up host does: the boot RAM macros
-get the firmware image at time 0 (what the host writes over the bridge; SRAM macros are cycle
-models, pqsoc.flow.gls.sram_cycle_model), the harness then clears `boot_hold` with a real bridge
+get the firmware image after the power-on reset (what the host writes over the bridge; SRAM
+macros are cycle models, pqsoc.flow.gls.sram_cycle_model), the harness then clears `boot_hold` with a real bridge
 write on `bringup_rx`, decodes the console on `uart_tx` and loops GPIO out to in. Firmware is
 built for the silicon SoC's memory map (its own generated headers; `sim_exit` prints
 "*** EXIT code=N", there being no sim control).
@@ -14,6 +15,10 @@ Checked: the firmware's result lines pass on both; at gate level, with each rand
 state (`--x-initial unique`, +verilator+seed), every test's cycle count and the whole run's
 cycle count equal the RTL's. The gate-level model is cached by netlist hash, the RTL model by
 the hash of its sources.
+
+Two silicon SoC blocks run here (pqsoc/blocks.py): `soc` (ACC memories 16 + 16 KiB) and
+`soc_acc32k` (32 + 32 KiB, the only one that can hold ML-DSA-65 signing); each has its own
+programs (SOC_BLOCKS), build folders and firmware folder.
 """
 import hashlib
 import json
@@ -30,10 +35,12 @@ from .gls import (GL_CXX, GL_CXX_ARGS, X_ARGS, check_cells, check_gl_cxx, check_
                   flat_netlist, write_cell_models, write_sram_models)
 from .synth import load_manifest, synth_dir
 
-# Firmware run on the silicon SoC: what fits its 16 KiB boot RAM. mlkem_preloaded runs ML-KEM-768
-# decapsulation with the ACC's IMEM and DMEM loaded by the host (firmware/build.py preloaded_op).
-SOC_PROGRAMS = ("selftest", "mlkem_preloaded")
-ACC_PRELOADED = {"mlkem_preloaded"}
+# Firmware run on each silicon SoC: what fits its 16 KiB boot RAM. The *_preloaded programs run one
+# ML-KEM / ML-DSA operation with the ACC's IMEM and DMEM loaded by the host (firmware/build.py
+# PRELOADED, preloaded_op). soc_acc32k runs the operations only: its CPU side is block soc's.
+SOC_BLOCKS = {"soc": ("selftest", "mlkem_preloaded"),
+              "soc_acc32k": ("mldsa_preloaded", "mlkem_preloaded")}
+SOC_PROGRAMS = SOC_BLOCKS["soc"]
 BOOT_RAM_PREFIX = "memories.rom.bank"      # instance path of the boot RAM's macros (soc_memories)
 ACC_PREFIX = "pqc.acc"                     # the ACC: its macros are imem.ram_rR_c0, dmem.ram_rR_cC
 SOC_SEEDS = (1, 2)
@@ -55,8 +62,14 @@ def _sim():
     return sim.run
 
 
-def silicon_dir() -> Path:
-    return blocks_mod.get("soc").rtl_dir()
+def _block(name: str):
+    if name not in SOC_BLOCKS:
+        raise FlowError(f"{name!r} is not a silicon SoC block; known: {', '.join(SOC_BLOCKS)}")
+    return blocks_mod.get(name)
+
+
+def silicon_dir(block: str = "soc") -> Path:
+    return _block(block).rtl_dir()
 
 
 def _verilator_version() -> str:
@@ -66,7 +79,7 @@ def _verilator_version() -> str:
 
 
 def build_model(sources: list[Path], include_paths: list[str], flags: list[str], out: Path,
-                label: str, log=print) -> tuple[Path, float]:
+                label: str, log=print, block: str = "soc") -> tuple[Path, float]:
     """The harness + sources built with Verilator into OUT (cached: rebuilt only when a source,
     the harness, the flags or Verilator changed). Returns (executable, build seconds or 0)."""
     run = _sim()
@@ -80,7 +93,7 @@ def build_model(sources: list[Path], include_paths: list[str], flags: list[str],
     if exe.is_file() and stamp.is_file() and stamp.read_text() == want:
         return exe, 0.0
     out.mkdir(parents=True, exist_ok=True)
-    log(f"[gls] soc: building the {label} model (Verilator, {out})")
+    log(f"[gls] {block}: building the {label} model (Verilator, {out})")
     cmd = ["verilator", *flags, "--Mdir", str(out), "-o", "Vpqsoc",
            *[f"-I{p}" for p in include_paths], *map(str, sources), str(harness)]
     t0 = time.monotonic()
@@ -88,54 +101,52 @@ def build_model(sources: list[Path], include_paths: list[str], flags: list[str],
     (out / "build.log").write_text(r.stdout + r.stderr)
     if r.returncode != 0 or not exe.is_file():
         tail = "\n".join((r.stdout + r.stderr).splitlines()[-30:])
-        raise FlowError(f"soc: Verilator build of the {label} model failed "
+        raise FlowError(f"{block}: Verilator build of the {label} model failed "
                         f"(log: {out / 'build.log'}):\n{tail}")
     secs = time.monotonic() - t0
     stamp.write_text(want)
-    log(f"[gls] soc: {label} model built in {secs:.0f} s")
+    log(f"[gls] {block}: {label} model built in {secs:.0f} s")
     return exe, secs
 
 
-def _macro_models(out: Path) -> list[Path]:
-    block = blocks_mod.get("soc")
-    return [write_sram_models(block.macros, out / "sram_models.v"),
+def _macro_models(out: Path, block: str) -> list[Path]:
+    return [write_sram_models(_block(block).macros, out / "sram_models.v"),
             write_cell_models(out / "cell_models.v")]
 
 
-def rtl_model(log=print) -> tuple[Path, float]:
+def rtl_model(log=print, block: str = "soc") -> tuple[Path, float]:
     """The silicon SoC's RTL (the files synthesis reads) with the macro and clock-gate models."""
-    block = blocks_mod.get("soc")
-    soc_dir = silicon_dir()
-    sources = block.emit(soc_dir)
+    soc_dir = silicon_dir(block)
+    sources = _block(block).emit(soc_dir)
     files = json.loads((soc_dir / "gateware" / "files.json").read_text())
-    out = BUILD / "gls" / "soc" / "rtl"
+    out = BUILD / "gls" / block / "rtl"
     out.mkdir(parents=True, exist_ok=True)
-    return build_model([*sources, *_macro_models(out)], files["include_paths"], RTL_FLAGS, out,
-                       "RTL", log)
+    return build_model([*sources, *_macro_models(out, block)], files["include_paths"], RTL_FLAGS, out,
+                       "RTL", log, block)
 
 
-def gl_model(log=print) -> tuple[dict, Path, dict]:
+def gl_model(log=print, block: str = "soc") -> tuple[dict, Path, dict]:
     """The netlist `pqsoc synth soc` wrote (refused when stale), flattened onto the Liberty cell
     functions, with the macro models. Cached by netlist hash. Returns (manifest, executable,
     build seconds: flatten_s, verilator_s (0 where cached), total_s)."""
-    block = blocks_mod.get("soc")
+    blk = _block(block)
     pdk = find_pdk()
     check_gl_cxx()
-    manifest = load_manifest("soc", check_rtl=True)
-    netlist = synth_dir("soc") / "netlist.v"
+    manifest = load_manifest(block, check_rtl=True)
+    netlist = synth_dir(block) / "netlist.v"
     check_cells(netlist, pdk)
-    check_macros(netlist, block.macros)
-    out = BUILD / "gls" / "soc" / f"gls-{manifest['netlist_sha256'][:12]}"
+    check_macros(netlist, blk.macros)
+    out = BUILD / "gls" / block / f"gls-{manifest['netlist_sha256'][:12]}"
     t0 = time.monotonic()
-    flat = flat_netlist(netlist, block.top, pdk, out, log=log,
-                        blackboxes=[pdk.sram(m, "lib") for m in block.macros])
+    flat = flat_netlist(netlist, blk.top, pdk, out, log=log,
+                        blackboxes=[pdk.sram(m, "lib") for m in blk.macros])
     flatten_s = time.monotonic() - t0
-    sram = write_sram_models(block.macros, out / "sram_models.v")
-    exe, secs = build_model([flat, sram], [], GL_FLAGS, out, "gate-level", log)
+    sram = write_sram_models(blk.macros, out / "sram_models.v")
+    exe, secs = build_model([flat, sram], [], GL_FLAGS, out, "gate-level", log, block)
     build = {"flatten_s": round(flatten_s, 1), "verilator_s": round(secs, 1),
              "total_s": round(flatten_s + secs, 1)}
     if secs:
-        log(f"[gls] soc: gate-level model built in {build['total_s']:.0f} s (flatten "
+        log(f"[gls] {block}: gate-level model built in {build['total_s']:.0f} s (flatten "
             f"{flatten_s:.0f} s, Verilator and C++ {secs:.0f} s)")
     return manifest, exe, build
 
@@ -187,12 +198,12 @@ def acc_init(words: list[int], dmem: bytes, soc_dir: Path) -> str:
 
 def preload_text(name: str, fw: Path, soc_dir: Path) -> str:
     """What the host loads before releasing the CPU: the boot RAM, and for the programs in
-    ACC_PRELOADED the ACC's memories."""
+    firmware.build.PRELOADED the ACC's memories."""
+    from firmware.build import PRELOADED, preloaded_op
     text = boot_ram_init(fw.read_bytes(), soc_dir)
-    if name in ACC_PRELOADED:
-        from firmware.build import preloaded_op
+    if name in PRELOADED:
         c = json.loads((soc_dir / "csr.json").read_text())["constants"]
-        op = preloaded_op(c["acc_imem_size"], c["acc_dmem_size"])
+        op = preloaded_op(c["acc_imem_size"], c["acc_dmem_size"], name)
         text += acc_init(op["words"], op["dmem"], soc_dir)
     return text
 
@@ -218,18 +229,24 @@ def divisors(soc_dir: Path) -> tuple[int, int]:
 SILICON_FIRMWARE_DIR = BUILD / "firmware" / "silicon"
 
 
-def firmware(names=SOC_PROGRAMS) -> list[Path]:
+def firmware_dir(block: str = "soc") -> Path:
+    return SILICON_FIRMWARE_DIR if block == "soc" else BUILD / "firmware" / f"silicon-{_block(block).name}"
+
+
+def firmware(names=SOC_PROGRAMS, block: str = "soc") -> list[Path]:
     """The programs built against the silicon SoC's headers (`pqsoc soc firmware --silicon`)."""
     from firmware.build import build
-    return [build(n, silicon_dir(), SILICON_FIRMWARE_DIR) for n in names]
+    if not (silicon_dir(block) / "csr.json").is_file():
+        _block(block).emit(silicon_dir(block))
+    return [build(n, silicon_dir(block), firmware_dir(block)) for n in names]
 
 
 def run(exe: Path, fw: Path, run_dir: Path, max_cycles: int = MAX_CYCLES, timeout_s: float = 3600,
-        seed: int | None = None, echo=None, release: bool = True):
+        seed: int | None = None, echo=None, release: bool = True, block: str = "soc"):
     """One firmware run on a built model; returns sim.run.Result, judged as `pqsoc sim run`
     judges (result lines, summary, traps, limits)."""
     run_mod = _sim()
-    soc_dir = silicon_dir()
+    soc_dir = silicon_dir(block)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "sram.init").write_text(preload_text(fw.stem, fw, soc_dir))
     (run_dir / "bridge.in").write_bytes(boot_script(soc_dir, release))
@@ -248,37 +265,38 @@ def _figures(res) -> dict:
     return figs
 
 
-def gls_soc(seeds=SOC_SEEDS, programs=SOC_PROGRAMS, log=print) -> dict:
-    """`pqsoc gls soc`: each program on the RTL, then on the netlist with each random initial
-    state; all tests must pass and every cycle count must equal the RTL's."""
-    manifest, gl_exe, gl_build = gl_model(log)   # first: refuse a stale netlist before any work
-    rtl_exe, rtl_build_s = rtl_model(log)
-    fws = firmware(programs)
-    out = BUILD / "gls" / "soc" / "runs"
+def gls_soc(seeds=SOC_SEEDS, programs=None, log=print, block: str = "soc") -> dict:
+    """`pqsoc gls soc` (or soc_acc32k): each program on the RTL, then on the netlist with each
+    random initial state; all tests must pass and every cycle count must equal the RTL's."""
+    programs = tuple(programs or SOC_BLOCKS[_block(block).name])
+    manifest, gl_exe, gl_build = gl_model(log, block)   # first: refuse a stale netlist before any work
+    rtl_exe, rtl_build_s = rtl_model(log, block)
+    fws = firmware(programs, block)
+    out = BUILD / "gls" / block / "runs"
     table, speed = {}, {}
     for name, fw in zip(programs, fws):
-        log(f"[gls] soc: {name} on the RTL")
-        ref = run(rtl_exe, fw, out / name / "rtl")
+        log(f"[gls] {block}: {name} on the RTL")
+        ref = run(rtl_exe, fw, out / name / "rtl", block=block)
         if not ref.ok:
-            raise FlowError(f"soc RTL: {name} failed: " + "; ".join(ref.problems))
+            raise FlowError(f"{block} RTL: {name} failed: " + "; ".join(ref.problems))
         for seed in seeds:
-            log(f"[gls] soc: {name} at gate level, random initial state seed {seed}")
+            log(f"[gls] {block}: {name} at gate level, random initial state seed {seed}")
             t0 = time.monotonic()
-            res = run(gl_exe, fw, out / name / f"gls-{seed}", seed=seed)
+            res = run(gl_exe, fw, out / name / f"gls-{seed}", seed=seed, block=block)
             if not res.ok:
-                raise FlowError(f"soc gate level (seed {seed}): {name} failed: " + "; ".join(res.problems))
-            compare_cycles(f"soc {name}", _figures(ref), _figures(res), seed)
+                raise FlowError(f"{block} gate level (seed {seed}): {name} failed: " + "; ".join(res.problems))
+            compare_cycles(f"{block} {name}", _figures(ref), _figures(res), seed)
             if seed == seeds[0]:
                 table[name] = {k: {"rtl": v, "gls": _figures(res)[k]} for k, v in _figures(ref).items()}
             speed.setdefault(name, {"cycles": res.cycles, "cpu_s": round(res.cpu_s, 1),
                                     "cycles_per_cpu_s": round(res.cycles_per_cpu_s),
                                     "wall_s": round(time.monotonic() - t0, 1)})
-            log(f"[gls] soc: {name}: {len(res.tests)} tests pass, cycles equal to the RTL "
+            log(f"[gls] {block}: {name}: {len(res.tests)} tests pass, cycles equal to the RTL "
                 f"({res.cycles} cycles, {res.cycles_per_cpu_s:.0f} cycles per CPU-second)")
         for k, v in table[name].items():
-            log(f"[gls] soc: {name}: {k}: RTL {v['rtl']}, gate level {v['gls']}")
-    return {"block": "soc", "netlist_sha256": manifest["netlist_sha256"], "seeds": list(seeds),
-            "top": ("silicon SoC netlist (SRAM macros: cycle models, boot RAM loaded at time 0, "
+            log(f"[gls] {block}: {name}: {k}: RTL {v['rtl']}, gate level {v['gls']}")
+    return {"block": block, "netlist_sha256": manifest["netlist_sha256"], "seeds": list(seeds),
+            "top": ("silicon SoC netlist (SRAM macros: cycle models, boot RAM loaded after the power-on reset, "
                     "boot_hold cleared over the UART bridge; sim/silicon_harness.cpp)"),
             "programs": list(programs), "cycles": table, "speed": speed,
             "build": {"gate_level": gl_build, "gate_level_compiler": GL_CXX,

@@ -42,6 +42,25 @@ def test_mlkem_decaps_with_the_acc_loaded_by_the_host(model, tmp_path):
     assert t["cycles"] == t["iss_cycles"] > 5000
 
 
+def test_mldsa_sign_on_the_soc_with_32k_acc_memories(tmp_path):
+    """ML-DSA-65 signing (4 iterations) does not fit block soc's 16 KiB ACC memories (refused by
+    name); on soc_acc32k's RTL (32 + 32 KiB) the firmware checks the signature against
+    dilithium-py's, kappa and the ACC's cycles against the ISS's."""
+    from firmware.build import FirmwareError, preloaded_op
+    with pytest.raises(FirmwareError, match=r"mldsa65_sign: the program \(23\d{3} B\) exceeds IMEM \(16384 B\)"):
+        preloaded_op(16384, 16384, "mldsa_preloaded")
+    with pytest.raises(FirmwareError, match="not a preloaded-ACC program"):
+        preloaded_op(32768, 32768, "selftest")
+    exe, _ = gls_soc.rtl_model(log=lambda msg: None, block="soc_acc32k")
+    fw = gls_soc.firmware(("mldsa_preloaded",), block="soc_acc32k")[0]
+    r = gls_soc.run(exe, fw, tmp_path / "run", timeout_s=600, block="soc_acc32k")
+    assert r.ok, r.problems
+    (t,) = r.tests
+    assert t["test"] == "mldsa65_sign_preloaded" and t["pass"] and t["err_bits"] == 0
+    assert t["out_bytes"] == 3309 and t["kappa"] == 5 * 4
+    assert t["cycles"] == t["iss_cycles"] > 50_000
+
+
 def test_acc_preload_layout(model):
     """Program word i in IMEM row i // 512; DMEM byte a in column (a % 32) // 4 of word a // 32."""
     soc_dir = gls_soc.silicon_dir()
@@ -96,3 +115,17 @@ def test_firmware_cli_builds_for_the_silicon_soc(model, capsys):
     # the silicon SoC's 16 KiB boot RAM and 8 KiB main SRAM (not the simulation SoC's 128 / 32)
     assert re.search(r"^rom\s+0x00000000\s+0x00004000$", linked, re.M)
     assert re.search(r"^sram\s+0x01000000\s+0x00002000$", linked, re.M)
+
+
+def test_firmware_cli_builds_for_the_32k_acc_soc(capsys):
+    """--block soc_acc32k: its own headers (ACC memories 32 KiB each) and firmware folder;
+    --block without --silicon is refused."""
+    from pqsoc import cli
+    assert cli.main(["soc", "firmware", "--silicon", "--block", "soc_acc32k", "mldsa_preloaded"]) == 0
+    assert "build/firmware/silicon-soc_acc32k/mldsa_preloaded.bin" in capsys.readouterr().out
+    soc_h = (gls_soc.silicon_dir("soc_acc32k") / "software" / "include" / "generated" / "soc.h").read_text()
+    assert "#define ACC_IMEM_SIZE 32768" in soc_h and "#define ACC_DMEM_SIZE 32768" in soc_h
+    assert cli.main(["soc", "firmware", "--block", "soc_acc32k", "selftest"]) == 1
+    assert "use it with --silicon" in capsys.readouterr().err
+    with pytest.raises(FlowError, match="not a silicon SoC block"):
+        gls_soc.silicon_dir("acc")
