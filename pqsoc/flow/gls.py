@@ -272,8 +272,8 @@ def sram_cycle_model(macro: str, words: int, bits: int, gran: int) -> str:
 # With PQSOC_SRAM_PRELOAD defined, every macro model registers with the harness at time 0 and
 # gets its contents when the harness calls its exported pqsoc_sram_load after the power-on reset
 # (a bring-up host's load, without hours of bridge traffic at gate level). Not at time 0: in the
-# netlist's random initial state the first clock edge in reset can write a random word into a
-# macro (its csb/web come from flops that take their reset value only at that edge), which
+# netlist's random initial state the first clock edges in reset can write random words into a
+# macro (its csb/web come from flops still in their random state then), which
 # corrupted the preloaded ACC DMEM at gate level (ML-DSA signing gave a wrong signature with
 # one seed); a host loads after reset too.
 SRAM_PRELOAD_IMPORTS = (
