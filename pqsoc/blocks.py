@@ -3,6 +3,7 @@
 A block is registered once here; `pqsoc synth/sta/ppa` and the reports read this table.
 """
 import argparse
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -195,22 +196,14 @@ def _soc_acc32k_emit(out: Path) -> list[Path]:
     return silicon.emit(out, silicon.ACC32K_IMEM_SIZE, silicon.ACC32K_DMEM_SIZE)
 
 
-register(Block(
+# Block soc with the ACC memories at 32 KiB each: everything else as block soc.
+register(dataclasses.replace(
+    BLOCKS["soc"],
     name="soc_acc32k",
-    top="pqsoc",
     description=("the silicon SoC with the anchor's ACC memories (soc/silicon.py ACC32K_*): as block soc, "
                  f"but ACC IMEM and DMEM 32 KiB each, which ML-DSA-65 signing needs; 44 x {ACC_SRAM_MACRO} "
                  "(ACC 16 + 16, boot RAM 8, main SRAM 4; black boxes)"),
     emit=_soc_acc32k_emit,
-    period_ns=20.0,
-    clock="sys_clk",
-    reset="sys_rst",
-    macros=(ACC_SRAM_MACRO,),
-    abc_dch=False,
-    die_um=(2920.0, 3520.0),   # Caravel's user project area (it does not fit: measured, not assumed)
-    yosys_read=_soc_read,
-    keep_hierarchy=("pqc.acc",),
-    full_adders=ACC_FULL_ADDERS,
     notes=("the flow and notes of block soc; only the ACC's IMEM/DMEM sizes differ (address widths, "
            "macro count); macro area is the LEF SIZE of the 44 macros"),
 ))
