@@ -275,6 +275,11 @@ def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch
         (synth.synth_dir("t_sram").parent.parent / "sta" / "t_sram" / "sta.json").unlink()
         with pytest.raises(FlowError, match="no STA result for t_sram"):
             report.block_entry("t_sram", reuse=True)
+        # refused before anything is written: the report of the run above stays
+        before = (tmp_path / "ppa.json").read_text()
+        with pytest.raises(FlowError, match="no STA result for t_sram"):
+            report.ppa(["t_sram"], reuse=True)
+        assert (tmp_path / "ppa.json").read_text() == before
     finally:
         blocks_mod.BLOCKS.pop("t_sram", None)
     b = data["blocks"]["t_sram"]

@@ -241,6 +241,11 @@ def plot(data: dict, path: Path) -> None:
 def ppa(names: list[str] | None = None, reuse: bool = False) -> dict:
     """reuse: take each block's stored synthesis/STA results (see block_entry) instead of running them."""
     names = names or list(blocks_mod.BLOCKS)
+    if reuse:
+        # a missing or stale stored result is bad input, not a failed step: refuse it before
+        # anything is written, so the reports already there stay
+        for name in names:
+            load_results(name)
     REPORTS.mkdir(exist_ok=True)
     try:
         pdk = find_pdk()
