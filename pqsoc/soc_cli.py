@@ -47,10 +47,7 @@ def _firmware(args):
     if args.silicon:   # the silicon SoC's headers (generated as `pqsoc synth soc` does)
         from .flow import gls_soc
         block = args.block or "soc"
-        soc_dir, out = gls_soc.silicon_dir(block), gls_soc.firmware_dir(block)
-        if not (soc_dir / "csr.json").is_file():
-            from . import blocks
-            blocks.get(block).emit(soc_dir)
+        soc_dir, out = gls_soc.silicon_headers(block), gls_soc.firmware_dir(block)
     try:
         for name in names:
             path = fw.build(name, soc_dir, out)

@@ -233,12 +233,18 @@ def firmware_dir(block: str = "soc") -> Path:
     return SILICON_FIRMWARE_DIR if block == "soc" else BUILD / "firmware" / f"silicon-{_block(block).name}"
 
 
+def silicon_headers(block: str = "soc") -> Path:
+    """The silicon SoC build folder with its generated headers (emitted first where missing)."""
+    soc_dir = silicon_dir(block)
+    if not (soc_dir / "csr.json").is_file():
+        _block(block).emit(soc_dir)
+    return soc_dir
+
+
 def firmware(names=SOC_PROGRAMS, block: str = "soc") -> list[Path]:
     """The programs built against the silicon SoC's headers (`pqsoc soc firmware --silicon`)."""
     from firmware.build import build
-    if not (silicon_dir(block) / "csr.json").is_file():
-        _block(block).emit(silicon_dir(block))
-    return [build(n, silicon_dir(block), firmware_dir(block)) for n in names]
+    return [build(n, silicon_headers(block), firmware_dir(block)) for n in names]
 
 
 def run(exe: Path, fw: Path, run_dir: Path, max_cycles: int = MAX_CYCLES, timeout_s: float = 3600,
