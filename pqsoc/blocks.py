@@ -28,10 +28,10 @@ class Block:
     abc_dch: bool = True
     # Full adders (3-input XOR + majority of the same inputs, as in carry-save trees) extracted
     # by Yosys' `extract_fa -fa` before ABC and mapped to sky130_fd_sc_hd__fa_1 (20.0 um2) instead
-    # of ABC's xnor3 + two-gate majority (~35 um2); the same mapping as OpenLane's
-    # SYNTH_ADDER_TYPE=FA (its fa_map.v), but slower per level. The value is the Yosys selection
-    # of the logic to extract from (None: no extraction). Half adders are left to ABC (ha_* are
-    # no_synth cells).
+    # of ABC's gates (xnor3 is a DRC-excluded cell: two xnor2 + a majority); the same mapping as
+    # OpenLane's SYNTH_ADDER_TYPE=FA (its fa_map.v), but slower per level. The value is the Yosys
+    # selection of the logic to extract from (None: no extraction). Half adders are left to ABC
+    # (ha_* are excluded cells).
     full_adders: str | None = None
     notes: str = ""
     # The area the block must fit (width, height in um; the report says whether it does)

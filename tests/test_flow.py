@@ -81,6 +81,53 @@ def test_unmapped_cell_is_an_error(pdk_root, temp_block):
         synth.synth("t_unmapped")
 
 
+def test_excluded_cells_are_the_projects_list_and_the_pdks_drc_list(pdk_root):
+    """Synthesis excludes what OpenLane's synthesis excludes for our configs: the project's
+    list (by function) and the PDK's drc_exclude.cells; drive strengths are not excluded."""
+    from pqsoc.pdk import find_pdk
+    pdk = find_pdk()
+    banned = set(synth.dont_use_cells(pdk))
+    for c in pdk.drc_exclude_cells:                     # e.g. and2_0, o21ai_0, xnor3_1
+        if f"cell (\"{c}\")" in pdk.liberty("tt").read_text():
+            assert c in banned, c
+    for c in ("and2_0", "o21ai_0", "xnor3_1", "clkbuf_4", "sdfxtp_1", "dlclkp_1", "ha_1",
+              "lpflow_isobufsrc_1", "einvp_1", "dlygate4sd3_1"):
+        assert f"sky130_fd_sc_hd__{c}" in banned, c
+    for c in ("dfxtp_1", "nand2_1", "mux2_1", "xor2_1", "o21ai_1", "fa_1", "buf_1", "conb_1"):
+        assert f"sky130_fd_sc_hd__{c}" not in banned, c
+    # OpenLane hardens with the same list
+    for cfg in sorted((REPO / "pnr").glob("*/config.json")):
+        path = json.loads(cfg.read_text())["SYNTH_EXCLUDED_CELL_FILE"]
+        assert path.startswith("dir::"), cfg
+        assert (cfg.parent / path[5:]).resolve() == synth.SYNTH_EXCLUDE_CELLS.resolve(), cfg
+
+
+def test_excluded_cell_in_netlist_is_an_error_unless_the_rtl_instantiates_it(pdk_root, temp_block):
+    from pqsoc.pdk import find_pdk
+    pdk = find_pdk()
+    stat = {"design": {"num_cells_by_type": {"sky130_fd_sc_hd__and2_0": 1,
+                                             "sky130_fd_sc_hd__nand2_1": 3}}}
+    with pytest.raises(FlowError, match="excluded cells in the netlist.*sky130_fd_sc_hd__and2_0"):
+        synth.check_mapped(stat, pdk, ())
+    # a cell the RTL names itself (as the ACC's clock gate) is deliberate
+    text = ("module counter(input a, input b, output y);\n"
+            "  sky130_fd_sc_hd__and2_0 u(.A(a), .B(b), .X(y));\nendmodule\n")
+    temp_block("t_excluded", text)
+    m = synth.synth("t_excluded")
+    assert m["cells_by_type"] == {"sky130_fd_sc_hd__and2_0": 1}
+
+
+def test_netlist_mapped_with_another_exclusion_list_is_refused(pdk_root, temp_block, tmp_path,
+                                                               monkeypatch):
+    temp_block("t_exlist", GOOD_V)
+    synth.synth("t_exlist")
+    other = tmp_path / "other.cells"
+    other.write_text(synth.SYNTH_EXCLUDE_CELLS.read_text() + "sky130_fd_sc_hd__nand2_1\n")
+    monkeypatch.setattr(synth, "SYNTH_EXCLUDE_CELLS", other)
+    with pytest.raises(FlowError, match="mapped with another list of excluded cells"):
+        sta.sta("t_exlist")
+
+
 def test_missing_pdk(monkeypatch, tmp_path):
     monkeypatch.setenv("PDK_ROOT", str(tmp_path / "nowhere"))
     with pytest.raises(FlowError, match="no sky130A PDK found"):
@@ -475,7 +522,7 @@ def test_upsize_fixes_weak_driver_and_leaves_light_loads(pdk_root, sinks):
         pins = "".join(f"    .{p}({n}),\n" for p, n in ins)
         return f"  {hd}{cell} {name} (\n{pins}    .Y({out})\n  );\n"
     ins = [("A1", "a"), ("A2", "b"), ("B1", "c"), ("C1", "d"), ("D1", "e")]
-    body = gate("a2111oi_0", "_heavy_", "sel", ins) + gate("a2111oi_0", "_light_", "one", ins)
+    body = gate("a2111oi_1", "_heavy_", "sel", ins) + gate("a2111oi_1", "_light_", "one", ins)
     body += "".join(f"  {hd}mux2_1 _m{k}_ (\n    .A0(x),\n    .A1(y),\n    .S(sel),\n    .X(o{k})\n  );\n"
                     for k in range(sinks))
     body += f"  {hd}inv_1 _i_ (\n    .A(one),\n    .Y(z)\n  );\n"
@@ -483,24 +530,28 @@ def test_upsize_fixes_weak_driver_and_leaves_light_loads(pdk_root, sinks):
     new, n = fanout.upsize("module t();\n" + body + "endmodule\n", lib)
     assert n == 1
     heavy = new.split(" _heavy_ ")[0].split()[-1]
-    assert heavy.startswith(hd + "a2111oi_") and heavy != hd + "a2111oi_0"
+    assert heavy.startswith(hd + "a2111oi_") and heavy != hd + "a2111oi_1"
     load = sinks * lib.pin_cap[hd + "mux2_1"]["S"] + lib.wire(sinks)
-    assert load > fanout.LOAD_FRACTION * lib.max_cap[hd + "a2111oi_0"]["Y"]      # it needed it
-    fits = [v for v in lib.variants(hd + "a2111oi_0")
+    assert load > fanout.LOAD_FRACTION * lib.max_cap[hd + "a2111oi_1"]["Y"]      # it needed it
+    fits = [v for v in lib.variants(hd + "a2111oi_1")
             if load <= fanout.LOAD_FRACTION * lib.max_cap[v]["Y"]]
-    strongest = max(lib.variants(hd + "a2111oi_0"), key=lambda v: lib.max_cap[v]["Y"])
+    strongest = max(lib.variants(hd + "a2111oi_1"), key=lambda v: lib.max_cap[v]["Y"])
     assert heavy == (fits[0] if fits else strongest)      # the smallest that fits, else the strongest
-    assert f"{hd}a2111oi_0 _light_ " in new                                      # light load kept
+    assert f"{hd}a2111oi_1 _light_ " in new                                      # light load kept
     assert new.count(f"{hd}mux2_1 ") == sinks and "sky130_sram_2kbyte_1rw1r_32x512_8 ram" in new
 
 
 def test_upsize_keeps_pins_and_skips_dont_use(pdk_root):
+    from pqsoc.pdk import find_pdk
     lib = _lib(pdk_root)
-    for cell in ("sky130_fd_sc_hd__a2111oi_0", "sky130_fd_sc_hd__dfxtp_2", "sky130_fd_sc_hd__o21ai_0"):
+    banned = set(synth.dont_use_cells(find_pdk()))
+    for cell in ("sky130_fd_sc_hd__a2111oi_1", "sky130_fd_sc_hd__dfxtp_1", "sky130_fd_sc_hd__o21ai_1"):
         vs = lib.variants(cell)
         assert cell in vs and len(vs) > 1
         assert all(set(lib.pin_cap[v]) == set(lib.pin_cap[cell]) for v in vs)
-        assert not any("lpflow" in v for v in vs)
+        assert not any("lpflow" in v or v in banned for v in vs)
+    # a2111oi_0 and o21ai_0 are DRC-excluded: never an upsizing choice
+    assert "sky130_fd_sc_hd__o21ai_0" not in lib.variants("sky130_fd_sc_hd__o21ai_1")
     assert lib.variants("sky130_fd_sc_hd__conb_1") in ([], ["sky130_fd_sc_hd__conb_1"])
 
 

@@ -8,6 +8,7 @@ and ABC maps it on its own; cells and area are the totals over the hierarchy.
 Outputs go to build/synth/<block>/: netlist.v, stat.json, yosys.log, synth.json (hashes of the
 RTL and netlist, so later steps can refuse a stale netlist).
 """
+import fnmatch
 import hashlib
 import json
 import re
@@ -16,10 +17,13 @@ import sys
 import time
 from pathlib import Path
 
-from .. import BUILD, FlowError
+from .. import BUILD, REPO, FlowError
 from .. import blocks as blocks_mod
 from ..pdk import SCL, find_pdk
 from . import fanout
+
+# The project's synthesis exclusion list (OpenLane's SYNTH_EXCLUDED_CELL_FILE in pnr/*/config.json)
+SYNTH_EXCLUDE_CELLS = REPO / "pnr" / f"{SCL}.synth_exclude.cells"
 
 # ABC script: map with delay target, then buffer high-fanout nets and size gates. Yosys' default
 # `abc -D` script maps with &nf and leaves fanout unbuffered (a 1600-flop Keccak had one nor2
@@ -74,11 +78,26 @@ def synth_dir(name: str) -> Path:
     return BUILD / "synth" / name
 
 
+def read_cell_list(path: Path) -> list[str]:
+    """An OpenLane cell list file: one name or wildcard per line, `#` starts a comment."""
+    if not path.is_file():
+        raise FlowError(f"cell list missing: {path}")
+    return [ln.split("#", 1)[0].strip() for ln in path.read_text().splitlines()
+            if ln.split("#", 1)[0].strip()]
+
+
 def dont_use_cells(pdk) -> list[str]:
-    cells = set(pdk.no_synth_cells)
+    """The Liberty cells synthesis may not use: the project's SYNTH_EXCLUDE_CELLS (wildcards)
+    and the PDK's drc_exclude.cells, as OpenLane's synthesis excludes both lists."""
     lib = pdk.liberty("tt").read_text()
-    cells |= {c for c in re.findall(r"cell\s*\(\s*\"?(\w+)\"?\s*\)", lib) if "lpflow" in c}
-    return sorted(cells)
+    names = re.findall(r"cell\s*\(\s*\"?(\w+)\"?\s*\)", lib)
+    patterns = read_cell_list(SYNTH_EXCLUDE_CELLS) + pdk.drc_exclude_cells
+    return sorted(c for c in names if any(fnmatch.fnmatchcase(c, p) for p in patterns))
+
+
+def excluded_cells_sha256(pdk) -> str:
+    """Hash of the exclusion list as applied, so a netlist made with another list is refused."""
+    return hashlib.sha256("\n".join(dont_use_cells(pdk)).encode()).hexdigest()
 
 
 def macro_pins(lib_text: str) -> set[str]:
@@ -208,12 +227,27 @@ def design_totals(stat: dict, keep=()) -> tuple[int, float, dict[str, int]]:
     return sum(by_type.values()), design.get("area", 0.0), by_type
 
 
-def check_mapped(stat: dict, pdk, macros, keep=()) -> None:
-    """Every cell left must be a Liberty cell of the library or a declared macro."""
+def rtl_cell_instances(rtl: list[Path]) -> set[str]:
+    """Library cells the RTL instantiates by name (e.g. the ACC's clock gate): deliberate, so
+    the exclusion list (which only governs what synthesis may infer) does not apply to them."""
+    names = set()
+    for p in rtl:
+        names |= set(re.findall(rf"^\s*({SCL}__\w+)\s", p.read_text(), re.M))
+    return names
+
+
+def check_mapped(stat: dict, pdk, macros, keep=(), rtl_cells=frozenset()) -> None:
+    """Every cell left must be a Liberty cell of the library or a declared macro, and none may
+    be an excluded cell that the RTL does not instantiate itself (a map file or a flow step
+    could put one in)."""
     cells = design_totals(stat, keep)[2]
     bad = sorted(c for c in cells if not (c.startswith(f"{SCL}__") or c in macros))
     if bad:
         raise FlowError(f"unmapped cells after synthesis: {', '.join(bad)}")
+    excluded = sorted((set(cells) - set(rtl_cells)) & set(dont_use_cells(pdk)))
+    if excluded:
+        raise FlowError(f"excluded cells in the netlist ({SYNTH_EXCLUDE_CELLS.name} or the PDK's "
+                        f"drc_exclude.cells): {', '.join(excluded)}")
 
 
 def synth(name: str, period_ns: float | None = None) -> dict:
@@ -243,7 +277,7 @@ def synth(name: str, period_ns: float | None = None) -> dict:
         # An unmapped cell also fails `check -assert`; name it rather than the generic failure.
         if (out / "stat.json").is_file():
             check_mapped(json.loads((out / "stat.json").read_text()), pdk, block.macros,
-                         block.keep_hierarchy)
+                         block.keep_hierarchy, rtl_cell_instances(rtl))
     stat = json.loads((out / "stat.json").read_text())
     cells, area, by_type = design_totals(stat, block.keep_hierarchy)
     netlist = out / "netlist.v"
@@ -255,6 +289,7 @@ def synth(name: str, period_ns: float | None = None) -> dict:
         "rtl": [str(p.relative_to(BUILD)) if p.is_relative_to(BUILD) else str(p) for p in rtl],
         "rtl_sha256": sha256_files(rtl),
         "netlist_sha256": sha256_files([netlist]),
+        "excluded_cells_sha256": excluded_cells_sha256(pdk),
         "cells": cells,
         "area_um2": area,
         "cells_by_type": by_type,
@@ -287,6 +322,10 @@ def load_manifest(name: str, check_rtl: bool = False) -> dict:
     if sha256_files([netlist]) != manifest["netlist_sha256"]:
         raise FlowError(f"netlist of {name} does not match its synthesis manifest (edited or stale): "
                         f"run `pqsoc synth {name}` again")
+    if manifest.get("excluded_cells_sha256") != excluded_cells_sha256(find_pdk()):
+        raise FlowError(f"netlist of {name} was mapped with another list of excluded cells "
+                        f"({SYNTH_EXCLUDE_CELLS.name} or the PDK's drc_exclude.cells); run "
+                        f"`pqsoc synth {name}` again")
     if check_rtl:
         block = blocks_mod.get(name)
         if sha256_files(block.emit(block.rtl_dir())) != manifest["rtl_sha256"]:
