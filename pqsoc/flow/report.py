@@ -170,7 +170,8 @@ def render_md(data: dict) -> str:
              "fmax is register-to-register: 1 / (period - slack). Constraints: "
              + ", ".join(f"{k} {v}" for k, v in data["constraints"].items() if k != "liberty") + ".",
              "Area is standard-cell area from Liberty (before placement, no fill/tap cells) plus SRAM macro "
-             "area from the macros' LEF.", "",
+             "area from the macros' LEF. Cells synthesis may not use: pnr/sky130_fd_sc_hd.synth_exclude.cells "
+             "and the PDK's drc_exclude.cells (as OpenLane's synthesis with pnr/*/config.json).", "",
              "| block | period ns | logic cells | flops | logic um2 | macros | macros um2 | total um2 "
              "| fmax tt MHz | fmax ss MHz | critical path (tt) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
