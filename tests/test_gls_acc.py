@@ -207,13 +207,16 @@ def test_missing_gate_level_compiler_is_named(monkeypatch):
 
 # ---------------------------------------------------------------------------------- refusals
 @pytest.fixture
-def fake_synth_dir(tmp_path, monkeypatch):
-    """A synthesis folder for `acc` holding a tiny netlist and its manifest."""
+def fake_synth_dir(pdk_root, tmp_path, monkeypatch):
+    """A synthesis folder for `acc` holding a tiny netlist and its manifest (mapped with the
+    current cell list, of stale RTL)."""
+    from pqsoc.pdk import find_pdk
     d = tmp_path / "synth_acc"
     d.mkdir()
     nl = d / "netlist.v"
     nl.write_text("module acc(input clk);\nendmodule\n")
-    mf = {"block": "acc", "netlist_sha256": synth.sha256_files([nl]), "rtl_sha256": "0" * 64}
+    mf = {"block": "acc", "netlist_sha256": synth.sha256_files([nl]), "rtl_sha256": "0" * 64,
+          "excluded_cells_sha256": synth.excluded_cells_sha256(find_pdk())}
     (d / "synth.json").write_text(json.dumps(mf))
     monkeypatch.setattr(synth, "synth_dir", lambda name: d if name == "acc" else tmp_path / name)
     return d
