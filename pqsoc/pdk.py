@@ -40,14 +40,10 @@ class Pdk:
         return p
 
     @property
-    def drc_exclude_cells(self) -> list[str]:
+    def drc_exclude_file(self) -> Path:
         """OpenLane's PNR_EXCLUDED_CELL_FILE of the PDK: cells with DRC or pin-access problems,
         which OpenLane keeps out of synthesis as well as of place-and-route."""
-        p = self.base / "libs.tech" / "openlane" / SCL / "drc_exclude.cells"
-        if not p.is_file():
-            raise FlowError(f"PDK: {p} missing (OpenLane's list of cells with DRC problems)")
-        return [ln.strip() for ln in p.read_text().splitlines()
-                if ln.strip() and not ln.lstrip().startswith("#")]
+        return self.base / "libs.tech" / "openlane" / SCL / "drc_exclude.cells"
 
     @property
     def cell_verilog(self) -> Path:

@@ -91,7 +91,7 @@ def dont_use_cells(pdk) -> list[str]:
     and the PDK's drc_exclude.cells, as OpenLane's synthesis excludes both lists."""
     lib = pdk.liberty("tt").read_text()
     names = re.findall(r"cell\s*\(\s*\"?(\w+)\"?\s*\)", lib)
-    patterns = read_cell_list(SYNTH_EXCLUDE_CELLS) + pdk.drc_exclude_cells
+    patterns = read_cell_list(SYNTH_EXCLUDE_CELLS) + read_cell_list(pdk.drc_exclude_file)
     return sorted(c for c in names if any(fnmatch.fnmatchcase(c, p) for p in patterns))
 
 
