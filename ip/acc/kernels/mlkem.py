@@ -227,16 +227,16 @@ def _check_trn(d):
     return ng
 
 
-def _chain(d, X, Y, t, out):
-    """E = mulv.hi(X, CX) | mulv.lo(Y, CY); split into 16-bit lanes -> out. t: 4 temps."""
-    a, b, c, e = t
-    head = [f"bn.mulv.hi {a}, {X}, w20", f"bn.mulv.lo {b}, {Y}, w21"]
+def _chain(d, X, Y, c):
+    """E = mulv.hi(X, CX) | mulv.lo(Y, CY) (in place), split into 16-bit lanes -> c
+    (constants CX, CY, M, MH in w12..w15)."""
+    head = [f"bn.mulv.hi {X}, {X}, w12", f"bn.mulv.lo {Y}, {Y}, w13"]
     if d == 12:
-        tail = [f"bn.or {c}, {a}, {b}", f"bn.and {a}, {c}, w22", f"bn.shlv {e}, {c}, 4",
-                f"bn.and {e}, {e}, w23", f"bn.or {out}, {a}, {e}"]
+        tail = [f"bn.or {c}, {X}, {Y}", f"bn.and {X}, {c}, w14", f"bn.shlv {Y}, {c}, 4",
+                f"bn.and {Y}, {Y}, w15", f"bn.or {c}, {X}, {Y}"]
     else:
-        tail = [f"bn.or {c}, {a}, {b}", f"bn.shlv {a}, {c}, 6", f"bn.shlv {e}, {c}, 12",
-                f"bn.and {a}, {a}, w22", f"bn.and {e}, {e}, w23", f"bn.or {out}, {a}, {e}"]
+        tail = [f"bn.or {c}, {X}, {Y}", f"bn.shlv {X}, {c}, 6", f"bn.shlv {Y}, {c}, 12",
+                f"bn.and {X}, {X}, w14", f"bn.and {Y}, {Y}, w15", f"bn.or {c}, {X}, {Y}"]
     return head, tail
 
 
@@ -251,22 +251,22 @@ def decode_wide(d, src, dst, nwords, kmac_words=0):
     nz = 1 + max(z for z, _ in slots)
     sfx = str(d)
     L = _li(5, src) + _li(6, dst)
-    L += [f"bn.lw w20, {_m(KA['cx' + sfx])}", f"bn.lw w21, {_m(KA['cy' + sfx])}",
-          f"bn.lw w22, {_m(KA['m' + sfx])}", f"bn.lw w23, {_m(KA['m' + sfx + 'h'])}"]
+    L += [f"bn.lw w12, {_m(KA['cx' + sfx])}", f"bn.lw w13, {_m(KA['cy' + sfx])}",
+          f"bn.lw w14, {_m(KA['m' + sfx])}", f"bn.lw w15, {_m(KA['m' + sfx + 'h'])}"]
     lws = [f"lw x{10 + g}, {4 * g}(x5)" for g in range(2 * ng)]
-    ins = [f"bn.ins w{10 + z}, x{10 + g}, {lane}" for (z, lane), g in
+    ins = [f"bn.ins w{8 + z}, x{10 + g}, {lane}" for (z, lane), g in
            sorted(slots.items(), key=lambda kv: (kv[1], kv[0]))]
-    regs = ["w0", "w1", "w13", "w14"]
-    trn = [f"{m} {regs[k]}, w{10 + za}, w{10 + zb}" for k, (m, za, zb) in enumerate(ops)]
-    ha, ta = _chain(d, "w0", "w1", ("w2", "w3", "w4", "w5"), "w6")
-    hb, tb = _chain(d, "w13", "w14", ("w15", "w16", "w17", "w18"), "w19")
+    assert nz <= 3
+    trn = [f"{m} w{k}, w{8 + za}, w{8 + zb}" for k, (m, za, zb) in enumerate(ops)]
+    ha, ta = _chain(d, "w0", "w1", "w4")
+    hb, tb = _chain(d, "w2", "w3", "w5")
     vec = ha + hb + [x for pair in zip(ta, tb) for x in pair]
-    tail = ["bn.sw.pi w6, 0(x6)", "bn.sw.pi w19, 0(x6)"]
+    tail = ["bn.sw.pi w4, 0(x6)", "bn.sw.pi w5, 0(x6)"]
     inc = [f"addi x5, x5, {4 * d}"]
 
     def body(nmsg):
-        pre = ["bn.lw.pi w8, 0(x7)", "bn.lw.pi w9, 0(x7)"][:nmsg]
-        msg = ["kmac.msg w8, x3", "kmac.msg w9, x3"][:nmsg]
+        pre = ["bn.lw.pi w6, 0(x7)", "bn.lw.pi w7, 0(x7)"][:nmsg]
+        msg = ["kmac.msg w6, x3", "kmac.msg w7, x3"][:nmsg]
         # message loads with the granule loads; the two kmac.msg half an iteration apart
         # (a word that completes a rate block makes the next one wait for the permutation)
         b = lws + pre + ins + trn + vec + inc
@@ -288,143 +288,134 @@ def decode_wide(d, src, dst, nwords, kmac_words=0):
 def decode4(src, dstc, dst):
     """VMODE 0: ByteDecode4 of 128 B -> dstc (y << 12) and dst (Decompress4)."""
     L = _li(5, src) + _li(6, dstc) + _li(7, dst)
-    L += [f"bn.lw w{20 + h}, {_m(KA[f'd4c{h}'])}" for h in range(4)]
-    L += [f"bn.lw w24, {_m(KA['f000'])}", f"bn.lw w25, {_m(KA['q'])}",
-          f"bn.lw w26, {_m(KA['c8'])}"]
+    L += [f"bn.lw w{8 + h}, {_m(KA[f'd4c{h}'])}" for h in range(4)]
+    L += [f"bn.lw w12, {_m(KA['f000'])}", f"bn.lw w13, {_m(KA['q'])}",
+          f"bn.lw w14, {_m(KA['c8'])}"]
     for i in range(4):
         L.append("bn.lw.pi w0, 0(x5)")
         for k in range(4):
             for h in range(4):
                 L.append(f"bn.bcastl w{1 + h}, w0, {4 * k + h}")
             for h in range(4):
-                L.append(f"bn.mulv.lo w{5 + h}, w{1 + h}, w{20 + h}")
-            L += ["bn.or w9, w5, w6", "bn.or w10, w7, w8", "bn.or w9, w9, w10",
-                  "bn.and w9, w9, w24", "bn.shrv w11, w9, 12",
-                  "bn.mulv.lo w11, w11, w25", "bn.sw.pi w9, 0(x6)", "bn.addv w11, w11, w26",
-                  "bn.shrv w11, w11, 4", "bn.sw.pi w11, 0(x7)"]
+                L.append(f"bn.mulv.lo w{1 + h}, w{1 + h}, w{8 + h}")
+            L += ["bn.or w5, w1, w2", "bn.or w6, w3, w4", "bn.or w5, w5, w6",
+                  "bn.and w5, w5, w12", "bn.shrv w6, w5, 12",
+                  "bn.mulv.lo w6, w6, w13", "bn.sw.pi w5, 0(x6)", "bn.addv w6, w6, w14",
+                  "bn.shrv w6, w6, 4", "bn.sw.pi w6, 0(x7)"]
     return L
 
 
-def ntt_body(b, transpose=False, dsrc=None):
-    """ntt_mlkem.program with the polynomial at base register x{b} (twiddles in w16..w23).
-    transpose: store each word pair (2s, 2s+1) as bn.trn1 / bn.trn2 of it, the layout of a
-    prepared base-case multiply operand (pointwise.mlkem_prepare_program without the
-    Montgomery factor), for a b operand used by several products.
-    dsrc: load from base register x{dsrc} words y << 6 and Decompress10 them on the way in
-    (w24 = q in every lane)."""
-    lines = [f"bn.lw w{r}, {32 * r}(x{b if dsrc is None else dsrc})" for r in range(16)]
-    if dsrc is not None:
-        for r in range(0, 16, 2):
-            lines += [f"bn.mulv.hi w25, w{r}, w24", f"bn.mulv.lo w26, w{r}, w24",
-                      f"bn.mulv.hi w27, w{r + 1}, w24", f"bn.mulv.lo w28, w{r + 1}, w24",
-                      "bn.shrv w26, w26, 15", "bn.shrv w28, w28, 15",
-                      f"bn.addv w{r}, w25, w26", f"bn.addv w{r + 1}, w27, w28"]
-    lines += ntt_mlkem.butterflies()
-    if transpose:
-        for t in range(8):
-            lines += [f"bn.trn1 w25, w{2 * t}, w{2 * t + 1}",
-                      f"bn.trn2 w{2 * t + 1}, w{2 * t}, w{2 * t + 1}",
-                      f"bn.sw w25, {64 * t}(x{b})", f"bn.sw w{2 * t + 1}, {64 * t + 32}(x{b})"]
-    else:
-        lines += [f"bn.sw w{r}, {32 * r}(x{b})" for r in range(16)]
-    return lines
+def _decompress10_load(dsrc):
+    """Pass-1 loader of the NTT (ntt_mlkem.ntt_body): words y << 6 from base register
+    x{dsrc}, Decompress10 on the way in (q in w9, temps w10..w13)."""
+    def load(words, base):
+        L = [f"bn.lw w{i}, {32 * r}(x{dsrc})" for i, r in enumerate(words)]
+        L.append(f"bn.lw w9, {_m(KA['q'])}")
+        for i in range(0, 8, 2):
+            L += [f"bn.mulv.hi w10, w{i}, w9", f"bn.mulv.lo w11, w{i}, w9",
+                  f"bn.mulv.hi w12, w{i + 1}, w9", f"bn.mulv.lo w13, w{i + 1}, w9",
+                  "bn.shrv w11, w11, 15", "bn.shrv w13, w13, 15",
+                  f"bn.addv w{i}, w10, w11", f"bn.addv w{i + 1}, w12, w13"]
+        return L
+    return load
 
 
-def ntt_twiddles():
-    return [f"bn.lw w{16 + t}, {_m(TWID + 32 * t)}" for t in range(8)]
-
-
-def intt_twiddles():
-    return [f"bn.lw w{16 + t}, {_m(ITWID + 32 * t)}" for t in range(8)] + \
-        [f"bn.lw w24, {_m(ISCALE)}"]
-
-
-def intt_body(b, store=True):
-    lines = [f"bn.lw w{r}, {32 * r}(x{b})" for r in range(16)]
-    lines += ntt_mlkem.inverse_butterflies()
-    lines += [f"bn.mulvm w{r}, w{r}, w24" for r in range(16)]
-    if store:
-        lines += [f"bn.sw w{r}, {32 * r}(x{b})" for r in range(16)]
-    return lines
+def _transposed_store(words, base):
+    """Pass-2 storer of the NTT: each word pair (2s, 2s+1) as bn.trn1 / bn.trn2 of it, the
+    layout of a prepared base-case multiply operand (pointwise.mlkem_prepare_program
+    without the Montgomery factor), for a b operand used by several products (temp w13)."""
+    L = []
+    for t in range(4):
+        s = words[2 * t] // 2
+        L += [f"bn.trn1 w13, w{2 * t}, w{2 * t + 1}",
+              f"bn.trn2 w{2 * t + 1}, w{2 * t}, w{2 * t + 1}",
+              f"bn.sw w13, {64 * s}({base})", f"bn.sw w{2 * t + 1}, {64 * s + 32}({base})"]
+    return L
 
 
 def ntt_polys(addr, n, transpose=False, dsrc=None):
-    """n NTTs in place at addr (or from Decompress10 of dsrc into addr)."""
-    if dsrc is None:
-        return ntt_twiddles() + _li(8, addr) + \
-            _loop(n, ntt_body(8, transpose) + ["addi x8, x8, 512"])
-    return ntt_twiddles() + [f"bn.lw w24, {_m(KA['q'])}"] + _li(8, addr) + _li(9, dsrc) + \
-        _loop(n, ntt_body(8, transpose, 9) + ["addi x8, x8, 512", "addi x9, x9, 512"])
+    """n NTTs in place at addr (or from Decompress10 of the words y << 6 at dsrc into addr);
+    transpose: store the base-case layout (_transposed_store)."""
+    load = None if dsrc is None else _decompress10_load(9)
+    store = _transposed_store if transpose else None
+    body = ntt_mlkem.ntt_body("x8", TWID, load, store, _m) + ["addi x8, x8, 512"]
+    L = _li(8, addr)
+    if dsrc is not None:
+        L += _li(9, dsrc)
+        body.append("addi x9, x9, 512")
+    return L + _loop(n, body)
 
 
 def basemul_loop(terms, c):
     """c = sum over (a, b) of MultiplyNTTs(a, b) * 2^-16 (VMODE 0), a natural, b transposed
-    (ntt_body(transpose=True)); same arithmetic as pointwise.mlkem_basemul_program with a
+    (ntt_polys(transpose=True)); same arithmetic as pointwise.mlkem_basemul_program with a
     prepared b, as a loopi over the 8 blocks of 32 coefficients with post-increment
-    pointers (x10.. a, b, gamma, c): ~48 cycles per block for 3 terms, ~55 instructions."""
+    pointers (x10.. a, b, gamma, c), registers allocated and scheduled by pointwise._Prog
+    in w0..w15: ~48 cycles per block for 3 terms."""
     n = len(terms)
     assert 1 <= n <= 3
     L = []
     for j, (a, b) in enumerate(terms):
         L += _li(10 + 2 * j, a) + _li(11 + 2 * j, b)
-    xg, xc = 10 + 2 * n, 11 + 2 * n
-    L += _li(xg, BMC) + _li(xc, c)
-    A0 = [f"w{4 * j}" for j in range(n)]
-    A1 = [f"w{4 * j + 1}" for j in range(n)]
-    B0 = [f"w{4 * j + 2}" for j in range(n)]
-    B1 = [f"w{4 * j + 3}" for j in range(n)]
-    G = "w12"
-    T = [f"w{13 + j}" for j in range(n)]
-    P00 = [f"w{16 + j}" for j in range(n)]
-    P11 = [f"w{19 + j}" for j in range(n)]
-    P01 = [f"w{22 + j}" for j in range(n)]
-    P10 = [f"w{25 + j}" for j in range(n)]
-    TT = [f"w{28 + j}" for j in range(n)]
-    body = []
+    xg, xc = f"x{10 + 2 * n}", f"x{11 + 2 * n}"
+    L += _li(10 + 2 * n, BMC) + _li(11 + 2 * n, c)
+    p = pointwise._Prog([f"w{i}" for i in range(16)])
+    p.lw_pi("%g", xg)
+    s0 = s1 = None
     for j in range(n):
-        body += [f"bn.lw.pi {A0[j]}, 0(x{10 + 2 * j})", f"bn.lw.pi {A1[j]}, 0(x{10 + 2 * j})",
-                 f"bn.lw.pi {B0[j]}, 0(x{11 + 2 * j})", f"bn.lw.pi {B1[j]}, 0(x{11 + 2 * j})"]
-    body.append(f"bn.lw.pi {G}, 0(x{xg})")
-    for j in range(n):                      # a0 -> T, a1 -> A1
-        body += [f"bn.trn1 {T[j]}, {A0[j]}, {A1[j]}", f"bn.trn2 {A1[j]}, {A0[j]}, {A1[j]}"]
-    for j in range(n):
-        body += [f"bn.mulvm {P00[j]}, {T[j]}, {B0[j]}", f"bn.mulvm {P11[j]}, {A1[j]}, {B1[j]}",
-                 f"bn.mulvm {P01[j]}, {T[j]}, {B1[j]}", f"bn.mulvm {P10[j]}, {A1[j]}, {B0[j]}"]
-    body += [f"bn.mulvm {TT[j]}, {P11[j]}, {G}" for j in range(n)]
-    body += [f"bn.addvm {P01[j]}, {P01[j]}, {P10[j]}" for j in range(n)]      # r1
-    if n == 1:
-        body.append("addi x0, x0, 0")       # TT[0] latency
-    body += [f"bn.addvm {P00[j]}, {P00[j]}, {TT[j]}" for j in range(n)]       # r0
-    s0, s1 = P00[0], P01[0]
-    if n >= 2:
-        body += [f"bn.addvm {s0}, {s0}, {P00[1]}", f"bn.addvm {s1}, {s1}, {P01[1]}"]
-    if n == 3:
-        body += [f"bn.addvm {s0}, {s0}, {P00[2]}", f"bn.addvm {s1}, {s1}, {P01[2]}"]
-    body += [f"bn.trn1 {T[0]}, {s0}, {s1}", f"bn.trn2 {s1}, {s0}, {s1}",
-             f"bn.sw.pi {T[0]}, 0(x{xc})", f"bn.sw.pi {s1}, 0(x{xc})"]
+        xa, xb = f"x{10 + 2 * j}", f"x{11 + 2 * j}"
+        for v, x in ((f"%a0{j}", xa), (f"%a1{j}", xa), (f"%b0{j}", xb), (f"%b1{j}", xb)):
+            p.lw_pi(v, x)
+        # trn2 first, then trn1 in place: a0 -> %t0, a1 -> %t1
+        p.op("bn.trn2", f"%t1{j}", f"%a0{j}", f"%a1{j}")
+        p.op("bn.trn1", f"%t0{j}", f"%a0{j}", f"%a1{j}")
+        p.op("bn.mulvm", f"%p00{j}", f"%t0{j}", f"%b0{j}")
+        p.op("bn.mulvm", f"%p01{j}", f"%t0{j}", f"%b1{j}")
+        p.op("bn.mulvm", f"%p11{j}", f"%t1{j}", f"%b1{j}")
+        p.op("bn.mulvm", f"%p10{j}", f"%t1{j}", f"%b0{j}")
+        p.op("bn.mulvm", f"%tt{j}", f"%p11{j}", "%g")
+        p.op("bn.addvm", f"%r1{j}", f"%p01{j}", f"%p10{j}")
+        p.op("bn.addvm", f"%r0{j}", f"%p00{j}", f"%tt{j}")
+        if j == 0:
+            s0, s1 = f"%r0{j}", f"%r1{j}"
+        else:
+            p.op("bn.addvm", f"%s0{j}", s0, f"%r0{j}")
+            p.op("bn.addvm", f"%s1{j}", s1, f"%r1{j}")
+            s0, s1 = f"%s0{j}", f"%s1{j}"
+    p.op("bn.trn1", "%o0", s0, s1)
+    p.op("bn.trn2", "%o1", s0, s1)
+    p.sw_pi("%o0", xc)
+    p.sw_pi("%o1", xc)
+    body = p.text().splitlines()
     return L + _loop(8, body)
 
 
 def intt_poly(addr):
-    return intt_twiddles() + _li(8, addr) + intt_body(8)
+    return _li(8, addr) + ntt_mlkem.intt_body("x8", ITWID, ISCALE, _m)
 
 
 def message_bits():
-    """VMODE 0: m' = ByteEncode1(Compress1(V - W)) -> MOUT; masks -> MSK."""
-    L = [f"bn.lw w20, {_m(KA['c833'])}", f"bn.lw w21, {_m(KA['c1664'])}",
-         f"bn.lw w22, {_m(KA['bits'])}"]
-    for r in range(16):
-        L += [f"bn.lw w16, {_m(V + 32 * r)}", f"bn.lw w17, {_m(W + 32 * r)}",
-              f"bn.subvm w{r}, w16, w17", f"bn.subv w{r}, w{r}, w20", f"bn.ltv w{r}, w{r}, w21",
-              f"bn.sw w{r}, {_m(MSK + 32 * r)}", f"bn.and w{r}, w{r}, w22"]
-    n = 16
-    while n > 1:
-        for i in range(n // 2):
-            L += [f"bn.unzip.lo w16, w{2 * i}, w{2 * i + 1}",
-                  f"bn.unzip.hi w17, w{2 * i}, w{2 * i + 1}",
-                  f"bn.or w{i}, w16, w17"]
-        n //= 2
-    L.append(f"bn.sw w0, {_m(MOUT)}")
+    """VMODE 0: m' = ByteEncode1(Compress1(V - W)) -> MOUT; masks -> MSK. Two halves of 8
+    words, each packed by a 7-step unzip.lo / unzip.hi / or tree, then one more step."""
+    L = [f"bn.lw w13, {_m(KA['c833'])}", f"bn.lw w14, {_m(KA['c1664'])}",
+         f"bn.lw w15, {_m(KA['bits'])}"]
+    for h in range(2):
+        for i in range(8):
+            r = 8 * h + i
+            L += [f"bn.lw w8, {_m(V + 32 * r)}", f"bn.lw w9, {_m(W + 32 * r)}",
+                  f"bn.subvm w{i}, w8, w9", f"bn.subv w{i}, w{i}, w13",
+                  f"bn.ltv w{i}, w{i}, w14", f"bn.sw w{i}, {_m(MSK + 32 * r)}",
+                  f"bn.and w{i}, w{i}, w15"]
+        n = 8
+        while n > 1:
+            for i in range(n // 2):
+                out = f"w{i}" if n > 2 or h else "w10"
+                L += [f"bn.unzip.lo w8, w{2 * i}, w{2 * i + 1}",
+                      f"bn.unzip.hi w9, w{2 * i}, w{2 * i + 1}",
+                      f"bn.or {out}, w8, w9"]
+            n //= 2
+    L += ["bn.unzip.lo w8, w10, w0", "bn.unzip.hi w9, w10, w0", "bn.or w0, w8, w9",
+          f"bn.sw w0, {_m(MOUT)}"]
     return L
 
 
@@ -478,42 +469,35 @@ def _g_hash():
             f"bn.sw w3, {_m(KP)}", f"bn.sw w4, {_m(RSEED)}"]
 
 
-def _finish(kind, i=None, in_regs=True, src=None):
-    """After an INTT: add e (and mu for v), Compress_d, compare with the decoded c (ACC).
-    in_regs: the polynomial is in w0..w15 (intt_body store=False), else loaded from src."""
+def _finish(kind, src, i=None):
+    """After an INTT (result at src): add e (and mu for v), Compress_d, compare with the
+    decoded c (ACC). Constants in w12..w15, values allocated in w0..w11."""
     d = 10 if kind == "u" else 4
-    pool = [f"w{n}" for n in (16, 17, 18, 19, 20, 21, 22, 23, 24, 28, 29, 30, 31)]
-    if not in_regs:
-        pool = [f"w{n}" for n in range(0, 25)] + ["w28", "w29", "w30", "w31"]
-    p = pointwise._Prog(pool)
-    p.lw("w25", KA["c1664"])
-    p.lw("w26", KA["mc10" if d == 10 else "mc4"])
-    p.lw("w27", KA["qi10" if d == 10 else "qi4"])
+    p = pointwise._Prog([f"w{n}" for n in range(12)])
+    p.lw("w12", KA["c1664"])
+    p.lw("w13", KA["mc10" if d == 10 else "mc4"])
+    p.lw("w14", KA["qi10" if d == 10 else "qi4"])
     if kind == "v":
-        p.lw("w31", KA["c1665"])
-        p.pool.remove("w31")
+        p.lw("w15", KA["c1665"])
     e = E1 + 512 * i if kind == "u" else E2
     cmp = UC + 512 * i if kind == "u" else VC
     for r in range(16):
-        x = f"w{r}"
-        if not in_regs:
-            x = f"%in{r}"
-            p.lw(x, src + 32 * r)
+        p.lw(f"%in{r}", src + 32 * r)
         p.lw(f"%e{r}", e + 32 * r)
-        p.op("bn.addvm", f"%x{r}", x, f"%e{r}")
+        p.op("bn.addvm", f"%x{r}", f"%in{r}", f"%e{r}")
         if kind == "v":
             p.lw(f"%mk{r}", MSK + 32 * r)
-            p.op("bn.and", f"%mu{r}", f"%mk{r}", "w31")
+            p.op("bn.and", f"%mu{r}", f"%mk{r}", "w15")
             p.op("bn.addvm", f"%xx{r}", f"%x{r}", f"%mu{r}")
             xr = f"%xx{r}"
         else:
             xr = f"%x{r}"
-        p.op("bn.mulvm", f"%zm{r}", xr, "w26")
+        p.op("bn.mulvm", f"%zm{r}", xr, "w13")
         p.op("bn.shlv", f"%zl{r}", xr, str(d))
-        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w25")
-        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w25")
+        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w12")
+        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w12")
         p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
-        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w27")
+        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w14")
         p.lw(f"%c{r}", cmp + 32 * r)
         p.op("bn.or.acc", "x9", f"%y{r}", f"%c{r}")
     return p.text().splitlines()
@@ -539,7 +523,7 @@ def _pair(job, chunk):
 
 def decaps_phases():
     """[(name, lines)] of ML-KEM.Decaps_internal; run in order, then ecall."""
-    ph = [("init", ["bn.xor w31, w31, w31", "bn.wsrw ACC, w31", "kmac.acq"])]
+    ph = [("init", ["bn.xor w15, w15, w15", "bn.wsrw ACC, w15", "kmac.acq"])]
     ph.append(("decrypt (+ J absorb)", decrypt_core(j_hash=True)))
     ph.append(("G", _g_hash()))
     # t_hat decode in 6 chunks of 8 words, PRF y0..y2, e1_0..e1_2 in their shadow
@@ -559,8 +543,7 @@ def decaps_phases():
         return basemul_loop([(_abuf(i, j), YV + 512 * j) for j in range(3)], UP)
 
     def intt_fin_u(i):
-        return intt_twiddles() + _li(8, UP) + intt_body(8, store=False) + \
-            _finish("u", i)
+        return intt_poly(UP) + _finish("u", UP, i)
     bm_v = basemul_loop([(T_HAT + 512 * j, YV + 512 * j) for j in range(3)], VP)
     L = _pair(_start_a(1, 0, _abuf(1, 0)), bm_u(0))
     L += _pair(_start_a(1, 1, _abuf(1, 1)), intt_fin_u(0))
@@ -570,7 +553,7 @@ def decaps_phases():
     L += _pair(_start_a(2, 2, _abuf(2, 2)), intt_poly(VP))
     L += _pair(_start_prf(6, E2), bm_u(2))
     ph.append(("A rows 1-2 + e2 | basemul, INTT, compress, compare u0, u1, v", L))
-    L = intt_fin_u(2) + _finish("v", in_regs=False, src=VP)
+    L = intt_fin_u(2) + _finish("v", VP)
     ph.append(("INTT u2, compress + compare u2, v", L))
     ph.append(("select", _select() + ["kmac.rel"]))
     return ph

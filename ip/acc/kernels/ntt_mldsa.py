@@ -5,12 +5,15 @@ Layout: polynomial at DMEM[POLY] as 32 words of 8 x 32-bit lanes (word r = coeff
 8r..8r+7), result in place. Twiddle table at DMEM[TWID]: 32 words, zeta k (Montgomery form,
 zeta * 2^32 mod q) at word k // 8, lane k % 8 (`twiddle_words()`).
 
-A polynomial needs all 32 WDRs, so the transform runs in two passes of two halves:
-  pass 1, for p in (0, 1): the 16 registers r = p, p+2, ..., p+30 (w0..w15), layers
-          len = 128, 64, 32, 16 (register distance 16, 8, 4, 2 = 8, 4, 2, 1 in w index);
-  pass 2, for h in (0, 1): registers 16h..16h+15, layer len = 8 (across registers) and
-          len = 4, 2, 1 (within registers, dist l4, l2, l1).
-Twiddles in w16..w30. This is the schedule behind doc/architecture.md 3.1 (~290 cycles).
+Only w0..w15 are used (the ACC has 16 wide registers, doc/architecture.md 2a): two passes
+over chunks of 8 words in w0..w7, twiddle words in w8..w15:
+  forward: pass 1, layers len = 128, 64, 32 on the words {g, g+4, ..., g+28} (g = 0..3);
+           pass 2, layers len = 16, 8 (across words) and 4, 2, 1 (within words) on the
+           words 8c..8c+7 (c = 0..3);
+  inverse: pass A, layers len = 1, 2, 4 (within words) and 8, 16 (across) on the words
+           8c..8c+7; pass B, layers len = 32, 64, 128 on the words {g, g+4, ..., g+28},
+           then bn.mulvm by 256^-1 on the last layer's sums.
+This is the schedule behind doc/architecture.md 3.1 (~290 cycles).
 """
 Q = 8380417
 R = 1 << 32
@@ -27,45 +30,55 @@ def twiddle_words() -> list[list[int]]:
     return [z[8 * w:8 * w + 8] for w in range(32)]
 
 
+def _across(words, regs, length, lanes, zeta):
+    """Butterflies of one across-register layer on the chunk `words` (word index -> reg via
+    regs); the partner of word r is r + length // lanes; zeta(word) -> (twiddle reg, tidx)."""
+    dist = length // lanes
+    out = []
+    for r in words:
+        if r + dist in words and (r // dist) % 2 == 0:
+            t, tidx = zeta(r)
+            out.append(f"bn.bfly.ct w{regs[r]}, w{regs[r + dist]}, w{t}, r, {tidx}")
+    return out
+
+
 def ntt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
              twid: int = TWID) -> list[str]:
     """The forward NTT: polynomial at off(src) -> off(dst) (may be the same), twiddle words
-    at DMEM twid; mem(addr) is the operand of an absolute address (default addr(x0))."""
+    at DMEM twid; mem(addr) is the operand of an absolute address (default addr(x0)).
+    Uses w0..w15 only (see the module docstring)."""
     mem = mem or (lambda addr: f"{addr}(x0)")
-    out = []
-    # pass 1: layers len = 128..16 on the even, then odd registers
-    out += [f"bn.lw w16, {mem(twid)}", f"bn.lw w17, {mem(twid + 32)}"]
-    for p in (0, 1):
-        regs = [p + 2 * i for i in range(16)]
-        out += [f"bn.lw w{i}, {off + 32 * r}({src})" for i, r in enumerate(regs)]
-        layer, length = 0, 128
-        while length >= 16:
-            dw = length // 16                      # distance in w index
-            for i in range(16):
-                if i & dw:
-                    continue
-                k = (1 << layer) + (8 * regs[i]) // (2 * length)
-                out.append(f"bn.bfly.ct w{i}, w{i + dw}, w{16 + k // 8}, r, {k % 8}")
-            layer, length = layer + 1, length // 2
-        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(regs)]
-    # pass 2: layers len = 8, 4, 2, 1 on registers 16h..16h+15
-    for h in (0, 1):
-        base = 16 * h
-        out += [f"bn.lw w{i}, {off + 32 * (base + i)}({dst})" for i in range(16)]
-        # twiddle words needed: len 8: word 2+h; len 4: 4+2h..; len 2: 8+4h..; len 1: 16+8h..
-        tw = [2 + h] + [4 + 2 * h + j for j in range(2)] + [8 + 4 * h + j for j in range(4)] \
-            + [16 + 8 * h + j for j in range(8)]
-        reg_of = {word: 16 + j for j, word in enumerate(tw)}
-        out += [f"bn.lw w{16 + j}, {mem(twid + 32 * word)}" for j, word in enumerate(tw)]
-        for i in range(0, 16, 2):                  # len = 8: pairs (r, r+1)
-            k = 16 + (base + i) // 2
-            out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{reg_of[k // 8]}, r, {k % 8}")
+    out = [f"bn.lw w8, {mem(twid)}"]                     # zetas 1..7
+    for g in range(4):                                   # pass 1
+        words = [g + 4 * i for i in range(8)]
+        regs = {r: i for i, r in enumerate(words)}
+        out += [f"bn.lw w{i}, {off + 32 * r}({src})" for i, r in enumerate(words)]
+        for layer, length in ((0, 128), (1, 64), (2, 32)):
+            out += _across(words, regs, length, 8,
+                           lambda r, layer=layer, length=length:
+                           (8, ((1 << layer) + 8 * r // (2 * length)) % 8))
+        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
+    out.append(f"bn.lw w9, {mem(twid + 32)}")            # zetas 8..15 (len 16)
+    for c in range(4):                                   # pass 2
+        words = list(range(8 * c, 8 * c + 8))
+        regs = {r: r - 8 * c for r in words}
+        tw = {2 + c // 2: 10, 4 + c: 11, 8 + 2 * c: 12, 9 + 2 * c: 13,
+              16 + 4 * c: 14, 17 + 4 * c: 15}
+        out += [f"bn.lw w{t}, {mem(twid + 32 * word)}" for word, t in tw.items()
+                if not (t == 10 and c % 2)]              # word 2 + c // 2 serves two chunks
+        out += [f"bn.lw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
+        out += _across(words, regs, 16, 8, lambda r: (9, (8 + r // 4) % 8))
+        out += _across(words, regs, 8, 8, lambda r: (tw[(16 + r // 2) // 8], (16 + r // 2) % 8))
         for length, first in ((4, 32), (2, 64), (1, 128)):
+            if length == 1:                              # words 18+4c, 19+4c: into w11, w12
+                tw.update({18 + 4 * c: 11, 19 + 4 * c: 12})
+                out += [f"bn.lw w11, {mem(twid + 32 * (18 + 4 * c))}",
+                        f"bn.lw w12, {mem(twid + 32 * (19 + 4 * c))}"]
             per_reg = 8 // (2 * length)
-            for i in range(0, 16, 2):
-                k = first + (base + i) * per_reg   # zeta of wa's first group
-                out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{reg_of[k // 8]}, l{length}, {k % 8}")
-        out += [f"bn.sw w{i}, {off + 32 * (base + i)}({dst})" for i in range(16)]
+            for i in range(0, 8, 2):
+                k = first + (8 * c + i) * per_reg
+                out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{tw[k // 8]}, l{length}, {k % 8}")
+        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
     return out
 
 
@@ -112,53 +125,50 @@ def itwiddle_words(mont: bool = False) -> list[list[int]]:
 
 def intt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
               itwid: int = ITWID) -> list[str]:
-    """intt_program's schedule: polynomial at off(src) -> off(dst); mem as in ntt_body."""
+    """intt_program's schedule: polynomial at off(src) -> off(dst); mem as in ntt_body.
+    Uses w0..w15 only."""
     mem = mem or (lambda addr: f"{addr}(x0)")
-    out = []
-    for h in (0, 1):
-        base = 16 * h
-        # twiddle words of this half: len1 8h.., len2 16+4h.., len4 24+2h.., len8 28+h
-        tw = [8 * h + j for j in range(8)] + [16 + 4 * h + j for j in range(4)] \
-            + [24 + 2 * h + j for j in range(2)] + [28 + h]
-        reg_of = {word: 16 + j for j, word in enumerate(tw)}
-        out += [f"bn.lw w{reg_of[word]}, {mem(itwid + 32 * word)}" for word in tw]
-        out += [f"bn.lw w{i}, {off + 32 * (base + i)}({src})" for i in range(16)]
+    out = [f"bn.lw w14, {mem(itwid + 32 * 30)}"]
+    for c in range(4):                                   # pass A
+        words = list(range(8 * c, 8 * c + 8))
+        tw = {4 * c + j: 8 + j for j in range(4)}        # len 1: 4 words
+        tw.update({24 + c: 12, 28 + c // 2: 13})
+        out += [f"bn.lw w{t}, {mem(itwid + 32 * word)}" for word, t in tw.items()
+                if not (t == 13 and c % 2)]              # word 28 + c // 2 serves two chunks
+        out += [f"bn.lw w{i}, {off + 32 * r}({src})" for i, r in enumerate(words)]
         for length, first in ((1, 0), (2, 128), (4, 192)):
+            if length == 2:                              # len 2 words into w15 and w8
+                tw.update({16 + 2 * c: 15, 17 + 2 * c: 8})
+                out += [f"bn.lw w15, {mem(itwid + 32 * (16 + 2 * c))}",
+                        f"bn.lw w8, {mem(itwid + 32 * (17 + 2 * c))}"]
             per_reg = 8 // (2 * length)
-            for i in range(0, 16, 2):
-                b = (base + i) * per_reg               # first block of wa
-                word, lane = divmod(first + b, 8)
-                out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, l{length}, {lane}")
-        for i in range(0, 16, 2):                      # len 8: registers (r, r+1), block r/2
-            word, lane = divmod(224 + (base + i) // 2, 8)
-            out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{reg_of[word]}, r, {lane}")
-        out += [f"bn.sw w{i}, {off + 32 * (base + i)}({dst})" for i in range(16)]
-    out += [f"bn.lw w{16 + j}, {mem(itwid + 32 * (30 + j))}" for j in range(3)]
-    for p in (0, 1):
-        regs = [p + 2 * i for i in range(16)]
-        out += [f"bn.lw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(regs)]
-        for dw, length, tw_reg, lane0 in ((1, 16, 16, 0), (2, 32, 17, 0), (4, 64, 17, 4),
-                                          (8, 128, 17, 6)):
-            for i in range(16):
-                if i & dw:
+            for i in range(0, 8, 2):
+                word, lane = divmod(first + (8 * c + i) * per_reg, 8)
+                out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{tw[word]}, l{length}, {lane}")
+        for i in range(0, 8, 2):                         # len 8: words (r, r+1), block r/2
+            word, lane = divmod(224 + (8 * c + i) // 2, 8)
+            out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{tw[word]}, r, {lane}")
+        for i in (0, 1, 4, 5):                           # len 16: words (r, r+2), word 30
+            out.append(f"bn.bfly.gs w{i}, w{i + 2}, w14, r, {(8 * c + i) // 4}")
+        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
+    out += [f"bn.lw w8, {mem(itwid + 32 * 31)}", f"bn.lw w9, {mem(itwid + 32 * 32)}"]
+    for g in range(4):                                   # pass B
+        words = [g + 4 * i for i in range(8)]
+        out += [f"bn.lw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
+        for dist, length, lane0 in ((1, 32, 0), (2, 64, 4), (4, 128, 6)):
+            for i in range(8):
+                if i & dist:
                     continue
-                b = (8 * regs[i]) // (2 * length)      # block of wa
-                out.append(f"bn.bfly.gs w{i}, w{i + dw}, w{tw_reg}, r, {lane0 + b}")
-        out += [f"bn.mulvm w{i}, w{i}, w18" for i in range(8)]
-        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(regs)]
+                out.append(f"bn.bfly.gs w{i}, w{i + dist}, w8, r, "
+                           f"{lane0 + 8 * words[i] // (2 * length)}")
+        out += [f"bn.mulvm w{i}, w{i}, w9" for i in range(4)]
+        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
     return out
 
 
 def intt_program() -> str:
     """Inverse NTT equal to dilithium-py's PolynomialNTT.from_ntt (with its 256^-1 scaling),
-    in place on DMEM[POLY] (32 words), VMODE 1, twiddles at ITWID (itwiddle_words()).
-      pass A, for h in (0, 1): registers 16h..16h+15 (w0..w15), layers len = 1, 2, 4
-             (within registers, dist l1, l2, l4) and len = 8 (adjacent registers);
-             twiddles w16..w30;
-      pass B, for p in (0, 1): registers p, p+2, ..., p+30 (w0..w15), layers len = 16, 32,
-             64, 128 (w distance 1, 2, 4, 8), then 8 bn.mulvm by 256^-1 on the sums of the
-             last layer; twiddle words 30-32 in w16..w18, loaded once.
-    """
+    in place on DMEM[POLY] (32 words), VMODE 1, twiddles at ITWID (itwiddle_words())."""
     out = intt_body()
     out.append("ecall")
     return "\n".join(out) + "\n"

@@ -6,9 +6,14 @@ zetas in Montgomery form (zeta * 2^16 mod q), built by `twiddle_words()`:
   word 0: zetas[1..15] (layers len = 128..16, broadcast with dist r, tidx = k - 1)
   word 1: zetas[16..31] (len = 8), words 2-3: zetas[32..63] (len = 4),
   words 4-7: zetas[64..127] (len = 2).
-Registers: w0..w15 data, w16..w23 twiddles. VMODE must be 0.
-
-This is the schedule the architecture's cycle budget assumes (doc/architecture.md 3.1).
+VMODE must be 0. Only w0..w15 are used (the ACC has 16 wide registers, doc/architecture.md
+2a): two passes over chunks of 8 words in w0..w7, twiddle words in w8..w15:
+  forward: pass 1, layers len = 128, 64, 32 on the words {g, g+2, ..., g+14} (g = 0, 1);
+           pass 2, layer len = 16 (across words) and 8, 4, 2 (within words) on the words
+           8c..8c+7 (c = 0, 1);
+  inverse: pass A, layers len = 2, 4, 8 (within words) and 16, 32, 64 (across) on the words
+           8c..8c+7; pass B, layer len = 128 on the words {g, g+8} (g = 4h..4h+3), then
+           bn.mulvm by the scale word (128^-1) on every word.
 """
 Q = 3329
 R = 1 << 16
@@ -29,36 +34,73 @@ def twiddle_words() -> list[list[int]]:
     return words
 
 
-def butterflies() -> list[str]:
-    """The 56 bn.bfly.ct of the forward NTT on w0..w15, twiddle words in w16..w23."""
-    lines = []
-    k = 1
-    length = 128
-    while length >= 16:                      # across registers
-        dreg = length // 16
-        for start in range(0, 256, 2 * length):
-            r0 = start // 16
-            for r in range(r0, r0 + dreg):
-                lines.append(f"bn.bfly.ct w{r}, w{r + dreg}, w16, r, {k - 1}")
-            k += 1
-        length //= 2
-    for length, first_word in ((8, 1), (4, 2), (2, 4)):   # within registers
-        groups_per_reg = 16 // (2 * length)
-        for pair in range(8):
-            g0 = pair * 2 * groups_per_reg               # first block index of wa
-            word, lane = divmod(g0, 16)                  # zeta index = 16 * first_word + g0
-            lines.append(f"bn.bfly.ct w{2 * pair}, w{2 * pair + 1}, w{16 + first_word + word}, "
-                         f"l{length}, {lane}")
-    return lines
+def _load(words, base="x0"):
+    return [f"bn.lw w{i}, {32 * r}({base})" for i, r in enumerate(words)]
+
+
+def _store(words, base="x0"):
+    return [f"bn.sw w{i}, {32 * r}({base})" for i, r in enumerate(words)]
+
+
+def _across(words, regs, length, zeta):
+    """CT butterflies of one across-register layer on the chunk `words` (word index -> reg
+    via regs); the partner of word r is r + length // 16; zeta(word) -> (reg, tidx)."""
+    dist = length // 16
+    out = []
+    for r in words:
+        if r + dist in words and (r // dist) % 2 == 0:
+            t, tidx = zeta(r)
+            out.append(f"bn.bfly.ct w{regs[r]}, w{regs[r + dist]}, w{t}, r, {tidx}")
+    return out
+
+
+def _forward_pass1(groups, tidx, base="x0", load=_load):
+    """Layers len = 128, 64, 32 on each group of 8 words in w0..w7, zetas 1..7 in w8;
+    tidx(layer, length, word) is the lane operand of word's butterfly."""
+    out = []
+    for words in groups:
+        regs = {r: i for i, r in enumerate(words)}
+        out += load(words, base)
+        for layer, length in ((0, 128), (1, 64), (2, 32)):
+            out += _across(words, regs, length,
+                           lambda r, layer=layer, length=length: (8, tidx(layer, length, r)))
+        out += _store(words, base)
+    return out
+
+
+def ntt_body(base="x0", twid=TWID, load=None, store=None, mem=None) -> list[str]:
+    """Forward ML-KEM NTT of the polynomial at 0(base), in place (VMODE 0); twiddle table
+    at the absolute address twid. load(words, base) -> lines that put word words[i] into
+    w{i} for pass 1 (w9..w15 free; default plain loads); store(words, base) -> lines that
+    store w0..w7 as the words `words` after pass 2 (w13..w15 free; default plain stores)."""
+    mem = mem or (lambda addr: f"{addr}(x0)")
+    load = load or _load
+    store = store or _store
+    out = [f"bn.lw w8, {mem(twid)}"]                    # zetas 1..15, tidx = k - 1
+    out += _forward_pass1([[g + 2 * i for i in range(8)] for g in range(2)],
+                          lambda layer, length, r: (1 << layer) + 16 * r // (2 * length) - 1,
+                          base, load)
+    out.append(f"bn.lw w9, {mem(twid + 32)}")           # zetas 16..31 (len 8)
+    for c in range(2):                                   # pass 2
+        words = list(range(8 * c, 8 * c + 8))
+        regs = {r: r - 8 * c for r in words}
+        tw = {1: 9, 2 + c: 10, 4 + 2 * c: 11, 5 + 2 * c: 12}
+        out += [f"bn.lw w{t}, {mem(twid + 32 * word)}" for word, t in tw.items() if word != 1]
+        out += _load(words, base)
+        out += _across(words, regs, 16, lambda r: (8, 8 + r // 2 - 1))
+        for length, first_word in ((8, 1), (4, 2), (2, 4)):
+            groups_per_reg = 16 // (2 * length)
+            for pair in range(4 * c, 4 * c + 4):
+                g0 = pair * 2 * groups_per_reg
+                word, lane = divmod(g0, 16)
+                out.append(f"bn.bfly.ct w{2 * pair - 8 * c}, w{2 * pair + 1 - 8 * c}, "
+                           f"w{tw[first_word + word]}, l{length}, {lane}")
+        out += store(words, base)
+    return out
 
 
 def program() -> str:
-    lines = [f"bn.lw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
-    lines += [f"bn.lw w{16 + t}, {TWID + 32 * t}(x0)" for t in range(8)]
-    lines += butterflies()
-    lines += [f"bn.sw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
-    lines.append("ecall")
-    return "\n".join(lines) + "\n"
+    return "\n".join(ntt_body() + ["ecall"]) + "\n"
 
 
 # ---------------------------------------------------------------------------- inverse NTT
@@ -86,36 +128,43 @@ def itwiddle_words() -> list[list[int]]:
     return words
 
 
-def inverse_butterflies() -> list[str]:
-    """The 56 bn.bfly.gs of the inverse NTT on w0..w15, twiddle words in w16..w23 (the final
-    scaling, bn.mulvm by the ISCALE word, is the caller's)."""
-    lines = []
-    for length, first_word in ((2, 0), (4, 4), (8, 6)):     # within registers
-        groups_per_reg = 16 // (2 * length)
-        for pair in range(8):
-            word, lane = divmod(pair * 2 * groups_per_reg, 16)
-            lines.append(f"bn.bfly.gs w{2 * pair}, w{2 * pair + 1}, w{16 + first_word + word}, "
-                         f"l{length}, {lane}")
+def intt_body(base="x0", itwid=ITWID, iscale=ISCALE, mem=None) -> list[str]:
+    """Inverse ML-KEM NTT of the polynomial at 0(base), in place, with the final bn.mulvm
+    by the scale word at the absolute address iscale (VMODE 0; itwid: the inverse twiddle
+    table)."""
+    mem = mem or (lambda addr: f"{addr}(x0)")
     lane0 = {16: 0, 32: 8, 64: 12, 128: 14}
-    for length in (16, 32, 64, 128):                      # across registers
-        dreg = length // 16
-        for b, start in enumerate(range(0, 256, 2 * length)):
-            r0 = start // 16
-            for r in range(r0, r0 + dreg):
-                lines.append(f"bn.bfly.gs w{r}, w{r + dreg}, w23, r, {lane0[length] + b}")
-    return lines
+    out = [f"bn.lw w14, {mem(itwid + 32 * 6)}", f"bn.lw w15, {mem(itwid + 32 * 7)}"]
+    for c in range(2):                                   # pass A
+        words = list(range(8 * c, 8 * c + 8))
+        tw = {2 * c: 8, 2 * c + 1: 9, 4 + c: 10, 6: 14}
+        out += [f"bn.lw w{t}, {mem(itwid + 32 * word)}" for word, t in tw.items() if t != 14]
+        out += _load(words, base)
+        for length, first_word in ((2, 0), (4, 4), (8, 6)):
+            groups_per_reg = 16 // (2 * length)
+            for pair in range(4 * c, 4 * c + 4):
+                word, lane = divmod(pair * 2 * groups_per_reg, 16)
+                out.append(f"bn.bfly.gs w{2 * pair - 8 * c}, w{2 * pair + 1 - 8 * c}, "
+                           f"w{tw[first_word + word]}, l{length}, {lane}")
+        for dist, length in ((1, 16), (2, 32), (4, 64)):
+            for i in range(8):
+                if not i & dist:
+                    b = 16 * (8 * c + i) // (2 * length)
+                    out.append(f"bn.bfly.gs w{i}, w{i + dist}, w15, r, {lane0[length] + b}")
+        out += _store(words, base)
+    out.append(f"bn.lw w8, {mem(iscale)}")
+    for h in range(2):                                   # pass B
+        words = [r for g in range(4 * h, 4 * h + 4) for r in (g, g + 8)]
+        out += _load(words, base)
+        out += [f"bn.bfly.gs w{i}, w{i + 1}, w15, r, {lane0[128]}" for i in range(0, 8, 2)]
+        out += [f"bn.mulvm w{i}, w{i}, w8" for i in range(8)]
+        out += _store(words, base)
+    return out
 
 
 def intt_program() -> str:
     """FIPS 203 Algorithm 10 (with the final multiplication by 3303), in place."""
-    lines = [f"bn.lw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
-    lines += [f"bn.lw w{16 + t}, {ITWID + 32 * t}(x0)" for t in range(8)]
-    lines.append(f"bn.lw w24, {ISCALE}(x0)")
-    lines += inverse_butterflies()
-    lines += [f"bn.mulvm w{r}, w{r}, w24" for r in range(16)]
-    lines += [f"bn.sw w{r}, {POLY + 32 * r}(x0)" for r in range(16)]
-    lines.append("ecall")
-    return "\n".join(lines) + "\n"
+    return "\n".join(intt_body() + ["ecall"]) + "\n"
 
 
 def iscale_word() -> list[int]:

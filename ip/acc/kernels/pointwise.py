@@ -65,6 +65,15 @@ class _Prog:
     def op(self, mnem, dst, *srcs):
         self.ops.append((mnem, [dst], list(srcs), None, False))
 
+    def lw_pi(self, dst, ptr):
+        """bn.lw.pi dst, 0(ptr): ordered with the other uses of the pointer GPR ptr (no
+        memory dependence is tracked for it: its buffer must not be written by the block)."""
+        self.ops.append(("bn.lw.pi", [dst, ptr], [ptr], None, False))
+
+    def sw_pi(self, src, ptr):
+        """bn.sw.pi src, 0(ptr) (as lw_pi: ordered only through ptr)."""
+        self.ops.append(("bn.sw.pi", [ptr], [src, ptr], None, False))
+
     def _alloc(self):
         last_use = {}
         for i, (_, d, s, _, _) in enumerate(self.ops):
@@ -103,7 +112,8 @@ class _Prog:
             for r in rs:
                 if r in last_w:
                     preds[i].add(last_w[r])
-                    raw[i].add(last_w[r])
+                    if not (isinstance(r, str) and r.startswith("x")):
+                        raw[i].add(last_w[r])     # a GPR pointer is updated at once
             for r in ws:
                 if r in last_w:
                     preds[i].add(last_w[r])
@@ -124,7 +134,8 @@ class _Prog:
                     continue
                 if fallback is None:
                     fallback = i
-                if prev is not None and ops[prev][0] in LAT2 and prev in raw[i]:
+                if prev is not None and ops[prev][0] in LAT2 + ("bn.lw.pi",) \
+                        and prev in raw[i]:
                     continue
                 pick = i
                 break
@@ -135,7 +146,11 @@ class _Prog:
         lines = ["lui x30, 4"] if any(o[3] is not None and o[3] >= 16384 for o in ops) else []
         for i in order:
             m, d, s, a, st = ops[i]
-            if a is not None:
+            if m == "bn.lw.pi":
+                lines.append(f"{m} {d[0]}, 0({d[1]})")
+            elif m == "bn.sw.pi":
+                lines.append(f"{m} {s[0]}, 0({d[0]})")
+            elif a is not None:
                 assert a % 32 == 0 and 0 <= a < 32768, a
                 loc = f"{a}(x0)" if a < 16384 else f"{a - 16384}(x30)"
                 lines.append(f"{m} {(s if st else d)[0]}, {loc}")
