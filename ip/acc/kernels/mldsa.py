@@ -33,14 +33,14 @@ Design:
   multiply-accumulate of 8 words (20 instructions per word: 10 bn.lw.pi, 5 bn.mulvm,
   4 bn.addvm, bn.sw.pi) for jobs 0-3, the INTT of the row for job 4.
 * ExpandMask: SHAKE256(rho'' || kappa + r) with declared length 66, 20 digest words
-  (kmac.dig) per polynomial, 5 words (160 B) -> 8 output words at a time. Default
-  (transposed): the 40 granules go once by bn.ext + bn.ins into Y_0..Y_4 with lane o =
-  granule 5o + k, so field q of all 8 words is one uniform shift / or / and of Y_a, Y_a+1
-  (T_q lane o), and an 8 x 8 lane transpose (bn.unzip) gives the words (~150 cycles per 8
-  words). transposed=False: per output word, granules into X (low granule) / Y (high
-  granule) and E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1) per lane
-  (per-lane shift by multiplication, as mlkem.decode_wide) (~217). Both: masked to 20 bits,
-  y = gamma1 -q E (bn.subvm).
+  (kmac.dig) per polynomial, 5 words (160 B) -> 8 output words at a time: the 40
+  granules go once by bn.ext + bn.ins into Y_0..Y_4 with lane o = granule 5o + k, so
+  field q of all 8 words is one uniform shift / or / and of Y_a, Y_a+1 (T_q lane o), and
+  an 8 x 8 lane transpose (bn.unzip) gives the words (~150 cycles per 8 words; per-word
+  gathers with per-lane shifts by multiplication, as mlkem.decode_wide, took ~217);
+  masked to 20 bits, y = gamma1 -q E (bn.subvm).
+* Registers: only w0..w15 (the ACC has 16 wide registers); the denser pieces are written
+  on virtual registers and allocated / scheduled by pointwise._Prog.
 * HighBits (gamma2 = (q-1)/32): r1 = (((r + 127) >> 7) * 1025 + 2^21) >> 22 (& 15 not
   needed, r < q); w1Encode: r1 << 4 lane (bn.mulv.lo by 16^lane) and a 3-level
   unzip.lo / unzip.hi / or tree per 8 words -> one word (lane k = coefficients 8k..8k+7).
@@ -49,7 +49,7 @@ Design:
   passes.
 """
 from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from . import ntt_mldsa
+from . import ntt_mldsa, pointwise
 
 Q = 8380417
 K, L = 6, 5
@@ -262,96 +262,75 @@ def aw_program() -> str:
 
 
 # ------------------------------------------------------------------ ExpandMask + NTT(y)
-def _mask_word(g0):
-    """One output word (8 coefficients) from granules g0..g0+4 of the digest words in
-    w20..w24 (granule g = w{20 + g // 8} lane g % 8): X in w0, Y in w1 -> y word in w2."""
-    f = _fields(20)
-    L = []
-    regs = {}
-    for k in range(5):
-        g = g0 + k
-        L.append(f"bn.ext x{10 + k}, w{20 + g // 8}, {g % 8}")
-    for q, (a, off, cross) in enumerate(f):
-        if off:
-            L.append(f"bn.ins w0, x{10 + a}, {q}")
-        if off == 0:
-            L.append(f"bn.ins w1, x{10 + a}, {q}")
-        elif cross:
-            L.append(f"bn.ins w1, x{10 + a + 1}, {q}")
-    L += ["bn.mulv.hi w2, w0, w26", "bn.mulv.lo w3, w1, w27", "bn.or w2, w2, w3",
-          "bn.and w2, w2, w28", "bn.subvm w2, w29, w2", "bn.sw.pi w2, 0(x6)"]
-    return L
-
-
-def _mask_group_gather():
-    """5 digest words (160 B) -> 8 output words, per word gathers (~217 cycles)."""
-    L = [f"kmac.dig w{20 + k}" for k in range(5)]
-    for o in range(8):
-        L += _mask_word(5 * o)
-    return L
-
-
 _BR3 = [int(f"{i:03b}"[::-1], 2) for i in range(8)]
 
 
-def _transpose8(a, b):
-    """8 x 8 lane transpose by 3 rounds of bn.unzip.lo / .hi (rows a -> b -> a -> b): with
-    word m in register a[bitrev(m)], lane q of word m ends in b[bitrev(q)] lane m."""
-    out, src, dst = [], a, b
-    for _ in range(3):
-        for p in range(4):
-            out += [f"bn.unzip.lo {dst[2 * p]}, {src[p]}, {src[p + 4]}",
-                    f"bn.unzip.hi {dst[2 * p + 1]}, {src[p]}, {src[p + 4]}"]
-        src, dst = dst, src
-    return out
+def transpose8(p, rows, tag):
+    """8 x 8 lane transpose on virtual registers of the pointwise._Prog p, by 3 rounds of
+    bn.unzip.lo / .hi: with word m in rows[bitrev(m)], returns names `out` such that lane q
+    of word m ends in out[bitrev(q)] lane m. Pair by pair, so 9 registers suffice."""
+    src = list(rows)
+    for rnd in range(3):
+        dst = []
+        for q in range(4):
+            lo, hi = f"%{tag}{rnd}_{2 * q}", f"%{tag}{rnd}_{2 * q + 1}"
+            p.op("bn.unzip.lo", lo, src[q], src[q + 4])
+            p.op("bn.unzip.hi", hi, src[q], src[q + 4])
+            dst += [lo, hi]
+        src = dst
+    return src
 
 
 def _mask_group():
-    """5 digest words (160 B, granule g = w{20 + g // 8} lane g % 8) -> 8 output words,
-    transposed: Y_k (w0..w4) lane o = granule 5o + k (bn.ext + bn.ins); field q of every
-    output word o starts at bit 20q of Y_0..Y_4's lane o, so T_q = field q of all 8 words
-    is one uniform shift / or / and (w28 = 2^20 - 1); an 8 x 8 lane transpose gives the
-    words; y = gamma1 - field (w29 = gamma1). ~150 cycles."""
-    Y = [f"w{k}" for k in range(5)]
-    A = [f"w{5 + k}" for k in range(8)]
-    B = [f"w{13 + k}" for k in range(7)] + ["w25"]
-    L = [f"kmac.dig w{20 + k}" for k in range(5)]
+    """5 digest words (160 B; granule g = digest word g // 8, lane g % 8) -> 8 output words,
+    transposed: Y_k lane o = granule 5o + k (bn.ext + bn.ins); field q of every output word
+    o starts at bit 20q of Y_0..Y_4's lane o, so T_q = field q of all 8 words is one
+    uniform shift / or / and (w14 = 2^20 - 1); an 8 x 8 lane transpose gives the words;
+    y = gamma1 - field (w15 = gamma1); stored at x6 (post-increment). ~150 cycles.
+    Registers allocated in w0..w13 by pointwise._Prog."""
+    p = pointwise._Prog([f"w{k}" for k in range(14)])
+    D = [f"%d{k}" for k in range(5)]
+    Y = [f"%y{k}" for k in range(5)]
+    for d in D:
+        p.raw("kmac.dig {0}", [d, "@kmac"], ["@kmac"])
     for i in range(40):
         o, k = divmod(i, 5)
         g = 5 * o + k
-        L.append(f"bn.ext x{10 + i % 8}, w{20 + g // 8}, {g % 8}")
-        if i:
-            po, pk = divmod(i - 1, 5)
-            L.append(f"bn.ins {Y[pk]}, x{10 + (i - 1) % 8}, {po}")
-    L.append(f"bn.ins {Y[4]}, x{10 + 39 % 8}, 7")
+        x = f"x{10 + i % 8}"
+        p.raw(f"bn.ext {{0}}, {{1}}, {g % 8}", [x], [D[g // 8]])
+        p.raw(f"bn.ins {{0}}, {{1}}, {o}", [Y[k]], [x] + ([Y[k]] if o else []))
+    rows = [None] * 8
     for q in range(8):
         a, off = divmod(20 * q, 32)
-        t = A[_BR3[q]]
+        t = f"%t{q}"
         src = Y[a]
         if off:
-            L.append(f"bn.shrv {t}, {src}, {off}")
+            p.op("bn.shrv", t, src, str(off))
             src = t
         if off + 20 > 32:
-            L += [f"bn.shlv w30, {Y[a + 1]}, {32 - off}", f"bn.or {t}, {src}, w30"]
+            p.op("bn.shlv", f"%u{q}", Y[a + 1], str(32 - off))
+            p.op("bn.or", t, src, f"%u{q}")
             src = t
         if off + 20 != 32:
-            L.append(f"bn.and {t}, {src}, w28")
-    L += _transpose8(A, B)
-    L += [f"bn.subvm {B[_BR3[o]]}, w29, {B[_BR3[o]]}" for o in range(8)]
-    L += [f"bn.sw.pi {B[_BR3[o]]}, 0(x6)" for o in range(8)]
-    return L
+            p.op("bn.and", t, src, "w14")
+        rows[_BR3[q]] = t
+    out = transpose8(p, rows, "x")
+    for o in range(8):
+        p.op("bn.subvm", f"%z{o}", "w15", out[_BR3[o]])
+        p.sw_pi(f"%z{o}", "x6")
+    return p.text().splitlines()
 
 
-def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH, transposed=True):
+def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH):
     """y[r] = ExpandMask(rho'', kappa + r) -> Y (5 polys), y_hat = NTT(y) -> YH.
     KAPPA holds the 16-bit nonce (lw). y = yh is allowed (NTT in place). The next SHAKE256 is started before the NTT of
     the previous polynomial (its permutations run in the NTT's shadow). compact: one
-    loopi over the 5 polynomials (the last one starts an unused 6th SHAKE256). transposed:
-    the 20-bit unpack of _mask_group (else _mask_group_gather)."""
-    group = _mask_group() if transposed else _mask_group_gather()
-    pre = VMODE1 + ["kmac.acq", f"bn.lw w26, {_m(KA['cx20'])}", f"bn.lw w27, {_m(KA['cy20'])}",
-                    f"bn.lw w28, {_m(KA['m20'])}", f"bn.lw w29, {_m(KA['g1'])}",
-                    f"lw x7, {KAPPA}(x0)"] + _li(6, y)
+    loopi over the 5 polynomials (the last one starts an unused 6th SHAKE256). The 20-bit
+    unpack is _mask_group's (a per-word gather variant, ~217 cycles per 8 words against
+    ~150, was measured and dropped)."""
+    group = _mask_group()
+    consts = [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"]
+    pre = VMODE1 + ["kmac.acq"] + consts + [f"lw x7, {KAPPA}(x0)"] + _li(6, y)
     start = [f"bn.lw w3, {_m(RHOPP)}", f"bn.lw w4, {_m(RHOPP + 32)}",
              f"addi x1, x0, {SHAKE256}", "addi x2, x0, 66", "kmac.start x1, x2",
              "addi x3, x0, -1", "kmac.msg w3, x3", "kmac.msg w4, x3",
@@ -359,8 +338,7 @@ def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH, transposed=True):
     ph = [("init", pre + start)]
     if compact and ntt:
         body = _loop(4, group) + start + ntt_body(8, 9) + \
-            ["addi x8, x8, 1024", "addi x9, x9, 1024"] + \
-            [f"bn.lw w{26 + k}, {_m(KA[n])}" for k, n in enumerate(["cx20", "cy20", "m20", "g1"])]
+            ["addi x8, x8, 1024", "addi x9, x9, 1024"] + consts
         ph.append(("5 x [ExpandMask y_r, start SHAKE256 y_r+1, NTT y_r]",
                    _li(8, y) + _li(9, yh) + _loop(L_, body)))
         ph.append(("release", ["kmac.rel"]))
@@ -372,10 +350,7 @@ def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH, transposed=True):
             ph.append((f"start SHAKE256 y{r + 1}", start))
         if ntt:
             ph.append((f"NTT y{r}", _li(8, y + 1024 * r) + _li(9, yh + 1024 * r) +
-                       ntt_body(8, 9) + [f"bn.lw w26, {_m(KA['cx20'])}",
-                                        f"bn.lw w27, {_m(KA['cy20'])}",
-                                        f"bn.lw w28, {_m(KA['m20'])}",
-                                        f"bn.lw w29, {_m(KA['g1'])}"]))
+                       ntt_body(8, 9) + consts))
     ph.append(("release", ["kmac.rel"]))
     return ph
 
@@ -389,40 +364,39 @@ def highbits_phases(hash=True, w=W, w1e=W1E, ctil=CTIL):
     """w1 = HighBits(w) (gamma2 = (q-1)/32) for the 6 polys at W, w1Encode -> W1E.
     hash: c_tilde = H(mu || w1Encode(w1), 48) on the KMAC, each w1Encode word absorbed as
     it is produced (the permutations run in the shadow of the HighBits loop) -> CTIL."""
-    pre = VMODE1 + [f"bn.lw w{24 + k}, {_m(KA[n])}" for k, n in
+    pre = VMODE1 + [f"bn.lw w{11 + k}, {_m(KA[n])}" for k, n in
                     enumerate(["c127", "c1025", "c2p21", "sh4", "c15"])]
     pre += _li(5, w) + _li(6, w1e)
     body = []
     for k in range(8):                       # 8 words -> one output word
         x = f"w{k}"
         body += [f"bn.lw.pi {x}, 0(x5)"]
-    for k in range(8):
-        x, t = f"w{k}", f"w{8 + k}"
-        body += [f"bn.addv {t}, {x}, w24"]
-    body += [f"bn.shrv w{8 + k}, w{8 + k}, 7" for k in range(8)]
-    body += [f"bn.mulv.lo w{8 + k}, w{8 + k}, w25" for k in range(8)]
-    body += [f"bn.addv w{8 + k}, w{8 + k}, w26" for k in range(8)]
-    body += [f"bn.shrv w{8 + k}, w{8 + k}, 22" for k in range(8)]
-    body += [f"bn.and w{8 + k}, w{8 + k}, w28" for k in range(8)]
-    body += [f"bn.mulv.lo w{k}, w{8 + k}, w27" for k in range(8)]
+    # in place in w0..w7; constants in w11..w15; w8, w9 tree temps; w10 the word absorbed
+    body += [f"bn.addv w{k}, w{k}, w11" for k in range(8)]
+    body += [f"bn.shrv w{k}, w{k}, 7" for k in range(8)]
+    body += [f"bn.mulv.lo w{k}, w{k}, w12" for k in range(8)]
+    body += [f"bn.addv w{k}, w{k}, w13" for k in range(8)]
+    body += [f"bn.shrv w{k}, w{k}, 22" for k in range(8)]
+    body += [f"bn.and w{k}, w{k}, w15" for k in range(8)]
+    body += [f"bn.mulv.lo w{k}, w{k}, w14" for k in range(8)]
     n = 8
     while n > 1:
         for i in range(n // 2):
-            body += [f"bn.unzip.lo w16, w{2 * i}, w{2 * i + 1}",
-                     f"bn.unzip.hi w17, w{2 * i}, w{2 * i + 1}",
-                     f"bn.or w{i}, w16, w17"]
+            body += [f"bn.unzip.lo w8, w{2 * i}, w{2 * i + 1}",
+                     f"bn.unzip.hi w9, w{2 * i}, w{2 * i + 1}",
+                     f"bn.or w{i}, w8, w9"]
         n //= 2
     body.append("bn.sw.pi w0, 0(x6)")
     if not hash:
         return [("init", pre), ("HighBits + w1Encode (6 polys)", _loop(24, body))]
-    body.insert(len(body) - 8, "kmac.msg w18, x3")    # previous word, mid-body
-    body.insert(0, "bn.mov w18, w0")
+    body.insert(len(body) - 8, "kmac.msg w10, x3")    # previous word, mid-body
+    body.insert(0, "bn.mov w10, w0")
     hs = ["kmac.acq", f"addi x1, x0, {SHAKE256}", "addi x2, x0, 832", "kmac.start x1, x2",
           "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}", f"bn.lw w2, {_m(MU + 32)}",
           "kmac.msg w1, x3", "kmac.msg w2, x3"]
     # iteration t absorbs word t-1 (bn.mov w7, w0 at its top); the first one absorbs
     # nothing: peel it (no msg), the last word is absorbed after the loop
-    first = [x for x in body if x != "kmac.msg w18, x3"]
+    first = [x for x in body if x != "kmac.msg w10, x3"]
     fin = ["kmac.msg w0, x3", "kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(ctil)}",
            f"bn.sw w2, {_m(ctil + 32)}"]
     return [("init", pre + hs), ("HighBits + w1Encode + absorb (6 polys)",
@@ -448,16 +422,16 @@ def _cs_prod(n, dst):
 def z_phases():
     """c_hat at CH, s1_hat at SH (5 polys), y at Y: z = y + INTT(c_hat o s1_hat) -> ZO,
     x9 = 0 iff ||z||inf < gamma1 - beta (add and check fused, 2 words per iteration)."""
-    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31"])]
+    ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"])]
     ph.append(("c s1: 5 pointwise + 5 INTT", _cs_prod(5, YH)))
     b = ["bn.lw.pi w0, 0(x10)", "bn.lw.pi w1, 0(x11)", "bn.lw.pi w5, 0(x10)",
-         "bn.lw.pi w6, 0(x11)", "bn.addvm w2, w0, w1", "bn.addvm w3, w2, w20",
-         "bn.addvm w7, w5, w6", "bn.sw.pi w2, 0(x12)", "bn.addvm w8, w7, w20",
-         "bn.ltv w3, w3, w21", "bn.sw.pi w7, 0(x12)", "bn.ltv w8, w8, w21",
-         "bn.or.acc x9, w3, w22", "bn.or.acc x9, w8, w22"]
+         "bn.lw.pi w6, 0(x11)", "bn.addvm w2, w0, w1", "bn.addvm w3, w2, w12",
+         "bn.addvm w7, w5, w6", "bn.sw.pi w2, 0(x12)", "bn.addvm w8, w7, w12",
+         "bn.ltv w3, w3, w13", "bn.sw.pi w7, 0(x12)", "bn.ltv w8, w8, w13",
+         "bn.or.acc x9, w3, w14", "bn.or.acc x9, w8, w14"]
     ph.append(("z = y + c s1, ||z|| check",
-               [f"bn.lw w20, {_m(KA['zb'])}", f"bn.lw w21, {_m(KA['z2b'])}",
-                f"bn.lw w22, {_m(KA['ones'])}"] + _li(10, Y) + _li(11, YH) + _li(12, ZO) +
+               [f"bn.lw w12, {_m(KA['zb'])}", f"bn.lw w13, {_m(KA['z2b'])}",
+                f"bn.lw w14, {_m(KA['ones'])}"] + _li(10, Y) + _li(11, YH) + _li(12, ZO) +
                _loop(80, b)))
     return ph
 
@@ -505,14 +479,14 @@ def r0_phases(s2h=SH, ch=CH, w=W, t=YH):
     c_hat o s2_hat[r] -> T (= YH), INTT, then a fused loop subtract / HighBits /
     r0 = x - r1 alpha / bound check."""
     T = t
-    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31"] + _li(10, s2h))]
-    consts = [f"bn.lw w{20 + k}, {_m(KA[n])}" for k, n in
+    ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] + _li(10, s2h))]
+    consts = [f"bn.lw w{8 + k}, {_m(KA[n])}" for k, n in
               enumerate(["rb", "r2b", "ones", "c127", "c1025", "c2p21", "alpha", "c15"])]
     chk = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
-           "bn.addv w3, w2, w23", "bn.sw.pi w2, 0(x15)", "bn.shrv w3, w3, 7",
-           "bn.mulv.lo w3, w3, w24", "bn.addv w3, w3, w25", "bn.shrv w3, w3, 22",
-           "bn.and w3, w3, w27", "bn.mulv.lo w3, w3, w26", "bn.addvm w4, w2, w20",
-           "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w21", "bn.or.acc x9, w4, w22"]
+           "bn.addv w3, w2, w11", "bn.sw.pi w2, 0(x15)", "bn.shrv w3, w3, 7",
+           "bn.mulv.lo w3, w3, w12", "bn.addv w3, w3, w13", "bn.shrv w3, w3, 22",
+           "bn.and w3, w3, w15", "bn.mulv.lo w3, w3, w14", "bn.addvm w4, w2, w8",
+           "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
     L = _li(12, ch) + _li(11, T)
     b = []
     for k in range(4):

@@ -40,7 +40,7 @@ Program (all VMODE 1; each phase as in mldsa.py / mldsa_sign_parts.py):
                    -> HB bitmaps, FLAG; fail -> loop
     sigEncode  z packed first, over z itself (SIG = YH + 16), then c_tilde and the hint
 
-DMEM layout (bytes; peak = END = 32 096 of 32 768):
+DMEM layout (bytes; peak = END = 31 776 of 32 768):
 
 | region | address | bytes | lifetime |
 |---|---|---|---|
@@ -55,7 +55,7 @@ DMEM layout (bytes; peak = END = 32 096 of 32 768):
 | ABUF: A tiles 2 x 1 KiB (aw); then CH c_hat (ABUF) + W1E/SIB (ABUF + 1024, challenge), then CH + T (ABUF + 1024, c s2 / c t0 scratch) | 20096 | 2048 | iteration |
 | W w, then w - c s2 | 22144 | 6144 | iteration; holds SK's rho/K/tr/s1/s2 (input) before the loop |
 | T0P t0 packed (SK + 1536: the key's own t0 bytes) | 28288 | 2496 | whole run |
-| XC constants, DBT, HB bitmaps, FLAG, HW (mldsa_sign_parts) | 30784..32096 | 1312 | whole run |
+| XC constants, DBT, HB bitmaps, FLAG, CNTS, HW (mldsa_sign_parts) | 30784..31776 | 992 | whole run |
 
 SK = T0P - 1536 = 26752: the host writes the whole key there; rho, K, tr, s1, s2 lie in W
 (dead before the loop), t0 at T0P.
@@ -70,7 +70,7 @@ RND = 192                    # rnd (32 B), input
 MLEN = 224                   # len(M') in bytes (word), input
 CTIL = mldsa.KC + 32 * len(mldsa._CONST_NAMES)
 MC = CTIL + 64               # constant word: 1 in every lane
-CNT = MC + 32                # hint-count accumulator (w31) saved across the t0 decode
+CNT = MC + 32                # hint-count lanes (sp.CNT_REG) saved across decode / NTTs
 S1H = 3712
 S2H = S1H + L * 1024
 YH = S2H + K * 1024
@@ -145,52 +145,54 @@ def _start_a(off, dst):
             "kmac.msg w2, x3"] + _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, uni23"]
 
 
-R_ACC = [f"w{16 + k}" for k in range(16)]   # w_i words 0..15 during a row (aw)
+N_RACC = 8
+R_ACC = [f"w{8 + k}" for k in range(N_RACC)]   # w_i words 0..7 during a row (aw)
 
 
 def _mac_first():
-    """w_i = A_i0 o y_hat_0 (x10 tile, x15 y_hat): words 0..15 into R_ACC (unrolled),
-    words 16..31 to DMEM at x20 (4 words per loop iteration)."""
+    """w_i = A_i0 o y_hat_0 (x10 tile, x15 y_hat): words 0..7 into R_ACC (unrolled),
+    words 8..31 to DMEM at x20 (4 words per loop iteration)."""
     out = []
-    for g in range(4):
+    for g in range(N_RACC // 4):
         for k in range(4):
             out += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{4 + k}, 0(x15)"]
         out += [f"bn.mulvm {R_ACC[4 * g + k]}, w{k}, w{4 + k}" for k in range(4)]
     b = []
     for k in range(4):
         b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{4 + k}, 0(x15)"]
-    b += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
-    b += [f"bn.sw.pi w{8 + k}, 0(x20)" for k in range(4)]
-    return out + _loop(4, b)
+    b += [f"bn.mulvm w{k}, w{k}, w{4 + k}" for k in range(4)]
+    b += [f"bn.sw.pi w{k}, 0(x20)" for k in range(4)]
+    return out + _loop((32 - N_RACC) // 4, b)
 
 
 def _mac_acc():
-    """w_i += A_ij o y_hat_j (x10 tile, x15 y_hat): words 0..15 in R_ACC, words 16..31
-    in DMEM (x20 read, x23 write)."""
+    """w_i += A_ij o y_hat_j (x10 tile, x15 y_hat): words 0..7 in R_ACC, words 8..31
+    in DMEM (x20 read, x23 write), 2 words per loop iteration (w0..w5: the other 8
+    registers hold R_ACC)."""
     out = []
-    for g in range(4):
+    for g in range(N_RACC // 4):
         for k in range(4):
             out += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{4 + k}, 0(x15)"]
-        out += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
-        out += [f"bn.addvm {R_ACC[4 * g + k]}, {R_ACC[4 * g + k]}, w{8 + k}"
+        out += [f"bn.mulvm w{k}, w{k}, w{4 + k}" for k in range(4)]
+        out += [f"bn.addvm {R_ACC[4 * g + k]}, {R_ACC[4 * g + k]}, w{k}"
                 for k in range(4)]
     b = []
-    for k in range(4):
-        b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{4 + k}, 0(x15)",
-              f"bn.lw.pi w{8 + k}, 0(x20)"]
-    b += [f"bn.mulvm w{12 + k}, w{k}, w{4 + k}" for k in range(4)]
-    b += [f"bn.addvm w{12 + k}, w{12 + k}, w{8 + k}" for k in range(4)]
-    b += [f"bn.sw.pi w{12 + k}, 0(x23)" for k in range(4)]
-    return out + _loop(4, b)
+    for k in range(2):
+        b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{2 + k}, 0(x15)",
+              f"bn.lw.pi w{4 + k}, 0(x20)"]
+    b += [f"bn.mulvm w{k}, w{k}, w{2 + k}" for k in range(2)]
+    b += [f"bn.addvm w{k}, w{k}, w{4 + k}" for k in range(2)]
+    b += [f"bn.sw.pi w{k}, 0(x23)" for k in range(2)]
+    return out + _loop((32 - N_RACC) // 2, b)
 
 
 def aw_phases(yh=YH, w=W, abuf=ABUF):
     """w = INTT(A_hat o y_hat) (y_hat at yh, 5 polys) -> w (6 polys). A_hat[i][j] is
     sampled entry by entry into two 1 KiB tiles: entry e + 1 into one while the core
     multiply-accumulates entry e from the other (the INTT of row i runs while A[i+1][0]
-    is sampled). The first half of w_i accumulates in w16..w31 (4 cycles per word and
-    entry instead of 6: no accumulator load / store), the second half in DMEM. Two rows per loopi iteration (tile parity); the last one samples an unused
-    A[6][0]."""
+    is sampled). Words 0..7 of w_i accumulate in w8..w15 (4 cycles per word and entry
+    instead of 6: no accumulator load / store), words 8..31 in DMEM. Two rows per loopi
+    iteration (tile parity); the last one samples an unused A[6][0]."""
     tiles = (abuf, abuf + 1024)
     ph = [("init", VMODE1 + ["kmac.acq", "addi x21, x0, 0"] + _start_a(0, tiles[0]) +
            ["smp.wait"] + _li(22, w))]
@@ -201,9 +203,10 @@ def aw_phases(yh=YH, w=W, abuf=ABUF):
             cur, nxt = tiles[e % 2], tiles[(e + 1) % 2]
             body += _start_a(j + 1 if j < L - 1 else 256, nxt) + _li(10, cur)
             if j == 0:
-                body += _li(15, yh) + ["addi x20, x22, 512"] + _mac_first()
+                body += _li(15, yh) + [f"addi x20, x22, {32 * N_RACC}"] + _mac_first()
             else:
-                body += ["addi x20, x22, 512", "addi x23, x22, 512"] + _mac_acc()
+                body += [f"addi x20, x22, {32 * N_RACC}", f"addi x23, x22, {32 * N_RACC}"] + \
+                    _mac_acc()
             if j == L - 1:
                 body += [f"bn.sw {r}, {32 * k}(x22)" for k, r in enumerate(R_ACC)]
                 body += ["addi x8, x22, 0"] + intt_body(8, 8) + \
@@ -218,22 +221,22 @@ def aw_phases(yh=YH, w=W, abuf=ABUF):
 def z_phases(s1h=S1H, ch=CH, yh=YH):
     """z = INTT(c_hat o s1_hat + y_hat o 1) in place over y_hat (both products carry
     2^-32, removed by the INTT), x9 = 0 iff ||z||inf < gamma1 - beta."""
-    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31"] +
+    ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
            _li(10, s1h) + _li(11, yh) + _li(13, yh) + _li(8, yh))]
     b = []
     for k in range(4):
         b += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)",
               f"bn.lw.pi w{8 + k}, 0(x11)"]
-    b += [f"bn.mulvm w{12 + k}, w{k}, w{4 + k}" for k in range(4)]
-    b += [f"bn.mulvm w{8 + k}, w{8 + k}, w20" for k in range(4)]
-    b += [f"bn.addvm w{12 + k}, w{12 + k}, w{8 + k}" for k in range(4)]
-    b += [f"bn.sw.pi w{12 + k}, 0(x13)" for k in range(4)]
-    chk = ["bn.lw.pi w0, 0(x14)", "bn.lw.pi w5, 0(x14)", "bn.addvm w3, w0, w20",
-           "bn.addvm w8, w5, w20", "bn.ltv w3, w3, w21", "bn.ltv w8, w8, w21",
-           "bn.or.acc x9, w3, w22", "bn.or.acc x9, w8, w22"]
-    poly = _li(12, ch) + [f"bn.lw w20, {_m(MC)}"] + _loop(8, b) + intt_body(8, 8) + \
-        [f"bn.lw w20, {_m(KA['zb'])}", f"bn.lw w21, {_m(KA['z2b'])}",
-         f"bn.lw w22, {_m(KA['ones'])}", "addi x14, x8, 0"] + _loop(16, chk) + \
+    b += [f"bn.mulvm w{k}, w{k}, w{4 + k}" for k in range(4)]
+    b += [f"bn.mulvm w{8 + k}, w{8 + k}, w12" for k in range(4)]
+    b += [f"bn.addvm w{k}, w{k}, w{8 + k}" for k in range(4)]
+    b += [f"bn.sw.pi w{k}, 0(x13)" for k in range(4)]
+    chk = ["bn.lw.pi w0, 0(x14)", "bn.lw.pi w5, 0(x14)", "bn.addvm w3, w0, w12",
+           "bn.addvm w8, w5, w12", "bn.ltv w3, w3, w13", "bn.ltv w8, w8, w13",
+           "bn.or.acc x9, w3, w14", "bn.or.acc x9, w8, w14"]
+    poly = _li(12, ch) + [f"bn.lw w12, {_m(MC)}"] + _loop(8, b) + intt_body(8, 8) + \
+        [f"bn.lw w12, {_m(KA['zb'])}", f"bn.lw w13, {_m(KA['z2b'])}",
+         f"bn.lw w14, {_m(KA['ones'])}", "addi x14, x8, 0"] + _loop(16, chk) + \
         ["addi x8, x8, 1024"]
     ph.append(("5 x [c s1 + y (pw), INTT, ||z|| check]", _loop(L, poly)))
     return ph
@@ -244,32 +247,25 @@ def ct0_phases(ch=CH, t=T, w=W, t0p=T0P):
     """Per polynomial r: t0_r decoded from t0p + 416 r -> t, NTT, c t0_r = INTT(c_hat o
     t0_hat_r) in place, then mldsa_sign_parts' fused norm check / MakeHint / count /
     bitmap pass (v = w - c s2 at w) -> HB. x9 = FLAG word 0 = 0 iff the iteration passes."""
-    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31",
-                             f"bn.sw w31, {_m(CNT)}"] +
+    ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15",
+                             f"bn.sw w15, {_m(CNT)}"] +
            _li(5, t0p) + _li(23, w) + _li(24, sp.HB))]
     prod = []
     for k in range(4):
         prod += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
     prod += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
     prod += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
-    consts = [f"bn.lw w{16 + k}, {_m(a)}" for k, a in enumerate(
-        [sp.XA["g2m1"], sp.XA["g2x2m1"], KA["ones"], sp.XA["hbm"], sp.XA["c28m1"]] +
-        [sp.XA[f"hbit{s}"] for s in range(4)])]
-    chk = []
-    for s in range(4):
-        chk += sp._hint_word(s)
-    chk.append("bn.sw.pi w10, 0(x15)")
     tree = [f"bn.lw w{k}, {_m(t + 32 * k)}" for k in range(8)] + sp._or_tree() + \
         ["bn.sw.pi w0, 0(x24)"]
-    body = [f"bn.lw w30, {_m(sp.XA['m13'])}", f"bn.lw w31, {_m(sp.XA['t0c'])}"] + \
+    body = [f"bn.lw w14, {_m(sp.XA['m13'])}", f"bn.lw w15, {_m(sp.XA['t0c'])}"] + \
         _li(6, t) + sp._dec_t0_poly_tr() + _li(8, t) + ntt_body(8, 8) + \
         _li(12, ch) + _li(10, t) + _li(11, t) + _loop(8, prod) + \
-        _li(8, t) + intt_body(8, 8) + consts + [f"bn.lw w31, {_m(CNT)}"] + \
-        _li(14, t) + _li(15, t) + ["addi x13, x23, 0"] + _loop(8, chk) + \
-        ["addi x23, x13, 0", f"bn.sw w31, {_m(CNT)}"] + tree
+        _li(8, t) + intt_body(8, 8) + sp.hint_consts() + [f"bn.lw {sp.CNT_REG}, {_m(CNT)}"] + \
+        _li(14, t) + _li(15, t) + ["addi x13, x23, 0"] + _loop(8, sp._hint_body()) + \
+        ["addi x23, x13, 0", f"bn.sw {sp.CNT_REG}, {_m(CNT)}"] + tree
     ph.append(("6 x [t0 decode + NTT, c t0 (pw + INTT), norm + MakeHint + count, bitmap]",
                _loop(K, body)))
-    fin = [f"bn.ext x{1 + k}, w31, {k}" for k in range(8)]
+    fin = [f"bn.ext x{1 + k}, {sp.CNT_REG}, {k}" for k in range(8)]
     fin += [f"add x1, x1, x{2 + k}" for k in range(7)]
     fin += ["sltu x2, x0, x9", "sltiu x3, x1, 56", "xori x3, x3, 1", "slli x3, x3, 1",
             "or x9, x2, x3"] + _li(4, sp.FLAG) + ["sw x9, 0(x4)", "sw x1, 4(x4)"]

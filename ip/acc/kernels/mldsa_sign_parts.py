@@ -28,20 +28,19 @@ Design:
 * eta = 4 fields (4 bit, one 32-bit granule = one output word): bn.bcastl of the granule,
   bn.mulv.lo by 2^(28 - 4 lane) (per-lane shift) and bn.shrv 28 give field `lane`;
   s = 4 - field by bn.subvm.
-* t0 (13 bit), transposed (default): the words 4m + c (m = 0..7) all start at bit 8c of
+* t0 (13 bit), transposed: the words 4m + c (m = 0..7) all start at bit 8c of
   granule 13m + 3c, so with Y_j lane m = granule 13m + j (lw + bn.ins, 208 of the ~450
   cycles per polynomial) field q of these 8 words is one uniform shift / or / and; an 8 x 8
   lane transpose (3 rounds of bn.unzip.lo / .hi) gives the words; t0 = 2^12 - field by
-  bn.subvm. The per-word variant (t0_transposed=False, ~590 cycles): 13 granules per 4
-  words by lw, gathered by bn.bcast + bn.ins into X (granule of the field's low bit) / Y
-  (next granule, or the only one for a field at bit 0), E = mulv.hi(X, 2^(32-off)) |
-  mulv.lo(Y, 2^(32-off) or 1) (mldsa.ExpandMask's per-lane shift), & (2^13 - 1).
+  bn.subvm. (Per-word gathers with per-lane shifts by multiplication took ~590 cycles.)
+* Registers: only w0..w15 (the ACC has 16 wide registers); the denser pieces are written
+  on virtual registers and allocated / scheduled by pointwise._Prog.
 * MakeHint: h = HighBits(v + c t0) != HighBits(v) with v = w - c s2 (FIPS 204 Alg. 39 with
   r = v + c t0, z = -c t0). HighBits(r) = floor((r + gamma2 - 1) / alpha) (mod 16 for
   the q - 1 wrap) is bits 11..14 of mulv.hi(r + gamma2 - 1, ceil(2^43 / alpha)) (exact on
   [0, q)), so h = ((x_u xor x_v) << 17) > 2^28 - 1: 7 vector ops for both HighBits and
   the compare, against 12 with r0_program's formula. The masks
-  (all-ones where h = 1) are summed in w31 (bn.subv) and ANDed with 2^(8 s + lane) for word
+  (all-ones where h = 1) are summed in w15 (bn.subv) and ANDed with 2^(8 s + lane) for word
   4t + s, ORed per 4 words and reduced by the 3-level unzip tree of w1Encode to the bitmap.
 * HintBitPack: per non-zero bitmap granule, lowest set bit b = x & -x, index by a de
   Bruijn multiply (bn.bcast + bn.mulv.lo, the base ISA has no multiply) and a 32-entry
@@ -55,7 +54,8 @@ Design:
 """
 from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from . import mldsa
-from .mldsa import Q, K, L, ETA, GAMMA1, GAMMA2, OMEGA, KA, VMODE1, _BR3, _transpose8
+from .mldsa import Q, K, L, ETA, GAMMA1, GAMMA2, OMEGA, KA, VMODE1, _BR3, transpose8
+from .pointwise import _Prog
 
 # ------------------------------------------------------------------ DMEM layout (bytes)
 # keydec (pre-loop)
@@ -76,14 +76,14 @@ SIG_H = SIG_Z + L * 640
 assert SIG_Z % 32 == 0 and SIG_H % 32 == 0 and SIG_H + 64 <= mldsa.W
 # past mldsa.END
 XC = mldsa.END               # constant words (_XC_NAMES), then the de Bruijn table
-_XC_NAMES = ["sh4e", "eta", "m13", "t0c"] + [f"cx13_{r}" for r in range(4)] + \
-    [f"cy13_{r}" for r in range(4)] + ["g2m1", "g2x2m1"] + [f"hbit{s}" for s in range(4)] + \
-    ["deb", "bsh", "hbm", "c28m1"]
+_XC_NAMES = ["sh4e", "eta", "m13", "t0c", "g2m1", "g2x2m1", "hbit0", "deb", "bsh", "hbm",
+             "c28m1"]
 XA = {n: XC + 32 * i for i, n in enumerate(_XC_NAMES)}
 DBT = XC + 32 * len(_XC_NAMES)   # 32 words: de Bruijn index table
 HB = DBT + 128               # 6 hint bitmaps (32 B each)
 FLAG = HB + 6 * 32           # word 0: flag (0 = pass), word 1: hint count
-HW = FLAG + 32               # 64 words: hint bytes, one per word
+CNTS = FLAG + 32             # the hint count lanes, saved across the INTT
+HW = CNTS + 32               # 64 words: hint bytes, one per word
 XEND = HW + 256
 assert XEND <= 32 * 1024
 
@@ -93,31 +93,15 @@ DEBRUIJN = 0x077CB531
 HB_M = -(-(1 << 43) // (2 * GAMMA2))
 
 
-def _fields13(r):
-    """Output word r % 4 of a 13-granule group: per lane (granule, bit offset, crosses)."""
-    out = []
-    for q in range(8):
-        a, off = divmod(104 * (r % 4) + 13 * q, 32)
-        out.append((a, off, off + 13 > 32))
-    return out
-
-
 def _xc_words():
     c = {}
     c["sh4e"] = _u32([1 << (28 - 4 * q) for q in range(8)])
     c["eta"] = _u32([ETA] * 8)
     c["m13"] = _u32([(1 << 13) - 1] * 8)
     c["t0c"] = _u32([1 << 12] * 8)
-    for r in range(4):
-        cx, cy = [], []
-        for a, off, cross in _fields13(r):
-            cx.append((1 << (32 - off)) if off else 0)
-            cy.append(1 if off == 0 else ((1 << (32 - off)) if cross else 0))
-        c[f"cx13_{r}"], c[f"cy13_{r}"] = _u32(cx), _u32(cy)
     c["g2m1"] = _u32([GAMMA2 - 1] * 8)
     c["g2x2m1"] = _u32([2 * GAMMA2 - 1] * 8)
-    for s in range(4):
-        c[f"hbit{s}"] = _u32([1 << (8 * s + q) for q in range(8)])
+    c["hbit0"] = _u32([1 << q for q in range(8)])
     c["deb"] = _u32([DEBRUIJN] * 8)
     c["bsh"] = _u32([1 << (8 * (q % 4)) for q in range(8)])
     c["hbm"] = _u32([HB_M] * 8)
@@ -149,100 +133,67 @@ def _program(phases):
 
 # ------------------------------------------------------------------ keydec
 def _dec_eta_poly():
-    """128 B at x5 -> 32 words at x6 (both post-incremented); w20 = sh4e, w21 = eta."""
+    """128 B at x5 -> 32 words at x6 (both post-incremented); w10 = sh4e, w11 = eta."""
     body = ["bn.lw.pi w0, 0(x5)", "bn.lw.pi w1, 0(x5)"]
     for h in (0, 1):
         regs = [f"w{2 + g}" for g in range(8)]
         body += [f"bn.bcastl {r}, w{h}, {g}" for g, r in enumerate(regs)]
-        body += [f"bn.mulv.lo {r}, {r}, w20" for r in regs]
+        body += [f"bn.mulv.lo {r}, {r}, w10" for r in regs]
         body += [f"bn.shrv {r}, {r}, 28" for r in regs]
-        body += [f"bn.subvm {r}, w21, {r}" for r in regs]
+        body += [f"bn.subvm {r}, w11, {r}" for r in regs]
         body += [f"bn.sw.pi {r}, 0(x6)" for r in regs]
     return _loop(2, body)
 
 
-def _gather(reg, need):
-    """Lanes of reg = GPR x{10 + granule} per need {lane: granule}: bn.bcast of the most
-    used granule, bn.ins for the other lanes."""
-    cnt = {}
-    for g in need.values():
-        cnt[g] = cnt.get(g, 0) + 1
-    top = max(cnt, key=lambda g: (cnt[g], -g))
-    if cnt[top] < 2:
-        return [f"bn.ins {reg}, x{10 + g}, {q}" for q, g in need.items()]
-    return [f"bn.bcast {reg}, x{10 + top}"] + \
-        [f"bn.ins {reg}, x{10 + g}, {q}" for q, g in need.items() if g != top]
-
-
-def _dec_t0_poly():
-    """416 B at x5 -> 32 words at x6; w20..w23 cx13, w24..w27 cy13, w28 m13, w29 t0c."""
-    body = [f"lw x{10 + g}, {4 * g}(x5)" for g in range(13)] + ["addi x5, x5, 52"]
-    for r in range(4):
-        xs, ys = {}, {}                       # lane -> granule (other lanes: don't care)
-        for q, (a, off, cross) in enumerate(_fields13(r)):
-            if off:
-                xs[q] = a
-            if off == 0:
-                ys[q] = a
-            elif cross:
-                ys[q] = a + 1
-        for reg, need in ((f"w{2 * r}", xs), (f"w{2 * r + 1}", ys)):
-            body += _gather(reg, need)
-    for r in range(4):
-        body += [f"bn.mulv.hi w{8 + r}, w{2 * r}, w{20 + r}",
-                 f"bn.mulv.lo w{12 + r}, w{2 * r + 1}, w{24 + r}"]
-    body += [f"bn.or w{8 + r}, w{8 + r}, w{12 + r}" for r in range(4)]
-    body += [f"bn.and w{8 + r}, w{8 + r}, w28" for r in range(4)]
-    body += [f"bn.subvm w{8 + r}, w29, w{8 + r}" for r in range(4)]
-    body += [f"bn.sw.pi w{8 + r}, 0(x6)" for r in range(4)]
-    return _loop(8, body)
-
-
 def _dec_t0_poly_tr():
-    """416 B at x5 -> 32 words at x6, transposed: Y_j (w0..w12) lane m = granule 13m + j
-    (lw + bn.ins); for c = 0..3 the words 4m + c (m = 0..7) all start at bit 8c of
-    Y_{3c}, so field q of all 8 is one uniform shift / or / and (T_q, lane m), and an
-    8 x 8 transpose gives the 8 words. w30 = m13, w31 = t0c."""
-    Y = [f"w{j}" for j in range(13)]
-    A = [f"w{13 + k}" for k in range(8)]
-    B = [f"w{21 + k}" for k in range(8)]
-    out = []
-    for m in range(8):
-        out += [f"lw x{10 + j}, {52 * m + 4 * j}(x5)" for j in range(13)]
-        out += [f"bn.ins {Y[j]}, x{10 + j}, {m}" for j in range(13)]
-    out.append("addi x5, x5, 416")
+    """416 B at x5 -> 32 words at x6, transposed: Y_j lane m = granule 13m + j (lw +
+    bn.ins); for c = 0..3 the words 4m + c (m = 0..7) all start at bit 8c of Y_{3c}, so
+    field q of all 8 is one uniform shift / or / and of Y_{3c..3c+4} (T_q, lane m), and an
+    8 x 8 transpose gives the 8 words. Each Y_j is gathered just before the first chunk
+    that reads it, so at most 5 are live. w14 = m13, w15 = t0c; w0..w13 allocated by
+    pointwise._Prog."""
+    p = _Prog([f"w{k}" for k in range(14)])
+    Y = [f"%y{j}" for j in range(13)]
+    built = 0
     for c in range(4):
+        need = max(3 * c + (8 * c + 13 * q) // 32 + ((8 * c + 13 * q) % 32 + 13 > 32)
+                   for q in range(8))
+        for j in range(built, need + 1):
+            for m in range(8):
+                x = f"x{10 + (8 * j + m) % 13}"
+                p.raw(f"lw {{0}}, {52 * m + 4 * j}({{1}})", [x], ["x5"])
+                p.raw(f"bn.ins {{0}}, {{1}}, {m}", [Y[j]], [x] + ([Y[j]] if m else []))
+        built = need + 1
+        rows = [None] * 8
         for q in range(8):
             k, off = divmod(8 * c + 13 * q, 32)
-            t = A[_BR3[q]]                 # T_q, as _transpose8 wants it
+            t = f"%t{c}_{q}"
             src = Y[3 * c + k]
             if off:
-                out.append(f"bn.shrv {t}, {src}, {off}")
+                p.op("bn.shrv", t, src, str(off))
                 src = t
             if off + 13 > 32:
-                out += [f"bn.shlv w29, {Y[3 * c + k + 1]}, {32 - off}",
-                        f"bn.or {t}, {src}, w29"]
+                p.op("bn.shlv", f"%u{c}_{q}", Y[3 * c + k + 1], str(32 - off))
+                p.op("bn.or", t, src, f"%u{c}_{q}")
                 src = t
-            out.append(f"bn.and {t}, {src}, w30")
-        out += _transpose8(A, B)
-        out += [f"bn.subvm {B[_BR3[m]]}, w31, {B[_BR3[m]]}" for m in range(8)]
-        out += [f"bn.sw {B[_BR3[m]]}, {128 * m + 32 * c}(x6)" for m in range(8)]
-    return out + ["addi x6, x6, 1024"]
+            p.op("bn.and", t, src, "w14")
+            rows[_BR3[q]] = t
+        out = transpose8(p, rows, f"c{c}_")
+        for m in range(8):
+            p.op("bn.subvm", f"%o{c}_{m}", "w15", out[_BR3[m]])
+            p.raw(f"bn.sw {{0}}, {128 * m + 32 * c}({{1}})", [], [f"%o{c}_{m}", "x6"])
+    p.raw("addi {0}, {1}, 416", ["x5"], ["x5"])
+    p.raw("addi {0}, {1}, 1024", ["x6"], ["x6"])
+    return p.text().splitlines()
 
 
-def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK, t0_transposed=True, t0=True):
+def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK, t0=True):
     """skDecode of s1, s2, t0 from the secret key at sk, each polynomial NTT'd in place
-    right after its decode (plain NTT-domain values in [0, q)). t0_transposed: the t0
-    decode of _dec_t0_poly_tr (else _dec_t0_poly, per-lane gathers). t0=False: s1 and s2
+    right after its decode (plain NTT-domain values in [0, q)). t0=False: s1 and s2
     only."""
-    eta_c = [f"bn.lw w20, {_m(XA['sh4e'])}", f"bn.lw w21, {_m(XA['eta'])}"]
-    t0_c = [f"bn.lw w{20 + r}, {_m(XA[f'cx13_{r}'])}" for r in range(4)] + \
-        [f"bn.lw w{24 + r}, {_m(XA[f'cy13_{r}'])}" for r in range(4)] + \
-        [f"bn.lw w28, {_m(XA['m13'])}", f"bn.lw w29, {_m(XA['t0c'])}"]
-    dec_t0 = t0_c + _dec_t0_poly()
-    if t0_transposed:
-        dec_t0 = [f"bn.lw w30, {_m(XA['m13'])}", f"bn.lw w31, {_m(XA['t0c'])}"] + \
-            _dec_t0_poly_tr()
+    eta_c = [f"bn.lw w10, {_m(XA['sh4e'])}", f"bn.lw w11, {_m(XA['eta'])}"]
+    dec_t0 = [f"bn.lw w14, {_m(XA['m13'])}", f"bn.lw w15, {_m(XA['t0c'])}"] + \
+        _dec_t0_poly_tr()
     ntt = ["addi x8, x6, -1024"] + mldsa.ntt_body(8, 8)
     ph = [("init", VMODE1 + _li(5, sk + 128))]
     ph.append(("s1: 5 x [decode (eta 4), NTT]",
@@ -260,21 +211,47 @@ def keydec_program(**kw) -> str:
 
 
 # ------------------------------------------------------------------ c t0 + MakeHint
-def _hint_word(s):
-    """One word: ct0 from x14, v = w - c s2 from x13; norm check into ACC (x9), hint mask
-    counted in w31, its bits (2^(8 s + lane)) ORed into w10 (P). HighBits(r) mod 16 =
-    bits 11..14 of mulv.hi(r + gamma2 - 1, HB_M): h = 1 iff those bits differ for
-    r = v + c t0 and r = v, i.e. iff (xor << 17) > 2^28 - 1."""
-    X, V, A, U, T1, T2, D = "w0", "w1", "w2", "w3", "w4", "w5", "w6"
-    L_ = [f"bn.lw.pi {X}, 0(x14)", f"bn.lw.pi {V}, 0(x13)",
-          f"bn.addvm {A}, {X}, w16", f"bn.addvm {U}, {V}, {X}", f"bn.addv {T2}, {V}, w16",
-          f"bn.ltv {A}, {A}, w17", f"bn.addv {T1}, {U}, w16",
-          f"bn.mulv.hi {T2}, {T2}, w19", f"bn.mulv.hi {T1}, {T1}, w19",
-          f"bn.or.acc x9, {A}, w18", f"bn.xor {D}, {T1}, {T2}", f"bn.shlv {D}, {D}, 17",
-          f"bn.ltv {D}, w20, {D}", f"bn.subv w31, w31, {D}"]
-    if s == 0:
-        return L_ + [f"bn.and w10, {D}, w21"]
-    return L_ + [f"bn.and {D}, {D}, w{21 + s}", f"bn.or w10, w10, {D}"]
+# constants of the fused c t0 / MakeHint pass (hint_consts), P = the word's hint bits,
+# CNT = the hint count (lanes), both carried across the loop
+HC = {"g2m1": "w8", "g2x2m1": "w9", "ones": "w11", "hbm": "w12", "c28m1": "w13",
+      "hbit0": "w14"}
+P, CNT_REG = "w10", "w15"
+
+
+def hint_consts():
+    return [f"bn.lw {r}, {_m(KA[n] if n == 'ones' else XA[n])}" for n, r in HC.items()]
+
+
+def _hint_body():
+    """4 words: ct0 from x14, v = w - c s2 from x13 (post-increment); norm check into ACC
+    (x9), hint mask counted in CNT_REG, its bits (2^(8 s + lane) for word s) ORed into P,
+    stored at x15. HighBits(r) mod 16 = bits 11..14 of mulv.hi(r + gamma2 - 1, HB_M):
+    h = 1 iff those bits differ for r = v + c t0 and r = v, i.e. iff (xor << 17) >
+    2^28 - 1. Temporaries allocated in w0..w7 by pointwise._Prog."""
+    p = _Prog([f"w{k}" for k in range(8)])
+    c = HC
+    for s in range(4):
+        X, V, A, U, T1, T2, D = (f"%{n}{s}" for n in ("x", "v", "a", "u", "t", "r", "d"))
+        p.lw_pi(X, "x14")
+        p.lw_pi(V, "x13")
+        p.op("bn.addvm", A, X, c["g2m1"])
+        p.op("bn.addvm", U, V, X)
+        p.op("bn.addv", T2, V, c["g2m1"])
+        p.op("bn.ltv", A, A, c["g2x2m1"])
+        p.op("bn.addv", T1, U, c["g2m1"])
+        p.op("bn.mulv.hi", T2, T2, c["hbm"])
+        p.op("bn.mulv.hi", T1, T1, c["hbm"])
+        p.raw("bn.or.acc {0}, {2}, {3}", ["x9", "@acc"], [A, c["ones"], "@acc"])
+        p.op("bn.xor", D, T1, T2)
+        p.op("bn.shlv", D, D, "17")
+        p.op("bn.ltv", D, c["c28m1"], D)
+        p.op("bn.subv", CNT_REG, CNT_REG, D)
+        p.op("bn.and", D if s else P, D, c["hbit0"])
+        if s:
+            p.op("bn.shlv", D, D, str(8 * s))
+            p.op("bn.or", P, P, D)
+    p.sw_pi(P, "x15")                    # P_t over ct0 word t (already read)
+    return p.text().splitlines()
 
 
 def _or_tree(n=8, tmp=("w8", "w9")):
@@ -294,25 +271,22 @@ def ct0_hint_phases():
     """c_hat at CH, t0_hat at SH (6 polys), v = w - c s2 at W: per polynomial
     c t0 = INTT(c_hat o t0_hat) -> T, then one fused pass: norm check, MakeHint, count,
     bitmap -> HB. x9 = FLAG = 0 iff ||c t0|| < gamma2 and #hints <= omega."""
-    ph = [("init", VMODE1 + [f"bn.lw w31, {_m(KA['zero'])}", "bn.wsrw ACC, w31"] +
+    ph = [("init", VMODE1 + [f"bn.lw {CNT_REG}, {_m(KA['zero'])}", f"bn.wsrw ACC, {CNT_REG}",
+                             f"bn.sw {CNT_REG}, {_m(CNTS)}"] +
            _li(10, mldsa.SH) + _li(13, mldsa.W) + _li(16, HB))]
     prod = []
     for k in range(4):
         prod += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
     prod += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
     prod += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
-    consts = [f"bn.lw w{16 + k}, {_m(a)}" for k, a in enumerate(
-        [XA["g2m1"], XA["g2x2m1"], KA["ones"], XA["hbm"], XA["c28m1"]] + [XA[f"hbit{s}"] for s in range(4)])]
-    chk = []
-    for s in range(4):
-        chk += _hint_word(s)
-    chk.append("bn.sw.pi w10, 0(x15)")       # P_t over ct0 word t (already read)
     tree = [f"bn.lw w{k}, {_m(T + 32 * k)}" for k in range(8)] + _or_tree() + \
         ["bn.sw.pi w0, 0(x16)"]
     body = _li(12, mldsa.CH) + _li(11, T) + _loop(8, prod) + _li(8, T) + \
-        mldsa.intt_body(8, 8) + consts + _li(14, T) + _li(15, T) + _loop(8, chk) + tree
+        mldsa.intt_body(8, 8) + hint_consts() + [f"bn.lw {CNT_REG}, {_m(CNTS)}"] + \
+        _li(14, T) + _li(15, T) + _loop(8, _hint_body()) + \
+        [f"bn.sw {CNT_REG}, {_m(CNTS)}"] + tree
     ph.append(("6 x [c t0 (pw + INTT), norm + MakeHint + count, bitmap]", _loop(K, body)))
-    fin = [f"bn.ext x{1 + k}, w31, {k}" for k in range(8)]
+    fin = [f"bn.ext x{1 + k}, {CNT_REG}, {k}" for k in range(8)]
     fin += [f"add x1, x1, x{2 + k}" for k in range(7)]
     fin += ["sltu x2, x0, x9", "sltiu x3, x1, 56", "xori x3, x3, 1", "slli x3, x3, 1",
             "or x9, x2, x3"] + _li(4, FLAG) + ["sw x9, 0(x4)", "sw x1, 4(x4)"]
@@ -332,39 +306,38 @@ _ZGRAN = [[(0, 0), (1, 20)], [(1, -12), (2, 8), (3, 28)], [(3, -4), (4, 16)],
 
 
 def _zpack_group():
-    """8 z words at x5 -> 40 granules (160 B) at x6; w30 = gamma1. f = gamma1 - z, lanes
+    """8 z words at x5 -> 40 granules (160 B) at x6; w15 = gamma1. f = gamma1 - z, lanes
     transposed (T_q lane m = field q of word m), granule g of every word by uniform
-    shifts / ors (G_g lane m = granule 5m + g), then bn.ext + sw per granule."""
-    A = [f"w{k}" for k in range(8)]
-    B = [f"w{8 + k}" for k in range(8)]
-    L_ = [f"bn.lw.pi {A[_BR3[m]]}, 0(x5)" for m in range(8)]
-    L_ += [f"bn.subvm {r}, w30, {r}" for r in A]
-    L_ += _transpose8(A, B)
+    shifts / ors (G_g lane m = granule 5m + g), then bn.ext + sw per granule. Registers
+    allocated in w0..w14 by pointwise._Prog."""
+    p = _Prog([f"w{k}" for k in range(15)])
+    rows = [None] * 8
+    for m in range(8):
+        rows[_BR3[m]] = f"%f{m}"
+        p.lw_pi(f"%z{m}", "x5")
+        p.op("bn.subvm", f"%f{m}", "w15", f"%z{m}")
+    B = transpose8(p, rows, "t")
     T = lambda q: B[_BR3[q]]
-    tmp = iter(f"w{k}" for k in range(16, 30))
     G = []
-    for parts in _ZGRAN:
-        terms = []
-        for q, sh in parts:
-            if sh == 0:
-                terms.append(T(q))
-                continue
-            t = next(tmp)
-            L_.append(f"bn.{'shlv' if sh > 0 else 'shrv'} {t}, {T(q)}, {abs(sh)}")
-            terms.append(t)
-        g = terms[0]
-        for t in terms[1:]:
-            L_.append(f"bn.or {t}, {g}, {t}")
-            g = t
-        G.append(g)
-    # scatter: ext one ahead of its sw (granule order = address order)
-    order = [(m, g) for m in range(8) for g in range(5)]
-    ext = [f"bn.ext x{10 + i % 8}, {G[g]}, {m}" for i, (m, g) in enumerate(order)]
-    sw = [f"sw x{10 + i % 8}, {4 * (5 * m + g)}(x6)" for i, (m, g) in enumerate(order)]
-    L_ += ext[:2]
-    for i in range(40):
-        L_ += [sw[i]] + ext[i + 2:i + 3]
-    return L_ + ["addi x6, x6, 160"]
+    for g, parts in enumerate(_ZGRAN):
+        acc = None
+        for k, (q, sh) in enumerate(parts):
+            t = T(q)
+            if sh:
+                t = f"%s{g}_{k}"
+                p.op(f"bn.{'shlv' if sh > 0 else 'shrv'}", t, T(q), str(abs(sh)))
+            if acc is None:
+                acc = t
+            else:
+                p.op("bn.or", f"%g{g}_{k}", acc, t)
+                acc = f"%g{g}_{k}"
+        G.append(acc)
+    for i, (m, g) in enumerate((m, g) for m in range(8) for g in range(5)):
+        x = f"x{10 + i % 8}"
+        p.raw(f"bn.ext {{0}}, {{1}}, {m}", [x], [G[g]])
+        p.raw(f"sw {{0}}, {4 * (5 * m + g)}({{1}})", [], [x, "x6"])
+    p.raw("addi {0}, {1}, 160", ["x6"], ["x6"])
+    return p.text().splitlines()
 
 
 def sig_encode_phases(ctil=mldsa.CTIL, z=mldsa.ZO, sig=SIG):
@@ -377,7 +350,7 @@ def sig_encode_phases(ctil=mldsa.CTIL, z=mldsa.ZO, sig=SIG):
     assert not (z < sig + SIG_LEN and sig < z + L * 1024) or sig_z <= z + 96
     ph = [("init", VMODE1)]
     ph.append(("z: gamma1 - z, 20-bit pack (5 polys)",
-               [f"bn.lw w30, {_m(KA['g1'])}"] + _li(5, z) + _li(6, sig_z) +
+               [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, z) + _li(6, sig_z) +
                _loop(L * 4, _zpack_group())))
     ct = _li(1, ctil) + _li(2, sig)
     ct += [f"lw x{3 + k}, {4 * k}(x1)" for k in range(12)]

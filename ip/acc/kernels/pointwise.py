@@ -74,6 +74,12 @@ class _Prog:
         """bn.sw.pi src, 0(ptr) (as lw_pi: ordered only through ptr)."""
         self.ops.append(("bn.sw.pi", [ptr], [src, ptr], None, False))
 
+    def raw(self, fmt, dsts, srcs):
+        """Any instruction: fmt.format(*dsts, *srcs) after allocation, e.g.
+        raw("bn.ext {0}, {1}, 3", ["x10"], ["%d"]). Ordering only through the named
+        registers (GPRs included; a pseudo-register such as "@kmac" orders a stream)."""
+        self.ops.append((fmt, list(dsts), list(srcs), None, False))
+
     def _alloc(self):
         last_use = {}
         for i, (_, d, s, _, _) in enumerate(self.ops):
@@ -104,7 +110,8 @@ class _Prog:
         ops = self._alloc()
         n = len(ops)
         preds = [set() for _ in range(n)]
-        raw = [set() for _ in range(n)]
+        raw = [set() for _ in range(n)]        # read-after-write through a wide register
+        raw_x = [set() for _ in range(n)]      # ... through a GPR
         last_w, readers = {}, {}
         for i, (m, d, s, a, st) in enumerate(ops):
             rs = list(s) + ([] if a is None or st else [("m", a)])
@@ -112,8 +119,10 @@ class _Prog:
             for r in rs:
                 if r in last_w:
                     preds[i].add(last_w[r])
-                    if not (isinstance(r, str) and r.startswith("x")):
-                        raw[i].add(last_w[r])     # a GPR pointer is updated at once
+                    if isinstance(r, str) and r.startswith("x"):
+                        raw_x[i].add(last_w[r])
+                    else:
+                        raw[i].add(last_w[r])
             for r in ws:
                 if r in last_w:
                     preds[i].add(last_w[r])
@@ -134,8 +143,11 @@ class _Prog:
                     continue
                 if fallback is None:
                     fallback = i
-                if prev is not None and ops[prev][0] in LAT2 + ("bn.lw.pi",) \
-                        and prev in raw[i]:
+                # result latency 2: wide results of loads / multiplies (a post-increment
+                # pointer is updated at once), GPR results of lw
+                pm = ops[prev][0].split()[0] if prev is not None else None
+                if (pm in LAT2 + ("bn.lw.pi",) and prev in raw[i]) or \
+                        (pm == "lw" and prev in raw_x[i]):
                     continue
                 pick = i
                 break
@@ -146,7 +158,9 @@ class _Prog:
         lines = ["lui x30, 4"] if any(o[3] is not None and o[3] >= 16384 for o in ops) else []
         for i in order:
             m, d, s, a, st = ops[i]
-            if m == "bn.lw.pi":
+            if "{" in m:
+                lines.append(m.format(*d, *s))
+            elif m == "bn.lw.pi":
                 lines.append(f"{m} {d[0]}, 0({d[1]})")
             elif m == "bn.sw.pi":
                 lines.append(f"{m} {s[0]}, 0({d[0]})")

@@ -92,10 +92,8 @@ def test_keydec(seed):
     print(f"\nkeydec (skDecode s1, s2, t0 + 17 NTT): {h.cycles} cycles, IMEM {imem} B")
 
 
-@pytest.mark.parametrize("t0_transposed", [True, False])
-def test_keydec_extremes(t0_transposed):
-    """Every field value: eta fields 0..8, t0 fields 0..2^13 - 1 (not only key-like ones);
-    both t0 decoders."""
+def test_keydec_extremes():
+    """Every field value: eta fields 0..8, t0 fields 0..2^13 - 1 (not only key-like ones)."""
     rnd = random.Random(7)
     s = [[rnd.randrange(9) for _ in range(256)] for _ in range(11)]
     s[0][:9] = list(range(9))
@@ -105,8 +103,7 @@ def test_keydec_extremes(t0_transposed):
                                                                                   "little")
     sk = bytes(128) + b"".join(pack(f, 4) for f in s) + b"".join(pack(f, 13) for f in t)
     rho, key, tr, s1, s2, t0 = DSA._unpack_sk(sk)
-    sim, h, _ = _run(sp.keydec_program(t0_transposed=t0_transposed),
-                     _image(sk=(sp.SK, sk)))
+    sim, h, _ = _run(sp.keydec_program(), _image(sk=(sp.SK, sk)))
     assert h.ok, h
     assert _polys(sim, sp.S1H, 5) == _vec(s1.to_ntt())
     assert _polys(sim, sp.S2H, 6) == _vec(s2.to_ntt())
