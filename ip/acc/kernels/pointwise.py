@@ -22,7 +22,7 @@ transposed with bn.trn1 / bn.trn2 (lane 2i <- pair 16s+i, lane 2i+1 <- pair 16s+
 in one register, all a1 in another); 5 bn.mulvm + 2 bn.addvm give r0 = a0 b0 + gamma a1 b1
 and r1 = a0 b1 + a1 b0 for 16 pairs; bn.trn1 / bn.trn2 of (r0, r1) is the natural order
 again (the 2x2 lane transpose is its own inverse). gamma words (8, Montgomery form,
-`mlkem_const_words()`) stay in w24..w31. Two forms of b:
+`mlkem_const_words()`) are loaded once per block. Two forms of b:
   * b_prepared=True: b was converted once by `mlkem_prepare_program` into the transposed
     layout times 2^16 (Montgomery form), at the same addresses: the products are then exact
     (kyber-py's ntt_multiplication) at 17 instructions per 32 coefficients. This is the form
@@ -183,7 +183,7 @@ def mldsa_const_words() -> list[list[int]]:
 def mldsa_program(terms, c, accumulate=False, ecall=True) -> str:
     """c = [c +] sum over (a, b) in terms of bn.mulvm(a, b), word by word (VMODE 1).
     terms: list of (a_addr, b_addr). c may alias an a or b of the terms."""
-    p = _Prog([f"w{i}" for i in range(32)])
+    p = _Prog([f"w{i}" for i in range(16)])
     for r in range(32):
         acc = None
         for j, (a, b) in enumerate(terms):
@@ -205,11 +205,11 @@ def mldsa_program(terms, c, accumulate=False, ecall=True) -> str:
 
 def mldsa_to_mont_program(src, dst, const_addr, ecall=True) -> str:
     """dst = src * 2^32 mod q (Montgomery form), 32 words; const table at const_addr."""
-    p = _Prog([f"w{i}" for i in range(31)])
-    p.lw("w31", const_addr)
+    p = _Prog([f"w{i}" for i in range(15)])
+    p.lw("w15", const_addr)
     for r in range(32):
         p.lw(f"%x{r}", src + 32 * r)
-        p.op("bn.mulvm", f"%y{r}", f"%x{r}", "w31")
+        p.op("bn.mulvm", f"%y{r}", f"%x{r}", "w15")
         p.sw(f"%y{r}", dst + 32 * r)
     return p.text() + ("ecall\n" if ecall else "")
 
@@ -244,15 +244,15 @@ def mlkem_iscale_mont_word() -> list[int]:
 def mlkem_prepare_program(src, dst, const_addr, ecall=True) -> str:
     """dst = transposed Montgomery form of src (16 words): for each block s, word 2s = all b0
     of pairs 16s..16s+15 (trn1 order) * 2^16 mod q, word 2s+1 = all b1 * 2^16."""
-    p = _Prog([f"w{i}" for i in range(31)])
-    p.lw("w31", const_addr + 32 * 8)
+    p = _Prog([f"w{i}" for i in range(15)])
+    p.lw("w15", const_addr + 32 * 8)
     for s in range(8):
         p.lw(f"%x{s}", src + 64 * s)
         p.lw(f"%y{s}", src + 64 * s + 32)
         p.op("bn.trn1", f"%t{s}", f"%x{s}", f"%y{s}")
         p.op("bn.trn2", f"%u{s}", f"%x{s}", f"%y{s}")
-        p.op("bn.mulvm", f"%m{s}", f"%t{s}", "w31")
-        p.op("bn.mulvm", f"%n{s}", f"%u{s}", "w31")
+        p.op("bn.mulvm", f"%m{s}", f"%t{s}", "w15")
+        p.op("bn.mulvm", f"%n{s}", f"%u{s}", "w15")
         p.sw(f"%m{s}", dst + 64 * s)
         p.sw(f"%n{s}", dst + 64 * s + 32)
     return p.text() + ("ecall\n" if ecall else "")
@@ -265,13 +265,12 @@ def mlkem_basemul_program(terms, c, const_addr, accumulate=False, b_prepared=Tru
     (mlkem_const_words(), 9 words) at const_addr. mont_out (only with b_prepared=False):
     leave the result times 2^-16."""
     assert not (mont_out and b_prepared)
-    p = _Prog([f"w{i}" for i in range(23)])
-    for s in range(8):
-        p.lw(f"w{24 + s}", const_addr + 32 * s)
     fix = not b_prepared and not mont_out
+    p = _Prog([f"w{i}" for i in range(15 if fix else 16)])
     if fix:
-        p.lw("w23", const_addr + 32 * 8)
+        p.lw("w15", const_addr + 32 * 8)
     for s in range(8):
+        p.lw(f"%g{s}", const_addr + 32 * s)       # gamma word of block s
         acc0 = acc1 = None
         for j, (a, b) in enumerate(terms):
             v = f"{s}_{j}"
@@ -291,7 +290,7 @@ def mlkem_basemul_program(terms, c, const_addr, accumulate=False, b_prepared=Tru
             p.op("bn.mulvm", f"%p11{v}", f"%a1{v}", f"%b1{v}")
             p.op("bn.mulvm", f"%p01{v}", f"%a0{v}", f"%b1{v}")
             p.op("bn.mulvm", f"%p10{v}", f"%a1{v}", f"%b0{v}")
-            p.op("bn.mulvm", f"%t{v}", f"%p11{v}", f"w{24 + s}")
+            p.op("bn.mulvm", f"%t{v}", f"%p11{v}", f"%g{s}")
             p.op("bn.addvm", f"%r0{v}", f"%p00{v}", f"%t{v}")
             p.op("bn.addvm", f"%r1{v}", f"%p01{v}", f"%p10{v}")
             if acc0 is None:
@@ -301,8 +300,8 @@ def mlkem_basemul_program(terms, c, const_addr, accumulate=False, b_prepared=Tru
                 p.op("bn.addvm", f"%s1{v}", acc1, f"%r1{v}")
                 acc0, acc1 = f"%s0{v}", f"%s1{v}"
         if fix:
-            p.op("bn.mulvm", f"%f0{s}", acc0, "w23")
-            p.op("bn.mulvm", f"%f1{s}", acc1, "w23")
+            p.op("bn.mulvm", f"%f0{s}", acc0, "w15")
+            p.op("bn.mulvm", f"%f1{s}", acc1, "w15")
             acc0, acc1 = f"%f0{s}", f"%f1{s}"
         p.op("bn.trn1", f"%o0{s}", acc0, acc1)
         p.op("bn.trn2", f"%o1{s}", acc0, acc1)
