@@ -147,7 +147,7 @@ def test_mlkem_basemul_plain_b(seed):
     sim, h = _sim(src, {KA: a, KB: b}, _kem_consts(), KEM)
     assert _read(sim, KC, KEM) == _kem_ref(a, b)
     print(f"\nML-KEM base-case multiply, plain b, exact: {h.cycles} cycles")
-    assert h.cycles <= 180
+    assert h.cycles <= 190            # 180 with 32 wide registers, 187 with 16
 
 
 def test_mlkem_basemul_accumulate():
