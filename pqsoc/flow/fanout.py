@@ -13,9 +13,11 @@ from collections import defaultdict
 from pathlib import Path
 
 MAX_FANOUT = 16
-# buf_4: on the ACC (17 k tree buffers) it timed as buf_8 (+0.03 ns slack: its input is a third
-# of buf_8's load on the level above) at half the area (-0.13 mm2); buf_2 lost 0.3 ns.
-BUF_CELL = "sky130_fd_sc_hd__buf_4"
+# buf_2: with the `_1` drive strengths allowed (session 11's cell list) buf_2 trees cost the
+# ACC 1.1 MHz against buf_4 and saved 0.047 mm2; buf_1 saved 0.07 mm2 but cost 7.4 MHz
+# (ip/acc/doc/architecture.md 2a). (Before that list, buf_4 had timed as buf_8 at half its
+# area.)
+BUF_CELL = "sky130_fd_sc_hd__buf_2"
 
 _INST = re.compile(r"^  (\S+) (\S+) \(\n(.*?)\n  \);\n", re.M | re.S)
 _PIN = re.compile(r"\.(\w+)\((.*)\)")
