@@ -107,3 +107,26 @@ def test_fits():
     for (a0, a1), (b0, b1) in zip(regions, regions[1:]):
         assert a0 < a1 <= b0 < b1
     assert ms.SIG + ms.SIG_LEN <= ms.ABUF and ms.SK + ms.SK_LEN == ms.T0P + 6 * 416
+
+
+def test_sign_phases():
+    """Per-phase cycles of a signature accepted in its first iteration (seed 4): prefix
+    runs of sign_phases(), each phase's cost = difference of cumulative counts (the table
+    of doc/architecture.md 3.4)."""
+    pk, sk, msg, r = _case(4)
+    img = ms.image(sk, msg, r)
+    lines, prev, rows = [], 0, []
+    for name, body in ms.sign_phases():
+        lines += body
+        # a prefix may end with the KMAC port held: kmac.rel is harmless when it is not
+        sim, h, _ = run_image("\n".join(lines + ["kmac.rel", "ecall"]) + "\n", img, 5_000_000,
+                              "prefix.s")
+        assert h.ok, (name, h)
+        rows.append((name, h.cycles - prev))
+        prev = h.cycles
+    print("\nML-DSA-65 sign phases (ISS cycles, one iteration):")
+    for name, n in rows:
+        print(f"  {n:6d}  {name}")
+    print(f"  {prev:6d}  total")
+    sig = sim.dmem.read_bytes(ms.SIG, ms.SIG_LEN)
+    assert sig == dsa_sign_stages(sk, msg, r)[1]
