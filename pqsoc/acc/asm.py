@@ -4,7 +4,7 @@
 
 Source: one instruction per line; `label:` (any number, before an instruction or alone);
 comments start with `#` or `//`; `.word N` emits a raw word. Operands follow each
-instruction's syntax in isa.yml. Registers x0..x31 / w0..w31; CSRs and WSRs by name or
+instruction's syntax in isa.yml. Registers x0..x31 / w0..w15 (isa.yml wdrs); CSRs and WSRs by name or
 number; immediates in decimal, 0x.., 0b.., negative allowed; a pcrel operand is a label or a
 byte offset; other immediates may also be a label (its byte address). Errors name the file,
 line and problem.
@@ -67,10 +67,16 @@ class Assembler:
         if kind in ("gpr", "wdr"):
             prefix = "x" if kind == "gpr" else "w"
             m = re.fullmatch(prefix + r"(\d+)", text)
+            last = 31 if kind == "gpr" else self.isa.wdrs - 1
             if not m or int(m.group(1)) > 31:
-                raise AsmError(f"{where}: {insn.mnemonic} operand {op.name}: expected {prefix}0..{prefix}31, "
-                               f"got {text!r}")
-            return int(m.group(1))
+                raise AsmError(f"{where}: {insn.mnemonic} operand {op.name}: expected "
+                               f"{prefix}0..{prefix}{last}, got {text!r}")
+            n = int(m.group(1))
+            if kind == "wdr" and n >= self.isa.wdrs:
+                # encodable in the 5-bit field, but ILLEGAL_INSN on the ACC
+                raise AsmError(f"{where}: {insn.mnemonic} operand {op.name}: {text}: the ACC has "
+                               f"{self.isa.wdrs} wide registers (w0..w{self.isa.wdrs - 1})")
+            return n
         if kind in ("csr", "wsr"):
             table = self.isa.csrs if kind == "csr" else self.isa.wsrs
             if text in table:

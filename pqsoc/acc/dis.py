@@ -4,7 +4,8 @@
 
 Output re-assembles to the same words: pcrel operands are printed as byte offsets (with the
 target address in a comment), CSRs/WSRs by name when known, words that decode to nothing
-(or to an enum value outside the list) as `.word 0x...`.
+(or to an enum value outside the list) as `.word 0x...`; when the word would be an
+instruction but for a wdr field beyond the register count (ILLEGAL_INSN), a comment names it.
 """
 from __future__ import annotations
 
@@ -24,8 +25,15 @@ class Disassembler:
     def line(self, word: int, pc: int = 0) -> str:
         got = self.isa.decode(word)
         if got is None:
+            raw = self.isa.decode(word, any_wdr=True)
+            text = self._format(word, pc, *raw) if raw else None
+            if text and not text.startswith(".word"):
+                return (f".word {word:#010x}  # {text}: ILLEGAL_INSN, the ACC has {self.isa.wdrs} "
+                        "wide registers")
             return f".word {word:#010x}"
-        insn, vals = got
+        return self._format(word, pc, *got)
+
+    def _format(self, word: int, pc: int, insn, vals: dict) -> str:
         out, note = [], ""
         for kind, text in insn.syntax_tokens():
             if kind != "op":

@@ -4,7 +4,8 @@
 
 Generator (`generate(rng, cfg) -> Program`): assembly text (replayable with `pqsoc acc asm`),
 its words, and an initial DMEM image. Programs cover every instruction of the groups base,
-loop, wide-mem, vec and ntt (kmac / smp only with cfg.kmac), both VMODEs, registers biased to
+loop, wide-mem, vec and ntt (kmac / smp only with cfg.kmac), both VMODEs, the isa.yml `wdrs`
+wide registers (a wdr field beyond them only as an ILLEGAL_INSN case), registers biased to
 interesting values (0, 1, q-1, q, all ones, lane boundaries, DMEM addresses), loops nested up
 to 8 deep (and 9+ deep as an error), forward branches / jal / jalr (the only backward control
 flow is the hardware loop, so every program terminates: the generator bounds the dynamic
@@ -14,7 +15,7 @@ of programs that end in one error class (ILLEGAL_INSN, BAD_INSN_ADDR, BAD_DATA_A
 DMEM layout (Layout; DMEM must be >= 2 KiB):
     [0, 0x300)        data area: random initial contents; the only target of generated
                       (non-faulting) loads and stores
-    0x300 .. 0x6ff    dump of w0..w31 (32 bytes each)
+    0x300 .. 0x6ff    dump of w0..w<wdrs-1> (32 bytes each; room for 32)
     0x700 .. 0x71f    dump of WSR ACC
     0x720 .. 0x79b    dump of x1..x31
     0x79c, 0x7a0      dump of CSR VMODE, CSR ERR_BITS
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from .asm import assemble
+from .dis import Disassembler
 from .isa import Isa, load_isa
 
 MASK32 = 0xFFFF_FFFF
@@ -96,7 +98,7 @@ class Layout:
         """What a (32-bit word) DMEM address holds in the dump, for difference messages."""
         if addr < self.data_end:
             return "data"
-        if self.wdr_base <= addr < self.wdr_base + 32 * 32:
+        if self.wdr_base <= addr < self.wdr_base + 32 * _isa().wdrs:
             n, off = divmod(addr - self.wdr_base, 32)
             return f"w{n} word {off // 4}"
         if self.acc_addr <= addr < self.acc_addr + 32:
@@ -168,7 +170,7 @@ class _Gen:
         return 0 if self.chance(0.08) else self.rng.randint(1, 31)
 
     def w(self) -> int:
-        return self.rng.randint(0, 31)
+        return self.rng.randint(0, self.isa.wdrs - 1)
 
     def value(self) -> int:
         r = self.rng
@@ -612,6 +614,24 @@ class _Gen:
             vals[op.name] = self.rng.randrange(lo - lo % step, hi + 1, step)
         return insn.encode(vals)
 
+    def bad_wdr_word(self) -> int:
+        """A legal instruction but for one or more wdr operands in wdrs..31 (ILLEGAL_INSN)."""
+        r = self.rng
+        isa = self.isa
+        insn = r.choice([i for i in isa.insns if i.group in FUZZ_GROUPS
+                         and any(op.kind == "wdr" for op in i.operands.values())])
+        vals = {}
+        for name, op in insn.operands.items():
+            lo, hi = op.value_range()
+            vals[name] = r.randrange(lo >> op.align, (hi >> op.align) + 1) << op.align
+            if op.kind == "wdr":
+                vals[name] = self.w()
+        wdrs = [n for n, op in insn.operands.items() if op.kind == "wdr"]
+        for name in r.sample(wdrs, r.randint(1, len(wdrs))):
+            vals[name] = r.choice((isa.wdrs, 31, r.randint(isa.wdrs, 31)))
+        self.features["bad_wdr"] += 1
+        return insn.encode(vals)
+
     # ------------------------------------------------------------------ error constructs
     def error_item(self, cls: str) -> list[str]:
         r = self.rng
@@ -623,7 +643,10 @@ class _Gen:
         if cls == "SAMPLER":
             return self.kmac_item(r.choice(SMP_MISUSE[:-1]))
         if cls == "ILLEGAL_INSN":
-            k = r.randrange(9)
+            k = r.randrange(10)
+            if k == 9 and self.isa.wdrs < 32:           # a wdr field beyond the registers
+                # the disassembler's `.word` line names the instruction in a comment
+                return [Disassembler(self.isa).line(self.bad_wdr_word())]
             if k == 0 and self.chance(0.5):         # a valid encoding with 1-2 bits flipped
                 while True:
                     wrd = self.random_encoding(r.choice(self.isa.insns))
@@ -751,7 +774,7 @@ class _Gen:
         out = [f"sw x{n}, {lay.gpr_base + 4 * (n - 1)}(x0)" for n in range(1, 32)]
         out += ["csrrs x1, VMODE, x0", f"sw x1, {lay.vmode_addr}(x0)",
                 "csrrs x1, ERR_BITS, x0", f"sw x1, {lay.errbits_addr}(x0)"]
-        out += [f"bn.sw w{n}, {lay.wdr_base + 32 * n}(x0)" for n in range(32)]
+        out += [f"bn.sw w{n}, {lay.wdr_base + 32 * n}(x0)" for n in range(self.isa.wdrs)]
         out += ["bn.wsrr w0, ACC", f"bn.sw w0, {lay.acc_addr}(x0)", "ecall"]
         return out
 

@@ -84,6 +84,9 @@ class Insn:
     errors: tuple
     doc: str
     mapping: dict              # field -> literal or operand spec, as written
+    # decode mask: `mask` plus the wdr field bits that must be zero (register >= Isa.wdrs);
+    # a word matching mask/match but not dec_mask/match is ILLEGAL_INSN
+    dec_mask: int = 0
 
     def syntax_tokens(self) -> list:
         """The syntax as a list of ('op', name) / ('lit', text)."""
@@ -129,13 +132,21 @@ class Isa:
     groups: dict
     kinds: dict
     version: int = 1
+    wdrs: int = 32             # wide data registers w0..w<wdrs-1>
 
-    def decode(self, word: int):
-        """(Insn, operand values) for a word, or None when no instruction matches."""
+    def decode(self, word: int, any_wdr: bool = False):
+        """(Insn, operand values) for a word, or None when no instruction matches. A wdr
+        field >= wdrs matches nothing (ILLEGAL_INSN) unless any_wdr (for messages)."""
         for insn in self.insns:
             if word & insn.mask == insn.match:
+                if not any_wdr and word & insn.dec_mask != insn.match:
+                    return None
                 return insn, insn.decode(word)
         return None
+
+    def bad_wdrs(self, insn: Insn, values: dict) -> list:
+        """Names of the wdr operands whose value is not a register (>= wdrs)."""
+        return [n for n, op in insn.operands.items() if op.kind == "wdr" and values[n] >= self.wdrs]
 
 
 def _tokenize(syntax: str, operands) -> list:
@@ -190,7 +201,7 @@ def _need(d: dict, key: str, where: str):
     return d[key]
 
 
-def _parse_insn(raw, schemes, errors, groups) -> Insn:
+def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32) -> Insn:
     if not isinstance(raw, dict):
         raise IsaError(f"instruction entry {raw!r}: must be a mapping")
     mn = raw.get("mnemonic")
@@ -313,8 +324,15 @@ def _parse_insn(raw, schemes, errors, groups) -> Insn:
     doc = raw.get("doc")
     if not isinstance(doc, str) or not doc.strip():
         raise IsaError(f"{where}: missing 'doc' (semantics summary)")
+    # register indices >= wdrs have some bit at or above log2(wdrs) set (wdrs a power of 2)
+    dec_mask = mask
+    for op in ops.values():
+        if op.kind == "wdr":
+            for f, ohi, olo in op.slices:
+                for b in range(max(olo, wdrs.bit_length() - 1), ohi + 1):
+                    dec_mask |= 1 << (f.lo + b - olo)
     return Insn(mn, group, syntax, ops, scheme, mask, match, cycles,
-                str(raw.get("cycles_note") or ""), errs, doc.strip(), dict(mapping))
+                str(raw.get("cycles_note") or ""), errs, doc.strip(), dict(mapping), dec_mask)
 
 
 def parse_isa(data) -> Isa:
@@ -340,6 +358,14 @@ def parse_isa(data) -> Isa:
     bits = [e.get("bit") for e in errors.values()]
     if len(set(bits)) != len(bits):
         raise IsaError("isa.yml: two errors share a bit")
+    wdrs = data.get("wdrs", 1 << REG_KINDS["wdr"])
+    if (not isinstance(wdrs, int) or isinstance(wdrs, bool) or wdrs < 1
+            or wdrs > 1 << REG_KINDS["wdr"] or wdrs & (wdrs - 1)):
+        raise IsaError(f"isa.yml: wdrs must be a power of two from 1 to {1 << REG_KINDS['wdr']} "
+                       f"(got {wdrs!r})")
+    # the prose must not drift from the count (the ISA document prints it)
+    if "wdr" in kinds and f"w0..w{wdrs - 1}" not in str(kinds["wdr"]):
+        raise IsaError(f"isa.yml: operand-kinds wdr must say w0..w{wdrs - 1} (wdrs: {wdrs})")
     groups = data["groups"]
     schemes = {n: _parse_scheme(n, s) for n, s in data["encoding-schemes"].items()}
     for table in ("csrs", "wsrs"):
@@ -349,7 +375,7 @@ def parse_isa(data) -> Isa:
 
     insns, by_mn = [], {}
     for raw in data["insns"] or ():
-        insn = _parse_insn(raw, schemes, errors, groups)
+        insn = _parse_insn(raw, schemes, errors, groups, wdrs)
         if insn.mnemonic in by_mn:
             raise IsaError(f"instruction {insn.mnemonic}: defined twice")
         insns.append(insn)
@@ -365,7 +391,7 @@ def parse_isa(data) -> Isa:
                                f"(fixed bits {a.mask:#010x}/{a.match:#010x} vs "
                                f"{b.mask:#010x}/{b.match:#010x})")
     return Isa(insns, by_mn, schemes, errors, dict(data.get("csrs") or {}),
-               dict(data.get("wsrs") or {}), groups, kinds, int(data.get("version", 1)))
+               dict(data.get("wsrs") or {}), groups, kinds, int(data.get("version", 1)), wdrs)
 
 
 def load_isa(path: Path | str = ISA_YML) -> Isa:

@@ -35,7 +35,7 @@ def _operand_desc(isa: Isa, insn: Insn) -> list:
         if op.kind == "enum":
             rng = ", ".join(f"`{v}`={i}" for i, v in enumerate(op.values))
         elif op.kind in ("gpr", "wdr"):
-            rng = "x0..x31" if op.kind == "gpr" else "w0..w31"
+            rng = "x0..x31" if op.kind == "gpr" else f"w0..w{isa.wdrs - 1}"
         else:
             rng = f"{lo}..{hi}"
             if op.align:
@@ -52,8 +52,9 @@ def render(isa: Isa) -> str:
          "(VMODE = 0, q = 3329) or 8 x 32-bit lanes (VMODE = 1, q = 8380417). "
          "Cycle counts are issue cycles without stalls. Any instruction can raise "
          + " and ".join(ALWAYS_ERRORS) + ". "
-         "A word that matches no instruction below, or whose enum field holds a code beyond the "
-         "listed values, is ILLEGAL_INSN. Instruction-specific operand limits stated in the "
+         "A word that matches no instruction below, whose enum field holds a code beyond the "
+         f"listed values, or whose wdr field names a register beyond w{isa.wdrs - 1} (the ACC has "
+         f"{isa.wdrs} wide registers; the fields are 5 bits), is ILLEGAL_INSN. Instruction-specific operand limits stated in the "
          "descriptions (lane numbers, shift amounts) are also ILLEGAL_INSN when violated.", ""]
 
     L += ["## Summary", "", "| mnemonic | syntax | group | cycles | match / mask |", "|---|---|---|---|---|"]

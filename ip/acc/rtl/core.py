@@ -103,7 +103,10 @@ class AccCore(wiring.Component):
 
         # ------------------------------------------------------------------ state
         gpr = Array(Signal(32, name=f"x{i}") for i in range(32))
-        wdr = Array(Signal(256, name=f"w{i}") for i in range(32))
+        # isa.yml wdrs registers; an instruction naming another one does not decode
+        nwdr = isa.wdrs
+        wbits = max(1, (nwdr - 1).bit_length())
+        wdr = Array(Signal(256, name=f"w{i}") for i in range(nwdr))
         vmode = Signal()
         smp_cfg = Signal(32)
         smp_src = Signal(32)
@@ -147,10 +150,10 @@ class AccCore(wiring.Component):
         # wide read ports: A = wrs1 / wa / wrs, B = wrs2 / wb, C = wt / wrd (bn.sel, bn.ins);
         # indices from the fetch stage (don't-care for instructions without the operand:
         # every use is gated by the instruction's flags)
-        wa_i = dec.index(["wrs1", "wa", "wrs"], "wdr")
-        wb_i = dec.index(["wrs2", "wb"], "wdr")
-        wc_i = dec.index(["wt", "wrd"], "wdr")
-        wd_i = dec.index(["wrd"], "wdr")   # destination wrd
+        wa_i = dec.index(["wrs1", "wa", "wrs"], "wdr", wbits)
+        wb_i = dec.index(["wrs2", "wb"], "wdr", wbits)
+        wc_i = dec.index(["wt", "wrd"], "wdr", wbits)
+        wd_i = dec.index(["wrd"], "wdr", wbits)   # destination wrd
         wA, wB, wC = wdr[wa_i], wdr[wb_i], wdr[wc_i]
 
         def mn(name):
@@ -168,8 +171,8 @@ class AccCore(wiring.Component):
         wb2_load_w = Signal()              # bn.lw data -> wdr[wb2_a]
         wb2_alu_a = Signal()               # wide ALU res2_a -> wdr[wb2_a]
         wb2_alu_b = Signal()               # res2_b -> wdr[wb2_b]
-        wb2_a = Signal(5)
-        wb2_b = Signal(5)
+        wb2_a = Signal(wbits)
+        wb2_b = Signal(wbits)
         wb2_load_g = Signal()              # lw data -> gpr[wb2_g]
         wb2_g = Signal(5)
         wb2_word = Signal(3)
@@ -450,7 +453,7 @@ class AccCore(wiring.Component):
         # decode (priority: clear, then the executing instruction's wrd, then the write-back
         # stage's b, then its a), so the late wide-ALU results pass two gate levels, not a
         # chain of one 2:1 mux per write source.
-        for i in range(32):
+        for i in range(nwdr):
             hit_w = go & w_we & (wd_i == i)
             hit_b = wb2_alu_b & (wb2_b == i)
             hit_a = wb2_a == i

@@ -12,6 +12,10 @@ come from pqsoc.acc.isa (the same loader the assembler, disassembler and ISS use
                               # of these operands the instruction has; don't-care otherwise
     dec.valid                 # ir is some instruction of the ISA
 
+A word whose wdr field names a register beyond isa.yml `wdrs` matches no instruction (its
+flags use Insn.dec_mask: the fixed bits plus the wdr fields' upper bits), so it is an
+undefined encoding like any other: no operands, no stall, ILLEGAL_INSN.
+
 Predecode: Decoder(m, ir, isa, word=w, load=l) matches `w` (the word that goes into the
 register `ir` when `l`) and registers the match flags under the same condition, so the
 mask/match logic runs in the fetch stage and execute sees one flop per instruction; the
@@ -34,10 +38,10 @@ class Decoder:
         for insn in self.insns:
             s = Signal(name=_sig_name(insn.mnemonic))
             if word is None:
-                m.d.comb += s.eq((ir & insn.mask) == insn.match)
+                m.d.comb += s.eq((ir & insn.dec_mask) == insn.match)
             else:
                 with m.If(load):
-                    m.d.sync += s.eq((word & insn.mask) == insn.match)
+                    m.d.sync += s.eq((word & insn.dec_mask) == insn.match)
             self._is[insn.mnemonic] = s
         self.valid = Signal()
         m.d.comb += self.valid.eq(Cat(*self._is.values()).any())

@@ -50,3 +50,22 @@ def run_image(src, dm, max_cycles=200_000, name="prog.s", mem=32 * 1024):
         sim.dmem.write_bytes(a, b)
     h = sim.run(max_cycles=max_cycles)
     return sim, h, len(words) * 4
+
+
+def wdr_word(mnemonic, **vals) -> str:
+    """A `.word` line: the assembler rejects w16..w31 (isa.yml wdrs: 16), the 5-bit field not."""
+    return f".word {ISA.by_mnemonic[mnemonic].encode(vals):#010x}\n"
+
+
+# ISS and RTL error tests: a wdr operand >= 16 in each operand position and encoding scheme
+# (R, WLS, BFLY); most also read w1 (a pending load result in the timing tests)
+BAD_WDR = [
+    wdr_word("bn.addv", wrd=3, wrs1=1, wrs2=16),
+    wdr_word("bn.addv", wrd=17, wrs1=1, wrs2=1),
+    wdr_word("bn.bfly.ct", wa=1, wb=2, wt=31, dist=1, tidx=0),
+    wdr_word("bn.bfly.gs", wa=24, wb=1, wt=2, dist=0, tidx=0),
+    wdr_word("bn.lw", wrd=20, offset=0, grs1=0),
+    wdr_word("bn.sw", wrs=16, offset=32, grs1=0),
+    wdr_word("bn.ext", grd=1, wrs=18, lane=0),
+    wdr_word("kmac.dig", wrd=30),
+]

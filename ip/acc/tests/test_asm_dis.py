@@ -14,10 +14,15 @@ ASM = Assembler(ISA)
 DIS = Disassembler(ISA)
 
 
+def _range(op):
+    lo, hi = op.value_range()
+    return lo, (ISA.wdrs - 1 if op.kind == "wdr" else hi)     # w0..w15 (isa.yml wdrs)
+
+
 def _random_values(insn, rng):
     vals = {}
     for op in insn.operands.values():
-        lo, hi = op.value_range()
+        lo, hi = _range(op)
         vals[op.name] = rng.randint(lo >> op.align, hi >> op.align) << op.align
     return vals
 
@@ -26,8 +31,8 @@ def _random_values(insn, rng):
 def test_round_trip_every_instruction(mnemonic):
     insn = ISA.by_mnemonic[mnemonic]
     rng = random.Random(mnemonic)
-    cases = [{op.name: op.value_range()[0] for op in insn.operands.values()},
-             {op.name: (op.value_range()[1] >> op.align) << op.align for op in insn.operands.values()}]
+    cases = [{op.name: _range(op)[0] for op in insn.operands.values()},
+             {op.name: (_range(op)[1] >> op.align) << op.align for op in insn.operands.values()}]
     cases += [_random_values(insn, rng) for _ in range(25)]
     for vals in cases:
         word = insn.encode(vals)
@@ -43,7 +48,7 @@ def test_program_with_labels_and_loops():
     start:  addi x1, x0, 16        // 16 iterations
             loop x1, 2
             bn.lw.pi w0, 0(x2)
-            bn.bfly.ct w0, w1, w31, l4, 3
+            bn.bfly.ct w0, w1, w15, l4, 3
     back:   bne x1, x0, start
             csrrw x0, VMODE, x3
             beq x0, x0, done
@@ -71,6 +76,10 @@ def test_program_with_labels_and_loops():
     ("a:\na: ecall", r"t.s:2: label 'a' defined twice"),
     ("bn.bfly.ct w0, w1, w2, l3, 0", r"t.s:1: .*expected one of r, l1, l2, l4, l8"),
     ("csrrw x0, NOPE, x1", r"t.s:1: .*unknown CSR 'NOPE'"),
+    ("bn.addv w1, w2, w16", r"t.s:1: bn.addv operand wrs2: w16: the ACC has 16 wide registers \(w0..w15\)"),
+    ("bn.bfly.ct w0, w1, w31, l4, 3", r"t.s:1: bn.bfly.ct operand wt: w31: the ACC has 16 wide registers"),
+    ("bn.lw w20, 0(x0)", r"t.s:1: bn.lw operand wrd: w20: the ACC has 16 wide registers"),
+    ("bn.mov w1, w32", r"t.s:1: bn.mov operand wrs: expected w0..w15, got 'w32'"),
 ])
 def test_errors_name_line_and_problem(src, msg):
     with pytest.raises(AsmError, match=msg):
@@ -80,6 +89,23 @@ def test_errors_name_line_and_problem(src, msg):
 def test_unknown_word_disassembles_as_data():
     assert DIS.line(0xFFFFFFFF) == ".word 0xffffffff"
     assert ASM.assemble_line(DIS.line(0xFFFFFFFF)) == 0xFFFFFFFF
+
+
+def test_wdr_beyond_the_count_disassembles_as_data_naming_it():
+    """An encoding with a wdr field >= 16 is ILLEGAL_INSN: `.word`, with what it would be."""
+    word = ISA.by_mnemonic["bn.addv"].encode({"wrd": 1, "wrs1": 2, "wrs2": 17})
+    text = DIS.line(word)
+    assert text.startswith(f".word {word:#010x}  # bn.addv w1, w2, w17: ILLEGAL_INSN")
+    assert ASM.assemble_line(text) == word
+
+
+def test_cli_wdr_error(tmp_path):
+    s = tmp_path / "p.s"
+    s.write_text("bn.addv w1, w2, w3\nbn.mov w17, w0\necall\n")
+    r = subprocess.run([sys.executable, "-m", "pqsoc.acc.asm", str(s)], cwd=REPO,
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and not r.stdout
+    assert "p.s:2: bn.mov operand wrd: w17: the ACC has 16 wide registers (w0..w15)" in r.stderr
 
 
 def test_cli(tmp_path):

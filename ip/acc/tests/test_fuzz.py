@@ -101,6 +101,29 @@ def test_epilogue_dumps_registers():
     assert lay.name(lay.gpr_base + 16) == "x5" and lay.name(lay.wdr_base + 32 * 3 + 4) == "w3 word 1"
 
 
+def test_wdr_fields_beyond_the_count_only_in_illegal_insn_programs():
+    """Legal code uses w0..w15 (the assembler rejects the rest); the ILLEGAL_INSN constructs
+    include words that would be instructions but for a wdr field >= 16, which fault."""
+    gen = fz._Gen(random.Random(4), CFG)
+    assert {gen.w() for _ in range(500)} == set(range(ISA.wdrs))
+    for _ in range(50):
+        word = gen.bad_wdr_word()
+        raw = ISA.decode(word, any_wdr=True)
+        assert ISA.decode(word) is None and raw and ISA.bad_wdrs(*raw)
+    be = IssBackend(CFG.imem_size, CFG.dmem_size)
+    found = 0
+    for i in range(1500):
+        p = generate(program_rng(3, i), CFG)
+        bad = [w for w in p.words if ISA.decode(w) is None
+               and (raw := ISA.decode(w, any_wdr=True)) and ISA.bad_wdrs(*raw)]
+        if bad:
+            found += 1
+            assert p.expect == "ILLEGAL_INSN"
+            r = be.run(p.words, p.dmem, CFG.max_cycles)
+            assert r.halt == "error" and r.err_bits == 1 << ISA.errors["ILLEGAL_INSN"]["bit"]
+    assert found >= 3, found
+
+
 def test_compare_names_differences():
     dm = bytearray(2048)
     a = RunResult("ecall", 0, 100, 80, 0x40, bytes(dm))

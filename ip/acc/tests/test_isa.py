@@ -4,7 +4,7 @@ import random
 import pytest
 
 from pqsoc.acc import isa_doc
-from pqsoc.acc.isa import IsaError, load_isa, parse_isa
+from pqsoc.acc.isa import ISA_YML, IsaError, load_isa, parse_isa
 
 # A minimal valid document; the bad cases below each change one thing.
 GOOD = """
@@ -96,12 +96,42 @@ def test_every_encoding_decodes_to_itself():
             vals = {}
             for op in insn.operands.values():
                 lo, hi = op.value_range()
+                if op.kind == "wdr":
+                    hi = isa.wdrs - 1
                 vals[op.name] = rng.randint(lo >> op.align, hi >> op.align) << op.align
             word = insn.encode(vals)
             assert 0 <= word < 1 << 32
             got = isa.decode(word)
             assert got is not None and got[0] is insn, insn.mnemonic
             assert got[1] == vals, insn.mnemonic
+
+
+def test_wdr_field_beyond_the_register_count_decodes_to_nothing():
+    """isa.yml wdrs: 16; the 5-bit wdr fields stay, w16..w31 are undefined encodings."""
+    isa = load_isa()
+    assert isa.wdrs == 16
+    for insn in isa.insns:
+        wdrs = [n for n, op in insn.operands.items() if op.kind == "wdr"]
+        for name in wdrs:
+            for bad in (16, 17, 31):
+                vals = {n: (op.value_range()[0] >> op.align) << op.align
+                        for n, op in insn.operands.items()}
+                vals[name] = bad
+                word = insn.encode(vals)
+                assert isa.decode(word) is None, (insn.mnemonic, name, bad)
+                raw = isa.decode(word, any_wdr=True)
+                assert raw[0] is insn and raw[1] == vals
+                assert isa.bad_wdrs(insn, vals) == [name]
+
+
+@pytest.mark.parametrize("wdrs, msg", [
+    (12, "power of two"), (64, "power of two"), (0, "power of two"), ("16", "power of two"),
+    (8, "must say w0..w7"),
+])
+def test_wdr_count_is_checked(wdrs, msg):
+    text = ISA_YML.read_text().replace("\nwdrs: 16\n", f"\nwdrs: {wdrs!r}\n")
+    with pytest.raises(IsaError, match=msg):
+        parse_isa(text)
 
 
 def test_isa_md_is_up_to_date():

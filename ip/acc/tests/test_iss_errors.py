@@ -3,7 +3,7 @@ reset() the same simulator runs a correct program. Also KMAC / stream unit instr
 halt as 'not yet modelled', and the cycle limit."""
 import pytest
 
-from ip.acc.tests.iss_util import ISA, SET_VMODE1, cyc, run
+from ip.acc.tests.iss_util import BAD_WDR, ISA, SET_VMODE1, cyc, run
 from pqsoc.acc.iss import Sim
 
 BIT = {name: 1 << e["bit"] for name, e in ISA.errors.items()}
@@ -39,7 +39,7 @@ ERROR_CASES = [
     ("BAD_DATA_ADDR", "addi x1, x0, 16\nbn.lw w1, 0(x1)\necall\n", "aligned"),
     ("BAD_DATA_ADDR", "lui x1, 8\nbn.sw.pi w1, 0(x1)\necall\n", "outside DMEM"),
     ("LOOP", "loopi 0, 1\nnop_addi: addi x0, x0, 0\necall\n", "zero iterations"),
-]
+] + [("ILLEGAL_INSN", "addi x1, x0, 1\n" + w + "ecall\n", "16 wide registers") for w in BAD_WDR]
 
 
 @pytest.mark.parametrize("name,src,why", ERROR_CASES)
@@ -88,6 +88,25 @@ def test_operand_stall_before_a_fault_counts():
     sim, h = run("addi x1, x0, 4\nbn.lw w1, 0(x0)\nbn.sw w1, 0(x1)\necall\n")
     assert h.reason == "error" and h.errors == ["BAD_DATA_ADDR"]
     assert h.cycles == cyc("addi", "bn.lw") + 1 and h.insns == 2
+
+
+def test_wdr_beyond_the_count_faults_as_an_undefined_encoding():
+    """w16..w31 make the word undefined (isa.decode gives None): it faults in its first
+    cycle like any undefined encoding, without the operand stall a pending w1 would cause
+    for a valid reader (the RTL's decode flags are all 0 for it, so no stall there either);
+    after the host's next START (reset()) a program runs correctly."""
+    sim = Sim(ISA)
+    for bad in BAD_WDR:
+        src = "bn.lw w1, 0(x0)\n" + bad + "ecall\n"
+        sim.reset()
+        sim, h = run(src, sim)
+        assert h.reason == "error" and h.errors == ["ILLEGAL_INSN"] and h.pc == 4, h
+        assert h.cycles == cyc("bn.lw") and h.insns == 1, h
+        assert "undefined encoding" in h.message and "16 wide registers" in h.message
+        sim.reset()                       # the host's next START, no other reset
+        sim, h = run("addi x1, x0, 3\nbn.bcast w15, x1\nbn.addv w14, w15, w15\n"
+                     "bn.ext x2, w14, 7\necall\n", sim)
+        assert h.ok and sim.gpr.read(2) == 6 << 16 | 6
 
 
 def test_butterfly_dist_field_outside_the_enum_is_illegal():

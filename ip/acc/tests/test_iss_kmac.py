@@ -64,7 +64,10 @@ def hash_prog(mode, strength, msg, nwords, declared=False, chunk=32, nops=0, see
         words.append((int.from_bytes(buf, "little"), ((1 << len(part)) - 1) << lo))
     assert len(words) <= 24
     dmem = b"".join(d.to_bytes(32, "little") for d, _ in words)
-    for i in range(len(words)):
+    # 16 WDRs: message words rotate through w1..w12 (each reloaded right after its slot's
+    # kmac.msg, so no load-use stall), digest words through w13..w15
+    slots = 12
+    for i in range(min(len(words), slots)):
         p.plain(f"bn.lw w{i + 1}, {32 * i}(x0)")
     p.plain(*li(1, mode | strength << 2), *li(2, len(msg) if declared else 0))
     masks = sorted({m for _, m in words})
@@ -76,14 +79,16 @@ def hash_prog(mode, strength, msg, nwords, declared=False, chunk=32, nops=0, see
     p.k("kmac.acq", ("acq",))
     p.k("kmac.start x1, x2", ("cmd", OP_START, mode, strength, len(msg) if declared else 0))
     for i, (d, m) in enumerate(words):
-        p.k(f"kmac.msg w{i + 1}, x{mreg[m]}", ("msg", d, m))
+        p.k(f"kmac.msg w{i % slots + 1}, x{mreg[m]}", ("msg", d, m))
+        if i + slots < len(words):
+            p.plain(f"bn.lw w{i % slots + 1}, {32 * (i + slots)}(x0)")
         if nops and i % 2:
             p.plain(*["addi x0, x0, 0"] * nops)
     if not declared:
         p.k("kmac.finish", ("cmd", OP_FINISH, 0, 0, 0))
     for j in range(nwords):
-        p.k(f"kmac.dig w{25 + j % 6}", ("dig",))
-        p.plain(f"bn.sw w{25 + j % 6}, {0x1000 + 32 * j}(x0)")
+        p.k(f"kmac.dig w{13 + j % 3}", ("dig",))
+        p.plain(f"bn.sw w{13 + j % 3}, {0x1000 + 32 * j}(x0)")
     p.k("kmac.rel", ("rel",))
     p.plain("ecall")
     return p, dmem

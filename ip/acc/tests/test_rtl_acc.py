@@ -28,6 +28,32 @@ def test_fuzz_lockstep_rtl_vs_iss(rtl_small):
     assert failed == 0 and passed == FUZZ_COUNT, msg
 
 
+def test_wdr_beyond_the_count_is_illegal_then_next_program_runs(rtl_small):
+    """isa.yml wdrs: 16. Each word with a wdr field >= 16 (several formats) faults with
+    ILLEGAL_INSN in the same cycle as on the ISS (no operand stall behind the pending w1),
+    and the next program, started without any reset, computes correctly; back to back in
+    one RTL simulation, every run equal to the ISS's."""
+    from ip.acc.tests.iss_util import BAD_WDR
+    from pqsoc.acc.asm import assemble
+    good = assemble("addi x1, x0, 3\nbn.bcast w15, x1\nbn.addv w14, w15, w15\n"
+                    "bn.sw w14, 64(x0)\necall\n")
+    dmem = bytes(range(256)) * 8
+    jobs = []
+    for bad in BAD_WDR:
+        jobs += [(assemble("bn.lw w1, 0(x0)\n" + bad + "ecall\n"), dmem, 1000), (good, dmem, 1000)]
+    iss = fuzz.IssBackend(2048, 2048)
+    rtl = rtl_small.run_many(jobs)
+    for k, (job, r) in enumerate(zip(jobs, rtl)):
+        ref = iss.run(*job)
+        assert fuzz.compare(ref, r, ("iss", "rtl")) == [], (k, fuzz.compare(ref, r, ("iss", "rtl")))
+        if k % 2 == 0:
+            assert (r.halt, r.err_bits, r.stop_pc, r.insns) == ("error", 1, 4, 1), (k, r)
+            assert r.dmem == bytes(2048)                  # wiped
+        else:
+            assert r.halt == "ecall" and r.err_bits == 0
+            assert r.dmem[64:96] == (6 * sum(1 << 16 * i for i in range(16))).to_bytes(32, "little")
+
+
 def test_kernels_on_rtl_match_reference_and_iss_cycles():
     """ip/acc/bench.measure checks each kernel's output against kyber-py / dilithium-py on the
     ISS and on the RTL, and that both count the same cycles (it raises otherwise)."""

@@ -1,7 +1,7 @@
 """ACC instruction-set simulator (golden model for the RTL).
 
 Small files named after what they model (as OpenTitan's otbnsim):
-  gpr.py    32 x 32-bit GPRs, x0 = 0        wdr.py   32 x 256-bit WDRs and lane helpers
+  gpr.py    32 x 32-bit GPRs, x0 = 0        wdr.py   16 x 256-bit WDRs and lane helpers
   dmem.py   byte-addressed DMEM              csr.py   CSRs and WSRs named in isa.yml
   loop.py   hardware loop stack              insn.py  one function per instruction
   errors.py error bits from isa.yml          sim.py   fetch / decode / execute / cycles

@@ -83,7 +83,7 @@ class Sim:
         self.imem = [0] * (imem_size // 4)
         self.dmem = Dmem(dmem_size)
         self.gpr = Gprs()
-        self.wdr = Wdrs()
+        self.wdr = Wdrs(self.isa.wdrs)
         self.csr = Csrs(self.isa, seed)
         self.wsr = Wsrs(self.isa, seed)
         self.loops = LoopStack(loop_depth(self.isa))
@@ -153,6 +153,17 @@ class Sim:
             self._decoded[word] = self.isa.decode(word)
         return self._decoded[word]
 
+    def _undefined(self, word: int) -> str:
+        """The message for a word that decodes to nothing: a wdr field >= isa.wdrs makes an
+        otherwise valid encoding undefined (isa.decode), named here for the reader."""
+        raw = self.isa.decode(word, any_wdr=True)
+        if raw is not None:
+            insn, ops = raw
+            regs = ", ".join(f"{n} = w{ops[n]}" for n in self.isa.bad_wdrs(insn, ops))
+            return (f"undefined encoding {word:#010x}: {insn.mnemonic} with {regs} "
+                    f"(the ACC has {self.isa.wdrs} wide registers)")
+        return f"undefined encoding {word:#010x}"
+
     def step(self):
         """Execute one instruction; returns a Halt when the run ends, else None."""
         if self.halt is not None:
@@ -167,7 +178,7 @@ class Sim:
             word = self.imem[pc // 4]
             dec = self._decode(word)
             if dec is None:
-                raise AccError("ILLEGAL_INSN", f"undefined encoding {word:#010x}")
+                raise AccError("ILLEGAL_INSN", self._undefined(word))
             insn, ops = dec
             stall = 1 if self._pending and self._pending & operand_reads(insn, ops) else 0
             self._kmac_idle(stall)

@@ -1,4 +1,4 @@
-"""Wide data registers w0..w31 (256 bits) and the lane view selected by VMODE."""
+"""Wide data registers w0..w<n-1> (256 bits; n = isa.yml wdrs) and the lane view selected by VMODE."""
 from dataclasses import dataclass
 
 MASK256 = (1 << 256) - 1
@@ -39,11 +39,12 @@ VMODES = (LaneMode(16, 16, 3329), LaneMode(8, 32, 8380417))
 
 
 class Wdrs:
-    def __init__(self):
-        self.regs = [0] * 32
+    def __init__(self, count: int):
+        self.count = count
+        self.regs = [0] * count
 
     def reset(self):
-        self.regs = [0] * 32
+        self.regs = [0] * self.count
 
     def read(self, i: int) -> int:
         return self.regs[i]
