@@ -48,7 +48,7 @@ LAT2 = ("bn.lw", "bn.mulvm", "bn.mulv.lo", "bn.mulv.hi", "bn.bfly.ct", "bn.bfly.
 
 
 class _Prog:
-    """Program-order ops on virtual ("%name") and fixed ("w23") registers; `text()` allocates
+    """Program-order ops on virtual ("%name") and fixed ("w15") registers; `text()` allocates
     and schedules. Memory operands are byte addresses (mem=...)."""
 
     def __init__(self, pool):
@@ -97,6 +97,9 @@ class _Prog:
             for r in d:
                 if r.startswith("%"):
                     if r not in phys:
+                        if not free:
+                            raise ValueError(f"op {i} ({m}): {r} needs a register, but all "
+                                             f"{len(self.pool)} of the pool hold live values")
                         phys[r] = free.popleft()
                     d2.append(phys[r])
                     if last_use[r] == i:     # written, never read

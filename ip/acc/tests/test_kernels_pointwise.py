@@ -198,3 +198,39 @@ def test_mlkem_dot_product_3_terms_then_intt():
     assert _read(sim, KC, KEM) == ref_ntt
     print(f"ML-KEM 3-term base-case dot product (prepared b, exact): {h.cycles} cycles "
           f"({h.cycles / k:.1f} per product)")
+
+
+def test_prog_allocator_limits_and_ordering():
+    """pointwise._Prog: a pool too small for the live values is refused with a message;
+    post-increment loads / stores keep their order per pointer; raw ops ordered through a
+    pseudo-register ("@kmac") keep theirs; a use of a load result is not scheduled right
+    after the load when other work can go between."""
+    from ip.acc.kernels.pointwise import _Prog
+    p = _Prog(["w0", "w1"])
+    for k in range(3):
+        p.lw(f"%a{k}", 32 * k)
+    p.op("bn.addv", "%s", "%a0", "%a1")
+    p.op("bn.addv", "%t", "%s", "%a2")
+    with pytest.raises(ValueError, match="all 2 of the pool"):
+        p.text()
+    p = _Prog([f"w{k}" for k in range(8)])
+    for k in range(3):
+        p.raw("kmac.dig {0}", [f"%d{k}", "@kmac"], ["@kmac"])
+    p.lw_pi("%x", "x10")
+    p.lw_pi("%y", "x10")
+    p.op("bn.addv", "%z", "%x", "%y")
+    p.op("bn.xor", "%u", "%d0", "%d1")
+    p.sw_pi("%z", "x11")
+    p.sw_pi("%u", "x11")
+    lines = p.text().splitlines()
+    # %d0, %d1, %d2 get w0, w1, w2 (first free first): the digest words in program order
+    assert [ln for ln in lines if ln.startswith("kmac.dig")] == \
+        ["kmac.dig w0", "kmac.dig w1", "kmac.dig w2"]
+    loads = [i for i, ln in enumerate(lines) if ln.startswith("bn.lw.pi")]
+    add = next(i for i, ln in enumerate(lines) if ln.startswith("bn.addv"))
+    assert len(loads) == 2 and add > loads[1] + 1       # not in the load's latency slot
+    stores = [ln for ln in lines if ln.startswith("bn.sw.pi")]
+    assert len(stores) == 2 and all("0(x11)" in ln for ln in stores)
+    # the store order is the program's (z, then u)
+    zreg = lines[add].split()[1].rstrip(",")
+    assert stores[0].split()[1].rstrip(",") == zreg
