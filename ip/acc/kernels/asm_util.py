@@ -27,3 +27,16 @@ def loop(n: int, body: list[str]) -> list[str]:
     if n == 1:
         return body
     return [f"loopi {n}, {len(body)}"] + body
+
+
+def across(words, regs, length, lanes, zeta) -> list[str]:
+    """CT butterflies (dist r) of one across-register NTT layer on the chunk `words` (word
+    index -> register number via regs); the partner of word r is r + length // lanes;
+    zeta(word) -> (twiddle register number, tidx)."""
+    dist = length // lanes
+    out = []
+    for r in words:
+        if r + dist in words and (r // dist) % 2 == 0:
+            t, tidx = zeta(r)
+            out.append(f"bn.bfly.ct w{regs[r]}, w{regs[r + dist]}, w{t}, r, {tidx}")
+    return out

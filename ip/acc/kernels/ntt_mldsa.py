@@ -15,6 +15,8 @@ over chunks of 8 words in w0..w7, twiddle words in w8..w15:
            then bn.mulvm by 256^-1 on the last layer's sums.
 This is the schedule behind doc/architecture.md 3.1 (~290 cycles).
 """
+from .asm_util import across
+
 Q = 8380417
 R = 1 << 32
 POLY = 0
@@ -30,18 +32,6 @@ def twiddle_words() -> list[list[int]]:
     return [z[8 * w:8 * w + 8] for w in range(32)]
 
 
-def _across(words, regs, length, lanes, zeta):
-    """Butterflies of one across-register layer on the chunk `words` (word index -> reg via
-    regs); the partner of word r is r + length // lanes; zeta(word) -> (twiddle reg, tidx)."""
-    dist = length // lanes
-    out = []
-    for r in words:
-        if r + dist in words and (r // dist) % 2 == 0:
-            t, tidx = zeta(r)
-            out.append(f"bn.bfly.ct w{regs[r]}, w{regs[r + dist]}, w{t}, r, {tidx}")
-    return out
-
-
 def ntt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
              twid: int = TWID) -> list[str]:
     """The forward NTT: polynomial at off(src) -> off(dst) (may be the same), twiddle words
@@ -54,7 +44,7 @@ def ntt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
         regs = {r: i for i, r in enumerate(words)}
         out += [f"bn.lw w{i}, {off + 32 * r}({src})" for i, r in enumerate(words)]
         for layer, length in ((0, 128), (1, 64), (2, 32)):
-            out += _across(words, regs, length, 8,
+            out += across(words, regs, length, 8,
                            lambda r, layer=layer, length=length:
                            (8, ((1 << layer) + 8 * r // (2 * length)) % 8))
         out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
@@ -67,8 +57,8 @@ def ntt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
         out += [f"bn.lw w{t}, {mem(twid + 32 * word)}" for word, t in tw.items()
                 if not (t == 10 and c % 2)]              # word 2 + c // 2 serves two chunks
         out += [f"bn.lw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
-        out += _across(words, regs, 16, 8, lambda r: (9, (8 + r // 4) % 8))
-        out += _across(words, regs, 8, 8, lambda r: (tw[(16 + r // 2) // 8], (16 + r // 2) % 8))
+        out += across(words, regs, 16, 8, lambda r: (9, (8 + r // 4) % 8))
+        out += across(words, regs, 8, 8, lambda r: (tw[(16 + r // 2) // 8], (16 + r // 2) % 8))
         for length, first in ((4, 32), (2, 64), (1, 128)):
             if length == 1:                              # words 18+4c, 19+4c: into w11, w12
                 tw.update({18 + 4 * c: 11, 19 + 4 * c: 12})

@@ -15,6 +15,8 @@ VMODE must be 0. Only w0..w15 are used (the ACC has 16 wide registers, doc/archi
            8c..8c+7; pass B, layer len = 128 on the words {g, g+8} (g = 4h..4h+3), then
            bn.mulvm by the scale word (128^-1) on every word.
 """
+from .asm_util import across
+
 Q = 3329
 R = 1 << 16
 POLY = 0
@@ -42,18 +44,6 @@ def _store(words, base="x0"):
     return [f"bn.sw w{i}, {32 * r}({base})" for i, r in enumerate(words)]
 
 
-def _across(words, regs, length, zeta):
-    """CT butterflies of one across-register layer on the chunk `words` (word index -> reg
-    via regs); the partner of word r is r + length // 16; zeta(word) -> (reg, tidx)."""
-    dist = length // 16
-    out = []
-    for r in words:
-        if r + dist in words and (r // dist) % 2 == 0:
-            t, tidx = zeta(r)
-            out.append(f"bn.bfly.ct w{regs[r]}, w{regs[r + dist]}, w{t}, r, {tidx}")
-    return out
-
-
 def _forward_pass1(groups, tidx, base="x0", load=_load):
     """Layers len = 128, 64, 32 on each group of 8 words in w0..w7, zetas 1..7 in w8;
     tidx(layer, length, word) is the lane operand of word's butterfly."""
@@ -62,7 +52,7 @@ def _forward_pass1(groups, tidx, base="x0", load=_load):
         regs = {r: i for i, r in enumerate(words)}
         out += load(words, base)
         for layer, length in ((0, 128), (1, 64), (2, 32)):
-            out += _across(words, regs, length,
+            out += across(words, regs, length, 16,
                            lambda r, layer=layer, length=length: (8, tidx(layer, length, r)))
         out += _store(words, base)
     return out
@@ -87,7 +77,7 @@ def ntt_body(base="x0", twid=TWID, load=None, store=None, mem=None) -> list[str]
         tw = {1: 9, 2 + c: 10, 4 + 2 * c: 11, 5 + 2 * c: 12}
         out += [f"bn.lw w{t}, {mem(twid + 32 * word)}" for word, t in tw.items() if word != 1]
         out += _load(words, base)
-        out += _across(words, regs, 16, lambda r: (8, 8 + r // 2 - 1))
+        out += across(words, regs, 16, 16, lambda r: (8, 8 + r // 2 - 1))
         for length, first_word in ((8, 1), (4, 2), (2, 4)):
             groups_per_reg = 16 // (2 * length)
             for pair in range(4 * c, 4 * c + 4):
