@@ -16,8 +16,8 @@ signing program is kernels/mldsa_sign.py: these generators take their addresses 
 parameters and are assembled there, with mldsa_sign_parts.py's, on one 32 KiB layout with
 the loop control (there aw_phases is replaced by a per-entry A-tile version and z_phases by
 z = INTT(c_hat o s1_hat + y_hat o 1) over y_hat, so y is not kept). Measured (ISS, one
-program, each signature equal to dilithium-py's): ML-DSA-65 sign median 117 570 cycles, mean
-140 086, min 45 463, max 486 217 over 200 signatures (median 4 iterations, mean 5.08); see
+program, each signature equal to dilithium-py's): ML-DSA-65 sign median 118 896 cycles, mean
+141 737, min 45 889, max 492 343 over 200 signatures (median 4 iterations, mean 5.08); see
 doc/architecture.md 3.4 (which keeps the first-order estimate written before those parts
 existed).
 

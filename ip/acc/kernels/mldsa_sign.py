@@ -12,10 +12,10 @@ mldsa65_sign`).
 
 Measured (ISS, `python -m ip.acc.bench mldsa65_sign --n 200 --seed 2`: a fresh key, 33-byte
 M' and rnd per signature, each signature equal to dilithium-py's and verified): median
-117 570 cycles, mean 140 086, min 45 463 (accepted at once), max 486 217 (20 iterations);
-iterations median 4, mean 5.08. IMEM 23 108 B, peak DMEM 32 096 B. Per iteration
-~20.0 k when rejected at z, ~26.0 k at r0; pre-loop 5.2 k, c t0 + hint 10.6 k, sigEncode 3.8 k
-(doc/architecture.md 3.4). The norm checks always run over all coefficients (no early exit
+118 896 cycles, mean 141 737, min 45 889 (accepted at once), max 492 343 (20 iterations);
+iterations median 4, mean 5.08. IMEM 21 428 B, peak DMEM 31 776 B, registers w0..w15. Per
+iteration ~20.4 k when rejected at z, ~26.3 k at r0; pre-loop 5.2 k, c t0 + hint 10.7 k,
+sigEncode 3.8 k (doc/architecture.md 3.4). The norm checks always run over all coefficients (no early exit
 inside a check).
 
 Inputs placed by the host: the secret key (4032 B) at SK, M' (the formatted message, as
