@@ -52,6 +52,21 @@ def run_image(src, dm, max_cycles=200_000, name="prog.s", mem=32 * 1024):
     return sim, h, len(words) * 4
 
 
+def phase_cycles(phases, run, head=(), tail=("ecall",)):
+    """Per-phase cycles of a program given as [(name, lines)], by prefix runs: run(src) ->
+    (sim, halt, ...) for head + the phases up to each one + tail; a phase's cost is the
+    difference of the cumulative counts. Returns (rows [(name, cycles)], total, the last
+    run's sim)."""
+    lines, prev, rows, sim = list(head), 0, [], None
+    for name, body in phases:
+        lines += body
+        sim, h, *_ = run("\n".join(lines + list(tail)) + "\n")
+        assert h.ok, (name, h)
+        rows.append((name, h.cycles - prev))
+        prev = h.cycles
+    return rows, prev, sim
+
+
 def wdr_word(mnemonic, **vals) -> str:
     """A `.word` line: the assembler rejects w16..w31 (isa.yml wdrs: 16), the 5-bit field not."""
     return f".word {ISA.by_mnemonic[mnemonic].encode(vals):#010x}\n"

@@ -7,7 +7,7 @@ from dilithium_py.ml_dsa import ML_DSA_65
 
 from ip.acc.kernels import mldsa
 from pqsoc.acc.asm import assemble
-from ip.acc.tests.iss_util import run_image
+from ip.acc.tests.iss_util import phase_cycles, run_image
 
 DSA = ML_DSA_65
 Q = mldsa.Q
@@ -68,14 +68,8 @@ def _flat(polys):
 
 
 def _phase_cycles(phases, dm):
-    lines, prev, rows = [], 0, []
-    for name, L in phases:
-        lines += L
-        _, h, _ = _run("\n".join(lines + ["kmac.rel"] * 0 + ["ecall"]) + "\n", dm)
-        assert h.ok, (name, h)
-        rows.append((name, h.cycles - prev))
-        prev = h.cycles
-    return rows, prev
+    rows, total, _ = phase_cycles(phases, lambda src: _run(src, dm))
+    return rows, total
 
 
 @pytest.mark.parametrize("seed", [1, 2])

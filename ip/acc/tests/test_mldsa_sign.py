@@ -13,7 +13,7 @@ from dilithium_py.ml_dsa import ML_DSA_65
 from ip.acc.bench import dsa_sign_stages
 from ip.acc.kernels import mldsa, mldsa_sign as ms
 from pqsoc.acc.asm import assemble
-from ip.acc.tests.iss_util import run_image
+from ip.acc.tests.iss_util import phase_cycles, run_image
 
 DSA = ML_DSA_65
 SRC = ms.sign_program()
@@ -115,15 +115,10 @@ def test_sign_phases():
     of doc/architecture.md 3.4)."""
     pk, sk, msg, r = _case(4)
     img = ms.image(sk, msg, r)
-    lines, prev, rows = [], 0, []
-    for name, body in ms.sign_phases():
-        lines += body
-        # a prefix may end with the KMAC port held: kmac.rel is harmless when it is not
-        sim, h, _ = run_image("\n".join(lines + ["kmac.rel", "ecall"]) + "\n", img, 5_000_000,
-                              "prefix.s")
-        assert h.ok, (name, h)
-        rows.append((name, h.cycles - prev))
-        prev = h.cycles
+    # a prefix may end with the KMAC port held: kmac.rel is harmless when it is not
+    rows, prev, sim = phase_cycles(ms.sign_phases(),
+                                   lambda src: run_image(src, img, 5_000_000, "prefix.s"),
+                                   tail=("kmac.rel", "ecall"))
     print("\nML-DSA-65 sign phases (ISS cycles, one iteration):")
     for name, n in rows:
         print(f"  {n:6d}  {name}")

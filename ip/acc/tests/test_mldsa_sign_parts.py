@@ -8,7 +8,7 @@ from dilithium_py.utilities.utils import check_norm_bound, make_hint
 
 from ip.acc.kernels import mldsa, mldsa_sign_parts as sp
 from pqsoc.acc.asm import assemble
-from ip.acc.tests.iss_util import run_image
+from ip.acc.tests.iss_util import phase_cycles, run_image
 
 DSA = ML_DSA_65
 Q = mldsa.Q
@@ -251,27 +251,19 @@ def test_phase_table():
         w=(mldsa.W, _flat(_vec(it["w_cs2"]))))
     print()
     for title, ph in (("keydec", sp.keydec_phases()), ("ct0 + hint", sp.ct0_hint_phases())):
-        lines, prev = [], 0
+        rows, prev, _ = phase_cycles(ph, lambda src: _run(src, dm))
         print(f"{title}:")
-        for name, body in ph:
-            lines += body
-            _, h, _ = _run("\n".join(lines + ["ecall"]) + "\n", dm)
-            assert h.ok, (name, h)
-            print(f"  {h.cycles - prev:6d}  {name}")
-            prev = h.cycles
+        for name, n in rows:
+            print(f"  {n:6d}  {name}")
         print(f"  {prev:6d}  total")
     # sigEncode after the ct0 program's bitmaps (branch labels: phases run cumulatively)
     hb = _bitmaps(_vec(it["h"]))
     dm = _image(ctil=(mldsa.CTIL, it["c_tilde"]), z=(mldsa.ZO, _flat(_vec(it["z"]))),
                 hb=(sp.HB, hb))
-    lines, prev = [], 0
+    rows, prev, _ = phase_cycles(sp.sig_encode_phases(), lambda src: _run(src, dm))
     print("sigEncode:")
-    for name, body in sp.sig_encode_phases():
-        lines += body
-        _, h, _ = _run("\n".join(lines + ["ecall"]) + "\n", dm)
-        assert h.ok, (name, h)
-        print(f"  {h.cycles - prev:6d}  {name}")
-        prev = h.cycles
+    for name, n in rows:
+        print(f"  {n:6d}  {name}")
     print(f"  {prev:6d}  total ({it['nh']} hints)")
 
 

@@ -8,6 +8,7 @@ from kyber_py.ml_kem import ML_KEM_768
 from ip.acc.kernels import mlkem
 from pqsoc.acc.asm import assemble
 from pqsoc.acc.iss import Sim
+from ip.acc.tests.iss_util import phase_cycles
 
 KEM = ML_KEM_768
 
@@ -79,13 +80,8 @@ def test_decaps_phases():
     """Per-phase cycles (prefix runs: each phase's cost = difference of cumulative counts)."""
     ek, dk, K, c = _keys(31)
     dm = mlkem.image(dk=dk, c=c)
-    lines, prev, rows = ["lui x30, 4"], 0, []
-    for name, L in mlkem.decaps_phases():
-        lines += L
-        _, h, _ = _run("\n".join(lines + ["kmac.rel", "ecall"]), dm)
-        assert h.ok, (name, h)
-        rows.append((name, h.cycles - prev))
-        prev = h.cycles
+    rows, prev, _ = phase_cycles(mlkem.decaps_phases(), lambda src: _run(src, dm),
+                                 head=["lui x30, 4"], tail=("kmac.rel", "ecall"))
     print("\nML-KEM-768 Decaps phases (ISS cycles):")
     for name, n in rows:
         print(f"  {n:6d}  {name}")
