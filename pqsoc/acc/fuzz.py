@@ -313,7 +313,8 @@ class _Gen:
         return pre + [line]
 
     def hazard_item(self) -> list[str]:
-        """A result-latency producer immediately followed by a reader of its result."""
+        """A result-latency producer followed by a reader of its result (right after it, or
+        after a few instructions for the multiplier unit)."""
         r = self.rng
         k = r.randrange(5)
         self.features["hazard"] += 1
@@ -344,6 +345,20 @@ class _Gen:
             m = r.choice(("bn.bfly.ct", "bn.bfly.gs"))
             prod = [f"{m} w{wa}, w{wb}, w{self.w()}, {d}, {r.randint(0, 7)}"]
             wd = r.choice((wa, wb))
+        if k in (2, 3) and self.chance(0.6):
+            # the multiplier unit (latency 3, one op per 2 cycles): the reader 2 or 3 cycles
+            # later, another multiplier op right behind, or a write to the same register
+            # while the result is in flight (the later write must win)
+            for _ in range(r.randint(1, 2)):
+                j = r.randrange(4)
+                if j == 0:
+                    prod += self.plain_item()
+                elif j == 1:
+                    prod.append(f"bn.mulvm w{self.w()}, w{self.w()}, w{self.w()}")
+                elif j == 2:
+                    prod.append(f"bn.lw w{wd}, {r.randrange(0, self.lay.data_end, 32)}(x0)")
+                else:
+                    prod.append(f"bn.xor w{wd}, w{self.w()}, w{self.w()}")
         else:                                            # bn.lw.pi: pointer is not late
             breg = r.randint(1, 31)
             prod = _li(breg, r.randrange(0, self.lay.data_end - 32, 32)) + \

@@ -87,6 +87,11 @@ class Insn:
     # decode mask: `mask` plus the wdr field bits that must be zero (register >= Isa.wdrs);
     # a word matching mask/match but not dec_mask/match is ILLEGAL_INSN
     dec_mask: int = 0
+    # timing beyond `cycles`: results readable `latency` cycles after issue (1: the next
+    # instruction); `unit`: a shared unit of Isa.units that accepts one instruction every
+    # `interval` cycles
+    latency: int = 1
+    unit: str = ""
 
     def syntax_tokens(self) -> list:
         """The syntax as a list of ('op', name) / ('lit', text)."""
@@ -133,6 +138,7 @@ class Isa:
     kinds: dict
     version: int = 1
     wdrs: int = 32             # wide data registers w0..w<wdrs-1>
+    units: dict = None         # unit name -> {interval, desc}: see Insn.unit
 
     def decode(self, word: int, any_wdr: bool = False):
         """(Insn, operand values) for a word, or None when no instruction matches. A wdr
@@ -201,7 +207,7 @@ def _need(d: dict, key: str, where: str):
     return d[key]
 
 
-def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32) -> Insn:
+def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32, units=None) -> Insn:
     if not isinstance(raw, dict):
         raise IsaError(f"instruction entry {raw!r}: must be a mapping")
     mn = raw.get("mnemonic")
@@ -331,8 +337,15 @@ def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32) -> Insn:
             for f, ohi, olo in op.slices:
                 for b in range(max(olo, wdrs.bit_length() - 1), ohi + 1):
                     dec_mask |= 1 << (f.lo + b - olo)
+    latency = raw.get("latency", 1)
+    if not isinstance(latency, int) or isinstance(latency, bool) or latency < 1:
+        raise IsaError(f"{where}: 'latency' must be a positive integer (got {latency!r})")
+    unit = raw.get("unit") or ""
+    if unit and unit not in (units or {}):
+        raise IsaError(f"{where}: unknown unit {unit!r} (known: {', '.join(units or {}) or 'none'})")
     return Insn(mn, group, syntax, ops, scheme, mask, match, cycles,
-                str(raw.get("cycles_note") or ""), errs, doc.strip(), dict(mapping), dec_mask)
+                str(raw.get("cycles_note") or ""), errs, doc.strip(), dict(mapping), dec_mask,
+                latency, unit)
 
 
 def parse_isa(data) -> Isa:
@@ -373,9 +386,14 @@ def parse_isa(data) -> Isa:
         if len(set(addrs)) != len(addrs):
             raise IsaError(f"isa.yml: two {table} share an address")
 
+    units = dict(data.get("units") or {})
+    for name, u in units.items():
+        iv = u.get("interval") if isinstance(u, dict) else None
+        if not isinstance(iv, int) or isinstance(iv, bool) or iv < 1:
+            raise IsaError(f"isa.yml: unit {name}: 'interval' must be a positive integer (got {iv!r})")
     insns, by_mn = [], {}
     for raw in data["insns"] or ():
-        insn = _parse_insn(raw, schemes, errors, groups, wdrs)
+        insn = _parse_insn(raw, schemes, errors, groups, wdrs, units)
         if insn.mnemonic in by_mn:
             raise IsaError(f"instruction {insn.mnemonic}: defined twice")
         insns.append(insn)
@@ -391,7 +409,8 @@ def parse_isa(data) -> Isa:
                                f"(fixed bits {a.mask:#010x}/{a.match:#010x} vs "
                                f"{b.mask:#010x}/{b.match:#010x})")
     return Isa(insns, by_mn, schemes, errors, dict(data.get("csrs") or {}),
-               dict(data.get("wsrs") or {}), groups, kinds, int(data.get("version", 1)), wdrs)
+               dict(data.get("wsrs") or {}), groups, kinds, int(data.get("version", 1)), wdrs,
+               units)
 
 
 def load_isa(path: Path | str = ISA_YML) -> Isa:

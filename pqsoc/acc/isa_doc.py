@@ -57,11 +57,21 @@ def render(isa: Isa) -> str:
          f"{isa.wdrs} wide registers; the fields are 5 bits), is ILLEGAL_INSN. Instruction-specific operand limits stated in the "
          "descriptions (lane numbers, shift amounts) are also ILLEGAL_INSN when violated.", ""]
 
-    L += ["## Summary", "", "| mnemonic | syntax | group | cycles | match / mask |", "|---|---|---|---|---|"]
+    L += ["## Summary", "", "| mnemonic | syntax | group | cycles | latency | unit | match / mask |",
+          "|---|---|---|---|---|---|---|"]
     for i in isa.insns:
         L.append(f"| [`{i.mnemonic}`](#{_anchor(i.mnemonic)}) | `{_esc(i.syntax)}` | {i.group} | "
-                 f"{i.cycles} | `{i.match:08x}` / `{i.mask:08x}` |")
+                 f"{i.cycles} | {i.latency} | {i.unit or '-'} | `{i.match:08x}` / `{i.mask:08x}` |")
     L.append("")
+    L += ["## Timing", "",
+          "An instruction issues when every register it reads is ready and its unit is free; "
+          "its results are ready `latency` cycles after its (last) cycle. A later write to a "
+          "register replaces a pending result (writers never wait).", ""]
+    if isa.units:
+        L += ["| unit | interval | description |", "|---|---|---|"]
+        for name, u in isa.units.items():
+            L.append(f"| {name} | {u['interval']} | {_esc(u.get('desc', ''))} |")
+        L.append("")
 
     L += ["## Errors", "", "| bit | name | cause |", "|---|---|---|"]
     for name, e in isa.errors.items():
@@ -96,6 +106,8 @@ def render(isa: Isa) -> str:
             L += [f"Encoding (scheme {i.scheme.name}; match `{i.match:#010x}`, mask `{i.mask:#010x}`):",
                   "", _layout(i), ""]
             cyc = f"Cycles: {i.cycles}" + (f" ({i.cycles_note})" if i.cycles_note else "") + "."
+            if i.latency > 1 or i.unit:
+                cyc += f" Latency {i.latency}" + (f", unit {i.unit}" if i.unit else "") + "."
             errs = ", ".join(i.errors) if i.errors else "none beyond the common ones"
             L += [cyc + f" Errors: {errs}.", ""]
     return "\n".join(L).rstrip() + "\n"

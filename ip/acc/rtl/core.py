@@ -14,10 +14,14 @@ Timing (the ISS in pqsoc/acc/iss counts the same cycles; the lockstep fuzzer che
   instruction takes the same cycles as without the fetch stage (the ISS does not model it).
   The fetch stage costs one cycle after START (uncounted, like the first fetch).
 - Instructions with `cycles: 2` in isa.yml (branches, jumps) stay two cycles in execute.
-- Results that arrive a cycle late (isa.yml "result latency 2": loads, multiplies,
-  butterflies) are written in the next cycle (write-back stage WB2); an instruction that
-  reads such a register right away waits one cycle. In the same cycle, a write by the
-  executing instruction wins over WB2 (it is later in program order).
+- Late results (isa.yml `latency`): load data (2) is written in the cycle after the load
+  (write-back stage WB2); multiplier-unit results (3: wide_alu.py takes half the lanes per
+  cycle) two cycles after the issue (p1 -> p2). An instruction that reads such a register
+  before then waits. A multiplier op right after another waits a cycle (isa.yml units: mul,
+  interval 2); any other instruction issues in that cycle. A write issued while a
+  multiplier result to the same register is in flight cancels the result, and in one cycle
+  the executing instruction's write wins over WB2 / p2: later in program order wins, as in
+  the ISS.
 - A faulting instruction is detected in its first non-stalled cycle; that cycle is not
   counted, the registers and DMEM are wiped and ERR_BITS holds the error.
 - KMAC side-load (isa.yml group kmac): a hold flop drives `hold`; a kmac.* instruction
@@ -43,7 +47,7 @@ from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
 
 from .decode import Decoder
 from .stream_unit import StreamUnit
-from .wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, is_latency2
+from .wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, uses_mul_unit
 
 IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt", "kmac", "smp")
 SMP_IMPLEMENTED_MODES = 6             # uni12 uni23 cbd2 cbd3 eta2 eta4 (stream_unit.py)
@@ -62,10 +66,6 @@ def _sig1(m, expr, name):
     sig = Signal(name=name)
     m.d.comb += sig.eq(expr)
     return sig
-
-
-def _latency2(insn) -> bool:
-    return "latency 2" in insn.cycles_note
 
 
 class AccCore(wiring.Component):
@@ -167,35 +167,45 @@ class AccCore(wiring.Component):
         reads_g1 = dec.any_of(dec.with_operand("grs1", "gpr"))
         reads_g2 = dec.any_of(dec.with_operand("grs2", "gpr"))
 
-        # ------------------------------------------------------------------ write-back stage
-        wb2_load_w = Signal()              # bn.lw data -> wdr[wb2_a]
-        wb2_alu_a = Signal()               # wide ALU res2_a -> wdr[wb2_a]
-        wb2_alu_b = Signal()               # res2_b -> wdr[wb2_b]
-        wb2_a = Signal(wbits)
-        wb2_b = Signal(wbits)
+        # wide ALU ops; is_wide2: the multiplier unit's (isa.yml unit: mul)
+        wide_ops = {mnem: op for mnem, op in WIDE_OP_OF_MNEMONIC.items() if mnem in dec._is}
+        is_wide2 = dec.any_of([k for k, v in wide_ops.items() if uses_mul_unit(v)])
+
+        # ------------------------------------------------------------------ write-back stages
+        wb2_load_w = Signal()              # bn.lw data -> wdr[wb2_l], the cycle after issue
+        wb2_l = Signal(wbits)
         wb2_load_g = Signal()              # lw data -> gpr[wb2_g]
         wb2_g = Signal(5)
         wb2_word = Signal(3)
-        m.d.sync += [wb2_load_w.eq(0), wb2_alu_a.eq(0), wb2_alu_b.eq(0), wb2_load_g.eq(0)]
+        m.d.sync += [wb2_load_w.eq(0), wb2_load_g.eq(0)]
+        # multiplier-unit results in flight (isa.yml latency 3): p1 = issued last cycle, p2 =
+        # issued two cycles ago, written from walu.res2_a / res2_b at the end of this cycle.
+        # a = wrd or wa, b = wb (butterflies).
+        p1_a_v, p1_b_v, p2_a_v, p2_b_v = (Signal(name=n) for n in ("p1_a_v", "p1_b_v",
+                                                                    "p2_a_v", "p2_b_v"))
+        p1_a, p1_b, p2_a, p2_b = (Signal(wbits, name=n) for n in ("p1_a", "p1_b", "p2_a", "p2_b"))
+        m.d.sync += [p1_a_v.eq(0), p1_b_v.eq(0), p2_a.eq(p1_a), p2_b.eq(p1_b)]
+        mul_busy = p1_a_v                  # every multiplier op sets p1_a_v (isa.yml interval 2)
 
         hazard = Signal()
         bad_pc = Signal()                  # the fetched word is garbage: no operands, no stall
+
+        def reads_w(idx):
+            return (reads_a & (wa_i == idx)) | (reads_b & (wb_i == idx)) | (reads_c & (wc_i == idx))
         m.d.comb += hazard.eq(~bad_pc & (
-            ((wb2_load_w | wb2_alu_a) & ((reads_a & (wa_i == wb2_a)) | (reads_b & (wb_i == wb2_a))
-                                         | (reads_c & (wc_i == wb2_a))))
-            | (wb2_alu_b & ((reads_a & (wa_i == wb2_b)) | (reads_b & (wb_i == wb2_b))
-                            | (reads_c & (wc_i == wb2_b))))
-            | (wb2_load_g & ((reads_g1 & (rs1_i == wb2_g)) | (reads_g2 & (rs2_i == wb2_g))))))
+            (wb2_load_w & reads_w(wb2_l))
+            | (p1_a_v & reads_w(p1_a)) | (p1_b_v & reads_w(p1_b))
+            | (p2_a_v & reads_w(p2_a)) | (p2_b_v & reads_w(p2_b))
+            | (wb2_load_g & ((reads_g1 & (rs1_i == wb2_g)) | (reads_g2 & (rs2_i == wb2_g))))
+            | (is_wide2 & mul_busy)))
 
         # ------------------------------------------------------------------ wide ALU
         m.submodules.walu = walu = WideAlu()
-        wide_ops = {mnem: op for mnem, op in WIDE_OP_OF_MNEMONIC.items() if mnem in dec._is}
         wop = Signal(WideOp)
         for mnem, op in wide_ops.items():
             with m.If(dec.is_(mnem)):
                 m.d.comb += wop.eq(op)
         is_wide = dec.any_of(list(wide_ops))
-        is_wide2 = dec.any_of([k for k, v in wide_ops.items() if is_latency2(v)])
         is_bfly = dec.any_of(["bn.bfly.ct", "bn.bfly.gs"])
         lane = dec.operand("lane")
         shamt = dec.operand("shamt")
@@ -450,23 +460,31 @@ class AccCore(wiring.Component):
         with m.If(wb2_load_g):
             m.d.sync += gpr[wb2_g].eq(ldata_word)
         # WDR writes as one AND-OR per register with its selects decided from flops and
-        # decode (priority: clear, then the executing instruction's wrd, then the write-back
-        # stage's b, then its a), so the late wide-ALU results pass two gate levels, not a
-        # chain of one 2:1 mux per write source.
+        # decode (priority: clear, then the executing instruction's wrd, then load data, then
+        # the multiplier's b, then its a), so the late wide-ALU results pass two gate levels,
+        # not a chain of one 2:1 mux per write source. A write issued while a multiplier
+        # result is in flight to the same register cancels that result (p1 -> p2 below), so
+        # load data and a multiplier result never meet on one register.
         for i in range(nwdr):
             hit_w = go & w_we & (wd_i == i)
-            hit_b = wb2_alu_b & (wb2_b == i)
-            hit_a = wb2_a == i
+            hit_l = wb2_load_w & (wb2_l == i)
+            hit_b = p2_b_v & (p2_b == i)
+            hit_a = p2_a_v & (p2_a == i)
             live = ~clear & ~hit_w
             sel_w = _sig1(m, hit_w & ~clear, f"w{i}_sel_w")
-            sel_b = _sig1(m, live & hit_b, f"w{i}_sel_b")
-            sel_a = _sig1(m, live & ~hit_b & hit_a & wb2_alu_a, f"w{i}_sel_a")
-            sel_l = _sig1(m, live & ~hit_b & hit_a & wb2_load_w & ~wb2_alu_a, f"w{i}_sel_l")
-            keep = _sig1(m, live & ~hit_b & ~(hit_a & (wb2_alu_a | wb2_load_w)), f"w{i}_keep")
+            sel_l = _sig1(m, live & hit_l, f"w{i}_sel_l")
+            sel_b = _sig1(m, live & ~hit_l & hit_b, f"w{i}_sel_b")
+            sel_a = _sig1(m, live & ~hit_l & ~hit_b & hit_a, f"w{i}_sel_a")
+            keep = _sig1(m, live & ~hit_l & ~hit_b & ~hit_a, f"w{i}_keep")
             m.d.sync += wdr[i].eq(
                 ((sel_w.replicate(256) & w_val) | (sel_l.replicate(256) & self.dmem_rdata))
                 | ((sel_b.replicate(256) & walu.res2_b) | (sel_a.replicate(256) & walu.res2_a))
                 | (keep.replicate(256) & wdr[i]))
+        # in-flight results move p1 -> p2 every cycle (stalls do not hold the pipeline); a
+        # WDR write issued now to the same register cancels one
+        w_issue = go & (w_we | is_wl)
+        m.d.sync += [p2_a_v.eq(p1_a_v & ~(w_issue & (wd_i == p1_a))),
+                     p2_b_v.eq(p1_b_v & ~(w_issue & (wd_i == p1_b)))]
 
         m.d.comb += walu.issue.eq(go & is_wide2)
         # fetch: hold the word on imem_rdata while execute stalls; a 2-cycle instruction
@@ -502,11 +520,11 @@ class AccCore(wiring.Component):
             with m.If(is_lw & (rd[:5] != 0)):
                 m.d.sync += [wb2_load_g.eq(1), wb2_g.eq(rd[:5]), wb2_word.eq(ea[2:5])]
             with m.If(is_wl):
-                m.d.sync += [wb2_load_w.eq(1), wb2_a.eq(wd_i)]
+                m.d.sync += [wb2_load_w.eq(1), wb2_l.eq(wd_i)]
             with m.If(is_bfly):
-                m.d.sync += [wb2_alu_a.eq(1), wb2_a.eq(wa_i), wb2_alu_b.eq(1), wb2_b.eq(wb_i)]
+                m.d.sync += [p1_a_v.eq(1), p1_a.eq(wa_i), p1_b_v.eq(1), p1_b.eq(wb_i)]
             with m.Elif(is_wide2):
-                m.d.sync += [wb2_alu_a.eq(1), wb2_a.eq(wd_i)]
+                m.d.sync += [p1_a_v.eq(1), p1_a.eq(wd_i)]
             # loop stack
             with m.If(is_loop):
                 for i in range(depth):
@@ -609,7 +627,8 @@ class AccCore(wiring.Component):
                 m.d.sync += gpr[i].eq(0)         # WDRs: see the write AND-OR
             m.d.comb += [ir_load.eq(1), ir_next.eq(0)]
             m.d.sync += [vmode.eq(0), smp_cfg.eq(0), smp_src.eq(0), acc.eq(0), cnt.eq(0), kmsg_took.eq(0),
-                         wb2_load_w.eq(0), wb2_alu_a.eq(0), wb2_alu_b.eq(0), wb2_load_g.eq(0)]
+                         wb2_load_w.eq(0), wb2_load_g.eq(0),
+                         p1_a_v.eq(0), p1_b_v.eq(0), p2_a_v.eq(0), p2_b_v.eq(0)]
             for i in range(depth):
                 m.d.sync += l_valid[i].eq(0)
         return m

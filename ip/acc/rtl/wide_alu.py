@@ -5,16 +5,22 @@ Lanes: VMODE 0 = 16 x 16 bits (q = 3329), VMODE 1 = 8 x 32 bits (q = 8380417); l
 word is bits [w*i + w-1 : w*i].
 
 Timing: every op is combinational (`res`, `acc_next`, `popcnt`, `illegal`) except the
-multiplier ops and the butterflies (LATENCY2_OPS). Those run the operand routing, the GS
-subtraction and the partial-product reduction (a carry-save tree of 3:2 compressors over
-whole rows, no carry propagation) in the issue cycle; the stage register (captured when
-`issue` is high) holds each product as a sum and a carry vector, and the final product
-adder, the Montgomery reduction, the CT add/subtract and the lane un-routing run in the
-next cycle, giving `res2_a` / `res2_b` (the Montgomery reduction reads the carry-save
-product directly; only mulv.lo/.hi go through the product adder).
+multiplier ops and the butterflies (MUL_UNIT_OPS, isa.yml `unit: mul`, `latency: 3`). Their
+datapath is built for half the lanes (four 32x32 partial-product arrays, 8 / 4 Montgomery
+reducers) and takes the two halves one cycle apart, as a two-stage pipeline:
+  issue cycle: operand routing, GS subtraction, partial-product reduction of words 0..3 of
+    the routed operands (a carry-save tree of 3:2 compressors over whole rows, no carry
+    propagation) into the stage register; words 4..7 go into hx_r / hy_r;
+  next cycle: the arrays take words 4..7 from hx_r / hy_r; the second stage (Montgomery
+    reduction straight from the carry-save stage register, CT add/subtract, and the product
+    adders for mulv.lo / .hi) finishes the low half into out0_lo_r / out1_lo_r;
+  the cycle after (`res2_valid`): the second stage finishes the high half; with the low
+    half it is un-routed into `res2_a` / `res2_b`, which the core writes at the end of it.
+The core issues no other multiplier op in the cycle after an issue (isa.yml units: mul,
+interval 2); any other instruction may.
 
 Area notes:
-  * Eight 32x32 partial-product arrays serve both modes: in VMODE 0 the rows of the low
+  * Each 32x32 partial-product array serves both modes: in VMODE 0 the rows of the low
     multiplier half see only the low 16 bits of x and the rows of the high half only the
     high 16 bits, so the array holds exactly the two 16-bit lanes' products (lo*lo at bits
     0..31, hi*hi at 32..63) and the cross products are never formed.
@@ -32,7 +38,7 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["WideOp", "WideAlu", "WIDE_OP_OF_MNEMONIC", "LATENCY2_OPS", "is_latency2",
+__all__ = ["WideOp", "WideAlu", "WIDE_OP_OF_MNEMONIC", "MUL_UNIT_OPS", "uses_mul_unit",
            "DIST_NAMES", "MODES"]
 
 # (lanes, lane width, q) per VMODE
@@ -81,13 +87,14 @@ WIDE_OP_OF_MNEMONIC = {
     "bn.bfly.ct": WideOp.BFLY_CT, "bn.bfly.gs": WideOp.BFLY_GS,
 }
 
-# Results in res2_a / res2_b one cycle after issue (isa.yml cycles_note "result latency 2").
-LATENCY2_OPS = frozenset({WideOp.MULVM, WideOp.MULV_LO, WideOp.MULV_HI,
+# The ops of the multiplier unit (isa.yml `unit: mul`): results in res2_a / res2_b two
+# cycles after issue.
+MUL_UNIT_OPS = frozenset({WideOp.MULVM, WideOp.MULV_LO, WideOp.MULV_HI,
                           WideOp.BFLY_CT, WideOp.BFLY_GS})
 
 
-def is_latency2(op) -> bool:
-    return WideOp(op) in LATENCY2_OPS
+def uses_mul_unit(op) -> bool:
+    return WideOp(op) in MUL_UNIT_OPS
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -183,16 +190,26 @@ def _mont_reduce(m, ts, tc, w, q, name):
     return _sig(m, Mux(k, d1, d0), f"{name}_d")
 
 
+def _and_or(terms, width):
+    """OR of the selected (one-hot) terms as a balanced tree (the flow keeps the structure)."""
+    vals = [sel.replicate(width) & v for sel, v in terms]
+    while len(vals) > 1:
+        vals = [vals[i] | vals[i + 1] if i + 1 < len(vals) else vals[i]
+                for i in range(0, len(vals), 2)]
+    return vals[0]
+
+
 def _vadd(m, x, y, cin, vmode, name):
-    """Lane-wise x + y + cin on 256 bits. 16-bit chunks; in VMODE 1 the even chunk's carry
-    goes into the odd chunk (32-bit lanes). Returns (sum, [lane carry-out per chunk])."""
+    """Lane-wise x + y + cin (256 or 128 bits). 16-bit chunks; in VMODE 1 the even chunk's
+    carry goes into the odd chunk (32-bit lanes). Returns (sum, [lane carry-out per chunk])."""
     sums, couts = [], []
-    for c in range(16):
+    n = len(x) // 16
+    for c in range(n):
         ci = cin if c % 2 == 0 else Mux(vmode, couts[c - 1], cin)
         s = _sig(m, x[16 * c:16 * c + 16] + y[16 * c:16 * c + 16] + ci, f"{name}{c}")
         sums.append(s[:16])
         couts.append(s[16])
-    lane_cout = [Mux(vmode, couts[c | 1], couts[c]) for c in range(16)]
+    lane_cout = [Mux(vmode, couts[c | 1], couts[c]) for c in range(n)]
     return Cat(*sums), lane_cout
 
 
@@ -201,10 +218,10 @@ def _chunk_mux(flags, if1, if0):
     return Cat(*(Mux(f, p, n) for f, p, n in zip(flags, _lanes(if1, 16), _lanes(if0, 16))))
 
 
-def _qvec(vmode):
-    q0 = sum(MODES[0][2] << (16 * i) for i in range(16))
-    q1 = sum(MODES[1][2] << (32 * i) for i in range(8))
-    return Mux(vmode, Const(q1, 256), Const(q0, 256))
+def _qvec(vmode, width=256):
+    q0 = sum(MODES[0][2] << (16 * i) for i in range(width // 16))
+    q1 = sum(MODES[1][2] << (32 * i) for i in range(width // 32))
+    return Mux(vmode, Const(q1, width), Const(q0, width))
 
 
 def _vadd3(m, x, y, z, cin, vmode, name):
@@ -214,10 +231,11 @@ def _vadd3(m, x, y, z, cin, vmode, name):
     sm = _sig(m, x ^ y ^ z, f"{name}_s")
     mj = _sig(m, (x & y) | (x & z) | (y & z), f"{name}_c")
     sh = []
-    for c in range(16):
+    n = len(x) // 16
+    for c in range(n):
         into = mj[16 * c - 1] & vmode if c % 2 else Const(0, 1)   # from the chunk below
         sh.append(Cat(into, mj[16 * c:16 * c + 15]))
-    ctop = [Mux(vmode, mj[16 * (c | 1) + 15], mj[16 * c + 15]) for c in range(16)]
+    ctop = [Mux(vmode, mj[16 * (c | 1) + 15], mj[16 * c + 15]) for c in range(n)]
     total, cout = _vadd(m, sm, Cat(*sh), cin, vmode, name)
     return total, [a | b for a, b in zip(ctop, cout)]
 
@@ -227,7 +245,7 @@ def _modarith(m, x, y, vmode, name):
     (_addvm / _subvm truncated to the lane width). The +-q corrections are computed beside
     the plain sum / difference (three-operand adds), not after them, so addvm / subvm cost
     one carry-propagate adder in depth instead of two."""
-    q = _qvec(vmode)
+    q = _qvec(vmode, len(x))
     s, s_c = _vadd(m, x, y, 0, vmode, f"{name}_add")
     d, d_nb = _vadd(m, x, ~y, 1, vmode, f"{name}_sub")     # carry out = no borrow = x >= y
     # x + y - q = x + y + ~q + 1; its lane flag: x + y >= q
@@ -295,6 +313,7 @@ class WideAlu(wiring.Component):
     illegal: Out(1)
     res2_a: Out(256)
     res2_b: Out(256)
+    res2_valid: Out(1)
 
     def elaborate(self, platform):
         m = Module()
@@ -302,7 +321,7 @@ class WideAlu(wiring.Component):
         is_ct, is_gs = op == WideOp.BFLY_CT, op == WideOp.BFLY_GS
         is_bfly = is_ct | is_gs
         lat2 = 0
-        for o in sorted(LATENCY2_OPS, key=lambda op: op.value):
+        for o in sorted(MUL_UNIT_OPS, key=lambda op: op.value):
             lat2 = lat2 | (op == o)
 
         # ---- illegal combinations (the ISS raises ILLEGAL_INSN)
@@ -353,14 +372,27 @@ class WideAlu(wiring.Component):
         # ---- lane-wise add/sub family (also the GS first step)
         s_xy, d_xy, addvm_xy, subvm_xy, ge_xy = _modarith(m, X, Y, vmode, "xy")
 
-        # ---- multipliers: CT z*y, GS z*(x -q y), mul ops a*b
+        # ---- multipliers: CT z*y, GS z*(x -q y), mul ops a*b. Half the lanes per cycle:
+        # words 0..3 of the routed operands (butterflies 0..L/2-1) in the issue cycle, words
+        # 4..7 from hx_r / hy_r in the next one (the core issues no other multiplier op then).
         mul_x = _sig(m, Mux(is_gs, subvm_xy, Mux(is_ct, Y, X)), "mul_x")
         mul_y = _sig(m, Mux(is_bfly, Z, Y), "mul_y")
+        hx_r = Signal(128, reset_less=True)
+        hy_r = Signal(128, reset_less=True)
+        hi_phase = Signal()                 # the cycle after an issue: the high half
+        st2_hi = Signal()                   # the cycle after that: res2 valid
+        m.d.sync += [hi_phase.eq(self.issue & lat2), st2_hi.eq(hi_phase)]
+        with m.If(self.issue & lat2):
+            m.d.sync += [hx_r.eq(mul_x[128:]), hy_r.eq(mul_y[128:])]
+        arr_x = _sig(m, Mux(hi_phase, hx_r, mul_x[:128]), "arr_x")
+        arr_y = _sig(m, Mux(hi_phase, hy_r, mul_y[:128]), "arr_y")
         psum, pcarry = [], []
-        lo_mask = Mux(vmode, Const(0xFFFF_FFFF, 32), Const(0x0000_FFFF, 32))
-        hi_mask = Mux(vmode, Const(0xFFFF_FFFF, 32), Const(0xFFFF_0000, 32))
-        for k in range(8):
-            x, y = mul_x[32 * k:32 * k + 32], mul_y[32 * k:32 * k + 32]
+        vmode_r = Signal()                  # the issued op's VMODE (also for its high half)
+        arr_mode = Mux(hi_phase, vmode_r, vmode)
+        lo_mask = Mux(arr_mode, Const(0xFFFF_FFFF, 32), Const(0x0000_FFFF, 32))
+        hi_mask = Mux(arr_mode, Const(0xFFFF_FFFF, 32), Const(0xFFFF_0000, 32))
+        for k in range(4):
+            x, y = arr_x[32 * k:32 * k + 32], arr_y[32 * k:32 * k + 32]
             x_lo = _sig(m, x & lo_mask, f"mulx_lo{k}")
             x_hi = _sig(m, x & hi_mask, f"mulx_hi{k}")
             rows = [Cat(Const(0, i), Mux(y[i], x_lo if i < 16 else x_hi, 0))[:64]
@@ -374,18 +406,25 @@ class WideAlu(wiring.Component):
             pcarry.append(c_k)
         # product = sum + carry: VMODE 0 lane i at [32i+31:32i], VMODE 1 lane k at [64k+63:64k]
 
-        # ---- stage register
+        # ---- stage register: the products of the half in the arrays this cycle
         # Data registers need no reset (res2 is only meaningful after an issue): saves the
         # sync-reset gate of ~770 flops. The product's sum and carry add up to it exactly
         # (all rows are non-negative and the product < 2^64, so the tree never drops a
         # carry out of bit 63, nor, in VMODE 0, out of the low lane's bit 31).
-        ps_r = Signal(512, reset_less=True)
-        pc_r = Signal(512, reset_less=True)
-        s_r = Signal(256, reset_less=True)      # CT: x; GS: x +q y (the new x)
+        ps_r = Signal(256, reset_less=True)
+        pc_r = Signal(256, reset_less=True)
+        m.d.sync += [ps_r.eq(Cat(*psum)), pc_r.eq(Cat(*pcarry))]
+        # CT: x; GS: x +q y (the new x). The low half is read by the second stage in the
+        # cycle after the issue, then replaced by the high half for the cycle after that.
+        s_r = Signal(256, reset_less=True)
+        with m.If(self.issue & lat2):
+            m.d.sync += s_r.eq(Mux(is_gs, addvm_xy, X))
+        with m.Else():
+            m.d.sync += s_r[:128].eq(s_r[128:])
         is_ct_r = Signal()
         # one-hot result selects, decided at issue so that the late data (the Montgomery
-        # and CT sums) meets only an AND-OR in the second cycle, not a chain of muxes
-        sel_conds = {"mont": op == WideOp.MULVM, "lo": op == WideOp.MULV_LO,
+        # and CT sums) meets only AND-ORs in the second stage, not a chain of muxes
+        sel_conds = {"mont": (op == WideOp.MULVM) | is_gs, "lo": op == WideOp.MULV_LO,
                      "hi": op == WideOp.MULV_HI}
         for mode in (0, 1):
             legal = _legal_dists(mode)
@@ -400,35 +439,44 @@ class WideAlu(wiring.Component):
                 sel_r[key] = Signal(name=f"sel_{key}_r")
                 with m.If(self.issue & lat2):
                     m.d.sync += sel_r[key].eq(cond & (vmode == md))
+        mulop_r = Signal()                  # mulvm / mulv.lo / mulv.hi: res2_a = out1
         with m.If(self.issue & lat2):
-            m.d.sync += [ps_r.eq(Cat(*psum)), pc_r.eq(Cat(*pcarry)),
-                         s_r.eq(Mux(is_gs, addvm_xy, X)), is_ct_r.eq(is_ct)]
-        vmode_r = Signal()
-        with m.If(self.issue & lat2):
-            m.d.sync += vmode_r.eq(vmode)
+            m.d.sync += [is_ct_r.eq(is_ct), mulop_r.eq(~is_bfly), vmode_r.eq(vmode)]
 
-        # ---- second cycle: Montgomery reduction, CT add/sub, un-routing; product adders
-        # for mulv.lo / .hi
+        # ---- second stage, on one half: Montgomery reduction, CT add/sub; product adders
+        # for mulv.lo / .hi. out0 = new x of a butterfly, out1 = its new y or the mul result.
         p_r = Cat(*(_sig(m, (ps_r[64 * k:64 * k + 64] + pc_r[64 * k:64 * k + 64])[:64], f"prod{k}")
-                    for k in range(8)))
+                    for k in range(4)))
         mont_m = [Cat(*(_mont_reduce(m, ps_r[32 * i:32 * i + 32], pc_r[32 * i:32 * i + 32], 16,
-                                     MODES[0][2], f"mont16_{i}") for i in range(16))),
+                                     MODES[0][2], f"mont16_{i}") for i in range(8))),
                   Cat(*(_mont_reduce(m, ps_r[64 * k:64 * k + 64], pc_r[64 * k:64 * k + 64], 32,
-                                     MODES[1][2], f"mont32_{k}") for k in range(8)))]
+                                     MODES[1][2], f"mont32_{k}") for k in range(4)))]
         mont_m = [_sig(m, v, f"mont{md}") for md, v in enumerate(mont_m)]
-        lo_m = [Cat(*(p_r[32 * i:32 * i + 16] for i in range(16))),
-                Cat(*(p_r[64 * k:64 * k + 32] for k in range(8)))]
-        hi_m = [Cat(*(p_r[32 * i + 16:32 * i + 32] for i in range(16))),
-                Cat(*(p_r[64 * k + 32:64 * k + 64] for k in range(8)))]
+        lo_m = [Cat(*(p_r[32 * i:32 * i + 16] for i in range(8))),
+                Cat(*(p_r[64 * k:64 * k + 32] for k in range(4)))]
+        hi_m = [Cat(*(p_r[32 * i + 16:32 * i + 32] for i in range(8))),
+                Cat(*(p_r[64 * k + 32:64 * k + 64] for k in range(4)))]
         mont = Mux(vmode_r, mont_m[1], mont_m[0])
-        _, _, ct_add, ct_sub, _ = _modarith(m, s_r, mont, vmode_r, "ct")
-        out0 = _sig(m, Mux(is_ct_r, ct_add, s_r), "out0")     # new x of butterfly j
-        out1 = _sig(m, Mux(is_ct_r, ct_sub, mont), "out1")    # new y
-        terms_a, terms_b = [], []
+        s_h = s_r[:128]
+        _, _, ct_add, ct_sub, _ = _modarith(m, s_h, mont, vmode_r, "ct")
+        out0 = _sig(m, Mux(is_ct_r, ct_add, s_h), "out0")
+        terms1 = [(is_ct_r, ct_sub)]
+        for md in (0, 1):
+            terms1 += [(sel_r[f"mont_{md}"], mont_m[md]), (sel_r[f"lo_{md}"], lo_m[md]),
+                       (sel_r[f"hi_{md}"], hi_m[md])]
+        out1 = _sig(m, _and_or(terms1, 128), "out1")
+        # the low half's results wait a cycle for the high half's
+        out0_lo_r = Signal(128, reset_less=True)
+        out1_lo_r = Signal(128, reset_less=True)
+        with m.If(hi_phase):
+            m.d.sync += [out0_lo_r.eq(out0), out1_lo_r.eq(out1)]
+        out0_w = Cat(out0_lo_r, out0)
+        out1_w = Cat(out1_lo_r, out1)
+
+        # ---- un-routing (valid in the cycle after the high half: st2_hi)
+        terms_a, terms_b = [(mulop_r, out1_w)], []
         for md, (lanes, w, _) in enumerate(MODES):
-            terms_a += [(sel_r[f"mont_{md}"], mont_m[md]), (sel_r[f"lo_{md}"], lo_m[md]),
-                        (sel_r[f"hi_{md}"], hi_m[md])]
-            o0, o1 = _lanes(out0, w), _lanes(out1, w)
+            o0, o1 = _lanes(out0_w, w), _lanes(out1_w, w)
             for _, d in _legal_dists(md):
                 dest = {}
                 for j, (xs, ys, _) in enumerate(_bfly_pairs(lanes, d)):
@@ -436,15 +484,8 @@ class WideAlu(wiring.Component):
                 sel = sel_r[f"bfly_{d}_{md}"]
                 terms_a.append((sel, Cat(*(dest[0, i] for i in range(lanes)))))
                 terms_b.append((sel, Cat(*(dest[1, i] for i in range(lanes)))))
-
-        def and_or(terms):
-            """OR of the selected terms as a balanced tree (the flow keeps the structure)."""
-            vals = [sel.replicate(256) & v for sel, v in terms]
-            while len(vals) > 1:
-                vals = [vals[i] | vals[i + 1] if i + 1 < len(vals) else vals[i]
-                        for i in range(0, len(vals), 2)]
-            return vals[0]
-        m.d.comb += [self.res2_a.eq(and_or(terms_a)), self.res2_b.eq(and_or(terms_b))]
+        m.d.comb += [self.res2_a.eq(_and_or(terms_a, 256)), self.res2_b.eq(_and_or(terms_b, 256)),
+                     self.res2_valid.eq(st2_hi)]
 
         # ---- or.acc
         acc_next = _sig(m, self.acc | (a ^ b), "acc_or")

@@ -15,7 +15,7 @@ from pqsoc.acc import fuzz as fz
 from pqsoc.acc.fuzz import (ERROR_CLASSES, FUZZ_GROUPS, FuzzConfig, IssBackend, Layout, RunResult,
                             compare, fuzz, generate, program_rng)
 from pqsoc.acc.isa import REPO
-from pqsoc.acc.iss.insn import _lanewise
+from pqsoc.acc.iss.insn import _lanewise, wdr_writes
 
 CFG = FuzzConfig()
 
@@ -150,8 +150,19 @@ def _no_cond_subtract(sim):        # bn.addvm forgets "if d >= q: d -= q"
     sim._exec["bn.addvm"] = _lanewise(lambda lm, a, b: a + b)
 
 
-def _no_mulvm_stall(sim):          # bn.mulvm result forwarded one cycle early (cycles only)
-    sim._latency2.discard("bn.mulvm")
+def _mul_latency_2(sim):           # multiplier results a cycle early (cycles only)
+    orig = sim.timing.issue
+
+    def issue(insn, ops, done):
+        orig(insn, ops, done)
+        if insn.unit == "mul":
+            for n in wdr_writes(insn, ops):
+                sim.timing.ready[("w", n)] = done + 2
+    sim.timing.issue = issue
+
+
+def _mul_every_cycle(sim):         # the multiplier unit accepts an op every cycle
+    sim.timing.interval["mul"] = 1
 
 
 def _loop_count_off_by_one(sim):   # `loop` runs grs1 + 1 times
@@ -165,7 +176,8 @@ def _loop_count_off_by_one(sim):   # `loop` runs grs1 + 1 times
     sim._exec["loop"] = loop
 
 
-@pytest.mark.parametrize("patch", [_no_cond_subtract, _no_mulvm_stall, _loop_count_off_by_one])
+@pytest.mark.parametrize("patch", [_no_cond_subtract, _mul_latency_2, _mul_every_cycle,
+                                   _loop_count_off_by_one])
 def test_fuzz_catches_a_mutant_iss(patch):
     ref = IssBackend(CFG.imem_size, CFG.dmem_size)
     passed, failed, failures = fuzz(300, 3, ref, _mutant(patch), CFG, max_failures=1)

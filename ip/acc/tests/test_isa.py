@@ -33,6 +33,17 @@ def test_good_snippet_loads():
     assert [i.mnemonic for i in isa.insns] == ["add", "addi"]
 
 
+def test_timing_fields():
+    """latency / unit parse with their defaults; a unit needs a positive interval."""
+    isa = parse_isa(GOOD.replace("groups:", "units: {mul: {interval: 2, desc: x}}\ngroups:")
+                    .replace('cycles: 1, doc: "add"}', 'cycles: 1, latency: 3, unit: mul, doc: "add"}'))
+    add, addi = isa.by_mnemonic["add"], isa.by_mnemonic["addi"]
+    assert (add.latency, add.unit, addi.latency, addi.unit) == (3, "mul", 1, "")
+    assert isa.units["mul"]["interval"] == 2
+    with pytest.raises(IsaError, match=r"unit mul: 'interval' must be a positive integer"):
+        parse_isa(GOOD.replace("groups:", "units: {mul: {interval: 0}}\ngroups:"))
+
+
 def test_real_isa_loads():
     isa = load_isa()
     assert len(isa.insns) > 60
@@ -78,6 +89,10 @@ def test_unknown_operand_kind_is_caught():
     (("cycles: 1, doc: \"addi\"", "doc: \"addi\""), r"instruction addi: 'cycles'"),
     (("syntax: \"grd, grs1, imm\"", "syntax: \"grd, grs1\""), r"instruction addi: operand imm must appear"),
     (("scheme: I,", "scheme: Q,"), r"instruction addi: unknown encoding scheme"),
+    (("cycles: 1, doc: \"addi\"", "cycles: 1, latency: 0, doc: \"addi\""),
+     r"instruction addi: 'latency' must be a positive integer"),
+    (("cycles: 1, doc: \"addi\"", "cycles: 1, unit: mul, doc: \"addi\""),
+     r"instruction addi: unknown unit 'mul'"),
     (('rs1: "19:15", funct3: "14:12", rd: "11:7", opcode: "6:0"}\ninsns',
       'rs1: "19:15", funct3: "14:12", rd: "11:6", opcode: "6:0"}\ninsns'), r"scheme I: field"),
 ])

@@ -157,16 +157,23 @@ def test_butterflies(kind, mname, dist):
 
 
 def test_result_latency_stall():
-    """bn.mulvm / bn.bfly.* / bn.lw: +1 cycle when the next instruction reads the result."""
+    """isa.yml latency / unit: a multiplier-unit result (bn.mulvm / mulv / bfly, latency 3)
+    read 1 or 2 cycles later waits 2 or 1 cycles; a second multiplier op right behind waits 1
+    (interval 2); a load (latency 2) read right away waits 1; a later write replaces a
+    pending result (writers never wait)."""
     base = cyc("bn.lw", "bn.lw", "bn.lw", "addi", "ecall")   # addi: w3's load is not waited for
     cases = [
-        ("bn.mulvm w4, w1, w2\nbn.addvm w5, w4, w1\n", 1),
+        ("bn.mulvm w4, w1, w2\nbn.addvm w5, w4, w1\n", 2),
         ("bn.mulvm w4, w1, w2\nbn.addvm w5, w1, w2\n", 0),
-        ("bn.mulvm w4, w1, w2\nbn.addvm w5, w1, w2\nbn.addvm w6, w4, w1\n", 0),
-        ("bn.bfly.ct w1, w2, w3, r, 0\nbn.sw w2, 96(x0)\n", 1),
-        ("bn.bfly.gs w1, w2, w3, l1, 0\nbn.bfly.gs w1, w2, w3, l2, 0\n", 1),
-        ("bn.bfly.ct w1, w2, w3, r, 0\nbn.bfly.ct w4, w5, w3, r, 0\n", 0),
-        ("bn.mulv.hi w4, w1, w2\nbn.sel w4, w1, w2\n", 1),
+        ("bn.mulvm w4, w1, w2\nbn.addvm w5, w1, w2\nbn.addvm w6, w4, w1\n", 1),
+        ("bn.mulvm w4, w1, w2\nbn.addvm w5, w1, w2\nbn.addv w7, w1, w1\nbn.addvm w6, w4, w1\n", 0),
+        ("bn.bfly.ct w1, w2, w3, r, 0\nbn.sw w2, 96(x0)\n", 2),
+        ("bn.bfly.gs w1, w2, w3, l1, 0\nbn.bfly.gs w1, w2, w3, l2, 0\n", 2),
+        ("bn.bfly.ct w1, w2, w3, r, 0\nbn.bfly.ct w4, w5, w3, r, 0\n", 1),       # unit busy
+        ("bn.bfly.ct w1, w2, w3, r, 0\nbn.lw w6, 0(x0)\nbn.bfly.ct w4, w5, w3, r, 0\n", 0),
+        ("bn.mulv.hi w4, w1, w2\nbn.sel w4, w1, w2\n", 2),
+        ("bn.mulvm w4, w1, w2\nbn.xor w4, w1, w2\nbn.addvm w5, w4, w4\n", 0),  # replaced
+        ("bn.mulvm w4, w1, w2\nbn.lw w4, 0(x0)\nbn.addvm w5, w4, w4\n", 1),    # the load's
         ("bn.addvm w4, w1, w2\nbn.addvm w5, w4, w4\n", 0),
         ("bn.lw w4, 0(x0)\nbn.addvm w5, w4, w1\n", 1),
         ("bn.lw.pi w4, 0(x1)\nbn.lw w5, 0(x1)\n", 0),

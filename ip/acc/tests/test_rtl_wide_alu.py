@@ -2,8 +2,9 @@
 
 One stream of random vectors (every WideOp, both VMODEs, every dist, several tidx / shamt /
 lane values, lane values >= q, zeros and all-ones) is issued back to back, shuffled, with a
-few idle cycles: each latency-2 result is checked in the cycle after its issue while the next
-instruction is already on the inputs. Expected values: one instruction run on the ISS.
+few idle cycles and never two multiplier-unit ops in consecutive cycles (isa.yml interval
+2): each multiplier result is checked two cycles after its issue (res2_valid), while later
+instructions are already on the inputs. Expected values: one instruction run on the ISS.
 """
 import functools
 import random
@@ -11,8 +12,8 @@ import random
 from amaranth.back import verilog
 from amaranth.sim import Simulator
 
-from ip.acc.rtl.wide_alu import (DIST_NAMES, LATENCY2_OPS, MODES, WIDE_OP_OF_MNEMONIC,
-                                 WideAlu, WideOp, is_latency2)
+from ip.acc.rtl.wide_alu import (DIST_NAMES, MODES, MUL_UNIT_OPS, WIDE_OP_OF_MNEMONIC,
+                                 WideAlu, WideOp, uses_mul_unit)
 from pqsoc.acc.asm import assemble
 from pqsoc.acc.isa import load_isa
 from pqsoc.acc.iss import Sim
@@ -73,7 +74,7 @@ def _iss(vec):
     if mn == "bn.or.acc":
         return {"illegal": False, "acc_next": sim.wsr.values["ACC"], "popcnt": sim.gpr.regs[6]}
     d = sim.wdr.regs[3 if mn == "bn.sel" else 4]
-    return {"illegal": False, ("res2_a" if is_latency2(vec["op"]) else "res"): d}
+    return {"illegal": False, ("res2_a" if uses_mul_unit(vec["op"]) else "res"): d}
 
 
 @functools.cache
@@ -124,83 +125,78 @@ def test_enum_and_tables():
     assert set(WIDE_OP_OF_MNEMONIC.values()) == set(WideOp)
     for mn in WIDE_OP_OF_MNEMONIC:
         insn = ISA.by_mnemonic[mn]
-        assert ("latency 2" in insn.cycles_note) == is_latency2(WIDE_OP_OF_MNEMONIC[mn]), mn
-    assert LATENCY2_OPS == {o for o in WideOp if is_latency2(o)}
+        assert (insn.unit == "mul") == uses_mul_unit(WIDE_OP_OF_MNEMONIC[mn]), mn
+        assert insn.latency == (3 if insn.unit == "mul" else 1), mn
+    assert MUL_UNIT_OPS == {o for o in WideOp if uses_mul_unit(o)}
+    assert ISA.units["mul"]["interval"] == 2
 
 
-def test_wide_alu_matches_iss():
-    vecs = _vectors()
+def _run_stream(stream, checked=None):
+    """stream: vectors or None (an idle cycle with junk on the inputs), one per cycle. Each
+    multiplier-unit result is checked in the cycle res2_valid says, two after its issue."""
     dut = WideAlu()
     rng = random.Random(7)
-    checked = {"res": 0, "res2": 0, "illegal": 0}
+    checked = {"res": 0, "res2": 0, "illegal": 0} if checked is None else checked
 
     async def bench(ctx):
-        prev = None
-        for vec in vecs:
-            if rng.random() < 0.08:                      # idle cycle with junk on the inputs
+        inflight = [None, None]                  # legal ops issued 1 and 2 cycles ago
+        for vec in stream + [None, None]:
+            if vec is None:
                 ctx.set(dut.issue, 0)
                 ctx.set(dut.op, rng.choice(list(WideOp)))
                 ctx.set(dut.a, rng.getrandbits(256))
-                if prev is not None:
-                    _check2(ctx, prev)
-                await ctx.tick()
-                prev = None
-            for name in ("op", "vmode", "a", "b", "t", "imm", "dist", "gpr", "acc"):
-                ctx.set(getattr(dut, name), vec[name])
-            ctx.set(dut.issue, 1)
-            if prev is not None:
-                _check2(ctx, prev)                        # previous issue, new inputs applied
-            exp = vec["exp"]
-            assert ctx.get(dut.illegal) == exp["illegal"], vec["mn"]
-            checked["illegal"] += 1
-            for key in ("res", "acc_next", "popcnt"):
-                if key in exp:
-                    assert ctx.get(getattr(dut, key)) == exp[key], (vec["mn"], vec["vmode"], key)
-                    checked["res"] += 1
+            else:
+                for name in ("op", "vmode", "a", "b", "t", "imm", "dist", "gpr", "acc"):
+                    ctx.set(getattr(dut, name), vec[name])
+                ctx.set(dut.issue, 1)
+            old = inflight[1]
+            if old is not None:
+                assert ctx.get(dut.res2_valid)                   # issued two cycles ago, new inputs applied
+                for key in ("res2_a", "res2_b"):
+                    if key in old["exp"]:
+                        got = ctx.get(getattr(dut, key))
+                        assert got == old["exp"][key], (old["mn"], old["vmode"], old["dist"],
+                                                        old["imm"], key, hex(got),
+                                                        hex(old["exp"][key]))
+                checked["res2"] += 1
+            if vec is not None:
+                exp = vec["exp"]
+                assert ctx.get(dut.illegal) == exp["illegal"], vec["mn"]
+                checked["illegal"] += 1
+                for key in ("res", "acc_next", "popcnt"):
+                    if key in exp:
+                        assert ctx.get(getattr(dut, key)) == exp[key], (vec["mn"], vec["vmode"], key)
+                        checked["res"] += 1
             await ctx.tick()
-            prev = vec if is_latency2(vec["op"]) and not exp["illegal"] else None
-        if prev is not None:
-            _check2(ctx, prev)
-
-    def _check2(ctx, vec):
-        for key in ("res2_a", "res2_b"):
-            if key in vec["exp"]:
-                got = ctx.get(getattr(dut, key))
-                assert got == vec["exp"][key], (vec["mn"], vec["vmode"], vec["dist"], vec["imm"],
-                                                key, hex(got), hex(vec["exp"][key]))
-        checked["res2"] += 1
+            mul = vec is not None and uses_mul_unit(vec["op"]) and not vec["exp"]["illegal"]
+            inflight = [vec if mul else None, inflight[0]]
 
     sim = Simulator(dut)
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
     sim.run()
+    return checked
+
+
+def test_wide_alu_matches_iss():
+    rng = random.Random(7)
+    stream, last_mul = [], False
+    for vec in _vectors():
+        mul = uses_mul_unit(vec["op"])
+        if rng.random() < 0.08 or (mul and last_mul):    # idle cycle (the unit's interval)
+            stream.append(None)
+            last_mul = False
+        stream.append(vec)
+        last_mul = mul
+    checked = _run_stream(stream)
     assert checked["res2"] > 100 and checked["res"] > 120
 
 
-def test_back_to_back_latency2():
-    """A run of latency-2 issues with no gap, every one checked against its own operands."""
-    vecs = [v for v in _vectors() if is_latency2(v["op"]) and not v["exp"]["illegal"]][:40]
-    dut = WideAlu()
-
-    async def bench(ctx):
-        for i, vec in enumerate(vecs + [None]):
-            if vec is not None:
-                for name in ("op", "vmode", "a", "b", "t", "imm", "dist", "gpr", "acc"):
-                    ctx.set(getattr(dut, name), vec[name])
-            ctx.set(dut.issue, int(vec is not None))
-            if i:
-                prev = vecs[i - 1]
-                for key in ("res2_a", "res2_b"):
-                    if key in prev["exp"]:
-                        assert ctx.get(getattr(dut, key)) == prev["exp"][key], (prev["mn"], key)
-            await ctx.tick()
-
-    sim = Simulator(dut)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
-
-
-def test_converts_to_verilog():
-    text = verilog.convert(WideAlu(), name="wide_alu")
-    assert "module wide_alu" in text
+def test_mul_unit_every_other_cycle():
+    """Multiplier ops at the unit's full rate (one every 2 cycles) with one-cycle ops in the
+    cycles between, every result checked against its own operands."""
+    muls = [v for v in _vectors() if uses_mul_unit(v["op"]) and not v["exp"]["illegal"]][:40]
+    others = [v for v in _vectors() if not uses_mul_unit(v["op"])][:40]
+    stream = [v for pair in zip(muls, others) for v in pair]
+    checked = _run_stream(stream)
+    assert checked["res2"] == 40

@@ -438,8 +438,3 @@ def gpr_writes(insn, ops) -> set:
 def operand_reads(insn, ops) -> set:
     """Registers read, as ('w', n) / ('g', n), for the result-latency stall."""
     return {("w", n) for n in wdr_reads(insn, ops)} | {("g", n) for n in gpr_reads(insn, ops)}
-
-
-def latency2_writes(insn, ops) -> set:
-    """Registers whose value arrives one cycle late (isa.yml cycles_note 'result latency 2')."""
-    return {("w", n) for n in wdr_writes(insn, ops)} | {("g", n) for n in gpr_writes(insn, ops)}

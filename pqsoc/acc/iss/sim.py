@@ -5,10 +5,10 @@
     halt = sim.run(max_cycles=10_000) # Halt(reason, err_bits, ...)
     sim.reset()                       # wipe registers / loop stack / PC; IMEM, DMEM kept
 
-Cycles: each instruction costs its isa.yml `cycles`; an instruction whose cycles_note says
-"result latency 2" makes the next instruction stall one cycle when it reads a register (WDR,
-or GPR for lw) whose value arrives late: WDR results of the multiplier/butterfly pipeline and
-load data from the synchronous DMEM. bn.lw.pi's pointer update is not late.
+Cycles: each instruction costs its isa.yml `cycles`, after a stall while a register it reads
+is not ready (isa.yml `latency`: load data from the synchronous DMEM 2, the multiplier /
+butterfly results 3; bn.lw.pi's pointer update is not late) or its unit is busy (`unit: mul`,
+one multiply or butterfly every 2 cycles): see timing.Scoreboard.
 KMAC: `sim.kmac` (ip.kmac.cycle_model) is ticked once for every cycle the core spends (operand
 stalls, every instruction's cycles, the faulting cycle), with the core's hold flop
 `sim.kmac_hold` and no request outside kmac.* instructions; kmac.* instructions take as many
@@ -32,10 +32,11 @@ from ip.kmac.cycle_model import IDLE_INPUTS, KmacCycleModel
 
 from .errors import AccError, Unmodelled
 from .gpr import Gprs
-from .insn import executor, latency2_writes, operand_reads
+from .insn import executor
 from .kmac import CycleLimit, kmac_status, smp_status
 from .loop import LoopStack, loop_depth
 from .smp import StreamUnitModel
+from .timing import Scoreboard
 from .wdr import VMODES, Wdrs
 
 _ISA = None
@@ -88,7 +89,7 @@ class Sim:
         self.wsr = Wsrs(self.isa, seed)
         self.loops = LoopStack(loop_depth(self.isa))
         self._exec = {i.mnemonic: executor(i) for i in self.isa.insns}
-        self._latency2 = {i.mnemonic for i in self.isa.insns if "latency 2" in i.cycles_note}
+        self.timing = Scoreboard(self.isa)
         self._decoded = {}
         self.kmac = KmacCycleModel()     # not reset by reset(): a separate block
         self.smp = StreamUnitModel(self.dmem.size // 32)
@@ -111,7 +112,7 @@ class Sim:
         self.done = False
         self.halt = None
         self.insn = None
-        self._pending = set()        # ('w'|'g', n) written late by the instruction just issued
+        self.timing.reset()          # results in flight, busy units
         self.kmac_hold = 0
         self._err_kmac = 0
         self.smp.tick({"abort": 1})      # START aborts the stream unit
@@ -133,7 +134,7 @@ class Sim:
         self.csr.reset()
         self.wsr.reset()
         self.loops.reset()
-        self._pending = set()
+        self.timing.reset()
         self.dmem.clear()
 
     def load_program(self, words, addr: int = 0):
@@ -180,7 +181,7 @@ class Sim:
             if dec is None:
                 raise AccError("ILLEGAL_INSN", self._undefined(word))
             insn, ops = dec
-            stall = 1 if self._pending and self._pending & operand_reads(insn, ops) else 0
+            stall = self.timing.stall(insn, ops, self.cycles)
             self._kmac_idle(stall)
             if "LOOP" in insn.errors and self.loops.is_body_end(pc):
                 raise AccError("LOOP", f"{insn.mnemonic} is the last instruction of a loop body")
@@ -210,7 +211,7 @@ class Sim:
                             abort=last and self.done)
         self.cycles += self._kmac_cycles + stall
         self.insns += 1
-        self._pending = latency2_writes(insn, ops) if insn.mnemonic in self._latency2 else set()
+        self.timing.issue(insn, ops, self.cycles - 1)
         if self.done:
             self.kmac_hold = 0
             return self._stop("ecall")
