@@ -1,4 +1,6 @@
-"""Assembly-text helpers shared by the whole-program kernels (mlkem.py, mldsa.py)."""
+"""Assembly-text helpers shared by the whole-program kernels (mlkem.py, mldsa.py) and the
+NTT kernels."""
+from . import sched
 
 
 def u32(vals) -> bytes:
@@ -31,12 +33,35 @@ def loop(n: int, body: list[str]) -> list[str]:
 
 def across(words, regs, length, lanes, zeta) -> list[str]:
     """CT butterflies (dist r) of one across-register NTT layer on the chunk `words` (word
-    index -> register number via regs); the partner of word r is r + length // lanes;
-    zeta(word) -> (twiddle register number, tidx)."""
+    index -> register name via regs, e.g. "w3" or a virtual "%x3"); the partner of word r
+    is r + length // lanes; zeta(word) -> (twiddle register name, tidx)."""
     dist = length // lanes
     out = []
     for r in words:
         if r + dist in words and (r // dist) % 2 == 0:
             t, tidx = zeta(r)
-            out.append(f"bn.bfly.ct w{regs[r]}, w{regs[r + dist]}, w{t}, r, {tidx}")
+            out.append(f"bn.bfly.ct {regs[r]}, {regs[r + dist]}, {t}, r, {tidx}")
     return out
+
+
+def base_of(operand: str) -> str:
+    """The base register of a memory operand "off(xN)"."""
+    return operand.split("(")[1].rstrip(")")
+
+
+def poly_io(loads, stores, name, words, off, src, dst):
+    """Wide load from src / store to dst of the polynomial words r (at off + 32 r), as the
+    virtual registers name{r}: entries of the loads / stores tables of place_and_schedule."""
+    for r in words:
+        loads[f"{name}{r}"] = f"bn.lw {name}{r}, {off + 32 * r}({src})"
+        stores[f"{name}{r}"] = f"bn.sw {name}{r}, {off + 32 * r}({dst})"
+
+
+def place_and_schedule(lines, loads, stores, noalias=()) -> list[str]:
+    """A kernel body on virtual registers ("%name") made real: loads and stores placed next
+    to their uses (sched.just_in_time), w0..w15 allocated (sched.allocate), list-scheduled
+    (sched.schedule; noalias: pairs of base registers that never address the same bytes
+    in the body, pairs of one register ignored)."""
+    noalias = [p for p in noalias if p[0] != p[1]]
+    out = sched.just_in_time(lines, loads, stores)
+    return sched.schedule(sched.allocate(out, [f"w{i}" for i in range(16)]), noalias)

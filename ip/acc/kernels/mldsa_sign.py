@@ -61,7 +61,7 @@ SK = T0P - 1536 = 26752: the host writes the whole key there; rho, K, tr, s1, s2
 (dead before the loop), t0 at T0P.
 """
 from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from . import mldsa, mldsa_sign_parts as sp
+from . import mldsa, mldsa_sign_parts as sp, sched
 from .mldsa import K, L, KA, VMODE1, SHAKE128, SHAKE256, intt_body, ntt_body
 
 # ------------------------------------------------------------------ DMEM layout (bytes)
@@ -306,4 +306,5 @@ def sign_program() -> str:
     lines = []
     for _, body in sign_phases():
         lines += body
-    return "\n".join(lines + ["ecall"]) + "\n"
+    # the phases' straight-line stretches list-scheduled across their seams too
+    return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"

@@ -13,9 +13,13 @@ over chunks of 8 words in w0..w7, twiddle words in w8..w15:
   inverse: pass A, layers len = 1, 2, 4 (within words) and 8, 16 (across) on the words
            8c..8c+7; pass B, layers len = 32, 64, 128 on the words {g, g+4, ..., g+28},
            then bn.mulvm by 256^-1 on the last layer's sums.
-This is the schedule behind doc/architecture.md 3.1 (~290 cycles).
+The bodies are written on virtual registers (%a<word>, %b<word>, %t<twiddle word>) and
+made real by asm_util.place_and_schedule: loads / stores next to their uses, FIFO
+allocation in w0..w15 (so one chunk's loads can go ahead of the last chunk's stores) and
+the list scheduler of sched.py (the multiplier takes a butterfly every 2 cycles: the
+loads and stores fill the cycles between). NTT 306, INTT 336 cycles (ISS = RTL).
 """
-from .asm_util import across
+from .asm_util import across, base_of, place_and_schedule, poly_io
 
 Q = 8380417
 R = 1 << 32
@@ -32,44 +36,49 @@ def twiddle_words() -> list[list[int]]:
     return [z[8 * w:8 * w + 8] for w in range(32)]
 
 
+def _twiddle_loads(mem, table, n):
+    """Load lines of the twiddle words 0..n-1 of the table at DMEM table, as %t{word}."""
+    return {f"%t{w}": f"bn.lw %t{w}, {mem(table + 32 * w)}" for w in range(n)}
+
+
+def _finish(lines, loads, stores, src, dst, mem, table):
+    """The promises to the scheduler: src and dst are the same or disjoint polynomials
+    (each word is read before it is written, in pass order, either way), and the twiddle
+    table overlaps neither."""
+    return place_and_schedule(lines, loads, stores, [(src, dst), (base_of(mem(table)), src),
+                                                     (base_of(mem(table)), dst)])
+
+
 def ntt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
              twid: int = TWID) -> list[str]:
-    """The forward NTT: polynomial at off(src) -> off(dst) (may be the same), twiddle words
-    at DMEM twid; mem(addr) is the operand of an absolute address (default addr(x0)).
-    Uses w0..w15 only (see the module docstring)."""
+    """The forward NTT: polynomial at off(src) -> off(dst) (the same or disjoint), twiddle
+    words at DMEM twid; mem(addr) is the operand of an absolute address (default
+    addr(x0)). Uses any of w0..w15 (see the module docstring)."""
     mem = mem or (lambda addr: f"{addr}(x0)")
-    out = [f"bn.lw w8, {mem(twid)}"]                     # zetas 1..7
+    loads, stores, out = _twiddle_loads(mem, twid, 32), {}, []
     for g in range(4):                                   # pass 1
         words = [g + 4 * i for i in range(8)]
-        regs = {r: i for i, r in enumerate(words)}
-        out += [f"bn.lw w{i}, {off + 32 * r}({src})" for i, r in enumerate(words)]
+        regs = {r: f"%a{r}" for r in words}
+        poly_io(loads, stores, "%a", words, off, src, dst)
         for layer, length in ((0, 128), (1, 64), (2, 32)):
             out += across(words, regs, length, 8,
-                           lambda r, layer=layer, length=length:
-                           (8, ((1 << layer) + 8 * r // (2 * length)) % 8))
-        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
-    out.append(f"bn.lw w9, {mem(twid + 32)}")            # zetas 8..15 (len 16)
+                          lambda r, layer=layer, length=length:
+                          ("%t0", ((1 << layer) + 8 * r // (2 * length)) % 8))
     for c in range(4):                                   # pass 2
         words = list(range(8 * c, 8 * c + 8))
-        regs = {r: r - 8 * c for r in words}
-        tw = {2 + c // 2: 10, 4 + c: 11, 8 + 2 * c: 12, 9 + 2 * c: 13,
-              16 + 4 * c: 14, 17 + 4 * c: 15}
-        out += [f"bn.lw w{t}, {mem(twid + 32 * word)}" for word, t in tw.items()
-                if not (t == 10 and c % 2)]              # word 2 + c // 2 serves two chunks
-        out += [f"bn.lw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
-        out += across(words, regs, 16, 8, lambda r: (9, (8 + r // 4) % 8))
-        out += across(words, regs, 8, 8, lambda r: (tw[(16 + r // 2) // 8], (16 + r // 2) % 8))
-        for length, first in ((4, 32), (2, 64), (1, 128)):
-            if length == 1:                              # words 18+4c, 19+4c: into w11, w12
-                tw.update({18 + 4 * c: 11, 19 + 4 * c: 12})
-                out += [f"bn.lw w11, {mem(twid + 32 * (18 + 4 * c))}",
-                        f"bn.lw w12, {mem(twid + 32 * (19 + 4 * c))}"]
-            per_reg = 8 // (2 * length)
-            for i in range(0, 8, 2):
-                k = first + (8 * c + i) * per_reg
-                out.append(f"bn.bfly.ct w{i}, w{i + 1}, w{tw[k // 8]}, l{length}, {k % 8}")
-        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
-    return out
+        regs = {r: f"%b{r}" for r in words}
+        poly_io(loads, stores, "%b", words, off, dst, dst)
+        for half in (words[:4], words[4:]):              # no layer mixes the two halves
+            out += across(half, regs, 16, 8, lambda r: ("%t1", (8 + r // 4) % 8))
+            out += across(half, regs, 8, 8,
+                          lambda r: (f"%t{(16 + r // 2) // 8}", (16 + r // 2) % 8))
+            for length, first in ((4, 32), (2, 64), (1, 128)):
+                per_reg = 8 // (2 * length)
+                for r in half[::2]:
+                    k = first + r * per_reg
+                    out.append(f"bn.bfly.ct {regs[r]}, {regs[r + 1]}, "
+                               f"%t{k // 8}, l{length}, {k % 8}")
+    return _finish(out, loads, stores, src, dst, mem, twid)
 
 
 def program() -> str:
@@ -115,45 +124,37 @@ def itwiddle_words(mont: bool = False) -> list[list[int]]:
 
 def intt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
               itwid: int = ITWID) -> list[str]:
-    """intt_program's schedule: polynomial at off(src) -> off(dst); mem as in ntt_body.
-    Uses w0..w15 only."""
+    """intt_program's schedule: polynomial at off(src) -> off(dst) (the same or disjoint);
+    mem as in ntt_body. Uses any of w0..w15."""
     mem = mem or (lambda addr: f"{addr}(x0)")
-    out = [f"bn.lw w14, {mem(itwid + 32 * 30)}"]
+    loads, stores, out = _twiddle_loads(mem, itwid, 33), {}, []
     for c in range(4):                                   # pass A
         words = list(range(8 * c, 8 * c + 8))
-        tw = {4 * c + j: 8 + j for j in range(4)}        # len 1: 4 words
-        tw.update({24 + c: 12, 28 + c // 2: 13})
-        out += [f"bn.lw w{t}, {mem(itwid + 32 * word)}" for word, t in tw.items()
-                if not (t == 13 and c % 2)]              # word 28 + c // 2 serves two chunks
-        out += [f"bn.lw w{i}, {off + 32 * r}({src})" for i, r in enumerate(words)]
-        for length, first in ((1, 0), (2, 128), (4, 192)):
-            if length == 2:                              # len 2 words into w15 and w8
-                tw.update({16 + 2 * c: 15, 17 + 2 * c: 8})
-                out += [f"bn.lw w15, {mem(itwid + 32 * (16 + 2 * c))}",
-                        f"bn.lw w8, {mem(itwid + 32 * (17 + 2 * c))}"]
-            per_reg = 8 // (2 * length)
-            for i in range(0, 8, 2):
-                word, lane = divmod(first + (8 * c + i) * per_reg, 8)
-                out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{tw[word]}, l{length}, {lane}")
-        for i in range(0, 8, 2):                         # len 8: words (r, r+1), block r/2
-            word, lane = divmod(224 + (8 * c + i) // 2, 8)
-            out.append(f"bn.bfly.gs w{i}, w{i + 1}, w{tw[word]}, r, {lane}")
-        for i in (0, 1, 4, 5):                           # len 16: words (r, r+2), word 30
-            out.append(f"bn.bfly.gs w{i}, w{i + 2}, w14, r, {(8 * c + i) // 4}")
-        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
-    out += [f"bn.lw w8, {mem(itwid + 32 * 31)}", f"bn.lw w9, {mem(itwid + 32 * 32)}"]
+        regs = [f"%a{r}" for r in words]
+        poly_io(loads, stores, "%a", words, off, src, dst)
+        for half in (0, 4):                              # no layer mixes the two halves
+            for length, first in ((1, 0), (2, 128), (4, 192)):
+                per_reg = 8 // (2 * length)
+                for i in range(half, half + 4, 2):
+                    word, lane = divmod(first + (8 * c + i) * per_reg, 8)
+                    out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, l{length}, {lane}")
+            for i in range(half, half + 4, 2):           # len 8: words (r, r+1), block r/2
+                word, lane = divmod(224 + (8 * c + i) // 2, 8)
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, r, {lane}")
+            for i in (half, half + 1):                   # len 16: words (r, r+2), word 30
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 2]}, %t30, r, {(8 * c + i) // 4}")
     for g in range(4):                                   # pass B
         words = [g + 4 * i for i in range(8)]
-        out += [f"bn.lw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
+        regs = [f"%b{r}" for r in words]
+        poly_io(loads, stores, "%b", words, off, dst, dst)
         for dist, length, lane0 in ((1, 32, 0), (2, 64, 4), (4, 128, 6)):
             for i in range(8):
                 if i & dist:
                     continue
-                out.append(f"bn.bfly.gs w{i}, w{i + dist}, w8, r, "
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + dist]}, %t31, r, "
                            f"{lane0 + 8 * words[i] // (2 * length)}")
-        out += [f"bn.mulvm w{i}, w{i}, w9" for i in range(4)]
-        out += [f"bn.sw w{i}, {off + 32 * r}({dst})" for i, r in enumerate(words)]
-    return out
+        out += [f"bn.mulvm {regs[i]}, {regs[i]}, %t32" for i in range(4)]
+    return _finish(out, loads, stores, src, dst, mem, itwid)
 
 
 def intt_program() -> str:

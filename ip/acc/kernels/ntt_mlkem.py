@@ -14,8 +14,10 @@ VMODE must be 0. Only w0..w15 are used (the ACC has 16 wide registers, doc/archi
   inverse: pass A, layers len = 2, 4, 8 (within words) and 16, 32, 64 (across) on the words
            8c..8c+7; pass B, layer len = 128 on the words {g, g+8} (g = 4h..4h+3), then
            bn.mulvm by the scale word (128^-1) on every word.
+Written on virtual registers and made real by asm_util.place_and_schedule (see
+ntt_mldsa.py): NTT 140, INTT 181 cycles (ISS = RTL).
 """
-from .asm_util import across
+from .asm_util import across, base_of, place_and_schedule, poly_io
 
 Q = 3329
 R = 1 << 16
@@ -36,57 +38,49 @@ def twiddle_words() -> list[list[int]]:
     return words
 
 
-def _load(words, base="x0"):
-    return [f"bn.lw w{i}, {32 * r}({base})" for i, r in enumerate(words)]
-
-
-def _store(words, base="x0"):
-    return [f"bn.sw w{i}, {32 * r}({base})" for i, r in enumerate(words)]
-
-
-def _forward_pass1(groups, tidx, base="x0", load=_load):
-    """Layers len = 128, 64, 32 on each group of 8 words in w0..w7, zetas 1..7 in w8;
-    tidx(layer, length, word) is the lane operand of word's butterfly."""
-    out = []
-    for words in groups:
-        regs = {r: i for i, r in enumerate(words)}
-        out += load(words, base)
-        for layer, length in ((0, 128), (1, 64), (2, 32)):
-            out += across(words, regs, length, 16,
-                           lambda r, layer=layer, length=length: (8, tidx(layer, length, r)))
-        out += _store(words, base)
-    return out
+def _twiddle_loads(mem, table, n):
+    """Load lines of the twiddle words 0..n-1 of the table at DMEM table, as %t{word}."""
+    return {f"%t{w}": f"bn.lw %t{w}, {mem(table + 32 * w)}" for w in range(n)}
 
 
 def ntt_body(base="x0", twid=TWID, load=None, store=None, mem=None) -> list[str]:
     """Forward ML-KEM NTT of the polynomial at 0(base), in place (VMODE 0); twiddle table
-    at the absolute address twid. load(words, base) -> lines that put word words[i] into
-    w{i} for pass 1 (w9..w15 free; default plain loads); store(words, base) -> lines that
-    store w0..w7 as the words `words` after pass 2 (w13..w15 free; default plain stores)."""
+    at the absolute address twid (not overlapping the polynomial). Written on virtual
+    registers, then allocated in w0..w15 and list-scheduled (asm_util.place_and_schedule).
+    load(words, base, regs) -> lines that put word words[i] into the virtual register
+    regs[i] for pass 1 (default: plain loads, placed next to their first use);
+    store(words, base, regs) -> lines that store regs[i] as the word words[i] after pass 2
+    (default plain stores). Their temporaries: virtual names of their own ("%name")."""
     mem = mem or (lambda addr: f"{addr}(x0)")
-    load = load or _load
-    store = store or _store
-    out = [f"bn.lw w8, {mem(twid)}"]                    # zetas 1..15, tidx = k - 1
-    out += _forward_pass1([[g + 2 * i for i in range(8)] for g in range(2)],
-                          lambda layer, length, r: (1 << layer) + 16 * r // (2 * length) - 1,
-                          base, load)
-    out.append(f"bn.lw w9, {mem(twid + 32)}")           # zetas 16..31 (len 8)
+    loads, stores, out = _twiddle_loads(mem, twid, 8), {}, []
+    for g in range(2):                                   # pass 1: zetas 1..15, tidx = k - 1
+        words = [g + 2 * i for i in range(8)]
+        regs = {r: f"%a{r}" for r in words}
+        poly_io(loads, stores, "%a", words, 0, base, base)
+        if load:
+            for r in words:
+                del loads[regs[r]]
+            out += load(words, base, [regs[r] for r in words])
+        for layer, length in ((0, 128), (1, 64), (2, 32)):
+            out += across(words, regs, length, 16,
+                          lambda r, layer=layer, length=length:
+                          ("%t0", (1 << layer) + 16 * r // (2 * length) - 1))
     for c in range(2):                                   # pass 2
         words = list(range(8 * c, 8 * c + 8))
-        regs = {r: r - 8 * c for r in words}
-        tw = {1: 9, 2 + c: 10, 4 + 2 * c: 11, 5 + 2 * c: 12}
-        out += [f"bn.lw w{t}, {mem(twid + 32 * word)}" for word, t in tw.items() if word != 1]
-        out += _load(words, base)
-        out += across(words, regs, 16, 16, lambda r: (8, 8 + r // 2 - 1))
-        for length, first_word in ((8, 1), (4, 2), (2, 4)):
-            groups_per_reg = 16 // (2 * length)
-            for pair in range(4 * c, 4 * c + 4):
-                g0 = pair * 2 * groups_per_reg
-                word, lane = divmod(g0, 16)
-                out.append(f"bn.bfly.ct w{2 * pair - 8 * c}, w{2 * pair + 1 - 8 * c}, "
-                           f"w{tw[first_word + word]}, l{length}, {lane}")
-        out += store(words, base)
-    return out
+        regs = {r: f"%b{r}" for r in words}
+        poly_io(loads, stores, "%b", words, 0, base, base)
+        for pair in range(4 * c, 4 * c + 4):             # no layer mixes two pairs
+            r = 2 * pair
+            out += across([r, r + 1], regs, 16, 16, lambda r: ("%t0", 8 + r // 2 - 1))
+            for length, first_word in ((8, 1), (4, 2), (2, 4)):
+                word, lane = divmod(pair * 2 * (16 // (2 * length)), 16)
+                out.append(f"bn.bfly.ct {regs[r]}, {regs[r + 1]}, "
+                           f"%t{first_word + word}, l{length}, {lane}")
+        if store:
+            for r in words:
+                del stores[regs[r]]
+            out += store(words, base, [regs[r] for r in words])
+    return place_and_schedule(out, loads, stores, [(base_of(mem(twid)), base)])
 
 
 def program() -> str:
@@ -121,35 +115,31 @@ def itwiddle_words() -> list[list[int]]:
 def intt_body(base="x0", itwid=ITWID, iscale=ISCALE, mem=None) -> list[str]:
     """Inverse ML-KEM NTT of the polynomial at 0(base), in place, with the final bn.mulvm
     by the scale word at the absolute address iscale (VMODE 0; itwid: the inverse twiddle
-    table)."""
+    table; neither overlaps the polynomial). Allocated in w0..w15 and list-scheduled."""
     mem = mem or (lambda addr: f"{addr}(x0)")
     lane0 = {16: 0, 32: 8, 64: 12, 128: 14}
-    out = [f"bn.lw w14, {mem(itwid + 32 * 6)}", f"bn.lw w15, {mem(itwid + 32 * 7)}"]
+    loads, stores, out = _twiddle_loads(mem, itwid, 8), {}, []
+    loads["%s"] = f"bn.lw %s, {mem(iscale)}"
     for c in range(2):                                   # pass A
         words = list(range(8 * c, 8 * c + 8))
-        tw = {2 * c: 8, 2 * c + 1: 9, 4 + c: 10, 6: 14}
-        out += [f"bn.lw w{t}, {mem(itwid + 32 * word)}" for word, t in tw.items() if t != 14]
-        out += _load(words, base)
-        for length, first_word in ((2, 0), (4, 4), (8, 6)):
-            groups_per_reg = 16 // (2 * length)
-            for pair in range(4 * c, 4 * c + 4):
-                word, lane = divmod(pair * 2 * groups_per_reg, 16)
-                out.append(f"bn.bfly.gs w{2 * pair - 8 * c}, w{2 * pair + 1 - 8 * c}, "
-                           f"w{tw[first_word + word]}, l{length}, {lane}")
+        poly_io(loads, stores, "%a", words, 0, base, base)
+        for pair in range(4 * c, 4 * c + 4):             # len 2, 4, 8: within the pair
+            for length, first_word in ((2, 0), (4, 4), (8, 6)):
+                word, lane = divmod(pair * 2 * (16 // (2 * length)), 16)
+                out.append(f"bn.bfly.gs %a{2 * pair}, %a{2 * pair + 1}, "
+                           f"%t{first_word + word}, l{length}, {lane}")
         for dist, length in ((1, 16), (2, 32), (4, 64)):
             for i in range(8):
                 if not i & dist:
                     b = 16 * (8 * c + i) // (2 * length)
-                    out.append(f"bn.bfly.gs w{i}, w{i + dist}, w15, r, {lane0[length] + b}")
-        out += _store(words, base)
-    out.append(f"bn.lw w8, {mem(iscale)}")
-    for h in range(2):                                   # pass B
-        words = [r for g in range(4 * h, 4 * h + 4) for r in (g, g + 8)]
-        out += _load(words, base)
-        out += [f"bn.bfly.gs w{i}, w{i + 1}, w15, r, {lane0[128]}" for i in range(0, 8, 2)]
-        out += [f"bn.mulvm w{i}, w{i}, w8" for i in range(8)]
-        out += _store(words, base)
-    return out
+                    out.append(f"bn.bfly.gs %a{8 * c + i}, %a{8 * c + i + dist}, %t7, r, "
+                               f"{lane0[length] + b}")
+    poly_io(loads, stores, "%b", range(16), 0, base, base)
+    for g in range(8):                                   # pass B: words (g, g+8)
+        out += [f"bn.bfly.gs %b{g}, %b{g + 8}, %t7, r, {lane0[128]}",
+                f"bn.mulvm %b{g}, %b{g}, %s", f"bn.mulvm %b{g + 8}, %b{g + 8}, %s"]
+    return place_and_schedule(out, loads, stores, [(base_of(mem(itwid)), base),
+                                                   (base_of(mem(iscale)), base)])
 
 
 def intt_program() -> str:

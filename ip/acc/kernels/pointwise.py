@@ -34,18 +34,15 @@ again (the 2x2 lane transpose is its own inverse). gamma words (8, Montgomery fo
     128^-1 * 2^16 (`mlkem_iscale_mont_word()`).
 
 Instructions are generated in program order with virtual registers, allocated FIFO from a
-pool and list-scheduled so that no instruction reads a load / bn.mulvm result in the
-next cycle (the ISS's result-latency stall), see `_Sched`.
+pool and list-scheduled by the shared core of sched.py (the ISS's timing model: result
+latencies and the multiplier's issue interval), see `_Prog.text`.
 """
 from collections import deque
 
-from . import ntt_mlkem
+from . import ntt_mlkem, sched
 
 Q_DSA, R_DSA = 8380417, 1 << 32
 Q_KEM, R_KEM = 3329, 1 << 16
-
-LAT2 = ("bn.lw", "bn.mulvm", "bn.mulv.lo", "bn.mulv.hi", "bn.bfly.ct", "bn.bfly.gs")
-
 
 class _Prog:
     """Program-order ops on virtual ("%name") and fixed ("w15") registers; `text()` allocates
@@ -110,70 +107,53 @@ class _Prog:
         return out
 
     def text(self, window=48):
+        """Allocated, then list-scheduled by the shared core (sched.list_schedule: the ISS
+        timing model of isa.yml) on the dependences below, which are this class's own:
+        registers by name (pseudo-registers included), memory by absolute address, and
+        nothing else (see lw_pi / raw). The program order is kept if not slower."""
         ops = self._alloc()
         n = len(ops)
-        preds = [set() for _ in range(n)]
-        raw = [set() for _ in range(n)]        # read-after-write through a wide register
-        raw_x = [set() for _ in range(n)]      # ... through a GPR
+        preds = [{} for _ in range(n)]         # j -> whether i reads j's result
         last_w, readers = {}, {}
         for i, (m, d, s, a, st) in enumerate(ops):
             rs = list(s) + ([] if a is None or st else [("m", a)])
             ws = list(d) + ([("m", a)] if a is not None and st else [])
             for r in rs:
                 if r in last_w:
-                    preds[i].add(last_w[r])
-                    if isinstance(r, str) and r.startswith("x"):
-                        raw_x[i].add(last_w[r])
-                    else:
-                        raw[i].add(last_w[r])
+                    preds[i][last_w[r]] = True
             for r in ws:
                 if r in last_w:
-                    preds[i].add(last_w[r])
-                preds[i] |= readers.get(r, set())
+                    preds[i].setdefault(last_w[r], False)
+                for j in readers.get(r, ()):
+                    if j != i:
+                        preds[i].setdefault(j, False)
             for r in rs:
                 readers.setdefault(r, set()).add(i)
             for r in ws:
                 last_w[r] = i
                 readers[r] = set()
-        done = [False] * n
-        order, prev, first = [], None, 0
-        while len(order) < n:
-            while done[first]:
-                first += 1
-            pick = fallback = None
-            for i in range(first, min(n, first + window)):
-                if done[i] or not all(done[p] for p in preds[i]):
-                    continue
-                if fallback is None:
-                    fallback = i
-                # result latency 2: wide results of loads / multiplies (a post-increment
-                # pointer is updated at once), GPR results of lw
-                pm = ops[prev][0].split()[0] if prev is not None else None
-                if (pm in LAT2 + ("bn.lw.pi",) and prev in raw[i]) or \
-                        (pm == "lw" and prev in raw_x[i]):
-                    continue
-                pick = i
-                break
-            pick = fallback if pick is None else pick
-            done[pick] = True
-            order.append(pick)
-            prev = pick
-        lines = ["lui x30, 4"] if any(o[3] is not None and o[3] >= 16384 for o in ops) else []
-        for i in order:
-            m, d, s, a, st = ops[i]
-            if "{" in m:
-                lines.append(m.format(*d, *s))
-            elif m == "bn.lw.pi":
-                lines.append(f"{m} {d[0]}, 0({d[1]})")
-            elif m == "bn.sw.pi":
-                lines.append(f"{m} {s[0]}, 0({d[0]})")
-            elif a is not None:
-                assert a % 32 == 0 and 0 <= a < 32768, a
-                loc = f"{a}(x0)" if a < 16384 else f"{a - 16384}(x30)"
-                lines.append(f"{m} {(s if st else d)[0]}, {loc}")
-            else:
-                lines.append(f"{m} {', '.join(d + s)}")
-        return "\n".join(lines) + "\n"
+        lines = [self._line(op) for op in ops]
+        items = [sched.decode(t) for t in lines]
+        order = sched.list_schedule(items, preds, window)
+        if sched.cycles(items, order) >= sched.cycles(items):
+            order = range(n)
+        head = ["lui x30, 4"] if any(o[3] is not None and o[3] >= 16384 for o in ops) else []
+        return "\n".join(head + [lines[i] for i in order]) + "\n"
+
+    @staticmethod
+    def _line(op) -> str:
+        m, d, s, a, st = op
+        if "{" in m:
+            return m.format(*d, *s)
+        if m == "bn.lw.pi":
+            return f"{m} {d[0]}, 0({d[1]})"
+        if m == "bn.sw.pi":
+            return f"{m} {s[0]}, 0({d[0]})"
+        if a is not None:
+            assert a % 32 == 0 and 0 <= a < 32768, a
+            loc = f"{a}(x0)" if a < 16384 else f"{a - 16384}(x30)"
+            return f"{m} {(s if st else d)[0]}, {loc}"
+        return f"{m} {', '.join(d + s)}"
 
 
 # ---------------------------------------------------------------------------- ML-DSA

@@ -63,9 +63,10 @@ def test_mlkem_ntt_kernel_matches_fips203():
         got = [c for r in range(16) for c in lanes(dmem[r])]
         assert got == ring(list(coeffs)).to_ntt().coeffs
     # two passes over 8 of the 16 registers: 2 x 16 data loads and stores, 8 twiddle loads,
-    # 56 butterflies, ecall (<= 400)
+    # 56 butterflies, ecall (<= 400); the multiplier takes one butterfly every 2 cycles:
+    # >= 128 cycles, 140 list-scheduled (ip/acc/kernels/sched.py)
     assert len(words) == 129
-    assert cycles <= 130
+    assert cycles <= 140
 
 
 def test_mldsa_ntt_kernel_matches_fips204():
@@ -84,9 +85,11 @@ def test_mldsa_ntt_kernel_matches_fips204():
             assert got == [c % Q for c in ring(list(coeffs)).to_ntt().coeffs]
     finally:
         vmode(0)
-    # 64 + 64 data loads/stores, 128 butterflies, 32 twiddle loads, ecall: ~290 (<= 400)
+    # 64 + 64 data loads/stores, 128 butterflies, 32 twiddle loads, ecall: 289 issue cycles,
+    # >= 256 for the multiplier (one butterfly every 2 cycles); 304 list-scheduled (<= 400)
     assert len(words) == 289
-    assert cycles <= 290
+    assert cycles <= 400
+    assert cycles <= 304
 
 
 def test_mlkem_intt_kernel_inverts_fips203():
@@ -104,5 +107,5 @@ def test_mlkem_intt_kernel_inverts_fips203():
         got = [c for r in range(16) for c in lanes(dmem[r])]
         assert got == ring(list(coeffs), is_ntt=True).from_ntt().coeffs
     # 2 x 16 data loads and stores, 9 twiddle / scale loads, 56 GS butterflies, 16
-    # scalings, ecall
-    assert len(words) == 146 and cycles <= 147
+    # scalings, ecall; 72 multiplier instructions, one every 2 cycles (<= 400)
+    assert len(words) == 146 and cycles <= 181
