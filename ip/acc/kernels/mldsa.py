@@ -70,7 +70,7 @@ KAPPA = 160                  # 16-bit nonce (word; the program reads it with lw)
 TWID = 256                   # 32 words NTT twiddles
 ITWID = TWID + 1024          # 33 words INTT twiddles (mont=True)
 KC = ITWID + 33 * 32         # constant words (see _CONST_NAMES)
-_CONST_NAMES = ["cx20", "cy20", "m20", "g1", "c127", "c1025", "c2p21", "sh4", "c15", "ones",
+_CONST_NAMES = ["m20", "g1", "c127", "c1025", "c2p21", "sh4", "c15", "ones",
                 "zb", "z2b", "rb", "r2b", "alpha", "zero"]
 KA = {n: KC + 32 * i for i, n in enumerate(_CONST_NAMES)}
 Y = 3072                     # y: 5 polys (plain, kept for z)
@@ -87,26 +87,8 @@ SH = ABUF + 1024             # s1_hat (5) or s2_hat (6)
 ZO = Y                       # z written over y (z_program) -- y is dead once z passes
 
 
-
-def _fields(d):
-    out = []
-    for q in range(8):
-        a, off = divmod(d * q, 32)
-        out.append((a, off, off + d > 32))
-    return out
-
-
 def _const_words():
     c = {}
-    cx, cy = [], []
-    for a, off, cross in _fields(20):
-        if off == 0:
-            cx.append(0)
-            cy.append(1)
-        else:
-            cx.append(1 << (32 - off))
-            cy.append((1 << (32 - off)) if cross else 0)
-    c["cx20"], c["cy20"] = _u32(cx), _u32(cy)
     c["m20"] = _u32([(1 << 20) - 1] * 8)
     c["g1"] = _u32([GAMMA1] * 8)
     c["c127"] = _u32([127] * 8)
