@@ -54,6 +54,64 @@ def test_wdr_beyond_the_count_is_illegal_then_next_program_runs(rtl_small):
             assert r.dmem[64:96] == (6 * sum(1 << 16 * i for i in range(16))).to_bytes(32, "little")
 
 
+# the multiplier unit (isa.yml unit mul: interval 2, latency 3): (body, ISS stall cycles)
+MUL_UNIT_CASES = [
+    ("bn.mulvm w4, w1, w2\nbn.addv w5, w4, w1\n", 2),
+    ("bn.mulvm w4, w1, w2\nbn.addv w5, w1, w2\nbn.addv w6, w4, w1\n", 1),
+    ("bn.mulvm w4, w1, w2\nbn.addv w5, w1, w2\nbn.addv w6, w1, w1\nbn.addv w7, w4, w1\n", 0),
+    ("bn.bfly.ct w1, w2, w3, r, 0\nbn.bfly.gs w4, w5, w3, l1, 1\n", 1),
+    ("bn.bfly.ct w1, w2, w3, r, 0\nbn.lw w6, 64(x0)\nbn.bfly.gs w4, w5, w3, l1, 1\n", 0),
+    ("bn.mulvm w4, w1, w2\nbn.xor w4, w1, w2\n", 0),           # the xor's value stays
+    ("bn.mulv.hi w4, w1, w2\nbn.lw w4, 64(x0)\n", 0),          # the load's value stays
+    ("bn.bfly.ct w1, w2, w3, l2, 3\nbn.xor w2, w3, w3\n", 0),   # wb replaced, wa written
+    ("bn.bfly.gs w1, w1, w3, r, 2\nbn.addv w5, w1, w1\n", 2),   # wa = wb
+]
+
+
+def test_mul_unit_interlocks_and_replaced_results(rtl_small):
+    """Each multiplier-unit timing case (reader 1..3 cycles later, a second multiplier op right
+    behind, a write or load to a register whose result is in flight) in both VMODEs: the RTL
+    counts the ISS's cycles (base + the listed stall) and leaves the ISS's registers, which
+    hold the later write's value where one replaced an in-flight result."""
+    from pqsoc.acc.asm import assemble
+    import random
+    rng = random.Random(5)
+    dmem = bytes(rng.getrandbits(8) for _ in range(2048))
+    dump = "".join(f"bn.sw w{n}, {512 + 32 * n}(x0)\n" for n in range(8))
+    jobs, expect = [], []
+    for vmode in (0, 1):
+        head = f"addi x1, x0, {vmode}\ncsrrw x0, VMODE, x1\n" \
+               "bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\nbn.lw w3, 96(x0)\n"
+        base = assemble(head + "addi x0, x0, 0\n" + dump + "ecall\n")
+        jobs.append((base, dmem, 1000))
+        expect.append(None)
+        for body, stall in MUL_UNIT_CASES:
+            jobs.append((assemble(head + "addi x0, x0, 0\n" + body + dump + "ecall\n"), dmem, 1000))
+            expect.append((body, stall, len(body.splitlines())))
+    iss = fuzz.IssBackend(2048, 2048)
+    rtl = rtl_small.run_many(jobs)
+    base_cycles = {}
+    for k, (job, r, exp) in enumerate(zip(jobs, rtl, expect)):
+        ref = iss.run(*job)
+        assert fuzz.compare(ref, r, ("iss", "rtl")) == [], (exp, fuzz.compare(ref, r, ("iss", "rtl")))
+        assert r.halt == "ecall", (exp, r)
+        vmode = k // (len(MUL_UNIT_CASES) + 1)
+        if exp is None:
+            base_cycles[vmode] = r.cycles
+            continue
+        body, stall, n = exp
+        assert r.cycles == base_cycles[vmode] + n + stall, (vmode, body, r.cycles)
+        w = [int.from_bytes(r.dmem[512 + 32 * i:544 + 32 * i], "little") for i in range(8)]
+        a = int.from_bytes(dmem[0:32], "little")
+        b = int.from_bytes(dmem[32:64], "little")
+        if "bn.xor w4" in body:
+            assert w[4] == a ^ b
+        if "bn.lw w4" in body:
+            assert w[4] == int.from_bytes(dmem[64:96], "little")
+        if "bn.xor w2" in body:
+            assert w[2] == 0 and w[1] != a
+
+
 def test_kernels_on_rtl_match_reference_and_iss_cycles():
     """ip/acc/bench.measure checks each kernel's output against kyber-py / dilithium-py on the
     ISS and on the RTL, and that both count the same cycles (it raises otherwise)."""
