@@ -57,6 +57,12 @@ def poly_io(loads, stores, name, words, off, src, dst):
         stores[f"{name}{r}"] = f"bn.sw {name}{r}, {off + 32 * r}({dst})"
 
 
+def twiddle_loads(mem, table, n):
+    """Load lines of the twiddle words 0..n-1 of the table at DMEM table, as the virtual
+    registers %t{word}: entries of the loads table of place_and_schedule."""
+    return {f"%t{w}": f"bn.lw %t{w}, {mem(table + 32 * w)}" for w in range(n)}
+
+
 def place_and_schedule(lines, loads, stores, noalias=()) -> list[str]:
     """A kernel body on virtual registers ("%name") made real: loads and stores placed next
     to their uses (sched.just_in_time), w0..w15 allocated (sched.allocate), list-scheduled

@@ -19,7 +19,7 @@ allocation in w0..w15 (so one chunk's loads can go ahead of the last chunk's sto
 the list scheduler of sched.py (the multiplier takes a butterfly every 2 cycles: the
 loads and stores fill the cycles between). NTT 306, INTT 336 cycles (ISS = RTL).
 """
-from .asm_util import across, base_of, place_and_schedule, poly_io
+from .asm_util import across, base_of, place_and_schedule, poly_io, twiddle_loads
 
 Q = 8380417
 R = 1 << 32
@@ -36,11 +36,6 @@ def twiddle_words() -> list[list[int]]:
     return [z[8 * w:8 * w + 8] for w in range(32)]
 
 
-def _twiddle_loads(mem, table, n):
-    """Load lines of the twiddle words 0..n-1 of the table at DMEM table, as %t{word}."""
-    return {f"%t{w}": f"bn.lw %t{w}, {mem(table + 32 * w)}" for w in range(n)}
-
-
 def _finish(lines, loads, stores, src, dst, mem, table):
     """The promises to the scheduler: src and dst are the same or disjoint polynomials
     (each word is read before it is written, in pass order, either way), and the twiddle
@@ -55,7 +50,7 @@ def ntt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
     words at DMEM twid; mem(addr) is the operand of an absolute address (default
     addr(x0)). Uses any of w0..w15 (see the module docstring)."""
     mem = mem or (lambda addr: f"{addr}(x0)")
-    loads, stores, out = _twiddle_loads(mem, twid, 32), {}, []
+    loads, stores, out = twiddle_loads(mem, twid, 32), {}, []
     for g in range(4):                                   # pass 1
         words = [g + 4 * i for i in range(8)]
         regs = {r: f"%a{r}" for r in words}
@@ -127,7 +122,7 @@ def intt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
     """intt_program's schedule: polynomial at off(src) -> off(dst) (the same or disjoint);
     mem as in ntt_body. Uses any of w0..w15."""
     mem = mem or (lambda addr: f"{addr}(x0)")
-    loads, stores, out = _twiddle_loads(mem, itwid, 33), {}, []
+    loads, stores, out = twiddle_loads(mem, itwid, 33), {}, []
     for c in range(4):                                   # pass A
         words = list(range(8 * c, 8 * c + 8))
         regs = [f"%a{r}" for r in words]

@@ -17,7 +17,7 @@ VMODE must be 0. Only w0..w15 are used (the ACC has 16 wide registers, doc/archi
 Written on virtual registers and made real by asm_util.place_and_schedule (see
 ntt_mldsa.py): NTT 140, INTT 181 cycles (ISS = RTL).
 """
-from .asm_util import across, base_of, place_and_schedule, poly_io
+from .asm_util import across, base_of, place_and_schedule, poly_io, twiddle_loads
 
 Q = 3329
 R = 1 << 16
@@ -38,11 +38,6 @@ def twiddle_words() -> list[list[int]]:
     return words
 
 
-def _twiddle_loads(mem, table, n):
-    """Load lines of the twiddle words 0..n-1 of the table at DMEM table, as %t{word}."""
-    return {f"%t{w}": f"bn.lw %t{w}, {mem(table + 32 * w)}" for w in range(n)}
-
-
 def ntt_body(base="x0", twid=TWID, load=None, store=None, mem=None) -> list[str]:
     """Forward ML-KEM NTT of the polynomial at 0(base), in place (VMODE 0); twiddle table
     at the absolute address twid (not overlapping the polynomial). Written on virtual
@@ -52,7 +47,7 @@ def ntt_body(base="x0", twid=TWID, load=None, store=None, mem=None) -> list[str]
     store(words, base, regs) -> lines that store regs[i] as the word words[i] after pass 2
     (default plain stores). Their temporaries: virtual names of their own ("%name")."""
     mem = mem or (lambda addr: f"{addr}(x0)")
-    loads, stores, out = _twiddle_loads(mem, twid, 8), {}, []
+    loads, stores, out = twiddle_loads(mem, twid, 8), {}, []
     for g in range(2):                                   # pass 1: zetas 1..15, tidx = k - 1
         words = [g + 2 * i for i in range(8)]
         regs = {r: f"%a{r}" for r in words}
@@ -118,7 +113,7 @@ def intt_body(base="x0", itwid=ITWID, iscale=ISCALE, mem=None) -> list[str]:
     table; neither overlaps the polynomial). Allocated in w0..w15 and list-scheduled."""
     mem = mem or (lambda addr: f"{addr}(x0)")
     lane0 = {16: 0, 32: 8, 64: 12, 128: 14}
-    loads, stores, out = _twiddle_loads(mem, itwid, 8), {}, []
+    loads, stores, out = twiddle_loads(mem, itwid, 8), {}, []
     loads["%s"] = f"bn.lw %s, {mem(iscale)}"
     for c in range(2):                                   # pass A
         words = list(range(8 * c, 8 * c + 8))
