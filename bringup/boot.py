@@ -5,7 +5,7 @@ it in reset (LiteX ctrl_reset cpu_rst, so that a chip already running firmware r
 cleanly), writes a firmware image (a .bin from `pqsoc soc firmware` built against the silicon
 SoC's headers) there, reads it back, and only then releases the reset and the hold: the CPU
 starts at its reset address. A simulation SoC (its ROM is a real ROM) has no boot_hold: refused."""
-from .checks import _compare, _words_le
+from bringup.checks import _compare, _words_le
 
 CHUNK_WORDS = 255   # one bridge burst
 CPU_RST = 1 << 1    # LiteX SoCController ctrl_reset: bit 0 soc_rst (pulse), bit 1 cpu_rst (level)

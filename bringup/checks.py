@@ -3,8 +3,8 @@ read1(addr)) and the SocMap, and returns a dict: "pass", "problems" (what went w
 addresses) and figures. A bus that stops answering raises uartbone.BridgeError.
 
 Addresses: csr.json (SocMap) for CSRs and regions; the blocks' register descriptions
-(ip/kmac/data/kmac_regs.yml, ip/acc/data/acc_regs.yml, loaded with pqsoc.regtool) for their
-register offsets. References: hashlib (KMAC), kyber-py through ip.acc.bench.kernel_jobs and the
+(ip/kmac/data/kmac_regs.yml, ip/acc/data/acc_regs.yml, loaded with ip.common.regtool) for their
+register offsets. References: hashlib (KMAC), kyber-py through ip.acc.dv.jobs.kernel_jobs and the
 ACC instruction-set simulator (ACC).
 """
 import hashlib
@@ -13,12 +13,15 @@ import struct
 import time
 from pathlib import Path
 
+import ip.acc as acc_ip
+import ip.kmac as kmac_ip
+from pqsoc import REPO
+
 from firmware.build import acc_segments
 
-REPO = Path(__file__).resolve().parent.parent
-KMAC_REGS = REPO / "ip" / "kmac" / "data" / "kmac_regs.yml"
-ACC_REGS = REPO / "ip" / "acc" / "data" / "acc_regs.yml"
-ACC_ISA = REPO / "ip" / "acc" / "data" / "isa.yml"
+KMAC_REGS = kmac_ip.REGS_YML
+ACC_REGS = acc_ip.REGS_YML
+ACC_ISA = acc_ip.ISA_YML
 LINK_LD = REPO / "firmware" / "lib" / "link.ld"
 
 IDENT_PREFIX = "pqsoc"
@@ -152,7 +155,7 @@ def check_timer(bus, soc) -> dict:
 # ---- KMAC ---------------------------------------------------------------------------------------
 
 def _regmap(path):
-    from pqsoc.regtool import load
+    from ip.common.regtool import load
     return load(path)
 
 
@@ -209,8 +212,8 @@ def acc_jobs() -> dict:
     sample: SampleNTT of A_hat[i][j] from a seed, SHAKE128 on the KMAC block through the
     side-load port (output vs kyber-py), run straight after the error: the recovery.
     Each: words, dmem {addr: bytes}, out (addr, expected bytes)."""
-    from ip.acc.bench import kernel_jobs, pack
-    from pqsoc.acc.asm import assemble
+    from ip.acc.dv.jobs import kernel_jobs, pack
+    from ip.acc.tools.asm import assemble
     jobs = {}
     for key, src, dm, mode, ref, where in kernel_jobs():
         if key in ("ntt_mlkem", "sample_ntt_mlkem"):
@@ -225,8 +228,8 @@ def acc_jobs() -> dict:
 def _iss(soc, job):
     """The instruction-set simulator's run of a job: the cycles, error bits and stop PC the
     hardware must report."""
-    from ip.acc.bench import image
-    from pqsoc.acc.fuzz import IssBackend
+    from ip.acc.dv.jobs import image
+    from ip.acc.dv.lockstep import IssBackend
     dsize = soc.constant("acc_dmem_size")
     iss = IssBackend(soc.constant("acc_imem_size"), dsize)
     return iss.run(job["words"], image(job["dmem"], dsize), 1_000_000)

@@ -7,9 +7,9 @@ import sys
 import time
 from pathlib import Path
 
-from pqsoc.sim_cli import _positive
+from pqsoc import positive
 
-from .checks import CHECKS, REPO
+from bringup.checks import CHECKS, REPO
 
 DEFAULT_CSR = REPO / "build" / "soc" / "csr.json"
 
@@ -18,7 +18,7 @@ def run_checks(bus, soc, names, out=print) -> list[dict]:
     """Runs the named checks in order and prints their lines. A bridge that stops answering
     fails the check it happened in; the later ones are not run (each would only wait for its
     own timeout) and are reported as failed."""
-    from .uartbone import BridgeError
+    from bringup.uartbone import BridgeError
     results, dead = [], None
     for name in names:
         t0 = time.monotonic()
@@ -56,9 +56,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(socket://127.0.0.1:N for `pqsoc sim run FW --bridge-tcp N`)")
     p.add_argument("--csr", default=str(DEFAULT_CSR),
                    help="csr.json of the chip's SoC build (default build/soc/csr.json)")
-    p.add_argument("--baud", type=_positive(int),
+    p.add_argument("--baud", type=positive(int),
                    help="baud rate (default: bringup_uart_baudrate from --csr)")
-    p.add_argument("--timeout", type=_positive(float), default=2.0,
+    p.add_argument("--timeout", type=positive(float), default=2.0,
                    help="seconds without a reply byte before a read fails (default 2)")
     p.add_argument("--boot", metavar="IMAGE",
                    help="silicon SoC: load this firmware image into the boot memory over the "
@@ -68,8 +68,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main_args(args) -> int:
-    from .socmap import MapError, SocMap
-    from .uartbone import BridgeError, UartBone
+    from bringup.socmap import MapError, SocMap
+    from bringup.uartbone import BridgeError, UartBone
     try:
         soc = SocMap.load(args.csr)
         baud = args.baud or soc.baudrate
@@ -82,7 +82,7 @@ def main_args(args) -> int:
                 return 1
         with UartBone(args.port, baud, timeout=args.timeout) as bus:
             if image is not None:
-                from .boot import boot
+                from bringup.boot import boot
                 r = boot(bus, soc, image)
                 print(json.dumps({"test": "boot", **r}))
                 if not r["pass"]:
@@ -97,7 +97,7 @@ def main_args(args) -> int:
 
 
 def add_parser(sub) -> None:
-    """`pqsoc bringup` (pqsoc/blocks.py add_subcommands). The arguments go to main() as they
+    """`pqsoc bringup` (pqsoc/cli/blocks.py add_subcommands). The arguments go to main() as they
     are: its parser takes the checks before or after the options (parse_intermixed_args),
     which a subparser of pqsoc's parser cannot."""
     p = sub.add_parser("bringup", add_help=False, prefix_chars="+",

@@ -8,3 +8,17 @@ REPORTS = REPO / "reports"
 
 class FlowError(Exception):
     """A flow step failed; the message names the problem. The CLI prints it and exits non-zero."""
+
+
+def positive(kind):
+    """An argparse type: a number of `kind` (int, float) greater than zero."""
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            v = 0
+        if v <= 0:
+            raise ValueError(text)
+        return v
+    parse.__name__ = f"positive {kind.__name__}"
+    return parse

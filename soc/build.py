@@ -7,8 +7,7 @@ from pathlib import Path
 
 from litex.soc.integration.builder import Builder
 
-from .target import (ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, KMAC_SIZE, ROM_SIZE, PQSoC,
-                     memories_block, pqc_block)
+from soc.target import (ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, KMAC_SIZE, ROM_SIZE, PQSoC, memories_block, pqc_block)
 
 # LiteX stamps every generated file with the current time; those lines are ignored when deciding
 # whether a file changed, so an unchanged design keeps its files (and mtimes) and nothing

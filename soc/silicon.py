@@ -12,17 +12,19 @@ the Amaranth-emitted files with `read_verilog` (`yosys_read`).
 import re
 from pathlib import Path
 
+from ip.acc import block as acc_block
 from pqsoc import FlowError
+from soc import ibex
+from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
 
-from . import ibex
-from .target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
-
-SRAM_MACRO = "sky130_sram_2kbyte_1rw1r_32x512_8"
-ACC_IMEM_SIZE = ACC_DMEM_SIZE = 16 * 1024
+# Every memory of the silicon SoC is on the ACC's OpenRAM macro; the ACC's memories are the
+# ACC block's (ip/acc/block.py).
+SRAM_MACRO = acc_block.SRAM_MACRO
+ACC_IMEM_SIZE, ACC_DMEM_SIZE = acc_block.IMEM_SIZE, acc_block.DMEM_SIZE
 # The same SoC with the anchor's ACC memories (32 KiB IMEM + 32 KiB DMEM, 32 macros for the ACC,
 # 44 in all): what ML-DSA-65 signing needs (program 23.1 KB, DMEM 32.1 KB); far beyond Caravel's
 # user area, measured so that the memory choice is made on figures (block soc_acc32k).
-ACC32K_IMEM_SIZE = ACC32K_DMEM_SIZE = 32 * 1024
+ACC32K_IMEM_SIZE, ACC32K_DMEM_SIZE = acc_block.LARGE_IMEM_SIZE, acc_block.LARGE_DMEM_SIZE
 
 
 def _fix_ibex_top(src: Path, dst: Path) -> Path:
@@ -50,7 +52,7 @@ def emit(out: Path, acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC
     the memories, then the LiteX top pqsoc.v."""
     import logging
     logging.getLogger("litex").setLevel(logging.WARNING)
-    from .build import build
+    from soc.build import build
     out = Path(out).resolve()
     files = build(out, sram_size=SILICON_SRAM_SIZE, rom_size=SILICON_ROM_SIZE, sim=False,
                   acc_imem_size=acc_imem_size, acc_dmem_size=acc_dmem_size, sram_macro=SRAM_MACRO)
@@ -60,7 +62,7 @@ def emit(out: Path, acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC
     # working folder: make it absolute in the file synthesis reads.
     # Without LiteX's date and commit stamps, so that the RTL hash that synthesis records
     # changes only with the design.
-    from .build import _STAMP
+    from soc.build import _STAMP
     text = _STAMP.sub("", top.read_text())
     # LiteX's module-hierarchy comment lists the black boxes (pqc, soc_memories) in set order,
     # which changes from run to run (Python's string hashing): drop it, so that an unchanged

@@ -24,10 +24,11 @@ from litex.gen import LiteXModule
 from litex.soc.integration.soc_core import SoCCore
 from litex.soc.cores.gpio import GPIOOut, GPIOIn
 
-from . import ibex
-from .platform import Platform
-from .simctrl import SimCtrl
-from .extslave import SlavePort, WishboneBlock, WishboneSlave, add_ext
+from ip.acc import block as acc_block
+from soc import ibex
+from soc.platform import Platform
+from soc.simctrl import SimCtrl
+from soc.extslave import SlavePort, WishboneBlock, WishboneSlave, add_ext
 
 SYS_CLK_FREQ = int(50e6)
 BRINGUP_BAUDRATE = 1_000_000   # UART bridge; the host side reads it from csr.json
@@ -112,8 +113,7 @@ ACC_SIZE = 0x40000    # registers, IMEM window (+0x10000), DMEM window (+0x20000
 # operations run from firmware (pqc_ops): ML-DSA-65 signing needs a ~23 KB program and
 # 31.3 KiB of DMEM, ML-KEM-768 decaps 13.4 KiB / 16.0 KiB. The taped-out sizes are the
 # floorplan's choice (ip/acc/README.md), not these.
-ACC_IMEM_SIZE = 32 * 1024
-ACC_DMEM_SIZE = 32 * 1024
+ACC_IMEM_SIZE, ACC_DMEM_SIZE = acc_block.LARGE_IMEM_SIZE, acc_block.LARGE_DMEM_SIZE
 
 
 def pqc_block(verilog: "Path") -> WishboneBlock:

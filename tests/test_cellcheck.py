@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from pqsoc import FlowError
-from pqsoc import blocks as blocks_mod
+from pqsoc.cli import blocks as blocks_mod
 from pqsoc.flow import cellcheck, synth
-from pqsoc.pdk import Pdk, find_pdk
+from pqsoc.flow.pdk import Pdk, find_pdk
 
 # Small on purpose: Icarus is slow when cell pins connect to bits of wide ports.
 SMALL_V = """

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pqsoc import FlowError
-from pqsoc import blocks as blocks_mod
+from pqsoc.cli import blocks as blocks_mod
 from pqsoc.flow import fanout, report, sta, synth
 
 REPO = Path(__file__).resolve().parent.parent
@@ -84,7 +84,7 @@ def test_unmapped_cell_is_an_error(pdk_root, temp_block):
 def test_excluded_cells_are_the_projects_list_and_the_pdks_drc_list(pdk_root):
     """Synthesis excludes what OpenLane's synthesis excludes for our configs: the project's
     list (by function) and the PDK's drc_exclude.cells; drive strengths are not excluded."""
-    from pqsoc.pdk import find_pdk
+    from pqsoc.flow.pdk import find_pdk
     pdk = find_pdk()
     banned = set(synth.dont_use_cells(pdk))
     for c in synth.read_cell_list(pdk.drc_exclude_file):  # e.g. and2_0, o21ai_0, xnor3_1
@@ -103,7 +103,7 @@ def test_excluded_cells_are_the_projects_list_and_the_pdks_drc_list(pdk_root):
 
 
 def test_excluded_cell_in_netlist_is_an_error_unless_the_rtl_instantiates_it(pdk_root, temp_block):
-    from pqsoc.pdk import find_pdk
+    from pqsoc.flow.pdk import find_pdk
     pdk = find_pdk()
     stat = {"design": {"num_cells_by_type": {"sky130_fd_sc_hd__and2_0": 1,
                                              "sky130_fd_sc_hd__nand2_1": 3}}}
@@ -308,11 +308,11 @@ def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch
     """A block with SRAM macros: macros stay black boxes, fanout repair leaves their bus pins
     alone (20 macros share `addr[7:0]`, more than MAX_FANOUT), STA times them with the TT macro
     Liberty, and the report counts macro area from the LEF and shows it apart from logic."""
-    from ip.acc.rtl.sram import SramBank
+    from ip.common.sram import SramBank
     macro = "sky130_sram_1kbyte_1rw1r_32x256_8"
     blocks_mod.register(blocks_mod.Block(
         name="t_sram", top="bank", description="test SRAM bank",
-        emit=blocks_mod._emit_amaranth(lambda: SramBank(20 * 256, 32, macro), "bank"),
+        emit=blocks_mod.emit_amaranth(lambda: SramBank(20 * 256, 32, macro), "bank"),
         period_ns=20.0, macros=(macro,), notes="test note", die_um=(1000.0, 1000.0)))
     monkeypatch.setattr(report, "REPORTS", tmp_path)
     try:
@@ -420,7 +420,7 @@ def test_sta_macro_paths_are_half_cycle():
 def test_abc_choice_step_is_dropped_only_for_blocks_that_ask(pdk_root, tmp_path):
     """Large blocks (abc_dch=False, the ACC) map without ABC's &dch; others keep it."""
     from dataclasses import replace
-    from pqsoc.pdk import find_pdk
+    from pqsoc.flow.pdk import find_pdk
     pdk = find_pdk()
     base = blocks_mod.Block(name="t_abc", top="counter", description="t", emit=lambda out: [])
     for block, has in ((base, True), (replace(base, abc_dch=False), False)):
@@ -434,7 +434,7 @@ def test_full_adder_extraction_only_for_blocks_that_ask(pdk_root, tmp_path):
     """Blocks with a full_adders selection (the ACC) get `extract_fa -fa <selection>` and the
     $fa -> fa_1 techmap between `synth -noabc` and ABC; others do not."""
     from dataclasses import replace
-    from pqsoc.pdk import find_pdk
+    from pqsoc.flow.pdk import find_pdk
     pdk = find_pdk()
     base = blocks_mod.Block(name="t_fa", top="counter", description="t", emit=lambda out: [])
     for block, has in ((base, False), (replace(base, full_adders="* w:x %ci2 %d"), True)):
@@ -480,7 +480,7 @@ def test_full_adder_map_is_functionally_right(pdk_root, tmp_path):
     simulated exhaustively with the cell functions from the Liberty: equal to a + b + c. (Swapping
     COUT and SUM in the map makes 4080 of the 4096 sums wrong.)"""
     import shutil
-    from pqsoc.pdk import find_pdk
+    from pqsoc.flow.pdk import find_pdk
     if shutil.which("iverilog") is None:
         pytest.skip("iverilog not installed")
     lib = find_pdk().liberty("tt")
@@ -508,7 +508,7 @@ def test_full_adder_map_is_functionally_right(pdk_root, tmp_path):
 
 
 def _lib(pdk_root):
-    from pqsoc.pdk import find_pdk
+    from pqsoc.flow.pdk import find_pdk
     pdk = find_pdk()
     return fanout.CellLib(pdk.liberty("tt").read_text(), synth.dont_use_cells(pdk))
 
@@ -542,7 +542,7 @@ def test_upsize_fixes_weak_driver_and_leaves_light_loads(pdk_root, sinks):
 
 
 def test_upsize_keeps_pins_and_skips_dont_use(pdk_root):
-    from pqsoc.pdk import find_pdk
+    from pqsoc.flow.pdk import find_pdk
     lib = _lib(pdk_root)
     banned = set(synth.dont_use_cells(find_pdk()))
     for cell in ("sky130_fd_sc_hd__a2111oi_1", "sky130_fd_sc_hd__dfxtp_1", "sky130_fd_sc_hd__o21ai_1"):
@@ -614,7 +614,7 @@ def test_kept_hierarchy_synth_area_and_sta(pdk_root, temp_block, tmp_path):
     design is flat."""
     from dataclasses import replace
     from pqsoc.flow import cellcheck, gls
-    from pqsoc.pdk import find_pdk
+    from pqsoc.flow.pdk import find_pdk
     flat = synth.synth(temp_block("t_hier_flat", HIER_V, top="t_top").name)
     flat_nl = (synth.synth_dir("t_hier_flat") / "netlist.v").read_text()
     assert [n for n, _, _ in fanout.split_modules(flat_nl)] == ["t_top"]

@@ -38,7 +38,7 @@ def test_unmodelled_cell_is_named(pdk_root, tmp_path, monkeypatch):
     """A cell with neither a Liberty function nor a hand model is refused by name. The clock
     gates are the only such cells in the PDK and have hand models now, so this test takes
     the hand models away to reach the refusal."""
-    from pqsoc.pdk import find_pdk
+    from pqsoc.flow.pdk import find_pdk
     monkeypatch.setattr(gls, "hand_modelled_cells", lambda: set())
     nl = tmp_path / "n.v"
     nl.write_text("module t(input CLK, GATE, output GCLK);\n"
@@ -58,7 +58,7 @@ def test_cycle_mismatch_fails():
 
 
 def test_missing_netlist(pdk_root):
-    from pqsoc import blocks as blocks_mod
+    from pqsoc.cli import blocks as blocks_mod
     blocks_mod.register(blocks_mod.Block(name="t_never_synth", top="t", description="", emit=lambda p: []))
     try:
         with pytest.raises(FlowError, match="no netlist for t_never_synth"):
@@ -82,7 +82,7 @@ def test_cocotb_build_makeflags_do_not_leak(monkeypatch, tmp_path):
     import os
 
     import cocotb.runner
-    from pqsoc.flow import vsim
+    from pqsoc.flow import verilator as vsim
     seen = {}
 
     class FakeRunner:

@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from pqsoc import blocks as blocks_mod
+from pqsoc.cli import blocks as blocks_mod
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -22,7 +22,7 @@ def test_manifest_is_consistent():
 
 def test_manifest_sram_macros_match_the_silicon_soc():
     """The macro count in tapeout.json is the silicon SoC's (soc/silicon.py), not a copied number."""
-    from ip.acc.rtl.sram import MACROS
+    from ip.common.sram import MACROS
     from soc import silicon
     from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
     m = json.loads((REPO / "tapeout.json").read_text())

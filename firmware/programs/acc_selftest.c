@@ -1,5 +1,5 @@
 /* Self-test of the ACC coprocessor through firmware/lib/acc.c. Programs, DMEM images and the
- * expected results are generated at build time (acc_vectors.h: pqsoc.acc.asm, kyber-py,
+ * expected results are generated at build time (acc_vectors.h: ip.acc.tools.asm, kyber-py,
  * dilithium-py, hashlib); nothing here is computed by our own hardware.
  *   - the ML-KEM NTT / INTT and ML-DSA NTT kernels;
  *   - SHAKE128 on the KMAC block through the ACC's side-load port;

@@ -1,4 +1,4 @@
-"""Wishbone register bank generated at elaboration from a register map (pqsoc/regtool.py).
+"""Wishbone register bank generated at elaboration from a register map (ip/common/regtool.py).
 
 Ports, per register R and field F (lower case):
   rw:        r_f Out          the stored value
@@ -15,7 +15,7 @@ from amaranth import Cat, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .wishbone import WishboneSignature
+from ip.common.wishbone import WishboneSignature
 
 
 class RegBank(wiring.Component):

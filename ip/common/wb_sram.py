@@ -1,7 +1,7 @@
 """Wishbone-classic slave memories on sky130 OpenRAM macros: the silicon SoC's boot RAM and main
 SRAM (soc/target.py, `macro_memories`), where LiteX's own memories would become flip-flops.
 
-`WishboneSram`: one 32-bit Wishbone port on an `SramBank` (ip/acc/rtl/sram.py: rows of macros).
+`WishboneSram`: one 32-bit Wishbone port on an `SramBank` (ip/common/sram.py: rows of macros).
 Every access takes two cycles: the macro samples address / data / byte mask at the first clock
 edge, and ack (with the read word) follows one cycle later. A write with no byte selected is a
 no-op that is still acknowledged. The whole window is memory, so no access is an error.
@@ -13,9 +13,9 @@ from amaranth import Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In
 
-from ip.acc.rtl.sram import MACROS, SramBank
+from ip.common.sram import MACROS, SramBank
 
-from .wishbone import WishboneSignature
+from ip.common.wishbone import WishboneSignature
 
 
 class WishboneSram(wiring.Component):

@@ -20,10 +20,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .. import BUILD, FlowError
-from ..pdk import SCL, find_pdk
-from .fanout import split_modules
-from .synth import run_yosys
+from pqsoc import BUILD, FlowError
+from pqsoc.flow.pdk import SCL, find_pdk
+from pqsoc.flow.fanout import split_modules
+from pqsoc.flow.synth import run_yosys
 
 CELLCHECK = BUILD / "cellcheck"
 HALF_PERIOD = 100        # time units; with UNIT_DELAY=#1 a path of up to ~90 cells settles in time

@@ -6,9 +6,9 @@ runs only inside the Nix shell of flake.nix (`nix develop`). Elsewhere it stops 
 import shutil
 import subprocess
 
-from .. import REPO, FlowError
-from .. import blocks as blocks_mod
-from ..pdk import find_pdk
+from pqsoc import REPO, FlowError
+from pqsoc.flow import block as blocks_mod
+from pqsoc.flow.pdk import find_pdk
 
 
 def harden(name: str) -> None:

@@ -9,12 +9,12 @@ import re
 import subprocess
 from pathlib import Path
 
-from .. import BUILD, REPORTS, FlowError
-from .. import blocks as blocks_mod
-from ..pdk import OPEN_PDKS_REV, PDK, find_pdk
-from . import sta as sta_mod
-from . import synth as synth_mod
-from . import fanout
+from pqsoc import BUILD, REPORTS, FlowError
+from pqsoc.flow import block as blocks_mod
+from pqsoc.flow.pdk import OPEN_PDKS_REV, PDK, find_pdk
+from pqsoc.flow import sta as sta_mod
+from pqsoc.flow import synth as synth_mod
+from pqsoc.flow import fanout
 
 OUTPUTS = ("ppa.json", "ppa.md", "ppa.png")
 

@@ -22,10 +22,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .. import BUILD, FlowError
-from .. import blocks as blocks_mod
-from ..pdk import CORNERS, find_pdk
-from .synth import load_manifest, synth_dir
+from pqsoc import BUILD, FlowError
+from pqsoc.flow import block as blocks_mod
+from pqsoc.flow.pdk import CORNERS, find_pdk
+from pqsoc.flow.synth import load_manifest, synth_dir
 
 STA_CORNERS = ("tt", "ss")
 UNCERTAINTY_NS = 0.25

@@ -17,10 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from .. import BUILD, REPO, FlowError
-from .. import blocks as blocks_mod
-from ..pdk import SCL, find_pdk
-from . import fanout
+from pqsoc import BUILD, REPO, FlowError
+from pqsoc.flow import block as blocks_mod
+from pqsoc.flow.pdk import SCL, find_pdk
+from pqsoc.flow import fanout
 
 # The project's synthesis exclusion list (OpenLane's SYNTH_EXCLUDED_CELL_FILE in pnr/*/config.json)
 SYNTH_EXCLUDE_CELLS = REPO / "pnr" / f"{SCL}.synth_exclude.cells"

@@ -10,7 +10,7 @@ import yaml
 
 from firmware import build as fw
 from pqsoc import BUILD
-from pqsoc.regtool import c_header, load
+from ip.common.regtool import c_header, load
 from soc.build import emit_pqc
 from soc.target import ACC_SIZE, EXT_BASE, EXT_STRIDE
 
@@ -20,7 +20,7 @@ ACC_TESTS = ["acc_mlkem_ntt", "acc_mlkem_intt", "acc_mldsa_ntt", "acc_kmac_shake
 
 
 def test_acc_selftest_passes_in_pqsoc_sim_run(sim_run_json):
-    from ip.acc.bench import measure
+    from ip.acc.dv.jobs import measure
     res = sim_run_json("acc_selftest", timeout_s=120)
     assert [t["test"] for t in res["tests"]] == ACC_TESTS
     assert res["summary"]["failed"] == 0 and all(t["pass"] for t in res["tests"])

@@ -10,7 +10,7 @@ import pytest
 
 from firmware import build as fw
 from pqsoc import BUILD
-from pqsoc.regtool import c_header, load
+from ip.common.regtool import c_header, load
 from sim.run import model_hash
 from soc.extslave import WishboneSlave
 from soc.target import EXT_BASE, PQSoC

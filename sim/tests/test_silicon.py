@@ -1,12 +1,12 @@
 """The silicon SoC (soc/silicon.py) simulated at its pins: RTL model, SRAM macro cycle models,
-boot RAM loaded at time 0, boot_hold released over the UART bridge (pqsoc/flow/gls_soc.py,
+boot RAM loaded at time 0, boot_hold released over the UART bridge (sim/silicon.py,
 sim/silicon_harness.cpp). `pqsoc gls soc` runs the same harness on the netlist (make report)."""
 import subprocess
 
 import pytest
 
 from pqsoc import FlowError
-from pqsoc.flow import gls_soc
+from sim import silicon as gls_soc
 
 
 @pytest.fixture(scope="module")

@@ -169,7 +169,7 @@ def test_silicon_reads_amaranth_files_as_modules_to_keep(silicon_dir):
     """Yosys reads the Amaranth files with read_verilog (one module per Amaranth module) and the
     rest with read_slang (which elaborates into one flat module); every module block `soc` keeps
     is a module of those files."""
-    from pqsoc import blocks as blocks_mod
+    from pqsoc.flow import block as blocks_mod
     from soc import silicon
     out, files = silicon_dir
     cmds = silicon.yosys_read(files)

@@ -1,6 +1,6 @@
 """Assembly-text helpers shared by the whole-program kernels (mlkem.py, mldsa.py) and the
 NTT kernels."""
-from . import sched
+from ip.acc.tools import sched
 
 
 def u32(vals) -> bytes:

@@ -48,8 +48,8 @@ Design:
   against all-ones; x9 (= popcount of non-zero ACC lanes) is 0 iff every coefficient
   passes.
 """
-from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from . import ntt_mldsa, pointwise
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels import ntt_mldsa, pointwise
 
 Q = 8380417
 K, L = 6, 5

@@ -2,7 +2,7 @@
 generators of mldsa.py / mldsa_sign_parts.py on one DMEM layout in 32 KiB, the pre-loop
 hashes on the KMAC, and the rejection loop with its control inside the program. Checked on
 the ISS against dilithium-py, the signature byte for byte (ip/acc/tests/test_mldsa_sign.py);
-cycles measured by ip/acc/bench.py (measure_mldsa_sign, `python -m ip.acc.bench
+cycles measured by ip/acc/dv/jobs.py (measure_mldsa_sign, `python -m ip.acc.dv.jobs
 mldsa65_sign`).
 
     src = sign_program()
@@ -10,7 +10,7 @@ mldsa65_sign`).
     ... run (ISS: 32 KiB IMEM and DMEM) ...
     sig = dmem[SIG:SIG + SIG_LEN]       # 3309 bytes
 
-Measured (ISS, `python -m ip.acc.bench mldsa65_sign --n 200 --seed 2`: a fresh key, 33-byte
+Measured (ISS, `python -m ip.acc.dv.jobs mldsa65_sign --n 200 --seed 2`: a fresh key, 33-byte
 M' and rnd per signature, each signature equal to dilithium-py's and verified): median
 118 896 cycles, mean 141 737, min 45 889 (accepted at once), max 492 343 (20 iterations);
 iterations median 4, mean 5.08. IMEM 21 428 B, peak DMEM 31 776 B, registers w0..w15. Per
@@ -60,9 +60,10 @@ DMEM layout (bytes; peak = END = 31 776 of 32 768):
 SK = T0P - 1536 = 26752: the host writes the whole key there; rho, K, tr, s1, s2 lie in W
 (dead before the loop), t0 at T0P.
 """
-from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from . import mldsa, mldsa_sign_parts as sp, sched
-from .mldsa import K, L, KA, VMODE1, SHAKE128, SHAKE256, intt_body, ntt_body
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels import mldsa, mldsa_sign_parts as sp
+from ip.acc.tools import sched
+from ip.acc.kernels.mldsa import K, L, KA, VMODE1, SHAKE128, SHAKE256, intt_body, ntt_body
 
 # ------------------------------------------------------------------ DMEM layout (bytes)
 RHO, RHOPP, MU, KAPPA = mldsa.RHO, mldsa.RHOPP, mldsa.MU, mldsa.KAPPA

@@ -52,10 +52,10 @@ Design:
   goes out by bn.ext + sw (the 8 words' 40 granules are not lane-aligned with the 5 output
   words).
 """
-from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from . import mldsa
-from .mldsa import Q, K, L, ETA, GAMMA1, GAMMA2, OMEGA, KA, VMODE1, _BR3, transpose8
-from .pointwise import _Prog
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels import mldsa
+from ip.acc.kernels.mldsa import Q, K, L, ETA, GAMMA1, GAMMA2, OMEGA, KA, VMODE1, _BR3, transpose8
+from ip.acc.kernels.pointwise import _Prog
 
 # ------------------------------------------------------------------ DMEM layout (bytes)
 # keydec (pre-loop)

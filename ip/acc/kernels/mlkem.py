@@ -42,8 +42,9 @@ Design (see the module functions for details):
   bn.ltv mask and bn.sel pick K' or K_bar without a branch.
 * Buffers of the decryption are reused by the re-encryption (layout below).
 """
-from .asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from . import ntt_mlkem, pointwise, sched
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels import ntt_mlkem, pointwise
+from ip.acc.tools import sched
 
 Q = 3329
 K = 3

@@ -19,7 +19,7 @@ allocation in w0..w15 (so one chunk's loads can go ahead of the last chunk's sto
 the list scheduler of sched.py (the multiplier takes a butterfly every 2 cycles: the
 loads and stores fill the cycles between). NTT 306, INTT 336 cycles (ISS = RTL).
 """
-from .asm_util import across, base_of, place_and_schedule, poly_io, twiddle_loads
+from ip.acc.kernels.asm_util import across, base_of, place_and_schedule, poly_io, twiddle_loads
 
 Q = 8380417
 R = 1 << 32

@@ -17,7 +17,7 @@ VMODE must be 0. Only w0..w15 are used (the ACC has 16 wide registers, doc/archi
 Written on virtual registers and made real by asm_util.place_and_schedule (see
 ntt_mldsa.py): NTT 140, INTT 181 cycles (ISS = RTL).
 """
-from .asm_util import across, base_of, place_and_schedule, poly_io, twiddle_loads
+from ip.acc.kernels.asm_util import across, base_of, place_and_schedule, poly_io, twiddle_loads
 
 Q = 3329
 R = 1 << 16

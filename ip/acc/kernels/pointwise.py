@@ -39,7 +39,8 @@ latencies and the multiplier's issue interval), see `_Prog.text`.
 """
 from collections import deque
 
-from . import ntt_mlkem, sched
+from ip.acc.kernels import ntt_mlkem
+from ip.acc.tools import sched
 
 Q_DSA, R_DSA = 8380417, 1 << 32
 Q_KEM, R_KEM = 3329, 1 << 16

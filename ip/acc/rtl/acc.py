@@ -5,7 +5,7 @@ Host view (byte offsets inside the slave's region): 0x00000 registers, 0x10000 I
 (one access per cycle, as the sky130 SRAM macros' read-write port): the core owns them while
 it runs or wipes; host accesses then are ignored and flagged in HOST_ERR.
 
-Memories are SramBank instances (ip/acc/rtl/sram.py): behavioural Amaranth memories (any size)
+Memories are SramBank instances (ip/common/sram.py): behavioural Amaranth memories (any size)
 with sram_macro=None, or tiles of a sky130 OpenRAM macro (sram_macro=<macro name>).
 
 The core runs on its own gated clock (ip/common/clock_gate.py): it gets clock edges in reset,
@@ -17,22 +17,21 @@ SoC simulation, Verilator's evaluation of the wide ALU while the ACC is idle.
 clock_gate: "generic" (behavioural, RTL simulation), "sky130" (the ICG cell, synthesis) or None
 (no gate: Amaranth's simulator, where a derived clock races its source domain's flops).
 """
-from pathlib import Path
 
 from amaranth import Cat, ClockDomain, ClockSignal, Const, DomainRenamer, Module, Mux, ResetSignal, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ip.acc import REGS_YML
 from ip.common.clock_gate import KINDS as CLOCK_GATE_KINDS, ClockGate
 from ip.common.regbank import RegBank
 from ip.common.wishbone import WishboneSignature
-from ip.kmac.sideload import SideloadSignature
-from pqsoc.regtool import load
+from ip.kmac.rtl.sideload import SideloadSignature
+from ip.common.regtool import load
 
-from .core import ST_IDLE, AccCore
-from .sram import SramBank
+from ip.acc.rtl.core import ST_IDLE, AccCore
+from ip.common.sram import SramBank
 
-REGS_YML = Path(__file__).resolve().parents[1] / "data" / "acc_regs.yml"
 REGION_REGS, REGION_IMEM, REGION_DMEM = 0, 1, 2
 
 

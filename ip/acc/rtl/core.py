@@ -1,6 +1,6 @@
 """ACC core: fetch, decode (from isa.yml), control, GPRs, loop stack, CSRs/WSRs, WDRs.
 
-Timing (the ISS in pqsoc/acc/iss counts the same cycles; the lockstep fuzzer checks it):
+Timing (the ISS in ip/acc/iss counts the same cycles; the lockstep fuzzer checks it):
 - IMEM and DMEM are synchronous: an address presented in cycle n gives data in cycle n+1.
   Fetch stage: the IMEM word goes into an instruction register (IR) before it is decoded
   (the OpenRAM macros drive their outputs half a period late, so nothing else may follow
@@ -29,7 +29,7 @@ Timing (the ISS in pqsoc/acc/iss counts the same cycles; the lockstep fuzzer che
   completes in the handshake cycle, kmac.msg in the cycle after it (registered msg.ready: no
   KMAC-to-ACC combinational path into the fetch); an error from the KMAC in any of its cycles
   faults.
-  The ISS models the KMAC cycle by cycle (ip/kmac/cycle_model.py) to count the same cycles.
+  The ISS models the KMAC cycle by cycle (ip/kmac/model/cycle.py) to count the same cycles.
 - Stream unit (group smp, ip/acc/rtl/stream_unit.py): smp.run checks its operands (SAMPLER)
   and starts the unit in its cycle; the unit takes digest words itself (its digest.ready is
   OR-ed into the port) and writes DMEM in cycles the core does not use it; smp.wait stalls
@@ -40,14 +40,14 @@ from amaranth import Array, Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from pqsoc.acc.isa import load_isa
-from pqsoc.acc.iss.loop import loop_depth
+from ip.acc.tools.isa import load_isa
+from ip.acc.iss.loop import loop_depth
 
-from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
+from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
 
-from .decode import Decoder
-from .stream_unit import StreamUnit
-from .wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, uses_mul_unit
+from ip.acc.rtl.decode import Decoder
+from ip.acc.rtl.stream_unit import StreamUnit
+from ip.acc.rtl.wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, uses_mul_unit
 
 IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt", "kmac", "smp")
 SMP_IMPLEMENTED_MODES = 6             # uni12 uni23 cbd2 cbd3 eta2 eta4 (stream_unit.py)

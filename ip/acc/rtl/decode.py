@@ -1,7 +1,7 @@
 """Instruction decoder built at elaboration time from ip/acc/data/isa.yml.
 
 No encoding is written here: every instruction's mask/match and every operand's bit slices
-come from pqsoc.acc.isa (the same loader the assembler, disassembler and ISS use).
+come from ip.acc.tools.isa (the same loader the assembler, disassembler and ISS use).
 
     dec = Decoder(m, ir, isa)
     dec.is_("bn.addvm")       # 1 when ir is that instruction

@@ -1,5 +1,5 @@
 """PQC subsystem: the ACC coprocessor and the KMAC block, with the ACC's side-load master port
-wired to the KMAC inside (as in ip/acc/rtl/sim_top.py), so the SoC instantiates one Verilog
+wired to the KMAC inside (as in ip/acc/dv/rtl_top.py), so the SoC instantiates one Verilog
 module with two Wishbone slave ports and two interrupt lines.
 
 Ports (Amaranth flattens them to kmac_bus__adr, ..., acc_bus__adr, ..., kmac_irq, acc_irq):
@@ -15,9 +15,9 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ip.common.wishbone import WishboneSignature
-from ip.kmac.kmac import Kmac
+from ip.kmac.rtl.kmac import Kmac
 
-from .acc import Acc
+from ip.acc.rtl.acc import Acc
 
 KMAC_ADDR_WIDTH = 10   # word address bits of the 4 KiB KMAC window
 ACC_ADDR_WIDTH = 16    # word address bits of the 256 KiB ACC window (regs, IMEM, DMEM)

@@ -8,7 +8,7 @@ lanes, q = 8380417). uni23 in VMODE 0 writes the low 16 bits of each candidate (
 error). Modes 6..15 (unpack, pack, ball, undefined) produce nothing: the unit stays busy (and
 keeps taking digest words) until `abort`; the core rejects them before `start`.
 
-Exact cycle behaviour (the ISS model pqsoc/acc/iss/smp.py is this, cycle for cycle):
+Exact cycle behaviour (the ISS model ip/acc/iss/stream_unit.py is this, cycle for cycle):
 
 * Every output is a function of registers only: none depends combinationally on an input.
 * `start` (with `abort` low) loads mode/vmode/count/dst and clears the byte ring, the

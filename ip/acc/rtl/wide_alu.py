@@ -1,6 +1,6 @@
 """Wide (256-bit) datapath of the ACC coprocessor: vector arithmetic, permutations, butterflies.
 
-Bit-exact with the ISS (pqsoc/acc/iss/insn.py) for any lane values, including values >= q.
+Bit-exact with the ISS (ip/acc/iss/insn.py) for any lane values, including values >= q.
 Lanes: VMODE 0 = 16 x 16 bits (q = 3329), VMODE 1 = 8 x 32 bits (q = 8380417); lane i of a
 word is bits [w*i + w-1 : w*i].
 
@@ -399,7 +399,7 @@ class WideAlu(wiring.Component):
                     if i else Mux(y[0], x_lo, 0) for i in range(32)]
             rows = [_sig(m, Cat(r, Const(0, 64 - len(r))) if len(r) < 64 else r,
                          f"pp{k}_{i}") for i, r in enumerate(rows)]
-            # block `acc` (pqsoc/blocks.py, full_adders) selects these trees by the `csa` names
+            # block `acc` (pqsoc/cli/blocks.py, full_adders) selects these trees by the `csa` names
             # to map their full adders to fa_1 cells: keep the names
             s_k, c_k = _csa_reduce(m, rows, 64, f"csa{k}")
             psum.append(s_k)

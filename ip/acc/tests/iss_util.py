@@ -1,7 +1,7 @@
 """Helpers for the ISS tests: assemble, load, run; lane packing for reference values."""
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.isa import load_isa
-from pqsoc.acc.iss import Sim
+from ip.acc.tools.asm import assemble
+from ip.acc.tools.isa import load_isa
+from ip.acc.iss import Iss
 
 ISA = load_isa()
 KEM = (16, 16, 3329)       # lanes, width, q for VMODE 0
@@ -14,7 +14,7 @@ def cyc(*mnemonics):
 
 
 def run(src, sim=None, dmem=None, max_cycles=100_000):
-    sim = sim or Sim(ISA)
+    sim = sim or Iss(ISA)
     sim.load_program(assemble(src, "test.s", ISA))
     for addr, blob in (dmem or {}).items():
         sim.dmem.write_bytes(addr, blob)
@@ -43,7 +43,7 @@ def run_image(src, dm, max_cycles=200_000, name="prog.s", mem=32 * 1024):
     """Whole-program run (the ML-DSA programs): assemble src, load it and the DMEM image
     dm ({address: bytes}) into an ISS with mem bytes of IMEM and DMEM, run; returns
     (sim, halt, IMEM bytes of the program)."""
-    sim = Sim(dmem_size=mem, imem_size=mem)
+    sim = Iss(dmem_size=mem, imem_size=mem)
     words = assemble(src, name)
     sim.load_program(words)
     for a, b in dm.items():

@@ -1,13 +1,14 @@
-"""Assembler / disassembler (pqsoc.acc.asm, pqsoc.acc.dis): round trips over every instruction."""
+"""Assembler / disassembler (ip.acc.tools.asm, ip.acc.tools.dis): round trips over every instruction."""
 import random
 import subprocess
 import sys
 
 import pytest
 
-from pqsoc.acc.asm import AsmError, Assembler
-from pqsoc.acc.dis import Disassembler
-from pqsoc.acc.isa import REPO, load_isa
+from ip.acc.tools.asm import AsmError, Assembler
+from ip.acc.tools.dis import Disassembler
+from ip.acc.tools.isa import load_isa
+from pqsoc import REPO
 
 ISA = load_isa()
 ASM = Assembler(ISA)
@@ -102,7 +103,7 @@ def test_wdr_beyond_the_count_disassembles_as_data_naming_it():
 def test_cli_wdr_error(tmp_path):
     s = tmp_path / "p.s"
     s.write_text("bn.addv w1, w2, w3\nbn.mov w17, w0\necall\n")
-    r = subprocess.run([sys.executable, "-m", "pqsoc.acc.asm", str(s)], cwd=REPO,
+    r = subprocess.run([sys.executable, "-m", "ip.acc.tools.asm", str(s)], cwd=REPO,
                        capture_output=True, text=True)
     assert r.returncode != 0 and not r.stdout
     assert "p.s:2: bn.mov operand wrd: w17: the ACC has 16 wide registers (w0..w15)" in r.stderr
@@ -112,7 +113,7 @@ def test_cli(tmp_path):
     s = tmp_path / "p.s"
     s.write_text("l: addi x1, x1, -1\nbne x1, x0, l\necall\n")
     h = tmp_path / "p.hex"
-    subprocess.run([sys.executable, "-m", "pqsoc.acc.asm", str(s), "-o", str(h)], check=True, cwd=REPO)
-    out = subprocess.run([sys.executable, "-m", "pqsoc.acc.dis", str(h)], check=True, cwd=REPO,
+    subprocess.run([sys.executable, "-m", "ip.acc.tools.asm", str(s), "-o", str(h)], check=True, cwd=REPO)
+    out = subprocess.run([sys.executable, "-m", "ip.acc.tools.dis", str(h)], check=True, cwd=REPO,
                          capture_output=True, text=True).stdout
     assert "bne x1, x0, -4" in out and "ecall" in out

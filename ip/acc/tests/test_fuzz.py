@@ -1,4 +1,4 @@
-"""Random program generator and lockstep driver (pqsoc/acc/fuzz.py).
+"""Random program generator and lockstep driver (ip/acc/dv/rig, ip/acc/dv/lockstep.py, ip/acc/dv/fuzz.py).
 
 The generator must be deterministic, cover every instruction of the modelled groups, both
 VMODEs, stalls, loops and every error class; the comparison must catch a deliberately broken
@@ -11,11 +11,13 @@ import sys
 import pytest
 
 from ip.acc.tests.iss_util import ISA
-from pqsoc.acc import fuzz as fz
-from pqsoc.acc.fuzz import (ERROR_CLASSES, FUZZ_GROUPS, FuzzConfig, IssBackend, Layout, RunResult,
-                            compare, fuzz, generate, program_rng)
-from pqsoc.acc.isa import REPO
-from pqsoc.acc.iss.insn import _lanewise, wdr_writes
+from ip.acc.dv import fuzz as fz
+from ip.acc.tools.asm import assemble
+from ip.acc.dv.rig.gen import _Gen
+from ip.acc.dv.rig import ERROR_CLASSES, FUZZ_GROUPS, FuzzConfig, Layout, generate, program_rng
+from ip.acc.dv.lockstep import IssBackend, RunResult, compare, fuzz
+from pqsoc import REPO
+from ip.acc.iss.insn import _lanewise, wdr_writes
 
 CFG = FuzzConfig()
 
@@ -33,7 +35,7 @@ def test_generation_is_deterministic_by_seed_and_index():
 
 @pytest.fixture(scope="module")
 def campaign():
-    """300 programs on a collecting ISS backend (one Sim, back to back)."""
+    """300 programs on a collecting ISS backend (one Iss, back to back)."""
     be = IssBackend(CFG.imem_size, CFG.dmem_size, collect=True)
     runs = []
     for i in range(300):
@@ -92,7 +94,7 @@ def test_epilogue_dumps_registers():
     sim_be = IssBackend(CFG.imem_size, CFG.dmem_size)
     lay = Layout(CFG.dmem_size)
     src = "addi x5, x0, 77\naddi x1, x0, 1\ncsrrw x0, VMODE, x1\nbn.bcast w3, x5\n"
-    words = fz.assemble(src + "\n".join(fz._Gen(random.Random(0), CFG).epilogue()), "t.s", ISA)
+    words = assemble(src + "\n".join(_Gen(random.Random(0), CFG).epilogue()), "t.s", ISA)
     r = sim_be.run(words, bytes(CFG.dmem_size), CFG.max_cycles)
     assert r.halt == "ecall"
     word = lambda a: int.from_bytes(r.dmem[a:a + 4], "little")   # noqa: E731
@@ -104,7 +106,7 @@ def test_epilogue_dumps_registers():
 def test_wdr_fields_beyond_the_count_only_in_illegal_insn_programs():
     """Legal code uses w0..w15 (the assembler rejects the rest); the ILLEGAL_INSN constructs
     include words that would be instructions but for a wdr field >= 16, which fault."""
-    gen = fz._Gen(random.Random(4), CFG)
+    gen = _Gen(random.Random(4), CFG)
     assert {gen.w() for _ in range(500)} == set(range(ISA.wdrs))
     for _ in range(50):
         word = gen.bad_wdr_word()
@@ -221,13 +223,13 @@ def test_cli_reports_failures_writes_them_and_exits_nonzero(tmp_path, monkeypatc
     assert rc == 1
     assert len(list(tmp_path.glob("*.s"))) == failed == len(list(tmp_path.glob("*.dmem")))
     s = next(tmp_path.glob("*.s"))
-    words = fz.assemble(s.read_text(), s.name, ISA)      # the written program replays
+    words = assemble(s.read_text(), s.name, ISA)      # the written program replays
     assert words == [int(x, 16) for x in s.with_suffix(".hex").read_text().split()]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ip.acc.rtl.fuzz_backend") is not None,
+@pytest.mark.skipif(importlib.util.find_spec("ip.acc.dv.rtl_runner") is not None,
                     reason="the RTL backend exists")
 def test_cli_rtl_backend_missing_is_a_clear_error(capsys):
     rc = fz.main(["--count", "1", "--backend", "rtl"])
     assert rc != 0
-    assert "ip.acc.rtl.fuzz_backend" in capsys.readouterr().err
+    assert "ip.acc.dv.rtl_runner" in capsys.readouterr().err

@@ -1,10 +1,10 @@
-"""ip/acc/data/isa.yml: validator (pqsoc.acc.isa) and generated doc (pqsoc.acc.isa_doc)."""
+"""ip/acc/data/isa.yml: validator (ip.acc.tools.isa) and generated doc (ip.acc.tools.isa_doc)."""
 import random
 
 import pytest
 
-from pqsoc.acc import isa_doc
-from pqsoc.acc.isa import ISA_YML, IsaError, load_isa, parse_isa
+from ip.acc.tools import isa_doc
+from ip.acc.tools.isa import ISA_YML, IsaError, load_isa, parse_isa
 
 # A minimal valid document; the bad cases below each change one thing.
 GOOD = """
@@ -151,4 +151,4 @@ def test_wdr_count_is_checked(wdrs, msg):
 
 def test_isa_md_is_up_to_date():
     text = isa_doc.render(load_isa())
-    assert isa_doc.ISA_MD.read_text() == text, "run: .venv/bin/python -m pqsoc.acc.isa_doc"
+    assert isa_doc.ISA_MD.read_text() == text, "run: .venv/bin/python -m ip.acc.tools.isa_doc"

@@ -4,7 +4,7 @@ halt as 'not yet modelled', and the cycle limit."""
 import pytest
 
 from ip.acc.tests.iss_util import BAD_WDR, ISA, SET_VMODE1, cyc, run
-from pqsoc.acc.iss import Sim
+from ip.acc.iss import Iss
 
 BIT = {name: 1 << e["bit"] for name, e in ISA.errors.items()}
 GOOD = "addi x1, x0, 21\nadd x1, x1, x1\necall\n"
@@ -44,7 +44,7 @@ ERROR_CASES = [
 
 @pytest.mark.parametrize("name,src,why", ERROR_CASES)
 def test_error_halt_then_reset_and_good_run(name, src, why):
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     if src == ".word":
         sim.load_program([0xFFFF_FFFF])
         h = sim.run()
@@ -78,7 +78,7 @@ def test_cycle_limit_then_reset():
 
 
 def test_every_isa_instruction_has_a_model():
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     assert set(sim._exec) == set(ISA.by_mnemonic)
 
 
@@ -95,7 +95,7 @@ def test_wdr_beyond_the_count_faults_as_an_undefined_encoding():
     cycle like any undefined encoding, without the operand stall a pending w1 would cause
     for a valid reader (the RTL's decode flags are all 0 for it, so no stall there either);
     after the host's next START (reset()) a program runs correctly."""
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     for bad in BAD_WDR:
         src = "bn.lw w1, 0(x0)\n" + bad + "ecall\n"
         sim.reset()
@@ -114,9 +114,9 @@ def test_butterfly_dist_field_outside_the_enum_is_illegal():
     insn = ISA.by_mnemonic["bn.bfly.ct"]
     word = insn.encode({"wa": 1, "wb": 2, "wt": 3, "dist": 0, "tidx": 0})
     dist_lo = insn.operands["dist"].slices[0][0].lo
-    from pqsoc.acc.iss import Sim
+    from ip.acc.iss import Iss
     for d in (5, 6, 7):
-        sim = Sim(ISA)
+        sim = Iss(ISA)
         sim.load_program([word | d << dist_lo, 0x73])
         h = sim.run(max_cycles=100)
         assert h.reason == "error" and h.errors == ["ILLEGAL_INSN"], h

@@ -7,12 +7,12 @@ from kyber_py.polynomials.polynomials import PolynomialRing as KyberRing
 
 from ip.acc.kernels import ntt_mldsa, ntt_mlkem
 from ip.acc.tests.iss_util import DSA, ISA, KEM, SET_VMODE1, pack, unpack, w256
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.iss import Sim
+from ip.acc.tools.asm import assemble
+from ip.acc.iss import Iss
 
 
 def _run(src, dmem_words, mode, nregs):
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     sim.load_program(assemble(src, "kernel.s", ISA))
     for addr, vals in dmem_words.items():
         sim.dmem.write_bytes(addr, w256(pack(vals, mode)))

@@ -1,17 +1,17 @@
 """ISS kmac.* group: hashes against hashlib, cycle counts against a co-simulation of the real
 KMAC RTL (Amaranth) driven by a small hand-written side-load master that follows the core's
-cycle rule (pqsoc/acc/iss/kmac.py), error halts."""
+cycle rule (ip/acc/iss/kmac.py), error halts."""
 import hashlib
 import random
 
 from amaranth.sim import Simulator
 
 from ip.acc.tests.iss_util import ISA, cyc, run
-from ip.kmac.kmac import Kmac
-from ip.kmac.model import ERR_DIGEST_EARLY, ERR_MASK
-from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.iss import Sim
+from ip.kmac.rtl.kmac import Kmac
+from ip.kmac.model.transaction import ERR_DIGEST_EARLY, ERR_MASK
+from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
+from ip.acc.tools.asm import assemble
+from ip.acc.iss import Iss
 
 KMAC_BIT = 1 << ISA.errors["KMAC"]["bit"]
 SHA3, SHAKE = 0, 1
@@ -192,7 +192,7 @@ def test_hashes_match_hashlib():
              (SHA3, S256, rng.randbytes(136), 1, dict(chunk=20, declared=True)),
              (SHA3, S256, b"", 1, {}),
              (SHAKE, S128, b"abc", 1, dict(chunk=3, nops=2))]
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     for mode, strength, msg, nw, kw in cases:
         p, dmem = hash_prog(mode, strength, msg, nw, **kw)
         sim.reset()
@@ -246,7 +246,7 @@ def test_back_to_back_operations_and_status_csr():
 
 def trace(src):
     """Cycles of each executed instruction (source line, cycles)."""
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     lines = src.splitlines()
     sim.load_program(assemble(src, "t.s", ISA))
     out = []

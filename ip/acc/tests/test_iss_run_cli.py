@@ -1,16 +1,16 @@
-"""python -m pqsoc.acc.run: exit codes and output."""
+"""python -m ip.acc.tools.run: exit codes and output."""
 import subprocess
 import sys
 
 from ip.acc.tests.iss_util import ISA
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.isa import REPO
+from ip.acc.tools.asm import assemble
+from pqsoc import REPO
 
 
 def _cli(tmp_path, src, *args):
     prog = tmp_path / "p.hex"
     prog.write_text("".join(f"{w:08x}\n" for w in assemble(src, "p.s", ISA)))
-    return subprocess.run([sys.executable, "-m", "pqsoc.acc.run", str(prog), *args],
+    return subprocess.run([sys.executable, "-m", "ip.acc.tools.run", str(prog), *args],
                           capture_output=True, text=True, cwd=REPO)
 
 

@@ -6,14 +6,14 @@ from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
 
 from ip.acc.kernels import ntt_mldsa
 from ip.acc.tests.iss_util import DSA, ISA, SET_VMODE1, pack, unpack, w256
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.iss import Sim
+from ip.acc.tools.asm import assemble
+from ip.acc.iss import Iss
 
 Q = 8380417
 
 
 def _run(src, coeffs, mont=False):
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     sim.load_program(assemble(src, "intt.s", ISA))
     for r in range(32):
         sim.dmem.write_bytes(ntt_mldsa.POLY + 32 * r, w256(pack(coeffs[8 * r:8 * r + 8], DSA)))
@@ -51,7 +51,7 @@ def test_mldsa_ntt_then_intt_round_trip():
     src = SET_VMODE1 + fwd + ntt_mldsa.intt_program()
     rng = random.Random(24)
     c = [rng.randrange(Q) for _ in range(256)]
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     sim.load_program(assemble(src, "rt.s", ISA))
     for r in range(32):
         sim.dmem.write_bytes(32 * r, w256(pack(c[8 * r:8 * r + 8], DSA)))

@@ -8,8 +8,8 @@ from kyber_py.polynomials.polynomials import PolynomialRing as KyberRing
 
 from ip.acc.kernels import ntt_mldsa, ntt_mlkem, pointwise
 from ip.acc.tests.iss_util import DSA, ISA, KEM, SET_VMODE1, pack, unpack, w256
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.iss import Sim
+from ip.acc.tools.asm import assemble
+from ip.acc.iss import Iss
 
 QD, QK = 8380417, 3329
 RD, RK = 1 << 32, 1 << 16
@@ -17,7 +17,7 @@ RD, RK = 1 << 32, 1 << 16
 
 def _sim(src, polys, words, mode):
     """polys: addr -> coefficient list; words: addr -> list of lane-value lists."""
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     sim.load_program(assemble(src, "k.s", ISA))
     lanes = mode[0]
     for addr, c in polys.items():

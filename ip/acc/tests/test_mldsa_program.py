@@ -6,7 +6,7 @@ import pytest
 from dilithium_py.ml_dsa import ML_DSA_65
 
 from ip.acc.kernels import mldsa
-from pqsoc.acc.asm import assemble
+from ip.acc.tools.asm import assemble
 from ip.acc.tests.iss_util import phase_cycles, run_image
 
 DSA = ML_DSA_65

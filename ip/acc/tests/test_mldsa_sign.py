@@ -1,18 +1,18 @@
 """ML-DSA-65 signing as one ACC program (ip/acc/kernels/mldsa_sign.py) on the ISS: the
 signature must equal dilithium-py's _sign_internal byte for byte (same sk, M', rnd) and
 verify; the loop must run as many iterations as dilithium-py's (final kappa = 5 x
-iterations). Seeds chosen from dilithium-py's iteration stages (ip.acc.bench's
+iterations). Seeds chosen from dilithium-py's iteration stages (ip.acc.dv.jobs's
 dsa_sign_stages): one accepted at once, one rejected at z and at r0 first, one with a
 rejection by the hint count. The ISS runs ~30 k cycles/s here (a signature 1.5-15 s), so
-the cases are few; ip/acc/bench.py (`python -m ip.acc.bench mldsa65_sign`) signs many."""
+the cases are few; ip/acc/dv/jobs.py (`python -m ip.acc.dv.jobs mldsa65_sign`) signs many."""
 import random
 
 import pytest
 from dilithium_py.ml_dsa import ML_DSA_65
 
-from ip.acc.bench import dsa_sign_stages
+from ip.acc.dv.jobs import dsa_sign_stages
 from ip.acc.kernels import mldsa, mldsa_sign as ms
-from pqsoc.acc.asm import assemble
+from ip.acc.tools.asm import assemble
 from ip.acc.tests.iss_util import phase_cycles, run_image
 
 DSA = ML_DSA_65

@@ -7,7 +7,7 @@ from dilithium_py.ml_dsa import ML_DSA_65
 from dilithium_py.utilities.utils import check_norm_bound, make_hint
 
 from ip.acc.kernels import mldsa, mldsa_sign_parts as sp
-from pqsoc.acc.asm import assemble
+from ip.acc.tools.asm import assemble
 from ip.acc.tests.iss_util import phase_cycles, run_image
 
 DSA = ML_DSA_65

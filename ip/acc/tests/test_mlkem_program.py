@@ -6,15 +6,15 @@ import pytest
 from kyber_py.ml_kem import ML_KEM_768
 
 from ip.acc.kernels import mlkem
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.iss import Sim
+from ip.acc.tools.asm import assemble
+from ip.acc.iss import Iss
 from ip.acc.tests.iss_util import phase_cycles
 
 KEM = ML_KEM_768
 
 
 def _run(src, dm, max_cycles=100_000, dmem_size=32 * 1024, imem_size=32 * 1024):
-    sim = Sim(dmem_size=dmem_size, imem_size=imem_size)
+    sim = Iss(dmem_size=dmem_size, imem_size=imem_size)
     words = assemble(src, "mlkem.s")
     sim.load_program(words)
     for a, b in dm.items():

@@ -1,7 +1,7 @@
 """The NTT schedules (ip/acc/kernels/ntt_mlkem.py, ntt_mldsa.py) assemble, fit the cycle
 budget, and compute FIPS 203's / FIPS 204's NTT under the bn.bfly.ct semantics of isa.yml.
 
-The kernels run on the ISS (pqsoc/acc/iss); see also test_iss_kernels.py.
+The kernels run on the ISS (ip/acc/iss); see also test_iss_kernels.py.
 """
 import random
 
@@ -9,9 +9,9 @@ from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
 from kyber_py.polynomials.polynomials import PolynomialRing
 
 from ip.acc.kernels import ntt_mldsa, ntt_mlkem
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.isa import load_isa
-from pqsoc.acc.iss import Sim
+from ip.acc.tools.asm import assemble
+from ip.acc.tools.isa import load_isa
+from ip.acc.iss import Iss
 
 ISA = load_isa()
 
@@ -35,9 +35,9 @@ def pack(vals):
 
 
 def run(words, dmem):
-    """Run the kernel on the ISS (pqsoc.acc.iss); dmem maps 32-byte word index -> value,
+    """Run the kernel on the ISS (ip.acc.iss); dmem maps 32-byte word index -> value,
     updated in place. VMODE is set by the host as vmode() selected. Returns cycles."""
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     sim.csr.write(ISA.csrs["VMODE"]["addr"], int(LANES == 8))
     sim.load_program(words)
     for r, value in dmem.items():
@@ -64,7 +64,7 @@ def test_mlkem_ntt_kernel_matches_fips203():
         assert got == ring(list(coeffs)).to_ntt().coeffs
     # two passes over 8 of the 16 registers: 2 x 16 data loads and stores, 8 twiddle loads,
     # 56 butterflies, ecall (<= 400); the multiplier takes one butterfly every 2 cycles:
-    # >= 128 cycles, 140 list-scheduled (ip/acc/kernels/sched.py)
+    # >= 128 cycles, 140 list-scheduled (ip/acc/tools/sched.py)
     assert len(words) == 129
     assert cycles <= 140
 

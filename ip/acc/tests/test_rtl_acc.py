@@ -9,20 +9,21 @@
 """
 import pytest
 
-from pqsoc.acc import fuzz
+from ip.acc.dv import lockstep
+from ip.acc.dv.rig import FuzzConfig
 
 FUZZ_COUNT = 200
 
 
 @pytest.fixture(scope="module")
 def rtl_small():
-    from ip.acc.rtl.fuzz_backend import RtlBackend
+    from ip.acc.dv.rtl_runner import RtlBackend
     return RtlBackend(2048, 2048)
 
 
 def test_fuzz_lockstep_rtl_vs_iss(rtl_small):
-    cfg = fuzz.FuzzConfig(kmac=True)     # with KMAC sessions and misuse: the RTL has a KMAC
-    passed, failed, failures = fuzz.fuzz(FUZZ_COUNT, 11, fuzz.IssBackend(2048, 2048), rtl_small, cfg)
+    cfg = FuzzConfig(kmac=True)     # with KMAC sessions and misuse: the RTL has a KMAC
+    passed, failed, failures = lockstep.fuzz(FUZZ_COUNT, 11, lockstep.IssBackend(2048, 2048), rtl_small, cfg)
     msg = "\n".join(f"program {f.index} ({f.program.desc}):\n  " + "\n  ".join(f.diffs)
                     for f in failures[:3])
     assert failed == 0 and passed == FUZZ_COUNT, msg
@@ -34,18 +35,18 @@ def test_wdr_beyond_the_count_is_illegal_then_next_program_runs(rtl_small):
     and the next program, started without any reset, computes correctly; back to back in
     one RTL simulation, every run equal to the ISS's."""
     from ip.acc.tests.iss_util import BAD_WDR
-    from pqsoc.acc.asm import assemble
+    from ip.acc.tools.asm import assemble
     good = assemble("addi x1, x0, 3\nbn.bcast w15, x1\nbn.addv w14, w15, w15\n"
                     "bn.sw w14, 64(x0)\necall\n")
     dmem = bytes(range(256)) * 8
     jobs = []
     for bad in BAD_WDR:
         jobs += [(assemble("bn.lw w1, 0(x0)\n" + bad + "ecall\n"), dmem, 1000), (good, dmem, 1000)]
-    iss = fuzz.IssBackend(2048, 2048)
+    iss = lockstep.IssBackend(2048, 2048)
     rtl = rtl_small.run_many(jobs)
     for k, (job, r) in enumerate(zip(jobs, rtl)):
         ref = iss.run(*job)
-        assert fuzz.compare(ref, r, ("iss", "rtl")) == [], (k, fuzz.compare(ref, r, ("iss", "rtl")))
+        assert lockstep.compare(ref, r, ("iss", "rtl")) == [], (k, lockstep.compare(ref, r, ("iss", "rtl")))
         if k % 2 == 0:
             assert (r.halt, r.err_bits, r.stop_pc, r.insns) == ("error", 1, 4, 1), (k, r)
             assert r.dmem == bytes(2048)                  # wiped
@@ -73,7 +74,7 @@ def test_mul_unit_interlocks_and_replaced_results(rtl_small):
     behind, a write or load to a register whose result is in flight) in both VMODEs: the RTL
     counts the ISS's cycles (base + the listed stall) and leaves the ISS's registers, which
     hold the later write's value where one replaced an in-flight result."""
-    from pqsoc.acc.asm import assemble
+    from ip.acc.tools.asm import assemble
     import random
     rng = random.Random(5)
     dmem = bytes(rng.getrandbits(8) for _ in range(2048))
@@ -88,12 +89,12 @@ def test_mul_unit_interlocks_and_replaced_results(rtl_small):
         for body, stall in MUL_UNIT_CASES:
             jobs.append((assemble(head + "addi x0, x0, 0\n" + body + dump + "ecall\n"), dmem, 1000))
             expect.append((body, stall, len(body.splitlines())))
-    iss = fuzz.IssBackend(2048, 2048)
+    iss = lockstep.IssBackend(2048, 2048)
     rtl = rtl_small.run_many(jobs)
     base_cycles = {}
     for k, (job, r, exp) in enumerate(zip(jobs, rtl, expect)):
         ref = iss.run(*job)
-        assert fuzz.compare(ref, r, ("iss", "rtl")) == [], (exp, fuzz.compare(ref, r, ("iss", "rtl")))
+        assert lockstep.compare(ref, r, ("iss", "rtl")) == [], (exp, lockstep.compare(ref, r, ("iss", "rtl")))
         assert r.halt == "ecall", (exp, r)
         vmode = k // (len(MUL_UNIT_CASES) + 1)
         if exp is None:
@@ -115,7 +116,7 @@ def test_mul_unit_interlocks_and_replaced_results(rtl_small):
 def test_kernels_on_rtl_match_reference_and_iss_cycles():
     """ip/acc/bench.measure checks each kernel's output against kyber-py / dilithium-py on the
     ISS and on the RTL, and that both count the same cycles (it raises otherwise)."""
-    from ip.acc.bench import measure
+    from ip.acc.dv.jobs import measure
     figures = measure(rtl=True)
     for key in ("ntt_mlkem", "intt_mlkem", "ntt_mldsa", "intt_mldsa", "sample_ntt_mlkem",
                 "sample_ntt_mldsa"):

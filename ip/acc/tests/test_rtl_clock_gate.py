@@ -13,10 +13,10 @@ import subprocess
 from amaranth.back import verilog
 
 from ip.acc.rtl.acc import REGS_YML
-from ip.acc.rtl.sim_top import AccWithKmac
-from pqsoc.acc.asm import assemble
-from pqsoc.flow.vsim import VERILATOR_ARGS
-from pqsoc.regtool import load
+from ip.acc.dv.rtl_top import AccWithKmac
+from ip.acc.tools.asm import assemble
+from pqsoc.flow.verilator import VERILATOR_ARGS
+from ip.common.regtool import load
 
 IMEM, DMEM = 0x10000, 0x20000
 DMEM_BYTES = 1024

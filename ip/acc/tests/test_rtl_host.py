@@ -3,9 +3,9 @@ status, counters, interrupt, WIPE/abort, and host misuse (flagged, nothing lost)
 from amaranth.sim import Simulator
 
 from ip.acc.rtl.acc import REGS_YML, Acc
-from ip.kmac.wb_driver import wb_access
-from pqsoc.acc.asm import assemble
-from pqsoc.regtool import load
+from ip.kmac.dv.wb_driver import wb_access
+from ip.acc.tools.asm import assemble
+from ip.common.regtool import load
 
 RM = load(REGS_YML)
 OFF = {r.name: r.offset for r in RM.registers}

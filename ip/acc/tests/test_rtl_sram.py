@@ -1,4 +1,4 @@
-"""ip/acc/rtl/sram.py: SramBank in behavioural mode (Amaranth simulator vs a Python model) and in
+"""ip/common/sram.py: SramBank in behavioural mode (Amaranth simulator vs a Python model) and in
 macro mode (Verilog text: instance count and port hookup; a short Icarus run on the OpenRAM
 behavioural models when Icarus and the PDK are there)."""
 import os
@@ -12,7 +12,7 @@ import pytest
 from amaranth.back import verilog
 from amaranth.sim import Simulator
 
-from ip.acc.rtl.sram import MACROS, SramBank
+from ip.common.sram import MACROS, SramBank
 
 M1K = "sky130_sram_1kbyte_1rw1r_32x256_8"
 M2K = "sky130_sram_2kbyte_1rw1r_32x512_8"

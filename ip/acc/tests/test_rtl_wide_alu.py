@@ -14,12 +14,12 @@ from amaranth.sim import Simulator
 
 from ip.acc.rtl.wide_alu import (DIST_NAMES, MODES, MUL_UNIT_OPS, WIDE_OP_OF_MNEMONIC,
                                  WideAlu, WideOp, uses_mul_unit)
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.isa import load_isa
-from pqsoc.acc.iss import Sim
+from ip.acc.tools.asm import assemble
+from ip.acc.tools.isa import load_isa
+from ip.acc.iss import Iss
 
 ISA = load_isa()
-_SIM = Sim(ISA)
+_SIM = Iss(ISA)
 _WORDS = {}
 
 

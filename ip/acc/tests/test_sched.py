@@ -1,11 +1,11 @@
-"""ip/acc/kernels/sched.py: dependences, barriers, loop bodies, and random straight-line
+"""ip/acc/tools/sched.py: dependences, barriers, loop bodies, and random straight-line
 programs that give the same machine state on the ISS after scheduling, never slower."""
 import random
 
-from ip.acc.kernels import sched
+from ip.acc.tools import sched
 from ip.acc.tests.iss_util import ISA
-from pqsoc.acc.asm import assemble
-from pqsoc.acc.iss import Sim
+from ip.acc.tools.asm import assemble
+from ip.acc.iss import Iss
 
 
 def _preds(lines, noalias=()):
@@ -140,7 +140,7 @@ def _random_program(rng, n):
 
 
 def _run(lines, image):
-    sim = Sim(ISA)
+    sim = Iss(ISA)
     sim.load_program(assemble("\n".join(lines + ["ecall"]) + "\n", "r.s", ISA))
     sim.dmem.write_bytes(0, image)
     h = sim.run(max_cycles=100_000)

@@ -1,4 +1,4 @@
-"""ip/acc/rtl/stream_unit.py (sampler slice) against its cycle model pqsoc/acc/iss/smp.py and
+"""ip/acc/rtl/stream_unit.py (sampler slice) against its cycle model ip/acc/iss/stream_unit.py and
 against kyber-py / dilithium-py.
 
 (a) cycle-exact: random jobs (modes, counts, VMODEs, destinations), random digest valid
@@ -20,7 +20,7 @@ from amaranth.sim import Simulator
 from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65
 from kyber_py.ml_kem import ML_KEM_768
 from ip.acc.rtl.stream_unit import StreamUnit
-from pqsoc.acc.iss.smp import Q, StreamUnitModel
+from ip.acc.iss.stream_unit import Q, StreamUnitModel
 
 DMEM_WORDS = 512
 OUTS = ("dig_ready", "wr_req", "wr_addr", "wr_data", "busy", "produced")

@@ -13,7 +13,7 @@ from amaranth.sim import Simulator
 
 from ip.common.wb_sram import SocMemories, WishboneSram
 from pqsoc.flow.gls import sram_cycle_model
-from ip.acc.rtl.sram import MACROS
+from ip.common.sram import MACROS
 
 MACRO = "sky130_sram_2kbyte_1rw1r_32x512_8"
 

@@ -11,8 +11,8 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
-from ip.kmac import sp800_185
-from ip.kmac.wb_driver import OFF, OPS
+from ip.kmac.dv import sp800_185
+from ip.kmac.dv.wb_driver import OFF, OPS
 
 TIMEOUT = 1000
 

@@ -1,8 +1,8 @@
 """Testbench helpers that drive the sponge's stream ports (also the side-load port)."""
 import random
 
-from ip.kmac.model import CSHAKE, SHA3, SHAKE
-from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START
+from ip.kmac.model.transaction import CSHAKE, SHA3, SHAKE
+from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
 STRENGTH_CODE = {128: 0, 224: 1, 256: 2, 384: 3, 512: 4}
 MODE_CODE = {"sha3": SHA3, "shake": SHAKE, "cshake": CSHAKE}

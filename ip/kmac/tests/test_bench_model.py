@@ -1,15 +1,14 @@
-"""Cycle figures (ip/kmac/bench.py) and the transaction-level model (ip/kmac/model.py)."""
+"""Cycle figures (ip/kmac/dv/bench.py) and the transaction-level model (ip/kmac/model/transaction.py)."""
 import random
 
 import pytest
 
-from ip.kmac import sp800_185
-from ip.kmac.bench import measure
-from ip.kmac.model import (ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_SEQUENCE, ERR_UNDERSIZE,
-                           SpongeModel)
+from ip.kmac.dv import sp800_185
+from ip.kmac.dv.bench import measure
+from ip.kmac.model.transaction import (ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_SEQUENCE, ERR_UNDERSIZE, SpongeModel)
 
-from .refs import reference
-from .sponge_bench import MODE_CODE, STRENGTH_CODE
+from ip.kmac.tests.refs import reference
+from ip.kmac.tests.sponge_bench import MODE_CODE, STRENGTH_CODE
 
 
 @pytest.mark.parametrize("rpc", [1, 2])

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from .refs import reference, split_mode
+from ip.kmac.tests.refs import reference, split_mode
 
 KEY = bytes(range(0x40, 0x60))
 
@@ -72,9 +72,9 @@ def test_regtool(tmp_path):
 
 def test_model_constants_match_register_map():
     """The error bits in the engine/model and the register map are one set of numbers."""
-    from ip.kmac import model
-    from ip.kmac.kmac import REGS_YML
-    from pqsoc.regtool import load
+    from ip.kmac.model import transaction as model
+    from ip.kmac.rtl.kmac import REGS_YML
+    from ip.common.regtool import load
     rm = load(REGS_YML)
     for f in rm.reg("ERR_CODE").fields:
         assert getattr(model, f"ERR_{f.name}") == f.mask
@@ -84,8 +84,8 @@ def test_model_constants_match_register_map():
 
 def test_registers_md_up_to_date():
     """ip/kmac/doc/registers.md is regtool's output for the YAML (regenerate when it fails)."""
-    from ip.kmac.kmac import REGS_YML
-    from pqsoc.regtool import load, markdown
+    from ip.kmac.rtl.kmac import REGS_YML
+    from ip.common.regtool import load, markdown
     root = Path(__file__).resolve().parents[3]
     rm = load(REGS_YML.relative_to(root)) if REGS_YML.is_absolute() else load(REGS_YML)
     doc = (root / "ip" / "kmac" / "doc" / "registers.md").read_text()
@@ -98,8 +98,8 @@ def test_c_header_compiles(tmp_path):
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
         pytest.skip("no C compiler")
-    from ip.kmac.kmac import REGS_YML
-    from pqsoc.regtool import c_header, load
+    from ip.kmac.rtl.kmac import REGS_YML
+    from ip.common.regtool import c_header, load
     (tmp_path / "kmac_regs.h").write_text(c_header(load(REGS_YML)))
     (tmp_path / "t.c").write_text('#include "kmac_regs.h"\n'
                                   "_Static_assert(KMAC_MSG_REG_OFFSET == 0x20, \"msg\");\n"

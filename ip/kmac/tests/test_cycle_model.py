@@ -6,12 +6,12 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from ip.kmac.cycle_model import INPUTS, KmacCycleModel
-from ip.kmac.kmac import Kmac
-from ip.kmac.model import ERR_DIGEST_EARLY, ERR_MASK, ERR_OWNER, ERR_SEQUENCE
-from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START
+from ip.kmac.model.cycle import INPUTS, KmacCycleModel
+from ip.kmac.rtl.kmac import Kmac
+from ip.kmac.model.transaction import ERR_DIGEST_EARLY, ERR_MASK, ERR_OWNER, ERR_SEQUENCE
+from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
-from .refs import reference
+from ip.kmac.tests.refs import reference
 
 OUTPUTS = ("granted", "cmd_ready", "msg_ready", "digest_valid", "digest_data", "error",
            "error_code")

@@ -4,7 +4,7 @@ import hashlib
 import pytest
 from amaranth.sim import Simulator
 
-from ip.kmac.keccak import KeccakCore
+from ip.kmac.rtl.keccak import KeccakCore
 
 
 def _padded_block(msg: bytes, rate: int, dsbyte: int) -> int:

@@ -3,15 +3,14 @@ import random
 
 from amaranth.sim import Simulator
 
-from ip.kmac import sp800_185
-from ip.kmac import wb_driver as wb
-from ip.kmac.kmac import OWNER_SL, Kmac
-from ip.kmac.model import (ERR_DIGEST_EARLY, ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_OWNER,
-                           ERR_SEQUENCE, ERR_UNDERSIZE)
-from ip.kmac.sideload import OP_FINISH, OP_START
+from ip.kmac.dv import sp800_185
+from ip.kmac.dv import wb_driver as wb
+from ip.kmac.rtl.kmac import OWNER_SL, Kmac
+from ip.kmac.model.transaction import (ERR_DIGEST_EARLY, ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_OWNER, ERR_SEQUENCE, ERR_UNDERSIZE)
+from ip.kmac.rtl.sideload import OP_FINISH, OP_START
 
-from . import sponge_bench as sb
-from .refs import reference
+from ip.kmac.tests import sponge_bench as sb
+from ip.kmac.tests.refs import reference
 
 KEY = bytes(range(0x40, 0x60))
 

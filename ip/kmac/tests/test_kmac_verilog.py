@@ -9,7 +9,7 @@ pytestmark = pytest.mark.skipif(shutil.which("verilator") is None, reason="veril
 
 @pytest.fixture(scope="module")
 def kmac_v(tmp_path_factory):
-    from pqsoc.blocks import get
+    from pqsoc.cli.blocks import get
     return get("kmac").emit(tmp_path_factory.mktemp("kmac_rtl"))[0]
 
 
@@ -21,7 +21,7 @@ def test_verilator_lint(kmac_v):
 
 
 def test_cocotb_on_verilog(kmac_v, tmp_path):
-    from pqsoc.flow.vsim import run_cocotb
+    from pqsoc.flow.verilator import run_cocotb
     res = run_cocotb(sources=[kmac_v], top="kmac", test_module="ip.kmac.tests.cocotb_kmac",
                      build_dir=tmp_path / "vsim", label="kmac RTL")
     print(f"\nVerilator figures: {res.figures}")

@@ -1,16 +1,16 @@
-"""Sponge engine (ip/kmac/sponge.py) on its stream ports against hashlib / pycryptodome."""
+"""Sponge engine (ip/kmac/rtl/sponge.py) on its stream ports against hashlib / pycryptodome."""
 import random
 
 import pytest
 from amaranth.sim import Simulator
 
-from ip.kmac import sp800_185
-from ip.kmac.model import (ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_SEQUENCE, ERR_UNDERSIZE)
-from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START
-from ip.kmac.sponge import Sponge
+from ip.kmac.dv import sp800_185
+from ip.kmac.model.transaction import ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_SEQUENCE, ERR_UNDERSIZE
+from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
+from ip.kmac.rtl.sponge import Sponge
 
-from . import sponge_bench as sb
-from .refs import reference
+from ip.kmac.tests import sponge_bench as sb
+from ip.kmac.tests.refs import reference
 
 
 def simulate(bench_fn, rpc=1):

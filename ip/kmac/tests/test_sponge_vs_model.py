@@ -6,11 +6,11 @@ import random
 import pytest
 from amaranth.sim import Simulator
 
-from ip.kmac.model import ABSORB, SQUEEZE, SpongeModel
-from ip.kmac.sideload import OP_FINISH, OP_PAD, OP_START
-from ip.kmac.sponge import Sponge
+from ip.kmac.model.transaction import ABSORB, SQUEEZE, SpongeModel
+from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
+from ip.kmac.rtl.sponge import Sponge
 
-from . import sponge_bench as sb
+from ip.kmac.tests import sponge_bench as sb
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

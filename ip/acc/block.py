@@ -1,0 +1,53 @@
+"""The ACC as a block: its constants, declared once, and the flow's view of it.
+
+The SoC (soc/), the ISS jobs and benchmarks (ip/acc/dv/), the firmware, the reports and the
+OpenLane configuration (pnr/) read these. The verification hooks (benchmark, gate-level run)
+live in ip/acc/dv/ and are wired to the block by the registry (pqsoc/cli/blocks.py).
+"""
+from pqsoc.flow.block import Block, emit_amaranth
+
+# Every ACC memory is built of this OpenRAM macro (2 KiB, 32 x 512, one rw and one r port).
+SRAM_MACRO = "sky130_sram_2kbyte_1rw1r_32x512_8"
+MACRO_BYTES = 2048
+
+# The taped-out ACC (block acc, silicon SoC `soc`): 16 KiB each, what the ML-KEM-768 decaps
+# program needs (13.7 KB code, 16.0 KB data, ip/acc/kernels/mlkem.py); the taped-out sizes are
+# the floorplan's choice.
+IMEM_SIZE = DMEM_SIZE = 16 * 1024
+# The anchor's ACC memories (soc_acc32k and the simulation SoC): what ML-DSA-65 signing needs
+# (program ~23 KB, DMEM 32.1 KB).
+LARGE_IMEM_SIZE = LARGE_DMEM_SIZE = 32 * 1024
+
+PERIOD_NS = 20.0     # the SoC's clock (50 MHz): synthesis, STA and hardening target
+
+# The ACC's full adders mapped to fa_1 (Block.full_adders), in blocks acc and soc: the wide ALU's
+# partial-product trees (wires `csa*`, ip/acc/rtl/wide_alu.py) and their input cones, in its first
+# stage; not the second stage (the critical path: Montgomery trees and CT add/subtract): with
+# every full adder of the design mapped, fmax tt fell from 56.8 to 51.3 MHz (logic 2.26 -> 2.07 mm2)
+FULL_ADDERS = "w:*csa* %ci9"
+
+
+def _acc():
+    from ip.acc.rtl.acc import Acc
+    return Acc(imem_size=IMEM_SIZE, dmem_size=DMEM_SIZE, sram_macro=SRAM_MACRO, clock_gate="sky130")
+
+
+ACC = Block(
+    name="acc",
+    top="acc",
+    description=("PQC coprocessor ACC (ip/acc/rtl/acc.py): core, 256-bit wide ALU, KMAC side-load "
+                 f"master, stream unit; IMEM {IMEM_SIZE // 1024} KiB ({IMEM_SIZE // MACRO_BYTES} x 2 KiB "
+                 f"macros) and DMEM {DMEM_SIZE // 1024} KiB ({DMEM_SIZE // MACRO_BYTES} macros side by side, "
+                 f"256 bits) on {SRAM_MACRO} ({(IMEM_SIZE + DMEM_SIZE) // MACRO_BYTES} macros, black boxes)"),
+    emit=emit_amaranth(_acc, "acc"),
+    period_ns=PERIOD_NS,
+    macros=(SRAM_MACRO,),
+    abc_dch=False,
+    full_adders=FULL_ADDERS,
+    notes=("macro area is the LEF SIZE of the 16 macros (logic area excludes it); the OpenRAM Liberty "
+           "launches dout0 at the falling clock edge, so paths from the macros get half a period; "
+           "mapped without ABC's &dch (too slow at this size); the core's clock comes through one "
+           "sky130_fd_sc_hd__dlclkp_1 (idle clock gate; an ideal clock in STA, its enable timed as "
+           "a clock-gating check); the wide ALU's partial-product trees map their full adders to "
+           "sky130_fd_sc_hd__fa_1 (extract_fa); cycles: ip/acc/dv/jobs.py, ISS = RTL"),
+)

@@ -1,0 +1,213 @@
+"""`pqsoc gls acc`: the ACC netlist's gate-level run, the hook the ACC hands the generic flow
+(pqsoc/flow/gls.py; registered in pqsoc/cli/blocks.py as Block.gls).
+
+"""
+import time
+
+from ip.acc import block as acc_block
+from ip.common.sram import MACROS as SRAM_GEOMETRY
+from pqsoc import BUILD, FlowError
+from pqsoc.flow import synth as synth_mod
+from pqsoc.flow.gls import (check_cells, check_macros, compare_cycles, flat_netlist, write_sram_models)
+from pqsoc.flow.pdk import find_pdk
+from pqsoc.flow.synth import load_manifest
+
+# ---------------------------------------------------------------------------------- the ACC
+# The ACC has no cocotb test: its gate-level run is the harness of `pqsoc acc fuzz` (C++ host
+# driver, ip/acc/dv/rtl_runner.py) on a top with the RTL top's ports (ip/acc/dv/gls_top.py:
+# the netlist, SRAM macro models, the RTL KMAC on the side-load port). It runs the ACC kernels
+# (ISS, RTL and netlist: equal cycles, registers, DMEM) and random programs in lockstep with
+# the ISS, once per random initial state.
+
+ACC_NETLIST_MODULE = "acc_netlist"
+ACC_FUZZ_SEED = 1            # `pqsoc acc fuzz` seed of the programs
+ACC_FUZZ_PER_SEED = 100      # programs per random initial state (different programs per state)
+
+
+def acc_gl_model(log=print):
+    """(manifest, Verilog sources of the gate-level top, build folder) of the ACC netlist that
+    `pqsoc synth acc` wrote; refused when stale. The build folder is keyed by the netlist hash."""
+    from ip.acc.dv import gls_top
+    block = acc_block.ACC
+    pdk = find_pdk()
+    manifest = load_manifest("acc", check_rtl=True)
+    netlist = synth_mod.synth_dir("acc") / "netlist.v"
+    check_cells(netlist, pdk)
+    check_macros(netlist, block.macros)
+    build_dir = BUILD / "gls" / "acc" / f"gls-{manifest['netlist_sha256'][:12]}"
+    t0 = time.monotonic()
+    flat = flat_netlist(netlist, block.top, pdk, build_dir, log=log,
+                        blackboxes=[pdk.sram(m, "lib") for m in block.macros], rename=ACC_NETLIST_MODULE)
+    flatten_s = time.monotonic() - t0
+    srams = write_sram_models(block.macros, SRAM_GEOMETRY, build_dir / "sram_models.v")
+    top = gls_top.emit(flat.read_text(), ACC_NETLIST_MODULE, build_dir)
+    return manifest, [top, flat, srams], build_dir, flatten_s
+
+
+def acc_backend(seed: int, log=print):
+    """The gate-level fuzz backend of the ACC netlist with random initial state `seed`."""
+    from ip.acc.dv.gls_top import GateLevelBackend
+    _, sources, build_dir, _ = acc_gl_model(log)
+    return GateLevelBackend(acc_block.IMEM_SIZE, acc_block.DMEM_SIZE, sources, build_dir, seed,
+                            label=f"ACC gate level (seed {seed})", log=log)
+
+
+SPEED_LOOP = "loopi 400, 2\nloopi 500, 1\naddi x1, x1, 1\necall\n"   # 200 k cycles, no memory
+
+
+def acc_kernel_jobs() -> list:
+    """(key, words, DMEM image, max cycles, check(result) -> error or None) of the ACC kernels
+    (ip/acc/dv/jobs.py: NTT/INTT for ML-KEM and ML-DSA, A_hat sampling through KMAC and the stream
+    unit; ML-KEM-768 decapsulation, valid and rejected ciphertext), at the block's memory sizes.
+    The checks are against kyber-py / dilithium-py (independent of the ACC)."""
+    from ip.acc.dv import jobs as bench
+    from ip.acc.tools.asm import assemble
+    size = acc_block.DMEM_SIZE
+    jobs = []
+    for key, src, dm, mode, ref, base in bench.kernel_jobs():
+        def check(r, mode=mode, ref=ref, base=base):
+            got = []
+            for w in range(256 // mode[0]):
+                got += bench.unpack(r.dmem[base + 32 * w:base + 32 * w + 32], mode)
+            return None if r.halt == "ecall" and got == ref else f"wrong result ({r.halt}, err {r.err_bits:#x})"
+        jobs.append((key, assemble(src, f"{key}.s"), bench.image(dm, size), 20_000, check))
+    return jobs + bench.mlkem_decaps_jobs(mem=size)
+
+
+def speed_job() -> tuple:
+    from ip.acc.tools.asm import assemble
+    return ("speed_loop", assemble(SPEED_LOOP, "speed.s"), bytes(acc_block.DMEM_SIZE), 300_000,
+            lambda r: None if r.halt == "ecall" and r.cycles >= 200_000 else f"{r.halt} after {r.cycles} cycles")
+
+
+def _acc_kernels(jobs, iss_runs, backend, name: str) -> dict:
+    """Runs the kernel jobs on a backend; every result must equal the ISS's (full compare)."""
+    from ip.acc.dv.lockstep import compare
+    t0 = time.monotonic()
+    runs = backend.run_many([(w, img, cyc) for _, w, img, cyc, _ in jobs])
+    secs = time.monotonic() - t0
+    for (key, _, _, cyc, _), r_iss, r in zip(jobs, iss_runs, runs):
+        if r.halt == "cycle_limit" and r_iss.halt != "cycle_limit":
+            raise FlowError(f"acc {name}: {key} did not halt within its cycle limit of {cyc} "
+                            f"(ISS: {r_iss.halt} after {r_iss.cycles} cycles)")
+        diffs = compare(r_iss, r, ("iss", name))
+        if diffs:
+            raise FlowError(f"acc {name}: {key} differs from the ISS: " + "; ".join(diffs[:8]))
+    return {"runs": runs, "seconds": secs}
+
+
+class DmemWindow:
+    """A fuzz backend seen through the first `size` bytes of DMEM: the program's DMEM image is
+    cut to them (the rest of DMEM keeps what the earlier programs left: zero, wipes, stores) and
+    only they are read back and compared. Used on both sides of the gate-level lockstep (ISS and
+    netlist), so that a program costs ~2 k cycles of host traffic instead of ~12 k (a random
+    16 KiB image written and read back). The fuzz layout keeps data, register dumps and every
+    generated load/store in the first 2 KiB; the kernels compare the whole DMEM."""
+
+    def __init__(self, backend, size: int):
+        self.backend = backend
+        self.size = size
+
+    def run(self, program_words, dmem, max_cycles):
+        import dataclasses
+        r = self.backend.run(program_words, bytes(dmem)[:self.size], max_cycles)
+        return dataclasses.replace(r, dmem=r.dmem[:self.size])
+
+    def __getattr__(self, name):
+        return getattr(self.backend, name)
+
+
+class DmemWindowMany(DmemWindow):
+    def run_many(self, jobs):
+        return self.backend.run_many([(w, bytes(d)[:self.size], c) for w, d, c in jobs])
+
+
+ACC_FUZZ_DMEM_WINDOW = 2048
+
+
+def gls_acc(seeds=(1, 2, 3), fuzz_per_seed: int = ACC_FUZZ_PER_SEED, log=print,
+            fuzz_window: int | None = ACC_FUZZ_DMEM_WINDOW) -> dict:
+    """`pqsoc gls acc`: the ACC netlist runs the kernels and fuzz_per_seed random programs per
+    random initial state, in lockstep with the ISS; kernel cycles must also equal the RTL's."""
+    from ip.acc.dv.rtl_runner import RtlBackend
+    from ip.acc.dv.gls_top import GateLevelBackend
+    from ip.acc.dv.rig import FuzzConfig
+    from ip.acc.dv.lockstep import IssBackend, fuzz
+    size_i, size_d = acc_block.IMEM_SIZE, acc_block.DMEM_SIZE
+    manifest, sources, build_dir, flatten_s = acc_gl_model(log)
+    jobs = acc_kernel_jobs()
+    iss = IssBackend(size_i, size_d)
+    iss_runs = [iss.run(w, img, cyc) for _, w, img, cyc, _ in jobs]
+    speed = speed_job()
+    speed_iss = iss.run(*speed[1:4])
+    for (key, *_, check), r in zip(jobs + [speed], iss_runs + [speed_iss]):
+        err = check(r)
+        if err:
+            raise FlowError(f"acc: kernel {key} on the ISS: {err}")
+    log("[gls] acc: kernels on the RTL (behavioural memories, same sizes)")
+    rtl_res = _acc_kernels(jobs, iss_runs, RtlBackend(size_i, size_d, log=log), "RTL")
+    ref = {key: r.cycles for (key, *_), r in zip(jobs, rtl_res["runs"])}
+    cfg = FuzzConfig(imem_size=size_i, dmem_size=size_d, kmac=True)
+    per_seed = {}
+    gl_by_seed = {}
+    build = {}
+    for k, seed in enumerate(seeds):
+        be = GateLevelBackend(size_i, size_d, sources, build_dir, seed,
+                              label=f"ACC gate level (seed {seed})", log=log)
+        if not build:
+            cached = (be.model_dir / "Vacc").is_file()
+            if not cached:
+                log(f"[gls] acc: building the gate-level model (Verilator, {build_dir})")
+            be.build()
+            build = {"cached": cached, "verilator_build_s": round(be.build_seconds, 1),
+                     "flatten_s": round(flatten_s, 1), "model_dir": str(be.model_dir)}
+        log(f"[gls] acc: kernels at gate level, random initial state seed {seed}")
+        res = _acc_kernels(jobs, iss_runs, be, f"gate level (seed {seed})")
+        gl = {key: r.cycles for (key, *_), r in zip(jobs, res["runs"])}
+        compare_cycles("acc", ref, gl, seed)
+        gl_by_seed[seed] = gl
+        kernel_cycles = sum(gl.values())
+        start = k * fuzz_per_seed
+        log(f"[gls] acc: {fuzz_per_seed} random programs (fuzz seed {ACC_FUZZ_SEED}, "
+            f"{start}..{start + fuzz_per_seed - 1}) at gate level, seed {seed}")
+        be.sim_cycles = 0
+        t0 = time.monotonic()
+        ref_be, dut_be = IssBackend(size_i, size_d), be
+        if fuzz_window:
+            ref_be, dut_be = DmemWindow(ref_be, fuzz_window), DmemWindowMany(be, fuzz_window)
+        passed, failed, failures = fuzz(fuzz_per_seed, ACC_FUZZ_SEED, ref_be, dut_be, cfg, start=start)
+        fsecs = time.monotonic() - t0
+        if failures:
+            out = BUILD / "gls" / "acc" / "fuzz_failures"
+            fl = failures[0]
+            stem = fl.write(out)
+            raise FlowError(f"acc gate level (seed {seed}): {failed} of {passed + failed} random programs "
+                            f"differ from the ISS; first: program {fl.index} of fuzz seed {fl.seed} "
+                            f"({stem}.s): " + "; ".join(fl.diffs[:8]))
+        per_seed[seed] = {"kernels_s": round(res["seconds"], 1), "kernel_cycles": kernel_cycles,
+                          "fuzz_programs": passed + failed, "fuzz_passed": passed, "fuzz_failed": failed,
+                          "fuzz_first_program": start, "fuzz_acc_cycles": be.sim_cycles,
+                          "fuzz_s": round(fsecs, 1)}
+        if k == 0:      # simulation speed: one long loop, no host traffic but the warm-up
+            sres = _acc_kernels([speed], [speed_iss], be, f"gate level (seed {seed})")
+            build["speed_loop_cycles"] = sres["runs"][0].cycles
+            build["speed_loop_s"] = round(sres["seconds"], 2)
+            build["cycles_per_s"] = round(sres["runs"][0].cycles / sres["seconds"])
+            log(f"[gls] acc: {build['cycles_per_s']} cycles/s at gate level "
+                f"({build['speed_loop_cycles']} cycles in {sres['seconds']:.1f} s, process start included)")
+        log(f"[gls] acc: seed {seed}: kernels equal to the RTL and the ISS ({res['seconds']:.0f} s), "
+            f"{passed} passed, {failed} failed ({fsecs:.0f} s)")
+    table = {key: {"iss": r_iss.cycles, "rtl": ref[key], "gls": gl_by_seed[seeds[0]][key]}
+             for (key, *_), r_iss in zip(jobs, iss_runs)}
+    for key, v in table.items():
+        log(f"[gls] acc: {key}: ISS {v['iss']}, RTL {v['rtl']}, gate level {v['gls']}")
+    total = sum(v["fuzz_programs"] for v in per_seed.values())
+    return {"block": "acc", "netlist_sha256": manifest["netlist_sha256"], "seeds": list(seeds),
+            "top": ("ACC netlist (SRAM macros: cycle models, pqsoc.flow.gls.sram_cycle_model) + RTL KMAC "
+                    "on the side-load port (ip/acc/dv/gls_top.py)"),
+            "cycles": table, "tests": len(jobs) + total,
+            "fuzz": {"seed": ACC_FUZZ_SEED, "kmac": True, "programs": total,
+                     "dmem_compared_bytes": fuzz_window or size_d,
+                     "passed": sum(v["fuzz_passed"] for v in per_seed.values()),
+                     "failed": sum(v["fuzz_failed"] for v in per_seed.values())},
+            "per_seed": per_seed, "build": build}

@@ -1,0 +1,170 @@
+"""Gate-level simulation top of the ACC: the synthesized `acc` netlist with a KMAC beside it.
+
+The synthesized block `acc` (pqsoc/cli/blocks.py) is the ACC alone, SRAM macros as black boxes; the
+RTL top that `pqsoc acc fuzz` drives (sim_top.AccWithKmac, emitted as `acc`) also holds a KMAC
+on the side-load port. `AccGateLevel` has the same ports as that RTL top and puts the netlist
+(its module renamed, e.g. `acc_netlist`) where the RTL ACC was; the KMAC is the **RTL** KMAC
+(ip/kmac/rtl/kmac.py, its CPU bus idle, as in sim_top), not a KMAC netlist: the gate-level subject
+is the ACC netlist, the KMAC only answers its side-load port. The KMAC's own netlist has its own
+gate-level run (`pqsoc gls kmac`).
+
+The netlist's ports are read from its Verilog text and each one must map to a signal of the
+wrapper (bus__*, sideload__*, irq, clk, rst), with the same width, else FlowError names it.
+
+`GateLevelBackend` runs the netlist through the RTL fuzz harness (fuzz_backend.RtlBackend, the
+C++ host driver ip/acc/dv/acc_host.cpp) with random initial state: every flop and SRAM word
+starts random (`--x-initial unique`, `+verilator+rand+reset+2`, `+verilator+seed+N`). The host
+driver assumes memories that start at zero (it writes only DMEM words that differ from what it
+last read), so each simulator process starts with one warm-up job: IMEM written all zero but an
+illegal word at 0, which makes the ACC fault and wipe DMEM to zero with its own wipe. That job is
+checked against the ISS (error, same ERR_BITS and cycles, DMEM all zero) before any result is
+used.
+"""
+import re
+from pathlib import Path
+
+from amaranth import ClockSignal, Instance, Module, ResetSignal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ip.common.wishbone import WishboneSignature
+from ip.kmac.rtl.kmac import Kmac
+from ip.kmac.rtl.sideload import SideloadSignature
+from pqsoc import FlowError
+
+from ip.acc.dv.rtl_runner import FLAGS, RtlBackend
+
+ADDR_WIDTH = 30
+
+
+def netlist_ports(text: str, module: str) -> dict[str, tuple[str, int]]:
+    """{port: (direction, width)} of `module` in a Verilog netlist written by Yosys."""
+    m = re.search(rf"^module\s+\\?{re.escape(module)}\s*\((.*?)\);(.*?)^endmodule", text, re.S | re.M)
+    if not m:
+        raise FlowError(f"module {module} not found in the netlist")
+    names = [p.strip().lstrip("\\") for p in m.group(1).split(",") if p.strip()]
+    decl = {}
+    for d in re.finditer(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(?:\[(\d+):(\d+)\]\s+)?\\?(\S+?)\s*;",
+                         m.group(2), re.M):
+        width = abs(int(d.group(2)) - int(d.group(3))) + 1 if d.group(2) is not None else 1
+        decl[d.group(4)] = (d.group(1), width)
+    missing = [n for n in names if n not in decl]
+    if missing:
+        raise FlowError(f"netlist module {module}: no direction found for ports {', '.join(missing)}")
+    return {n: decl[n] for n in names}
+
+
+def _flat_members(prefix: str, iface) -> dict:
+    """{verilog port name: signal} of an interface, named as Amaranth names top-level ports."""
+    out = {}
+    for path, _flow, value in iface.signature.flatten(iface):
+        out["__".join((prefix, *[str(p) for p in path]))] = value
+    return out
+
+
+class AccGateLevel(wiring.Component):
+    """Same ports as sim_top.AccWithKmac: the ACC netlist (a black-box instance of `module`) and
+    an RTL KMAC on its side-load port."""
+
+    def __init__(self, module: str, ports: dict[str, tuple[str, int]]):
+        self.module = module
+        self.ports = ports
+        super().__init__({"bus": In(WishboneSignature(ADDR_WIDTH)), "irq": Out(1)})
+
+    def elaborate(self, platform):
+        sl = SideloadSignature().create(path=("acc_sideload",))
+        signals = {**_flat_members("bus", self.bus), **_flat_members("sideload", sl), "irq": self.irq}
+        conns = {}
+        for name, (direction, width) in self.ports.items():
+            if name == "clk":
+                conns["i_clk"] = ClockSignal()
+                continue
+            if name == "rst":
+                conns["i_rst"] = ResetSignal()
+                continue
+            sig = signals.pop(name, None)
+            if sig is None:
+                raise FlowError(f"netlist port {name} has no counterpart in the gate-level top")
+            if len(sig) != width:
+                raise FlowError(f"netlist port {name} is {width} bits wide, the top's signal {len(sig)}")
+            if direction == "inout":
+                raise FlowError(f"netlist port {name} is inout; the ACC has none")
+            conns[("i_" if direction == "input" else "o_") + name] = sig
+        if signals:
+            raise FlowError(f"the netlist lacks the ports {', '.join(sorted(signals))}")
+        m = Module()
+        m.submodules.kmac = kmac = Kmac(rounds_per_cycle=1)
+        wiring.connect(m, sl, kmac.sideload)
+        m.d.comb += [kmac.bus.cyc.eq(0), kmac.bus.stb.eq(0)]
+        m.submodules.acc_netlist = Instance(self.module, **conns)
+        return m
+
+
+def emit(netlist_text: str, module: str, out: Path) -> Path:
+    """The gate-level top as Verilog (module `acc`, the host driver's top), next to the netlist."""
+    from amaranth.back import verilog
+    out.mkdir(parents=True, exist_ok=True)
+    top = AccGateLevel(module, netlist_ports(netlist_text, module))
+    text = verilog.convert(top, name="acc", emit_src=False)
+    path = out / "gls_top.v"
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+    return path
+
+
+# Verilator flags of the gate-level model: the harness' flags with random initial state instead
+# of zero and the gate-level C++ options (pqsoc.flow.gls.GL_CXX_ARGS: split for `make -j`).
+X_FLAGS = ["--x-assign", "unique", "--x-initial", "unique"]
+
+
+def gls_flags(jobs: int = 2) -> list[str]:
+    from pqsoc.flow.gls import GL_CXX_ARGS
+    flags, skip = [], 0
+    for i, f in enumerate(FLAGS):
+        if skip:
+            skip -= 1
+            continue
+        if f in ("--x-assign", "--x-initial", "-j", "-CFLAGS"):
+            skip = 1
+            continue
+        flags.append(f)
+    return flags + X_FLAGS + GL_CXX_ARGS + ["-j", str(jobs)]
+
+
+WARMUP_WORD = 0xFFFF_FFFF       # an illegal instruction: the ACC faults at pc 0 and wipes DMEM
+
+
+class GateLevelBackend(RtlBackend):
+    """RtlBackend on the netlist top; seed: the random initial state (+verilator+seed)."""
+
+    def __init__(self, imem_size: int, dmem_size: int, sources: list[Path], build_dir: Path,
+                 seed: int, label: str = "ACC gate level", log=None, jobs: int = 2):
+        from pqsoc.flow.gls import check_gl_cxx
+        check_gl_cxx()
+        super().__init__(imem_size, dmem_size, sources=sources, build_dir=build_dir, label=label,
+                         log=log, flags=gls_flags(jobs),
+                         plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"])
+        self.seed = seed
+        self._warm_ref = None
+
+    def warmup_job(self):
+        return ([WARMUP_WORD] + [0] * (self.imem_size // 4 - 1), bytes(self.dmem_size), 2 * self.dmem_size)
+
+    def _warm_reference(self):
+        if self._warm_ref is None:
+            from ip.acc.dv.lockstep import IssBackend
+            self._warm_ref = IssBackend(self.imem_size, self.dmem_size).run(*self.warmup_job())
+        return self._warm_ref
+
+    def run_many(self, jobs) -> list:
+        from ip.acc.dv.lockstep import compare
+        ref = self._warm_reference()
+        if ref.halt != "error" or any(ref.dmem):
+            raise FlowError(f"{self.label}: the warm-up program does not fault and wipe on the ISS "
+                            f"({ref.halt}, err {ref.err_bits:#x})")
+        res = super().run_many([self.warmup_job(), *jobs])
+        diffs = compare(ref, res[0], ("iss", "gate level"))
+        if diffs:
+            raise FlowError(f"{self.label} (seed {self.seed}): the warm-up program (fault at pc 0, "
+                            f"DMEM wipe) differs from the ISS: " + "; ".join(diffs[:6]))
+        return res[1:]

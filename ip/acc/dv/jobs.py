@@ -1,0 +1,288 @@
+"""Cycle figures of the ACC kernels, measured on the ISS and on the RTL (Verilator): the
+two counts must be equal (the ISS is the golden model), else the benchmark fails.
+
+    from ip.acc.dv.jobs import measure; measure()  ->  {"ntt_mlkem_cycles": 97, ...}
+
+Every kernel's output is also checked against kyber-py / dilithium-py here, so a figure is
+only reported for a correct run.
+"""
+import random
+
+from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
+from kyber_py.polynomials.polynomials import PolynomialRing as KyberRing
+
+from ip.acc import block as acc_block
+from ip.acc.kernels import ntt_mldsa, ntt_mlkem, sample
+from ip.acc.tools.asm import assemble
+
+KEM = (16, 16, 3329)
+DSA = (8, 32, 8380417)
+SET_VMODE1 = "addi x31, x0, 1\ncsrrw x0, VMODE, x31\n"
+DMEM_SIZE = 4096
+
+
+def pack(vals, mode) -> bytes:
+    lanes, w, _ = mode
+    return sum((v % (1 << w)) << (w * i) for i, v in enumerate(vals)).to_bytes(32, "little")
+
+
+def unpack(blob: bytes, mode) -> list:
+    lanes, w, _ = mode
+    word = int.from_bytes(blob, "little")
+    return [(word >> (w * i)) & ((1 << w) - 1) for i in range(lanes)]
+
+
+def _poly(coeffs, mode) -> dict:
+    n = mode[0]
+    return {32 * r: pack(coeffs[n * r:n * r + n], mode) for r in range(256 // n)}
+
+
+def kernel_jobs(seed: int = 5) -> list:
+    """(key, source, {addr: bytes}, lane mode, expected 256 coefficients, their DMEM address)."""
+    rng = random.Random(seed)
+    jobs = []
+    c = [rng.randrange(3329) for _ in range(256)]
+    dm = _poly(c, KEM)
+    dm.update({ntt_mlkem.TWID + 32 * t: pack(w, KEM) for t, w in enumerate(ntt_mlkem.twiddle_words())})
+    jobs.append(("ntt_mlkem", ntt_mlkem.program(), dm, KEM, KyberRing()(list(c)).to_ntt().coeffs))
+    dm = _poly(c, KEM)
+    dm.update({ntt_mlkem.ITWID + 32 * t: pack(w, KEM) for t, w in enumerate(ntt_mlkem.itwiddle_words())})
+    dm[ntt_mlkem.ISCALE] = pack(ntt_mlkem.iscale_word(), KEM)
+    jobs.append(("intt_mlkem", ntt_mlkem.intt_program(), dm, KEM,
+                 KyberRing()(list(c), is_ntt=True).from_ntt().coeffs))
+    q = ntt_mldsa.Q
+    d = [rng.randrange(q) for _ in range(256)]
+    dm = _poly(d, DSA)
+    dm.update({ntt_mldsa.TWID + 32 * t: pack(w, DSA) for t, w in enumerate(ntt_mldsa.twiddle_words())})
+    jobs.append(("ntt_mldsa", SET_VMODE1 + ntt_mldsa.program(), dm, DSA,
+                 [x % q for x in DilithiumRing()(list(d)).to_ntt().coeffs]))
+    dm = _poly(d, DSA)
+    dm.update({ntt_mldsa.ITWID + 32 * t: pack(w, DSA) for t, w in enumerate(ntt_mldsa.itwiddle_words())})
+    jobs.append(("intt_mldsa", SET_VMODE1 + ntt_mldsa.intt_program(), dm, DSA,
+                 [x % q for x in DilithiumRing()(list(d), is_ntt=True).from_ntt().coeffs]))
+    jobs = [j + (0,) for j in jobs]
+    # A_hat[i][j] from (rho, i, j): KMAC side-load + stream unit (uni12 / uni23)
+    from dilithium_py.ml_dsa import ML_DSA_65
+    from kyber_py.ml_kem import ML_KEM_768
+    rho = rng.randbytes(32)
+    i, j = 1, 2
+    seed_dm = {sample.SEED: rho, sample.SEED + 32: bytes([j, i])}
+    ref = list(ML_KEM_768.R.ntt_sample(ML_KEM_768._xof(rho, bytes([j]), bytes([i]))).coeffs)
+    jobs.append(("sample_ntt_mlkem", sample.program(sample.SHAKE128, 2, "uni12"), seed_dm, KEM,
+                 ref, sample.OUT))
+    ref = [x % q for x in ML_DSA_65.R.rejection_sample_ntt_poly(rho, i, j).coeffs]
+    jobs.append(("sample_ntt_mldsa", sample.program(sample.SHAKE128, 2, "uni23", vmode=1),
+                 seed_dm, DSA, ref, sample.OUT))
+    return jobs
+
+
+def image(dm: dict, size: int = DMEM_SIZE) -> bytes:
+    img = bytearray(size)
+    for addr, blob in dm.items():
+        img[addr:addr + len(blob)] = blob
+    return bytes(img)
+
+
+def measure(rtl: bool = True) -> dict:
+    from ip.acc.dv.lockstep import IssBackend, compare
+    jobs = kernel_jobs()
+    progs = [(assemble(src, f"{key}.s"), image(dm), 20_000) for key, src, dm, *_ in jobs]
+    iss = IssBackend(DMEM_SIZE, DMEM_SIZE)
+    iss_runs = [iss.run(*p) for p in progs]
+    rtl_runs = None
+    if rtl:
+        from ip.acc.dv.rtl_runner import RtlBackend
+        rtl_runs = RtlBackend(DMEM_SIZE, DMEM_SIZE).run_many(progs)
+    out = {}
+    for k, (key, _, _, mode, ref, base) in enumerate(jobs):
+        runs = [iss_runs[k]] + ([rtl_runs[k]] if rtl_runs else [])
+        for r in runs:
+            got = []
+            for w in range(256 // mode[0]):
+                got += unpack(r.dmem[base + 32 * w:base + 32 * w + 32], mode)
+            if r.halt != "ecall" or got != ref:
+                raise AssertionError(f"{key}: wrong result ({r.halt}, err {r.err_bits:#x})")
+        if rtl_runs:
+            diffs = compare(iss_runs[k], rtl_runs[k], ("iss", "rtl"))
+            if diffs:
+                raise AssertionError(f"{key}: ISS and RTL differ: {diffs[:3]}")
+        out[f"{key}_cycles"] = iss_runs[k].cycles
+    out.update(measure_mlkem_decaps(rtl))
+    out["cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
+    out["sample_ntt_note"] = ("A_hat[i][j] from (rho, i, j): whole program (acquire, absorb 34 B, "
+                              "squeeze, sample 256 coefficients into DMEM, release)")
+    return out
+
+
+MLKEM_MEM = acc_block.IMEM_SIZE   # IMEM and DMEM of the decaps program (ip/acc/kernels/mlkem.py)
+
+
+def mlkem_decaps_jobs(seed: int = 7, mem: int = MLKEM_MEM) -> list:
+    """ML-KEM-768 Decaps_internal, one valid and one implicitly rejected ciphertext (byte 5 of
+    the valid one flipped), key and message from `seed`: (key, words, DMEM image of `mem`
+    bytes, max cycles, check(result) -> error or None), K checked against kyber-py."""
+    from kyber_py.ml_kem import ML_KEM_768 as KEM
+    from ip.acc.kernels import mlkem
+    ek, dk = KEM._keygen_internal(bytes([seed]) * 32, bytes([seed + 1]) * 32)
+    _, c = KEM._encaps_internal(ek, bytes([seed + 2]) * 32)
+    bad = bytearray(c)
+    bad[5] ^= 1
+    words = assemble(mlkem.decaps_program(), "decaps.s")
+    jobs = []
+    for key, ct in (("mlkem768_decaps", c), ("mlkem768_decaps_reject", bytes(bad))):
+        def check(r, ct=ct):
+            k = r.dmem[mlkem.K_OUT:mlkem.K_OUT + 32]
+            return None if r.halt == "ecall" and k == KEM._decaps_internal(dk, ct) else \
+                f"wrong K ({r.halt}, err {r.err_bits:#x})"
+        jobs.append((key, words, image(mlkem.image(dk=dk, c=ct), mem), 100_000, check))
+    return jobs
+
+
+def measure_mlkem_decaps(rtl: bool = True, seed: int = 7) -> dict:
+    """ML-KEM-768 Decaps_internal as one ACC program (KMAC side-load, stream unit, kernels),
+    a valid and an implicitly rejected ciphertext; K checked against kyber-py."""
+    from ip.acc.kernels import mlkem
+    from ip.acc.dv.lockstep import IssBackend, compare
+    jobs = mlkem_decaps_jobs(seed)
+    progs = [(w, img, cyc) for _, w, img, cyc, _ in jobs]
+    iss = IssBackend(MLKEM_MEM, MLKEM_MEM)
+    runs = [iss.run(*j) for j in progs]
+    if rtl:
+        from ip.acc.dv.rtl_runner import RtlBackend
+        for r_iss, r_rtl in zip(runs, RtlBackend(MLKEM_MEM, MLKEM_MEM).run_many(progs)):
+            diffs = compare(r_iss, r_rtl, ("iss", "rtl"))
+            if diffs:
+                raise AssertionError(f"ML-KEM decaps: ISS and RTL differ: {diffs[:3]}")
+    for r, (*_, check) in zip(runs, jobs):
+        err = check(r)
+        if err:
+            raise AssertionError(f"ML-KEM decaps: {err}")
+    return {"mlkem768_decaps_cycles": runs[0].cycles,
+            "mlkem768_decaps_reject_cycles": runs[1].cycles,
+            "mlkem768_decaps_imem_bytes": 4 * len(progs[0][0]),
+            "mlkem768_decaps_dmem_bytes": mlkem.END}
+
+
+def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes):
+    """dilithium-py's ML-DSA-65 sign_internal loop, instrumented (same steps as its
+    _sign_internal; the signature is checked equal to it): the stage each iteration ended
+    at ('z', 'r0', 'ct0', 'hint' = rejected there, 'ok') and the signature."""
+    from dilithium_py.ml_dsa import ML_DSA_65 as DSA
+    rho, key, tr, s1, s2, t0 = DSA._unpack_sk(sk)
+    s1_hat, s2_hat, t0_hat = s1.to_ntt(), s2.to_ntt(), t0.to_ntt()
+    A_hat = DSA._expand_matrix_from_seed(rho)
+    mu = DSA._h(tr + msg, 64)
+    rhopp = DSA._h(key + rnd + mu, 64)
+    kappa, alpha, out = 0, 2 * DSA.gamma_2, []
+    while True:
+        y = DSA._expand_mask_vector(rhopp, kappa)
+        w = (A_hat @ y.to_ntt()).from_ntt()
+        kappa += DSA.l
+        c_tilde = DSA._h(mu + w.high_bits(alpha).bit_pack_w(DSA.gamma_2), DSA.c_tilde_bytes)
+        c_hat = DSA.R.sample_in_ball(c_tilde, DSA.tau).to_ntt()
+        z = y + s1_hat.scale(c_hat).from_ntt()
+        if z.check_norm_bound(DSA.gamma_1 - DSA.beta):
+            out.append("z")
+            continue
+        w_cs2 = w - s2_hat.scale(c_hat).from_ntt()
+        if w_cs2.low_bits(alpha).check_norm_bound(DSA.gamma_2 - DSA.beta):
+            out.append("r0")
+            continue
+        c_t0 = t0_hat.scale(c_hat).from_ntt()
+        if c_t0.check_norm_bound(DSA.gamma_2):
+            out.append("ct0")
+            continue
+        h = (-c_t0).make_hint(w_cs2 + c_t0, alpha)
+        if h.sum_hint() > DSA.omega:
+            out.append("hint")
+            continue
+        out.append("ok")
+        sig = DSA._pack_sig(c_tilde, z, h)
+        if sig != DSA._sign_internal(sk, msg, rnd):
+            raise AssertionError("instrumented loop differs from dilithium-py's sign")
+        return out, sig
+
+
+MLDSA_MEM = acc_block.LARGE_DMEM_SIZE   # IMEM and DMEM of the signing program (kernels/mldsa_sign.py)
+
+
+def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=None) -> dict:
+    """ML-DSA-65 Sign_internal as one ACC program on the ISS (RTL not run: ~100 k+ cycles
+    per signature): n signatures, a fresh key, message (msg_len bytes, as M') and rnd each
+    from random.Random(seed); every signature compared byte for byte with dilithium-py's
+    and verified. Cycles: min / median / mean / max; iteration counts from dilithium-py's
+    loop (and the program's final kappa = 5 x iterations)."""
+    import statistics
+    from dilithium_py.ml_dsa import ML_DSA_65 as DSA
+    from ip.acc.kernels import mldsa_sign as ms
+    from ip.acc.iss import Iss
+    words = assemble(ms.sign_program(), "mldsa_sign.s")
+    rng = random.Random(seed)
+    cycles, iters, stages = [], [], {}
+    for k in range(n):
+        pk, sk = DSA._keygen_internal(rng.randbytes(32))
+        msg, rnd = rng.randbytes(msg_len), rng.randbytes(32)
+        st, ref = dsa_sign_stages(sk, msg, rnd)
+        sim = Iss(dmem_size=MLDSA_MEM, imem_size=MLDSA_MEM)
+        sim.load_program(words)
+        for a, b in ms.image(sk, msg, rnd).items():
+            sim.dmem.write_bytes(a, b)
+        h = sim.run(max_cycles=10_000_000)
+        sig = sim.dmem.read_bytes(ms.SIG, ms.SIG_LEN)
+        kappa = int.from_bytes(sim.dmem.read_bytes(ms.KAPPA, 4), "little")
+        if not h.ok or sig != ref or kappa != 5 * len(st) or \
+                not DSA._verify_internal(pk, msg, sig):
+            raise AssertionError(f"ML-DSA-65 sign #{k}: wrong result ({h}, kappa {kappa}, "
+                                 f"{len(st)} iterations)")
+        cycles.append(h.cycles)
+        iters.append(len(st))
+        for s in st[:-1]:
+            stages[s] = stages.get(s, 0) + 1
+        if progress:
+            progress(k, h.cycles, len(st))
+    dist = {i: iters.count(i) for i in sorted(set(iters))}
+    return {"mldsa65_sign_n": n,
+            "mldsa65_sign_cycles_median": statistics.median(cycles),
+            "mldsa65_sign_cycles_mean": round(statistics.mean(cycles)),
+            "mldsa65_sign_cycles_min": min(cycles),
+            "mldsa65_sign_cycles_max": max(cycles),
+            "mldsa65_sign_iterations_median": statistics.median(iters),
+            "mldsa65_sign_iterations_mean": round(statistics.mean(iters), 2),
+            "mldsa65_sign_iterations_dist": dist,
+            "mldsa65_sign_rejections_by_stage": stages,
+            "mldsa65_sign_imem_bytes": 4 * len(words),
+            "mldsa65_sign_dmem_bytes": ms.END,
+            "mldsa65_sign_cycles_source": "ISS only (cycle-accurate golden model)",
+            "mldsa65_sign_note": ("one ACC program: mu, rho'' (KMAC), skDecode + NTT, the "
+                                  "rejection loop with its control, sigEncode; M' of "
+                                  f"{msg_len} bytes, a fresh key per signature")}
+
+
+def main(argv=None):
+    import argparse
+    import json
+    import sys
+    import time
+    ap = argparse.ArgumentParser(prog="python -m ip.acc.dv.jobs",
+                                 description="ACC cycle figures (ISS / RTL)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("mldsa65_sign", help="ML-DSA-65 signing program, N signatures (ISS)")
+    p.add_argument("--n", type=int, default=50)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--msg-len", type=int, default=33)
+    p.add_argument("--json", help="write the figures to this file")
+    a = ap.parse_args(argv)
+    t0 = time.time()
+
+    def progress(k, cyc, it):
+        print(f"  {k + 1:4d}/{a.n}: {cyc:7d} cycles, {it:2d} iterations "
+              f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
+    out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress)
+    print(json.dumps(out, indent=1))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""The RTL side of `pqsoc acc fuzz` (and of the gate-level runs): the ACC top under
+Verilator, driven through its host bus by a small C++ driver (ip/acc/dv/acc_host.cpp).
+
+Programs run in batches (one simulator process per batch), back to back without reset, as
+firmware would run them. The Verilator model is built once per (sources, driver, flags) hash
+into build/acc_rtl/i<IMEM>_d<DMEM>/model_<hash>/.
+"""
+import hashlib
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from pqsoc import BUILD, REPO, FlowError
+from ip.common.regtool import load
+
+from ip.acc.rtl.acc import REGS_YML
+from ip.acc.dv.rtl_top import AccWithKmac
+
+DRIVER = REPO / "ip" / "acc" / "tests" / "acc_host.cpp"
+FLAGS = ["--cc", "--exe", "--build", "-O3", "--x-assign", "0", "--x-initial", "0", "--noassert",
+         "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-CASEINCOMPLETE", "-Wno-MULTIDRIVEN",
+         "-Wno-UNOPTFLAT", "--top-module", "acc", "--prefix", "Vacc", "-CFLAGS", "-O1", "-j", "0"]
+REG_ORDER = ("CTRL", "STATUS", "ERR_BITS", "STOP_PC", "CYCLES", "INSNS", "INTR_STATE", "INTR_ENABLE")
+
+
+def emit(imem_size: int, dmem_size: int, out: Path) -> Path:
+    """The ACC with its KMAC (sim_top.AccWithKmac), as the SoC connects them."""
+    from amaranth.back import verilog
+    out.mkdir(parents=True, exist_ok=True)
+    text = verilog.convert(AccWithKmac(imem_size, dmem_size), name="acc", emit_src=False)
+    path = out / "acc.v"
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+    return path
+
+
+class RtlBackend:
+    def __init__(self, imem_size: int, dmem_size: int, sources: list[Path] | None = None,
+                 build_dir: Path | None = None, label: str = "ACC RTL", extra_flags=(), log=None,
+                 flags: list[str] | None = None, plusargs=()):
+        """flags: the Verilator flags instead of FLAGS (extra_flags are added to either);
+        plusargs: arguments of every simulator run (e.g. +verilator+seed+N)."""
+        self.imem_size = imem_size
+        self.dmem_size = dmem_size
+        self.build_dir = build_dir or BUILD / "acc_rtl" / f"i{imem_size}_d{dmem_size}"
+        self.sources = sources or [emit(imem_size, dmem_size, self.build_dir / "rtl")]
+        self.flags = list(FLAGS if flags is None else flags) + list(extra_flags)
+        self.plusargs = list(plusargs)
+        h = hashlib.sha256(" ".join(self.flags).encode())
+        for p in [*self.sources, DRIVER]:
+            h.update(Path(p).read_bytes())
+        self.model_dir = self.build_dir / f"model_{h.hexdigest()[:16]}"
+        self.label = label
+        self.log = log
+        regs = load(REGS_YML)
+        offs = {r.name: r.offset for r in regs.registers}
+        self.offsets = " ".join(f"{offs[n]:x}" for n in REG_ORDER)
+        self.build_seconds = 0.0
+        self.sim_cycles = 0
+
+    def build(self) -> Path:
+        exe = self.model_dir / "Vacc"
+        if exe.is_file():
+            return exe
+        verilator = shutil.which("verilator")
+        if verilator is None:
+            raise FlowError("verilator not found (apt package verilator; `make setup`)")
+        self.model_dir.mkdir(parents=True, exist_ok=True)
+        t0 = time.monotonic()
+        cmd = [verilator, *self.flags, "--Mdir", str(self.model_dir), "-o", "Vacc",
+               *[str(s) for s in self.sources], str(DRIVER)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        (self.model_dir / "build.log").write_text(r.stdout + r.stderr)
+        if r.returncode != 0 or not exe.is_file():
+            tail = "\n".join((r.stdout + r.stderr).splitlines()[-20:])
+            raise FlowError(f"Verilator build of {self.label} failed (log: "
+                            f"{self.model_dir / 'build.log'}):\n{tail}")
+        self.build_seconds = time.monotonic() - t0
+        if self.log:
+            self.log(f"{self.label}: built the Verilator model in {self.build_seconds:.0f} s")
+        return exe
+
+    def run_many(self, jobs) -> list:
+        """jobs: (words, dmem bytes, max_cycles) tuples; returns fuzz.RunResult per job."""
+        from ip.acc.dv.lockstep import RunResult
+        exe = self.build()
+        lines = [f"OFFSETS {self.offsets}"]
+        sizes = []
+        for words, dmem, cyc in jobs:
+            dmem = bytes(dmem)
+            if len(dmem) % 4 or len(dmem) > self.dmem_size:
+                raise FlowError(f"{self.label}: DMEM image of {len(dmem)} bytes does not fit "
+                                f"{self.dmem_size} bytes")
+            if 4 * len(words) > self.imem_size:
+                raise FlowError(f"{self.label}: {len(words)} instructions do not fit IMEM")
+            sizes.append(len(dmem))
+            lines.append(f"JOB {len(words)} {len(dmem) // 4} {cyc}")
+            lines += [f"{w:08x}" for w in words]
+            lines += [f"{int.from_bytes(dmem[i:i + 4], 'little'):08x}" for i in range(0, len(dmem), 4)]
+        lines.append("END")
+        r = subprocess.run([str(exe), *self.plusargs], input="\n".join(lines) + "\n", capture_output=True, text=True)
+        if r.returncode != 0:
+            raise FlowError(f"{self.label}: simulation failed (exit {r.returncode}): {r.stderr.strip()[-500:]}")
+        out = r.stdout.splitlines()
+        results, k = [], 0
+        for n in sizes:
+            head = out[k].split()
+            if head[0] != "RES":
+                raise FlowError(f"{self.label}: garbled driver output: {out[k]!r}")
+            words = out[k + 1:k + 1 + n // 4]
+            k += 1 + n // 4
+            blob = b"".join(int(w, 16).to_bytes(4, "little") for w in words)
+            results.append(RunResult(head[1], int(head[2]), int(head[3]), int(head[4]), int(head[5]), blob))
+            self.sim_cycles += int(head[3])
+        return results
+
+    def run(self, program_words, dmem, max_cycles):
+        return self.run_many([(program_words, dmem, max_cycles)])[0]
+
+
+def make_rtl_backend(imem_size: int, dmem_size: int) -> RtlBackend:
+    return RtlBackend(imem_size, dmem_size, log=lambda s: print(s, flush=True))

@@ -1,0 +1,50 @@
+"""Hardware loop stack: entries (start, end, remaining) of the depth named in isa.yml."""
+import re
+from dataclasses import dataclass
+
+from ip.acc.iss.errors import AccError
+
+
+def loop_depth(isa) -> int:
+    """The depth is stated in isa.yml's loop group ("8-deep loop stack")."""
+    m = re.search(r"(\d+)-deep", isa.groups["loop"])
+    if not m:
+        raise ValueError("isa.yml groups.loop does not state the loop stack depth ('N-deep')")
+    return int(m.group(1))
+
+
+@dataclass
+class LoopEntry:
+    start: int      # address of the first body instruction
+    end: int        # address of the last body instruction
+    remaining: int  # iterations still to run, including the current one
+
+
+class LoopStack:
+    def __init__(self, depth: int):
+        self.depth = depth
+        self.stack = []
+
+    def reset(self):
+        self.stack = []
+
+    def push(self, start: int, end: int, count: int):
+        if len(self.stack) >= self.depth:
+            raise AccError("LOOP", f"loop stack overflow ({self.depth + 1}th nested loop)")
+        if self.stack and end > self.stack[-1].end:
+            raise AccError("LOOP", f"bad nesting: inner loop body ends at {end:#x}, after the "
+                           f"enclosing body's end {self.stack[-1].end:#x}")
+        self.stack.append(LoopEntry(start, end, count))
+
+    def is_body_end(self, pc: int) -> bool:
+        return bool(self.stack) and self.stack[-1].end == pc
+
+    def next_pc(self, pc: int, default: int) -> int:
+        """After the instruction at pc retires: loop back, or pop finished loops."""
+        while self.stack and self.stack[-1].end == pc:
+            top = self.stack[-1]
+            if top.remaining > 1:
+                top.remaining -= 1
+                return top.start
+            self.stack.pop()
+        return default

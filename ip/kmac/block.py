@@ -1,0 +1,35 @@
+"""The Keccak core and the KMAC block as blocks of the flow (declared once; the registry,
+pqsoc/cli/blocks.py, wires the benchmark from ip/kmac/dv/)."""
+from pqsoc.flow.block import Block, emit_amaranth
+
+ROUNDS_PER_CYCLE = 1     # Keccak-f[1600] rounds per clock: 24 cycles a permutation
+PERIOD_NS = 10.0         # synthesis / STA target (the SoC runs them at its own 20 ns)
+
+
+def _keccak():
+    from ip.kmac.rtl.keccak import KeccakCore
+    return KeccakCore(rounds_per_cycle=ROUNDS_PER_CYCLE)
+
+
+def _kmac():
+    from ip.kmac.rtl.kmac import Kmac
+    return Kmac(rounds_per_cycle=ROUNDS_PER_CYCLE)
+
+
+KECCAK = Block(
+    name="keccak",
+    top="keccak_core",
+    description="Keccak-f[1600] permutation core, 1 round/cycle (ip/kmac/rtl/keccak.py)",
+    emit=emit_amaranth(_keccak, "keccak_core"),
+    period_ns=PERIOD_NS,
+    cocotb_test="ip.kmac.tests.cocotb_keccak",
+)
+
+KMAC = Block(
+    name="kmac",
+    top="kmac",
+    description="KMAC block: sponge, Wishbone registers, side-load port (ip/kmac/rtl/kmac.py)",
+    emit=emit_amaranth(_kmac, "kmac"),
+    period_ns=PERIOD_NS,
+    cocotb_test="ip.kmac.tests.cocotb_kmac",
+)

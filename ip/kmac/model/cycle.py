@@ -1,0 +1,338 @@
+"""Cycle-exact model of the KMAC top (`ip/kmac/rtl/kmac.py`, rounds_per_cycle=1) as seen from the
+side-load port, CPU bus idle. For the coprocessor ISS, whose cycle counts must equal the RTL's.
+
+It mirrors the RTL register by register (owner, side-load error, the sponge engine's FSM,
+staging lane, output shift buffer, Keccak core busy/step), so every output is exact in every
+cycle; the Keccak state itself is computed with `model.keccak_f` when a permutation starts and
+becomes visible 24 cycles later, as in the iterative core.
+
+    m = KmacCycleModel()
+    out = m.outputs(inp)    # this cycle's outputs for this cycle's master inputs
+    m.tick(inp)             # clock edge
+
+Inputs (dict, missing keys = 0): hold, cmd_valid, cmd_op, cmd_mode, cmd_strength, cmd_msg_len,
+msg_valid, msg_data, msg_mask, digest_ready. Outputs: granted, cmd_ready, msg_ready,
+digest_valid, digest_data, error, error_code.
+
+Combinational paths (inputs -> outputs in the same cycle), from the RTL:
+- cmd_ready <- msg_valid (a word offered with a command goes first: ready = 0 while granted).
+- msg_ready <- msg_valid, msg_mask (refusal / word size), hold (a release cycle refuses no
+  word), and the side-load's own state. Not from msg_data.
+- granted, digest_valid, digest_data, error, error_code: registers only.
+When not granted, cmd_ready = msg_ready = 1 (requests are consumed and flagged ERR_OWNER).
+
+Timing summary (rpc = 1; see the RTL for the exact rules):
+- hold seen in cycle t (block free) -> granted from t+1; hold dropped -> owner NONE (wipe) after
+  one cycle, so a new hold is granted 2 cycles after the drop at the earliest.
+- message word: one cycle per staging-lane step (<= 8 bytes, not crossing a lane boundary);
+  ready in the cycle of its last byte; a completed rate block starts a 24-cycle permutation
+  and the next lane write waits for it.
+- FINISH (or the declared length reached) pads in one cycle and permutes (24); then 1 cycle
+  copy into the output buffer (and the next permutation starts there), 4 lane shifts: the
+  first digest word is valid 29 cycles after the edge that takes FINISH.
+- error / error_code: sticky until the next accepted START, the release (the cycle that sees
+  hold low while granted clears them) or the grant (keeps only that cycle's new codes), so
+  every acquisition starts clean. Engine errors appear 2 cycles after the offending cycle
+  (registered in the engine, then in the front-end); ERR_OWNER and ERR_DIGEST_EARLY
+  (digest_ready while not squeezing: not in SQUEEZE and no declared-length message
+  complete) 1 cycle after.
+- a START while the previous output is still shifting begins from an empty output path.
+"""
+from ip.kmac.model.transaction import (ABSORB, DSBYTE, ERR_DIGEST_EARLY, ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_OWNER, ERR_SEQUENCE, ERR_UNDERSIZE, IDLE, SQUEEZE, keccak_f, rate_bytes)
+from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
+
+NROUNDS = 24
+M64 = (1 << 64) - 1
+MAX_RATE_LANES = 21
+OWNER_NONE, OWNER_SL = 0, 2
+INPUTS = ("hold", "cmd_valid", "cmd_op", "cmd_mode", "cmd_strength", "cmd_msg_len",
+          "msg_valid", "msg_data", "msg_mask", "digest_ready")
+IDLE_INPUTS = {k: 0 for k in INPUTS}
+
+
+def _mask_lo_hi(mask):
+    """(contig, lo, hi) as the RTL computes them (lo = lowest set bit, hi = highest + 1)."""
+    if mask == 0:
+        return False, 0, 0
+    low = mask & -mask
+    contig = ((mask + low) & 0xFFFF_FFFF & mask) == 0
+    return contig, low.bit_length() - 1, mask.bit_length()
+
+
+class KmacCycleModel:
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        # front-end
+        self.owner = OWNER_NONE
+        self.sl_err = 0
+        # engine
+        self.phase = IDLE
+        self.rl = 0
+        self.ds = 0
+        self.msg_len = 0
+        self.count = 0
+        self.fin_pend = 0
+        self.zap_pend = 0
+        self.inword = 0
+        self.ptr = 0
+        self.stg = 0
+        self.sfill = 0
+        self.lane = 0
+        self.obuf = [0] * MAX_RATE_LANES
+        self.ocnt = 0
+        self.dword = [0] * 4           # lane 0 = bits [63:0]
+        self.dcnt = 0
+        self.err = 0                   # engine's registered err / err_code
+        self.err_code = 0
+        # Keccak core
+        self.state = [0] * 25
+        self.busy = 0
+        self.step = 0
+        self._next_state = None
+        self.cycle = 0
+
+    # ------------------------------------------------------------------ combinational
+    def _eval(self, inp):
+        """All combinational values of the current cycle, plus the next-state updates."""
+        g = lambda k: int(inp.get(k, 0))
+        hold = g("hold")
+        is_sl = self.owner == OWNER_SL
+        wipe = is_sl and not hold
+        e_cmd_valid = is_sl and g("cmd_valid")
+        e_msg_valid = is_sl and g("msg_valid")
+        e_dig_ready = is_sl and g("digest_ready")
+        mask = g("msg_mask") & 0xFFFF_FFFF
+        data = g("msg_data")
+        busy = self.busy
+        c = {}                         # comb results (engine)
+        n = {}                         # next register values (sync, last assignment wins)
+
+        err = 0
+        x_en = 0
+        x_idx = 0
+        x_val = 0
+        pad_last = 0
+        zero = 0
+        starting = 0
+        start = 0
+
+        def abort():
+            n.update(phase=IDLE, fin_pend=0, ptr=0, inword=0, stg=0, sfill=0, lane=0,
+                     obuf=[0] * MAX_RATE_LANES, ocnt=0, dword=[0] * 4, dcnt=0, count=0,
+                     zap_pend=1)
+
+        drained = (not self.inword) and self.sfill != 8 and not busy
+
+        contig, lo, hi = _mask_lo_hi(mask)
+        nbytes = (hi - lo) & 63
+        newcount = self.count + nbytes
+        good = refuse = 0
+        if e_msg_valid and not self.inword and not wipe:
+            if self.phase != ABSORB or self.fin_pend:
+                err, refuse = ERR_SEQUENCE, 1
+            elif not contig:
+                err, refuse = ERR_MASK, 1
+            elif self.msg_len != 0 and newcount > self.msg_len:
+                err, refuse = ERR_OVERSIZE, 1
+            else:
+                good = 1
+                n["count"] = newcount & 0xFFFF_FFFF
+                if self.msg_len != 0 and newcount == self.msg_len:
+                    n["fin_pend"] = 1
+
+        # byte packing
+        have = self.inword or good
+        cur = self.ptr if self.inword else lo
+        avail = (hi - cur) & 63 if have else 0
+        room = 8 - self.sfill
+        t = avail if avail < room else room
+        nfill = self.sfill + t
+        word_done = have and avail == t
+        win = (data >> (8 * cur)) & M64 if cur < 32 else 0
+        placed = (win << (8 * self.sfill)) & M64
+        bmask = ((1 << (8 * nfill)) - 1) & ~((1 << (8 * self.sfill)) - 1) & M64
+        merged = self.stg | (placed & bmask)
+        msg_ready_e = refuse or word_done
+
+        if self.phase == ABSORB and (have or self.sfill == 8):
+            if have:
+                n["inword"] = int(not word_done)
+                n["ptr"] = (cur + t) & 63
+            if nfill == 8 and not busy:
+                x_en, x_idx, x_val = 1, self.lane, merged
+                n["stg"] = 0
+                n["sfill"] = 0
+                if self.lane == self.rl - 1:
+                    start = 1
+                    n["lane"] = 0
+                else:
+                    n["lane"] = (self.lane + 1) & 31
+            else:
+                n["stg"] = merged
+                n["sfill"] = nfill & 15
+
+        def do_finish():
+            nonlocal x_en, x_idx, x_val, pad_last, start
+            x_en, x_idx = 1, self.lane
+            x_val = (self.stg | (self.ds << (8 * (self.sfill & 7)))) & M64
+            pad_last, start = 1, 1
+            n.update(phase=SQUEEZE, stg=0, sfill=0, lane=0, fin_pend=0)
+
+        if self.fin_pend and drained and self.phase == ABSORB:
+            do_finish()
+
+        cmd_ready_e = drained and not self.fin_pend and not self.zap_pend and not e_msg_valid
+        if e_cmd_valid and cmd_ready_e and not wipe:
+            op = g("cmd_op")
+            if op == OP_START:
+                zero, starting = 1, 1
+                abort()
+                n["zap_pend"] = 0
+                n["msg_len"] = g("cmd_msg_len") & 0xFFFF_FFFF
+                r = rate_bytes(g("cmd_mode"), g("cmd_strength"))
+                if r is not None:
+                    n["rl"] = r // 8
+                    n["ds"] = DSBYTE[g("cmd_mode")]
+                    n["phase"] = ABSORB
+                else:
+                    err = ERR_MODE
+            elif op == OP_PAD:
+                if self.phase != ABSORB:
+                    err = ERR_SEQUENCE
+                elif self.lane != 0 or self.sfill != 0:
+                    x_en, x_idx, x_val, start = 1, self.lane, self.stg, 1
+                    n.update(stg=0, sfill=0, lane=0)
+            elif op == OP_FINISH:
+                if self.phase != ABSORB:
+                    err = ERR_SEQUENCE
+                elif self.msg_len != 0 and self.count < self.msg_len:
+                    err = ERR_UNDERSIZE
+                else:
+                    do_finish()
+            else:
+                err = ERR_SEQUENCE
+
+        # squeeze
+        dig_valid_e = self.dcnt == 4 and self.phase == SQUEEZE
+        take = dig_valid_e and e_dig_ready
+        shift = self.ocnt != 0 and (self.dcnt != 4 or take) and not starting
+        if self.phase == SQUEEZE and not busy and self.ocnt == 0 and not starting:
+            start = 1
+            n["ocnt"] = self.rl
+            n["obuf"] = [self.state[i] if i < self.rl else 0 for i in range(MAX_RATE_LANES)]
+        elif shift:
+            n["obuf"] = self.obuf[1:] + [0]
+            n["ocnt"] = self.ocnt - 1
+        if shift:
+            n["dword"] = self.dword[1:] + [self.obuf[0]]
+            n["dcnt"] = 1 if take else self.dcnt + 1
+        elif take:
+            n["dcnt"] = 0
+
+        if err or wipe:
+            abort()
+        if self.zap_pend and not busy:
+            zero = 1
+            n["zap_pend"] = 0
+
+        n["err"] = int(err != 0)
+        n["err_code"] = err
+
+        # Keccak core
+        if not busy:
+            load = x_en or pad_last or zero
+            if load:
+                if zero:
+                    st = [0] * 25
+                else:
+                    st = list(self.state)
+                    for i in range(MAX_RATE_LANES):
+                        v = x_val if (x_en and x_idx == i) else 0
+                        if pad_last and self.rl == i + 1:
+                            v ^= 0x80 << 56
+                        st[i] ^= v
+                n["state"] = st
+            if start:
+                n["busy"] = 1
+                n["step"] = 0
+                n["_next_state"] = keccak_f(n.get("state", self.state))
+        else:
+            if self.step == NROUNDS - 1:
+                n.update(step=0, busy=0, state=self._next_state, _next_state=None)
+            else:
+                n["step"] = self.step + 1
+
+        # --- front-end (Kmac top)
+        if not is_sl:
+            cmd_ready = msg_ready = 1
+            sl_set = ERR_OWNER if (g("cmd_valid") or g("msg_valid")) else 0
+        else:
+            cmd_ready, msg_ready = int(cmd_ready_e), int(msg_ready_e)
+            sl_set = 0
+        if is_sl and g("digest_ready") and not (self.phase == SQUEEZE or self.fin_pend):
+            sl_set |= ERR_DIGEST_EARLY
+        if self.err and is_sl:
+            sl_set |= self.err_code
+        grant = self.owner == OWNER_NONE and hold
+        if wipe:                       # release: the ownership's codes die with it
+            n["sl_err"] = 0
+        elif grant or (is_sl and g("cmd_valid") and cmd_ready and g("cmd_op") == OP_START):
+            n["sl_err"] = sl_set       # a grant / START drops the older codes
+        else:
+            n["sl_err"] = self.sl_err | sl_set
+        if grant:
+            n["owner"] = OWNER_SL
+        if wipe:
+            n["owner"] = OWNER_NONE
+
+        out = {
+            "granted": int(is_sl),
+            "cmd_ready": cmd_ready,
+            "msg_ready": msg_ready,
+            "digest_valid": int(is_sl and dig_valid_e),
+            "digest_data": (self.dword[0] | self.dword[1] << 64 | self.dword[2] << 128
+                            | self.dword[3] << 192),
+            "error": int(self.sl_err != 0),
+            "error_code": self.sl_err,
+        }
+        return out, n
+
+    # ------------------------------------------------------------------ public
+    def outputs(self, inputs=None) -> dict:
+        return self._eval(inputs or IDLE_INPUTS)[0]
+
+    def tick(self, inputs=None) -> dict:
+        """Advance one clock edge; returns the outputs of the cycle that just ended."""
+        out, n = self._eval(inputs or IDLE_INPUTS)
+        for k, v in n.items():
+            setattr(self, k, v)
+        self.cycle += 1
+        return out
+
+    def _quiescent(self, hold) -> bool:
+        """True when an idle cycle (no request) with this hold changes no register."""
+        if self.busy or self.zap_pend or self.err:
+            return False
+        if hold != (self.owner == OWNER_SL):
+            return False
+        if self.phase == IDLE:
+            return True
+        if self.phase == ABSORB:
+            return not self.inword and self.sfill != 8 and not self.fin_pend
+        return self.ocnt != 0 and self.dcnt == 4
+
+    def tick_idle(self, hold):
+        """tick() with no request (valids and digest_ready 0), fast when nothing moves."""
+        if self._quiescent(hold):
+            self.cycle += 1
+        else:
+            inp = dict(IDLE_INPUTS)
+            inp["hold"] = hold
+            self.tick(inp)
+
+    # convenience for the ISS
+    @property
+    def squeezing(self) -> bool:
+        return self.phase == SQUEEZE or bool(self.fin_pend)

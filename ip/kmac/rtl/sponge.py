@@ -1,0 +1,251 @@
+"""KMAC sponge engine: SHA3 / SHAKE / cSHAKE around KeccakCore (FIPS 202, SP 800-185).
+
+Datapath, chosen for area:
+- absorb: the message word is packed straight from the port (held by the master until
+  ready) through a byte window starting at `ptr`; each cycle up to 8 - sfill bytes move into
+  a 64-bit staging lane; a full lane is XORed straight into the
+  Keccak state (lane index `lane`), so there is no block buffer and no 1600-bit mux, only a
+  per-lane decode. All rates are whole lanes, so the padding needs at most two lane XORs.
+- squeeze: the rate lanes are copied into `obuf` (a lane shift register) and the next
+  permutation starts in the same cycle (eager refill); one lane per cycle shifts from `obuf`
+  into the 256-bit digest word `dword`, so words straddling blocks assemble by themselves.
+Every error aborts the operation and wipes the state; the next START works normally. A START
+in any phase (also while the previous output is still shifting) begins from a clean output path.
+"""
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ip.kmac.rtl.keccak import KeccakCore
+from ip.kmac.model.transaction import (ABSORB, DSBYTE, ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_SEQUENCE, ERR_UNDERSIZE, IDLE, SQUEEZE, rate_bytes)
+from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, CmdSignature, DigestSignature, MsgSignature
+
+MAX_RATE_LANES = 21   # SHAKE128: 168 bytes
+
+
+class Sponge(wiring.Component):
+    """cmd / msg / digest streams (ip/kmac/rtl/sideload.py); `wipe` aborts silently (release).
+
+    `err` pulses for one cycle with the ERR_* bits in `err_code` when a request fails.
+    """
+    cmd: In(CmdSignature())
+    msg: In(MsgSignature())
+    digest: Out(DigestSignature())
+    wipe: In(1)
+    err: Out(1)
+    err_code: Out(8)
+    phase: Out(2)
+    busy: Out(1)
+    finishing: Out(1)   # declared length reached, the final block is on its way to SQUEEZE
+
+    def __init__(self, rounds_per_cycle: int = 1):
+        self.rounds_per_cycle = rounds_per_cycle
+        self.core = KeccakCore(rounds_per_cycle)    # built here so benches can probe it
+        super().__init__()
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self.core
+        NL = MAX_RATE_LANES
+
+        phase = Signal(2)
+        rl = Signal(5)              # rate in lanes
+        ds = Signal(8)              # domain-separation byte
+        msg_len = Signal(32)
+        count = Signal(32)
+        fin_pend = Signal()         # declared length reached: pad when drained
+        zap_pend = Signal()         # state still to be wiped (core was busy at abort)
+        inword = Signal()           # a message word is being packed, bytes before ptr done
+        ptr = Signal(6)
+        stg = Signal(64)
+        sfill = Signal(4)
+        lane = Signal(5)
+        obuf = Signal(64 * NL)
+        ocnt = Signal(5)
+        dword = Signal(256)
+        dcnt = Signal(3)
+        m.d.comb += [self.phase.eq(phase), self.finishing.eq(fin_pend),
+                     self.busy.eq(core.busy | zap_pend | fin_pend | inword | (sfill == 8))]
+
+        # State update: XOR one lane (message / padding) and/or the final 0x80, or wipe.
+        x_en = Signal()
+        x_idx = Signal(5)
+        x_val = Signal(64)
+        pad_last = Signal()
+        zero = Signal()
+        starting = Signal()         # START accepted this cycle
+        start = Signal()
+        lanes_x = []
+        for i in range(NL):
+            li = Signal(64, name=f"xor_lane{i}")
+            m.d.comb += li.eq(Mux(x_en & (x_idx == i), x_val, 0) ^
+                              Mux(pad_last & (rl == i + 1), Const(0x80 << 56, 64), 0))
+            lanes_x.append(li)
+        xored = Signal(1600)
+        m.d.comb += xored.eq(core.state ^ Cat(*lanes_x))
+        m.d.comb += [core.load.eq(x_en | pad_last | zero),
+                     core.load_data.eq(Mux(zero, 0, xored)),
+                     core.start.eq(start)]
+
+        err = Signal(8)             # this cycle's error bits
+        m.d.sync += [self.err.eq(err != 0), self.err_code.eq(err)]
+
+        def abort(m):
+            m.d.sync += [phase.eq(IDLE), fin_pend.eq(0), ptr.eq(0), inword.eq(0), stg.eq(0),
+                         sfill.eq(0), lane.eq(0), obuf.eq(0), ocnt.eq(0), dword.eq(0),
+                         dcnt.eq(0), count.eq(0), zap_pend.eq(1)]
+
+        drained = Signal()
+        m.d.comb += drained.eq(~inword & (sfill != 8) & ~core.busy)
+
+        # --- message word intake: mask must be one contiguous, non-empty byte range
+        mask = self.msg.mask
+        low = Signal(32)
+        contig = Signal()
+        lo = Signal(6)
+        hi = Signal(6)
+        m.d.comb += [low.eq(mask & (~mask + 1)),
+                     contig.eq((mask != 0) & (((mask + low)[:32] & mask) == 0))]
+        for i in reversed(range(32)):
+            with m.If(mask[i]):
+                m.d.comb += lo.eq(i)
+        for i in range(32):
+            with m.If(mask[i]):
+                m.d.comb += hi.eq(i + 1)
+        nbytes = Signal(6)
+        newcount = Signal(33)
+        m.d.comb += [nbytes.eq(hi - lo), newcount.eq(count + nbytes)]
+
+        # The word is packed straight from the port (no intake register): the master holds
+        # data and mask while valid & ~ready, and ready rises in the cycle its last byte goes.
+        # Checks and the byte count happen in the word's first cycle.
+        good = Signal()             # first cycle of an accepted word
+        refuse = Signal()           # first cycle of a refused word: consume it, report
+        with m.If(self.msg.valid & ~inword & ~self.wipe):
+            with m.If((phase != ABSORB) | fin_pend):     # fin_pend: the message is complete
+                m.d.comb += [err.eq(ERR_SEQUENCE), refuse.eq(1)]
+            with m.Elif(~contig):
+                m.d.comb += [err.eq(ERR_MASK), refuse.eq(1)]
+            with m.Elif((msg_len != 0) & (newcount > msg_len)):
+                m.d.comb += [err.eq(ERR_OVERSIZE), refuse.eq(1)]
+            with m.Else():
+                m.d.comb += good.eq(1)
+                m.d.sync += count.eq(newcount)
+                with m.If((msg_len != 0) & (newcount == msg_len)):
+                    m.d.sync += fin_pend.eq(1)
+
+        # --- byte packing: word bytes [cur, cur + t) go to staging bytes [sfill, sfill + t)
+        have = Signal()
+        cur = Signal(6)
+        avail = Signal(6)
+        t = Signal(4)
+        win = Signal(64)
+        placed = Signal(64)
+        bmask = Signal(8)
+        merged = Signal(64)
+        nfill = Signal(4)
+        word_done = Signal()
+        m.d.comb += [have.eq(inword | good),
+                     cur.eq(Mux(inword, ptr, lo)),
+                     avail.eq(Mux(have, hi - cur, 0)),
+                     t.eq(Mux(avail < 8 - sfill, avail, 8 - sfill)),
+                     win.eq(Cat(self.msg.data, Const(0, 64)).bit_select(Cat(Const(0, 3), cur), 64)),
+                     placed.eq((win << Cat(Const(0, 3), sfill))[:64]),
+                     nfill.eq(sfill + t),
+                     word_done.eq(have & (avail == t))]
+        m.d.comb += bmask.eq(((Const(1, 9) << nfill) - 1)[:8] & ~((Const(1, 9) << sfill) - 1)[:8])
+        m.d.comb += merged.eq(stg | (placed & Cat(*[bmask[j].replicate(8) for j in range(8)])))
+        m.d.comb += self.msg.ready.eq(refuse | word_done)
+
+        with m.If((phase == ABSORB) & (have | (sfill == 8))):
+            with m.If(have):
+                m.d.sync += [inword.eq(~word_done), ptr.eq(cur + t)]
+            with m.If((nfill == 8) & ~core.busy):
+                m.d.comb += [x_en.eq(1), x_idx.eq(lane), x_val.eq(merged)]
+                m.d.sync += [stg.eq(0), sfill.eq(0)]
+                with m.If(lane == rl - 1):
+                    m.d.comb += start.eq(1)
+                    m.d.sync += lane.eq(0)
+                with m.Else():
+                    m.d.sync += lane.eq(lane + 1)
+            with m.Else():
+                m.d.sync += [stg.eq(merged), sfill.eq(nfill)]
+
+        # --- final padding: ds byte at the next message byte, 0x80 in the last rate byte
+        def do_finish(m):
+            m.d.comb += [x_en.eq(1), x_idx.eq(lane),
+                         x_val.eq(stg | (ds << Cat(Const(0, 3), sfill[:3]))[:64]),
+                         pad_last.eq(1), start.eq(1)]
+            m.d.sync += [phase.eq(SQUEEZE), stg.eq(0), sfill.eq(0), lane.eq(0), fin_pend.eq(0)]
+
+        with m.If(fin_pend & drained & (phase == ABSORB)):
+            do_finish(m)
+
+        # --- commands
+        # A message word offered in the same cycle goes first (it precedes the command).
+        m.d.comb += self.cmd.ready.eq(drained & ~fin_pend & ~zap_pend & ~self.msg.valid)
+        with m.If(self.cmd.valid & self.cmd.ready & ~self.wipe):
+            with m.Switch(self.cmd.op):
+                with m.Case(OP_START):
+                    m.d.comb += [zero.eq(1), starting.eq(1)]
+                    abort(m)
+                    m.d.sync += [zap_pend.eq(0), msg_len.eq(self.cmd.msg_len)]
+                    ok = Signal()
+                    with m.Switch(Cat(self.cmd.strength, self.cmd.mode)):
+                        for mode in range(3):
+                            for sc in range(5):
+                                r = rate_bytes(mode, sc)
+                                if r is not None:
+                                    with m.Case(sc | (mode << 3)):
+                                        m.d.comb += ok.eq(1)
+                                        m.d.sync += [rl.eq(r // 8), ds.eq(DSBYTE[mode])]
+                    with m.If(ok):
+                        m.d.sync += phase.eq(ABSORB)
+                    with m.Else():
+                        m.d.comb += err.eq(ERR_MODE)
+                with m.Case(OP_PAD):
+                    with m.If(phase != ABSORB):
+                        m.d.comb += err.eq(ERR_SEQUENCE)
+                    with m.Elif((lane != 0) | (sfill != 0)):
+                        m.d.comb += [x_en.eq(1), x_idx.eq(lane), x_val.eq(stg), start.eq(1)]
+                        m.d.sync += [stg.eq(0), sfill.eq(0), lane.eq(0)]
+                with m.Case(OP_FINISH):
+                    with m.If(phase != ABSORB):
+                        m.d.comb += err.eq(ERR_SEQUENCE)
+                    with m.Elif((msg_len != 0) & (count < msg_len)):
+                        m.d.comb += err.eq(ERR_UNDERSIZE)
+                    with m.Else():
+                        do_finish(m)
+                with m.Default():
+                    m.d.comb += err.eq(ERR_SEQUENCE)
+
+        # --- squeeze: copy the rate lanes out and permute again at once (eager refill)
+        take = Signal()
+        shift = Signal()
+        m.d.comb += [self.digest.valid.eq((dcnt == 4) & (phase == SQUEEZE)),
+                     self.digest.data.eq(dword),
+                     take.eq(self.digest.valid & self.digest.ready),
+                     shift.eq((ocnt != 0) & ((dcnt != 4) | take) & ~starting)]
+        # Copy and the absorb-side starts are exclusive by phase. A START overrides the copy
+        # and the shift: its abort (obuf, ocnt, dword, dcnt cleared) stands, so the new
+        # operation begins with an empty output path.
+        with m.If((phase == SQUEEZE) & ~core.busy & (ocnt == 0) & ~starting):
+            m.d.comb += start.eq(1)
+            m.d.sync += [ocnt.eq(rl),
+                         obuf.eq(Cat(*[Mux(rl > i, core.state[64 * i:64 * i + 64], 0)
+                                       for i in range(NL)]))]
+        with m.Elif(shift):
+            m.d.sync += [obuf.eq(obuf >> 64), ocnt.eq(ocnt - 1)]
+        with m.If(shift):
+            m.d.sync += [dword.eq(Cat(dword[64:], obuf[:64])), dcnt.eq(Mux(take, 1, dcnt + 1))]
+        with m.Elif(take):
+            m.d.sync += dcnt.eq(0)
+
+        # --- aborts: error or wipe; the state is zeroed as soon as the core is idle
+        with m.If((err != 0) | self.wipe):
+            abort(m)
+        # zap_pend only ever holds in IDLE, where nothing else drives the core.
+        with m.If(zap_pend & ~core.busy):
+            m.d.comb += zero.eq(1)
+            m.d.sync += zap_pend.eq(0)
+        return m

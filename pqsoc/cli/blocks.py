@@ -1,0 +1,32 @@
+"""The blocks the command line knows, by name: each block's own declaration (ip/kmac/block.py,
+ip/acc/block.py, soc/block.py) registered with the flow, with the verification hooks that live
+on floors above the declaration wired in here (a benchmark in the block's dv/; the silicon SoC's
+gate-level run, which is firmware on sim/'s harness)."""
+import dataclasses
+import functools
+
+from ip.acc import block as acc_block
+from ip.acc.dv import gls as acc_gls
+from ip.acc.dv import jobs as acc_jobs
+from ip.kmac import block as kmac_block
+from ip.kmac.dv import bench as kmac_bench
+from pqsoc.flow.block import BLOCKS, Block, emit_amaranth, get, register
+from sim import silicon as silicon_sim
+from soc import block as soc_block
+
+__all__ = ["BLOCKS", "Block", "emit_amaranth", "get", "register"]
+
+
+def _kmac_bench() -> dict:
+    return kmac_bench.measure(rounds_per_cycle=kmac_block.ROUNDS_PER_CYCLE)
+
+
+def _acc_bench() -> dict:
+    return acc_jobs.measure(rtl=True)
+
+
+register(kmac_block.KECCAK)
+register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench))
+register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc))
+for _b in (soc_block.SOC, soc_block.SOC_ACC32K):
+    register(dataclasses.replace(_b, gls=functools.partial(silicon_sim.gls_soc, block=_b.name)))

@@ -1,0 +1,78 @@
+"""What the flow knows of a hardware block, and the table of blocks by name.
+
+A block declares itself once, in its own home (`ip/<block>/block.py`, `soc/block.py`): its
+top, clock, period, memories and how to emit its Verilog. The command line's registry
+(`pqsoc/cli/blocks.py`) registers them here; the flow's steps (synth, sta, gls, report,
+harden) look a block up by name and know none of them by name.
+"""
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from pqsoc import BUILD, FlowError
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str
+    top: str
+    description: str
+    emit: Callable[[Path], list[Path]]   # writes the block's Verilog into a folder, returns the files
+    period_ns: float = 10.0              # synthesis / STA target clock period
+    clock: str = "clk"
+    reset: str = "rst"
+    macros: tuple[str, ...] = ()         # SRAM macro cell names kept as black boxes
+    bench: Callable[[], dict] | None = None   # measured figures (cycles, bytes/cycle) for reports
+    cocotb_test: str | None = None            # cocotb module run on the RTL and on the netlist
+    # The block's own gate-level run (`pqsoc gls`) where a cocotb test does not fit: called with
+    # the random initial-state seeds, returns the report entry (RTL vs gate-level cycles).
+    gls: Callable[[tuple[int, ...]], dict] | None = None
+    # ABC's `&dch -f` (choice computation) improves mapping but did not finish in 34 min on the
+    # ACC's 395 k AND nodes; large blocks map without it (recorded in the report's notes).
+    abc_dch: bool = True
+    # Full adders (3-input XOR + majority of the same inputs, as in carry-save trees) extracted
+    # by Yosys' `extract_fa -fa` before ABC and mapped to sky130_fd_sc_hd__fa_1 (20.0 um2) instead
+    # of ABC's gates (xnor3 is a DRC-excluded cell: two xnor2 + a majority); the same mapping as
+    # OpenLane's SYNTH_ADDER_TYPE=FA (its fa_map.v), but slower per level. The value is the Yosys
+    # selection of the logic to extract from (None: no extraction). Half adders are left to ABC
+    # (ha_* are excluded cells).
+    full_adders: str | None = None
+    notes: str = ""
+    # The area the block must fit (width, height in um; the report says whether it does)
+    die_um: tuple[float, float] | None = None
+    # Yosys commands that read the emitted files; None: `read_verilog -sv` of each file.
+    yosys_read: Callable[[list[Path]], list[str]] | None = None
+    # Modules synthesized as their own hierarchy (Yosys module names, e.g. "pqc.acc"): they get
+    # the keep_hierarchy attribute before `synth -flatten`, which flattens everything else, so
+    # ABC maps each of them on its own (as a hardened macro would be) and the netlist holds one
+    # module per kept module plus the top. Each must be in the design (checked after synthesis).
+    keep_hierarchy: tuple[str, ...] = ()
+
+    def rtl_dir(self) -> Path:
+        return BUILD / "rtl" / self.name
+
+
+def emit_amaranth(factory, top: str):
+    """An `emit` for an Amaranth component: factory() -> the component, written as `top`.v."""
+    def emit(out: Path) -> list[Path]:
+        from amaranth.back import verilog
+        out.mkdir(parents=True, exist_ok=True)
+        text = verilog.convert(factory(), name=top, emit_src=False)
+        path = out / f"{top}.v"
+        path.write_text(text)
+        return [path]
+    return emit
+
+
+BLOCKS: dict[str, Block] = {}
+
+
+def register(block: Block) -> Block:
+    BLOCKS[block.name] = block
+    return block
+
+
+def get(name: str) -> Block:
+    if name not in BLOCKS:
+        raise FlowError(f"unknown block {name!r}; known blocks: {', '.join(sorted(BLOCKS)) or 'none registered'}")
+    return BLOCKS[name]

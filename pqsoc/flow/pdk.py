@@ -1,0 +1,101 @@
+"""Where the sky130A PDK is, and the files of it that the flow reads.
+
+The PDK is never part of the repository: `PDK_ROOT` points at an open_pdks-style tree
+(`$PDK_ROOT/sky130A/libs.ref/...`). `make setup` installs a pinned one with ciel when
+`PDK_ROOT` does not hold one and the network allows.
+"""
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from pqsoc import FlowError
+
+PDK = "sky130A"
+SCL = "sky130_fd_sc_hd"
+# open_pdks revision that OpenLane 2.3.10 pins (openlane/open_pdks_rev in its wheel).
+OPEN_PDKS_REV = "0fe599b2afb6708d281543108caf8310912f54af"
+CIEL_VERSION = "3.2.0"
+DEFAULT_PDK_ROOT = Path.home() / ".ciel"
+
+CORNERS = {"tt": "tt_025C_1v80", "ss": "ss_n40C_1v40", "ff": "ff_100C_1v95"}
+SRAM_MACROS = ("sky130_sram_1kbyte_1rw1r_32x256_8", "sky130_sram_2kbyte_1rw1r_32x512_8")
+
+
+@dataclass(frozen=True)
+class Pdk:
+    root: Path
+
+    @property
+    def base(self) -> Path:
+        return self.root / PDK
+
+    def liberty(self, corner: str) -> Path:
+        if corner not in CORNERS:
+            raise FlowError(f"unknown corner {corner!r}; known: {', '.join(CORNERS)}")
+        p = self.base / "libs.ref" / SCL / "lib" / f"{SCL}__{CORNERS[corner]}.lib"
+        if not p.is_file():
+            raise FlowError(f"PDK: Liberty for corner {corner} missing: {p}")
+        return p
+
+    @property
+    def drc_exclude_file(self) -> Path:
+        """OpenLane's PNR_EXCLUDED_CELL_FILE of the PDK: cells with DRC or pin-access problems,
+        which OpenLane keeps out of synthesis as well as of place-and-route."""
+        return self.base / "libs.tech" / "openlane" / SCL / "drc_exclude.cells"
+
+    @property
+    def cell_verilog(self) -> Path:
+        return self.base / "libs.ref" / SCL / "verilog" / f"{SCL}.v"
+
+    def sram(self, macro: str, kind: str) -> Path:
+        """kind: lef, lib (TT only) or verilog."""
+        d = self.base / "libs.ref" / "sky130_sram_macros" / kind
+        if kind == "lib":
+            p = d / f"{macro}_TT_1p8V_25C.lib"
+        else:
+            p = d / f"{macro}.{'v' if kind == 'verilog' else kind}"
+        if not p.is_file():
+            raise FlowError(f"PDK: SRAM macro file missing: {p}")
+        return p
+
+
+def find_pdk() -> Pdk:
+    """The PDK named by $PDK_ROOT (or the ciel default), checked; FlowError says how to fix it."""
+    env = os.environ.get("PDK_ROOT")
+    root = Path(env).expanduser().resolve() if env else DEFAULT_PDK_ROOT
+    if not (root / PDK / "libs.ref" / SCL / "lib").is_dir():
+        where = f"PDK_ROOT={env}" if env else f"PDK_ROOT is not set and {root} has none"
+        raise FlowError(
+            f"no {PDK} PDK found ({where}). Set PDK_ROOT to a folder that holds {PDK}/ "
+            f"(e.g. PDK_ROOT=../shared/pdk), or run `make setup` with network access to install "
+            f"open_pdks {OPEN_PDKS_REV[:10]} with ciel.")
+    pdk = Pdk(root)
+    pdk.liberty("tt")
+    return pdk
+
+
+def install_with_ciel(root: Path) -> None:
+    """Install the pinned sky130 PDK into root with ciel (needs network access to its sources)."""
+    print(f"[pdk] installing {PDK} (open_pdks {OPEN_PDKS_REV}) into {root} with ciel {CIEL_VERSION}", flush=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"ciel=={CIEL_VERSION}"], check=True)
+    r = subprocess.run([sys.executable, "-m", "ciel", "enable", "--pdk-family", "sky130",
+                        "--pdk-root", str(root), OPEN_PDKS_REV])
+    if r.returncode != 0:
+        raise FlowError(
+            f"ciel could not install the PDK (exit {r.returncode}); without network access, "
+            f"set PDK_ROOT to an existing {PDK} tree (e.g. PDK_ROOT=../shared/pdk) and run again.")
+
+
+def check(install: bool) -> Pdk:
+    try:
+        pdk = find_pdk()
+    except FlowError:
+        if not install:
+            raise
+        env = os.environ.get("PDK_ROOT")
+        install_with_ciel(Path(env).expanduser().resolve() if env else DEFAULT_PDK_ROOT)
+        pdk = find_pdk()
+    print(f"[pdk] {PDK} at {pdk.root}")
+    return pdk

@@ -1,0 +1,72 @@
+"""The silicon SoC as blocks of the flow: `soc` (the ACC's 16 KiB memories) and `soc_acc32k`
+(the anchor's 32 KiB ones). Declared once; the registry (pqsoc/cli/blocks.py) wires their
+gate-level run (firmware on sim/'s harness: sim/silicon.py)."""
+import dataclasses
+from pathlib import Path
+
+from ip.acc import block as acc_block
+from pqsoc.flow.block import Block
+from soc import silicon
+
+PERIOD_NS = acc_block.PERIOD_NS         # one clock for the whole SoC
+CARAVEL_USER_AREA_UM = (2920.0, 3520.0)  # Caravel's user project area (width, height)
+
+
+def _soc_emit(out: Path) -> list[Path]:
+    return silicon.emit(out)
+
+
+def _soc_acc32k_emit(out: Path) -> list[Path]:
+    return silicon.emit(out, silicon.ACC32K_IMEM_SIZE, silicon.ACC32K_DMEM_SIZE)
+
+
+def _macros(acc_imem: int, acc_dmem: int) -> int:
+    from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
+    return (acc_imem + acc_dmem + SILICON_ROM_SIZE + SILICON_SRAM_SIZE) // acc_block.MACRO_BYTES
+
+
+SOC = Block(
+    name="soc",
+    top="pqsoc",
+    description=("the whole silicon SoC (soc/silicon.py): Ibex, LiteX bus/UART/timer/GPIO/UART bridge, "
+                 f"KMAC, ACC (kept as its own module); "
+                 f"{_macros(silicon.ACC_IMEM_SIZE, silicon.ACC_DMEM_SIZE)} x {silicon.SRAM_MACRO}: "
+                 "ACC IMEM/DMEM 16 KiB each, boot RAM 16 KiB, main SRAM 8 KiB (black boxes)"),
+    emit=_soc_emit,
+    period_ns=PERIOD_NS,
+    clock="sys_clk",
+    reset="sys_rst",
+    macros=(silicon.SRAM_MACRO,),
+    abc_dch=False,
+    die_um=CARAVEL_USER_AREA_UM,
+    yosys_read=silicon.yosys_read,
+    # The ACC stays its own module, as it would be hardened (soc/README.md, "The silicon SoC":
+    # with the former combinational ACC <-> KMAC side-load loop it measured 40.2 MHz tt against
+    # 42.3 flat, the loop being the critical path either way; with the loop cut, 53.3).
+    keep_hierarchy=("pqc.acc",),
+    full_adders=acc_block.FULL_ADDERS,        # the ACC's, as in block acc
+    notes=("Ibex and LiteX's top read with Yosys read_slang, the PQC subsystem and memories with "
+           "read_verilog; the ACC (pqc.acc) is kept as its own module (ABC maps it alone, as a "
+           "hardened ACC), the rest is flat; critical path: ACC side-load msg (mask) -> KMAC byte "
+           "packing -> KMAC flop, which block acc does not time (kmac.msg registers the KMAC's "
+           "msg.ready: no combinational loop back into the ACC); the ACC core's clock comes through "
+           "sky130_fd_sc_hd__dlclkp_1 (its idle clock gate); Ibex' clock gate is the generic latch + AND "
+           "(prim_generic_clock_gating), timed as an ideal clock like every clock here; "
+           "the ACC's partial-product trees map their full adders to sky130_fd_sc_hd__fa_1 (as block acc); "
+           f"macro area is the LEF SIZE of the {_macros(silicon.ACC_IMEM_SIZE, silicon.ACC_DMEM_SIZE)} "
+           "macros; no ACC cycle benchmark here (block acc)"),
+)
+
+# Block soc with the ACC memories at 32 KiB each: everything else as block soc.
+SOC_ACC32K = dataclasses.replace(
+    SOC,
+    name="soc_acc32k",
+    description=("the silicon SoC with the anchor's ACC memories (soc/silicon.py ACC32K_*): as block soc, "
+                 "but ACC IMEM and DMEM 32 KiB each, which ML-DSA-65 signing needs; "
+                 f"{_macros(silicon.ACC32K_IMEM_SIZE, silicon.ACC32K_DMEM_SIZE)} x {silicon.SRAM_MACRO} "
+                 "(ACC 16 + 16, boot RAM 8, main SRAM 4; black boxes)"),
+    emit=_soc_acc32k_emit,
+    notes=("the flow and notes of block soc; only the ACC's IMEM/DMEM sizes differ (address widths, "
+           f"macro count); macro area is the LEF SIZE of the "
+           f"{_macros(silicon.ACC32K_IMEM_SIZE, silicon.ACC32K_DMEM_SIZE)} macros"),
+)
