@@ -5,10 +5,11 @@ import dataclasses
 from pathlib import Path
 
 from ip.acc import block as acc_block
+from ip.common import SYS_CLK_PERIOD_NS
 from pqsoc.flow.block import Block
 from soc import silicon
 
-PERIOD_NS = acc_block.PERIOD_NS         # one clock for the whole SoC
+PERIOD_NS = SYS_CLK_PERIOD_NS            # one clock for the whole SoC
 CARAVEL_USER_AREA_UM = (2920.0, 3520.0)  # Caravel's user project area (width, height)
 
 

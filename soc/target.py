@@ -25,12 +25,13 @@ from litex.soc.integration.soc_core import SoCCore
 from litex.soc.cores.gpio import GPIOOut, GPIOIn
 
 from ip.acc import block as acc_block
+from ip.common import SYS_CLK_PERIOD_NS
 from soc import ibex
 from soc.platform import Platform
 from soc.simctrl import SimCtrl
 from soc.extslave import SlavePort, WishboneBlock, WishboneSlave, add_ext
 
-SYS_CLK_FREQ = int(50e6)
+SYS_CLK_FREQ = round(1e9 / SYS_CLK_PERIOD_NS)
 BRINGUP_BAUDRATE = 1_000_000   # UART bridge; the host side reads it from csr.json
 # Console UART of the silicon SoC (uart_tx/rx pins; the simulation SoC's console is a stream):
 # 1 Mbaud like the bridge (50 cycles per bit at 50 MHz; USB-UART adapters take it), so that a

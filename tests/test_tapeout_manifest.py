@@ -2,6 +2,7 @@
 import json
 from pathlib import Path
 
+from ip.common import SYS_CLK_PERIOD_NS
 from pqsoc.cli import blocks as blocks_mod
 
 REPO = Path(__file__).resolve().parent.parent
@@ -10,6 +11,7 @@ REPO = Path(__file__).resolve().parent.parent
 def test_manifest_is_consistent():
     m = json.loads((REPO / "tapeout.json").read_text())
     assert m["pdk"]["name"] == "sky130A"
+    assert m["target"]["clock_mhz"] == 1e3 / SYS_CLK_PERIOD_NS     # the one system clock
     tops = {b.top for b in blocks_mod.BLOCKS.values()}
     for macro in m["macros"]:
         assert macro["name"] in tops, f"{macro['name']} is not a block the flow knows"

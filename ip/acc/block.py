@@ -4,6 +4,7 @@ The SoC (soc/), the ISS jobs and benchmarks (ip/acc/dv/), the firmware, the repo
 OpenLane configuration (pnr/) read these. The verification hooks (benchmark, gate-level run)
 live in ip/acc/dv/ and are wired to the block by the registry (pqsoc/cli/blocks.py).
 """
+from ip.common import SYS_CLK_PERIOD_NS
 from pqsoc.flow.block import Block, emit_amaranth
 
 # Every ACC memory is built of this OpenRAM macro (2 KiB, 32 x 512, one rw and one r port).
@@ -18,7 +19,7 @@ IMEM_SIZE = DMEM_SIZE = 16 * 1024
 # (program ~23 KB, DMEM 32.1 KB).
 LARGE_IMEM_SIZE = LARGE_DMEM_SIZE = 32 * 1024
 
-PERIOD_NS = 20.0     # the SoC's clock (50 MHz): synthesis, STA and hardening target
+PERIOD_NS = SYS_CLK_PERIOD_NS     # synthesis, STA and hardening target: the SoC's clock
 
 # The ACC's full adders mapped to fa_1 (Block.full_adders), in blocks acc and soc: the wide ALU's
 # partial-product trees (wires `csa*`, ip/acc/rtl/wide_alu.py) and their input cones, in its first

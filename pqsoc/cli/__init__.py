@@ -2,7 +2,7 @@
 import argparse
 import sys
 
-from pqsoc import FlowError
+from pqsoc import REPO, FlowError
 from pqsoc.cli import blocks  # registers every block with the flow
 
 
@@ -32,6 +32,13 @@ def _harden(args):
     from pqsoc.flow import harden
     for block in args.blocks:
         harden.harden(block)
+
+
+def _pnr_config(args):
+    from pqsoc.flow import openlane
+    names = args.blocks or [b.name for b in blocks.BLOCKS.values() if b.openlane is not None]
+    for name in names:
+        print(openlane.write(blocks.get(name)).relative_to(REPO))
 
 
 def _gls(args):
@@ -78,6 +85,10 @@ def main(argv=None) -> int:
     p = sub.add_parser("harden", help="OpenLane 2 place-and-route (needs the Nix shell for OpenROAD)")
     p.add_argument("blocks", nargs="+")
     p.set_defaults(func=_harden)
+
+    p = sub.add_parser("pnr-config", help="write pnr/<block>/config.json (OpenLane 2) from the block's declaration")
+    p.add_argument("blocks", nargs="*", help="default: every block with an OpenLane configuration")
+    p.set_defaults(func=_pnr_config)
 
     p = sub.add_parser("gls", help="gate-level simulation of a synthesized block against its RTL")
     p.add_argument("blocks", nargs="+")

@@ -47,6 +47,9 @@ class Block:
     # ABC maps each of them on its own (as a hardened macro would be) and the netlist holds one
     # module per kept module plus the top. Each must be in the design (checked after synthesis).
     keep_hierarchy: tuple[str, ...] = ()
+    # OpenLane 2 variables of this block beyond the flow's defaults (pqsoc/flow/openlane.py);
+    # None: the block has no OpenLane configuration (pnr/<name>/config.json) of its own.
+    openlane: dict | None = None
 
     def rtl_dir(self) -> Path:
         return BUILD / "rtl" / self.name

@@ -8,14 +8,18 @@ import subprocess
 
 from pqsoc import REPO, FlowError
 from pqsoc.flow import block as blocks_mod
+from pqsoc.flow import openlane
 from pqsoc.flow.pdk import find_pdk
 
 
 def harden(name: str) -> None:
     block = blocks_mod.get(name)
-    config = REPO / "pnr" / name / "config.json"
+    config = openlane.config_path(block)
+    shown = config.relative_to(REPO) if config.is_relative_to(REPO) else config
     if not config.is_file():
-        raise FlowError(f"no OpenLane config for {name}: expected {config.relative_to(REPO)}")
+        raise FlowError(f"no OpenLane config for {name}: expected {shown}")
+    if config.read_text() != openlane.render(block):
+        raise FlowError(f"{shown} differs from the block's declaration: run `pqsoc pnr-config {name}`")
     missing = [t for t in ("openroad", "openlane") if shutil.which(t) is None]
     if missing:
         raise FlowError(
@@ -25,7 +29,7 @@ def harden(name: str) -> None:
             f"Synthesis and STA (`make report`) run without it.")
     pdk = find_pdk()
     block.emit(block.rtl_dir())
-    print(f"[harden] {name}: openlane {config.relative_to(REPO)}", flush=True)
+    print(f"[harden] {name}: openlane {shown}", flush=True)
     r = subprocess.run(["openlane", "--pdk-root", str(pdk.root), str(config)])
     if r.returncode != 0:
         raise FlowError(f"OpenLane failed for {name} (exit {r.returncode}); see its run folder under pnr/{name}/runs/")
