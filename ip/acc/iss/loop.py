@@ -1,16 +1,7 @@
-"""Hardware loop stack: entries (start, end, remaining) of the depth named in isa.yml."""
-import re
+"""Hardware loop stack: entries (start, end, remaining), isa.yml loop_depth of them."""
 from dataclasses import dataclass
 
 from ip.acc.iss.errors import AccError
-
-
-def loop_depth(isa) -> int:
-    """The depth is stated in isa.yml's loop group ("8-deep loop stack")."""
-    m = re.search(r"(\d+)-deep", isa.groups["loop"])
-    if not m:
-        raise ValueError("isa.yml groups.loop does not state the loop stack depth ('N-deep')")
-    return int(m.group(1))
 
 
 @dataclass

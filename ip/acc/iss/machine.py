@@ -34,7 +34,7 @@ from ip.acc.iss.errors import AccError, Unmodelled
 from ip.acc.iss.gpr import Gprs
 from ip.acc.iss.insn import executor
 from ip.acc.iss.kmac import CycleLimit, kmac_status, smp_status
-from ip.acc.iss.loop import LoopStack, loop_depth
+from ip.acc.iss.loop import LoopStack
 from ip.acc.iss.stream_unit import StreamUnitModel
 from ip.acc.iss.timing import Scoreboard
 from ip.acc.iss.wdr import VMODES, Wdrs
@@ -87,7 +87,7 @@ class Iss:
         self.wdr = Wdrs(self.isa.wdrs)
         self.csr = Csrs(self.isa, seed)
         self.wsr = Wsrs(self.isa, seed)
-        self.loops = LoopStack(loop_depth(self.isa))
+        self.loops = LoopStack(self.isa.loop_depth)
         self._exec = {i.mnemonic: executor(i) for i in self.isa.insns}
         self.timing = Scoreboard(self.isa)
         self._decoded = {}

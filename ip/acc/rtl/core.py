@@ -41,7 +41,6 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ip.acc.tools.isa import load_isa
-from ip.acc.iss.loop import loop_depth
 
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
 
@@ -116,7 +115,7 @@ class AccCore(wiring.Component):
         # simulation evaluates its fan-out every cycle otherwise)
         with m.If(state == ST_RUN):
             m.d.sync += lfsr.eq(Cat(lfsr[1:], lfsr[0] ^ lfsr[1] ^ lfsr[21] ^ lfsr[31]))
-        depth = loop_depth(isa)
+        depth = isa.loop_depth
         l_start = [Signal(32, name=f"loop{i}_start") for i in range(depth)]
         l_end = [Signal(32, name=f"loop{i}_end") for i in range(depth)]
         l_rem = [Signal(32, name=f"loop{i}_rem") for i in range(depth)]

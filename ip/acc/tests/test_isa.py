@@ -149,6 +149,16 @@ def test_wdr_count_is_checked(wdrs, msg):
         parse_isa(text)
 
 
+@pytest.mark.parametrize("depth, msg", [(0, "positive integer"), ("8", "positive integer"),
+                                        (4, "groups loop must say 4-deep")])
+def test_loop_depth_is_checked(depth, msg):
+    """isa.yml loop_depth is the one count of loop-stack entries (ISS, RTL, fuzzer)."""
+    assert load_isa().loop_depth == 8
+    text = ISA_YML.read_text().replace("\nloop_depth: 8\n", f"\nloop_depth: {depth!r}\n")
+    with pytest.raises(IsaError, match=msg):
+        parse_isa(text)
+
+
 def test_isa_md_is_up_to_date():
     text = isa_doc.render(load_isa())
     assert isa_doc.ISA_MD.read_text() == text, "run: .venv/bin/python -m ip.acc.tools.isa_doc"

@@ -138,6 +138,7 @@ class Isa:
     version: int = 1
     wdrs: int = 32             # wide data registers w0..w<wdrs-1>
     units: dict = None         # unit name -> {interval, desc}: see Insn.unit
+    loop_depth: int = 8        # entries of the hardware loop stack
 
     def decode(self, word: int, any_wdr: bool = False):
         """(Insn, operand values) for a word, or None when no instruction matches. A wdr
@@ -379,6 +380,11 @@ def parse_isa(data) -> Isa:
     if "wdr" in kinds and f"w0..w{wdrs - 1}" not in str(kinds["wdr"]):
         raise IsaError(f"isa.yml: operand-kinds wdr must say w0..w{wdrs - 1} (wdrs: {wdrs})")
     groups = data["groups"]
+    depth = data.get("loop_depth", 8)
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
+        raise IsaError(f"isa.yml: loop_depth must be a positive integer (got {depth!r})")
+    if "loop" in groups and f"{depth}-deep" not in str(groups["loop"]):
+        raise IsaError(f"isa.yml: groups loop must say {depth}-deep (loop_depth: {depth})")
     schemes = {n: _parse_scheme(n, s) for n, s in data["encoding-schemes"].items()}
     for table in ("csrs", "wsrs"):
         addrs = [r["addr"] for r in (data.get(table) or {}).values()]
@@ -409,7 +415,7 @@ def parse_isa(data) -> Isa:
                                f"{b.mask:#010x}/{b.match:#010x})")
     return Isa(insns, by_mn, schemes, errors, dict(data.get("csrs") or {}),
                dict(data.get("wsrs") or {}), groups, kinds, int(data.get("version", 1)), wdrs,
-               units)
+               units, depth)
 
 
 def load_isa(path: Path | str = ISA_YML) -> Isa:
