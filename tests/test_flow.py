@@ -1,7 +1,6 @@
 """The local PPA flow: synthesis, STA and reports on a real block, and every bad-input path."""
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +9,7 @@ import pytest
 
 from pqsoc import FlowError
 from pqsoc.cli import blocks as blocks_mod
-from pqsoc.flow import fanout, report, sta, synth
+from pqsoc.flow import report, sta, synth
 
 REPO = Path(__file__).resolve().parent.parent
 GOOD_V = """
@@ -18,27 +17,6 @@ module counter(input clk, input rst, input en, output reg [7:0] q);
   always @(posedge clk) if (rst) q <= 0; else if (en) q <= q + 1;
 endmodule
 """
-
-
-def verilog_block(name: str, text: str, top: str = "counter") -> blocks_mod.Block:
-    def emit(out: Path) -> list[Path]:
-        out.mkdir(parents=True, exist_ok=True)
-        p = out / f"{name}.v"
-        p.write_text(text)
-        return [p]
-    return blocks_mod.register(blocks_mod.Block(name=name, top=top, description="test", emit=emit))
-
-
-@pytest.fixture
-def temp_block():
-    made = []
-
-    def make(name, text, top="counter"):
-        made.append(name)
-        return verilog_block(name, text, top)
-    yield make
-    for n in made:
-        blocks_mod.BLOCKS.pop(n, None)
 
 
 def test_counter_synth_and_sta(pdk_root, temp_block):
@@ -177,56 +155,6 @@ def test_unknown_block_via_cli(pdk_root):
     assert "unknown block 'no_such_block'" in r.stderr
 
 
-def test_fanout_repair_builds_bounded_tree():
-    outputs = {"sky130_fd_sc_hd__dfxtp_2": {"Q"}, "sky130_fd_sc_hd__inv_2": {"Y"}}
-    insts = "".join(f"  sky130_fd_sc_hd__inv_2 _i{k}_ (\n    .A(hot),\n    .Y(o{k})\n  );\n" for k in range(300))
-    text = "module t(clk, hot);\n  input clk;\n  input hot;\n" + insts + "endmodule\n"
-    new, nbuf = fanout.repair(text, outputs, "clk", max_fanout=16)
-    # 300 sinks -> 19 leaf buffers -> 2 more levels; every net now has at most 16 sinks.
-    assert nbuf > 19
-    sinks = {}
-    for line in new.splitlines():
-        if line.strip().startswith(".A("):
-            net = line.strip()[3:-2] if line.strip().endswith("),") else line.strip()[3:-1]
-            sinks[net] = sinks.get(net, 0) + 1
-    assert max(sinks.values()) <= 16
-    assert new.count("sky130_fd_sc_hd__inv_2 ") == 300
-
-
-def test_collapse_buffers_removes_abc_chains_and_keeps_port_drivers():
-    def cell(kind, name, a, out, pin="X"):
-        return f"  sky130_fd_sc_hd__{kind} {name} (\n    .A({a}),\n    .{pin}({out})\n  );\n"
-    body = (cell("inv_2", "_d_", "i", "n0", "Y")
-            + cell("buf_1", "_b1_", "n0", "n1") + cell("buf_2", "_b2_", "n1", "n2")   # a chain
-            + cell("inv_2", "_s1_", "n1", "s1", "Y") + cell("inv_2", "_s2_", "n2", "s2", "Y")
-            + cell("buf_4", "_bp_", "n2", "o"))                                      # drives a port
-    text = ("module t(i, o, p);\n  input i;\n  output o;\n  output p;\n  wire n0;\n"
-            + body + "  assign p = n2;\nendmodule\n")
-    new, n = fanout.collapse_buffers(text)
-    assert n == 2                                   # _b1_ and _b2_; _bp_ drives output o
-    assert "_b1_" not in new and "_b2_" not in new and "_bp_" in new
-    assert ".A(n0 )" in new and "n1" not in new and "n2" not in new
-    assert "assign p = n0 ;" in new
-    assert new.count("sky130_fd_sc_hd__inv_2") == 3
-
-
-def test_collapse_buffers_keeps_drivers_of_vector_connections():
-    """A macro takes `adr[1:0]` as one vector: the buffers driving adr[0] and adr[1] must stay
-    (found on the SoC: removing them left the SRAM address bits undriven)."""
-    text = ("module t(i, j);\n  input i;\n  input j;\n  wire [1:0] adr;\n  wire [1:0] w;\n"
-            "  sky130_fd_sc_hd__buf_1 _b0_ (\n    .A(i),\n    .X(adr[0])\n  );\n"
-            "  sky130_fd_sc_hd__buf_1 _b1_ (\n    .A(j),\n    .X(adr[1])\n  );\n"
-            "  sky130_fd_sc_hd__buf_1 _b2_ (\n    .A(i),\n    .X(w[0])\n  );\n"
-            "  sky130_fd_sc_hd__buf_1 _b3_ (\n    .A(j),\n    .X(w[1])\n  );\n"
-            "  sky130_fd_sc_hd__inv_2 _s_ (\n    .A(w[0]),\n    .Y(o)\n  );\n"
-            "  ram \\m.ram_r0_c0  (\n    .addr0(adr[1:0]),\n    .din0(w)\n  );\n"
-            "endmodule\n")
-    new, n = fanout.collapse_buffers(text)
-    assert n == 0 and new == text      # adr by range, w as a whole declared vector
-    new, n = fanout.collapse_buffers(text.replace(".din0(w)", ".din0(1'b0)"))
-    assert n == 2 and "_b2_" not in new and ".A(i )" in new and "_b0_" in new
-
-
 def test_harden_without_openroad_says_why(monkeypatch):
     r = subprocess.run([sys.executable, "-m", "pqsoc.cli", "harden", "keccak"], capture_output=True,
                        text=True, cwd=REPO, env=os.environ | {"PATH": "/usr/bin:/bin"})
@@ -244,17 +172,6 @@ def test_setup_is_idempotent_and_quick():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all 6 pinned packages present" in r.stdout or "pinned packages present" in r.stdout
     assert "venv: up to date" in r.stdout
-
-
-def test_fanout_repair_escaped_names():
-    # Yosys writes hierarchical names as escaped identifiers, which end at whitespace.
-    outputs = {"sky130_fd_sc_hd__inv_2": {"Y"}}
-    insts = "".join(f"  sky130_fd_sc_hd__inv_2 _i{k}_ (\n    .A(\\a.b.busy ),\n    .Y(o{k})\n  );\n"
-                    for k in range(40))
-    new, nbuf = fanout.repair("module t();\n" + insts + "endmodule\n", outputs, "clk")
-    assert nbuf == 4                                # one at the driver, three for the sinks
-    assert new.count("(\\a.b.busy )") == 1          # only the driver's buffer remains on the net
-    assert new.count(".A(fanout_buf_") == 40 + 3     # 40 sinks and the three leaf buffers
 
 
 def test_cli_missing_input_file_is_named(tmp_path):
@@ -373,17 +290,14 @@ endmodule
 """
 
 
-def test_block_with_its_own_frontend_reads_systemverilog(pdk_root):
+def test_block_with_its_own_frontend_reads_systemverilog(pdk_root, temp_block):
     """A block can name its Yosys read commands (the soc reads Ibex with read_slang)."""
     from dataclasses import replace
-    block = verilog_block("t_slang", SV_PKG, top="t_sv")
+    block = temp_block("t_slang", SV_PKG, top="t_sv")
     blocks_mod.register(replace(
         block, yosys_read=lambda files: ["read_slang --top t_sv " + " ".join(map(str, files))]))
-    try:
-        m = synth.synth("t_slang")
-        assert "read_slang --top t_sv" in (synth.synth_dir("t_slang") / "synth.ys").read_text()
-    finally:
-        blocks_mod.BLOCKS.pop("t_slang", None)
+    m = synth.synth("t_slang")
+    assert "read_slang --top t_sv" in (synth.synth_dir("t_slang") / "synth.ys").read_text()
     assert sum(v for k, v in m["cells_by_type"].items() if "df" in k) == 2
 
 
@@ -507,54 +421,6 @@ def test_full_adder_map_is_functionally_right(pdk_root, tmp_path):
     assert "BAD=0" in out, out
 
 
-def _lib(pdk_root):
-    from pqsoc.flow.pdk import find_pdk
-    pdk = find_pdk()
-    return fanout.CellLib(pdk.liberty("tt").read_text(), synth.dont_use_cells(pdk))
-
-
-@pytest.mark.parametrize("sinks", [6, 16])
-def test_upsize_fixes_weak_driver_and_leaves_light_loads(pdk_root, sinks):
-    lib = _lib(pdk_root)
-    hd = "sky130_fd_sc_hd__"
-
-    def gate(cell, name, out, ins):
-        pins = "".join(f"    .{p}({n}),\n" for p, n in ins)
-        return f"  {hd}{cell} {name} (\n{pins}    .Y({out})\n  );\n"
-    ins = [("A1", "a"), ("A2", "b"), ("B1", "c"), ("C1", "d"), ("D1", "e")]
-    body = gate("a2111oi_1", "_heavy_", "sel", ins) + gate("a2111oi_1", "_light_", "one", ins)
-    body += "".join(f"  {hd}mux2_1 _m{k}_ (\n    .A0(x),\n    .A1(y),\n    .S(sel),\n    .X(o{k})\n  );\n"
-                    for k in range(sinks))
-    body += f"  {hd}inv_1 _i_ (\n    .A(one),\n    .Y(z)\n  );\n"
-    body += f"  sky130_sram_2kbyte_1rw1r_32x512_8 ram (\n    .csb0(sel)\n  );\n"   # unknown: ignored
-    new, n = fanout.upsize("module t();\n" + body + "endmodule\n", lib)
-    assert n == 1
-    heavy = new.split(" _heavy_ ")[0].split()[-1]
-    assert heavy.startswith(hd + "a2111oi_") and heavy != hd + "a2111oi_1"
-    load = sinks * lib.pin_cap[hd + "mux2_1"]["S"] + lib.wire(sinks)
-    assert load > fanout.LOAD_FRACTION * lib.max_cap[hd + "a2111oi_1"]["Y"]      # it needed it
-    fits = [v for v in lib.variants(hd + "a2111oi_1")
-            if load <= fanout.LOAD_FRACTION * lib.max_cap[v]["Y"]]
-    strongest = max(lib.variants(hd + "a2111oi_1"), key=lambda v: lib.max_cap[v]["Y"])
-    assert heavy == (fits[0] if fits else strongest)      # the smallest that fits, else the strongest
-    assert f"{hd}a2111oi_1 _light_ " in new                                      # light load kept
-    assert new.count(f"{hd}mux2_1 ") == sinks and "sky130_sram_2kbyte_1rw1r_32x512_8 ram" in new
-
-
-def test_upsize_keeps_pins_and_skips_dont_use(pdk_root):
-    from pqsoc.flow.pdk import find_pdk
-    lib = _lib(pdk_root)
-    banned = set(synth.dont_use_cells(find_pdk()))
-    for cell in ("sky130_fd_sc_hd__a2111oi_1", "sky130_fd_sc_hd__dfxtp_1", "sky130_fd_sc_hd__o21ai_1"):
-        vs = lib.variants(cell)
-        assert cell in vs and len(vs) > 1
-        assert all(set(lib.pin_cap[v]) == set(lib.pin_cap[cell]) for v in vs)
-        assert not any("lpflow" in v or v in banned for v in vs)
-    # a2111oi_0 and o21ai_0 are DRC-excluded: never an upsizing choice
-    assert "sky130_fd_sc_hd__o21ai_0" not in lib.variants("sky130_fd_sc_hd__o21ai_1")
-    assert lib.variants("sky130_fd_sc_hd__conb_1") in ([], ["sky130_fd_sc_hd__conb_1"])
-
-
 GATED_V = """
 module gated(input clk, input en, input d, input other, output q, output r);
   wire gclk;
@@ -565,21 +431,6 @@ module gated(input clk, input en, input d, input other, output q, output r);
   always @(posedge other) c <= b;   // other: an input no clock is defined on
   assign q = b;
   assign r = c;
-endmodule
-"""
-
-
-HIER_V = """
-module t_leaf(input ck, input rst, input [23:0] a, output reg [23:0] q);
-  always @(posedge ck) if (rst) q <= 0; else q <= q + a;
-endmodule
-module t_top(input clk, input rst, input [23:0] a, output [23:0] y);
-  wire [23:0] q1, q2;
-  reg [23:0] r;
-  t_leaf u1(.ck(clk), .rst(rst), .a(a), .q(q1));
-  t_leaf u2(.ck(clk), .rst(rst), .a(q1 + r), .q(q2));
-  always @(posedge clk) r <= q1 ^ q2;
-  assign y = r;
 endmodule
 """
 
@@ -600,115 +451,3 @@ def test_sta_times_flops_behind_a_clock_gate_and_refuses_unclocked_ones(pdk_root
     assert r["corners"]["tt"]["paths"]["reg2reg"] is not None
     log = (synth.synth_dir("t_gated2").parent.parent / "sta" / "t_gated2" / "sta.log").read_text()
     assert "unclocked" not in log
-
-
-def _module_text(netlist: str, name: str) -> str:
-    return next(netlist[s:e] for n, s, e in fanout.split_modules(netlist) if n == name)
-
-
-def test_kept_hierarchy_synth_area_and_sta(pdk_root, temp_block, tmp_path):
-    """Block.keep_hierarchy: the kept module stays one module of the netlist (instantiated
-    twice), its cells and area count once per instance, fanout repair works inside it without
-    touching its clock port, and STA, the report's register names, the cell cross-check and
-    the gate-level flattening all take the hierarchical netlist. Without keep_hierarchy the same
-    design is flat."""
-    from dataclasses import replace
-    from pqsoc.flow import cellcheck, gls
-    from pqsoc.flow.pdk import find_pdk
-    flat = synth.synth(temp_block("t_hier_flat", HIER_V, top="t_top").name)
-    flat_nl = (synth.synth_dir("t_hier_flat") / "netlist.v").read_text()
-    assert [n for n, _, _ in fanout.split_modules(flat_nl)] == ["t_top"]
-
-    blocks_mod.register(replace(temp_block("t_hier", HIER_V, top="t_top"), keep_hierarchy=("t_leaf",)))
-    m = synth.synth("t_hier")
-    assert "setattr -mod -set keep_hierarchy 1 t_leaf" in (synth.synth_dir("t_hier") / "synth.ys").read_text()
-    nl_path = synth.synth_dir("t_hier") / "netlist.v"
-    nl = nl_path.read_text()
-    assert sorted(n for n, _, _ in fanout.split_modules(nl)) == ["t_leaf", "t_top"]
-    top, leaf = _module_text(nl, "t_top"), _module_text(nl, "t_leaf")
-    assert [i[1] for i in fanout.instances_of(top, {"t_leaf"})] == ["u1", "u2"]
-    # cells and area: every instance of the kept module counted, the instances themselves not
-    assert "t_leaf" not in m["cells_by_type"] and m["kept_modules"]["t_leaf"]["instances"] == 2
-    flops = sum(v for k, v in m["cells_by_type"].items() if "df" in k)
-    assert flops == 3 * 24 == sum(v for k, v in flat["cells_by_type"].items() if "df" in k)
-    assert leaf.count("sky130_fd_sc_hd__dfxtp") == 24 and top.count("sky130_fd_sc_hd__dfxtp") == 24
-    lib = _lib(pdk_root)
-    assert m["cells"] == sum(m["cells_by_type"].values())
-    assert m["area_um2"] == pytest.approx(sum(n * lib.area[c] for c, n in m["cells_by_type"].items()))
-    own = lambda text: sum(lib.area[c] for c in re.findall(r"^  (sky130_fd_sc_hd__\w+) ", text, re.M))
-    assert m["area_um2"] == pytest.approx(own(top) + 2 * own(leaf))
-    assert m["kept_modules"]["t_leaf"]["area_um2"] == pytest.approx(own(leaf))
-    # fanout repair inside the kept module: rst (24 loads) buffered, its clock port ck not
-    assert "fanout_buf_cell_" in leaf and leaf.count(".CLK(ck)") == 24
-    assert "fanout_buf" not in "".join(l for l in top.splitlines() if ".ck(" in l)
-    # STA: the critical path runs through the top's adder into u2's accumulator (from u1's
-    # register or the top's own r: two adders either way)
-    r = sta.sta("t_hier")
-    cp = r["corners"]["tt"]["critical_path"]
-    assert cp["end"].startswith("u2/"), cp
-    regs = report.register_names(nl_path, "t_top")
-    assert len(regs) == 72 and re.fullmatch(r"u2\.q\[\d+\]", regs[cp["end"]])
-    assert re.fullmatch(r"(u1\.q|y)\[\d+\]", regs[cp["start"]]), regs[cp["start"]]   # r drives y
-    # the cell cross-check's models leave the kept module to the netlist (no double definition)
-    cc = cellcheck.crosscheck(nl_path, "t_top", cycles=60, seed=1, reset="rst", out=tmp_path / "cc")
-    assert cc["outputs"] == ["y"]
-    # gate-level simulation flattens it into one module of Liberty functions
-    gl = gls.flat_netlist(nl_path, "t_top", find_pdk(), tmp_path / "gls").read_text()
-    assert re.findall(r"^module (\S+)\(", gl, re.M) == ["t_top"] and "t_leaf" not in gl
-
-
-HIER_MACRO_V = """
-module t_leaf(input ck, input rst, input [23:0] a, output reg [23:0] q);
-  wire [31:0] d;
-  sky130_sram_1kbyte_1rw1r_32x256_8 ram(.clk0(ck), .csb0(1'b0), .web0(1'b1), .wmask0(4'hf),
-    .addr0(q[7:0]), .din0(32'b0), .dout0(d), .clk1(ck), .csb1(1'b1), .addr1(8'b0), .dout1());
-  always @(posedge ck) if (rst) q <= 0; else q <= q + (a ^ d[23:0]);
-endmodule
-module t_top(input clk, input rst, input [23:0] a, output [23:0] y);
-  wire [23:0] q1, q2;
-  reg [23:0] r;
-  t_leaf u1(.ck(clk), .rst(rst), .a(a), .q(q1));
-  t_leaf u2(.ck(clk), .rst(rst), .a(q1), .q(q2));
-  always @(posedge clk) r <= q1 ^ q2;
-  assign y = r;
-endmodule
-"""
-
-
-def test_kept_hierarchy_in_macro_blocks(pdk_root, temp_block):
-    """A block with SRAM macros takes its reg2reg start points and its macros from get_cells:
-    it must look into kept modules (-hierarchical). Here every flop but the top's r (which
-    only drives y) and both macros are inside t_leaf: without it STA finds no reg2reg path
-    and no macro."""
-    from dataclasses import replace
-    macro = "sky130_sram_1kbyte_1rw1r_32x256_8"
-    blocks_mod.register(replace(temp_block("t_hier_m", HIER_MACRO_V, top="t_top"),
-                                keep_hierarchy=("t_leaf",), macros=(macro,), period_ns=20.0))
-    m = synth.synth("t_hier_m")
-    assert m["cells_by_type"][macro] == 2
-    r = sta.sta("t_hier_m")
-    paths = r["corners"]["tt"]["paths"]
-    assert re.fullmatch(r"u[12]/_\d+_", paths["reg2reg"]["start"]), paths
-    assert re.fullmatch(r"u[12]/ram", paths["mem2reg"]["start"]), paths
-    # the report names the critical path's ends by flop net or dotted instance path
-    cp = report.block_entry("t_hier_m", reuse=True)["critical_path"]["tt"]
-    for end in (cp["start"], cp["end"]):
-        assert re.fullmatch(r"u[12]\.(q\[\d+\]|ram)", end), cp
-
-
-def test_keep_hierarchy_of_a_missing_module_fails(pdk_root, temp_block):
-    from dataclasses import replace
-    blocks_mod.register(replace(temp_block("t_hier_bad", HIER_V, top="t_top"), keep_hierarchy=("t_leafx",)))
-    with pytest.raises(FlowError, match="keep_hierarchy names modules that are not in the netlist: t_leafx"):
-        synth.synth("t_hier_bad")
-
-
-def test_clock_nets_follow_instances_into_kept_modules():
-    text = ("module t_leaf(ck, d, q);\n  input ck;\n  input d;\n  output q;\nendmodule\n"
-            "module \\a.top (sys_clk, x, y);\n  input sys_clk;\n  input x;\n  output y;\n"
-            "  t_leaf \\u.0  (\n    .ck(sys_clk),\n    .d(x),\n    .q(y)\n  );\nendmodule\n")
-    assert [n for n, _, _ in fanout.split_modules(text)] == ["t_leaf", "a.top"]
-    assert fanout.module_ports(text) == {"ck": "input", "d": "input", "q": "output", "sys_clk": "input",
-                                        "x": "input", "y": "output"}
-    assert fanout.clock_nets(text, "a.top", "sys_clk") == {"a.top": {"sys_clk"}, "t_leaf": {"ck"}}
-    assert fanout.instances_of(text, {"t_leaf"}) == [("t_leaf", "u.0", {"ck": "sys_clk", "d": "x", "q": "y"})]
