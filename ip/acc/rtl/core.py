@@ -1,5 +1,9 @@
 """ACC core: fetch, decode (from isa.yml), control, GPRs, loop stack, CSRs/WSRs, WDRs.
 
+One file of ~630 lines on purpose: it is one pipeline whose stall, fetch-guess, write-back and
+wipe signals every instruction class reads and drives; the datapaths with their own interface
+are files of their own (decode.py, wide_alu.py, stream_unit.py).
+
 Timing (the ISS in ip/acc/iss counts the same cycles; the lockstep fuzzer checks it):
 - IMEM and DMEM are synchronous: an address presented in cycle n gives data in cycle n+1.
   Fetch stage: the IMEM word goes into an instruction register (IR) before it is decoded
