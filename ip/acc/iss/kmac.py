@@ -86,7 +86,7 @@ def kmac_acq(s, o):
 
 
 def _unit_owns_stream(s):
-    if s.smp.busy:
+    if s.stream_unit.busy:
         _kmac_error(s, 0, 0, f"{s.insn.mnemonic} while the stream unit takes the digest stream")
 
 
@@ -155,7 +155,7 @@ def smp_run(s, o):
     count = s.gpr.read(o["grs2"])
     lanes = 8 if s.csr.values["VMODE"] & 1 else 16
     words = -(-count // lanes)
-    if s.smp.busy:
+    if s.stream_unit.busy:
         raise AccError("SAMPLER", "smp.run while the stream unit is busy")
     if o["mode"] >= SMP_IMPLEMENTED:
         raise AccError("SAMPLER", f"mode {s.insn.operands['mode'].values[o['mode']]} is not "
@@ -168,7 +168,7 @@ def smp_run(s, o):
         raise AccError("SAMPLER", f"destination {dst:#x} + {words} words misaligned or outside DMEM")
     if not s.kmac_hold:
         raise AccError("SAMPLER", "KMAC source without holding the KMAC port")
-    s._smp_start = {"start": 1, "mode": o["mode"], "count": count, "dst": dst // 32,
+    s._stream_unit_start = {"start": 1, "mode": o["mode"], "count": count, "dst": dst // 32,
                     "vmode": s.csr.values["VMODE"] & 1, "cfg": cfg}
 
 
@@ -177,7 +177,7 @@ def smp_wait(s, o):
     k = 0
     while True:
         _check_limit(s, k)
-        if not s.smp.busy:
+        if not s.stream_unit.busy:
             s._cycle()
             s._kmac_cycles = k + 1
             return None
@@ -192,7 +192,7 @@ def smp_wait(s, o):
 
 
 def smp_status(s) -> int:
-    o = s.smp.outputs()
+    o = s.stream_unit.outputs()
     return o["busy"] | (o["produced"] & 0xFFFF) << 16
 
 

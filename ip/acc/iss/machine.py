@@ -1,19 +1,19 @@
 """Fetch, decode (ip.acc.tools.isa only), execute, count cycles; halts are defined results.
 
-    sim = Iss()                       # DMEM 32 KiB, IMEM 32 KiB (isa parameters)
-    sim.load_program(words); sim.dmem.write_bytes(0, data)
-    halt = sim.run(max_cycles=10_000) # Halt(reason, err_bits, ...)
-    sim.reset()                       # wipe registers / loop stack / PC; IMEM, DMEM kept
+    iss = Iss()                       # DMEM 32 KiB, IMEM 32 KiB (isa parameters)
+    iss.load_program(words); iss.dmem.write_bytes(0, data)
+    halt = iss.run(max_cycles=10_000) # Halt(reason, err_bits, ...)
+    iss.reset()                       # wipe registers / loop stack / PC; IMEM, DMEM kept
 
 Cycles: each instruction costs its isa.yml `cycles`, after a stall while a register it reads
 is not ready (isa.yml `latency`: load data from the synchronous DMEM 2, the multiplier /
 butterfly results 3; bn.lw.pi's pointer update is not late) or its unit is busy (`unit: mul`,
 one multiply or butterfly every 2 cycles): see timing.Scoreboard.
-KMAC: `sim.kmac` (ip.kmac.model.cycle) is ticked once for every cycle the core spends (operand
+KMAC: `Iss.kmac` (ip.kmac.model.cycle) is ticked once for every cycle the core spends (operand
 stalls, every instruction's cycles, the faulting cycle), with the core's hold flop
-`sim.kmac_hold` and no request outside kmac.* instructions; kmac.* instructions take as many
+`Iss.kmac_hold` and no request outside kmac.* instructions; kmac.* instructions take as many
 cycles as their handshakes need (iss/kmac.py). ecall and error halts clear the hold flop.
-Stream unit: `sim.smp` (iss/smp.py, exact model of ip/acc/rtl/stream_unit.py) runs in the
+Stream unit: `Iss.stream_unit` (iss/stream_unit.py, exact model of ip/acc/rtl/stream_unit.py) runs in the
 background with the KMAC: each cycle its digest.ready is OR-ed into the KMAC's, and its DMEM
 write happens in cycles the core does not use DMEM (the go cycle of lw/sw/bn.lw/bn.sw).
 smp.run starts it in its (only) cycle; ecall, an error and START abort it.
@@ -92,8 +92,8 @@ class Iss:
         self.timing = Scoreboard(self.isa)
         self._decoded = {}
         self.kmac = KmacCycleModel()     # not reset by reset(): a separate block
-        self.smp = StreamUnitModel(self.dmem.size // 32)
-        self._smp_start = None           # start inputs for the stream unit in this cycle
+        self.stream_unit = StreamUnitModel(self.dmem.size // 32)
+        self._stream_unit_start = None           # start inputs for the stream unit in this cycle
         self.kmac_hold = 0
         self._limit = None
         self.reset()
@@ -115,8 +115,8 @@ class Iss:
         self.timing.reset()          # results in flight, busy units
         self.kmac_hold = 0
         self._err_kmac = 0
-        self.smp.tick({"abort": 1})      # START aborts the stream unit
-        self._smp_start = None
+        self.stream_unit.tick({"abort": 1})      # START aborts the stream unit
+        self._stream_unit_start = None
         # Between programs the KMAC runs on (a permutation in flight, the wipe after the
         # release) while the host reads results and loads the next program: hundreds of
         # cycles at least. The model lets it settle, so each program starts from the idle KMAC
@@ -240,9 +240,9 @@ class Iss:
         """One clock cycle of the background blocks: the KMAC with the core's side-load
         inputs `kinp` (None: no request) and the stream unit (granted DMEM unless the core uses
         it). Returns the KMAC outputs of the cycle when kinp is given."""
-        u = self.smp
-        start = self._smp_start
-        self._smp_start = None
+        u = self.stream_unit
+        start = self._stream_unit_start
+        self._stream_unit_start = None
         if not u.busy and start is None and not abort:          # fast path: the unit is idle
             if kinp is None:
                 self.kmac.tick_idle(self.kmac_hold)
