@@ -1,6 +1,11 @@
 """`pqsoc gls acc`: the ACC netlist's gate-level run, the hook the ACC hands the generic flow
-(pqsoc/flow/gls.py; registered in pqsoc/cli/blocks.py as Block.gls).
+(pqsoc/flow/gls.py calls Block.gls; pqsoc/cli/blocks.py wires it).
 
+The ACC has no cocotb test: its gate-level run is the harness of `pqsoc acc fuzz` (C++ host
+driver, ip/acc/dv/rtl_runner.py) on a top with the RTL top's ports (ip/acc/dv/gls_top.py: the
+netlist, SRAM macro models, the RTL KMAC on the side-load port). It runs the ACC kernels (ISS,
+RTL and netlist: equal cycles, registers, DMEM) and random programs in lockstep with the ISS,
+once per random initial state.
 """
 import time
 
@@ -11,13 +16,6 @@ from pqsoc.flow import synth as synth_mod
 from pqsoc.flow.gls import (check_cells, check_macros, compare_cycles, flat_netlist, write_sram_models)
 from pqsoc.flow.pdk import find_pdk
 from pqsoc.flow.synth import load_manifest
-
-# ---------------------------------------------------------------------------------- the ACC
-# The ACC has no cocotb test: its gate-level run is the harness of `pqsoc acc fuzz` (C++ host
-# driver, ip/acc/dv/rtl_runner.py) on a top with the RTL top's ports (ip/acc/dv/gls_top.py:
-# the netlist, SRAM macro models, the RTL KMAC on the side-load port). It runs the ACC kernels
-# (ISS, RTL and netlist: equal cycles, registers, DMEM) and random programs in lockstep with
-# the ISS, once per random initial state.
 
 ACC_NETLIST_MODULE = "acc_netlist"
 ACC_FUZZ_SEED = 1            # `pqsoc acc fuzz` seed of the programs
