@@ -335,7 +335,8 @@ def pqc_ops() -> list[dict]:
     import random
     from dilithium_py.ml_dsa import ML_DSA_65 as DSA
     from kyber_py.ml_kem import ML_KEM_768 as KEM
-    from ip.acc.kernels import mldsa_sign, mlkem
+    from ip.acc.kernels.mldsa import sign as mldsa_sign
+    from ip.acc.kernels.mlkem import decaps as mlkem
     from ip.acc.tools.asm import assemble
     from soc.target import ACC_DMEM_SIZE, ACC_IMEM_SIZE
     words = {"mlkem": assemble(mlkem.decaps_program(), "mlkem_decaps.s"),

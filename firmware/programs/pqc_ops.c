@@ -1,7 +1,7 @@
 /* The real PQC operations on the ACC coprocessor, driven through firmware/lib/acc.c:
- *   - ML-KEM-768 decapsulation (ip/acc/kernels/mlkem.py): K of a valid ciphertext and the
+ *   - ML-KEM-768 decapsulation (ip/acc/kernels/mlkem/decaps.py): K of a valid ciphertext and the
  *     implicit-rejection K of a ciphertext with one bit flipped;
- *   - ML-DSA-65 signing (ip/acc/kernels/mldsa_sign.py): the signature of a fixed (sk, M', rnd)
+ *   - ML-DSA-65 signing (ip/acc/kernels/mldsa/sign.py): the signature of a fixed (sk, M', rnd)
  *     byte for byte, for a case with 4 iterations of the rejection loop (the median) and one
  *     with 1 (the best case).
  * Programs, DMEM images, expected outputs (kyber-py / dilithium-py) and the ISS's cycle counts

@@ -12,8 +12,8 @@ SRAM_MACRO = "sky130_sram_2kbyte_1rw1r_32x512_8"
 MACRO_BYTES = 2048
 
 # The taped-out ACC (block acc, silicon SoC `soc`): 16 KiB each, what the ML-KEM-768 decaps
-# program needs (13.7 KB code, 16.0 KB data, ip/acc/kernels/mlkem.py); the taped-out sizes are
-# the floorplan's choice.
+# program needs (13.7 KB code, 16.0 KB data, ip/acc/kernels/mlkem/decaps.py); the taped-out
+# sizes are the floorplan's choice.
 IMEM_SIZE = DMEM_SIZE = 16 * 1024
 # The anchor's ACC memories (soc_acc32k and the simulation SoC): what ML-DSA-65 signing needs
 # (program ~23 KB, DMEM 32.1 KB).

@@ -12,7 +12,9 @@ from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
 from kyber_py.polynomials.polynomials import PolynomialRing as KyberRing
 
 from ip.acc import block as acc_block
-from ip.acc.kernels import ntt_mldsa, ntt_mlkem, sample
+from ip.acc.kernels import sample
+from ip.acc.kernels.mldsa import ntt as ntt_mldsa
+from ip.acc.kernels.mlkem import ntt as ntt_mlkem
 from ip.acc.tools.asm import assemble
 
 KEM = (16, 16, 3329)
@@ -114,7 +116,7 @@ def measure(rtl: bool = True) -> dict:
     return out
 
 
-MLKEM_MEM = acc_block.IMEM_SIZE   # IMEM and DMEM of the decaps program (ip/acc/kernels/mlkem.py)
+MLKEM_MEM = acc_block.IMEM_SIZE   # IMEM and DMEM of the decaps program (kernels/mlkem/decaps.py)
 
 
 def mlkem_decaps_jobs(seed: int = 7, mem: int = MLKEM_MEM) -> list:
@@ -122,7 +124,7 @@ def mlkem_decaps_jobs(seed: int = 7, mem: int = MLKEM_MEM) -> list:
     the valid one flipped), key and message from `seed`: (key, words, DMEM image of `mem`
     bytes, max cycles, check(result) -> error or None), K checked against kyber-py."""
     from kyber_py.ml_kem import ML_KEM_768 as KEM
-    from ip.acc.kernels import mlkem
+    from ip.acc.kernels.mlkem import decaps as mlkem
     ek, dk = KEM._keygen_internal(bytes([seed]) * 32, bytes([seed + 1]) * 32)
     _, c = KEM._encaps_internal(ek, bytes([seed + 2]) * 32)
     bad = bytearray(c)
@@ -141,7 +143,7 @@ def mlkem_decaps_jobs(seed: int = 7, mem: int = MLKEM_MEM) -> list:
 def measure_mlkem_decaps(rtl: bool = True, seed: int = 7) -> dict:
     """ML-KEM-768 Decaps_internal as one ACC program (KMAC side-load, stream unit, kernels),
     a valid and an implicitly rejected ciphertext; K checked against kyber-py."""
-    from ip.acc.kernels import mlkem
+    from ip.acc.kernels.mlkem import decaps as mlkem
     from ip.acc.dv.lockstep import IssBackend, compare
     jobs = mlkem_decaps_jobs(seed)
     progs = [(w, img, cyc) for _, w, img, cyc, _ in jobs]
@@ -203,7 +205,7 @@ def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes):
         return out, sig
 
 
-MLDSA_MEM = acc_block.LARGE_DMEM_SIZE   # IMEM and DMEM of the signing program (kernels/mldsa_sign.py)
+MLDSA_MEM = acc_block.LARGE_DMEM_SIZE   # IMEM and DMEM of the signing program (kernels/mldsa/sign.py)
 
 
 def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=None) -> dict:
@@ -214,7 +216,7 @@ def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=N
     loop (and the program's final kappa = 5 x iterations)."""
     import statistics
     from dilithium_py.ml_dsa import ML_DSA_65 as DSA
-    from ip.acc.kernels import mldsa_sign as ms
+    from ip.acc.kernels.mldsa import sign as ms
     from ip.acc.iss import Iss
     words = assemble(ms.sign_program(), "mldsa_sign.s")
     rng = random.Random(seed)

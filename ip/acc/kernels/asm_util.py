@@ -1,5 +1,7 @@
-"""Assembly-text helpers shared by the whole-program kernels (mlkem.py, mldsa.py) and the
-NTT kernels."""
+"""Assembly-text helpers shared by the kernels of both schemes: constants into GPRs, DMEM
+operands, zero-overhead loops, phases joined into one program, and the pieces the NTT
+generators are built from (butterfly layers, virtual-register loads / stores, placement
+and scheduling)."""
 from ip.acc.tools import sched
 
 
@@ -29,6 +31,15 @@ def loop(n: int, body: list[str]) -> list[str]:
     if n == 1:
         return body
     return [f"loopi {n}, {len(body)}"] + body
+
+
+def phase_program(phases) -> str:
+    """[(name, lines)] run in order, then ecall, as one program (no scheduling across the
+    phases)."""
+    lines = []
+    for _, body in phases:
+        lines += body
+    return "\n".join(lines + ["ecall"]) + "\n"
 
 
 def across(words, regs, length, lanes, zeta) -> list[str]:

@@ -5,7 +5,8 @@ import random
 from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
 from kyber_py.polynomials.polynomials import PolynomialRing as KyberRing
 
-from ip.acc.kernels import ntt_mldsa, ntt_mlkem
+from ip.acc.kernels.mldsa import ntt as ntt_mldsa
+from ip.acc.kernels.mlkem import ntt as ntt_mlkem
 from ip.acc.tests.iss_util import DSA, ISA, KEM, SET_VMODE1, pack, unpack, w256
 from ip.acc.tools.asm import assemble
 from ip.acc.iss import Iss

@@ -1,10 +1,10 @@
-"""ML-DSA inverse NTT kernel (ip/acc/kernels/ntt_mldsa.py: intt_program) on the ISS, equal to
+"""ML-DSA inverse NTT kernel (ip/acc/kernels/mldsa/ntt.py: intt_program) on the ISS, equal to
 dilithium-py's PolynomialNTT.from_ntt (including its 256^-1 scaling). Prints ISS cycles."""
 import random
 
 from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
 
-from ip.acc.kernels import ntt_mldsa
+from ip.acc.kernels.mldsa import ntt as ntt_mldsa
 from ip.acc.tests.iss_util import DSA, ISA, SET_VMODE1, pack, unpack, w256
 from ip.acc.tools.asm import assemble
 from ip.acc.iss import Iss

@@ -1,12 +1,16 @@
-"""NTT-domain product kernels (ip/acc/kernels/pointwise.py) on the ISS, checked against
-dilithium-py's / kyber-py's NTT-domain multiplication; prints ISS cycle counts."""
+"""NTT-domain product kernels (ip/acc/kernels/mldsa/products.py, mlkem/basemul.py) on the
+ISS, checked against dilithium-py's / kyber-py's NTT-domain multiplication; prints ISS
+cycle counts."""
 import random
 
 import pytest
 from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
 from kyber_py.polynomials.polynomials import PolynomialRing as KyberRing
 
-from ip.acc.kernels import ntt_mldsa, ntt_mlkem, pointwise
+from ip.acc.kernels.mldsa import ntt as ntt_mldsa
+from ip.acc.kernels.mldsa import products
+from ip.acc.kernels.mlkem import basemul
+from ip.acc.kernels.mlkem import ntt as ntt_mlkem
 from ip.acc.tests.iss_util import DSA, ISA, KEM, SET_VMODE1, pack, unpack, w256
 from ip.acc.tools.asm import assemble
 from ip.acc.iss import Iss
@@ -53,7 +57,7 @@ def test_mldsa_pointwise_exact_with_b_in_montgomery_form(seed):
     rng = random.Random(seed)
     a = [rng.randrange(QD) for _ in range(256)]
     b = [rng.randrange(QD) for _ in range(256)]
-    src = SET_VMODE1 + pointwise.mldsa_program([(A, B)], C)
+    src = SET_VMODE1 + products.pointwise_program([(A, B)], C)
     sim, h = _sim(src, {A: a, B: [x * RD % QD for x in b]}, {}, DSA)
     assert _read(sim, C, DSA) == _dsa_ref(a, b)
     print(f"\nML-DSA pointwise c = a o b: {h.cycles} cycles incl. 2-insn VMODE set-up")
@@ -64,9 +68,9 @@ def test_mldsa_to_mont_then_pointwise():
     rng = random.Random(34)
     a = [rng.randrange(QD) for _ in range(256)]
     b = [rng.randrange(QD) for _ in range(256)]
-    src = SET_VMODE1 + pointwise.mldsa_to_mont_program(B, B, K, ecall=False) \
-        + pointwise.mldsa_program([(A, B)], C)
-    sim, h = _sim(src, {A: a, B: b}, {K: pointwise.mldsa_const_words()}, DSA)
+    src = SET_VMODE1 + products.to_mont_program(B, B, K, ecall=False) \
+        + products.pointwise_program([(A, B)], C)
+    sim, h = _sim(src, {A: a, B: b}, {K: products.pointwise_const_words()}, DSA)
     assert _read(sim, C, DSA) == _dsa_ref(a, b)
     assert _read(sim, B, DSA) == [x * RD % QD for x in b]
     print(f"\nML-DSA to-Montgomery + pointwise: {h.cycles} cycles")
@@ -76,7 +80,7 @@ def test_mldsa_to_mont_then_pointwise():
 def test_mldsa_pointwise_accumulate(seed):
     rng = random.Random(seed)
     a, b, c0 = ([rng.randrange(QD) for _ in range(256)] for _ in range(3))
-    src = SET_VMODE1 + pointwise.mldsa_program([(A, B)], C, accumulate=True)
+    src = SET_VMODE1 + products.pointwise_program([(A, B)], C, accumulate=True)
     sim, h = _sim(src, {A: a, B: [x * RD % QD for x in b], C: c0}, {}, DSA)
     assert _read(sim, C, DSA) == [(x + y) % QD for x, y in zip(c0, _dsa_ref(a, b))]
     print(f"\nML-DSA pointwise c += a o b (c from DMEM): {h.cycles} cycles")
@@ -93,7 +97,7 @@ def test_mldsa_dot_product_5_terms_and_intt_mont():
     polys = {base + 1024 * j: a[j] for j in range(l)}
     polys.update({base + 1024 * (l + j): b[j] for j in range(l)})
     terms = [(base + 1024 * j, base + 1024 * (l + j)) for j in range(l)]
-    dot = SET_VMODE1 + pointwise.mldsa_program(terms, ntt_mldsa.POLY)
+    dot = SET_VMODE1 + products.pointwise_program(terms, ntt_mldsa.POLY)
     sim, h = _sim(dot, polys, {}, DSA)
     ring = DilithiumRing()
     ref = ring(list(a[0]), is_ntt=True) * ring(list(b[0]), is_ntt=True)
@@ -119,7 +123,7 @@ def _kem_ref(a, b):
 
 
 def _kem_consts():
-    return {KK: pointwise.mlkem_const_words()}
+    return {KK: basemul.const_words()}
 
 
 @pytest.mark.parametrize("seed", [41, 42, 43])
@@ -127,10 +131,10 @@ def test_mlkem_basemul_prepared_b(seed):
     rng = random.Random(seed)
     a = [rng.randrange(QK) for _ in range(256)]
     b = [rng.randrange(QK) for _ in range(256)]
-    prep = pointwise.mlkem_prepare_program(KB, KB, KK)
+    prep = basemul.prepare_program(KB, KB, KK)
     sim, hp = _sim(prep, {KB: b}, _kem_consts(), KEM)
     prepared = _read(sim, KB, KEM)
-    src = pointwise.mlkem_basemul_program([(KA, KB)], KC, KK)
+    src = basemul.basemul_program([(KA, KB)], KC, KK)
     sim, h = _sim(src, {KA: a, KB: prepared}, _kem_consts(), KEM)
     assert _read(sim, KC, KEM) == _kem_ref(a, b)
     print(f"\nML-KEM prepare b (transpose, Montgomery form): {hp.cycles} cycles; "
@@ -143,7 +147,7 @@ def test_mlkem_basemul_plain_b(seed):
     rng = random.Random(seed)
     a = [rng.randrange(QK) for _ in range(256)]
     b = [rng.randrange(QK) for _ in range(256)]
-    src = pointwise.mlkem_basemul_program([(KA, KB)], KC, KK, b_prepared=False)
+    src = basemul.basemul_program([(KA, KB)], KC, KK, b_prepared=False)
     sim, h = _sim(src, {KA: a, KB: b}, _kem_consts(), KEM)
     assert _read(sim, KC, KEM) == _kem_ref(a, b)
     print(f"\nML-KEM base-case multiply, plain b, exact: {h.cycles} cycles")
@@ -153,11 +157,11 @@ def test_mlkem_basemul_plain_b(seed):
 def test_mlkem_basemul_accumulate():
     rng = random.Random(46)
     a, b, c0 = ([rng.randrange(QK) for _ in range(256)] for _ in range(3))
-    src = pointwise.mlkem_prepare_program(KB, KB, KK, ecall=False) \
-        + pointwise.mlkem_basemul_program([(KA, KB)], KC, KK, accumulate=True)
+    src = basemul.prepare_program(KB, KB, KK, ecall=False) \
+        + basemul.basemul_program([(KA, KB)], KC, KK, accumulate=True)
     sim, h = _sim(src, {KA: a, KB: b, KC: c0}, _kem_consts(), KEM)
     assert _read(sim, KC, KEM) == [(x + y) % QK for x, y in zip(c0, _kem_ref(a, b))]
-    src = pointwise.mlkem_basemul_program([(KA, KB)], KC, KK, accumulate=True)
+    src = basemul.basemul_program([(KA, KB)], KC, KK, accumulate=True)
     sim, h = _sim(src, {KA: a, KB: _read(sim, KB, KEM), KC: c0}, _kem_consts(), KEM)
     assert _read(sim, KC, KEM) == [(x + y) % QK for x, y in zip(c0, _kem_ref(a, b))]
     print(f"\nML-KEM base-case c += a o b (c from DMEM, prepared b): {h.cycles} cycles")
@@ -166,7 +170,7 @@ def test_mlkem_basemul_accumulate():
 
 def test_mlkem_dot_product_3_terms_then_intt():
     """k = 3 row (s_hat . u_hat, r_hat rows of A_hat): sum_j a_j o b_j with plain b and
-    mont_out, then ntt_mlkem's INTT with mlkem_iscale_mont_word(): equals kyber-py."""
+    mont_out, then ntt_mlkem's INTT with basemul.iscale_mont_word(): equals kyber-py."""
     rng = random.Random(47)
     k, base = 3, 4096
     a = [[rng.randrange(QK) for _ in range(256)] for _ in range(k)]
@@ -179,9 +183,9 @@ def test_mlkem_dot_product_3_terms_then_intt():
     for j in range(1, k):
         ref = ref + ring(list(a[j]), is_ntt=True) * ring(list(b[j]), is_ntt=True)
     ref_ntt = list(ref.coeffs)        # kyber-py's from_ntt works in place
-    words = {KK: pointwise.mlkem_const_words(), ntt_mlkem.ITWID: ntt_mlkem.itwiddle_words(),
-             ntt_mlkem.ISCALE: [pointwise.mlkem_iscale_mont_word()]}
-    dot = pointwise.mlkem_basemul_program(terms, ntt_mlkem.POLY, KK, b_prepared=False,
+    words = {KK: basemul.const_words(), ntt_mlkem.ITWID: ntt_mlkem.itwiddle_words(),
+             ntt_mlkem.ISCALE: [basemul.iscale_mont_word()]}
+    dot = basemul.basemul_program(terms, ntt_mlkem.POLY, KK, b_prepared=False,
                                           mont_out=True)
     sim, h = _sim(dot, polys, words, KEM)
     rinv = pow(RK, -1, QK)
@@ -190,30 +194,30 @@ def test_mlkem_dot_product_3_terms_then_intt():
     sim, _ = _sim(dot.replace("ecall\n", "") + ntt_mlkem.intt_program(), polys, words, KEM)
     assert _read(sim, ntt_mlkem.POLY, KEM) == ref.from_ntt().coeffs
     # prepared-b form of the same dot product
-    prep = "".join(pointwise.mlkem_prepare_program(bb, bb, KK, ecall=False) for _, bb in terms)
+    prep = "".join(basemul.prepare_program(bb, bb, KK, ecall=False) for _, bb in terms)
     sim, _ = _sim(prep + "ecall\n", polys, words, KEM)
     polys2 = dict(polys)
     polys2.update({bb: _read(sim, bb, KEM) for _, bb in terms})
-    sim, h = _sim(pointwise.mlkem_basemul_program(terms, KC, KK), polys2, words, KEM)
+    sim, h = _sim(basemul.basemul_program(terms, KC, KK), polys2, words, KEM)
     assert _read(sim, KC, KEM) == ref_ntt
     print(f"ML-KEM 3-term base-case dot product (prepared b, exact): {h.cycles} cycles "
           f"({h.cycles / k:.1f} per product)")
 
 
 def test_prog_allocator_limits_and_ordering():
-    """pointwise._Prog: a pool too small for the live values is refused with a message;
+    """prog.Prog: a pool too small for the live values is refused with a message;
     post-increment loads / stores keep their order per pointer; raw ops ordered through a
     pseudo-register ("@kmac") keep theirs; a use of a load result is not scheduled right
     after the load when other work can go between."""
-    from ip.acc.kernels.pointwise import _Prog
-    p = _Prog(["w0", "w1"])
+    from ip.acc.kernels.prog import Prog
+    p = Prog(["w0", "w1"])
     for k in range(3):
         p.lw(f"%a{k}", 32 * k)
     p.op("bn.addv", "%s", "%a0", "%a1")
     p.op("bn.addv", "%t", "%s", "%a2")
     with pytest.raises(ValueError, match="all 2 of the pool"):
         p.text()
-    p = _Prog([f"w{k}" for k in range(8)])
+    p = Prog([f"w{k}" for k in range(8)])
     for k in range(3):
         p.raw("kmac.dig {0}", [f"%d{k}", "@kmac"], ["@kmac"])
     p.lw_pi("%x", "x10")

@@ -1,16 +1,18 @@
-"""ML-DSA-65 signing phases (ip/acc/kernels/mldsa.py) on the ISS against dilithium-py's
+"""ML-DSA-65 signing phases (ip/acc/kernels/mldsa/: sampling.py, products.py,
+rounding.py) on the ISS against dilithium-py's
 intermediates of sign_internal; cycles printed (per phase: prefix runs)."""
 import random
 
 import pytest
 from dilithium_py.ml_dsa import ML_DSA_65
 
-from ip.acc.kernels import mldsa
+from ip.acc.kernels.asm_util import phase_program
+from ip.acc.kernels.mldsa import layout, params, products, rounding, sampling
 from ip.acc.tools.asm import assemble
 from ip.acc.tests.iss_util import phase_cycles, run_image
 
 DSA = ML_DSA_65
-Q = mldsa.Q
+Q = params.Q
 
 
 def _run(src, dm, max_cycles=200_000):
@@ -18,7 +20,7 @@ def _run(src, dm, max_cycles=200_000):
 
 
 def _polys(sim, addr, n):
-    return [mldsa.read_poly(sim.dmem.read_bytes(addr + 1024 * r, 1024)) for r in range(n)]
+    return [layout.read_poly(sim.dmem.read_bytes(addr + 1024 * r, 1024)) for r in range(n)]
 
 
 def _vec(v):
@@ -57,14 +59,14 @@ def _intermediates(seed):
 
 
 def _image(**kv):
-    img = mldsa.const_image()
+    img = layout.const_image(xc=False)
     for name, (addr, blob) in kv.items():
         img[addr] = blob
     return img
 
 
 def _flat(polys):
-    return b"".join(mldsa.poly_bytes(p) for p in polys)
+    return b"".join(layout.poly_bytes(p) for p in polys)
 
 
 def _phase_cycles(phases, dm):
@@ -75,44 +77,44 @@ def _phase_cycles(phases, dm):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_expand_mask_ntt(seed):
     it = _intermediates(seed)
-    dm = _image(rhopp=(mldsa.RHOPP, it["rhopp"]),
-                kappa=(mldsa.KAPPA, it["kappa"].to_bytes(4, "little")))
-    sim, h, imem = _run(mldsa.expand_mask_program(), dm)
+    dm = _image(rhopp=(layout.RHOPP, it["rhopp"]),
+                kappa=(layout.KAPPA, it["kappa"].to_bytes(4, "little")))
+    sim, h, imem = _run(sampling.expand_mask_program(), dm)
     assert h.ok, h
-    assert _polys(sim, mldsa.Y, 5) == _vec(it["y"])
-    assert _polys(sim, mldsa.YH, 5) == _vec(it["y_hat"])
+    assert _polys(sim, layout.Y, 5) == _vec(it["y"])
+    assert _polys(sim, layout.YH, 5) == _vec(it["y_hat"])
     print(f"\nExpandMask + 5 NTT(y): {h.cycles} cycles, IMEM {imem} B")
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_aw(seed):
     it = _intermediates(seed)
-    dm = _image(rho=(mldsa.RHO, it["rho"]), yh=(mldsa.YH, _flat(_vec(it["y_hat"]))))
-    sim, h, imem = _run(mldsa.aw_program(), dm)
+    dm = _image(rho=(layout.RHO, it["rho"]), yh=(layout.YH, _flat(_vec(it["y_hat"]))))
+    sim, h, imem = _run(products.aw_program(), dm)
     assert h.ok, h
-    assert _polys(sim, mldsa.W, 6) == _vec(it["w"])
+    assert _polys(sim, layout.W, 6) == _vec(it["w"])
     print(f"\nw = INTT(A_hat o y_hat), A streamed: {h.cycles} cycles, IMEM {imem} B")
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_highbits_w1encode(seed):
     it = _intermediates(seed)
-    dm = _image(w=(mldsa.W, _flat(_vec(it["w"]))))
-    sim, h, imem = _run(mldsa.highbits_program(), dm)  # with the c_tilde absorb
+    dm = _image(w=(layout.W, _flat(_vec(it["w"]))))
+    sim, h, imem = _run(rounding.highbits_program(), dm)  # with the c_tilde absorb
     assert h.ok, h
-    assert sim.dmem.read_bytes(mldsa.W1E, 768) == it["w1_bytes"]
+    assert sim.dmem.read_bytes(layout.W1E, 768) == it["w1_bytes"]
     print(f"\nHighBits + w1Encode: {h.cycles} cycles, IMEM {imem} B")
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 6, 7])
 def test_z(seed):
     it = _intermediates(seed)
-    dm = _image(y=(mldsa.Y, _flat(_vec(it["y"]))),
-                ch=(mldsa.CH, mldsa.poly_bytes(it["c_hat"].coeffs)),
-                sh=(mldsa.SH, _flat(_vec(it["s1_hat"]))))
-    sim, h, imem = _run(mldsa.z_program(), dm)
+    dm = _image(y=(layout.Y, _flat(_vec(it["y"]))),
+                ch=(layout.CH, layout.poly_bytes(it["c_hat"].coeffs)),
+                sh=(layout.SH, _flat(_vec(it["s1_hat"]))))
+    sim, h, imem = _run(rounding.z_program(), dm)
     assert h.ok, h
-    assert _polys(sim, mldsa.ZO, 5) == _vec(it["z"])
+    assert _polys(sim, layout.ZO, 5) == _vec(it["z"])
     assert (sim.gpr.read(9) == 0) == it["z_ok"]
     print(f"\nz = y + c s1 + norm check: {h.cycles} cycles, IMEM {imem} B, ok={it['z_ok']}")
 
@@ -121,12 +123,12 @@ def test_z(seed):
 def test_highbits_challenge(seed):
     """HighBits + w1Encode + c_tilde hash + SampleInBall + NTT(c) as one program."""
     it = _intermediates(seed)
-    dm = _image(w=(mldsa.W, _flat(_vec(it["w"]))), mu=(mldsa.MU, it["mu"]))
-    sim, h, imem = _run(mldsa.challenge_program(), dm)
+    dm = _image(w=(layout.W, _flat(_vec(it["w"]))), mu=(layout.MU, it["mu"]))
+    sim, h, imem = _run(sampling.challenge_program(), dm)
     assert h.ok, h
-    assert sim.dmem.read_bytes(mldsa.W1E, 768) == it["w1_bytes"]
-    assert sim.dmem.read_bytes(mldsa.CTIL, 48) == it["c_tilde"]
-    assert _polys(sim, mldsa.CH, 1)[0] == [c % Q for c in it["c_hat"].coeffs]
+    assert sim.dmem.read_bytes(layout.W1E, 768) == it["w1_bytes"]
+    assert sim.dmem.read_bytes(layout.CTIL, 48) == it["c_tilde"]
+    assert _polys(sim, layout.CH, 1)[0] == [c % Q for c in it["c_hat"].coeffs]
     print(f"\nHighBits + w1Encode + c_tilde + SampleInBall + NTT(c): {h.cycles} cycles, "
           f"IMEM {imem} B")
 
@@ -134,27 +136,27 @@ def test_highbits_challenge(seed):
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 6, 7, 8, 9])
 def test_r0(seed):
     it = _intermediates(seed)
-    dm = _image(w=(mldsa.W, _flat(_vec(it["w"]))),
-                ch=(mldsa.CH, mldsa.poly_bytes(it["c_hat"].coeffs)),
-                sh=(mldsa.SH, _flat(_vec(it["s2_hat"]))))
-    sim, h, imem = _run(mldsa.r0_program(), dm)
+    dm = _image(w=(layout.W, _flat(_vec(it["w"]))),
+                ch=(layout.CH, layout.poly_bytes(it["c_hat"].coeffs)),
+                sh=(layout.SH, _flat(_vec(it["s2_hat"]))))
+    sim, h, imem = _run(rounding.r0_program(), dm)
     assert h.ok, h
-    assert _polys(sim, mldsa.W, 6) == _vec(it["w_cs2"])
+    assert _polys(sim, layout.W, 6) == _vec(it["w_cs2"])
     assert (sim.gpr.read(9) == 0) == it["r0_ok"]
     print(f"\nw - c s2 + r0 check: {h.cycles} cycles, IMEM {imem} B, ok={it['r0_ok']}")
 
 
 def test_phase_table():
     it = _intermediates(5)
-    dm = _image(rho=(mldsa.RHO, it["rho"]), rhopp=(mldsa.RHOPP, it["rhopp"]),
-                kappa=(mldsa.KAPPA, it["kappa"].to_bytes(4, "little")))
+    dm = _image(rho=(layout.RHO, it["rho"]), rhopp=(layout.RHOPP, it["rhopp"]),
+                kappa=(layout.KAPPA, it["kappa"].to_bytes(4, "little")))
     print()
-    for title, ph in (("ExpandMask + NTT(y)", mldsa.expand_mask_phases()),
-                      ("A_hat o y_hat + INTT", mldsa.aw_phases()),
+    for title, ph in (("ExpandMask + NTT(y)", sampling.expand_mask_phases()),
+                      ("A_hat o y_hat + INTT", products.aw_phases()),
                       ("HighBits + w1Encode + c_tilde, SampleInBall, NTT(c)",
-                       mldsa.highbits_phases() + mldsa.challenge_phases()),
-                      ("r0", mldsa.r0_phases()),
-                      ("z", mldsa.z_phases())):
+                       rounding.highbits_phases() + sampling.challenge_phases()),
+                      ("r0", rounding.r0_phases()),
+                      ("z", rounding.z_phases())):
         rows, tot = _phase_cycles(ph, dm)
         print(f"{title}:")
         for name, n in rows:
@@ -165,25 +167,25 @@ def test_phase_table():
 def test_unrolled_variants():
     """The straight-line (per-row / per-polynomial) variants give the same results."""
     it = _intermediates(3)
-    dm = _image(rho=(mldsa.RHO, it["rho"]), rhopp=(mldsa.RHOPP, it["rhopp"]),
-                kappa=(mldsa.KAPPA, it["kappa"].to_bytes(4, "little")),
-                yh=(mldsa.YH, _flat(_vec(it["y_hat"]))))
-    sim, h, _ = _run(mldsa._program(mldsa.aw_phases(compact=False)), dm)
+    dm = _image(rho=(layout.RHO, it["rho"]), rhopp=(layout.RHOPP, it["rhopp"]),
+                kappa=(layout.KAPPA, it["kappa"].to_bytes(4, "little")),
+                yh=(layout.YH, _flat(_vec(it["y_hat"]))))
+    sim, h, _ = _run(phase_program(products.aw_phases(compact=False)), dm)
     assert h.ok, h
-    assert _polys(sim, mldsa.W, 6) == _vec(it["w"])
-    sim, h, _ = _run(mldsa._program(mldsa.expand_mask_phases(compact=False)), dm)
+    assert _polys(sim, layout.W, 6) == _vec(it["w"])
+    sim, h, _ = _run(phase_program(sampling.expand_mask_phases(compact=False)), dm)
     assert h.ok, h
-    assert _polys(sim, mldsa.Y, 5) == _vec(it["y"])
-    assert _polys(sim, mldsa.YH, 5) == _vec(it["y_hat"])
-    sim, h, _ = _run(mldsa.expand_mask_program(), dm)
+    assert _polys(sim, layout.Y, 5) == _vec(it["y"])
+    assert _polys(sim, layout.YH, 5) == _vec(it["y_hat"])
+    sim, h, _ = _run(sampling.expand_mask_program(), dm)
     assert h.ok, h
-    assert _polys(sim, mldsa.YH, 5) == _vec(it["y_hat"])
+    assert _polys(sim, layout.YH, 5) == _vec(it["y_hat"])
     print(f"\nExpandMask + NTT: {h.cycles} cycles")
 
 
 def test_fits():
     """DMEM layout within 32 KiB; each program within 16 KiB of IMEM."""
-    assert mldsa.END <= 32 * 1024
-    for src in (mldsa.expand_mask_program(), mldsa.aw_program(), mldsa.challenge_program(),
-                mldsa.z_program(), mldsa.r0_program()):
+    assert layout.END <= 32 * 1024
+    for src in (sampling.expand_mask_program(), products.aw_program(),
+                sampling.challenge_program(), rounding.z_program(), rounding.r0_program()):
         assert len(assemble(src, "mldsa.s")) * 4 <= 16 * 1024

@@ -1,4 +1,4 @@
-"""ML-DSA-65 signing as one ACC program (ip/acc/kernels/mldsa_sign.py) on the ISS: the
+"""ML-DSA-65 signing as one ACC program (ip/acc/kernels/mldsa/sign.py) on the ISS: the
 signature must equal dilithium-py's _sign_internal byte for byte (same sk, M', rnd) and
 verify; the loop must run as many iterations as dilithium-py's (final kappa = 5 x
 iterations). Seeds chosen from dilithium-py's iteration stages (ip.acc.dv.jobs's
@@ -11,7 +11,8 @@ import pytest
 from dilithium_py.ml_dsa import ML_DSA_65
 
 from ip.acc.dv.jobs import dsa_sign_stages
-from ip.acc.kernels import mldsa, mldsa_sign as ms
+from ip.acc.kernels.mldsa import layout, params
+from ip.acc.kernels.mldsa import sign as ms
 from ip.acc.tools.asm import assemble
 from ip.acc.tests.iss_util import phase_cycles, run_image
 
@@ -73,7 +74,7 @@ def _pre_only(sk, msg, r):
 
 
 def _vec(v):
-    return [[c % mldsa.Q for c in p.coeffs] for row in v.rows() for p in row]
+    return [[c % params.Q for c in p.coeffs] for row in v.rows() for p in row]
 
 
 @pytest.mark.parametrize("msg_len", [0, 1, 31, 32, 64, 95, 1000, ms.MSG_MAX])
@@ -88,9 +89,9 @@ def test_pre_loop(msg_len):
     assert sim.dmem.read_bytes(ms.RHOPP, 64) == DSA._h(key + r + mu, 64)
     assert sim.dmem.read_bytes(ms.RHO, 32) == rho
     assert sim.dmem.read_bytes(ms.KAPPA, 4) == bytes(4)
-    got = [mldsa.read_poly(sim.dmem.read_bytes(ms.S1H + 1024 * k, 1024)) for k in range(5)]
+    got = [layout.read_poly(sim.dmem.read_bytes(ms.S1H + 1024 * k, 1024)) for k in range(5)]
     assert got == _vec(s1.to_ntt())
-    got = [mldsa.read_poly(sim.dmem.read_bytes(ms.S2H + 1024 * k, 1024)) for k in range(6)]
+    got = [layout.read_poly(sim.dmem.read_bytes(ms.S2H + 1024 * k, 1024)) for k in range(6)]
     assert got == _vec(s2.to_ntt())
     print(f"\npre-loop (M' {msg_len} B): {h.cycles} cycles")
 
@@ -101,7 +102,7 @@ def test_fits():
     assert len(assemble(SRC, "mldsa_sign.s")) * 4 <= 32 * 1024
     assert ms.END <= 32 * 1024
     assert f"peak = END = {ms.END // 1000} {ms.END % 1000:03d}" in ms.__doc__
-    regions = [(0, 256), (mldsa.TWID, ms.CTIL), (ms.CTIL, ms.MC), (ms.MC, ms.CNT + 32),
+    regions = [(0, 256), (layout.TWID, ms.CTIL), (ms.CTIL, ms.MC), (ms.MC, ms.CNT + 32),
                (ms.S1H, ms.S2H), (ms.S2H, ms.YH), (ms.YH, ms.ABUF), (ms.ABUF, ms.W),
                (ms.W, ms.T0P), (ms.T0P, ms.T0P + 6 * 416), (ms.T0P + 6 * 416, ms.END)]
     for (a0, a1), (b0, b1) in zip(regions, regions[1:]):

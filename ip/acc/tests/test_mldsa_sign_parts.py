@@ -1,17 +1,17 @@
-"""ML-DSA-65 signing parts (ip/acc/kernels/mldsa_sign_parts.py: skDecode + NTT, c t0 +
-MakeHint, sigEncode) on the ISS against dilithium-py; cycles printed."""
+"""ML-DSA-65 signing parts (ip/acc/kernels/mldsa/: packing.py skDecode + NTT, sigEncode;
+rounding.py c t0 + MakeHint) on the ISS against dilithium-py; cycles printed."""
 import random
 
 import pytest
 from dilithium_py.ml_dsa import ML_DSA_65
 from dilithium_py.utilities.utils import check_norm_bound, make_hint
 
-from ip.acc.kernels import mldsa, mldsa_sign_parts as sp
+from ip.acc.kernels.mldsa import layout, packing, params, rounding
 from ip.acc.tools.asm import assemble
 from ip.acc.tests.iss_util import phase_cycles, run_image
 
 DSA = ML_DSA_65
-Q = mldsa.Q
+Q = params.Q
 ALPHA = 2 * DSA.gamma_2
 
 
@@ -20,14 +20,14 @@ def _run(src, dm, max_cycles=200_000):
 
 
 def _image(**kv):
-    img = sp.const_image()
+    img = layout.const_image()
     for name, (addr, blob) in kv.items():
         img[addr] = blob
     return img
 
 
 def _polys(sim, addr, n):
-    return [mldsa.read_poly(sim.dmem.read_bytes(addr + 1024 * r, 1024)) for r in range(n)]
+    return [layout.read_poly(sim.dmem.read_bytes(addr + 1024 * r, 1024)) for r in range(n)]
 
 
 def _vec(v):
@@ -37,7 +37,7 @@ def _vec(v):
 
 
 def _flat(polys):
-    return b"".join(mldsa.poly_bytes(p) for p in polys)
+    return b"".join(layout.poly_bytes(p) for p in polys)
 
 
 def _bitmaps(h):
@@ -84,11 +84,11 @@ def test_keydec(seed):
     rnd = random.Random(seed)
     _, sk = DSA._keygen_internal(rnd.randbytes(32))
     rho, key, tr, s1, s2, t0 = DSA._unpack_sk(sk)
-    sim, h, imem = _run(sp.keydec_program(), _image(sk=(sp.SK, sk)))
+    sim, h, imem = _run(packing.keydec_program(), _image(sk=(layout.SK, sk)))
     assert h.ok, h
-    assert _polys(sim, sp.S1H, 5) == _vec(s1.to_ntt())
-    assert _polys(sim, sp.S2H, 6) == _vec(s2.to_ntt())
-    assert _polys(sim, sp.T0H, 6) == _vec(t0.to_ntt())
+    assert _polys(sim, layout.S1H, 5) == _vec(s1.to_ntt())
+    assert _polys(sim, layout.S2H, 6) == _vec(s2.to_ntt())
+    assert _polys(sim, layout.T0H, 6) == _vec(t0.to_ntt())
     print(f"\nkeydec (skDecode s1, s2, t0 + 17 NTT): {h.cycles} cycles, IMEM {imem} B")
 
 
@@ -103,20 +103,20 @@ def test_keydec_extremes():
                                                                                   "little")
     sk = bytes(128) + b"".join(pack(f, 4) for f in s) + b"".join(pack(f, 13) for f in t)
     rho, key, tr, s1, s2, t0 = DSA._unpack_sk(sk)
-    sim, h, _ = _run(sp.keydec_program(), _image(sk=(sp.SK, sk)))
+    sim, h, _ = _run(packing.keydec_program(), _image(sk=(layout.SK, sk)))
     assert h.ok, h
-    assert _polys(sim, sp.S1H, 5) == _vec(s1.to_ntt())
-    assert _polys(sim, sp.S2H, 6) == _vec(s2.to_ntt())
-    assert _polys(sim, sp.T0H, 6) == _vec(t0.to_ntt())
+    assert _polys(sim, layout.S1H, 5) == _vec(s1.to_ntt())
+    assert _polys(sim, layout.S2H, 6) == _vec(s2.to_ntt())
+    assert _polys(sim, layout.T0H, 6) == _vec(t0.to_ntt())
 
 
 # ------------------------------------------------------------------ c t0 + hint
 def _ct0_run(c_hat, t0_hat, w_cs2):
-    dm = _image(ch=(mldsa.CH, mldsa.poly_bytes(c_hat)), sh=(mldsa.SH, _flat(t0_hat)),
-                w=(mldsa.W, _flat(w_cs2)))
-    sim, h, imem = _run(sp.ct0_hint_program(), dm)
+    dm = _image(ch=(layout.CH, layout.poly_bytes(c_hat)), sh=(layout.SH, _flat(t0_hat)),
+                w=(layout.W, _flat(w_cs2)))
+    sim, h, imem = _run(rounding.ct0_hint_program(), dm)
     assert h.ok, h
-    flag, count = (int.from_bytes(sim.dmem.read_bytes(sp.FLAG + 4 * k, 4), "little")
+    flag, count = (int.from_bytes(sim.dmem.read_bytes(layout.FLAG + 4 * k, 4), "little")
                    for k in range(2))
     assert sim.gpr.read(9) == flag
     return sim, h, imem, flag, count
@@ -130,7 +130,7 @@ def test_ct0_hint(seed):
     for it in its[-2:]:
         sim, h, imem, flag, count = _ct0_run([c % Q for c in it["c_hat"].coeffs],
                                              _vec(it["t0_hat"]), _vec(it["w_cs2"]))
-        assert sim.dmem.read_bytes(sp.HB, 192) == _bitmaps(_vec(it["h"]))
+        assert sim.dmem.read_bytes(layout.HB, 192) == _bitmaps(_vec(it["h"]))
         assert count == it["nh"]
         assert flag == (0 if it["ct0_ok"] else 1) | (0 if it["nh"] <= DSA.omega else 2)
     assert flag == 0          # the last iteration is the accepted one
@@ -148,7 +148,7 @@ def _crafted(ct0, v):
     sim, _, _, flag, count = _ct0_run(_one_hat(), t0_hat, v)
     hint = [[make_hint(-a % Q, (b + a) % Q, ALPHA, Q) for a, b in zip(pa, pb)]
             for pa, pb in zip(ct0, v)]
-    assert sim.dmem.read_bytes(sp.HB, 192) == _bitmaps(hint)
+    assert sim.dmem.read_bytes(layout.HB, 192) == _bitmaps(hint)
     nh = sum(map(sum, hint))
     assert count == nh
     norm_bad = any(check_norm_bound(a, DSA.gamma_2, Q) for p in ct0 for a in p)
@@ -192,10 +192,10 @@ def test_hint_wrap_and_random():
 
 # ------------------------------------------------------------------ sigEncode
 def _sig_run(c_tilde, z, hb):
-    dm = _image(ctil=(mldsa.CTIL, c_tilde), z=(mldsa.ZO, _flat(z)), hb=(sp.HB, hb))
-    sim, h, imem = _run(sp.sig_encode_program(), dm)
+    dm = _image(ctil=(layout.CTIL, c_tilde), z=(layout.ZO, _flat(z)), hb=(layout.HB, hb))
+    sim, h, imem = _run(packing.sig_encode_program(), dm)
     assert h.ok, h
-    return sim.dmem.read_bytes(sp.SIG, sp.SIG_LEN), h, imem
+    return sim.dmem.read_bytes(layout.SIG, layout.SIG_LEN), h, imem
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -232,13 +232,14 @@ def test_ct0_then_sig_encode():
     sim, _, _, flag, _ = _ct0_run([c % Q for c in it["c_hat"].coeffs], _vec(it["t0_hat"]),
                                   _vec(it["w_cs2"]))
     assert flag == 0
-    out, _, _ = _sig_run(it["c_tilde"], _vec(it["z"]), sim.dmem.read_bytes(sp.HB, 192))
+    out, _, _ = _sig_run(it["c_tilde"], _vec(it["z"]), sim.dmem.read_bytes(layout.HB, 192))
     assert out == sig
 
 
 def test_layout():
-    assert sp.XEND <= 32 * 1024 and sp.XC >= mldsa.END
-    for src in (sp.keydec_program(), sp.ct0_hint_program(), sp.sig_encode_program()):
+    assert layout.XEND <= 32 * 1024 and layout.XC >= layout.END
+    for src in (packing.keydec_program(), rounding.ct0_hint_program(),
+                packing.sig_encode_program()):
         assert len(assemble(src, "x.s")) * 4 <= 16 * 1024
 
 
@@ -246,11 +247,12 @@ def test_phase_table():
     """Cycles per phase (prefix runs) of the three programs for one real signature."""
     sk, its, _ = _iterations(2)
     it = its[-1]
-    dm = _image(sk=(sp.SK, sk), ch=(mldsa.CH, mldsa.poly_bytes(
-        [c % Q for c in it["c_hat"].coeffs])), sh=(mldsa.SH, _flat(_vec(it["t0_hat"]))),
-        w=(mldsa.W, _flat(_vec(it["w_cs2"]))))
+    dm = _image(sk=(layout.SK, sk), ch=(layout.CH, layout.poly_bytes(
+        [c % Q for c in it["c_hat"].coeffs])), sh=(layout.SH, _flat(_vec(it["t0_hat"]))),
+        w=(layout.W, _flat(_vec(it["w_cs2"]))))
     print()
-    for title, ph in (("keydec", sp.keydec_phases()), ("ct0 + hint", sp.ct0_hint_phases())):
+    for title, ph in (("keydec", packing.keydec_phases()),
+                      ("ct0 + hint", rounding.ct0_hint_phases())):
         rows, prev, _ = phase_cycles(ph, lambda src: _run(src, dm))
         print(f"{title}:")
         for name, n in rows:
@@ -258,9 +260,9 @@ def test_phase_table():
         print(f"  {prev:6d}  total")
     # sigEncode after the ct0 program's bitmaps (branch labels: phases run cumulatively)
     hb = _bitmaps(_vec(it["h"]))
-    dm = _image(ctil=(mldsa.CTIL, it["c_tilde"]), z=(mldsa.ZO, _flat(_vec(it["z"]))),
-                hb=(sp.HB, hb))
-    rows, prev, _ = phase_cycles(sp.sig_encode_phases(), lambda src: _run(src, dm))
+    dm = _image(ctil=(layout.CTIL, it["c_tilde"]), z=(layout.ZO, _flat(_vec(it["z"]))),
+                hb=(layout.HB, hb))
+    rows, prev, _ = phase_cycles(packing.sig_encode_phases(), lambda src: _run(src, dm))
     print("sigEncode:")
     for name, n in rows:
         print(f"  {n:6d}  {name}")
@@ -270,7 +272,7 @@ def test_phase_table():
 def test_highbits_multiplier():
     """HB_M's HighBits (mod 16) equals dilithium-py's high_bits for every r in [0, q)."""
     from dilithium_py.utilities.utils import high_bits
-    m = sp.HB_M
+    m = layout.HB_M
     # away from boundaries it is exact trivially; check every r near each boundary, and
     # a random sample elsewhere
     rs = set(random.Random(3).sample(range(Q), 20000))

@@ -1,11 +1,11 @@
-"""ML-KEM-768 programs (ip/acc/kernels/mlkem.py) on the ISS against kyber-py:
+"""ML-KEM-768 programs (ip/acc/kernels/mlkem/decaps.py) on the ISS against kyber-py:
 K-PKE.Decrypt (FIPS 203 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), cycles printed."""
 import random
 
 import pytest
 from kyber_py.ml_kem import ML_KEM_768
 
-from ip.acc.kernels import mlkem
+from ip.acc.kernels.mlkem import decaps as mlkem
 from ip.acc.tools.asm import assemble
 from ip.acc.iss import Iss
 from ip.acc.tests.iss_util import phase_cycles

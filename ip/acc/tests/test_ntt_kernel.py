@@ -1,4 +1,4 @@
-"""The NTT schedules (ip/acc/kernels/ntt_mlkem.py, ntt_mldsa.py) assemble, fit the cycle
+"""The NTT schedules (ip/acc/kernels/mlkem/ntt.py, mldsa/ntt.py) assemble, fit the cycle
 budget, and compute FIPS 203's / FIPS 204's NTT under the bn.bfly.ct semantics of isa.yml.
 
 The kernels run on the ISS (ip/acc/iss); see also test_iss_kernels.py.
@@ -8,7 +8,8 @@ import random
 from dilithium_py.polynomials.polynomials import PolynomialRing as DilithiumRing
 from kyber_py.polynomials.polynomials import PolynomialRing
 
-from ip.acc.kernels import ntt_mldsa, ntt_mlkem
+from ip.acc.kernels.mldsa import ntt as ntt_mldsa
+from ip.acc.kernels.mlkem import ntt as ntt_mlkem
 from ip.acc.tools.asm import assemble
 from ip.acc.tools.isa import load_isa
 from ip.acc.iss import Iss

@@ -1,6 +1,6 @@
 """List scheduler for straight-line ACC assembly (lines of text on physical registers).
 
-    from ip.acc.kernels import sched
+    from ip.acc.tools import sched
     lines = sched.schedule(lines)              # same program, fewer stall cycles
     lines = sched.allocate(lines, pool)        # "%name" virtual WDRs -> registers of pool
 

@@ -15,7 +15,7 @@ VMODE must be 0. Only w0..w15 are used (the ACC has 16 wide registers, doc/archi
            8c..8c+7; pass B, layer len = 128 on the words {g, g+8} (g = 4h..4h+3), then
            bn.mulvm by the scale word (128^-1) on every word.
 Written on virtual registers and made real by asm_util.place_and_schedule (see
-ntt_mldsa.py): NTT 140, INTT 181 cycles (ISS = RTL).
+ip/acc/kernels/mldsa/ntt.py): NTT 140, INTT 181 cycles (ISS = RTL).
 """
 from ip.acc.kernels.asm_util import across, base_of, place_and_schedule, poly_io, twiddle_loads
 

@@ -105,7 +105,7 @@ def itwiddle_words(mont: bool = False) -> list[list[int]]:
     lane 6) is -zetas[1] * 256^-1, and only the 16 sum outputs of that layer get a
     bn.mulvm by word 32. With mont=True every output carries an extra factor 2^32: the
     INTT then also removes the 2^-32 left by bn.mulvm-based pointwise products
-    (pointwise.mldsa_program), like the reference implementation's invntt_tomont."""
+    (mldsa.products.pointwise_program), like the reference implementation's invntt_tomont."""
     extra = R if mont else 1
     flat = []
     for blocks in (128, 64, 32, 16, 8):

@@ -1,0 +1,268 @@
+"""ML-DSA-65 rounding and rejection checks on the ACC (VMODE 1, gamma2 = (q-1)/32):
+HighBits + w1Encode + the c_tilde hash, the norm checks of z, of LowBits(w - c s2) and of
+c t0, and MakeHint with the hint count; each with the product + INTT that feeds it.
+
+    src = highbits_program()    # w1 = HighBits(w), w1Encode(w1) -> W1E (768 B),
+                                # c_tilde = H(mu || w1Encode(w1)) -> CTIL
+    src = z_program()           # z = y + INTT(c_hat o s1_hat), ||z|| check (ACC)
+    src = r0_program()          # w - c s2 (kept), ||LowBits(w - c s2)|| check
+    src = ct0_hint_program()    # c t0 = INTT(c_hat o t0_hat), ||c t0|| < gamma2,
+                                # MakeHint(-c t0, w - c s2 + c t0), count <= omega -> HB, FLAG
+
+Standalone on the phase-program layout (layout.py), each checked on the ISS against
+dilithium-py's intermediates (ip/acc/tests/test_mldsa_program.py,
+test_mldsa_sign_parts.py); `z_sum_phases` and `ct0_hint_t0_phases` are the versions of the
+one-program signer (sign.py), which passes its addresses.
+
+Design:
+* HighBits: r1 = (((r + 127) >> 7) * 1025 + 2^21) >> 22 (& 15 not needed, r < q);
+  w1Encode: r1 << 4 lane (bn.mulv.lo by 16^lane) and a 3-level unzip.lo / unzip.hi / or
+  tree per 8 words -> one word (lane k = coefficients 8k..8k+7).
+* Norm checks: |x| < B  <=>  (x + B - 1) mod q < 2B - 1: bn.addvm, bn.ltv, bn.or.acc
+  against all-ones; x9 (= popcount of non-zero ACC lanes) is 0 iff every coefficient
+  passes. They always run over all coefficients (no early exit inside a check).
+* MakeHint: h = HighBits(v + c t0) != HighBits(v) with v = w - c s2 (FIPS 204 Alg. 39 with
+  r = v + c t0, z = -c t0). HighBits(r) = floor((r + gamma2 - 1) / alpha) (mod 16 for
+  the q - 1 wrap) is bits 11..14 of mulv.hi(r + gamma2 - 1, ceil(2^43 / alpha)) (exact on
+  [0, q), layout.HB_M), so h = ((x_u xor x_v) << 17) > 2^28 - 1: 7 vector ops for both
+  HighBits and the compare, against 12 with r0_phases' formula. The masks (all-ones where
+  h = 1) are summed in w15 (bn.subv) and ANDed with 2^(8 s + lane) for word 4t + s, ORed
+  per 4 words and reduced by the 3-level unzip tree of w1Encode to the bitmap.
+"""
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
+from ip.acc.kernels.mldsa.layout import (CH, CNTS, CTIL, FLAG, HB, KA, MU, SH, T, VMODE1, W,
+                                         W1E, XA, Y, YH, ZO, fwd_ntt, inv_ntt)
+from ip.acc.kernels.mldsa.packing import dec_t0_poly, or_tree
+from ip.acc.kernels.mldsa.params import K, L, OMEGA
+from ip.acc.kernels.mldsa.products import cs_prod
+from ip.acc.kernels.prog import Prog
+from ip.acc.kernels.sample import SHAKE256
+
+
+# ------------------------------------------------------------------ HighBits + w1Encode
+def highbits_phases(hash=True, w=W, w1e=W1E, ctil=CTIL):
+    """w1 = HighBits(w) (gamma2 = (q-1)/32) for the 6 polys at W, w1Encode -> W1E.
+    hash: c_tilde = H(mu || w1Encode(w1), 48) on the KMAC, each w1Encode word absorbed as
+    it is produced (the permutations run in the shadow of the HighBits loop) -> CTIL."""
+    pre = VMODE1 + [f"bn.lw w{11 + k}, {_m(KA[n])}" for k, n in
+                    enumerate(["c127", "c1025", "c2p21", "sh4", "c15"])]
+    pre += _li(5, w) + _li(6, w1e)
+    body = []
+    for k in range(8):                       # 8 words -> one output word
+        x = f"w{k}"
+        body += [f"bn.lw.pi {x}, 0(x5)"]
+    # in place in w0..w7; constants in w11..w15; w8, w9 tree temps; w10 the word absorbed
+    body += [f"bn.addv w{k}, w{k}, w11" for k in range(8)]
+    body += [f"bn.shrv w{k}, w{k}, 7" for k in range(8)]
+    body += [f"bn.mulv.lo w{k}, w{k}, w12" for k in range(8)]
+    body += [f"bn.addv w{k}, w{k}, w13" for k in range(8)]
+    body += [f"bn.shrv w{k}, w{k}, 22" for k in range(8)]
+    body += [f"bn.and w{k}, w{k}, w15" for k in range(8)]
+    body += [f"bn.mulv.lo w{k}, w{k}, w14" for k in range(8)]
+    body += or_tree()
+    body.append("bn.sw.pi w0, 0(x6)")
+    if not hash:
+        return [("init", pre), ("HighBits + w1Encode (6 polys)", _loop(24, body))]
+    body.insert(len(body) - 8, "kmac.msg w10, x3")    # previous word, mid-body
+    body.insert(0, "bn.mov w10, w0")
+    hs = ["kmac.acq", f"addi x1, x0, {SHAKE256}", "addi x2, x0, 832", "kmac.start x1, x2",
+          "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}", f"bn.lw w2, {_m(MU + 32)}",
+          "kmac.msg w1, x3", "kmac.msg w2, x3"]
+    # iteration t absorbs word t-1 (bn.mov w7, w0 at its top); the first one absorbs
+    # nothing: peel it (no msg), the last word is absorbed after the loop
+    first = [x for x in body if x != "kmac.msg w10, x3"]
+    fin = ["kmac.msg w0, x3", "kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(ctil)}",
+           f"bn.sw w2, {_m(ctil + 32)}"]
+    return [("init", pre + hs), ("HighBits + w1Encode + absorb (6 polys)",
+                                 first + _loop(23, body)), ("c_tilde", fin)]
+
+
+def highbits_program() -> str:
+    return phase_program(highbits_phases())
+
+
+# ------------------------------------------------------------------ z and r0 checks
+def z_phases():
+    """c_hat at CH, s1_hat at SH (5 polys), y at Y: z = y + INTT(c_hat o s1_hat) -> ZO,
+    x9 = 0 iff ||z||inf < gamma1 - beta (add and check fused, 2 words per iteration)."""
+    ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"])]
+    ph.append(("c s1: 5 pointwise + 5 INTT", cs_prod(5, YH)))
+    b = ["bn.lw.pi w0, 0(x10)", "bn.lw.pi w1, 0(x11)", "bn.lw.pi w5, 0(x10)",
+         "bn.lw.pi w6, 0(x11)", "bn.addvm w2, w0, w1", "bn.addvm w3, w2, w12",
+         "bn.addvm w7, w5, w6", "bn.sw.pi w2, 0(x12)", "bn.addvm w8, w7, w12",
+         "bn.ltv w3, w3, w13", "bn.sw.pi w7, 0(x12)", "bn.ltv w8, w8, w13",
+         "bn.or.acc x9, w3, w14", "bn.or.acc x9, w8, w14"]
+    ph.append(("z = y + c s1, ||z|| check",
+               [f"bn.lw w12, {_m(KA['zb'])}", f"bn.lw w13, {_m(KA['z2b'])}",
+                f"bn.lw w14, {_m(KA['ones'])}"] + _li(10, Y) + _li(11, YH) + _li(12, ZO) +
+               _loop(80, b)))
+    return ph
+
+
+def z_program() -> str:
+    return phase_program(z_phases())
+
+
+def z_sum_phases(s1h, ch, yh, one):
+    """z = INTT(c_hat o s1_hat + y_hat o 1) in place over y_hat (both products carry
+    2^-32, removed by the INTT; so y need not be kept), x9 = 0 iff ||z||inf < gamma1 -
+    beta. one: a constant word of 1 in every lane."""
+    ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
+           _li(10, s1h) + _li(11, yh) + _li(13, yh) + _li(8, yh))]
+    b = []
+    for k in range(4):
+        b += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)",
+              f"bn.lw.pi w{8 + k}, 0(x11)"]
+    b += [f"bn.mulvm w{k}, w{k}, w{4 + k}" for k in range(4)]
+    b += [f"bn.mulvm w{8 + k}, w{8 + k}, w12" for k in range(4)]
+    b += [f"bn.addvm w{k}, w{k}, w{8 + k}" for k in range(4)]
+    b += [f"bn.sw.pi w{k}, 0(x13)" for k in range(4)]
+    chk = ["bn.lw.pi w0, 0(x14)", "bn.lw.pi w5, 0(x14)", "bn.addvm w3, w0, w12",
+           "bn.addvm w8, w5, w12", "bn.ltv w3, w3, w13", "bn.ltv w8, w8, w13",
+           "bn.or.acc x9, w3, w14", "bn.or.acc x9, w8, w14"]
+    poly = _li(12, ch) + [f"bn.lw w12, {_m(one)}"] + _loop(8, b) + inv_ntt(8, 8) + \
+        [f"bn.lw w12, {_m(KA['zb'])}", f"bn.lw w13, {_m(KA['z2b'])}",
+         f"bn.lw w14, {_m(KA['ones'])}", "addi x14, x8, 0"] + _loop(16, chk) + \
+        ["addi x8, x8, 1024"]
+    ph.append(("5 x [c s1 + y (pw), INTT, ||z|| check]", _loop(L, poly)))
+    return ph
+
+
+def r0_phases(s2h=SH, ch=CH, w=W, t=YH):
+    """c_hat at CH, s2_hat at SH (6 polys), w at W: w - c s2 -> W (in place, kept for the
+    hint), x9 = 0 iff ||LowBits(w - c s2)||inf < gamma2 - beta. One poly at a time:
+    c_hat o s2_hat[r] -> T (= YH), INTT, then a fused loop subtract / HighBits /
+    r0 = x - r1 alpha / bound check."""
+    T = t
+    ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] + _li(10, s2h))]
+    consts = [f"bn.lw w{8 + k}, {_m(KA[n])}" for k, n in
+              enumerate(["rb", "r2b", "ones", "c127", "c1025", "c2p21", "alpha", "c15"])]
+    chk = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
+           "bn.addv w3, w2, w11", "bn.sw.pi w2, 0(x15)", "bn.shrv w3, w3, 7",
+           "bn.mulv.lo w3, w3, w12", "bn.addv w3, w3, w13", "bn.shrv w3, w3, 22",
+           "bn.and w3, w3, w15", "bn.mulv.lo w3, w3, w14", "bn.addvm w4, w2, w8",
+           "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
+    L = _li(12, ch) + _li(11, T)
+    b = []
+    for k in range(4):
+        b += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
+    b += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
+    b += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
+    L += _loop(8, b) + _li(8, T) + inv_ntt(8, 8) + consts + _li(14, T) + _loop(32, chk)
+    ph.append(("6 x [c s2[r] (pw + INTT) + r0 check]",
+               _li(13, w) + _li(15, w) + _loop(K, L)))
+    return ph
+
+
+def r0_program() -> str:
+    return phase_program(r0_phases())
+
+
+# ------------------------------------------------------------------ c t0 + MakeHint
+# constants of the fused c t0 / MakeHint pass (hint_consts), P = the word's hint bits,
+# CNT = the hint count (lanes), both carried across the loop
+HC = {"g2m1": "w8", "g2x2m1": "w9", "ones": "w11", "hbm": "w12", "c28m1": "w13",
+      "hbit0": "w14"}
+P, CNT_REG = "w10", "w15"
+
+
+def hint_consts():
+    return [f"bn.lw {r}, {_m(KA[n] if n == 'ones' else XA[n])}" for n, r in HC.items()]
+
+
+def hint_body():
+    """4 words: ct0 from x14, v = w - c s2 from x13 (post-increment); norm check into ACC
+    (x9), hint mask counted in CNT_REG, its bits (2^(8 s + lane) for word s) ORed into P,
+    stored at x15. HighBits(r) mod 16 = bits 11..14 of mulv.hi(r + gamma2 - 1, HB_M):
+    h = 1 iff those bits differ for r = v + c t0 and r = v, i.e. iff (xor << 17) >
+    2^28 - 1. Temporaries allocated in w0..w7 by prog.Prog."""
+    p = Prog([f"w{k}" for k in range(8)])
+    c = HC
+    for s in range(4):
+        X, V, A, U, T1, T2, D = (f"%{n}{s}" for n in ("x", "v", "a", "u", "t", "r", "d"))
+        p.lw_pi(X, "x14")
+        p.lw_pi(V, "x13")
+        p.op("bn.addvm", A, X, c["g2m1"])
+        p.op("bn.addvm", U, V, X)
+        p.op("bn.addv", T2, V, c["g2m1"])
+        p.op("bn.ltv", A, A, c["g2x2m1"])
+        p.op("bn.addv", T1, U, c["g2m1"])
+        p.op("bn.mulv.hi", T2, T2, c["hbm"])
+        p.op("bn.mulv.hi", T1, T1, c["hbm"])
+        p.raw("bn.or.acc {0}, {2}, {3}", ["x9", "@acc"], [A, c["ones"], "@acc"])
+        p.op("bn.xor", D, T1, T2)
+        p.op("bn.shlv", D, D, "17")
+        p.op("bn.ltv", D, c["c28m1"], D)
+        p.op("bn.subv", CNT_REG, CNT_REG, D)
+        p.op("bn.and", D if s else P, D, c["hbit0"])
+        if s:
+            p.op("bn.shlv", D, D, str(8 * s))
+            p.op("bn.or", P, P, D)
+    p.sw_pi(P, "x15")                    # P_t over ct0 word t (already read)
+    return p.text().splitlines()
+
+
+def _hint_flag():
+    """x1 = the hint count (sum of the CNT_REG lanes); x9 = FLAG word 0 = bit 0: the norm
+    check failed (x9 was non-zero), bit 1: more than omega hints; FLAG word 1 = x1."""
+    fin = [f"bn.ext x{1 + k}, {CNT_REG}, {k}" for k in range(8)]
+    fin += [f"add x1, x1, x{2 + k}" for k in range(7)]
+    fin += ["sltu x2, x0, x9", f"sltiu x3, x1, {OMEGA + 1}", "xori x3, x3, 1", "slli x3, x3, 1",
+            "or x9, x2, x3"]
+    return fin + _li(4, FLAG) + ["sw x9, 0(x4)", "sw x1, 4(x4)"]
+
+
+def ct0_hint_phases():
+    """c_hat at CH, t0_hat at SH (6 polys), v = w - c s2 at W: per polynomial
+    c t0 = INTT(c_hat o t0_hat) -> T, then one fused pass: norm check, MakeHint, count,
+    bitmap -> HB. x9 = FLAG = 0 iff ||c t0|| < gamma2 and #hints <= omega."""
+    ph = [("init", VMODE1 + [f"bn.lw {CNT_REG}, {_m(KA['zero'])}", f"bn.wsrw ACC, {CNT_REG}",
+                             f"bn.sw {CNT_REG}, {_m(CNTS)}"] +
+           _li(10, SH) + _li(13, W) + _li(16, HB))]
+    prod = []
+    for k in range(4):
+        prod += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
+    prod += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
+    prod += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
+    tree = [f"bn.lw w{k}, {_m(T + 32 * k)}" for k in range(8)] + or_tree() + \
+        ["bn.sw.pi w0, 0(x16)"]
+    body = _li(12, CH) + _li(11, T) + _loop(8, prod) + _li(8, T) + \
+        inv_ntt(8, 8) + hint_consts() + [f"bn.lw {CNT_REG}, {_m(CNTS)}"] + \
+        _li(14, T) + _li(15, T) + _loop(8, hint_body()) + \
+        [f"bn.sw {CNT_REG}, {_m(CNTS)}"] + tree
+    ph.append(("6 x [c t0 (pw + INTT), norm + MakeHint + count, bitmap]", _loop(K, body)))
+    fin = _hint_flag()
+    ph.append(("hint count, flag", fin))
+    return ph
+
+
+def ct0_hint_program() -> str:
+    return phase_program(ct0_hint_phases())
+
+
+def ct0_hint_t0_phases(ch, t, w, t0p, cnt):
+    """ct0_hint_phases with t0 still packed: per polynomial r, t0_r decoded from
+    t0p + 416 r -> t, NTT, c t0_r = INTT(c_hat o t0_hat_r) in place, then the fused norm
+    check / MakeHint / count / bitmap pass (v = w - c s2 at w) -> HB; the count lanes
+    saved at cnt. x9 = FLAG word 0 = 0 iff the iteration passes."""
+    ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15",
+                             f"bn.sw w15, {_m(cnt)}"] +
+           _li(5, t0p) + _li(23, w) + _li(24, HB))]
+    prod = []
+    for k in range(4):
+        prod += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
+    prod += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
+    prod += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
+    tree = [f"bn.lw w{k}, {_m(t + 32 * k)}" for k in range(8)] + or_tree() + \
+        ["bn.sw.pi w0, 0(x24)"]
+    body = [f"bn.lw w14, {_m(XA['m13'])}", f"bn.lw w15, {_m(XA['t0c'])}"] + \
+        _li(6, t) + dec_t0_poly() + _li(8, t) + fwd_ntt(8, 8) + \
+        _li(12, ch) + _li(10, t) + _li(11, t) + _loop(8, prod) + \
+        _li(8, t) + inv_ntt(8, 8) + hint_consts() + [f"bn.lw {CNT_REG}, {_m(cnt)}"] + \
+        _li(14, t) + _li(15, t) + ["addi x13, x23, 0"] + _loop(8, hint_body()) + \
+        ["addi x23, x13, 0", f"bn.sw {CNT_REG}, {_m(cnt)}"] + tree
+    ph.append(("6 x [t0 decode + NTT, c t0 (pw + INTT), norm + MakeHint + count, bitmap]",
+               _loop(K, body)))
+    fin = _hint_flag()
+    ph.append(("hint count, flag", fin))
+    return ph

@@ -1,0 +1,182 @@
+"""ML-DSA-65 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program: the phase
+generators of sampling.py / products.py / rounding.py / packing.py on one DMEM layout in
+32 KiB, the pre-loop
+hashes on the KMAC, and the rejection loop with its control inside the program. Checked on
+the ISS against dilithium-py, the signature byte for byte (ip/acc/tests/test_mldsa_sign.py);
+cycles measured by ip/acc/dv/jobs.py (measure_mldsa_sign, `python -m ip.acc.dv.jobs
+mldsa65_sign`).
+
+    src = sign_program()
+    img = image(sk, msg, rnd)           # {address: bytes}: constants + inputs
+    ... run (ISS: 32 KiB IMEM and DMEM) ...
+    sig = dmem[SIG:SIG + SIG_LEN]       # 3309 bytes
+
+Measured (ISS, `python -m ip.acc.dv.jobs mldsa65_sign --n 200 --seed 2`: a fresh key, 33-byte
+M' and rnd per signature, each signature equal to dilithium-py's and verified): median
+118 896 cycles, mean 141 737, min 45 889 (accepted at once), max 492 343 (20 iterations);
+iterations median 4, mean 5.08. IMEM 21 428 B, peak DMEM 31 776 B, registers w0..w15. Per
+iteration ~20.4 k when rejected at z, ~26.3 k at r0; pre-loop 5.2 k, c t0 + hint 10.7 k,
+sigEncode 3.8 k (doc/architecture.md 3.4). The norm checks always run over all coefficients (no early exit
+inside a check).
+
+Inputs placed by the host: the secret key (4032 B) at SK, M' (the formatted message, as
+dilithium-py's _sign_internal takes it; at most MSG_MAX bytes) at MSG, its length in bytes
+(32-bit word) at MLEN, rnd (32 B) at RND, and the constants of const_image(). Everything
+else is computed by the program: mu = H(tr || M', 64) and rho'' = H(K || rnd || mu, 64) on
+the KMAC (SHAKE256 with a declared length; the message tail by the kmac.msg byte mask), rho
+copied out of the key, kappa = 0.
+
+Program (all VMODE 1; each phase from the module named):
+
+    pre-loop   mu, rho'' (here); skDecode s1, s2 + NTT -> S1H, S2H (packing; t0 stays
+               packed at T0P)
+    loop:      y = ExpandMask(rho'', kappa) -> YH, NTT in place (sampling; y is not
+                   kept); kappa += 5
+               w = INTT(A_hat o y_hat) -> W, A_hat[i][j] sampled per entry into one of two
+                   1 KiB tiles while the core multiply-accumulates the other one
+                   (products.aw_tile_phases)
+               HighBits, w1Encode, c_tilde -> CTIL (rounding), SampleInBall, c_hat -> CH
+                   (sampling)
+               z = INTT(c_hat o s1_hat + y_hat o 1) over YH (the Montgomery product with 1
+                   carries the same 2^-32 as c_hat o s1_hat; the INTT removes it: z = y + c s1
+                   without keeping y), ||z|| check (rounding.z_sum_phases); fail -> loop
+               w - c s2 over W, ||r0|| check (rounding.r0_phases); fail -> loop
+               per polynomial: t0_r decoded from T0P + NTT, c t0_r, ||c t0||, MakeHint, count
+                   -> HB bitmaps, FLAG (rounding.ct0_hint_t0_phases); fail -> loop
+    sigEncode  z packed first, over z itself (SIG = YH + 16), then c_tilde and the hint
+               (packing)
+
+DMEM layout (bytes; peak = END = 31 776 of 32 768):
+
+| region | address | bytes | lifetime |
+|---|---|---|---|
+| RHO, RHOPP, MU, KAPPA, RND, MLEN | 0..256 | 256 | whole run |
+| TWID, ITWID, KC constants (layout) | 256..2848 | 2592 | whole run |
+| CTIL (c_tilde) | 2848 | 64 | iteration -> sigEncode |
+| MC (constant 1 word), CNT (hint count save) | 2912 | 64 | |
+| free | 2976 | 736 | |
+| S1H s1_hat | 3712 | 5120 | whole loop |
+| S2H s2_hat | 8832 | 6144 | whole loop |
+| YH y_hat -> z -> signature (SIG = YH + 16, 3309 B) | 14976 | 5120 | iteration; M' (input, <= 7168 B with ABUF) before the loop |
+| ABUF: A tiles 2 x 1 KiB (aw); then CH c_hat (ABUF) + W1E/SIB (ABUF + 1024, challenge), then CH + T (ABUF + 1024, c s2 / c t0 scratch) | 20096 | 2048 | iteration |
+| W w, then w - c s2 | 22144 | 6144 | iteration; holds SK's rho/K/tr/s1/s2 (input) before the loop |
+| T0P t0 packed (SK + 1536: the key's own t0 bytes) | 28288 | 2496 | whole run |
+| XC constants, DBT, HB bitmaps, FLAG, CNTS, HW (layout) | 30784..31776 | 992 | whole run |
+
+SK = T0P - 1536 = 26752: the host writes the whole key there; rho, K, tr, s1, s2 lie in W
+(dead before the loop), t0 at T0P.
+"""
+from ip.acc.kernels.asm_util import li as _li, mem as _m, u32 as _u32
+from ip.acc.kernels.mldsa import layout, packing, products, rounding, sampling
+from ip.acc.kernels.mldsa.layout import KAPPA, VMODE1
+from ip.acc.kernels.mldsa.params import K, L
+from ip.acc.kernels.sample import SHAKE256
+from ip.acc.tools import sched
+
+# ------------------------------------------------------------------ DMEM layout (bytes)
+RHO, RHOPP, MU = layout.RHO, layout.RHOPP, layout.MU
+RND = 192                    # rnd (32 B), input
+MLEN = 224                   # len(M') in bytes (word), input
+CTIL = layout.KC + 32 * len(layout.CONST_NAMES)
+MC = CTIL + 64               # constant word: 1 in every lane
+CNT = MC + 32                # hint-count lanes (rounding.CNT_REG) saved across decode / NTTs
+S1H = 3712
+S2H = S1H + L * 1024
+YH = S2H + K * 1024
+ABUF = YH + L * 1024
+CH = ABUF                    # c_hat (after the A tiles are dead)
+T = ABUF + 1024              # one-polynomial scratch (c s2, c t0)
+W1E = ABUF + 1024            # w1Encode output (written only; the hash absorbs from WDRs)
+SIB = W1E + 768              # SampleInBall digest words (256 B)
+W = ABUF + 2048
+T0P = W + K * 1024           # t0 packed (6 x 416 B)
+SK = T0P - 128 - 11 * 128    # the key: rho | K | tr | s1 | s2 | t0 (t0 at T0P)
+SK_LEN = 128 + 11 * 128 + K * 416
+MSG = YH                     # M' (input)
+MSG_MAX = W - MSG
+SIG = YH + 16                # signature (3309 B; z part at SIG + 48, hint at SIG + 3248)
+SIG_LEN = layout.SIG_LEN
+END = layout.XEND            # peak DMEM
+
+assert CNT + 32 <= S1H and T0P + K * 416 <= layout.XC and SK >= W and SK % 32 == 0
+assert all(a % 32 == 0 for a in (S1H, S2H, YH, ABUF, W, T0P, CTIL, MC, RND))
+
+
+def const_image() -> dict:
+    img = layout.const_image()
+    img[MC] = _u32([1] * 8)
+    return img
+
+
+def image(sk: bytes, msg: bytes, rnd: bytes) -> dict:
+    """DMEM image {address: bytes}: constants and the inputs (M' = msg as given to
+    dilithium-py's _sign_internal)."""
+    assert len(sk) == SK_LEN and len(rnd) == 32 and len(msg) <= MSG_MAX
+    img = const_image()
+    img[SK] = sk
+    img[MSG] = msg
+    img[MLEN] = len(msg).to_bytes(4, "little")
+    img[RND] = rnd
+    return img
+
+
+# ------------------------------------------------------------------ pre-loop
+def pre_phases():
+    """mu = SHAKE256(tr || M', 64), rho'' = SHAKE256(K || rnd || mu, 64), rho -> RHO,
+    kappa = 0; skDecode s1, s2 + NTT -> S1H, S2H."""
+    L_ = VMODE1 + ["kmac.acq", f"lw x4, {MLEN}(x0)", f"addi x1, x0, {SHAKE256}",
+                   "addi x2, x4, 64", "kmac.start x1, x2", "addi x3, x0, -1",
+                   f"bn.lw w1, {_m(SK + 64)}", f"bn.lw w2, {_m(SK + 96)}",
+                   "kmac.msg w1, x3", "kmac.msg w2, x3",
+                   "srli x5, x4, 5", "andi x6, x4, 31"] + _li(7, MSG)
+    L_ += ["beq x5, x0, mu_tail", "loop x5, 2", "bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3",
+           "mu_tail:", "beq x6, x0, mu_dig", "addi x8, x0, 1", "sll x8, x8, x6",
+           "addi x8, x8, -1", "bn.lw w1, 0(x7)", "kmac.msg w1, x8",
+           "mu_dig:", "kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(MU)}",
+           f"bn.sw w2, {_m(MU + 32)}"]
+    ph = [("mu = H(tr || M')", L_)]
+    L_ = ["addi x2, x0, 128", "kmac.start x1, x2", f"bn.lw w3, {_m(SK + 32)}",
+          f"bn.lw w4, {_m(RND)}", "kmac.msg w3, x3", "kmac.msg w4, x3", "kmac.msg w1, x3",
+          "kmac.msg w2, x3", f"bn.lw w5, {_m(SK)}", "kmac.dig w1", "kmac.dig w2",
+          f"bn.sw w1, {_m(RHOPP)}", f"bn.sw w2, {_m(RHOPP + 32)}", "kmac.rel",
+          f"bn.sw w5, {_m(RHO)}", f"sw x0, {KAPPA}(x0)"]
+    ph.append(("rho'' = H(K || rnd || mu), rho, kappa = 0", L_))
+    ph += packing.keydec_phases(s1h=S1H, s2h=S2H, t0h=None, sk=SK, t0=False)
+    return ph
+
+
+# ------------------------------------------------------------------ the program
+def _reject(tag):
+    """Back to the start of the iteration unless x9 = 0 (jal: the loop is longer than a
+    branch reaches)."""
+    return [f"beq x9, x0, pass_{tag}", "jal x0, sign_iter", f"pass_{tag}:"]
+
+
+def sign_phases():
+    """[(name, lines)] of the whole program; the loop body starts at label sign_iter."""
+    ph = pre_phases()
+    it = sampling.expand_mask_phases(y=YH, yh=YH)
+    it[0] = (it[0][0], ["sign_iter:"] + it[0][1])
+    ph += it
+    ph.append(("kappa += l", [f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
+                              f"sw x1, {KAPPA}(x0)"]))
+    ph += products.aw_tile_phases(yh=YH, w=W, abuf=ABUF)
+    ph += rounding.highbits_phases(w=W, w1e=W1E, ctil=CTIL)
+    ph += sampling.challenge_phases(ctil=CTIL, sib=SIB, ch=CH)
+    ph.append(("release", ["kmac.rel"]))
+    ph += rounding.z_sum_phases(s1h=S1H, ch=CH, yh=YH, one=MC)
+    ph.append(("z rejected?", _reject("z")))
+    ph += rounding.r0_phases(s2h=S2H, ch=CH, w=W, t=T)
+    ph.append(("r0 rejected?", _reject("r0")))
+    ph += rounding.ct0_hint_t0_phases(ch=CH, t=T, w=W, t0p=T0P, cnt=CNT)
+    ph.append(("c t0 / hint rejected?", _reject("ct0")))
+    ph += packing.sig_encode_phases(ctil=CTIL, z=YH, sig=SIG)
+    return ph
+
+
+def sign_program() -> str:
+    lines = []
+    for _, body in sign_phases():
+        lines += body
+    # the phases' straight-line stretches list-scheduled across their seams too
+    return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"

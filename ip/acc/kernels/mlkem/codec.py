@@ -1,0 +1,290 @@
+"""ML-KEM encodings and roundings on the ACC (FIPS 203 4.2.1, 4.2.2): ByteDecode_12 /
+ByteDecode_10 / ByteDecode_4 with Decompress_d on the way, Compress_d compared lane by lane
+with a decoded ciphertext (the re-encryption check), and Compress_1 + ByteEncode_1 of the
+message. The generators take their buffer addresses as arguments and the addresses of
+their constant words as `ka` (name -> DMEM address of the words of `const_words()`).
+
+* ByteDecode12 / ByteDecode10 (s_hat, t_hat, u; `decode_wide`): VMODE 1 (8 x 32-bit
+  lanes). Output word w (16 coefficients = 2d bytes at byte 2dw) holds coefficient pairs
+  (2q, 2q+1) in 32-bit lane q, i.e. the 2d-bit field at bit 2dq of the window. The granules
+  (32-bit words of the input) that hold each field are gathered with `lw` + `bn.ins` into X
+  (low granule) and Y (high granule, or the only one when the field starts at bit 0); then
+  E = bn.mulv.hi(X, 2^(32-off)) | bn.mulv.lo(Y, 2^(32-off) or 1) is the field at bit 0 of
+  each lane (per-lane shift amounts by multiplication), split into two 16-bit lanes with
+  shift/and/or. Two output words per loopi iteration: X, Y of both words are bn.trn1 /
+  bn.trn2 of 2 (d = 12) or 3 (d = 10) words filled by bn.ins (16 / 18 insertions instead of
+  24, see _TRN): ~25 cycles per 16 coefficients, of which ~16 are lw + bn.ins.
+* ByteDecode4 (v; `decode4`): VMODE 0, bn.bcastl of each halfword + bn.mulv.lo by per-lane
+  powers of two (shift and lane select at once).
+* Decoded u / v are kept as y << 6 (d = 10) and y << 12 (d = 4) in 16-bit lanes: the
+  re-encryption check (`compress_compare`) compares Compress_d(u') << (16 - d) with them
+  lane by lane (c' = c iff all compressed coefficients are equal, ByteEncode_d being a
+  bijection), so c' is never encoded. Compress_d(x) = ((2^d x + q/2) - ((2^d x + q/2) mod
+  q)) / q exactly: the remainder comes from bn.mulvm / bn.addvm, the exact division is a
+  bn.mulv.lo by q^-1 mod 2^16 (times 2^(16-d), which also gives the mod 2^d).
+* Decompress_d from y << (16-d): bn.mulv.hi / bn.mulv.lo by q and the rounding bit
+  (`decompress10_load`: inside the NTT's first pass).
+* Compress1 + ByteEncode1 of m' (`message_bits`): two compares give the bit masks (kept:
+  they are Decompress1(m') after an AND with 1665), AND with 1 << lane, then a 15-step
+  unzip.lo / unzip.hi / or tree packs 256 bits into one word.
+"""
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.prog import Prog
+
+Q = 3329
+QINV16 = pow(Q, -1, 1 << 16)
+
+# the constant words, in their DMEM order ("one" is the decaps select's)
+CONST_NAMES = ["cx12", "cy12", "m12", "m12h", "cx10", "cy10", "m10", "m10h",
+               "d4c0", "d4c1", "d4c2", "d4c3", "f000", "q", "c8", "c833", "c1664",
+               "bits", "c1665", "one", "mc10", "qi10", "mc4", "qi4"]
+
+
+def u16(vals) -> bytes:
+    """16-bit little-endian halfwords (values reduced mod 2^16)."""
+    return b"".join((v % (1 << 16)).to_bytes(2, "little") for v in vals)
+
+
+def _fields(d):
+    """Per 32-bit output lane q: (granule a, bit offset, crosses into a+1)."""
+    out = []
+    for q in range(8):
+        b = 2 * d * q
+        a, off = divmod(b, 32)
+        out.append((a, off, off + 2 * d > 32))
+    return out
+
+
+def _cxy(d):
+    cx, cy = [], []
+    for a, off, cross in _fields(d):
+        if off == 0:
+            cx.append(0)
+            cy.append(1)
+        else:
+            cx.append(1 << (32 - off))
+            cy.append((1 << (32 - off)) if cross else 0)
+    return cx, cy
+
+
+def const_words() -> dict:
+    """name -> the 32 bytes of that constant word."""
+    c = {}
+    c["cx12"], c["cy12"] = [_u32(x) for x in _cxy(12)]
+    c["m12"] = _u32([0xFFF] * 8)
+    c["m12h"] = _u32([0x0FFF0000] * 8)
+    c["cx10"], c["cy10"] = [_u32(x) for x in _cxy(10)]
+    c["m10"] = _u32([0xFFC0] * 8)
+    c["m10h"] = _u32([0xFFC00000] * 8)
+    for h in range(4):
+        c[f"d4c{h}"] = u16([(1 << (12 - 4 * (lane & 3))) if lane >> 2 == h else 0
+                            for lane in range(16)])
+    c["f000"] = u16([0xF000] * 16)
+    c["q"] = u16([Q] * 16)
+    c["c8"] = u16([8] * 16)
+    c["c833"] = u16([833] * 16)
+    c["c1664"] = u16([1664] * 16)
+    c["bits"] = u16([1 << lane for lane in range(16)])
+    c["c1665"] = u16([1665] * 16)
+    c["one"] = u16([1] * 16)
+    c["mc10"] = u16([(1 << 10) * (1 << 16) % Q] * 16)
+    c["qi10"] = u16([QINV16 * (1 << 6)] * 16)
+    c["mc4"] = u16([(1 << 4) * (1 << 16) % Q] * 16)
+    c["qi4"] = u16([QINV16 * (1 << 12)] * 16)
+    return c
+
+
+# Two output words per iteration: the 2 x 2 gather targets (X, Y of word A, X, Y of word B)
+# are single VMODE 1 bn.trn1 / bn.trn2 of 2 or 3 words Z filled by bn.ins (16 instead of 24
+# insertions for d = 12, 18 for d = 10; found by exhaustive search over the permutations).
+# _TRN[d] = (ops for XA, YA, XB, YB as (mnemonic, z_a, z_b)), slots {(z, lane): granule}
+# (granules 0..ng-1 belong to word A, ng..2ng-1 to word B).
+_TRN = {
+    12: ((("bn.trn1", 0, 1), ("bn.trn1", 1, 0), ("bn.trn2", 0, 1), ("bn.trn2", 1, 0)),
+         {(1, 0): 0, (0, 2): 1, (1, 2): 2, (1, 4): 3, (0, 6): 4, (1, 6): 5, (0, 0): 1,
+          (0, 4): 4, (1, 1): 6, (0, 3): 7, (1, 3): 8, (1, 5): 9, (0, 7): 10, (1, 7): 11,
+          (0, 1): 7, (0, 5): 10}),
+    10: ((("bn.trn1", 0, 1), ("bn.trn1", 1, 2), ("bn.trn2", 0, 1), ("bn.trn2", 1, 2)),
+         {(1, 0): 0, (0, 2): 1, (1, 2): 1, (0, 4): 2, (1, 4): 3, (0, 6): 3, (1, 6): 4,
+          (2, 0): 1, (2, 2): 2, (1, 1): 5, (0, 3): 6, (1, 3): 6, (0, 5): 7, (1, 5): 8,
+          (0, 7): 8, (1, 7): 9, (2, 1): 6, (2, 3): 7}),
+}
+
+
+def _trn_src(m, a, b):
+    if m == "bn.trn1":
+        return [(a, 0), (b, 0), (a, 2), (b, 2), (a, 4), (b, 4), (a, 6), (b, 6)]
+    return [(a, 1), (b, 1), (a, 3), (b, 3), (a, 5), (b, 5), (a, 7), (b, 7)]
+
+
+def _check_trn(d):
+    """The Z slots and permutations give every needed X / Y lane."""
+    f = _fields(d)
+    ng = max(a + (1 if cr else 0) for a, off, cr in f) + 1
+    ops, slots = _TRN[d]
+    for k, word in enumerate((0, 0, 1, 1)):
+        src = _trn_src(*ops[k])
+        for q, (a, off, cr) in enumerate(f):
+            is_x = k % 2 == 0
+            need = None
+            if off == 0:
+                need = None if is_x else a
+            else:
+                need = a if is_x else (a + 1 if cr else None)
+            if need is not None:
+                assert slots[src[q]] == need + ng * word, (d, k, q)
+    return ng
+
+
+def _chain(d, X, Y, c):
+    """E = mulv.hi(X, CX) | mulv.lo(Y, CY) (in place), split into 16-bit lanes -> c
+    (constants CX, CY, M, MH in w12..w15)."""
+    head = [f"bn.mulv.hi {X}, {X}, w12", f"bn.mulv.lo {Y}, {Y}, w13"]
+    if d == 12:
+        tail = [f"bn.or {c}, {X}, {Y}", f"bn.and {X}, {c}, w14", f"bn.shlv {Y}, {c}, 4",
+                f"bn.and {Y}, {Y}, w15", f"bn.or {c}, {X}, {Y}"]
+    else:
+        tail = [f"bn.or {c}, {X}, {Y}", f"bn.shlv {X}, {c}, 6", f"bn.shlv {Y}, {c}, 12",
+                f"bn.and {X}, {X}, w14", f"bn.and {Y}, {Y}, w15", f"bn.or {c}, {X}, {Y}"]
+    return head, tail
+
+
+def decode_wide(d, src, dst, nwords, ka, kmac_words=0):
+    """ByteDecode_d (d = 12 or 10) of nwords output words (VMODE 1), two per iteration.
+    d = 12: plain values; d = 10: y << 6 in each 16-bit lane. kmac_words: that many 32-byte
+    message words from DMEM[x7] (post-increment, mask x3) are fed to the KMAC during the
+    first iterations (a hash absorbed in the shadow of the decode)."""
+    assert nwords % 2 == 0
+    ng = _check_trn(d)
+    ops, slots = _TRN[d]
+    nz = 1 + max(z for z, _ in slots)
+    sfx = str(d)
+    L = _li(5, src) + _li(6, dst)
+    L += [f"bn.lw w12, {_m(ka['cx' + sfx])}", f"bn.lw w13, {_m(ka['cy' + sfx])}",
+          f"bn.lw w14, {_m(ka['m' + sfx])}", f"bn.lw w15, {_m(ka['m' + sfx + 'h'])}"]
+    lws = [f"lw x{10 + g}, {4 * g}(x5)" for g in range(2 * ng)]
+    ins = [f"bn.ins w{8 + z}, x{10 + g}, {lane}" for (z, lane), g in
+           sorted(slots.items(), key=lambda kv: (kv[1], kv[0]))]
+    assert nz <= 3
+    trn = [f"{m} w{k}, w{8 + za}, w{8 + zb}" for k, (m, za, zb) in enumerate(ops)]
+    ha, ta = _chain(d, "w0", "w1", "w4")
+    hb, tb = _chain(d, "w2", "w3", "w5")
+    vec = ha + hb + [x for pair in zip(ta, tb) for x in pair]
+    tail = ["bn.sw.pi w4, 0(x6)", "bn.sw.pi w5, 0(x6)"]
+    inc = [f"addi x5, x5, {4 * d}"]
+
+    def body(nmsg):
+        pre = ["bn.lw.pi w6, 0(x7)", "bn.lw.pi w7, 0(x7)"][:nmsg]
+        msg = ["kmac.msg w6, x3", "kmac.msg w7, x3"][:nmsg]
+        # message loads with the granule loads; the two kmac.msg half an iteration apart
+        # (a word that completes a rate block makes the next one wait for the permutation)
+        b = lws + pre + ins + trn + vec + inc
+        mid = len(b) // 2
+        return b[:mid] + msg[:1] + b[mid:] + msg[1:] + tail
+    it = nwords // 2
+    if not kmac_words:
+        return L + _loop(it, body(0))
+    full, rest = divmod(kmac_words, 2)
+    assert full + rest <= it
+    out = L + _loop(full, body(2))
+    if rest:
+        out += body(1)
+    if it - full - rest:
+        out += _loop(it - full - rest, body(0))
+    return out
+
+
+def decode4(src, dstc, dst, ka):
+    """VMODE 0: ByteDecode4 of 128 B -> dstc (y << 12) and dst (Decompress4)."""
+    L = _li(5, src) + _li(6, dstc) + _li(7, dst)
+    L += [f"bn.lw w{8 + h}, {_m(ka[f'd4c{h}'])}" for h in range(4)]
+    L += [f"bn.lw w12, {_m(ka['f000'])}", f"bn.lw w13, {_m(ka['q'])}",
+          f"bn.lw w14, {_m(ka['c8'])}"]
+    for i in range(4):
+        L.append("bn.lw.pi w0, 0(x5)")
+        for k in range(4):
+            for h in range(4):
+                L.append(f"bn.bcastl w{1 + h}, w0, {4 * k + h}")
+            for h in range(4):
+                L.append(f"bn.mulv.lo w{1 + h}, w{1 + h}, w{8 + h}")
+            L += ["bn.or w5, w1, w2", "bn.or w6, w3, w4", "bn.or w5, w5, w6",
+                  "bn.and w5, w5, w12", "bn.shrv w6, w5, 12",
+                  "bn.mulv.lo w6, w6, w13", "bn.sw.pi w5, 0(x6)", "bn.addv w6, w6, w14",
+                  "bn.shrv w6, w6, 4", "bn.sw.pi w6, 0(x7)"]
+    return L
+
+
+def decompress10_load(dsrc, ka):
+    """Pass-1 loader of the NTT (mlkem.ntt.ntt_body's load): words y << 6 from base
+    register x{dsrc}, Decompress10 on the way in (virtual registers: q, temporaries)."""
+    def load(words, base, regs):
+        q = f"%dq{words[0]}"
+        L = [f"bn.lw {reg}, {32 * r}(x{dsrc})" for reg, r in zip(regs, words)]
+        L.append(f"bn.lw {q}, {_m(ka['q'])}")
+        for i in range(0, 8, 2):
+            hi0, lo0, hi1, lo1 = (f"%d{k}_{words[i]}" for k in range(4))
+            L += [f"bn.mulv.hi {hi0}, {regs[i]}, {q}", f"bn.mulv.lo {lo0}, {regs[i]}, {q}",
+                  f"bn.mulv.hi {hi1}, {regs[i + 1]}, {q}", f"bn.mulv.lo {lo1}, {regs[i + 1]}, {q}",
+                  f"bn.shrv {lo0}, {lo0}, 15", f"bn.shrv {lo1}, {lo1}, 15",
+                  f"bn.addv {regs[i]}, {hi0}, {lo0}", f"bn.addv {regs[i + 1]}, {hi1}, {lo1}"]
+        return L
+    return load
+
+
+def message_bits(v, w, msk, mout, ka):
+    """VMODE 0: m' = ByteEncode1(Compress1(v - w)) -> mout; masks -> msk. Two halves of 8
+    words, each packed by a 7-step unzip.lo / unzip.hi / or tree, then one more step."""
+    L = [f"bn.lw w13, {_m(ka['c833'])}", f"bn.lw w14, {_m(ka['c1664'])}",
+         f"bn.lw w15, {_m(ka['bits'])}"]
+    for h in range(2):
+        for i in range(8):
+            r = 8 * h + i
+            L += [f"bn.lw w8, {_m(v + 32 * r)}", f"bn.lw w9, {_m(w + 32 * r)}",
+                  f"bn.subvm w{i}, w8, w9", f"bn.subv w{i}, w{i}, w13",
+                  f"bn.ltv w{i}, w{i}, w14", f"bn.sw w{i}, {_m(msk + 32 * r)}",
+                  f"bn.and w{i}, w{i}, w15"]
+        n = 8
+        while n > 1:
+            for i in range(n // 2):
+                out = f"w{i}" if n > 2 or h else "w10"
+                L += [f"bn.unzip.lo w8, w{2 * i}, w{2 * i + 1}",
+                      f"bn.unzip.hi w9, w{2 * i}, w{2 * i + 1}",
+                      f"bn.or {out}, w8, w9"]
+            n //= 2
+    L += ["bn.unzip.lo w8, w10, w0", "bn.unzip.hi w9, w10, w0", "bn.or w0, w8, w9",
+          f"bn.sw w0, {_m(mout)}"]
+    return L
+
+
+def compress_compare(kind, src, e, cmp, ka, msk=None):
+    """After an INTT (result at src, one polynomial): add e (and, kind "v", mu = the
+    compress1 masks at msk AND 1665), Compress_d (d = 10 for kind "u", 4 for "v"), OR the
+    difference to the decoded c at cmp (y << (16 - d)) into ACC: x9 = 0 iff all equal.
+    Constants in w12..w15, values allocated in w0..w11."""
+    d = 10 if kind == "u" else 4
+    p = Prog([f"w{n}" for n in range(12)])
+    p.lw("w12", ka["c1664"])
+    p.lw("w13", ka["mc10" if d == 10 else "mc4"])
+    p.lw("w14", ka["qi10" if d == 10 else "qi4"])
+    if kind == "v":
+        p.lw("w15", ka["c1665"])
+    for r in range(16):
+        p.lw(f"%in{r}", src + 32 * r)
+        p.lw(f"%e{r}", e + 32 * r)
+        p.op("bn.addvm", f"%x{r}", f"%in{r}", f"%e{r}")
+        if kind == "v":
+            p.lw(f"%mk{r}", msk + 32 * r)
+            p.op("bn.and", f"%mu{r}", f"%mk{r}", "w15")
+            p.op("bn.addvm", f"%xx{r}", f"%x{r}", f"%mu{r}")
+            xr = f"%xx{r}"
+        else:
+            xr = f"%x{r}"
+        p.op("bn.mulvm", f"%zm{r}", xr, "w13")
+        p.op("bn.shlv", f"%zl{r}", xr, str(d))
+        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w12")
+        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w12")
+        p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
+        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w14")
+        p.lw(f"%c{r}", cmp + 32 * r)
+        p.op("bn.or.acc", "x9", f"%y{r}", f"%c{r}")
+    return p.text().splitlines()
