@@ -14,6 +14,7 @@ from ip.acc.tests.iss_util import ISA
 from ip.acc.dv import fuzz as fz
 from ip.acc.tools.asm import assemble
 from ip.acc.dv.rig.gen import _Gen
+from ip.acc.dv.rig.gens.errors import bad_wdr_word
 from ip.acc.dv.rig import ERROR_CLASSES, FUZZ_GROUPS, FuzzConfig, Layout, generate, program_rng
 from ip.acc.dv.lockstep import IssBackend, RunResult, compare, fuzz
 from pqsoc import REPO
@@ -109,7 +110,7 @@ def test_wdr_fields_beyond_the_count_only_in_illegal_insn_programs():
     gen = _Gen(random.Random(4), CFG)
     assert {gen.w() for _ in range(500)} == set(range(ISA.wdrs))
     for _ in range(50):
-        word = gen.bad_wdr_word()
+        word = bad_wdr_word(gen)
         raw = ISA.decode(word, any_wdr=True)
         assert ISA.decode(word) is None and raw and ISA.bad_wdrs(*raw)
     be = IssBackend(CFG.imem_size, CFG.dmem_size)

@@ -25,6 +25,9 @@ The random CSR RND / WSR RND are never read (their values are implementation-spe
 
 Each program is generated from random.Random(f"acc-fuzz:{seed}:{index}"), so (seed, index)
 replays one program.
+
+Code: config.py (knobs, layout, program record), state.py (the per-program state and its
+register / value helpers), gens/ (one module per snippet kind), gen.py (the program builder).
 """
 from __future__ import annotations
 
@@ -32,7 +35,8 @@ import random
 
 from ip.acc.dv.rig.config import (ERROR_CLASSES, FUZZ_GROUPS, KMAC_GROUPS, SMP_MISUSE, FuzzConfig, Layout,
                                   Program)
-from ip.acc.dv.rig.gen import _Gen, _TooLong
+from ip.acc.dv.rig.gen import _Gen
+from ip.acc.dv.rig.state import TooLong
 
 __all__ = ["ERROR_CLASSES", "FUZZ_GROUPS", "KMAC_GROUPS", "SMP_MISUSE", "FuzzConfig", "Layout", "Program",
            "generate", "program_rng"]
@@ -44,7 +48,7 @@ def generate(rng: random.Random, cfg: FuzzConfig | None = None) -> Program:
     for _ in range(20):
         try:
             return _Gen(rng, cfg).program()
-        except _TooLong:
+        except TooLong:
             continue
     raise RuntimeError("could not generate a program that fits IMEM; raise imem_size")
 

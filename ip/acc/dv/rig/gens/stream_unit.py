@@ -1,0 +1,43 @@
+"""Stream-unit snippets: smp.run samples the KMAC output stream into the data area (in one
+of the sampling modes) while core instructions run beside it, then smp.wait and kmac.rel;
+or one of the misuse constructs of SMP_MISUSE."""
+from __future__ import annotations
+
+from ip.acc.dv.rig.config import _li
+from ip.acc.dv.rig.gens.straight_line import plain_item
+from ip.acc.dv.rig.state import State
+
+SMP_MODES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
+
+
+def smp_item(g: State, misuse: str | None = None) -> list[str]:
+    """The rest of a KMAC session (open and squeezing, unless misuse says otherwise):
+    smp.run into a window of the data area, 0-4 plain instructions, an optional
+    SMP_STATUS read, smp.wait, kmac.rel.
+
+    misuse (all SAMPLER errors but smp_dig): smp_mode (a mode this unit does not
+    implement), smp_dst (a misaligned destination, or one whose window runs past DMEM),
+    smp_busy (a second smp.run while it runs), smp_dig (kmac.dig / kmac.rel while it runs,
+    a KMAC error); smp_early is kmac_item's part (the session is not finished)."""
+    r = g.rng
+    g.features["smp"] += 1
+    gd, gc = r.sample(range(1, 31), 2)
+    mode = r.choice(SMP_MODES)
+    words = r.randint(1, g.lay.data_end // 32)
+    dst = 32 * r.randrange(0, g.lay.data_end // 32 - words + 1)
+    count = r.randint(1, 8 * words)              # fits in either VMODE
+    if misuse == "smp_mode":
+        mode = r.choice(("unpack", "pack", "ball"))
+    elif misuse == "smp_dst":
+        dst = r.choice((dst + 4, g.cfg.dmem_size - 32))
+        count = 256 if dst % 32 == 0 else count
+    out = _li(gd, dst) + _li(gc, count) + [f"smp.run x{gd}, x{gc}, {mode}"]
+    if misuse == "smp_busy":
+        return out + [f"smp.run x{gd}, x{gc}, {mode}"]
+    if misuse == "smp_dig":
+        return out + [r.choice(("kmac.dig w3", "kmac.rel"))]
+    for _ in range(r.randint(0, 4)):
+        out += plain_item(g)
+    if g.chance(0.3):
+        out.append(f"csrrs x{g.gd()}, SMP_STATUS, x0")
+    return out + ["smp.wait", "kmac.rel"]
