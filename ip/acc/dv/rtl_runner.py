@@ -11,13 +11,13 @@ import subprocess
 import time
 from pathlib import Path
 
-from pqsoc import BUILD, REPO, FlowError
+from pqsoc import BUILD, FlowError
 from ip.common.regtool import load
 
 from ip.acc.rtl.acc import REGS_YML
 from ip.acc.dv.rtl_top import AccWithKmac
 
-DRIVER = REPO / "ip" / "acc" / "tests" / "acc_host.cpp"
+DRIVER = Path(__file__).resolve().parent / "acc_host.cpp"
 FLAGS = ["--cc", "--exe", "--build", "-O3", "--x-assign", "0", "--x-initial", "0", "--noassert",
          "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-CASEINCOMPLETE", "-Wno-MULTIDRIVEN",
          "-Wno-UNOPTFLAT", "--top-module", "acc", "--prefix", "Vacc", "-CFLAGS", "-O1", "-j", "0"]
