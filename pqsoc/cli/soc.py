@@ -45,9 +45,9 @@ def _firmware(args):
     if args.block and not args.silicon:
         raise FlowError("--block selects a silicon SoC block: use it with --silicon")
     if args.silicon:   # the silicon SoC's headers (generated as `pqsoc synth soc` does)
-        from sim import silicon as gls_soc
+        from sim import silicon
         block = args.block or "soc"
-        soc_dir, out = gls_soc.silicon_headers(block), gls_soc.firmware_dir(block)
+        soc_dir, out = silicon.silicon_headers(block), silicon.firmware_dir(block)
     try:
         for name in names:
             path = fw.build(name, soc_dir, out)
