@@ -18,27 +18,22 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
 #include <deque>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 
 #include "Vpqsoc.h"
-#include "host_uart.h"
+#include "harness_common.h"
 #include "verilated.h"
 #if VM_TRACE
 #include "verilated_vcd_c.h"
 #endif
-
-enum { EXIT_ABNORMAL = 100, EXIT_CYCLES = 101, EXIT_WALL = 102 };
 
 // --bridge-tcp: the host end of the bring-up UART is a TCP client (a bring-up script on
 // socket://127.0.0.1:PORT). Bytes from the client go into HostUart's transmitter queue, bytes
@@ -119,38 +114,25 @@ static void usage() {
 }
 
 int main(int argc, char **argv) {
-    uint64_t max_cycles = 0;
-    double timeout_s = 0;
+    HarnessArgs args;
     const char *trace_file = nullptr;
-    int uart_fd = 1;
     HostUart bridge;
-    const char *bridge_in = nullptr, *bridge_out = nullptr;
+    const char *bridge_out = nullptr;
     long bridge_tcp = -1;
-    for (int i = 1; i < argc; i++) {
-        if (!std::strcmp(argv[i], "--max-cycles") && i + 1 < argc)
-            max_cycles = std::strtoull(argv[++i], nullptr, 0);
-        else if (!std::strcmp(argv[i], "--timeout-s") && i + 1 < argc)
-            timeout_s = std::strtod(argv[++i], nullptr);
-        else if (!std::strcmp(argv[i], "--uart-fd") && i + 1 < argc)
-            uart_fd = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--bridge-div") && i + 1 < argc)
-            bridge.div = (unsigned)std::strtoul(argv[++i], nullptr, 0);
-        else if (!std::strcmp(argv[i], "--bridge-in") && i + 1 < argc)
-            bridge_in = argv[++i];
-        else if (!std::strcmp(argv[i], "--bridge-out") && i + 1 < argc)
-            bridge_out = argv[++i];
-        else if (!std::strcmp(argv[i], "--bridge-tcp") && i + 1 < argc)
-            bridge_tcp = std::strtol(argv[++i], nullptr, 0);
-        else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc)
-            trace_file = argv[++i];
-        else if (argv[i][0] == '+')
-            ;  // leave plusargs to Verilator
+    parse_args(argc, argv, args, bridge, [&](const char *opt, const char *val) {
+        if (!std::strcmp(opt, "--bridge-out"))
+            bridge_out = val;
+        else if (!std::strcmp(opt, "--bridge-tcp"))
+            bridge_tcp = std::strtol(val, nullptr, 0);
+        else if (!std::strcmp(opt, "--trace"))
+            trace_file = val;
         else
-            usage();
-    }
+            return false;
+        return true;
+    }, usage);
     const bool tcp = bridge_tcp >= 0;
-    if (max_cycles == 0 || ((bridge_in || bridge_out || tcp) && bridge.div < 4) ||
-        bridge_tcp > 65535 || (tcp && (bridge_in || bridge_out)))
+    if (args.max_cycles == 0 || ((args.bridge_in || bridge_out || tcp) && bridge.div < 4) ||
+        bridge_tcp > 65535 || (tcp && (args.bridge_in || bridge_out)))
         usage();
     BridgeSocket sock;
     if (tcp) {
@@ -163,20 +145,9 @@ int main(int argc, char **argv) {
         std::signal(SIGINT, request_stop);
         std::signal(SIGTERM, request_stop);
     }
-    if (bridge_in) {
-        std::ifstream f(bridge_in, std::ios::binary);
-        if (!f) {
-            std::perror(bridge_in);
-            return 2;
-        }
-        bridge.script.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    }
-    // The UART gets its own stream so that RTL $display messages (stdout) never mix into it.
-    FILE *uart = uart_fd == 1 ? stdout : fdopen(uart_fd, "w");
-    if (!uart) {
-        std::perror("--uart-fd");
-        return 2;
-    }
+    if (args.bridge_in && !load_bridge_script(bridge, args.bridge_in)) return 2;
+    FILE *uart = open_uart(args.uart_fd);
+    if (!uart) return 2;
 
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(argc, argv);
@@ -197,13 +168,7 @@ int main(int argc, char **argv) {
     }
 #endif
 
-    const auto t0 = std::chrono::steady_clock::now();
-    auto wall = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-    // CPU time of this process: the model's speed without the other jobs of a shared machine
-    const std::clock_t c0 = std::clock();
-
+    const RunClock clock;
     top->sys_clk = 0;
     top->sys_rst = 0;
     top->serial_source_ready = 1;  // the host always accepts UART bytes
@@ -217,58 +182,44 @@ int main(int argc, char **argv) {
     top->sys_rst = 1;
     top->eval();
 
-    const char *reason = "cycles";
-    int status = EXIT_CYCLES;
-    uint32_t code = 0;
-    uint64_t cycle = 0;
-    for (; cycle < max_cycles; cycle++) {
-        if (cycle == 16) top->sys_rst = 0;
+    RunEnd end;
+    run_cycles(*top, args, bridge, end, clock, [&](uint64_t cycle) {
         // Sample outputs before the rising edge: they are what the SoC presents this cycle.
         if (top->serial_source_valid) {
             std::fputc(top->serial_source_data, uart);
             if (top->serial_source_data == '\n') std::fflush(uart);
         }
-        top->gpio_in = top->gpio_out;
-        top->bringup_rx = cycle < 64 ? 1 : bridge.step(top->bringup_tx);  // start after reset
         if (tcp && cycle % BridgeSocket::POLL_CYCLES == 0) {
             if (!sock.poll(bridge)) {
-                reason = "bridge-closed";
-                status = 0;
-                break;
+                end.reason = "bridge-closed";
+                end.status = 0;
+                return Step::STOP;
             }
             if (stop_requested) {
-                reason = "stopped";
-                status = 0;
-                break;
+                end.reason = "stopped";
+                end.status = 0;
+                return Step::STOP;
             }
         }
         if (top->simctrl_valid) {
-            code = top->simctrl_code;
-            if (code & 0x100) {
-                reason = "abnormal";
-                status = EXIT_ABNORMAL;
+            end.code = top->simctrl_code;
+            if (end.code & 0x100) {
+                end.reason = "abnormal";
+                end.status = EXIT_ABNORMAL;
             } else {
-                reason = "exit";
-                status = code & 0xff;
+                end.reason = "exit";
+                end.status = end.code & 0xff;
             }
-            break;
+            return Step::STOP;
         }
-        top->sys_clk = 1;
-        top->eval();
+        return Step::RUN;
+    }, [&](uint64_t t) {
 #if VM_TRACE
-        if (vcd) vcd->dump(2 * cycle + 1);
+        if (vcd) vcd->dump(t);
+#else
+        (void)t;
 #endif
-        top->sys_clk = 0;
-        top->eval();
-#if VM_TRACE
-        if (vcd) vcd->dump(2 * cycle + 2);
-#endif
-        if (timeout_s > 0 && (cycle & 0xffff) == 0 && wall() > timeout_s) {
-            reason = "wall";
-            status = EXIT_WALL;
-            break;
-        }
-    }
+    });
     std::fflush(uart);
     std::fflush(stdout);
     if (bridge_out) {
@@ -279,8 +230,5 @@ int main(int argc, char **argv) {
 #if VM_TRACE
     if (vcd) vcd->close();
 #endif
-    std::fprintf(stderr, "SIM-END reason=%s cycles=%llu wall_s=%.3f code=0x%x cpu_s=%.3f\n", reason,
-                 (unsigned long long)cycle, wall(), code,
-                 double(std::clock() - c0) / CLOCKS_PER_SEC);
-    return status;
+    return report_end(end, clock);
 }

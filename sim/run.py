@@ -1,13 +1,12 @@
 """Build (cached) and run the Verilator model of the pqsoc SoC, and judge a firmware's output.
 
-The model is built once per distinct (SoC Verilog, Ibex sources, harness, Verilator version) into
-build/sim/model/, with a stamp holding their hash: an unchanged design is never rebuilt, and a
-changed one reuses Verilator's make for the objects whose sources did not change.
+The model is built (pqsoc.flow.verilator.build_model) once per distinct (SoC Verilog, Ibex
+sources, harness and its headers, flags, Verilator version, host CPU) into build/sim/model/, with
+a stamp holding their hash: an unchanged design is never rebuilt, and a changed one reuses
+Verilator's make for the objects whose sources did not change.
 """
-import hashlib
 import json
 import os
-import platform
 import re
 import shutil
 import signal
@@ -19,26 +18,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pqsoc import FlowError
+from pqsoc.flow import verilator as vl
+
 HERE = Path(__file__).resolve().parent
 HARNESS = HERE / "harness.cpp"
 HOST_UART = HERE / "host_uart.h"     # included by the harnesses
+HARNESS_COMMON = HERE / "harness_common.h"
+HEADERS = (HOST_UART, HARNESS_COMMON)
 ROM_INIT = "pqsoc_rom.init"
 # Exit statuses of the harness (see harness.cpp).
 EXIT_ABNORMAL, EXIT_CYCLES, EXIT_WALL = 100, 101, 102
-VERILATOR_FLAGS = ["--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast",
-                   "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT",
-                   "-Wno-MULTIDRIVEN", "-Wno-COMBDLY", "-Wno-TIMESCALEMOD", "--top-module", "pqsoc",
-                   # Speed (selftest, CPU seconds, full SoC; soc/README.md "Simulation speed"):
-                   # Verilator 5.006's DFG optimizer makes this design's per-cycle code slower:
-                   # -fno-dfg ~16% faster. The per-cycle code at -O3 instead of Verilator's
-                   # default -Os (-O2: ~15% faster, -O3 ~6-8% more), for this host's CPU
-                   # (-march=native, ~5%: the model hash includes the CPU, so a build/ shared
-                   # with another host rebuilds there rather than run code for the wrong CPU);
-                   # -O1 for the one-off (_Slow) code. Together 0.14 -> 0.20 M cycles/CPU-s,
-                   # same build time. Most of what is left (~70%) is the ACC's wide ALU, whose whole
-                   # 256-bit datapath Verilator evaluates on every clock edge, ACC idle or not.
-                   "-fno-dfg", "-CFLAGS", "-O1 -march=native", "-MAKEFLAGS", "OPT_FAST=-O3",
-                   "-j", "0"]
+# The full-SoC model: the fast RTL set (its speed measurements: pqsoc.flow.verilator.FAST_RTL_CXX).
+VERILATOR_FLAGS = vl.model_flags("pqsoc", x=vl.X_FAST, cxx=vl.FAST_RTL_CXX, warn=vl.SOC_WARNINGS, jobs=0)
 TRAP_MARKER = "*** TRAP"
 MCAUSE = {0: "instruction address misaligned", 1: "instruction access fault",
           2: "illegal instruction", 3: "breakpoint", 4: "load address misaligned",
@@ -61,68 +53,33 @@ def _files(soc_dir: Path) -> dict:
     return files
 
 
-def _verilator() -> str:
-    exe = shutil.which("verilator")
-    if exe is None:
-        raise SimError("verilator not found (apt package verilator)")
-    return exe
+def _flags(trace: bool) -> list[str]:
+    return VERILATOR_FLAGS + ["--trace"] * trace
 
 
-def _host_cpu() -> str:
-    """The CPU model and feature flags (what -march=native compiles for)."""
-    try:
-        text = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return platform.machine() + platform.processor()
-    keep = [ln for ln in text.splitlines() if ln.split(":")[0].strip() in ("model name", "flags")]
-    return "\n".join(sorted(set(keep)))
+def _sources(files: dict) -> list[str]:
+    return [*files["sources"], *files["verilog"]]
 
 
 def model_hash(soc_dir: Path, trace: bool = False) -> str:
     files = _files(soc_dir)
-    h = hashlib.sha256()
-    version = subprocess.run([_verilator(), "--version"], capture_output=True, text=True).stdout
-    h.update(version.encode())
-    h.update(_host_cpu().encode())   # -march=native: a model runs only on the CPU it was built for
-    h.update(" ".join(VERILATOR_FLAGS + ["--trace"] * trace).encode())
-    for p in [*files["sources"], *files["verilog"], str(HARNESS), str(HOST_UART)]:
-        h.update(p.encode())
-        h.update(Path(p).read_bytes())
-    return h.hexdigest()[:16]
+    try:
+        return vl.model_key(_flags(trace), _sources(files), HARNESS, HEADERS, files["include_paths"])
+    except FlowError as e:
+        raise SimError(str(e)) from None
 
 
 def build_model(soc_dir: Path, out: Path, trace: bool = False, log=None) -> Path:
     """Returns the simulator binary, building it only when its inputs changed.
     trace=True builds a (slower) model that can write VCD waveforms (`--trace FILE`)."""
     files = _files(soc_dir)
-    out = Path(out).resolve()
-    exe = out / "Vpqsoc"
-    stamp = out / "stamp"
-    want = model_hash(soc_dir, trace)
-    if exe.exists() and stamp.exists() and stamp.read_text() == want:
-        return exe
-    out.mkdir(parents=True, exist_ok=True)
-    # make rebuilds an object only when its source changed, not when the compiler flags or the
-    # host CPU did: drop the objects of a model compiled with other flags or for another CPU.
-    config = out / "config"
-    want_config = hashlib.sha256((" ".join(VERILATOR_FLAGS) + _host_cpu()).encode()).hexdigest()
-    if not config.exists() or config.read_text() != want_config:
-        for f in [*out.glob("*.o"), *out.glob("*.a"), exe]:
-            f.unlink(missing_ok=True)
-    cmd = [_verilator(), *VERILATOR_FLAGS, *(["--trace"] if trace else []), "--Mdir", str(out), "-o", "Vpqsoc",
-           *[f"-I{p}" for p in files["include_paths"]],
-           *files["sources"], *files["verilog"], str(HARNESS)]
-    t0 = time.monotonic()
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    (out / "build.log").write_text(r.stdout + r.stderr)
-    if r.returncode != 0 or not exe.exists():
-        tail = "\n".join((r.stdout + r.stderr).splitlines()[-30:])
-        raise SimError(f"verilator build failed (log: {out / 'build.log'}):\n{tail}")
-    stamp.write_text(want)
-    config.write_text(want_config)
-    if log:
-        log(f"sim: built Verilator model in {time.monotonic() - t0:.1f} s")
-    return exe
+    try:
+        model = vl.build_model(flags=_flags(trace), sources=_sources(files), driver=HARNESS,
+                               headers=HEADERS, include_paths=files["include_paths"], out=out,
+                               exe="Vpqsoc", label="sim: SoC", log=log)
+    except FlowError as e:
+        raise SimError(str(e)) from None
+    return model.exe
 
 
 # ---- running ----------------------------------------------------------------------------------

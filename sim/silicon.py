@@ -20,11 +20,8 @@ Two silicon SoC blocks run here (pqsoc/cli/blocks.py): `soc` (ACC memories 16 + 
 `soc_acc32k` (32 + 32 KiB, the only one that can hold ML-DSA-65 signing); each has its own
 programs (SOC_BLOCKS), build folders and firmware folder.
 """
-import hashlib
 import json
-import shutil
 import struct
-import subprocess
 import time
 from pathlib import Path
 
@@ -32,7 +29,9 @@ from pqsoc import BUILD, FlowError
 from ip.common.sram import MACROS as SRAM_GEOMETRY
 from pqsoc.flow import block as blocks_mod
 from pqsoc.flow.pdk import find_pdk
-from pqsoc.flow.gls import (GL_CXX, GL_CXX_ARGS, X_ARGS, check_cells, check_gl_cxx, check_macros, compare_cycles, flat_netlist, write_cell_models, write_sram_models)
+from pqsoc.flow import verilator as vl
+from pqsoc.flow.gls import (check_cells, check_macros, compare_cycles, flat_netlist, write_cell_models,
+                            write_sram_models)
 from pqsoc.flow.synth import load_manifest, synth_dir
 
 # Firmware run on each silicon SoC: what fits its 16 KiB boot RAM. The *_preloaded programs run one
@@ -46,15 +45,14 @@ ACC_PREFIX = "pqc.acc"                     # the ACC: its macros are imem.ram_rR
 SOC_SEEDS = (1, 2)
 MAX_CYCLES = 5_000_000
 
-# Verilator flags. RTL: like the simulation SoC's (sim/run.py). Gate level: like the ACC's
-# gate-level model (ip/acc/dv/gls_top.py): random initial state, the C++ options of
-# pqsoc.flow.gls.GL_CXX_ARGS (the build is the long part).
-COMMON = ["--cc", "--exe", "--build", "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-          "-Wno-UNOPTFLAT", "-Wno-MULTIDRIVEN", "-Wno-COMBDLY", "-Wno-TIMESCALEMOD",
-          "--top-module", "pqsoc", "--prefix", "Vpqsoc", "-DPQSOC_SRAM_PRELOAD"]
-RTL_FLAGS = COMMON + ["-O3", "--x-assign", "fast", "--x-initial", "fast", "-fno-dfg",
-                      "-CFLAGS", "-O2", "-j", "2"]
-GL_FLAGS = COMMON + ["-O3", *X_ARGS, *GL_CXX_ARGS, "-j", "2"]
+# Verilator flags (pqsoc.flow.verilator). RTL: the SoC warnings and fast flops of the
+# simulation SoC (sim/run.py) without its host-specific C++. Gate level: the random-initial-state
+# set of the ACC's gate-level model (ip/acc/dv/gls_top.py): clang, output split (the build is the
+# long part). Both: the macro models' preload (PQSOC_SRAM_PRELOAD, the harness's --sram-init).
+_SOC = dict(warn=vl.SOC_WARNINGS, prefix="Vpqsoc", defines=["PQSOC_SRAM_PRELOAD"])
+RTL_FLAGS = vl.model_flags("pqsoc", x=vl.X_FAST, cxx=vl.PORTABLE_RTL_CXX, jobs=2, **_SOC)
+GL_FLAGS = vl.gate_level_flags("pqsoc", jobs=2, **_SOC)
+HARNESS = Path(__file__).resolve().parent / "silicon_harness.cpp"
 
 
 def _sim():
@@ -72,41 +70,15 @@ def silicon_dir(block: str = "soc") -> Path:
     return _block(block).rtl_dir()
 
 
-def _verilator_version() -> str:
-    if shutil.which("verilator") is None:
-        raise FlowError("verilator not found (apt package verilator; `make setup`)")
-    return subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout.strip()
-
-
 def build_model(sources: list[Path], include_paths: list[str], flags: list[str], out: Path,
                 label: str, log=print, block: str = "soc") -> tuple[Path, float]:
     """The harness + sources built with Verilator into OUT (cached: rebuilt only when a source,
     the harness, the flags or Verilator changed). Returns (executable, build seconds or 0)."""
     run = _sim()
-    harness = Path(run.HERE) / "silicon_harness.cpp"
-    h = hashlib.sha256(_verilator_version().encode() + " ".join(flags).encode())
-    for p in [*map(Path, sources), harness, Path(run.HOST_UART)]:
-        h.update(str(p.name).encode())
-        h.update(p.read_bytes())
-    want = h.hexdigest()[:16]
-    exe, stamp = out / "Vpqsoc", out / "stamp"
-    if exe.is_file() and stamp.is_file() and stamp.read_text() == want:
-        return exe, 0.0
-    out.mkdir(parents=True, exist_ok=True)
-    log(f"[gls] {block}: building the {label} model (Verilator, {out})")
-    cmd = ["verilator", *flags, "--Mdir", str(out), "-o", "Vpqsoc",
-           *[f"-I{p}" for p in include_paths], *map(str, sources), str(harness)]
-    t0 = time.monotonic()
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    (out / "build.log").write_text(r.stdout + r.stderr)
-    if r.returncode != 0 or not exe.is_file():
-        tail = "\n".join((r.stdout + r.stderr).splitlines()[-30:])
-        raise FlowError(f"{block}: Verilator build of the {label} model failed "
-                        f"(log: {out / 'build.log'}):\n{tail}")
-    secs = time.monotonic() - t0
-    stamp.write_text(want)
-    log(f"[gls] {block}: {label} model built in {secs:.0f} s")
-    return exe, secs
+    model = vl.build_model(flags=flags, sources=sources, driver=HARNESS, headers=run.HEADERS,
+                           include_paths=include_paths, out=out, exe="Vpqsoc",
+                           label=f"[gls] {block}: {label}", log=log)
+    return model.exe, model.seconds
 
 
 def _macro_models(out: Path, block: str) -> list[Path]:
@@ -131,7 +103,7 @@ def gl_model(log=print, block: str = "soc") -> tuple[dict, Path, dict]:
     build seconds: flatten_s, verilator_s (0 where cached), total_s)."""
     blk = _block(block)
     pdk = find_pdk()
-    check_gl_cxx()
+    vl.gl_cxx()
     manifest = load_manifest(block, check_rtl=True)
     netlist = synth_dir(block) / "netlist.v"
     check_cells(netlist, pdk)
@@ -305,5 +277,5 @@ def gls_soc(seeds=SOC_SEEDS, programs=None, log=print, block: str = "soc") -> di
             "top": ("silicon SoC netlist (SRAM macros: cycle models, boot RAM loaded after the power-on reset, "
                     "boot_hold cleared over the UART bridge; sim/silicon_harness.cpp)"),
             "programs": list(programs), "cycles": table, "speed": speed,
-            "build": {"gate_level": gl_build, "gate_level_compiler": GL_CXX,
+            "build": {"gate_level": gl_build, "gate_level_compiler": vl.GL_CXX,
                       "rtl_build_s": round(rtl_build_s, 1), "cached": gl_build["verilator_s"] == 0}}

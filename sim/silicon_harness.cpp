@@ -16,14 +16,11 @@
 // Exit status: the firmware's exit code (0..255) after "*** EXIT"; EXIT_ABNORMAL after a trap
 //   line; EXIT_CYCLES at the cycle limit; EXIT_WALL at the wall-clock limit; 2 on bad arguments
 //   or a bad --sram-init. The last line on stderr is always
-//   "SIM-END reason=... cycles=N wall_s=S code=C cpu_s=T" (the format of harness.cpp).
-#include <chrono>
+//   "SIM-END reason=... cycles=N wall_s=S code=C cpu_s=T" (harness_common.h, as harness.cpp).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -32,10 +29,8 @@
 
 #include "Vpqsoc.h"
 #include "Vpqsoc__Dpi.h"
-#include "host_uart.h"
+#include "harness_common.h"
 #include "verilated.h"
-
-enum { EXIT_ABNORMAL = 100, EXIT_CYCLES = 101, EXIT_WALL = 102 };
 
 static const char EXIT_MARKER[] = "*** EXIT code=";
 static const char TRAP_MARKER[] = "*** TRAP";
@@ -126,55 +121,28 @@ static void usage() {
 }
 
 int main(int argc, char **argv) {
-    uint64_t max_cycles = 0;
-    double timeout_s = 0;
-    int uart_fd = 1;
+    HarnessArgs args;
     HostUart console, bridge;
-    const char *bridge_in = nullptr, *sram_init = nullptr;
-    for (int i = 1; i < argc; i++) {
-        if (!std::strcmp(argv[i], "--max-cycles") && i + 1 < argc)
-            max_cycles = std::strtoull(argv[++i], nullptr, 0);
-        else if (!std::strcmp(argv[i], "--timeout-s") && i + 1 < argc)
-            timeout_s = std::strtod(argv[++i], nullptr);
-        else if (!std::strcmp(argv[i], "--uart-fd") && i + 1 < argc)
-            uart_fd = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--uart-div") && i + 1 < argc)
-            console.div = (unsigned)std::strtoul(argv[++i], nullptr, 0);
-        else if (!std::strcmp(argv[i], "--bridge-div") && i + 1 < argc)
-            bridge.div = (unsigned)std::strtoul(argv[++i], nullptr, 0);
-        else if (!std::strcmp(argv[i], "--bridge-in") && i + 1 < argc)
-            bridge_in = argv[++i];
-        else if (!std::strcmp(argv[i], "--sram-init") && i + 1 < argc)
-            sram_init = argv[++i];
-        else if (argv[i][0] == '+')
-            ;  // leave plusargs to Verilator
+    const char *sram_init = nullptr;
+    parse_args(argc, argv, args, bridge, [&](const char *opt, const char *val) {
+        if (!std::strcmp(opt, "--uart-div"))
+            console.div = (unsigned)std::strtoul(val, nullptr, 0);
+        else if (!std::strcmp(opt, "--sram-init"))
+            sram_init = val;
         else
-            usage();
-    }
-    if (max_cycles == 0 || console.div < 4 || (bridge_in && bridge.div < 4)) usage();
-    if (bridge_in) {
-        std::ifstream f(bridge_in, std::ios::binary);
-        if (!f) {
-            std::perror(bridge_in);
-            return 2;
-        }
-        bridge.script.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    }
+            return false;
+        return true;
+    }, usage);
+    if (args.max_cycles == 0 || console.div < 4 || (args.bridge_in && bridge.div < 4)) usage();
+    if (args.bridge_in && !load_bridge_script(bridge, args.bridge_in)) return 2;
     if (sram_init && !load_preloads(sram_init)) return 2;
-    FILE *uart = uart_fd == 1 ? stdout : fdopen(uart_fd, "w");
-    if (!uart) {
-        std::perror("--uart-fd");
-        return 2;
-    }
+    FILE *uart = open_uart(args.uart_fd);
+    if (!uart) return 2;
 
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(argc, argv);
     auto top = std::make_unique<Vpqsoc>(ctx.get());
-    const auto t0 = std::chrono::steady_clock::now();
-    auto wall = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-    const std::clock_t c0 = std::clock();
+    const RunClock clock;
 
     top->sys_clk = 0;
     top->sys_rst = 0;
@@ -212,51 +180,33 @@ int main(int argc, char **argv) {
     top->sys_rst = 1;
     top->eval();
 
-    const char *reason = "cycles";
-    int status = EXIT_CYCLES;
-    uint32_t code = 0;
-    uint64_t cycle = 0;
+    RunEnd end;
     size_t line_start = 0;  // start of the current console line in console.from_soc
-    bool done = false;
-    for (; cycle < max_cycles && !done; cycle++) {
-        if (cycle == 16) top->sys_rst = 0;
-        top->gpio_in = top->gpio_out;
-        top->bringup_rx = cycle < 64 ? 1 : bridge.step(top->bringup_tx);
+    run_cycles(*top, args, bridge, end, clock, [&](uint64_t cycle) {
         size_t before = console.from_soc.size();
         top->uart_rx = cycle < 64 ? 1 : console.step(top->uart_tx);  // listen after reset
-        if (console.from_soc.size() != before) {
-            char c = console.from_soc.back();
-            std::fputc(c, uart);
-            if (c == '\n') {
-                std::fflush(uart);
-                std::string line = console.from_soc.substr(line_start);
-                line_start = console.from_soc.size();
-                if (line.rfind(EXIT_MARKER, 0) == 0) {
-                    code = (uint32_t)std::strtoul(line.c_str() + sizeof EXIT_MARKER - 1, nullptr, 10);
-                    reason = "exit";
-                    status = (int)(code & 0xff);
-                    done = true;
-                } else if (line.find(TRAP_MARKER) != std::string::npos) {
-                    reason = "abnormal";
-                    status = EXIT_ABNORMAL;
-                    done = true;
-                }
-            }
+        if (console.from_soc.size() == before) return Step::RUN;
+        char c = console.from_soc.back();
+        std::fputc(c, uart);
+        if (c != '\n') return Step::RUN;
+        std::fflush(uart);
+        std::string line = console.from_soc.substr(line_start);
+        line_start = console.from_soc.size();
+        // The line's cycle is still clocked and counted, as the run ends after it.
+        if (line.rfind(EXIT_MARKER, 0) == 0) {
+            end.code = (uint32_t)std::strtoul(line.c_str() + sizeof EXIT_MARKER - 1, nullptr, 10);
+            end.reason = "exit";
+            end.status = (int)(end.code & 0xff);
+            return Step::STOP_AFTER;
         }
-        top->sys_clk = 1;
-        top->eval();
-        top->sys_clk = 0;
-        top->eval();
-        if (timeout_s > 0 && (cycle & 0xffff) == 0 && wall() > timeout_s) {
-            reason = "wall";
-            status = EXIT_WALL;
-            break;
+        if (line.find(TRAP_MARKER) != std::string::npos) {
+            end.reason = "abnormal";
+            end.status = EXIT_ABNORMAL;
+            return Step::STOP_AFTER;
         }
-    }
+        return Step::RUN;
+    }, [](uint64_t) {});
     std::fflush(uart);
     top->final();
-    std::fprintf(stderr, "SIM-END reason=%s cycles=%llu wall_s=%.3f code=0x%x cpu_s=%.3f\n", reason,
-                 (unsigned long long)cycle, wall(), code,
-                 double(std::clock() - c0) / CLOCKS_PER_SEC);
-    return status;
+    return report_end(end, clock);
 }

@@ -5,40 +5,21 @@ tt Liberty (Verilator rejects the PDK's UDP-based Verilog models); the clock gat
 no Liberty function, get hand models (`clock_gate_models`); other cells without one are refused
 by name. The block's cocotb test module runs
 on the RTL and on the netlist; the netlist runs with several random initial states
-(`--x-initial unique`, a different `+verilator+seed` each), so behaviour that depends on
-uninitialised flops shows up. Every test must pass and every cycle count must equal the RTL's.
+(`--x-initial unique`, a different `+verilator+seed` each; pqsoc.flow.verilator.X_RANDOM), so
+behaviour that depends on uninitialised flops shows up. Models are compiled with clang
+(pqsoc.flow.verilator.GL_CXX). Every test must pass and every cycle count must equal the RTL's.
 
 The ACC (`gls_acc`) has no cocotb test: its netlist runs under the `pqsoc acc fuzz` harness
 (kernels and random programs in lockstep with the ISS; see the ACC section below).
 """
 import re
-import shutil
 from pathlib import Path
 
 from pqsoc import BUILD, FlowError
 from pqsoc.flow import block as blocks_mod
 from pqsoc.flow.pdk import SCL, find_pdk
 from pqsoc.flow.synth import load_manifest, run_yosys, synth_dir
-from pqsoc.flow.verilator import run_cocotb
-
-X_ARGS = ["--x-assign", "unique", "--x-initial", "unique"]
-
-# C++ of the big gate-level models (measured on the 252 k-cell silicon SoC: 148 MB of C++).
-# clang compiles Verilator's output ~2.5 x faster than gcc at any -O level. Verilator's "Slow"
-# files (half the C++ of a flat netlist: the constructor and a settle copy of all combinational
-# logic, run once at time 0) compile at -O0; the eval files keep verilated.mk's OPT_FAST (-Os).
-# Split into files so that `make -j 2` uses both cores.
-GL_CXX = "clang++-14"
-GL_CXX_ARGS = ["-MAKEFLAGS", f"CXX={GL_CXX}", "-MAKEFLAGS", "OPT_SLOW=-O0",
-               "-CFLAGS", "-Wno-unknown-warning-option",
-               "--output-split", "20000", "--output-split-cfuncs", "2000"]
-
-
-def check_gl_cxx() -> None:
-    """The gate-level models' C++ compiler must be there (apt package clang-14, `make setup`)."""
-    if shutil.which(GL_CXX) is None:
-        raise FlowError(f"{GL_CXX} not found: the gate-level models compile with clang "
-                        "(apt package clang-14; `make setup` installs it)")
+from pqsoc.flow.verilator import GL_CXX, X_RANDOM, gl_cxx, run_cocotb
 
 # The clock gates have no Liberty `function` (only a `statetable`), so Yosys cannot model them;
 # these hand models replace the empty modules: GCLK = CLK & latch(GATE [| SCE]), the latch
@@ -180,7 +161,7 @@ def gls(name: str, seeds=(1, 2, 3)) -> dict:
     if block.gls is not None:        # the block's own gate-level run (Block.gls)
         return block.gls(seeds=tuple(seeds))
     pdk = find_pdk()
-    check_gl_cxx()
+    gl_cxx()
     manifest = load_manifest(name, check_rtl=True)
     netlist = synth_dir(name) / "netlist.v"
     check_cells(netlist, pdk)
@@ -195,7 +176,7 @@ def gls(name: str, seeds=(1, 2, 3)) -> dict:
     for seed in seeds:
         print(f"[gls] {name}: gate-level run, random initial state seed {seed}", flush=True)
         res = run_cocotb(sources=[flat], top=block.top, test_module=_test_module(block),
-                         build_dir=build_dir, build_args=X_ARGS + ["--no-public-flat-rw", str(ports)],
+                         build_dir=build_dir, build_args=X_RANDOM + ["--no-public-flat-rw", str(ports)],
                          seed=seed,
                          plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"],
                          label=f"{name} gate level", cxx=GL_CXX)

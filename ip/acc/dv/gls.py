@@ -153,10 +153,8 @@ def gls_acc(seeds=(1, 2, 3), fuzz_per_seed: int = ACC_FUZZ_PER_SEED, log=print,
         be = GateLevelBackend(size_i, size_d, sources, build_dir, seed,
                               label=f"ACC gate level (seed {seed})", log=log)
         if not build:
-            cached = (be.model_dir / "Vacc").is_file()
-            if not cached:
-                log(f"[gls] acc: building the gate-level model (Verilator, {build_dir})")
-            be.build()
+            cached = be.built
+            be.build()              # logs the build (pqsoc.flow.verilator.build_model)
             build = {"cached": cached, "verilator_build_s": round(be.build_seconds, 1),
                      "flatten_s": round(flatten_s, 1), "model_dir": str(be.model_dir)}
         log(f"[gls] acc: kernels at gate level, random initial state seed {seed}")

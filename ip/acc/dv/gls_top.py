@@ -1,17 +1,18 @@
 """Gate-level simulation top of the ACC: the synthesized `acc` netlist with a KMAC beside it.
 
 The synthesized block `acc` (pqsoc/cli/blocks.py) is the ACC alone, SRAM macros as black boxes; the
-RTL top that `pqsoc acc fuzz` drives (sim_top.AccWithKmac, emitted as `acc`) also holds a KMAC
+RTL top that `pqsoc acc fuzz` drives (rtl_top.AccWithKmac, emitted as `acc`) also holds a KMAC
 on the side-load port. `AccGateLevel` has the same ports as that RTL top and puts the netlist
 (its module renamed, e.g. `acc_netlist`) where the RTL ACC was; the KMAC is the **RTL** KMAC
-(ip/kmac/rtl/kmac.py, its CPU bus idle, as in sim_top), not a KMAC netlist: the gate-level subject
-is the ACC netlist, the KMAC only answers its side-load port. The KMAC's own netlist has its own
+(ip/kmac/rtl/kmac.py, its CPU bus idle; hooked up by ip/acc/rtl/pqc.py's kmac_on_sideload, as in
+rtl_top and the SoC), not a KMAC netlist: the gate-level subject is the ACC netlist, the KMAC
+only answers its side-load port. The KMAC's own netlist has its own
 gate-level run (`pqsoc gls kmac`).
 
 The netlist's ports are read from its Verilog text and each one must map to a signal of the
 wrapper (bus__*, sideload__*, irq, clk, rst), with the same width, else FlowError names it.
 
-`GateLevelBackend` runs the netlist through the RTL fuzz harness (fuzz_backend.RtlBackend, the
+`GateLevelBackend` runs the netlist through the RTL fuzz harness (rtl_runner.RtlBackend, the
 C++ host driver ip/acc/dv/acc_host.cpp) with random initial state: every flop and SRAM word
 starts random (`--x-initial unique`, `+verilator+rand+reset+2`, `+verilator+seed+N`). The host
 driver assumes memories that start at zero (it writes only DMEM words that differ from what it
@@ -28,11 +29,12 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ip.common.wishbone import WishboneSignature
-from ip.kmac.rtl.kmac import Kmac
 from ip.kmac.rtl.sideload import SideloadSignature
 from pqsoc import FlowError
+from pqsoc.flow import verilator as vl
 
-from ip.acc.dv.rtl_runner import FLAGS, RtlBackend
+from ip.acc.dv.rtl_runner import MODEL, RtlBackend
+from ip.acc.rtl.pqc import kmac_on_sideload
 
 ADDR_WIDTH = 30
 
@@ -63,7 +65,7 @@ def _flat_members(prefix: str, iface) -> dict:
 
 
 class AccGateLevel(wiring.Component):
-    """Same ports as sim_top.AccWithKmac: the ACC netlist (a black-box instance of `module`) and
+    """Same ports as rtl_top.AccWithKmac: the ACC netlist (a black-box instance of `module`) and
     an RTL KMAC on its side-load port."""
 
     def __init__(self, module: str, ports: dict[str, tuple[str, int]]):
@@ -93,9 +95,7 @@ class AccGateLevel(wiring.Component):
         if signals:
             raise FlowError(f"the netlist lacks the ports {', '.join(sorted(signals))}")
         m = Module()
-        m.submodules.kmac = kmac = Kmac(rounds_per_cycle=1)
-        wiring.connect(m, sl, kmac.sideload)
-        m.d.comb += [kmac.bus.cyc.eq(0), kmac.bus.stb.eq(0)]
+        kmac_on_sideload(m, sl)
         m.submodules.acc_netlist = Instance(self.module, **conns)
         return m
 
@@ -112,23 +112,10 @@ def emit(netlist_text: str, module: str, out: Path) -> Path:
     return path
 
 
-# Verilator flags of the gate-level model: the harness' flags with random initial state instead
-# of zero and the gate-level C++ options (pqsoc.flow.gls.GL_CXX_ARGS: split for `make -j`).
-X_FLAGS = ["--x-assign", "unique", "--x-initial", "unique"]
-
-
 def gls_flags(jobs: int = 2) -> list[str]:
-    from pqsoc.flow.gls import GL_CXX_ARGS
-    flags, skip = [], 0
-    for i, f in enumerate(FLAGS):
-        if skip:
-            skip -= 1
-            continue
-        if f in ("--x-assign", "--x-initial", "-j", "-CFLAGS"):
-            skip = 1
-            continue
-        flags.append(f)
-    return flags + X_FLAGS + GL_CXX_ARGS + ["-j", str(jobs)]
+    """Verilator flags of the gate-level model: the host driver's model (rtl_runner.MODEL) as a
+    random-initial-state gate-level model (pqsoc.flow.verilator.gate_level_flags)."""
+    return vl.gate_level_flags("acc", jobs=jobs, **MODEL)
 
 
 WARMUP_WORD = 0xFFFF_FFFF       # an illegal instruction: the ACC faults at pc 0 and wipes DMEM
@@ -139,8 +126,7 @@ class GateLevelBackend(RtlBackend):
 
     def __init__(self, imem_size: int, dmem_size: int, sources: list[Path], build_dir: Path,
                  seed: int, label: str = "ACC gate level", log=None, jobs: int = 2):
-        from pqsoc.flow.gls import check_gl_cxx
-        check_gl_cxx()
+        vl.gl_cxx()
         super().__init__(imem_size, dmem_size, sources=sources, build_dir=build_dir, label=label,
                          log=log, flags=gls_flags(jobs),
                          plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"])

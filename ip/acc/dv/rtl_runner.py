@@ -2,30 +2,29 @@
 Verilator, driven through its host bus by a small C++ driver (ip/acc/dv/acc_host.cpp).
 
 Programs run in batches (one simulator process per batch), back to back without reset, as
-firmware would run them. The Verilator model is built once per (sources, driver, flags) hash
-into build/acc_rtl/i<IMEM>_d<DMEM>/model_<hash>/.
+firmware would run them. The Verilator model is built (pqsoc.flow.verilator.build_model) once
+per (sources, driver, flags, Verilator version) hash into
+build/acc_rtl/i<IMEM>_d<DMEM>/model_<hash>/.
 """
-import hashlib
-import shutil
 import subprocess
-import time
 from pathlib import Path
 
 from pqsoc import BUILD, FlowError
+from pqsoc.flow import verilator as vl
 from ip.common.regtool import load
 
 from ip.acc.rtl.acc import REGS_YML
 from ip.acc.dv.rtl_top import AccWithKmac
 
 DRIVER = Path(__file__).resolve().parent / "acc_host.cpp"
-FLAGS = ["--cc", "--exe", "--build", "-O3", "--x-assign", "0", "--x-initial", "0", "--noassert",
-         "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-CASEINCOMPLETE", "-Wno-MULTIDRIVEN",
-         "-Wno-UNOPTFLAT", "--top-module", "acc", "--prefix", "Vacc", "-CFLAGS", "-O1", "-j", "0"]
+# The host driver's model: top `acc` (emit below), prefix Vacc, the block warnings.
+MODEL = dict(warn=vl.BLOCK_WARNINGS, prefix="Vacc")
+FLAGS = vl.model_flags("acc", x=vl.X_ZERO, cxx=vl.BLOCK_RTL_CXX, jobs=0, **MODEL)
 REG_ORDER = ("CTRL", "STATUS", "ERR_BITS", "STOP_PC", "CYCLES", "INSNS", "INTR_STATE", "INTR_ENABLE")
 
 
 def emit(imem_size: int, dmem_size: int, out: Path) -> Path:
-    """The ACC with its KMAC (sim_top.AccWithKmac), as the SoC connects them."""
+    """The ACC with its KMAC (rtl_top.AccWithKmac), as the SoC connects them."""
     from amaranth.back import verilog
     out.mkdir(parents=True, exist_ok=True)
     text = verilog.convert(AccWithKmac(imem_size, dmem_size), name="acc", emit_src=False)
@@ -47,10 +46,8 @@ class RtlBackend:
         self.sources = sources or [emit(imem_size, dmem_size, self.build_dir / "rtl")]
         self.flags = list(FLAGS if flags is None else flags) + list(extra_flags)
         self.plusargs = list(plusargs)
-        h = hashlib.sha256(" ".join(self.flags).encode())
-        for p in [*self.sources, DRIVER]:
-            h.update(Path(p).read_bytes())
-        self.model_dir = self.build_dir / f"model_{h.hexdigest()[:16]}"
+        self.key = vl.model_key(self.flags, self.sources, DRIVER)
+        self.model_dir = self.build_dir / f"model_{self.key}"
         self.label = label
         self.log = log
         regs = load(REGS_YML)
@@ -59,27 +56,15 @@ class RtlBackend:
         self.build_seconds = 0.0
         self.sim_cycles = 0
 
+    @property
+    def built(self) -> bool:
+        return vl.is_built(self.model_dir, "Vacc", self.key)
+
     def build(self) -> Path:
-        exe = self.model_dir / "Vacc"
-        if exe.is_file():
-            return exe
-        verilator = shutil.which("verilator")
-        if verilator is None:
-            raise FlowError("verilator not found (apt package verilator; `make setup`)")
-        self.model_dir.mkdir(parents=True, exist_ok=True)
-        t0 = time.monotonic()
-        cmd = [verilator, *self.flags, "--Mdir", str(self.model_dir), "-o", "Vacc",
-               *[str(s) for s in self.sources], str(DRIVER)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        (self.model_dir / "build.log").write_text(r.stdout + r.stderr)
-        if r.returncode != 0 or not exe.is_file():
-            tail = "\n".join((r.stdout + r.stderr).splitlines()[-20:])
-            raise FlowError(f"Verilator build of {self.label} failed (log: "
-                            f"{self.model_dir / 'build.log'}):\n{tail}")
-        self.build_seconds = time.monotonic() - t0
-        if self.log:
-            self.log(f"{self.label}: built the Verilator model in {self.build_seconds:.0f} s")
-        return exe
+        model = vl.build_model(flags=self.flags, sources=self.sources, driver=DRIVER,
+                               out=self.model_dir, exe="Vacc", label=self.label, log=self.log)
+        self.build_seconds = model.seconds
+        return model.exe
 
     def run_many(self, jobs) -> list:
         """jobs: (words, dmem bytes, max_cycles) tuples; returns fuzz.RunResult per job."""

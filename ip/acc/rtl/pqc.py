@@ -1,5 +1,6 @@
 """PQC subsystem: the ACC coprocessor and the KMAC block, with the ACC's side-load master port
-wired to the KMAC inside (as in ip/acc/dv/rtl_top.py), so the SoC instantiates one Verilog
+wired to the KMAC inside (`kmac_on_sideload`, which the test tops ip/acc/dv/rtl_top.py and
+ip/acc/dv/gls_top.py use too), so the SoC instantiates one Verilog
 module with two Wishbone slave ports and two interrupt lines.
 
 Ports (Amaranth flattens them to kmac_bus__adr, ..., acc_bus__adr, ..., kmac_irq, acc_irq):
@@ -21,6 +22,22 @@ from ip.acc.rtl.acc import Acc
 
 KMAC_ADDR_WIDTH = 10   # word address bits of the 4 KiB KMAC window
 ACC_ADDR_WIDTH = 16    # word address bits of the 256 KiB ACC window (regs, IMEM, DMEM)
+KMAC_ROUNDS_PER_CYCLE = 1
+
+
+def kmac_on_sideload(m: Module, sideload, kmac: Kmac | None = None, cpu_bus_idle: bool = True) -> Kmac:
+    """The ACC's side-load hookup, the one place it is written: adds `kmac` (None: a new Kmac)
+    to `m` as submodule `kmac` and connects its side-load port to `sideload`, the ACC's master
+    port (`Acc.sideload`, or a SideloadSignature interface that stands for a netlist's ports).
+    cpu_bus_idle holds the KMAC's CPU bus idle (the ACC test tops, where only the ACC uses the
+    KMAC); the SoC connects that bus itself."""
+    if kmac is None:
+        kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE)
+    m.submodules.kmac = kmac
+    wiring.connect(m, sideload, kmac.sideload)
+    if cpu_bus_idle:
+        m.d.comb += [kmac.bus.cyc.eq(0), kmac.bus.stb.eq(0)]
+    return kmac
 
 
 class PqcSubsystem(wiring.Component):
@@ -28,7 +45,7 @@ class PqcSubsystem(wiring.Component):
                  sram_macro: str | None = None, clock_gate: str | None = "generic"):
         self.acc = Acc(imem_size, dmem_size, addr_width=ACC_ADDR_WIDTH, sram_macro=sram_macro,
                        clock_gate=clock_gate)
-        self.kmac = Kmac(rounds_per_cycle=1, addr_width=KMAC_ADDR_WIDTH)
+        self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, addr_width=KMAC_ADDR_WIDTH)
         super().__init__({"kmac_bus": In(WishboneSignature(KMAC_ADDR_WIDTH)),
                           "acc_bus": In(WishboneSignature(ACC_ADDR_WIDTH)),
                           "kmac_irq": Out(1), "acc_irq": Out(1)})
@@ -36,9 +53,8 @@ class PqcSubsystem(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.acc = self.acc
-        m.submodules.kmac = self.kmac
         wiring.connect(m, wiring.flipped(self.kmac_bus), self.kmac.bus)
         wiring.connect(m, wiring.flipped(self.acc_bus), self.acc.bus)
-        wiring.connect(m, self.acc.sideload, self.kmac.sideload)
+        kmac_on_sideload(m, self.acc.sideload, self.kmac, cpu_bus_idle=False)
         m.d.comb += [self.kmac_irq.eq(self.kmac.irq), self.acc_irq.eq(self.acc.irq)]
         return m

@@ -201,10 +201,12 @@ def test_gls_flags_use_random_initial_state():
 
 
 def test_missing_gate_level_compiler_is_named(monkeypatch):
-    from pqsoc.flow import gls
-    monkeypatch.setattr(gls.shutil, "which", lambda name: None)
+    from pqsoc.flow import verilator
+    monkeypatch.setattr(verilator.shutil, "which", lambda name: None)
     with pytest.raises(FlowError, match="clang.*make setup"):
-        gls.check_gl_cxx()
+        verilator.gl_cxx()
+    with pytest.raises(FlowError, match="verilator not found.*make setup"):
+        verilator.verilator()
 
 
 # ---------------------------------------------------------------------------------- refusals
