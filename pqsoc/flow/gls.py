@@ -9,8 +9,10 @@ on the RTL and on the netlist; the netlist runs with several random initial stat
 behaviour that depends on uninitialised flops shows up. Models are compiled with clang
 (pqsoc.flow.verilator.GL_CXX). Every test must pass and every cycle count must equal the RTL's.
 
-The ACC (`gls_acc`) has no cocotb test: its netlist runs under the `pqsoc acc fuzz` harness
-(kernels and random programs in lockstep with the ISS; see the ACC section below).
+A block that a cocotb test cannot drive hands the flow its own run instead (Block.gls): the ACC's
+netlist runs the kernels and random programs in lockstep with the ISS (ip/acc/dv/gls.py), the
+silicon SoC's runs firmware at its pins (sim/silicon.py). This module keeps what they share:
+cell models, flattening, SRAM macro cycle models, the cycle comparison.
 """
 import re
 from pathlib import Path
@@ -201,7 +203,7 @@ def sram_cycle_model(macro: str, words: int, bits: int, gran: int) -> str:
     falling edge), so what a flop sees at the next rising edge is: mem[addr] after a read cycle
     (csb low, web high), 'x after any other cycle. Its `#` delays need Verilator's --timing and a
     time-advancing driver; this model gives the same values at every rising edge without delays,
-    with a random word for 'x. tests/test_gls_acc.py checks it against the PDK model (Icarus)."""
+    with a random word for 'x. ip/acc/tests/test_gls.py checks it against the PDK model (Icarus)."""
     ab = (words - 1).bit_length()
     nm = bits // gran
     wr = "".join(f"      if (wmask0[{i}]) mem[addr0][{(i + 1) * gran - 1}:{i * gran}] <= "

@@ -124,7 +124,7 @@ def _top_ports(text: str, module: str = "acc") -> dict:
 
 
 def test_gate_level_top_has_the_rtl_tops_ports(rtl_ports, tmp_path):
-    """Same ports as the RTL fuzz top (sim_top.AccWithKmac as `acc`), the netlist instance wired
+    """Same ports as the RTL fuzz top (rtl_top.AccWithKmac as `acc`), the netlist instance wired
     on every one of its ports, and the KMAC's side-load port on the netlist's."""
     from amaranth.back import verilog
     from ip.acc.dv import gls_top

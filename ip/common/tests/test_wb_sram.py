@@ -96,7 +96,7 @@ def test_size_checks():
 
 def test_macro_tiling_in_icarus(tmp_path):
     """SocMemories on macros (4 rows of macros for the 8 KiB SRAM): the Verilog the silicon SoC
-    synthesizes, with the OpenRAM cycle model (checked against the PDK model in test_gls_acc)."""
+    synthesizes, with the OpenRAM cycle model (checked against the PDK model in ip/acc/tests/test_gls.py)."""
     if shutil.which("iverilog") is None:
         pytest.fail("iverilog is missing (apt package iverilog; `make setup`)")
     text = verilog.convert(SocMemories(4096, 8192, MACRO), name="soc_memories", emit_src=False)
