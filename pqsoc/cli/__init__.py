@@ -41,6 +41,41 @@ def _pnr_config(args):
         print(openlane.write(blocks.get(name)).relative_to(REPO))
 
 
+def _pnr(args) -> int:
+    """`pqsoc pnr check [BLOCK ...]`: each OpenLane config is the generated one and LibreLane's
+    Classic flow loads it with the PDK (or, for the old 2021 subset, the overlay under build/)."""
+    from pqsoc.flow import openlane
+    from pqsoc.flow.pdk import find_pdk
+    names = args.blocks or [b.name for b in blocks.BLOCKS.values() if b.openlane is not None]
+    pdk_root = find_pdk().root
+    root, state = openlane.loader_pdk_root(pdk_root)
+    if state is None:
+        print(f"[pnr check] PDK {pdk_root} (LibreLane accepts its configuration as it is)")
+    else:
+        shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
+        print(f"[pnr check] PDK {pdk_root} has an OpenLane 1 configuration: LibreLane loads it "
+              f"through the overlay {shown} ({state})")
+    failed = []
+    for name in names:
+        block = blocks.get(name)
+        if block.openlane is None:
+            raise FlowError(f"block {name} has no OpenLane configuration (Block.openlane)")
+        if not (block.rtl_dir() / f"{block.top}.v").is_file():   # VERILOG_FILES must exist
+            block.emit(block.rtl_dir())
+        try:
+            r = openlane.check(block, root)
+        except FlowError as e:
+            print(f"pqsoc pnr check: error: {e}", file=sys.stderr)
+            failed.append(name)
+            continue
+        keys = " ".join(f"{k}={r[k]}" for k in openlane.KEY_VARIABLES)
+        print(f"[pnr check] {name}: OK, {r['variables']} variables resolved; {keys}")
+    if failed:
+        print(f"pqsoc pnr check: failed: {' '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _gls(args):
     import json
     from pathlib import Path
@@ -89,6 +124,11 @@ def main(argv=None) -> int:
     p = sub.add_parser("pnr-config", help="write pnr/<block>/config.json (OpenLane 2) from the block's declaration")
     p.add_argument("blocks", nargs="*", help="default: every block with an OpenLane configuration")
     p.set_defaults(func=_pnr_config)
+
+    p = sub.add_parser("pnr", help="check the OpenLane configurations with LibreLane's config loader")
+    p.add_argument("action", choices=["check"])
+    p.add_argument("blocks", nargs="*", help="default: every block with an OpenLane configuration")
+    p.set_defaults(func=_pnr)
 
     p = sub.add_parser("gls", help="gate-level simulation of a synthesized block against its RTL")
     p.add_argument("blocks", nargs="+")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pqsoc import REPO, FlowError
 from pqsoc.flow.block import Block
+from pqsoc.flow.pdk import PDK as PDK_NAME, SCL as SCL_NAME
 from pqsoc.flow.synth import SYNTH_EXCLUDE_CELLS
 
 PNR = REPO / "pnr"
@@ -63,3 +64,74 @@ def write(block: Block) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render(block))
     return path
+
+
+# --- `pqsoc pnr check`: the configurations as LibreLane's own loader resolves them -------------
+# LibreLane (PyPI `librelane`, OpenLane 2's continuation) is the flow ChipFoundry runs for the
+# Caravel shuttles; its Classic flow's config loader checks every variable's name, type and paths
+# against the PDK's configuration. Nothing here runs a step of the flow (no OpenROAD needed).
+KEY_VARIABLES = ("DESIGN_NAME", "CLOCK_PERIOD", "CLOCK_PORT", "FP_CORE_UTIL", "PDK", "STD_CELL_LIBRARY")
+
+
+def loader_pdk_root(pdk_root: Path) -> tuple[Path, str | None]:
+    """The PDK root LibreLane is given: pdk_root when LibreLane accepts its PDK configuration,
+    else (an OpenLane 1 era PDK such as the 2021 subset) the overlay, made when missing or stale.
+    Returns (root, None) or (overlay root, 'generated' / 'up to date'). A PDK that LibreLane
+    refuses and that is not of that old kind is an error: it is not patched."""
+    from pqsoc.flow import pdk_overlay
+    errors = _pdk_errors(pdk_root)
+    if not errors:
+        return pdk_root, None
+    if not pdk_overlay.is_old_openlane_pdk(pdk_root):
+        raise FlowError(f"LibreLane refuses the PDK at {pdk_root}:\n  " + "\n  ".join(errors))
+    root, state = pdk_overlay.loader_pdk_root(pdk_root)
+    errors = _pdk_errors(root)
+    if errors:
+        raise FlowError(f"LibreLane refuses the PDK overlay {root}:\n  " + "\n  ".join(errors))
+    return root, state
+
+
+def _pdk_errors(pdk_root: Path) -> list[str]:
+    """LibreLane's errors about the PDK's own configuration (none: it accepts it)."""
+    from librelane.config import InvalidConfig
+    from librelane.flows import Flow
+    probe = {"meta": {"version": 2}, "DESIGN_NAME": "pdk_probe", "VERILOG_FILES": [],
+             "CLOCK_PORT": "clk", "CLOCK_PERIOD": 10}
+    try:   # the PDK's configuration is checked before the design's
+        Flow.factory.get("Classic")(probe, design_dir=str(pdk_root), pdk=PDK_NAME,
+                                    pdk_root=str(pdk_root), scl=SCL_NAME)
+    except InvalidConfig as e:
+        if "PDK" in e.config:
+            return list(e.errors)
+    return []
+
+
+def load(block: Block, pdk_root: Path, path: Path | None = None):
+    """The block's configuration (its committed file, or path) as LibreLane's Classic flow
+    resolves it with the PDK at pdk_root: a librelane Config. FlowError names the variables."""
+    from librelane.config import InvalidConfig
+    from librelane.flows import Flow
+    path = path or config_path(block)
+    classic = Flow.factory.get("Classic")
+    try:
+        flow = classic(str(path), pdk_root=str(pdk_root), pdk=PDK_NAME, scl=SCL_NAME)
+    except InvalidConfig as e:
+        raise FlowError(f"{block.name}: LibreLane refuses {_shown(path)}:\n  " + "\n  ".join(e.errors)) from None
+    return flow.config
+
+
+def _shown(path: Path) -> Path:
+    return path.relative_to(REPO) if path.is_relative_to(REPO) else path
+
+
+def check(block: Block, pdk_root: Path) -> dict:
+    """`pqsoc pnr check` for one block: the committed file is the generated one, and LibreLane
+    loads it. Returns {'variables': n, KEY_VARIABLES...}."""
+    path = config_path(block)
+    if not path.is_file():
+        raise FlowError(f"{block.name}: no OpenLane config {_shown(path)}: run `pqsoc pnr-config {block.name}`")
+    if path.read_text() != render(block):
+        raise FlowError(f"{block.name}: {_shown(path)} differs from the block's declaration: "
+                        f"run `pqsoc pnr-config {block.name}`")
+    cfg = load(block, pdk_root, path)
+    return {"variables": len(cfg), **{k: cfg.get(k) for k in KEY_VARIABLES}}
