@@ -16,7 +16,6 @@ PDK = "sky130A"
 SCL = "sky130_fd_sc_hd"
 # open_pdks revision that OpenLane 2.3.10 pins (openlane/open_pdks_rev in its wheel).
 OPEN_PDKS_REV = "0fe599b2afb6708d281543108caf8310912f54af"
-CIEL_VERSION = "3.2.0"
 DEFAULT_PDK_ROOT = Path.home() / ".ciel"
 
 CORNERS = {"tt": "tt_025C_1v80", "ss": "ss_n40C_1v40", "ff": "ff_100C_1v95"}
@@ -78,8 +77,9 @@ def find_pdk() -> Pdk:
 
 def install_with_ciel(root: Path) -> None:
     """Install the pinned sky130 PDK into root with ciel (needs network access to its sources)."""
-    print(f"[pdk] installing {PDK} (open_pdks {OPEN_PDKS_REV}) into {root} with ciel {CIEL_VERSION}", flush=True)
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"ciel=={CIEL_VERSION}"], check=True)
+    from importlib.metadata import version   # ciel is pinned in requirements.txt (librelane's)
+    print(f"[pdk] installing {PDK} (open_pdks {OPEN_PDKS_REV}) into {root} with ciel {version('ciel')}",
+          flush=True)
     r = subprocess.run([sys.executable, "-m", "ciel", "enable", "--pdk-family", "sky130",
                         "--pdk-root", str(root), OPEN_PDKS_REV])
     if r.returncode != 0:
