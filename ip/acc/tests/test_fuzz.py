@@ -104,6 +104,28 @@ def test_epilogue_dumps_registers():
     assert lay.name(lay.gpr_base + 16) == "x5" and lay.name(lay.wdr_base + 32 * 3 + 4) == "w3 word 1"
 
 
+def test_hazard_snippets_read_late_results_right_behind_their_producer():
+    """Each late-result producer is followed right behind by a reader of its register at
+    least sometimes (the full interlock): bn.lw (latency 2), the multiplier ops and the
+    butterflies (latency 3); the multiplier ones also with 1-2 instructions between."""
+    import re
+    from ip.acc.dv.rig.gens.hazard import hazard_item
+    gen = _Gen(random.Random(7), CFG)
+    seen = set()
+    for _ in range(2000):
+        item = hazard_item(gen)
+        m = re.match(r"(bn\.lw|bn\.mulvm|bn\.mulv\.lo|bn\.mulv\.hi|bn\.bfly\.ct|bn\.bfly\.gs) (w\d+)(?:, (w\d+))?",
+                     item[0])
+        if not m:
+            continue
+        dests = {m.group(2)} | ({m.group(3)} if "bfly" in m.group(1) else set())
+        kind = m.group(1).split(".")[1]                      # lw, mulvm / mulv, bfly
+        reads_next = bool(dests & set(re.findall(r"w\d+", item[1].partition(" ")[2])))
+        seen.add((kind, "behind" if len(item) == 2 and reads_next else "later"))
+    assert {("lw", "behind"), ("mulvm", "behind"), ("bfly", "behind"),
+            ("mulvm", "later"), ("bfly", "later")} <= seen, seen
+
+
 def test_wdr_fields_beyond_the_count_only_in_illegal_insn_programs():
     """Legal code uses w0..w15 (the assembler rejects the rest); the ILLEGAL_INSN constructs
     include words that would be instructions but for a wdr field >= 16, which fault."""
