@@ -16,6 +16,8 @@ Interrupts (Ibex fast irq n = mcause 16 + n): uart 0, timer0 1, gpio_in 2, then 
 The ACC drives the KMAC's side-load port inside `pqc`: the CPU (through region kmac) and the
 ACC (kmac.* instructions) share the one KMAC block, which arbitrates between them.
 """
+from pathlib import Path
+
 from migen import ClockDomain
 
 from litex.soc.interconnect.csr import AutoCSR, CSRStorage
