@@ -63,12 +63,8 @@ def acc_kernel_jobs() -> list:
     size = acc_block.DMEM_SIZE
     jobs = []
     for key, src, dm, mode, ref, base in bench.kernel_jobs():
-        def check(r, mode=mode, ref=ref, base=base):
-            got = []
-            for w in range(256 // mode[0]):
-                got += bench.unpack(r.dmem[base + 32 * w:base + 32 * w + 32], mode)
-            return None if r.halt == "ecall" and got == ref else f"wrong result ({r.halt}, err {r.err_bits:#x})"
-        jobs.append((key, assemble(src, f"{key}.s"), bench.image(dm, size), 20_000, check))
+        jobs.append((key, assemble(src, f"{key}.s"), bench.image(dm, size), 20_000,
+                     bench.kernel_check(mode, ref, base)))
     return jobs + bench.mlkem_decaps_jobs(mem=size)
 
 

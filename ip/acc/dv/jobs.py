@@ -85,6 +85,17 @@ def image(dm: dict, size: int = DMEM_SIZE) -> bytes:
     return bytes(img)
 
 
+def kernel_check(mode, ref, base):
+    """check(result) -> error or None: the run ended in ecall and the 256 coefficients at DMEM
+    `base` (lane mode `mode`) are `ref` (from kyber-py / dilithium-py)."""
+    def check(r):
+        got = []
+        for w in range(256 // mode[0]):
+            got += unpack(r.dmem[base + 32 * w:base + 32 * w + 32], mode)
+        return None if r.halt == "ecall" and got == ref else f"wrong result ({r.halt}, err {r.err_bits:#x})"
+    return check
+
+
 def measure(rtl: bool = True) -> dict:
     from ip.acc.dv.lockstep import IssBackend, compare
     jobs = kernel_jobs()
@@ -98,12 +109,11 @@ def measure(rtl: bool = True) -> dict:
     out = {}
     for k, (key, _, _, mode, ref, base) in enumerate(jobs):
         runs = [iss_runs[k]] + ([rtl_runs[k]] if rtl_runs else [])
+        check = kernel_check(mode, ref, base)
         for r in runs:
-            got = []
-            for w in range(256 // mode[0]):
-                got += unpack(r.dmem[base + 32 * w:base + 32 * w + 32], mode)
-            if r.halt != "ecall" or got != ref:
-                raise AssertionError(f"{key}: wrong result ({r.halt}, err {r.err_bits:#x})")
+            err = check(r)
+            if err:
+                raise AssertionError(f"{key}: {err}")
         if rtl_runs:
             diffs = compare(iss_runs[k], rtl_runs[k], ("iss", "rtl"))
             if diffs:
