@@ -10,8 +10,8 @@ int run_tests(const char *program, const struct test *tests, int n)
         int ok = tests[i].fn();
         uint64_t dt = cycles() - t0;
         failed += !ok;
-        printf("{\"test\": \"%s\", \"pass\": %s, \"cycles\": %llu}\n", tests[i].name,
-               ok ? "true" : "false", (unsigned long long)dt);
+        printf("{\"test\": \"%s\", \"pass\": %s, \"cycles\": %s}\n", tests[i].name,
+               ok ? "true" : "false", u64_dec(dt).s);
     }
     printf("{\"summary\": \"%s\", \"tests\": %d, \"passed\": %d, \"failed\": %d}\n", program, n,
            n - failed, failed);

@@ -39,6 +39,31 @@ uint64_t cycles(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+struct u64_text u64_dec(uint64_t v)
+{
+    /* long division by 10 over four 16-bit digits: 32-bit divides only (no __udivdi3) */
+    uint16_t d[4] = {v >> 48, v >> 32, v >> 16, v};
+    char rev[20];
+    int n = 0;
+    do {
+        uint32_t rem = 0, nz = 0;
+        for (int i = 0; i < 4; i++) {
+            uint32_t cur = rem << 16 | d[i];
+            d[i] = cur / 10;
+            rem = cur % 10;
+            nz |= d[i];
+        }
+        rev[n++] = (char)('0' + rem);
+        if (!nz)
+            break;
+    } while (1);
+    struct u64_text t;
+    for (int i = 0; i < n; i++)
+        t.s[i] = rev[n - 1 - i];
+    t.s[n] = 0;
+    return t;
+}
+
 /* ---- exit ---- */
 static void uart_drain(void)
 {

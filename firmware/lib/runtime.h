@@ -6,6 +6,12 @@
 /* Cycles since reset (Ibex mcycle/mcycleh, read without tearing). */
 uint64_t cycles(void);
 
+/* Decimal text of a 64-bit count, for printf("%s", u64_dec(x).s): the firmware links picolibc's
+ * integer-only printf (firmware/build.py), whose %llu prints only the low 32 bits. The struct is
+ * returned by value, so the text lives until the end of the full expression. */
+struct u64_text { char s[21]; };
+struct u64_text u64_dec(uint64_t v);
+
 /* End the program: in the simulation SoC the harness stops with this exit code (sim control);
  * on the silicon SoC (no sim control) it prints EXIT_MARKER " code=N" on the console, which
  * the silicon harness (and a person at the console) reads, and spins. */

@@ -29,8 +29,8 @@ static void report(const char *name, int ok, uint64_t cycles, const char *extra)
 {
     tests++;
     failed += !ok;
-    printf("{\"test\": \"%s\", \"pass\": %s, \"cycles\": %llu%s}\n", name, ok ? "true" : "false",
-           (unsigned long long)cycles, extra ? extra : "");
+    printf("{\"test\": \"%s\", \"pass\": %s, \"cycles\": %s%s}\n", name, ok ? "true" : "false",
+           u64_dec(cycles).s, extra ? extra : "");
 }
 
 /* Load program p and its DMEM image (with wipe: after CTRL.WIPE, so the rest of DMEM is zero
@@ -66,9 +66,9 @@ static void run_program(unsigned idx, const char *name, int wipe)
     uint64_t total = cycles() - t0;
     int ok = r == ACC_OK && res.err_bits == 0 && p->exp_len <= sizeof buf &&
              memcmp(buf, p->exp, p->exp_len) == 0;
-    snprintf(extra, sizeof extra, ", \"insns\": %lu, \"cpu_cycles\": %llu, \"total_cycles\": %llu"
-             ", \"err_bits\": %lu", (unsigned long)res.insns, (unsigned long long)cpu,
-             (unsigned long long)total, (unsigned long)res.err_bits);
+    snprintf(extra, sizeof extra, ", \"insns\": %lu, \"cpu_cycles\": %s, \"total_cycles\": %s"
+             ", \"err_bits\": %lu", (unsigned long)res.insns, u64_dec(cpu).s,
+             u64_dec(total).s, (unsigned long)res.err_bits);
     report(name ? name : p->name, ok, res.cycles, extra);
 }
 

@@ -57,14 +57,14 @@ static int run_op(const struct pqc_op *op)
     int ok = r == ACC_OK && res.err_bits == 0 && diff == op->exp_len &&
              res.cycles == op->iss_cycles && kappa == op->exp_kappa;
     printf("{\"test\": \"%s\", \"pass\": %s, \"cycles\": %lu, \"iss_cycles\": %lu, "
-           "\"insns\": %lu, \"cpu_cycles\": %llu, \"total_cycles\": %llu, "
-           "\"wipe_cycles\": %llu, \"imem_cycles\": %llu, \"dmem_cycles\": %llu, "
-           "\"read_cycles\": %llu, \"imem_bytes\": %u, \"out_bytes\": %u",
+           "\"insns\": %lu, \"cpu_cycles\": %s, \"total_cycles\": %s, "
+           "\"wipe_cycles\": %s, \"imem_cycles\": %s, \"dmem_cycles\": %s, "
+           "\"read_cycles\": %s, \"imem_bytes\": %u, \"out_bytes\": %u",
            op->name, ok ? "true" : "false", (unsigned long)res.cycles,
            (unsigned long)op->iss_cycles, (unsigned long)res.insns,
-           (unsigned long long)(t4 - t3), (unsigned long long)(t5 - t0),
-           (unsigned long long)(t1 - t0), (unsigned long long)(t2 - t1),
-           (unsigned long long)(t3 - t2), (unsigned long long)(t5 - t4),
+           u64_dec(t4 - t3).s, u64_dec(t5 - t0).s,
+           u64_dec(t1 - t0).s, u64_dec(t2 - t1).s,
+           u64_dec(t3 - t2).s, u64_dec(t5 - t4).s,
            (unsigned)(4 * op->n_words), (unsigned)op->exp_len);
     if (op->exp_kappa)
         printf(", \"iterations\": %lu, \"exp_iterations\": %lu", (unsigned long)(kappa / 5),
