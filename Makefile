@@ -4,6 +4,8 @@ VENV := .venv
 PQSOC := $(VENV)/bin/pqsoc
 PYTEST := $(VENV)/bin/pytest
 BLOCKS ?=
+# Caravel's fixed user-project files (soc/caravel.py); `make setup` fetches them into .caravel
+export CARAVEL_ROOT ?= $(CURDIR)/.caravel
 
 .PHONY: help setup test report synth sta harden clean
 

@@ -14,3 +14,12 @@ def pdk_root() -> Path:
     if not root or not (Path(root) / "sky130A").is_dir():
         pytest.fail("PDK_ROOT must point at a folder with sky130A (CI: ../shared/pdk)")
     return Path(root)
+
+
+@pytest.fixture(scope="session")
+def caravel_root() -> Path:
+    """Caravel's fixed user-project files (soc/caravel.py; CI: ../shared/caravel)."""
+    root = os.environ.get("CARAVEL_ROOT")
+    if not root or not (Path(root) / "verilog" / "rtl" / "user_project_wrapper.v").is_file():
+        pytest.fail("CARAVEL_ROOT must point at Caravel's user-project files (CI: ../shared/caravel)")
+    return Path(root)

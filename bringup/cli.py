@@ -51,7 +51,7 @@ def _check_name(text: str) -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("port", metavar="PORT",
+    p.add_argument("port", metavar="PORT", nargs="?",
                    help="serial port of the bring-up UART (/dev/ttyUSB0) or a pyserial URL "
                         "(socket://127.0.0.1:N for `pqsoc sim run FW --bridge-tcp N`)")
     p.add_argument("--csr", default=str(DEFAULT_CSR),
@@ -63,11 +63,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--boot", metavar="IMAGE",
                    help="silicon SoC: load this firmware image into the boot memory over the "
                         "bridge, verify it and release the CPU (boot_hold); then only the CHECKs named run")
+    p.add_argument("--mgmt-image", metavar="DIR",
+                   help="Caravel: instead of the UART, write the management core's path for --boot "
+                        "IMAGE into DIR (pqsoc_boot.h/.c: load over its Wishbone, release the CPU; "
+                        "bringup/mgmt.py); --csr must be the Caravel SoC's (build/caravel/soc/csr.json)")
     p.add_argument("checks", nargs="*", metavar="CHECK", type=_check_name,
                    help=f"checks to run, in this order (default all: {' '.join(CHECKS)})")
 
 
+def _mgmt_image(args) -> int:
+    from firmware.build import FirmwareError
+    from bringup.mgmt import write_boot_sources
+    if not args.boot or args.port or args.checks:
+        print("bringup: --mgmt-image needs --boot IMAGE and takes no PORT or CHECK", file=sys.stderr)
+        return 2
+    try:
+        image = Path(args.boot).read_bytes()
+        files = write_boot_sources(image, Path(args.boot).stem, Path(args.csr).parent, Path(args.mgmt_image))
+    except (OSError, KeyError, ValueError, FirmwareError) as e:
+        print(f"bringup: --mgmt-image: {e}", file=sys.stderr)
+        return 1
+    for f in files:
+        print(f)
+    return 0
+
+
 def main_args(args) -> int:
+    if args.mgmt_image:
+        return _mgmt_image(args)
+    if not args.port:
+        print("bringup: PORT is required (or --mgmt-image DIR)", file=sys.stderr)
+        return 2
     from bringup.socmap import MapError, SocMap
     from bringup.uartbone import BridgeError, UartBone
     try:

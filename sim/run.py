@@ -307,6 +307,9 @@ def judge(res: Result, max_cycles: int, timeout_s: float, elf: Path) -> None:
                             + _last_lines(res.uart))
     elif res.reason == "exit" and res.status != 0:
         res.problems.append(f"firmware exited with code {res.status}")
+    elif res.reason not in ("exit", "bridge-closed", "stopped", "abnormal"):
+        # a harness's own ending (e.g. the Caravel harness's failed management check)
+        res.problems.append(f"the run ended with reason {res.reason!r} (status {res.status})")
     # bridge-closed / stopped: a bring-up session ended on the host's side (the firmware need
     # not have finished), so its result lines are judged but no summary is required.
     if res.reason not in ("exit", "bridge-closed", "stopped"):

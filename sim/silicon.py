@@ -34,7 +34,7 @@ from pqsoc.flow.gls import (check_cells, check_macros, compare_cycles, flat_netl
                             write_sram_models)
 from pqsoc.flow.synth import load_manifest, synth_dir
 
-# Firmware run on each silicon SoC: what fits its 16 KiB boot RAM. The *_preloaded programs run one
+# Firmware run on each silicon SoC: what fits its boot RAM (8 KiB). The *_preloaded programs run one
 # ML-KEM / ML-DSA operation with the ACC's IMEM and DMEM loaded by the host (firmware/build.py
 # PRELOADED, preloaded_op). soc_acc32k runs the operations only: its CPU side is block soc's.
 SOC_BLOCKS = {"soc": ("selftest", "mlkem_preloaded"),

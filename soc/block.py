@@ -8,6 +8,7 @@ from ip.acc import block as acc_block
 from ip.common import SYS_CLK_PERIOD_NS
 from pqsoc.flow.block import Block
 from soc import silicon
+from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
 
 PERIOD_NS = SYS_CLK_PERIOD_NS            # one clock for the whole SoC
 CARAVEL_USER_AREA_UM = (2920.0, 3520.0)  # Caravel's user project area (width, height)
@@ -22,8 +23,11 @@ def _soc_acc32k_emit(out: Path) -> list[Path]:
 
 
 def _macros(acc_imem: int, acc_dmem: int) -> int:
-    from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
     return (acc_imem + acc_dmem + SILICON_ROM_SIZE + SILICON_SRAM_SIZE) // acc_block.MACRO_BYTES
+
+
+def _kib(n: int) -> str:
+    return f"{n // 1024} KiB"
 
 
 SOC = Block(
@@ -32,7 +36,8 @@ SOC = Block(
     description=("the whole silicon SoC (soc/silicon.py): Ibex, LiteX bus/UART/timer/GPIO/UART bridge, "
                  f"KMAC, ACC (kept as its own module); "
                  f"{_macros(silicon.ACC_IMEM_SIZE, silicon.ACC_DMEM_SIZE)} x {silicon.SRAM_MACRO}: "
-                 "ACC IMEM/DMEM 16 KiB each, boot RAM 16 KiB, main SRAM 8 KiB (black boxes)"),
+                 f"ACC IMEM/DMEM {_kib(silicon.ACC_IMEM_SIZE)} each, boot RAM {_kib(SILICON_ROM_SIZE)}, "
+                 f"main SRAM {_kib(SILICON_SRAM_SIZE)} (black boxes)"),
     emit=_soc_emit,
     period_ns=PERIOD_NS,
     clock="sys_clk",
@@ -65,7 +70,10 @@ SOC_ACC32K = dataclasses.replace(
     description=("the silicon SoC with the anchor's ACC memories (soc/silicon.py ACC32K_*): as block soc, "
                  "but ACC IMEM and DMEM 32 KiB each, which ML-DSA-65 signing needs; "
                  f"{_macros(silicon.ACC32K_IMEM_SIZE, silicon.ACC32K_DMEM_SIZE)} x {silicon.SRAM_MACRO} "
-                 "(ACC 16 + 16, boot RAM 8, main SRAM 4; black boxes)"),
+                 f"(ACC {silicon.ACC32K_IMEM_SIZE // acc_block.MACRO_BYTES} + "
+                 f"{silicon.ACC32K_DMEM_SIZE // acc_block.MACRO_BYTES}, boot RAM "
+                 f"{SILICON_ROM_SIZE // acc_block.MACRO_BYTES}, main SRAM "
+                 f"{SILICON_SRAM_SIZE // acc_block.MACRO_BYTES}; black boxes)"),
     emit=_soc_acc32k_emit,
     notes=("the flow and notes of block soc; only the ACC's IMEM/DMEM sizes differ (address widths, "
            f"macro count); macro area is the LEF SIZE of the "

@@ -81,7 +81,7 @@ def emit_memories(out: Path, rom_size: int, sram_size: int, sram_macro: str) -> 
 def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = ROM_SIZE, sim: bool = True,
           ext_slaves=(), pqc: bool = True, kmac: bool | None = None,
           acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC_DMEM_SIZE,
-          sram_macro: str | None = None) -> dict:
+          sram_macro: str | None = None, caravel: bool = False) -> dict:
     """Writes into `out`: gateware/pqsoc.v (+ .init files, files.json), csr.json, csr.csv,
     software/include/generated/{csr,soc,mem}.h and regions.ld; with pqc (default) also
     rtl/pqc.v, the PQC subsystem: KMAC at ext slot 0 (region/irq kmac), ACC at ext slot 1
@@ -93,7 +93,9 @@ def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = ROM_SIZE, sim: 
     SoC's 32 KiB each); also written to generated/soc.h as ACC_IMEM_SIZE / ACC_DMEM_SIZE.
     sram_macro (an OpenRAM macro name, the silicon SoC): every memory on that macro, the ACC's
     and the boot RAM ("rom", loaded over the UART bridge; the CPU waits in reset for the host)
-    and main SRAM (rtl/soc_memories.v) instead of LiteX's behavioural ROM / SRAM."""
+    and main SRAM (rtl/soc_memories.v) instead of LiteX's behavioural ROM / SRAM.
+    caravel: the top that Caravel's user_project_wrapper holds (soc/caravel.py; needs
+    sram_macro and sim=False)."""
     if kmac is not None:
         pqc = kmac
     out = Path(out).resolve()
@@ -107,7 +109,7 @@ def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = ROM_SIZE, sim: 
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     soc = PQSoC(rom_size=rom_size, sram_size=sram_size, sim=sim, ext_slaves=tuple(ext_slaves),
-                memories=memories)
+                memories=memories, caravel=caravel)
     if pqc:   # generated/soc.h: what MEM_SIZE must read, for firmware that checks it
         soc.add_constant("ACC_IMEM_SIZE", acc_imem_size)
         soc.add_constant("ACC_DMEM_SIZE", acc_dmem_size)

@@ -41,6 +41,9 @@ class WishboneBlock:
     # Further input ports held at a constant: ((port, width, value), ...), e.g. a port whose
     # master does not exist. Outputs not named by a SlavePort are left unconnected.
     tie_inputs: tuple = ()
+    # Further 1-bit output ports the SoC reads (e.g. the ACC's busy line for the bus guard):
+    # each becomes soc.block_outputs[port], a Signal (as does each port's irq, "<port>_irq").
+    outputs: tuple = ()
     # Feed the block's reset from the system reset through one flop (the reset then lasts one
     # cycle longer). Amaranth's Verilog folds the reset into the combinational next-state logic
     # of every register; driven straight from the top-level sys_rst input, Verilator would
@@ -91,6 +94,8 @@ def add_wishbone_block(soc, b: WishboneBlock) -> dict:
         rst = Signal(name=f"{b.instance}_rst", reset_less=True)
         soc.sync += rst.eq(ResetSignal("sys"))
     conns = {f"i_{b.clock}": ClockSignal("sys"), f"i_{b.reset}": rst}
+    if not hasattr(soc, "block_outputs"):
+        soc.block_outputs = {}
     buses, irqs = {}, []
     for s in b.ports:
         # LiteX's address_width counts byte-address bits; adr gets log2(size) - 2 word bits.
@@ -105,10 +110,13 @@ def add_wishbone_block(soc, b: WishboneBlock) -> dict:
         if s.irq is not None:
             irq = Signal(name=f"{s.name}_irq")
             conns[f"o_{s.irq}"] = irq
+            soc.block_outputs[f"{s.name}_irq"] = irq
             irqs.append((s.name, irq))
         buses[s.name] = bus
     for port, width, value in b.tie_inputs:
         conns[f"i_{port}"] = Constant(value, width)
+    for port in b.outputs:
+        soc.block_outputs[port] = conns[f"o_{port}"] = Signal(name=port)
     soc.specials += Instance(b.module, name=b.instance, **conns)
     for f in b.sources:
         soc.platform.add_source(str(f))

@@ -21,6 +21,19 @@ _IOS = [
     ("gpio_out", 0, Pins(8)),
     ("gpio_in", 0, Pins(8)),
     ("simctrl", 0, Subsignal("valid", Pins(1)), Subsignal("code", Pins(32))),
+    # Caravel (soc/caravel.py): the management core's clock, reset and Wishbone, the second
+    # clock and its select, a reset from the logic analyzer, the interrupts to the management
+    # core, debug probes.
+    ("wb", 0, Subsignal("clk_i", Pins(1)), Subsignal("rst_i", Pins(1))),
+    ("wbs", 0,
+        Subsignal("cyc_i", Pins(1)), Subsignal("stb_i", Pins(1)), Subsignal("we_i", Pins(1)),
+        Subsignal("sel_i", Pins(4)), Subsignal("adr_i", Pins(32)), Subsignal("dat_i", Pins(32)),
+        Subsignal("ack_o", Pins(1)), Subsignal("dat_o", Pins(32))),
+    ("user_clock2", 0, Pins(1)),
+    ("clk_sel", 0, Pins(1)),
+    ("user_rst", 0, Pins(1)),
+    ("user_irq", 0, Pins(3)),
+    ("probe", 0, Pins(7)),     # soc/target.py PROBES
 ]
 
 

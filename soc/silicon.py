@@ -1,8 +1,8 @@
 """The silicon SoC: the configuration `pqsoc synth soc` / `pqsoc sta soc` measure (whole-SoC PPA).
 
 Every memory is on sky130 OpenRAM macros (black boxes in synthesis, LEF area in the report): the
-ACC's IMEM and DMEM (16 KiB each, the sizes the ACC block is synthesized with), a 16 KiB boot RAM
-at the CPU's reset address and 8 KiB of main SRAM (soc/target.py SILICON_*). The boot RAM holds
+ACC's IMEM and DMEM (16 KiB each, the sizes the ACC block is synthesized with), an 8 KiB boot RAM
+at the CPU's reset address and 4 KiB of main SRAM (soc/target.py SILICON_*, the memory plan). The boot RAM holds
 nothing at power-up: the CPU waits in reset (`boot_hold`) until the host has loaded it over the
 UART bridge. Real UART pins, no simulation control.
 
@@ -46,16 +46,19 @@ def _fix_ibex_top(src: Path, dst: Path) -> Path:
 _HIERARCHY = re.compile(r"^// Hierarchy\n(?://[^\n]*\n)*\n*/\*\n(?:(?!\*/)[^\n]*\n)*\*/\n", re.M)
 
 
-def emit(out: Path, acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC_DMEM_SIZE) -> list[Path]:
+def emit(out: Path, acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC_DMEM_SIZE,
+         caravel: bool = False) -> list[Path]:
     """Generate the silicon SoC into OUT (soc.build.build) and return every source file in
     reading order: Ibex (packages first; ibex_top.sv from the fixed copy), the PQC subsystem,
-    the memories, then the LiteX top pqsoc.v."""
+    the memories, then the LiteX top (pqsoc_synth.v). caravel: the top that Caravel's
+    user_project_wrapper holds (soc/caravel.py)."""
     import logging
     logging.getLogger("litex").setLevel(logging.WARNING)
     from soc.build import build
     out = Path(out).resolve()
     files = build(out, sram_size=SILICON_SRAM_SIZE, rom_size=SILICON_ROM_SIZE, sim=False,
-                  acc_imem_size=acc_imem_size, acc_dmem_size=acc_dmem_size, sram_macro=SRAM_MACRO)
+                  acc_imem_size=acc_imem_size, acc_dmem_size=acc_dmem_size, sram_macro=SRAM_MACRO,
+                  caravel=caravel)
     gateware = out / "gateware"
     top = gateware / files["verilog"][0]
     # LiteX's identifier ROM is `$readmemh("pqsoc_mem.init")`, a path relative to the reader's

@@ -18,7 +18,7 @@ ACC (kmac.* instructions) share the one KMAC block, which arbitrates between the
 """
 from pathlib import Path
 
-from migen import ClockDomain
+from migen import Cat, ClockDomain, Mux, ResetSignal, Signal
 
 from litex.soc.interconnect.csr import AutoCSR, CSRStorage
 
@@ -31,6 +31,7 @@ from ip.common import SYS_CLK_PERIOD_NS
 from soc import ibex
 from soc.platform import Platform
 from soc.simctrl import SimCtrl
+from soc.access import ExtAccess, ExtGuard
 from soc.extslave import SlavePort, WishboneBlock, WishboneSlave, add_ext
 
 SYS_CLK_FREQ = round(1e9 / SYS_CLK_PERIOD_NS)
@@ -48,6 +49,11 @@ EXT_STRIDE = 0x0100_0000
 ROM_SIZE = 128 * 1024
 
 
+# The Caravel top's debug probes (la_data_out[0..7], soc/caravel.py) and interrupts (user_irq)
+PROBES = ("sys_rst", "boot_hold", "acc_busy", "locked", "acc_irq", "kmac_irq", "notify")
+USER_IRQ = ("acc_irq", "kmac_irq", "notify")
+
+
 class _CRG(LiteXModule):
     def __init__(self, platform):
         self.cd_sys = ClockDomain()
@@ -55,6 +61,33 @@ class _CRG(LiteXModule):
             self.cd_sys.clk.eq(platform.request("sys_clk")),
             self.cd_sys.rst.eq(platform.request("sys_rst")),
         ]
+
+
+class _CaravelCRG(LiteXModule):
+    """Caravel's clocks: the SoC runs on wb_clk_i, or on user_clock2 while `clk_sel` is 1 (a
+    plain multiplexer, as in Caravel's example project: change it only while the SoC is held
+    in reset). The SoC's reset is the management reset or `user_rst`, released synchronously
+    to the selected clock (two flops). Domain `mgmt` is the management Wishbone's (wb_clk_i,
+    wb_rst_i); `port_rst` is wb_rst_i synchronised to the SoC clock (soc/mgmt_port.py)."""
+
+    def __init__(self, platform):
+        self.cd_sys = ClockDomain()
+        self.cd_mgmt = ClockDomain()
+        wb = platform.request("wb")
+        sel, clk2 = platform.request("clk_sel"), platform.request("user_clock2")
+        rst_req = Signal()
+        self.comb += [self.cd_mgmt.clk.eq(wb.clk_i), self.cd_mgmt.rst.eq(wb.rst_i),
+                      self.cd_sys.clk.eq(Mux(sel, clk2, wb.clk_i)),
+                      rst_req.eq(wb.rst_i | platform.request("user_rst"))]
+        # Power-up value 0 (a simulator needs one; silicon has a random one): the management
+        # reset, asserted at power-up, then makes an edge on the SoC's reset, which Ibex's
+        # asynchronous reset needs behind its clock gate (as sim/silicon_harness.cpp explains).
+        sys_rst = [Signal(reset_less=True) for _ in range(2)]
+        port_rst = [Signal(reset_less=True) for _ in range(2)]
+        self.port_rst = port_rst[1]
+        self.sync += [sys_rst[0].eq(rst_req), sys_rst[1].eq(sys_rst[0]),
+                      port_rst[0].eq(wb.rst_i), port_rst[1].eq(port_rst[0])]
+        self.comb += self.cd_sys.rst.eq(sys_rst[1])
 
 
 class BootHold(LiteXModule, AutoCSR):
@@ -68,13 +101,17 @@ class BootHold(LiteXModule, AutoCSR):
 class PQSoC(SoCCore):
     def __init__(self, rom_init=None, rom_size=ROM_SIZE, sram_size=32 * 1024, sim=True,
                  ext_slaves: tuple[WishboneBlock | WishboneSlave, ...] = (),
-                 memories: WishboneBlock | None = None):
+                 memories: WishboneBlock | None = None, caravel: bool = False):
         """memories: the silicon SoC's boot RAM and main SRAM on SRAM macros (a WishboneBlock
         with ports "rom" at 0 and "sram" at SRAM_BASE, see memories_block()); they replace
-        LiteX's integrated ROM / SRAM, and the CPU then waits for the host (BootHold)."""
+        LiteX's integrated ROM / SRAM, and the CPU then waits for the host (BootHold).
+        caravel: the top for Caravel's user_project_wrapper (soc/caravel.py): its clocks and
+        reset, the management Wishbone as a second outside master, interrupts and probes."""
         ibex.register()
         platform = Platform()
-        self.crg = _CRG(platform)
+        if caravel and memories is None:
+            raise ValueError("the Caravel top needs the silicon memories (boot RAM, boot_hold)")
+        self.crg = _CaravelCRG(platform) if caravel else _CRG(platform)
         if memories is not None:
             rom_size, sram_size, rom_init = 0, 0, []
         elif rom_init is None:
@@ -93,7 +130,6 @@ class PQSoC(SoCCore):
         )
         # Bring-up path: a host reaches the whole bus (ROM, SRAM, CSRs, our blocks) through the
         # LiteX UART bridge, independent of the CPU. Protocol: litex/tools/remote/comm_uart.py.
-        self.add_uartbone(name="uartbone", uart_name="bringup", baudrate=BRINGUP_BAUDRATE)
         self.add_constant("BRINGUP_UART_BAUDRATE", BRINGUP_BAUDRATE)
         if not sim:
             self.add_constant("UART_BAUDRATE", UART_BAUDRATE)
@@ -108,10 +144,62 @@ class PQSoC(SoCCore):
             self.comb += self.cpu.hold.eq(self.boot.hold.storage)
         for s in ext_slaves:
             add_ext(self, s)
+        self._add_outside_masters(platform, caravel)
+
+    def probes(self) -> list:
+        """(name, signal) of the logic analyzer's probes in PROBES order, bit 0 first (the
+        wrapper puts them on la_data_out, soc/caravel.py)."""
+        outs = getattr(self, "block_outputs", {})
+        zero = Signal()
+        sig = {"sys_rst": ResetSignal("sys"), "boot_hold": self.boot.hold.storage,
+               "acc_busy": self.extaccess.acc_busy, "locked": self.extaccess.locked,
+               "acc_irq": outs.get("acc_irq", zero), "kmac_irq": outs.get("kmac_irq", zero),
+               "notify": self.extaccess.notify.storage}
+        return [(n, sig[n]) for n in PROBES]
+
+    def _add_outside_masters(self, platform, caravel: bool) -> None:
+        """The UART bridge (and in Caravel the management Wishbone), each behind an ExtGuard
+        (soc/access.py): the bus access policy for masters other than the CPU."""
+        from litex.soc.cores.uart import UARTBone, UARTPHY
+        from soc.mgmt_port import MgmtPort
+        masters = {}
+        self.uartbone_phy = UARTPHY(platform.request("bringup"), SYS_CLK_FREQ, BRINGUP_BAUDRATE)
+        self.uartbone = UARTBone(phy=self.uartbone_phy, clk_freq=SYS_CLK_FREQ,
+                                 address_width=self.bus.address_width)
+        masters["bridge"] = self.uartbone.wishbone
+        if caravel:
+            self.mgmt_port = port = MgmtPort()
+            wbs = platform.request("wbs")
+            self.comb += [port.wbs_cyc_i.eq(wbs.cyc_i), port.wbs_stb_i.eq(wbs.stb_i),
+                          port.wbs_we_i.eq(wbs.we_i), port.wbs_sel_i.eq(wbs.sel_i),
+                          port.wbs_adr_i.eq(wbs.adr_i), port.wbs_dat_i.eq(wbs.dat_i),
+                          wbs.ack_o.eq(port.wbs_ack_o), wbs.dat_o.eq(port.wbs_dat_o),
+                          port.port_rst.eq(self.crg.port_rst)]
+            masters["mgmt"] = port.master
+        self.csr.add("extaccess", use_loc_if_exists=True)
+        self.extaccess = ext = ExtAccess(tuple(masters))
+        status = (self.mem_map["csr"] + self.csr.locs["extaccess"] * self.csr.paging, self.csr.paging)
+        acc_busy = getattr(self, "block_outputs", {}).get("acc_busy")
+        if acc_busy is not None:
+            self.comb += ext.acc_busy.eq(acc_busy)
+        # without an ACC (test SoCs), an empty window: nothing to refuse there
+        acc = (ACC_BASE, ACC_SIZE) if acc_busy is not None else (0, 0)
+        for name, master in masters.items():
+            guard = ExtGuard(master, acc, status, ext.acc_busy, ext.locked)
+            setattr(self, f"{name}_guard", guard)
+            self.comb += ext.refused_set[name].eq(guard.refused)
+            self.bus.add_master(name=name, master=guard.bus)
+        if caravel:
+            probes = dict(self.probes())
+            self.comb += [
+                platform.request("user_irq").eq(Cat(*[probes[n] for n in USER_IRQ])),
+                platform.request("probe").eq(Cat(*probes.values())),
+            ]
 
 
 KMAC_SIZE = 0x1000    # registers end at 0x5c; the block decodes only the low address bits
 ACC_SIZE = 0x40000    # registers, IMEM window (+0x10000), DMEM window (+0x20000)
+ACC_BASE = EXT_BASE + EXT_STRIDE
 # ACC memories of the simulation SoC (behavioural in simulation): large enough for the real
 # operations run from firmware (pqc_ops): ML-DSA-65 signing needs a ~23 KB program and
 # 31.3 KiB of DMEM, ML-KEM-768 decaps 13.4 KiB / 16.0 KiB. The taped-out sizes are the
@@ -124,16 +212,19 @@ def pqc_block(verilog: "Path") -> WishboneBlock:
     the ACC at ext slot 1, irqs kmac and acc. The side-load port is internal (ACC -> KMAC)."""
     return WishboneBlock(instance="pqc", module="pqc", sources=(verilog,), ports=(
         SlavePort("kmac", EXT_BASE, KMAC_SIZE, port_prefix="kmac_bus__", irq="kmac_irq"),
-        SlavePort("acc", EXT_BASE + EXT_STRIDE, ACC_SIZE, port_prefix="acc_bus__", irq="acc_irq"),
-    ))
+        SlavePort("acc", ACC_BASE, ACC_SIZE, port_prefix="acc_bus__", irq="acc_irq"),
+    ), outputs=("acc_busy",))
 
 
 SRAM_BASE = 0x0100_0000   # LiteX's default main SRAM origin (SoCCore.mem_map["sram"])
 # Silicon SoC (`memories_block`, `soc.build.build(sram_macro=...)`): boot RAM and main SRAM on
-# 2 KiB OpenRAM macros. 16 KiB of boot RAM because our smallest firmware (picolibc stdio, trap
-# reporting) is ~12.7 KB; 8 KiB of main SRAM for data, bss and stack.
-SILICON_ROM_SIZE = 16 * 1024
-SILICON_SRAM_SIZE = 8 * 1024
+# 2 KiB OpenRAM macros, sized for the Caravel memory plan (docs/memory_plan.md): ACC programs and
+# their inputs come from outside (the management core's flash or the host), not from CPU memory,
+# so the boot RAM holds the firmware only: the silicon programs with picolibc's integer printf
+# are 3-6.4 KB (selftest 6.4 KB). 8 KiB of boot RAM (4 macros) and 4 KiB of main SRAM (2
+# macros: data, bss and the 2 KiB stack) instead of 16 + 8 (12 macros): 22 macros in all.
+SILICON_ROM_SIZE = 8 * 1024
+SILICON_SRAM_SIZE = 4 * 1024
 
 
 def memories_block(verilog: "Path", rom_size: int, sram_size: int) -> WishboneBlock:

@@ -49,6 +49,22 @@ else
   step "venv: up to date"
 fi
 
+# Caravel's fixed user-project files (soc/caravel.py): $CARAVEL_ROOT when it holds them, else
+# caravel_user_project at the pinned commit into .caravel (the Makefile's default CARAVEL_ROOT),
+# where the network allows; without them only the Caravel tests and commands fail, by name.
+CARAVEL_REPO=https://github.com/chipfoundry/caravel_user_project
+CARAVEL_COMMIT=6ed6d810a840261a21a99d85a8f94949f625a9fa
+caravel=${CARAVEL_ROOT:-.caravel}
+if [ -f "$caravel/verilog/rtl/user_project_wrapper.v" ]; then
+  step "caravel: $caravel"
+else
+  step "caravel: fetching $CARAVEL_REPO at $CARAVEL_COMMIT into .caravel"
+  if ! { rm -rf .caravel && git init -q .caravel && git -C .caravel fetch -q --depth 1 "$CARAVEL_REPO" "$CARAVEL_COMMIT" \
+         && git -C .caravel checkout -q FETCH_HEAD; }; then
+    step "caravel: could not fetch it; set CARAVEL_ROOT to a caravel_user_project checkout at $CARAVEL_COMMIT"
+  fi
+fi
+
 # PDK: use $PDK_ROOT when it holds sky130A, else install a pinned one with ciel.
 .venv/bin/pqsoc pdk check --install
 step "done. Activate with: source .venv/bin/activate"

@@ -84,6 +84,34 @@ def _run(args):
     return 0 if res.ok else 1
 
 
+def _caravel(args):
+    """Each program booted by the management core's model on the wrapper's RTL."""
+    import logging
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    from sim import caravel as csim
+    from firmware.build import FirmwareError
+    try:
+        exe, e = csim.rtl_model(log=_log)
+        fws = csim.firmware(args.programs, e["soc_dir"])
+    except FirmwareError as err:
+        raise FlowError(str(err)) from None
+    results, ok = [], True
+    for fw in fws:
+        _log(f"sim caravel: {fw.stem}: loaded over the management Wishbone, CPU released")
+        res = csim.run(exe, fw, e["soc_dir"], csim.OUT / "runs" / fw.stem, max_cycles=args.max_cycles,
+                       echo=lambda line: print(line, flush=True))
+        for p in res.problems:
+            _log(f"sim caravel: {fw.stem}: FAIL: {p}")
+        ok &= res.ok
+        results.append({"firmware": fw.name, "ok": res.ok, "end": res.reason, "cycles": res.cycles,
+                        "tests": res.tests, "problems": res.problems})
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"top": "user_project_wrapper (RTL; sim/caravel.py)",
+                                               "runs": results}, indent=2) + "\n")
+    return 0 if ok else 1
+
+
 def add_subcommands(sub) -> None:
     p = sub.add_parser("sim", help="full-system Verilator simulation of the SoC")
     s = p.add_subparsers(dest="sim_cmd", required=True)
@@ -105,3 +133,10 @@ def add_subcommands(sub) -> None:
     r.add_argument("--trace", metavar="FILE.vcd",
                    help="dump waveforms (uses a separate, slower model built with --trace)")
     r.set_defaults(func=_run)
+    c = s.add_parser("caravel", help="boot programs through Caravel's management Wishbone on the "
+                                     "user_project_wrapper's RTL (needs CARAVEL_ROOT)")
+    c.add_argument("programs", nargs="+", help="firmware program names (firmware/programs/NAME.c)")
+    c.add_argument("--max-cycles", type=positive(int), default=5_000_000,
+                   help="simulated cycle limit per program (default 5M)")
+    c.add_argument("--json", help="write the results to this file")
+    c.set_defaults(func=_caravel)

@@ -57,6 +57,18 @@ def _firmware(args):
     return 0
 
 
+def _caravel(args):
+    import logging
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    from sim import caravel as csim
+    e = csim.emit()
+    for key in ("wrapper", "user_defines", "pins"):
+        print(f"caravel: {e[key].relative_to(REPO)}")
+    print(f"caravel: the SoC inside: {e['soc_dir'].relative_to(REPO)}/ (csr.json: the management "
+          "core's view is soc/mgmt_port.py's map of it)")
+    return 0
+
+
 def add_subcommands(sub) -> None:
     p = sub.add_parser("soc", help="LiteX SoC (Ibex, ROM, SRAM, UART, timer, GPIO) and its firmware")
     s = p.add_subparsers(dest="soc_cmd", required=True)
@@ -69,9 +81,12 @@ def add_subcommands(sub) -> None:
     f = s.add_parser("firmware", help="build firmware programs (firmware/programs/*.c) into build/firmware/")
     f.add_argument("programs", nargs="*", help="program names (default: all)")
     f.add_argument("--silicon", action="store_true",
-                   help="for the silicon SoC (build/rtl/soc: 16 KiB boot RAM, 8 KiB SRAM, console "
+                   help="for the silicon SoC (build/rtl/soc: 8 KiB boot RAM, 4 KiB SRAM, console "
                         "on pins) into build/firmware/silicon/")
     f.add_argument("--block", default=None,
                    help="with --silicon: the silicon SoC block (soc, the default, or soc_acc32k: ACC "
                         "memories 32 KiB each, into build/firmware/silicon-soc_acc32k/)")
     f.set_defaults(func=_firmware)
+    c = s.add_parser("caravel", help="generate Caravel's user_project_wrapper around the silicon SoC, "
+                                     "user_defines.v and the pin plan into build/caravel/ (needs CARAVEL_ROOT)")
+    c.set_defaults(func=_caravel)

@@ -46,7 +46,8 @@ def test_acc_is_in_the_soc_build(soc_dir):
     inst = re.search(r"^pqc pqc\((.*?)\);", v, re.M | re.S).group(1)
     for port in ("adr", "dat_w", "dat_r", "sel", "cyc", "stb", "we", "ack", "err"):
         assert re.search(rf"\.acc_bus__{port}\s*\(", inst), port
-    assert re.search(r"\.acc_irq\s*\(acc_irq\)", inst)
+    # the instance drives a wire named after the irq (Migen may prefix it)
+    assert re.search(r"\.acc_irq\s*\((\w*acc_irq)\)", inst)
     # 256 KiB window: 16 word-address bits reach the ACC (its IMEM/DMEM decode needs bits 14-15)
     assert re.search(r"wire\s+\[15:0\]\s+" + re.search(r"\.acc_bus__adr\s*\((\w+)\)", inst)[1], v)
     pqc_v = (soc_dir / "rtl" / "pqc.v").read_text()

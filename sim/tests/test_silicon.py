@@ -98,10 +98,12 @@ def test_preload_naming_no_macro_is_an_error(model, tmp_path):
 
 def test_image_larger_than_the_boot_ram_is_refused(model):
     soc_dir = gls_soc.silicon_dir()
-    with pytest.raises(FlowError, match="16385 bytes, the silicon SoC's boot RAM holds 16384"):
-        gls_soc.boot_ram_init(bytes(16385), soc_dir)
+    from soc.target import SILICON_ROM_SIZE
+    with pytest.raises(FlowError, match=f"{SILICON_ROM_SIZE + 1} bytes, the silicon SoC's boot RAM "
+                                        f"holds {SILICON_ROM_SIZE}"):
+        gls_soc.boot_ram_init(bytes(SILICON_ROM_SIZE + 1), soc_dir)
     lines = gls_soc.boot_ram_init(bytes(range(8)), soc_dir).splitlines()
-    assert len(lines) == 8 and all(len(ln.split()) == 2 + 512 for ln in lines)
+    assert len(lines) == SILICON_ROM_SIZE // 2048 and all(len(ln.split()) == 2 + 512 for ln in lines)
     assert lines[0].split()[:5] == ["memories.rom.bank.ram_r0_c0", "512", "03020100", "07060504",
                                     "00000000"]
 
@@ -112,9 +114,9 @@ def test_firmware_cli_builds_for_the_silicon_soc(model, capsys):
     assert "build/firmware/silicon/trap_illegal.bin" in capsys.readouterr().out
     import re
     linked = (gls_soc.SILICON_FIRMWARE_DIR / "trap_illegal.map").read_text()
-    # the silicon SoC's 16 KiB boot RAM and 8 KiB main SRAM (not the simulation SoC's 128 / 32)
-    assert re.search(r"^rom\s+0x00000000\s+0x00004000$", linked, re.M)
-    assert re.search(r"^sram\s+0x01000000\s+0x00002000$", linked, re.M)
+    # the silicon SoC's 8 KiB boot RAM and 4 KiB main SRAM (not the simulation SoC's 128 / 32)
+    assert re.search(r"^rom\s+0x00000000\s+0x00002000$", linked, re.M)
+    assert re.search(r"^sram\s+0x01000000\s+0x00001000$", linked, re.M)
 
 
 def test_firmware_cli_builds_for_the_32k_acc_soc(capsys):

@@ -10,7 +10,7 @@ only answers its side-load port. The KMAC's own netlist has its own
 gate-level run (`pqsoc gls kmac`).
 
 The netlist's ports are read from its Verilog text and each one must map to a signal of the
-wrapper (bus__*, sideload__*, irq, clk, rst), with the same width, else FlowError names it.
+wrapper (bus__*, sideload__*, irq, busy, clk, rst), with the same width, else FlowError names it.
 
 `GateLevelBackend` runs the netlist through the RTL fuzz harness (rtl_runner.RtlBackend, the
 C++ host driver ip/acc/dv/acc_host.cpp) with random initial state: every flop and SRAM word
@@ -71,11 +71,12 @@ class AccGateLevel(wiring.Component):
     def __init__(self, module: str, ports: dict[str, tuple[str, int]]):
         self.module = module
         self.ports = ports
-        super().__init__({"bus": In(WishboneSignature(ADDR_WIDTH)), "irq": Out(1)})
+        super().__init__({"bus": In(WishboneSignature(ADDR_WIDTH)), "irq": Out(1), "busy": Out(1)})
 
     def elaborate(self, platform):
         sl = SideloadSignature().create(path=("acc_sideload",))
-        signals = {**_flat_members("bus", self.bus), **_flat_members("sideload", sl), "irq": self.irq}
+        signals = {**_flat_members("bus", self.bus), **_flat_members("sideload", sl), "irq": self.irq,
+                   "busy": self.busy}
         conns = {}
         for name, (direction, width) in self.ports.items():
             if name == "clk":

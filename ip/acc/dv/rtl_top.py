@@ -17,12 +17,12 @@ class AccWithKmac(wiring.Component):
     def __init__(self, imem_size: int, dmem_size: int, addr_width: int = 30):
         self.acc = Acc(imem_size, dmem_size, addr_width=addr_width)
         self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE)
-        super().__init__({"bus": In(WishboneSignature(addr_width)), "irq": Out(1)})
+        super().__init__({"bus": In(WishboneSignature(addr_width)), "irq": Out(1), "busy": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.acc = self.acc
         wiring.connect(m, wiring.flipped(self.bus), self.acc.bus)
         kmac_on_sideload(m, self.acc.sideload, self.kmac)
-        m.d.comb += self.irq.eq(self.acc.irq)
+        m.d.comb += [self.irq.eq(self.acc.irq), self.busy.eq(self.acc.busy)]
         return m

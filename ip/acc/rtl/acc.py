@@ -54,7 +54,10 @@ class Acc(wiring.Component):
                              f"{', '.join(CLOCK_GATE_KINDS)} or None")
         super().__init__({"bus": In(WishboneSignature(addr_width)),
                           "sideload": Out(SideloadSignature()),
-                          "irq": Out(1)})
+                          "irq": Out(1),
+                          # the core runs (not idle): the SoC's bus guard refuses outside masters
+                          # the ACC's window then (soc/access.py)
+                          "busy": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
@@ -85,7 +88,7 @@ class Acc(wiring.Component):
                      rbus.stb.eq(bus.stb & (region == REGION_REGS))]
 
         idle = Signal()
-        m.d.comb += idle.eq(core.state == ST_IDLE)
+        m.d.comb += [idle.eq(core.state == ST_IDLE), self.busy.eq(~idle)]
         mem_req = Signal()                 # a host IMEM/DMEM access is waiting
         m.d.comb += mem_req.eq(req & ((region == REGION_IMEM) | (region == REGION_DMEM)))
         mem_phase = Signal()               # 1: read data arrive this cycle

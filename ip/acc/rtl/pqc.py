@@ -8,6 +8,7 @@ Ports (Amaranth flattens them to kmac_bus__adr, ..., acc_bus__adr, ..., kmac_irq
   acc_bus   Wishbone slave, the ACC host interface (ip/acc/data/acc_regs.yml: registers at 0,
             IMEM at 0x10000, DMEM at 0x20000), a 256 KiB window
   kmac_irq, acc_irq
+  acc_busy  the ACC's core runs (the SoC's bus guard, soc/access.py)
 The CPU (kmac_bus) and the ACC (side-load) share the KMAC; the KMAC arbitrates between them
 (ip/kmac/doc/spec.md): while the ACC holds the side-load port, CPU commands are refused.
 """
@@ -48,7 +49,7 @@ class PqcSubsystem(wiring.Component):
         self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, addr_width=KMAC_ADDR_WIDTH)
         super().__init__({"kmac_bus": In(WishboneSignature(KMAC_ADDR_WIDTH)),
                           "acc_bus": In(WishboneSignature(ACC_ADDR_WIDTH)),
-                          "kmac_irq": Out(1), "acc_irq": Out(1)})
+                          "kmac_irq": Out(1), "acc_irq": Out(1), "acc_busy": Out(1)})
 
     def elaborate(self, platform):
         m = Module()
@@ -56,5 +57,6 @@ class PqcSubsystem(wiring.Component):
         wiring.connect(m, wiring.flipped(self.kmac_bus), self.kmac.bus)
         wiring.connect(m, wiring.flipped(self.acc_bus), self.acc.bus)
         kmac_on_sideload(m, self.acc.sideload, self.kmac, cpu_bus_idle=False)
-        m.d.comb += [self.kmac_irq.eq(self.kmac.irq), self.acc_irq.eq(self.acc.irq)]
+        m.d.comb += [self.kmac_irq.eq(self.kmac.irq), self.acc_irq.eq(self.acc.irq),
+                     self.acc_busy.eq(self.acc.busy)]
         return m
