@@ -8,7 +8,7 @@ machine's layout flow, or OpenLane's `make harden` in the Nix shell):
 | magic_drc    | magic 8.3.105        | DEF -> layout from the PDK's full cell views (`libs.ref/<lib>/mag`, which point at the cell GDS), or the GDS as it is; the PDK tech file's full DRC deck (`drc(full)`, front and back end); violations by rule from `drc listall why` (one per error box) |
 | klayout_drc  | klayout 0.28.5       | the PDK's KLayout runset `libs.tech/klayout/sky130A.lydrc` on the GDS (Magic's GDS for a DEF); that 2021 runset has FEOL off: back-end (li1..met5, vias) and off-grid/angle rules only; items per rule from its report database |
 | lvs          | magic + netgen 1.5.133 | Magic `ext2spice lvs` (hierarchical, standard cells as subcircuits) against the gate-level Verilog netlist plus the PDK's cell SPICE, with the PDK's netgen setup; physical-only cells (taps, fill, decap, diodes) that a synthesized netlist does not hold are ignored in the layout; power pins are added to the netlist's cell instances (VPB -> VPWR, VNB -> VGND) when it has none |
-| sta          | magic + OpenSTA      | tt and ss Liberty, SDC from the clock period; parasitics: each signal net's total extracted capacitance from Magic (`ext2spice cthresh 0`: wire to substrate plus coupling, coupling counted fully) as a lumped net wire load; no wire resistance (see below) |
+| sta          | magic + OpenSTA      | tt and ss Liberty, SDC from the clock period; parasitics: each signal net's total extracted capacitance from Magic (`ext2spice cthresh 0`: wire to substrate plus coupling, coupling counted fully) as one capacitor at the net's driver in a SPEF that OpenSTA reads; no wire resistance (see below). (OpenSTA 2019's `set_load` on a net is accepted and ignored: measured) |
 
 Each check ends `pass`, `fail` (counts and the log) or `not-run` (the reason). Results go to
 build/signoff/<top>/ and a JSON report (default reports/signoff/<top>.json).
@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pqsoc import BUILD, REPORTS, FlowError
+from pqsoc.flow.fanout import liberty_output_pins
 from pqsoc.flow.pdk import CORNERS, PDK, SCL, Pdk, find_pdk
 from pqsoc.flow.sta import (DRIVING_CELL, IO_DELAY_FRACTION, LOAD_PF, PATH_GROUPS, UNCERTAINTY_NS,
                             _parse_path)
@@ -421,8 +422,9 @@ def net_capacitance(rc_spice: str, top: str) -> dict[str, float]:
     return caps
 
 
-def netlist_nets(netlist_text: str, top: str) -> tuple[set[str], dict[tuple[str, str], str]]:
-    """(nets and ports, {(instance, pin): net}) of the top module of a flat netlist."""
+def netlist_nets(netlist_text: str, top: str) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """({net or port bit: 'input'/'output'/'inout'/'wire'}, {(instance, pin): net}) of the top
+    module of a flat netlist; buses are expanded to their bits (`q[3]`)."""
     part = None
     for seg in re.split(r"(?=^\s*module\s)", netlist_text, flags=re.M):
         hm = _MODULE.match(seg)
@@ -430,8 +432,18 @@ def netlist_nets(netlist_text: str, top: str) -> tuple[set[str], dict[tuple[str,
             part = seg
     if part is None:
         raise FlowError(f"netlist has no module {top}")
-    nets = {m.group(2).lstrip("\\").strip() for m in re.finditer(
-        r"^\s*(input|output|inout|wire)\s+(?:\[[^\]]*\]\s*)?(\\\S+|[\w$]+)", part, re.M)}
+    nets: dict[str, str] = {}
+    for m in re.finditer(r"^\s*(input|output|inout|wire)\s+(?:\[\s*(\d+)\s*:\s*(\d+)\s*\]\s*)?(\\\S+|[\w$]+)",
+                         part, re.M):
+        kind, name = m.group(1), m.group(4).lstrip("\\")
+        if m.group(2) is None:
+            bits = [name]
+        else:
+            lo, hi = sorted((int(m.group(2)), int(m.group(3))))
+            bits = [f"{name}[{i}]" for i in range(lo, hi + 1)]
+        for b in bits:
+            if kind != "wire" or b not in nets:     # a port's direction wins over its wire line
+                nets[b] = kind
     pins = {}
     for m in _INSTANCE.finditer(part):
         if m.group(2).strip() in _KEYWORDS:
@@ -439,7 +451,7 @@ def netlist_nets(netlist_text: str, top: str) -> tuple[set[str], dict[tuple[str,
         inst = m.group(3).strip().lstrip("\\")
         for pm in re.finditer(r"\.(\w+)\s*\(\s*([^)]*?)\s*\)", m.group(4)):
             if pm.group(2):
-                pins[(inst, pm.group(1))] = pm.group(2)
+                pins[(inst, pm.group(1))] = pm.group(2).lstrip("\\").strip()
     return nets, pins
 
 
@@ -450,23 +462,64 @@ def map_caps(caps: dict[str, float], netlist_text: str, top: str) -> tuple[dict[
     nets, pins = netlist_nets(netlist_text, top)
     out, unmapped = {}, []
     for node, c in caps.items():
-        if node in SUPPLY_NETS or node.endswith("/VPWR") or node.endswith("/VGND"):
+        if node in SUPPLY_NETS or node.split("/")[-1] in SUPPLY_NETS:
             continue
         net = None
-        if node in nets or re.sub(r"\[(\d+)\]$", r"[\1]", node) in nets:
+        if node in nets:
             net = node
         elif "/" in node:
             inst, pin = node.rsplit("/", 1)
             net = pins.get((inst, pin))
-        else:
-            bus = re.match(r"^(.*)\[(\d+)\]$", node)
-            if bus and bus.group(1) in nets:
-                net = node
         if net is None:
             unmapped.append(node)
         else:
             out[net] = out.get(net, 0.0) + c
     return out, unmapped
+
+
+def _spef_name(name: str) -> str:
+    """A netlist name in SPEF: characters other than letters, digits, _ and a bus index escaped."""
+    m = re.match(r"^(.*?)(\[\d+\])?$", name)
+    return re.sub(r"([^A-Za-z0-9_])", r"\\\1", m.group(1)) + (m.group(2) or "")
+
+
+def lumped_spef(caps: dict[str, float], netlist_text: str, top: str, outputs: dict[str, set[str]]) -> str:
+    """A SPEF with one capacitor per net (its extracted total, at the driver) and no resistor:
+    the parasitics Magic 8.3.105 can give. outputs: Liberty output pins per cell (drivers)."""
+    nets, pins = netlist_nets(netlist_text, top)
+    cells = {}
+    seg = [p for p in re.split(r"(?=^\s*module\s)", netlist_text, flags=re.M)
+           if _MODULE.match(p) and _MODULE.match(p).group(1).strip().lstrip("\\") == top][0]
+    for m in _INSTANCE.finditer(seg):
+        cells[m.group(3).strip().lstrip("\\")] = m.group(2).strip()
+    on_net: dict[str, list[tuple[str, str]]] = {}
+    for (inst, pin), net in pins.items():
+        on_net.setdefault(net, []).append((inst, pin))
+    dirs = {"input": "I", "output": "O", "inout": "B"}
+    lines = ['*SPEF "IEEE 1481-1998"', f'*DESIGN "{top}"', '*DATE "-"', '*VENDOR "pqsoc"',
+             '*PROGRAM "pqsoc signoff (Magic ext2spice capacitance, lumped)"', '*VERSION "1"',
+             '*DESIGN_FLOW "NAME_SCOPE LOCAL" "PIN_CAP NONE"', "*DIVIDER /", "*DELIMITER :",
+             "*BUS_DELIMITER [ ]", "*T_UNIT 1 NS", "*C_UNIT 1 FF", "*R_UNIT 1 OHM", "*L_UNIT 1 HENRY", "",
+             "*PORTS"]
+    lines += [f"{_spef_name(n)} {dirs[k]}" for n, k in nets.items() if k in dirs]
+    for net, c in sorted(caps.items()):
+        conn, driver = [], None
+        if nets.get(net) in dirs:
+            conn.append(f"*P {_spef_name(net)} {dirs[nets[net]]}")
+            if nets[net] == "input":
+                driver = _spef_name(net)
+        for inst, pin in sorted(on_net.get(net, [])):
+            out = pin in outputs.get(cells.get(inst, ""), set())
+            node = f"{_spef_name(inst)}:{pin}"
+            conn.append(f"*I {node} {'O' if out else 'I'}")
+            if out:
+                driver = node
+        if driver is None:
+            driver = conn[0].split()[1] if conn else None
+        if driver is None:
+            continue
+        lines += ["", f"*D_NET {_spef_name(net)} {c:.4f}", "*CONN", *conn, "*CAP", f"1 {driver} {c:.4f}", "*END"]
+    return "\n".join(lines) + "\n"
 
 
 def signoff_sdc(period: float, clock: str | None) -> str:
@@ -488,11 +541,11 @@ set_load {LOAD_PF} [all_outputs]
 """
 
 
-def sta_tcl(pdk: Pdk, netlist: Path, top: str, sdc: Path, loads: Path) -> str:
+def sta_tcl(pdk: Pdk, netlist: Path, top: str, sdc: Path, spef: Path) -> str:
     lines = ["define_corners " + " ".join(STA_CORNERS)]
     lines += [f"read_liberty -corner {c} {{{pdk.liberty(c)}}}" for c in STA_CORNERS]
     lines += [f"read_verilog {{{netlist}}}", f"link_design {{{top}}}", f"read_sdc {{{sdc}}}",
-              f"source {{{loads}}}"]
+              f"read_spef {{{spef}}}"]
     # a path group whose start or end set is empty is an error in OpenSTA: report only those
     # the design has (a purely combinational block has no registers)
     lines += ["set pq_have(reg) [expr {[llength [all_registers]] > 0}]",
@@ -548,21 +601,22 @@ def run_sta(netlist: Path, top: str, rc_spice: Path, period: float, clock: str |
     except FlowError as e:
         chk.status, chk.reason = "fail", str(e)
         return chk
-    loads = work / "parasitics.tcl"
-    loads.write_text("# written by pqsoc/flow/signoff.py: Magic's extracted capacitance per net (lumped, pF)\n"
-                     + "".join(f"set_load {c / 1000.0:.6f} [get_nets {{{n}}}]\n" for n, c in sorted(caps.items())))
+    spef = work / f"{top}.spef"
+    outputs = liberty_output_pins(pdk.liberty("tt").read_text())
+    spef.write_text(lumped_spef(caps, text, top, outputs))
     sdc = work / "signoff.sdc"
     sdc.write_text(signoff_sdc(period, clock))
     script, log = work / "sta.tcl", work / "sta.log"
-    script.write_text(sta_tcl(pdk, netlist.resolve(), top, sdc, loads))
+    script.write_text(sta_tcl(pdk, netlist.resolve(), top, sdc, spef))
     chk.log = str(log)
     t0 = time.time()
     rcode = _run([_tool("sta"), "-no_splash", "-exit", str(script)], work, log, timeout)
     chk.seconds = time.time() - t0
     chk.details = {"period_ns": period, "clock": clock or "virtual (no clock port)",
-                   "parasitics": "lumped: Magic ext2spice cthresh 0 total capacitance per net as the "
-                                 "net's wire load (coupling counted fully), no wire resistance "
-                                 "(magic 8.3.105 has no usable RC network extraction)",
+                   "parasitics": "lumped: Magic ext2spice cthresh 0 total capacitance per net "
+                                 "(coupling counted fully) at the net's driver in a SPEF; no wire "
+                                 "resistance (magic 8.3.105 has no usable RC network extraction)",
+                   "spef": str(spef),
                    "nets_annotated": len(caps), "extracted_nodes_unmapped": len(unmapped),
                    "unmapped_sample": sorted(unmapped)[:10],
                    "total_wire_cap_ff": round(sum(caps.values()), 3),
