@@ -263,7 +263,9 @@ def run_klayout(gds: Path, pdk: Pdk, work: Path, timeout: float) -> Check:
                    "rules_checked": len(rules)}
     chk.status = "pass" if total == 0 else "fail"
     if total:
-        chk.reason = f"{total} DRC items"
+        worst = sorted(chk.details["by_rule"].items(), key=lambda kv: -kv[1])[:3]
+        chk.reason = f"{total} DRC items: " + "; ".join(f"{n} x {rule}" for rule, n in worst)
+        chk.log = str(report)
     return chk
 
 
@@ -689,7 +691,10 @@ def signoff(layout: Path, netlist: Path, top: str, period_ns: float | None = Non
                          "error_tiles_by_cell": mag.get("drc_tiles_by_cell", {}), "style": "drc(full)"}
             d.status = "pass" if total == 0 else "fail"
             if total:
-                d.reason = f"{total} DRC errors"
+                worst = sorted(mag["drc"].items(), key=lambda kv: -kv[1]["count"])[:3]
+                d.reason = f"{total} DRC errors: " + "; ".join(f"{n} x {why}" for why, n in
+                                                               ((w, r["count"]) for w, r in worst))
+                d.log = str(work / "drc.rpt")
         for k in ("lvs", "sta"):
             if mag["spice"] is None:
                 checks[k].status = "fail" if mag["error"] else "not-run"
