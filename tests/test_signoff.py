@@ -68,9 +68,10 @@ END DESIGN
 """
 
 
-def tiny_v(swap: bool = False) -> str:
+def tiny_v(swap: bool = False, tap: bool = False) -> str:
     """The gate-level netlist as synthesis writes it (no power pins). swap: u2's input on `a`
-    instead of `n1` (a wrong connection)."""
+    instead of `n1` (a wrong connection); tap: with the well tap, as a place-and-route tool
+    writes its netlist."""
     return f"""\
 module {TOP}(a, y);
   input a;
@@ -86,6 +87,7 @@ module {TOP}(a, y);
     .A({'a' if swap else 'n1'}),
     .Y(y)
   );
+{"  sky130_fd_sc_hd__tapvpwrvgnd_1 tap0 ();" if tap else ""}
 endmodule
 """
 
@@ -166,6 +168,17 @@ def test_seeded_lvs_error_is_a_mismatch_also_from_gds(clean, tmp_path):
     assert lvs["status"] == "fail" and lvs["match"] is False
     assert lvs["bad_nets"] > 0 or lvs["bad_devices"] > 0
     assert bad["checks"]["magic_drc"]["status"] == "pass"    # the GDS path reads a clean layout
+
+
+def test_lvs_with_physical_cells_in_the_netlist(clean, pdk_root, tmp_path):
+    """A netlist that lists the tap cell too (a place-and-route netlist) matches as well."""
+    from pqsoc.flow.pdk import find_pdk
+    _, _, rep = clean
+    netlist = tmp_path / "tiny.v"
+    netlist.write_text(tiny_v(tap=True))
+    chk = signoff.run_lvs(signoff.Path(rep["workdir"]) / f"{TOP}.spice", netlist, TOP, find_pdk(), tmp_path, 120)
+    assert chk.status == "pass", chk.reason
+    assert "tapvpwrvgnd_1 in circuit 2" in open(chk.log).read()
 
 
 def test_missing_tool_is_not_run_with_the_reason(pdk_root, tmp_path, monkeypatch, capsys):

@@ -7,7 +7,7 @@ machine's layout flow, or OpenLane's `make harden` in the Nix shell):
 | ---          | ---                  | --- |
 | magic_drc    | magic 8.3.105        | DEF -> layout from the PDK's full cell views (`libs.ref/<lib>/mag`, which point at the cell GDS), or the GDS as it is; the PDK tech file's full DRC deck (`drc(full)`, front and back end); violations by rule from `drc listall why` (one per error box) |
 | klayout_drc  | klayout 0.28.5       | the PDK's KLayout runset `libs.tech/klayout/sky130A.lydrc` on the GDS (Magic's GDS for a DEF); that 2021 runset has FEOL off: back-end (li1..met5, vias) and off-grid/angle rules only; items per rule from its report database |
-| lvs          | magic + netgen 1.5.133 | Magic `ext2spice lvs` (hierarchical, standard cells as subcircuits) against the gate-level Verilog netlist plus the PDK's cell SPICE, with the PDK's netgen setup; physical-only cells (taps, fill, decap, diodes) that a synthesized netlist does not hold are ignored in the layout; power pins are added to the netlist's cell instances (VPB -> VPWR, VNB -> VGND) when it has none |
+| lvs          | magic + netgen 1.5.133 | Magic `ext2spice lvs` (hierarchical, standard cells as subcircuits) against the gate-level Verilog netlist plus the PDK's cell SPICE, with the PDK's netgen setup; physical-only cells (taps, fill, decap, diodes) that a synthesized netlist does not hold are ignored on both sides; power pins are added to the netlist's cell instances (VPB -> VPWR, VNB -> VGND) when it has none |
 | sta          | magic + OpenSTA      | tt and ss Liberty, SDC from the clock period; parasitics: each signal net's total extracted capacitance from Magic (`ext2spice cthresh 0`: wire to substrate plus coupling, coupling counted fully) as one capacitor at the net's driver in a SPEF that OpenSTA reads; no wire resistance (see below). (OpenSTA 2019's `set_load` on a net is accepted and ignored: measured) |
 
 Each check ends `pass`, `fail` (counts and the log) or `not-run` (the reason). Results go to
@@ -337,13 +337,16 @@ def powered_netlist(text: str, cells: dict[str, list[str]]) -> tuple[str, int]:
 def netgen_setup(pdk: Pdk) -> str:
     src = pdk.base / "libs.tech" / "netgen" / f"{PDK}_setup.tcl"
     return f"""\
-# written by pqsoc/flow/signoff.py: the PDK's setup, then physical-only cells of the layout
-# ignored (a synthesized netlist has no taps, fill, decap or diodes)
+# written by pqsoc/flow/signoff.py: the PDK's setup, then physical-only cells ignored on
+# both sides (a synthesized netlist has no taps, fill, decap or diodes; a place-and-route
+# tool's netlist may have them)
 source {{{src}}}
-foreach cell $cells1 {{
-    if {{[regexp {{{PHYSICAL_ONLY.pattern}}} $cell]}} {{
-        puts stdout "pqsoc: ignoring physical-only cell $cell in the layout"
-        ignore class "-circuit1 $cell"
+foreach {{side cells}} [list 1 $cells1 2 $cells2] {{
+    foreach cell $cells {{
+        if {{[regexp {{{PHYSICAL_ONLY.pattern}}} $cell]}} {{
+            puts stdout "pqsoc: ignoring physical-only cell $cell in circuit $side"
+            ignore class "-circuit$side $cell"
+        }}
     }}
 }}
 """
