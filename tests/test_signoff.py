@@ -1,8 +1,10 @@
 """`pqsoc signoff` on tiny hand-written layouts: two sky130_fd_sc_hd inverters and a well tap in
 one unithd row, routed on met1 through L1M1_PR vias to the cells' li1 pins, met1 power rails.
 
-- clean: every check passes (Magic DRC, KLayout DRC, Netgen LVS, extraction + OpenSTA);
-- a met1 spacing error (the output's via 0.11 um from the internal net's wire): both DRCs count it;
+- clean: every check passes (Magic DRC, KLayout DRC, KLayout's GDS of the DEF = Magic's,
+  Netgen LVS, extraction + OpenSTA);
+- a met1 spacing error (the output's via 0.11 um from the internal net's wire): both DRCs count
+  it; KLayout's GDS of it differs from Magic's GDS of the clean one;
 - a netlist with a swapped connection: LVS reports a mismatch; also read back from Magic's GDS;
 - a missing tool and a missing tech file: the checks say not-run with the reason, exit non-zero.
 The tools are Debian packages that `make setup` installs (tools/setup.sh): the tests need them.
@@ -124,6 +126,7 @@ def test_clean_layout_passes_every_check(clean):
     assert rc == 0, {k: v.get("reason") for k, v in c.items()}
     assert rep["passed"] is True
     assert c["magic_drc"]["count"] == 0 and c["klayout_drc"]["count"] == 0
+    assert c["gds_xor"]["status"] == "pass" and c["gds_xor"]["layers_compared"] > 10
     assert c["klayout_drc"]["rules_checked"] > 100      # the runset really ran its rules
     lvs = c["lvs"]
     assert lvs["match"] is True and lvs["devices"] == {"layout": 2, "netlist": 2}
@@ -170,6 +173,18 @@ def test_seeded_lvs_error_is_a_mismatch_also_from_gds(clean, tmp_path):
     assert bad["checks"]["magic_drc"]["status"] == "pass"    # the GDS path reads a clean layout
 
 
+def test_gds_xor_finds_a_different_layout(clean, pdk_root, tmp_path):
+    """KLayout's stream-out of the seeded DEF against Magic's GDS of the clean one: the moved
+    output wire shows up on met1 (68/20) and its via (mcon 67/44)."""
+    from pqsoc.flow.pdk import find_pdk
+    _, _, rep = clean
+    bad = tmp_path / "bad.def"
+    bad.write_text(tiny_def(drc_error=True))
+    chk = signoff.run_stream_xor(bad, signoff.Path(rep["workdir"]) / f"{TOP}.gds", TOP, find_pdk(), tmp_path, 120)
+    assert chk.status == "fail"
+    assert "68/20" in chk.details["layers_differing"] and "67/44" in chk.details["layers_differing"]
+
+
 def test_lvs_with_physical_cells_in_the_netlist(clean, pdk_root, tmp_path):
     """A netlist that lists the tap cell too (a place-and-route netlist) matches as well."""
     from pqsoc.flow.pdk import find_pdk
@@ -189,6 +204,7 @@ def test_missing_tool_is_not_run_with_the_reason(pdk_root, tmp_path, monkeypatch
     for k in ("magic_drc", "lvs", "sta"):
         assert c[k]["status"] == "not-run" and "magic" in c[k]["reason"] and "make setup" in c[k]["reason"]
     assert c["klayout_drc"]["status"] == "not-run" and "no GDS" in c["klayout_drc"]["reason"]
+    assert c["gds_xor"]["status"] == "not-run"
     assert "magic_drc not-run" in capsys.readouterr().err
 
 

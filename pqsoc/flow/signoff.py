@@ -7,6 +7,7 @@ machine's layout flow, or OpenLane's `make harden` in the Nix shell):
 | ---          | ---                  | --- |
 | magic_drc    | magic 8.3.105        | DEF -> layout from the PDK's full cell views (`libs.ref/<lib>/mag`, which point at the cell GDS), or the GDS as it is; the PDK tech file's full DRC deck (`drc(full)`, front and back end); violations by rule from `drc listall why` (one per error box) |
 | klayout_drc  | klayout 0.28.5       | the PDK's KLayout runset `libs.tech/klayout/sky130A.lydrc` on the GDS (Magic's GDS for a DEF); that 2021 runset has FEOL off: back-end (li1..met5, vias) and off-grid/angle rules only; items per rule from its report database |
+| gds_xor      | klayout              | a DEF only: KLayout's own GDS of it (PDK LEF, cell GDS, a layer map made from the PDK's .lyt by pdk_overlay.layer_map) XORed layer by layer with Magic's; any difference fails (the die outline, which only KLayout writes, aside) |
 | lvs          | magic + netgen 1.5.133 | Magic `ext2spice lvs` (hierarchical, standard cells as subcircuits) against the gate-level Verilog netlist plus the PDK's cell SPICE, with the PDK's netgen setup; physical-only cells (taps, fill, decap, diodes) that a synthesized netlist does not hold are ignored on both sides; power pins are added to the netlist's cell instances (VPB -> VPWR, VNB -> VGND) when it has none |
 | sta          | magic + OpenSTA      | tt and ss Liberty, SDC from the clock period; parasitics: each signal net's total extracted capacitance from Magic (`ext2spice cthresh 0`: wire to substrate plus coupling, coupling counted fully) as one capacitor at the net's driver in a SPEF that OpenSTA reads; no wire resistance (see below). (OpenSTA 2019's `set_load` on a net is accepted and ignored: measured) |
 
@@ -271,6 +272,94 @@ def run_klayout(gds: Path, pdk: Pdk, work: Path, timeout: float) -> Check:
         worst = sorted(chk.details["by_rule"].items(), key=lambda kv: -kv[1])[:3]
         chk.reason = f"{total} DRC items: " + "; ".join(f"{n} x {rule}" for rule, n in worst)
         chk.log = str(report)
+    return chk
+
+
+# ---------------------------------------------------------------- KLayout stream-out and XOR
+# Layers that only one of the two writers puts out: KLayout writes the DEF's DIEAREA as the
+# prBoundary (235/4, per the layer map); Magic writes no die outline.
+XOR_IGNORE = {(235, 4): "prBoundary (DIEAREA): KLayout writes it, Magic does not"}
+
+_KLAYOUT_XOR = """\
+# written by pqsoc/flow/signoff.py: the DEF streamed out by KLayout (PDK LEF, cell GDS, a layer
+# map from the PDK's .lyt), then XORed layer by layer with Magic's GDS of the same DEF
+import json
+import pya
+
+opt = pya.LoadLayoutOptions()
+cfg = opt.lefdef_config
+cfg.map_file = {map_file!r}
+cfg.lef_files = {lefs!r}
+cfg.macro_layout_files = {cell_gds!r}
+cfg.macro_resolution_mode = 2          # cells from their GDS, not from LEF abstracts
+ours = pya.Layout()
+ours.read({def_file!r}, opt)
+ours.write({out_gds!r})
+theirs = pya.Layout()
+theirs.read({magic_gds!r})
+result = {{"klayout_tops": [c.name for c in ours.top_cells()], "layers": {{}}}}
+shapes = {{}}
+for tag, ly in (("klayout", ours), ("magic", theirs)):
+    top = [c for c in ly.top_cells() if c.name == {top!r}]
+    if not top:
+        result["error"] = tag + " GDS has no top cell " + {top!r}
+        continue
+    for li in ly.layer_indexes():
+        info = ly.get_info(li)
+        region = pya.Region(top[0].begin_shapes_rec(li))
+        region.merge()
+        if not region.is_empty():
+            shapes.setdefault((info.layer, info.datatype), {{}})[tag] = region
+for (layer, dt), pair in sorted(shapes.items()):
+    k, m = pair.get("klayout", pya.Region()), pair.get("magic", pya.Region())
+    diff = k ^ m
+    result["layers"]["%d/%d" % (layer, dt)] = {{"klayout": k.count(), "magic": m.count(),
+                                               "xor_polygons": diff.count(), "xor_area_dbu2": diff.area()}}
+with open({out_json!r}, "w") as f:
+    json.dump(result, f, indent=1)
+"""
+
+
+def run_stream_xor(def_file: Path, magic_gds: Path, top: str, pdk: Pdk, work: Path, timeout: float) -> Check:
+    """KLayout's own GDS of the DEF (an independent reading of it) XORed with Magic's: every
+    layer must agree but XOR_IGNORE."""
+    from pqsoc.flow.pdk_overlay import layer_map
+    chk = Check()
+    lyt = pdk.base / "libs.tech" / "klayout" / f"{PDK}.lyt"
+    lefs = [pdk.base / "libs.ref" / SCL / "techlef" / f"{SCL}.tlef", pdk.base / "libs.ref" / SCL / "lef" / f"{SCL}.lef"]
+    cell_gds = pdk.base / "libs.ref" / SCL / "gds" / f"{SCL}.gds"
+    for p in (lyt, *lefs, cell_gds):
+        if not p.is_file():
+            chk.reason = f"PDK file missing: {p}"
+            return chk
+    map_file = work / f"{PDK}.map"
+    map_file.write_text(layer_map(lyt))
+    out_gds, out_json = work / f"{top}.klayout.gds", work / "xor.json"
+    for stale in (out_gds, out_json):
+        stale.unlink(missing_ok=True)
+    script, log = work / "stream_xor.py", work / "stream_xor.log"
+    script.write_text(_KLAYOUT_XOR.format(map_file=str(map_file), lefs=[str(p) for p in lefs],
+                                          cell_gds=[str(cell_gds)], def_file=str(def_file), out_gds=str(out_gds),
+                                          magic_gds=str(magic_gds), top=top, out_json=str(out_json)))
+    chk.log = str(log)
+    t0 = time.time()
+    rcode = _run([_tool("klayout"), "-b", "-r", str(script)], work, log, timeout)
+    chk.seconds = time.time() - t0
+    if rcode != 0 or not out_json.is_file():
+        chk.status, chk.reason = "fail", f"KLayout stream-out / XOR exited with {rcode} and no result"
+        return chk
+    res = json.loads(out_json.read_text())
+    if res.get("error"):
+        chk.status, chk.reason = "fail", res["error"]
+        return chk
+    ignored = {f"{k[0]}/{k[1]}": why for k, why in XOR_IGNORE.items()}
+    differ = {k: v for k, v in res["layers"].items() if v["xor_polygons"] and k not in ignored}
+    chk.details = {"klayout_gds": str(out_gds), "layer_map": str(map_file), "layers_compared": len(res["layers"]),
+                   "layers_differing": differ, "ignored": ignored}
+    chk.status = "fail" if differ else "pass"
+    if differ:
+        chk.reason = "KLayout's and Magic's GDS of the DEF differ on " + ", ".join(
+            f"{k} ({v['xor_polygons']} polygons)" for k, v in sorted(differ.items()))
     return chk
 
 
@@ -723,6 +812,18 @@ def signoff(layout: Path, netlist: Path, top: str, period_ns: float | None = Non
         say("klayout_drc", f"PDK runset on {gds.name} (log {work / 'klayout_drc.log'})")
         checks["klayout_drc"] = run_klayout(Path(gds).resolve(), pdk, work, timeout_s)
     say("klayout_drc", _line(checks["klayout_drc"]))
+
+    # a DEF: KLayout's own stream-out against Magic's GDS
+    if layout.suffix.lower() == ".def":
+        checks["gds_xor"] = Check()
+        if "klayout" in missing:
+            checks["gds_xor"].reason = "klayout (Debian package klayout) is not on PATH: run `make setup`"
+        elif gds is None:
+            checks["gds_xor"].reason = "no GDS: Magic did not write one from the DEF"
+        else:
+            say("gds_xor", f"KLayout stream-out of {layout.name} vs Magic's GDS (log {work / 'stream_xor.log'})")
+            checks["gds_xor"] = run_stream_xor(layout.resolve(), Path(gds).resolve(), top, pdk, work, timeout_s)
+        say("gds_xor", _line(checks["gds_xor"]))
 
     # LVS
     if mag is not None and mag["spice"] is not None:
