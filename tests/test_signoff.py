@@ -196,6 +196,18 @@ def test_lvs_with_physical_cells_in_the_netlist(clean, pdk_root, tmp_path):
     assert "tapvpwrvgnd_1 in circuit 2" in open(chk.log).read()
 
 
+def test_unknown_cell_in_the_def_fails_every_check(tools, pdk_root, tmp_path):
+    """A DEF naming a cell the PDK does not have (as a tool that renames cells writes it):
+    Magic's read error is the reason, and nothing is judged on the incomplete layout."""
+    rc, rep = run_cli(tmp_path, tiny_def().replace("- u2 sky130_fd_sc_hd__inv_1", "- u2 sky130_fd_sc_hd_inv_1"),
+                      tiny_v())
+    c = rep["checks"]
+    assert rc == 1
+    assert c["magic_drc"]["status"] == "fail" and "sky130_fd_sc_hd_inv_1 is not defined" in c["magic_drc"]["reason"]
+    assert c["lvs"]["status"] == "fail" and c["sta"]["status"] == "fail"
+    assert c["klayout_drc"]["status"] == "not-run" and c["gds_xor"]["status"] == "not-run"
+
+
 def test_missing_tool_is_not_run_with_the_reason(pdk_root, tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(signoff.TOOLS, "magic", "magic-not-installed-here")
     rc, rep = run_cli(tmp_path, tiny_def(), tiny_v())

@@ -201,6 +201,11 @@ def run_magic(layout: Path, top: str, pdk: Pdk, work: Path, gds_out: Path | None
     text = log.read_text(errors="replace")
     res = {"log": log, "gds": None, "drc": None, "spice": None, "rc_spice": None, "error": None,
            "warnings": sorted({ln.strip() for ln in text.splitlines() if ln.startswith("Error:")})}
+    # a layout Magic could not read completely (a cell the PDK does not have, a bad record):
+    # every check on it would judge another layout
+    res["read_errors"] = [ln.strip() for ln in text.splitlines()
+                          if re.match(r"^(DEF|LEF|GDS|CIF) read.*\((Error|Fatal)\)", ln) or
+                          re.match(r"^Error while reading cell", ln)]
     m = re.search(r"^@@error (.*)$", text, re.M)
     if m:
         res["error"] = m.group(1)
@@ -470,6 +475,11 @@ def run_lvs(spice: Path, netlist: Path, top: str, pdk: Pdk, work: Path, timeout:
         if not p.is_file():
             chk.reason = f"PDK file missing: {p}"
             return chk
+    if not re.search(rf"^\.subckt {re.escape(top)}\s", spice.read_text(errors="replace"), re.M):
+        chk.status = "fail"
+        chk.reason = (f"the extracted netlist {spice} has no subcircuit {top}: Magic found no ports on "
+                      f"the top cell (the layout's pins were not read as labelled ports)")
+        return chk
     powered, added = powered_netlist(netlist.read_text(), cell_pins(cells_spice.read_text()))
     pv = work / f"{top}.powered.v"
     pv.write_text(powered)
@@ -776,10 +786,15 @@ def signoff(layout: Path, netlist: Path, top: str, period_ns: float | None = Non
             for k in ("magic_drc", "lvs", "sta"):
                 checks[k].reason = str(e)
     magic_s = time.time() - t0
+    if mag is not None and mag["read_errors"] and not mag["error"]:
+        n = len(mag["read_errors"])
+        mag["error"] = f"Magic could not read the layout completely: {n} read errors, first: {mag['read_errors'][0]}"
+        mag["spice"] = mag["rc_spice"] = None
+        mag["gds"] = None
     if mag is not None:
         d = checks["magic_drc"]
         d.log, d.seconds = str(mag["log"]), magic_s
-        if mag["drc"] is None:
+        if mag["drc"] is None or mag["read_errors"]:
             d.status = "fail" if mag["error"] else "not-run"
             d.reason = mag["error"] or "magic did not reach DRC"
         else:
@@ -798,7 +813,8 @@ def signoff(layout: Path, netlist: Path, top: str, period_ns: float | None = Non
         for k in ("lvs", "sta"):
             if mag["spice"] is None:
                 checks[k].status = "fail" if mag["error"] else "not-run"
-                checks[k].reason = f"extraction failed: {mag['error'] or 'no netlist'} (log {mag['log']})"
+                checks[k].reason = ("no extraction: Magic could not read the layout completely (magic_drc)"
+                                    if mag["read_errors"] else f"extraction failed: {mag['error'] or 'no netlist'}")
                 checks[k].log = str(mag["log"])
     say("magic_drc", _line(checks["magic_drc"]))
 
@@ -807,7 +823,8 @@ def signoff(layout: Path, netlist: Path, top: str, period_ns: float | None = Non
     if "klayout" in missing:
         checks["klayout_drc"].reason = "klayout (Debian package klayout) is not on PATH: run `make setup`"
     elif gds is None:
-        checks["klayout_drc"].reason = "no GDS: Magic did not write one from the DEF"
+        checks["klayout_drc"].reason = ("no complete GDS: Magic could not read the DEF completely (magic_drc)"
+                                        if mag and mag["read_errors"] else "no GDS: Magic did not write one from the DEF")
     else:
         say("klayout_drc", f"PDK runset on {gds.name} (log {work / 'klayout_drc.log'})")
         checks["klayout_drc"] = run_klayout(Path(gds).resolve(), pdk, work, timeout_s)
@@ -819,7 +836,7 @@ def signoff(layout: Path, netlist: Path, top: str, period_ns: float | None = Non
         if "klayout" in missing:
             checks["gds_xor"].reason = "klayout (Debian package klayout) is not on PATH: run `make setup`"
         elif gds is None:
-            checks["gds_xor"].reason = "no GDS: Magic did not write one from the DEF"
+            checks["gds_xor"].reason = checks["klayout_drc"].reason
         else:
             say("gds_xor", f"KLayout stream-out of {layout.name} vs Magic's GDS (log {work / 'stream_xor.log'})")
             checks["gds_xor"] = run_stream_xor(layout.resolve(), Path(gds).resolve(), top, pdk, work, timeout_s)
