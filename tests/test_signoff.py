@@ -132,7 +132,7 @@ def test_clean_layout_passes_every_check(clean):
     assert lvs["match"] is True and lvs["devices"] == {"layout": 2, "netlist": 2}
     assert lvs["bad_nets"] == 0 and lvs["supply_pins_added"] == 8
     sta = c["sta"]
-    assert sta["nets_annotated"] == 3 and sta["extracted_nodes_unmapped"] == 0
+    assert sta["nets_annotated"] == 3 == sta["nets_in_netlist"] and sta["extracted_nodes_unmapped"] == 0
     assert 0 < sta["total_wire_cap_ff"] < 10              # three short met1 wires: a few fF
     for corner in ("tt", "ss"):
         assert sta["corners"][corner]["paths"]["in2out"]["start"] == "a"
@@ -148,6 +148,26 @@ def test_extracted_capacitance_reaches_sta(clean):
     assert "*D_NET n1 " in spef and "*I u1:Y O" in spef and "*I u2:A I" in spef
     caps = signoff.net_capacitance(open(f"{rep['workdir']}/{TOP}.rc.spice").read(), TOP)
     assert caps["u2/A"] > 0    # Magic names the unlabelled internal net after a pin on it
+
+
+def _sta(rep, tmp_path, period, clock=None):
+    from pqsoc.flow.pdk import find_pdk
+    work = signoff.Path(rep["workdir"])
+    netlist = tmp_path / "tiny.v"
+    netlist.write_text(tiny_v())
+    return signoff.run_sta(netlist, TOP, work / f"{TOP}.rc.spice", period, clock, find_pdk(), tmp_path,
+                           ("tt",), 120)
+
+
+def test_sta_fails_a_period_the_layout_cannot_meet(clean, tmp_path):
+    chk = _sta(clean[2], tmp_path, 0.2)
+    assert chk.status == "fail" and "tt setup slack" in chk.reason
+    assert chk.details["corners"]["tt"]["worst_setup_slack_ns"] < 0
+
+
+def test_sta_fails_on_a_clock_port_the_netlist_lacks(clean, tmp_path):
+    chk = _sta(clean[2], tmp_path, 5.0, clock="clk")
+    assert chk.status == "fail" and "port 'clk' not found" in chk.reason
 
 
 def test_seeded_drc_error_is_counted_by_both_tools(tools, pdk_root, tmp_path):

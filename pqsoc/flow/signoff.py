@@ -727,6 +727,7 @@ def run_sta(netlist: Path, top: str, rc_spice: Path, period: float, clock: str |
                                  "resistance (magic 8.3.105 has no usable RC network extraction)",
                    "spef": str(spef),
                    "nets_annotated": len(caps), "extracted_nodes_unmapped": len(unmapped),
+                   "nets_in_netlist": len(netlist_nets(text, top)[0]),
                    "unmapped_sample": sorted(unmapped)[:10],
                    "total_wire_cap_ff": round(sum(caps.values()), 3),
                    "liberty": {c: CORNERS[c] for c in STA_CORNERS}, "must_meet": list(must_meet)}
