@@ -228,6 +228,16 @@ def test_unknown_cell_in_the_def_fails_every_check(tools, pdk_root, tmp_path):
     assert c["klayout_drc"]["status"] == "not-run" and c["gds_xor"]["status"] == "not-run"
 
 
+def test_klayout_streamed_gds_passes(clean, tmp_path):
+    """The GDS KLayout streamed out of the clean DEF (as OpenLane writes its GDS) passes every
+    check: pins come in as ports from its labels."""
+    _, _, rep = clean
+    shutil.copy(rep["checks"]["gds_xor"]["klayout_gds"], tmp_path / "tiny.gds")
+    rc, out = run_cli(tmp_path, None, tiny_v(), layout_name="tiny.gds")
+    assert rc == 0, {k: v.get("reason") for k, v in out["checks"].items()}
+    assert set(out["checks"]) == {"magic_drc", "klayout_drc", "lvs", "sta"}    # no XOR for a GDS
+
+
 def test_missing_tool_is_not_run_with_the_reason(pdk_root, tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(signoff.TOOLS, "magic", "magic-not-installed-here")
     rc, rep = run_cli(tmp_path, tiny_def(), tiny_v())

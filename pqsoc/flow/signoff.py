@@ -15,8 +15,8 @@ Each check ends `pass`, `fail` (counts and the log) or `not-run` (the reason). R
 build/signoff/<top>/ and a JSON report (default reports/signoff/<top>.json).
 
 Version notes (measured with these Debian versions, the reasons for the choices above):
-- magic 8.3.105 refuses the PDK tech file (it says `requires magic-8.3.111` and the tool
-  segfaults): a copy with only that line commented out is written under build/ and used.
+- magic 8.3.105 refuses the PDK tech file (it says `requires magic-8.3.111`, then segfaults:
+  exit 139): a copy with only that line commented out is written under build/ and used.
 - Magic 8.3.105 has no `ext2spef`; its `extresist` (after `ext2sim`) writes a network whose
   transistors are copied to the top level with zero sizes and an `error` bulk node, so no
   resistance network is usable: STA gets lumped capacitance only, and says so in the report.
@@ -24,8 +24,10 @@ Version notes (measured with these Debian versions, the reasons for the choices 
   layout holds a subcircuit with no devices (a tap cell) that the schematic lacks: such
   cells are ignored with `ignore class` in a setup script that wraps the PDK's; a timeout
   guards every tool run.
-- `ext2spice` prints "Ran out of space for device types!" with this tech file; the netlist is
-  still complete for the standard cells (LVS checks it device by device).
+- `ext2spice` prints "Ran out of space for device types!" with this tech file; the cells
+  tried here (inv_1, and the tap, fill and decap cells) still come out with all their
+  transistors; a device type it dropped would show as an LVS mismatch, not pass silently.
+  The message is kept in the report (magic_warnings).
 """
 import json
 import re
@@ -93,8 +95,8 @@ def magic_tech(pdk: Pdk, out: Path) -> Path:
     src = pdk.base / "libs.tech" / "magic" / f"{PDK}.tech"
     if not src.is_file():
         raise FlowError(f"magic: PDK tech file missing: {src}")
-    text, n = re.subn(r"^(\s*)(requires magic-)", r"\1# (pqsoc: commented out for magic 8.3.105) \2",
-                      src.read_text(), flags=re.M)
+    text = re.sub(r"^(\s*)(requires magic-)", r"\1# (pqsoc: commented out for magic 8.3.105) \2",
+                  src.read_text(), flags=re.M)
     out.mkdir(parents=True, exist_ok=True)
     tech = out / f"{PDK}.tech"
     tech.write_text(text)
