@@ -13,6 +13,9 @@ APT_PACKAGES=(
   "picolibc-riscv64-unknown-elf=1.8-1"
   "nix-bin=2.8.0-1.1+b1"
   "clang-14=1:14.0.6-12"        # compiles the gate-level models (pqsoc.flow.gls.GL_CXX)
+  "magic=8.3.105+ds.1-1.1"      # pqsoc signoff: DEF -> GDS, DRC, extraction (pqsoc/flow/signoff.py)
+  "netgen-lvs=1.5.133-1.2"      # pqsoc signoff: LVS
+  "klayout=0.28.5-2"            # pqsoc signoff: the PDK's KLayout DRC runset
 )
 
 step() { echo "[setup] $*"; }

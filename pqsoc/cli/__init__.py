@@ -2,7 +2,7 @@
 import argparse
 import sys
 
-from pqsoc import REPO, FlowError
+from pqsoc import REPO, FlowError, positive
 from pqsoc.cli import blocks  # registers every block with the flow
 
 
@@ -86,6 +86,31 @@ def _gls(args):
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
 
 
+def _signoff(args) -> int:
+    """`pqsoc signoff LAYOUT --netlist V --top NAME`: DRC (Magic, KLayout), LVS (Netgen) and
+    extraction + STA (OpenSTA, tt/ss) of a DEF or GDS; non-zero exit unless every check passes."""
+    from pathlib import Path
+    from pqsoc import REPO
+    from pqsoc.flow import signoff
+    period, clock = args.period, args.clock
+    block = next((b for b in blocks.BLOCKS.values() if b.top == args.top), None)
+    if block is not None:        # a registered block: its period and clock port unless given
+        period = period if period is not None else block.period_ns
+        clock = clock if clock is not None else block.clock
+    report = signoff.signoff(Path(args.layout), Path(args.netlist), args.top, period_ns=period, clock=clock,
+                             json_path=Path(args.json) if args.json else None,
+                             work=Path(args.workdir) if args.workdir else None,
+                             must_meet=tuple(args.must_meet.split(",")), timeout_s=args.timeout)
+    bad = {k: c for k, c in report["checks"].items() if c["status"] != "pass"}
+    shown = args.json or (REPO / "reports" / "signoff" / f"{args.top}.json")
+    print(f"[signoff] {args.top}: {len(report['checks']) - len(bad)}/{len(report['checks'])} checks passed; "
+          f"report {shown}")
+    for name, c in bad.items():
+        where = f" (log {c['log']})" if c.get("log") else ""
+        print(f"pqsoc signoff: {name} {c['status']}: {c.get('reason', '')}{where}", file=sys.stderr)
+    return 1 if bad else 0
+
+
 def _list_blocks(args) -> int:
     for b in blocks.BLOCKS.values():
         print(f"{b.name:10s} {b.top:16s} {b.description}")
@@ -135,6 +160,21 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, default=3, help="random initial states to try (default 3)")
     p.add_argument("--json", help="write RTL vs gate-level cycle counts to this file")
     p.set_defaults(func=_gls)
+
+    p = sub.add_parser("signoff", help="DRC (Magic, KLayout), LVS (Netgen) and extraction + STA (OpenSTA) "
+                                       "of a DEF or GDS layout")
+    p.add_argument("layout", help="the layout: a .def (cells from the PDK) or a .gds")
+    p.add_argument("--netlist", required=True, help="gate-level Verilog netlist of the layout (LVS, STA)")
+    p.add_argument("--top", required=True, help="top cell / module name")
+    p.add_argument("--period", type=positive(float), default=None,
+                   help="clock period in ns (default: the registered block with this top's)")
+    p.add_argument("--clock", default=None, help="clock port (default: the block's; none: a virtual clock)")
+    p.add_argument("--must-meet", default="tt",
+                   help="corners whose setup and hold slack must be >= 0 for STA to pass (default tt)")
+    p.add_argument("--timeout", type=positive(float), default=3600, help="seconds per tool run (default 3600)")
+    p.add_argument("--json", help="report path (default reports/signoff/<top>.json)")
+    p.add_argument("--workdir", help="tool scripts, logs, GDS, netlists (default build/signoff/<top>)")
+    p.set_defaults(func=_signoff)
 
     p = sub.add_parser("blocks", help="list the blocks the flow knows")
     p.set_defaults(func=_list_blocks)
