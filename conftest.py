@@ -14,3 +14,11 @@ def pdk_root() -> Path:
     if not root or not (Path(root) / "sky130A").is_dir():
         pytest.fail("PDK_ROOT must point at a folder with sky130A (CI: ../shared/pdk)")
     return Path(root)
+
+
+@pytest.fixture(scope="session")
+def caravel_root() -> Path:
+    root = os.environ.get("CARAVEL_ROOT")
+    if not root or not (Path(root) / "openlane" / "user_project_wrapper").is_dir():
+        pytest.fail("CARAVEL_ROOT must point at caravel_user_project's files (CI: ../shared/caravel)")
+    return Path(root)

@@ -361,9 +361,10 @@ def ppa_entry(entry: dict) -> dict:
             "checks": [{"name": r["name"], "ok": r["ok"]} for r in c["results"]]}
 
 
-def report(ctx: Context, out: Path = REPORTS) -> dict:
-    """reports/floorplan.json, floorplan.png and floorplan.md; returns the JSON data. The
-    caller exits non-zero when data['fits'] is false."""
+def report(ctx: Context, out: Path | None = None) -> dict:
+    """reports/floorplan.json, floorplan.png and floorplan.md (into out); returns the JSON data.
+    The caller exits non-zero when data['fits'] is false."""
+    out = out or REPORTS
     p = plan(ctx)
     chosen = p["chosen"]
     acc_fp, acc_res = next((a, r) for a, r in p["accs"] if a is chosen["acc"])

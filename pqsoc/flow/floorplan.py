@@ -627,10 +627,23 @@ def size_core(macros: list[Macro], logic_um2: float, max_util: float, site_w: fl
     return attempt(lo)
 
 
-def shifted(fp: Floorplan, **moves) -> Floorplan:
-    """A copy with some placements replaced: name=Placement (for seeded-error tests and tools)."""
+def fit_in_die(name: str, die_w: float, die_h: float, abstract: Abstract, count: int, logic_um2: float,
+               max_util: float, site_w: float, row_h: float, mfg_grid: float, halo: float,
+               channel: dict) -> dict:
+    """`count` macros of one abstract and logic_um2 of cells in a die of their own (core = die,
+    no power grid): placed in shelves, checked; the summary (with 'fits')."""
+    core = Rect(0, 0, _snap_down(die_w, 0, site_w), _snap_down(die_h, 0, row_h))
+    macros = [Macro(f"{name}_m{k}", abstract, halo, channel) for k in range(count)]
+    fp = Floorplan(name, Rect(0, 0, die_w, die_h), core, site_w, row_h, mfg_grid, {m.name: m for m in macros},
+                   place_shelves(core, macros, site_w, row_h), logic_um2, max_util)
+    fill_rows(fp)
+    return summary(fp, check(fp))
+
+
+def moved(fp: Floorplan, *placements: Placement) -> Floorplan:
+    """A copy with these placements instead of those of the same name (seeded-error tests)."""
     pl = dict(fp.placements)
-    pl.update(moves)
+    pl.update({p.name: p for p in placements})
     return replace(fp, placements=pl)
 
 
