@@ -151,7 +151,8 @@ def _sram(ctx: Context, name: str) -> fpm.Macro:
 
 
 def _margins(ctx: Context) -> tuple[float, float]:
-    """A hard macro's die around its core: the wrapper's own margins (golden DEF rows vs die)."""
+    """A hard macro's die around its core: the wrapper's own margins (golden DEF rows vs die;
+    12 sites and 4 rows, also LibreLane's default core margins)."""
     w = ctx.wrapper
     return w.core[0] - w.die[0], w.core[1] - w.die[1]
 
@@ -377,6 +378,7 @@ def report(ctx: Context, out: Path | None = None) -> dict:
         "wrapper": (fpm.summary(chosen["fp"], chosen["results"]) if chosen["fp"] else
                     {"fits": False, "checks": chosen["results"]}),
         "acc": fpm.summary(acc_fp, acc_res),
+        "openlane": {"acc": acc_openlane(ctx, acc_fp)},
         "memory_options": p["options"],
         "parameters": {"halo_um": HALO_UM, "track_use": TRACK_USE, "hard_macro_channel_um": HARD_MACRO_CHANNEL_UM,
                        "max_utilisation": MAX_UTIL, "sram_macro": ctx.sram.cell,
@@ -403,6 +405,17 @@ def report(ctx: Context, out: Path | None = None) -> dict:
         f"Caravel user_project_wrapper (left) with CPU boot RAM {p['boot'] // 1024} KiB + main SRAM "
         f"{p['main'] // 1024} KiB, and the ACC hard macro (right, {len(ctx.acc_instances)} SRAM macros)"))
     return data
+
+
+def acc_openlane(ctx: Context, acc: fpm.Floorplan) -> dict:
+    """Block acc's OpenLane variables from its checked floorplan: DIE_AREA, CORE_AREA, MACROS (its
+    SRAM instances, named as in its emitted Verilog, at their placements) and
+    PDN_MACRO_CONNECTIONS. The SRAM views are the PDK's (`pdk_dir::`); the 2021 PDK subset has no
+    SRAM GDS, which LibreLane's loader will name until a full PDK is used."""
+    cell = acc_block.SRAM_MACRO
+    views = {cell: {"gds": [f"pdk_dir::libs.ref/sky130_sram_macros/gds/{cell}.gds"],
+                    "lef": [f"pdk_dir::libs.ref/sky130_sram_macros/lef/{cell}.lef"]}}
+    return openlane.floorplan_variables(acc, views)
 
 
 def ring_rects(ctx: Context) -> list[fpm.Rect]:

@@ -97,7 +97,7 @@ def _floorplan_check(ctx=None) -> bool:
     if c["fits"]:
         print(f"[floorplan] user_project_wrapper with {plan}: fits, every check passes")
     else:
-        print(f"pqsoc floorplan: user_project_wrapper with {plan} does NOT fit: "
+        print(f"floorplan check: user_project_wrapper with {plan} does NOT fit: "
               + ", ".join(r["name"] for r in c["results"] if not r["ok"]), file=sys.stderr)
     return c["fits"]
 

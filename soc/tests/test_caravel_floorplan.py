@@ -111,3 +111,46 @@ def test_missing_synthesis_is_named(monkeypatch, tmp_path, pdk_root):
     monkeypatch.setattr(synth, "synth_dir", lambda name: tmp_path / name)
     with pytest.raises(FlowError, match=r"logic area of block acc: no netlist for acc: run `pqsoc synth acc` first"):
         cf.logic_figures()
+
+
+def test_acc_instances_from_its_verilog(pdk_root):
+    names = [n for n, _ in cf.acc_instances()]
+    assert len(names) == 16 and len(set(names)) == 16
+    assert sum(n.startswith("imem.") for n in names) == acc_block.IMEM_SIZE // acc_block.MACRO_BYTES
+    assert sum(n.startswith("dmem.") for n in names) == acc_block.DMEM_SIZE // acc_block.MACRO_BYTES
+
+
+def test_acc_openlane_variables_load_in_librelane(ctx, accs, tmp_path):
+    """MACROS / PDN_MACRO_CONNECTIONS / DIE_AREA from the checked ACC floorplan, as LibreLane's
+    Classic loader reads them (the SRAM GDS is a stand-in file: the 2021 PDK subset has none)."""
+    from decimal import Decimal
+    from pqsoc.cli import blocks
+    from pqsoc.flow import openlane
+    from pqsoc.flow.pdk import find_pdk
+    acc = next(a for a, _ in accs if a.notes["per_shelf"] == 4)
+    v = cf.acc_openlane(ctx, acc)
+    cell = acc_block.SRAM_MACRO
+    assert v["MACROS"][cell]["lef"] == [f"pdk_dir::libs.ref/sky130_sram_macros/lef/{cell}.lef"]
+    assert len(v["PDN_MACRO_CONNECTIONS"]) == 16 and r"mem\.ram0 vccd1 vssd1 vccd1 vssd1" in v["PDN_MACRO_CONNECTIONS"]
+    gds = tmp_path / f"{cell}.gds"
+    gds.write_bytes(b"\0")
+    v["MACROS"][cell]["gds"] = [str(gds)]
+    v["MACROS"][cell]["lef"] = [str(find_pdk().sram(cell, "lef"))]
+    rtl = tmp_path / "acc.v"
+    rtl.write_text("module acc(input clk); endmodule\n")
+    kmac = blocks.get("kmac")
+    cfg = openlane.config(kmac) | {"DESIGN_NAME": "acc", "VERILOG_FILES": [str(rtl)],
+                                   "SYNTH_EXCLUDED_CELL_FILE": str(openlane.SYNTH_EXCLUDE_CELLS.resolve())} | v
+    for k in ("FP_CORE_UTIL",):
+        cfg.pop(k)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    root, _ = openlane.loader_pdk_root(find_pdk().root)
+    loaded = openlane.load(kmac, root, path)
+    inst = loaded["MACROS"][cell].instances
+    assert set(inst) == {n for n, _ in INSTANCES}
+    p = acc.placements["mem.ram0"]
+    assert inst["mem.ram0"].location == (Decimal(str(p.x)), Decimal(str(p.y)))
+    assert str(inst["mem.ram0"].orientation).endswith("FS")
+    assert [float(x) for x in loaded["DIE_AREA"]] == acc.die.as_list()
+    assert loaded["FP_MACRO_HORIZONTAL_HALO"] == Decimal("10.0")
