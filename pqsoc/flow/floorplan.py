@@ -600,11 +600,13 @@ def fits_core(fp: "Floorplan") -> bool:
 
 def size_core(macros: list[Macro], logic_um2: float, max_util: float, site_w: float, row_h: float,
               width: float, from_edge: str = "S", per_shelf: int | None = None,
-              max_height: float = 1e5) -> tuple[Rect, dict[str, Placement], list]:
+              max_height: float | None = None) -> tuple[Rect, dict[str, Placement], list]:
     """The lowest core of the given width (whole sites) that holds the macros (place_shelves)
     and enough rows for logic_um2 at max_util: (core from (0, 0), placements, rows)."""
     width = _snap_up(width, 0, site_w)
-
+    if max_height is None:   # far more than enough: twice everything's area spread over the width
+        need = sum((m.abstract.w + 2 * m.halo) * (m.abstract.h + 2 * m.halo) for m in macros) + logic_um2 / max_util
+        max_height = 2 * need / width + sum(m.abstract.h + 2 * max(m.channel.values(), default=0) for m in macros)
     def attempt(n_rows):
         core = Rect(0, 0, width, n_rows * row_h)
         pl = place_shelves(core, macros, site_w, row_h, from_edge, per_shelf) if macros else {}
