@@ -19,7 +19,7 @@ import math
 from pathlib import Path
 
 from ip.acc import block as acc_block
-from pqsoc import BUILD, REPORTS, FlowError
+from pqsoc import REPORTS, FlowError
 from pqsoc.flow import caravel, openlane
 from pqsoc.flow import floorplan as fpm
 from pqsoc.flow import pdk_overlay

@@ -102,7 +102,7 @@ def test_checker_reports_seeded_violations(sram):
                                   "pin_channels", "m0 W edge (met3 pins) has 0.0 um to core edge"),
         "outside_core": (fpm.moved(fp, dataclasses.replace(m1, y=fp.core.y1 - 100 * ROW)),
                          "inside_core", "m1 at"),
-        "unpowered": (dataclasses.replace(fp, straps=fpm.Straps("met5", {"vccd1": fp.straps.by_net["vccd1"]}, "h")),
+        "unpowered": (dataclasses.replace(fp, straps=fpm.Straps("met5", {"vccd1": fp.straps.by_net["vccd1"]})),
                       "power", "m0 vssd1 pin at"),
         "too_little_cell_area": (dataclasses.replace(fp, logic_um2=5e6), "utilisation", "above 45%"),
         "row_under_macro": (dataclasses.replace(fp, rows=fp.rows + [(m0.y + 10 * ROW, r0.x0, r0.x1)]),

@@ -192,15 +192,17 @@ class Placement:
 
 
 def channel_widths(a: Abstract, routing: dict[str, tuple[str, float]], max_layer: str,
-                   track_use: float, minimum: float) -> dict[str, float]:
+                   track_use: float, minimum: float, min_layer: str = "met1") -> dict[str, float]:
     """The channel each pin edge of `a` needs: its pins leave the edge and run along it, on the
-    routing layers up to max_layer whose direction is parallel to the edge (routing: layer ->
-    (HORIZONTAL / VERTICAL, pitch), from the tech LEF); track_use of their tracks are usable.
-    At least `minimum`; rounded up to 0.1 um."""
+    routing layers min_layer..max_layer (OpenLane routes from met1: li1 is the cells' own)
+    whose direction is parallel to the edge (routing: layer -> (HORIZONTAL / VERTICAL, pitch),
+    from the tech LEF); track_use of their tracks are usable. At least `minimum`; rounded up
+    to 0.1 um."""
     names = list(routing)
-    if max_layer not in names:
-        raise FlowError(f"routing layer {max_layer} is not in the tech LEF's {', '.join(names)}")
-    usable = names[:names.index(max_layer) + 1]
+    for layer in (min_layer, max_layer):
+        if layer not in names:
+            raise FlowError(f"routing layer {layer} is not in the tech LEF's {', '.join(names)}")
+    usable = names[names.index(min_layer):names.index(max_layer) + 1]
     out = {}
     for edge, layers in a.edge_pins().items():
         along = "HORIZONTAL" if edge in ("S", "N") else "VERTICAL"
@@ -237,10 +239,10 @@ def placed_edge_pins(m: Macro, orient: str) -> dict[str, dict[str, int]]:
 
 @dataclass(frozen=True)
 class Straps:
-    """Power straps a macro's pins must meet: net -> strap rectangles, on one layer."""
+    """Horizontal power straps the macros' vertical power pins (one layer below) must meet:
+    net -> strap rectangles, on one layer."""
     layer: str
     by_net: dict
-    direction: str            # "h": horizontal straps cross vertical pins
 
 
 @dataclass
@@ -467,9 +469,9 @@ def check(fp: Floorplan) -> list[dict]:
     results = []
 
     def add(name, failures, what):
+        more = f"; ... ({len(failures)} in all)" if len(failures) > 6 else ""
         results.append({"name": name, "ok": not failures,
-                        "detail": "; ".join(failures[:6]) + (f"; ... ({len(failures)} in all)" if len(failures) > 6 else "")
-                        if failures else what})
+                        "detail": "; ".join(failures[:6]) + more if failures else what})
     rects = {n: p.rect(fp.macros[n].abstract) for n, p in fp.placements.items()}
     missing = sorted(set(fp.macros) - set(fp.placements))
     add("placed", [f"{n} has no placement" for n in missing], f"{len(fp.placements)} macros placed")
@@ -567,7 +569,7 @@ def horizontal_straps(layer: str, nets: tuple[str, ...], width: float, spacing: 
             rs.append(Rect(core.x0, c - width / 2, core.x1, c + width / 2))
             c += pitch
         by_net[net] = rs
-    return Straps(layer, by_net, "h")
+    return Straps(layer, by_net)
 
 
 def summary(fp: Floorplan, results: list[dict]) -> dict:
