@@ -157,14 +157,15 @@ def _margins(ctx: Context) -> tuple[float, float]:
     return w.core[0] - w.die[0], w.core[1] - w.die[1]
 
 
-def _hard_macro(ctx: Context, cell: str, die: fpm.Rect, pins: int, source: str) -> fpm.Macro:
-    """A block to be hardened, as the wrapper sees it: its die, `pins` pins on one edge, its own
-    grid's met4 straps as power pins (the PDK's pitch and offset)."""
+def _hard_macro(ctx: Context, cell: str, die: fpm.Rect, pins: int, pin_edge: str, source: str) -> fpm.Macro:
+    """A block to be hardened, as the wrapper sees it: its die, `pins` pins on pin_edge (turned
+    towards the wrapper's cells), its own grid's met4 straps as power pins (the PDK's pitch and
+    offset)."""
     p = ctx.macro_pdn
-    a = fpm.block_abstract(cell, die.w, die.h, {"S": (HARD_MACRO_PIN_LAYER, pins)}, ("vccd1", "vssd1"),
+    a = fpm.block_abstract(cell, die.w, die.h, {pin_edge: (HARD_MACRO_PIN_LAYER, pins)}, ("vccd1", "vssd1"),
                            "met4", p["FP_PDN_VWIDTH"], p["FP_PDN_VPITCH"], p["FP_PDN_VOFFSET"],
                            p["FP_PDN_VSPACING"], source)
-    return fpm.Macro(cell, a, HALO_UM, {"S": HARD_MACRO_CHANNEL_UM}, face="S")
+    return fpm.Macro(cell, a, HALO_UM, {pin_edge: HARD_MACRO_CHANNEL_UM}, face=pin_edge)
 
 
 def _floorplan(name, die, core, ctx, macros, placements, logic, straps, notes=None) -> fpm.Floorplan:
@@ -220,8 +221,9 @@ def wrapper_floorplan(ctx: Context, acc: fpm.Floorplan, kmac_height: float, boot
     SRAM macros) in shelves from the north edge, the top-level cells in the rows left (towards
     the south edge, where Caravel's Wishbone and logic-analyzer pins are)."""
     w = ctx.wrapper
-    acc_m = _hard_macro(ctx, "acc", acc.die, ctx.port_bits["acc"], "block acc's floorplan (this module)")
-    kmac_m = _hard_macro(ctx, "kmac", kmac_die(ctx, kmac_height), ctx.port_bits["kmac"],
+    # the ACC's pins on its north edge, beside its cell rows (its SRAM shelves stack from the south)
+    acc_m = _hard_macro(ctx, "acc", acc.die, ctx.port_bits["acc"], "N", "block acc's floorplan (this module)")
+    kmac_m = _hard_macro(ctx, "kmac", kmac_die(ctx, kmac_height), ctx.port_bits["kmac"], "S",
                          "block kmac's logic / MAX_UTIL")
     cpu = [_sram(ctx, f"boot_ram{k}") for k in range(boot_ram // acc_block.MACRO_BYTES)]
     cpu += [_sram(ctx, f"main_sram{k}") for k in range(main_sram // acc_block.MACRO_BYTES)]
@@ -401,7 +403,7 @@ def report(ctx: Context, out: Path | None = None) -> dict:
     (out / "floorplan.json").write_text(json.dumps(data, indent=2) + "\n")
     (out / "floorplan.md").write_text(render_md(data))
     panels = [(acc_fp, acc_res)] + ([(chosen["fp"], chosen["results"])] if chosen["fp"] else [])
-    fpm.plot(panels[::-1], out / "floorplan.png", ring=ring_rects(ctx), title=(
+    fpm.plot(panels[::-1], out / "floorplan.png", ring=ring_rects(ctx), inner={"acc": acc_fp}, title=(
         f"Caravel user_project_wrapper (left) with CPU boot RAM {p['boot'] // 1024} KiB + main SRAM "
         f"{p['main'] // 1024} KiB, and the ACC hard macro (right, {len(ctx.acc_instances)} SRAM macros)"))
     return data

@@ -653,9 +653,10 @@ def moved(fp: Floorplan, *placements: Placement) -> Floorplan:
 
 # --- the picture --------------------------------------------------------------------------------
 def plot(fps: list[tuple[Floorplan, list[dict]]], path: Path, ring: list[Rect] | None = None,
-         vstraps: list[Rect] | None = None, title: str = "") -> None:
+         vstraps: list[Rect] | None = None, title: str = "", inner: dict | None = None) -> None:
     """One panel per floorplan: die, core (ring), halos, macros with name, orientation and
-    pin edges (met3 blue, met4 red ticks), cell rows (green), straps (thin), result in the title."""
+    pin edges (met3 blue, met4 red ticks), cell rows (green), straps (thin), result in the title.
+    inner: macro instance -> its own Floorplan, whose macros are drawn faintly inside it."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -708,6 +709,12 @@ def plot(fps: list[tuple[Floorplan, list[dict]]], path: Path, ring: list[Rect] |
                     seg = {"W": ([r.x0 + t, r.x0 + t], [r.y0, r.y1]), "E": ([r.x1 - t, r.x1 - t], [r.y0, r.y1]),
                            "S": ([r.x0, r.x1], [r.y0 + t, r.y0 + t]), "N": ([r.x0, r.x1], [r.y1 - t, r.y1 - t])}[e]
                     ax.plot(*seg, color=colors.get(layer, "k"), lw=2.2)
+            if inner and n in inner and p.orient in ORIENTATIONS:
+                sub = inner[n]
+                for q in sub.placements.values():
+                    a = sub.macros[q.name].abstract
+                    s = p.transform(m.abstract, q.rect(a))
+                    ax.add_patch(Rectangle((s.x0, s.y0), s.w, s.h, fc="none", ec="navy", lw=0.4, alpha=0.5))
             label = f"{n}\n{p.orient}" if r.w > 250 else f"{n} {p.orient}"
             ax.text((r.x0 + r.x1) / 2, (r.y0 + r.y1) / 2, label, ha="center", va="center",
                     fontsize=7 if r.w > 250 else 5)
