@@ -98,6 +98,8 @@ def logic_figures() -> tuple[dict, dict, dict]:
                 macro_area += count * sram_area[cell]
         logic[name] = mf["area_um2"] - macro_area
         mf_tops[name] = mf["top"]
+        # checked against its netlist, not against the current RTL (emitting the SoC takes
+        # minutes): `pqsoc ppa --reuse` refuses a stale one
         sources[name] = (f"build/synth/{name}/synth.json (netlist sha256 {mf['netlist_sha256'][:12]}, "
                          f"{mf['cells']} cells): {logic[name]:.0f} um2 of logic")
     top = logic["soc"] - logic["acc"] - logic["kmac"]

@@ -42,8 +42,10 @@ def _pnr_config(args):
 
 
 def _pnr(args) -> int:
-    """`pqsoc pnr check [BLOCK ...]`: each OpenLane config is the generated one and LibreLane's
-    Classic flow loads it with the PDK (or, for the old 2021 subset, the overlay under build/)."""
+    """`pqsoc pnr check [BLOCK ...] [--floorplan]`: without blocks (or with --floorplan) the
+    current memory plan's floorplan check (soc/caravel_floorplan.py); then each OpenLane config
+    is the generated one and LibreLane's Classic flow loads it with the PDK (or, for the old 2021
+    subset, the overlay under build/)."""
     from pqsoc.flow import openlane
     from pqsoc.flow.pdk import find_pdk
     names = args.blocks or [b.name for b in blocks.BLOCKS.values() if b.openlane is not None]

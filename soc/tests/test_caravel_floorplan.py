@@ -154,3 +154,14 @@ def test_acc_openlane_variables_load_in_librelane(ctx, accs, tmp_path):
     assert str(inst["mem.ram0"].orientation).endswith("FS")
     assert [float(x) for x in loaded["DIE_AREA"]] == acc.die.as_list()
     assert loaded["FP_MACRO_HORIZONTAL_HALO"] == Decimal("10.0")
+
+
+def test_macro_pdn_from_the_pdk(pdk_root):
+    """A hard macro's own grid: widths from the PDK's OpenLane config, pitch and offset from it or
+    (the 2021 subset has none) the overlay's open_pdks values."""
+    from pqsoc.flow import pdk_overlay
+    from pqsoc.flow.pdk import find_pdk
+    p = cf.pdk_macro_pdn(find_pdk())
+    added = {k: float(v) for k, v, _ in pdk_overlay.PDK_ADDITIONS if k.startswith("FP_PDN_")}
+    assert p["FP_PDN_VWIDTH"] == 1.6 and p["FP_PDN_HSPACING"] == 1.7
+    assert p["FP_PDN_VPITCH"] == added.get("FP_PDN_VPITCH", p["FP_PDN_VPITCH"]) > 100
