@@ -398,7 +398,9 @@ def report(ctx: Context, out: Path | None = None) -> dict:
             "the wrapper's met5 straps then cross the ACC and must be blocked over it (or the ACC's "
             "grid kept to met4 with the SRAMs at the wrapper level): not modelled here",
             "hard macros (acc, kmac) are abstracts made from their sized dies (pins on one edge, "
-            "their own met4 straps as power pins) until `make harden` writes their LEFs",
+            "their own met4 straps as power pins) until `make harden` writes their LEFs; their pin "
+            "edges are a first guess (the ACC <-> KMAC side-load port, ~600 of their 706 port bits "
+            "each, would rather face each other): their pin order decides",
         ],
     }
     out.mkdir(parents=True, exist_ok=True)
