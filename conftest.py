@@ -20,6 +20,7 @@ def pdk_root() -> Path:
 def caravel_root() -> Path:
     """Caravel's fixed user-project files (soc/caravel.py; CI: ../shared/caravel)."""
     root = os.environ.get("CARAVEL_ROOT")
-    if not root or not (Path(root) / "verilog" / "rtl" / "user_project_wrapper.v").is_file():
+    if not root or not (Path(root) / "verilog" / "rtl" / "user_project_wrapper.v").is_file() \
+            or not (Path(root) / "openlane" / "user_project_wrapper").is_dir():
         pytest.fail("CARAVEL_ROOT must point at Caravel's user-project files (CI: ../shared/caravel)")
     return Path(root)

@@ -11,7 +11,6 @@ from soc import silicon
 from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
 
 PERIOD_NS = SYS_CLK_PERIOD_NS            # one clock for the whole SoC
-CARAVEL_USER_AREA_UM = (2920.0, 3520.0)  # Caravel's user project area (width, height)
 
 
 def _soc_emit(out: Path) -> list[Path]:
@@ -44,7 +43,7 @@ SOC = Block(
     reset="sys_rst",
     macros=(silicon.SRAM_MACRO,),
     abc_dch=False,
-    die_um=CARAVEL_USER_AREA_UM,
+    # floorplan: the Caravel wrapper's, wired by the registry (soc/caravel_floorplan.py)
     yosys_read=silicon.yosys_read,
     # The ACC stays its own module, as it would be hardened (soc/README.md, "The silicon SoC":
     # with the former combinational ACC <-> KMAC side-load loop it measured 40.2 MHz tt against

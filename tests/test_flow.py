@@ -230,12 +230,20 @@ def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch
     blocks_mod.register(blocks_mod.Block(
         name="t_sram", top="bank", description="test SRAM bank",
         emit=blocks_mod.emit_amaranth(lambda: SramBank(20 * 256, 32, macro), "bank"),
-        period_ns=20.0, macros=(macro,), notes="test note", die_um=(1000.0, 1000.0)))
+        period_ns=20.0, macros=(macro,), notes="test note", floorplan=_macros_in_1mm2(macro)))
     monkeypatch.setattr(report, "REPORTS", tmp_path)
     try:
         data = report.ppa(["t_sram"])
         again = report.block_entry("t_sram", reuse=True)      # stored results, no new synthesis
         assert again["cells"] == data["blocks"]["t_sram"]["cells"]
+        # a floorplan that cannot be checked says why (ppa.json), it does not fail the report
+
+        def no_figures(entry):
+            raise FlowError("no netlist for acc: run `pqsoc synth acc` first")
+        import dataclasses
+        blocks_mod.register(dataclasses.replace(blocks_mod.get("t_sram"), floorplan=no_figures))
+        f = report.block_entry("t_sram", reuse=True)["floorplan"]
+        assert f == {"fits": None, "status": "not-run", "reason": "no netlist for acc: run `pqsoc synth acc` first"}
         (synth.synth_dir("t_sram").parent.parent / "sta" / "t_sram" / "sta.json").unlink()
         with pytest.raises(FlowError, match="no STA result for t_sram"):
             report.block_entry("t_sram", reuse=True)
@@ -259,17 +267,22 @@ def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch
     assert "fanout_buf" not in "".join(l for l in netlist.splitlines() if "addr0" in l or "dout0" in l)
     md = (tmp_path / "ppa.md").read_text()
     assert "| t_sram | 20.0 |" in md and f"| {macro} | 20 |" in md and "test note" in md
-    # 20 macros of ~0.19 mm2 do not fit 1 mm2
+    # the block's floorplan hook gets its figures: 20 macros of ~0.19 mm2 placed in 1 mm2 do not fit
     f = b["floorplan"]
-    assert f["macro_count"] == 20 and not f["fits"] and f["die_um2"] == 1e6
-    assert "Fit (t_sram): 20 macros" in md and "does NOT fit" in md
+    assert len(f["macros"]) == 20 and not f["fits"] and f["die_um"] == [0, 0, 1000.0, 1000.0]
+    assert not {c["name"]: c["ok"] for c in f["checks"]}["inside_core"]
+    assert "Floorplan (t_sram): does NOT fit (failed: inside_core" in md
 
 
-def test_floorplan_fit_estimate():
-    f = report.floorplan_fit((2000.0, 1000.0), logic_um2=0.45e6, macro_um2=0.9e6, macros=3)
-    assert f["needed_um2"] == pytest.approx(1.9e6) and f["fits"] and f["margin_um2"] == pytest.approx(0.1e6)
-    f = report.floorplan_fit((2000.0, 1000.0), logic_um2=0.54e6, macro_um2=0.9e6, macros=3)
-    assert not f["fits"] and f["margin_um2"] == pytest.approx(-0.1e6)
+def _macros_in_1mm2(macro):
+    """A floorplan hook: the block's macros and logic placed and checked in a 1000 x 1000 um die."""
+    from pqsoc.flow import floorplan as fpm
+
+    def hook(entry):
+        a = fpm.read_lef(report.find_pdk().sram(macro, "lef"))
+        return fpm.fit_in_die("t_sram", 1000.0, 1000.0, a, entry["macro_count"], entry["area_um2"]["logic"],
+                              0.45, 0.46, 2.72, 0.005, 10.0, {e: 10.0 for e in a.edge_pins()})
+    return hook
 
 
 SV_PKG = """

@@ -42,8 +42,10 @@ def _pnr_config(args):
 
 
 def _pnr(args) -> int:
-    """`pqsoc pnr check [BLOCK ...]`: each OpenLane config is the generated one and LibreLane's
-    Classic flow loads it with the PDK (or, for the old 2021 subset, the overlay under build/)."""
+    """`pqsoc pnr check [BLOCK ...] [--floorplan]`: without blocks (or with --floorplan) the
+    current memory plan's floorplan check (soc/caravel_floorplan.py); then each OpenLane config
+    is the generated one and LibreLane's Classic flow loads it with the PDK (or, for the old 2021
+    subset, the overlay under build/)."""
     from pqsoc.flow import openlane
     from pqsoc.flow.pdk import find_pdk
     names = args.blocks or [b.name for b in blocks.BLOCKS.values() if b.openlane is not None]
@@ -56,6 +58,13 @@ def _pnr(args) -> int:
         print(f"[pnr check] PDK {pdk_root} has an OpenLane 1 configuration: LibreLane loads it "
               f"through the overlay {shown} ({state})")
     failed = []
+    if args.floorplan or not args.blocks:
+        try:
+            if not _floorplan_check():
+                failed.append("floorplan")
+        except FlowError as e:
+            print(f"pqsoc pnr check: error: floorplan check not run: {e}", file=sys.stderr)
+            failed.append("floorplan")
     for name in names:
         block = blocks.get(name)
         if block.openlane is None:
@@ -73,6 +82,45 @@ def _pnr(args) -> int:
     if failed:
         print(f"pqsoc pnr check: failed: {' '.join(failed)}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _floorplan_check(ctx=None) -> bool:
+    """The current memory plan's floorplans (ACC macro, Caravel wrapper), checked; printed."""
+    from soc import caravel_floorplan
+    p = caravel_floorplan.plan(ctx or caravel_floorplan.context(), options=False)
+    acc, _ = next((a, r) for a, r in p["accs"] if a is p["chosen"]["acc"])
+    print(f"[floorplan] ACC macro {acc.die.w:.1f} x {acc.die.h:.1f} um ({len(acc.placements)} SRAM macros, "
+          f"{acc.notes['per_shelf']} per shelf): every check passes")
+    c = p["chosen"]
+    for r in c["results"]:
+        print(f"[floorplan] wrapper {r['name']}: {'pass' if r['ok'] else 'FAIL'}: {r['detail']}")
+    plan = f"CPU boot RAM {p['boot'] // 1024} KiB + main SRAM {p['main'] // 1024} KiB"
+    if c["fits"]:
+        print(f"[floorplan] user_project_wrapper with {plan}: fits, every check passes")
+    else:
+        print(f"floorplan check: user_project_wrapper with {plan} does NOT fit: "
+              + ", ".join(r["name"] for r in c["results"] if not r["ok"]), file=sys.stderr)
+    return c["fits"]
+
+
+def _floorplan(args) -> int:
+    """`pqsoc floorplan`: reports/floorplan.{json,png,md}; non-zero when the plan does not fit."""
+    from soc import caravel_floorplan
+    print("[floorplan] reading the blocks' logic areas, Caravel's wrapper and the macros' LEFs", flush=True)
+    ctx = caravel_floorplan.context()
+    print("[floorplan] placing and checking the current plan and the memory options (~1 min)", flush=True)
+    data = caravel_floorplan.report(ctx)
+    for o in data["memory_options"]:
+        print(f"[floorplan] option boot RAM {o['boot_ram_kib']:2d} KiB + main SRAM {o['main_sram_kib']} KiB: "
+              f"{o['macros']} macros, " + ("fits" if o["fits"] else "does not fit"))
+    print(f"[floorplan] wrote {caravel_floorplan.REPORT_NAME}, floorplan.md and floorplan.png")
+    if not data["fits"]:
+        failed = ", ".join(r["name"] for r in data["wrapper"]["checks"] if not r["ok"])
+        print(f"pqsoc floorplan: the current memory plan does NOT fit Caravel's user_project_wrapper "
+              f"(failed: {failed}); see reports/floorplan.md", file=sys.stderr)
+        return 1
+    print("[floorplan] the current memory plan fits Caravel's user_project_wrapper; every check passes")
     return 0
 
 
@@ -152,8 +200,15 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("pnr", help="check the OpenLane configurations with LibreLane's config loader")
     p.add_argument("action", choices=["check"])
-    p.add_argument("blocks", nargs="*", help="default: every block with an OpenLane configuration")
+    p.add_argument("blocks", nargs="*", help="default: every block with an OpenLane configuration, "
+                                             "and the floorplan check")
+    p.add_argument("--floorplan", action="store_true",
+                   help="also check the floorplan when blocks are named (pqsoc floorplan's checks, no report)")
     p.set_defaults(func=_pnr)
+
+    p = sub.add_parser("floorplan", help="place and check the ACC macro and Caravel wrapper floorplans; "
+                                         "reports/floorplan.{json,png,md}")
+    p.set_defaults(func=_floorplan)
 
     p = sub.add_parser("gls", help="gate-level simulation of a synthesized block against its RTL")
     p.add_argument("blocks", nargs="+")

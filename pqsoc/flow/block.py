@@ -38,8 +38,10 @@ class Block:
     # (ha_* are excluded cells).
     full_adders: str | None = None
     notes: str = ""
-    # The area the block must fit (width, height in um; the report says whether it does)
-    die_um: tuple[float, float] | None = None
+    # The block's checked floorplan (pqsoc/flow/floorplan.py): called with the block's PPA entry
+    # (logic and macro areas), returns a summary with 'fits' for reports/ppa.json; wired by the
+    # registry where the floorplan lives on a higher floor (the Caravel wrapper's: soc/).
+    floorplan: Callable[[dict], dict] | None = None
     # Yosys commands that read the emitted files; None: `read_verilog -sv` of each file.
     yosys_read: Callable[[list[Path]], list[str]] | None = None
     # Modules synthesized as their own hierarchy (Yosys module names, e.g. "pqc.acc"): they get

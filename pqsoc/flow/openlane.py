@@ -7,6 +7,7 @@ list); the floorplan knobs are the defaults below, overridden per block by `Bloc
 """
 import json
 import os
+import re
 from pathlib import Path
 
 from pqsoc import REPO, FlowError
@@ -135,3 +136,35 @@ def check(block: Block, pdk_root: Path) -> dict:
                         f"run `pqsoc pnr-config {block.name}`")
     cfg = load(block, pdk_root, path)
     return {"variables": len(cfg), **{k: cfg.get(k) for k in KEY_VARIABLES}}
+
+
+# --- a checked floorplan as OpenLane variables --------------------------------------------------
+def floorplan_variables(fp, views: dict, power: tuple[str, str] = ("vccd1", "vssd1")) -> dict:
+    """The OpenLane 2 / LibreLane variables that place a checked floorplan (pqsoc/flow/floorplan.py)
+    as it is: absolute die and core, every macro instance's location (lower-left corner of the
+    placed macro, um) and orientation (`MACROS`, grouped by cell with its views: cell -> {'gds':
+    [...], 'lef': [...]}), one `PDN_MACRO_CONNECTIONS` entry per instance (its vdd/gnd pins
+    on the grid's first power pair), and the halos the floorplan was checked with."""
+    macros: dict = {}
+    for name, p in sorted(fp.placements.items()):
+        m = fp.macros[name]
+        cell = m.abstract.cell
+        if cell not in views:
+            raise FlowError(f"no GDS / LEF given for macro cell {cell} (instance {name})")
+        entry = macros.setdefault(cell, {"gds": list(views[cell]["gds"]), "lef": list(views[cell]["lef"]),
+                                         "instances": {}})
+        entry["instances"][name] = {"location": [p.x, p.y], "orientation": p.orient}
+    halos = {m.halo for m in fp.macros.values()}
+    if len(halos) != 1:
+        raise FlowError(f"OpenLane has one macro halo; the floorplan has {sorted(halos)}")
+    halo = halos.pop()
+    vdd, gnd = power
+    return {
+        "FP_SIZING": "absolute",
+        "DIE_AREA": fp.die.as_list(),
+        "CORE_AREA": fp.core.as_list(),
+        "MACROS": macros,
+        "PDN_MACRO_CONNECTIONS": [f"{re.escape(n)} {vdd} {gnd} {vdd} {gnd}" for n in sorted(fp.placements)],
+        "FP_MACRO_HORIZONTAL_HALO": halo,
+        "FP_MACRO_VERTICAL_HALO": halo,
+    }

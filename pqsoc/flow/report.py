@@ -82,22 +82,6 @@ def load_results(name: str) -> tuple[dict, dict]:
     return syn, tim
 
 
-# Standard-cell utilisation assumed for the fit estimate: our OpenLane configs' FP_CORE_UTIL
-# (pnr/*/config.json), i.e. a placed block is ~1 / 0.45 of its cell area.
-FIT_CORE_UTIL = 0.45
-
-
-def floorplan_fit(die_um, logic_um2: float, macro_um2: float, macros: int) -> dict:
-    """Does the block fit its die? Needed area = macros (LEF) + logic / FIT_CORE_UTIL; an
-    estimate before floorplanning (no macro halos, power rings or routing channels)."""
-    die = die_um[0] * die_um[1]
-    need = macro_um2 + logic_um2 / FIT_CORE_UTIL
-    return {"die_um": list(die_um), "die_um2": round(die, 1), "macro_count": macros,
-            "macro_um2": round(macro_um2, 1), "logic_um2": round(logic_um2, 1),
-            "core_util": FIT_CORE_UTIL, "needed_um2": round(need, 1),
-            "fits": need <= die, "margin_um2": round(die - need, 1)}
-
-
 def block_entry(name: str, reuse: bool = False) -> dict:
     """One block's PPA figures: synthesis and STA are run again unless reuse, which takes the
     stored results of `pqsoc synth/sta` (checked against the current RTL)."""
@@ -150,8 +134,12 @@ def block_entry(name: str, reuse: bool = False) -> dict:
         "cells_by_type": by_type,
         "netlist_sha256": syn["netlist_sha256"],
     }
-    if block.die_um:
-        entry["floorplan"] = floorplan_fit(block.die_um, logic_area, macro_area, macro_count)
+    if block.floorplan is not None:
+        # the checked floorplan (placed macros, halos, channels, power, rows), or why it could not run
+        try:
+            entry["floorplan"] = block.floorplan(entry)
+        except FlowError as e:
+            entry["floorplan"] = {"fits": None, "status": "not-run", "reason": str(e)}
     if block.macros:
         entry["macro_timing"] = ("SRAM macro Liberty exists only for TT (tt_1p8V_25C, OpenRAM analytical "
                                  "timing); it is used at every STA corner, so macro delays at ss are optimistic")
@@ -192,12 +180,14 @@ def render_md(data: dict) -> str:
             lines += ["", f"Critical path (ss): {cps['start']} -> {cps['end']} ({cps['delay_ns']} ns)."]
         if b.get("floorplan"):
             f = b["floorplan"]
-            lines += ["", f"Fit ({name}): {f['macro_count']} macros {f['macro_um2'] / 1e6:.2f} mm2 + logic "
-                      f"{f['logic_um2'] / 1e6:.2f} mm2 / {f['core_util']} utilisation = "
-                      f"{f['needed_um2'] / 1e6:.2f} mm2 needed of {f['die_um2'] / 1e6:.2f} mm2 "
-                      f"({f['die_um'][0]:g} x {f['die_um'][1]:g} um): "
-                      + ("fits" if f["fits"] else f"does NOT fit (short by {-f['margin_um2'] / 1e6:.2f} mm2)")
-                      + " (estimate before floorplanning)."]
+            if f.get("status") == "not-run":
+                verdict = f"not checked: {f['reason']}"
+            else:
+                failed = [c["name"] for c in f.get("checks", []) if not c["ok"]]
+                verdict = ("fits, every check passes" if f["fits"] else f"does NOT fit (failed: {', '.join(failed)})")
+                if f.get("utilisation") is not None:
+                    verdict += f"; standard cells at {f['utilisation']:.1%} of the cell rows"
+            lines += ["", f"Floorplan ({name}): {verdict}" + (f" ({f['report']})" if f.get("report") else "") + "."]
         for key in ("macro_timing", "notes"):
             if b.get(key):
                 lines += ["", f"Note ({name}): {b[key].rstrip('.')}."]

@@ -1,0 +1,167 @@
+"""The tape-out floorplans (soc/caravel_floorplan.py) on fixture logic areas: the ACC macro is
+sized and passes its checks, the wrapper fits or not depending on the CPU memories, `pqsoc
+floorplan` writes its reports and exits non-zero when the plan does not fit, and ppa.json's
+`floorplan` is the check's result."""
+import json
+
+import pytest
+
+from ip.acc import block as acc_block
+from pqsoc import FlowError
+from pqsoc.flow import floorplan as fpm
+from soc import caravel_floorplan as cf
+
+# Fixture figures of the order of the synthesized blocks' (reports/ppa.json), not read from them.
+LOGIC = {"acc": 1.108e6, "kmac": 0.2125e6, "top": 0.224e6}
+PORTS = {"acc": 706, "kmac": 706}
+INSTANCES = tuple((f"mem.ram{k}", acc_block.SRAM_MACRO) for k in range(16))
+
+
+@pytest.fixture(scope="module")
+def ctx(pdk_root, caravel_root):
+    return cf.context(logic_um2=LOGIC, port_bits=PORTS, instances=INSTANCES)
+
+
+@pytest.fixture(scope="module")
+def accs(ctx):
+    return cf.acc_candidates(ctx)
+
+
+def test_acc_macro_is_sized_and_checked(ctx, accs):
+    per = {a.notes["per_shelf"]: a for a, _ in accs}
+    assert 4 in per                      # 4 SRAMs a shelf: the only shape lower than the wrapper
+    acc = per[4]
+    res = fpm.check(acc)
+    assert all(r["ok"] for r in res), res
+    assert len(acc.placements) == 16 and {p.orient for p in acc.placements.values()} <= set(fpm.ORIENTATIONS)
+    util = LOGIC["acc"] / fpm.cell_area(acc)
+    assert 0.44 < util <= cf.MAX_UTIL    # the die is the smallest that holds the logic at MAX_UTIL
+    w = ctx.wrapper
+    assert acc.die.w <= w.core[2] - w.core[0] and acc.die.h <= w.core[3] - w.core[1]
+
+
+def test_wrapper_fits_or_not_by_cpu_memories(ctx, accs):
+    small = cf.best_wrapper(ctx, accs, 4 * 1024, 2 * 1024)
+    assert all(r["ok"] for r in small["results"]), small["results"]
+    fp = small["fp"]
+    assert {"acc", "kmac", "boot_ram0", "boot_ram1", "main_sram0"} == set(fp.placements)
+    assert fp.straps.layer == "met5" and fp.max_util == cf.MAX_UTIL
+    big = cf.best_wrapper(ctx, accs, 16 * 1024, 8 * 1024)
+    failed = {r["name"] for r in big["results"] if not r["ok"]}
+    assert "inside_core" in failed      # 12 CPU macros have no room beside a 7.5 mm2 ACC
+
+
+def test_memory_option_figures(ctx, accs, monkeypatch):
+    monkeypatch.setattr(cf, "BOOT_RAM_OPTIONS_KIB", (16, 4))
+    monkeypatch.setattr(cf, "MAIN_SRAM_OPTIONS_KIB", (2,))
+    monkeypatch.setattr(cf, "ACC_UTIL_STEPS", ())
+    opts = {o["boot_ram_kib"]: o for o in cf.memory_options(ctx, accs)}
+    assert opts[4]["cpu_macros"] == 3 and opts[4]["macros"] == 19 and opts[4]["fits"]
+    assert opts[4]["macro_um2"] == pytest.approx(19 * ctx.sram.w * ctx.sram.h, abs=1)
+    assert opts[4]["top_utilisation"] == pytest.approx(LOGIC["top"] / opts[4]["top_cell_rows_um2"], abs=1e-4)
+    assert not opts[16]["fits"] and opts[16]["fits_with_acc_utilisation"] is None
+    assert opts[16]["area_lower_bound_um2"] > opts[4]["area_lower_bound_um2"]
+
+
+def test_floorplan_command_reports_and_exit_code(ctx, monkeypatch, tmp_path, capsys):
+    from pqsoc import cli
+    monkeypatch.setattr(cf, "context", lambda *a, **k: ctx)
+    monkeypatch.setattr(cf, "REPORTS", tmp_path)
+    monkeypatch.setattr(cf, "BOOT_RAM_OPTIONS_KIB", (4,))
+    monkeypatch.setattr(cf, "MAIN_SRAM_OPTIONS_KIB", (2,))
+    monkeypatch.setattr(cf, "ACC_UTIL_STEPS", ())
+    monkeypatch.setattr(cf, "current_sizes", lambda: (16 * 1024, 8 * 1024))
+    assert cli.main(["floorplan"]) == 1
+    assert "does NOT fit" in capsys.readouterr().err
+    data = json.loads((tmp_path / "floorplan.json").read_text())
+    assert data["fits"] is False and data["memory_plan"]["boot_ram_bytes"] == 16 * 1024
+    assert (tmp_path / "floorplan.png").stat().st_size > 10_000
+    assert "Does NOT fit" in (tmp_path / "floorplan.md").read_text()
+    monkeypatch.setattr(cf, "current_sizes", lambda: (4 * 1024, 2 * 1024))
+    assert cli.main(["floorplan"]) == 0
+    data = json.loads((tmp_path / "floorplan.json").read_text())
+    assert data["fits"] and data["wrapper"]["fits"] and data["acc"]["fits"]
+    assert set(data["wrapper"]["macros"]["acc"]) >= {"x_um", "y_um", "orientation", "pin_edges"}
+    assert all(c["ok"] for c in data["wrapper"]["channels"])
+    md = (tmp_path / "floorplan.md").read_text()
+    assert "| 4 | 2 | 19 (3) |" in md and "**Fits**" in md
+
+
+def test_pnr_check_runs_the_floorplan_check(ctx, monkeypatch, capsys):
+    from pqsoc import cli
+    monkeypatch.setattr(cf, "context", lambda *a, **k: ctx)
+    monkeypatch.setattr(cf, "current_sizes", lambda: (16 * 1024, 8 * 1024))
+    assert cli.main(["pnr", "check", "keccak", "--floorplan"]) == 1
+    assert "floorplan" in capsys.readouterr().err
+    monkeypatch.setattr(cf, "current_sizes", lambda: (4 * 1024, 2 * 1024))
+    assert cli.main(["pnr", "check", "keccak", "--floorplan"]) == 0
+    assert "user_project_wrapper with CPU boot RAM 4 KiB + main SRAM 2 KiB: fits" in capsys.readouterr().out
+
+
+def test_ppa_floorplan_entry_is_the_check(ctx, monkeypatch):
+    monkeypatch.setattr(cf, "context", lambda *a, **k: ctx)
+    monkeypatch.setattr(cf, "current_sizes", lambda: (4 * 1024, 2 * 1024))
+    e = cf.ppa_entry({})
+    assert e["fits"] and e["report"].startswith("reports/floorplan.json")
+    assert {c["name"] for c in e["checks"]} >= {"no_overlap", "pin_channels", "power", "utilisation"}
+
+
+def test_missing_synthesis_is_named(monkeypatch, tmp_path, pdk_root):
+    from pqsoc.flow import synth
+    monkeypatch.setattr(synth, "synth_dir", lambda name: tmp_path / name)
+    with pytest.raises(FlowError, match=r"logic area of block acc: no netlist for acc: run `pqsoc synth acc` first"):
+        cf.logic_figures()
+
+
+def test_acc_instances_from_its_verilog(pdk_root):
+    names = [n for n, _ in cf.acc_instances()]
+    assert len(names) == 16 and len(set(names)) == 16
+    assert sum(n.startswith("imem.") for n in names) == acc_block.IMEM_SIZE // acc_block.MACRO_BYTES
+    assert sum(n.startswith("dmem.") for n in names) == acc_block.DMEM_SIZE // acc_block.MACRO_BYTES
+
+
+def test_acc_openlane_variables_load_in_librelane(ctx, accs, tmp_path):
+    """MACROS / PDN_MACRO_CONNECTIONS / DIE_AREA from the checked ACC floorplan, as LibreLane's
+    Classic loader reads them (the SRAM GDS is a stand-in file: the 2021 PDK subset has none)."""
+    from decimal import Decimal
+    from pqsoc.cli import blocks
+    from pqsoc.flow import openlane
+    from pqsoc.flow.pdk import find_pdk
+    acc = next(a for a, _ in accs if a.notes["per_shelf"] == 4)
+    v = cf.acc_openlane(ctx, acc)
+    cell = acc_block.SRAM_MACRO
+    assert v["MACROS"][cell]["lef"] == [f"pdk_dir::libs.ref/sky130_sram_macros/lef/{cell}.lef"]
+    assert len(v["PDN_MACRO_CONNECTIONS"]) == 16 and r"mem\.ram0 vccd1 vssd1 vccd1 vssd1" in v["PDN_MACRO_CONNECTIONS"]
+    gds = tmp_path / f"{cell}.gds"
+    gds.write_bytes(b"\0")
+    v["MACROS"][cell]["gds"] = [str(gds)]
+    v["MACROS"][cell]["lef"] = [str(find_pdk().sram(cell, "lef"))]
+    rtl = tmp_path / "acc.v"
+    rtl.write_text("module acc(input clk); endmodule\n")
+    kmac = blocks.get("kmac")
+    cfg = openlane.config(kmac) | {"DESIGN_NAME": "acc", "VERILOG_FILES": [str(rtl)],
+                                   "SYNTH_EXCLUDED_CELL_FILE": str(openlane.SYNTH_EXCLUDE_CELLS.resolve())} | v
+    for k in ("FP_CORE_UTIL",):
+        cfg.pop(k)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    root, _ = openlane.loader_pdk_root(find_pdk().root)
+    loaded = openlane.load(kmac, root, path)
+    inst = loaded["MACROS"][cell].instances
+    assert set(inst) == {n for n, _ in INSTANCES}
+    p = acc.placements["mem.ram0"]
+    assert inst["mem.ram0"].location == (Decimal(str(p.x)), Decimal(str(p.y)))
+    assert str(inst["mem.ram0"].orientation).endswith("FS")
+    assert [float(x) for x in loaded["DIE_AREA"]] == acc.die.as_list()
+    assert loaded["FP_MACRO_HORIZONTAL_HALO"] == Decimal("10.0")
+
+
+def test_macro_pdn_from_the_pdk(pdk_root):
+    """A hard macro's own grid: widths from the PDK's OpenLane config, pitch and offset from it or
+    (the 2021 subset has none) the overlay's open_pdks values."""
+    from pqsoc.flow import pdk_overlay
+    from pqsoc.flow.pdk import find_pdk
+    p = cf.pdk_macro_pdn(find_pdk())
+    added = {k: float(v) for k, v, _ in pdk_overlay.PDK_ADDITIONS if k.startswith("FP_PDN_")}
+    assert p["FP_PDN_VWIDTH"] == 1.6 and p["FP_PDN_HSPACING"] == 1.7
+    assert p["FP_PDN_VPITCH"] == added.get("FP_PDN_VPITCH", p["FP_PDN_VPITCH"]) > 100
