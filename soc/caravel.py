@@ -15,12 +15,12 @@ GPIOs: mprj_io[0..4] belong to the management core at power-up (JTAG, housekeepi
 is an input (oeb high, out low). Unused pads are inputs with pull-down, so nothing floats.
 """
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from pqsoc import FlowError
+from pqsoc.flow.caravel import caravel_root
 from soc.target import PROBES as LA_PROBES, USER_IRQ
 
 MPRJ_IO_PADS = 38
@@ -56,18 +56,6 @@ PINS = _pins()
 # in Caravel's example project), and our probes on la_data_out[0..] (soc/target.py PROBES).
 LA_CLK_SEL = 64          # 1: the SoC runs on user_clock2 (change only in reset)
 LA_USER_RST = 65         # 1: hold the SoC in reset
-
-
-def caravel_root() -> Path:
-    """$CARAVEL_ROOT: Caravel's fixed user-project files (CI: ../shared/caravel)."""
-    root = os.environ.get("CARAVEL_ROOT")
-    if not root:
-        raise FlowError("CARAVEL_ROOT is not set: point it at a caravel_user_project checkout "
-                        "(the files Caravel fixes: verilog/rtl/user_project_wrapper.v, ...)")
-    path = Path(root)
-    if not (path / "verilog" / "rtl" / "user_project_wrapper.v").is_file():
-        raise FlowError(f"CARAVEL_ROOT={root} has no verilog/rtl/user_project_wrapper.v")
-    return path
 
 
 def _strip_comments(text: str) -> str:

@@ -342,7 +342,7 @@ def current_sizes() -> tuple[int, int]:
 def plan(ctx: Context, options: bool = True) -> dict:
     """The checked floorplans of the current memory plan (soc/target.py) and, with options, the
     memory options' figures."""
-    accs = acc_candidates(ctx)
+    accs = acc_candidates(ctx, acc_block.CELL_UTIL)
     boot, main = current_sizes()
     chosen = best_wrapper(ctx, accs, boot, main)
     chosen["fits"] = chosen["fp"] is not None and all(r["ok"] for r in chosen["results"])
@@ -385,7 +385,8 @@ def report(ctx: Context, out: Path | None = None) -> dict:
         "openlane": {"acc": acc_openlane(ctx, acc_fp)},
         "memory_options": p["options"],
         "parameters": {"halo_um": HALO_UM, "track_use": TRACK_USE, "hard_macro_channel_um": HARD_MACRO_CHANNEL_UM,
-                       "max_utilisation": MAX_UTIL, "sram_macro": ctx.sram.cell,
+                       "max_utilisation": MAX_UTIL, "acc_utilisation": acc_block.CELL_UTIL,
+                       "sram_macro": ctx.sram.cell,
                        "sram_pin_edges": ctx.sram.edge_pins(),
                        "sram_channels_um": _sram(ctx, "x").channel,
                        "wrapper_pdn": dataclasses.asdict(w.pdn), "rt_max_layer": w.rt_max_layer},
@@ -421,7 +422,9 @@ def acc_openlane(ctx: Context, acc: fpm.Floorplan) -> dict:
     cell = acc_block.SRAM_MACRO
     views = {cell: {"gds": [f"pdk_dir::libs.ref/sky130_sram_macros/gds/{cell}.gds"],
                     "lef": [f"pdk_dir::libs.ref/sky130_sram_macros/lef/{cell}.lef"]}}
-    return openlane.floorplan_variables(acc, views)
+    # placement density a tenth above the cell utilisation, as the project's defaults (45 / 55 %)
+    return {**openlane.floorplan_variables(acc, views),
+            "PL_TARGET_DENSITY_PCT": round(100 * acc.max_util) + 10}
 
 
 def ring_rects(ctx: Context) -> list[fpm.Rect]:
