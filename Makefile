@@ -21,7 +21,7 @@ setup:
 
 test: $(PQSOC)
 	$(PQSOC) pdk check
-	$(PYTEST) -q
+	$(PYTEST) -q --junitxml=reports/pytest.xml
 
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)

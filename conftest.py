@@ -14,3 +14,14 @@ def pdk_root() -> Path:
     if not root or not (Path(root) / "sky130A").is_dir():
         pytest.fail("PDK_ROOT must point at a folder with sky130A (CI: ../shared/pdk)")
     return Path(root)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _junit_provenance(record_testsuite_property):
+    """`make test` writes reports/pytest.xml (JUnit XML); the commit and the changed files it ran
+    on go in as suite properties, so tapeout.json can tell whether the count is for HEAD."""
+    import json
+    from pqsoc.flow import provenance
+    st = provenance.stamp()
+    record_testsuite_property("commit", st["commit"] or "")
+    record_testsuite_property("dirty", json.dumps(st["dirty"]))

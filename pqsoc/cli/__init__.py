@@ -79,8 +79,10 @@ def _pnr(args) -> int:
 def _gls(args):
     import json
     from pathlib import Path
-    from pqsoc.flow import gls
-    results = {b: gls.gls(b, seeds=tuple(range(1, args.seeds + 1))) for b in args.blocks}
+    from pqsoc.flow import gls, provenance
+    stamp = provenance.stamp()      # the design as the runs start (tapeout.json's staleness rule)
+    results = {b: gls.gls(b, seeds=tuple(range(1, args.seeds + 1))) | {"provenance": stamp}
+               for b in args.blocks}
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
