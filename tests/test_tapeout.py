@@ -266,3 +266,17 @@ def test_local_layout_figures_and_a_partly_run_signoff(repo):
     assert checks["drc"]["status"] == "not-run" and "klayout_drc not-run: klayout is not on PATH" in checks["drc"]["reason"]
     assert checks["antenna"]["status"] == "not-run" and "no antenna check" in checks["antenna"]["reason"]
     assert checks["lvs"]["status"] == "pass"
+
+
+def test_harden_metrics_are_collected_for_tapeout(tmp_path):
+    from pqsoc import FlowError
+    from pqsoc.flow import harden
+    run = tmp_path / "runs" / "RUN_1"
+    with pytest.raises(FlowError, match="no final metrics"):
+        harden.collect_metrics(run, "kmac", {"commit": None, "dirty": []}, tmp_path / "reports")
+    (run / "final").mkdir(parents=True)
+    (run / "final" / "metrics.json").write_text(json.dumps({"design__instance__count": 5}))
+    out = harden.collect_metrics(run, "kmac", {"commit": "c" * 40, "dirty": []}, tmp_path / "reports")
+    assert out == tmp_path / "reports" / "harden" / "kmac" / "metrics.json"
+    data = json.loads(out.read_text())
+    assert data["design__instance__count"] == 5 and data["provenance"]["commit"] == "c" * 40
