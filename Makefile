@@ -23,7 +23,7 @@ setup:
 
 test: $(PQSOC)
 	$(PQSOC) pdk check
-	$(PYTEST) -q
+	$(PYTEST) -q --junitxml=reports/pytest.xml
 
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)
@@ -36,6 +36,7 @@ report: $(PQSOC)
 	$(PQSOC) sim run build/firmware/pqc_ops.bin --json reports/sim_pqc_ops.json
 	$(PQSOC) acc fuzz --count 10000 --seed 1 --backend rtl --kmac --json reports/acc_fuzz.json
 	$(VENV)/bin/python -m ip.acc.dv.jobs mldsa65_sign --n 200 --seed 2 --json reports/mldsa65_sign.json
+	$(PQSOC) tapeout write
 
 harden: $(PQSOC)
 	$(PQSOC) harden $(or $(BLOCKS),keccak)

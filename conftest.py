@@ -24,3 +24,14 @@ def caravel_root() -> Path:
             or not (Path(root) / "openlane" / "user_project_wrapper").is_dir():
         pytest.fail("CARAVEL_ROOT must point at Caravel's user-project files (CI: ../shared/caravel)")
     return Path(root)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _junit_provenance(record_testsuite_property):
+    """`make test` writes reports/pytest.xml (JUnit XML); the commit and the changed files it ran
+    on go in as suite properties, so tapeout.json can tell whether the count is for HEAD."""
+    import json
+    from pqsoc.flow import provenance
+    st = provenance.stamp()
+    record_testsuite_property("commit", st["commit"] or "")
+    record_testsuite_property("dirty", json.dumps(st["dirty"]))

@@ -254,6 +254,8 @@ def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch
         assert (tmp_path / "ppa.json").read_text() == before
     finally:
         blocks_mod.BLOCKS.pop("t_sram", None)
+    from pqsoc.flow import provenance
+    assert data["provenance"] == provenance.stamp()      # the design it describes (tapeout.json)
     b = data["blocks"]["t_sram"]
     assert b["macro_count"] == 20 and b["macros"][macro]["count"] == 20
     assert b["logic_cells"] == b["cells"] - 20 and b["flops"] >= 5

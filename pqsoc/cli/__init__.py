@@ -127,8 +127,10 @@ def _floorplan(args) -> int:
 def _gls(args):
     import json
     from pathlib import Path
-    from pqsoc.flow import gls
-    results = {b: gls.gls(b, seeds=tuple(range(1, args.seeds + 1))) for b in args.blocks}
+    from pqsoc.flow import gls, provenance
+    stamp = provenance.stamp()      # the design as the runs start (tapeout.json's staleness rule)
+    results = {b: gls.gls(b, seeds=tuple(range(1, args.seeds + 1))) | {"provenance": stamp}
+               for b in args.blocks}
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
@@ -233,12 +235,13 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("blocks", help="list the blocks the flow knows")
     p.set_defaults(func=_list_blocks)
-    from pqsoc.cli import acc, kmac, regtool, sim, soc
+    from pqsoc.cli import acc, kmac, regtool, sim, soc, tapeout
     soc.add_subcommands(sub)
     sim.add_subcommands(sub)
     kmac.add_parser(sub)
     regtool.add_parser(sub)
     acc.add_parser(sub)
+    tapeout.add_parser(sub)
     from bringup import cli as bringup_cli   # host-side chip bring-up (bringup/)
     bringup_cli.add_parser(sub)
 

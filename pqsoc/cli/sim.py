@@ -50,7 +50,9 @@ def _port(text):
 
 
 def _run(args):
+    from pqsoc.flow import provenance
     from sim import run as simrun
+    stamp = provenance.stamp()      # the design as the run starts (tapeout.json's staleness rule)
     fw = Path(args.firmware)
     run_dir = RUNS_DIR / fw.stem
     echo = lambda line: print(line, flush=True)   # noqa: E731
@@ -72,7 +74,8 @@ def _run(args):
             "firmware": fw.name, "ok": res.ok, "end": res.reason, "cycles": res.cycles,
             "wall_s": round(res.wall_s, 3), "cycles_per_s": round(res.cycles_per_s),
             "cpu_s": round(res.cpu_s, 3), "cycles_per_cpu_s": round(res.cycles_per_cpu_s),
-            "tests": res.tests, "summary": res.summary, "problems": res.problems}, indent=2) + "\n")
+            "tests": res.tests, "summary": res.summary, "problems": res.problems,
+            "provenance": stamp}, indent=2) + "\n")
     _log(f"sim: {res.cycles} cycles in {res.wall_s:.2f} s ({res.cycles_per_s / 1e6:.2f} M cycles/s; "
          f"{res.cycles_per_cpu_s / 1e6:.2f} M per CPU second), "
          f"end: {res.reason}; UART log {run_dir / 'uart.log'}")

@@ -3,12 +3,14 @@
 OpenLane's steps from Floorplan on need OpenROAD, which no Debian or PyPI package provides: this
 runs only inside the Nix shell of flake.nix (`nix develop`). Elsewhere it stops with that message.
 """
+import json
 import shutil
 import subprocess
+from pathlib import Path
 
-from pqsoc import REPO, FlowError
+from pqsoc import REPO, REPORTS, FlowError
 from pqsoc.flow import block as blocks_mod
-from pqsoc.flow import openlane
+from pqsoc.flow import openlane, provenance
 from pqsoc.flow.pdk import find_pdk
 
 
@@ -29,7 +31,33 @@ def harden(name: str) -> None:
             f"Synthesis and STA (`make report`) run without it.")
     pdk = find_pdk()
     block.emit(block.rtl_dir())
+    stamp = provenance.stamp()     # the design as the run starts (tapeout.json's staleness rule)
+    runs = config.parent / "runs"
+    before = set(runs.iterdir()) if runs.is_dir() else set()
     print(f"[harden] {name}: openlane {shown}", flush=True)
     r = subprocess.run(["openlane", "--pdk-root", str(pdk.root), str(config)])
     if r.returncode != 0:
         raise FlowError(f"OpenLane failed for {name} (exit {r.returncode}); see its run folder under pnr/{name}/runs/")
+    new = sorted((d for d in runs.iterdir() if d not in before), key=lambda d: d.stat().st_mtime) \
+        if runs.is_dir() else []
+    if not new:
+        raise FlowError(f"OpenLane finished for {name} but left no new run folder under {runs}")
+    out = collect_metrics(new[-1], block.top, stamp)
+    print(f"[harden] {name}: metrics -> {out.relative_to(REPO) if out.is_relative_to(REPO) else out}", flush=True)
+
+
+def collect_metrics(run_dir: Path, cell: str, stamp: dict, reports: Path = REPORTS) -> Path:
+    """The run's final metrics (OpenLane 2: <run>/final/metrics.json) -> reports/harden/<cell>/
+    metrics.json with the design's provenance, which tapeout.json reads as "OpenLane metrics"."""
+    src = Path(run_dir) / "final" / "metrics.json"
+    if not src.is_file():
+        raise FlowError(f"no final metrics in the OpenLane run {run_dir} (expected {src})")
+    try:
+        metrics = json.loads(src.read_text())
+    except ValueError as e:
+        raise FlowError(f"{src} is not JSON: {e}") from None
+    out = reports / "harden" / cell / "metrics.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rel = src.relative_to(REPO) if src.is_relative_to(REPO) else src
+    out.write_text(json.dumps(metrics | {"provenance": stamp, "openlane_run": str(rel)}, indent=2) + "\n")
+    return out

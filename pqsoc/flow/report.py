@@ -15,6 +15,7 @@ from pqsoc.flow.pdk import OPEN_PDKS_REV, PDK, find_pdk
 from pqsoc.flow import sta as sta_mod
 from pqsoc.flow import synth as synth_mod
 from pqsoc.flow import fanout
+from pqsoc.flow import provenance
 
 OUTPUTS = ("ppa.json", "ppa.md", "ppa.png")
 
@@ -242,6 +243,7 @@ def ppa(names: list[str] | None = None, reuse: bool = False) -> dict:
         pdk = find_pdk()
         data = {
             "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "provenance": provenance.stamp(),     # the design these figures describe
             "pdk": {"name": PDK, "library": "sky130_fd_sc_hd", "root_is_full_install": (pdk.root / PDK / "libs.ref" / "sky130_fd_pr").is_dir(),
                     "open_pdks_rev_for_full_install": OPEN_PDKS_REV},
             "tools": tool_versions(),

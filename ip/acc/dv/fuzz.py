@@ -16,6 +16,7 @@ from pathlib import Path
 from ip.acc import block as acc_block
 from ip.acc.dv.lockstep import IssBackend, fuzz
 from ip.acc.dv.rig import FuzzConfig
+from pqsoc.flow import provenance
 
 
 def _rtl_backend(imem_size: int, dmem_size: int):
@@ -78,6 +79,7 @@ def main(argv=None) -> int:
             print(exc, file=sys.stderr)
             return 2
     every = max(1, min(50, a.count // 10))
+    stamp = provenance.stamp()      # the design as the run starts (tapeout.json's staleness rule)
     t0 = time.monotonic()
 
     def progress(done, p, f):
@@ -105,6 +107,7 @@ def main(argv=None) -> int:
         if a.backend == "gls":
             fig["x_seed"] = a.x_seed
             fig["imem_size"], fig["dmem_size"] = a.imem_size, a.dmem_size
+        fig["provenance"] = stamp
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps(fig, indent=2) + "\n")
     print(f"{passed} passed, {failed} failed")

@@ -1,0 +1,99 @@
+"""`pqsoc tapeout write` / `pqsoc tapeout check`: tapeout.json from the reports (pqsoc/flow/tapeout.py),
+with this project's facts taken from where they are declared (block registry, ip/acc/block.py,
+soc/target.py, ip/common)."""
+import sys
+
+from pqsoc import REPO
+from pqsoc.flow import tapeout as flow
+
+WRAPPER = "user_project_wrapper"      # the cell Caravel's user project area takes (fixed name)
+WRAPPER_RTL_DIR = "build/caravel"     # where `pqsoc soc caravel` writes the wrapper and user_defines.v
+HARD_MACROS = ("kmac", "acc")         # blocks hardened on their own and placed in the wrapper
+CORE_BLOCK = "soc"                    # the SoC inside the wrapper
+# What a report describes (the staleness rule, pqsoc/flow/tapeout.py): the design's sources, the
+# flow that measures them, the block registry and the pinned tools. Docs, tests, the command
+# line's other modules and tapeout.json itself do not age a report.
+DESIGN_PATHS = ("ip", "soc", "firmware", "sim", "pqsoc/flow", "pqsoc/cli/blocks.py", "pnr",
+                "requirements.txt", "tools/setup.sh", "flake.nix", "Makefile")
+# The test reports `make test` / `make report` write.
+TESTS = (("pytest (make test)", "reports/pytest.xml", "junit"),
+         ("firmware self-test (RTL SoC)", "reports/sim_selftest.json", "sim"),
+         ("firmware KMAC self-test (RTL SoC)", "reports/sim_kmac_selftest.json", "sim"),
+         ("firmware ACC self-test (RTL SoC)", "reports/sim_acc_selftest.json", "sim"),
+         ("firmware PQC operations (RTL SoC)", "reports/sim_pqc_ops.json", "sim"),
+         ("ACC random programs vs ISS (RTL)", "reports/acc_fuzz.json", "counts"),
+         ("gate level vs RTL (pqsoc gls)", "reports/gls.json", "gls"))
+
+
+def project() -> flow.Project:
+    from ip.acc import block as acc_block
+    from ip.common import SYS_CLK_PERIOD_NS
+    from ip.common.sram import MACROS
+    from pqsoc.cli import blocks
+    from pqsoc.flow.pdk import OPEN_PDKS_REV, PDK, SCL
+    from pqsoc.flow.caravel import wrapper as caravel_wrapper
+    from soc import silicon
+    from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
+    words, bits, _ = MACROS[silicon.SRAM_MACRO]
+    core = blocks.get(CORE_BLOCK)
+    macros = tuple(flow.Macro(name=n, cell=blocks.get(n).top, role="hard macro",
+                              floorplan_key=n) for n in HARD_MACROS)
+    macros += (flow.Macro(name=core.name, cell=core.top, role="core", floorplan_key="wrapper"),)
+    return flow.Project(
+        name="pqsoc",
+        description=("post-quantum SoC: LiteX + Ibex, a PQC coprocessor (ACC) and a KMAC block, "
+                     f"inside Caravel's {WRAPPER}"),
+        top_module=WRAPPER, core_block=core.name, core_cell=core.top,
+        shuttle={"program": "chipIgnite", "provider": "ChipFoundry", "harness": "Caravel",
+                 "slot": "user project area", "area_um": _area_um(caravel_wrapper().die)},
+        clock_period_ns=SYS_CLK_PERIOD_NS, clock_from="ip/common SYS_CLK_PERIOD_NS",
+        pdk={"name": PDK.rstrip("AB"), "variant": PDK, "std_cell_library": SCL, "open_pdks_rev": OPEN_PDKS_REV},
+        sram_macro=silicon.SRAM_MACRO, sram_macro_bytes=words * bits // 8,
+        memories=(flow.Memory("ACC IMEM", silicon.ACC_IMEM_SIZE, "ip/acc/block.py IMEM_SIZE"),
+                  flow.Memory("ACC DMEM", silicon.ACC_DMEM_SIZE, "ip/acc/block.py DMEM_SIZE"),
+                  flow.Memory("boot RAM", SILICON_ROM_SIZE, "soc/target.py SILICON_ROM_SIZE"),
+                  flow.Memory("main SRAM", SILICON_SRAM_SIZE, "soc/target.py SILICON_SRAM_SIZE")),
+        macros=macros,
+        tests=tuple(flow.TestReport(*t) for t in TESTS),
+        latency_reports=tuple(r for _, r, kind in TESTS if kind == "sim"),
+        design_paths=DESIGN_PATHS,
+        submission=flow.caravel_submission(WRAPPER, tuple(m.cell for m in macros if m.role == "hard macro"),
+                                           WRAPPER_RTL_DIR),
+    )
+
+
+def _area_um(die) -> list[float]:
+    """Width and height of Caravel's user area (its DIE_AREA, read from CARAVEL_ROOT)."""
+    return [round(die[2] - die[0], 3), round(die[3] - die[1], 3)]
+
+
+def _write(args) -> int:
+    out = flow.write(project(), REPO)
+    print(f"[tapeout] wrote {out.relative_to(REPO)}")
+    return 0
+
+
+def _check(args) -> int:
+    res = flow.check(project(), repo=REPO)
+    print("[tapeout check] Caravel submission files:")
+    for s in res["submission"]:
+        where = f" (at {s['found_at']})" if s.get("found_at") else ""
+        print(f"  {'exists ' if s['exists'] else 'MISSING'}  {s['path']}{where}"
+              + ("" if s["exists"] else f"  <- {s['made_by']}"))
+    if res["problems"]:
+        n = len(res["problems"])
+        print(f"pqsoc tapeout check: {n} problem{'s' * (n != 1)}:", file=sys.stderr)
+        for p in res["problems"]:
+            print(f"  {p}", file=sys.stderr)
+        return 1
+    print("[tapeout check] OK: every figure present and current, every check passed")
+    return 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("tapeout", help="tapeout.json: write it from reports/, or check it")
+    s = p.add_subparsers(dest="tapeout_cmd", required=True)
+    s.add_parser("write", help="fill tapeout.json from the reports that exist (last step of make report)"
+                 ).set_defaults(func=_write)
+    s.add_parser("check", help="fail on a missing or stale figure or a failed check; list the "
+                 "Caravel submission files").set_defaults(func=_check)
