@@ -27,7 +27,7 @@ test: $(PQSOC)
 
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)
-	$(PQSOC) gls $(or $(BLOCKS),keccak kmac acc soc soc_acc32k) --seeds 2 --json reports/gls.json
+	$(PQSOC) gls $(or $(BLOCKS),keccak kmac acc soc soc_acc32k caravel) --seeds 2 --json reports/gls.json
 	$(PQSOC) soc build
 	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest pqc_ops
 	$(PQSOC) sim run build/firmware/selftest.bin --json reports/sim_selftest.json

@@ -66,7 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mgmt-image", metavar="DIR",
                    help="Caravel: instead of the UART, write the management core's path for --boot "
                         "IMAGE into DIR (pqsoc_boot.h/.c: load over its Wishbone, release the CPU; "
-                        "bringup/mgmt.py); --csr must be the Caravel SoC's (build/caravel/soc/csr.json)")
+                        "bringup/mgmt.py); --csr must be the Caravel SoC's (build/rtl/caravel/soc/csr.json)")
     p.add_argument("checks", nargs="*", metavar="CHECK", type=_check_name,
                    help=f"checks to run, in this order (default all: {' '.join(CHECKS)})")
 

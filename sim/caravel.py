@@ -9,6 +9,7 @@ The model's accesses are a list (`mgmt_script`): ("W", addr, data), ("R", addr, 
 check a word, ("L", text) to wait for a console line. Addresses are the management core's.
 """
 import json
+import time
 from pathlib import Path
 
 from pqsoc import BUILD, FlowError
@@ -16,8 +17,13 @@ from pqsoc.flow import verilator as vl
 from pqsoc.flow.gls import write_cell_models, write_sram_models
 
 HARNESS = Path(__file__).resolve().parent / "caravel_harness.cpp"
-OUT = BUILD / "caravel"
+OUT = BUILD / "rtl" / "caravel"           # block caravel's emit folder (soc/block.py CARAVEL)
 MAX_CYCLES = 5_000_000
+PROGRAMS = ("selftest", "mlkem_preloaded")  # what `pqsoc gls caravel` runs
+SEEDS = (1,)
+_WARN = vl.SOC_WARNINGS
+RTL_FLAGS = vl.model_flags("user_project_wrapper", x=vl.X_FAST, cxx=vl.PORTABLE_RTL_CXX, jobs=2, warn=_WARN)
+GL_FLAGS = vl.gate_level_flags("user_project_wrapper", jobs=2, warn=_WARN)
 
 
 def _sim():
@@ -44,24 +50,51 @@ def pins_header(path: Path) -> Path:
     return path
 
 
+def _build(sources: list[Path], include_paths, flags: list[str], out: Path, label: str, log) -> tuple[Path, float]:
+    out.mkdir(parents=True, exist_ok=True)
+    pins = pins_header(out / "caravel_pins.h")
+    model = vl.build_model(flags=[*flags, "-CFLAGS", f"-I{out}"], sources=sources, driver=HARNESS,
+                           headers=(*_sim().HEADERS, pins), include_paths=include_paths, out=out,
+                           exe="Vuser_project_wrapper", label=f"[caravel] {label}", log=log)
+    return model.exe, model.seconds
+
+
 def rtl_model(log=print) -> tuple[Path, dict]:
     """The wrapper's RTL model (cached by sources and flags). Returns (executable, emit())."""
-    from soc.caravel import caravel_root
     from ip.common.sram import MACROS
+    from pqsoc.flow.caravel import caravel_root
     from soc.silicon import SRAM_MACRO
     e = emit()
-    out = OUT / "rtl-model"
+    out = BUILD / "gls" / "caravel" / "rtl"
     out.mkdir(parents=True, exist_ok=True)
     models = [write_sram_models((SRAM_MACRO,), MACROS, out / "sram_models.v"),
               write_cell_models(out / "cell_models.v")]
     sources = [caravel_root() / "verilog" / "rtl" / "defines.v", *e["sources"], *models]
-    pins = pins_header(out / "caravel_pins.h")
-    flags = vl.model_flags("user_project_wrapper", x=vl.X_FAST, cxx=vl.PORTABLE_RTL_CXX, jobs=2,
-                           warn=vl.SOC_WARNINGS, defines=()) + ["-CFLAGS", f"-I{out}"]
-    model = vl.build_model(flags=flags, sources=sources, driver=HARNESS,
-                           headers=(*_sim().HEADERS, pins), include_paths=e["include_paths"],
-                           out=out, exe="Vuser_project_wrapper", label="[caravel] wrapper RTL", log=log)
-    return model.exe, e
+    exe, _ = _build(sources, e["include_paths"], RTL_FLAGS, out, "wrapper RTL", log)
+    return exe, e
+
+
+def gl_model(log=print) -> tuple[dict, Path, float]:
+    """The netlist `pqsoc synth caravel` wrote (refused when stale), flattened onto the Liberty
+    cell functions, with the SRAM models. Returns (manifest, executable, build seconds)."""
+    from ip.common.sram import MACROS
+    from pqsoc.flow import block as blocks_mod
+    from pqsoc.flow.gls import check_cells, check_macros, flat_netlist
+    from pqsoc.flow.pdk import find_pdk
+    from pqsoc.flow.synth import load_manifest, synth_dir
+    blk = blocks_mod.get("caravel")
+    pdk = find_pdk()
+    vl.gl_cxx()
+    manifest = load_manifest("caravel", check_rtl=True)
+    netlist = synth_dir("caravel") / "netlist.v"
+    check_cells(netlist, pdk)
+    check_macros(netlist, blk.macros)
+    out = BUILD / "gls" / "caravel" / f"gls-{manifest['netlist_sha256'][:12]}"
+    t0 = time.monotonic()
+    flat = flat_netlist(netlist, blk.top, pdk, out, log=log, blackboxes=[pdk.sram(m, "lib") for m in blk.macros])
+    sram = write_sram_models(blk.macros, MACROS, out / "sram_models.v")
+    exe, secs = _build([flat, sram], [], GL_FLAGS, out, "wrapper gate level", log)
+    return manifest, exe, round(time.monotonic() - t0, 1) if secs else 0.0
 
 
 def firmware(names, soc_dir: Path) -> list[Path]:
@@ -87,7 +120,7 @@ def write_script(ops: list[tuple], path: Path) -> Path:
 
 
 def run(exe: Path, fw: Path, soc_dir: Path, run_dir: Path, extra_ops=(), max_cycles: int = MAX_CYCLES,
-        timeout_s: float = 3600, echo=None):
+        timeout_s: float = 3600, echo=None, seed: int | None = None):
     """One boot through the management Wishbone; extra_ops run after the load script (e.g.
     checks once the firmware has printed a line). Judged as `pqsoc sim run` judges."""
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -96,7 +129,41 @@ def run(exe: Path, fw: Path, soc_dir: Path, run_dir: Path, extra_ops=(), max_cyc
     div = round(c["config_clock_frequency"] / c["uart_baudrate"])
     cmd = [str(exe), "--max-cycles", str(max_cycles), "--timeout-s", str(timeout_s),
            "--uart-div", str(div), "--mgmt", "mgmt.txt"]
+    if seed is not None:
+        cmd += ["+verilator+rand+reset+2", f"+verilator+seed+{seed}"]
     model = _sim()._Model(cmd, run_dir, timeout_s, echo)
     res = model.finish(max_cycles, fw)
     res.problems += [ln for ln in model.log_text().splitlines() if ln.startswith("mgmt: ")]
     return res
+
+
+def gls_caravel(seeds=SEEDS, programs=PROGRAMS, log=print) -> dict:
+    """`pqsoc gls caravel`: each program booted through the management Wishbone on the wrapper's
+    RTL, then on its netlist with each random initial state; every test must pass and every cycle
+    count (each test's and the whole run's) must equal the RTL's."""
+    from pqsoc.flow.gls import compare_cycles
+    manifest, gl_exe, gl_build_s = gl_model(log)     # first: refuse a stale netlist before any work
+    rtl_exe, e = rtl_model(log)
+    fws = firmware(programs, e["soc_dir"])
+    runs = BUILD / "gls" / "caravel" / "runs"
+    table = {}
+    for fw in fws:
+        log(f"[gls] caravel: {fw.stem} on the RTL (booted by the management core's model)")
+        ref = run(rtl_exe, fw, e["soc_dir"], runs / fw.stem / "rtl")
+        if not ref.ok:
+            raise FlowError(f"caravel RTL: {fw.stem} failed: " + "; ".join(ref.problems))
+        figs = {t["test"]: t["cycles"] for t in ref.tests} | {"run_total": ref.cycles}
+        for seed in seeds:
+            log(f"[gls] caravel: {fw.stem} at gate level, random initial state seed {seed}")
+            res = run(gl_exe, fw, e["soc_dir"], runs / fw.stem / f"gls-{seed}", seed=seed)
+            if not res.ok:
+                raise FlowError(f"caravel gate level (seed {seed}): {fw.stem} failed: " + "; ".join(res.problems))
+            gfigs = {t["test"]: t["cycles"] for t in res.tests} | {"run_total": res.cycles}
+            compare_cycles(f"caravel {fw.stem}", figs, gfigs, seed)
+            table.setdefault(fw.stem, {k: {"rtl": v, "gls": gfigs[k]} for k, v in figs.items()})
+            log(f"[gls] caravel: {fw.stem}: {len(res.tests)} tests pass, cycles equal to the RTL's "
+                f"({res.cycles} cycles, {res.cycles_per_cpu_s:.0f} per CPU-second)")
+    return {"block": "caravel", "netlist_sha256": manifest["netlist_sha256"], "seeds": list(seeds),
+            "top": ("user_project_wrapper netlist; firmware and ACC memories loaded and boot_hold cleared "
+                    "through the management Wishbone by a model of the management core (sim/caravel_harness.cpp)"),
+            "programs": list(programs), "cycles": table, "build": {"gate_level_s": gl_build_s}}

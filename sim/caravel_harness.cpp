@@ -124,13 +124,24 @@ int main(int argc, char **argv) {
     // logic analyzer: the management core drives nothing (la_oenb high): clk_sel 0, user_rst 0
     for (int i = 0; i < 4; i++) top->la_oenb[i] = 0xffffffffu;
     pins.eval();
-    // clocked reset, as the management core's power-on reset holds wb_rst_i
-    for (int i = 0; i < 16; i++) {
-        pins.sys_clk = 1;
-        pins.eval();
-        pins.sys_clk = 0;
-        pins.eval();
-    }
+    // Power-on reset, as the management core holds wb_rst_i. The SoC's reset comes through two
+    // synchronizer flops (soc/target.py _CaravelCRG), which at gate level start random: if they
+    // start at 1 the reset never makes an edge, and Ibex's flops behind its clock gate (no clock
+    // in reset) see no asynchronous reset. So: 16 clocked cycles in reset, 3 released (the CPU
+    // stays held: boot_hold got its reset value), then reset again, which now falls on Ibex's
+    // rst_ni; run_cycles releases it at its cycle 16.
+    auto clocked = [&](int n, uint8_t rst) {
+        for (int i = 0; i < n; i++) {
+            pins.sys_rst = rst;
+            pins.sys_clk = 1;
+            pins.eval();
+            pins.sys_clk = 0;
+            pins.eval();
+        }
+    };
+    clocked(16, 1);
+    clocked(3, 0);
+    clocked(4, 1);
 
     RunEnd end;
     size_t line_start = 0, next_op = 0;

@@ -62,6 +62,35 @@ SOC = Block(
            "macros; no ACC cycle benchmark here (block acc)"),
 )
 
+def _caravel_emit(out: Path) -> list[Path]:
+    """Caravel's defines (MPRJ_IO_PADS), the SoC's files, the wrapper (soc/caravel.py)."""
+    from pqsoc.flow.caravel import caravel_root
+    from soc import caravel
+    return [caravel_root() / "verilog" / "rtl" / "defines.v", *caravel.emit(out)["sources"]]
+
+
+def _caravel_read(files: list[Path]) -> list[str]:
+    return silicon.yosys_read(files, top="user_project_wrapper")
+
+
+# The chip as taped out: Caravel's user_project_wrapper around block soc (soc/caravel.py), for its
+# gate-level run (sim/caravel.py: booted through the management Wishbone) and the wrapper's PPA.
+CARAVEL = dataclasses.replace(
+    SOC,
+    name="caravel",
+    top="user_project_wrapper",
+    description=("Caravel's user_project_wrapper around the silicon SoC (soc/caravel.py): block soc with "
+                 "the management Wishbone as a second outside master, the bus access policy, Caravel's "
+                 "clocks, pins and logic-analyzer probes"),
+    emit=_caravel_emit,
+    clock="wb_clk_i",
+    reset="wb_rst_i",
+    yosys_read=_caravel_read,
+    notes=("block soc's flow; clock wb_clk_i (user_clock2 through the LA-selected multiplexer is not "
+           "timed); the management Wishbone's clock-domain crossing is a toggle handshake "
+           "(soc/mgmt_port.py)"),
+)
+
 # Block soc with the ACC memories at 32 KiB each: everything else as block soc.
 SOC_ACC32K = dataclasses.replace(
     SOC,

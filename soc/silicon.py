@@ -94,9 +94,10 @@ def emit(out: Path, acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC
 AMARANTH_FILES = ("pqc.v", "soc_memories.v")
 
 
-def yosys_read(files: list[Path]) -> list[str]:
+def yosys_read(files: list[Path], top: str = "pqsoc") -> list[str]:
     """read_verilog for the Amaranth files, then one read_slang call over the other files (Ibex
-    and the LiteX top; SystemVerilog packages are shared between them)."""
+    and the LiteX top, and for the Caravel wrapper Caravel's defines and the wrapper; SystemVerilog
+    packages are shared between them), elaborating `top`."""
     incs = " ".join(f"-I {p}" for p in ibex.include_paths())
     amaranth = [f for f in files if Path(f).name in AMARANTH_FILES]
     if len(amaranth) != len(AMARANTH_FILES):
@@ -104,4 +105,4 @@ def yosys_read(files: list[Path]) -> list[str]:
                            f"found {', '.join(Path(f).name for f in amaranth) or 'none'}")
     rest = [f for f in files if f not in amaranth]
     return [f"read_verilog -sv {f}" for f in amaranth] + [
-        f"read_slang -D SYNTHESIS {incs} --top pqsoc " + " ".join(str(f) for f in rest)]
+        f"read_slang -D SYNTHESIS {incs} --top {top} " + " ".join(str(f) for f in rest)]

@@ -11,6 +11,7 @@ from ip.acc.dv import jobs as acc_jobs
 from ip.kmac import block as kmac_block
 from ip.kmac.dv import bench as kmac_bench
 from pqsoc.flow.block import BLOCKS, Block, emit_amaranth, get, register
+from sim import caravel as caravel_sim
 from sim import silicon as silicon_sim
 from soc import block as soc_block
 from soc import caravel_floorplan
@@ -31,6 +32,7 @@ register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench))
 register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc))
 for _b in (soc_block.SOC, soc_block.SOC_ACC32K):
     register(dataclasses.replace(_b, gls=functools.partial(silicon_sim.gls_soc, block=_b.name)))
+register(dataclasses.replace(soc_block.CARAVEL, gls=caravel_sim.gls_caravel))
 # The Caravel wrapper's floorplan is the taped-out SoC's (ACC 16 + 16 KiB): block soc's; the
 # 32 KiB-ACC variant has none (its ACC alone is larger than the wrapper, soc/README.md).
 register(dataclasses.replace(BLOCKS["soc"], floorplan=caravel_floorplan.ppa_entry))

@@ -101,7 +101,7 @@ def _caravel(args):
     results, ok = [], True
     for fw in fws:
         _log(f"sim caravel: {fw.stem}: loaded over the management Wishbone, CPU released")
-        res = csim.run(exe, fw, e["soc_dir"], csim.OUT / "runs" / fw.stem, max_cycles=args.max_cycles,
+        res = csim.run(exe, fw, e["soc_dir"], BUILD / "sim" / "caravel" / fw.stem, max_cycles=args.max_cycles,
                        echo=lambda line: print(line, flush=True))
         for p in res.problems:
             _log(f"sim caravel: {fw.stem}: FAIL: {p}")

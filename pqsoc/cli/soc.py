@@ -88,5 +88,5 @@ def add_subcommands(sub) -> None:
                         "memories 32 KiB each, into build/firmware/silicon-soc_acc32k/)")
     f.set_defaults(func=_firmware)
     c = s.add_parser("caravel", help="generate Caravel's user_project_wrapper around the silicon SoC, "
-                                     "user_defines.v and the pin plan into build/caravel/ (needs CARAVEL_ROOT)")
+                                     "user_defines.v and the pin plan into build/rtl/caravel/ (needs CARAVEL_ROOT)")
     c.set_defaults(func=_caravel)

@@ -7,7 +7,7 @@ from pqsoc import REPO
 from pqsoc.flow import tapeout as flow
 
 WRAPPER = "user_project_wrapper"      # the cell Caravel's user project area takes (fixed name)
-WRAPPER_RTL_DIR = "build/caravel"     # where `pqsoc soc caravel` writes the wrapper and user_defines.v
+WRAPPER_RTL_DIR = "build/rtl/caravel"     # where `pqsoc soc caravel` writes the wrapper and user_defines.v
 HARD_MACROS = ("kmac", "acc")         # blocks hardened on their own and placed in the wrapper
 CORE_BLOCK = "soc"                    # the SoC inside the wrapper
 # What a report describes (the staleness rule, pqsoc/flow/tapeout.py): the design's sources, the

@@ -20,7 +20,7 @@ def wrapper(caravel_root, pdk_root):
 def _run(wrapper, name, extra_ops=()):
     exe, soc_dir = wrapper
     fw = csim.firmware([name], soc_dir)[0]
-    return csim.run(exe, fw, soc_dir, BUILD / "caravel" / "runs" / name, extra_ops=extra_ops)
+    return csim.run(exe, fw, soc_dir, BUILD / "gls" / "caravel" / "runs" / name, extra_ops=extra_ops)
 
 
 @pytest.mark.parametrize("name", ["selftest", "mlkem_preloaded"])
@@ -55,7 +55,7 @@ def test_management_core_meets_the_access_policy(wrapper):
            ("W", mailbox, 0x1234_5678),                                      # write: refused
            ("R", mailbox, 0x600D_CAFE, 0xFFFF_FFFF),                         # status reads: allowed
            ("R", status, LOCKED | MGMT_REFUSED, LOCKED | MGMT_REFUSED | ACC_BUSY)]
-    res = csim.run(exe, fw, soc_dir, BUILD / "caravel" / "runs" / "caravel_policy", extra_ops=ops)
+    res = csim.run(exe, fw, soc_dir, BUILD / "gls" / "caravel" / "runs" / "caravel_policy", extra_ops=ops)
     assert res.ok, res.problems
     assert [t["test"] for t in res.tests] == ["acc_ran", "locked"]
 
@@ -64,7 +64,7 @@ def test_a_failed_management_check_fails_the_run(wrapper):
     """The harness's read check is not a formality: a wrong expected word ends the run."""
     exe, soc_dir = wrapper
     fw = csim.firmware(["selftest"], soc_dir)[0]
-    res = csim.run(exe, fw, soc_dir, BUILD / "caravel" / "runs" / "bad_check",
+    res = csim.run(exe, fw, soc_dir, BUILD / "gls" / "caravel" / "runs" / "bad_check",
                    extra_ops=[("R", to_mgmt_address(0), 0xDEAD_BEEF, 0xFFFF_FFFF)])
     assert not res.ok
 

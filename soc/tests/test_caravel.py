@@ -10,7 +10,7 @@ from soc import caravel
 
 @pytest.fixture(scope="module")
 def emitted(caravel_root):
-    return caravel.emit(BUILD / "caravel")
+    return caravel.emit(BUILD / "rtl" / "caravel")
 
 
 def test_wrapper_ports_are_caravels(emitted, caravel_root):
