@@ -19,7 +19,7 @@ import math
 from pathlib import Path
 
 from ip.acc import block as acc_block
-from pqsoc import REPORTS, FlowError
+from pqsoc import REPO, REPORTS, FlowError
 from pqsoc.flow import caravel, openlane
 from pqsoc.flow import floorplan as fpm
 from pqsoc.flow import pdk_overlay
@@ -75,43 +75,82 @@ def pdk_macro_pdn(pdk) -> dict:
     return out
 
 
-def logic_figures() -> tuple[dict, dict, dict]:
-    """Logic area (um2, standard cells before placement) of the ACC, the KMAC and the wrapper's
-    top level (soc - acc - kmac) from the stored synthesis results, where each came from, and
-    the port bits of the ACC and the KMAC (their pins as hard macros)."""
+# The figures the floorplan takes from synthesis (logic area, port bits, the netlist and RTL hashes
+# they came from), committed, so that the floorplan check runs on a fresh clone without the
+# syntheses (~30 min); `pqsoc floorplan --update-inputs` rewrites them from build/synth, and
+# wherever those syntheses exist the check refuses inputs that differ from them.
+INPUTS = REPO / "pnr" / "floorplan_inputs.json"
+
+
+def synthesized_inputs() -> dict:
+    """The floorplan's inputs from the stored syntheses (FlowError naming a missing one)."""
     from pqsoc.flow import synth
-    pdk = find_pdk()
-    sram_area = {}
-    logic, sources, mf_tops = {}, {}, {}
+    out = {}
     for name in BLOCKS:
         try:
             mf = synth.load_manifest(name)
         except FlowError as e:
             raise FlowError(f"floorplan needs the logic area of block {name}: {e} "
                             f"(or `make report`)") from None
+        entry = {"top": mf["top"], "cells": mf["cells"], "area_um2": round(mf["area_um2"], 1),
+                 "cells_by_type": {c: n for c, n in mf["cells_by_type"].items() if c.startswith("sky130_sram_")},
+                 "netlist_sha256": mf["netlist_sha256"], "rtl_sha256": mf["rtl_sha256"]}
+        stat = synth.synth_dir(name) / "stat.json"
+        if name in ("acc", "kmac"):
+            mod = json.loads(stat.read_text())["modules"].get("\\" + mf["top"])
+            if mod is None:
+                raise FlowError(f"{stat} has no module {mf['top']}")
+            entry["port_bits"] = mod["num_port_bits"]
+        out[name] = entry
+    return out
+
+
+def update_inputs() -> Path:
+    INPUTS.write_text(json.dumps(synthesized_inputs(), indent=1, sort_keys=True) + "\n")
+    return INPUTS
+
+
+def stored_inputs() -> tuple[dict, str]:
+    """(inputs, where from): the syntheses when they exist (and then the committed file must
+    equal them), else the committed file."""
+    shown = INPUTS.relative_to(REPO) if INPUTS.is_relative_to(REPO) else INPUTS
+    committed = json.loads(INPUTS.read_text()) if INPUTS.is_file() else None
+    try:
+        fresh = synthesized_inputs()
+    except FlowError as e:
+        if committed is None:
+            raise FlowError(f"{e}; and {shown} is missing") from None
+        return committed, f"{shown} (committed; no local synthesis)"
+    if committed != fresh:
+        diff = [n for n in BLOCKS if (committed or {}).get(n) != fresh[n]]
+        raise FlowError(f"{shown} differs from the stored syntheses of "
+                        f"{', '.join(diff)}: run `pqsoc floorplan --update-inputs` and commit it")
+    return fresh, "build/synth (equal to the committed pnr/floorplan_inputs.json)"
+
+
+def logic_figures() -> tuple[dict, dict, dict]:
+    """Logic area (um2, standard cells before placement) of the ACC, the KMAC and the wrapper's
+    top level (soc - acc - kmac) from the synthesis figures (stored_inputs), where each came
+    from, and the port bits of the ACC and the KMAC (their pins as hard macros)."""
+    pdk = find_pdk()
+    inputs, origin = stored_inputs()
+    sram_area = {}
+    logic, sources = {}, {}
+    for name in BLOCKS:
+        mf = inputs[name]
         macro_area = 0.0
         for cell, count in mf["cells_by_type"].items():
-            if cell.startswith("sky130_sram_"):
-                if cell not in sram_area:
-                    a = fpm.read_lef(pdk.sram(cell, "lef"))
-                    sram_area[cell] = a.w * a.h
-                macro_area += count * sram_area[cell]
+            if cell not in sram_area:
+                a = fpm.read_lef(pdk.sram(cell, "lef"))
+                sram_area[cell] = a.w * a.h
+            macro_area += count * sram_area[cell]
         logic[name] = mf["area_um2"] - macro_area
-        mf_tops[name] = mf["top"]
-        # checked against its netlist, not against the current RTL (emitting the SoC takes
-        # minutes): `pqsoc ppa --reuse` refuses a stale one
-        sources[name] = (f"build/synth/{name}/synth.json (netlist sha256 {mf['netlist_sha256'][:12]}, "
-                         f"{mf['cells']} cells): {logic[name]:.0f} um2 of logic")
+        sources[name] = (f"synthesis of block {name} (netlist sha256 {mf['netlist_sha256'][:12]}, "
+                         f"{mf['cells']} cells; from {origin}): {logic[name]:.0f} um2 of logic")
     top = logic["soc"] - logic["acc"] - logic["kmac"]
     if top <= 0:
         raise FlowError(f"top-level logic soc - acc - kmac = {top:.0f} um2: the stored syntheses disagree")
-    ports = {}
-    for name in ("acc", "kmac"):
-        stat = json.loads((synth.synth_dir(name) / "stat.json").read_text())
-        top_mod = stat["modules"].get("\\" + mf_tops[name])
-        if top_mod is None:
-            raise FlowError(f"build/synth/{name}/stat.json has no module {mf_tops[name]}")
-        ports[name] = top_mod["num_port_bits"]
+    ports = {name: inputs[name]["port_bits"] for name in ("acc", "kmac")}
     sources["top"] = ("block soc's logic minus block acc's and block kmac's (the KMAC is flattened "
                       "into soc's netlist, so its share there is block kmac's own synthesis)")
     return {"acc": logic["acc"], "kmac": logic["kmac"], "top": top}, sources, ports
@@ -288,10 +327,11 @@ def best_wrapper(ctx: Context, accs: list, boot_ram: int, main_sram: int) -> dic
 
 def memory_options(ctx: Context, accs: list) -> list[dict]:
     """Per CPU memory option: macro count and area, logic area, the top-level rows' utilisation
-    and the verdict of the best arrangement (ACC at MAX_UTIL); where it does not fit, the
-    lowest ACC_UTIL_STEPS utilisation of the ACC at which it would."""
+    and the verdict of the best arrangement with the ACC macros `accs` (the plan's ACC
+    utilisation), and the lowest ACC utilisation (MAX_UTIL or one of ACC_UTIL_STEPS) at which
+    it fits."""
     denser = {}
-    for u in ACC_UTIL_STEPS:
+    for u in (MAX_UTIL, *ACC_UTIL_STEPS):
         try:
             denser[u] = acc_candidates(ctx, u)
         except FlowError:
@@ -301,7 +341,7 @@ def memory_options(ctx: Context, accs: list) -> list[dict]:
         for main in MAIN_SRAM_OPTIONS_KIB:
             r = best_wrapper(ctx, accs, boot * 1024, main * 1024)
             fits = all(x["ok"] for x in r["results"])
-            acc_util_needed = MAX_UTIL if fits else next(
+            acc_util_needed = next(
                 (u for u, a in denser.items()
                  if all(x["ok"] for x in best_wrapper(ctx, a, boot * 1024, main * 1024)["results"])), None)
             fp = r["fp"]
@@ -460,8 +500,10 @@ def render_md(data: dict) -> str:
               + ("all pass." if acc["fits"] else "FAIL: " + ", ".join(r["name"] for r in acc["checks"] if not r["ok"])),
               "", "## Memory options (ACC 16 + 16 KiB fixed)", "",
               "Each row: the best of the arrangements tried (ACC shelf width, KMAC shape, order), checked.", "",
-              f"'fits' is at {data['parameters']['max_utilisation']:.0%} utilisation everywhere; the last column: "
-              "the lowest ACC utilisation (ACC die sized for it) at which the option would fit.", "",
+              f"'fits': with the ACC macro's cells at {data['parameters']['acc_utilisation']:.0%} (the plan's, "
+              f"ip/acc/block.py CELL_UTIL), the KMAC's and the top level's at most "
+              f"{data['parameters']['max_utilisation']:.0%}; the next column: the lowest ACC utilisation "
+              "(ACC die sized for it) at which the option fits.", "",
               "| boot RAM KiB | main SRAM KiB | macros (CPU) | macro mm2 | logic mm2 (top) | top cell rows mm2 "
               "| top utilisation | fits | fits with ACC at | area bound mm2 |",
               "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
@@ -471,7 +513,7 @@ def render_md(data: dict) -> str:
                      f"{o['macro_um2'] / 1e6:.2f} | {o['logic_um2'] / 1e6:.2f} ({o['top_logic_um2'] / 1e6:.2f}) | "
                      f"{o['top_cell_rows_um2'] / 1e6:.2f} | {util} | "
                      + ("yes" if o["fits"] else "no: " + ", ".join(o["failed_checks"])) + " | "
-                     + (f"{o['fits_with_acc_utilisation']:.0%}" if o["fits_with_acc_utilisation"] else
+                     + (f"{o['fits_with_acc_utilisation']:.0%}" if o["fits_with_acc_utilisation"] is not None else
                         f"> {ACC_UTIL_STEPS[-1]:.0%}") + f" | {o['area_lower_bound_um2'] / 1e6:.2f} |")
     lines += ["", f"Area bound: every SRAM macro with a halo and all logic at "
               f"{data['parameters']['max_utilisation']:.0%}; above the core's {data['core_um2'] / 1e6:.2f} mm2 no "

@@ -218,7 +218,7 @@ def pqc_block(verilog: "Path") -> WishboneBlock:
 
 SRAM_BASE = 0x0100_0000   # LiteX's default main SRAM origin (SoCCore.mem_map["sram"])
 # Silicon SoC (`memories_block`, `soc.build.build(sram_macro=...)`): boot RAM and main SRAM on
-# 2 KiB OpenRAM macros, sized for the Caravel memory plan (docs/memory_plan.md): ACC programs and
+# 2 KiB OpenRAM macros, sized for the Caravel memory plan (soc/README.md, "The memory plan"): ACC programs and
 # their inputs come from outside (the management core's flash or the host), not from CPU memory,
 # so the boot RAM holds the firmware only: the silicon programs with picolibc's integer printf
 # are 3-6.4 KB (selftest 6.4 KB). 8 KiB of boot RAM (4 macros) and 4 KiB of main SRAM (2

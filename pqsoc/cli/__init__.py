@@ -105,8 +105,12 @@ def _floorplan_check(ctx=None) -> bool:
 
 
 def _floorplan(args) -> int:
-    """`pqsoc floorplan`: reports/floorplan.{json,png,md}; non-zero when the plan does not fit."""
+    """`pqsoc floorplan`: reports/floorplan.{json,png,md}; non-zero when the plan does not fit.
+    --update-inputs: first rewrite pnr/floorplan_inputs.json from the stored syntheses."""
     from soc import caravel_floorplan
+    if args.update_inputs:
+        path = caravel_floorplan.update_inputs()
+        print(f"[floorplan] wrote {path.relative_to(REPO)} from build/synth (commit it)")
     print("[floorplan] reading the blocks' logic areas, Caravel's wrapper and the macros' LEFs", flush=True)
     ctx = caravel_floorplan.context()
     print("[floorplan] placing and checking the current plan and the memory options (~1 min)", flush=True)
@@ -210,6 +214,9 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("floorplan", help="place and check the ACC macro and Caravel wrapper floorplans; "
                                          "reports/floorplan.{json,png,md}")
+    p.add_argument("--update-inputs", action="store_true",
+                   help="first write pnr/floorplan_inputs.json (logic areas, port bits, hashes) from the "
+                        "stored syntheses of acc, kmac and soc")
     p.set_defaults(func=_floorplan)
 
     p = sub.add_parser("gls", help="gate-level simulation of a synthesized block against its RTL")

@@ -106,10 +106,31 @@ def test_ppa_floorplan_entry_is_the_check(ctx, monkeypatch):
     assert {c["name"] for c in e["checks"]} >= {"no_overlap", "pin_channels", "power", "utilisation"}
 
 
-def test_missing_synthesis_is_named(monkeypatch, tmp_path, pdk_root):
+def test_missing_synthesis_falls_back_to_the_committed_inputs(monkeypatch, tmp_path, pdk_root):
+    """A fresh clone (no syntheses) uses pnr/floorplan_inputs.json; without it either, the
+    missing synthesis is named."""
     from pqsoc.flow import synth
     monkeypatch.setattr(synth, "synth_dir", lambda name: tmp_path / name)
+    logic, sources, ports = cf.logic_figures()
+    committed = json.loads(cf.INPUTS.read_text())
+    assert ports == {n: committed[n]["port_bits"] for n in ("acc", "kmac")}
+    assert "committed; no local synthesis" in sources["acc"] and logic["top"] > 0
+    monkeypatch.setattr(cf, "INPUTS", tmp_path / "missing.json")
     with pytest.raises(FlowError, match=r"logic area of block acc: no netlist for acc: run `pqsoc synth acc` first"):
+        cf.logic_figures()
+
+
+def test_inputs_that_differ_from_the_syntheses_are_refused(monkeypatch, tmp_path, pdk_root):
+    fresh = cf.synthesized_inputs() if all((cf.REPO / "build" / "synth" / n / "synth.json").is_file()
+                                          for n in cf.BLOCKS) else None
+    if fresh is None:
+        pytest.skip("no local syntheses of acc, kmac and soc (a fresh clone)")
+    stale = json.loads(json.dumps(fresh))
+    stale["kmac"]["area_um2"] += 1.0
+    path = tmp_path / "inputs.json"
+    path.write_text(json.dumps(stale))
+    monkeypatch.setattr(cf, "INPUTS", path)
+    with pytest.raises(FlowError, match=r"differs from the stored syntheses of kmac: run `pqsoc floorplan --update-inputs`"):
         cf.logic_figures()
 
 
