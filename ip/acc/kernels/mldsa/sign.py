@@ -180,3 +180,30 @@ def sign_program() -> str:
         lines += body
     # the phases' straight-line stretches list-scheduled across their seams too
     return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"
+
+
+def ct_policy() -> dict:
+    """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at entry,
+    and the timing exceptions FIPS 204 signing needs (issue #24 item 8): the secret key's K,
+    s1, s2, t0 and rnd are secret; rho, tr, M', its length and the constants public; other
+    DMEM bytes count as secret. Declared exceptions: the rejection loop's iteration count
+    (the three branches that accept an iteration) and SampleInBall's rejection count (its
+    candidate loop); nothing else."""
+    sk_s = SK + 128 + (L + K) * 128
+    public = {"sk.rho": (SK, SK + 32), "sk.tr": (SK + 64, SK + 128), "M'": (MSG, MSG + MSG_MAX),
+              "len(M')": (MLEN, MLEN + 4)}
+    for addr, blob in sorted(const_image().items()):
+        public[f"constants@{addr}"] = (addr, addr + len(blob))
+    secret = {"sk.K": (SK + 32, SK + 64), "sk.s1|s2": (SK + 128, sk_s),
+              "sk.t0": (sk_s, sk_s + K * 416), "rnd": (RND, RND + 32)}
+    rej = "rejection-loop iteration count (FIPS 204 Alg. 7 rejection sampling; issue #24 item 8)"
+    allow = [{"kind": "branch", "target": t, "reason": rej}
+             for t in ("pass_z", "pass_r0", "pass_ct0")]
+    allow.append({"kind": "branch", "target": "sib_loop",
+                  "reason": "SampleInBall's rejection count (FIPS 204 Alg. 29; issue #24 item 8)"})
+    # SampleInBall's stores go to c[j] / c[i] (CH + 4 j, j < 256): bounds the analysis cannot
+    # derive (it tracks constants, not ranges)
+    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (CH, CH + 1024),
+               "reason": "SampleInBall stores only into c at CH..CH+1024 (index < 256)"}]
+    return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
+            "bounds": bounds}
