@@ -6,7 +6,7 @@ import time
 import pytest
 
 from ip.acc.tools import constant_time as ct
-from ip.acc.tools.isa import IsaError, flow_covers_registers, load_isa, parse_isa
+from ip.acc.tools.isa import IsaError, Loc, flow_covers_registers, load_isa, parse_isa
 
 # DMEM 0..64 secret, the rest public; 64.. is scratch / public data
 POLICY = {"secret": {"key": (0, 64)}, "rest": "public"}
@@ -152,6 +152,12 @@ def test_cli(tmp_path, capsys):
                     "--allow", "branch:L:test"]) == 0
     assert ct.main([str(p), "--secret", "0:99999"]) == 2
     assert ct.main([str(tmp_path / "missing.s")]) == 2
+    # hex words (the disassembler gives the text; no labels)
+    from ip.acc.tools.asm import assemble
+    h = tmp_path / "p.hex"
+    h.write_text("".join(f"{w:08x}\n" for w in assemble(p.read_text())))
+    assert ct.main([str(h), "--secret", "0:4", "--rest", "public"]) == 1
+    assert ct.main([str(h), "--secret", "8:12", "--rest", "public"]) == 0
     p.write_text("bogus x1\n")
     assert ct.main([str(p)]) == 2
     assert ct.main(["--kernel", "nope"]) == 2
@@ -207,3 +213,150 @@ def test_mldsa65_sign_known_findings():
         ("address", "lw x17, 0(x16)"), ("address", "lw x27, 0(x27)"),
         ("address", "sw x20, 0(x16)"), ("branch", "beq x25, x0, hp_next"),
         ("branch", "bne x25, x0, hp_bit")]
+
+
+# ---------------------------------------------------------------------------- isa.yml flows vs the ISS
+# Every instruction without control transfer, KMAC or stream-unit effects is run on the ISS
+# from random states; changing any register the flow of a destination does not name as a
+# source (nor as the address base) must leave that destination unchanged. Catches a source
+# missing from isa.yml (e.g. bn.sel's wrd, VMODE of the lane operations).
+_STATE_REGS = ["VMODE", "SMP_CFG", "SMP_SRC", "ACC"]
+
+
+def _sample(isa, insn, rng):
+    vals = {}
+    for n, op in insn.operands.items():
+        if op.kind == "gpr":
+            vals[n] = rng.randrange(32)
+        elif op.kind == "wdr":
+            vals[n] = rng.randrange(isa.wdrs)
+        elif op.kind == "csr":
+            vals[n] = isa.csrs[rng.choice(["VMODE", "SMP_CFG", "SMP_SRC"])]["addr"]
+        elif op.kind == "wsr":
+            vals[n] = isa.wsrs["ACC"]["addr"]
+        elif op.kind == "enum":
+            vals[n] = rng.randrange(len(op.values))
+        elif n == "lane":
+            vals[n] = rng.randrange(8)
+        elif n == "shamt":
+            vals[n] = rng.randrange(16)
+        else:
+            lo, hi = op.value_range()
+            vals[n] = rng.randint(lo, hi) & ~((1 << op.align) - 1)
+    st = {"x": [0] + [rng.getrandbits(32) for _ in range(31)],
+          "w": [rng.getrandbits(256) for _ in range(isa.wdrs)], "VMODE": rng.randrange(2),
+          "SMP_CFG": rng.getrandbits(32), "SMP_SRC": rng.getrandbits(32),
+          "ACC": rng.getrandbits(256)}
+    if insn.mem:
+        b, n = vals[insn.mem["base"]], insn.mem["bytes"]
+        if b == 0:
+            return None, None
+        st["x"][b] = (rng.randrange(0, 4096 - n, n) - vals[insn.mem["offset"]]) & 0xFFFF_FFFF
+    return vals, st
+
+
+def _execute(isa, insn, vals, st, dm):
+    from ip.acc.iss import Iss
+    sim = Iss(isa, dmem_size=4096, imem_size=64)
+    for i in range(1, 32):
+        sim.gpr.write(i, st["x"][i])
+    for i in range(isa.wdrs):
+        sim.wdr.write(i, st["w"][i])
+    for c in ("VMODE", "SMP_CFG", "SMP_SRC"):
+        sim.csr.values[c] = st[c]
+    sim.wsr.values["ACC"] = st["ACC"]
+    sim.dmem.write_bytes(0, dm)
+    sim.load_program([insn.encode(vals)])
+    h = sim.step()
+    return None if h is not None and h.reason != "ecall" else sim
+
+
+def _names(isa, insn, vals, loc):
+    if loc.name in ("mem", "kmac") or loc.name[:4] in ("wsr.", "csr."):
+        return {loc.name.split(".")[-1]}
+    kind = insn.operands[loc.name].kind
+    if kind in ("gpr", "wdr"):
+        out = {(kind[0] if kind == "wdr" else "x", vals[loc.name])}
+    else:
+        table = isa.csrs if kind == "csr" else isa.wsrs
+        out = {next(c for c, r in table.items() if r["addr"] == vals[loc.name])}
+    if loc.sel == "mask":
+        out.add(("x", vals[loc.arg]))
+    return out
+
+
+def _value(sim, isa, insn, vals, loc):
+    if loc.name == "mem":
+        return bytes(sim.dmem.data)
+    (name,) = _names(isa, insn, vals, Loc(loc.name))
+    if isinstance(name, tuple):
+        v = sim.gpr.read(name[1]) if name[0] == "x" else sim.wdr.read(name[1])
+        return (v >> (32 * vals[loc.arg])) & 0xFFFF_FFFF if loc.sel == "word" else v
+    return sim.csr.values[name] if name in sim.csr.values else sim.wsr.values[name]
+
+
+def _perturb(st, r, rng):
+    st = {k: (list(v) if isinstance(v, list) else v) for k, v in st.items()}
+    if isinstance(r, tuple):
+        st[r[0]][r[1]] ^= rng.getrandbits(32 if r[0] == "x" else 256) | 1
+    else:
+        st[r] ^= 1 if r == "VMODE" else rng.getrandbits(256 if r == "ACC" else 32) | 1
+    return st
+
+
+def flow_mismatches(isa, insn, rng, trials=5) -> set:
+    """{(destination, register)}: the register changed the destination, and the flow does not
+    name it as a source."""
+    regs = [("x", i) for i in range(1, 32)] + [("w", i) for i in range(isa.wdrs)] + _STATE_REGS
+    bad = set()
+    for _ in range(trials):
+        vals, st = _sample(isa, insn, rng)
+        if vals is None:
+            continue
+        dm = rng.randbytes(4096)
+        ref = _execute(isa, insn, vals, st, dm)
+        if ref is None:
+            continue
+        for dsts, srcs in insn.flow:
+            named = set().union(*[_names(isa, insn, vals, s) for s in srcs]) if srcs else set()
+            if insn.mem:
+                named.add(("x", vals[insn.mem["base"]]))
+            for d in dsts:
+                want = _value(ref, isa, insn, vals, d)
+                for r in regs:
+                    if r in named:
+                        continue
+                    sim = _execute(isa, insn, vals, _perturb(st, r, rng), dm)
+                    if sim is not None and _value(sim, isa, insn, vals, d) != want:
+                        bad.add((str(d), r if isinstance(r, str) else f"{r[0]}{r[1]}"))
+    return bad
+
+
+def _data_insns(isa):
+    return [i for i in isa.insns if not i.control and not i.stream and i.flow
+            and not any(loc.name == "kmac" for d, s in i.flow for loc in d + s)]
+
+
+def test_isa_flows_match_the_iss():
+    import random
+    isa = load_isa()
+    rng = random.Random(7)
+    insns = _data_insns(isa)
+    assert len(insns) > 50
+    bad = {i.mnemonic: flow_mismatches(isa, i, rng) for i in insns}
+    assert not {m: b for m, b in bad.items() if b}
+
+
+def test_isa_flow_check_catches_a_missing_source():
+    """Seeded: bn.sel without its mask wrd, bn.addvm without VMODE."""
+    import random
+    from ip.acc import ISA_YML
+    text = ISA_YML.read_text()
+    for old, new, mn in (('flow: "wrd <- wrd wrs1 wrs2"', 'flow: "wrd <- wrs1 wrs2"', "bn.sel"),
+                         ('flow: "wrd <- wrs1 wrs2 csr.VMODE", doc: "Per lane: d = a + b; if',
+                          'flow: "wrd <- wrs1 wrs2", doc: "Per lane: d = a + b; if', "bn.addvm")):
+        assert text.count(old) == 1
+        isa = parse_isa(text.replace(old, new))
+        bad = flow_mismatches(isa, isa.by_mnemonic[mn], random.Random(3), trials=3)
+        assert bad and all(d == "wrd" for d, _ in bad)
+        assert ("VMODE" in {r for _, r in bad}) == (mn == "bn.addvm")

@@ -363,6 +363,9 @@ class Checker:
         if name.startswith("wsr."):
             w = name[4:]
             return s.wsr[w], s.chain.get(("wsr", w))
+        if name.startswith("csr."):
+            c = name[4:]
+            return (FULL if s.ct[c] else 0), s.chain.get(("csr", c))
         kind, idx = self._reg_name(insn, ops, name)
         if kind == "x":
             t = FULL if s.gt >> idx & 1 else 0
@@ -747,7 +750,14 @@ class Checker:
         self._unused = [a for a in self.policy.allow if a not in used]
 
 
+_ISA = []
+
+
 def check(program: Program, policy: Policy | dict, isa: Isa | None = None, **kw) -> Report:
+    if isa is None:
+        if not _ISA:
+            _ISA.append(load_isa())
+        isa = _ISA[0]
     if isinstance(policy, dict):
         policy = Policy.from_dict(policy)
     return Checker(program, policy, isa, **kw).run()

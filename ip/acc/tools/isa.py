@@ -134,8 +134,8 @@ class Insn:
 
 @dataclass(frozen=True)
 class Loc:
-    """A location of an information flow: `name` is an operand, `mem`, `kmac` or
-    `wsr.NAME`; `sel` is "" (all of it), "word" (32-bit word lane `arg`, an operand) or
+    """A location of an information flow: `name` is an operand, `mem`, `kmac`, `wsr.NAME`
+    or `csr.NAME`; `sel` is "" (all of it), "word" (32-bit word lane `arg`, an operand) or
     "mask" (the bytes selected by the GPR operand `arg`)."""
     name: str
     sel: str = ""
@@ -151,7 +151,7 @@ CONTROL_KINDS = {"branch": ("cond", "target"), "jump": ("target",),
 _LOC = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*?)(?:\.(word|mask)\(([A-Za-z_][A-Za-z0-9_]*)\))?$")
 
 
-def _parse_flow(text, ops, where, wsrs) -> list:
+def _parse_flow(text, ops, where, wsrs, csrs=()) -> list:
     """isa.yml `flow: "d1 d2 <- s1 s2; ..."` -> [(dsts, srcs)] of Loc, names checked."""
     if not isinstance(text, str):
         raise IsaError(f"{where}: flow must be a string 'dst <- src ...; ...'")
@@ -169,12 +169,13 @@ def _parse_flow(text, ops, where, wsrs) -> list:
                     raise IsaError(f"{where}: flow location {tok!r} is not NAME, NAME.word(OP) or "
                                    f"NAME.mask(OP)")
                 name, sel, arg = m.group(1), m.group(2) or "", m.group(3) or ""
-                if name.startswith("wsr."):
-                    if name[4:] not in wsrs:
-                        raise IsaError(f"{where}: flow names unknown WSR {name[4:]!r}")
+                if name[:4] in ("wsr.", "csr."):
+                    if name[4:] not in (wsrs if name[0] == "w" else csrs):
+                        raise IsaError(f"{where}: flow names unknown {name[:3].upper()} "
+                                       f"{name[4:]!r}")
                 elif name not in ops and name not in FLOW_STATE:
                     raise IsaError(f"{where}: flow names {name!r}, neither an operand nor one of "
-                                   f"{', '.join(FLOW_STATE)}, wsr.NAME")
+                                   f"{', '.join(FLOW_STATE)}, wsr.NAME, csr.NAME")
                 if sel:
                     if name not in ops or ops[name].kind != "wdr":
                         raise IsaError(f"{where}: flow selector .{sel}() needs a wdr operand, "
@@ -199,9 +200,9 @@ def _need_ops(where, what, names, ops, kinds):
             raise IsaError(f"{where}: {what} {n!r} must be a {'/'.join(kinds)} operand")
 
 
-def _parse_ct(raw, ops, where, wsrs) -> dict:
+def _parse_ct(raw, ops, where, wsrs, csrs=()) -> dict:
     """The information-flow keys of an instruction (flow, mem, control, timing, stream)."""
-    out = {"flow": _parse_flow(raw["flow"], ops, where, wsrs) if "flow" in raw else []}
+    out = {"flow": _parse_flow(raw["flow"], ops, where, wsrs, csrs) if "flow" in raw else []}
     mem = raw.get("mem")
     if mem is not None:
         if (not isinstance(mem, dict) or mem.get("op") not in ("load", "store")
@@ -346,7 +347,7 @@ def _need(d: dict, key: str, where: str):
 
 
 def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32, units=None,
-                wsrs_names=None) -> Insn:
+                wsrs_names=None, csrs_names=None) -> Insn:
     if not isinstance(raw, dict):
         raise IsaError(f"instruction entry {raw!r}: must be a mapping")
     mn = raw.get("mnemonic")
@@ -482,7 +483,7 @@ def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32, units=None,
     unit = raw.get("unit") or ""
     if unit and unit not in (units or {}):
         raise IsaError(f"{where}: unknown unit {unit!r} (known: {', '.join(units or {}) or 'none'})")
-    ct = _parse_ct(raw, ops, where, wsrs_names or {})
+    ct = _parse_ct(raw, ops, where, wsrs_names or {}, csrs_names or {})
     return Insn(mn, group, syntax, ops, scheme, mask, match, cycles,
                 str(raw.get("cycles_note") or ""), errs, doc.strip(), dict(mapping), dec_mask,
                 latency, unit, ct["flow"], ct["mem"], ct["control"], ct["timing"], ct["stream"])
@@ -538,7 +539,8 @@ def parse_isa(data) -> Isa:
             raise IsaError(f"isa.yml: unit {name}: 'interval' must be a positive integer (got {iv!r})")
     insns, by_mn = [], {}
     for raw in data["insns"] or ():
-        insn = _parse_insn(raw, schemes, errors, groups, wdrs, units, data.get("wsrs") or {})
+        insn = _parse_insn(raw, schemes, errors, groups, wdrs, units, data.get("wsrs") or {},
+                           data.get("csrs") or {})
         if insn.mnemonic in by_mn:
             raise IsaError(f"instruction {insn.mnemonic}: defined twice")
         insns.append(insn)
