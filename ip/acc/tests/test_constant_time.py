@@ -120,6 +120,18 @@ def test_unknown_address_store_is_conservative():
     assert any("unknown address" in w for w in rep.warnings)
 
 
+def test_bounds_assumption():
+    """A store / load through an unknown (public) pointer inside a declared bound touches only
+    the bound's bytes; outside a bound it touches all of DMEM."""
+    src = ("lw x5, 64(x0)\nandi x5, x5, 28\naddi x5, x5, 512\nlw x6, 0(x0)\nA:\nsw x6, 0(x5)\n"
+           "lw x7, 0(x5)\nB:\nlw x8, 1024(x0)\nlw x9, 0(x8)")
+    bound = {"within": ("A", "B"), "dmem": (512, 544), "reason": "x5 < 544"}
+    rep = run(src, dict(POLICY, bounds=[bound]))
+    assert rep.ok and rep.warnings == ["assumption used: x5 < 544"], rep.text()
+    rep = run(src)
+    assert [v.text for v in rep.failures] == ["lw x9, 0(x8)"]
+
+
 def test_declared_exceptions():
     src = "lw x5, 4(x0)\nbeq x5, x0, L\naddi x6, x0, 1\nL:"
     allow = {"kind": "branch", "target": "L", "reason": "test"}
@@ -209,6 +221,8 @@ def test_mldsa65_sign_known_findings():
     assert allowed == ["beq x9, x0, pass_ct0", "beq x9, x0, pass_r0", "beq x9, x0, pass_z",
                        "bltu x13, x15, sib_loop"]
     assert not rep.unused_allows
+    assert sum(w.startswith("assumption used") for w in rep.warnings) == 2
+    assert all("sk.K" in v.path[-1] for v in rep.failures)
     assert sorted((v.kind, v.text) for v in rep.failures) == [
         ("address", "lw x17, 0(x16)"), ("address", "lw x27, 0(x27)"),
         ("address", "sw x20, 0(x16)"), ("branch", "beq x25, x0, hp_next"),

@@ -79,8 +79,9 @@ class Policy:
     rest: str = "secret"                           # DMEM bytes neither list declares
     secret_regs: tuple = ()                        # "x5", "w3" secret at entry
     allow: tuple = ()                              # Allow
-    # assumptions: {within: (label1, label2), dmem: (lo, hi), reason}: stores at PCs in
-    # [label1, label2) whose address is unknown write only DMEM[lo:hi) (instead of anywhere)
+    # assumptions: {within: (label1, label2), dmem: (lo, hi), reason}: loads and stores at
+    # PCs in [label1, label2) whose address is unknown stay inside DMEM[lo:hi) (instead of
+    # anywhere)
     bounds: tuple = ()
 
     @classmethod
@@ -215,13 +216,15 @@ class State:
 
 
 def _chain_list(chain, limit=10) -> list:
+    """The taint path, newest step first: the first steps, then the root (the declared
+    secret it started from)."""
     out = []
-    while chain and len(out) < limit:
+    while chain:
         step, chain = chain
         if not out or out[-1] != step:          # an unrolled loop repeats its steps
             out.append(step)
-    if chain:
-        out.append("...")
+    if len(out) > limit:
+        out = out[:limit - 2] + [f"... ({len(out) - limit + 1} more steps)", out[-1]]
     return out
 
 
@@ -349,13 +352,18 @@ class Checker:
             return ("csr", self.csr_by_addr.get(v))
         return ("wsr", self.wsr_by_addr.get(v))
 
-    def _src(self, s, insn, ops, loc, mrange):
+    def _src(self, s, insn, ops, loc, mrange, pc):
         """(byte mask of a 32-byte value or 0/FULL, chain) of a flow source."""
         name = loc.name
         if name == "mem":
             if mrange is None:
+                mrange = self._bound(pc)
+            if mrange is None:
                 return (FULL if s.dmem else 0), ("a load from an unknown address", None)
             lo, hi = mrange
+            if mrange != self._mem_range(s, insn, ops):      # a bound: any byte of it
+                bits = (s.dmem >> lo) & ((1 << (hi - lo)) - 1)
+                return (FULL if bits else 0), self._mem_chain(lo, hi) if bits else None
             bits = (s.dmem >> lo) & ((1 << (hi - lo)) - 1)
             return bits, self._mem_chain(lo, hi) if bits else None
         if name == "kmac":
@@ -464,7 +472,7 @@ class Checker:
         for dsts, srcs in insn.flow:
             taint, chain, known = 0, None, True
             for loc in srcs:
-                t, c = self._src(s, insn, ops, loc, mrange)
+                t, c = self._src(s, insn, ops, loc, mrange, pc)
                 if t and chain is None:
                     chain = c
                 taint |= t

@@ -129,7 +129,7 @@ def pre_phases():
                    f"bn.lw w1, {_m(SK + 64)}", f"bn.lw w2, {_m(SK + 96)}",
                    "kmac.msg w1, x3", "kmac.msg w2, x3",
                    "srli x5, x4, 5", "andi x6, x4, 31"] + _li(7, MSG)
-    L_ += ["beq x5, x0, mu_tail", "loop x5, 2", "bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3",
+    L_ += ["mu_msg:", "beq x5, x0, mu_tail", "loop x5, 2", "bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3",
            "mu_tail:", "beq x6, x0, mu_dig", "addi x8, x0, 1", "sll x8, x8, x6",
            "addi x8, x8, -1", "bn.lw w1, 0(x7)", "kmac.msg w1, x8",
            "mu_dig:", "kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(MU)}",
@@ -201,9 +201,11 @@ def ct_policy() -> dict:
              for t in ("pass_z", "pass_r0", "pass_ct0")]
     allow.append({"kind": "branch", "target": "sib_loop",
                   "reason": "SampleInBall's rejection count (FIPS 204 Alg. 29; issue #24 item 8)"})
-    # SampleInBall's stores go to c[j] / c[i] (CH + 4 j, j < 256): bounds the analysis cannot
-    # derive (it tracks constants, not ranges)
+    # pointer ranges the analysis cannot derive (it tracks constants, not ranges): the
+    # message loop's pointer, SampleInBall's stores to c[j] / c[i] (CH + 4 j, j < 256)
     bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (CH, CH + 1024),
-               "reason": "SampleInBall stores only into c at CH..CH+1024 (index < 256)"}]
+               "reason": "SampleInBall stores only into c at CH..CH+1024 (index < 256)"},
+              {"within": ("mu_msg", "mu_dig"), "dmem": (MSG, MSG + MSG_MAX),
+               "reason": "mu = H(tr || M') reads M' only (len(M') <= MSG_MAX, host-checked)"}]
     return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
             "bounds": bounds}
