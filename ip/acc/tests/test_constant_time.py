@@ -374,3 +374,40 @@ def test_isa_flow_check_catches_a_missing_source():
         bad = flow_mismatches(isa, isa.by_mnemonic[mn], random.Random(3), trials=3)
         assert bad and all(d == "wrd" for d, _ in bad)
         assert ("VMODE" in {r for _, r in bad}) == (mn == "bn.addvm")
+
+
+def test_mldsa65_sign_bounds_hold_on_the_iss():
+    """The sign policy's pointer bounds are assumptions of the static check; here one
+    signature (accepted at once, a 45-byte M') runs on the ISS and every load / store an
+    instruction in a bound's label range makes must lie inside the bound."""
+    from ip.acc.iss import Iss
+    from ip.acc.kernels.mldsa import sign as ms
+    from ip.acc.tests.test_mldsa_sign import _case
+    src_fn, pol_fn = ct.kernels()["mldsa65_sign"]
+    prog = ct.Program.from_asm(src_fn())
+    bounds = [((prog.labels[b["within"][0]], prog.labels[b["within"][1]]), b["dmem"])
+              for b in pol_fn()["bounds"]]
+    _, sk, msg, r = _case(4)
+    sim = Iss(dmem_size=32 * 1024, imem_size=32 * 1024)
+    sim.load_program(prog.words)
+    for a, b in ms.image(sk, msg, r).items():
+        sim.dmem.write_bytes(a, b)
+    seen = []
+    load, store = sim.dmem.load, sim.dmem.store
+
+    def hook(op, fn):
+        def access(addr, n, *value):
+            m = sim.insn.mem if sim.insn is not None else None
+            if m and m["op"] == op and m["bytes"] == n:      # the instruction's own access
+                seen.append((sim.pc, addr, n))
+            return fn(addr, n, *value)
+        return access
+    sim.dmem.load, sim.dmem.store = hook("load", load), hook("store", store)
+    assert sim.run(max_cycles=2_000_000).ok
+    checked = 0
+    for (pc_lo, pc_hi), (lo, hi) in bounds:
+        for pc, a, n in seen:
+            if pc_lo <= pc < pc_hi:
+                assert lo <= a and a + n <= hi, f"{pc:#x}: access {a:#x} outside {lo}:{hi}"
+                checked += 1
+    assert checked > 100

@@ -202,9 +202,10 @@ def ct_policy() -> dict:
     allow.append({"kind": "branch", "target": "sib_loop",
                   "reason": "SampleInBall's rejection count (FIPS 204 Alg. 29; issue #24 item 8)"})
     # pointer ranges the analysis cannot derive (it tracks constants, not ranges): the
-    # message loop's pointer, SampleInBall's stores to c[j] / c[i] (CH + 4 j, j < 256)
-    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (CH, CH + 1024),
-               "reason": "SampleInBall stores only into c at CH..CH+1024 (index < 256)"},
+    # message loop's pointer, SampleInBall's digest pointer and c[j] / c[i] (CH + 4 j, j < 256)
+    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (CH, SIB + 256),
+               "reason": "SampleInBall reads its digest words at SIB and c at CH (index < 256), "
+                         "writes only c"},
               {"within": ("mu_msg", "mu_dig"), "dmem": (MSG, MSG + MSG_MAX),
                "reason": "mu = H(tr || M') reads M' only (len(M') <= MSG_MAX, host-checked)"}]
     return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
