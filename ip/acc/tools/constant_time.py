@@ -259,9 +259,6 @@ class Checker:
         self.warnings = []
         self.mem_chain = {}            # 32-byte word -> a chain that made it secret
         self.bounds_used = set()
-        self.labels_at = {}
-        for name, a in program.labels.items():
-            self.labels_at.setdefault(a, []).append(name)
 
     # ------------------------------------------------------------------ entry state
     def _range(self, name, rng) -> tuple:
