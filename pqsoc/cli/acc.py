@@ -1,16 +1,18 @@
-"""`pqsoc acc asm|dis|run|fuzz`: the ACC's tools (ip/acc/tools) and its lockstep fuzzer (ip/acc/dv)."""
+"""`pqsoc acc asm|dis|run|ct|fuzz`: the ACC's tools (ip/acc/tools: ct is the constant-time
+check) and its lockstep fuzzer (ip/acc/dv)."""
 import argparse
 
 
 def _acc_tool(args) -> int:
     from ip.acc.dv import fuzz
-    from ip.acc.tools import asm, dis, run
-    return {"asm": asm.main, "dis": dis.main, "run": run.main, "fuzz": fuzz.main}[args.tool](args.args)
+    from ip.acc.tools import asm, constant_time, dis, run
+    return {"asm": asm.main, "dis": dis.main, "run": run.main, "ct": constant_time.main,
+            "fuzz": fuzz.main}[args.tool](args.args)
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("acc", help="coprocessor tools: asm, dis, run (ISS), fuzz (ISS vs RTL), "
-                                   "all driven by ip/acc/data/isa.yml")
-    p.add_argument("tool", choices=["asm", "dis", "run", "fuzz"])
+    p = sub.add_parser("acc", help="coprocessor tools: asm, dis, run (ISS), ct (constant-time "
+                                   "check), fuzz (ISS vs RTL), all driven by ip/acc/data/isa.yml")
+    p.add_argument("tool", choices=["asm", "dis", "run", "ct", "fuzz"])
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments of the tool (see `pqsoc acc asm -h`)")
     p.set_defaults(func=_acc_tool)

@@ -103,6 +103,10 @@ class Assembler:
 
     # ------------------------------------------------------------------ program
     def assemble(self, source: str, name: str = "<asm>") -> list[int]:
+        return self.listing(source, name)[0]
+
+    def listing(self, source: str, name: str = "<asm>"):
+        """(words, labels {name: byte address}, texts [instruction text per word])."""
         lines = []        # (lineno, pc, text)
         labels, pc = {}, 0
         for n, raw in enumerate(source.splitlines(), 1):
@@ -122,7 +126,7 @@ class Assembler:
         words = []
         for n, pc, text in lines:
             words.append(self.assemble_line(text, pc, labels, f"{name}:{n}"))
-        return words
+        return words, labels, [text for _, _, text in lines]
 
     def assemble_line(self, text: str, pc: int = 0, labels: dict | None = None,
                       where: str = "<asm>") -> int:

@@ -91,6 +91,13 @@ class Insn:
     # `interval` cycles
     latency: int = 1
     unit: str = ""
+    # information flow (isa.yml flow / mem / control / timing / stream; see its header):
+    # flow: [(dsts, srcs)], each a Loc; the others as written in isa.yml (validated)
+    flow: list = field(default_factory=list)
+    mem: dict = None
+    control: dict = None
+    timing: tuple = ()
+    stream: object = None
 
     def syntax_tokens(self) -> list:
         """The syntax as a list of ('op', name) / ('lit', text)."""
@@ -123,6 +130,138 @@ class Insn:
                 u -= 1 << op.width
             out[op.name] = u
         return out
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A location of an information flow: `name` is an operand, `mem`, `kmac`, `wsr.NAME`
+    or `csr.NAME`; `sel` is "" (all of it), "word" (32-bit word lane `arg`, an operand) or
+    "mask" (the bytes selected by the GPR operand `arg`)."""
+    name: str
+    sel: str = ""
+    arg: str = ""
+
+    def __str__(self):
+        return f"{self.name}.{self.sel}({self.arg})" if self.sel else self.name
+
+
+FLOW_STATE = ("mem", "kmac")
+CONTROL_KINDS = {"branch": ("cond", "target"), "jump": ("target",),
+                 "jump-reg": ("base", "offset"), "loop": ("count", "body"), "halt": ()}
+_LOC = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*?)(?:\.(word|mask)\(([A-Za-z_][A-Za-z0-9_]*)\))?$")
+
+
+def _parse_flow(text, ops, where, wsrs, csrs=()) -> list:
+    """isa.yml `flow: "d1 d2 <- s1 s2; ..."` -> [(dsts, srcs)] of Loc, names checked."""
+    if not isinstance(text, str):
+        raise IsaError(f"{where}: flow must be a string 'dst <- src ...; ...'")
+    out = []
+    for part in text.split(";"):
+        if "<-" not in part:
+            raise IsaError(f"{where}: flow {part.strip()!r} has no '<-'")
+        lhs, rhs = part.split("<-", 1)
+        sides = []
+        for side in (lhs, rhs):
+            locs = []
+            for tok in side.split():
+                m = _LOC.match(tok)
+                if not m:
+                    raise IsaError(f"{where}: flow location {tok!r} is not NAME, NAME.word(OP) or "
+                                   f"NAME.mask(OP)")
+                name, sel, arg = m.group(1), m.group(2) or "", m.group(3) or ""
+                if name[:4] in ("wsr.", "csr."):
+                    if name[4:] not in (wsrs if name[0] == "w" else csrs):
+                        raise IsaError(f"{where}: flow names unknown {name[:3].upper()} "
+                                       f"{name[4:]!r}")
+                elif name not in ops and name not in FLOW_STATE:
+                    raise IsaError(f"{where}: flow names {name!r}, neither an operand nor one of "
+                                   f"{', '.join(FLOW_STATE)}, wsr.NAME, csr.NAME")
+                if sel:
+                    if name not in ops or ops[name].kind != "wdr":
+                        raise IsaError(f"{where}: flow selector .{sel}() needs a wdr operand, "
+                                       f"not {name!r}")
+                    want = "uimm" if sel == "word" else "gpr"
+                    if arg not in ops or ops[arg].kind != want:
+                        raise IsaError(f"{where}: flow {tok!r}: {arg!r} must be a {want} operand")
+                if name in ops and ops[name].kind not in ("gpr", "wdr", "csr", "wsr"):
+                    raise IsaError(f"{where}: flow location {name!r} is a {ops[name].kind} "
+                                   f"operand, not a register")
+                locs.append(Loc(name, sel, arg))
+            sides.append(locs)
+        if not sides[0]:
+            raise IsaError(f"{where}: flow {part.strip()!r} writes nothing")
+        out.append((tuple(sides[0]), tuple(sides[1])))
+    return out
+
+
+def _need_ops(where, what, names, ops, kinds):
+    for n in names:
+        if n not in ops or ops[n].kind not in kinds:
+            raise IsaError(f"{where}: {what} {n!r} must be a {'/'.join(kinds)} operand")
+
+
+def _parse_ct(raw, ops, where, wsrs, csrs=()) -> dict:
+    """The information-flow keys of an instruction (flow, mem, control, timing, stream)."""
+    out = {"flow": _parse_flow(raw["flow"], ops, where, wsrs, csrs) if "flow" in raw else []}
+    mem = raw.get("mem")
+    if mem is not None:
+        if (not isinstance(mem, dict) or mem.get("op") not in ("load", "store")
+                or mem.get("bytes") not in (4, 32)):
+            raise IsaError(f"{where}: mem must be {{op: load|store, bytes: 4|32, base, offset}}")
+        _need_ops(where, "mem base", [mem.get("base")], ops, ("gpr",))
+        _need_ops(where, "mem offset", [mem.get("offset")], ops, ("simm", "uimm"))
+        touches = {l.name for d, s in out["flow"] for l in (d if mem["op"] == "store" else s)}
+        if "mem" not in touches:
+            raise IsaError(f"{where}: a mem {mem['op']} needs 'mem' on the "
+                           f"{'written' if mem['op'] == 'store' else 'read'} side of its flow")
+    ctl = raw.get("control")
+    if ctl is not None:
+        kind = ctl.get("kind") if isinstance(ctl, dict) else None
+        if kind not in CONTROL_KINDS or set(ctl) - {"kind"} != set(CONTROL_KINDS[kind]):
+            raise IsaError(f"{where}: control must be one of "
+                           + "; ".join(f"{{kind: {k}{''.join(', ' + f for f in v)}}}"
+                                       for k, v in CONTROL_KINDS.items()))
+        if kind == "branch":
+            _need_ops(where, "branch cond", ctl["cond"], ops, ("gpr",))
+        if "target" in ctl:
+            _need_ops(where, "control target", [ctl["target"]], ops, ("pcrel",))
+        if kind == "jump-reg":
+            _need_ops(where, "jump base", [ctl["base"]], ops, ("gpr",))
+        if kind == "loop":
+            _need_ops(where, "loop count", [ctl["count"]], ops, ("gpr", "uimm"))
+            _need_ops(where, "loop body", [ctl["body"]], ops, ("uimm",))
+    timing = tuple(raw.get("timing") or ())
+    _need_ops(where, "timing operand", timing, ops, ("gpr",))
+    stream = raw.get("stream")
+    if stream is not None and stream != "wait":
+        if not isinstance(stream, dict) or set(stream) != {"dst", "count", "mode", "data_dependent"}:
+            raise IsaError(f"{where}: stream must be 'wait' or {{dst, count, mode, data_dependent}}")
+        _need_ops(where, "stream dst/count", [stream["dst"], stream["count"]], ops, ("gpr",))
+        _need_ops(where, "stream mode", [stream["mode"]], ops, ("enum",))
+        bad = set(stream["data_dependent"]) - set(ops[stream["mode"]].values)
+        if bad:
+            raise IsaError(f"{where}: stream data_dependent names unknown modes {sorted(bad)}")
+    return {"flow": out["flow"], "mem": mem, "control": ctl, "timing": timing, "stream": stream}
+
+
+def flow_covers_registers(insn: Insn) -> list:
+    """Register operands of insn that none of its information-flow keys mentions (the
+    constant-time check needs every one described)."""
+    named = {l.name for d, s in insn.flow for l in d + s}
+    named |= {l.arg for d, s in insn.flow for l in d + s if l.arg}
+    if insn.mem:
+        named.add(insn.mem["base"])
+    if insn.control:
+        for k in ("cond",):
+            named.update(insn.control.get(k, ()))
+        for k in ("base", "count"):
+            if k in insn.control:
+                named.add(insn.control[k])
+    named.update(insn.timing)
+    if isinstance(insn.stream, dict):
+        named.update((insn.stream["dst"], insn.stream["count"]))
+    return [n for n, op in insn.operands.items()
+            if op.kind in ("gpr", "wdr", "csr", "wsr") and n not in named]
 
 
 @dataclass
@@ -207,7 +346,8 @@ def _need(d: dict, key: str, where: str):
     return d[key]
 
 
-def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32, units=None) -> Insn:
+def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32, units=None,
+                wsrs_names=None, csrs_names=None) -> Insn:
     if not isinstance(raw, dict):
         raise IsaError(f"instruction entry {raw!r}: must be a mapping")
     mn = raw.get("mnemonic")
@@ -343,9 +483,10 @@ def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32, units=None) -> Ins
     unit = raw.get("unit") or ""
     if unit and unit not in (units or {}):
         raise IsaError(f"{where}: unknown unit {unit!r} (known: {', '.join(units or {}) or 'none'})")
+    ct = _parse_ct(raw, ops, where, wsrs_names or {}, csrs_names or {})
     return Insn(mn, group, syntax, ops, scheme, mask, match, cycles,
                 str(raw.get("cycles_note") or ""), errs, doc.strip(), dict(mapping), dec_mask,
-                latency, unit)
+                latency, unit, ct["flow"], ct["mem"], ct["control"], ct["timing"], ct["stream"])
 
 
 def parse_isa(data) -> Isa:
@@ -398,7 +539,8 @@ def parse_isa(data) -> Isa:
             raise IsaError(f"isa.yml: unit {name}: 'interval' must be a positive integer (got {iv!r})")
     insns, by_mn = [], {}
     for raw in data["insns"] or ():
-        insn = _parse_insn(raw, schemes, errors, groups, wdrs, units)
+        insn = _parse_insn(raw, schemes, errors, groups, wdrs, units, data.get("wsrs") or {},
+                           data.get("csrs") or {})
         if insn.mnemonic in by_mn:
             raise IsaError(f"instruction {insn.mnemonic}: defined twice")
         insns.append(insn)

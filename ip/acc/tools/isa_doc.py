@@ -111,7 +111,38 @@ def render(isa: Isa) -> str:
                 cyc += f" Latency {i.latency}" + (f", unit {i.unit}" if i.unit else "") + "."
             errs = ", ".join(i.errors) if i.errors else "none beyond the common ones"
             L += [cyc + f" Errors: {errs}.", ""]
+            ct = _ct_line(i)
+            if ct:
+                L += [ct, ""]
     return "\n".join(L).rstrip() + "\n"
+
+
+def _ct_line(i: Insn) -> str:
+    """Information flow and constant-time sinks (isa.yml flow / mem / control / timing /
+    stream), read by ip/acc/tools/constant_time.py."""
+    parts = []
+    if i.flow:
+        parts.append("flow " + "; ".join(
+            " ".join(map(str, d)) + " <- " + (" ".join(map(str, s)) or "(constant)")
+            for d, s in i.flow))
+    sinks = []
+    if i.mem:
+        sinks.append(f"address {i.mem['base']} ({i.mem['op']} {i.mem['bytes']} bytes)")
+    c = i.control or {}
+    if c.get("kind") == "branch":
+        sinks.append("branch condition " + ", ".join(c["cond"]))
+    if c.get("kind") == "jump-reg":
+        sinks.append(f"jump target {c['base']}")
+    if c.get("kind") == "loop" and i.operands[c["count"]].kind == "gpr":
+        sinks.append(f"loop count {c['count']}")
+    if i.timing:
+        sinks.append("duration " + ", ".join(i.timing))
+    if isinstance(i.stream, dict):
+        sinks.append(f"address {i.stream['dst']}; data-dependent duration in modes "
+                     + ", ".join(i.stream["data_dependent"]))
+    if sinks:
+        parts.append("Must not be secret: " + "; ".join(sinks))
+    return ("Information flow: " + ". ".join(parts) + ".") if parts else ""
 
 
 def _anchor(mnemonic: str) -> str:

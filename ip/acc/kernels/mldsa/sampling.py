@@ -133,7 +133,7 @@ def challenge_phases(ctil=CTIL, sib=SIB, ch=CH):
           "lw x17, 0(x16)", "andi x19, x10, 1", "sub x20, x0, x19", "and x20, x20, x21",
           "sw x17, 0(x18)", "addi x20, x20, 1", "sw x20, 0(x16)",
           "srli x10, x10, 1", "slli x22, x11, 31", "or x10, x10, x22", "srli x11, x11, 1",
-          "addi x13, x13, 1", "bne x13, x24, sib_loop"]
+          "addi x13, x13, 1", "bne x13, x24, sib_loop", "sib_done:"]
     ph.append(("SampleInBall (core)", L))
     ph.append(("NTT(c)", _li(8, ch) + fwd_ntt(8, 8)))
     return ph

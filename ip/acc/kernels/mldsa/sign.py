@@ -129,7 +129,7 @@ def pre_phases():
                    f"bn.lw w1, {_m(SK + 64)}", f"bn.lw w2, {_m(SK + 96)}",
                    "kmac.msg w1, x3", "kmac.msg w2, x3",
                    "srli x5, x4, 5", "andi x6, x4, 31"] + _li(7, MSG)
-    L_ += ["beq x5, x0, mu_tail", "loop x5, 2", "bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3",
+    L_ += ["mu_msg:", "beq x5, x0, mu_tail", "loop x5, 2", "bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3",
            "mu_tail:", "beq x6, x0, mu_dig", "addi x8, x0, 1", "sll x8, x8, x6",
            "addi x8, x8, -1", "bn.lw w1, 0(x7)", "kmac.msg w1, x8",
            "mu_dig:", "kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(MU)}",
@@ -180,3 +180,33 @@ def sign_program() -> str:
         lines += body
     # the phases' straight-line stretches list-scheduled across their seams too
     return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"
+
+
+def ct_policy() -> dict:
+    """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at entry,
+    and the timing exceptions FIPS 204 signing needs (issue #24 item 8): the secret key's K,
+    s1, s2, t0 and rnd are secret; rho, tr, M', its length and the constants public; other
+    DMEM bytes count as secret. Declared exceptions: the rejection loop's iteration count
+    (the three branches that accept an iteration) and SampleInBall's rejection count (its
+    candidate loop); nothing else."""
+    sk_s = SK + 128 + (L + K) * 128
+    public = {"sk.rho": (SK, SK + 32), "sk.tr": (SK + 64, SK + 128), "M'": (MSG, MSG + MSG_MAX),
+              "len(M')": (MLEN, MLEN + 4)}
+    for addr, blob in sorted(const_image().items()):
+        public[f"constants@{addr}"] = (addr, addr + len(blob))
+    secret = {"sk.K": (SK + 32, SK + 64), "sk.s1|s2": (SK + 128, sk_s),
+              "sk.t0": (sk_s, sk_s + K * 416), "rnd": (RND, RND + 32)}
+    rej = "rejection-loop iteration count (FIPS 204 Alg. 7 rejection sampling; issue #24 item 8)"
+    allow = [{"kind": "branch", "target": t, "reason": rej}
+             for t in ("pass_z", "pass_r0", "pass_ct0")]
+    allow.append({"kind": "branch", "target": "sib_loop",
+                  "reason": "SampleInBall's rejection count (FIPS 204 Alg. 29; issue #24 item 8)"})
+    # pointer ranges the analysis cannot derive (it tracks constants, not ranges): the
+    # message loop's pointer, SampleInBall's digest pointer and c[j] / c[i] (CH + 4 j, j < 256)
+    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (CH, SIB + 256),
+               "reason": "SampleInBall reads its digest words at SIB and c at CH (index < 256), "
+                         "writes only c"},
+              {"within": ("mu_msg", "mu_dig"), "dmem": (MSG, MSG + MSG_MAX),
+               "reason": "mu = H(tr || M') reads M' only (len(M') <= MSG_MAX, host-checked)"}]
+    return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
+            "bounds": bounds}

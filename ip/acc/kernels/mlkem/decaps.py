@@ -237,3 +237,15 @@ def decaps_program() -> str:
         lines += L
     # the phases' straight-line stretches list-scheduled across their seams too
     return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"
+
+
+def ct_policy() -> dict:
+    """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at entry:
+    dk's s_hat encoding and z; public: the rest of dk (t_hat, rho: the ek part; H(ek)), the
+    ciphertext and the constant tables; any other DMEM byte counts as secret (the program
+    must not read a buffer it has not written). No exceptions."""
+    public = {"dk.ek (t_hat, rho)": (DK_T, DK_H), "dk.h": (DK_H, DK_Z), "c": (CT, CT + 1088)}
+    for addr, blob in sorted(const_image().items()):
+        public[f"constants@{addr}"] = (addr, addr + len(blob))
+    return {"secret": {"dk.s_hat": (DK, DK_T), "dk.z": (DK_Z, DK_Z + 32)},
+            "public": public, "rest": "secret", "allow": []}
