@@ -2,7 +2,7 @@
 import argparse
 import sys
 
-from pqsoc import REPO, FlowError
+from pqsoc import REPO, FlowError, positive
 from pqsoc.cli import blocks  # registers every block with the flow
 
 
@@ -76,6 +76,27 @@ def _pnr(args) -> int:
     return 0
 
 
+def _layout(args) -> int:
+    """`pqsoc layout BLOCK ...`: place, route and DRC-check each block with Coriolis; every block
+    is tried, and the command fails if any did not give a routed, DRC-clean layout."""
+    from pqsoc.flow import layout
+    failed = []
+    for name in args.blocks:
+        blocks.get(name)
+        try:
+            r = layout.layout(name, utilisation=args.utilisation, timeout_s=args.timeout)
+            print(f"[layout] {name}: routed, {r['drc']['errors']} DRC errors, "
+                  f"{r.get('wire_length_um', 0):.0f} um of wire")
+        except FlowError as e:
+            print(f"pqsoc layout: error: {e}", file=sys.stderr)
+            failed.append(name)
+    print(f"[layout] results: {(REPO / 'reports' / 'layout.json').relative_to(REPO)}")
+    if failed:
+        print(f"pqsoc layout: failed: {' '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _gls(args):
     import json
     from pathlib import Path
@@ -129,6 +150,15 @@ def main(argv=None) -> int:
     p.add_argument("action", choices=["check"])
     p.add_argument("blocks", nargs="*", help="default: every block with an OpenLane configuration")
     p.set_defaults(func=_pnr)
+
+    p = sub.add_parser("layout", help="place and route with Coriolis (coriolis-eda), Magic DRC; "
+                                      "build/layout/<block>/ and reports/layout.json")
+    p.add_argument("blocks", nargs="+")
+    p.add_argument("--utilisation", type=positive(float), default=0.5,
+                   help="target core utilisation (default 0.5)")
+    p.add_argument("--timeout", type=positive(float), default=3600.0,
+                   help="seconds allowed for each step (default 3600)")
+    p.set_defaults(func=_layout)
 
     p = sub.add_parser("gls", help="gate-level simulation of a synthesized block against its RTL")
     p.add_argument("blocks", nargs="+")
