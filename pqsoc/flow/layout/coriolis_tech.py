@@ -61,7 +61,7 @@ def _enclosure(via, metal, along: float, across: float, horizontal: bool):
     via.setEnclosure(metal, u(v), Layer.EnclosureV)
 
 
-def setup_technology(lef: TechLef, grid_um: float | None = None) -> None:
+def setup_technology(lef: TechLef) -> None:
     """Create the Coriolis database and the technology from the tech LEF."""
     db = DataBase.create()
     CRL.System.get()
@@ -69,7 +69,7 @@ def setup_technology(lef: TechLef, grid_um: float | None = None) -> None:
     # Coriolis' LEF reader takes the centre line of each pin rectangle, which falls on half a
     # LEF database unit (a 0.17 um wide pin at x=3.865 has its axis at 3.9325): the database
     # grid is that half unit. The router still puts its wires on the tracks of the tech LEF.
-    grid = grid_um or 0.5 / lef.database_microns
+    grid = 0.5 / lef.database_microns
     DbU.setPrecision(2)
     DbU.setPhysicalsPerGrid(grid, DbU.UnitPowerMicro)
     with CfgCache(priority=Cfg.Parameter.Priority.ConfigurationFile) as cfg:
@@ -109,20 +109,17 @@ def setup_technology(lef: TechLef, grid_um: float | None = None) -> None:
 
 
 def setup_gauges(lef: TechLef, site: str, pin_layer: str, top_layer: str,
-                 power_layers: tuple[str, ...], pin_only: tuple[str, ...] = (),
-                 skip: tuple[str, ...] = (), pin_routable: bool = False) -> None:
+                 power_layers: tuple[str, ...]) -> None:
     """Routing gauge (pin layer, routing layers, power-only layers) and cell gauge (the site)."""
     af = AllianceFramework.get()
     tech = DataBase.getDB().getTechnology()
     rg = RoutingGauge.create(GAUGE)
     rg.setSymbolic(False)
-    names = [r.name for r in lef.routing]
-    top = names.index(top_layer)
-    layers = [r for r in lef.routing[:top + 1] if r.name not in skip]
-    for depth, r in enumerate(layers):
-        cut = lef.cut_between(r.name, names[names.index(r.name) + 1]) if r.name != names[-1] \
-            else lef.cut_between(names[-2], r.name)
-        if (r.name == pin_layer and not pin_routable) or r.name in pin_only:
+    top = [r.name for r in lef.routing].index(top_layer)
+    for depth, r in enumerate(lef.routing[:top + 1]):
+        # the via side: the cut to the layer above; the top layer takes the one below it
+        cut = lef.cuts[min(depth, len(lef.cuts) - 1)]
+        if r.name == pin_layer:
             usage = RoutingLayerGauge.PinOnly
         elif r.name in power_layers:
             usage = RoutingLayerGauge.PowerSupply
@@ -130,16 +127,15 @@ def setup_gauges(lef: TechLef, site: str, pin_layer: str, top_layer: str,
             usage = RoutingLayerGauge.Default
         direction = (RoutingLayerGauge.Horizontal if r.direction == "HORIZONTAL"
                      else RoutingLayerGauge.Vertical)
-        # the via to the layer above sets the via side; the top layer uses the one below
         rg.addLayerGauge(RoutingLayerGauge.create(
             tech.getLayer(r.name), direction, usage, depth, 0.0,
             u(r.offset), u(r.pitch), u(r.width), u(r.width), u(cut.width), u(0.0)))
     af.addRoutingGauge(rg)
     af.setRoutingGauge(GAUGE)
     s = lef.sites[site]
-    # The cell gauge's pitch is the placer's vertical grid (rows snap to it): the first horizontal
-    # routing pitch, which divides the row height (met1: 0.34 um, 8 tracks per 2.72 um row) and
-    # lines the cells' pins up with the horizontal tracks. The site width is the x step.
+    # Cell gauge: pitch = the first horizontal routing pitch, which divides the row height
+    # (met1: 8 tracks of 0.34 um per 2.72 um row), so pins line up with the tracks; step = the
+    # site width. (The placer itself grids rows on the site width: see pnr.py.)
     hpitch = next(r.pitch for r in lef.routing if r.direction == "HORIZONTAL")
     if abs(s.height / hpitch - round(s.height / hpitch)) > 1e-6:
         raise FlowError(f"row height {s.height} um is not a multiple of the {hpitch} um pitch")
@@ -148,9 +144,9 @@ def setup_gauges(lef: TechLef, site: str, pin_layer: str, top_layer: str,
     af.setCellGauge(cell_gauge_name(site))
 
 
-def configure(site: str, net_builder: str, power: str, ground: str, fill_cells: list[str], tie_cells: tuple[str, str],
-              buffer: str, clock_regex: str, top_layer: str, density_margin: float, effort: int,
-              overrides: dict | None = None) -> None:
+def configure(site: str, net_builder: str, power: str, ground: str, fill_cells: list[str],
+              tie_cells: tuple[str, str], buffer: str, clock_regex: str, top_layer: str,
+              density_margin: float, effort: int, overrides: dict | None = None) -> None:
     """The engines' parameters: supply names, filler cells, placement margin, router limits."""
     af = AllianceFramework.get()
     with CfgCache(priority=Cfg.Parameter.Priority.ConfigurationFile) as cfg:

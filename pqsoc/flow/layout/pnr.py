@@ -48,10 +48,8 @@ def main(job_path: str) -> int:
     from pqsoc.flow.layout import coriolis_tech as ct
 
     lef = techlef.read(Path(job["tech_lef"]))
-    ct.setup_technology(lef, job.get("db_grid_um"))
-    ct.setup_gauges(lef, job["site"], job["pin_layer"], job["top_layer"], tuple(job["power_layers"]),
-                    tuple(job.get("pin_only_layers", ())), tuple(job.get("gauge_skip", ())),
-                    job.get("pin_layer_routable", False))
+    ct.setup_technology(lef)
+    ct.setup_gauges(lef, job["site"], job["pin_layer"], job["top_layer"], tuple(job["power_layers"]))
     ct.configure(job["site"], job["net_builder"], job["power"], job["ground"], job["fill_cells"],
                  (job["tie_cell"], job["tie_cell"]), job["buffer_cell"], job["clock_regex"],
                  job["route_top_layer"], 0.0, job["placement_effort"],
@@ -126,51 +124,87 @@ def main(job_path: str) -> int:
         cell.setAbutmentBox(Box(0, 0, width, rows * row_h))
         ntap = nfill = 0
         for r in range(rows):
-            spans = sorted((i.getAbutmentBox().getXMin(), i.getAbutmentBox().getXMax())
-                           for i in by_row.get(r, []))
-            x = 0
-            gaps = []
-            for a, b in spans:
-                if a < x:
-                    print(f"[pnr] ERROR: overlap in row {r} at x={DbU.toPhysical(a, DbU.UnitPowerMicro)}",
-                          flush=True)
+            # the row as [x, width, instance] (instance None: a tap still to create)
+            items = sorted(([i.getAbutmentBox().getXMin(), i.getAbutmentBox().getWidth(), i]
+                            for i in by_row.get(r, [])), key=lambda it: it[0])
+            for a, b in zip(items, items[1:]):
+                if a[0] + a[1] > b[0]:
+                    print(f"[pnr] ERROR: overlap in row {r} at "
+                          f"x={DbU.toPhysical(b[0], DbU.UnitPowerMicro)} um", flush=True)
                     return 2
-                if a > x:
-                    gaps.append([x, a])
-                x = b
-            if x < width:
-                gaps.append([x, width])
             orient = Transformation.Orientation.ID if r % 2 == 0 else Transformation.Orientation.MY
             ty = r * row_h + (row_h if r % 2 else 0)
+
+            def gaps():
+                x, out_ = 0, []
+                for it in items:
+                    if it[0] > x:
+                        out_.append((x, it[0]))
+                    x = it[0] + it[1]
+                if x < width:
+                    out_.append((x, width))
+                return out_
+
+            def make_room(xa):
+                """One free site at a cell boundary xa: the cells from xa on move right by a tap
+                width as far as the next gap, or else the cells before xa move left. Returns
+                the tap's x, or None if the row has no free site."""
+                j = next((k for k, it in enumerate(items) if it[0] >= xa), len(items))
+                free_right = width - sum(it[1] for it in items[j:]) - xa
+                free_left = xa - sum(it[1] for it in items[:j])
+                if free_right >= tap_w:
+                    shift, k = tap_w, j
+                    while k < len(items) and shift > 0:
+                        items[k][0] += shift
+                        nxt = items[k + 1][0] if k + 1 < len(items) else width
+                        shift = max(0, items[k][0] + items[k][1] - nxt)
+                        k += 1
+                    return xa
+                if free_left >= tap_w:
+                    shift, k = tap_w, j - 1
+                    while k >= 0 and shift > 0:
+                        items[k][0] -= shift
+                        prev = items[k - 1][0] + items[k - 1][1] if k > 0 else 0
+                        shift = max(0, prev - items[k][0])
+                        k -= 1
+                    return xa - tap_w
+                return None
+
+            # well taps: every point of the row within tap_reach of a tap
+            last = -tap_reach          # a virtual tap left of the row
+            while last + tap_reach < width:
+                limit = last + 2 * tap_reach if last >= 0 else tap_reach
+                best = None
+                for g0, g1 in gaps():
+                    xa = (min(g1 - tap_w, limit - tap_w // 2) // step_x) * step_x
+                    if xa >= g0 and xa + tap_w // 2 > last and (best is None or xa > best):
+                        best = xa
+                if best is None:
+                    # no free site in reach: open one at the last cell boundary in reach
+                    bounds = [it[0] for it in items
+                              if last < it[0] + tap_w // 2 and it[0] + tap_w // 2 <= limit]
+                    best = make_room(max(bounds)) if bounds else None
+                    if best is None:
+                        print(f"[pnr] ERROR: no room for a well tap in row {r} within "
+                              f"{DbU.toPhysical(max(last, 0), DbU.UnitPowerMicro):.2f}.."
+                              f"{DbU.toPhysical(limit, DbU.UnitPowerMicro):.2f} um", flush=True)
+                        return 2
+                items.append([best, tap_w, None])
+                items.sort(key=lambda it: it[0])
+                last = best + tap_w // 2
 
             def put(master, name, xa):
                 inst = Instance.create(cell, name, master)
                 inst.setTransformation(Transformation(xa, ty, orient))
                 inst.setPlacementStatus(Instance.PlacementStatus.FIXED)
 
-            # well taps: every point of the row within tap_reach of a tap, each tap in a free site
-            last = -tap_reach          # a virtual tap left of the row
-            while last + tap_reach < width:
-                limit = last + 2 * tap_reach if last >= 0 else tap_reach
-                best = None
-                for g in gaps:
-                    xa = min(g[1] - tap_w, limit - tap_w // 2)
-                    xa = (xa // step_x) * step_x
-                    if xa >= g[0] and xa + tap_w // 2 > last:
-                        best = (g, xa) if best is None or xa > best[1] else best
-                if best is None:
-                    print(f"[pnr] ERROR: no free site for a well tap in row {r} within "
-                          f"{DbU.toPhysical(last, DbU.UnitPowerMicro):.2f}.."
-                          f"{DbU.toPhysical(limit, DbU.UnitPowerMicro):.2f} um", flush=True)
-                    return 2
-                g, xa = best
-                put(tap, f"tap_{ntap}", xa)
-                ntap += 1
-                gaps.remove(g)
-                gaps += [h for h in ([g[0], xa], [xa + tap_w, g[1]]) if h[1] > h[0]]
-                gaps.sort()
-                last = xa + tap_w // 2
-            for a, b in gaps:
+            for x, w, inst in items:
+                if inst is None:
+                    put(tap, f"tap_{ntap}", x)
+                    ntap += 1
+                elif inst.getAbutmentBox().getXMin() != x:
+                    inst.setTransformation(Transformation(x, ty, orient))
+            for a, b in gaps():
                 while a < b:
                     f = next((c for c in fills if c.getAbutmentBox().getWidth() <= b - a), None)
                     if f is None:
