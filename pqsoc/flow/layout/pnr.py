@@ -86,6 +86,9 @@ def main(job_path: str) -> int:
     ntap = 0
     with UpdateSession():
         cell.setAbutmentBox(Box(0, 0, width, rows * q_row))
+    print(f"[pnr] core {DbU.toPhysical(width, DbU.UnitPowerMicro):.2f} x "
+          f"{DbU.toPhysical(rows * row_h, DbU.UnitPowerMicro):.2f} um, {rows} rows, "
+          f"{len(instances)} cells, utilisation {cell_area / (width * rows * row_h):.3f}", flush=True)
     times["floorplan_s"] = time.time() - t
 
     step("place (Etesian)")
