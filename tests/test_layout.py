@@ -137,6 +137,7 @@ def test_placement_taps_and_fill_are_drc_clean(counter_netlist, tmp_path):
     assert r["cells"] == m["cells"] and r["taps"] >= r["rows"] and r["fillers"] > 0
     assert r["drc"]["errors"] == 0, r["drc"]
     assert 0.3 < r["utilisation"] < 0.6
+    assert (out / "layout.png").stat().st_size > 10000
     # seeded error: two met1 (68/20) wires 0.05 um apart in the top cell
     import klayout.db as kdb
     lay = kdb.Layout()
@@ -162,6 +163,7 @@ def test_route_is_never_reported_clean_unless_it_is(counter_netlist, tmp_path, m
     rc = main(["layout", "t_layout_counter"])
     rep = json.loads((tmp_path / "reports" / "layout.json").read_text())["blocks"]["t_layout_counter"]
     assert rep["tools"]["coriolis-eda"] == "2.5.4"
+    assert (tmp_path / "reports" / "layout_t_layout_counter.png").is_file()
     assert rep["cells"] > 8 and "wire_length_um" in rep and rep["drc"]["tool"] == "magic"
     if rc == 0:
         assert rep["status"] == "clean" and rep["routed"] and rep["drc"]["errors"] == 0

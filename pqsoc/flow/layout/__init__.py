@@ -14,6 +14,7 @@ layout it did not get.
 """
 import json
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -191,6 +192,18 @@ def merge_gds(routed: Path, cells_gds: Path, out: Path) -> int:
     return n
 
 
+def render_png(gds: Path, png: Path, full_depth: bool) -> None:
+    """A picture of the layout (KLayout): every level for a small design, else the routing
+    over the cell outlines."""
+    import klayout.lay as klay
+    view = klay.LayoutView()
+    view.load_layout(str(gds), True)
+    if full_depth:
+        view.max_hier()
+    view.zoom_fit()
+    view.save_image(str(png), 1000, 1000)
+
+
 def magic_tech(pdk_tech: Path, out: Path) -> Path:
     """Debian's magic 8.3.105 segfaults on the PDK tech file's `requires magic-8.3.111`: a copy
     with that line commented out."""
@@ -285,6 +298,7 @@ def layout_netlist(name: str, netlist: Path, top: str, *, utilisation: float = 0
         (out / "gds.log").write_text(f"{n} cell masters replaced by the PDK's GDS\n")
         gds = (out / "full.gds").resolve()
         result["gds"] = str(gds.relative_to(REPO) if gds.is_relative_to(REPO) else gds)
+        render_png(out / "full.gds", out / "layout.png", full_depth=pnr["cells"] <= 2000)
         result["seconds"]["gds"] = round(time.time() - t, 1)
 
         t = time.time()
@@ -331,5 +345,7 @@ def layout(name: str, utilisation: float = 0.5, timeout_s: float = 3600.0) -> di
                                 timeout_s=timeout_s, out=out)
     finally:
         if (out / "layout.json").is_file():
-            record(json.loads((out / "layout.json").read_text()))
+            path = record(json.loads((out / "layout.json").read_text()))
+            if (out / "layout.png").is_file():
+                shutil.copyfile(out / "layout.png", path.parent / f"layout_{name}.png")
     return result
