@@ -112,6 +112,7 @@ ENGINE = {
     "pin_layer_ns": "met2",        # I/O pins on the north/south edges
     "pin_layer_ew": "met3",        # and on the east/west edges
     "placement_effort": 2,
+    "margin_um": 3.0,              # free tracks around the rows (Katana fails on die-edge tracks)
     "aspect": 1.0,
     "buffer_cell": f"{SCL}__buf_2",
 }
@@ -285,7 +286,7 @@ def layout_netlist(name: str, netlist: Path, top: str, *, utilisation: float = 0
         result["core_um"] = [round(v, 3) for v in pnr["core_um"]]
         result["cell_area_um2"] = round(pnr["cell_area_um2"], 2)
         core = pnr["core_um"][0] * pnr["core_um"][1]
-        result["die_um"] = result["core_um"]         # no margin around the rows
+        result["die_um"] = [round(v, 3) for v in pnr["die_um"]]
         result["utilisation"] = round(pnr["cell_area_um2"] / core, 4)
         result["cells_after_fill"] = pnr["cells"] + pnr["taps"] + pnr["fillers"]
         result["steps_s"] = pnr["seconds"]

@@ -217,6 +217,19 @@ def main(job_path: str) -> int:
                     put(f, f"fill_{nfill}", a)
                     nfill += 1
                     a += f.getAbutmentBox().getWidth()
+    # a margin of free tracks around the rows, so the router never needs a track at the die
+    # edge; whole rows high and whole met2/met4 pitches wide, so the tracks stay on the pins
+    margin = u(job.get("margin_um", 0.0))
+    mx = math.ceil(margin / (2 * step_x)) * 2 * step_x
+    my = math.ceil(margin / row_h) * row_h
+    die_w, die_h = width + 2 * mx, rows * row_h + 2 * my
+    if mx or my:
+        with UpdateSession():
+            for inst in cell.getInstances():
+                tr = inst.getTransformation()
+                inst.setTransformation(Transformation(tr.getTx() + mx, tr.getTy() + my,
+                                                      tr.getOrientation()))
+            cell.setAbutmentBox(Box(0, 0, die_w, die_h))
     times["fill_s"] = time.time() - t
 
     step("I/O pins")
@@ -226,7 +239,7 @@ def main(job_path: str) -> int:
     io_nets = sorted((n for n in cell.getNets() if n.isExternal()
                       and n.getType() not in (Net.Type.POWER, Net.Type.GROUND)),
                      key=lambda n: str(n.getName()))
-    height = rows * row_h
+    height = die_h
 
     def gauge_of(name):
         return next(g for g in rg.getLayerGauges() if g.getLayer().getName() == name)
@@ -250,10 +263,10 @@ def main(job_path: str) -> int:
         a = access(v_g)
         ys = track_range(a, height)
         y = ys[0] if side == "S" else ys[-1]
-        slots.append([(v_g, side, x, y) for x in track_range(v_g, width)])
+        slots.append([(v_g, side, x, y) for x in track_range(v_g, die_w)])
     for side in ("W", "E"):
         a = access(h_g)
-        xs = track_range(a, width)
+        xs = track_range(a, die_w)
         x = xs[0] if side == "W" else xs[-1]
         slots.append([(h_g, side, x, y) for y in track_range(h_g, height)])
     capacity = sum(len(s) for s in slots)
@@ -299,7 +312,7 @@ def main(job_path: str) -> int:
     with UpdateSession():
         for pin, side in pins:      # stretch each pin to its edge of the die
             if side in "WE":
-                reach = pin.getX() if side == "W" else width - pin.getX()
+                reach = pin.getX() if side == "W" else die_w - pin.getX()
                 pin.setWidth(2 * reach)
             else:
                 reach = pin.getY() if side == "S" else height - pin.getY()
@@ -321,6 +334,8 @@ def main(job_path: str) -> int:
         "rows": rows,
         "core_um": [DbU.toPhysical(width, DbU.UnitPowerMicro),
                     DbU.toPhysical(rows * row_h, DbU.UnitPowerMicro)],
+        "die_um": [DbU.toPhysical(die_w, DbU.UnitPowerMicro),
+                   DbU.toPhysical(die_h, DbU.UnitPowerMicro)],
         "cell_area_um2": cell_area / (u(1.0) ** 2),
         "io_pins": len(io_nets),
         "detailed_routing_success": routed,
