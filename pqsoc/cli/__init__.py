@@ -90,7 +90,8 @@ def _layout(args) -> int:
         except FlowError as e:
             print(f"pqsoc layout: error: {e}", file=sys.stderr)
             failed.append(name)
-    print(f"[layout] results: {(REPO / 'reports' / 'layout.json').relative_to(REPO)}")
+    if (layout.REPORTS / "layout.json").is_file():
+        print(f"[layout] results: {layout.REPORTS / 'layout.json'}")
     if failed:
         print(f"pqsoc layout: failed: {' '.join(failed)}", file=sys.stderr)
         return 1
