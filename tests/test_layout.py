@@ -172,3 +172,22 @@ def test_route_is_never_reported_clean_unless_it_is(counter_netlist, tmp_path, m
         assert not (rep["routed"] and rep["drc"]["errors"] == 0)
         if not rep["routed"]:
             assert rep["segments_unrouted"] > 0
+
+
+def test_failing_steps_are_named(counter_netlist, tmp_path, monkeypatch):
+    """A netlist Yosys cannot read fails the blif step; a PDK fact the engine cannot use (a tap
+    cell that is not in the library) fails the pnr step at the step it reached; both name the
+    log and leave layout.json with status failed."""
+    bad = tmp_path / "bad.v"
+    bad.write_text("module counter(input a, output y); mystery m(.a(a), .y(y)); endmodule\n")
+    with pytest.raises(FlowError, match=r"layout step blif.*log: .*blif.log"):
+        layout.layout_netlist("t_bad", bad, "counter", out=tmp_path / "bad")
+    assert json.loads((tmp_path / "bad" / "layout.json").read_text())["status"] == "failed"
+
+    netlist, _ = counter_netlist
+    real = layout.pdk_facts
+    monkeypatch.setattr(layout, "pdk_facts", lambda pdk: {**real(pdk), "tap_cell": "no_such_tap"})
+    with pytest.raises(FlowError, match=r"layout step pnr failed at `floorplan`.*pnr.log"):
+        layout.layout_netlist("t_layout_counter", netlist, "counter", out=tmp_path / "notap")
+    rep = json.loads((tmp_path / "notap" / "layout.json").read_text())
+    assert rep["status"] == "failed" and rep["failed_step"] == "floorplan"

@@ -277,19 +277,24 @@ def layout_netlist(name: str, netlist: Path, top: str, *, utilisation: float = 0
         text = _run([sys.executable, "-m", "pqsoc.flow.layout.pnr", str(out / "job.json")],
                     out / "pnr.log", "pnr", timeout_s)
         result["seconds"]["pnr"] = round(time.time() - t, 1)
-        if not (out / "pnr.json").is_file():
-            steps = re.findall(r"^\[pnr\] (.*)$", text, re.M)
-            raise FlowError(f"layout step pnr failed at `{steps[-1] if steps else 'start-up'}` "
-                            f"(log: {out / 'pnr.log'})")
-        pnr = json.loads((out / "pnr.json").read_text())
-        result.update({k: pnr[k] for k in ("cells", "taps", "fillers", "rows", "io_pins")})
-        result["core_um"] = [round(v, 3) for v in pnr["core_um"]]
-        result["cell_area_um2"] = round(pnr["cell_area_um2"], 2)
-        core = pnr["core_um"][0] * pnr["core_um"][1]
-        result["die_um"] = [round(v, 3) for v in pnr["die_um"]]
-        result["utilisation"] = round(pnr["cell_area_um2"] / core, 4)
-        result["cells_after_fill"] = pnr["cells"] + pnr["taps"] + pnr["fillers"]
-        result["steps_s"] = pnr["seconds"]
+        pnr = json.loads((out / "pnr.json").read_text()) if (out / "pnr.json").is_file() else {}
+        if pnr:
+            result.update({k: pnr[k] for k in ("cells", "taps", "fillers", "rows", "io_pins")})
+            result["core_um"] = [round(v, 3) for v in pnr["core_um"]]
+            result["die_um"] = [round(v, 3) for v in pnr["die_um"]]
+            result["cell_area_um2"] = round(pnr["cell_area_um2"], 2)
+            core = pnr["core_um"][0] * pnr["core_um"][1]
+            result["utilisation"] = round(pnr["cell_area_um2"] / core, 4)
+            result["cells_after_fill"] = pnr["cells"] + pnr["taps"] + pnr["fillers"]
+            result["steps_s"] = pnr["seconds"]
+        if not pnr.get("complete"):
+            steps = re.findall(r"^\[pnr\] (?!core )(.*)$", text, re.M)
+            errors = [ln for ln in text.splitlines() if "Error" in ln or "ERROR" in ln]
+            result["failed_step"] = steps[-1] if steps else "start-up"
+            result["error"] = errors[-1].strip()[:300] if errors else None
+            raise FlowError(f"layout step pnr failed at `{result['failed_step']}`"
+                            + (f": {result['error']}" if result["error"] else "")
+                            + f" (log: {out / 'pnr.log'})")
         result["routed"] = pnr["detailed_routing_success"]
         result.update(katana_stats(text))
 

@@ -295,6 +295,25 @@ def main(job_path: str) -> int:
             pins.append((pin, side))
     times["pins_s"] = time.time() - t
 
+    # what is known before routing, written now so a router failure still leaves it
+    result = {
+        "top": job["top"],
+        "cells": len(instances),
+        "taps": ntap,
+        "fillers": nfill,
+        "rows": rows,
+        "core_um": [DbU.toPhysical(width, DbU.UnitPowerMicro),
+                    DbU.toPhysical(rows * row_h, DbU.UnitPowerMicro)],
+        "die_um": [DbU.toPhysical(die_w, DbU.UnitPowerMicro),
+                   DbU.toPhysical(die_h, DbU.UnitPowerMicro)],
+        "cell_area_um2": cell_area / (u(1.0) ** 2),
+        "io_pins": len(io_nets),
+        "detailed_routing_success": None,
+        "complete": False,
+        "seconds": {k: round(v, 2) for k, v in times.items()},
+    }
+    (out / "pnr.json").write_text(json.dumps(result, indent=2) + "\n")
+
     routed = None
     if job.get("route", True):
         step("route (Katana)")
@@ -326,21 +345,9 @@ def main(job_path: str) -> int:
     t = time.time()
     CRL.Gds.save(cell)
     times["gds_s"] = time.time() - t
-    result = {
-        "top": job["top"],
-        "cells": len(instances),
-        "taps": ntap,
-        "fillers": nfill,
-        "rows": rows,
-        "core_um": [DbU.toPhysical(width, DbU.UnitPowerMicro),
-                    DbU.toPhysical(rows * row_h, DbU.UnitPowerMicro)],
-        "die_um": [DbU.toPhysical(die_w, DbU.UnitPowerMicro),
-                   DbU.toPhysical(die_h, DbU.UnitPowerMicro)],
-        "cell_area_um2": cell_area / (u(1.0) ** 2),
-        "io_pins": len(io_nets),
-        "detailed_routing_success": routed,
-        "seconds": {k: round(v, 2) for k, v in times.items()},
-    }
+    result["detailed_routing_success"] = routed
+    result["complete"] = True
+    result["seconds"] = {k: round(v, 2) for k, v in times.items()}
     (out / "pnr.json").write_text(json.dumps(result, indent=2) + "\n")
     step(f"done: routed={routed}")
     return 0 if routed is not False else 1
