@@ -84,6 +84,11 @@ def pdk_facts(pdk) -> dict:
         if not p.is_file():
             raise FlowError(f"missing PDK file {p}")
     macros = lef_macros(cell_lef)
+    # GDS numbers of the drawn layers, for the routing Coriolis writes
+    from pqsoc.flow.pdk_overlay import lefdef_table
+    table = lefdef_table(base / "libs.tech" / "klayout" / f"{PDK}.lyt")
+    gds_layers = {k.split(".")[0]: [int(v) for v in n.split("/")]
+                  for k, n in table.items() if k.endswith(".drawing")}
     # fillers: the library's decap and fill cells (widest first), so a gap of any width closes
     fills = sorted((m for m in macros if m.startswith((cfg["DECAP_CELL"], cfg["FILL_CELL"]))),
                    key=lambda m: (-macros[m], m))
@@ -97,6 +102,7 @@ def pdk_facts(pdk) -> dict:
         "tap_distance_um": float(cfg["FP_TAPCELL_DIST"]), "fill_cells": fills,
         "power": cfg["VDD_PIN"], "ground": cfg["GND_PIN"],
         "tie_cell": cfg["SYNTH_TIELO_PORT"].split()[0],
+        "gds_layers": gds_layers,
     }
 
 

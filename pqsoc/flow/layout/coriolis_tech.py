@@ -30,15 +30,7 @@ def cell_gauge_name(site: str) -> str:
     """Coriolis' LEF reader matches a macro's SITE to the cell gauge named `LEF.<site>`."""
     return f"LEF.{site}"
 
-# GDS layer/datatype of the drawn sky130 layers (SkyWater's layer map: drawing 20, cut 44); only
-# used if Coriolis itself writes GDS; the flow's GDS comes from Magic with the PDK's cell GDS.
-SKY130_GDS = {"nwell": (64, 20), "pwell": (64, 44), "li1": (67, 20), "mcon": (67, 44),
-              "met1": (68, 20), "via": (68, 44), "met2": (69, 20), "via2": (69, 44),
-              "met3": (70, 20), "via3": (70, 44), "met4": (71, 20), "via4": (71, 44),
-              "met5": (72, 20)}
-
-
-def _basic_layer(tech, name, material, size=None, spacing=None, area=None):
+def _basic_layer(tech, name, material, size=None, spacing=None, area=None, gds=None):
     layer = BasicLayer.create(tech, name, BasicLayer.Material(material))
     if size is not None:
         layer.setMinimalSize(u(size))
@@ -46,9 +38,9 @@ def _basic_layer(tech, name, material, size=None, spacing=None, area=None):
         layer.setMinimalSpacing(u(spacing))
     if area is not None:
         layer.setMinimalArea(area)
-    if name in SKY130_GDS:
-        layer.setGds2Layer(SKY130_GDS[name][0])
-        layer.setGds2Datatype(SKY130_GDS[name][1])
+    if gds and name in gds:          # the GDS numbers Coriolis writes the routing with
+        layer.setGds2Layer(gds[name][0])
+        layer.setGds2Datatype(gds[name][1])
     return layer
 
 
@@ -61,8 +53,9 @@ def _enclosure(via, metal, along: float, across: float, horizontal: bool):
     via.setEnclosure(metal, u(v), Layer.EnclosureV)
 
 
-def setup_technology(lef: TechLef) -> None:
-    """Create the Coriolis database and the technology from the tech LEF."""
+def setup_technology(lef: TechLef, gds_layers: dict[str, list[int]]) -> None:
+    """Create the Coriolis database and the technology from the tech LEF; gds_layers: layer name
+    -> [GDS layer, datatype] of its drawing (from the PDK's KLayout layer table)."""
     db = DataBase.create()
     CRL.System.get()
     tech = Technology.create(db, "sky130")
@@ -82,16 +75,17 @@ def setup_technology(lef: TechLef) -> None:
 
     for well in lef.masterslice:
         _basic_layer(tech, well, BasicLayer.Material.nWell if well.startswith("n")
-                     else BasicLayer.Material.pWell)
+                     else BasicLayer.Material.pWell, gds=gds_layers)
     metals = {}
     for i, r in enumerate(lef.routing):
         metals[r.name] = _basic_layer(tech, r.name, BasicLayer.Material.metal, r.width, r.spacing,
-                                      r.min_area)
+                                      r.min_area, gds_layers)
         blockage = _basic_layer(tech, f"{r.name}.block", BasicLayer.Material.blockage)
         metals[r.name].setBlockageLayer(blockage)
         if i < len(lef.cuts):
             c = lef.cuts[i]
-            cut = _basic_layer(tech, c.name, BasicLayer.Material.cut, c.width, c.spacing)
+            cut = _basic_layer(tech, c.name, BasicLayer.Material.cut, c.width, c.spacing,
+                               gds=gds_layers)
             # cells carry obstructions on cut layers too (mcon)
             cut.setBlockageLayer(_basic_layer(tech, f"{c.name}.block", BasicLayer.Material.blockage))
     for i, c in enumerate(lef.cuts):
@@ -158,7 +152,7 @@ def configure(site: str, net_builder: str, power: str, ground: str, fill_cells: 
         cfg.etesian.spaceMargin = density_margin
         cfg.etesian.uniformDensity = True
         cfg.etesian.routingDriven = False
-        cfg.etesian.latchUpDistance = 0       # taps are pre-placed by the flow, in columns
+        cfg.etesian.latchUpDistance = 0       # the flow places the well taps (pnr.py)
         cfg.etesian.feedNames = ",".join(fill_cells)
         cfg.etesian.defaultFeed = fill_cells[-1]
         cfg.etesian.cell.zero = tie_cells[0]

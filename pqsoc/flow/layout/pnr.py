@@ -48,7 +48,7 @@ def main(job_path: str) -> int:
     from pqsoc.flow.layout import coriolis_tech as ct
 
     lef = techlef.read(Path(job["tech_lef"]))
-    ct.setup_technology(lef)
+    ct.setup_technology(lef, job["gds_layers"])
     ct.setup_gauges(lef, job["site"], job["pin_layer"], job["top_layer"], tuple(job["power_layers"]))
     ct.configure(job["site"], job["net_builder"], job["power"], job["ground"], job["fill_cells"],
                  (job["tie_cell"], job["tie_cell"]), job["buffer_cell"], job["clock_regex"],
