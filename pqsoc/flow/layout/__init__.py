@@ -207,6 +207,8 @@ def render_png(gds: Path, png: Path, full_depth: bool) -> None:
     view.load_layout(str(gds), True)
     if full_depth:
         view.max_hier()
+    else:                   # the top level (routing) and the outlines of the cells
+        view.max_hier_levels = 1
     view.zoom_fit()
     view.save_image(str(png), 1000, 1000)
 
