@@ -83,7 +83,6 @@ def main(job_path: str) -> int:
     width = math.ceil(core / (rows * row_h) / step_x) * step_x
     widest = max(i.getMasterCell().getAbutmentBox().getWidth() for i in instances)
     width = max(width, widest + 2 * tap_w)
-    ntap = 0
     with UpdateSession():
         cell.setAbutmentBox(Box(0, 0, width, rows * q_row))
     print(f"[pnr] core {DbU.toPhysical(width, DbU.UnitPowerMicro):.2f} x "
@@ -98,7 +97,7 @@ def main(job_path: str) -> int:
     etesian.destroy()
     times["place_s"] = time.time() - t
 
-    step("rows to their true pitch, fill")
+    step("rows to their height, well taps, fill")
     t = time.time()
     fills = sorted((lib.getCell(n) for n in job["fill_cells"]),
                    key=lambda c: -c.getAbutmentBox().getWidth())
