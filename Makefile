@@ -7,7 +7,7 @@ BLOCKS ?=
 # Caravel's fixed user-project files (soc/caravel.py); `make setup` fetches them into .caravel
 export CARAVEL_ROOT ?= $(CURDIR)/.caravel
 
-.PHONY: help setup test report synth sta harden clean
+.PHONY: help setup test report synth sta harden layout clean
 
 help:
 	@echo "make setup    install pinned apt + Python packages (.venv) and check the PDK (PDK_ROOT)"
@@ -16,6 +16,7 @@ help:
 	@echo "              firmware self-tests and ML-KEM / ML-DSA from firmware on the full-SoC"
 	@echo "              simulation (sim_*.json) -> reports/"
 	@echo "make harden   OpenLane 2 hardening (needs the Nix shell: OpenROAD is not installable here)"
+	@echo "make layout   local place-and-route with Coriolis + Magic DRC (BLOCKS=..., default keccak)"
 	@echo "make clean    remove build/ and reports/"
 
 setup:
@@ -40,6 +41,10 @@ report: $(PQSOC)
 
 harden: $(PQSOC)
 	$(PQSOC) harden $(or $(BLOCKS),keccak)
+
+layout: $(PQSOC)
+	$(PQSOC) synth $(or $(BLOCKS),keccak)
+	$(PQSOC) layout $(or $(BLOCKS),keccak)
 
 $(PQSOC):
 	@echo "run 'make setup' first" >&2; exit 1

@@ -70,7 +70,9 @@ def _caravel_emit(out: Path) -> list[Path]:
 
 
 def _caravel_read(files: list[Path]) -> list[str]:
-    return silicon.yosys_read(files, top="user_project_wrapper")
+    """The SoC's reading, elaborating the wrapper; its `include of Caravel's defines.v (the first
+    file) is found in that file's folder."""
+    return silicon.yosys_read(files[1:], top="user_project_wrapper", include_dirs=(files[0].parent,))
 
 
 # The chip as taped out: Caravel's user_project_wrapper around block soc (soc/caravel.py), for its

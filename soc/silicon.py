@@ -94,11 +94,11 @@ def emit(out: Path, acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC
 AMARANTH_FILES = ("pqc.v", "soc_memories.v")
 
 
-def yosys_read(files: list[Path], top: str = "pqsoc") -> list[str]:
+def yosys_read(files: list[Path], top: str = "pqsoc", include_dirs=()) -> list[str]:
     """read_verilog for the Amaranth files, then one read_slang call over the other files (Ibex
     and the LiteX top, and for the Caravel wrapper Caravel's defines and the wrapper; SystemVerilog
     packages are shared between them), elaborating `top`."""
-    incs = " ".join(f"-I {p}" for p in ibex.include_paths())
+    incs = " ".join(f"-I {p}" for p in [*ibex.include_paths(), *include_dirs])
     amaranth = [f for f in files if Path(f).name in AMARANTH_FILES]
     if len(amaranth) != len(AMARANTH_FILES):
         raise FlowError(f"expected {', '.join(AMARANTH_FILES)} among the SoC's sources, "

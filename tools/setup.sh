@@ -13,7 +13,7 @@ APT_PACKAGES=(
   "picolibc-riscv64-unknown-elf=1.8-1"
   "nix-bin=2.8.0-1.1+b1"
   "clang-14=1:14.0.6-12"        # compiles the gate-level models (pqsoc.flow.gls.GL_CXX)
-  "magic=8.3.105+ds.1-1.1"      # pqsoc signoff: DEF -> GDS, DRC, extraction (pqsoc/flow/signoff.py)
+  "magic=8.3.105+ds.1-1.1"      # pqsoc signoff, pqsoc layout: DEF/GDS, DRC, extraction
   "netgen-lvs=1.5.133-1.2"      # pqsoc signoff: LVS
   "klayout=0.28.5-2"            # pqsoc signoff: the PDK's KLayout DRC runset
 )
@@ -41,11 +41,13 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=.venv/.requirements.sha256
-want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+want=$(cat requirements.txt requirements-nodeps.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   step "venv: installing pinned Python packages"
   .venv/bin/python -m pip install -q --upgrade "pip==25.3"
   .venv/bin/python -m pip install -q -r requirements.txt
+  # packages whose declared dependencies conflict with our pins but are not imported (see file)
+  .venv/bin/python -m pip install -q --no-deps -r requirements-nodeps.txt
   .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e .
   echo "$want" > "$stamp"
 else

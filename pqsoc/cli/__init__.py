@@ -128,6 +128,28 @@ def _floorplan(args) -> int:
     return 0
 
 
+def _layout(args) -> int:
+    """`pqsoc layout BLOCK ...`: place, route and DRC-check each block with Coriolis; every block
+    is tried, and the command fails if any did not give a routed, DRC-clean layout."""
+    from pqsoc.flow import layout
+    failed = []
+    for name in args.blocks:
+        blocks.get(name)
+        try:
+            r = layout.layout(name, utilisation=args.utilisation, timeout_s=args.timeout)
+            print(f"[layout] {name}: routed, {r['drc']['errors']} DRC errors, "
+                  f"{r.get('wire_length_um', 0):.0f} um of wire")
+        except FlowError as e:
+            print(f"pqsoc layout: error: {e}", file=sys.stderr)
+            failed.append(name)
+    if (layout.REPORTS / "layout.json").is_file():
+        print(f"[layout] results: {layout.REPORTS / 'layout.json'}")
+    if failed:
+        print(f"pqsoc layout: failed: {' '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _gls(args):
     import json
     from pathlib import Path
@@ -218,6 +240,17 @@ def main(argv=None) -> int:
                    help="first write pnr/floorplan_inputs.json (logic areas, port bits, hashes) from the "
                         "stored syntheses of acc, kmac and soc")
     p.set_defaults(func=_floorplan)
+    return 0
+
+
+    p = sub.add_parser("layout", help="place and route with Coriolis (coriolis-eda), Magic DRC; "
+                                      "build/layout/<block>/ and reports/layout.json")
+    p.add_argument("blocks", nargs="+")
+    p.add_argument("--utilisation", type=positive(float), default=0.5,
+                   help="target core utilisation (default 0.5)")
+    p.add_argument("--timeout", type=positive(float), default=3600.0,
+                   help="seconds allowed for each step (default 3600)")
+    p.set_defaults(func=_layout)
 
     p = sub.add_parser("gls", help="gate-level simulation of a synthesized block against its RTL")
     p.add_argument("blocks", nargs="+")

@@ -147,15 +147,21 @@ def scl_config_tcl(real_cfg: Path) -> str:
                       f"source {{{real_cfg}}}", SCL_ADDITIONS)
 
 
-def layer_map(lyt: Path) -> str:
-    """KLayout's LEF/DEF layer map (lines `<layer> <purposes> <gds layer> <datatype>`, plus
-    `NAME <layer>/PIN` for pin labels and `DIEAREA ALL` for the outline), from the
-    `name.purpose : layer/datatype` table in the <lefdef> section of the PDK's .lyt."""
+def lefdef_table(lyt: Path) -> dict[str, str]:
+    """The `name.purpose : layer/datatype` table in the <lefdef> section of the PDK's .lyt, as
+    {"met1.drawing": "68/20", ...}."""
     text = lyt.read_text()
     m = re.search(r"<lefdef>.*?<layer-map>layer_map\((.*?)\)</layer-map>", text, re.S)
     if not m:
         raise FlowError(f"PDK: no LEF/DEF layer table in {lyt}")
-    table = dict(re.findall(r"'([\w.]+) : (\d+/\d+)'", m.group(1)))
+    return dict(re.findall(r"'([\w.]+) : (\d+/\d+)'", m.group(1)))
+
+
+def layer_map(lyt: Path) -> str:
+    """KLayout's LEF/DEF layer map (lines `<layer> <purposes> <gds layer> <datatype>`, plus
+    `NAME <layer>/PIN` for pin labels and `DIEAREA ALL` for the outline), from the
+    `name.purpose : layer/datatype` table in the <lefdef> section of the PDK's .lyt."""
+    table = lefdef_table(lyt)
 
     def num(key: str) -> str:
         if key not in table:
