@@ -124,3 +124,21 @@ def test_encode12(transposed):
         assert (sim.dmem.read_bytes(1024, 768) == ref) != seeded
     print(f"\nByteEncode12 of 2 polynomials ({'transposed' if transposed else 'natural'}): "
           f"{h.cycles} cycles")
+
+
+def test_keygen_job_check_catches_a_wrong_key():
+    """dv/jobs.mlkem_keygen_jobs' check (the benchmark's and the RTL run's) passes the run
+    and fails it with one byte of ek, of the s_hat encoding or of H(ek) changed, or when
+    the run did not end in ecall."""
+    from dataclasses import replace
+    from ip.acc.dv.jobs import MLKEM_MEM, mlkem_keygen_jobs
+    from ip.acc.dv.lockstep import IssBackend
+    kg = keygen(512)
+    (key, words, img, cyc, check), = mlkem_keygen_jobs(512, seed=3)
+    r = IssBackend(MLKEM_MEM, MLKEM_MEM).run(words, img, cyc)
+    assert check(r) is None
+    for addr in (kg.EK + 5, kg.DK + 7, kg.HEK):
+        bad = bytearray(r.dmem)
+        bad[addr] ^= 0x40
+        assert check(replace(r, dmem=bytes(bad))) is not None, addr
+    assert "halted" in check(replace(r, halt="cycle_limit"))
