@@ -142,3 +142,18 @@ def test_keygen_job_check_catches_a_wrong_key():
         bad[addr] ^= 0x40
         assert check(replace(r, dmem=bytes(bad))) is not None, addr
     assert "halted" in check(replace(r, halt="cycle_limit"))
+
+
+def test_keygen_phases():
+    """Per-phase cycles of ML-KEM-768 keygen (prefix runs: each phase's cost = difference of
+    cumulative counts)."""
+    from ip.acc.tests.iss_util import phase_cycles, run_image
+    kg = keygen(768)
+    dm = kg.image(bytes(range(32)), bytes(32))
+    rows, total, _ = phase_cycles(kg.phases(), lambda src: run_image(src, dm),
+                                  head=["lui x30, 4"], tail=("kmac.rel", "ecall"))
+    print("\nML-KEM-768 KeyGen phases (ISS cycles):")
+    for name, n in rows:
+        print(f"  {n:6d}  {name}")
+    print(f"  {total:6d}  total")
+    assert total <= 7_000                  # issue 23's target
