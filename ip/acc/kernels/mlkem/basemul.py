@@ -148,19 +148,25 @@ def transposed_store(words, base, regs):
     return L
 
 
-def basemul_loop(terms, c, const_addr):
+def basemul_loop(terms, c, const_addr, add=None):
     """c = sum over (a, b) of MultiplyNTTs(a, b) * 2^-16 (VMODE 0), a natural, b transposed
     (transposed_store); the arithmetic of basemul_program with a prepared b, as a loopi
     over the 8 blocks of 32 coefficients with post-increment pointers (x10.. a, b, gamma,
     c), constant table (const_words()) at const_addr, registers allocated and scheduled
-    by Prog in w0..w15: ~48 cycles per block for 3 terms."""
+    by Prog in w0..w15: ~48 cycles per block for 3 terms.
+    add (keygen's t_hat = A_hat o s_hat + e_hat): the address of a natural polynomial
+    (< q) added to the exact sum (the 2^-16 removed by one more bn.mulvm by R^2 per
+    word); it may equal c (read before written, block by block)."""
     n = len(terms)
-    assert 1 <= n <= 3
+    assert 1 <= n <= 4
     L = []
     for j, (a, b) in enumerate(terms):
         L += _li(10 + 2 * j, a) + _li(11 + 2 * j, b)
     xg, xc = f"x{10 + 2 * n}", f"x{11 + 2 * n}"
     L += _li(10 + 2 * n, const_addr) + _li(11 + 2 * n, c)
+    xe = f"x{12 + 2 * n}"
+    if add is not None:
+        L += _li(12 + 2 * n, add)
     p = Prog([f"w{i}" for i in range(16)])
     p.lw_pi("%g", xg)
     s0 = s1 = None
@@ -184,9 +190,22 @@ def basemul_loop(terms, c, const_addr):
             p.op("bn.addvm", f"%s0{j}", s0, f"%r0{j}")
             p.op("bn.addvm", f"%s1{j}", s1, f"%r1{j}")
             s0, s1 = f"%s0{j}", f"%s1{j}"
+    if add is not None:
+        p.lw("%r2", const_addr + 32 * 8)
+        p.op("bn.mulvm", "%f0", s0, "%r2")
+        p.op("bn.mulvm", "%f1", s1, "%r2")
+        s0, s1 = "%f0", "%f1"
     p.op("bn.trn1", "%o0", s0, s1)
     p.op("bn.trn2", "%o1", s0, s1)
-    p.sw_pi("%o0", xc)
-    p.sw_pi("%o1", xc)
+    if add is not None:
+        p.lw_pi("%e0", xe)
+        p.lw_pi("%e1", xe)
+        p.op("bn.addvm", "%v0", "%o0", "%e0")
+        p.op("bn.addvm", "%v1", "%o1", "%e1")
+        p.sw_pi("%v0", xc)
+        p.sw_pi("%v1", xc)
+    else:
+        p.sw_pi("%o0", xc)
+        p.sw_pi("%o1", xc)
     body = p.text().splitlines()
     return L + _loop(8, body)

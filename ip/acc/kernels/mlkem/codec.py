@@ -24,6 +24,15 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
   bn.mulv.lo by q^-1 mod 2^16 (times 2^(16-d), which also gives the mod 2^d).
 * Decompress_d from y << (16-d): bn.mulv.hi / bn.mulv.lo by q and the rounding bit
   (`decompress10_load`: inside the NTT's first pass).
+* ByteEncode12 (t_hat, s_hat of keygen; `encode12`): VMODE 1, four input words (64
+  coefficients, 96 output bytes) per loopi iteration. Each 32-bit lane becomes the 24-bit
+  field F = c_even | c_odd << 12 of its coefficient pair (and / shift / or; from the
+  base-case transposed layout the pair is the low or high halves of two words, at no extra
+  cost). Two bn.unzip levels sort the 32 fields of the chunk into P_i (lane l = field
+  4l + i); the three 32-bit granules of the 96-bit block l are then uniform shifts / ors,
+  G0 = P0 | P1 << 24, G1 = P1 >> 8 | P2 << 16, G2 = P2 >> 16 | P3 << 8, and each granule
+  leaves by bn.ext + sw (byte 4 (3l + j) of the chunk): ~86 instructions per 64
+  coefficients, 48 of them ext / sw.
 * Compress1 + ByteEncode1 of m' (`message_bits`): two compares give the bit masks (kept:
   they are Decompress1(m') after an AND with 1665), AND with 1 << lane, then a 15-step
   unzip.lo / unzip.hi / or tree packs 256 bits into one word.
@@ -91,7 +100,12 @@ def const_words() -> dict:
     c["qi10"] = u16([QINV16 * (1 << 6)] * 16)
     c["mc4"] = u16([(1 << 4) * (1 << 16) % Q] * 16)
     c["qi4"] = u16([QINV16 * (1 << 12)] * 16)
+    c["m24h"] = _u32([0xFFF000] * 8)
     return c
+
+
+# the constant words of encode12 (not in CONST_NAMES: the decaps layout stays as it is)
+ENCODE_CONST_NAMES = ["m12", "m24h"]
 
 
 # Two output words per iteration: the 2 x 2 gather targets (X, Y of word A, X, Y of word B)
@@ -288,3 +302,59 @@ def compress_compare(kind, src, e, cmp, ka, msk=None):
         p.lw(f"%c{r}", cmp + 32 * r)
         p.op("bn.or.acc", "x9", f"%y{r}", f"%c{r}")
     return p.text().splitlines()
+
+
+def encode12(src, dst, npolys, ka, transposed=False):
+    """VMODE 1: ByteEncode12 of npolys polynomials at src (16 words each, coefficients
+    < 4096: fully reduced mod q for FIPS 203) -> 384 bytes each at dst (32-byte aligned).
+    transposed: src in the base-case layout (basemul.transposed_store) instead of natural.
+    Constants ka["m12"], ka["m24h"] in w14 / w15; uses x5, x6, x18..x25, w0..w15."""
+    L = _li(5, src) + _li(6, dst) + [f"bn.lw w14, {_m(ka['m12'])}",
+                                       f"bn.lw w15, {_m(ka['m24h'])}"]
+    p = Prog([f"w{n}" for n in range(14)])
+    for w in range(4):
+        p.lw_pi(f"%x{w}", "x5")
+    for w in range(0, 4, 2):
+        a, b = f"%x{w}", f"%x{w + 1}"
+        if transposed:
+            # word 2s: (c[32s+2i], c[32s+16+2i]) in lane i, word 2s+1: the odd partners
+            p.op("bn.and", f"%l{w}", a, "w14")
+            p.op("bn.shlv", f"%m{w}", b, "12")
+            p.op("bn.and", f"%n{w}", f"%m{w}", "w15")
+            p.op("bn.or", f"%E{w}", f"%l{w}", f"%n{w}")
+            p.op("bn.shrv", f"%l{w + 1}", a, "16")
+            p.op("bn.shrv", f"%m{w + 1}", b, "4")
+            p.op("bn.and", f"%n{w + 1}", f"%m{w + 1}", "w15")
+            p.op("bn.or", f"%E{w + 1}", f"%l{w + 1}", f"%n{w + 1}")
+        else:
+            for x in (w, w + 1):
+                p.op("bn.and", f"%l{x}", f"%x{x}", "w14")
+                p.op("bn.shrv", f"%m{x}", f"%x{x}", "4")
+                p.op("bn.and", f"%n{x}", f"%m{x}", "w15")
+                p.op("bn.or", f"%E{x}", f"%l{x}", f"%n{x}")
+    # fields 0..31 of the chunk: U0 even of 0..15, U1 odd, U2 even of 16..31, U3 odd
+    p.op("bn.unzip.lo", "%U0", "%E0", "%E1")
+    p.op("bn.unzip.hi", "%U1", "%E0", "%E1")
+    p.op("bn.unzip.lo", "%U2", "%E2", "%E3")
+    p.op("bn.unzip.hi", "%U3", "%E2", "%E3")
+    p.op("bn.unzip.lo", "%P0", "%U0", "%U2")
+    p.op("bn.unzip.hi", "%P2", "%U0", "%U2")
+    p.op("bn.unzip.lo", "%P1", "%U1", "%U3")
+    p.op("bn.unzip.hi", "%P3", "%U1", "%U3")
+    p.op("bn.shlv", "%h1", "%P1", "24")
+    p.op("bn.or", "%G0", "%P0", "%h1")
+    p.op("bn.shrv", "%h2", "%P1", "8")
+    p.op("bn.shlv", "%h3", "%P2", "16")
+    p.op("bn.or", "%G1", "%h2", "%h3")
+    p.op("bn.shrv", "%h4", "%P2", "16")
+    p.op("bn.shlv", "%h5", "%P3", "8")
+    p.op("bn.or", "%G2", "%h4", "%h5")
+    n = 0
+    for j in range(3):
+        for lane in range(8):
+            gpr = f"x{18 + n % 8}"
+            p.raw(f"bn.ext {{0}}, {{1}}, {lane}", [gpr], [f"%G{j}"])
+            p.raw(f"sw {{0}}, {4 * (3 * lane + j)}({{1}})", [], [gpr, "x6"])
+            n += 1
+    p.raw("addi {0}, {1}, 96", ["x6"], ["x6"])
+    return L + _loop(4 * npolys, p.text().splitlines())
