@@ -240,8 +240,6 @@ def main(argv=None) -> int:
                    help="first write pnr/floorplan_inputs.json (logic areas, port bits, hashes) from the "
                         "stored syntheses of acc, kmac and soc")
     p.set_defaults(func=_floorplan)
-    return 0
-
 
     p = sub.add_parser("layout", help="place and route with Coriolis (coriolis-eda), Magic DRC; "
                                       "build/layout/<block>/ and reports/layout.json")
