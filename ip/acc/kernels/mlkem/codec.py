@@ -101,11 +101,26 @@ def const_words() -> dict:
     c["mc4"] = u16([(1 << 4) * (1 << 16) % Q] * 16)
     c["qi4"] = u16([QINV16 * (1 << 12)] * 16)
     c["m24h"] = _u32([0xFFF000] * 8)
+    # Compress_d + ByteEncode_d (encaps: d = 10, 11 for u; 4, 5 for v)
+    c["qinv"] = u16([QINV16] * 16)
+    c["lo16"] = _u32([0xFFFF] * 8)
+    for d in ENCODE_DS:
+        c[f"mc{d}"] = u16([(1 << d) * (1 << 16) % Q] * 16)
+        c[f"km{d}"] = u16([(1 << d) - 1] * 16)
+        c[f"fh{d}"] = _u32([((1 << d) - 1) << d] * 8)
     return c
 
 
 # the constant words of encode12 (not in CONST_NAMES: the decaps layout stays as it is)
 ENCODE_CONST_NAMES = ["m12", "m24h"]
+
+# the d of Compress_d / ByteEncode_d in a ciphertext (du, dv of the three parameter sets)
+ENCODE_DS = (4, 5, 10, 11)
+
+
+def compress_const_names(d) -> list:
+    """The constant words `compress(d, ...)` and `encode(d, ...)` read."""
+    return ["c1664", "c1665", "bits", "qinv", "lo16", f"mc{d}", f"km{d}", f"fh{d}"]
 
 
 # Two output words per iteration: the 2 x 2 gather targets (X, Y of word A, X, Y of word B)
@@ -357,4 +372,137 @@ def encode12(src, dst, npolys, ka, transposed=False):
             p.raw(f"sw {{0}}, {4 * (3 * lane + j)}({{1}})", [], [gpr, "x6"])
             n += 1
     p.raw("addi {0}, {1}, 96", ["x6"], ["x6"])
+    return L + _loop(4 * npolys, p.text().splitlines())
+
+
+def compress(d, src, adds, dst, ka, m=None):
+    """VMODE 0: dst = Compress_d(src + sum of the polynomials at adds [+ Decompress1 of the
+    32-byte message at m]) (one polynomial, 16 words, natural layout, every input < q),
+    as LSB-aligned values < 2^d in 16-bit lanes (the input of `encode`); dst may equal src.
+    Compress_d exactly as compress_compare: ((2^d x + 1664) - ((2^d x + 1664) mod q)) / q
+    by a multiplication with q^-1 mod 2^16, then mod 2^d. Decompress1: bit i of halfword r
+    of m (bn.bcastl + AND with 1 << lane) is nonzero -> 1665 (bn.ltv against zero)."""
+    p = Prog([f"w{n}" for n in range(8 if m is not None else 12)])
+    p.lw("w15", ka["c1664"])
+    p.lw("w14", ka[f"mc{d}"])
+    p.lw("w13", ka["qinv"])
+    p.lw("w12", ka[f"km{d}"])
+    if m is not None:
+        p.lw("w11", m)
+        p.lw("w10", ka["bits"])
+        p.lw("w9", ka["c1665"])
+        p.op("bn.xor", "w8", "w8", "w8")
+    for r in range(16):
+        p.lw(f"%x{r}", src + 32 * r)
+        x = f"%x{r}"
+        for t, a in enumerate(adds):
+            p.lw(f"%e{t}_{r}", a + 32 * r)
+            p.op("bn.addvm", f"%s{t}_{r}", x, f"%e{t}_{r}")
+            x = f"%s{t}_{r}"
+        if m is not None:
+            p.raw(f"bn.bcastl {{0}}, {{1}}, {r}", [f"%h{r}"], ["w11"])
+            p.op("bn.and", f"%b{r}", f"%h{r}", "w10")
+            p.op("bn.ltv", f"%k{r}", "w8", f"%b{r}")
+            p.op("bn.and", f"%mu{r}", f"%k{r}", "w9")
+            p.op("bn.addvm", f"%xm{r}", x, f"%mu{r}")
+            x = f"%xm{r}"
+        p.op("bn.mulvm", f"%zm{r}", x, "w14")
+        p.op("bn.shlv", f"%zl{r}", x, str(d))
+        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w15")
+        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w15")
+        p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
+        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w13")
+        p.op("bn.and", f"%c{r}", f"%y{r}", "w12")
+        p.sw(f"%c{r}", dst + 32 * r)
+    return p.text().splitlines()
+
+
+def _pieces(d):
+    """The 32-bit pieces of a block of 8 coefficients (4 fields of 2d bits, field i at bit
+    2di): [(bits in the piece, [(field i, shift: > 0 left, < 0 right)])]."""
+    out = []
+    for j in range((8 * d + 31) // 32):
+        terms = [(i, 2 * d * i - 32 * j) for i in range(4)
+                 if 2 * d * i < 32 * j + 32 and 2 * d * i + 2 * d > 32 * j]
+        out.append((min(32, 8 * d - 32 * j), terms))
+    return out
+
+
+def encode(d, src, dst, npolys, ka):
+    """VMODE 1: ByteEncode_d (d < 12) of npolys polynomials at src (16 words each, LSB-
+    aligned values < 2^d in 16-bit lanes, as `compress` leaves them) -> 32 d bytes each at
+    dst (4-byte aligned). Per loopi iteration one chunk of 64 coefficients (8 d bytes):
+    each 32-bit lane becomes the 2d-bit field c_even | c_odd << d (and / shift / and / or),
+    two bn.unzip levels sort the 32 fields into P_i (lane l = field 4l + i, as encode12),
+    so lane l holds block l (coefficients 8l..8l+7, 8d bits) as 32-bit pieces (uniform
+    shifts / ors of the P_i); the pieces leave by bn.ext into GPRs, where blocks that do
+    not start on a 32-bit boundary (d = 5, 10, 11) are merged into the granules of the
+    byte stream (slli / or / srli), stored by sw. Uses x5, x6, x18..x29, w0..w15."""
+    assert d in ENCODE_DS
+    L = _li(5, src) + _li(6, dst) + [f"bn.lw w14, {_m(ka['lo16'])}",
+                                       f"bn.lw w15, {_m(ka[f'fh{d}'])}"]
+    p = Prog([f"w{n}" for n in range(14)])
+    for w in range(4):
+        p.lw_pi(f"%x{w}", "x5")
+    for x in range(4):
+        p.op("bn.and", f"%l{x}", f"%x{x}", "w14")
+        p.op("bn.shrv", f"%m{x}", f"%x{x}", str(16 - d))
+        p.op("bn.and", f"%n{x}", f"%m{x}", "w15")
+        p.op("bn.or", f"%E{x}", f"%l{x}", f"%n{x}")
+    p.op("bn.unzip.lo", "%U0", "%E0", "%E1")
+    p.op("bn.unzip.hi", "%U1", "%E0", "%E1")
+    p.op("bn.unzip.lo", "%U2", "%E2", "%E3")
+    p.op("bn.unzip.hi", "%U3", "%E2", "%E3")
+    p.op("bn.unzip.lo", "%P0", "%U0", "%U2")
+    p.op("bn.unzip.hi", "%P2", "%U0", "%U2")
+    p.op("bn.unzip.lo", "%P1", "%U1", "%U3")
+    p.op("bn.unzip.hi", "%P3", "%U1", "%U3")
+    pieces = _pieces(d)
+    for j, (_, terms) in enumerate(pieces):
+        acc = None
+        for i, sh in terms:
+            if sh > 0:
+                p.op("bn.shlv", f"%t{j}_{i}", f"%P{i}", str(sh))
+            elif sh < 0:
+                p.op("bn.shrv", f"%t{j}_{i}", f"%P{i}", str(-sh))
+            t = f"%P{i}" if sh == 0 else f"%t{j}_{i}"
+            if acc is None:
+                acc = t
+            else:
+                p.op("bn.or", f"%o{j}_{i}", acc, t)
+                acc = f"%o{j}_{i}"
+        pieces[j] = (pieces[j][0], acc)
+    # scalar merge of the pieces into the byte stream (bit 8 d l + 32 j for piece j of
+    # lane l); GPRs from a ring of 12
+    ring = [f"x{n}" for n in range(18, 30)]
+    nxt = [0]
+
+    def gpr():
+        r = ring[nxt[0] % len(ring)]
+        nxt[0] += 1
+        return r
+    acc, s, g = None, 0, 0
+    for lane in range(8):
+        for nb, reg in pieces:
+            x = gpr()
+            p.raw(f"bn.ext {{0}}, {{1}}, {lane}", [x], [reg])
+            if s == 0:
+                new = x
+            else:
+                t, new = gpr(), gpr()
+                p.raw(f"slli {{0}}, {{1}}, {s}", [t], [x])
+                p.raw("or {0}, {1}, {2}", [new], [acc, t])
+            if s + nb >= 32:
+                p.raw(f"sw {{0}}, {4 * g}({{1}})", [], [new, "x6"])
+                g += 1
+                if s + nb > 32:
+                    acc = gpr()
+                    p.raw(f"srli {{0}}, {{1}}, {32 - s}", [acc], [x])
+                else:
+                    acc = None
+                s = s + nb - 32
+            else:
+                acc, s = new, s + nb
+    assert s == 0 and g == 2 * d, (s, g)
+    p.raw(f"addi {{0}}, {{1}}, {8 * d}", ["x6"], ["x6"])
     return L + _loop(4 * npolys, p.text().splitlines())
