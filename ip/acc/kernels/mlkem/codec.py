@@ -417,63 +417,76 @@ def compress(d, src, adds, dst, ka, m=None):
     return p.text().splitlines()
 
 
-def _pieces(d):
-    """The 32-bit pieces of a block of 8 coefficients (4 fields of 2d bits, field i at bit
-    2di): [(bits in the piece, [(field i, shift: > 0 left, < 0 right)])]."""
+def _granules(fields, nbits):
+    """The 32-bit granules of a bit string made of fields [(register, first bit, width)]:
+    [(bits in the granule, [(register, shift: > 0 left, < 0 right)])]."""
     out = []
-    for j in range((8 * d + 31) // 32):
-        terms = [(i, 2 * d * i - 32 * j) for i in range(4)
-                 if 2 * d * i < 32 * j + 32 and 2 * d * i + 2 * d > 32 * j]
-        out.append((min(32, 8 * d - 32 * j), terms))
+    for j in range((nbits + 31) // 32):
+        terms = [(r, b - 32 * j) for r, b, w in fields if b < 32 * j + 32 and b + w > 32 * j]
+        out.append((min(32, nbits - 32 * j), terms))
     return out
+
+
+def _or_shifted(p, name, terms):
+    """name = OR of the registers shifted (uniform lane shifts); a lone unshifted register
+    is returned as it is."""
+    acc = None
+    for k, (r, sh) in enumerate(terms):
+        t = r
+        if sh:
+            t = f"{name}_t{k}"
+            p.op("bn.shlv" if sh > 0 else "bn.shrv", t, r, str(abs(sh)))
+        if acc is None:
+            acc = t
+        else:
+            p.op("bn.or", f"{name}_o{k}", acc, t)
+            acc = f"{name}_o{k}"
+    return acc
+
+
+def _blocks(p, d, tag):
+    """4 words from DMEM[x5] (post-increment) -> P_i (i = 0..3), lane l = field 4l + i of
+    the 32 pair fields c_even | c_odd << d (w14 = lo16, w15 = fh_d): the names."""
+    for w in range(4):
+        p.lw_pi(f"%x{tag}{w}", "x5")
+    for x in range(4):
+        p.op("bn.and", f"%l{tag}{x}", f"%x{tag}{x}", "w14")
+        p.op("bn.shrv", f"%m{tag}{x}", f"%x{tag}{x}", str(16 - d))
+        p.op("bn.and", f"%n{tag}{x}", f"%m{tag}{x}", "w15")
+        p.op("bn.or", f"%E{tag}{x}", f"%l{tag}{x}", f"%n{tag}{x}")
+    U = [f"%U{tag}{i}" for i in range(4)]
+    p.op("bn.unzip.lo", U[0], f"%E{tag}0", f"%E{tag}1")
+    p.op("bn.unzip.hi", U[1], f"%E{tag}0", f"%E{tag}1")
+    p.op("bn.unzip.lo", U[2], f"%E{tag}2", f"%E{tag}3")
+    p.op("bn.unzip.hi", U[3], f"%E{tag}2", f"%E{tag}3")
+    P = [f"%P{tag}{i}" for i in range(4)]
+    p.op("bn.unzip.lo", P[0], U[0], U[2])
+    p.op("bn.unzip.hi", P[2], U[0], U[2])
+    p.op("bn.unzip.lo", P[1], U[1], U[3])
+    p.op("bn.unzip.hi", P[3], U[1], U[3])
+    return P
 
 
 def encode(d, src, dst, npolys, ka):
     """VMODE 1: ByteEncode_d (d < 12) of npolys polynomials at src (16 words each, LSB-
     aligned values < 2^d in 16-bit lanes, as `compress` leaves them) -> 32 d bytes each at
-    dst (4-byte aligned). Per loopi iteration one chunk of 64 coefficients (8 d bytes):
-    each 32-bit lane becomes the 2d-bit field c_even | c_odd << d (and / shift / and / or),
-    two bn.unzip levels sort the 32 fields into P_i (lane l = field 4l + i, as encode12),
-    so lane l holds block l (coefficients 8l..8l+7, 8d bits) as 32-bit pieces (uniform
-    shifts / ors of the P_i); the pieces leave by bn.ext into GPRs, where blocks that do
-    not start on a 32-bit boundary (d = 5, 10, 11) are merged into the granules of the
-    byte stream (slli / or / srli), stored by sw. Uses x5, x6, x18..x29, w0..w15."""
+    dst (4-byte aligned). Each 32-bit lane becomes the 2d-bit field c_even | c_odd << d
+    (and / shift / and / or); two bn.unzip levels sort the 32 fields of 4 words into P_i
+    (lane l = field 4l + i, as encode12), so lane l holds block l (coefficients 8l..8l+7 of
+    the 64, 8d bits); the 32-bit granules of a block are uniform shifts / ors of the P_i.
+    * d = 4: a block is one granule, in lane order: one bn.sw per 4 words.
+    * d = 10 (a block is 2.5 granules): two chunks of 4 words per iteration, whose P_i are
+      split by bn.unzip.lo / .hi into even and odd blocks; lane p then holds the pair of
+      blocks (2p, 2p+1) of chunk 1 (p < 4) or 2, 16 coefficients = 5 whole granules, which
+      leave by bn.ext + sw.
+    * d = 5, 11: per chunk, the granules of each block leave by bn.ext, and the blocks that
+      do not start on a 32-bit boundary are merged into the byte stream in GPRs (slli / or
+      / srli), stored by sw.
+    Uses x5, x6, x18..x29, w0..w15."""
     assert d in ENCODE_DS
     L = _li(5, src) + _li(6, dst) + [f"bn.lw w14, {_m(ka['lo16'])}",
                                        f"bn.lw w15, {_m(ka[f'fh{d}'])}"]
     p = Prog([f"w{n}" for n in range(14)])
-    for w in range(4):
-        p.lw_pi(f"%x{w}", "x5")
-    for x in range(4):
-        p.op("bn.and", f"%l{x}", f"%x{x}", "w14")
-        p.op("bn.shrv", f"%m{x}", f"%x{x}", str(16 - d))
-        p.op("bn.and", f"%n{x}", f"%m{x}", "w15")
-        p.op("bn.or", f"%E{x}", f"%l{x}", f"%n{x}")
-    p.op("bn.unzip.lo", "%U0", "%E0", "%E1")
-    p.op("bn.unzip.hi", "%U1", "%E0", "%E1")
-    p.op("bn.unzip.lo", "%U2", "%E2", "%E3")
-    p.op("bn.unzip.hi", "%U3", "%E2", "%E3")
-    p.op("bn.unzip.lo", "%P0", "%U0", "%U2")
-    p.op("bn.unzip.hi", "%P2", "%U0", "%U2")
-    p.op("bn.unzip.lo", "%P1", "%U1", "%U3")
-    p.op("bn.unzip.hi", "%P3", "%U1", "%U3")
-    pieces = _pieces(d)
-    for j, (_, terms) in enumerate(pieces):
-        acc = None
-        for i, sh in terms:
-            if sh > 0:
-                p.op("bn.shlv", f"%t{j}_{i}", f"%P{i}", str(sh))
-            elif sh < 0:
-                p.op("bn.shrv", f"%t{j}_{i}", f"%P{i}", str(-sh))
-            t = f"%P{i}" if sh == 0 else f"%t{j}_{i}"
-            if acc is None:
-                acc = t
-            else:
-                p.op("bn.or", f"%o{j}_{i}", acc, t)
-                acc = f"%o{j}_{i}"
-        pieces[j] = (pieces[j][0], acc)
-    # scalar merge of the pieces into the byte stream (bit 8 d l + 32 j for piece j of
-    # lane l); GPRs from a ring of 12
     ring = [f"x{n}" for n in range(18, 30)]
     nxt = [0]
 
@@ -481,6 +494,37 @@ def encode(d, src, dst, npolys, ka):
         r = ring[nxt[0] % len(ring)]
         nxt[0] += 1
         return r
+    if d == 4:
+        P = _blocks(p, d, "a")
+        (_, terms), = _granules([(P[i], 8 * i, 8) for i in range(4)], 32)
+        g = _or_shifted(p, "%G", terms)
+        p.raw("bn.sw {0}, 0({1})", [], [g, "x6"])
+        p.raw("addi {0}, {1}, 32", ["x6"], ["x6"])
+        return L + _loop(4 * npolys, p.text().splitlines())
+    if 8 * d % 32 == 16:
+        PA, PB = _blocks(p, d, "a"), _blocks(p, d, "b")
+        fields = []
+        for i in range(4):
+            p.op("bn.unzip.lo", f"%Ev{i}", PA[i], PB[i])
+            fields.append((f"%Ev{i}", 2 * d * i, 2 * d))
+        for i in range(4):
+            p.op("bn.unzip.hi", f"%Od{i}", PA[i], PB[i])
+            fields.append((f"%Od{i}", 8 * d + 2 * d * i, 2 * d))
+        gran = _granules(fields, 16 * d)
+        for j, (nb, terms) in enumerate(gran):
+            assert nb == 32
+            g = _or_shifted(p, f"%G{j}", terms)
+            for lane in range(8):
+                x = gpr()
+                p.raw(f"bn.ext {{0}}, {{1}}, {lane}", [x], [g])
+                p.raw(f"sw {{0}}, {2 * d * lane + 4 * j}({{1}})", [], [x, "x6"])
+        p.raw(f"addi {{0}}, {{1}}, {16 * d}", ["x6"], ["x6"])
+        return L + _loop(2 * npolys, p.text().splitlines())
+    P = _blocks(p, d, "a")
+    pieces = [(nb, _or_shifted(p, f"%G{j}", terms)) for j, (nb, terms) in
+              enumerate(_granules([(P[i], 2 * d * i, 2 * d) for i in range(4)], 8 * d))]
+    # scalar merge of the pieces into the byte stream (bit 8 d l + 32 j for piece j of
+    # lane l); GPRs from a ring of 12
     acc, s, g = None, 0, 0
     for lane in range(8):
         for nb, reg in pieces:
