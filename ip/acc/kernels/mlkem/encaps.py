@@ -10,7 +10,8 @@ dv = 4, 4, 5), the kernels are the library's (ntt.py, basemul.py, codec.py, samp
 
 Design:
 * H(ek) = SHA3-256 is absorbed in the shadow of ByteDecode12 of t_hat (codec.decode_wide
-  feeds one message word per half iteration), then (K, r) = G(m || H(ek)) (SHA3-512); the
+  feeds one message word per half iteration; the words of t_hat past those go in the
+  shadow of the first PRF job), then (K, r) = G(m || H(ek)) (SHA3-512); the
   KMAC side-load port is held for the whole program.
 * The sampler jobs (y, e1, e2 = CBD(PRF(r, N)), A_hat^T[i][j] = SampleNTT(rho || i || j))
   run on the stream unit in the background of core work: after each job is started, the
@@ -52,6 +53,8 @@ class Encaps:
         self.du, self.dv = DU[k], DV[k]
         self.ek_len = 384 * k + 32
         self.c_len = 32 * (self.du * k + self.dv)
+        # t_hat words decoded while H(ek) absorbs (two message words per 2 decoded words)
+        self.DEC1 = 2 * ((self.ek_len // 32 + 1) // 2)
         assert self.c_len <= self.ek_len
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.EK = 0                          # input ek: t_hat enc | rho
@@ -112,8 +115,15 @@ class Encaps:
         return [f"bn.lw w1, {_m(self.EK_RHO)}", f"bn.sw w1, {_m(self.RHO)}"] + \
             _vmode(1) + [f"addi x1, x0, {SHA3_256}"] + _li(2, self.ek_len) + \
             ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.EK) + \
-            codec.decode_wide(12, self.EK, self.T_HAT, 16 * self.k, self.KA,
+            codec.decode_wide(12, self.EK, self.T_HAT, self.DEC1, self.KA,
                               kmac_words=nw) + _vmode(0)
+
+    def _decode_rest(self):
+        """The words of t_hat past those decoded in the shadow of H (in the shadow of the
+        first PRF job, which has no other core work to hide)."""
+        w = self.DEC1
+        return _vmode(1) + codec.decode_wide(12, self.EK + 24 * w, self.T_HAT + 32 * w,
+                                             16 * self.k - w, self.KA) + _vmode(0)
 
     def _g_hash(self):
         """H's digest, then (K, r) = G(m || H(ek))."""
@@ -147,7 +157,7 @@ class Encaps:
         """[(name, needs: names of jobs / chunks done before, lines)] of the core work, in
         priority order."""
         k, du, dv = self.k, self.du, self.dv
-        ch = []
+        ch = [("dect", set(), self._decode_rest())]
         for j in range(k):
             ch.append((f"ntt{j}", {f"y{j}"},
                        _li(8, self.Y + 512 * j) +
@@ -165,7 +175,7 @@ class Encaps:
                        _vmode(1) + codec.encode(du, self.UP, self.C + 32 * du * i, 1,
                                                 self.KA) + _vmode(0)))
         terms = [(self.T_HAT + 512 * j, self.Y + 512 * j) for j in range(k)]
-        ch.append(("bmv", allntt, basemul.basemul_loop(terms, self.VP, self.BMC)))
+        ch.append(("bmv", allntt | {"dect"}, basemul.basemul_loop(terms, self.VP, self.BMC)))
         ch.append(("inttv", {"bmv"}, self._intt(self.VP)))
         ch.append(("cmpv", {"inttv", "e2"},
                    codec.compress(dv, self.VP, [self.E2], self.VP, self.KA, m=self.M)))
