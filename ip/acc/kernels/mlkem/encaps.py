@@ -244,6 +244,16 @@ class Encaps:
             lines += L
         return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"
 
+    def ct_policy(self) -> dict:
+        """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at
+        entry: m; public: ek and the constant tables; any other DMEM byte counts as secret
+        (the program must not read a buffer it has not written). No exceptions."""
+        public = {"ek": (self.EK, self.EK + self.ek_len)}
+        for addr, blob in sorted(self.const_image().items()):
+            public[f"constants@{addr}"] = (addr, addr + len(blob))
+        return {"secret": {"m": (self.M, self.M + 32)}, "public": public, "rest": "secret",
+                "allow": []}
+
 
 def encaps(param: int) -> Encaps:
     """The encaps of ML-KEM-512, -768 or -1024."""
