@@ -380,27 +380,32 @@ def compress(d, src, adds, dst, ka, m=None):
     32-byte message at m]) (one polynomial, 16 words, natural layout, every input < q),
     as LSB-aligned values < 2^d in 16-bit lanes (the input of `encode`); dst may equal src.
     Compress_d exactly as compress_compare: ((2^d x + 1664) - ((2^d x + 1664) mod q)) / q
-    by a multiplication with q^-1 mod 2^16, then mod 2^d. Decompress1: bit i of halfword r
-    of m (bn.bcastl + AND with 1 << lane) is nonzero -> 1665 (bn.ltv against zero)."""
-    p = Prog([f"w{n}" for n in range(8 if m is not None else 12)])
-    p.lw("w15", ka["c1664"])
-    p.lw("w14", ka[f"mc{d}"])
-    p.lw("w13", ka["qinv"])
-    p.lw("w12", ka[f"km{d}"])
+    by a multiplication with q^-1 mod 2^16, then mod 2^d. Decompress1: halfword r of m
+    (lw + bn.bcast, srli for the odd one), AND with 1 << lane, nonzero -> 1665 (bn.ltv
+    against zero). A loopi of 8 iterations of 2 words (post-increment pointers x10 src,
+    x11.. adds, x16 dst, x17 m; IMEM: the encaps of ML-KEM-1024 has five of them).
+    Uses w0..w15, x10..x17 (and x18, x19 with m)."""
+    assert len(adds) <= 5
+    L = _li(10, src) + [x for t, a in enumerate(adds) for x in _li(11 + t, a)] + \
+        _li(16, dst) + [f"bn.lw w15, {_m(ka['c1664'])}", f"bn.lw w14, {_m(ka[f'mc{d}'])}",
+                        f"bn.lw w13, {_m(ka['qinv'])}", f"bn.lw w12, {_m(ka[f'km{d}'])}"]
     if m is not None:
-        p.lw("w11", m)
-        p.lw("w10", ka["bits"])
-        p.lw("w9", ka["c1665"])
-        p.op("bn.xor", "w8", "w8", "w8")
-    for r in range(16):
-        p.lw(f"%x{r}", src + 32 * r)
+        L += _li(17, m) + [f"bn.lw w10, {_m(ka['bits'])}", f"bn.lw w9, {_m(ka['c1665'])}",
+                           "bn.xor w8, w8, w8"]
+    p = Prog([f"w{n}" for n in range(8 if m is not None else 12)])
+    if m is not None:
+        p.raw("lw {0}, 0({1})", ["x18"], ["x17"])
+        p.raw("addi {0}, {1}, 4", ["x17"], ["x17"])
+        p.raw("srli {0}, {1}, 16", ["x19"], ["x18"])
+    for r in range(2):
+        p.lw_pi(f"%x{r}", "x10")
         x = f"%x{r}"
-        for t, a in enumerate(adds):
-            p.lw(f"%e{t}_{r}", a + 32 * r)
+        for t in range(len(adds)):
+            p.lw_pi(f"%e{t}_{r}", f"x{11 + t}")
             p.op("bn.addvm", f"%s{t}_{r}", x, f"%e{t}_{r}")
             x = f"%s{t}_{r}"
         if m is not None:
-            p.raw(f"bn.bcastl {{0}}, {{1}}, {r}", [f"%h{r}"], ["w11"])
+            p.raw("bn.bcast {0}, {1}", [f"%h{r}"], [f"x{18 + r}"])
             p.op("bn.and", f"%b{r}", f"%h{r}", "w10")
             p.op("bn.ltv", f"%k{r}", "w8", f"%b{r}")
             p.op("bn.and", f"%mu{r}", f"%k{r}", "w9")
@@ -413,8 +418,8 @@ def compress(d, src, adds, dst, ka, m=None):
         p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
         p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w13")
         p.op("bn.and", f"%c{r}", f"%y{r}", "w12")
-        p.sw(f"%c{r}", dst + 32 * r)
-    return p.text().splitlines()
+        p.sw_pi(f"%c{r}", "x16")
+    return L + _loop(8, p.text().splitlines())
 
 
 def _granules(fields, nbits):
