@@ -33,6 +33,12 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
   G0 = P0 | P1 << 24, G1 = P1 >> 8 | P2 << 16, G2 = P2 >> 16 | P3 << 8, and each granule
   leaves by bn.ext + sw (byte 4 (3l + j) of the chunk): ~86 instructions per 64
   coefficients, 48 of them ext / sw.
+* Compress_d + ByteEncode_d of the ciphertext (encaps, d = 4, 5, 10, 11; `compress`,
+  `encode`): Compress_d as in compress_compare but LSB-aligned (q^-1 mod 2^16, then mod
+  2^d), with e and Decompress1(m) added on the way; the encoding in VMODE 1 as encode12
+  (pair fields, two unzip levels, a block of 8 coefficients per lane), the granules of the
+  blocks leaving by bn.ext + sw (d = 4: whole words; d = 10: blocks paired into 5 whole
+  granules; d = 5, 11: blocks merged into the byte stream in GPRs).
 * Compress1 + ByteEncode1 of m' (`message_bits`): two compares give the bit masks (kept:
   they are Decompress1(m') after an AND with 1665), AND with 1 << lane, then a 15-step
   unzip.lo / unzip.hi / or tree packs 256 bits into one word.
