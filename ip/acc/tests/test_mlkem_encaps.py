@@ -169,3 +169,18 @@ def test_encaps_phases():
         print(f"  {n:6d}  {name}")
     print(f"  {total:6d}  total")
     assert total <= 8_000                  # issue 23's target
+
+
+@pytest.mark.parametrize("param", [512, 1024])
+def test_encaps_cycles_independent_of_m(param):
+    """The cycle count depends on ek (public: SampleNTT's rejections on rho) only: the same
+    ek with different messages m (the secret) takes the same number of cycles."""
+    ek, _ = _key(param, random.Random(31 + param))
+    rnd = random.Random(param)
+    cycles = set()
+    for _ in range(3):
+        m = rnd.randbytes(32)
+        K, c, h = _run(param, ek, m)
+        assert (K, c) == REF[param]._encaps_internal(ek, m)
+        cycles.add(h.cycles)
+    assert len(cycles) == 1, cycles
