@@ -34,8 +34,8 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
   leaves by bn.ext + sw (byte 4 (3l + j) of the chunk): ~86 instructions per 64
   coefficients, 48 of them ext / sw.
 * Compress_d + ByteEncode_d of the ciphertext (encaps, d = 4, 5, 10, 11; `compress`,
-  `encode`): Compress_d as in compress_compare but LSB-aligned (q^-1 mod 2^16, then mod
-  2^d), with e and Decompress1(m) added on the way; the encoding in VMODE 1 as encode12
+  `encode`): Compress_d as in compress_compare but LSB-aligned (q^-1 mod 2^16; the mod
+  2^d taken by the encoder's masks), with e and Decompress1(m) added on the way; the encoding in VMODE 1 as encode12
   (pair fields, two unzip levels, a block of 8 coefficients per lane), the granules of the
   blocks leaving by bn.ext + sw (d = 4: whole words; d = 10: blocks paired into 5 whole
   granules; d = 5, 11: blocks merged into the byte stream in GPRs).
@@ -109,10 +109,9 @@ def const_words() -> dict:
     c["m24h"] = _u32([0xFFF000] * 8)
     # Compress_d + ByteEncode_d (encaps: d = 10, 11 for u; 4, 5 for v)
     c["qinv"] = u16([QINV16] * 16)
-    c["lo16"] = _u32([0xFFFF] * 8)
     for d in ENCODE_DS:
         c[f"mc{d}"] = u16([(1 << d) * (1 << 16) % Q] * 16)
-        c[f"km{d}"] = u16([(1 << d) - 1] * 16)
+        c[f"fl{d}"] = _u32([(1 << d) - 1] * 8)
         c[f"fh{d}"] = _u32([((1 << d) - 1) << d] * 8)
     return c
 
@@ -126,7 +125,7 @@ ENCODE_DS = (4, 5, 10, 11)
 
 def compress_const_names(d) -> list:
     """The constant words `compress(d, ...)` and `encode(d, ...)` read."""
-    return ["c1664", "c1665", "bits", "qinv", "lo16", f"mc{d}", f"km{d}", f"fh{d}"]
+    return ["c1664", "c1665", "bits", "qinv", f"mc{d}", f"fl{d}", f"fh{d}"]
 
 
 # Two output words per iteration: the 2 x 2 gather targets (X, Y of word A, X, Y of word B)
@@ -384,9 +383,10 @@ def encode12(src, dst, npolys, ka, transposed=False):
 def compress(d, src, adds, dst, ka, m=None):
     """VMODE 0: dst = Compress_d(src + sum of the polynomials at adds [+ Decompress1 of the
     32-byte message at m]) (one polynomial, 16 words, natural layout, every input < q),
-    as LSB-aligned values < 2^d in 16-bit lanes (the input of `encode`); dst may equal src.
-    Compress_d exactly as compress_compare: ((2^d x + 1664) - ((2^d x + 1664) mod q)) / q
-    by a multiplication with q^-1 mod 2^16, then mod 2^d. Decompress1: halfword r of m
+    as LSB-aligned values <= 2^d in 16-bit lanes, the value 2^d standing for 0 (the input
+    of `encode`, whose masks take the mod 2^d for free); dst may equal src. Compress_d
+    exactly as compress_compare: ((2^d x + 1664) - ((2^d x + 1664) mod q)) / q by a
+    multiplication with q^-1 mod 2^16 (mod 2^d left to the encoder). Decompress1: halfword r of m
     (lw + bn.bcast, srli for the odd one), AND with 1 << lane, nonzero -> 1665 (bn.ltv
     against zero). A loopi of 8 iterations of 2 words (post-increment pointers x10 src,
     x11.. adds, x16 dst, x17 m; IMEM: the encaps of ML-KEM-1024 has five of them).
@@ -394,11 +394,11 @@ def compress(d, src, adds, dst, ka, m=None):
     assert len(adds) <= 5
     L = _li(10, src) + [x for t, a in enumerate(adds) for x in _li(11 + t, a)] + \
         _li(16, dst) + [f"bn.lw w15, {_m(ka['c1664'])}", f"bn.lw w14, {_m(ka[f'mc{d}'])}",
-                        f"bn.lw w13, {_m(ka['qinv'])}", f"bn.lw w12, {_m(ka[f'km{d}'])}"]
+                        f"bn.lw w13, {_m(ka['qinv'])}"]
     if m is not None:
         L += _li(17, m) + [f"bn.lw w10, {_m(ka['bits'])}", f"bn.lw w9, {_m(ka['c1665'])}",
                            "bn.xor w8, w8, w8"]
-    p = Prog([f"w{n}" for n in range(8 if m is not None else 12)])
+    p = Prog([f"w{n}" for n in range(8 if m is not None else 13)])
     if m is not None:
         p.raw("lw {0}, 0({1})", ["x18"], ["x17"])
         p.raw("addi {0}, {1}, 4", ["x17"], ["x17"])
@@ -423,8 +423,7 @@ def compress(d, src, adds, dst, ka, m=None):
         p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w15")
         p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
         p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w13")
-        p.op("bn.and", f"%c{r}", f"%y{r}", "w12")
-        p.sw_pi(f"%c{r}", "x16")
+        p.sw_pi(f"%y{r}", "x16")
     return L + _loop(8, p.text().splitlines())
 
 
@@ -457,7 +456,8 @@ def _or_shifted(p, name, terms):
 
 def _blocks(p, d, tag):
     """4 words from DMEM[x5] (post-increment) -> P_i (i = 0..3), lane l = field 4l + i of
-    the 32 pair fields c_even | c_odd << d (w14 = lo16, w15 = fh_d): the names."""
+    the 32 pair fields c_even | c_odd << d (w14 = fl_d, w15 = fh_d; the masks also take
+    each value mod 2^d): the names."""
     for w in range(4):
         p.lw_pi(f"%x{tag}{w}", "x5")
     for x in range(4):
@@ -480,9 +480,10 @@ def _blocks(p, d, tag):
 
 def encode(d, src, dst, npolys, ka):
     """VMODE 1: ByteEncode_d (d < 12) of npolys polynomials at src (16 words each, LSB-
-    aligned values < 2^d in 16-bit lanes, as `compress` leaves them) -> 32 d bytes each at
-    dst (4-byte aligned). Each 32-bit lane becomes the 2d-bit field c_even | c_odd << d
-    (and / shift / and / or); two bn.unzip levels sort the 32 fields of 4 words into P_i
+    aligned values <= 2^d in 16-bit lanes, as `compress` leaves them) -> 32 d bytes each at
+    dst (4-byte aligned); a value 2^d counts as 0 (`compress`). Each 32-bit lane becomes
+    the 2d-bit field c_even | c_odd << d (and / shift / and / or, the masks taking the
+    values mod 2^d); two bn.unzip levels sort the 32 fields of 4 words into P_i
     (lane l = field 4l + i, as encode12), so lane l holds block l (coefficients 8l..8l+7 of
     the 64, 8d bits); the 32-bit granules of a block are uniform shifts / ors of the P_i.
     * d = 4: a block is one granule, in lane order: one bn.sw per 4 words.
@@ -495,7 +496,7 @@ def encode(d, src, dst, npolys, ka):
       / srli), stored by sw.
     Uses x5, x6, x18..x29, w0..w15."""
     assert d in ENCODE_DS
-    L = _li(5, src) + _li(6, dst) + [f"bn.lw w14, {_m(ka['lo16'])}",
+    L = _li(5, src) + _li(6, dst) + [f"bn.lw w14, {_m(ka[f'fl{d}'])}",
                                        f"bn.lw w15, {_m(ka[f'fh{d}'])}"]
     p = Prog([f"w{n}" for n in range(14)])
     ring = [f"x{n}" for n in range(18, 30)]
