@@ -562,3 +562,71 @@ def encode(d, src, dst, npolys, ka):
     assert s == 0 and g == 2 * d, (s, g)
     p.raw(f"addi {{0}}, {{1}}, {8 * d}", ["x6"], ["x6"])
     return L + _loop(4 * npolys, p.text().splitlines())
+
+
+def _gather_lanes(d, word):
+    """Per 32-bit lane q of output word `word` (0, 1) of a 2-word step: (granule a, bit
+    offset, crosses into a + 1) of its 2d-bit field."""
+    out = []
+    for q in range(8):
+        a, off = divmod(2 * d * (8 * word + q), 32)
+        out.append((a, off, off + 2 * d > 32))
+    return out
+
+
+def decode_gather(d, src, dst, nwords, ka):
+    """VMODE 1: ByteDecode_d of nwords output words (2 per iteration, 4d input bytes), each
+    16-bit lane y << (16 - d) (the form decaps keeps the ciphertext in for its compare and
+    decompresses from), for any d < 12 (ML-KEM-1024's d = 11, 5: the two words of a step
+    need their own lane multipliers, unlike decode_wide's d = 10, 12). The fields as in
+    decode_wide, the gather plain: each granule a lane needs by lw + bn.ins (no bn.trn
+    sharing), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1), split into the two
+    16-bit lanes by two shifts and masks (constants: `gather_const_words(d)`).
+    Uses x5, x6, x10..x20, w0..w15."""
+    assert nwords % 2 == 0 and d < 12
+    L = _li(5, src) + _li(6, dst)
+    L += [f"bn.lw w10, {_m(ka[f'gx{d}_0'])}", f"bn.lw w11, {_m(ka[f'gy{d}_0'])}",
+          f"bn.lw w12, {_m(ka[f'gx{d}_1'])}", f"bn.lw w13, {_m(ka[f'gy{d}_1'])}",
+          f"bn.lw w14, {_m(ka[f'gl{d}'])}", f"bn.lw w15, {_m(ka[f'gh{d}'])}"]
+    p = Prog([f"w{n}" for n in range(10)])
+    for g in range(d):                       # 2 words = 4d bytes = d granules
+        p.raw(f"lw {{0}}, {4 * g}({{1}})", [f"x{10 + g}"], ["x5"])
+    for word in range(2):
+        X, Y = f"%X{word}", f"%Y{word}"
+        started = set()
+        for q, (a, off, cross) in enumerate(_gather_lanes(d, word)):
+            need = [(Y, a)] if off == 0 else [(X, a)] + ([(Y, a + 1)] if cross else [])
+            for reg, gran in need:
+                if reg in started:
+                    p.raw(f"bn.ins {{0}}, {{2}}, {q}", [reg], [reg, f"x{10 + gran}"])
+                else:                        # the other lanes of a fresh register: don't care
+                    p.raw(f"bn.ins {{0}}, {{1}}, {q}", [reg], [f"x{10 + gran}"])
+                    started.add(reg)
+        assert started == {X, Y}
+        p.op("bn.mulv.hi", f"%hx{word}", X, f"w{10 + 2 * word}")
+        p.op("bn.mulv.lo", f"%ly{word}", Y, f"w{11 + 2 * word}")
+        p.op("bn.or", f"%E{word}", f"%hx{word}", f"%ly{word}")
+        p.op("bn.shlv", f"%a{word}", f"%E{word}", str(16 - d))
+        p.op("bn.shlv", f"%b{word}", f"%E{word}", str(32 - 2 * d))
+        p.op("bn.and", f"%c{word}", f"%a{word}", "w14")
+        p.op("bn.and", f"%e{word}", f"%b{word}", "w15")
+        p.op("bn.or", f"%o{word}", f"%c{word}", f"%e{word}")
+        p.raw("bn.sw {0}, " + str(32 * word) + "({1})", [], [f"%o{word}", "x6"])
+    p.raw(f"addi {{0}}, {{1}}, {4 * d}", ["x5"], ["x5"])
+    p.raw("addi {0}, {1}, 64", ["x6"], ["x6"])
+    return L + _loop(nwords // 2, p.text().splitlines())
+
+
+def gather_const_words(d) -> dict:
+    """name -> 32 bytes: the constant words of decode_gather(d) (per-lane multipliers of
+    both words of a step, split masks)."""
+    c = {}
+    for word in range(2):
+        cx, cy = [], []
+        for a, off, cross in _gather_lanes(d, word):
+            cx.append(0 if off == 0 else 1 << (32 - off))
+            cy.append(1 if off == 0 else ((1 << (32 - off)) if cross else 0))
+        c[f"gx{d}_{word}"], c[f"gy{d}_{word}"] = _u32(cx), _u32(cy)
+    c[f"gl{d}"] = _u32([((1 << d) - 1) << (16 - d)] * 8)
+    c[f"gh{d}"] = _u32([((1 << d) - 1) << (32 - d)] * 8)
+    return c
