@@ -115,3 +115,34 @@ def test_decode_gather(d):
         assert h.ok, h
         assert (sim.dmem.read_bytes(2048, 1024) == want) != seeded
     print(f"\nByteDecode_{d} (decode_gather) of 2 polynomials: {h.cycles} cycles")
+
+
+@pytest.mark.parametrize("kind,d", [("u", 10), ("u", 11), ("v", 4), ("v", 5)])
+def test_compress_compare(kind, d):
+    """codec.compress_compare with d (ML-KEM-1024's 11, 5 besides 768's 10, 4): x9 = 0 when
+    the decoded ciphertext (y << (16 - d)) is Compress_d(w + e [+ 1665 * message bit]) of
+    kyber-py, non-zero when one coefficient of it is off by one."""
+    from ip.acc.kernels.mlkem import codec
+    cw = codec.const_words()
+    names = sorted(cw)
+    ka = {n: 8192 + 32 * i for i, n in enumerate(names)}
+    rng = random.Random(d)
+    w = [rng.randrange(3329) for _ in range(256)]
+    w[:3] = [0, 3328, 1664]
+    e = [rng.randrange(3329) for _ in range(256)]
+    bits = [rng.randrange(2) for _ in range(256)]
+    R = KEM.R
+    x = R(w) + R(e) + (R([1665 * b for b in bits]) if kind == "v" else R([0] * 256))
+    y = list(x.compress(d).coeffs)
+    msk = codec.u16([0xFFFF if b else 0 for b in bits])
+    src = "\n".join(codec.compress_compare(kind, 0, 512, 1024, ka, msk=1536, d=d) +
+                    ["ecall"])
+    for seeded in (False, True):
+        yy = list(y)
+        if seeded:
+            yy[77] = (yy[77] + 1) % (1 << d)
+        dm = {0: codec.u16(w), 512: codec.u16(e), 1024: codec.u16([v << (16 - d) for v in yy]),
+              1536: msk, **{ka[n]: cw[n] for n in names}}
+        sim, h, _ = _run(src, dm, dmem_size=16384, imem_size=16384)
+        assert h.ok, h
+        assert (sim.gpr.read(9) != 0) == seeded, (kind, d, seeded, sim.gpr.read(9))

@@ -111,6 +111,7 @@ def const_words() -> dict:
     c["qinv"] = u16([QINV16] * 16)
     for d in ENCODE_DS:
         c[f"mc{d}"] = u16([(1 << d) * (1 << 16) % Q] * 16)
+        c[f"qi{d}"] = u16([QINV16 * (1 << (16 - d))] * 16)
         c[f"fl{d}"] = _u32([(1 << d) - 1] * 8)
         c[f"fh{d}"] = _u32([((1 << d) - 1) << d] * 8)
     return c
@@ -250,7 +251,9 @@ def decode4(src, dstc, dst, ka):
 
 def decompress10_load(dsrc, ka):
     """Pass-1 loader of the NTT (mlkem.ntt.ntt_body's load): words y << 6 from base
-    register x{dsrc}, Decompress10 on the way in (virtual registers: q, temporaries)."""
+    register x{dsrc}, Decompress10 on the way in (virtual registers: q, temporaries).
+    The same code is Decompress_d of words y << (16 - d) for any d (round(y q / 2^d) =
+    mulv.hi(y << (16 - d), q) + bit 15 of mulv.lo): decaps of ML-KEM-1024 (d = 11)."""
     def load(words, base, regs):
         q = f"%dq{words[0]}"
         L = [f"bn.lw {reg}, {32 * r}(x{dsrc})" for reg, r in zip(regs, words)]
@@ -290,16 +293,18 @@ def message_bits(v, w, msk, mout, ka):
     return L
 
 
-def compress_compare(kind, src, e, cmp, ka, msk=None):
+def compress_compare(kind, src, e, cmp, ka, msk=None, d=None):
     """After an INTT (result at src, one polynomial): add e (and, kind "v", mu = the
     compress1 masks at msk AND 1665), Compress_d (d = 10 for kind "u", 4 for "v"), OR the
     difference to the decoded c at cmp (y << (16 - d)) into ACC: x9 = 0 iff all equal.
-    Constants in w12..w15, values allocated in w0..w11."""
-    d = 10 if kind == "u" else 4
+    d: another d of ENCODE_DS (ML-KEM-1024: 11, 5). Constants in w12..w15, values
+    allocated in w0..w11."""
+    if d is None:
+        d = 10 if kind == "u" else 4
     p = Prog([f"w{n}" for n in range(12)])
     p.lw("w12", ka["c1664"])
-    p.lw("w13", ka["mc10" if d == 10 else "mc4"])
-    p.lw("w14", ka["qi10" if d == 10 else "qi4"])
+    p.lw("w13", ka[f"mc{d}"])
+    p.lw("w14", ka[f"qi{d}"])
     if kind == "v":
         p.lw("w15", ka["c1665"])
     for r in range(16):
