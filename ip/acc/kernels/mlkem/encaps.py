@@ -171,7 +171,7 @@ class Encaps:
             ch.append((f"inttu{i}", {f"bmu{i}"}, self._intt(self.UP)))
             ch.append((f"cmpu{i}", {f"inttu{i}", f"e1_{i}"},
                        codec.compress(du, self.UP, [self.E1 + 512 * i], self.UP, self.KA)))
-            ch.append((f"encu{i}", {f"cmpu{i}"},
+            ch.append((f"encu{i}", {f"cmpu{i}", "dect"},      # c over ek: after its decode
                        _vmode(1) + codec.encode(du, self.UP, self.C + 32 * du * i, 1,
                                                 self.KA) + _vmode(0)))
         terms = [(self.T_HAT + 512 * j, self.Y + 512 * j) for j in range(k)]
@@ -179,8 +179,7 @@ class Encaps:
         ch.append(("inttv", {"bmv"}, self._intt(self.VP)))
         ch.append(("cmpv", {"inttv", "e2"},
                    codec.compress(dv, self.VP, [self.E2], self.VP, self.KA, m=self.M)))
-        # v's encoding overwrites the end of ek: after the t_hat decode, which is done
-        ch.append(("encv", {"cmpv"}, _vmode(1) + codec.encode(dv, self.VP,
+        ch.append(("encv", {"cmpv", "dect"}, _vmode(1) + codec.encode(dv, self.VP,
                                                                 self.C + 32 * du * k, 1,
                                                                 self.KA) + _vmode(0)))
         return ch
