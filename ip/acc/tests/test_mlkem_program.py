@@ -146,3 +146,39 @@ def test_compress_compare(kind, d):
         sim, h, _ = _run(src, dm, dmem_size=16384, imem_size=16384)
         assert h.ok, h
         assert (sim.gpr.read(9) != 0) == seeded, (kind, d, seeded, sim.gpr.read(9))
+
+
+def test_decaps_512():
+    """ML-KEM-512 decaps (Decaps(2), the generator of the 768 program with k = 2) against
+    kyber-py, valid and implicitly rejected ciphertexts, with the taped-out memories (its
+    own END and program size within 16 KiB) and the same cycles for both; wrong input
+    lengths are refused by name."""
+    from kyber_py.ml_kem import ML_KEM_512
+    from ip.acc.kernels.mlkem.decaps import Decaps, decaps
+    dc = decaps(512)
+    src = dc.program()
+    imem = len(assemble(src, "mlkem.s")) * 4
+    dsz = (dc.END + 31) // 32 * 32
+    assert dsz <= 16 * 1024 and imem <= 16 * 1024, (dsz, imem)
+    cycles = set()
+    for seed, valid in ((41, True), (42, True), (43, False), (44, False)):
+        rnd = random.Random(seed)
+        ek, dk = ML_KEM_512._keygen_internal(rnd.randbytes(32), rnd.randbytes(32))
+        K, c = ML_KEM_512._encaps_internal(ek, rnd.randbytes(32))
+        if not valid:                      # one bit of u or of v flipped
+            pos = 7 if seed == 43 else 700
+            c = c[:pos] + bytes([c[pos] ^ 0x04]) + c[pos + 1:]
+        sim, h, _ = _run(src, dc.image(dk=dk, c=c), dmem_size=dsz, imem_size=imem)
+        assert h.ok, h
+        ref = ML_KEM_512._decaps_internal(dk, c)
+        assert (ref == K) == valid
+        assert sim.dmem.read_bytes(dc.K_OUT, 32) == ref
+        cycles.add(h.cycles)
+    assert len(cycles) == 1, cycles
+    print(f"\nML-KEM-512 Decaps on the ISS: {h.cycles} cycles, IMEM {imem} B, DMEM {dc.END} B")
+    with pytest.raises(ValueError, match="c must be 768 bytes"):
+        dc.image(dk=dk, c=c[:-1])
+    with pytest.raises(ValueError, match="512, 768"):
+        decaps(1024)
+    with pytest.raises(ValueError, match="k must be"):
+        Decaps(4)
