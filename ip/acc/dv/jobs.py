@@ -226,6 +226,58 @@ def measure_mlkem_keygen(rtl: bool = False, seed: int = 7, params=(512, 768, 102
     return out
 
 
+def mlkem_encaps_jobs(param: int, seed: int = 7, mem: int = MLKEM_MEM) -> list:
+    """ML-KEM-<param> Encaps_internal(ek, m) (kernels/mlkem/encaps.py), ek from kyber-py's
+    keygen and m from `seed`: [(key, words, DMEM image of `mem` bytes, max cycles,
+    check(result) -> error or None)], K and c checked against kyber-py."""
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.kernels.mlkem.encaps import encaps
+    ref = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    en = encaps(param)
+    rnd = random.Random(seed)
+    ek, _ = ref._keygen_internal(rnd.randbytes(32), rnd.randbytes(32))
+    m = rnd.randbytes(32)
+    want = ref._encaps_internal(ek, m)
+    words = assemble(en.program(), f"mlkem{param}_encaps.s")
+
+    def check(r):
+        if r.halt != "ecall":
+            return f"halted by {r.halt} (err {r.err_bits:#x})"
+        K, c = en.outputs(r.dmem)
+        return None if (K, c) == want else \
+            f"K {'=' if K == want[0] else '!='} kyber-py, c {'=' if c == want[1] else '!='} kyber-py"
+    return [(f"mlkem{param}_encaps", words, image(en.image(ek, m), mem), 100_000, check)]
+
+
+def measure_mlkem_encaps(rtl: bool = False, seed: int = 7, params=(512, 768, 1024)) -> dict:
+    """ML-KEM encaps per parameter set as one ACC program: cycles (ISS; with rtl, also on
+    the RTL in Verilator, which must count the same and leave the same DMEM), IMEM bytes
+    and peak DMEM bytes; K and c checked against kyber-py."""
+    from ip.acc.kernels.mlkem.encaps import encaps
+    from ip.acc.dv.lockstep import IssBackend, compare
+    jobs = [j for p in params for j in mlkem_encaps_jobs(p, seed)]
+    progs = [(w, img, cyc) for _, w, img, cyc, _ in jobs]
+    iss = IssBackend(MLKEM_MEM, MLKEM_MEM)
+    runs = [iss.run(*j) for j in progs]
+    if rtl:
+        from ip.acc.dv.rtl_runner import RtlBackend
+        for (key, *_), r_iss, r_rtl in zip(jobs, runs,
+                                           RtlBackend(MLKEM_MEM, MLKEM_MEM).run_many(progs)):
+            diffs = compare(r_iss, r_rtl, ("iss", "rtl"))
+            if diffs:
+                raise AssertionError(f"{key}: ISS and RTL differ: {diffs[:3]}")
+    out = {}
+    for p, r, (key, words, *_, check) in zip(params, runs, jobs):
+        err = check(r)
+        if err:
+            raise AssertionError(f"{key}: {err}")
+        out[f"{key}_cycles"] = r.cycles
+        out[f"{key}_imem_bytes"] = 4 * len(words)
+        out[f"{key}_dmem_bytes"] = encaps(p).END
+    out["mlkem_encaps_cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
+    return out
+
+
 def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes):
     """dilithium-py's ML-DSA-65 sign_internal loop, instrumented (same steps as its
     _sign_internal; the signature is checked equal to it): the stage each iteration ended
@@ -337,9 +389,15 @@ def main(argv=None):
     p = sub.add_parser("mlkem_keygen", help="ML-KEM-512/768/1024 keygen programs (ISS, --rtl: also RTL)")
     p.add_argument("--rtl", action="store_true")
     p.add_argument("--seed", type=int, default=7)
+    p = sub.add_parser("mlkem_encaps", help="ML-KEM-512/768/1024 encaps programs (ISS, --rtl: also RTL)")
+    p.add_argument("--rtl", action="store_true")
+    p.add_argument("--seed", type=int, default=7)
     a = ap.parse_args(argv)
     if a.cmd == "mlkem_keygen":
         print(json.dumps(measure_mlkem_keygen(a.rtl, a.seed), indent=1))
+        return
+    if a.cmd == "mlkem_encaps":
+        print(json.dumps(measure_mlkem_encaps(a.rtl, a.seed), indent=1))
         return
     t0 = time.time()
 

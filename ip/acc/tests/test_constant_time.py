@@ -411,3 +411,38 @@ def test_mldsa65_sign_bounds_hold_on_the_iss():
                 assert lo <= a and a + n <= hi, f"{pc:#x}: access {a:#x} outside {lo}:{hi}"
                 checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_mlkem_encaps_is_clean(param):
+    """Encaps (m secret; ek public) has no finding; the same program with K (derived from
+    m) steering a branch before the ecall, or used as a load address, has exactly that."""
+    src_fn, pol_fn = ct.kernels()[f"mlkem{param}_encaps"]
+    src = src_fn()
+    rep = ct.check(ct.Program.from_asm(src), pol_fn())
+    assert rep.ok, rep.text()
+    assert not rep.violations and not rep.warnings
+    from ip.acc.kernels.mlkem.encaps import encaps
+    k_out = encaps(param).K_OUT
+    seeded = src[:-len("ecall\n")] + \
+        f"bn.lw w1, {k_out}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
+    rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
+    assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
+    seeded = src[:-len("ecall\n")] + \
+        f"bn.lw w1, {k_out}(x0)\nbn.ext x5, w1, 0\nandi x5, x5, 4\nlw x6, 0(x5)\necall\n"
+    rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
+    assert [(v.kind, v.text) for v in rep.failures] == [("address", "lw x6, 0(x5)")]
+
+
+def test_mlkem512_decaps_is_clean():
+    """Decaps(2), the 768 generator with k = 2: no finding; K steering a branch is found."""
+    src_fn, pol_fn = ct.kernels()["mlkem512_decaps"]
+    src = src_fn()
+    rep = ct.check(ct.Program.from_asm(src), pol_fn())
+    assert rep.ok, rep.text()
+    assert not rep.violations and not rep.warnings
+    from ip.acc.kernels.mlkem.decaps import decaps
+    seeded = src[:-len("ecall\n")] + \
+        f"bn.lw w1, {decaps(512).K_OUT}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
+    rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
+    assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]

@@ -87,3 +87,98 @@ def test_decaps_phases():
         print(f"  {n:6d}  {name}")
     print(f"  {prev:6d}  total")
     assert prev <= 20_000
+
+
+@pytest.mark.parametrize("d", [5, 10, 11])
+def test_decode_gather(d):
+    """codec.decode_gather (ByteDecode_d for any d < 12, for the decaps of ML-KEM-1024:
+    d = 11, 5) of two polynomials gives y << (16 - d) of kyber-py's decode, extremes
+    included; a seeded error (one input bit flipped) changes the output."""
+    from ip.acc.kernels.mlkem import codec
+    from ip.acc.tests.iss_util import SET_VMODE1
+    cw = codec.gather_const_words(d)
+    ka = {n: 8192 + 32 * i for i, n in enumerate(cw)}
+    rng = random.Random(d)
+    vals = [rng.randrange(1 << d) for _ in range(512)]
+    vals[:3] = [0, (1 << d) - 1, 1]
+    R = KEM.R
+    data = R(vals[:256]).encode(d) + R(vals[256:]).encode(d)
+    assert R.decode(data[:32 * d], d).coeffs == vals[:256]
+    want = codec.u16([v << (16 - d) for v in vals])
+    src = SET_VMODE1 + "\n".join(codec.decode_gather(d, 0, 2048, 32, ka) + ["ecall"])
+    for seeded in (False, True):
+        inp = bytearray(data)
+        if seeded:
+            inp[37] ^= 0x08
+        sim, h, _ = _run(src, {0: bytes(inp), **{ka[n]: b for n, b in cw.items()}},
+                         dmem_size=16384, imem_size=16384)
+        assert h.ok, h
+        assert (sim.dmem.read_bytes(2048, 1024) == want) != seeded
+    print(f"\nByteDecode_{d} (decode_gather) of 2 polynomials: {h.cycles} cycles")
+
+
+@pytest.mark.parametrize("kind,d", [("u", 10), ("u", 11), ("v", 4), ("v", 5)])
+def test_compress_compare(kind, d):
+    """codec.compress_compare with d (ML-KEM-1024's 11, 5 besides 768's 10, 4): x9 = 0 when
+    the decoded ciphertext (y << (16 - d)) is Compress_d(w + e [+ 1665 * message bit]) of
+    kyber-py, non-zero when one coefficient of it is off by one."""
+    from ip.acc.kernels.mlkem import codec
+    cw = codec.const_words()
+    names = sorted(cw)
+    ka = {n: 8192 + 32 * i for i, n in enumerate(names)}
+    rng = random.Random(d)
+    w = [rng.randrange(3329) for _ in range(256)]
+    w[:3] = [0, 3328, 1664]
+    e = [rng.randrange(3329) for _ in range(256)]
+    bits = [rng.randrange(2) for _ in range(256)]
+    R = KEM.R
+    x = R(w) + R(e) + (R([1665 * b for b in bits]) if kind == "v" else R([0] * 256))
+    y = list(x.compress(d).coeffs)
+    msk = codec.u16([0xFFFF if b else 0 for b in bits])
+    src = "\n".join(codec.compress_compare(kind, 0, 512, 1024, ka, msk=1536, d=d) +
+                    ["ecall"])
+    for seeded in (False, True):
+        yy = list(y)
+        if seeded:
+            yy[77] = (yy[77] + 1) % (1 << d)
+        dm = {0: codec.u16(w), 512: codec.u16(e), 1024: codec.u16([v << (16 - d) for v in yy]),
+              1536: msk, **{ka[n]: cw[n] for n in names}}
+        sim, h, _ = _run(src, dm, dmem_size=16384, imem_size=16384)
+        assert h.ok, h
+        assert (sim.gpr.read(9) != 0) == seeded, (kind, d, seeded, sim.gpr.read(9))
+
+
+def test_decaps_512():
+    """ML-KEM-512 decaps (Decaps(2), the generator of the 768 program with k = 2) against
+    kyber-py, valid and implicitly rejected ciphertexts, with the taped-out memories (its
+    own END and program size within 16 KiB) and the same cycles for both; wrong input
+    lengths are refused by name."""
+    from kyber_py.ml_kem import ML_KEM_512
+    from ip.acc.kernels.mlkem.decaps import Decaps, decaps
+    dc = decaps(512)
+    src = dc.program()
+    imem = len(assemble(src, "mlkem.s")) * 4
+    dsz = (dc.END + 31) // 32 * 32
+    assert dsz <= 16 * 1024 and imem <= 16 * 1024, (dsz, imem)
+    cycles = set()
+    for seed, valid in ((41, True), (42, True), (43, False), (44, False)):
+        rnd = random.Random(seed)
+        ek, dk = ML_KEM_512._keygen_internal(rnd.randbytes(32), rnd.randbytes(32))
+        K, c = ML_KEM_512._encaps_internal(ek, rnd.randbytes(32))
+        if not valid:                      # one bit of u or of v flipped
+            pos = 7 if seed == 43 else 700
+            c = c[:pos] + bytes([c[pos] ^ 0x04]) + c[pos + 1:]
+        sim, h, _ = _run(src, dc.image(dk=dk, c=c), dmem_size=dsz, imem_size=imem)
+        assert h.ok, h
+        ref = ML_KEM_512._decaps_internal(dk, c)
+        assert (ref == K) == valid
+        assert sim.dmem.read_bytes(dc.K_OUT, 32) == ref
+        cycles.add(h.cycles)
+    assert len(cycles) == 1, cycles
+    print(f"\nML-KEM-512 Decaps on the ISS: {h.cycles} cycles, IMEM {imem} B, DMEM {dc.END} B")
+    with pytest.raises(ValueError, match="c must be 768 bytes"):
+        dc.image(dk=dk, c=c[:-1])
+    with pytest.raises(ValueError, match="512, 768"):
+        decaps(1024)
+    with pytest.raises(ValueError, match="k must be"):
+        Decaps(4)

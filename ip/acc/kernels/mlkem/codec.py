@@ -33,6 +33,12 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
   G0 = P0 | P1 << 24, G1 = P1 >> 8 | P2 << 16, G2 = P2 >> 16 | P3 << 8, and each granule
   leaves by bn.ext + sw (byte 4 (3l + j) of the chunk): ~86 instructions per 64
   coefficients, 48 of them ext / sw.
+* Compress_d + ByteEncode_d of the ciphertext (encaps, d = 4, 5, 10, 11; `compress`,
+  `encode`): Compress_d as in compress_compare but LSB-aligned (q^-1 mod 2^16; the mod
+  2^d taken by the encoder's masks), with e and Decompress1(m) added on the way; the encoding in VMODE 1 as encode12
+  (pair fields, two unzip levels, a block of 8 coefficients per lane), the granules of the
+  blocks leaving by bn.ext + sw (d = 4: whole words; d = 10: blocks paired into 5 whole
+  granules; d = 5, 11: blocks merged into the byte stream in GPRs).
 * Compress1 + ByteEncode1 of m' (`message_bits`): two compares give the bit masks (kept:
   they are Decompress1(m') after an AND with 1665), AND with 1 << lane, then a 15-step
   unzip.lo / unzip.hi / or tree packs 256 bits into one word.
@@ -101,11 +107,26 @@ def const_words() -> dict:
     c["mc4"] = u16([(1 << 4) * (1 << 16) % Q] * 16)
     c["qi4"] = u16([QINV16 * (1 << 12)] * 16)
     c["m24h"] = _u32([0xFFF000] * 8)
+    # Compress_d + ByteEncode_d (encaps: d = 10, 11 for u; 4, 5 for v)
+    c["qinv"] = u16([QINV16] * 16)
+    for d in ENCODE_DS:
+        c[f"mc{d}"] = u16([(1 << d) * (1 << 16) % Q] * 16)
+        c[f"qi{d}"] = u16([QINV16 * (1 << (16 - d))] * 16)
+        c[f"fl{d}"] = _u32([(1 << d) - 1] * 8)
+        c[f"fh{d}"] = _u32([((1 << d) - 1) << d] * 8)
     return c
 
 
 # the constant words of encode12 (not in CONST_NAMES: the decaps layout stays as it is)
 ENCODE_CONST_NAMES = ["m12", "m24h"]
+
+# the d of Compress_d / ByteEncode_d in a ciphertext (du, dv of the three parameter sets)
+ENCODE_DS = (4, 5, 10, 11)
+
+
+def compress_const_names(d) -> list:
+    """The constant words `compress(d, ...)` and `encode(d, ...)` read."""
+    return ["c1664", "c1665", "bits", "qinv", f"mc{d}", f"fl{d}", f"fh{d}"]
 
 
 # Two output words per iteration: the 2 x 2 gather targets (X, Y of word A, X, Y of word B)
@@ -230,7 +251,9 @@ def decode4(src, dstc, dst, ka):
 
 def decompress10_load(dsrc, ka):
     """Pass-1 loader of the NTT (mlkem.ntt.ntt_body's load): words y << 6 from base
-    register x{dsrc}, Decompress10 on the way in (virtual registers: q, temporaries)."""
+    register x{dsrc}, Decompress10 on the way in (virtual registers: q, temporaries).
+    The same code is Decompress_d of words y << (16 - d) for any d (round(y q / 2^d) =
+    mulv.hi(y << (16 - d), q) + bit 15 of mulv.lo): decaps of ML-KEM-1024 (d = 11)."""
     def load(words, base, regs):
         q = f"%dq{words[0]}"
         L = [f"bn.lw {reg}, {32 * r}(x{dsrc})" for reg, r in zip(regs, words)]
@@ -270,16 +293,18 @@ def message_bits(v, w, msk, mout, ka):
     return L
 
 
-def compress_compare(kind, src, e, cmp, ka, msk=None):
+def compress_compare(kind, src, e, cmp, ka, msk=None, d=None):
     """After an INTT (result at src, one polynomial): add e (and, kind "v", mu = the
     compress1 masks at msk AND 1665), Compress_d (d = 10 for kind "u", 4 for "v"), OR the
     difference to the decoded c at cmp (y << (16 - d)) into ACC: x9 = 0 iff all equal.
-    Constants in w12..w15, values allocated in w0..w11."""
-    d = 10 if kind == "u" else 4
+    d: another d of ENCODE_DS (ML-KEM-1024: 11, 5). Constants in w12..w15, values
+    allocated in w0..w11."""
+    if d is None:
+        d = 10 if kind == "u" else 4
     p = Prog([f"w{n}" for n in range(12)])
     p.lw("w12", ka["c1664"])
-    p.lw("w13", ka["mc10" if d == 10 else "mc4"])
-    p.lw("w14", ka["qi10" if d == 10 else "qi4"])
+    p.lw("w13", ka[f"mc{d}"])
+    p.lw("w14", ka[f"qi{d}"])
     if kind == "v":
         p.lw("w15", ka["c1665"])
     for r in range(16):
@@ -358,3 +383,255 @@ def encode12(src, dst, npolys, ka, transposed=False):
             n += 1
     p.raw("addi {0}, {1}, 96", ["x6"], ["x6"])
     return L + _loop(4 * npolys, p.text().splitlines())
+
+
+def compress(d, src, adds, dst, ka, m=None):
+    """VMODE 0: dst = Compress_d(src + sum of the polynomials at adds [+ Decompress1 of the
+    32-byte message at m]) (one polynomial, 16 words, natural layout, every input < q),
+    as LSB-aligned values <= 2^d in 16-bit lanes, the value 2^d standing for 0 (the input
+    of `encode`, whose masks take the mod 2^d for free); dst may equal src. Compress_d
+    exactly as compress_compare: ((2^d x + 1664) - ((2^d x + 1664) mod q)) / q by a
+    multiplication with q^-1 mod 2^16 (mod 2^d left to the encoder). Decompress1: halfword r of m
+    (lw + bn.bcast, srli for the odd one), AND with 1 << lane, nonzero -> 1665 (bn.ltv
+    against zero). A loopi of 8 iterations of 2 words (post-increment pointers x10 src,
+    x11.. adds, x16 dst, x17 m; IMEM: the encaps of ML-KEM-1024 has five of them).
+    Uses w0..w15, x10..x17 (and x18, x19 with m)."""
+    assert len(adds) <= 5
+    L = _li(10, src) + [x for t, a in enumerate(adds) for x in _li(11 + t, a)] + \
+        _li(16, dst) + [f"bn.lw w15, {_m(ka['c1664'])}", f"bn.lw w14, {_m(ka[f'mc{d}'])}",
+                        f"bn.lw w13, {_m(ka['qinv'])}"]
+    if m is not None:
+        L += _li(17, m) + [f"bn.lw w10, {_m(ka['bits'])}", f"bn.lw w9, {_m(ka['c1665'])}",
+                           "bn.xor w8, w8, w8"]
+    p = Prog([f"w{n}" for n in range(8 if m is not None else 13)])
+    if m is not None:
+        p.raw("lw {0}, 0({1})", ["x18"], ["x17"])
+        p.raw("addi {0}, {1}, 4", ["x17"], ["x17"])
+        p.raw("srli {0}, {1}, 16", ["x19"], ["x18"])
+    for r in range(2):
+        p.lw_pi(f"%x{r}", "x10")
+        x = f"%x{r}"
+        for t in range(len(adds)):
+            p.lw_pi(f"%e{t}_{r}", f"x{11 + t}")
+            p.op("bn.addvm", f"%s{t}_{r}", x, f"%e{t}_{r}")
+            x = f"%s{t}_{r}"
+        if m is not None:
+            p.raw("bn.bcast {0}, {1}", [f"%h{r}"], [f"x{18 + r}"])
+            p.op("bn.and", f"%b{r}", f"%h{r}", "w10")
+            p.op("bn.ltv", f"%k{r}", "w8", f"%b{r}")
+            p.op("bn.and", f"%mu{r}", f"%k{r}", "w9")
+            p.op("bn.addvm", f"%xm{r}", x, f"%mu{r}")
+            x = f"%xm{r}"
+        p.op("bn.mulvm", f"%zm{r}", x, "w14")
+        p.op("bn.shlv", f"%zl{r}", x, str(d))
+        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w15")
+        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w15")
+        p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
+        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w13")
+        p.sw_pi(f"%y{r}", "x16")
+    return L + _loop(8, p.text().splitlines())
+
+
+def _granules(fields, nbits):
+    """The 32-bit granules of a bit string made of fields [(register, first bit, width)]:
+    [(bits in the granule, [(register, shift: > 0 left, < 0 right)])]."""
+    out = []
+    for j in range((nbits + 31) // 32):
+        terms = [(r, b - 32 * j) for r, b, w in fields if b < 32 * j + 32 and b + w > 32 * j]
+        out.append((min(32, nbits - 32 * j), terms))
+    return out
+
+
+def _or_shifted(p, name, terms):
+    """name = OR of the registers shifted (uniform lane shifts); a lone unshifted register
+    is returned as it is."""
+    acc = None
+    for k, (r, sh) in enumerate(terms):
+        t = r
+        if sh:
+            t = f"{name}_t{k}"
+            p.op("bn.shlv" if sh > 0 else "bn.shrv", t, r, str(abs(sh)))
+        if acc is None:
+            acc = t
+        else:
+            p.op("bn.or", f"{name}_o{k}", acc, t)
+            acc = f"{name}_o{k}"
+    return acc
+
+
+def _blocks(p, d, tag):
+    """4 words from DMEM[x5] (post-increment) -> P_i (i = 0..3), lane l = field 4l + i of
+    the 32 pair fields c_even | c_odd << d (w14 = fl_d, w15 = fh_d; the masks also take
+    each value mod 2^d): the names."""
+    for w in range(4):
+        p.lw_pi(f"%x{tag}{w}", "x5")
+    for x in range(4):
+        p.op("bn.and", f"%l{tag}{x}", f"%x{tag}{x}", "w14")
+        p.op("bn.shrv", f"%m{tag}{x}", f"%x{tag}{x}", str(16 - d))
+        p.op("bn.and", f"%n{tag}{x}", f"%m{tag}{x}", "w15")
+        p.op("bn.or", f"%E{tag}{x}", f"%l{tag}{x}", f"%n{tag}{x}")
+    U = [f"%U{tag}{i}" for i in range(4)]
+    p.op("bn.unzip.lo", U[0], f"%E{tag}0", f"%E{tag}1")
+    p.op("bn.unzip.hi", U[1], f"%E{tag}0", f"%E{tag}1")
+    p.op("bn.unzip.lo", U[2], f"%E{tag}2", f"%E{tag}3")
+    p.op("bn.unzip.hi", U[3], f"%E{tag}2", f"%E{tag}3")
+    P = [f"%P{tag}{i}" for i in range(4)]
+    p.op("bn.unzip.lo", P[0], U[0], U[2])
+    p.op("bn.unzip.hi", P[2], U[0], U[2])
+    p.op("bn.unzip.lo", P[1], U[1], U[3])
+    p.op("bn.unzip.hi", P[3], U[1], U[3])
+    return P
+
+
+def encode(d, src, dst, npolys, ka):
+    """VMODE 1: ByteEncode_d (d < 12) of npolys polynomials at src (16 words each, LSB-
+    aligned values <= 2^d in 16-bit lanes, as `compress` leaves them) -> 32 d bytes each at
+    dst (4-byte aligned); a value 2^d counts as 0 (`compress`). Each 32-bit lane becomes
+    the 2d-bit field c_even | c_odd << d (and / shift / and / or, the masks taking the
+    values mod 2^d); two bn.unzip levels sort the 32 fields of 4 words into P_i
+    (lane l = field 4l + i, as encode12), so lane l holds block l (coefficients 8l..8l+7 of
+    the 64, 8d bits); the 32-bit granules of a block are uniform shifts / ors of the P_i.
+    * d = 4: a block is one granule, in lane order: one bn.sw per 4 words.
+    * d = 10 (a block is 2.5 granules): two chunks of 4 words per iteration, whose P_i are
+      split by bn.unzip.lo / .hi into even and odd blocks; lane p then holds the pair of
+      blocks (2p, 2p+1) of chunk 1 (p < 4) or 2, 16 coefficients = 5 whole granules, which
+      leave by bn.ext + sw.
+    * d = 5, 11: per chunk, the granules of each block leave by bn.ext, and the blocks that
+      do not start on a 32-bit boundary are merged into the byte stream in GPRs (slli / or
+      / srli), stored by sw.
+    Uses x5, x6, x18..x29, w0..w15."""
+    assert d in ENCODE_DS
+    L = _li(5, src) + _li(6, dst) + [f"bn.lw w14, {_m(ka[f'fl{d}'])}",
+                                       f"bn.lw w15, {_m(ka[f'fh{d}'])}"]
+    p = Prog([f"w{n}" for n in range(14)])
+    ring = [f"x{n}" for n in range(18, 30)]
+    nxt = [0]
+
+    def gpr():
+        r = ring[nxt[0] % len(ring)]
+        nxt[0] += 1
+        return r
+    if d == 4:
+        P = _blocks(p, d, "a")
+        (_, terms), = _granules([(P[i], 8 * i, 8) for i in range(4)], 32)
+        g = _or_shifted(p, "%G", terms)
+        p.raw("bn.sw {0}, 0({1})", [], [g, "x6"])
+        p.raw("addi {0}, {1}, 32", ["x6"], ["x6"])
+        return L + _loop(4 * npolys, p.text().splitlines())
+    if 8 * d % 32 == 16:
+        PA, PB = _blocks(p, d, "a"), _blocks(p, d, "b")
+        fields = []
+        for i in range(4):
+            p.op("bn.unzip.lo", f"%Ev{i}", PA[i], PB[i])
+            fields.append((f"%Ev{i}", 2 * d * i, 2 * d))
+        for i in range(4):
+            p.op("bn.unzip.hi", f"%Od{i}", PA[i], PB[i])
+            fields.append((f"%Od{i}", 8 * d + 2 * d * i, 2 * d))
+        gran = _granules(fields, 16 * d)
+        for j, (nb, terms) in enumerate(gran):
+            assert nb == 32
+            g = _or_shifted(p, f"%G{j}", terms)
+            for lane in range(8):
+                x = gpr()
+                p.raw(f"bn.ext {{0}}, {{1}}, {lane}", [x], [g])
+                p.raw(f"sw {{0}}, {2 * d * lane + 4 * j}({{1}})", [], [x, "x6"])
+        p.raw(f"addi {{0}}, {{1}}, {16 * d}", ["x6"], ["x6"])
+        return L + _loop(2 * npolys, p.text().splitlines())
+    P = _blocks(p, d, "a")
+    pieces = [(nb, _or_shifted(p, f"%G{j}", terms)) for j, (nb, terms) in
+              enumerate(_granules([(P[i], 2 * d * i, 2 * d) for i in range(4)], 8 * d))]
+    # scalar merge of the pieces into the byte stream (bit 8 d l + 32 j for piece j of
+    # lane l); GPRs from a ring of 12
+    acc, s, g = None, 0, 0
+    for lane in range(8):
+        for nb, reg in pieces:
+            x = gpr()
+            p.raw(f"bn.ext {{0}}, {{1}}, {lane}", [x], [reg])
+            if s == 0:
+                new = x
+            else:
+                t, new = gpr(), gpr()
+                p.raw(f"slli {{0}}, {{1}}, {s}", [t], [x])
+                p.raw("or {0}, {1}, {2}", [new], [acc, t])
+            if s + nb >= 32:
+                p.raw(f"sw {{0}}, {4 * g}({{1}})", [], [new, "x6"])
+                g += 1
+                if s + nb > 32:
+                    acc = gpr()
+                    p.raw(f"srli {{0}}, {{1}}, {32 - s}", [acc], [x])
+                else:
+                    acc = None
+                s = s + nb - 32
+            else:
+                acc, s = new, s + nb
+    assert s == 0 and g == 2 * d, (s, g)
+    p.raw(f"addi {{0}}, {{1}}, {8 * d}", ["x6"], ["x6"])
+    return L + _loop(4 * npolys, p.text().splitlines())
+
+
+def _gather_lanes(d, word):
+    """Per 32-bit lane q of output word `word` (0, 1) of a 2-word step: (granule a, bit
+    offset, crosses into a + 1) of its 2d-bit field."""
+    out = []
+    for q in range(8):
+        a, off = divmod(2 * d * (8 * word + q), 32)
+        out.append((a, off, off + 2 * d > 32))
+    return out
+
+
+def decode_gather(d, src, dst, nwords, ka):
+    """VMODE 1: ByteDecode_d of nwords output words (2 per iteration, 4d input bytes), each
+    16-bit lane y << (16 - d) (the form decaps keeps the ciphertext in for its compare and
+    decompresses from), for any d < 12 (ML-KEM-1024's d = 11, 5: the two words of a step
+    need their own lane multipliers, unlike decode_wide's d = 10, 12). The fields as in
+    decode_wide, the gather plain: each granule a lane needs by lw + bn.ins (no bn.trn
+    sharing), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1), split into the two
+    16-bit lanes by two shifts and masks (constants: `gather_const_words(d)`).
+    Uses x5, x6, x10..x20, w0..w15."""
+    assert nwords % 2 == 0 and d < 12
+    L = _li(5, src) + _li(6, dst)
+    L += [f"bn.lw w10, {_m(ka[f'gx{d}_0'])}", f"bn.lw w11, {_m(ka[f'gy{d}_0'])}",
+          f"bn.lw w12, {_m(ka[f'gx{d}_1'])}", f"bn.lw w13, {_m(ka[f'gy{d}_1'])}",
+          f"bn.lw w14, {_m(ka[f'gl{d}'])}", f"bn.lw w15, {_m(ka[f'gh{d}'])}"]
+    p = Prog([f"w{n}" for n in range(10)])
+    for g in range(d):                       # 2 words = 4d bytes = d granules
+        p.raw(f"lw {{0}}, {4 * g}({{1}})", [f"x{10 + g}"], ["x5"])
+    for word in range(2):
+        X, Y = f"%X{word}", f"%Y{word}"
+        started = set()
+        for q, (a, off, cross) in enumerate(_gather_lanes(d, word)):
+            need = [(Y, a)] if off == 0 else [(X, a)] + ([(Y, a + 1)] if cross else [])
+            for reg, gran in need:
+                if reg in started:
+                    p.raw(f"bn.ins {{0}}, {{2}}, {q}", [reg], [reg, f"x{10 + gran}"])
+                else:                        # the other lanes of a fresh register: don't care
+                    p.raw(f"bn.ins {{0}}, {{1}}, {q}", [reg], [f"x{10 + gran}"])
+                    started.add(reg)
+        assert started == {X, Y}
+        p.op("bn.mulv.hi", f"%hx{word}", X, f"w{10 + 2 * word}")
+        p.op("bn.mulv.lo", f"%ly{word}", Y, f"w{11 + 2 * word}")
+        p.op("bn.or", f"%E{word}", f"%hx{word}", f"%ly{word}")
+        p.op("bn.shlv", f"%a{word}", f"%E{word}", str(16 - d))
+        p.op("bn.shlv", f"%b{word}", f"%E{word}", str(32 - 2 * d))
+        p.op("bn.and", f"%c{word}", f"%a{word}", "w14")
+        p.op("bn.and", f"%e{word}", f"%b{word}", "w15")
+        p.op("bn.or", f"%o{word}", f"%c{word}", f"%e{word}")
+        p.raw("bn.sw {0}, " + str(32 * word) + "({1})", [], [f"%o{word}", "x6"])
+    p.raw(f"addi {{0}}, {{1}}, {4 * d}", ["x5"], ["x5"])
+    p.raw("addi {0}, {1}, 64", ["x6"], ["x6"])
+    return L + _loop(nwords // 2, p.text().splitlines())
+
+
+def gather_const_words(d) -> dict:
+    """name -> 32 bytes: the constant words of decode_gather(d) (per-lane multipliers of
+    both words of a step, split masks)."""
+    c = {}
+    for word in range(2):
+        cx, cy = [], []
+        for a, off, cross in _gather_lanes(d, word):
+            cx.append(0 if off == 0 else 1 << (32 - off))
+            cy.append(1 if off == 0 else ((1 << (32 - off)) if cross else 0))
+        c[f"gx{d}_{word}"], c[f"gy{d}_{word}"] = _u32(cx), _u32(cy)
+    c[f"gl{d}"] = _u32([((1 << d) - 1) << (16 - d)] * 8)
+    c[f"gh{d}"] = _u32([((1 << d) - 1) << (32 - d)] * 8)
+    return c

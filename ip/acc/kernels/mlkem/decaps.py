@@ -1,9 +1,16 @@
-"""ML-KEM-768 decapsulation on the ACC: complete programs for K-PKE.Decrypt (FIPS 203
-Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image.
+"""ML-KEM decapsulation on the ACC: complete programs for K-PKE.Decrypt (FIPS 203
+Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image, for
+ML-KEM-768 (the module-level names: Decaps(3)) and ML-KEM-512 (Decaps(2)); the generator
+takes k, the 768 program is the one it always was (same text).
 
-    src = decaps_program()                 # assembly text
+    src = decaps_program()                 # assembly text (ML-KEM-768)
     dm = image(dk, c)                      # {addr: bytes} (inputs + constant tables)
     ... run on the ISS ...; K = dmem[K_OUT:K_OUT + 32]
+    dc = decaps(512); dc.program(); dc.image(dk, c); dc.K_OUT   # another set
+
+ML-KEM-1024 (k = 4, du = 11, dv = 5) is not generated yet: its layout in this scheme
+needs ~20 KB of DMEM (see the report of the encaps branch for a plan that fits 16 KiB);
+codec.decode_gather and codec.compress_compare(d=...) are its codec pieces.
 
 Design (the pieces are in codec.py, ntt.py, basemul.py; see there):
 * Decrypt: ByteDecode12 of s_hat, ByteDecode10 / ByteDecode4 of u / v (kept as y << 6 /
@@ -30,161 +37,12 @@ from ip.acc.kernels.sample import SHA3_512, SHAKE128, SHAKE256
 from ip.acc.tools import sched
 
 Q = codec.Q
-K = 3
 QINV16 = codec.QINV16
-
-# ------------------------------------------------------------------ DMEM layout (bytes)
-DK = 0                       # 2400 B: s_hat enc | t_hat enc | rho | h | z
-DK_T = DK + 1152
-DK_RHO = DK + 2304
-DK_H = DK + 2336
-DK_Z = DK + 2368
-CT = 2400                    # 1088 B: u enc (960) | v enc (128); z || c contiguous (J input)
-CT_V = CT + 960
-TWID = 3488                  # 8 words NTT twiddles
-ITWID = TWID + 256           # 8 words INTT twiddles
-ISCALE = ITWID + 256         # 1 word
-BMC = ISCALE + 32            # 9 words base-case multiply constants
-KC = BMC + 9 * 32            # codec's constant words (codec.CONST_NAMES)
-KA = {n: KC + 32 * i for i, n in enumerate(codec.CONST_NAMES)}
-WORK = KC + 32 * len(codec.CONST_NAMES)
-# After the first step (ByteDecode12 of s_hat) the s_hat encoding DK[0:1152] is dead: the
-# small outputs and the u' buffer live there (the program overwrites that part of dk).
-UP = DK                      # u' = INTT input, one polynomial at a time (512 B)
-MOUT = DK + 512              # m' (32 B)
-KP = MOUT + 32               # K'
-RSEED = KP + 32              # r
-KBAR = RSEED + 32            # J(z || c)
-K_OUT = KBAR + 32            # shared secret (decaps output)
-# decrypt buffers
-S_HAT = WORK                 # 3 polys (decoded, plain)
-U = S_HAT + 1536             # 3 polys: Decompress10(u) -> NTT (transposed layout)
-V = U + 1536                 # Decompress4(v)
-W = V + 512                  # s_hat . u_hat -> INTT
-UC = W + 512                 # 3 polys: decoded u, y << 6 (kept for the compare)
-VC = UC + 1536               # v: y << 12 (kept)
-MSK = VC + 512               # compress1 masks of m' (16 words, kept: mu = MSK & 1665)
-T_HAT = MSK + 512            # 3 polys
-# re-encryption buffers: S_HAT, U, V, W are dead after decrypt and reused
-YV = S_HAT                   # y (3 polys) -> NTT in place (transposed layout)
-E1 = U                       # e1 (3 polys)
-E2 = V                       # e2
-VP = W                       # v' accumulator
-AM = T_HAT + 1536            # 2 row buffers of A_hat^T (3 polys each); row 2 reuses row 0's
-END = AM + 2 * 1536          # peak DMEM use (bytes)
+PARAMS = {512: 2, 768: 3}          # parameter set -> k (1024: not yet, see above)
 
 
-def const_image() -> dict:
-    img = {}
-    img[TWID] = b"".join(_u16(w) for w in ntt.twiddle_words())
-    img[ITWID] = b"".join(_u16(w) for w in ntt.itwiddle_words())
-    img[ISCALE] = _u16(basemul.iscale_mont_word())
-    img[BMC] = b"".join(_u16(w) for w in basemul.const_words())
-    cw = codec.const_words()
-    img[KC] = b"".join(cw[n] for n in codec.CONST_NAMES)
-    return img
-
-
-def image(dk: bytes = None, c: bytes = None, dk_pke: bytes = None) -> dict:
-    """DMEM image {addr: bytes}: inputs (dk or just dk_pke = s_hat encoding) and constants."""
-    img = const_image()
-    if dk is not None:
-        assert len(dk) == 2400
-        img[DK] = dk
-    if dk_pke is not None:
-        assert len(dk_pke) == 1152
-        img[DK] = dk_pke
-    if c is not None:
-        assert len(c) == 1088
-        img[CT] = c
-    return img
-
-
-# ------------------------------------------------------------------ code pieces
 def _vmode(v):
     return [f"addi x31, x0, {v}", "csrrw x0, VMODE, x31"]
-
-
-def ntt_polys(addr, n, transpose=False, dsrc=None):
-    """n NTTs in place at addr (or from Decompress10 of the words y << 6 at dsrc into addr);
-    transpose: store the base-case layout (basemul.transposed_store)."""
-    load = None if dsrc is None else codec.decompress10_load(9, KA)
-    store = basemul.transposed_store if transpose else None
-    body = ntt.ntt_body("x8", TWID, load, store, _m) + ["addi x8, x8, 512"]
-    L = _li(8, addr)
-    if dsrc is not None:
-        L += _li(9, dsrc)
-        body.append("addi x9, x9, 512")
-    return L + _loop(n, body)
-
-
-def intt_poly(addr):
-    return _li(8, addr) + ntt.intt_body("x8", ITWID, ISCALE, _m)
-
-
-def decrypt_core(j_hash=False):
-    """j_hash (decaps): absorb J(z || c) during the u decode (port held; digest read later
-    by _g_hash)."""
-    L = ["lui x30, 4"]
-    L += _vmode(1)
-    L += codec.decode_wide(12, DK, S_HAT, 48, KA)
-    if j_hash:
-        L += [f"addi x1, x0, {SHAKE256}"] + _li(2, 1120) + ["kmac.start x1, x2"] + \
-            _li(7, DK_Z) + ["addi x3, x0, -1"]
-    L += codec.decode_wide(10, CT, UC, 48, KA, kmac_words=35 if j_hash else 0)
-    L += _vmode(0)
-    L += codec.decode4(CT_V, VC, V, KA)
-    L += ntt_polys(U, 3, transpose=True, dsrc=UC)
-    L += basemul.basemul_loop([(S_HAT + 512 * j, U + 512 * j) for j in range(3)], W, BMC)
-    L += intt_poly(W)
-    L += codec.message_bits(V, W, MSK, MOUT, KA)
-    return L
-
-
-def decrypt_program() -> str:
-    """K-PKE.Decrypt: dk_PKE at DK, c at CT -> m at MOUT."""
-    return "\n".join(decrypt_core() + ["ecall"]) + "\n"
-
-
-# ------------------------------------------------------------------ decaps
-def _start_prf(n, dst):
-    """SHAKE256(r || n) -> cbd2 -> dst (256 coefficients), in the background (VMODE 0)."""
-    return sample.start(SHAKE256, RSEED, n, 1, dst, "cbd2")
-
-
-def _start_a(i, j, dst):
-    """SampleNTT(SHAKE128(rho || i || j)) -> dst (= A_hat^T[i][j] = A_hat[j][i])."""
-    return sample.start(SHAKE128, DK_RHO, i | j << 8, 2, dst, "uni12")
-
-
-def _g_hash():
-    """Read J's digest (K_bar), then (K', r) = G(m' || h), SHA3-512 on the side-load."""
-    return ["kmac.dig w9", f"bn.sw w9, {_m(KBAR)}",
-            f"addi x1, x0, {SHA3_512}", "addi x2, x0, 64", "kmac.start x1, x2",
-            f"bn.lw w1, {_m(MOUT)}", f"bn.lw w2, {_m(DK_H)}", "addi x3, x0, -1",
-            "kmac.msg w1, x3", "kmac.msg w2, x3", "kmac.dig w3", "kmac.dig w4",
-            f"bn.sw w3, {_m(KP)}", f"bn.sw w4, {_m(RSEED)}"]
-
-
-def _check(kind, src, i=None):
-    """Re-encryption check of u'[i] (kind "u") or v' (kind "v") at src (codec.compress_compare
-    against the decoded ciphertext kept in UC / VC)."""
-    if kind == "u":
-        return codec.compress_compare("u", src, E1 + 512 * i, UC + 512 * i, KA)
-    return codec.compress_compare("v", src, E2, VC, KA, msk=MSK)
-
-
-def _select():
-    """K = K' if c' = c (ACC clean: x9 = 0) else K_bar (w2), constant time."""
-    return ["bn.bcast w3, x9", f"bn.lw w4, {_m(KA['one'])}", f"bn.lw w6, {_m(KP)}",
-            f"bn.lw w2, {_m(KBAR)}",
-            "bn.ltv w5, w3, w4", "bn.sel w5, w6, w2", f"bn.sw w5, {_m(K_OUT)}"]
-
-
-def _abuf(i, j):
-    """Row buffer of A_hat^T[i][j]: rows 0 and 2 share a buffer (row 0 is dead when row 2
-    is sampled, during basemul of row 1)."""
-    return AM + 1536 * (i % 2) + 512 * j
 
 
 def _pair(job, chunk):
@@ -192,60 +50,266 @@ def _pair(job, chunk):
     return job + chunk + ["smp.wait"]
 
 
-def decaps_phases():
-    """[(name, lines)] of ML-KEM.Decaps_internal; run in order, then ecall."""
-    ph = [("init", ["bn.xor w15, w15, w15", "bn.wsrw ACC, w15", "kmac.acq"])]
-    ph.append(("decrypt (+ J absorb)", decrypt_core(j_hash=True)))
-    ph.append(("G", _g_hash()))
-    # t_hat decode in 6 chunks of 8 words, PRF y0..y2, e1_0..e1_2 in their shadow
-    prf = [(0, YV), (1, YV + 512), (2, YV + 1024), (3, E1), (4, E1 + 512), (5, E1 + 1024)]
-    L = []
-    for c, (n, dst) in enumerate(prf):
-        L += _vmode(0) + _start_prf(n, dst) + _vmode(1) + \
-            codec.decode_wide(12, DK_T + 192 * c, T_HAT + 256 * c, 8, KA) + ["smp.wait"]
-    L += _vmode(0)
-    ph.append(("decode t_hat + PRF y, e1", L))
-    L = []
-    for j in range(3):
-        L += _pair(_start_a(0, j, _abuf(0, j)), ntt_polys(YV + 512 * j, 1, transpose=True))
-    ph.append(("NTT(y) + A row 0", L))
+class Decaps:
+    """The decaps program and its DMEM layout for one parameter set (k = 2, 3; du = 10,
+    dv = 4 for both; eta1 = 3 for k = 2, else 2)."""
 
-    def bm_u(i):
-        return basemul.basemul_loop([(_abuf(i, j), YV + 512 * j) for j in range(3)], UP, BMC)
+    def __init__(self, k: int):
+        if k not in (2, 3):
+            raise ValueError(f"ML-KEM decaps: k must be 2 or 3 (ML-KEM-512, -768), not {k}")
+        self.k = k
+        self.eta1 = 3 if k == 2 else 2
+        self.dk_len = 768 * k + 96
+        self.c_len = 32 * (10 * k + 4)
+        # ------------------------------------------------------------ DMEM layout (bytes)
+        self.DK = 0                  # dk: s_hat enc | t_hat enc | rho | h | z
+        self.DK_T = self.DK + 384 * k
+        self.DK_RHO = self.DK + 768 * k
+        self.DK_H = self.DK_RHO + 32
+        self.DK_Z = self.DK_H + 32
+        self.CT = self.DK + self.dk_len      # c: u enc | v enc; z || c contiguous (J input)
+        self.CT_V = self.CT + 320 * k
+        self.TWID = self.CT + self.c_len     # 8 words NTT twiddles
+        self.ITWID = self.TWID + 256         # 8 words INTT twiddles
+        self.ISCALE = self.ITWID + 256       # 1 word
+        self.BMC = self.ISCALE + 32          # 9 words base-case multiply constants
+        self.KC = self.BMC + 9 * 32          # codec's constant words (codec.CONST_NAMES)
+        self.KA = {n: self.KC + 32 * i for i, n in enumerate(codec.CONST_NAMES)}
+        self.WORK = self.KC + 32 * len(codec.CONST_NAMES)
+        # After the first step (ByteDecode12 of s_hat) the s_hat encoding is dead: the small
+        # outputs and the u' buffer live there (the program overwrites that part of dk).
+        self.UP = self.DK                    # u' = INTT input, one polynomial at a time
+        self.MOUT = self.DK + 512            # m' (32 B)
+        self.KP = self.MOUT + 32             # K'
+        self.RSEED = self.KP + 32            # r
+        self.KBAR = self.RSEED + 32          # J(z || c)
+        self.K_OUT = self.KBAR + 32          # shared secret (decaps output)
+        assert self.K_OUT + 32 <= self.DK_T
+        # decrypt buffers
+        self.S_HAT = self.WORK               # k polys (decoded, plain)
+        self.U = self.S_HAT + 512 * k        # k polys: Decompress10(u) -> NTT (transposed)
+        self.V = self.U + 512 * k            # Decompress4(v)
+        self.W = self.V + 512                # s_hat . u_hat -> INTT
+        self.UC = self.W + 512               # k polys: decoded u, y << 6 (kept for the compare)
+        self.VC = self.UC + 512 * k          # v: y << 12 (kept)
+        self.MSK = self.VC + 512             # compress1 masks of m' (kept: mu = MSK & 1665)
+        self.T_HAT = self.MSK + 512          # k polys
+        # re-encryption buffers: S_HAT, U, V, W are dead after decrypt and reused
+        self.YV = self.S_HAT                 # y (k polys) -> NTT in place (transposed)
+        self.E1 = self.U                     # e1 (k polys)
+        self.E2 = self.V                     # e2
+        self.VP = self.W                     # v' accumulator
+        self.AM = self.T_HAT + 512 * k       # 2 row buffers of A_hat^T (k polys each)
+        self.END = self.AM + 2 * 512 * k     # peak DMEM use (bytes)
 
-    def intt_fin_u(i):
-        return intt_poly(UP) + _check("u", UP, i)
-    bm_v = basemul.basemul_loop([(T_HAT + 512 * j, YV + 512 * j) for j in range(3)], VP, BMC)
-    L = _pair(_start_a(1, 0, _abuf(1, 0)), bm_u(0))
-    L += _pair(_start_a(1, 1, _abuf(1, 1)), intt_fin_u(0))
-    L += _pair(_start_a(1, 2, _abuf(1, 2)), bm_v)
-    L += _pair(_start_a(2, 0, _abuf(2, 0)), bm_u(1))
-    L += _pair(_start_a(2, 1, _abuf(2, 1)), intt_fin_u(1))
-    L += _pair(_start_a(2, 2, _abuf(2, 2)), intt_poly(VP))
-    L += _pair(_start_prf(6, E2), bm_u(2))
-    ph.append(("A rows 1-2 + e2 | basemul, INTT, compress, compare u0, u1, v", L))
-    L = intt_fin_u(2) + _check("v", VP)
-    ph.append(("INTT u2, compress + compare u2, v", L))
-    ph.append(("select", _select() + ["kmac.rel"]))
-    return ph
+    # ---------------------------------------------------------------- image
+    def const_image(self) -> dict:
+        img = {}
+        img[self.TWID] = b"".join(_u16(w) for w in ntt.twiddle_words())
+        img[self.ITWID] = b"".join(_u16(w) for w in ntt.itwiddle_words())
+        img[self.ISCALE] = _u16(basemul.iscale_mont_word())
+        img[self.BMC] = b"".join(_u16(w) for w in basemul.const_words())
+        cw = codec.const_words()
+        img[self.KC] = b"".join(cw[n] for n in codec.CONST_NAMES)
+        return img
+
+    def image(self, dk: bytes = None, c: bytes = None, dk_pke: bytes = None) -> dict:
+        """DMEM image {addr: bytes}: inputs (dk or just dk_pke = s_hat encoding) and
+        constants."""
+        img = self.const_image()
+        for name, blob, n, addr in (("dk", dk, self.dk_len, self.DK),
+                                    ("dk_pke", dk_pke, 384 * self.k, self.DK),
+                                    ("c", c, self.c_len, self.CT)):
+            if blob is not None:
+                if len(blob) != n:
+                    raise ValueError(f"ML-KEM decaps (k = {self.k}): {name} must be {n} "
+                                     f"bytes, not {len(blob)}")
+                img[addr] = bytes(blob)
+        return img
+
+    # ---------------------------------------------------------------- code pieces
+    def ntt_polys(self, addr, n, transpose=False, dsrc=None):
+        """n NTTs in place at addr (or from Decompress10 of the words y << 6 at dsrc into
+        addr); transpose: store the base-case layout (basemul.transposed_store)."""
+        load = None if dsrc is None else codec.decompress10_load(9, self.KA)
+        store = basemul.transposed_store if transpose else None
+        body = ntt.ntt_body("x8", self.TWID, load, store, _m) + ["addi x8, x8, 512"]
+        L = _li(8, addr)
+        if dsrc is not None:
+            L += _li(9, dsrc)
+            body.append("addi x9, x9, 512")
+        return L + _loop(n, body)
+
+    def intt_poly(self, addr):
+        return _li(8, addr) + ntt.intt_body("x8", self.ITWID, self.ISCALE, _m)
+
+    def decrypt_core(self, j_hash=False):
+        """j_hash (decaps): absorb J(z || c) during the u decode (port held; digest read
+        later by _g_hash)."""
+        k, KA = self.k, self.KA
+        L = ["lui x30, 4"]
+        L += _vmode(1)
+        L += codec.decode_wide(12, self.DK, self.S_HAT, 16 * k, KA)
+        if j_hash:
+            L += [f"addi x1, x0, {SHAKE256}"] + _li(2, 32 + self.c_len) + \
+                ["kmac.start x1, x2"] + _li(7, self.DK_Z) + ["addi x3, x0, -1"]
+        L += codec.decode_wide(10, self.CT, self.UC, 16 * k, KA,
+                               kmac_words=(32 + self.c_len) // 32 if j_hash else 0)
+        L += _vmode(0)
+        L += codec.decode4(self.CT_V, self.VC, self.V, KA)
+        L += self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC)
+        L += basemul.basemul_loop([(self.S_HAT + 512 * j, self.U + 512 * j)
+                                   for j in range(k)], self.W, self.BMC)
+        L += self.intt_poly(self.W)
+        L += codec.message_bits(self.V, self.W, self.MSK, self.MOUT, KA)
+        return L
+
+    def decrypt_program(self) -> str:
+        """K-PKE.Decrypt: dk_PKE at DK, c at CT -> m at MOUT."""
+        return "\n".join(self.decrypt_core() + ["ecall"]) + "\n"
+
+    def _start_prf(self, n, dst, mode="cbd2"):
+        """SHAKE256(r || n) -> CBD -> dst (256 coefficients), in the background (VMODE 0)."""
+        return sample.start(SHAKE256, self.RSEED, n, 1, dst, mode)
+
+    def _start_a(self, i, j, dst):
+        """SampleNTT(SHAKE128(rho || i || j)) -> dst (= A_hat^T[i][j] = A_hat[j][i])."""
+        return sample.start(SHAKE128, self.DK_RHO, i | j << 8, 2, dst, "uni12")
+
+    def _g_hash(self):
+        """Read J's digest (K_bar), then (K', r) = G(m' || h), SHA3-512 on the side-load."""
+        return ["kmac.dig w9", f"bn.sw w9, {_m(self.KBAR)}",
+                f"addi x1, x0, {SHA3_512}", "addi x2, x0, 64", "kmac.start x1, x2",
+                f"bn.lw w1, {_m(self.MOUT)}", f"bn.lw w2, {_m(self.DK_H)}", "addi x3, x0, -1",
+                "kmac.msg w1, x3", "kmac.msg w2, x3", "kmac.dig w3", "kmac.dig w4",
+                f"bn.sw w3, {_m(self.KP)}", f"bn.sw w4, {_m(self.RSEED)}"]
+
+    def _check(self, kind, src, i=None):
+        """Re-encryption check of u'[i] (kind "u") or v' (kind "v") at src
+        (codec.compress_compare against the decoded ciphertext kept in UC / VC)."""
+        if kind == "u":
+            return codec.compress_compare("u", src, self.E1 + 512 * i, self.UC + 512 * i,
+                                          self.KA)
+        return codec.compress_compare("v", src, self.E2, self.VC, self.KA, msk=self.MSK)
+
+    def _select(self):
+        """K = K' if c' = c (ACC clean: x9 = 0) else K_bar (w2), constant time."""
+        return ["bn.bcast w3, x9", f"bn.lw w4, {_m(self.KA['one'])}",
+                f"bn.lw w6, {_m(self.KP)}", f"bn.lw w2, {_m(self.KBAR)}",
+                "bn.ltv w5, w3, w4", "bn.sel w5, w6, w2", f"bn.sw w5, {_m(self.K_OUT)}"]
+
+    def _abuf(self, i, j):
+        """Row buffer of A_hat^T[i][j]: rows i and i + 2 share a buffer (row i is dead when
+        row i + 2 is sampled, after the products of row i)."""
+        return self.AM + 512 * self.k * (i % 2) + 512 * j
+
+    def phases(self):
+        """[(name, lines)] of ML-KEM.Decaps_internal; run in order, then ecall."""
+        k = self.k
+        ph = [("init", ["bn.xor w15, w15, w15", "bn.wsrw ACC, w15", "kmac.acq"])]
+        ph.append(("decrypt (+ J absorb)", self.decrypt_core(j_hash=True)))
+        ph.append(("G", self._g_hash()))
+        # t_hat decode in 2k chunks of 8 words, PRF y_0.., e1_0.. in their shadow
+        prf = [(n, self.YV + 512 * n, f"cbd{self.eta1}") for n in range(k)] + \
+            [(k + n, self.E1 + 512 * n, "cbd2") for n in range(k)]
+        L = []
+        for c, (n, dst, mode) in enumerate(prf):
+            L += _vmode(0) + self._start_prf(n, dst, mode) + _vmode(1) + \
+                codec.decode_wide(12, self.DK_T + 192 * c, self.T_HAT + 256 * c, 8,
+                                  self.KA) + ["smp.wait"]
+        L += _vmode(0)
+        ph.append(("decode t_hat + PRF y, e1", L))
+        L = []
+        for j in range(k):
+            L += _pair(self._start_a(0, j, self._abuf(0, j)),
+                       self.ntt_polys(self.YV + 512 * j, 1, transpose=True))
+        ph.append(("NTT(y) + A row 0", L))
+
+        def bm_u(i):
+            return basemul.basemul_loop([(self._abuf(i, j), self.YV + 512 * j)
+                                         for j in range(k)], self.UP, self.BMC)
+
+        def intt_fin_u(i):
+            return self.intt_poly(self.UP) + self._check("u", self.UP, i)
+        bm_v = basemul.basemul_loop([(self.T_HAT + 512 * j, self.YV + 512 * j)
+                                     for j in range(k)], self.VP, self.BMC)
+        # the jobs of rows 1.. and e2, each with the first core chunk whose inputs are
+        # complete (priority: products of u row 0, its INTT + check, the products of v,
+        # row 1, its INTT + check, the INTT of v, row 2, ...); the products of row i need
+        # its jobs waited for, i.e. the next job started
+        chunks = []
+        for i in range(k):
+            chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, intt_fin_u(i))]
+            if i == 0:
+                chunks.append(("bmv", 0, bm_v))
+            if i == 1:
+                chunks.append(("inttv", 1, self.intt_poly(self.VP)))
+        jobs = [(i, self._start_a(i, j, self._abuf(i, j))) for i in range(1, k)
+                for j in range(k)] + [(k, self._start_prf(2 * k, self.E2))]
+        L = []
+        for row, job in jobs:
+            # rows < row are complete (waited for); row buffer row % 2 is free
+            assert row < 2 or row == k or all(c[0] != f"bmu{row - 2}" for c in chunks)
+            c = next((c for c in chunks if c[1] < row), None)
+            if c:
+                chunks.remove(c)
+            L += _pair(job, c[2] if c else [])
+        names = [c[0] for c in chunks]
+        ph.append((f"A rows 1..{k - 1} + e2 | basemul, INTT, compress, compare", L))
+        L = []
+        for c in chunks:
+            L += c[2]
+        L += self._check("v", self.VP)
+        ph.append((f"{', '.join(names)}, compare v", L))
+        ph.append(("select", self._select() + ["kmac.rel"]))
+        return ph
+
+    def program(self) -> str:
+        """ML-KEM.Decaps_internal: dk at DK, c at CT -> K at K_OUT."""
+        lines = ["lui x30, 4"]
+        for _, L in self.phases():
+            lines += L
+        # the phases' straight-line stretches list-scheduled across their seams too
+        return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"
+
+    def ct_policy(self) -> dict:
+        """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at
+        entry: dk's s_hat encoding and z; public: the rest of dk (t_hat, rho: the ek part;
+        H(ek)), the ciphertext and the constant tables; any other DMEM byte counts as
+        secret (the program must not read a buffer it has not written). No exceptions."""
+        public = {"dk.ek (t_hat, rho)": (self.DK_T, self.DK_H), "dk.h": (self.DK_H, self.DK_Z),
+                  "c": (self.CT, self.CT + self.c_len)}
+        for addr, blob in sorted(self.const_image().items()):
+            public[f"constants@{addr}"] = (addr, addr + len(blob))
+        return {"secret": {"dk.s_hat": (self.DK, self.DK_T),
+                           "dk.z": (self.DK_Z, self.DK_Z + 32)},
+                "public": public, "rest": "secret", "allow": []}
 
 
-def decaps_program() -> str:
-    """ML-KEM.Decaps_internal: dk at DK, c at CT -> K at K_OUT."""
-    lines = ["lui x30, 4"]
-    for _, L in decaps_phases():
-        lines += L
-    # the phases' straight-line stretches list-scheduled across their seams too
-    return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"
+def decaps(param: int) -> Decaps:
+    """The decaps of ML-KEM-512 or -768."""
+    if param not in PARAMS:
+        raise ValueError(f"ML-KEM decaps: parameter set must be one of {sorted(PARAMS)}, "
+                         f"not {param}")
+    return Decaps(PARAMS[param])
 
 
-def ct_policy() -> dict:
-    """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at entry:
-    dk's s_hat encoding and z; public: the rest of dk (t_hat, rho: the ek part; H(ek)), the
-    ciphertext and the constant tables; any other DMEM byte counts as secret (the program
-    must not read a buffer it has not written). No exceptions."""
-    public = {"dk.ek (t_hat, rho)": (DK_T, DK_H), "dk.h": (DK_H, DK_Z), "c": (CT, CT + 1088)}
-    for addr, blob in sorted(const_image().items()):
-        public[f"constants@{addr}"] = (addr, addr + len(blob))
-    return {"secret": {"dk.s_hat": (DK, DK_T), "dk.z": (DK_Z, DK_Z + 32)},
-            "public": public, "rest": "secret", "allow": []}
+# ------------------------------------------------------------------ ML-KEM-768 (module names)
+_D = Decaps(3)
+K = _D.k
+DK, DK_T, DK_RHO, DK_H, DK_Z = _D.DK, _D.DK_T, _D.DK_RHO, _D.DK_H, _D.DK_Z
+CT, CT_V, TWID, ITWID, ISCALE, BMC, KC, KA, WORK = (_D.CT, _D.CT_V, _D.TWID, _D.ITWID,
+                                                    _D.ISCALE, _D.BMC, _D.KC, _D.KA, _D.WORK)
+UP, MOUT, KP, RSEED, KBAR, K_OUT = _D.UP, _D.MOUT, _D.KP, _D.RSEED, _D.KBAR, _D.K_OUT
+S_HAT, U, V, W, UC, VC, MSK, T_HAT = (_D.S_HAT, _D.U, _D.V, _D.W, _D.UC, _D.VC, _D.MSK,
+                                      _D.T_HAT)
+YV, E1, E2, VP, AM, END = _D.YV, _D.E1, _D.E2, _D.VP, _D.AM, _D.END
+const_image = _D.const_image
+image = _D.image
+ntt_polys = _D.ntt_polys
+intt_poly = _D.intt_poly
+decrypt_core = _D.decrypt_core
+decrypt_program = _D.decrypt_program
+decaps_phases = _D.phases
+decaps_program = _D.program
+ct_policy = _D.ct_policy
