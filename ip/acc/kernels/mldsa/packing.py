@@ -243,3 +243,53 @@ def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG):
 
 def sig_encode_program() -> str:
     return phase_program(sig_encode_phases())
+
+
+# ------------------------------------------------------------------ generic b-bit pack
+def pack_bits(b, field, pool=14):
+    """SimpleBitPack of one polynomial into b-bit fields (FIPS 204 Alg. 16): 32 words at
+    x5 (VMODE 1, natural order) -> 32 b bytes at x6 (4-byte aligned); field(p, src, dst)
+    emits the prog.Prog ops that turn a loaded word into its fields (< 2^b). Lane m of the
+    output works on coefficients 32m..32m+31, i.e. output granules b m .. b m + b - 1:
+    for each c = 0..3 the words 4m + c (m = 0..7) are transposed (T_i lane m = coefficient
+    32m + 8c + i = field 8c + i of lane m), so granule j of every lane is one uniform
+    shift / or of the fields; each finished granule goes out by bn.ext + sw. Registers:
+    w0..w{pool-1} (w14, w15 free for field's constants); x10..x17 temporaries."""
+    p = Prog([f"w{k}" for k in range(pool)])
+    G = {}                      # granule j -> partial register name
+    n_out = 0
+    for c in range(4):
+        rows = [None] * 8
+        for m in range(8):
+            p.raw(f"bn.lw {{0}}, {32 * (4 * m + c)}({{1}})", [f"%l{c}_{m}"], ["x5"])
+            field(p, f"%l{c}_{m}", f"%f{c}_{m}")
+            rows[BR3[m]] = f"%f{c}_{m}"
+        out = transpose8(p, rows, f"t{c}_")
+        for i in range(8):
+            k = 8 * c + i
+            t = out[BR3[i]]
+            for j in range((b * k) // 32, (b * k + b - 1) // 32 + 1):
+                pos = b * k - 32 * j
+                part = t
+                if pos > 0:
+                    part = f"%s{k}_{j}"
+                    p.op("bn.shlv", part, t, str(pos))
+                elif pos < 0:
+                    part = f"%s{k}_{j}"
+                    p.op("bn.shrv", part, t, str(-pos))
+                if j in G:
+                    p.op("bn.or", f"%g{k}_{j}", G[j], part)
+                    G[j] = f"%g{k}_{j}"
+                else:
+                    G[j] = part
+        # granules complete once every field reaching into them is in
+        done = (b * 8 * (c + 1)) // 32
+        for j in sorted(g for g in G if g < done):
+            for m in range(8):
+                x = f"x{10 + n_out % 8}"
+                n_out += 1
+                p.raw(f"bn.ext {{0}}, {{1}}, {m}", [x], [G[j]])
+                p.raw(f"sw {{0}}, {4 * (b * m + j)}({{1}})", [], [x, "x6"])
+            del G[j]
+    assert not G
+    return p.text().splitlines()

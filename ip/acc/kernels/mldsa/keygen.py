@@ -1,0 +1,252 @@
+"""ML-DSA key generation on the ACC: ML-DSA.KeyGen_internal(xi) (FIPS 204 Alg. 6) as one
+program for ML-DSA-44, -65 and -87: the parameter set is the argument ((k, l, eta) from
+params.SETS), the kernels are the library's (ntt.py, packing.pack_bits, the stream unit's
+uni23 / eta2 / eta4 samplers), and everything fits the taped-out 16 KiB IMEM and DMEM.
+
+    kg = keygen(65)
+    src = kg.program()                    # assembly text
+    dm = kg.image(xi)                     # {addr: bytes}: xi and the constant tables
+    ... run on the ISS ...; pk, sk = kg.outputs(dmem)
+
+Program (VMODE 1, KMAC port held throughout):
+  1. (rho, rho', K) = H(xi || k || l, 128) (SHAKE256); rho -> pk and sk, K -> sk, rho' kept.
+  2. s1[j] = RejBoundedPoly(rho' || j) (stream unit, eta2 / eta4): packed into sk at once
+     (eta - s in 3 or 4 bits, packing.pack_bits); NTT'd into a kept slot when one is free.
+  3. per row i (a software loop, so the code does not grow with k): for each j,
+     A_hat[i][j] = RejNTTPoly(rho || j || i) (uni23) into a tile and multiply-accumulated
+     with s1_hat[j] (bn.mulvm, the 2^-32 removed by the INTT's mont twiddles); s1_hat[j]
+     that has no kept slot is sampled again and NTT'd into the scratch buffer (DMEM: the
+     outputs stay in place, so ML-DSA-65 keeps 4 of 5, ML-DSA-87 3 of 7); INTT;
+     s2[i] sampled into the scratch buffer, packed into sk; u = t + 2^12 - 1 with
+     t = INTT(..) + s2[i]; Power2Round: t1 = u >> 13 (10 bits, pk), and the sk field
+     2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (13 bits).
+  4. tr = H(pk, 64) from the pk bytes in DMEM -> sk.
+The sampler jobs run in the background of the core work that does not need their output
+(the next A_hat entry while the current one is multiplied).
+
+Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): NTT and INTT in
+place at x8, the multiply(-accumulate) of one entry, and the three bit packers. Register
+conventions of the main line: x21 = i << 8, x22 = i, x24 / x25 / x26 the t1 / t0 / s2
+output pointers, x29 the row counter; the subroutines use x1..x17, x20, x23.
+"""
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.mldsa import ntt
+from ip.acc.kernels.mldsa.packing import pack_bits
+from ip.acc.kernels.mldsa.params import D, Q, SETS
+from ip.acc.kernels.sample import SHAKE128, SHAKE256
+from ip.acc.tools import sched
+
+DMEM_BUDGET = 16 * 1024          # the taped-out DMEM (ip/acc/block.py DMEM_SIZE; checked)
+VMODE1 = ["addi x31, x0, 1", "csrrw x0, VMODE, x31"]
+
+
+def _a32(x):
+    return (x + 31) // 32 * 32
+
+
+class Keygen:
+    """The keygen program and its DMEM layout for one parameter set (44, 65, 87)."""
+
+    def __init__(self, param: int, dmem_budget: int = DMEM_BUDGET):
+        if param not in SETS:
+            raise ValueError(f"ML-DSA keygen: parameter set must be one of {sorted(SETS)}, "
+                             f"not {param}")
+        self.param = param
+        self.k, self.l, self.eta = k, l, eta = SETS[param]
+        self.sbits = 3 if eta == 2 else 4            # bitlen(2 eta)
+        self.sbytes = 32 * self.sbits                # packed s polynomial
+        self.pk_len = 32 + 320 * k
+        self.sk_len = 128 + (k + l) * self.sbytes + 416 * k
+        # ------------------------------------------------------------ DMEM layout (bytes)
+        self.PK = 0                                  # rho | t1
+        self.SK = _a32(self.pk_len)                  # rho | K | tr | s1 | s2 | t0
+        self.SK_S1 = self.SK + 128
+        self.SK_S2 = self.SK_S1 + l * self.sbytes
+        self.SK_T0 = self.SK_S2 + k * self.sbytes
+        self.XI = self.SK + 64                       # input xi: in tr's place (dead after H)
+        self.RHOP = _a32(self.SK + self.sk_len)      # rho' (64 B)
+        self.TWID = self.RHOP + 64
+        self.ITWID = self.TWID + 32 * 32
+        self.KC = self.ITWID + 33 * 32               # constant words: eta, 2^12 - 1, 2^13 - 1
+        self.C_ETA, self.C_ROUND, self.C_M13 = self.KC, self.KC + 32, self.KC + 64
+        self.TA = self.KC + 96                       # A_hat tiles (1 KiB each)
+        self.TB = self.TA + 1024
+        self.W = self.TB + 1024                      # row accumulator, then t
+        self.S = self.W + 1024                       # scratch: s1_hat[j] again, s2[i]
+        self.SLOTS = self.S + 1024                   # kept s1_hat[j]
+        self.n_keep = min(l, (dmem_budget - self.SLOTS) // 1024)
+        if self.n_keep < 1:
+            raise ValueError(f"ML-DSA-{param} keygen: no room for s1_hat in {dmem_budget} B")
+        self.END = self.SLOTS + 1024 * self.n_keep   # peak DMEM (bytes)
+
+    # ---------------------------------------------------------------- image
+    def const_image(self) -> dict:
+        return {self.TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
+                self.ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True)),
+                self.KC: _u32([self.eta] * 8) + _u32([(1 << (D - 1)) - 1] * 8) +
+                _u32([(1 << D) - 1] * 8)}
+
+    def image(self, xi: bytes) -> dict:
+        if len(xi) != 32:
+            raise ValueError(f"ML-DSA keygen: xi must be 32 bytes (got {len(xi)})")
+        img = self.const_image()
+        img[self.XI] = bytes(xi)
+        return img
+
+    def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
+        """(pk, sk) from the DMEM after the run."""
+        return (bytes(dmem[self.PK:self.PK + self.pk_len]),
+                bytes(dmem[self.SK:self.SK + self.sk_len]))
+
+    def slot(self, j):
+        return self.SLOTS + 1024 * j if j < self.n_keep else self.S
+
+    # ---------------------------------------------------------------- sampler jobs
+    def _start_eta(self, dst, base="x0", idx=0):
+        """RejBoundedPoly(rho' || IntegerToBytes(base + idx, 2)) -> dst, in the
+        background (x1..x5, w1..w3)."""
+        return [f"bn.lw w1, {_m(self.RHOP)}", f"bn.lw w2, {_m(self.RHOP + 32)}",
+                f"addi x1, x0, {SHAKE256}", "addi x2, x0, 66", "kmac.start x1, x2",
+                "addi x3, x0, -1", "kmac.msg w1, x3", "kmac.msg w2, x3",
+                f"addi x4, {base}, {idx}", "bn.ins w3, x4, 0", "addi x3, x0, 3",
+                "kmac.msg w3, x3"] + _li(5, dst) + \
+            ["addi x4, x0, 256", f"smp.run x5, x4, eta{self.eta}"]
+
+    def _start_a(self, j, dst):
+        """RejNTTPoly(rho || j || i) -> dst (x21 = i << 8), in the background."""
+        return [f"bn.lw w1, {_m(self.PK)}", f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34",
+                "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
+                f"addi x4, x21, {j}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
+                "kmac.msg w2, x3"] + _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, uni23"]
+
+    # ---------------------------------------------------------------- subroutines
+    def _sub(self, name, body):
+        return [f"{name}:"] + body + ["jalr x0, 0(x28)"]
+
+    @staticmethod
+    def _call(name):
+        return [f"jal x28, {name}"]
+
+    def _mac(self, first):
+        """W (x20 read, x23 write) [+]= tile (x10) o s1_hat (x15), 4 words per iteration."""
+        b = []
+        for q in range(4):
+            b += [f"bn.lw.pi w{q}, 0(x10)", f"bn.lw.pi w{4 + q}, 0(x15)"]
+            if not first:
+                b.append(f"bn.lw.pi w{8 + q}, 0(x20)")
+        b += [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)]
+        if not first:
+            b += [f"bn.addvm w{q}, w{q}, w{8 + q}" for q in range(4)]
+        b += [f"bn.sw.pi w{q}, 0(x23)" for q in range(4)]
+        return _li(20, self.W) + _li(23, self.W) + _loop(8, b)
+
+    def _round(self):
+        """W = t + 2^12 - 1 with t = W + s2 (S): the Power2Round offset."""
+        b = [f"bn.lw w14, {_m(self.C_ROUND)}"] + _li(10, self.W) + _li(11, self.S) + \
+            _li(12, self.W)
+        body = []
+        for q in range(4):
+            body += [f"bn.lw.pi w{q}, 0(x10)", f"bn.lw.pi w{4 + q}, 0(x11)"]
+        body += [f"bn.addvm w{q}, w{q}, w{4 + q}" for q in range(4)]
+        body += [f"bn.addv w{q}, w{q}, w14" for q in range(4)]
+        body += [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)]
+        return b + _loop(8, body)
+
+    def subroutines(self):
+        eta_field = lambda p, s, d: p.op("bn.subvm", d, "w15", s)
+        t1_field = lambda p, s, d: p.op("bn.shrv", d, s, str(D))
+
+        def t0_field(p, s, d):
+            p.op("bn.and", d, s, "w15")
+            p.op("bn.xor", d, d, "w15")
+        out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
+        out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
+        out += self._sub("mac_first", self._mac(True))
+        out += self._sub("mac_acc", self._mac(False))
+        out += self._sub("pack_s", [f"bn.lw w15, {_m(self.C_ETA)}"] +
+                         pack_bits(self.sbits, eta_field))
+        out += self._sub("pack_t1", pack_bits(10, t1_field))
+        out += self._sub("pack_t0", [f"bn.lw w15, {_m(self.C_M13)}"] + pack_bits(D, t0_field))
+        out += self._sub("round_w", self._round())
+        return out
+
+    # ---------------------------------------------------------------- main line
+    def _h_seed(self):
+        """(rho, rho', K) = H(xi || k || l, 128)."""
+        return [f"bn.lw w1, {_m(self.XI)}", f"addi x1, x0, {SHAKE256}", "addi x2, x0, 34",
+                "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
+                f"addi x4, x0, {self.k | self.l << 8}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
+                "kmac.msg w2, x3", "kmac.dig w1", "kmac.dig w2", "kmac.dig w3", "kmac.dig w4",
+                f"bn.sw w1, {_m(self.PK)}", f"bn.sw w1, {_m(self.SK)}",
+                f"bn.sw w2, {_m(self.RHOP)}", f"bn.sw w3, {_m(self.RHOP + 32)}",
+                f"bn.sw w4, {_m(self.SK + 32)}"]
+
+    def _s1_phase(self):
+        """s1[j]: sampled, packed into sk, NTT'd in its slot (if kept). The next job runs
+        while the core packs / transforms the previous polynomial."""
+        L = []
+        for j in range(self.l):
+            dst = self.slot(j)
+            L += self._start_eta(dst, idx=j) + ["smp.wait"]
+            L += _li(5, dst) + _li(6, self.SK_S1 + self.sbytes * j) + self._call("pack_s")
+            if j < self.n_keep:
+                L += _li(8, dst) + self._call("ntt_x8")
+        return L
+
+    def _row(self):
+        """One row i of t (x21 = i << 8, x22 = i): t_i = INTT(sum_j A o s1_hat) + s2_i,
+        Power2Round, packed."""
+        tiles = (self.TA, self.TB)
+        L = self._start_a(0, tiles[0])
+        for j in range(self.l):
+            cur = tiles[j % 2]
+            if j >= self.n_keep:          # s1_hat[j] again (A[i][j] waits for the KMAC)
+                L += ["smp.wait"] + self._start_eta(self.S, idx=j) + ["smp.wait"] + \
+                    _li(8, self.S) + self._call("ntt_x8") + self._start_a(j, cur)
+            L += ["smp.wait"]
+            if j + 1 < self.l and j + 1 < self.n_keep:
+                L += self._start_a(j + 1, tiles[(j + 1) % 2])
+            L += _li(10, cur) + _li(15, self.slot(j)) + \
+                self._call("mac_first" if j == 0 else "mac_acc")
+        L += ["smp.wait"] + self._start_eta(self.S, "x22", self.l)
+        L += _li(8, self.W) + self._call("intt_x8") + ["smp.wait"]
+        L += ["addi x5, x0, 0"] + _li(5, self.S) + ["addi x6, x26, 0"] + self._call("pack_s")
+        L += self._call("round_w")
+        L += _li(5, self.W) + ["addi x6, x24, 0"] + self._call("pack_t1")
+        L += _li(5, self.W) + ["addi x6, x25, 0"] + self._call("pack_t0")
+        L += [f"addi x26, x26, {self.sbytes}", "addi x24, x24, 320", "addi x25, x25, 416",
+              "addi x21, x21, 256", "addi x22, x22, 1", "addi x29, x29, -1"]
+        return L
+
+    def _tr(self):
+        """tr = H(pk, 64) -> sk."""
+        assert self.pk_len % 32 == 0
+        return [f"addi x1, x0, {SHAKE256}"] + _li(2, self.pk_len) + \
+            ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.PK) + \
+            _loop(self.pk_len // 32, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"]) + \
+            ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.SK + 64)}",
+             f"bn.sw w2, {_m(self.SK + 96)}"]
+
+    def phases(self):
+        """[(name, lines)] of the main line (the subroutines follow the ecall)."""
+        ph = [("H(xi || k || l)", VMODE1 + ["kmac.acq"] + self._h_seed())]
+        ph.append(("s1: sample, pack, NTT", self._s1_phase()))
+        init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k}"] + \
+            _li(24, self.PK + 32) + _li(25, self.SK_T0) + _li(26, self.SK_S2)
+        ph.append((f"{self.k} rows: A_hat o s1_hat, INTT, + s2, Power2Round, pack",
+                   init + ["row_loop:"] + self._row() + ["bne x29, x0, row_loop"]))
+        ph.append(("tr = H(pk)", self._tr() + ["kmac.rel"]))
+        return ph
+
+    def program(self) -> str:
+        """ML-DSA.KeyGen_internal: xi at XI -> pk at PK, sk at SK."""
+        lines = []
+        for _, L in self.phases():
+            lines += L
+        lines += ["ecall"] + self.subroutines()
+        return "\n".join(sched.schedule(lines)) + "\n"
+
+
+def keygen(param: int) -> Keygen:
+    """The keygen of ML-DSA-44, -65 or -87."""
+    return Keygen(param)
