@@ -64,20 +64,37 @@ class Keygen:
         self.SK_S2 = self.SK_S1 + l * self.sbytes
         self.SK_T0 = self.SK_S2 + k * self.sbytes
         self.XI = self.SK + 64                       # input xi: in tr's place (dead after H)
-        self.RHOP = _a32(self.SK + self.sk_len)      # rho' (64 B)
-        self.TWID = self.RHOP + 64
-        self.ITWID = self.TWID + 32 * 32
-        self.KC = self.ITWID + 33 * 32               # constant words: eta, 2^12 - 1, 2^13 - 1
+        # rho' and the constant words in the last t1 row of pk: read for the last time
+        # before that row is packed (pack_t1 runs last)
+        self.RHOP = self.PK + self.pk_len - 320
+        self.KC = self.RHOP + 64                     # constant words: eta, 2^12 - 1, 2^13 - 1
         self.C_ETA, self.C_ROUND, self.C_M13 = self.KC, self.KC + 32, self.KC + 64
-        self.TA = self.KC + 96                       # A_hat tiles (1 KiB each)
-        self.TB = self.TA + 1024
-        self.W = self.TB + 1024                      # row accumulator, then t
-        self.S = self.W + 1024                       # scratch: s1_hat[j] again, s2[i]
-        self.SLOTS = self.S + 1024                   # kept s1_hat[j]
-        self.n_keep = min(l, (dmem_budget - self.SLOTS) // 1024)
-        if self.n_keep < 1:
-            raise ValueError(f"ML-DSA-{param} keygen: no room for s1_hat in {dmem_budget} B")
-        self.END = self.SLOTS + 1024 * self.n_keep   # peak DMEM (bytes)
+        assert self.PK + 32 <= self.RHOP and self.KC + 96 <= self.PK + self.pk_len
+        assert self.RHOP % 32 == 0
+        # the work buffers start over the last t0 row of sk: everything there but that
+        # row's accumulator (the highest buffer) is dead when the row is packed
+        self.TWID = self.SK_T0 + 416 * (k - 1)
+        self.ITWID = self.TWID + 32 * 32
+        self.BUFS = [self.ITWID + 33 * 32 + 1024 * n for n in range(3)]   # tiles, s1_hat again
+        base = self.BUFS[2] + 1024
+        free = (dmem_budget - base) // 1024
+        # G rows at a time (G accumulators), n_keep s1_hat kept over the whole run, the
+        # other l - n_keep sampled and NTT'd again for each group: fewest NTTs
+        best = None
+        for g in (d for d in range(1, k + 1) if k % d == 0):
+            keep = min(l, free - g)
+            if keep < 0:
+                continue
+            cost = (keep + (k // g) * (l - keep), -g)
+            if best is None or cost < best[0]:
+                best = (cost, g, keep)
+        if best is None:
+            raise ValueError(f"ML-DSA-{param} keygen: no room for the buffers in {dmem_budget} B")
+        _, self.G, self.n_keep = best
+        self.SLOTS = base                            # kept s1_hat[j], j < n_keep
+        self.ACC = self.SLOTS + 1024 * self.n_keep   # G row accumulators (t)
+        self.END = self.ACC + 1024 * self.G          # peak DMEM (bytes)
+        assert self.TWID % 32 == 0 and self.END <= dmem_budget
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
@@ -98,8 +115,6 @@ class Keygen:
         return (bytes(dmem[self.PK:self.PK + self.pk_len]),
                 bytes(dmem[self.SK:self.SK + self.sk_len]))
 
-    def slot(self, j):
-        return self.SLOTS + 1024 * j if j < self.n_keep else self.S
 
     # ---------------------------------------------------------------- sampler jobs
     def _start_eta(self, dst, base="x0", idx=0):
@@ -113,7 +128,8 @@ class Keygen:
             ["addi x4, x0, 256", f"smp.run x5, x4, eta{self.eta}"]
 
     def _start_a(self, j, dst):
-        """RejNTTPoly(rho || j || i) -> dst (x21 = i << 8), in the background."""
+        """RejNTTPoly(rho || j || i) -> dst, in the background; x21 + j gives the two
+        index bytes (x21 = i0 << 8, j = column + 256 (i - i0))."""
         return [f"bn.lw w1, {_m(self.PK)}", f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34",
                 "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
                 f"addi x4, x21, {j}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
@@ -127,23 +143,24 @@ class Keygen:
     def _call(name):
         return [f"jal x28, {name}"]
 
-    def _mac(self, first):
-        """W (x20 read, x23 write) [+]= tile (x10) o s1_hat (x15), 4 words per iteration."""
-        b = []
-        for q in range(4):
-            b += [f"bn.lw.pi w{q}, 0(x10)", f"bn.lw.pi w{4 + q}, 0(x15)"]
-            if not first:
-                b.append(f"bn.lw.pi w{8 + q}, 0(x20)")
-        b += [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)]
+    def _mac(self, first, per=8):
+        """acc (x20) [+]= tile (x10) o s1_hat (x15), per words per iteration (w0..w15:
+        a, b per word; the product over a, the old acc word loaded over b); the acc
+        stores last, so no load waits for a store (the tile and s1_hat never alias acc:
+        promised to the scheduler)."""
+        R = range(per)
+        body = [f"bn.lw.pi w{2 * q + h}, 0(x{(10, 15)[h]})" for q in R for h in (0, 1)]
+        body += [f"bn.mulvm w{2 * q}, w{2 * q}, w{2 * q + 1}" for q in R]
         if not first:
-            b += [f"bn.addvm w{q}, w{q}, w{8 + q}" for q in range(4)]
-        b += [f"bn.sw.pi w{q}, 0(x23)" for q in range(4)]
-        return _li(20, self.W) + _li(23, self.W) + _loop(8, b)
+            body += [f"bn.lw.pi w{2 * q + 1}, 0(x20)" for q in R]
+            body += [f"bn.addvm w{2 * q}, w{2 * q}, w{2 * q + 1}" for q in R]
+        body += [f"bn.sw.pi w{2 * q}, 0(x23)" for q in R]
+        na = [("x10", "x23"), ("x15", "x23"), ("x10", "x20"), ("x15", "x20")]
+        return ["addi x23, x20, 0"] + _loop(32 // per, sched.schedule(body, na))
 
     def _round(self):
-        """W = t + 2^12 - 1 with t = W + s2 (S): the Power2Round offset."""
-        b = [f"bn.lw w14, {_m(self.C_ROUND)}"] + _li(10, self.W) + _li(11, self.S) + \
-            _li(12, self.W)
+        """acc (x10) = t + 2^12 - 1 with t = acc + s2 (x11): the Power2Round offset."""
+        b = [f"bn.lw w14, {_m(self.C_ROUND)}", "addi x12, x10, 0"]
         body = []
         for q in range(4):
             body += [f"bn.lw.pi w{q}, 0(x10)", f"bn.lw.pi w{4 + q}, 0(x11)"]
@@ -182,40 +199,73 @@ class Keygen:
                 f"bn.sw w4, {_m(self.SK + 32)}"]
 
     def _s1_phase(self):
-        """s1[j]: sampled, packed into sk, NTT'd in its slot (if kept). The next job runs
-        while the core packs / transforms the previous polynomial."""
-        L = []
+        """s1[j]: sampled, packed into sk; NTT'd in its slot if kept (else only packed).
+        The next job runs while the core packs / transforms the previous polynomial."""
+        bufs = [self.SLOTS + 1024 * j if j < self.n_keep else self.BUFS[j % 2]
+                for j in range(self.l)]
+        L = self._start_eta(bufs[0], idx=0)
         for j in range(self.l):
-            dst = self.slot(j)
-            L += self._start_eta(dst, idx=j) + ["smp.wait"]
-            L += _li(5, dst) + _li(6, self.SK_S1 + self.sbytes * j) + self._call("pack_s")
-            if j < self.n_keep:
-                L += _li(8, dst) + self._call("ntt_x8")
-        return L
-
-    def _row(self):
-        """One row i of t (x21 = i << 8, x22 = i): t_i = INTT(sum_j A o s1_hat) + s2_i,
-        Power2Round, packed."""
-        tiles = (self.TA, self.TB)
-        L = self._start_a(0, tiles[0])
-        for j in range(self.l):
-            cur = tiles[j % 2]
-            if j >= self.n_keep:          # s1_hat[j] again (A[i][j] waits for the KMAC)
-                L += ["smp.wait"] + self._start_eta(self.S, idx=j) + ["smp.wait"] + \
-                    _li(8, self.S) + self._call("ntt_x8") + self._start_a(j, cur)
             L += ["smp.wait"]
-            if j + 1 < self.l and j + 1 < self.n_keep:
-                L += self._start_a(j + 1, tiles[(j + 1) % 2])
-            L += _li(10, cur) + _li(15, self.slot(j)) + \
-                self._call("mac_first" if j == 0 else "mac_acc")
-        L += ["smp.wait"] + self._start_eta(self.S, "x22", self.l)
-        L += _li(8, self.W) + self._call("intt_x8") + ["smp.wait"]
-        L += ["addi x5, x0, 0"] + _li(5, self.S) + ["addi x6, x26, 0"] + self._call("pack_s")
-        L += self._call("round_w")
-        L += _li(5, self.W) + ["addi x6, x24, 0"] + self._call("pack_t1")
-        L += _li(5, self.W) + ["addi x6, x25, 0"] + self._call("pack_t0")
-        L += [f"addi x26, x26, {self.sbytes}", "addi x24, x24, 320", "addi x25, x25, 416",
-              "addi x21, x21, 256", "addi x22, x22, 1", "addi x29, x29, -1"]
+            if j + 1 < self.l:
+                L += self._start_eta(bufs[j + 1], idx=j + 1)
+            L += _li(5, bufs[j]) + _li(6, self.SK_S1 + self.sbytes * j) + self._call("pack_s")
+            if j < self.n_keep:
+                L += _li(8, bufs[j]) + self._call("ntt_x8")
+        return L + ["smp.wait"]
+
+    def _group(self):
+        """G rows i0 .. i0 + G - 1 of t (x21 = i0 << 8, x22 = i0): column by column,
+        s1_hat[j] (kept, or sampled again + NTT'd), then A_hat[i][j] o s1_hat[j] into the G
+        accumulators; then per row INTT, + s2_i, Power2Round, packed. Each sampler job is
+        started as soon as the core no longer reads its buffer (3 buffers rotate as A
+        tiles and s1_hat[j])."""
+        G, l = self.G, self.l
+        steps = []          # (kind, j, il): 'eta' -> s1_hat[j] again, 'a' -> A[i0+il][j]
+        for j in range(l):
+            if j >= self.n_keep:
+                steps.append(("eta", j, None))
+            steps += [("a", j, il) for il in range(G)]
+        shat, reads, dst = {}, [], []
+        for n, (kind, j, il) in enumerate(steps):
+            prev = reads[-1] if reads else set()
+            busy = set(prev) | ({shat[j]} if j in shat else set())
+            d = next(b for b in self.BUFS if b not in busy)
+            dst.append(d)
+            if kind == "eta":
+                shat[j] = d
+                reads.append({d})
+            else:
+                reads.append({d, shat.get(j, self.SLOTS + 1024 * j)})
+
+        def job(n):
+            kind, j, il = steps[n]
+            if kind == "eta":
+                return self._start_eta(dst[n], idx=j)
+            return self._start_a(j + 256 * il, dst[n])
+
+        L = job(0)
+        for n, (kind, j, il) in enumerate(steps):
+            L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else [])
+            if kind == "eta":
+                L += _li(8, dst[n]) + self._call("ntt_x8")
+            else:
+                sh = shat.get(j, self.SLOTS + 1024 * j)
+                L += _li(10, dst[n]) + _li(15, sh) + _li(20, self.ACC + 1024 * il) + \
+                    self._call("mac_first" if j == 0 else "mac_acc")
+        # per row: INTT, s2 (sampled in the background of the previous row's packing)
+        s2buf = self.BUFS[:2]
+        L += self._start_eta(s2buf[0], "x22", l)
+        for il in range(G):
+            acc = self.ACC + 1024 * il
+            L += _li(8, acc) + self._call("intt_x8") + ["smp.wait"]
+            if il + 1 < G:
+                L += self._start_eta(s2buf[(il + 1) % 2], "x22", l + il + 1)
+            L += _li(5, s2buf[il % 2]) + ["addi x6, x26, 0"] + self._call("pack_s")
+            L += _li(10, acc) + _li(11, s2buf[il % 2]) + self._call("round_w")
+            L += _li(5, acc) + ["addi x6, x25, 0"] + self._call("pack_t0")
+            L += _li(5, acc) + ["addi x6, x24, 0"] + self._call("pack_t1")
+            L += [f"addi x26, x26, {self.sbytes}", "addi x24, x24, 320", "addi x25, x25, 416"]
+        L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
         return L
 
     def _tr(self):
@@ -231,10 +281,11 @@ class Keygen:
         """[(name, lines)] of the main line (the subroutines follow the ecall)."""
         ph = [("H(xi || k || l)", VMODE1 + ["kmac.acq"] + self._h_seed())]
         ph.append(("s1: sample, pack, NTT", self._s1_phase()))
-        init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k}"] + \
+        init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k // self.G}"] + \
             _li(24, self.PK + 32) + _li(25, self.SK_T0) + _li(26, self.SK_S2)
-        ph.append((f"{self.k} rows: A_hat o s1_hat, INTT, + s2, Power2Round, pack",
-                   init + ["row_loop:"] + self._row() + ["bne x29, x0, row_loop"]))
+        ph.append((f"{self.k // self.G} x {self.G} rows: A_hat o s1_hat, INTT, + s2, "
+                   "Power2Round, pack", init + ["group_loop:"] + self._group() +
+                   ["bne x29, x0, group_loop"]))
         ph.append(("tr = H(pk)", self._tr() + ["kmac.rel"]))
         return ph
 
