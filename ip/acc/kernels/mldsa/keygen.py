@@ -31,7 +31,7 @@ output pointers, x29 the row counter; the subroutines use x1..x17, x20, x23.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from ip.acc.kernels.mldsa import ntt
-from ip.acc.kernels.mldsa.packing import pack_bits
+from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4, pack_fields
 from ip.acc.kernels.mldsa.params import D, Q, SETS
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
 from ip.acc.tools import sched
@@ -67,9 +67,9 @@ class Keygen:
         # rho' and the constant words in the last t1 row of pk: read for the last time
         # before that row is packed (pack_t1 runs last)
         self.RHOP = self.PK + self.pk_len - 320
-        self.KC = self.RHOP + 64                     # constant words: eta, 2^12 - 1, 2^13 - 1
-        self.C_ETA, self.C_ROUND, self.C_M13 = self.KC, self.KC + 32, self.KC + 64
-        assert self.PK + 32 <= self.RHOP and self.KC + 96 <= self.PK + self.pk_len
+        self.KC = self.RHOP + 64                     # constant words: eta, 2^12 - 1, 2^13 - 1,
+        self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH4 = (self.KC + 32 * n for n in range(4))
+        assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
         assert self.RHOP % 32 == 0
         # the work buffers start over the last t0 row of sk: everything there but that
         # row's accumulator (the highest buffer) is dead when the row is packed
@@ -101,7 +101,7 @@ class Keygen:
         return {self.TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
                 self.ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True)),
                 self.KC: _u32([self.eta] * 8) + _u32([(1 << (D - 1)) - 1] * 8) +
-                _u32([(1 << D) - 1] * 8)}
+                _u32([(1 << D) - 1] * 8) + _u32([1 << (4 * q) for q in range(8)])}
 
     def image(self, xi: bytes) -> dict:
         if len(xi) != 32:
@@ -158,33 +158,37 @@ class Keygen:
         na = [("x10", "x23"), ("x15", "x23"), ("x10", "x20"), ("x15", "x20")]
         return ["addi x23, x20, 0"] + _loop(32 // per, sched.schedule(body, na))
 
-    def _round(self):
-        """acc (x10) = t + 2^12 - 1 with t = acc + s2 (x11): the Power2Round offset."""
-        b = [f"bn.lw w14, {_m(self.C_ROUND)}", "addi x12, x10, 0"]
-        body = []
-        for q in range(4):
-            body += [f"bn.lw.pi w{q}, 0(x10)", f"bn.lw.pi w{4 + q}, 0(x11)"]
-        body += [f"bn.addvm w{q}, w{q}, w{4 + q}" for q in range(4)]
-        body += [f"bn.addv w{q}, w{q}, w14" for q in range(4)]
-        body += [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)]
-        return b + _loop(8, body)
-
     def subroutines(self):
-        eta_field = lambda p, s, d: p.op("bn.subvm", d, "w15", s)
-        t1_field = lambda p, s, d: p.op("bn.shrv", d, s, str(D))
+        def eta_field(p, s, d):
+            p.op("bn.subvm", d, "w15", s)
+
+        def t_load(p, r, d):
+            """u = acc + s2 + 2^12 - 1 (the Power2Round offset): t1 = u >> 13 and the
+            t0 field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1)."""
+            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%a{r}"], ["x5"])
+            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%e{r}"], ["x7"])
+            p.op("bn.addvm", f"%t{r}", f"%a{r}", f"%e{r}")
+            p.op("bn.addv", d, f"%t{r}", "w14")
 
         def t0_field(p, s, d):
             p.op("bn.and", d, s, "w15")
             p.op("bn.xor", d, d, "w15")
+
+        def t1_field(p, s, d):
+            p.op("bn.shrv", d, s, str(D))
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
         out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
         out += self._sub("mac_first", self._mac(True))
         out += self._sub("mac_acc", self._mac(False))
-        out += self._sub("pack_s", [f"bn.lw w15, {_m(self.C_ETA)}"] +
-                         pack_bits(self.sbits, eta_field))
-        out += self._sub("pack_t1", pack_bits(10, t1_field))
-        out += self._sub("pack_t0", [f"bn.lw w15, {_m(self.C_M13)}"] + pack_bits(D, t0_field))
-        out += self._sub("round_w", self._round())
+        if self.eta == 4:
+            out += self._sub("pack_s", [f"bn.lw w12, {_m(self.C_ETA)}",
+                                        f"bn.lw w13, {_m(self.C_SH4)}"] + pack_eta4())
+        else:
+            out += self._sub("pack_s", [f"bn.lw w15, {_m(self.C_ETA)}"] +
+                             pack_bits(self.sbits, eta_field))
+        out += self._sub("pack_t", [f"bn.lw w14, {_m(self.C_ROUND)}",
+                                    f"bn.lw w15, {_m(self.C_M13)}"] +
+                         pack_fields(t_load, [(D, t0_field, "x9"), (10, t1_field, "x6")]))
         return out
 
     # ---------------------------------------------------------------- main line
@@ -261,9 +265,8 @@ class Keygen:
             if il + 1 < G:
                 L += self._start_eta(s2buf[(il + 1) % 2], "x22", l + il + 1)
             L += _li(5, s2buf[il % 2]) + ["addi x6, x26, 0"] + self._call("pack_s")
-            L += _li(10, acc) + _li(11, s2buf[il % 2]) + self._call("round_w")
-            L += _li(5, acc) + ["addi x6, x25, 0"] + self._call("pack_t0")
-            L += _li(5, acc) + ["addi x6, x24, 0"] + self._call("pack_t1")
+            L += _li(5, acc) + _li(7, s2buf[il % 2]) + ["addi x6, x24, 0", "addi x9, x25, 0"] + \
+                self._call("pack_t")
             L += [f"addi x26, x26, {self.sbytes}", "addi x24, x24, 320", "addi x25, x25, 416"]
         L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
         return L
