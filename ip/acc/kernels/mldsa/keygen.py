@@ -71,26 +71,25 @@ class Keygen:
         self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH4 = (self.KC + 32 * n for n in range(4))
         assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
         assert self.RHOP % 32 == 0
-        # the work buffers start over the last t0 row of sk: everything there but that
-        # row's accumulator (the highest buffer) is dead when the row is packed
-        self.TWID = self.SK_T0 + 416 * (k - 1)
-        self.ITWID = self.TWID + 32 * 32
-        self.BUFS = [self.ITWID + 33 * 32 + 1024 * n for n in range(3)]   # tiles, s1_hat again
-        base = self.BUFS[2] + 1024
-        free = (dmem_budget - base) // 1024
         # G rows at a time (G accumulators), n_keep s1_hat kept over the whole run, the
-        # other l - n_keep sampled and NTT'd again for each group: fewest NTTs
+        # other l - n_keep sampled and NTT'd again for each group: the fewest NTTs. The
+        # twiddle tables lie over the t0 rows of the last group (at most their 2080 B):
+        # the group's INTTs all run before its first row is packed.
         best = None
         for g in (d for d in range(1, k + 1) if k % d == 0):
-            keep = min(l, free - g)
+            twid = self.SK_T0 + 416 * k - min(416 * g, 2080)
+            base = twid + 2080 + 3 * 1024
+            keep = min(l, (dmem_budget - base) // 1024 - g)
             if keep < 0:
                 continue
             cost = (keep + (k // g) * (l - keep), -g)
             if best is None or cost < best[0]:
-                best = (cost, g, keep)
+                best = (cost, g, keep, twid, base)
         if best is None:
             raise ValueError(f"ML-DSA-{param} keygen: no room for the buffers in {dmem_budget} B")
-        _, self.G, self.n_keep = best
+        _, self.G, self.n_keep, self.TWID, base = best
+        self.ITWID = self.TWID + 32 * 32
+        self.BUFS = [self.ITWID + 33 * 32 + 1024 * n for n in range(3)]   # tiles, s1_hat again
         self.SLOTS = base                            # kept s1_hat[j], j < n_keep
         self.ACC = self.SLOTS + 1024 * self.n_keep   # G row accumulators (t)
         self.END = self.ACC + 1024 * self.G          # peak DMEM (bytes)
@@ -256,12 +255,15 @@ class Keygen:
                 sh = shat.get(j, self.SLOTS + 1024 * j)
                 L += _li(10, dst[n]) + _li(15, sh) + _li(20, self.ACC + 1024 * il) + \
                     self._call("mac_first" if j == 0 else "mac_acc")
-        # per row: INTT, s2 (sampled in the background of the previous row's packing)
+        # INTTs, then per row: s2 (sampled in the background of the previous row's
+        # packing), packed, Power2Round, t0 / t1 packed
         s2buf = self.BUFS[:2]
         L += self._start_eta(s2buf[0], "x22", l)
         for il in range(G):
+            L += _li(8, self.ACC + 1024 * il) + self._call("intt_x8")
+        for il in range(G):
             acc = self.ACC + 1024 * il
-            L += _li(8, acc) + self._call("intt_x8") + ["smp.wait"]
+            L += ["smp.wait"]
             if il + 1 < G:
                 L += self._start_eta(s2buf[(il + 1) % 2], "x22", l + il + 1)
             L += _li(5, s2buf[il % 2]) + ["addi x6, x26, 0"] + self._call("pack_s")
