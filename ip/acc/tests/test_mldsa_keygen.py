@@ -11,6 +11,7 @@ from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
 from ip.acc import block as acc_block
 from ip.acc.iss import Iss
 from ip.acc.kernels.mldsa.keygen import Keygen, keygen
+from ip.acc.kernels.mldsa.params import Q
 from ip.acc.tools.asm import assemble
 
 REF = {44: ML_DSA_44, 65: ML_DSA_65, 87: ML_DSA_87}
@@ -48,6 +49,8 @@ def test_keygen_equals_dilithium_py(param, seed):
     assert sk == ref_sk
     print(f"\nML-DSA-{param} KeyGen on the ISS: {h.cycles} cycles, {h.insns} insns, "
           f"IMEM {4 * len(_words(param))} B, DMEM {keygen(param).END} B")
+    if param == 65:
+        assert h.cycles <= 20_000              # issue 24's target (87's, 25 k, not met yet)
 
 
 @pytest.mark.parametrize("param", PARAMS)
@@ -108,8 +111,7 @@ def test_keygen_job_check_catches_a_wrong_key():
 
 def test_keygen_phases():
     """Per-phase cycles of ML-DSA-65 and -87 keygen (prefix runs: each phase's cost =
-    difference of cumulative counts); the issue's targets (#24: 65 <= 20 k, 87 <= 25 k)
-    are printed against, not asserted, until the program meets them."""
+    difference of cumulative counts)."""
     from ip.acc.tests.iss_util import phase_cycles, run_image
     for param in (65, 87):
         kg = keygen(param)
@@ -121,3 +123,46 @@ def test_keygen_phases():
         for name, n in rows:
             print(f"  {n:6d}  {name}")
         print(f"  {total:6d}  total")
+
+
+def _bitpack(vals, b):
+    """SimpleBitPack (FIPS 204 Alg. 16) in Python: the reference of the ACC packers."""
+    return sum(v << (b * n) for n, v in enumerate(vals)).to_bytes(32 * b, "little")
+
+
+@pytest.mark.parametrize("b", [3, 4, 10, 13, "eta4"])
+def test_pack(b):
+    """packing.pack_bits (b-bit fields of the words as loaded) and pack_eta4 (4 - s) equal
+    the Python bit packing, the extremes included; a seeded error (one coefficient
+    changed) is caught."""
+    from ip.acc.kernels.asm_util import u32
+    from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4
+    from ip.acc.tests.iss_util import SET_VMODE1
+    rng = random.Random(str(b))
+    if b == "eta4":
+        s = [rng.randrange(-4, 5) for _ in range(256)]
+        s[:2] = [-4, 4]
+        words, want = [x % Q for x in s], _bitpack([4 - x for x in s], 4)
+        body = ["bn.lw w12, 2048(x0)", "bn.lw w13, 2080(x0)"] + pack_eta4()
+        consts = u32([4] * 8) + u32([16 ** q for q in range(8)])
+    else:
+        words = [rng.randrange(1 << b) for _ in range(256)]
+        words[:2] = [0, (1 << b) - 1]
+        want = _bitpack(words, b)
+        body = pack_bits(b, lambda p, s, d: p.op("bn.addv", d, s, "w15"))
+        consts = u32([0] * 8) + u32([0] * 8)
+        body = ["bn.lw w15, 2048(x0)"] + body
+    src = SET_VMODE1 + "\n".join(["addi x5, x0, 0", "addi x6, x0, 1024"] + body + ["ecall"])
+    for seeded in (False, True):
+        data = list(words)
+        if seeded:
+            data[77] ^= 1
+        sim = Iss(dmem_size=4096, imem_size=8192)
+        sim.load_program(assemble(src, "pack.s"))
+        sim.dmem.write_bytes(0, u32(data))
+        sim.dmem.write_bytes(2048, consts)
+        h = sim.run(max_cycles=10_000)
+        assert h.ok, h
+        got = sim.dmem.read_bytes(1024, len(want))
+        assert (got == want) != seeded
+    print(f"\npack {b}: {h.cycles} cycles")

@@ -1,42 +1,67 @@
 """ML-DSA key generation on the ACC: ML-DSA.KeyGen_internal(xi) (FIPS 204 Alg. 6) as one
 program for ML-DSA-44, -65 and -87: the parameter set is the argument ((k, l, eta) from
-params.SETS), the kernels are the library's (ntt.py, packing.pack_bits, the stream unit's
-uni23 / eta2 / eta4 samplers), and everything fits the taped-out 16 KiB IMEM and DMEM.
+params.SETS), the kernels are the library's (ntt.py, packing.pack_fields / pack_bits /
+pack_eta4, the stream unit's uni23 / eta2 / eta4 samplers), and everything fits the
+taped-out 16 KiB IMEM and DMEM (ip/acc/block.py).
 
     kg = keygen(65)
     src = kg.program()                    # assembly text
     dm = kg.image(xi)                     # {addr: bytes}: xi and the constant tables
     ... run on the ISS ...; pk, sk = kg.outputs(dmem)
 
+Measured (ISS; the 65 program also on the RTL, equal cycles and DMEM:
+ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_keygen`):
+
+| set | cycles | IMEM B | peak DMEM B | G rows per group | s1_hat kept | NTTs |
+|---|---|---|---|---|---|---|
+| ML-DSA-44 | 12 620 | 9 680 | 15 552 | 4 | 4 of 4 | 4 |
+| ML-DSA-65 | 18 683 | 10 680 | 16 224 | 6 | 1 of 5 | 5 |
+| ML-DSA-87 | 31 972 | 11 468 | 16 096 | 4 | 1 of 7 | 13 |
+
+The core is the bottleneck (the samplers finish in its shadow; the count hardly varies
+with xi). ML-DSA-87 pays for its memory: s1_hat does not fit beside pk, sk and the work
+buffers, so 6 of 7 s1_hat are sampled and NTT'd again for the second group of rows.
+
 Program (VMODE 1, KMAC port held throughout):
   1. (rho, rho', K) = H(xi || k || l, 128) (SHAKE256); rho -> pk and sk, K -> sk, rho' kept.
   2. s1[j] = RejBoundedPoly(rho' || j) (stream unit, eta2 / eta4): packed into sk at once
-     (eta - s in 3 or 4 bits, packing.pack_bits); NTT'd into a kept slot when one is free.
-  3. per row i (a software loop, so the code does not grow with k): for each j,
-     A_hat[i][j] = RejNTTPoly(rho || j || i) (uni23) into a tile and multiply-accumulated
-     with s1_hat[j] (bn.mulvm, the 2^-32 removed by the INTT's mont twiddles); s1_hat[j]
-     that has no kept slot is sampled again and NTT'd into the scratch buffer (DMEM: the
-     outputs stay in place, so ML-DSA-65 keeps 4 of 5, ML-DSA-87 3 of 7); INTT;
-     s2[i] sampled into the scratch buffer, packed into sk; u = t + 2^12 - 1 with
-     t = INTT(..) + s2[i]; Power2Round: t1 = u >> 13 (10 bits, pk), and the sk field
-     2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (13 bits).
+     (eta - s in 3 or 4 bits); NTT'd into a kept slot if it has one.
+  3. per group of G rows (a software loop over k / G groups): column by column, s1_hat[j]
+     (kept, or sampled again and NTT'd), then A_hat[i][j] = RejNTTPoly(rho || j || i)
+     (uni23) into a tile and multiply-accumulated into row i's accumulator (bn.mulvm,
+     the 2^-32 removed by the INTT's mont twiddles): A_hat is streamed, one entry at a
+     time, never stored. Then the G INTTs, and per row: s2[i] sampled and packed into sk;
+     u = t + 2^12 - 1 with t = INTT(..) + s2[i]; Power2Round: t1 = u >> 13 (10 bits,
+     pk) and the sk field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (13 bits), both packed
+     in one pass (pack_fields).
   4. tr = H(pk, 64) from the pk bytes in DMEM -> sk.
-The sampler jobs run in the background of the core work that does not need their output
-(the next A_hat entry while the current one is multiplied).
+Each sampler job starts as soon as the core no longer reads its buffer (three 1 KiB
+buffers rotate as A_hat tiles and re-made s1_hat), so it runs in the shadow of the core
+work before it. G and the number of kept s1_hat are chosen per set for the fewest NTTs
+in the DMEM left (`Keygen.__init__`).
+
+DMEM (bytes): pk at 0 (rho | t1), sk at SK (rho | K | tr | s1 | s2 | t0; xi is the input
+in tr's place); rho' and the constant words in pk's last t1 row (read for the last time
+before it is packed); the twiddle tables over the t0 rows of the last group (that
+group's INTTs all run before its first row is packed); then the three buffers, the kept
+s1_hat slots and the G accumulators (the highest: the last row's accumulator is read
+while its t0 row is written).
 
 Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): NTT and INTT in
-place at x8, the multiply(-accumulate) of one entry, and the three bit packers. Register
-conventions of the main line: x21 = i << 8, x22 = i, x24 / x25 / x26 the t1 / t0 / s2
-output pointers, x29 the row counter; the subroutines use x1..x17, x20, x23.
+place at x8, the multiply(-accumulate) of one entry, the s packer and the fused t packer.
+Register conventions of the main line: x21 = i0 << 8, x22 = i0 (the group's first row),
+x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter; the subroutines
+use x1..x17, x20, x23.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from ip.acc.kernels.mldsa import ntt
 from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4, pack_fields
-from ip.acc.kernels.mldsa.params import D, Q, SETS
+from ip.acc.block import DMEM_SIZE
+from ip.acc.kernels.mldsa.params import D, SETS
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
 from ip.acc.tools import sched
 
-DMEM_BUDGET = 16 * 1024          # the taped-out DMEM (ip/acc/block.py DMEM_SIZE; checked)
+DMEM_BUDGET = DMEM_SIZE          # the taped-out DMEM
 VMODE1 = ["addi x31, x0, 1", "csrrw x0, VMODE, x31"]
 
 
@@ -65,9 +90,10 @@ class Keygen:
         self.SK_T0 = self.SK_S2 + k * self.sbytes
         self.XI = self.SK + 64                       # input xi: in tr's place (dead after H)
         # rho' and the constant words in the last t1 row of pk: read for the last time
-        # before that row is packed (pack_t1 runs last)
+        # before that row is packed (the last s2 job, pack_s; pack_t loads its constants
+        # before its first store)
         self.RHOP = self.PK + self.pk_len - 320
-        self.KC = self.RHOP + 64                     # constant words: eta, 2^12 - 1, 2^13 - 1,
+        self.KC = self.RHOP + 64                     # constant words: eta, 2^12 - 1, 2^13 - 1, 16^lane
         self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH4 = (self.KC + 32 * n for n in range(4))
         assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
         assert self.RHOP % 32 == 0
