@@ -166,3 +166,37 @@ def test_pack(b):
         got = sim.dmem.read_bytes(1024, len(want))
         assert (got == want) != seeded
     print(f"\npack {b}: {h.cycles} cycles")
+
+
+def test_keygen_timing_vs_rho_prime():
+    """The cycle count with rho fixed and rho' / K random (H's output replaced by host
+    writes): measures how much the secret rho' shows in the timing (RejBoundedPoly's
+    rejections, where the core waits for an eta job). Today ML-DSA-44 shows none, 65 / 87
+    a few tens of cycles (issue #24 item 8 asks for none: open); the test bounds it so
+    that a change that makes it worse is seen."""
+    from ip.acc.kernels.mldsa.keygen import VMODE1
+    from ip.acc.tools import sched
+    rho = random.Random(1).randbytes(32)
+    spread = {}
+    for param in PARAMS:
+        kg = keygen(param)
+        ph = kg.phases()
+        ph[0] = ("rho, rho', K from the host", VMODE1 + ["kmac.acq"])
+        lines = sum((body for _, body in ph), []) + ["ecall"] + kg.subroutines()
+        words = assemble("\n".join(sched.schedule(lines)) + "\n", "probe.s")
+        cycles = set()
+        for s in range(4):
+            r = random.Random(100 + s)
+            sim = Iss(dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE)
+            sim.load_program(words)
+            img = kg.image(bytes(32))
+            img.update({kg.PK: rho, kg.SK: rho, kg.RHOP: r.randbytes(64),
+                        kg.SK + 32: r.randbytes(32)})
+            for a, b in img.items():
+                sim.dmem.write_bytes(a, b)
+            h = sim.run(max_cycles=500_000)
+            assert h.ok, h
+            cycles.add(h.cycles)
+        spread[param] = max(cycles) - min(cycles)
+    print(f"\ncycle spread over rho' (rho fixed): {spread}")
+    assert spread[44] == 0 and max(spread.values()) < 100

@@ -22,6 +22,11 @@ The core is the bottleneck (the samplers finish in its shadow; the count hardly 
 with xi). ML-DSA-87 pays for its memory: s1_hat does not fit beside pk, sk and the work
 buffers, so 6 of 7 s1_hat are sampled and NTT'd again for the second group of rows.
 
+Timing: with rho (public) fixed, the count still moves by a few tens of cycles with rho'
+on ML-DSA-65 / -87 (where the core waits for a RejBoundedPoly job that took longer than the
+work in its shadow; none on -44): issue #24 item 8 (public data only) is open for keygen
+(ip/acc/tests/test_mldsa_keygen.py::test_keygen_timing_vs_rho_prime measures it).
+
 Program (VMODE 1, KMAC port held throughout):
   1. (rho, rho', K) = H(xi || k || l, 128) (SHAKE256); rho -> pk and sk, K -> sk, rho' kept.
   2. s1[j] = RejBoundedPoly(rho' || j) (stream unit, eta2 / eta4): packed into sk at once
