@@ -278,6 +278,60 @@ def measure_mlkem_encaps(rtl: bool = False, seed: int = 7, params=(512, 768, 102
     return out
 
 
+MLDSA_KEYGEN_MEM = acc_block.DMEM_SIZE   # IMEM and DMEM of the keygen programs (taped out)
+
+
+def mldsa_keygen_jobs(param: int, seed: int = 7, mem: int = MLDSA_KEYGEN_MEM) -> list:
+    """ML-DSA-<param> KeyGen_internal(xi) (kernels/mldsa/keygen.py), xi from `seed`:
+    [(key, words, DMEM image of `mem` bytes, max cycles, check(result) -> error or None)],
+    pk and sk checked against dilithium-py."""
+    from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
+    from ip.acc.kernels.mldsa.keygen import keygen
+    ref = {44: ML_DSA_44, 65: ML_DSA_65, 87: ML_DSA_87}[param]
+    kg = keygen(param)
+    xi = random.Random(seed).randbytes(32)
+    want = ref._keygen_internal(xi)
+    words = assemble(kg.program(), f"mldsa{param}_keygen.s")
+
+    def check(r):
+        if r.halt != "ecall":
+            return f"halted by {r.halt} (err {r.err_bits:#x})"
+        pk, sk = kg.outputs(r.dmem)
+        return None if (pk, sk) == want else \
+            f"pk {'=' if pk == want[0] else '!='} dilithium-py, sk {'=' if sk == want[1] else '!='} dilithium-py"
+    return [(f"mldsa{param}_keygen", words, image(kg.image(xi), mem), 500_000, check)]
+
+
+def measure_mldsa_keygen(rtl: bool = False, seed: int = 7, params=(44, 65, 87)) -> dict:
+    """ML-DSA keygen per parameter set as one ACC program: cycles (ISS; with rtl, also on
+    the RTL in Verilator, which must count the same and leave the same DMEM), IMEM bytes
+    and peak DMEM bytes; pk / sk checked against dilithium-py. The count depends on rho
+    only (public: RejNTTPoly's and RejBoundedPoly's rejections)."""
+    from ip.acc.kernels.mldsa.keygen import keygen
+    from ip.acc.dv.lockstep import IssBackend, compare
+    mem = MLDSA_KEYGEN_MEM
+    jobs = [j for p in params for j in mldsa_keygen_jobs(p, seed)]
+    progs = [(w, img, cyc) for _, w, img, cyc, _ in jobs]
+    iss = IssBackend(mem, mem)
+    runs = [iss.run(*j) for j in progs]
+    if rtl:
+        from ip.acc.dv.rtl_runner import RtlBackend
+        for (key, *_), r_iss, r_rtl in zip(jobs, runs, RtlBackend(mem, mem).run_many(progs)):
+            diffs = compare(r_iss, r_rtl, ("iss", "rtl"))
+            if diffs:
+                raise AssertionError(f"{key}: ISS and RTL differ: {diffs[:3]}")
+    out = {}
+    for p, r, (key, words, *_, check) in zip(params, runs, jobs):
+        err = check(r)
+        if err:
+            raise AssertionError(f"{key}: {err}")
+        out[f"{key}_cycles"] = r.cycles
+        out[f"{key}_imem_bytes"] = 4 * len(words)
+        out[f"{key}_dmem_bytes"] = keygen(p).END
+    out["mldsa_keygen_cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
+    return out
+
+
 def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes):
     """dilithium-py's ML-DSA-65 sign_internal loop, instrumented (same steps as its
     _sign_internal; the signature is checked equal to it): the stage each iteration ended
@@ -392,7 +446,13 @@ def main(argv=None):
     p = sub.add_parser("mlkem_encaps", help="ML-KEM-512/768/1024 encaps programs (ISS, --rtl: also RTL)")
     p.add_argument("--rtl", action="store_true")
     p.add_argument("--seed", type=int, default=7)
+    p = sub.add_parser("mldsa_keygen", help="ML-DSA-44/65/87 keygen programs (ISS, --rtl: also RTL)")
+    p.add_argument("--rtl", action="store_true")
+    p.add_argument("--seed", type=int, default=7)
     a = ap.parse_args(argv)
+    if a.cmd == "mldsa_keygen":
+        print(json.dumps(measure_mldsa_keygen(a.rtl, a.seed), indent=1))
+        return
     if a.cmd == "mlkem_keygen":
         print(json.dumps(measure_mlkem_keygen(a.rtl, a.seed), indent=1))
         return

@@ -7,6 +7,7 @@ mlkem/: ntt, basemul (NTT-domain products), codec (ByteDecode / ByteEncode, Comp
 Decompress), decaps (ML-KEM-768 decapsulation as one program, its DMEM layout).
 mldsa/: params, ntt, layout (the shared DMEM regions and constant words), sampling
 (ExpandMask, SampleInBall), products (pointwise, A_hat o y_hat, c s), rounding (HighBits,
-LowBits, MakeHint, norm checks), packing (skDecode, sigEncode), sign (ML-DSA-65 signing as
-one program, its DMEM layout and loop control).
+LowBits, MakeHint, norm checks), packing (skDecode, sigEncode, the bit packers), sign (ML-DSA-65
+signing as one program, its DMEM layout and loop control), keygen (ML-DSA-44 / 65 / 87 key
+generation as one program in 16 KiB).
 """

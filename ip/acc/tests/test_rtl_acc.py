@@ -142,6 +142,16 @@ def test_mlkem768_keygen_on_rtl_equals_iss():
     assert figures["mlkem768_keygen_cycles"] <= 7_000      # issue 23's target
 
 
+def test_mldsa65_keygen_on_rtl_equals_iss():
+    """The ML-DSA-65 keygen program (kernels/mldsa/keygen.py) on the RTL with the taped-out
+    memories: pk / sk equal dilithium-py's, and the RTL counts the ISS's cycles and leaves
+    its DMEM (measure_mldsa_keygen raises otherwise)."""
+    from ip.acc.dv.jobs import measure_mldsa_keygen
+    figures = measure_mldsa_keygen(rtl=True, params=(65,))
+    print(f"\nML-DSA-65 keygen: {figures['mldsa65_keygen_cycles']} cycles on the RTL = ISS")
+    assert figures["mldsa_keygen_cycles_source"].startswith("ISS = RTL")
+
+
 def test_mlkem768_encaps_on_rtl_equals_iss():
     """The ML-KEM-768 encaps program (kernels/mlkem/encaps.py) on the RTL with the taped-out
     memories: K / c equal kyber-py's, and the RTL counts the ISS's cycles and leaves its

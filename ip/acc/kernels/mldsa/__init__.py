@@ -1,2 +1,3 @@
 """ML-DSA (FIPS 204) programs for the ACC: NTT, DMEM layout, sampling, products, rounding
-and checks, bit packing, and the whole signing program (sign)."""
+and checks, bit packing, the whole signing program (sign) and the key generation of every
+set (keygen)."""

@@ -243,3 +243,77 @@ def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG):
 
 def sig_encode_program() -> str:
     return phase_program(sig_encode_phases())
+
+
+# ------------------------------------------------------------------ generic b-bit pack
+def pack_fields(load, outs, pool=14):
+    """SimpleBitPack of one polynomial into one or more b-bit encodings (FIPS 204 Alg. 16)
+    in one pass: load(p, r, dst) emits the prog.Prog ops that bring input word r (VMODE 1,
+    natural order: coefficients 8r..8r+7) into dst; outs: [(b, field, base GPR)], where
+    field(p, src, dst) turns a (transposed) word into its b-bit fields (lane-wise, so it
+    commutes with the transpose; None: the word itself) and 32 b bytes go to the base GPR
+    (4-byte aligned). Lane m of the output works on coefficients 32m..32m+31, i.e.
+    granules b m .. b m + b - 1 of each encoding: for each c = 0..3 the words 4m + c
+    (m = 0..7) are transposed (T_i lane m = coefficient 32m + 8c + i = field 8c + i of
+    lane m), so granule j of every lane is one uniform shift / or of the fields; each
+    finished granule goes out by bn.ext + sw. Registers: w0..w{pool-1}; x10..x17."""
+    p = Prog([f"w{k}" for k in range(pool)])
+    G = [{} for _ in outs]               # per encoding: granule j -> partial register
+    n_out = 0
+    for c in range(4):
+        rows = [None] * 8
+        for m in range(8):
+            load(p, 4 * m + c, f"%l{c}_{m}")
+            rows[BR3[m]] = f"%l{c}_{m}"
+        tr = transpose8(p, rows, f"t{c}_")
+        for i in range(8):
+            k = 8 * c + i
+            for e, (b, field, _) in enumerate(outs):
+                t = tr[BR3[i]]
+                if field is not None:
+                    field(p, t, f"%F{e}_{k}")
+                    t = f"%F{e}_{k}"
+                for j in range((b * k) // 32, (b * k + b - 1) // 32 + 1):
+                    pos = b * k - 32 * j
+                    part = t
+                    if pos:
+                        part = f"%s{e}_{k}_{j}"
+                        p.op("bn.shlv" if pos > 0 else "bn.shrv", part, t, str(abs(pos)))
+                    if j in G[e]:
+                        p.op("bn.or", f"%g{e}_{k}_{j}", G[e][j], part)
+                        G[e][j] = f"%g{e}_{k}_{j}"
+                    else:
+                        G[e][j] = part
+        for e, (b, _, base) in enumerate(outs):
+            # granules complete once every field reaching into them is in
+            done = (b * 8 * (c + 1)) // 32
+            for j in sorted(g for g in G[e] if g < done):
+                for m in range(8):
+                    x = f"x{10 + n_out % 8}"
+                    n_out += 1
+                    p.raw(f"bn.ext {{0}}, {{1}}, {m}", [x], [G[e][j]])
+                    p.raw(f"sw {{0}}, {4 * (b * m + j)}({{1}})", [], [x, base])
+                del G[e][j]
+    assert not any(G)
+    return p.text().splitlines()
+
+
+def pack_bits(b, field, pool=14):
+    """pack_fields of one encoding: 32 words at x5 -> 32 b bytes at x6, field(p, src, dst)
+    applied to each loaded word."""
+    def load(p, r, dst):
+        p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%w{r}"], ["x5"])
+        field(p, f"%w{r}", dst)
+    return pack_fields(load, [(b, None, "x6")], pool)
+
+
+def pack_eta4():
+    """BitPack of an eta = 4 polynomial (4-bit fields eta - s, FIPS 204 skEncode): 32 words
+    at x5 -> 128 B at x6 (32-byte aligned). Word r is granule r: lane i shifted by 4 i
+    (bn.mulv.lo by 16^i) and the 8 lanes ORed by the unzip tree (or_tree: lane t = word t),
+    8 words -> one output word. w12 = eta, w13 = 16^lane; w0..w11."""
+    body = [f"bn.lw.pi w{k}, 0(x5)" for k in range(8)]
+    body += [f"bn.subvm w{k}, w12, w{k}" for k in range(8)]
+    body += [f"bn.mulv.lo w{k}, w{k}, w13" for k in range(8)]
+    body += or_tree() + ["bn.sw.pi w0, 0(x6)"]
+    return _loop(4, body)

@@ -1,0 +1,339 @@
+"""ML-DSA key generation on the ACC: ML-DSA.KeyGen_internal(xi) (FIPS 204 Alg. 6) as one
+program for ML-DSA-44, -65 and -87: the parameter set is the argument ((k, l, eta) from
+params.SETS), the kernels are the library's (ntt.py, packing.pack_fields / pack_bits /
+pack_eta4, the stream unit's uni23 / eta2 / eta4 samplers), and everything fits the
+taped-out 16 KiB IMEM and DMEM (ip/acc/block.py).
+
+    kg = keygen(65)
+    src = kg.program()                    # assembly text
+    dm = kg.image(xi)                     # {addr: bytes}: xi and the constant tables
+    ... run on the ISS ...; pk, sk = kg.outputs(dmem)
+
+Measured (ISS; the 65 program also on the RTL, equal cycles and DMEM:
+ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_keygen`):
+
+| set | cycles | IMEM B | peak DMEM B | G rows per group | s1_hat kept | NTTs |
+|---|---|---|---|---|---|---|
+| ML-DSA-44 | 12 620 | 9 680 | 15 552 | 4 | 4 of 4 | 4 |
+| ML-DSA-65 | 18 683 | 10 680 | 16 224 | 6 | 1 of 5 | 5 |
+| ML-DSA-87 | 31 972 | 11 468 | 16 096 | 4 | 1 of 7 | 13 |
+
+The core is the bottleneck (the samplers finish in its shadow; the count hardly varies
+with xi). ML-DSA-87 pays for its memory: s1_hat does not fit beside pk, sk and the work
+buffers, so 6 of 7 s1_hat are sampled and NTT'd again for the second group of rows.
+
+Timing: with rho (public) fixed, the count still moves by a few tens of cycles with rho'
+on ML-DSA-65 / -87 (where the core waits for a RejBoundedPoly job that took longer than the
+work in its shadow; none on -44): issue #24 item 8 (public data only) is open for keygen
+(ip/acc/tests/test_mldsa_keygen.py::test_keygen_timing_vs_rho_prime measures it).
+
+Program (VMODE 1, KMAC port held throughout):
+  1. (rho, rho', K) = H(xi || k || l, 128) (SHAKE256); rho -> pk and sk, K -> sk, rho' kept.
+  2. s1[j] = RejBoundedPoly(rho' || j) (stream unit, eta2 / eta4): packed into sk at once
+     (eta - s in 3 or 4 bits); NTT'd into a kept slot if it has one.
+  3. per group of G rows (a software loop over k / G groups): column by column, s1_hat[j]
+     (kept, or sampled again and NTT'd), then A_hat[i][j] = RejNTTPoly(rho || j || i)
+     (uni23) into a tile and multiply-accumulated into row i's accumulator (bn.mulvm,
+     the 2^-32 removed by the INTT's mont twiddles): A_hat is streamed, one entry at a
+     time, never stored. Then the G INTTs, and per row: s2[i] sampled and packed into sk;
+     u = t + 2^12 - 1 with t = INTT(..) + s2[i]; Power2Round: t1 = u >> 13 (10 bits,
+     pk) and the sk field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (13 bits), both packed
+     in one pass (pack_fields).
+  4. tr = H(pk, 64) from the pk bytes in DMEM -> sk.
+Each sampler job starts as soon as the core no longer reads its buffer (three 1 KiB
+buffers rotate as A_hat tiles and re-made s1_hat), so it runs in the shadow of the core
+work before it. G and the number of kept s1_hat are chosen per set for the fewest NTTs
+in the DMEM left (`Keygen.__init__`).
+
+DMEM (bytes): pk at 0 (rho | t1), sk at SK (rho | K | tr | s1 | s2 | t0; xi is the input
+in tr's place); rho' and the constant words in pk's last t1 row (read for the last time
+before it is packed); the twiddle tables over the t0 rows of the last group (that
+group's INTTs all run before its first row is packed); then the three buffers, the kept
+s1_hat slots and the G accumulators (the highest: the last row's accumulator is read
+while its t0 row is written).
+
+Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): NTT and INTT in
+place at x8, the multiply(-accumulate) of one entry, the s packer and the fused t packer.
+Register conventions of the main line: x21 = i0 << 8, x22 = i0 (the group's first row),
+x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter; the subroutines
+use x1..x17, x20, x23.
+"""
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.mldsa import ntt
+from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4, pack_fields
+from ip.acc.block import DMEM_SIZE
+from ip.acc.kernels.mldsa.params import D, SETS
+from ip.acc.kernels.sample import SHAKE128, SHAKE256
+from ip.acc.tools import sched
+
+DMEM_BUDGET = DMEM_SIZE          # the taped-out DMEM
+VMODE1 = ["addi x31, x0, 1", "csrrw x0, VMODE, x31"]
+
+
+def _a32(x):
+    return (x + 31) // 32 * 32
+
+
+class Keygen:
+    """The keygen program and its DMEM layout for one parameter set (44, 65, 87)."""
+
+    def __init__(self, param: int, dmem_budget: int = DMEM_BUDGET):
+        if param not in SETS:
+            raise ValueError(f"ML-DSA keygen: parameter set must be one of {sorted(SETS)}, "
+                             f"not {param}")
+        self.param = param
+        self.k, self.l, self.eta = k, l, eta = SETS[param]
+        self.sbits = 3 if eta == 2 else 4            # bitlen(2 eta)
+        self.sbytes = 32 * self.sbits                # packed s polynomial
+        self.pk_len = 32 + 320 * k
+        self.sk_len = 128 + (k + l) * self.sbytes + 416 * k
+        # ------------------------------------------------------------ DMEM layout (bytes)
+        self.PK = 0                                  # rho | t1
+        self.SK = _a32(self.pk_len)                  # rho | K | tr | s1 | s2 | t0
+        self.SK_S1 = self.SK + 128
+        self.SK_S2 = self.SK_S1 + l * self.sbytes
+        self.SK_T0 = self.SK_S2 + k * self.sbytes
+        self.XI = self.SK + 64                       # input xi: in tr's place (dead after H)
+        # rho' and the constant words in the last t1 row of pk: read for the last time
+        # before that row is packed (the last s2 job, pack_s; pack_t loads its constants
+        # before its first store)
+        self.RHOP = self.PK + self.pk_len - 320
+        self.KC = self.RHOP + 64                     # constant words: eta, 2^12 - 1, 2^13 - 1, 16^lane
+        self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH4 = (self.KC + 32 * n for n in range(4))
+        assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
+        assert self.RHOP % 32 == 0
+        # G rows at a time (G accumulators), n_keep s1_hat kept over the whole run, the
+        # other l - n_keep sampled and NTT'd again for each group: the fewest NTTs. The
+        # twiddle tables lie over the t0 rows of the last group (at most their 2080 B):
+        # the group's INTTs all run before its first row is packed.
+        best = None
+        for g in (d for d in range(1, k + 1) if k % d == 0):
+            twid = self.SK_T0 + 416 * k - min(416 * g, 2080)
+            base = twid + 2080 + 3 * 1024
+            keep = min(l, (dmem_budget - base) // 1024 - g)
+            if keep < 0:
+                continue
+            cost = (keep + (k // g) * (l - keep), -g)
+            if best is None or cost < best[0]:
+                best = (cost, g, keep, twid, base)
+        if best is None:
+            raise ValueError(f"ML-DSA-{param} keygen: no room for the buffers in {dmem_budget} B")
+        _, self.G, self.n_keep, self.TWID, base = best
+        self.ITWID = self.TWID + 32 * 32
+        self.BUFS = [self.ITWID + 33 * 32 + 1024 * n for n in range(3)]   # tiles, s1_hat again
+        self.SLOTS = base                            # kept s1_hat[j], j < n_keep
+        self.ACC = self.SLOTS + 1024 * self.n_keep   # G row accumulators (t)
+        self.END = self.ACC + 1024 * self.G          # peak DMEM (bytes)
+        assert self.TWID % 32 == 0 and self.END <= dmem_budget
+
+    # ---------------------------------------------------------------- image
+    def const_image(self) -> dict:
+        return {self.TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
+                self.ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True)),
+                self.KC: _u32([self.eta] * 8) + _u32([(1 << (D - 1)) - 1] * 8) +
+                _u32([(1 << D) - 1] * 8) + _u32([1 << (4 * q) for q in range(8)])}
+
+    def image(self, xi: bytes) -> dict:
+        if len(xi) != 32:
+            raise ValueError(f"ML-DSA keygen: xi must be 32 bytes (got {len(xi)})")
+        img = self.const_image()
+        img[self.XI] = bytes(xi)
+        return img
+
+    def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
+        """(pk, sk) from the DMEM after the run."""
+        return (bytes(dmem[self.PK:self.PK + self.pk_len]),
+                bytes(dmem[self.SK:self.SK + self.sk_len]))
+
+
+    # ---------------------------------------------------------------- sampler jobs
+    def _start_eta(self, dst, base="x0", idx=0):
+        """RejBoundedPoly(rho' || IntegerToBytes(base + idx, 2)) -> dst, in the
+        background (x1..x5, w1..w3)."""
+        return [f"bn.lw w1, {_m(self.RHOP)}", f"bn.lw w2, {_m(self.RHOP + 32)}",
+                f"addi x1, x0, {SHAKE256}", "addi x2, x0, 66", "kmac.start x1, x2",
+                "addi x3, x0, -1", "kmac.msg w1, x3", "kmac.msg w2, x3",
+                f"addi x4, {base}, {idx}", "bn.ins w3, x4, 0", "addi x3, x0, 3",
+                "kmac.msg w3, x3"] + _li(5, dst) + \
+            ["addi x4, x0, 256", f"smp.run x5, x4, eta{self.eta}"]
+
+    def _start_a(self, j, dst):
+        """RejNTTPoly(rho || j || i) -> dst, in the background; x21 + j gives the two
+        index bytes (x21 = i0 << 8, j = column + 256 (i - i0))."""
+        return [f"bn.lw w1, {_m(self.PK)}", f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34",
+                "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
+                f"addi x4, x21, {j}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
+                "kmac.msg w2, x3"] + _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, uni23"]
+
+    # ---------------------------------------------------------------- subroutines
+    def _sub(self, name, body):
+        return [f"{name}:"] + body + ["jalr x0, 0(x28)"]
+
+    @staticmethod
+    def _call(name):
+        return [f"jal x28, {name}"]
+
+    def _mac(self, first, per=8):
+        """acc (x20) [+]= tile (x10) o s1_hat (x15), per words per iteration (w0..w15:
+        a, b per word; the product over a, the old acc word loaded over b); the acc
+        stores last, so no load waits for a store (the tile and s1_hat never alias acc:
+        promised to the scheduler)."""
+        R = range(per)
+        body = [f"bn.lw.pi w{2 * q + h}, 0(x{(10, 15)[h]})" for q in R for h in (0, 1)]
+        body += [f"bn.mulvm w{2 * q}, w{2 * q}, w{2 * q + 1}" for q in R]
+        if not first:
+            body += [f"bn.lw.pi w{2 * q + 1}, 0(x20)" for q in R]
+            body += [f"bn.addvm w{2 * q}, w{2 * q}, w{2 * q + 1}" for q in R]
+        body += [f"bn.sw.pi w{2 * q}, 0(x23)" for q in R]
+        na = [("x10", "x23"), ("x15", "x23"), ("x10", "x20"), ("x15", "x20")]
+        return ["addi x23, x20, 0"] + _loop(32 // per, sched.schedule(body, na))
+
+    def subroutines(self):
+        def eta_field(p, s, d):
+            p.op("bn.subvm", d, "w15", s)
+
+        def t_load(p, r, d):
+            """u = acc + s2 + 2^12 - 1 (the Power2Round offset): t1 = u >> 13 and the
+            t0 field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1)."""
+            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%a{r}"], ["x5"])
+            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%e{r}"], ["x7"])
+            p.op("bn.addvm", f"%t{r}", f"%a{r}", f"%e{r}")
+            p.op("bn.addv", d, f"%t{r}", "w14")
+
+        def t0_field(p, s, d):
+            p.op("bn.and", d, s, "w15")
+            p.op("bn.xor", d, d, "w15")
+
+        def t1_field(p, s, d):
+            p.op("bn.shrv", d, s, str(D))
+        out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
+        out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
+        out += self._sub("mac_first", self._mac(True))
+        out += self._sub("mac_acc", self._mac(False))
+        if self.eta == 4:
+            out += self._sub("pack_s", [f"bn.lw w12, {_m(self.C_ETA)}",
+                                        f"bn.lw w13, {_m(self.C_SH4)}"] + pack_eta4())
+        else:
+            out += self._sub("pack_s", [f"bn.lw w15, {_m(self.C_ETA)}"] +
+                             pack_bits(self.sbits, eta_field))
+        out += self._sub("pack_t", [f"bn.lw w14, {_m(self.C_ROUND)}",
+                                    f"bn.lw w15, {_m(self.C_M13)}"] +
+                         pack_fields(t_load, [(D, t0_field, "x9"), (10, t1_field, "x6")]))
+        return out
+
+    # ---------------------------------------------------------------- main line
+    def _h_seed(self):
+        """(rho, rho', K) = H(xi || k || l, 128)."""
+        return [f"bn.lw w1, {_m(self.XI)}", f"addi x1, x0, {SHAKE256}", "addi x2, x0, 34",
+                "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
+                f"addi x4, x0, {self.k | self.l << 8}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
+                "kmac.msg w2, x3", "kmac.dig w1", "kmac.dig w2", "kmac.dig w3", "kmac.dig w4",
+                f"bn.sw w1, {_m(self.PK)}", f"bn.sw w1, {_m(self.SK)}",
+                f"bn.sw w2, {_m(self.RHOP)}", f"bn.sw w3, {_m(self.RHOP + 32)}",
+                f"bn.sw w4, {_m(self.SK + 32)}"]
+
+    def _s1_phase(self):
+        """s1[j]: sampled, packed into sk; NTT'd in its slot if kept (else only packed).
+        The next job runs while the core packs / transforms the previous polynomial."""
+        bufs = [self.SLOTS + 1024 * j if j < self.n_keep else self.BUFS[j % 2]
+                for j in range(self.l)]
+        L = self._start_eta(bufs[0], idx=0)
+        for j in range(self.l):
+            L += ["smp.wait"]
+            if j + 1 < self.l:
+                L += self._start_eta(bufs[j + 1], idx=j + 1)
+            L += _li(5, bufs[j]) + _li(6, self.SK_S1 + self.sbytes * j) + self._call("pack_s")
+            if j < self.n_keep:
+                L += _li(8, bufs[j]) + self._call("ntt_x8")
+        return L + ["smp.wait"]
+
+    def _group(self):
+        """G rows i0 .. i0 + G - 1 of t (x21 = i0 << 8, x22 = i0): column by column,
+        s1_hat[j] (kept, or sampled again + NTT'd), then A_hat[i][j] o s1_hat[j] into the G
+        accumulators; then per row INTT, + s2_i, Power2Round, packed. Each sampler job is
+        started as soon as the core no longer reads its buffer (3 buffers rotate as A
+        tiles and s1_hat[j])."""
+        G, l = self.G, self.l
+        steps = []          # (kind, j, il): 'eta' -> s1_hat[j] again, 'a' -> A[i0+il][j]
+        for j in range(l):
+            if j >= self.n_keep:
+                steps.append(("eta", j, None))
+            steps += [("a", j, il) for il in range(G)]
+        shat, reads, dst = {}, [], []
+        for n, (kind, j, il) in enumerate(steps):
+            prev = reads[-1] if reads else set()
+            busy = set(prev) | ({shat[j]} if j in shat else set())
+            d = next(b for b in self.BUFS if b not in busy)
+            dst.append(d)
+            if kind == "eta":
+                shat[j] = d
+                reads.append({d})
+            else:
+                reads.append({d, shat.get(j, self.SLOTS + 1024 * j)})
+
+        def job(n):
+            kind, j, il = steps[n]
+            if kind == "eta":
+                return self._start_eta(dst[n], idx=j)
+            return self._start_a(j + 256 * il, dst[n])
+
+        L = job(0)
+        for n, (kind, j, il) in enumerate(steps):
+            L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else [])
+            if kind == "eta":
+                L += _li(8, dst[n]) + self._call("ntt_x8")
+            else:
+                sh = shat.get(j, self.SLOTS + 1024 * j)
+                L += _li(10, dst[n]) + _li(15, sh) + _li(20, self.ACC + 1024 * il) + \
+                    self._call("mac_first" if j == 0 else "mac_acc")
+        # INTTs, then per row: s2 (sampled in the background of the previous row's
+        # packing), packed, Power2Round, t0 / t1 packed
+        s2buf = self.BUFS[:2]
+        L += self._start_eta(s2buf[0], "x22", l)
+        for il in range(G):
+            L += _li(8, self.ACC + 1024 * il) + self._call("intt_x8")
+        for il in range(G):
+            acc = self.ACC + 1024 * il
+            L += ["smp.wait"]
+            if il + 1 < G:
+                L += self._start_eta(s2buf[(il + 1) % 2], "x22", l + il + 1)
+            L += _li(5, s2buf[il % 2]) + ["addi x6, x26, 0"] + self._call("pack_s")
+            L += _li(5, acc) + _li(7, s2buf[il % 2]) + ["addi x6, x24, 0", "addi x9, x25, 0"] + \
+                self._call("pack_t")
+            L += [f"addi x26, x26, {self.sbytes}", "addi x24, x24, 320", "addi x25, x25, 416"]
+        L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
+        return L
+
+    def _tr(self):
+        """tr = H(pk, 64) -> sk."""
+        assert self.pk_len % 32 == 0
+        return [f"addi x1, x0, {SHAKE256}"] + _li(2, self.pk_len) + \
+            ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.PK) + \
+            _loop(self.pk_len // 32, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"]) + \
+            ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.SK + 64)}",
+             f"bn.sw w2, {_m(self.SK + 96)}"]
+
+    def phases(self):
+        """[(name, lines)] of the main line (the subroutines follow the ecall)."""
+        ph = [("H(xi || k || l)", VMODE1 + ["kmac.acq"] + self._h_seed())]
+        ph.append(("s1: sample, pack, NTT", self._s1_phase()))
+        init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k // self.G}"] + \
+            _li(24, self.PK + 32) + _li(25, self.SK_T0) + _li(26, self.SK_S2)
+        ph.append((f"{self.k // self.G} x {self.G} rows: A_hat o s1_hat, INTT, + s2, "
+                   "Power2Round, pack", init + ["group_loop:"] + self._group() +
+                   ["bne x29, x0, group_loop"]))
+        ph.append(("tr = H(pk)", self._tr() + ["kmac.rel"]))
+        return ph
+
+    def program(self) -> str:
+        """ML-DSA.KeyGen_internal: xi at XI -> pk at PK, sk at SK."""
+        lines = []
+        for _, L in self.phases():
+            lines += L
+        lines += ["ecall"] + self.subroutines()
+        return "\n".join(sched.schedule(lines)) + "\n"
+
+
+def keygen(param: int) -> Keygen:
+    """The keygen of ML-DSA-44, -65 or -87."""
+    return Keygen(param)

@@ -1,0 +1,202 @@
+"""ML-DSA.KeyGen_internal(xi) on the ISS (ip/acc/kernels/mldsa/keygen.py) for ML-DSA-44, -65
+and -87 with the taped-out 16 KiB IMEM / DMEM: pk and sk against dilithium-py, pk against the
+`cryptography` package (OpenSSL), the sk usable (its signature verified by `cryptography`);
+the job check catches seeded errors; cycles printed."""
+import random
+from dataclasses import replace
+
+import pytest
+from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
+
+from ip.acc import block as acc_block
+from ip.acc.iss import Iss
+from ip.acc.kernels.mldsa.keygen import Keygen, keygen
+from ip.acc.kernels.mldsa.params import Q
+from ip.acc.tools.asm import assemble
+
+REF = {44: ML_DSA_44, 65: ML_DSA_65, 87: ML_DSA_87}
+PARAMS = sorted(REF)
+_WORDS = {}
+
+
+def _words(param):
+    if param not in _WORDS:
+        _WORDS[param] = assemble(keygen(param).program(), f"mldsa{param}_keygen.s")
+    return _WORDS[param]
+
+
+def _run(param, xi, dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE):
+    """Keygen of the set on an ISS with the given memories: (pk, sk, halt)."""
+    kg = keygen(param)
+    sim = Iss(dmem_size=dmem_size, imem_size=imem_size)
+    sim.load_program(_words(param))
+    for a, b in kg.image(xi).items():
+        sim.dmem.write_bytes(a, b)
+    h = sim.run(max_cycles=500_000)
+    assert h.ok, h
+    pk, sk = kg.outputs(sim.dmem.read_bytes(0, kg.END))
+    return pk, sk, h
+
+
+@pytest.mark.parametrize("param", PARAMS)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_keygen_equals_dilithium_py(param, seed):
+    xi = random.Random(1000 * seed + param).randbytes(32)
+    pk, sk, h = _run(param, xi)
+    ref_pk, ref_sk = REF[param]._keygen_internal(xi)
+    assert len(pk) == len(ref_pk) and len(sk) == len(ref_sk)
+    assert pk == ref_pk
+    assert sk == ref_sk
+    print(f"\nML-DSA-{param} KeyGen on the ISS: {h.cycles} cycles, {h.insns} insns, "
+          f"IMEM {4 * len(_words(param))} B, DMEM {keygen(param).END} B")
+    if param == 65:
+        assert h.cycles <= 20_000              # issue 24's target (87's, 25 k, not met yet)
+
+
+@pytest.mark.parametrize("param", PARAMS)
+def test_keygen_equals_cryptography(param):
+    """pk equal to OpenSSL's from the same seed; a signature made with our sk (by
+    dilithium-py) verifies under OpenSSL's public key, with its context."""
+    mldsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.mldsa")
+    cls = getattr(mldsa, f"MLDSA{param}PrivateKey")
+    xi = random.Random(77 + param).randbytes(32)
+    pk, sk, _ = _run(param, xi)
+    theirs = cls.from_seed_bytes(xi).public_key()
+    assert pk == theirs.public_bytes_raw()
+    msg, ctx = b"pqsoc ML-DSA keygen", b"ctx"
+    theirs.verify(REF[param].sign(sk, msg, ctx), msg, ctx)     # raises if invalid
+
+
+def test_keygen_fits_taped_out_memories():
+    """Every set within 16 KiB IMEM / DMEM (block.py), and runs with the DMEM cut to its
+    own END and the IMEM to its program; a different xi changes pk (no output is taken
+    from the image)."""
+    for param in PARAMS:
+        kg = keygen(param)
+        imem = 4 * len(_words(param))
+        assert imem <= acc_block.IMEM_SIZE and kg.END <= acc_block.DMEM_SIZE, (param, imem, kg.END)
+        xi = bytes(range(32))
+        pk, sk, _ = _run(param, xi, dmem_size=kg.END, imem_size=imem)
+        assert (pk, sk) == REF[param]._keygen_internal(xi)
+        pk2, _, _ = _run(param, bytes([1]) + xi[1:], dmem_size=kg.END, imem_size=imem)
+        assert pk2 != pk
+
+
+def test_keygen_rejects_bad_parameters():
+    with pytest.raises(ValueError, match="44, 65, 87"):
+        keygen(66)
+    with pytest.raises(ValueError, match="32 bytes"):
+        keygen(65).image(bytes(31))
+    with pytest.raises(ValueError, match="no room"):
+        Keygen(87, dmem_budget=8192)
+
+
+def test_keygen_job_check_catches_a_wrong_key():
+    """dv/jobs.mldsa_keygen_jobs' check (the benchmark's and the RTL run's) passes the run
+    and fails it with one byte changed in each part of pk and sk, or when the run did not
+    end in ecall."""
+    from ip.acc.dv.jobs import MLDSA_KEYGEN_MEM, mldsa_keygen_jobs
+    from ip.acc.dv.lockstep import IssBackend
+    kg = keygen(44)
+    (key, words, img, cyc, check), = mldsa_keygen_jobs(44, seed=3)
+    r = IssBackend(MLDSA_KEYGEN_MEM, MLDSA_KEYGEN_MEM).run(words, img, cyc)
+    assert check(r) is None
+    for addr in (kg.PK + 3, kg.PK + 40, kg.SK + 33, kg.SK + 70, kg.SK_S1 + 1, kg.SK_S2 + 5,
+                 kg.SK_T0 + 400, kg.SK + kg.sk_len - 1):
+        bad = bytearray(r.dmem)
+        bad[addr] ^= 0x10
+        assert check(replace(r, dmem=bytes(bad))) is not None, addr
+    assert "halted" in check(replace(r, halt="cycle_limit"))
+
+
+def test_keygen_phases():
+    """Per-phase cycles of ML-DSA-65 and -87 keygen (prefix runs: each phase's cost =
+    difference of cumulative counts)."""
+    from ip.acc.tests.iss_util import phase_cycles, run_image
+    for param in (65, 87):
+        kg = keygen(param)
+        dm = kg.image(bytes(range(32)))
+        subs = ["ecall"] + kg.subroutines()
+        rows, total, _ = phase_cycles(kg.phases(), lambda src: run_image(src, dm, 500_000),
+                                      tail=["kmac.rel"] + subs)
+        print(f"\nML-DSA-{param} KeyGen phases (ISS cycles):")
+        for name, n in rows:
+            print(f"  {n:6d}  {name}")
+        print(f"  {total:6d}  total")
+
+
+def _bitpack(vals, b):
+    """SimpleBitPack (FIPS 204 Alg. 16) in Python: the reference of the ACC packers."""
+    return sum(v << (b * n) for n, v in enumerate(vals)).to_bytes(32 * b, "little")
+
+
+@pytest.mark.parametrize("b", [3, 4, 10, 13, "eta4"])
+def test_pack(b):
+    """packing.pack_bits (b-bit fields of the words as loaded) and pack_eta4 (4 - s) equal
+    the Python bit packing, the extremes included; a seeded error (one coefficient
+    changed) is caught."""
+    from ip.acc.kernels.asm_util import u32
+    from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4
+    from ip.acc.tests.iss_util import SET_VMODE1
+    rng = random.Random(str(b))
+    if b == "eta4":
+        s = [rng.randrange(-4, 5) for _ in range(256)]
+        s[:2] = [-4, 4]
+        words, want = [x % Q for x in s], _bitpack([4 - x for x in s], 4)
+        body = ["bn.lw w12, 2048(x0)", "bn.lw w13, 2080(x0)"] + pack_eta4()
+        consts = u32([4] * 8) + u32([16 ** q for q in range(8)])
+    else:
+        words = [rng.randrange(1 << b) for _ in range(256)]
+        words[:2] = [0, (1 << b) - 1]
+        want = _bitpack(words, b)
+        body = pack_bits(b, lambda p, s, d: p.op("bn.addv", d, s, "w15"))
+        consts = u32([0] * 8) + u32([0] * 8)
+        body = ["bn.lw w15, 2048(x0)"] + body
+    src = SET_VMODE1 + "\n".join(["addi x5, x0, 0", "addi x6, x0, 1024"] + body + ["ecall"])
+    for seeded in (False, True):
+        data = list(words)
+        if seeded:
+            data[77] ^= 1
+        sim = Iss(dmem_size=4096, imem_size=8192)
+        sim.load_program(assemble(src, "pack.s"))
+        sim.dmem.write_bytes(0, u32(data))
+        sim.dmem.write_bytes(2048, consts)
+        h = sim.run(max_cycles=10_000)
+        assert h.ok, h
+        got = sim.dmem.read_bytes(1024, len(want))
+        assert (got == want) != seeded
+    print(f"\npack {b}: {h.cycles} cycles")
+
+
+def test_keygen_timing_vs_rho_prime():
+    """The cycle count with rho fixed and rho' / K random (H's output replaced by host
+    writes): measures how much the secret rho' shows in the timing (RejBoundedPoly's
+    rejections, where the core waits for an eta job). Today ML-DSA-44 shows none, 65 / 87
+    a few tens of cycles (issue #24 item 8 asks for none: open); the test bounds it so
+    that a change that makes it worse is seen."""
+    from ip.acc.kernels.mldsa.keygen import VMODE1
+    from ip.acc.tools import sched
+    rho = random.Random(1).randbytes(32)
+    spread = {}
+    for param in PARAMS:
+        kg = keygen(param)
+        ph = kg.phases()
+        ph[0] = ("rho, rho', K from the host", VMODE1 + ["kmac.acq"])
+        lines = sum((body for _, body in ph), []) + ["ecall"] + kg.subroutines()
+        words = assemble("\n".join(sched.schedule(lines)) + "\n", "probe.s")
+        cycles = set()
+        for s in range(4):
+            r = random.Random(100 + s)
+            sim = Iss(dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE)
+            sim.load_program(words)
+            img = kg.image(bytes(32))
+            img.update({kg.PK: rho, kg.SK: rho, kg.RHOP: r.randbytes(64),
+                        kg.SK + 32: r.randbytes(32)})
+            for a, b in img.items():
+                sim.dmem.write_bytes(a, b)
+            h = sim.run(max_cycles=500_000)
+            assert h.ok, h
+            cycles.add(h.cycles)
+        spread[param] = max(cycles) - min(cycles)
+    print(f"\ncycle spread over rho' (rho fixed): {spread}")
+    assert spread[44] == 0 and max(spread.values()) < 100
