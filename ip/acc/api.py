@@ -1,0 +1,100 @@
+"""Host API of the ACC's ML-KEM programs (FIPS 203 KeyGen_internal, Encaps_internal,
+Decaps_internal): what `pqsoc mlkem` runs, and what a host script calls.
+
+    from ip.acc import api
+    r = api.mlkem_keygen(768, d, z)             # {"ek", "dk", "cycles"}
+    r = api.mlkem_encaps(768, ek, m)            # {"K", "c", "cycles"}
+    r = api.mlkem_decaps(768, dk, c)            # {"K", "cycles"}
+
+Each call builds the program for the parameter set (ip/acc/kernels/mlkem: keygen.py,
+encaps.py, decaps.py), loads it and its inputs into the taped-out memories (ip/acc/block.py:
+16 KiB IMEM, 16 KiB DMEM) and runs it on an engine: "iss" (the cycle-accurate ISS) or "rtl" (the
+ACC's RTL in Verilator: the same cycles, checked against the ISS). Inputs of a wrong length, a
+parameter set without a program, or a run that does not end in `ecall` raise ApiError with a
+message naming the problem. Not yet here (issue 23): the FIPS 203 section 7 input checks run by
+the programs, ML-KEM-1024 decapsulation, the SoC engine (firmware API).
+"""
+from ip.acc import block as acc_block
+
+PARAMS = (512, 768, 1024)
+ENGINES = ("iss", "rtl")
+MEM = acc_block.DMEM_SIZE
+
+
+class ApiError(ValueError):
+    pass
+
+
+def _k(param: int) -> int:
+    if param not in PARAMS:
+        raise ApiError(f"ML-KEM-{param}: no such parameter set (one of {', '.join(map(str, PARAMS))})")
+    return {512: 2, 768: 3, 1024: 4}[param]
+
+
+def _need(name: str, value: bytes, length: int) -> None:
+    if len(value) != length:
+        raise ApiError(f"{name} is {len(value)} bytes, ML-KEM needs {length}")
+
+
+def sizes(param: int) -> dict:
+    """FIPS 203 byte lengths of ek, dk and c for the parameter set."""
+    k = _k(param)
+    du, dv = (11, 5) if k == 4 else (10, 4)
+    return {"ek": 384 * k + 32, "dk": 768 * k + 96, "c": 32 * (du * k + dv), "seed": 32}
+
+
+def _run(program: str, dm: dict, engine: str, name: str):
+    from ip.acc.dv.jobs import image
+    from ip.acc.dv.lockstep import IssBackend, compare
+    from ip.acc.tools.asm import assemble
+    if engine not in ENGINES:
+        raise ApiError(f"engine {engine!r}: one of {', '.join(ENGINES)}")
+    words = assemble(program, f"{name}.s")
+    if 4 * len(words) > acc_block.IMEM_SIZE:
+        raise ApiError(f"{name}: the program is {4 * len(words)} bytes, IMEM holds {acc_block.IMEM_SIZE}")
+    job = (words, image(dm, MEM), 1_000_000)
+    r = IssBackend(acc_block.IMEM_SIZE, MEM).run(*job)
+    if engine == "rtl":
+        from ip.acc.dv.rtl_runner import RtlBackend
+        rtl = RtlBackend(acc_block.IMEM_SIZE, MEM).run_many([job])[0]
+        diffs = compare(r, rtl, ("iss", "rtl"))
+        if diffs:
+            raise ApiError(f"{name}: the RTL differs from the ISS: {diffs[:3]}")
+        r = rtl
+    if r.halt != "ecall":
+        raise ApiError(f"{name}: the program stopped by {r.halt} (ERR_BITS {r.err_bits:#x})")
+    return r
+
+
+def mlkem_keygen(param: int, d: bytes, z: bytes, engine: str = "iss") -> dict:
+    from ip.acc.kernels.mlkem.keygen import keygen
+    _need("d", d, 32)
+    _need("z", z, 32)
+    _k(param)
+    kg = keygen(param)
+    r = _run(kg.program(), kg.image(d, z), engine, f"mlkem{param}_keygen")
+    ek, dk = kg.outputs(r.dmem)
+    return {"ek": ek, "dk": dk, "cycles": r.cycles}
+
+
+def mlkem_encaps(param: int, ek: bytes, m: bytes, engine: str = "iss") -> dict:
+    from ip.acc.kernels.mlkem.encaps import encaps
+    _need("ek", ek, sizes(param)["ek"])
+    _need("m", m, 32)
+    en = encaps(param)
+    r = _run(en.program(), en.image(ek, m), engine, f"mlkem{param}_encaps")
+    K, c = en.outputs(r.dmem)
+    return {"K": K, "c": c, "cycles": r.cycles}
+
+
+def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss") -> dict:
+    from ip.acc.kernels.mlkem.decaps import decaps
+    n = sizes(param)
+    _need("dk", dk, n["dk"])
+    _need("c", c, n["c"])
+    try:
+        de = decaps(param)
+    except ValueError as e:
+        raise ApiError(f"ML-KEM-{param} decapsulation: {e}") from None
+    r = _run(de.program(), de.image(dk, c), engine, f"mlkem{param}_decaps")
+    return {"K": bytes(r.dmem[de.K_OUT:de.K_OUT + 32]), "cycles": r.cycles}

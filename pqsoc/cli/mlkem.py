@@ -1,0 +1,55 @@
+"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl]`: the ACC's ML-KEM programs
+through the host API (ip/acc/api.py). One JSON line on stdout; exit 0 on success, 2 with a
+message on bad input (wrong length, not hex, a parameter set without a program), 1 when a run
+fails. HEX may be `@FILE` (a file holding the hex text)."""
+import json
+import sys
+from pathlib import Path
+
+
+class _BadInput(Exception):
+    pass
+
+
+def _hex(opt: str, text: str) -> bytes:
+    if text.startswith("@"):
+        try:
+            text = Path(text[1:]).read_text()
+        except OSError as e:
+            raise _BadInput(f"--{opt}: cannot read {text[1:]}: {e.strerror or e}") from None
+    text = "".join(text.split())
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise _BadInput(f"--{opt}: not a hex string") from None
+
+
+def _run(args) -> int:
+    from ip.acc import api
+    try:
+        if args.op == "keygen":
+            r = api.mlkem_keygen(args.param, _hex("d", args.d), _hex("z", args.z), args.engine)
+        elif args.op == "encaps":
+            r = api.mlkem_encaps(args.param, _hex("ek", args.ek), _hex("m", args.m), args.engine)
+        else:
+            r = api.mlkem_decaps(args.param, _hex("dk", args.dk), _hex("c", args.c), args.engine)
+    except (_BadInput, api.ApiError) as e:
+        bad_input = isinstance(e, _BadInput) or "bytes, ML-KEM needs" in str(e) \
+            or "no such parameter set" in str(e) or "decapsulation:" in str(e)
+        print(f"pqsoc mlkem {args.op}: error: {e}", file=sys.stderr)
+        return 2 if bad_input else 1
+    print(json.dumps({k: (v.hex() if isinstance(v, bytes) else v) for k, v in r.items()}))
+    return 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("mlkem", help="ML-KEM keygen / encaps / decaps on the ACC (ISS or RTL): one JSON line")
+    s = p.add_subparsers(dest="op", required=True)
+    for op, ins in (("keygen", ("d", "z")), ("encaps", ("ek", "m")), ("decaps", ("dk", "c"))):
+        q = s.add_parser(op)
+        q.add_argument("--param", type=int, required=True, choices=(512, 768, 1024))
+        for name in ins:
+            q.add_argument(f"--{name}", required=True, metavar="HEX", help="hex, or @FILE holding it")
+        q.add_argument("--engine", choices=("iss", "rtl"), default="iss",
+                       help="iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator (default iss)")
+        q.set_defaults(func=_run)
