@@ -1,10 +1,12 @@
 """Host API of the ACC's ML-KEM programs (FIPS 203 KeyGen_internal, Encaps_internal,
-Decaps_internal): what `pqsoc mlkem` runs, and what a host script calls.
+Decaps_internal) and ML-DSA programs (FIPS 204 KeyGen_internal): what `pqsoc mlkem` and
+`pqsoc mldsa` run, and what a host script calls.
 
     from ip.acc import api
     r = api.mlkem_keygen(768, d, z)             # {"ek", "dk", "cycles"}
     r = api.mlkem_encaps(768, ek, m)            # {"K", "c", "cycles"}
     r = api.mlkem_decaps(768, dk, c)            # {"K", "cycles"}
+    r = api.mldsa_keygen(65, xi)                # {"pk", "sk", "cycles"}
 
 Each call builds the program for the parameter set (ip/acc/kernels/mlkem: keygen.py,
 encaps.py, decaps.py), loads it and its inputs into the taped-out memories (ip/acc/block.py:
@@ -98,3 +100,18 @@ def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss") -> dict:
         raise ApiError(f"ML-KEM-{param} decapsulation: {e}") from None
     r = _run(de.program(), de.image(dk, c), engine, f"mlkem{param}_decaps")
     return {"K": bytes(r.dmem[de.K_OUT:de.K_OUT + 32]), "cycles": r.cycles}
+
+
+MLDSA_PARAMS = (44, 65, 87)
+
+
+def mldsa_keygen(param: int, xi: bytes, engine: str = "iss") -> dict:
+    from ip.acc.kernels.mldsa.keygen import keygen
+    if param not in MLDSA_PARAMS:
+        raise ApiError(f"ML-DSA-{param}: no such parameter set (one of {', '.join(map(str, MLDSA_PARAMS))})")
+    if len(xi) != 32:
+        raise ApiError(f"xi is {len(xi)} bytes, ML-DSA needs 32")
+    kg = keygen(param)
+    r = _run(kg.program(), kg.image(xi), engine, f"mldsa{param}_keygen")
+    pk, sk = kg.outputs(r.dmem)
+    return {"pk": pk, "sk": sk, "cycles": r.cycles}

@@ -1,5 +1,5 @@
-"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl]`: the ACC's ML-KEM programs
-through the host API (ip/acc/api.py). One JSON line on stdout; exit 0 on success, 2 with a
+"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl]` and `pqsoc mldsa keygen
+--param P --xi HEX`: the ACC's ML-KEM / ML-DSA programs through the host API (ip/acc/api.py). One JSON line on stdout; exit 0 on success, 2 with a
 message on bad input (wrong length, not hex, a parameter set without a program), 1 when a run
 fails. HEX may be `@FILE` (a file holding the hex text)."""
 import json
@@ -27,7 +27,9 @@ def _hex(opt: str, text: str) -> bytes:
 def _run(args) -> int:
     from ip.acc import api
     try:
-        if args.op == "keygen":
+        if args.scheme == "mldsa":
+            r = api.mldsa_keygen(args.param, _hex("xi", args.xi), args.engine)
+        elif args.op == "keygen":
             r = api.mlkem_keygen(args.param, _hex("d", args.d), _hex("z", args.z), args.engine)
         elif args.op == "encaps":
             r = api.mlkem_encaps(args.param, _hex("ek", args.ek), _hex("m", args.m), args.engine)
@@ -35,8 +37,9 @@ def _run(args) -> int:
             r = api.mlkem_decaps(args.param, _hex("dk", args.dk), _hex("c", args.c), args.engine)
     except (_BadInput, api.ApiError) as e:
         bad_input = isinstance(e, _BadInput) or "bytes, ML-KEM needs" in str(e) \
+            or "bytes, ML-DSA needs" in str(e) \
             or "no such parameter set" in str(e) or "decapsulation:" in str(e)
-        print(f"pqsoc mlkem {args.op}: error: {e}", file=sys.stderr)
+        print(f"pqsoc {args.scheme} {args.op}: error: {e}", file=sys.stderr)
         return 2 if bad_input else 1
     print(json.dumps({k: (v.hex() if isinstance(v, bytes) else v) for k, v in r.items()}))
     return 0
@@ -52,4 +55,11 @@ def add_parser(sub) -> None:
             q.add_argument(f"--{name}", required=True, metavar="HEX", help="hex, or @FILE holding it")
         q.add_argument("--engine", choices=("iss", "rtl"), default="iss",
                        help="iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator (default iss)")
-        q.set_defaults(func=_run)
+        q.set_defaults(func=_run, scheme="mlkem")
+    p = sub.add_parser("mldsa", help="ML-DSA keygen on the ACC (ISS or RTL): one JSON line (sign / verify: not yet)")
+    s = p.add_subparsers(dest="op", required=True)
+    q = s.add_parser("keygen")
+    q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
+    q.add_argument("--xi", required=True, metavar="HEX", help="the 32-byte seed: hex, or @FILE holding it")
+    q.add_argument("--engine", choices=("iss", "rtl"), default="iss")
+    q.set_defaults(func=_run, scheme="mldsa")

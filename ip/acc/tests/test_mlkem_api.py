@@ -79,3 +79,16 @@ def test_rtl_engine_equals_the_iss():
     iss = api.mlkem_keygen(512, d, z)
     rtl = api.mlkem_keygen(512, d, z, engine="rtl")
     assert rtl == iss
+
+
+@pytest.mark.parametrize("param", [44, 65, 87])
+def test_mldsa_keygen_from_the_command_line_equals_dilithium_py(capsys, param):
+    from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
+    ref = {44: ML_DSA_44, 65: ML_DSA_65, 87: ML_DSA_87}[param]
+    xi = random.Random(param).randbytes(32)
+    rc = main(["mldsa", "keygen", "--param", str(param), "--xi", xi.hex()])
+    out = json.loads(capsys.readouterr().out)
+    pk, sk = ref._keygen_internal(xi)
+    assert rc == 0 and (out["pk"], out["sk"]) == (pk.hex(), sk.hex())
+    assert main(["mldsa", "keygen", "--param", str(param), "--xi", "00" * 31]) == 2
+    assert "xi is 31 bytes, ML-DSA needs 32" in capsys.readouterr().err
