@@ -31,8 +31,9 @@ def load_ops(image: bytes, program: str, soc_dir: Path) -> list[tuple[str, int, 
         op = preloaded_op(c["acc_imem_size"], c["acc_dmem_size"], program)
         acc = csr["memories"]["acc"]["base"]
         ops += [("W", to_mgmt_address(acc + 0x1_0000 + 4 * i), w) for i, w in enumerate(op["words"])]
-        # DMEM: only the non-zero words (DMEM is zero after reset, as after the ACC's wipe)
-        ops += [("W", to_mgmt_address(acc + 0x2_0000 + 4 * i), w)
-                for i, w in enumerate(_words(op["dmem"])) if w]
+        # DMEM: every word of the image, zeros included: SRAM powers up with random contents
+        # (the gate-level run, which starts the macro models random, failed with only the
+        # non-zero words written)
+        ops += [("W", to_mgmt_address(acc + 0x2_0000 + 4 * i), w) for i, w in enumerate(_words(op["dmem"]))]
     ops.append(("W", to_mgmt_address(regs["boot_hold"]["addr"]), 0))
     return ops
