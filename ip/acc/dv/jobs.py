@@ -197,20 +197,17 @@ def mlkem_keygen_jobs(param: int, seed: int = 7, mem: int = MLKEM_MEM) -> list:
     return [(f"mlkem{param}_keygen", words, image(kg.image(d, z), mem), 100_000, check)]
 
 
-def measure_mlkem_keygen(rtl: bool = False, seed: int = 7, params=(512, 768, 1024)) -> dict:
-    """ML-KEM keygen per parameter set as one ACC program: cycles (ISS; with rtl, also on
-    the RTL in Verilator, which must count the same and leave the same DMEM), IMEM bytes
-    and peak DMEM bytes; ek / dk checked against kyber-py."""
-    from ip.acc.kernels.mlkem.keygen import keygen
+def measure_programs(kind: str, jobs: list, params, end, mem: int, rtl: bool = False) -> dict:
+    """Whole-program figures for the jobs of each parameter set (one job per set, in params'
+    order): cycles on the ISS (with rtl, also on the RTL in Verilator, which must count the same
+    and leave the same DMEM), IMEM bytes and peak DMEM bytes (end(param)); every job's check
+    must pass. `kind` names the figures' source key ("<kind>_cycles_source")."""
     from ip.acc.dv.lockstep import IssBackend, compare
-    jobs = [j for p in params for j in mlkem_keygen_jobs(p, seed)]
     progs = [(w, img, cyc) for _, w, img, cyc, _ in jobs]
-    iss = IssBackend(MLKEM_MEM, MLKEM_MEM)
-    runs = [iss.run(*j) for j in progs]
+    runs = [IssBackend(mem, mem).run(*j) for j in progs]
     if rtl:
         from ip.acc.dv.rtl_runner import RtlBackend
-        for (key, *_), r_iss, r_rtl in zip(jobs, runs,
-                                           RtlBackend(MLKEM_MEM, MLKEM_MEM).run_many(progs)):
+        for (key, *_), r_iss, r_rtl in zip(jobs, runs, RtlBackend(mem, mem).run_many(progs)):
             diffs = compare(r_iss, r_rtl, ("iss", "rtl"))
             if diffs:
                 raise AssertionError(f"{key}: ISS and RTL differ: {diffs[:3]}")
@@ -221,9 +218,17 @@ def measure_mlkem_keygen(rtl: bool = False, seed: int = 7, params=(512, 768, 102
             raise AssertionError(f"{key}: {err}")
         out[f"{key}_cycles"] = r.cycles
         out[f"{key}_imem_bytes"] = 4 * len(words)
-        out[f"{key}_dmem_bytes"] = keygen(p).END
-    out["mlkem_keygen_cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
+        out[f"{key}_dmem_bytes"] = end(p)
+    out[f"{kind}_cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
     return out
+
+
+def measure_mlkem_keygen(rtl: bool = False, seed: int = 7, params=(512, 768, 1024)) -> dict:
+    """ML-KEM keygen per parameter set as one ACC program (measure_programs); ek / dk checked
+    against kyber-py."""
+    from ip.acc.kernels.mlkem.keygen import keygen
+    jobs = [j for p in params for j in mlkem_keygen_jobs(p, seed)]
+    return measure_programs("mlkem_keygen", jobs, params, lambda p: keygen(p).END, MLKEM_MEM, rtl)
 
 
 def mlkem_encaps_jobs(param: int, seed: int = 7, mem: int = MLKEM_MEM) -> list:
@@ -250,32 +255,11 @@ def mlkem_encaps_jobs(param: int, seed: int = 7, mem: int = MLKEM_MEM) -> list:
 
 
 def measure_mlkem_encaps(rtl: bool = False, seed: int = 7, params=(512, 768, 1024)) -> dict:
-    """ML-KEM encaps per parameter set as one ACC program: cycles (ISS; with rtl, also on
-    the RTL in Verilator, which must count the same and leave the same DMEM), IMEM bytes
-    and peak DMEM bytes; K and c checked against kyber-py."""
+    """ML-KEM encaps per parameter set as one ACC program (measure_programs); K and c checked
+    against kyber-py."""
     from ip.acc.kernels.mlkem.encaps import encaps
-    from ip.acc.dv.lockstep import IssBackend, compare
     jobs = [j for p in params for j in mlkem_encaps_jobs(p, seed)]
-    progs = [(w, img, cyc) for _, w, img, cyc, _ in jobs]
-    iss = IssBackend(MLKEM_MEM, MLKEM_MEM)
-    runs = [iss.run(*j) for j in progs]
-    if rtl:
-        from ip.acc.dv.rtl_runner import RtlBackend
-        for (key, *_), r_iss, r_rtl in zip(jobs, runs,
-                                           RtlBackend(MLKEM_MEM, MLKEM_MEM).run_many(progs)):
-            diffs = compare(r_iss, r_rtl, ("iss", "rtl"))
-            if diffs:
-                raise AssertionError(f"{key}: ISS and RTL differ: {diffs[:3]}")
-    out = {}
-    for p, r, (key, words, *_, check) in zip(params, runs, jobs):
-        err = check(r)
-        if err:
-            raise AssertionError(f"{key}: {err}")
-        out[f"{key}_cycles"] = r.cycles
-        out[f"{key}_imem_bytes"] = 4 * len(words)
-        out[f"{key}_dmem_bytes"] = encaps(p).END
-    out["mlkem_encaps_cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
-    return out
+    return measure_programs("mlkem_encaps", jobs, params, lambda p: encaps(p).END, MLKEM_MEM, rtl)
 
 
 MLDSA_KEYGEN_MEM = acc_block.DMEM_SIZE   # IMEM and DMEM of the keygen programs (taped out)
@@ -303,33 +287,12 @@ def mldsa_keygen_jobs(param: int, seed: int = 7, mem: int = MLDSA_KEYGEN_MEM) ->
 
 
 def measure_mldsa_keygen(rtl: bool = False, seed: int = 7, params=(44, 65, 87)) -> dict:
-    """ML-DSA keygen per parameter set as one ACC program: cycles (ISS; with rtl, also on
-    the RTL in Verilator, which must count the same and leave the same DMEM), IMEM bytes
-    and peak DMEM bytes; pk / sk checked against dilithium-py. The count depends on rho
-    only (public: RejNTTPoly's and RejBoundedPoly's rejections)."""
+    """ML-DSA keygen per parameter set as one ACC program (measure_programs); pk / sk checked
+    against dilithium-py. The count depends on rho only (public: RejNTTPoly's and
+    RejBoundedPoly's rejections) up to the measured sampler stalls of ip/acc/README.md."""
     from ip.acc.kernels.mldsa.keygen import keygen
-    from ip.acc.dv.lockstep import IssBackend, compare
-    mem = MLDSA_KEYGEN_MEM
     jobs = [j for p in params for j in mldsa_keygen_jobs(p, seed)]
-    progs = [(w, img, cyc) for _, w, img, cyc, _ in jobs]
-    iss = IssBackend(mem, mem)
-    runs = [iss.run(*j) for j in progs]
-    if rtl:
-        from ip.acc.dv.rtl_runner import RtlBackend
-        for (key, *_), r_iss, r_rtl in zip(jobs, runs, RtlBackend(mem, mem).run_many(progs)):
-            diffs = compare(r_iss, r_rtl, ("iss", "rtl"))
-            if diffs:
-                raise AssertionError(f"{key}: ISS and RTL differ: {diffs[:3]}")
-    out = {}
-    for p, r, (key, words, *_, check) in zip(params, runs, jobs):
-        err = check(r)
-        if err:
-            raise AssertionError(f"{key}: {err}")
-        out[f"{key}_cycles"] = r.cycles
-        out[f"{key}_imem_bytes"] = 4 * len(words)
-        out[f"{key}_dmem_bytes"] = keygen(p).END
-    out["mldsa_keygen_cycles_source"] = "ISS = RTL (Verilator), equal by check" if rtl else "ISS only"
-    return out
+    return measure_programs("mldsa_keygen", jobs, params, lambda p: keygen(p).END, MLDSA_KEYGEN_MEM, rtl)
 
 
 def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes):
