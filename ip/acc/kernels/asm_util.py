@@ -33,13 +33,14 @@ def loop(n: int, body: list[str]) -> list[str]:
     return [f"loopi {n}, {len(body)}"] + body
 
 
-def phase_program(phases) -> str:
-    """[(name, lines)] run in order, then ecall, as one program (no scheduling across the
-    phases)."""
-    lines = []
+def phase_program(phases, schedule: bool = False, head=()) -> str:
+    """[(name, lines)] run in order, then ecall, as one program: after `head`, with schedule
+    the straight-line stretches list-scheduled across the phases' seams too (sched.schedule),
+    else in the phases' own order."""
+    lines = list(head)
     for _, body in phases:
         lines += body
-    return "\n".join(lines + ["ecall"]) + "\n"
+    return "\n".join((sched.schedule(lines) if schedule else lines) + ["ecall"]) + "\n"
 
 
 def across(words, regs, length, lanes, zeta) -> list[str]:

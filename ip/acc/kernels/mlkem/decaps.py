@@ -29,12 +29,11 @@ Design (the pieces are in codec.py, ntt.py, basemul.py; see there):
   without a branch.
 * Buffers of the decryption are reused by the re-encryption (layout below).
 """
-from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
 from ip.acc.kernels import sample
 from ip.acc.kernels.mlkem import basemul, codec, ntt
 from ip.acc.kernels.mlkem.codec import u16 as _u16
 from ip.acc.kernels.sample import SHA3_512, SHAKE128, SHAKE256
-from ip.acc.tools import sched
 
 Q = codec.Q
 QINV16 = codec.QINV16
@@ -265,12 +264,9 @@ class Decaps:
         return ph
 
     def program(self) -> str:
-        """ML-KEM.Decaps_internal: dk at DK, c at CT -> K at K_OUT."""
-        lines = ["lui x30, 4"]
-        for _, L in self.phases():
-            lines += L
-        # the phases' straight-line stretches list-scheduled across their seams too
-        return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"
+        """ML-KEM.Decaps_internal: dk at DK, c at CT -> K at K_OUT. The phases list-scheduled across
+        their seams (asm_util.phase_program)."""
+        return phase_program(self.phases(), schedule=True, head=["lui x30, 4"])
 
     def ct_policy(self) -> dict:
         """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at

@@ -27,12 +27,11 @@ Design:
   products of the row two before have run (`_schedule` puts them first).
 """
 from ip.acc.kernels import sample
-from ip.acc.kernels.asm_util import li as _li, mem as _m
+from ip.acc.kernels.asm_util import li as _li, mem as _m, phase_program
 from ip.acc.kernels.mlkem import basemul, codec, ntt
 from ip.acc.kernels.mlkem.codec import u16 as _u16
 from ip.acc.kernels.mlkem.keygen import PARAMS, SHA3_256
 from ip.acc.kernels.sample import SHA3_512, SHAKE128, SHAKE256
-from ip.acc.tools import sched
 
 DU = {2: 10, 3: 10, 4: 11}
 DV = {2: 4, 3: 4, 4: 5}
@@ -237,11 +236,9 @@ class Encaps:
         return ph
 
     def program(self) -> str:
-        """ML-KEM.Encaps_internal: ek at EK, m at M -> K at K_OUT, c at C (over ek)."""
-        lines = ["lui x30, 4"]
-        for _, L in self.phases():
-            lines += L
-        return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"
+        """ML-KEM.Encaps_internal: ek at EK, m at M -> K at K_OUT, c at C (over ek). The phases list-scheduled across
+        their seams (asm_util.phase_program)."""
+        return phase_program(self.phases(), schedule=True, head=["lui x30, 4"])
 
     def ct_policy(self) -> dict:
         """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at

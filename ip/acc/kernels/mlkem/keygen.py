@@ -24,11 +24,10 @@ Design:
   from DMEM at the end.
 """
 from ip.acc.kernels import sample
-from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
 from ip.acc.kernels.mlkem import basemul, codec, ntt
 from ip.acc.kernels.mlkem.codec import u16 as _u16
 from ip.acc.kernels.sample import SHA3_512, SHAKE128, SHAKE256
-from ip.acc.tools import sched
 
 SHA3_256 = 0 | 2 << 2          # kmac.start mode | strength << 2 (as sample.SHA3_512)
 
@@ -178,11 +177,9 @@ class Keygen:
         return ph
 
     def program(self) -> str:
-        """ML-KEM.KeyGen_internal: d at D, z at Z -> dk at DK (ek inside it at EK)."""
-        lines = ["lui x30, 4"]
-        for _, L in self.phases():
-            lines += L
-        return "\n".join(sched.schedule(lines) + ["ecall"]) + "\n"
+        """ML-KEM.KeyGen_internal: d at D, z at Z -> dk at DK (ek inside it at EK). The phases list-scheduled across
+        their seams (asm_util.phase_program)."""
+        return phase_program(self.phases(), schedule=True, head=["lui x30, 4"])
 
 
 def keygen(param: int) -> Keygen:
