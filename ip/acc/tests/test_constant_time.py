@@ -434,15 +434,17 @@ def test_mlkem_encaps_is_clean(param):
     assert [(v.kind, v.text) for v in rep.failures] == [("address", "lw x6, 0(x5)")]
 
 
-def test_mlkem512_decaps_is_clean():
-    """Decaps(2), the 768 generator with k = 2: no finding; K steering a branch is found."""
-    src_fn, pol_fn = ct.kernels()["mlkem512_decaps"]
+@pytest.mark.parametrize("param", [512, 1024])
+def test_mlkem_decaps_is_clean(param):
+    """Decaps(2), Decaps(4), the 768 generator with k = 2, 4: no finding; K steering a
+    branch is found."""
+    src_fn, pol_fn = ct.kernels()[f"mlkem{param}_decaps"]
     src = src_fn()
     rep = ct.check(ct.Program.from_asm(src), pol_fn())
     assert rep.ok, rep.text()
     assert not rep.violations and not rep.warnings
     from ip.acc.kernels.mlkem.decaps import decaps
     seeded = src[:-len("ecall\n")] + \
-        f"bn.lw w1, {decaps(512).K_OUT}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
+        f"bn.lw w1, {decaps(param).K_OUT}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
     rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
