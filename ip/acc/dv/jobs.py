@@ -79,8 +79,13 @@ def kernel_jobs(seed: int = 5) -> list:
 
 
 def image(dm: dict, size: int = DMEM_SIZE) -> bytes:
+    """The DMEM of `size` bytes holding the blobs {addr: bytes}; ValueError for a blob past
+    the end (a bytearray slice would grow silently)."""
     img = bytearray(size)
     for addr, blob in dm.items():
+        if not 0 <= addr <= addr + len(blob) <= size:
+            raise ValueError(f"DMEM image: {len(blob)} bytes at {addr:#x} pass the end of "
+                             f"the {size}-byte memory")
         img[addr:addr + len(blob)] = blob
     return bytes(img)
 

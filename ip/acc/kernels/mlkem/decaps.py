@@ -32,7 +32,8 @@ Design (the pieces are in codec.py, ntt.py, basemul.py; see there):
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
 from ip.acc.kernels import sample
-from ip.acc.kernels.mlkem import basemul, codec, ntt
+from ip.acc.kernels.mlkem import basemul, codec, ntt, status
+from ip.acc.kernels.mlkem.keygen import SHA3_256
 from ip.acc.kernels.mlkem.codec import u16 as _u16
 from ip.acc.kernels.sample import SHA3_512, SHAKE128, SHAKE256
 
@@ -62,6 +63,7 @@ class Decaps:
         self.eta1 = 3 if k == 2 else 2
         self.du, self.dv = (11, 5) if k == 4 else (10, 4)
         self.dk_len = 768 * k + 96
+        self.ek_len = 384 * k + 32
         self.c_len = 32 * (self.du * k + self.dv)
         self.const_names = list(codec.CONST_NAMES)
         if k == 4:
@@ -93,7 +95,8 @@ class Decaps:
         self.RSEED = self.KP + 32            # r
         self.KBAR = self.RSEED + 32          # J(z || c)
         self.K_OUT = self.KBAR + 32          # shared secret (decaps output)
-        assert self.K_OUT + 32 <= self.DK_T
+        self.STATUS = self.K_OUT + 32        # status word (status.py), in a 32-byte slot
+        assert self.STATUS + 32 <= self.DK_T
         # decrypt buffers
         self.S_HAT = self.WORK               # k polys (decoded, plain)
         self.U = self.S_HAT + 512 * k        # k polys: Decompress10(u) -> NTT (transposed)
@@ -131,7 +134,8 @@ class Decaps:
         self.RSEED = self.KP + 32            # r
         self.KBAR = self.RSEED + 32          # J(z || c)
         self.K_OUT = self.KBAR + 32          # shared secret (decaps output)
-        self.S_HAT = self.K_OUT + 32         # k polys; y after decrypt
+        self.STATUS = self.K_OUT + 32        # status word (status.py), in a 32-byte slot
+        self.S_HAT = self.STATUS + 32        # k polys; y after decrypt
         self.U = self.S_HAT + 512 * k        # k polys: u -> NTT (transposed); e1 after
         self.UC = self.U + 512 * k           # k polys: decoded u, y << 5
         self.VC = self.UC + 512 * k          # v: y << 11
@@ -174,6 +178,10 @@ class Decaps:
                 img[addr] = bytes(blob)
         return img
 
+    @property
+    def status_addr(self) -> int:
+        return self.STATUS
+
     def outputs(self, dmem: bytes) -> bytes:
         """K from the DMEM after the run."""
         return bytes(dmem[self.K_OUT:self.K_OUT + 32])
@@ -200,8 +208,16 @@ class Decaps:
         k, KA = self.k, self.KA
         L = ["lui x30, 4"]
         L += _vmode(1)
-        L += codec.decode_wide(12, self.DK, self.S_HAT, 16 * k, KA)
         if j_hash:
+            # FIPS 203 7.3 hash check: H(ek) of the ek inside dk, absorbed during the s_hat
+            # decode; the number of differing lanes goes to the status slot (no branch)
+            L += [f"addi x1, x0, {SHA3_256}"] + _li(2, self.ek_len) + \
+                ["kmac.start x1, x2"] + _li(7, self.DK_T) + ["addi x3, x0, -1"]
+        L += codec.decode_wide(12, self.DK, self.S_HAT, 16 * k, KA,
+                               kmac_words=self.ek_len // 32 if j_hash else 0)
+        if j_hash:
+            L += ["kmac.dig w0", f"bn.lw w1, {_m(self.DK_H)}", "bn.or.acc x9, w0, w1",
+                  "bn.xor w2, w2, w2", "bn.wsrw ACC, w2"] + status.store_reg(9, self.STATUS)
             L += [f"addi x1, x0, {SHAKE256}"] + _li(2, 32 + self.c_len) + \
                 ["kmac.start x1, x2"] + _li(7, self.DK_Z) + ["addi x3, x0, -1"]
         jw = (32 + self.c_len) // 32 if j_hash else 0
@@ -257,10 +273,19 @@ class Decaps:
                                       d=self.dv)
 
     def _select(self):
-        """K = K' if c' = c (ACC clean: x9 = 0) else K_bar (w2), constant time."""
-        return ["bn.bcast w3, x9", f"bn.lw w4, {_m(self.KA['one'])}",
-                f"bn.lw w6, {_m(self.KP)}", f"bn.lw w2, {_m(self.KBAR)}",
-                "bn.ltv w5, w3, w4", "bn.sel w5, w6, w2", f"bn.sw w5, {_m(self.K_OUT)}"]
+        """K = K' if c' = c (ACC clean: x9 = 0) else K_bar (w2); then K = 0 and status
+        DK_HASH_MISMATCH if the hash check's lane count (in the status slot) is non-zero,
+        else status OK: constant time (masks, bn.sel, GPR arithmetic)."""
+        bad, ok = status.DK_HASH_MISMATCH, status.OK
+        L = ["bn.bcast w3, x9", f"bn.lw w4, {_m(self.KA['one'])}",
+             f"bn.lw w6, {_m(self.KP)}", f"bn.lw w2, {_m(self.KBAR)}",
+             "bn.ltv w5, w3, w4", "bn.sel w5, w6, w2"]
+        L += _li(29, self.STATUS) + ["lw x10, 0(x29)", "sltiu x11, x10, 1", "sub x11, x0, x11"]
+        L += _li(12, ok ^ bad) + ["and x12, x12, x11"] + _li(13, bad) + \
+            ["xor x12, x12, x13", "sw x12, 0(x29)"]
+        L += ["bn.bcast w7, x10", "bn.ltv w8, w7, w4", "bn.xor w9, w9, w9",
+              "bn.sel w8, w5, w9", f"bn.sw w8, {_m(self.K_OUT)}"]
+        return L
 
     def _abuf(self, i, j):
         """Row buffer of A_hat^T[i][j]: rows i and i + 2 share a buffer (row i is dead when
