@@ -217,7 +217,7 @@ class Decaps:
                                kmac_words=self.ek_len // 32 if j_hash else 0)
         if j_hash:
             L += ["kmac.dig w0", f"bn.lw w1, {_m(self.DK_H)}", "bn.or.acc x9, w0, w1",
-                  "bn.xor w2, w2, w2", "bn.wsrw ACC, w2"] + status.store_reg(9, self.STATUS)
+                  "bn.xor w2, w2, w2", "bn.wsrw ACC, w2"] + status.store_reg(9, self.STATUS, "w3")
             L += [f"addi x1, x0, {SHAKE256}"] + _li(2, 32 + self.c_len) + \
                 ["kmac.start x1, x2"] + _li(7, self.DK_Z) + ["addi x3, x0, -1"]
         jw = (32 + self.c_len) // 32 if j_hash else 0
@@ -282,7 +282,7 @@ class Decaps:
              "bn.ltv w5, w3, w4", "bn.sel w5, w6, w2"]
         L += _li(29, self.STATUS) + ["lw x10, 0(x29)", "sltiu x11, x10, 1", "sub x11, x0, x11"]
         L += _li(12, ok ^ bad) + ["and x12, x12, x11"] + _li(13, bad) + \
-            ["xor x12, x12, x13", "sw x12, 0(x29)"]
+            ["xor x12, x12, x13"] + status.store_reg(12, self.STATUS, "w10")
         L += ["bn.bcast w7, x10", "bn.ltv w8, w7, w4", "bn.xor w9, w9, w9",
               "bn.sel w8, w5, w9", f"bn.sw w8, {_m(self.K_OUT)}"]
         return L
@@ -354,6 +354,8 @@ class Decaps:
         L += self._check("v", self.VP)
         ph.append((f"{', '.join(names)}, compare v", L))
         ph.append(("select", self._select() + ["kmac.rel"]))
+        ph.append(("wipe", status.end([(self.K_OUT, self.K_OUT + 32),
+                                       (self.STATUS, self.STATUS + 32)])))
         return ph
 
     def program(self) -> str:

@@ -140,11 +140,10 @@ class Encaps:
 
     def fail_path(self):
         """The failure path of the ek check: the PRF job in flight waited for, the KMAC
-        released, status EK_INVALID, no output (K and the c area zeroed)."""
-        L = ["EK_FAIL:", "smp.wait", "kmac.rel", "bn.xor w0, w0, w0",
-             f"bn.sw w0, {_m(self.K_OUT)}"] + _li(5, self.C) + \
-            _loop(self.ek_len // 32, ["bn.sw.pi w0, 0(x5)"])
-        return L + status.store(status.EK_INVALID, self.STATUS) + ["ecall"]
+        released, DMEM wiped but the status word EK_INVALID (no output), registers zeroed."""
+        return ["EK_FAIL:", "smp.wait", "kmac.rel"] + \
+            status.end([(self.STATUS, self.STATUS + 32)], status.EK_INVALID, self.STATUS) + \
+            ["ecall"]
 
     def _g_hash(self):
         """H's digest, then (K, r) = G(m || H(ek))."""
@@ -255,7 +254,9 @@ class Encaps:
               ("G", self._g_hash())]
         ph += self._schedule()
         ph[-1] = (ph[-1][0], ph[-1][1] + ["kmac.rel"])
-        ph.append(("status", status.store(status.OK, self.STATUS)))
+        ph.append(("wipe, status OK", status.end(
+            [(self.C, self.C + self.c_len), (self.K_OUT, self.K_OUT + 32),
+             (self.STATUS, self.STATUS + 32)], status.OK, self.STATUS)))
         return ph
 
     def program(self) -> str:

@@ -179,7 +179,9 @@ class Keygen:
             L += f
         ph.append(("last t_hat row, encode rest", L))
         ph.append(("H(ek)", self._h_hash() + ["kmac.rel"]))
-        ph.append(("status", status.store(status.OK, self.STATUS)))
+        ph.append(("wipe, status OK", status.end(
+            [(self.DK, self.DK + self.dk_len), (self.STATUS, self.STATUS + 32)],
+            status.OK, self.STATUS)))
         return ph
 
     def program(self) -> str:

@@ -32,17 +32,29 @@ MESSAGES = {
 STATUS_REG = 28        # GPR the status lines use (no kernel uses x28)
 
 
-def store(code: int, addr: int) -> list[str]:
-    """Write the status word `code` at DMEM addr (uses x28, x29)."""
-    return li(STATUS_REG, code) + store_reg(STATUS_REG, addr)
+def store(code: int, addr: int, wtmp: str = "w1") -> list[str]:
+    """Write the status word `code` at DMEM addr (uses x28, wtmp)."""
+    return li(STATUS_REG, code) + store_reg(STATUS_REG, addr, wtmp)
 
 
-def store_reg(reg: int, addr: int) -> list[str]:
-    """sw x{reg} at the DMEM address addr (x29 as the base beyond 2 KiB)."""
-    assert addr % 4 == 0 and 0 <= addr < 1 << 16, addr
-    if addr < 2048:
-        return [f"sw x{reg}, {addr}(x0)"]
-    return li(29, addr) + [f"sw x{reg}, 0(x29)"]
+def store_reg(reg: int, addr: int, wtmp: str = "w1") -> list[str]:
+    """x{reg} as the status word at addr, the rest of its 32-byte slot zero (one wide store:
+    the slot may hold old secret bytes, e.g. decaps' in dk's s_hat encoding); uses wtmp."""
+    from ip.acc.kernels.asm_util import mem
+    return [f"bn.xor {wtmp}, {wtmp}, {wtmp}", f"bn.ins {wtmp}, x{reg}, 0",
+            f"bn.sw {wtmp}, {mem(addr)}"]
+
+
+def end(keep, code=None, addr=None) -> list[str]:
+    """The end of every ML-KEM program (before its ecall): DMEM zeroed but the ranges `keep`
+    (outputs, status slot; acc_block.DMEM_SIZE bytes), the status word `code` written at addr
+    (None: the program wrote it already), then every register zeroed (asm_util)."""
+    from ip.acc.block import DMEM_SIZE
+    from ip.acc.kernels.asm_util import wipe_dmem, zero_registers
+    L = ["bn.xor w0, w0, w0"] + wipe_dmem(keep, DMEM_SIZE)
+    if code is not None:
+        L += store(code, addr)
+    return L + zero_registers()
 
 
 def read(dmem: bytes, addr: int) -> int:
