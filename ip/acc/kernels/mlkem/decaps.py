@@ -13,6 +13,12 @@ ML-KEM-1024 (k = 4, du = 11, dv = 5): the same generator with its own layout in 
 codec.decode_gather (d = 11 with J absorbed, d = 5), codec.decompress and the looped
 codec.compress_compare_loop (IMEM).
 
+Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
+(status.py) at `status_addr` and ends with status.end: DMEM zeroed but its outputs and the
+status slot, every register zeroed, the KMAC released.
+FIPS 203 7.3: SHA3-256 of dk's ek is absorbed during the s_hat decode and compared with
+dk's H(ek) without a branch; _select zeroes K and sets DK_HASH_MISMATCH on a mismatch.
+
 Design (the pieces are in codec.py, ntt.py, basemul.py; see there):
 * Decrypt: ByteDecode12 of s_hat, ByteDecode10 / ByteDecode4 of u / v (kept as y << 6 /
   y << 12 for the re-encryption check), NTT of u with Decompress10 on the way in,

@@ -8,6 +8,12 @@ dv = 4, 4, 5), the kernels are the library's (ntt.py, basemul.py, codec.py, samp
     dm = en.image(ek, m)                  # {addr: bytes} (inputs + constant tables)
     ... run on the ISS ...; K, c = en.outputs(dmem)
 
+Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
+(status.py) at `status_addr` and ends with status.end: DMEM zeroed but its outputs and the
+status slot, every register zeroed, the KMAC released.
+FIPS 203 7.2: the decoded t_hat is checked < q (_ek_check); on failure the program takes
+its failure path (fail_path: status EK_INVALID, no output).
+
 Design:
 * H(ek) = SHA3-256 is absorbed in the shadow of ByteDecode12 of t_hat (codec.decode_wide
   feeds one message word per half iteration; the words of t_hat past those go in the

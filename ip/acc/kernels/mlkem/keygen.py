@@ -8,6 +8,10 @@ the argument k (2, 3, 4; eta1 = 3 for k = 2, else 2), the kernels are the librar
     dm = kg.image(d, z)                   # {addr: bytes} (inputs + constant tables)
     ... run on the ISS ...; dk = dmem[kg.DK:kg.DK + kg.dk_len]; ek = dmem[kg.EK:...]
 
+Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
+(status.py) at `status_addr` and ends with status.end: DMEM zeroed but its outputs and the
+status slot, every register zeroed, the KMAC released.
+
 Design:
 * (rho, sigma) = G(d || k), SHA3-512 on the KMAC side-load (port held for the whole
   program); rho lands in its place at the end of ek.
