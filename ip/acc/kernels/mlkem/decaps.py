@@ -121,6 +121,7 @@ class Decaps:
         self.END = self.AM + 2 * 512 * k     # peak DMEM use (bytes)
         self.u_polys = [self.U + 512 * j for j in range(k)]
         self.t_polys = [self.T_HAT + 512 * j for j in range(k)]
+        self.early_row0 = False
         self.rows = [[self.AM + 512 * k * b + 512 * j for j in range(k)] for b in range(2)]
 
     def _layout_1024(self):
@@ -149,13 +150,15 @@ class Decaps:
         self.V = self.MSK + 512              # Decompress5(v); e2 after decrypt
         self.W = self.V + 512                # s_hat . u_hat; v' after decrypt
         self.UP = self.W + 512               # u'
-        self.END = self.UP + 512
-        self.rows = [[self.DK_T + 512 * j for j in range(3)] + [self.CT],
-                     [self.DK + 512 * j for j in range(3)] + [self.CT + 512]]
-        assert self.CT + 1024 <= self.CT + self.c_len and self.DK_T + 1536 <= self.DK_RHO
-        self.T_HAT = None                    # not contiguous: rows[1]
+        self.SPARE = self.UP + 512           # t_hat[0], then row buffer 1 entry 3
+        self.END = self.SPARE + 512
+        self.rows = [[self.DK + 512 * j for j in range(3)] + [self.CT],
+                     [self.DK_T + 512 * j for j in range(3)] + [self.SPARE]]
+        self.t_polys = [self.SPARE, self.CT + 512, self.CT + 1024, self.UP]
+        assert 1536 <= self.c_len and self.DK_T + 1536 <= self.DK_RHO   # c dead after decrypt
+        self.T_HAT = None                    # not contiguous: t_polys
         self.YV, self.E1, self.E2, self.VP = self.S_HAT, self.U, self.V, self.W
-        self.t_polys = self.rows[1]
+        self.early_row0 = True
         self.u_polys = [self.U + 512 * j for j in range(k)]
 
     # ---------------------------------------------------------------- image
@@ -235,12 +238,20 @@ class Decaps:
             L += codec.decode_gather(self.du, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
             L += codec.decode_gather(self.dv, self.CT_V, self.VC, 16, KA)
             L += _vmode(0)
-            L += codec.decompress(self.dv, self.VC, self.V, 16, KA)
-        L += self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC)
-        L += basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
-                                   for j in range(k)], self.W, self.BMC)
-        L += self.intt_poly(self.W)
-        L += codec.message_bits(self.V, self.W, self.MSK, self.MOUT, KA)
+        pieces = [codec.decompress(self.dv, self.VC, self.V, 16, KA) if self.du != 10 else [],
+                  self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC),
+                  basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
+                                        for j in range(k)], self.W, self.BMC),
+                  self.intt_poly(self.W),
+                  codec.message_bits(self.V, self.W, self.MSK, self.MOUT, KA)]
+        if not (j_hash and self.early_row0):
+            return L + [x for p in pieces for x in p]
+        # ML-KEM-1024: J's digest read now (the KMAC is free), then A_hat^T row 0 sampled
+        # into its buffer (dead input bytes) in the shadow of the rest of the decryption
+        L += ["kmac.dig w9", f"bn.sw w9, {_m(self.KBAR)}"]
+        shadows = [pieces[0] + pieces[1]] + pieces[2:]
+        for j in range(k):
+            L += _pair(self._start_a(0, j, self._abuf(0, j)), shadows[j])
         return L
 
     def decrypt_program(self) -> str:
@@ -256,9 +267,10 @@ class Decaps:
         return sample.start(SHAKE128, self.DK_RHO, i | j << 8, 2, dst, "uni12")
 
     def _g_hash(self):
-        """Read J's digest (K_bar), then (K', r) = G(m' || h), SHA3-512 on the side-load."""
-        return ["kmac.dig w9", f"bn.sw w9, {_m(self.KBAR)}",
-                f"addi x1, x0, {SHA3_512}", "addi x2, x0, 64", "kmac.start x1, x2",
+        """Read J's digest (K_bar; ML-KEM-1024: read before), then (K', r) = G(m' || h),
+        SHA3-512 on the side-load."""
+        return ([] if self.early_row0 else ["kmac.dig w9", f"bn.sw w9, {_m(self.KBAR)}"]) + \
+            [f"addi x1, x0, {SHA3_512}", "addi x2, x0, 64", "kmac.start x1, x2",
                 f"bn.lw w1, {_m(self.MOUT)}", f"bn.lw w2, {_m(self.DK_H)}", "addi x3, x0, -1",
                 "kmac.msg w1, x3", "kmac.msg w2, x3", "kmac.dig w3", "kmac.dig w4",
                 f"bn.sw w3, {_m(self.KP)}", f"bn.sw w4, {_m(self.RSEED)}"]
@@ -319,11 +331,21 @@ class Decaps:
         bm_v = basemul.basemul_loop([(self.t_polys[j], self.YV + 512 * j)
                                      for j in range(k)], self.VP, self.BMC)
         L = []
-        for j in range(k):
-            L += _pair(self._start_a(0, j, self._abuf(0, j)),
-                       self.ntt_polys(self.YV + 512 * j, 1, transpose=True) +
-                       (bm_v if k == 4 and j == k - 1 else []))
-        ph.append(("NTT(y) + A row 0" + (", products of v" if k == 4 else ""), L))
+        if self.early_row0:
+            # row 0 was sampled during the decryption; row 1's first k - 1 entries (in the
+            # dead t_hat encoding) and e2 in the shadow of NTT(y), v's products last (its
+            # t_hat buffer holds row 1's last entry)
+            jobs = [self._start_a(1, j, self._abuf(1, j)) for j in range(k - 1)] + \
+                [self._start_prf(2 * k, self.E2)]
+            for j in range(k):
+                L += _pair(jobs[j], self.ntt_polys(self.YV + 512 * j, 1, transpose=True) +
+                           (bm_v if j == k - 1 else []))
+            ph.append(("NTT(y), products of v + A row 1 (k - 1 entries), e2", L))
+        else:
+            for j in range(k):
+                L += _pair(self._start_a(0, j, self._abuf(0, j)),
+                           self.ntt_polys(self.YV + 512 * j, 1, transpose=True))
+            ph.append(("NTT(y) + A row 0", L))
 
         def bm_u(i):
             return basemul.basemul_loop([(self._abuf(i, j), self.YV + 512 * j)
@@ -337,13 +359,22 @@ class Decaps:
         # its jobs waited for, i.e. the next job started
         chunks = []
         for i in range(k):
-            chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, intt_fin_u(i))]
-            if i == 0 and k < 4:
+            if self.early_row0:              # more, shorter chunks: a job for each
+                chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, self.intt_poly(self.UP)),
+                           (f"cmpu{i}", i, self._check("u", self.UP, i))]
+            else:
+                chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, intt_fin_u(i))]
+            if i == 0 and not self.early_row0:
                 chunks.append(("bmv", 0, bm_v))
             if i == 1:
                 chunks.append(("inttv", 1, self.intt_poly(self.VP)))
-        jobs = [(i, self._start_a(i, j, self._abuf(i, j))) for i in range(1, k)
-                for j in range(k)] + [(k, self._start_prf(2 * k, self.E2))]
+        if self.early_row0:
+            jobs = [(1, self._start_a(1, k - 1, self._abuf(1, k - 1)))] + \
+                [(i, self._start_a(i, j, self._abuf(i, j))) for i in range(2, k)
+                 for j in range(k)]
+        else:
+            jobs = [(i, self._start_a(i, j, self._abuf(i, j))) for i in range(1, k)
+                    for j in range(k)] + [(k, self._start_prf(2 * k, self.E2))]
         L = []
         for row, job in jobs:
             # rows < row are complete (waited for); row buffer row % 2 is free
@@ -353,7 +384,8 @@ class Decaps:
                 chunks.remove(c)
             L += _pair(job, c[2] if c else [])
         names = [c[0] for c in chunks]
-        ph.append((f"A rows 1..{k - 1} + e2 | basemul, INTT, compress, compare", L))
+        ph.append((f"A rows 1..{k - 1}" + ("" if self.early_row0 else " + e2") +
+                   " | basemul, INTT, compress, compare", L))
         L = []
         for c in chunks:
             L += c[2]
