@@ -9,7 +9,7 @@ the 512 / 768 programs are the ones they always were, same text).
     dc = decaps(1024); dc.program(); dc.image(dk, c); dc.outputs(dmem)   # another set
 
 ML-KEM-1024 (k = 4, du = 11, dv = 5): the same generator with its own layout in 16 KiB
-(Decaps._layout_1024: dead input bytes reused, t_hat decoded into an A_hat^T row buffer),
+(Decaps._layout_1024: dead input bytes reused; A_hat^T row 0 sampled during the decryption),
 codec.decode_gather (d = 11 with J absorbed, d = 5), codec.decompress and the looped
 codec.compress_compare_loop (IMEM).
 
@@ -126,15 +126,16 @@ class Decaps:
 
     def _layout_1024(self):
         """ML-KEM-1024 in 16 KiB (the 512 / 768 scheme would need ~20 KB): the dead input
-        bytes hold buffers, and t_hat is decoded into the second A_hat^T row buffer (v's
-        products run before row 1 is sampled).
+        bytes hold buffers.
         * WORK: the small words, then 18 polynomials: s_hat (then y), u (NTT'd; then e1),
           the decoded u (y << 5) and v (y << 11), the compress1 masks, v (then e2),
-          w (then v'), u';
-        * s_hat encoding (dead after its decode) and c (dead after its decode and J):
-          t_hat = A_hat^T row buffer 1;
-        * t_hat encoding (dead after its decode; H(ek), rho and z stay) and c: A_hat^T row
-          buffer 0."""
+          w (then v'), u', a spare;
+        * A_hat^T row buffer 0: the s_hat encoding (dead after its decode) and c's first
+          polynomial (dead after its decode and J): row 0 is sampled during the decryption
+          (early_row0), once J's digest is read;
+        * t_hat: the spare, the rest of c and u' (v's products run before u' is needed);
+        * row buffer 1: the t_hat encoding (dead after its decode; rho, H(ek), z stay) and
+          the spare (row 1's last entry after v's products)."""
         k = self.k
         self.MOUT = self.WORK                # m'
         self.KP = self.MOUT + 32             # K'
