@@ -29,7 +29,7 @@ MESSAGES = {
     DK_HASH_MISMATCH: "dk check failed: the H(ek) in dk is not SHA3-256 of its ek (FIPS 203 7.3)",
 }
 
-STATUS_REG = 28        # GPR the status lines use (no kernel uses x28)
+STATUS_REG = 28        # GPR of the status lines: free where they run (the end, the select)
 
 
 def store(code: int, addr: int, wtmp: str = "w1") -> list[str]:
