@@ -1,7 +1,8 @@
 """`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl]` and `pqsoc mldsa keygen
 --param P --xi HEX`: the ACC's ML-KEM / ML-DSA programs through the host API (ip/acc/api.py). One JSON line on stdout; exit 0 on success, 2 with a
-message on bad input (wrong length, not hex, a parameter set without a program), 1 when a run
-fails. HEX may be `@FILE` (a file holding the hex text)."""
+message on bad input (wrong length, not hex, a parameter set without a program, a FIPS 203
+section 7 input check failed in the program: "ek check failed: ...", "dk check failed: ..."),
+1 when a run fails. HEX may be `@FILE` (a file holding the hex text)."""
 import json
 import sys
 from pathlib import Path
@@ -38,7 +39,7 @@ def _run(args) -> int:
     except (_BadInput, api.ApiError) as e:
         bad_input = isinstance(e, _BadInput) or "bytes, ML-KEM needs" in str(e) \
             or "bytes, ML-DSA needs" in str(e) \
-            or "no such parameter set" in str(e) or "decapsulation:" in str(e)
+            or "no such parameter set" in str(e) or " check failed: " in str(e)
         print(f"pqsoc {args.scheme} {args.op}: error: {e}", file=sys.stderr)
         return 2 if bad_input else 1
     print(json.dumps({k: (v.hex() if isinstance(v, bytes) else v) for k, v in r.items()}))

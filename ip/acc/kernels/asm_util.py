@@ -83,3 +83,28 @@ def place_and_schedule(lines, loads, stores, noalias=()) -> list[str]:
     noalias = [p for p in noalias if p[0] != p[1]]
     out = sched.just_in_time(lines, loads, stores)
     return sched.schedule(sched.allocate(out, [f"w{i}" for i in range(16)]), noalias)
+
+
+def wipe_dmem(keep, size: int, zero: str = "w0", ptr: int = 5) -> list[str]:
+    """Zero DMEM [0, size) but the 32-byte aligned ranges `keep` [(lo, hi)] (the outputs
+    and the status slot): one loopi of wide stores of the zero register `zero` (which the
+    caller has cleared) per gap, 1 cycle a word."""
+    out, at = [], 0
+    for lo, hi in sorted(keep) + [(size, size)]:
+        assert lo % 32 == 0 and hi % 32 == 0 and at <= lo <= hi <= size, (lo, hi)
+        n = (lo - at) // 32
+        while n:
+            step = min(n, 1023)
+            out += li(ptr, at) + loop(step, [f"bn.sw.pi {zero}, 0(x{ptr})"]) if step > 1 \
+                else [f"bn.sw {zero}, {mem(at)}"]
+            at += 32 * step
+            n -= step
+        at = hi
+    return out
+
+
+def zero_registers(wdrs: int = 16) -> list[str]:
+    """Every WDR, the ACC WSR and every GPR (x1..x31) to zero: what a program ends with
+    before its ecall, so that no secret outlives it in the registers."""
+    return ["bn.xor w0, w0, w0", "bn.wsrw ACC, w0"] + \
+        [f"bn.mov w{i}, w0" for i in range(1, wdrs)] + [f"addi x{i}, x0, 0" for i in range(1, 32)]

@@ -8,6 +8,10 @@ the argument k (2, 3, 4; eta1 = 3 for k = 2, else 2), the kernels are the librar
     dm = kg.image(d, z)                   # {addr: bytes} (inputs + constant tables)
     ... run on the ISS ...; dk = dmem[kg.DK:kg.DK + kg.dk_len]; ek = dmem[kg.EK:...]
 
+Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
+(status.py) at `status_addr` and ends with status.end: DMEM zeroed but its outputs and the
+status slot, every register zeroed, the KMAC released.
+
 Design:
 * (rho, sigma) = G(d || k), SHA3-512 on the KMAC side-load (port held for the whole
   program); rho lands in its place at the end of ek.
@@ -25,7 +29,7 @@ Design:
 """
 from ip.acc.kernels import sample
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
-from ip.acc.kernels.mlkem import basemul, codec, ntt
+from ip.acc.kernels.mlkem import basemul, codec, ntt, status
 from ip.acc.kernels.mlkem.codec import u16 as _u16
 from ip.acc.kernels.sample import SHA3_512, SHAKE128, SHAKE256
 
@@ -61,7 +65,8 @@ class Keygen:
         self.Z = self.HEK + 32               # input z, at its final place
         self.D = self.DK                     # input d: in the s_hat encoding (dead after G)
         self.SIGMA = self.DK + self.dk_len
-        self.TWID = self.SIGMA + 32          # 8 words NTT twiddles
+        self.STATUS = self.SIGMA + 32        # status word (status.py), in a 32-byte slot
+        self.TWID = self.STATUS + 32         # 8 words NTT twiddles
         self.BMC = self.TWID + 256           # 9 words base-case multiply constants
         self.KC = self.BMC + 9 * 32          # codec.ENCODE_CONST_NAMES
         self.KA = {n: self.KC + 32 * i for i, n in enumerate(codec.ENCODE_CONST_NAMES)}
@@ -86,6 +91,10 @@ class Keygen:
         img[self.D] = bytes(d)
         img[self.Z] = bytes(z)
         return img
+
+    @property
+    def status_addr(self) -> int:
+        return self.STATUS
 
     def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
         """(ek, dk) from the DMEM after the run."""
@@ -174,6 +183,9 @@ class Keygen:
             L += f
         ph.append(("last t_hat row, encode rest", L))
         ph.append(("H(ek)", self._h_hash() + ["kmac.rel"]))
+        ph.append(("wipe, status OK", status.end(
+            [(self.DK, self.DK + self.dk_len), (self.STATUS, self.STATUS + 32)],
+            status.OK, self.STATUS)))
         return ph
 
     def program(self) -> str:
