@@ -42,12 +42,17 @@ static int dmem_range(uint32_t addr, size_t len)
     return addr <= acc_dmem_size() && len <= acc_dmem_size() - addr;
 }
 
+static uint32_t imem_generation;
+
+uint32_t acc_imem_generation(void) { return imem_generation; }
+
 int acc_load_program(const uint32_t *words, size_t n)
 {
     if ((words == NULL && n) || n > acc_imem_size() / 4)
         return ACC_ERR_ARG;
     if (!acc_idle())
         return ACC_ERR_BUSY;
+    imem_generation++;
     for (size_t i = 0; i < n; i++)
         IMEM32(4 * i) = words[i];
     return ACC_OK;
