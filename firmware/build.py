@@ -8,7 +8,10 @@ ip/acc/data/acc_regs.yml), acc_errors.h (the ACC error bit names, from ip/acc/da
 errors:) and acc_vectors.h (ACC programs assembled with ip.acc.tools.asm, DMEM images and expected
 outputs from kyber-py / dilithium-py / hashlib, see write_acc_vectors); for a program that
 includes it, pqc_vectors.h (the whole ML-KEM-768 decaps and ML-DSA-65 signing programs, their
-inputs, outputs from kyber-py / dilithium-py and the ISS's cycle counts, see pqc_ops). Output:
+inputs, outputs from kyber-py / dilithium-py and the ISS's cycle counts, see pqc_ops);
+pqc_mlkem_layout.h (what lib/pqc.c knows of each ML-KEM program, firmware/pqc_layout.py) and, for
+programs/pqc_mlkem_api.c, pqc_mlkem_api_vectors.h (its images and calls; the caller's own with
+build(headers=...), as `pqsoc mlkem --engine soc` does). Output:
 OUT/NAME.elf, OUT/NAME.bin (what the boot ROM holds), OUT/NAME.map.
 """
 import hashlib
