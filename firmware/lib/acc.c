@@ -58,6 +58,17 @@ int acc_load_program(const uint32_t *words, size_t n)
     return ACC_OK;
 }
 
+int acc_read_imem(uint32_t first, uint32_t *dst, size_t n)
+{
+    if ((dst == NULL && n) || first > acc_imem_size() / 4 || n > acc_imem_size() / 4 - first)
+        return ACC_ERR_ARG;
+    if (!acc_idle())
+        return ACC_ERR_BUSY;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = IMEM32(4 * (first + i));
+    return ACC_OK;
+}
+
 int acc_write_dmem_words(uint32_t addr, const uint32_t *src, size_t n)
 {
     if ((addr & 3) || (src == NULL && n) || n > acc_dmem_size() / 4 || !dmem_range(addr, 4 * n))

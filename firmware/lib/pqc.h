@@ -39,7 +39,8 @@ enum pqc_status {
     PQC_ERR_PARAM = 1,             /* no such parameter set, or no program of this op for it */
     PQC_ERR_IMAGE_MISSING = 2,     /* no image given for (op, set): pqc_mlkem_set_image() */
     PQC_ERR_IMAGE_WRONG = 3,       /* the image is not the layout's program / tables for (op,
-                                    * set), or does not fit this ACC's IMEM / DMEM */
+                                    * set) (for an image without words: IMEM does not hold
+                                    * the program), or does not fit this ACC's IMEM / DMEM */
     PQC_ERR_ACC = 4,               /* the program stopped with an error: pqc_last()->acc.err_bits */
     PQC_ERR_EK_INVALID = 5,        /* FIPS 203 7.2 modulus check of ek failed (status word) */
     PQC_ERR_DK_HASH_MISMATCH = 6,  /* FIPS 203 7.3 hash check of dk failed (status word) */
@@ -50,7 +51,11 @@ enum pqc_status {
 
 struct pqc_segment { uint32_t addr; const uint8_t *data; uint32_t len; };   /* DMEM bytes */
 
-/* An ACC program and its constant tables (the format firmware/pqc_layout.py writes). */
+/* An ACC program and its constant tables (the format firmware/pqc_layout.py writes).
+ * imem == NULL: the program is loaded into IMEM by someone else (on the silicon SoC the host
+ * or the management core, from outside the CPU's memory); the API then reads IMEM back and
+ * checks its FNV-1a sum against the layout instead of loading it (once, while it stays
+ * resident). The constant tables must come with the image: CTRL.WIPE clears DMEM. */
 struct pqc_image {
     uint8_t op;                       /* enum pqc_mlkem_op */
     uint16_t param;                   /* 512, 768, 1024 */
@@ -63,6 +68,7 @@ struct pqc_info {
     int status;                  /* what the call returned */
     struct acc_result acc;       /* CYCLES, ERR_BITS, ERR_KMAC, INSNS, STOP_PC of the run */
     int loaded;                  /* 1: the program was written to IMEM by this call */
+    int checked_imem;            /* 1: an image without words: IMEM was read back and checked */
     int acc_rc;                  /* the failing acc_* driver call's code, ACC_OK if none */
     uint32_t status_word;        /* the program's status word (0 while programs write none) */
 };

@@ -191,10 +191,27 @@ static int t_dmem_wiped(void)
     return any == 0;
 }
 
+/* The program loaded by someone else, as the host or the management core does on the silicon
+ * SoC (acc_load_program stands in for them here): an image without words. The API reads IMEM
+ * back and checks it instead of loading; IMEM holding another program is refused. */
+static int t_preloaded(void)
+{
+    struct pqc_image pre = api_img_keygen;
+    pre.imem = NULL;
+    int ok = acc_load_program(api_img_encaps.imem, api_img_keygen.imem_words) == ACC_OK &&
+             pqc_mlkem_set_image(&pre) == PQC_OK &&
+             pqc_mlkem_keypair(API_PARAM, seed, seed, out0, out1) == PQC_ERR_IMAGE_WRONG;
+    ok = ok && acc_load_program(api_img_keygen.imem, api_img_keygen.imem_words) == ACC_OK &&
+         keygen_ok() && pqc_last()->checked_imem && !pqc_last()->loaded;
+    ok = ok && keygen_ok() && !pqc_last()->checked_imem;   /* resident now: no second check */
+    return pqc_mlkem_set_image(&api_img_keygen) == PQC_OK && ok;
+}
+
 static const struct { const char *name; int (*fn)(void); } error_tests[] = {
     {"api_bad_param", t_bad_param}, {"api_image_missing", t_image_missing},
     {"api_image_wrong", t_image_wrong}, {"api_acc_error", t_acc_error},
-    {"api_timeout", t_timeout}, {"api_reload", t_reload}, {"api_dmem_wiped", t_dmem_wiped},
+    {"api_timeout", t_timeout}, {"api_reload", t_reload}, {"api_preloaded", t_preloaded},
+    {"api_dmem_wiped", t_dmem_wiped},
 };
 #define N_ERROR_TESTS (sizeof error_tests / sizeof error_tests[0])
 #else

@@ -3,7 +3,8 @@
 - programs/pqc_mlkem_api.c: ML-KEM-768 keygen, encaps and decaps with kyber-py's inputs,
   outputs equal kyber-py's (checked in the firmware and here), ACC cycles equal the ISS's, the
   resident second call cheaper than the loading first one; the API's error paths (bad set,
-  missing / wrong image, an ACC error, a timeout, another IMEM user, DMEM wiped after a call).
+  missing / wrong image, an ACC error, a timeout, another IMEM user, a program loaded by
+  someone else (an image without words: IMEM checked), DMEM wiped after a call).
 - `pqsoc mlkem ... --engine soc` (sim/mlkem_soc.py): one case per op, equal to the ISS engine,
   kyber-py and the `cryptography` package.
 ~1 min (model cached): 8 M simulated cycles, then three SoC runs of ~1 M."""
@@ -14,7 +15,7 @@ from ip.acc import api
 from firmware import pqc_layout
 
 ERROR_TESTS = ["api_bad_param", "api_image_missing", "api_image_wrong", "api_acc_error",
-               "api_timeout", "api_reload", "api_dmem_wiped"]
+               "api_timeout", "api_reload", "api_preloaded", "api_dmem_wiped"]
 
 
 def test_pqc_mlkem_api_firmware(sim_run_json):
