@@ -14,10 +14,9 @@ its inputs and outputs, its peak DMEM use) and writes them as C:
   firmware that links them in (programs/pqc_mlkem_api.c on the simulation SoC). On the silicon
   SoC the images are data the caller brings (Caravel's flash, the host), in the same format.
 
-The program status word (EK_INVALID / DK_HASH_MISMATCH from the programs' FIPS 203 section 7
-input checks) is TODO here: the programs do not write one yet (branch `mlkem` adds it, with the
-codes in one Python source); until then the layout says has_status = 0 and pqc.c reports no
-status word.
+Every program writes a 32-bit status word at its layout's status_addr
+(ip/acc/kernels/mlkem/status.py: OK, EK_INVALID / DK_HASH_MISMATCH from the FIPS 203 section 7
+input checks, NOT_RUN = 0); the codes go into the header as PQC_MLKEM_STATUS_*, from there.
 """
 from functools import lru_cache
 
@@ -88,15 +87,17 @@ def layout(op: str, param: int) -> dict | None:
     for (a0, e0, n0), (a1, e1, n1) in zip(spans, spans[1:]):
         if a1 < e0:
             raise LayoutError(f"ML-KEM-{param} {op}: {n0} [{a0:#x}, {e0:#x}) overlaps {n1} at {a1:#x}")
+    # the status word, written just before ecall: it may lie over dead inputs (decaps: in dk)
+    st = kern.status_addr
+    if st % 4:
+        raise LayoutError(f"ML-KEM-{param} {op}: the status word at {st:#x} is not word-aligned")
     end = max(e for _, e, _ in spans)
-    if max([kern.END, end] + [a + n for _, a, n in outs]) > kern.END:
+    if max([kern.END, end, st + 4] + [a + n for _, a, n in outs]) > kern.END:
         raise LayoutError(f"ML-KEM-{param} {op}: a buffer lies past the program's DMEM end {kern.END:#x}")
-    # TODO(status word): branch `mlkem` adds a 32-bit status word at a layout-defined DMEM
-    # address (kern.status_addr, codes in one Python source); wire it in here once it lands.
     return {"op": op, "param": param, "words": words, "imem_fnv": fnv1a(words),
             "consts": consts, "const_fnv": const_fnv(consts),
             "const_bytes": sum(len(d) for _, d in consts), "dmem_end": kern.END,
-            "ins": ins, "outs": outs, "status_addr": None,
+            "ins": ins, "outs": outs, "status_addr": st,
             "sizes": {"ek": getattr(kern, "ek_len", None), "dk": getattr(kern, "dk_len", None),
                       "c": getattr(kern, "c_len", None)}}
 
@@ -141,6 +142,10 @@ def layout_header() -> str:
             lines.append(f"#define PQC_MLKEM{p}_{k.upper()}_BYTES {v}u")
             maxes[k] = max(maxes.get(k, 0), v)
     lines += [f"#define PQC_MLKEM_MAX_{k.upper()}_BYTES {v}u" for k, v in maxes.items()]
+    from ip.acc.kernels.mlkem import status
+    lines += ["/* the programs' status word (ip/acc/kernels/mlkem/status.py) */"]
+    lines += [f"#define PQC_MLKEM_STATUS_{n} 0x{getattr(status, n):08x}u"
+              for n in ("NOT_RUN", "OK", "EK_INVALID", "DK_HASH_MISMATCH")]
     lines += [f"#define PQC_FNV_INIT 0x{FNV_INIT:08x}u", f"#define PQC_FNV_PRIME 0x{FNV_PRIME:08x}u",
               "struct pqc_mlkem_buf { uint32_t addr, len; };   /* DMEM byte address, bytes */",
               "struct pqc_mlkem_layout {",
@@ -149,21 +154,18 @@ def layout_header() -> str:
               "    uint32_t const_bytes, const_fnv;   /* constant tables: bytes, FNV-1a (addr, len, words) */",
               "    uint32_t dmem_end;                 /* DMEM bytes the program uses */",
               "    struct pqc_mlkem_buf in[2], out[2];   /* out[1].len == 0: no second output */",
-              "    uint8_t has_status; uint32_t status_addr;   /* the program's status word */",
+              "    uint32_t status_addr;              /* the program's status word */",
               "};"]
     rows = []
     for lay in layouts():
         ins = ", ".join(f"{{0x{a:x}, {n}}}" for _, a, n in lay["ins"])
         outs = [f"{{0x{a:x}, {n}}}" for _, a, n in lay["outs"]] + ["{0, 0}"]
-        st = lay["status_addr"]
         rows.append(f"    {{PQC_MLKEM_{lay['op'].upper()}, {lay['param']}, {len(lay['words'])}, "
                     f"0x{lay['imem_fnv']:08x}, {lay['const_bytes']}, 0x{lay['const_fnv']:08x}, "
                     f"0x{lay['dmem_end']:x}, {{{ins}}}, {{{outs[0]}, {outs[1]}}}, "
-                    f"{int(st is not None)}, 0x{st or 0:x}}},   /* "
+                    f"0x{lay['status_addr']:x}}},   /* "
                     f"{', '.join(n for n, _, _ in lay['ins'])} -> {', '.join(n for n, _, _ in lay['outs'])} */")
     lines += [f"#define PQC_MLKEM_LAYOUTS {len(rows)}u",
-              "/* TODO(status word): the programs write none yet (branch mlkem adds it and its codes);",
-              " * has_status = 0 in every row until then. */",
               "#ifdef PQC_MLKEM_LAYOUT_TABLE   /* defined by pqc.c only */",
               "static const struct pqc_mlkem_layout pqc_mlkem_layouts[PQC_MLKEM_LAYOUTS] = {",
               *rows, "};", "#endif", "#endif", ""]
@@ -252,6 +254,14 @@ def api_vectors(param: int, requests: list[dict], error_tests: bool) -> str:
                     f'{{{", ".join(ptr["in"])}}}, {{{", ".join(ptr["exp"])}}}, '
                     f'{{"{outs[0][0]}", "{outs[1][0]}"}}, {{{outs[0][1]}, {outs[1][1]}}}}},')
     lines += [f"#define API_{k.upper()}_BYTES {v}u" for k, v in sizes(param).items()]
+    if error_tests:   # inputs that fail the programs' FIPS 203 section 7 checks
+        by_op = {r["op"]: r for r in requests}
+        bad_ek = bytearray(by_op["encaps"]["in"][0])
+        bad_ek[0], bad_ek[1] = 0xFF, bad_ek[1] | 0x0F     # coefficient 0 = 0xfff >= q
+        bad_dk = bytearray(by_op["decaps"]["in"][0])
+        bad_dk[768 * (param // 256) + 32] ^= 1             # a bit of H(ek) inside dk
+        lines += [f"static const uint8_t api_bad_ek[] __attribute__((aligned(4))) = {_c_bytes(bad_ek)};",
+                  f"static const uint8_t api_bad_dk[] __attribute__((aligned(4))) = {_c_bytes(bad_dk)};"]
     lines += ["struct api_request { const char *name; uint8_t op; const uint8_t *in[2];",
               "                     const uint8_t *exp[2]; const char *out_name[2];",
               "                     uint32_t out_len[2]; };",

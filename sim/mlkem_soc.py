@@ -5,7 +5,9 @@ firmware API, firmware/lib/pqc.c, with the parameter set's program images in the
 SoC's 128 KiB ROM; firmware/pqc_layout.py api_vectors); that firmware is built, runs on the
 Verilator model of the SoC (Ibex + KMAC + ACC RTL, sim/run.py; model cached in build/sim/model),
 prints the outputs in hex with the ACC's cycles and the CPU's end-to-end mcycle count, and this
-module reads them back. Same results as ip.acc.api's engines (iss, rtl); "cycles" = ACC
+module reads them back. An input the program's FIPS 203 section 7 check refuses (its status
+word) raises SocEngineError with ip/acc/kernels/mlkem/status.py's message ("ek check failed:
+...", "dk check failed: ...") as ip.acc.api does. Same results as ip.acc.api's engines (iss, rtl); "cycles" = ACC
 cycles (CYCLES register), "cpu_cycles" = mcycle around the API call (checks, IMEM load, DMEM
 writes, run, read-back, wipes). Slow: the SoC and the model are (re)built when stale, then
 ~1-2 M simulated cycles per call.
@@ -74,6 +76,10 @@ def run(op: str, param: int, ins: tuple[bytes, bytes], log=_log, build_dir: Path
     step(f"done: {res.cycles} SoC cycles in {res.wall_s:.1f} s")
     name = f"mlkem{param}_{op}"
     lines = [t for t in res.tests if t["test"] == name]
+    if len(lines) == 1 and lines[0].get("status") in ("EK_INVALID", "DK_HASH_MISMATCH", "STATUS"):
+        # the program's FIPS 203 section 7 input check (its status word) refused the input
+        from ip.acc.kernels.mlkem import status
+        raise SocEngineError(f"{name}: {status.message(lines[0].get('status_word', 0))}")
     if not res.ok:
         status = f"the API returned {lines[0].get('status')}, ERR_BITS {lines[0].get('err_bits')}; " \
             if len(lines) == 1 else ""

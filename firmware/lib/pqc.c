@@ -162,12 +162,15 @@ static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t 
             st = from_acc(acc_write_dmem(lay->in[i].addr, in[i], lay->in[i].len));
     if (st == PQC_OK)
         st = from_acc(acc_run(&last.acc, max_polls));
-    if (st == PQC_OK && lay->has_status) {
-        /* TODO(status word): map the program's codes (pqc_layout.py) once the programs write
-         * one; no layout row sets has_status yet, so this is not reached. */
+    if (st == PQC_OK)   /* the program's status word: its FIPS 203 section 7 input checks */
         st = from_acc(acc_read_dmem(lay->status_addr, &last.status_word, 4));
-        if (st == PQC_OK && last.status_word != 0)
-            st = PQC_ERR_STATUS;
+    if (st == PQC_OK) {
+        switch (last.status_word) {
+        case PQC_MLKEM_STATUS_OK: break;
+        case PQC_MLKEM_STATUS_EK_INVALID: st = PQC_ERR_EK_INVALID; break;
+        case PQC_MLKEM_STATUS_DK_HASH_MISMATCH: st = PQC_ERR_DK_HASH_MISMATCH; break;
+        default: st = PQC_ERR_STATUS; break;   /* NOT_RUN (0) included: never taken as OK */
+        }
     }
     for (int i = 0; st == PQC_OK && i < 2; i++)
         if (lay->out[i].len)

@@ -20,8 +20,9 @@
  *      pqc_forget_program());
  *   3. constant tables and inputs into DMEM (straight from the caller's buffers: no copy of a
  *      secret on the stack), START, wait (bounded: pqc_set_max_polls);
- *   4. checks ERR_BITS (and the program's status word once the programs write one: TODO in
- *      pqc_layout.py), reads the outputs;
+ *   4. checks ERR_BITS and the program's status word (its FIPS 203 section 7 input checks:
+ *      encaps the modulus of ek, decaps the hash of ek inside dk; codes from
+ *      ip/acc/kernels/mlkem/status.py), reads the outputs;
  *   5. CTRL.WIPE on every path once step 2 began, so no secret stays in DMEM or the ACC's
  *      registers. A call that fails from step 2 on zero-fills its outputs (no partial
  *      result); one refused in step 1 leaves them untouched.
@@ -46,7 +47,8 @@ enum pqc_status {
     PQC_ERR_DK_HASH_MISMATCH = 6,  /* FIPS 203 7.3 hash check of dk failed (status word) */
     PQC_ERR_TIMEOUT = 7,           /* the ACC did not halt within the polling bound (wiped) */
     PQC_ERR_BUSY = 8,              /* the ACC refused an access (not idle): another user */
-    PQC_ERR_STATUS = 9,            /* the program's status word holds an unknown code */
+    PQC_ERR_STATUS = 9,            /* the program's status word is not a known code (or
+                                    * NOT_RUN: the program wrote none): pqc_last() */
 };
 
 struct pqc_segment { uint32_t addr; const uint8_t *data; uint32_t len; };   /* DMEM bytes */
@@ -70,7 +72,7 @@ struct pqc_info {
     int loaded;                  /* 1: the program was written to IMEM by this call */
     int checked_imem;            /* 1: an image without words: IMEM was read back and checked */
     int acc_rc;                  /* the failing acc_* driver call's code, ACC_OK if none */
-    uint32_t status_word;        /* the program's status word (0 while programs write none) */
+    uint32_t status_word;        /* the program's status word (PQC_MLKEM_STATUS_*) */
 };
 
 /* Remembers img for (img->op, img->param); NULL-safe: PQC_ERR_PARAM for an op or set that has

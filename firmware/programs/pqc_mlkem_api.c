@@ -9,8 +9,9 @@
  *
  * One line per call: {"test": "mlkem768_keygen", "pass": ..., "cycles": ACC cycles,
  * "cpu_cycles": mcycle around the API call (end to end: checks, wipe, IMEM load if not
- * resident, DMEM writes, run, read-back, wipe), "loaded": 1 if it loaded IMEM, "status",
- * "err_bits", then each output as hex ("ek", "dk" / "K", "c" / "K"). "pass": the call returned
+ * resident, DMEM writes, run, read-back, wipe), "loaded": 1 if it loaded IMEM, "status"
+ * (pqc_status_name), "status_word" (the program's), "err_bits", then each output as hex
+ * ("ek", "dk" / "K", "c" / "K"). "pass": the call returned
  * PQC_OK and the outputs equal the expected ones (when given). The first call of each op
  * loads its program; each op runs a second time resident, whose cpu_cycles ("_resident")
  * show the steady-state cost. */
@@ -70,10 +71,12 @@ static int run_request(const struct api_request *r, const char *suffix, int prin
         if (r->exp[i] && memcmp(i ? out1 : out0, r->exp[i], r->out_len[i]) != 0)
             ok = 0;
     printf("{\"test\": \"%s%s\", \"pass\": %s, \"cycles\": %lu, \"cpu_cycles\": %s, "
-           "\"loaded\": %d, \"status\": \"%s\", \"err_bits\": %lu, \"checked\": %s",
+           "\"loaded\": %d, \"status\": \"%s\", \"status_word\": %lu, \"err_bits\": %lu, "
+           "\"checked\": %s",
            r->name, suffix, ok ? "true" : "false", (unsigned long)info->acc.cycles,
            u64_dec(t1 - t0).s, info->loaded, pqc_status_name(st),
-           (unsigned long)info->acc.err_bits, r->exp[0] ? "true" : "false");
+           (unsigned long)info->status_word, (unsigned long)info->acc.err_bits,
+           r->exp[0] ? "true" : "false");
     for (int i = 0; print_outputs && i < 2; i++)
         if (r->out_len[i]) {
             printf(", \"%s\": \"", r->out_name[i]);
@@ -191,6 +194,38 @@ static int t_dmem_wiped(void)
     return any == 0;
 }
 
+/* FIPS 203 7.2: an ek with a coefficient >= q. The encaps program's check fails (status word
+ * EK_INVALID): PQC_ERR_EK_INVALID, no output. */
+static int t_ek_invalid(void)
+{
+    const struct api_request *r = &api_requests[1];
+    int st = pqc_mlkem_encaps(API_PARAM, api_bad_ek, r->in[1], out0, out1);
+    uint32_t any = 0;
+    for (uint32_t i = 0; i < API_C_BYTES; i++)
+        any |= out1[i];
+    for (uint32_t i = 0; i < PQC_MLKEM_K_BYTES; i++)
+        any |= out0[i];
+    return r->op == PQC_MLKEM_ENCAPS && st == PQC_ERR_EK_INVALID && any == 0 &&
+           pqc_last()->status_word == PQC_MLKEM_STATUS_EK_INVALID && pqc_last()->acc.err_bits == 0;
+}
+
+/* FIPS 203 7.3: a dk whose H(ek) does not match its ek. The decaps program's check fails
+ * (DK_HASH_MISMATCH), K zeroed; the run takes the ACC cycles of a good one (no branch). */
+static int t_dk_hash_mismatch(void)
+{
+    const struct api_request *r = &api_requests[2];
+    if (r->op != PQC_MLKEM_DECAPS || pqc_mlkem_decaps(API_PARAM, r->in[0], r->in[1], out0) != PQC_OK)
+        return 0;
+    uint32_t good_cycles = pqc_last()->acc.cycles;
+    int st = pqc_mlkem_decaps(API_PARAM, api_bad_dk, r->in[1], out0);
+    uint32_t any = 0;
+    for (uint32_t i = 0; i < PQC_MLKEM_K_BYTES; i++)
+        any |= out0[i];
+    return st == PQC_ERR_DK_HASH_MISMATCH && any == 0 &&
+           pqc_last()->status_word == PQC_MLKEM_STATUS_DK_HASH_MISMATCH &&
+           pqc_last()->acc.cycles == good_cycles;
+}
+
 /* The program loaded by someone else, as the host or the management core does on the silicon
  * SoC (acc_load_program stands in for them here): an image without words. The API reads IMEM
  * back and checks it instead of loading; IMEM holding another program is refused. */
@@ -209,7 +244,8 @@ static int t_preloaded(void)
 
 static const struct { const char *name; int (*fn)(void); } error_tests[] = {
     {"api_bad_param", t_bad_param}, {"api_image_missing", t_image_missing},
-    {"api_image_wrong", t_image_wrong}, {"api_acc_error", t_acc_error},
+    {"api_image_wrong", t_image_wrong}, {"api_ek_invalid", t_ek_invalid},
+    {"api_dk_hash_mismatch", t_dk_hash_mismatch}, {"api_acc_error", t_acc_error},
     {"api_timeout", t_timeout}, {"api_reload", t_reload}, {"api_preloaded", t_preloaded},
     {"api_dmem_wiped", t_dmem_wiped},
 };

@@ -11,10 +11,13 @@ Decaps_internal) and ML-DSA programs (FIPS 204 KeyGen_internal): what `pqsoc mlk
 Each call builds the program for the parameter set (ip/acc/kernels/mlkem: keygen.py,
 encaps.py, decaps.py), loads it and its inputs into the taped-out memories (ip/acc/block.py:
 16 KiB IMEM, 16 KiB DMEM) and runs it on an engine: "iss" (the cycle-accurate ISS) or "rtl" (the
-ACC's RTL in Verilator: the same cycles, checked against the ISS). Inputs of a wrong length, a
-parameter set without a program, or a run that does not end in `ecall` raise ApiError with a
-message naming the problem. Not yet here (issue 23): the FIPS 203 section 7 input checks run by
-the programs, ML-KEM-1024 decapsulation, the SoC engine (firmware API).
+ACC's RTL in Verilator: the same cycles, checked against the ISS). Inputs of a wrong length
+(FIPS 203 7.2 / 7.3 type checks: the host's), a parameter set without a program, a run that
+does not end in `ecall`, or a program whose status word (ip/acc/kernels/mlkem/status.py, at
+its layout's `status_addr`) is not OK raise ApiError with a message naming the problem, e.g.
+"mlkem768_encaps: ek check failed: a coefficient >= q (FIPS 203 7.2)" (encaps checks ek's
+modulus, decaps the H(ek) inside dk, in the programs). The SoC engine (the firmware API on
+the simulated SoC) is a floor up: sim/mlkem_soc.py (`pqsoc mlkem ... --engine soc`).
 """
 from ip.acc import block as acc_block
 
@@ -45,8 +48,26 @@ def sizes(param: int) -> dict:
     return {"ek": 384 * k + 32, "dk": 768 * k + 96, "c": 32 * (du * k + dv), "seed": 32}
 
 
-def _run(program: str, dm: dict, engine: str, name: str):
+def _image(dm: dict, name: str) -> bytes:
+    """The DMEM image of the taped-out memory; a blob past its end is refused (never a
+    silent grow or overlap)."""
     from ip.acc.dv.jobs import image
+    try:
+        return image(dm, MEM)
+    except ValueError as e:
+        raise ApiError(f"{name}: {e}") from None
+
+
+def _status(prog, r, name: str) -> None:
+    """The program's status word (ip/acc/kernels/mlkem/status.py): ApiError naming the
+    failed FIPS 203 section 7 check unless OK."""
+    from ip.acc.kernels.mlkem import status
+    code = status.read(r.dmem, prog.status_addr)
+    if code != status.OK:
+        raise ApiError(f"{name}: {status.message(code)}")
+
+
+def _run(program: str, dm: dict, engine: str, name: str):
     from ip.acc.dv.lockstep import IssBackend, compare
     from ip.acc.tools.asm import assemble
     if engine not in ENGINES:
@@ -54,7 +75,7 @@ def _run(program: str, dm: dict, engine: str, name: str):
     words = assemble(program, f"{name}.s")
     if 4 * len(words) > acc_block.IMEM_SIZE:
         raise ApiError(f"{name}: the program is {4 * len(words)} bytes, IMEM holds {acc_block.IMEM_SIZE}")
-    job = (words, image(dm, MEM), 1_000_000)
+    job = (words, _image(dm, name), 1_000_000)
     r = IssBackend(acc_block.IMEM_SIZE, MEM).run(*job)
     if engine == "rtl":
         from ip.acc.dv.rtl_runner import RtlBackend
@@ -75,6 +96,7 @@ def mlkem_keygen(param: int, d: bytes, z: bytes, engine: str = "iss") -> dict:
     _k(param)
     kg = keygen(param)
     r = _run(kg.program(), kg.image(d, z), engine, f"mlkem{param}_keygen")
+    _status(kg, r, f"mlkem{param}_keygen")
     ek, dk = kg.outputs(r.dmem)
     return {"ek": ek, "dk": dk, "cycles": r.cycles}
 
@@ -85,6 +107,7 @@ def mlkem_encaps(param: int, ek: bytes, m: bytes, engine: str = "iss") -> dict:
     _need("m", m, 32)
     en = encaps(param)
     r = _run(en.program(), en.image(ek, m), engine, f"mlkem{param}_encaps")
+    _status(en, r, f"mlkem{param}_encaps")
     K, c = en.outputs(r.dmem)
     return {"K": K, "c": c, "cycles": r.cycles}
 
@@ -94,12 +117,10 @@ def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss") -> dict:
     n = sizes(param)
     _need("dk", dk, n["dk"])
     _need("c", c, n["c"])
-    try:
-        de = decaps(param)
-    except ValueError as e:
-        raise ApiError(f"ML-KEM-{param} decapsulation: {e}") from None
+    de = decaps(param)
     r = _run(de.program(), de.image(dk, c), engine, f"mlkem{param}_decaps")
-    return {"K": bytes(r.dmem[de.K_OUT:de.K_OUT + 32]), "cycles": r.cycles}
+    _status(de, r, f"mlkem{param}_decaps")
+    return {"K": de.outputs(r.dmem), "cycles": r.cycles}
 
 
 MLDSA_PARAMS = (44, 65, 87)

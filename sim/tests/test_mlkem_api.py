@@ -3,7 +3,8 @@
 - programs/pqc_mlkem_api.c: ML-KEM-768 keygen, encaps and decaps with kyber-py's inputs,
   outputs equal kyber-py's (checked in the firmware and here), ACC cycles equal the ISS's, the
   resident second call cheaper than the loading first one; the API's error paths (bad set,
-  missing / wrong image, an ACC error, a timeout, another IMEM user, a program loaded by
+  missing / wrong image, an ek failing the program's modulus check and a dk failing its hash
+  check (the programs' status word), an ACC error, a timeout, another IMEM user, a program loaded by
   someone else (an image without words: IMEM checked), DMEM wiped after a call).
 - `pqsoc mlkem ... --engine soc` (sim/mlkem_soc.py): one case per op, equal to the ISS engine,
   kyber-py and the `cryptography` package.
@@ -14,7 +15,8 @@ import random
 from ip.acc import api
 from firmware import pqc_layout
 
-ERROR_TESTS = ["api_bad_param", "api_image_missing", "api_image_wrong", "api_acc_error",
+ERROR_TESTS = ["api_bad_param", "api_image_missing", "api_image_wrong", "api_ek_invalid",
+               "api_dk_hash_mismatch", "api_acc_error",
                "api_timeout", "api_reload", "api_preloaded", "api_dmem_wiped"]
 
 
@@ -49,6 +51,7 @@ def _cli(capsys, *argv):
 
 
 def test_soc_engine_equals_iss_and_references(capsys, soc_dir, model):
+    from pqsoc.cli import main
     from cryptography.hazmat.primitives.asymmetric import mlkem
     from kyber_py.ml_kem import ML_KEM_768 as REF
     rnd = random.Random(2023)
@@ -69,6 +72,12 @@ def test_soc_engine_equals_iss_and_references(capsys, soc_dir, model):
     iss = api.mlkem_decaps(768, dk, bytes(bad))
     assert (de["K"], de["cycles"]) == (REF._decaps_internal(dk, bytes(bad)).hex(), iss["cycles"])
     assert de["K"] != K.hex()
+    # an ek failing the program's modulus check (FIPS 203 7.2): exit 2 with the check's name
+    bad_ek = bytearray(ek)
+    bad_ek[0], bad_ek[1] = 0xFF, bad_ek[1] | 0x0F
+    assert main(["mlkem", "encaps", "--param", "768", "--ek", bad_ek.hex(), "--m", m.hex(),
+                 "--engine", "soc"]) == 2
+    assert "ek check failed: a coefficient >= q" in capsys.readouterr().err
 
 
 def test_soc_engine_bad_input_before_any_build(capsys):

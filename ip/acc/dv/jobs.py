@@ -79,8 +79,13 @@ def kernel_jobs(seed: int = 5) -> list:
 
 
 def image(dm: dict, size: int = DMEM_SIZE) -> bytes:
+    """The DMEM of `size` bytes holding the blobs {addr: bytes}; ValueError for a blob past
+    the end (a bytearray slice would grow silently)."""
     img = bytearray(size)
     for addr, blob in dm.items():
+        if not 0 <= addr <= addr + len(blob) <= size:
+            raise ValueError(f"DMEM image: {len(blob)} bytes at {addr:#x} pass the end of "
+                             f"the {size}-byte memory")
         img[addr:addr + len(blob)] = blob
     return bytes(img)
 
@@ -173,6 +178,33 @@ def measure_mlkem_decaps(rtl: bool = True, seed: int = 7) -> dict:
             "mlkem768_decaps_reject_cycles": runs[1].cycles,
             "mlkem768_decaps_imem_bytes": 4 * len(progs[0][0]),
             "mlkem768_decaps_dmem_bytes": mlkem.END}
+
+
+def mlkem_decaps_set_jobs(param: int, seed: int = 7, mem: int = MLKEM_MEM) -> list:
+    """ML-KEM-<param> Decaps_internal(dk, c) (kernels/mlkem/decaps.py), keys and message from
+    `seed`: one job, K checked against kyber-py (measure_programs' form)."""
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.kernels.mlkem.decaps import decaps
+    ref = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    de = decaps(param)
+    rnd = random.Random(seed)
+    ek, dk = ref._keygen_internal(rnd.randbytes(32), rnd.randbytes(32))
+    want, c = ref._encaps_internal(ek, rnd.randbytes(32))
+    words = assemble(de.program(), f"mlkem{param}_decaps.s")
+
+    def check(r):
+        if r.halt != "ecall":
+            return f"halted by {r.halt} (err {r.err_bits:#x})"
+        return None if de.outputs(r.dmem) == want else "K != kyber-py's"
+    return [(f"mlkem{param}_decaps", words, image(de.image(dk=dk, c=c), mem), 100_000, check)]
+
+
+def measure_mlkem_decaps_sets(rtl: bool = False, seed: int = 7, params=(512, 768, 1024)) -> dict:
+    """ML-KEM decaps per parameter set as one ACC program (measure_programs); K checked
+    against kyber-py."""
+    from ip.acc.kernels.mlkem.decaps import decaps
+    jobs = [j for p in params for j in mlkem_decaps_set_jobs(p, seed)]
+    return measure_programs("mlkem_decaps", jobs, params, lambda p: decaps(p).END, MLKEM_MEM, rtl)
 
 
 def mlkem_keygen_jobs(param: int, seed: int = 7, mem: int = MLKEM_MEM) -> list:
@@ -409,6 +441,11 @@ def main(argv=None):
     p = sub.add_parser("mlkem_encaps", help="ML-KEM-512/768/1024 encaps programs (ISS, --rtl: also RTL)")
     p.add_argument("--rtl", action="store_true")
     p.add_argument("--seed", type=int, default=7)
+    p = sub.add_parser("mlkem_decaps", help="ML-KEM-512/768/1024 decaps programs (ISS, --rtl: also RTL)")
+    p.add_argument("--rtl", action="store_true")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--param", type=int, action="append", choices=(512, 768, 1024),
+                   help="only these sets (repeatable; default all)")
     p = sub.add_parser("mldsa_keygen", help="ML-DSA-44/65/87 keygen programs (ISS, --rtl: also RTL)")
     p.add_argument("--rtl", action="store_true")
     p.add_argument("--seed", type=int, default=7)
@@ -418,6 +455,10 @@ def main(argv=None):
         return
     if a.cmd == "mlkem_keygen":
         print(json.dumps(measure_mlkem_keygen(a.rtl, a.seed), indent=1))
+        return
+    if a.cmd == "mlkem_decaps":
+        print(json.dumps(measure_mlkem_decaps_sets(a.rtl, a.seed, tuple(a.param or (512, 768, 1024))),
+                         indent=1))
         return
     if a.cmd == "mlkem_encaps":
         print(json.dumps(measure_mlkem_encaps(a.rtl, a.seed), indent=1))

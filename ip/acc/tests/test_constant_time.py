@@ -424,25 +424,51 @@ def test_mlkem_encaps_is_clean(param):
     assert not rep.violations and not rep.warnings
     from ip.acc.kernels.mlkem.encaps import encaps
     k_out = encaps(param).K_OUT
-    seeded = src[:-len("ecall\n")] + \
-        f"bn.lw w1, {k_out}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
+    main, fail = src.split("EK_FAIL:\n")          # the seeds go before the main path's ecall
+    seeded = main[:-len("ecall\n")] + \
+        f"bn.lw w1, {k_out}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\nEK_FAIL:\n" + fail
     rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
-    seeded = src[:-len("ecall\n")] + \
-        f"bn.lw w1, {k_out}(x0)\nbn.ext x5, w1, 0\nandi x5, x5, 4\nlw x6, 0(x5)\necall\n"
+    seeded = main[:-len("ecall\n")] + \
+        f"bn.lw w1, {k_out}(x0)\nbn.ext x5, w1, 0\nandi x5, x5, 4\nlw x6, 0(x5)\necall\nEK_FAIL:\n" + fail
     rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
     assert [(v.kind, v.text) for v in rep.failures] == [("address", "lw x6, 0(x5)")]
 
 
-def test_mlkem512_decaps_is_clean():
-    """Decaps(2), the 768 generator with k = 2: no finding; K steering a branch is found."""
-    src_fn, pol_fn = ct.kernels()["mlkem512_decaps"]
+@pytest.mark.parametrize("param", [512, 1024])
+def test_mlkem_decaps_is_clean(param):
+    """Decaps(2), Decaps(4), the 768 generator with k = 2, 4: no finding; K steering a
+    branch is found."""
+    src_fn, pol_fn = ct.kernels()[f"mlkem{param}_decaps"]
     src = src_fn()
     rep = ct.check(ct.Program.from_asm(src), pol_fn())
     assert rep.ok, rep.text()
     assert not rep.violations and not rep.warnings
     from ip.acc.kernels.mlkem.decaps import decaps
     seeded = src[:-len("ecall\n")] + \
-        f"bn.lw w1, {decaps(512).K_OUT}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
+        f"bn.lw w1, {decaps(param).K_OUT}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
     rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
+
+
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_mlkem_decaps_hash_check_is_branch_free(param):
+    """The FIPS 203 7.3 hash check of decaps stays clean with dk's H(ek) and t_hat encoding
+    declared secret (rho stays public: SampleNTT's run time depends on it), i.e. the
+    comparison and the status / K selection are branch-free; a branch on the comparison's
+    lane count (seeded before the ecall) is found."""
+    from ip.acc.kernels.asm_util import li
+    from ip.acc.kernels.mlkem.decaps import decaps
+    de = decaps(param)
+    pol = de.ct_policy()
+    del pol["public"]["dk.ek (t_hat, rho)"]
+    pol["public"]["dk.rho"] = (de.DK_RHO, de.DK_H)
+    pol["secret"]["dk.t_hat"] = (de.DK_T, de.DK_RHO)
+    pol["secret"]["dk.h"] = pol["public"].pop("dk.h")
+    src = de.program()
+    rep = ct.check(ct.Program.from_asm(src), pol)
+    assert rep.ok, rep.text()
+    seeded = src[:-len("ecall\n")] + "\n".join(li(29, de.status_addr)) + \
+        "\nlw x10, 0(x29)\nbeq x10, x0, Lx\nLx:\necall\n"
+    rep = ct.check(ct.Program.from_asm(seeded), pol)
+    assert [v.text for v in rep.failures] == ["beq x10, x0, Lx"]

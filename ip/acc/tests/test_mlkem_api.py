@@ -30,7 +30,7 @@ def test_keygen_and_encaps_from_the_command_line_equal_kyber_py(capsys, param):
     assert rc == 0 and (en["K"], en["c"]) == (K.hex(), c.hex())
 
 
-@pytest.mark.parametrize("param", [512, 768])
+@pytest.mark.parametrize("param", [512, 768, 1024])
 def test_decaps_round_trip_and_implicit_rejection(param):
     rnd = random.Random(7 + param)
     kg = api.mlkem_keygen(param, rnd.randbytes(32), rnd.randbytes(32))
@@ -61,8 +61,8 @@ def test_bad_input_is_named_with_status_2(capsys, tmp_path):
     assert rc == 2 and "--d: not a hex string" in err
     rc, _, err = _cli(capsys, "keygen", "--param", "512", "--d", "@" + str(tmp_path / "none"), "--z", "00" * 32)
     assert rc == 2 and "--d: cannot read" in err
-    rc, _, err = _cli(capsys, "decaps", "--param", "1024", "--dk", "00" * 3168, "--c", "00" * 1568)
-    assert rc == 2 and "ML-KEM-1024 decapsulation" in err
+    rc, _, err = _cli(capsys, "decaps", "--param", "1024", "--dk", "00" * 3168, "--c", "00" * 1567)
+    assert rc == 2 and "c is 1567 bytes, ML-KEM needs 1568" in err
 
 
 def test_hex_from_a_file(capsys, tmp_path):
@@ -92,3 +92,92 @@ def test_mldsa_keygen_from_the_command_line_equals_dilithium_py(capsys, param):
     assert rc == 0 and (out["pk"], out["sk"]) == (pk.hex(), sk.hex())
     assert main(["mldsa", "keygen", "--param", str(param), "--xi", "00" * 31]) == 2
     assert "xi is 31 bytes, ML-DSA needs 32" in capsys.readouterr().err
+
+
+def _bad_coefficient(ek: bytes, seed: int) -> bytes:
+    """ek with one 12-bit coefficient of its t_hat encoding (a seeded one) set to a value
+    in q..4095 (FIPS 203 7.2's modulus check fails)."""
+    rnd = random.Random(seed)
+    n = (len(ek) - 32) // 384 * 256
+    i, v = rnd.randrange(n), rnd.randrange(3329, 4096)
+    b = bytearray(ek)
+    o = 3 * (i // 2)
+    x = b[o] | b[o + 1] << 8 | b[o + 2] << 16
+    sh = 12 * (i % 2)
+    x = (x & ~(0xFFF << sh)) | v << sh
+    b[o:o + 3] = x.to_bytes(3, "little")
+    return bytes(b)
+
+
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_fips203_input_checks_fail_with_a_status(capsys, param):
+    """FIPS 203 section 7 in the programs: encaps of an ek with one coefficient >= q and
+    decaps of a dk whose H(ek) is corrupted end with their status word (status.py) and no
+    output; the API raises ApiError naming the check, the CLI exits 2 with it; a good ek /
+    dk gives status OK (the seeded errors are the only difference)."""
+    from ip.acc.kernels.mlkem import status
+    from ip.acc.kernels.mlkem.decaps import decaps
+    from ip.acc.kernels.mlkem.encaps import encaps
+    rnd = random.Random(100 + param)
+    ek, dk = REF[param]._keygen_internal(rnd.randbytes(32), rnd.randbytes(32))
+    m = rnd.randbytes(32)
+    bad_ek = _bad_coefficient(ek, param)
+    with pytest.raises(api.ApiError, match=r"ek check failed: a coefficient >= q \(FIPS 203 7.2\)"):
+        api.mlkem_encaps(param, bad_ek, m)
+    rc, _, err = _cli(capsys, "encaps", "--param", str(param), "--ek", bad_ek.hex(), "--m", m.hex())
+    assert rc == 2 and "ek check failed" in err
+    # the program's own view: status word and no output (DMEM beyond the status slot zero)
+    en = encaps(param)
+    r = api._run(en.program(), en.image(bad_ek, m), "iss", "encaps")
+    assert status.read(r.dmem, en.status_addr) == status.EK_INVALID
+    K, c = en.outputs(r.dmem)
+    assert K == bytes(32) and c == bytes(len(c))
+    r = api._run(en.program(), en.image(ek, m), "iss", "encaps")
+    assert status.read(r.dmem, en.status_addr) == status.OK
+    assert en.outputs(r.dmem) == REF[param]._encaps_internal(ek, m)
+    # dk: one bit of the stored H(ek) flipped
+    K, c = REF[param]._encaps_internal(ek, m)
+    h = 768 * (len(ek) - 32) // 384 + 32
+    bad_dk = dk[:h + 5] + bytes([dk[h + 5] ^ 0x20]) + dk[h + 6:]
+    with pytest.raises(api.ApiError, match=r"dk check failed: the H\(ek\) in dk"):
+        api.mlkem_decaps(param, bad_dk, c)
+    rc, _, err = _cli(capsys, "decaps", "--param", str(param), "--dk", bad_dk.hex(), "--c", c.hex())
+    assert rc == 2 and "dk check failed" in err
+    de = decaps(param)
+    good = api._run(de.program(), de.image(dk, c), "iss", "decaps")
+    bad = api._run(de.program(), de.image(bad_dk, c), "iss", "decaps")
+    assert status.read(good.dmem, de.status_addr) == status.OK and de.outputs(good.dmem) == K
+    assert status.read(bad.dmem, de.status_addr) == status.DK_HASH_MISMATCH
+    assert de.outputs(bad.dmem) == bytes(32)
+    assert bad.cycles == good.cycles               # the hash check is constant-time
+
+
+def test_wrong_lengths_are_named(capsys):
+    """The FIPS 203 7.2 / 7.3 type checks are the host's: each input one byte short or long
+    is refused by name (API and CLI exit 2), before any program runs."""
+    n = api.sizes(1024)
+    for args, msg in ((("encaps", "--ek", "00" * (n["ek"] + 1), "--m", "00" * 32), "ek is 1569 bytes"),
+                      (("decaps", "--dk", "00" * (n["dk"] - 1), "--c", "00" * n["c"]), "dk is 3167 bytes"),
+                      (("decaps", "--dk", "00" * n["dk"], "--c", "00" * (n["c"] + 1)), "c is 1569 bytes")):
+        rc, _, err = _cli(capsys, args[0], "--param", "1024", *args[1:])
+        assert rc == 2 and msg in err, err
+    with pytest.raises(api.ApiError, match="c is 1569 bytes, ML-KEM needs 1568"):
+        api.mlkem_decaps(1024, bytes(n["dk"]), bytes(n["c"] + 1))
+
+
+def test_dmem_image_past_the_end_is_refused():
+    """A blob past the end of the DMEM image raises (a bytearray slice would grow: under
+    python -O an over-long input must still not land anywhere)."""
+    from ip.acc.dv.jobs import image
+    with pytest.raises(ValueError, match="pass the end"):
+        image({16 * 1024 - 32: bytes(33)}, 16 * 1024)
+    assert len(image({16 * 1024 - 32: bytes(32)}, 16 * 1024)) == 16 * 1024
+
+
+def test_rtl_engine_reports_a_failed_check():
+    """One failed check on the RTL: the status word is the ISS's (the RTL run is compared
+    with the ISS's, DMEM included) and the API names the check."""
+    rnd = random.Random(9)
+    ek, _ = ML_KEM_768._keygen_internal(rnd.randbytes(32), rnd.randbytes(32))
+    with pytest.raises(api.ApiError, match="ek check failed"):
+        api.mlkem_encaps(768, _bad_coefficient(ek, 1), rnd.randbytes(32), engine="rtl")

@@ -166,7 +166,7 @@ def test_encaps_phases():
     ek, _ = _key(768, random.Random(9))
     dm = en.image(ek, bytes(32))
     rows, total, _ = phase_cycles(en.phases(), lambda src: run_image(src, dm),
-                                  head=["lui x30, 4"], tail=("kmac.rel", "ecall"))
+                                  head=["lui x30, 4"], tail=("kmac.rel", "ecall", *en.fail_path()))
     print("\nML-KEM-768 Encaps phases (ISS cycles):")
     for name, n in rows:
         print(f"  {n:6d}  {name}")

@@ -178,7 +178,41 @@ def test_decaps_512():
     print(f"\nML-KEM-512 Decaps on the ISS: {h.cycles} cycles, IMEM {imem} B, DMEM {dc.END} B")
     with pytest.raises(ValueError, match="c must be 768 bytes"):
         dc.image(dk=dk, c=c[:-1])
-    with pytest.raises(ValueError, match="512, 768"):
-        decaps(1024)
+    with pytest.raises(ValueError, match="512, 768, 1024"):
+        decaps(1023)
     with pytest.raises(ValueError, match="k must be"):
-        Decaps(4)
+        Decaps(5)
+
+
+@pytest.mark.parametrize("seed", [51, 52])
+def test_decaps_1024(seed):
+    """ML-KEM-1024 decaps (Decaps(4): the same generator, its own DMEM layout in 16 KiB)
+    on the ISS with the taped-out memories: K equals kyber-py's and `cryptography`'s
+    (MLKEM1024PrivateKey from the seed d || z) for a valid ciphertext, and J(z || c) (kyber-py's
+    implicit rejection) for one with a bit of u, of v flipped; the same cycles for all three."""
+    from cryptography.hazmat.primitives.asymmetric import mlkem as cmlkem
+    from kyber_py.ml_kem import ML_KEM_1024
+    from ip.acc.kernels.mlkem.decaps import decaps
+    dc = decaps(1024)
+    src = dc.program()
+    imem = len(assemble(src, "mlkem.s")) * 4
+    assert dc.END <= 16 * 1024 and imem <= 16 * 1024, (dc.END, imem)
+    rnd = random.Random(seed)
+    d, z = rnd.randbytes(32), rnd.randbytes(32)
+    ek, dk = ML_KEM_1024._keygen_internal(d, z)
+    theirs = cmlkem.MLKEM1024PrivateKey.from_seed_bytes(d + z)
+    K, c = theirs.public_key().encapsulate()
+    cycles = set()
+    for pos in (None, 11, len(c) - 3):     # valid, a bit of u, a bit of v flipped
+        ct = c if pos is None else c[:pos] + bytes([c[pos] ^ 0x10]) + c[pos + 1:]
+        sim, h, _ = _run(src, dc.image(dk=dk, c=ct), dmem_size=16 * 1024, imem_size=16 * 1024)
+        assert h.ok, h
+        got = dc.outputs(sim.dmem.read_bytes(0, 16 * 1024))
+        ref = ML_KEM_1024._decaps_internal(dk, ct)
+        assert got == ref
+        assert (got == K) == (pos is None)
+        if pos is None:
+            assert theirs.decapsulate(ct) == got
+        cycles.add(h.cycles)
+    assert len(cycles) == 1, cycles
+    print(f"\nML-KEM-1024 Decaps on the ISS: {h.cycles} cycles, IMEM {imem} B, DMEM {dc.END} B")

@@ -161,3 +161,15 @@ def test_mlkem768_encaps_on_rtl_equals_iss():
     print(f"\nML-KEM-768 encaps: {figures['mlkem768_encaps_cycles']} cycles on the RTL = ISS")
     assert figures["mlkem_encaps_cycles_source"].startswith("ISS = RTL")
     assert figures["mlkem768_encaps_cycles"] <= 8_000      # issue 23's target
+
+
+def test_mlkem1024_decaps_on_rtl_equals_iss():
+    """The ML-KEM-1024 decaps program (kernels/mlkem/decaps.py, Decaps(4)) on the RTL with
+    the taped-out memories: K equals kyber-py's, and the RTL counts the ISS's cycles and
+    leaves its DMEM (measure_mlkem_decaps_sets raises otherwise)."""
+    from ip.acc.dv.jobs import measure_mlkem_decaps_sets
+    figures = measure_mlkem_decaps_sets(rtl=True, params=(1024,))
+    print(f"\nML-KEM-1024 decaps: {figures['mlkem1024_decaps_cycles']} cycles on the RTL = ISS")
+    assert figures["mlkem_decaps_cycles_source"].startswith("ISS = RTL")
+    assert figures["mlkem1024_decaps_imem_bytes"] <= 16 * 1024
+    assert figures["mlkem1024_decaps_dmem_bytes"] <= 16 * 1024

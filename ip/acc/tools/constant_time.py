@@ -775,9 +775,10 @@ def kernels() -> dict:
     from ip.acc.kernels.mldsa import sign
     from ip.acc.kernels.mlkem import decaps
     from ip.acc.kernels.mlkem.encaps import encaps
-    out = {"mlkem768_decaps": (decaps.decaps_program, decaps.ct_policy),
-           "mlkem512_decaps": (lambda: decaps.decaps(512).program(),
-                               lambda: decaps.decaps(512).ct_policy())}
+    out = {"mlkem768_decaps": (decaps.decaps_program, decaps.ct_policy)}
+    for p in (512, 1024):
+        out[f"mlkem{p}_decaps"] = (lambda p=p: decaps.decaps(p).program(),
+                                   lambda p=p: decaps.decaps(p).ct_policy())
     for p in (512, 768, 1024):
         out[f"mlkem{p}_encaps"] = (lambda p=p: encaps(p).program(),
                                    lambda p=p: encaps(p).ct_policy())
@@ -811,7 +812,7 @@ def main(argv=None) -> int:
         description="Static constant-time (information-flow) check of an ACC program.")
     ap.add_argument("program", nargs="?", help="assembly (.s) or hex words (.hex)")
     ap.add_argument("--kernel", help=f"check a built-in program with its declared policy "
-                    f"(one of: mlkem{{512,768}}_decaps, mlkem{{512,768,1024}}_encaps, mldsa65_sign)")
+                    f"(one of: mlkem{{512,768,1024}}_decaps, mlkem{{512,768,1024}}_encaps, mldsa65_sign)")
     ap.add_argument("--secret", action="append", default=[], metavar="[NAME=]LO:HI",
                     help="DMEM bytes secret at entry (repeatable)")
     ap.add_argument("--public", action="append", default=[], metavar="[NAME=]LO:HI",

@@ -45,6 +45,7 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from ip.acc.kernels.prog import Prog
+from ip.acc.tools import sched
 
 Q = 3329
 QINV16 = pow(Q, -1, 1 << 16)
@@ -329,6 +330,40 @@ def compress_compare(kind, src, e, cmp, ka, msk=None, d=None):
     return p.text().splitlines()
 
 
+def compress_compare_loop(kind, src, e, cmp, ka, msk=None, d=None, per=2):
+    """compress_compare as a loopi of `per` words per iteration (16 / per iterations,
+    post-increment pointers x10 src, x11 e, x12 cmp, x13 msk): the same arithmetic and
+    result (x9 = 0 iff all equal) in ~1/8 of the code, for the programs short of IMEM
+    (ML-KEM-1024 decaps)."""
+    if d is None:
+        d = 10 if kind == "u" else 4
+    L = [f"bn.lw w12, {_m(ka['c1664'])}", f"bn.lw w13, {_m(ka[f'mc{d}'])}",
+         f"bn.lw w14, {_m(ka[f'qi{d}'])}"]
+    L += _li(10, src) + _li(11, e) + _li(12, cmp)
+    if kind == "v":
+        L += [f"bn.lw w15, {_m(ka['c1665'])}"] + _li(13, msk)
+    p = Prog([f"w{n}" for n in range(12)])
+    for r in range(per):
+        p.lw_pi(f"%in{r}", "x10")
+        p.lw_pi(f"%e{r}", "x11")
+        p.op("bn.addvm", f"%x{r}", f"%in{r}", f"%e{r}")
+        xr = f"%x{r}"
+        if kind == "v":
+            p.lw_pi(f"%mk{r}", "x13")
+            p.op("bn.and", f"%mu{r}", f"%mk{r}", "w15")
+            p.op("bn.addvm", f"%xx{r}", xr, f"%mu{r}")
+            xr = f"%xx{r}"
+        p.op("bn.mulvm", f"%zm{r}", xr, "w13")
+        p.op("bn.shlv", f"%zl{r}", xr, str(d))
+        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w12")
+        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w12")
+        p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
+        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w14")
+        p.lw_pi(f"%c{r}", "x12")
+        p.op("bn.or.acc", "x9", f"%y{r}", f"%c{r}")
+    return L + _loop(16 // per, p.text().splitlines())
+
+
 def encode12(src, dst, npolys, ka, transposed=False):
     """VMODE 1: ByteEncode12 of npolys polynomials at src (16 words each, coefficients
     < 4096: fully reduced mod q for FIPS 203) -> 384 bytes each at dst (32-byte aligned).
@@ -579,7 +614,7 @@ def _gather_lanes(d, word):
     return out
 
 
-def decode_gather(d, src, dst, nwords, ka):
+def decode_gather(d, src, dst, nwords, ka, kmac_words=0):
     """VMODE 1: ByteDecode_d of nwords output words (2 per iteration, 4d input bytes), each
     16-bit lane y << (16 - d) (the form decaps keeps the ciphertext in for its compare and
     decompresses from), for any d < 12 (ML-KEM-1024's d = 11, 5: the two words of a step
@@ -587,13 +622,34 @@ def decode_gather(d, src, dst, nwords, ka):
     decode_wide, the gather plain: each granule a lane needs by lw + bn.ins (no bn.trn
     sharing), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1), split into the two
     16-bit lanes by two shifts and masks (constants: `gather_const_words(d)`).
-    Uses x5, x6, x10..x20, w0..w15."""
+    kmac_words: as decode_wide's (message words from DMEM[x7], mask x3, two per iteration
+    in w9, which then leaves the pool). Uses x5, x6, x10..x20, w0..w15."""
     assert nwords % 2 == 0 and d < 12
-    L = _li(5, src) + _li(6, dst)
-    L += [f"bn.lw w10, {_m(ka[f'gx{d}_0'])}", f"bn.lw w11, {_m(ka[f'gy{d}_0'])}",
-          f"bn.lw w12, {_m(ka[f'gx{d}_1'])}", f"bn.lw w13, {_m(ka[f'gy{d}_1'])}",
-          f"bn.lw w14, {_m(ka[f'gl{d}'])}", f"bn.lw w15, {_m(ka[f'gh{d}'])}"]
-    p = Prog([f"w{n}" for n in range(10)])
+    if kmac_words:
+        it = nwords // 2
+        full, rest = divmod(kmac_words, 2)
+        assert full + rest <= it
+        L = _li(5, src) + _li(6, dst) + _gather_consts(d, ka)
+        out = L + _loop(full, _gather_body(d, 2))
+        if rest:
+            out += _gather_body(d, 1)
+        if it - full - rest:
+            out += _loop(it - full - rest, _gather_body(d, 0))
+        return out
+    return _li(5, src) + _li(6, dst) + _gather_consts(d, ka) + \
+        _loop(nwords // 2, _gather_body(d, 0))
+
+
+def _gather_consts(d, ka):
+    return [f"bn.lw w10, {_m(ka[f'gx{d}_0'])}", f"bn.lw w11, {_m(ka[f'gy{d}_0'])}",
+            f"bn.lw w12, {_m(ka[f'gx{d}_1'])}", f"bn.lw w13, {_m(ka[f'gy{d}_1'])}",
+            f"bn.lw w14, {_m(ka[f'gl{d}'])}", f"bn.lw w15, {_m(ka[f'gh{d}'])}"]
+
+
+def _gather_body(d, nmsg):
+    """One step of decode_gather (2 output words); nmsg message words fed to the KMAC
+    through w9, half a step apart."""
+    p = Prog([f"w{n}" for n in range(9 if nmsg else 10)])
     for g in range(d):                       # 2 words = 4d bytes = d granules
         p.raw(f"lw {{0}}, {4 * g}({{1}})", [f"x{10 + g}"], ["x5"])
     for word in range(2):
@@ -619,7 +675,28 @@ def decode_gather(d, src, dst, nwords, ka):
         p.raw("bn.sw {0}, " + str(32 * word) + "({1})", [], [f"%o{word}", "x6"])
     p.raw(f"addi {{0}}, {{1}}, {4 * d}", ["x5"], ["x5"])
     p.raw("addi {0}, {1}, 64", ["x6"], ["x6"])
-    return L + _loop(nwords // 2, p.text().splitlines())
+    body = p.text().splitlines()
+    if not nmsg:
+        return body
+    # each message word loaded half a step before its kmac.msg (no load-use stall)
+    mid = len(body) // 2
+    ld, msg = ["bn.lw.pi w9, 0(x7)"], ["kmac.msg w9, x3"]
+    if nmsg == 1:
+        return ld + body[:mid] + msg + body[mid:]
+    return ld + body[:mid] + msg + ld + body[mid:] + msg
+
+
+def decompress(d, src, dst, nwords, ka):
+    """VMODE 0: Decompress_d of nwords words y << (16 - d) at src -> dst (as
+    decompress10_load: mulv.hi by q plus the rounding bit 15 of mulv.lo)."""
+    L = _li(5, src) + _li(6, dst) + [f"bn.lw w15, {_m(ka['q'])}"]
+    body = ["bn.lw.pi w0, 0(x5)", "bn.lw.pi w1, 0(x5)",
+            "bn.mulv.hi w2, w0, w15", "bn.mulv.lo w3, w0, w15",
+            "bn.mulv.hi w4, w1, w15", "bn.mulv.lo w5, w1, w15",
+            "bn.shrv w3, w3, 15", "bn.shrv w5, w5, 15",
+            "bn.addv w2, w2, w3", "bn.addv w4, w4, w5",
+            "bn.sw.pi w2, 0(x6)", "bn.sw.pi w4, 0(x6)"]
+    return L + _loop(nwords // 2, sched.schedule(body))
 
 
 def gather_const_words(d) -> dict:

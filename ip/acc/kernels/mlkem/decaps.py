@@ -1,16 +1,17 @@
 """ML-KEM decapsulation on the ACC: complete programs for K-PKE.Decrypt (FIPS 203
 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image, for
-ML-KEM-768 (the module-level names: Decaps(3)) and ML-KEM-512 (Decaps(2)); the generator
-takes k, the 768 program is the one it always was (same text).
+ML-KEM-512 / -768 / -1024 (Decaps(k), k = 2, 3, 4; the module-level names are Decaps(3)'s;
+the 512 / 768 programs are the ones they always were, same text).
 
     src = decaps_program()                 # assembly text (ML-KEM-768)
     dm = image(dk, c)                      # {addr: bytes} (inputs + constant tables)
     ... run on the ISS ...; K = dmem[K_OUT:K_OUT + 32]
-    dc = decaps(512); dc.program(); dc.image(dk, c); dc.K_OUT   # another set
+    dc = decaps(1024); dc.program(); dc.image(dk, c); dc.outputs(dmem)   # another set
 
-ML-KEM-1024 (k = 4, du = 11, dv = 5) is not generated yet: its layout in this scheme
-needs ~20 KB of DMEM (see the report of the encaps branch for a plan that fits 16 KiB);
-codec.decode_gather and codec.compress_compare(d=...) are its codec pieces.
+ML-KEM-1024 (k = 4, du = 11, dv = 5): the same generator with its own layout in 16 KiB
+(Decaps._layout_1024: dead input bytes reused, t_hat decoded into an A_hat^T row buffer),
+codec.decode_gather (d = 11 with J absorbed, d = 5), codec.decompress and the looped
+codec.compress_compare_loop (IMEM).
 
 Design (the pieces are in codec.py, ntt.py, basemul.py; see there):
 * Decrypt: ByteDecode12 of s_hat, ByteDecode10 / ByteDecode4 of u / v (kept as y << 6 /
@@ -31,13 +32,14 @@ Design (the pieces are in codec.py, ntt.py, basemul.py; see there):
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
 from ip.acc.kernels import sample
-from ip.acc.kernels.mlkem import basemul, codec, ntt
+from ip.acc.kernels.mlkem import basemul, codec, ntt, status
+from ip.acc.kernels.mlkem.keygen import SHA3_256
 from ip.acc.kernels.mlkem.codec import u16 as _u16
 from ip.acc.kernels.sample import SHA3_512, SHAKE128, SHAKE256
 
 Q = codec.Q
 QINV16 = codec.QINV16
-PARAMS = {512: 2, 768: 3}          # parameter set -> k (1024: not yet, see above)
+PARAMS = {512: 2, 768: 3, 1024: 4}    # parameter set -> k
 
 
 def _vmode(v):
@@ -54,12 +56,19 @@ class Decaps:
     dv = 4 for both; eta1 = 3 for k = 2, else 2)."""
 
     def __init__(self, k: int):
-        if k not in (2, 3):
-            raise ValueError(f"ML-KEM decaps: k must be 2 or 3 (ML-KEM-512, -768), not {k}")
+        if k not in (2, 3, 4):
+            raise ValueError(f"ML-KEM decaps: k must be 2, 3 or 4 (ML-KEM-512, -768, -1024), "
+                             f"not {k}")
         self.k = k
         self.eta1 = 3 if k == 2 else 2
+        self.du, self.dv = (11, 5) if k == 4 else (10, 4)
         self.dk_len = 768 * k + 96
-        self.c_len = 32 * (10 * k + 4)
+        self.ek_len = 384 * k + 32
+        self.c_len = 32 * (self.du * k + self.dv)
+        self.const_names = list(codec.CONST_NAMES)
+        if k == 4:
+            gw = {**codec.gather_const_words(11), **codec.gather_const_words(5)}
+            self.const_names += ["mc11", "qi11", "mc5", "qi5"] + list(gw)
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.DK = 0                  # dk: s_hat enc | t_hat enc | rho | h | z
         self.DK_T = self.DK + 384 * k
@@ -67,14 +76,17 @@ class Decaps:
         self.DK_H = self.DK_RHO + 32
         self.DK_Z = self.DK_H + 32
         self.CT = self.DK + self.dk_len      # c: u enc | v enc; z || c contiguous (J input)
-        self.CT_V = self.CT + 320 * k
+        self.CT_V = self.CT + 32 * self.du * k
         self.TWID = self.CT + self.c_len     # 8 words NTT twiddles
         self.ITWID = self.TWID + 256         # 8 words INTT twiddles
         self.ISCALE = self.ITWID + 256       # 1 word
         self.BMC = self.ISCALE + 32          # 9 words base-case multiply constants
-        self.KC = self.BMC + 9 * 32          # codec's constant words (codec.CONST_NAMES)
-        self.KA = {n: self.KC + 32 * i for i, n in enumerate(codec.CONST_NAMES)}
-        self.WORK = self.KC + 32 * len(codec.CONST_NAMES)
+        self.KC = self.BMC + 9 * 32          # codec's constant words (self.const_names)
+        self.KA = {n: self.KC + 32 * i for i, n in enumerate(self.const_names)}
+        self.WORK = self.KC + 32 * len(self.const_names)
+        if k == 4:
+            self._layout_1024()
+            return
         # After the first step (ByteDecode12 of s_hat) the s_hat encoding is dead: the small
         # outputs and the u' buffer live there (the program overwrites that part of dk).
         self.UP = self.DK                    # u' = INTT input, one polynomial at a time
@@ -83,7 +95,8 @@ class Decaps:
         self.RSEED = self.KP + 32            # r
         self.KBAR = self.RSEED + 32          # J(z || c)
         self.K_OUT = self.KBAR + 32          # shared secret (decaps output)
-        assert self.K_OUT + 32 <= self.DK_T
+        self.STATUS = self.K_OUT + 32        # status word (status.py), in a 32-byte slot
+        assert self.STATUS + 32 <= self.DK_T
         # decrypt buffers
         self.S_HAT = self.WORK               # k polys (decoded, plain)
         self.U = self.S_HAT + 512 * k        # k polys: Decompress10(u) -> NTT (transposed)
@@ -100,6 +113,44 @@ class Decaps:
         self.VP = self.W                     # v' accumulator
         self.AM = self.T_HAT + 512 * k       # 2 row buffers of A_hat^T (k polys each)
         self.END = self.AM + 2 * 512 * k     # peak DMEM use (bytes)
+        self.u_polys = [self.U + 512 * j for j in range(k)]
+        self.t_polys = [self.T_HAT + 512 * j for j in range(k)]
+        self.rows = [[self.AM + 512 * k * b + 512 * j for j in range(k)] for b in range(2)]
+
+    def _layout_1024(self):
+        """ML-KEM-1024 in 16 KiB (the 512 / 768 scheme would need ~20 KB): the dead input
+        bytes hold buffers, and t_hat is decoded into the second A_hat^T row buffer (v's
+        products run before row 1 is sampled).
+        * WORK: the small words, then 18 polynomials: s_hat (then y), u (NTT'd; then e1),
+          the decoded u (y << 5) and v (y << 11), the compress1 masks, v (then e2),
+          w (then v'), u';
+        * s_hat encoding (dead after its decode) and c (dead after its decode and J):
+          t_hat = A_hat^T row buffer 1;
+        * t_hat encoding (dead after its decode; H(ek), rho and z stay) and c: A_hat^T row
+          buffer 0."""
+        k = self.k
+        self.MOUT = self.WORK                # m'
+        self.KP = self.MOUT + 32             # K'
+        self.RSEED = self.KP + 32            # r
+        self.KBAR = self.RSEED + 32          # J(z || c)
+        self.K_OUT = self.KBAR + 32          # shared secret (decaps output)
+        self.STATUS = self.K_OUT + 32        # status word (status.py), in a 32-byte slot
+        self.S_HAT = self.STATUS + 32        # k polys; y after decrypt
+        self.U = self.S_HAT + 512 * k        # k polys: u -> NTT (transposed); e1 after
+        self.UC = self.U + 512 * k           # k polys: decoded u, y << 5
+        self.VC = self.UC + 512 * k          # v: y << 11
+        self.MSK = self.VC + 512
+        self.V = self.MSK + 512              # Decompress5(v); e2 after decrypt
+        self.W = self.V + 512                # s_hat . u_hat; v' after decrypt
+        self.UP = self.W + 512               # u'
+        self.END = self.UP + 512
+        self.rows = [[self.DK_T + 512 * j for j in range(3)] + [self.CT],
+                     [self.DK + 512 * j for j in range(3)] + [self.CT + 512]]
+        assert self.CT + 1024 <= self.CT + self.c_len and self.DK_T + 1536 <= self.DK_RHO
+        self.T_HAT = None                    # not contiguous: rows[1]
+        self.YV, self.E1, self.E2, self.VP = self.S_HAT, self.U, self.V, self.W
+        self.t_polys = self.rows[1]
+        self.u_polys = [self.U + 512 * j for j in range(k)]
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
@@ -108,8 +159,9 @@ class Decaps:
         img[self.ITWID] = b"".join(_u16(w) for w in ntt.itwiddle_words())
         img[self.ISCALE] = _u16(basemul.iscale_mont_word())
         img[self.BMC] = b"".join(_u16(w) for w in basemul.const_words())
-        cw = codec.const_words()
-        img[self.KC] = b"".join(cw[n] for n in codec.CONST_NAMES)
+        cw = {**codec.const_words(), **codec.gather_const_words(11),
+              **codec.gather_const_words(5)}
+        img[self.KC] = b"".join(cw[n] for n in self.const_names)
         return img
 
     def image(self, dk: bytes = None, c: bytes = None, dk_pke: bytes = None) -> dict:
@@ -125,6 +177,14 @@ class Decaps:
                                      f"bytes, not {len(blob)}")
                 img[addr] = bytes(blob)
         return img
+
+    @property
+    def status_addr(self) -> int:
+        return self.STATUS
+
+    def outputs(self, dmem: bytes) -> bytes:
+        """K from the DMEM after the run."""
+        return bytes(dmem[self.K_OUT:self.K_OUT + 32])
 
     # ---------------------------------------------------------------- code pieces
     def ntt_polys(self, addr, n, transpose=False, dsrc=None):
@@ -148,16 +208,30 @@ class Decaps:
         k, KA = self.k, self.KA
         L = ["lui x30, 4"]
         L += _vmode(1)
-        L += codec.decode_wide(12, self.DK, self.S_HAT, 16 * k, KA)
         if j_hash:
+            # FIPS 203 7.3 hash check: H(ek) of the ek inside dk, absorbed during the s_hat
+            # decode; the number of differing lanes goes to the status slot (no branch)
+            L += [f"addi x1, x0, {SHA3_256}"] + _li(2, self.ek_len) + \
+                ["kmac.start x1, x2"] + _li(7, self.DK_T) + ["addi x3, x0, -1"]
+        L += codec.decode_wide(12, self.DK, self.S_HAT, 16 * k, KA,
+                               kmac_words=self.ek_len // 32 if j_hash else 0)
+        if j_hash:
+            L += ["kmac.dig w0", f"bn.lw w1, {_m(self.DK_H)}", "bn.or.acc x9, w0, w1",
+                  "bn.xor w2, w2, w2", "bn.wsrw ACC, w2"] + status.store_reg(9, self.STATUS)
             L += [f"addi x1, x0, {SHAKE256}"] + _li(2, 32 + self.c_len) + \
                 ["kmac.start x1, x2"] + _li(7, self.DK_Z) + ["addi x3, x0, -1"]
-        L += codec.decode_wide(10, self.CT, self.UC, 16 * k, KA,
-                               kmac_words=(32 + self.c_len) // 32 if j_hash else 0)
-        L += _vmode(0)
-        L += codec.decode4(self.CT_V, self.VC, self.V, KA)
+        jw = (32 + self.c_len) // 32 if j_hash else 0
+        if self.du == 10:
+            L += codec.decode_wide(10, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
+            L += _vmode(0)
+            L += codec.decode4(self.CT_V, self.VC, self.V, KA)
+        else:
+            L += codec.decode_gather(self.du, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
+            L += codec.decode_gather(self.dv, self.CT_V, self.VC, 16, KA)
+            L += _vmode(0)
+            L += codec.decompress(self.dv, self.VC, self.V, 16, KA)
         L += self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC)
-        L += basemul.basemul_loop([(self.S_HAT + 512 * j, self.U + 512 * j)
+        L += basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
                                    for j in range(k)], self.W, self.BMC)
         L += self.intt_poly(self.W)
         L += codec.message_bits(self.V, self.W, self.MSK, self.MOUT, KA)
@@ -186,21 +260,37 @@ class Decaps:
     def _check(self, kind, src, i=None):
         """Re-encryption check of u'[i] (kind "u") or v' (kind "v") at src
         (codec.compress_compare against the decoded ciphertext kept in UC / VC)."""
+        if self.k == 4:                      # IMEM: the looped form
+            if kind == "u":
+                return codec.compress_compare_loop("u", src, self.u_polys[i],
+                                                   self.UC + 512 * i, self.KA, d=self.du)
+            return codec.compress_compare_loop("v", src, self.E2, self.VC, self.KA,
+                                               msk=self.MSK, d=self.dv)
         if kind == "u":
-            return codec.compress_compare("u", src, self.E1 + 512 * i, self.UC + 512 * i,
-                                          self.KA)
-        return codec.compress_compare("v", src, self.E2, self.VC, self.KA, msk=self.MSK)
+            return codec.compress_compare("u", src, self.u_polys[i], self.UC + 512 * i,
+                                          self.KA, d=self.du)
+        return codec.compress_compare("v", src, self.E2, self.VC, self.KA, msk=self.MSK,
+                                      d=self.dv)
 
     def _select(self):
-        """K = K' if c' = c (ACC clean: x9 = 0) else K_bar (w2), constant time."""
-        return ["bn.bcast w3, x9", f"bn.lw w4, {_m(self.KA['one'])}",
-                f"bn.lw w6, {_m(self.KP)}", f"bn.lw w2, {_m(self.KBAR)}",
-                "bn.ltv w5, w3, w4", "bn.sel w5, w6, w2", f"bn.sw w5, {_m(self.K_OUT)}"]
+        """K = K' if c' = c (ACC clean: x9 = 0) else K_bar (w2); then K = 0 and status
+        DK_HASH_MISMATCH if the hash check's lane count (in the status slot) is non-zero,
+        else status OK: constant time (masks, bn.sel, GPR arithmetic)."""
+        bad, ok = status.DK_HASH_MISMATCH, status.OK
+        L = ["bn.bcast w3, x9", f"bn.lw w4, {_m(self.KA['one'])}",
+             f"bn.lw w6, {_m(self.KP)}", f"bn.lw w2, {_m(self.KBAR)}",
+             "bn.ltv w5, w3, w4", "bn.sel w5, w6, w2"]
+        L += _li(29, self.STATUS) + ["lw x10, 0(x29)", "sltiu x11, x10, 1", "sub x11, x0, x11"]
+        L += _li(12, ok ^ bad) + ["and x12, x12, x11"] + _li(13, bad) + \
+            ["xor x12, x12, x13", "sw x12, 0(x29)"]
+        L += ["bn.bcast w7, x10", "bn.ltv w8, w7, w4", "bn.xor w9, w9, w9",
+              "bn.sel w8, w5, w9", f"bn.sw w8, {_m(self.K_OUT)}"]
+        return L
 
     def _abuf(self, i, j):
         """Row buffer of A_hat^T[i][j]: rows i and i + 2 share a buffer (row i is dead when
         row i + 2 is sampled, after the products of row i)."""
-        return self.AM + 512 * self.k * (i % 2) + 512 * j
+        return self.rows[i % 2][j]
 
     def phases(self):
         """[(name, lines)] of ML-KEM.Decaps_internal; run in order, then ecall."""
@@ -210,19 +300,24 @@ class Decaps:
         ph.append(("G", self._g_hash()))
         # t_hat decode in 2k chunks of 8 words, PRF y_0.., e1_0.. in their shadow
         prf = [(n, self.YV + 512 * n, f"cbd{self.eta1}") for n in range(k)] + \
-            [(k + n, self.E1 + 512 * n, "cbd2") for n in range(k)]
+            [(k + n, self.u_polys[n], "cbd2") for n in range(k)]
         L = []
         for c, (n, dst, mode) in enumerate(prf):
             L += _vmode(0) + self._start_prf(n, dst, mode) + _vmode(1) + \
-                codec.decode_wide(12, self.DK_T + 192 * c, self.T_HAT + 256 * c, 8,
+                codec.decode_wide(12, self.DK_T + 192 * c,
+                                  self.t_polys[c // 2] + 256 * (c % 2), 8,
                                   self.KA) + ["smp.wait"]
         L += _vmode(0)
         ph.append(("decode t_hat + PRF y, e1", L))
+        # t_hat is A_hat^T row buffer 1 for k = 4: v's products before row 1 is sampled
+        bm_v = basemul.basemul_loop([(self.t_polys[j], self.YV + 512 * j)
+                                     for j in range(k)], self.VP, self.BMC)
         L = []
         for j in range(k):
             L += _pair(self._start_a(0, j, self._abuf(0, j)),
-                       self.ntt_polys(self.YV + 512 * j, 1, transpose=True))
-        ph.append(("NTT(y) + A row 0", L))
+                       self.ntt_polys(self.YV + 512 * j, 1, transpose=True) +
+                       (bm_v if k == 4 and j == k - 1 else []))
+        ph.append(("NTT(y) + A row 0" + (", products of v" if k == 4 else ""), L))
 
         def bm_u(i):
             return basemul.basemul_loop([(self._abuf(i, j), self.YV + 512 * j)
@@ -230,8 +325,6 @@ class Decaps:
 
         def intt_fin_u(i):
             return self.intt_poly(self.UP) + self._check("u", self.UP, i)
-        bm_v = basemul.basemul_loop([(self.T_HAT + 512 * j, self.YV + 512 * j)
-                                     for j in range(k)], self.VP, self.BMC)
         # the jobs of rows 1.. and e2, each with the first core chunk whose inputs are
         # complete (priority: products of u row 0, its INTT + check, the products of v,
         # row 1, its INTT + check, the INTT of v, row 2, ...); the products of row i need
@@ -239,7 +332,7 @@ class Decaps:
         chunks = []
         for i in range(k):
             chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, intt_fin_u(i))]
-            if i == 0:
+            if i == 0 and k < 4:
                 chunks.append(("bmv", 0, bm_v))
             if i == 1:
                 chunks.append(("inttv", 1, self.intt_poly(self.VP)))
@@ -283,7 +376,7 @@ class Decaps:
 
 
 def decaps(param: int) -> Decaps:
-    """The decaps of ML-KEM-512 or -768."""
+    """The decaps of ML-KEM-512, -768 or -1024."""
     if param not in PARAMS:
         raise ValueError(f"ML-KEM decaps: parameter set must be one of {sorted(PARAMS)}, "
                          f"not {param}")

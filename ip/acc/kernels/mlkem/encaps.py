@@ -27,8 +27,8 @@ Design:
   products of the row two before have run (`_schedule` puts them first).
 """
 from ip.acc.kernels import sample
-from ip.acc.kernels.asm_util import li as _li, mem as _m, phase_program
-from ip.acc.kernels.mlkem import basemul, codec, ntt
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
+from ip.acc.kernels.mlkem import basemul, codec, ntt, status
 from ip.acc.kernels.mlkem.codec import u16 as _u16
 from ip.acc.kernels.mlkem.keygen import PARAMS, SHA3_256
 from ip.acc.kernels.sample import SHA3_512, SHAKE128, SHAKE256
@@ -61,7 +61,8 @@ class Encaps:
         self.EK_RHO = self.EK + 384 * k
         self.M = self.EK + self.ek_len       # input m
         self.K_OUT = self.M + 32             # output K
-        self.HEK = self.K_OUT + 32           # H(ek)
+        self.STATUS = self.K_OUT + 32        # status word (status.py), in a 32-byte slot
+        self.HEK = self.STATUS + 32          # H(ek)
         self.RSEED = self.HEK + 32           # r
         self.RHO = self.RSEED + 32           # copy of rho
         self.TWID = self.RHO + 32
@@ -69,7 +70,7 @@ class Encaps:
         self.ISCALE = self.ITWID + 256
         self.BMC = self.ISCALE + 32
         self.KC = self.BMC + 9 * 32
-        names = ["cx12", "cy12", "m12", "m12h"]
+        names = ["cx12", "cy12", "m12", "m12h", "q"]
         for d in (self.du, self.dv):
             names += [n for n in codec.compress_const_names(d) if n not in names]
         self.const_names = names
@@ -102,6 +103,10 @@ class Encaps:
         img[self.M] = bytes(m)
         return img
 
+    @property
+    def status_addr(self) -> int:
+        return self.STATUS
+
     def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
         """(K, c) from the DMEM after the run."""
         return (bytes(dmem[self.K_OUT:self.K_OUT + 32]),
@@ -123,6 +128,23 @@ class Encaps:
         w = self.DEC1
         return _vmode(1) + codec.decode_wide(12, self.EK + 24 * w, self.T_HAT + 32 * w,
                                              16 * self.k - w, self.KA) + _vmode(0)
+
+    def _ek_check(self):
+        """FIPS 203 7.2 (modulus check) on the decoded t_hat (VMODE 0): any 16-bit lane >= q
+        makes ACC non-zero; ek is public, so a branch to the failure path (`EK_FAIL`)."""
+        body = ["bn.lw.pi w0, 0(x5)", "bn.lw.pi w1, 0(x5)", "bn.ltv w2, w0, w14",
+                "bn.ltv w3, w1, w14", "bn.or.acc x9, w2, w12", "bn.or.acc x9, w3, w12"]
+        return [f"bn.lw w14, {_m(self.KA['q'])}", "bn.xor w13, w13, w13",
+                "bn.wsrw ACC, w13", "bn.ltv w12, w13, w14"] + _li(5, self.T_HAT) + \
+            _loop(8 * self.k, body) + ["beq x9, x0, EK_OK", "jal x0, EK_FAIL", "EK_OK:"]
+
+    def fail_path(self):
+        """The failure path of the ek check: the PRF job in flight waited for, the KMAC
+        released, status EK_INVALID, no output (K and the c area zeroed)."""
+        L = ["EK_FAIL:", "smp.wait", "kmac.rel", "bn.xor w0, w0, w0",
+             f"bn.sw w0, {_m(self.K_OUT)}"] + _li(5, self.C) + \
+            _loop(self.ek_len // 32, ["bn.sw.pi w0, 0(x5)"])
+        return L + status.store(status.EK_INVALID, self.STATUS) + ["ecall"]
 
     def _g_hash(self):
         """H's digest, then (K, r) = G(m || H(ek))."""
@@ -156,7 +178,7 @@ class Encaps:
         """[(name, needs: names of jobs / chunks done before, lines)] of the core work, in
         priority order."""
         k, du, dv = self.k, self.du, self.dv
-        ch = [("dect", set(), self._decode_rest())]
+        ch = [("dect", set(), self._decode_rest() + self._ek_check())]
         for j in range(k):
             ch.append((f"ntt{j}", {f"y{j}"},
                        _li(8, self.Y + 512 * j) +
@@ -233,12 +255,14 @@ class Encaps:
               ("G", self._g_hash())]
         ph += self._schedule()
         ph[-1] = (ph[-1][0], ph[-1][1] + ["kmac.rel"])
+        ph.append(("status", status.store(status.OK, self.STATUS)))
         return ph
 
     def program(self) -> str:
         """ML-KEM.Encaps_internal: ek at EK, m at M -> K at K_OUT, c at C (over ek). The phases list-scheduled across
         their seams (asm_util.phase_program)."""
-        return phase_program(self.phases(), schedule=True, head=["lui x30, 4"])
+        return phase_program(self.phases(), schedule=True, head=["lui x30, 4"]) + \
+            "\n".join(self.fail_path()) + "\n"
 
     def ct_policy(self) -> dict:
         """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at

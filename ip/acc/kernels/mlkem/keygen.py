@@ -25,7 +25,7 @@ Design:
 """
 from ip.acc.kernels import sample
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
-from ip.acc.kernels.mlkem import basemul, codec, ntt
+from ip.acc.kernels.mlkem import basemul, codec, ntt, status
 from ip.acc.kernels.mlkem.codec import u16 as _u16
 from ip.acc.kernels.sample import SHA3_512, SHAKE128, SHAKE256
 
@@ -61,7 +61,8 @@ class Keygen:
         self.Z = self.HEK + 32               # input z, at its final place
         self.D = self.DK                     # input d: in the s_hat encoding (dead after G)
         self.SIGMA = self.DK + self.dk_len
-        self.TWID = self.SIGMA + 32          # 8 words NTT twiddles
+        self.STATUS = self.SIGMA + 32        # status word (status.py), in a 32-byte slot
+        self.TWID = self.STATUS + 32         # 8 words NTT twiddles
         self.BMC = self.TWID + 256           # 9 words base-case multiply constants
         self.KC = self.BMC + 9 * 32          # codec.ENCODE_CONST_NAMES
         self.KA = {n: self.KC + 32 * i for i, n in enumerate(codec.ENCODE_CONST_NAMES)}
@@ -86,6 +87,10 @@ class Keygen:
         img[self.D] = bytes(d)
         img[self.Z] = bytes(z)
         return img
+
+    @property
+    def status_addr(self) -> int:
+        return self.STATUS
 
     def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
         """(ek, dk) from the DMEM after the run."""
@@ -174,6 +179,7 @@ class Keygen:
             L += f
         ph.append(("last t_hat row, encode rest", L))
         ph.append(("H(ek)", self._h_hash() + ["kmac.rel"]))
+        ph.append(("status", status.store(status.OK, self.STATUS)))
         return ph
 
     def program(self) -> str:
