@@ -317,7 +317,7 @@ def mlkem_jobs(param: int = 768) -> dict:
         lay = pqc_layout.layout(req["op"], param)
         dmem = dict(lay["consts"])
         dmem.update({a: v for (_, a, _), v in zip(lay["ins"], req["in"])})
-        jobs[req["op"]] = {"words": lay["words"], "dmem": dmem,
+        jobs[req["op"]] = {"words": lay["words"], "dmem": dmem, "status_addr": lay["status_addr"],
                            "outs": [(n, a, v) for (n, a, _), v in zip(lay["outs"], req["exp"])]}
     return jobs
 
@@ -326,7 +326,7 @@ def check_mlkem(bus, soc) -> dict:
     """ML-KEM-768 keygen, encaps and decaps over the bridge, as a host without firmware help
     runs them: per op a wipe, the whole program into IMEM, constant tables and inputs into DMEM,
     START, the outputs compared with kyber-py's, CYCLES with the instruction-set simulator's,
-    ERR_BITS 0, then a wipe (no secret left in DMEM). ~45 KB over the bridge: named
+    ERR_BITS 0, the program's status word OK (ip/acc/kernels/mlkem/status.py), then a wipe (no secret left in DMEM). ~45 KB over the bridge: named
     explicitly (not in the default list)."""
     acc, problems, out = _Acc(bus, soc), [], {}
     for op, job in mlkem_jobs().items():
@@ -343,6 +343,11 @@ def check_mlkem(bus, soc) -> dict:
                 problems.append(f"mlkem {op} {name}: output at DMEM {addr:#x} differs from "
                                 f"kyber-py from byte {bad}: {got[bad:bad + 8].hex()} != "
                                 f"{exp[bad:bad + 8].hex()}")
+        from ip.acc.kernels.mlkem import status
+        word = bus.read1(acc.base + ACC_DMEM_WINDOW + job["status_addr"])
+        if word != status.OK:
+            problems.append(f"mlkem {op}: status word {word:#010x} at DMEM {job['status_addr']:#x}: "
+                            f"{status.message(word)}")
         ref = _iss(soc, job)
         if regs["ERR_BITS"] or regs["CYCLES"] != ref.cycles:
             problems.append(f"mlkem {op}: ERR_BITS {regs['ERR_BITS']:#x}, CYCLES {regs['CYCLES']} "
