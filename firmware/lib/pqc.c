@@ -175,6 +175,9 @@ static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t 
     for (int i = 0; st == PQC_OK && i < 2; i++)
         if (lay->out[i].len)
             st = from_acc(acc_read_dmem(lay->out[i].addr, out[i], lay->out[i].len));
+    int w = from_acc(acc_wipe(max_polls));   /* aborts a program still running (timeout) */
+    if (st == PQC_OK && w != PQC_OK)
+        st = w;
     if (st != PQC_OK) {
         for (int i = 0; i < 2; i++)   /* no partial output of a failed call */
             if (lay->out[i].len)
@@ -183,9 +186,6 @@ static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t 
         if (st == PQC_ERR_ACC || st == PQC_ERR_TIMEOUT)
             resident.valid = 0;
     }
-    int w = from_acc(acc_wipe(max_polls));   /* aborts a program still running (timeout) */
-    if (st == PQC_OK && w != PQC_OK)
-        st = w;
     return last.status = st;
 }
 
