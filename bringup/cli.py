@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pqsoc import positive
 
-from bringup.checks import CHECKS, REPO
+from bringup.checks import CHECKS, EXTRA_CHECKS, REPO
 
 DEFAULT_CSR = REPO / "build" / "soc" / "csr.json"
 
@@ -27,7 +27,7 @@ def run_checks(bus, soc, names, out=print) -> list[dict]:
             r = {"pass": False, "problems": [f"not run: {dead}"]}
         else:
             try:
-                r = CHECKS[name](bus, soc)
+                r = {**CHECKS, **EXTRA_CHECKS}[name](bus, soc)
             except BridgeError as e:
                 dead = "the bridge stopped answering"
                 r = {"pass": False, "problems": [str(e)]}
@@ -45,8 +45,9 @@ def run_checks(bus, soc, names, out=print) -> list[dict]:
 
 
 def _check_name(text: str) -> str:
-    if text not in CHECKS:
-        raise argparse.ArgumentTypeError(f"unknown check {text!r} (choose from {', '.join(CHECKS)})")
+    if text not in CHECKS and text not in EXTRA_CHECKS:
+        raise argparse.ArgumentTypeError(f"unknown check {text!r} (choose from "
+                                         f"{', '.join([*CHECKS, *EXTRA_CHECKS])})")
     return text
 
 
@@ -68,7 +69,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "IMAGE into DIR (pqsoc_boot.h/.c: load over its Wishbone, release the CPU; "
                         "bringup/mgmt.py); --csr must be the Caravel SoC's (build/rtl/caravel/soc/csr.json)")
     p.add_argument("checks", nargs="*", metavar="CHECK", type=_check_name,
-                   help=f"checks to run, in this order (default all: {' '.join(CHECKS)})")
+                   help=f"checks to run, in this order (default: {' '.join(CHECKS)}; also "
+                        f"{' '.join(EXTRA_CHECKS)}, only when named)")
 
 
 def _mgmt_image(args) -> int:

@@ -8,7 +8,10 @@ ip/acc/data/acc_regs.yml), acc_errors.h (the ACC error bit names, from ip/acc/da
 errors:) and acc_vectors.h (ACC programs assembled with ip.acc.tools.asm, DMEM images and expected
 outputs from kyber-py / dilithium-py / hashlib, see write_acc_vectors); for a program that
 includes it, pqc_vectors.h (the whole ML-KEM-768 decaps and ML-DSA-65 signing programs, their
-inputs, outputs from kyber-py / dilithium-py and the ISS's cycle counts, see pqc_ops). Output:
+inputs, outputs from kyber-py / dilithium-py and the ISS's cycle counts, see pqc_ops);
+pqc_mlkem_layout.h (what lib/pqc.c knows of each ML-KEM program, firmware/pqc_layout.py) and, for
+programs/pqc_mlkem_api.c, pqc_mlkem_api_vectors.h (its images and calls; the caller's own with
+build(headers=...), as `pqsoc mlkem --engine soc` does). Output:
 OUT/NAME.elf, OUT/NAME.bin (what the boot ROM holds), OUT/NAME.map.
 """
 import hashlib
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import ip.acc as acc_ip
 import ip.kmac as kmac_ip
+from firmware import pqc_layout
 
 import litex
 
@@ -511,10 +515,13 @@ def _run(cmd):
         raise FirmwareError(f"{' '.join(map(str, cmd))}\n{r.stdout}{r.stderr}")
 
 
-def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS) -> Path:
+def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS,
+          headers: dict | None = None) -> Path:
     """Build PROGRAMS_DIR/NAME.c; returns the .bin. Skips work when the outputs are newer than
     every input (sources, headers, generated SoC headers). `programs_dir` lets tests keep
-    programs for special SoC variants next to themselves."""
+    programs for special SoC variants next to themselves. `headers` {file name: text}: headers
+    the caller generated (e.g. `pqsoc mlkem --engine soc`'s inputs for programs/pqc_mlkem_api.c),
+    written into OUT/gen; use a separate OUT per set of headers."""
     src = Path(programs_dir) / f"{name}.c"
     if not src.exists():
         known = ", ".join(sorted(p.stem for p in Path(programs_dir).glob("*.c")))
@@ -536,7 +543,13 @@ def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS) ->
         write_acc_regs(gen / "acc_regs.h")
         write_acc_errors(gen / "acc_errors.h")
         write_acc_vectors(gen / "acc_vectors.h")
-        generated_headers += ["acc_regs.h", "acc_errors.h", "acc_vectors.h"]
+        # lib/pqc.c's knowledge of the ML-KEM programs (firmware/pqc_layout.py)
+        _write_if_changed(gen / "pqc_mlkem_layout.h", pqc_layout.layout_header())
+        generated_headers += ["acc_regs.h", "acc_errors.h", "acc_vectors.h", "pqc_mlkem_layout.h"]
+        if name == pqc_layout.API_PROGRAM and pqc_layout.API_HEADER not in (headers or {}):
+            # the test build: ML-KEM-768 with kyber-py's vectors and the error paths
+            headers = {**(headers or {}), pqc_layout.API_HEADER: pqc_layout.api_vectors(
+                768, pqc_layout.default_requests(768), error_tests=True)}
         if '#include "pqc_vectors.h"' in src.read_text():
             # the whole ML-KEM / ML-DSA programs with references and ISS runs (~20 s): only
             # for the programs that use them
@@ -548,6 +561,10 @@ def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS) ->
                      for k in ("ACC_IMEM_SIZE", "ACC_DMEM_SIZE")]
             write_preload_vectors(gen / f"{name}_vectors.h", name, *sizes)
             generated_headers.append(f"{name}_vectors.h")
+
+    for hname, text in (headers or {}).items():
+        _write_if_changed(gen / hname, text)
+        generated_headers.append(hname)
 
     sources = [src, *sorted(LIB.glob("*.c")), *sorted(LIB.glob("*.S"))]
     inputs = sources + sorted(LIB.glob("*.h")) + sorted(Path(programs_dir).glob("*.h")) \

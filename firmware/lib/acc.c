@@ -42,14 +42,30 @@ static int dmem_range(uint32_t addr, size_t len)
     return addr <= acc_dmem_size() && len <= acc_dmem_size() - addr;
 }
 
+static uint32_t imem_generation;
+
+uint32_t acc_imem_generation(void) { return imem_generation; }
+
 int acc_load_program(const uint32_t *words, size_t n)
 {
     if ((words == NULL && n) || n > acc_imem_size() / 4)
         return ACC_ERR_ARG;
     if (!acc_idle())
         return ACC_ERR_BUSY;
+    imem_generation++;
     for (size_t i = 0; i < n; i++)
         IMEM32(4 * i) = words[i];
+    return ACC_OK;
+}
+
+int acc_read_imem(uint32_t first, uint32_t *dst, size_t n)
+{
+    if ((dst == NULL && n) || first > acc_imem_size() / 4 || n > acc_imem_size() / 4 - first)
+        return ACC_ERR_ARG;
+    if (!acc_idle())
+        return ACC_ERR_BUSY;
+    for (size_t i = 0; i < n; i++)
+        dst[i] = IMEM32(4 * (first + i));
     return ACC_OK;
 }
 

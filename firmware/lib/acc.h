@@ -34,6 +34,12 @@ int acc_idle(void);
 
 /* n 32-bit instruction words to IMEM from address 0. */
 int acc_load_program(const uint32_t *words, size_t n);
+/* Counts acc_load_program calls that wrote IMEM: a caller that keeps a program resident
+ * (lib/pqc.c) reloads when it changed. IMEM keeps its content across CTRL.WIPE and errors; a
+ * host writing IMEM over the bridge is not counted. */
+uint32_t acc_imem_generation(void);
+/* n IMEM words from word index `first` (e.g. to check a program someone else loaded). */
+int acc_read_imem(uint32_t first, uint32_t *dst, size_t n);
 /* Bytes at any alignment (byte-select stores / word reads where unaligned). */
 int acc_write_dmem(uint32_t addr, const void *src, size_t len);
 int acc_read_dmem(uint32_t addr, void *dst, size_t len);

@@ -16,8 +16,8 @@ ACC's RTL in Verilator: the same cycles, checked against the ISS). Inputs of a w
 does not end in `ecall`, or a program whose status word (ip/acc/kernels/mlkem/status.py, at
 its layout's `status_addr`) is not OK raise ApiError with a message naming the problem, e.g.
 "mlkem768_encaps: ek check failed: a coefficient >= q (FIPS 203 7.2)" (encaps checks ek's
-modulus, decaps the H(ek) inside dk, in the programs). Not yet here: the SoC engine
-(firmware API).
+modulus, decaps the H(ek) inside dk, in the programs). The SoC engine (the firmware API on
+the simulated SoC) is a floor up: sim/mlkem_soc.py (`pqsoc mlkem ... --engine soc`).
 """
 from ip.acc import block as acc_block
 

@@ -1,8 +1,10 @@
-"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl]` and `pqsoc mldsa keygen
---param P --xi HEX`: the ACC's ML-KEM / ML-DSA programs through the host API (ip/acc/api.py). One JSON line on stdout; exit 0 on success, 2 with a
-message on bad input (wrong length, not hex, a parameter set without a program, a FIPS 203
-section 7 input check failed in the program: "ek check failed: ...", "dk check failed: ..."),
-1 when a run fails. HEX may be `@FILE` (a file holding the hex text)."""
+"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]` and `pqsoc mldsa keygen
+--param P --xi HEX`: the ACC's ML-KEM / ML-DSA programs through the host API (ip/acc/api.py);
+`--engine soc` runs ML-KEM through the firmware API on the simulated SoC (sim/mlkem_soc.py).
+One JSON line on stdout; exit 0 on success, 2 with a message on bad input (wrong length, not
+hex, a parameter set without a program, a FIPS 203 section 7 input check failed in the program:
+"ek check failed: ...", "dk check failed: ..."), 1 when a run fails. HEX may be `@FILE` (a
+file holding the hex text)."""
 import json
 import sys
 from pathlib import Path
@@ -25,10 +27,33 @@ def _hex(opt: str, text: str) -> bytes:
         raise _BadInput(f"--{opt}: not a hex string") from None
 
 
+def _soc(args, api) -> dict:
+    """--engine soc: the inputs checked as the host API checks them, then the whole SoC
+    (sim/mlkem_soc.py: firmware API on the simulated SoC)."""
+    import logging
+    from sim import mlkem_soc
+    # LiteX logs its whole SoC build at INFO unless logging is already configured
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    n = api.sizes(args.param)   # ApiError for a set that does not exist
+    names = {"keygen": (("d", "seed"), ("z", "seed")), "encaps": (("ek", "ek"), ("m", "seed")),
+             "decaps": (("dk", "dk"), ("c", "c"))}[args.op]
+    ins = []
+    for opt, size in names:
+        v = _hex(opt, getattr(args, opt))
+        api._need(opt, v, n[size])
+        ins.append(v)
+    try:
+        return mlkem_soc.run(args.op, args.param, tuple(ins))
+    except mlkem_soc.SocEngineError as e:   # " check failed: " (an input check): exit 2
+        raise api.ApiError(f"engine soc: {e}") from None
+
+
 def _run(args) -> int:
     from ip.acc import api
     try:
-        if args.scheme == "mldsa":
+        if getattr(args, "engine", None) == "soc":
+            r = _soc(args, api)
+        elif args.scheme == "mldsa":
             r = api.mldsa_keygen(args.param, _hex("xi", args.xi), args.engine)
         elif args.op == "keygen":
             r = api.mlkem_keygen(args.param, _hex("d", args.d), _hex("z", args.z), args.engine)
@@ -54,8 +79,10 @@ def add_parser(sub) -> None:
         q.add_argument("--param", type=int, required=True, choices=(512, 768, 1024))
         for name in ins:
             q.add_argument(f"--{name}", required=True, metavar="HEX", help="hex, or @FILE holding it")
-        q.add_argument("--engine", choices=("iss", "rtl"), default="iss",
-                       help="iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator (default iss)")
+        q.add_argument("--engine", choices=("iss", "rtl", "soc"), default="iss",
+                       help="iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator; soc: the "
+                            "firmware API (firmware/lib/pqc.c) on the whole simulated SoC, adds "
+                            "cpu_cycles (slow; default iss)")
         q.set_defaults(func=_run, scheme="mlkem")
     p = sub.add_parser("mldsa", help="ML-DSA keygen on the ACC (ISS or RTL): one JSON line (sign / verify: not yet)")
     s = p.add_subparsers(dest="op", required=True)

@@ -357,3 +357,35 @@ def test_boot_refuses_a_soc_without_boot_hold(soc, tmp_path, capsys):
     assert cli.main(["socket://127.0.0.1:1", "--boot", str(tmp_path / "none.bin"),
                      "--csr", soc.source]) == 1
     assert "cannot read the boot image" in capsys.readouterr().err
+
+
+# ---- ML-KEM-768 over the bridge (`pqsoc bringup PORT mlkem`) ------------------------------------
+
+def test_bringup_mlkem_on_simulated_chip(soc_dir, model, firmware, tmp_path, capsys):
+    """The host runs ML-KEM-768 keygen, encaps and decaps over the bridge (programs, tables and
+    layout of firmware/pqc_layout.py): outputs equal kyber-py's, CYCLES the ISS's."""
+    from ip.acc import api
+    from sim.run import serve_bridge
+    with serve_bridge(firmware("bridge_idle"), soc_dir, model.parent, tmp_path, 200_000_000,
+                      600) as b:
+        rc = cli.main([b.url, "--csr", str(soc_dir / "csr.json"), "--timeout", "60", "mlkem"])
+    out = capsys.readouterr().out
+    lines = [json.loads(ln) for ln in out.splitlines()]
+    assert rc == 0 and lines[0]["test"] == "mlkem" and lines[0]["pass"], out
+    assert lines[-1] == {"summary": "bringup", "tests": 1, "passed": 1, "failed": 0}
+    from firmware import pqc_layout
+    d, z, _ = pqc_layout.API_SEEDS
+    assert lines[0]["keygen_cycles"] == api.mlkem_keygen(768, d, z)["cycles"]
+    with capsys.disabled():
+        print(f"\nbringup mlkem: {lines[0]['seconds']} s, {lines[0]['bridge_bytes']} bridge bytes, "
+              f"{b.result.cycles} cycles")
+
+
+def test_bringup_mlkem_detects_a_dead_acc(soc):
+    r = checks.check_mlkem(FakeBus(soc, frozen=_Region(soc, "acc")), soc)
+    problems = "\n".join(r["problems"])
+    assert not r["pass"]
+    for op, name in (("keygen", "ek"), ("encaps", "K"), ("decaps", "K")):
+        assert f"mlkem {op} {name}: output at DMEM" in problems and "kyber-py" in problems
+        assert f"mlkem {op}: ERR_BITS 0x0, CYCLES 0 (the ISS says" in problems
+        assert f"mlkem {op}: status word 0x00000000" in problems and "did it run?" in problems

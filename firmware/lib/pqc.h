@@ -1,0 +1,98 @@
+/* ML-KEM (FIPS 203 KeyGen_internal, Encaps_internal, Decaps_internal) on the ACC coprocessor,
+ * for ML-KEM-512 / -768 / -1024 (the parameter set is an argument).
+ *
+ * The ACC programs and their constant tables are NOT part of this library: the silicon SoC's
+ * CPU has 8 KiB boot RAM and 4 KiB main SRAM, less than one program. The caller hands each
+ * (operation, set) an image (struct pqc_image: program words + constant segments) with
+ * pqc_mlkem_set_image(); the image stays where the caller keeps it (ROM, flash, a buffer the
+ * host filled) and must stay valid. The images are made by firmware/pqc_layout.py from
+ * ip/acc/kernels/mlkem; what this library knows of each program (IMEM size and FNV-1a sum,
+ * constant bytes and sum, DMEM addresses of inputs and outputs) is in the generated
+ * pqc_mlkem_layout.h, from the same source.
+ *
+ * Each call:
+ *   1. checks the set and that an image is given for (op, set) and that it is the one the
+ *      layout describes (op, set, word count, FNV-1a of the program when it is loaded and of the
+ *      constant tables on every call) and fits this ACC's memories;
+ *   2. CTRL.WIPE (known DMEM and registers), the program into IMEM unless it is resident
+ *      (IMEM keeps its content across WIPE: loaded once per op/set, tracked here and by
+ *      acc_imem_generation(); a host that writes IMEM behind the firmware must call
+ *      pqc_forget_program());
+ *   3. constant tables and inputs into DMEM (straight from the caller's buffers: no copy of a
+ *      secret on the stack), START, wait (bounded: pqc_set_max_polls);
+ *   4. checks ERR_BITS and the program's status word (its FIPS 203 section 7 input checks:
+ *      encaps the modulus of ek, decaps the hash of ek inside dk; codes from
+ *      ip/acc/kernels/mlkem/status.py), reads the outputs;
+ *   5. CTRL.WIPE on every path once step 2 began, so no secret stays in DMEM or the ACC's
+ *      registers. A call that fails from step 2 on zero-fills its outputs (no partial
+ *      result); one refused in step 1 leaves them untouched.
+ * Details of the last call (ACC cycles, ERR_BITS, whether the program was loaded): pqc_last().
+ * Only available on a SoC with the ACC (ACC_BASE). */
+#ifndef PQSOC_PQC_H
+#define PQSOC_PQC_H
+#include <stddef.h>
+#include <stdint.h>
+#include "acc.h"
+#include "pqc_mlkem_layout.h"   /* generated: enum pqc_mlkem_op, PQC_MLKEM<set>_*_BYTES */
+
+enum pqc_status {
+    PQC_OK = 0,
+    PQC_ERR_PARAM = 1,             /* no such parameter set, or no program of this op for it */
+    PQC_ERR_IMAGE_MISSING = 2,     /* no image given for (op, set): pqc_mlkem_set_image() */
+    PQC_ERR_IMAGE_WRONG = 3,       /* the image is not the layout's program / tables for (op,
+                                    * set) (for an image without words: IMEM does not hold
+                                    * the program), or does not fit this ACC's IMEM / DMEM */
+    PQC_ERR_ACC = 4,               /* the program stopped with an error: pqc_last()->acc.err_bits */
+    PQC_ERR_EK_INVALID = 5,        /* FIPS 203 7.2 modulus check of ek failed (status word) */
+    PQC_ERR_DK_HASH_MISMATCH = 6,  /* FIPS 203 7.3 hash check of dk failed (status word) */
+    PQC_ERR_TIMEOUT = 7,           /* the ACC did not halt within the polling bound (wiped) */
+    PQC_ERR_BUSY = 8,              /* the ACC refused an access (not idle): another user */
+    PQC_ERR_STATUS = 9,            /* the program's status word is not a known code (or
+                                    * NOT_RUN: the program wrote none): pqc_last() */
+};
+
+struct pqc_segment { uint32_t addr; const uint8_t *data; uint32_t len; };   /* DMEM bytes */
+
+/* An ACC program and its constant tables (the format firmware/pqc_layout.py writes).
+ * imem == NULL: the program is loaded into IMEM by someone else (on the silicon SoC the host
+ * or the management core, from outside the CPU's memory); the API then reads IMEM back and
+ * checks its FNV-1a sum against the layout instead of loading it (once, while it stays
+ * resident). The constant tables must come with the image: CTRL.WIPE clears DMEM. */
+struct pqc_image {
+    uint8_t op;                       /* enum pqc_mlkem_op */
+    uint16_t param;                   /* 512, 768, 1024 */
+    const uint32_t *imem; uint32_t imem_words;
+    const struct pqc_segment *consts; uint32_t n_consts;   /* in address order */
+};
+
+/* Details of the last call. */
+struct pqc_info {
+    int status;                  /* what the call returned */
+    struct acc_result acc;       /* CYCLES, ERR_BITS, ERR_KMAC, INSNS, STOP_PC of the run */
+    int loaded;                  /* 1: the program was written to IMEM by this call */
+    int checked_imem;            /* 1: an image without words: IMEM was read back and checked */
+    int acc_rc;                  /* the failing acc_* driver call's code, ACC_OK if none */
+    uint32_t status_word;        /* the program's status word (PQC_MLKEM_STATUS_*) */
+};
+
+/* Remembers img for (img->op, img->param); NULL-safe: PQC_ERR_PARAM for an op or set that has
+ * no program. Replacing the image of the resident program forces a reload. */
+int pqc_mlkem_set_image(const struct pqc_image *img);
+/* Forgets a set image (op, param); the next call of that op returns PQC_ERR_IMAGE_MISSING. */
+void pqc_mlkem_clear_image(unsigned op, unsigned param);
+
+/* d, z: 32 bytes -> ek (PQC_MLKEM<set>_EK_BYTES), dk (PQC_MLKEM<set>_DK_BYTES). */
+int pqc_mlkem_keypair(unsigned param, const uint8_t *d, const uint8_t *z, uint8_t *ek, uint8_t *dk);
+/* ek, m (32 bytes) -> K (32 bytes), c (PQC_MLKEM<set>_C_BYTES). */
+int pqc_mlkem_encaps(unsigned param, const uint8_t *ek, const uint8_t *m, uint8_t *K, uint8_t *c);
+/* dk, c -> K (32 bytes; the implicit-rejection key for a bad c, as FIPS 203 says). */
+int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_t *K);
+
+const struct pqc_info *pqc_last(void);
+const char *pqc_status_name(int status);
+/* Polls of STATUS before PQC_ERR_TIMEOUT (0: acc.c's default bound). */
+void pqc_set_max_polls(uint32_t max_polls);
+/* Forget which program is resident in IMEM (the next call reloads and re-checks it). */
+void pqc_forget_program(void);
+
+#endif
