@@ -96,6 +96,8 @@ def hb_mult(gamma2: int) -> int:
 class Verify:
     """The verify program and its DMEM layout for one parameter set (44, 65, 87)."""
 
+    sib_words = 8           # SampleInBall's digest words per squeeze (tests use fewer)
+
     def __init__(self, param: int, dmem_size: int = DMEM_SIZE):
         if param not in FULL:
             raise ValueError(f"ML-DSA verify: parameter set must be one of {sorted(FULL)}, "
@@ -457,7 +459,7 @@ class Verify:
         """[(name, lines)] of the main line (the exits and subroutines follow)."""
         ph = [("length check, tr = H(pk), mu = H(tr || M')",
                VMODE1 + ["kmac.acq"] + self._hash_mu())]
-        ph.append(("c = SampleInBall(c_tilde)", self._sample_in_ball()))
+        ph.append(("c = SampleInBall(c_tilde)", self._sample_in_ball(self.sib_words)))
         ph.append(("A_hat[0][0] started; hint tail check; NTT(c)",
                    ["addi x21, x0, 0"] + _li(27, self.TILES[0]) + self._start_a("x21", 0, "x27") +
                    self._hint_tail() + _li(8, self.C_HAT) + self._call("ntt_x8")))
