@@ -123,8 +123,7 @@ class Verify:
         self.MU = self.HDR + 32
         self.CTIL = self.MU + 64
         self.HINT = self.CTIL + 64
-        self.BM = self.HINT + _a32(self.omega + k)
-        self.C_HAT = self.BM + 32
+        self.C_HAT = self.HINT + _a32(self.omega + k)
         self.Z_HAT = self.C_HAT + 1024
         # packed z_j at ZP + zb j: slot j (1 KiB) ends at or before packed z_(j+1) starts
         self.ZP = self.Z_HAT + 1024 * l - self.zb * (l - 1)
@@ -276,21 +275,40 @@ class Verify:
             [*_far("bne", "x3", "x0", "exit_pad"), "addi x8, x8, 1", "jal x0, tail_loop", "tail_done:"]
         return L
 
-    def _hint_row(self):
-        """Row x22's hint: count = byte omega + x22 (>= x18, the previous count, and
-        <= omega), indices x18 .. count - 1 strictly increasing, set in the bitmap BM;
-        x18 = count after. x7 = HINT."""
-        L = _li(7, self.HINT) + _li(6, self.BM) + [f"addi x9, x22, {self.omega}"] + \
-            self._byte(8, "x9", 1)
+    def _hint_fix(self):
+        """UseHint for row x22's hinted coefficients (HighBits of the rest is the plain
+        pass, _hw1_encode): count = byte omega + x22 checked (>= x18, the previous count, and
+        <= omega), indices x18 .. count - 1 checked strictly increasing; each hinted r at
+        ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
+        x18 = count after. Constants in w8..w15; x7 = HINT."""
+        C = self._fix_consts()
+        L = _li(7, self.HINT) + [f"addi x9, x22, {self.omega}"] + self._byte(8, "x9", 1)
         L += [*_far("bltu", "x8", "x18", "exit_count"), f"addi x2, x0, {self.omega}",
-              *_far("bltu", "x2", "x8", "exit_count")] + [f"sw x0, {4 * n}(x6)" for n in range(8)]
-        L += ["addi x4, x0, -1", "hint_loop:", "bgeu x18, x8, hint_done"] + \
+              *_far("bltu", "x2", "x8", "exit_count")]
+        L += self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2)) + \
+            self._bcast("w10", 2) + self._bcast("w11", -1) + \
+            self._bcast("w12", 2 * self.gamma2)
+        L += self._bcast("w13", 15) if self.m == 16 else \
+            self._bcast("w13", 43) + self._bcast("w14", 44) + self._bcast("w15", 45)
+        L += _li(6, self.ACC) + ["addi x4, x0, -1", "fix_loop:", "bgeu x18, x8, fix_done"] + \
             self._byte(3, "x18", 1) + \
             [*_far("bge", "x4", "x3", "exit_order"), "addi x4, x3, 0",
-             "srli x1, x3, 5", "slli x1, x1, 2", "add x1, x1, x6", "lw x2, 0(x1)",
-             "andi x5, x3, 31", "addi x9, x0, 1", "sll x5, x9, x5", "or x2, x2, x5",
-             "sw x2, 0(x1)", "addi x18, x18, 1", "jal x0, hint_loop", "hint_done:"]
+             "slli x1, x3, 2", "add x1, x1, x6", "lw x5, 0(x1)", "bn.bcast w0, x5",
+             "bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
+             "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
+             "bn.addv w3, w3, w11"] + C + \
+            ["bn.mulv.lo w5, w3, w12", "bn.ext x5, w5, 0", "sw x5, 0(x1)",
+             "addi x18, x18, 1", "jal x0, fix_loop", "fix_done:"]
         return L
+
+    def _fix_consts(self):
+        """w3 = t + 2 [r0 > 0] - 1 in [-1, m + 1] -> mod m (w13.. constants)."""
+        if self.m == 16:
+            return ["bn.and w3, w3, w13"]
+        # m = 44: - 44 [w3 >= 44 unsigned, -1 included], + 88 [w3 = -1]
+        return ["bn.ltv w6, w13, w3", "bn.ltv w7, w15, w3", "bn.and w6, w6, w14",
+                "bn.and w7, w7, w14", "bn.subv w3, w3, w6", "bn.addv w3, w3, w7",
+                "bn.addv w3, w3, w7"]
 
     # ---------------------------------------------------------------- subroutines
     def _unpack_z(self):
@@ -312,71 +330,36 @@ class Verify:
             p.op("bn.subvm", d, "w14", f"{d}s")
         return unpack_fields(10, field, pool=14)
 
-    def _use_hint(self):
-        """UseHint in place on ACC (x8 -> x8), the mask bits from BM (x6): per granule of
-        BM (4 words), lane q of word s takes bit 8 s + q. Constants in w8..w15."""
-        C = {"g2m1": "w15", "hbm": "w14", "c2": "w13", "sel": "w12", "zero": "w11"}
-        if self.m == 16:
-            C["cm"] = "w10"
-            pool = [f"w{n}" for n in range(10)]
-        else:
-            C.update({"c43": "w10", "c44": "w9", "c45": "w8"})
-            pool = [f"w{n}" for n in range(8)]
-        p = Prog(pool)
-        p.raw("lw {0}, 0({1})", ["x1"], ["x6"])
-        p.raw("addi {0}, {1}, 4", ["x6"], ["x6"])
-        for s in range(4):
-            R, H = f"%r{s}", f"%h{s}"
-            if s:
-                p.raw(f"srli {{0}}, {{1}}, {8 * s}", [f"x{2 + s}"], ["x1"])
-            p.raw("bn.bcast {0}, {1}", [H], [f"x{2 + s}" if s else "x1"])
-            p.op("bn.and", H, H, C["sel"])
-            p.op("bn.ltv", H, C["zero"], H)
-            p.raw("bn.lw {0}, " + f"{32 * s}" + "({1})", [R], ["x8"])
-            p.op("bn.addv", f"%u{s}", R, C["g2m1"])
-            p.op("bn.mulv.hi", f"%p{s}", f"%u{s}", C["hbm"])
-            p.op("bn.shrv", f"%t{s}", f"%p{s}", "11")
-            p.op("bn.shrv", f"%b{s}", f"%p{s}", "9")
-            p.op("bn.and", f"%b{s}", f"%b{s}", C["c2"])
-            p.op("bn.and", f"%b{s}", f"%b{s}", H)
-            p.op("bn.addv", f"%t{s}", f"%t{s}", H)
-            p.op("bn.addv", f"%x{s}", f"%t{s}", f"%b{s}")
-            if self.m == 16:
-                p.op("bn.and", f"%x{s}", f"%x{s}", C["cm"])
-            else:
-                # x in [-1, 45] -> x mod 44: - 44 [x >= 44 unsigned], + 88 [x = -1]
-                p.op("bn.ltv", f"%g{s}", C["c43"], f"%x{s}")
-                p.op("bn.ltv", f"%n{s}", C["c45"], f"%x{s}")
-                p.op("bn.and", f"%g{s}", f"%g{s}", C["c44"])
-                p.op("bn.and", f"%n{s}", f"%n{s}", C["c44"])
-                p.op("bn.subv", f"%x{s}", f"%x{s}", f"%g{s}")
-                p.op("bn.addv", f"%x{s}", f"%x{s}", f"%n{s}")
-                p.op("bn.addv", f"%x{s}", f"%x{s}", f"%n{s}")
-            p.raw("bn.sw {0}, " + f"{32 * s}" + "({1})", [], [f"%x{s}", "x8"])
-        p.raw("addi {0}, {1}, 128", ["x8"], ["x8"])
-        consts = self._bcast("w15", self.gamma2 - 1) + self._bcast("w14", hb_mult(self.gamma2)) + \
-            self._bcast("w13", 2) + ["bn.xor w11, w11, w11"] + \
-            [x for q in range(8) for x in (_li(1, 1 << q) + [f"bn.ins w12, x1, {q}"])]
-        consts += self._bcast("w10", 15) if self.m == 16 else \
-            self._bcast("w10", 43) + self._bcast("w9", 44) + self._bcast("w8", 45)
-        return consts + _loop(8, p.text().splitlines())
-
     @staticmethod
     def _bcast(w, val):
         return _li(1, val) + [f"bn.bcast {w}, x1"]
 
-    def _w1_encode(self):
-        """w1Encode of ACC (x5) -> x6 (32 w1bits bytes)."""
+    def _hw1_encode(self):
+        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes). r1 = mulv.hi(r +
+        gamma2 - 1, hb_mult) >> 11, mod m (the q - 1 wrap gives m)."""
+        consts = self._bcast("w10", self.gamma2 - 1) + self._bcast("w11", hb_mult(self.gamma2))
         if self.w1bits == 4:
-            sh = [x for q in range(8) for x in (_li(1, 1 << (4 * q)) + [f"bn.ins w15, x1, {q}"])]
+            consts += self._bcast("w12", 15) + \
+                [x for q in range(8) for x in (_li(1, 1 << (4 * q)) + [f"bn.ins w13, x1, {q}"])]
             body = [f"bn.lw.pi w{n}, 0(x5)" for n in range(8)]
-            body += [f"bn.mulv.lo w{n}, w{n}, w15" for n in range(8)]
+            for n in range(8):
+                body += [f"bn.addv w{n}, w{n}, w10", f"bn.mulv.hi w{n}, w{n}, w11",
+                         f"bn.shrv w{n}, w{n}, 11", f"bn.and w{n}, w{n}, w12",
+                         f"bn.mulv.lo w{n}, w{n}, w13"]
             body += or_tree() + ["bn.sw.pi w0, 0(x6)"]
-            return sh + _loop(4, body)
+            return consts + _loop(4, sched.schedule(body))
+        consts += self._bcast("w12", self.m - 1) + self._bcast("w13", self.m)
 
         def load(p, r, dst):
-            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [dst], ["x5"])
-        return pack_fields(load, [(self.w1bits, None, "x6")])
+            u, t, g = f"%hu{r}", f"%ht{r}", f"%hg{r}"
+            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [u], ["x5"])
+            p.op("bn.addv", u, u, "w10")
+            p.op("bn.mulv.hi", t, u, "w11")
+            p.op("bn.shrv", t, t, "11")
+            p.op("bn.ltv", g, "w12", t)
+            p.op("bn.and", g, g, "w13")
+            p.op("bn.subv", dst, t, g)
+        return consts + pack_fields(load, [(self.w1bits, None, "x6")], pool=10)
 
     def subroutines(self):
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
@@ -388,9 +371,8 @@ class Verify:
                          self._bcast("w12", 2 * self.gamma1 - self.beta - 1) + self._unpack_z())
         out += self._sub("unpack_t1", self._bcast("w15", (1 << 10) - 1) +
                          ["bn.xor w14, w14, w14"] + self._unpack_t1())
-        out += self._sub("hint_row", self._hint_row())
-        out += self._sub("use_hint", self._use_hint())
-        out += self._sub("w1_encode", self._w1_encode())
+        out += self._sub("hint_fix", self._hint_fix())
+        out += self._sub("hw1_encode", self._hw1_encode())
         return out
 
     # ---------------------------------------------------------------- main line
@@ -413,7 +395,7 @@ class Verify:
         l = self.l
         L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1])
-        L += ["row_loop:"] + self._call("hint_row")
+        L += ["row_loop:"]
         L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
         L += _li(8, self.ACC) + self._call("ntt_x8")
         L += _li(10, self.ACC) + _li(15, self.C_HAT) + _li(20, self.ACC) + \
@@ -429,8 +411,8 @@ class Verify:
             L += ["addi x10, x26, 0"] + _li(15, self.Z_HAT + 1024 * j) + _li(20, self.ACC) + \
                 self._call("mac_acc") + ["addi x1, x26, 0", "addi x26, x27, 0", "addi x27, x1, 0"]
         L += _li(8, self.ACC) + self._call("intt_x8")
-        L += _li(8, self.ACC) + _li(6, self.BM) + self._call("use_hint")
-        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("w1_encode")
+        L += self._call("hint_fix")
+        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
               "addi x19, x19, -1", "bne x19, x0, row_loop"]
         return L
