@@ -26,28 +26,38 @@ Program (VMODE 1, KMAC port held throughout):
      on the field (beta < f < 2 gamma1 - beta) in the same pass, NTT'd -> Z_HAT[j].
      The packed z lies inside the Z_HAT area, so each z_hat slot is written after the
      packed polynomials it covers were read.
-  5. per row i: the row's hint indices checked (counts non-decreasing, <= omega; indices
-     strictly increasing) and set in a 256-bit bitmap BM; t1_i unpacked as
-     -(t1 2^d) mod q -> ACC, NTT, ACC = ACC o c_hat, then for j: ACC += A_hat[i][j] o
-     z_hat[j] while A_hat[i][j + 1] (or A_hat[i + 1][0]) is sampled into the other tile;
-     INTT (its Montgomery twiddles remove the products' 2^-32); UseHint in place (mask
-     from BM), w1Encode over t1_i's packed bytes in pk (read for the last time).
-  6. c_tilde' = H(mu || w1Encode(w1), lambda / 4) compared with c_tilde: STATUS_VALID or
+  5. per row i: t1_i unpacked as -(t1 2^d) mod q -> ACC, NTT, ACC = ACC o c_hat, then for
+     j: ACC += A_hat[i][j] o z_hat[j] (words 0..7 of ACC in w8..w15 across the row) while
+     A_hat[i][j + 1] (or A_hat[i + 1][0]) is sampled into the other tile; INTT (its
+     Montgomery twiddles remove the products' 2^-32); the row's hint indices checked
+     (count non-decreasing and <= omega, indices strictly increasing) and each hinted
+     coefficient r replaced by alpha UseHint(1, r), so that one HighBits + w1Encode pass
+     over the row gives w1' (packed over t1_i's bytes in pk, read for the last time).
+  6. c_tilde' = H(mu || w1Encode(w1'), lambda / 4) compared with c_tilde: STATUS_VALID or
      STATUS_INVALID.
 
-UseHint (FIPS 204 Alg. 40) per lane: u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 /
-alpha)): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and bit 10 of p
-= [r0 > 0] (exact on [0, q): checked in the tests); r1' = (t + h (2 [r0 > 0] - 1)) mod m.
+UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha)) (alpha =
+2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and bit 10 of
+p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2 [r0 > 0] -
+1) mod m for a hinted coefficient, t mod m for the others.
+
+Measured (ISS; the ML-DSA-65 program also on the RTL, equal cycles and DMEM:
+ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_verify`): see the module's
+MEASURED table below (updated with the figures).
 
 DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU); MU,
-CTIL, HINT (omega + k bytes), BM; C_HAT; Z_HAT (l polynomials) with the packed z at its end
+CTIL, HINT (omega + k bytes); C_HAT; Z_HAT (l polynomials) with the packed z at its end
 (ZP); ACC over the packed z's last polynomial; two A tiles (SIB in the second during step
-2). M' lies wherever more room is free before step 2 (MSG).
+2). M' lies wherever more room is free before step 2 (MSG .. MSG + MSG_MAX).
+
+Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT, INTT, the two
+multiply-accumulates, the z and t1 unpackers, the hint fix-up, HighBits + w1Encode. Main-line
+registers of the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 = i, x24 pk's
+t1_i, x26 / x27 this / the other A tile; the subroutines use x1..x17, x20, x23.
 """
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from ip.acc.kernels.mldsa import ntt
-from ip.acc.kernels.mldsa.keygen import mac_loop
+from ip.acc.kernels.mldsa import ntt, products
 from ip.acc.kernels.mldsa.packing import or_tree, pack_fields, unpack_fields
 from ip.acc.kernels.mldsa.params import D, FULL, Q
 from ip.acc.kernels.prog import Prog
@@ -364,8 +374,10 @@ class Verify:
     def subroutines(self):
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
         out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
-        out += self._sub("mac_first", mac_loop(True))
-        out += self._sub("mac_acc", mac_loop(False))
+        # the row's accumulator: words 0..7 in w8..w15 (products.R_ACC) across the row,
+        # words 8..31 at ACC + 256 (x20 read, x23 write)
+        out += self._sub("mac_first", products._mac_first())
+        out += self._sub("mac_acc", products._mac_acc())
         out += self._sub("unpack_z", self._bcast("w15", (1 << self.zbits) - 1) +
                          self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) +
                          self._bcast("w12", 2 * self.gamma1 - self.beta - 1) + self._unpack_z())
@@ -398,7 +410,7 @@ class Verify:
         L += ["row_loop:"]
         L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
         L += _li(8, self.ACC) + self._call("ntt_x8")
-        L += _li(10, self.ACC) + _li(15, self.C_HAT) + _li(20, self.ACC) + \
+        L += _li(10, self.ACC) + _li(15, self.C_HAT) + _li(20, self.ACC + 256) + \
             self._call("mac_first")
         for j in range(l):
             L += ["smp.wait"]
@@ -408,8 +420,9 @@ class Verify:
                 L += ["addi x1, x0, 1", f"beq x19, x1, last_row_{0}"]
                 L += self._start_a("x21", 256, "x27")
                 L += ["last_row_0:"]
-            L += ["addi x10, x26, 0"] + _li(15, self.Z_HAT + 1024 * j) + _li(20, self.ACC) + \
-                self._call("mac_acc") + ["addi x1, x26, 0", "addi x26, x27, 0", "addi x27, x1, 0"]
+            L += ["addi x10, x26, 0"] + _li(15, self.Z_HAT + 1024 * j) + \
+                _li(20, self.ACC + 256) + _li(23, self.ACC + 256) + self._call("mac_acc") + ["addi x1, x26, 0", "addi x26, x27, 0", "addi x27, x1, 0"]
+        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(products.R_ACC)]
         L += _li(8, self.ACC) + self._call("intt_x8")
         L += self._call("hint_fix")
         L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
