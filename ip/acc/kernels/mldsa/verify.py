@@ -72,7 +72,6 @@ from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as 
 from ip.acc.kernels.mldsa import ntt, products
 from ip.acc.kernels.mldsa.packing import or_tree, pack_fields, unpack_fields
 from ip.acc.kernels.mldsa.params import D, FULL, Q
-from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
 from ip.acc.tools import sched
 
