@@ -74,22 +74,6 @@ def _a32(x):
     return (x + 31) // 32 * 32
 
 
-def mac_loop(first, per=8):
-    """acc (x20) [+]= tile (x10) o s1_hat (x15), per words per iteration (w0..w15:
-    a, b per word; the product over a, the old acc word loaded over b); the acc
-    stores last, so no load waits for a store (the tile and s1_hat never alias acc:
-    promised to the scheduler)."""
-    R = range(per)
-    body = [f"bn.lw.pi w{2 * q + h}, 0(x{(10, 15)[h]})" for q in R for h in (0, 1)]
-    body += [f"bn.mulvm w{2 * q}, w{2 * q}, w{2 * q + 1}" for q in R]
-    if not first:
-        body += [f"bn.lw.pi w{2 * q + 1}, 0(x20)" for q in R]
-        body += [f"bn.addvm w{2 * q}, w{2 * q}, w{2 * q + 1}" for q in R]
-    body += [f"bn.sw.pi w{2 * q}, 0(x23)" for q in R]
-    na = [("x10", "x23"), ("x15", "x23"), ("x10", "x20"), ("x15", "x20")]
-    return ["addi x23, x20, 0"] + _loop(32 // per, sched.schedule(body, na))
-
-
 class Keygen:
     """The keygen program and its DMEM layout for one parameter set (44, 65, 87)."""
 
@@ -190,7 +174,19 @@ class Keygen:
         return [f"jal x28, {name}"]
 
     def _mac(self, first, per=8):
-        return mac_loop(first, per)
+        """acc (x20) [+]= tile (x10) o s1_hat (x15), per words per iteration (w0..w15:
+        a, b per word; the product over a, the old acc word loaded over b); the acc
+        stores last, so no load waits for a store (the tile and s1_hat never alias acc:
+        promised to the scheduler)."""
+        R = range(per)
+        body = [f"bn.lw.pi w{2 * q + h}, 0(x{(10, 15)[h]})" for q in R for h in (0, 1)]
+        body += [f"bn.mulvm w{2 * q}, w{2 * q}, w{2 * q + 1}" for q in R]
+        if not first:
+            body += [f"bn.lw.pi w{2 * q + 1}, 0(x20)" for q in R]
+            body += [f"bn.addvm w{2 * q}, w{2 * q}, w{2 * q + 1}" for q in R]
+        body += [f"bn.sw.pi w{2 * q}, 0(x23)" for q in R]
+        na = [("x10", "x23"), ("x15", "x23"), ("x10", "x20"), ("x15", "x20")]
+        return ["addi x23, x20, 0"] + _loop(32 // per, sched.schedule(body, na))
 
     def subroutines(self):
         def eta_field(p, s, d):
