@@ -7,6 +7,7 @@ Decaps_internal) and ML-DSA programs (FIPS 204 KeyGen_internal): what `pqsoc mlk
     r = api.mlkem_encaps(768, ek, m)            # {"K", "c", "cycles"}
     r = api.mlkem_decaps(768, dk, c)            # {"K", "cycles"}
     r = api.mldsa_keygen(65, xi)                # {"pk", "sk", "cycles"}
+    r = api.mldsa_verify(65, pk, msg, sig, ctx=b"")   # {"valid", "status", "cycles"}
 
 Each call builds the program for the parameter set (ip/acc/kernels/mlkem: keygen.py,
 encaps.py, decaps.py), loads it and its inputs into the taped-out memories (ip/acc/block.py:
@@ -14,7 +15,7 @@ encaps.py, decaps.py), loads it and its inputs into the taped-out memories (ip/a
 ACC's RTL in Verilator: the same cycles, checked against the ISS). Inputs of a wrong length
 (FIPS 203 7.2 / 7.3 type checks: the host's), a parameter set without a program, a run that
 does not end in `ecall`, or a program whose status word (ip/acc/kernels/mlkem/status.py, at
-its layout's `status_addr`) is not OK raise ApiError with a message naming the problem, e.g.
+its layout's `status_addr`) is not OK raise ApiError with a message naming the problem (BadInput, a subclass, for the caller's inputs), e.g.
 "mlkem768_encaps: ek check failed: a coefficient >= q (FIPS 203 7.2)" (encaps checks ek's
 modulus, decaps the H(ek) inside dk, in the programs). The SoC engine (the firmware API on
 the simulated SoC) is a floor up: sim/mlkem_soc.py (`pqsoc mlkem ... --engine soc`).
@@ -28,6 +29,10 @@ MEM = acc_block.DMEM_SIZE
 
 class ApiError(ValueError):
     pass
+
+
+class BadInput(ApiError):
+    """The caller's input is unusable (length, range); the program was not run."""
 
 
 def _k(param: int) -> int:
@@ -136,3 +141,40 @@ def mldsa_keygen(param: int, xi: bytes, engine: str = "iss") -> dict:
     r = _run(kg.program(), kg.image(xi), engine, f"mldsa{param}_keygen")
     pk, sk = kg.outputs(r.dmem)
     return {"pk": pk, "sk": sk, "cycles": r.cycles}
+
+
+def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: bytes = b"",
+                 engine: str = "iss", mu: bytes | None = None) -> dict:
+    """ML-DSA.Verify (FIPS 204 Alg. 3, pure: M' = 0 || len(ctx) || ctx || msg, formed here)
+    by the program of kernels/mldsa/verify.py, which computes tr and mu itself; or, with
+    mu (64 bytes, msg None), Verify_internal from the external mu. A signature of the
+    right length that does not verify (malformed hint, z out of range, c_tilde mismatch) is
+    {"valid": False}; wrong lengths, a context over 255 bytes or an M' longer than the
+    program's buffer (MSG_MAX of the set; use mu instead) raise BadInput."""
+    from ip.acc.kernels.mldsa.verify import STATUS_NAMES, STATUS_VALID, Verify
+    if param not in MLDSA_PARAMS:
+        raise BadInput(f"ML-DSA-{param}: no such parameter set (one of {', '.join(map(str, MLDSA_PARAMS))})")
+    v = Verify(param)
+    for name, value, length in (("pk", pk, v.pk_len), ("sig", sig, v.sig_len)):
+        if len(value) != length:
+            raise BadInput(f"{name} is {len(value)} bytes, ML-DSA-{param} needs {length}")
+    if mu is not None:
+        if msg is not None or ctx:
+            raise BadInput("give either mu or the message (and context), not both")
+        if len(mu) != 64:
+            raise BadInput(f"mu is {len(mu)} bytes, ML-DSA needs 64")
+        img = v.image(pk, sig, mu=mu)
+    else:
+        if msg is None:
+            raise BadInput("give the message (or mu)")
+        if len(ctx) > 255:
+            raise BadInput(f"the context is {len(ctx)} bytes, ML-DSA allows at most 255")
+        m_prime = bytes([0, len(ctx)]) + bytes(ctx) + bytes(msg)
+        if len(m_prime) > v.MSG_MAX:
+            raise BadInput(f"M' (0 || len(ctx) || ctx || msg) is {len(m_prime)} bytes, the "
+                           f"ML-DSA-{param} program takes at most {v.MSG_MAX} (give mu instead)")
+        img = v.image(pk, sig, msg_prime=m_prime)
+    r = _run(v.program(), img, engine, f"mldsa{param}_verify")
+    status = v.status(r.dmem)
+    return {"valid": status == STATUS_VALID, "status": STATUS_NAMES.get(status, str(status)),
+            "cycles": r.cycles}

@@ -24,10 +24,12 @@ def _kmac_bench() -> dict:
 
 
 def _acc_bench() -> dict:
-    """The kernels and ML-KEM-768 decaps (acc_jobs.measure), and the keygen / encaps programs of
-    every parameter set, each on the ISS and the RTL (equal cycles and DMEM by check)."""
+    """The kernels and ML-KEM-768 decaps (acc_jobs.measure), and the keygen / encaps / ML-DSA
+    verify programs of every parameter set, each on the ISS and the RTL (equal cycles and DMEM
+    by check)."""
     return {**acc_jobs.measure(rtl=True), **acc_jobs.measure_mlkem_keygen(rtl=True),
-            **acc_jobs.measure_mlkem_encaps(rtl=True), **acc_jobs.measure_mldsa_keygen(rtl=True)}
+            **acc_jobs.measure_mlkem_encaps(rtl=True), **acc_jobs.measure_mldsa_keygen(rtl=True),
+            **acc_jobs.measure_mldsa_verify(rtl=True)}
 
 
 register(kmac_block.KECCAK)

@@ -1,10 +1,13 @@
-"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]` and `pqsoc mldsa keygen
---param P --xi HEX`: the ACC's ML-KEM / ML-DSA programs through the host API (ip/acc/api.py);
+"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]`, `pqsoc mldsa keygen
+--param P --xi HEX` and `pqsoc mldsa verify --param P --pk HEX (--msg HEX [--ctx HEX] | --mu
+HEX) --sig HEX`: the ACC's ML-KEM / ML-DSA programs through the host API (ip/acc/api.py);
 `--engine soc` runs ML-KEM through the firmware API on the simulated SoC (sim/mlkem_soc.py).
-One JSON line on stdout; exit 0 on success, 2 with a message on bad input (wrong length, not
-hex, a parameter set without a program, a FIPS 203 section 7 input check failed in the program:
-"ek check failed: ...", "dk check failed: ..."), 1 when a run fails. HEX may be `@FILE` (a
-file holding the hex text)."""
+One JSON line on stdout; exit 0 on success (verify: the signature is valid), 1 when a run fails
+(verify: the signature is invalid; the line says why in "status"), 2 with a message on bad
+input (wrong length, not hex, a context over 255 bytes, a message over the program's buffer, a
+parameter set without a program, a FIPS 203 section 7 input check failed in the program:
+"ek check failed: ...", "dk check failed: ..."). HEX may be `@FILE` (a file holding the hex
+text)."""
 import json
 import sys
 from pathlib import Path
@@ -53,6 +56,16 @@ def _run(args) -> int:
     try:
         if getattr(args, "engine", None) == "soc":
             r = _soc(args, api)
+        elif args.scheme == "mldsa" and args.op == "verify":
+            if (args.msg is None) == (args.mu is None):
+                raise _BadInput("give --msg or --mu (one of them)")
+            if args.mu is not None and args.ctx is not None:
+                raise _BadInput("--ctx goes with --msg, not with --mu")
+            r = api.mldsa_verify(args.param, _hex("pk", args.pk),
+                                 None if args.msg is None else _hex("msg", args.msg),
+                                 _hex("sig", args.sig),
+                                 b"" if args.ctx is None else _hex("ctx", args.ctx),
+                                 args.engine, None if args.mu is None else _hex("mu", args.mu))
         elif args.scheme == "mldsa":
             r = api.mldsa_keygen(args.param, _hex("xi", args.xi), args.engine)
         elif args.op == "keygen":
@@ -62,13 +75,13 @@ def _run(args) -> int:
         else:
             r = api.mlkem_decaps(args.param, _hex("dk", args.dk), _hex("c", args.c), args.engine)
     except (_BadInput, api.ApiError) as e:
-        bad_input = isinstance(e, _BadInput) or "bytes, ML-KEM needs" in str(e) \
+        bad_input = isinstance(e, (_BadInput, api.BadInput)) or "bytes, ML-KEM needs" in str(e) \
             or "bytes, ML-DSA needs" in str(e) \
             or "no such parameter set" in str(e) or " check failed: " in str(e)
         print(f"pqsoc {args.scheme} {args.op}: error: {e}", file=sys.stderr)
         return 2 if bad_input else 1
     print(json.dumps({k: (v.hex() if isinstance(v, bytes) else v) for k, v in r.items()}))
-    return 0
+    return 0 if r.get("valid", True) else 1
 
 
 def add_parser(sub) -> None:
@@ -84,10 +97,20 @@ def add_parser(sub) -> None:
                             "firmware API (firmware/lib/pqc.c) on the whole simulated SoC, adds "
                             "cpu_cycles (slow; default iss)")
         q.set_defaults(func=_run, scheme="mlkem")
-    p = sub.add_parser("mldsa", help="ML-DSA keygen on the ACC (ISS or RTL): one JSON line (sign / verify: not yet)")
+    p = sub.add_parser("mldsa", help="ML-DSA keygen / verify on the ACC (ISS or RTL): one JSON line (sign: not yet)")
     s = p.add_subparsers(dest="op", required=True)
     q = s.add_parser("keygen")
     q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
     q.add_argument("--xi", required=True, metavar="HEX", help="the 32-byte seed: hex, or @FILE holding it")
+    q.add_argument("--engine", choices=("iss", "rtl"), default="iss")
+    q.set_defaults(func=_run, scheme="mldsa")
+    q = s.add_parser("verify", help="ML-DSA.Verify (pure, FIPS 204 Alg. 3) or Verify_internal "
+                     "from an external mu: {valid, status, cycles}; exit 0 valid, 1 invalid")
+    q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
+    q.add_argument("--pk", required=True, metavar="HEX", help="the public key: hex, or @FILE")
+    q.add_argument("--sig", required=True, metavar="HEX", help="the signature: hex, or @FILE")
+    q.add_argument("--msg", metavar="HEX", help="the message M: hex, or @FILE")
+    q.add_argument("--ctx", metavar="HEX", help="the context (at most 255 bytes; default empty)")
+    q.add_argument("--mu", metavar="HEX", help="mu (64 bytes) instead of --msg / --ctx")
     q.add_argument("--engine", choices=("iss", "rtl"), default="iss")
     q.set_defaults(func=_run, scheme="mldsa")

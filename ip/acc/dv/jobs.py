@@ -327,6 +327,40 @@ def measure_mldsa_keygen(rtl: bool = False, seed: int = 7, params=(44, 65, 87)) 
     return measure_programs("mldsa_keygen", jobs, params, lambda p: keygen(p).END, MLDSA_KEYGEN_MEM, rtl)
 
 
+def mldsa_verify_jobs(param: int, seed: int = 7, mem: int = MLDSA_KEYGEN_MEM) -> list:
+    """ML-DSA-<param> Verify_internal(pk, M', sigma) (kernels/mldsa/verify.py) on a signature
+    by dilithium-py (key, M' and rnd from `seed`): [(key, words, DMEM image of `mem` bytes,
+    max cycles, check(result) -> error or None)]; the check wants STATUS_VALID."""
+    from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
+    from ip.acc.kernels.mldsa.verify import STATUS_NAMES, STATUS_VALID, verify
+    ref = {44: ML_DSA_44, 65: ML_DSA_65, 87: ML_DSA_87}[param]
+    v = verify(param)
+    rnd = random.Random(seed)
+    pk, sk = ref._keygen_internal(rnd.randbytes(32))
+    msg = bytes([0, 3]) + b"ctx" + rnd.randbytes(33)
+    sig = ref._sign_internal(sk, msg, rnd.randbytes(32))
+    words = assemble(v.program(), f"mldsa{param}_verify.s")
+
+    def check(r):
+        if r.halt != "ecall":
+            return f"halted by {r.halt} (err {r.err_bits:#x})"
+        st = v.status(r.dmem)
+        return None if st == STATUS_VALID else \
+            f"status {st} ({STATUS_NAMES.get(st, '?')}), want valid"
+    return [(f"mldsa{param}_verify", words, image(v.image(pk, sig, msg_prime=msg), mem), 500_000,
+             check)]
+
+
+def measure_mldsa_verify(rtl: bool = False, seed: int = 7, params=(44, 65, 87)) -> dict:
+    """ML-DSA verify per parameter set as one ACC program (measure_programs), a valid
+    signature by dilithium-py. The count depends on public data only (the signature's hint
+    count, SampleInBall's rejections, the message length)."""
+    from ip.acc.kernels.mldsa.verify import verify
+    jobs = [j for p in params for j in mldsa_verify_jobs(p, seed)]
+    return measure_programs("mldsa_verify", jobs, params, lambda p: verify(p).END,
+                            MLDSA_KEYGEN_MEM, rtl)
+
+
 def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes):
     """dilithium-py's ML-DSA-65 sign_internal loop, instrumented (same steps as its
     _sign_internal; the signature is checked equal to it): the stage each iteration ended
@@ -449,7 +483,13 @@ def main(argv=None):
     p = sub.add_parser("mldsa_keygen", help="ML-DSA-44/65/87 keygen programs (ISS, --rtl: also RTL)")
     p.add_argument("--rtl", action="store_true")
     p.add_argument("--seed", type=int, default=7)
+    p = sub.add_parser("mldsa_verify", help="ML-DSA-44/65/87 verify programs (ISS, --rtl: also RTL)")
+    p.add_argument("--rtl", action="store_true")
+    p.add_argument("--seed", type=int, default=7)
     a = ap.parse_args(argv)
+    if a.cmd == "mldsa_verify":
+        print(json.dumps(measure_mldsa_verify(a.rtl, a.seed), indent=1))
+        return
     if a.cmd == "mldsa_keygen":
         print(json.dumps(measure_mldsa_keygen(a.rtl, a.seed), indent=1))
         return

@@ -181,3 +181,41 @@ def test_rtl_engine_reports_a_failed_check():
     ek, _ = ML_KEM_768._keygen_internal(rnd.randbytes(32), rnd.randbytes(32))
     with pytest.raises(api.ApiError, match="ek check failed"):
         api.mlkem_encaps(768, _bad_coefficient(ek, 1), rnd.randbytes(32), engine="rtl")
+
+
+def test_mldsa_verify_from_the_command_line(capsys, tmp_path):
+    """`pqsoc mldsa verify`: an OpenSSL signature (with a context) valid, exit 0; a changed
+    message invalid, exit 1 with the status; external mu valid; bad input exit 2 named
+    (wrong pk / sig length, a context over 255 bytes, not hex, --msg with --mu)."""
+    import hashlib
+    mldsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.mldsa")
+    key = mldsa.MLDSA44PrivateKey.from_seed_bytes(bytes(range(32)))
+    pk = key.public_key().public_bytes_raw()
+    msg, ctx = b"pqsoc verify", b"ctx"
+    sig = key.sign(msg, ctx)
+    (tmp_path / "sig.hex").write_text(sig.hex() + "\n")
+    base = ["mldsa", "verify", "--param", "44", "--pk", pk.hex(), "--sig", f"@{tmp_path}/sig.hex"]
+    rc = main(base + ["--msg", msg.hex(), "--ctx", ctx.hex()])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["valid"] is True and out["status"] == "valid" and out["cycles"] > 0
+    rc = main(base + ["--msg", (msg + b"!").hex(), "--ctx", ctx.hex()])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 1 and out["valid"] is False and out["status"] == "invalid"
+    tr = hashlib.shake_256(pk).digest(64)
+    mu = hashlib.shake_256(tr + bytes([0, len(ctx)]) + ctx + msg).digest(64)
+    rc = main(base + ["--mu", mu.hex()])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["valid"] is True
+    for argv, err in ((["--param", "44", "--pk", pk[:-1].hex(), "--sig", sig.hex(), "--msg", ""],
+                       "pk is 1311 bytes, ML-DSA-44 needs 1312"),
+                      (["--param", "44", "--pk", pk.hex(), "--sig", sig.hex() + "00", "--msg", ""],
+                       "sig is 2421 bytes, ML-DSA-44 needs 2420"),
+                      (["--param", "44", "--pk", pk.hex(), "--sig", sig.hex(), "--msg", "",
+                        "--ctx", "00" * 256], "the context is 256 bytes"),
+                      (["--param", "44", "--pk", pk.hex(), "--sig", "xy", "--msg", ""],
+                       "--sig: not a hex string"),
+                      (["--param", "44", "--pk", pk.hex(), "--sig", sig.hex(), "--msg", "",
+                        "--mu", mu.hex()], "--msg or --mu"),
+                      (["--param", "44", "--pk", pk.hex(), "--sig", sig.hex(),
+                        "--msg", "00" * 8000], "takes at most")):
+        assert main(["mldsa", "verify", *argv]) == 2
+        assert err in capsys.readouterr().err, err

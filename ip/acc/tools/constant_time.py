@@ -19,7 +19,9 @@ to a fixed point over the control-flow graph; a violation is a secret in
   * an operand that sets a duration (timing:, a CSR marked `ct: timing`), or a
     data-dependent stream-unit job (stream: data_dependent modes) on a secret digest.
 
-How. Abstract execution over (basic block, hardware-loop stack) contexts: GPR values are
+How. Abstract execution over (basic block, hardware-loop stack, call stack) contexts (a
+subroutine is analysed per call site: `jal` with a link register pushes the return address,
+the register jump back to it pops it): GPR values are
 tracked as constants where they follow from constants (the ISS's own instruction functions
 compute them), so pointers inside constant-count hardware loops stay exact (those loops are
 unrolled); branch conditions with known public values take one edge, others both; states
@@ -663,6 +665,21 @@ class Checker:
             out += self._loop_ends(pc, d, stack)
         return out
 
+    def _calls(self, pc, calls, succs):
+        """Subroutine calls, analysed per call site (so a return address stays a known
+        constant): a jal with a link register pushes its return address on the context's
+        call stack, a register jump to the address on top pops it. [(pc, stack, calls)]."""
+        insn, ops = self.dec[pc // 4]
+        kind = (insn.control or {}).get("kind")
+        if kind == "jump" and ops.get("grd", 0):
+            if len(calls) >= 8:
+                raise CtError(f"{pc:#06x} {self.prog.texts[pc // 4]}: calls nested deeper "
+                              "than 8")
+            calls = calls + (pc + 4,)
+        elif kind == "jump-reg" and calls and succs and succs[0][0] == calls[-1]:
+            calls = calls[:-1]
+        return [(p, st, calls) for p, st in succs]
+
     def _loop_ends(self, pc, default, stack):
         """The hardware loop stack after the instruction at pc retires (LoopStack.next_pc),
         with an unknown remaining count taking both ways."""
@@ -685,13 +702,13 @@ class Checker:
                 block_of[p] = a
         states = {}
         work = []
-        entry = (0, ())
+        entry = (0, (), ())
         states[entry] = self.entry()
         work.append(entry)
         steps = 0
         while work:
             key = work.pop()
-            pc, stack = key
+            pc, stack, calls = key
             if not 0 <= pc < 4 * self.n:
                 raise CtError(f"control reaches {pc:#x}, outside the program (0..{4 * self.n:#x})")
             s = states[key]
@@ -709,7 +726,7 @@ class Checker:
                     pc += 4
                     continue
                 break
-            for succ in self._successors(s, pc, nxt, stack):
+            for succ in self._calls(pc, calls, self._successors(s, pc, nxt, stack)):
                 if succ in states:
                     joined = states[succ].join(s)
                     if joined.key() == states[succ].key():
@@ -773,6 +790,7 @@ def kernels() -> dict:
     """name -> (assembly text function, policy function) of the programs with a declared
     constant-time policy."""
     from ip.acc.kernels.mldsa import sign
+    from ip.acc.kernels.mldsa.verify import verify
     from ip.acc.kernels.mlkem import decaps
     from ip.acc.kernels.mlkem.encaps import encaps
     out = {"mlkem768_decaps": (decaps.decaps_program, decaps.ct_policy)}
@@ -783,6 +801,9 @@ def kernels() -> dict:
         out[f"mlkem{p}_encaps"] = (lambda p=p: encaps(p).program(),
                                    lambda p=p: encaps(p).ct_policy())
     out["mldsa65_sign"] = (sign.sign_program, sign.ct_policy)
+    for p in (44, 65, 87):
+        out[f"mldsa{p}_verify"] = (lambda p=p: verify(p).program(),
+                                   lambda p=p: verify(p).ct_policy())
     return out
 
 
@@ -812,7 +833,8 @@ def main(argv=None) -> int:
         description="Static constant-time (information-flow) check of an ACC program.")
     ap.add_argument("program", nargs="?", help="assembly (.s) or hex words (.hex)")
     ap.add_argument("--kernel", help=f"check a built-in program with its declared policy "
-                    f"(one of: mlkem{{512,768,1024}}_decaps, mlkem{{512,768,1024}}_encaps, mldsa65_sign)")
+                    f"(one of: mlkem{{512,768,1024}}_decaps, mlkem{{512,768,1024}}_encaps, mldsa65_sign, "
+                    f"mldsa{{44,65,87}}_verify)")
     ap.add_argument("--secret", action="append", default=[], metavar="[NAME=]LO:HI",
                     help="DMEM bytes secret at entry (repeatable)")
     ap.add_argument("--public", action="append", default=[], metavar="[NAME=]LO:HI",

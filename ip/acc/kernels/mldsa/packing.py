@@ -317,3 +317,50 @@ def pack_eta4():
     body += [f"bn.mulv.lo w{k}, w{k}, w13" for k in range(8)]
     body += or_tree() + ["bn.sw.pi w0, 0(x6)"]
     return _loop(4, body)
+
+
+# ------------------------------------------------------------------ generic b-bit unpack
+def unpack_fields(b, field, mask="w15", pool=14, out_stride=1024):
+    """SimpleBitUnpack / BitUnpack of one polynomial (FIPS 204 Alg. 18 / 19 without the
+    final map): 32 b bytes at x5 (4-byte aligned) -> 32 words at x6 (natural order; x5 and
+    x6 are not moved). dec_t0_poly's scheme for any b: lane m works on coefficients
+    32m..32m+31 (granules b m .. b m + b - 1), Y_j lane m = granule b m + j (lw + bn.ins);
+    for chunk c the field i of all 8 lanes (coefficient 32m + 8c + i) is one uniform
+    shift / or of Y_k, Y_k+1 and an AND with `mask` (2^b - 1 in every lane); an 8 x 8
+    transpose gives the words 4m + c, and field(p, src, dst) (lane-wise, on prog.Prog p)
+    maps each before its store. Registers: w0..w{pool-1}, x10..x17."""
+    p = Prog([f"w{k}" for k in range(pool)])
+    Y = [f"%y{j}" for j in range(b)]
+    built = 0
+    n_ld = 0
+    for c in range(4):
+        need = max((b * (8 * c + i) + b - 1) // 32 for i in range(8))
+        for j in range(built, need + 1):
+            for m in range(8):
+                x = f"x{10 + n_ld % 8}"
+                n_ld += 1
+                p.raw(f"lw {{0}}, {4 * (b * m + j)}({{1}})", [x], ["x5"])
+                p.raw(f"bn.ins {{0}}, {{1}}, {m}", [Y[j]], [x] + ([Y[j]] if m else []))
+        built = need + 1
+        rows = [None] * 8
+        for i in range(8):
+            k, off = divmod(b * (8 * c + i), 32)
+            t = f"%t{c}_{i}"
+            src = Y[k]
+            if off:
+                p.op("bn.shrv", t, src, str(off))
+                src = t
+            if off + b > 32:
+                p.op("bn.shlv", f"%u{c}_{i}", Y[k + 1], str(32 - off))
+                p.op("bn.or", t, src, f"%u{c}_{i}")
+                src = t
+            if off + b != 32:
+                p.op("bn.and", t, src, mask)
+                src = t
+            rows[BR3[i]] = src
+        out = transpose8(p, rows, f"c{c}_")
+        for m in range(8):
+            d = f"%o{c}_{m}"
+            field(p, out[BR3[m]], d)
+            p.raw(f"bn.sw {{0}}, {128 * m + 32 * c}({{1}})", [], [d, "x6"])
+    return p.text().splitlines()

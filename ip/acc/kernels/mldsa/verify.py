@@ -1,0 +1,504 @@
+"""ML-DSA verification on the ACC: ML-DSA.Verify_internal(pk, M', sigma) (FIPS 204 Alg. 8)
+as one program for ML-DSA-44, -65 and -87 (the parameter set is the argument, params.FULL),
+strict (sigDecode / HintBitUnpack, Alg. 27 / 21, checked by the program), within the
+taped-out 16 KiB IMEM and DMEM (ip/acc/block.py). Verification handles public data only:
+the program branches on it freely (early exits on a malformed signature).
+
+    v = verify(65)
+    src = v.program()
+    dm = v.image(pk, sig, msg_prime=M')     # or mu=... (external mu)
+    ... run ...; status = v.status(dmem)    # VALID, or why not (STATUS_NAMES)
+
+The host places pk, the signature's parts (c_tilde at CTIL, z packed at ZP, the hint bytes
+at HINT) and M' (FIPS 204 Alg. 3: 0 || len(ctx) || ctx || M, at most MSG_MAX bytes, its
+length at MLEN) or mu (EXT_MU = 1); everything else is computed by the program:
+tr = H(pk, 64), mu = H(tr || M', 64) (KMAC side-load, SHAKE256 with a declared length), the
+checks, and the status word at STATUS. A length word above MSG_MAX is refused with
+STATUS_MSG_LENGTH before any message byte is read.
+
+Program (VMODE 1, KMAC port held throughout):
+  1. length check; tr = H(pk), mu = H(tr || M') -> MU (unless EXT_MU).
+  2. SHAKE256(c_tilde): 8 digest words -> SIB; c = SampleInBall -> C_HAT (refilled from
+     the KMAC if the 248 candidate bytes run out, which no honest signature needs).
+  3. A_hat[0][0] = RejNTTPoly(rho || 0 || 0) started on the stream unit; in its shadow: the
+     hint's last count and zero padding checked, NTT(c).
+  4. z_j (20- or 18-bit, z = gamma1 - field) unpacked, ||z_j||inf < gamma1 - beta checked
+     on the field (beta < f < 2 gamma1 - beta) in the same pass, NTT'd -> Z_HAT[j].
+     The packed z lies inside the Z_HAT area, so each z_hat slot is written after the
+     packed polynomials it covers were read.
+  5. per row i: t1_i unpacked as -(t1 2^d) mod q -> ACC, NTT, ACC = ACC o c_hat, then for
+     j: ACC += A_hat[i][j] o z_hat[j] (words 0..7 of ACC in w8..w15 across the row) while
+     A_hat[i][j + 1] (or A_hat[i + 1][0]) is sampled into the other tile; INTT (its
+     Montgomery twiddles remove the products' 2^-32); the row's hint indices checked
+     (count non-decreasing and <= omega, indices strictly increasing) and each hinted
+     coefficient r replaced by alpha UseHint(1, r), so that one HighBits + w1Encode pass
+     over the row gives w1' (packed over t1_i's bytes in pk, read for the last time).
+  6. c_tilde' = H(mu || w1Encode(w1'), lambda / 4) compared with c_tilde: STATUS_VALID or
+     STATUS_INVALID.
+
+UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha)) (alpha =
+2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and bit 10 of
+p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2 [r0 > 0] -
+1) mod m for a hinted coefficient, t mod m for the others.
+
+Measured (ISS, a dilithium-py signature; the ML-DSA-65 program also on the RTL, equal
+cycles and DMEM: ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_verify`):
+
+| set | cycles | IMEM B | DMEM B (working set) | M' max B |
+|---|---|---|---|---|
+| ML-DSA-44 | 19 869 | 10 900 | 11 840 | 7 040 (up to 16 KiB) |
+| ML-DSA-65 | 25 783 | 9 516 | 13 472 | 5 344 (up to 16 KiB) |
+| ML-DSA-87 | 37 450 | 9 696 | 16 192 | 4 352 (inside the working set) |
+
+The core is the bottleneck (the sampler never makes it wait). ML-DSA-87 per phase (ISS):
+A_hat o z_hat multiply-accumulates ~10.3 k (56 entries, 6 instructions per word but for
+the 8 words kept in registers), 16 NTTs 4.9 k, z unpack 4.7 k, t1 unpack 3.5 k, 8 INTTs
+2.7 k, HighBits + w1Encode 2.5 k, hint fix-ups 1.8 k, SampleInBall 1.7 k, tr / mu 1.2 k. The
+count depends on public data only (the number of hints, SampleInBall's rejections, M''s
+length).
+
+DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU); MU,
+CTIL, HINT (omega + k bytes); C_HAT; Z_HAT (l polynomials) with the packed z at its end
+(ZP); ACC over the packed z's last polynomial; two A tiles (SIB in the second during step
+2). M' lies wherever more room is free before step 2 (MSG .. MSG + MSG_MAX).
+
+Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT, INTT, the two
+multiply-accumulates, the z and t1 unpackers, the hint fix-up, HighBits + w1Encode. Main-line
+registers of the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 = i, x24 pk's
+t1_i, x26 / x27 this / the other A tile; the subroutines use x1..x17, x20, x23.
+"""
+from ip.acc.block import DMEM_SIZE
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.mldsa import ntt, products
+from ip.acc.kernels.mldsa.packing import or_tree, pack_fields, unpack_fields
+from ip.acc.kernels.mldsa.params import D, FULL, Q
+from ip.acc.kernels.sample import SHAKE128, SHAKE256
+from ip.acc.tools import sched
+
+VMODE1 = ["addi x31, x0, 1", "csrrw x0, VMODE, x31"]
+
+# the status word (STATUS) after a run; only STATUS_VALID means the signature verifies
+STATUS_NONE = 0           # not written: the program did not finish
+STATUS_VALID = 1
+STATUS_INVALID = 2        # c_tilde != H(mu || w1Encode(UseHint(h, w'_approx)))
+STATUS_Z_RANGE = 3        # ||z||inf >= gamma1 - beta
+STATUS_HINT_COUNT = 4     # a hint count below the previous one, or above omega
+STATUS_HINT_ORDER = 5     # hint indices of a polynomial not strictly increasing
+STATUS_HINT_PADDING = 6   # a non-zero hint byte after the last index
+STATUS_MSG_LENGTH = 7     # the length word exceeds MSG_MAX (nothing read)
+STATUS_NAMES = {STATUS_NONE: "none", STATUS_VALID: "valid", STATUS_INVALID: "invalid",
+                STATUS_Z_RANGE: "z out of range", STATUS_HINT_COUNT: "hint count malformed",
+                STATUS_HINT_ORDER: "hint indices not increasing",
+                STATUS_HINT_PADDING: "hint padding not zero",
+                STATUS_MSG_LENGTH: "message length over MSG_MAX"}
+
+
+_INV = {"beq": "bne", "bne": "beq", "bltu": "bgeu", "bgeu": "bltu", "blt": "bge", "bge": "blt"}
+_N_FAR = [0]
+
+
+def _far(op, a, b, target):
+    """A branch to a label out of the +-4 KiB branch range: the inverse branch over a jal."""
+    _N_FAR[0] += 1
+    skip = f"far_{_N_FAR[0]}"
+    return [f"{_INV[op]} {a}, {b}, {skip}", f"jal x0, {target}", f"{skip}:"]
+
+
+def _a32(x):
+    return (x + 31) // 32 * 32
+
+
+def hb_mult(gamma2: int) -> int:
+    """ceil(2^43 / (2 gamma2)): mulv.hi(r + gamma2 - 1, it) >> 11 = floor((r + gamma2 - 1)
+    / (2 gamma2)) on [0, q), bit 10 = [r0 > 0]."""
+    return -(-(1 << 43) // (2 * gamma2))
+
+
+class Verify:
+    """The verify program and its DMEM layout for one parameter set (44, 65, 87)."""
+
+    sib_words = 8           # SampleInBall's digest words per squeeze (tests use fewer)
+
+    def __init__(self, param: int, dmem_size: int = DMEM_SIZE):
+        if param not in FULL:
+            raise ValueError(f"ML-DSA verify: parameter set must be one of {sorted(FULL)}, "
+                             f"not {param}")
+        self.param = param
+        P = FULL[param]
+        self.k, self.l, self.tau, self.omega = P["k"], P["l"], P["tau"], P["omega"]
+        self.gamma1, self.gamma2, self.beta = P["gamma1"], P["gamma2"], P["beta"]
+        self.ctil_len = P["lam"] // 4
+        self.zbits = self.gamma1.bit_length()              # 18 or 20
+        self.zb = 32 * self.zbits                           # packed z polynomial
+        self.m = (Q - 1) // (2 * self.gamma2)               # 44 or 16
+        self.w1bits = (self.m - 1).bit_length()             # 6 or 4
+        self.pk_len = 32 + 320 * self.k
+        self.sig_len = self.ctil_len + self.l * self.zb + self.omega + self.k
+        k, l = self.k, self.l
+        # ------------------------------------------------------------ DMEM layout (bytes)
+        self.PK = 0
+        self.TWID = _a32(self.pk_len)
+        self.ITWID = self.TWID + 32 * 32
+        self.HDR = self.ITWID + 33 * 32
+        self.STATUS, self.MLEN, self.EXT_MU = self.HDR, self.HDR + 4, self.HDR + 8
+        self.MU = self.HDR + 32
+        self.CTIL = self.MU + 64
+        self.HINT = self.CTIL + 64
+        self.C_HAT = self.HINT + _a32(self.omega + k)
+        self.Z_HAT = self.C_HAT + 1024
+        # packed z_j at ZP + zb j: slot j (1 KiB) ends at or before packed z_(j+1) starts
+        self.ZP = self.Z_HAT + 1024 * l - self.zb * (l - 1)
+        self.ACC = self.Z_HAT + 1024 * l                    # over the last packed z
+        self.TILES = (self.ACC + 1024, self.ACC + 2048)
+        self.SIB = self.TILES[1]
+        self.END = self.ACC + 3072
+        # M' (read in step 1 only): the larger free stretch then
+        free = [(self.C_HAT, self.ZP), (self.ACC + self.zb, dmem_size)]
+        self.MSG, end = max(free, key=lambda r: r[1] - r[0])
+        self.MSG_MAX = end - self.MSG
+        assert self.ZP % 32 == 0 and self.ZP + self.zb * l == self.ACC + self.zb
+        assert self.END <= dmem_size, (param, self.END)
+
+    # ---------------------------------------------------------------- image / outputs
+    def const_image(self) -> dict:
+        return {self.TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
+                self.ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True))}
+
+    def split_sig(self, sig: bytes):
+        """(c_tilde, z packed, hint bytes) of a signature of the right length."""
+        if len(sig) != self.sig_len:
+            raise ValueError(f"ML-DSA-{self.param} verify: the signature is {len(sig)} bytes, "
+                             f"not {self.sig_len}")
+        c, z = self.ctil_len, self.ctil_len + self.l * self.zb
+        return sig[:c], sig[c:z], sig[z:]
+
+    def image(self, pk: bytes, sig: bytes, msg_prime: bytes | None = None,
+              mu: bytes | None = None, mlen: int | None = None) -> dict:
+        """DMEM image: constants, pk, the signature's parts and M' (or mu). mlen overrides
+        the length word (to test the program's own bound)."""
+        if len(pk) != self.pk_len:
+            raise ValueError(f"ML-DSA-{self.param} verify: pk is {len(pk)} bytes, "
+                             f"not {self.pk_len}")
+        if (msg_prime is None) == (mu is None):
+            raise ValueError("ML-DSA verify: give M' or mu (one of them)")
+        ctil, zp, hint = self.split_sig(sig)
+        img = self.const_image()
+        img[self.PK] = bytes(pk)
+        img[self.CTIL] = ctil
+        img[self.ZP] = zp
+        img[self.HINT] = hint
+        if mu is not None:
+            if len(mu) != 64:
+                raise ValueError(f"ML-DSA verify: mu is {len(mu)} bytes, not 64")
+            img[self.MU] = bytes(mu)
+            img[self.EXT_MU] = _u32([1])
+        else:
+            if len(msg_prime) > self.MSG_MAX:
+                raise ValueError(f"ML-DSA-{self.param} verify: M' is {len(msg_prime)} bytes, "
+                                 f"the program takes at most {self.MSG_MAX}")
+            img[self.MSG] = bytes(msg_prime)
+            img[self.MLEN] = _u32([len(msg_prime) if mlen is None else mlen])
+        return img
+
+    def status(self, dmem: bytes) -> int:
+        return int.from_bytes(dmem[self.STATUS:self.STATUS + 4], "little")
+
+    # ---------------------------------------------------------------- pieces
+    @staticmethod
+    def _sub(name, body):
+        return [f"{name}:"] + body + ["jalr x0, 0(x28)"]
+
+    @staticmethod
+    def _call(name):
+        return [f"jal x28, {name}"]
+
+    def _exit(self, label, code):
+        """label: store the status code, wait for a sampler job, release, ecall."""
+        return [f"{label}:", f"addi x1, x0, {code}"] + _li(2, self.STATUS) + \
+            ["sw x1, 0(x2)", "smp.wait", "kmac.rel", "ecall"]
+
+    def _byte(self, dst, idx, tmp):
+        """x{dst} = hint byte idx (a GPR name); x{tmp} scratch; x7 = HINT."""
+        return [f"andi x{tmp}, {idx}, -4", f"add x{tmp}, x{tmp}, x7", f"lw x{dst}, 0(x{tmp})",
+                f"andi x{tmp}, {idx}, 3", f"slli x{tmp}, x{tmp}, 3",
+                f"srl x{dst}, x{dst}, x{tmp}", f"andi x{dst}, x{dst}, 255"]
+
+    def _start_a(self, idx_reg, idx_off, dst_reg):
+        """RejNTTPoly(rho || (idx_reg + idx_off) as 2 bytes) -> the tile at dst_reg, in the
+        background (x1..x5, w1, w2)."""
+        return [f"bn.lw w1, {_m(self.PK)}", f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34",
+                "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
+                f"addi x4, {idx_reg}, {idx_off}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
+                "kmac.msg w2, x3", f"addi x5, {dst_reg}, 0", "addi x4, x0, 256",
+                "smp.run x5, x4, uni23"]
+
+    def _hash_mu(self):
+        """Length check; tr = H(pk, 64); mu = H(tr || M', 64) -> MU."""
+        L = _li(1, self.EXT_MU) + ["lw x1, 0(x1)", "bne x1, x0, mu_done"]
+        L += _li(1, self.MLEN) + ["lw x4, 0(x1)"] + _li(2, self.MSG_MAX) + \
+            [*_far("bltu", "x2", "x4", "exit_msg")]
+        L += [f"addi x1, x0, {SHAKE256}"] + _li(2, self.pk_len) + \
+            ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.PK) + \
+            _loop(self.pk_len // 32, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"]) + \
+            ["kmac.dig w1", "kmac.dig w2"]
+        L += ["addi x2, x4, 64", "kmac.start x1, x2", "kmac.msg w1, x3", "kmac.msg w2, x3",
+              "srli x5, x4, 5", "andi x6, x4, 31"] + _li(7, self.MSG)
+        L += ["beq x5, x0, mu_tail", "loop x5, 2", "bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3",
+              "mu_tail:", "beq x6, x0, mu_dig", "addi x8, x0, 1", "sll x8, x8, x6",
+              "addi x8, x8, -1", "bn.lw w1, 0(x7)", "kmac.msg w1, x8",
+              "mu_dig:", "kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.MU)}",
+              f"bn.sw w2, {_m(self.MU + 32)}", "mu_done:"]
+        return L
+
+    def _ctil_absorb(self):
+        """SHAKE256 over c_tilde (ctil_len bytes at CTIL) started (x1..x3, w1, w2)."""
+        n = self.ctil_len
+        L = [f"addi x1, x0, {SHAKE256}", f"addi x2, x0, {n}", "kmac.start x1, x2",
+             f"bn.lw w1, {_m(self.CTIL)}", "addi x3, x0, -1", "kmac.msg w1, x3"]
+        if n > 32:
+            L += [f"bn.lw w2, {_m(self.CTIL + 32)}"] + \
+                (["kmac.msg w2, x3"] if n == 64 else
+                 _li(3, (1 << (n - 32)) - 1) + ["kmac.msg w2, x3"])
+        return L
+
+    def _sample_in_ball(self, sib_words=8):
+        """c = SampleInBall(c_tilde) -> C_HAT (plain, values 0, 1, q - 1): the 8 sign bytes
+        and the candidates from SIB (sib_words digest words), more squeezed when they run
+        out (the KMAC keeps squeezing). The core's rejection loop as sampling.py's."""
+        sib, end = self.SIB, self.SIB + 32 * sib_words
+        L = self._ctil_absorb()
+        L += _li(6, sib) + _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
+        L += _li(7, self.C_HAT) + ["bn.xor w4, w4, w4"] + \
+            _loop(32, ["bn.sw.pi w4, 0(x7)"])
+        L += _li(7, self.C_HAT) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"] + \
+            _li(12, sib + 8) + _li(26, end) + \
+            [f"addi x13, x0, {256 - self.tau}", "addi x24, x0, 256"] + _li(21, Q - 2)
+        L += ["sib_loop:", "beq x12, x26, sib_refill", "sib_go:",
+              "andi x14, x12, -4", "andi x16, x12, 3", "lw x15, 0(x14)", "slli x16, x16, 3",
+              "addi x12, x12, 1", "srl x15, x15, x16", "andi x15, x15, 255",
+              "bltu x13, x15, sib_loop",
+              "slli x16, x15, 2", "slli x18, x13, 2", "add x16, x16, x7", "add x18, x18, x7",
+              "lw x17, 0(x16)", "andi x19, x10, 1", "sub x20, x0, x19", "and x20, x20, x21",
+              "sw x17, 0(x18)", "addi x20, x20, 1", "sw x20, 0(x16)",
+              "srli x10, x10, 1", "slli x22, x11, 31", "or x10, x10, x22", "srli x11, x11, 1",
+              "addi x13, x13, 1", "bne x13, x24, sib_loop", "jal x0, sib_done",
+              "sib_refill:"] + _li(6, sib) + \
+            _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"]) + \
+            _li(12, sib) + ["jal x0, sib_go", "sib_done:"]
+        return L
+
+    def _hint_tail(self):
+        """The last count <= omega and the bytes after the last index zero (x7 = HINT)."""
+        om = self.omega
+        L = _li(7, self.HINT) + [f"addi x9, x0, {om + self.k - 1}"] + self._byte(8, "x9", 1)
+        L += [f"addi x2, x0, {om}", *_far("bltu", "x2", "x8", "exit_count"),
+              "tail_loop:", "bgeu x8, x2, tail_done"] + self._byte(3, "x8", 1) + \
+            [*_far("bne", "x3", "x0", "exit_pad"), "addi x8, x8, 1", "jal x0, tail_loop", "tail_done:"]
+        return L
+
+    def _hint_fix(self):
+        """UseHint for row x22's hinted coefficients (HighBits of the rest is the plain
+        pass, _hw1_encode): count = byte omega + x22 checked (>= x18, the previous count, and
+        <= omega), indices x18 .. count - 1 checked strictly increasing; each hinted r at
+        ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
+        x18 = count after. Constants in w8..w15; x7 = HINT."""
+        C = self._fix_consts()
+        L = _li(7, self.HINT) + [f"addi x9, x22, {self.omega}"] + self._byte(8, "x9", 1)
+        L += [*_far("bltu", "x8", "x18", "exit_count"), f"addi x2, x0, {self.omega}",
+              *_far("bltu", "x2", "x8", "exit_count")]
+        L += self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2)) + \
+            self._bcast("w10", 2) + self._bcast("w11", -1) + \
+            self._bcast("w12", 2 * self.gamma2)
+        L += self._bcast("w13", 15) if self.m == 16 else \
+            self._bcast("w13", 43) + self._bcast("w14", 44) + self._bcast("w15", 45)
+        L += _li(6, self.ACC) + ["addi x4, x0, -1", "fix_loop:", "bgeu x18, x8, fix_done"] + \
+            self._byte(3, "x18", 1) + \
+            [*_far("bge", "x4", "x3", "exit_order"), "addi x4, x3, 0",
+             "slli x1, x3, 2", "add x1, x1, x6", "lw x5, 0(x1)", "bn.bcast w0, x5",
+             "bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
+             "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
+             "bn.addv w3, w3, w11"] + C + \
+            ["bn.mulv.lo w5, w3, w12", "bn.ext x5, w5, 0", "sw x5, 0(x1)",
+             "addi x18, x18, 1", "jal x0, fix_loop", "fix_done:"]
+        return L
+
+    def _fix_consts(self):
+        """w3 = t + 2 [r0 > 0] - 1 in [-1, m + 1] -> mod m (w13.. constants)."""
+        if self.m == 16:
+            return ["bn.and w3, w3, w13"]
+        # m = 44: - 44 [w3 >= 44 unsigned, -1 included], + 88 [w3 = -1]
+        return ["bn.ltv w6, w13, w3", "bn.ltv w7, w15, w3", "bn.and w6, w6, w14",
+                "bn.and w7, w7, w14", "bn.subv w3, w3, w6", "bn.addv w3, w3, w7",
+                "bn.addv w3, w3, w7"]
+
+    # ---------------------------------------------------------------- subroutines
+    def _unpack_z(self):
+        """z_j: packed at x5 -> x6, z = gamma1 - f (mod q); ACC |= [f <= beta or f >= 2
+        gamma1 - beta] per lane (x9). w15 mask, w14 gamma1, w13 beta + 1, w12 2 gamma1 -
+        beta - 1."""
+        def field(p, s, d):
+            p.op("bn.ltv", f"{d}lo", s, "w13")
+            p.op("bn.ltv", f"{d}hi", "w12", s)
+            p.raw("bn.or.acc {0}, {2}, {3}", ["x9", "@acc"], [f"{d}lo", f"{d}hi", "@acc"])
+            p.op("bn.subvm", d, "w14", s)
+        return unpack_fields(self.zbits, field, pool=12)
+
+    @staticmethod
+    def _unpack_t1():
+        """t1_i: 10-bit packed at x5 -> -(t1 2^d) mod q at x6. w15 mask, w14 zero."""
+        def field(p, s, d):
+            p.op("bn.shlv", f"{d}s", s, str(D))
+            p.op("bn.subvm", d, "w14", f"{d}s")
+        return unpack_fields(10, field, pool=14)
+
+    @staticmethod
+    def _bcast(w, val):
+        return _li(1, val) + [f"bn.bcast {w}, x1"]
+
+    def _hw1_encode(self):
+        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes). r1 = mulv.hi(r +
+        gamma2 - 1, hb_mult) >> 11, mod m (the q - 1 wrap gives m)."""
+        consts = self._bcast("w10", self.gamma2 - 1) + self._bcast("w11", hb_mult(self.gamma2))
+        if self.w1bits == 4:
+            consts += self._bcast("w12", 15) + \
+                [x for q in range(8) for x in (_li(1, 1 << (4 * q)) + [f"bn.ins w13, x1, {q}"])]
+            body = [f"bn.lw.pi w{n}, 0(x5)" for n in range(8)]
+            for n in range(8):
+                body += [f"bn.addv w{n}, w{n}, w10", f"bn.mulv.hi w{n}, w{n}, w11",
+                         f"bn.shrv w{n}, w{n}, 11", f"bn.and w{n}, w{n}, w12",
+                         f"bn.mulv.lo w{n}, w{n}, w13"]
+            body += or_tree() + ["bn.sw.pi w0, 0(x6)"]
+            return consts + _loop(4, sched.schedule(body))
+        consts += self._bcast("w12", self.m - 1) + self._bcast("w13", self.m)
+
+        def load(p, r, dst):
+            u, t, g = f"%hu{r}", f"%ht{r}", f"%hg{r}"
+            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [u], ["x5"])
+            p.op("bn.addv", u, u, "w10")
+            p.op("bn.mulv.hi", t, u, "w11")
+            p.op("bn.shrv", t, t, "11")
+            p.op("bn.ltv", g, "w12", t)
+            p.op("bn.and", g, g, "w13")
+            p.op("bn.subv", dst, t, g)
+        return consts + pack_fields(load, [(self.w1bits, None, "x6")], pool=10)
+
+    def subroutines(self):
+        out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
+        out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
+        # the row's accumulator: words 0..7 in w8..w15 (products.R_ACC) across the row,
+        # words 8..31 at ACC + 256 (x20 read, x23 write)
+        out += self._sub("mac_first", products._mac_first())
+        out += self._sub("mac_acc", products._mac_acc())
+        out += self._sub("unpack_z", self._bcast("w15", (1 << self.zbits) - 1) +
+                         self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) +
+                         self._bcast("w12", 2 * self.gamma1 - self.beta - 1) + self._unpack_z())
+        out += self._sub("unpack_t1", self._bcast("w15", (1 << 10) - 1) +
+                         ["bn.xor w14, w14, w14"] + self._unpack_t1())
+        out += self._sub("hint_fix", self._hint_fix())
+        out += self._sub("hw1_encode", self._hw1_encode())
+        return out
+
+    # ---------------------------------------------------------------- main line
+    def _z_phase(self):
+        """z_j unpacked + checked, NTT'd into Z_HAT[j] (x9 = 0 iff every |z| in range)."""
+        L = ["bn.xor w1, w1, w1", "bn.wsrw ACC, w1", "addi x9, x0, 0"]
+        L += _li(29, self.ZP) + _li(26, self.Z_HAT) + [f"addi x27, x0, {self.l}", "z_loop:",
+                                                      "addi x5, x29, 0", "addi x6, x26, 0"]
+        L += self._call("unpack_z") + ["addi x8, x26, 0"] + self._call("ntt_x8")
+        L += [*_far("bne", "x9", "x0", "exit_z")]
+        L += _li(1, self.zb) + ["add x29, x29, x1", "addi x26, x26, 1024", "addi x27, x27, -1",
+                                "bne x27, x0, z_loop"]
+        return L
+
+    def _rows(self):
+        """Per row: hint, t1 unpack + NTT, o c_hat, + sum_j A_hat[i][j] o z_hat[j] (the next
+        A entry sampled into the other tile), INTT, UseHint, w1Encode over t1_i.
+        x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position, x19 = rows left,
+        x26 / x27 = this / the other tile."""
+        l = self.l
+        L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
+        L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1])
+        L += ["row_loop:"]
+        L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
+        L += _li(8, self.ACC) + self._call("ntt_x8")
+        L += _li(10, self.ACC) + _li(15, self.C_HAT) + _li(20, self.ACC + 256) + \
+            self._call("mac_first")
+        for j in range(l):
+            L += ["smp.wait"]
+            if j + 1 < l:
+                L += self._start_a("x21", j + 1, "x27")
+            else:
+                L += ["addi x1, x0, 1", f"beq x19, x1, last_row_{0}"]
+                L += self._start_a("x21", 256, "x27")
+                L += ["last_row_0:"]
+            L += ["addi x10, x26, 0"] + _li(15, self.Z_HAT + 1024 * j) + \
+                _li(20, self.ACC + 256) + _li(23, self.ACC + 256) + self._call("mac_acc") + ["addi x1, x26, 0", "addi x26, x27, 0", "addi x27, x1, 0"]
+        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(products.R_ACC)]
+        L += _li(8, self.ACC) + self._call("intt_x8")
+        L += self._call("hint_fix")
+        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
+        L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
+              "addi x19, x19, -1", "bne x19, x0, row_loop"]
+        return L
+
+    def _final(self):
+        """c_tilde' = H(mu || w1Encode(w1), lambda / 4) against c_tilde."""
+        words = self.w1bits
+        L = [f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + self.k * 32 * words) + \
+            ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(self.MU)}",
+             f"bn.lw w2, {_m(self.MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"]
+        L += _li(7, self.PK + 32) + _loop(self.k, [x for _ in range(words) for x in
+                                                   ("bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3")] +
+                                          [f"addi x7, x7, {320 - 32 * words}"])
+        L += ["kmac.dig w1", "kmac.dig w2", "bn.xor w5, w5, w5", "bn.wsrw ACC, w5",
+              f"bn.lw w3, {_m(self.CTIL)}", "bn.or.acc x9, w1, w3"]
+        if self.ctil_len > 32:
+            L += [f"bn.lw w4, {_m(self.CTIL + 32)}"]
+            if self.ctil_len < 64:
+                L += [f"bn.ins w2, x0, {q}" for q in range((self.ctil_len - 32) // 4, 8)]
+            L += ["bn.or.acc x9, w2, w4"]
+        L += [*_far("bne", "x9", "x0", "exit_invalid"), f"addi x1, x0, {STATUS_VALID}"] + \
+            _li(2, self.STATUS) + ["sw x1, 0(x2)", "kmac.rel", "ecall"]
+        return L
+
+    def phases(self):
+        """[(name, lines)] of the main line (the exits and subroutines follow)."""
+        ph = [("length check, tr = H(pk), mu = H(tr || M')",
+               VMODE1 + ["kmac.acq"] + self._hash_mu())]
+        ph.append(("c = SampleInBall(c_tilde)", self._sample_in_ball(self.sib_words)))
+        ph.append(("A_hat[0][0] started; hint tail check; NTT(c)",
+                   ["addi x21, x0, 0"] + _li(27, self.TILES[0]) + self._start_a("x21", 0, "x27") +
+                   self._hint_tail() + _li(8, self.C_HAT) + self._call("ntt_x8")))
+        ph.append(("z: unpack + range check + NTT", self._z_phase()))
+        ph.append((f"{self.k} rows: hint, t1, A_hat o z_hat - c_hat o t1_hat 2^d, INTT, "
+                   "UseHint, w1Encode", self._rows()))
+        ph.append(("c_tilde' = H(mu || w1Encode(w1)), compare", self._final()))
+        return ph
+
+    def exits(self):
+        return (self._exit("exit_msg", STATUS_MSG_LENGTH) +
+                self._exit("exit_z", STATUS_Z_RANGE) +
+                self._exit("exit_count", STATUS_HINT_COUNT) +
+                self._exit("exit_order", STATUS_HINT_ORDER) +
+                self._exit("exit_pad", STATUS_HINT_PADDING) +
+                self._exit("exit_invalid", STATUS_INVALID))
+
+    def program(self) -> str:
+        lines = []
+        for _, L in self.phases():
+            lines += L
+        lines += self.exits() + self.subroutines()
+        return "\n".join(sched.schedule(lines)) + "\n"
+
+    def ct_policy(self) -> dict:
+        """Everything a verifier reads is public (pk, signature, M' / mu, constants): the
+        constant-time check (ip/acc/tools/constant_time.py) has nothing secret to follow;
+        the policy says so explicitly (rest = public)."""
+        return {"secret": {}, "public": {"pk": (self.PK, self.PK + self.pk_len),
+                                         "signature, M', mu": (self.HDR, DMEM_SIZE)},
+                "rest": "public", "allow": [], "bounds": []}
+
+
+def verify(param: int) -> Verify:
+    """The verifier of ML-DSA-44, -65 or -87."""
+    return Verify(param)
