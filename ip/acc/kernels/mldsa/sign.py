@@ -77,6 +77,7 @@ from ip.acc.tools import sched
 RHO, RHOPP, MU = layout.RHO, layout.RHOPP, layout.MU
 RND = 192                    # rnd (32 B), input
 MLEN = 224                   # len(M') in bytes (word), input
+STATUS = 228                 # word: 0, or 1 = len(M') > MSG_MAX (refused, nothing signed)
 CTIL = layout.KC + 32 * len(layout.CONST_NAMES)
 MC = CTIL + 64               # constant word: 1 in every lane
 CNT = MC + 32                # hint-count lanes (rounding.CNT_REG) saved across decode / NTTs
@@ -124,7 +125,25 @@ def image(sk: bytes, msg: bytes, rnd: bytes) -> dict:
 def pre_phases():
     """mu = SHAKE256(tr || M', 64), rho'' = SHAKE256(K || rnd || mu, 64), rho -> RHO,
     kappa = 0; skDecode s1, s2 + NTT -> S1H, S2H."""
-    L_ = VMODE1 + ["kmac.acq", f"lw x4, {MLEN}(x0)", f"addi x1, x0, {SHAKE256}",
+    ph = hash_phases(SK, MSG)
+    ph += packing.keydec_phases(s1h=S1H, s2h=S2H, t0h=None, sk=SK, t0=False)
+    return ph
+
+
+def length_check(msg_max):
+    """After x4 = len(M') (public): a length beyond the M' buffer is refused: STATUS = 1
+    and the program stops (no byte past the buffer is hashed)."""
+    return _li(5, msg_max) + ["bgeu x5, x4, len_ok", "addi x5, x0, 1",
+                              f"sw x5, {STATUS}(x0)", "ecall", "len_ok:"]
+
+
+def hash_phases(sk, msg, head=()):
+    """mu = SHAKE256(tr || M', 64), rho'' = SHAKE256(K || rnd || mu, 64), rho -> RHO,
+    kappa = 0 (the key at sk, M' at msg, its length at MLEN, rnd at RND); head: lines run
+    after x4 = len(M') is loaded (e.g. a length check)."""
+    SK, MSG = sk, msg
+    L_ = VMODE1 + ["kmac.acq", f"lw x4, {MLEN}(x0)"] + list(head) + [
+                   f"addi x1, x0, {SHAKE256}",
                    "addi x2, x4, 64", "kmac.start x1, x2", "addi x3, x0, -1",
                    f"bn.lw w1, {_m(SK + 64)}", f"bn.lw w2, {_m(SK + 96)}",
                    "kmac.msg w1, x3", "kmac.msg w2, x3",
@@ -141,7 +160,6 @@ def pre_phases():
           f"bn.sw w1, {_m(RHOPP)}", f"bn.sw w2, {_m(RHOPP + 32)}", "kmac.rel",
           f"bn.sw w5, {_m(RHO)}", f"sw x0, {KAPPA}(x0)"]
     ph.append(("rho'' = H(K || rnd || mu), rho, kappa = 0", L_))
-    ph += packing.keydec_phases(s1h=S1H, s2h=S2H, t0h=None, sk=SK, t0=False)
     return ph
 
 

@@ -1,0 +1,208 @@
+"""ML-DSA-65 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program inside the
+taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB each); sign.py is the
+32 KiB version. Checked on the ISS against dilithium-py, the signature byte for byte
+(ip/acc/tests/test_mldsa_sign16.py).
+
+    src = sign_program()
+    img = image(sk, msg, rnd)           # {address: bytes}: constants + inputs
+    ... run (16 KiB IMEM and DMEM) ...
+    dmem[STATUS] == 0                   # else M' was longer than MSG_MAX: nothing signed
+    sig = dmem[SIG:SIG + SIG_LEN]       # 3309 bytes
+
+What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A tiles):
+* s1, s2, t0 stay packed in the key (3904 B); each polynomial is decoded + NTT'd where
+  it is used (c s2 per polynomial of the r0 check, c t0 per polynomial of the hint, c s1
+  per polynomial of z);
+* w = A_hat o y_hat column by column: y_j = ExpandMask(rho'', kappa + j) + NTT (1 KiB),
+  then A_hat[i][j] for i < k sampled into ONE 1 KiB tile and multiply-accumulated into
+  w_i (6 KiB, in DMEM); the tile is single-buffered (the sampler and the MAC alternate);
+* the checks run r0 first, then c t0 + hint, then z (the order does not change the
+  signature: an iteration is accepted iff all three pass): when z is computed w is dead,
+  so y_j is regenerated (ExpandMask again, same kappa + j), z_j = y_j + INTT(c_hat o
+  NTT(s1_j)) is checked and packed at once into the signature, which lies over w;
+* the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use.
+
+Inputs placed by the host: the secret key (4032 B) at SK, M' at MSG (at most MSG_MAX
+bytes), its length (word) at MLEN, rnd (32 B) at RND, and const_image(). A length beyond
+MSG_MAX is refused: STATUS = 1 and the program stops before hashing (no signature).
+
+DMEM layout (bytes; peak = END = 15 968 of 16 384):
+
+| region | address | bytes | lifetime |
+|---|---|---|---|
+| RHO, RHOPP, MU, KAPPA, RND, MLEN, STATUS | 0..256 | 256 | whole run |
+| TWID, ITWID, KC constants (layout) | 256..2784 | 2528 | whole run |
+| CTIL (c_tilde), CNT (hint count lanes) | 2784..2880 | 96 | iteration |
+| XC area: constants, DBT, HB, FLAG, CNTS, HW (layout.x_area) | 2880..3872 | 992 | whole run; HW holds the key's rho / K / tr (SK = 3744) at entry |
+| KEYP: s1 | s2 | t0 packed (the key's own bytes) | 3872..7776 | 3904 | whole run |
+| W: w (6 polys), then w - c s2; then SIG (3309 B at W + 16), YB, SB (y_j / z_j, c s1_j) | 7776..13920 | 6144 | iteration; M' before the loop (MSG = 7776) |
+| YJ: y_hat_j; then CH c_hat | 13920..14944 | 1024 | iteration |
+| TILE: A_hat[i][j]; then W1E + SIB (challenge); then T (c s2 / c t0 scratch) | 14944..15968 | 1024 | iteration |
+"""
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.mldsa import layout, packing, rounding, sampling
+from ip.acc.kernels.mldsa import sign as sign32
+from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
+from ip.acc.kernels.mldsa.params import K, L
+from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
+from ip.acc.kernels.sample import SHAKE128, start as _smp_start
+from ip.acc.tools import sched
+
+DMEM = 16 * 1024             # ip/acc/block.py DMEM_SIZE (checked in the tests)
+
+# ------------------------------------------------------------------ DMEM layout (bytes)
+RHO, RHOPP, MU = layout.RHO, layout.RHOPP, layout.MU
+RND, MLEN, STATUS = sign32.RND, sign32.MLEN, sign32.STATUS
+CTIL = layout.KC + 32 * len(layout.CONST_NAMES)
+CNT = CTIL + 64
+XC = CNT + 32
+XAREA = layout.x_area(XC)
+XA = XAREA["XA"]
+KEYP = XAREA["XEND"]                      # s1 (L x 128) | s2 (K x 128) | t0 (K x 416)
+S1P, S2P, T0P = KEYP, KEYP + L * 128, KEYP + (L + K) * 128
+SK = KEYP - 128                           # rho | K | tr over HW (dead until sigEncode)
+SK_LEN = 128 + (L + K) * 128 + K * 416
+W = T0P + K * 416
+YJ = W + K * 1024
+CH = YJ
+TILE = YJ + 1024
+W1E, SIB, T = TILE, TILE + 768, TILE
+END = TILE + 1024
+MSG = W
+MSG_MAX = DMEM - MSG
+SIG = W + 16                              # z part at SIG + 48, hint at SIG + 48 + 640 L
+SIG_LEN = layout.SIG_LEN
+YB = SIG + SIG_LEN + 3                    # y_j, then z_j
+SB = YB + 1024                            # c s1_j
+assert SK >= XAREA["HW"] and SK + 128 == KEYP and END <= DMEM
+assert SB + 1024 <= W + K * 1024
+assert all(a % 32 == 0 for a in (CTIL, CNT, XC, KEYP, W, YJ, TILE, SIG + 48, YB, SB))
+
+
+def const_image() -> dict:
+    return layout.const_image(xc_at=XC)
+
+
+def image(sk: bytes, msg: bytes, rnd: bytes, mlen: int | None = None) -> dict:
+    """DMEM image {address: bytes}: constants and the inputs. mlen: the length word the
+    host writes (default len(msg); a larger one tests the program's refusal)."""
+    assert len(sk) == SK_LEN and len(rnd) == 32 and len(msg) <= MSG_MAX
+    img = const_image()
+    img[SK] = sk
+    img[MSG] = msg
+    img[MLEN] = (len(msg) if mlen is None else mlen).to_bytes(4, "little")
+    img[RND] = rnd
+    return img
+
+
+# ------------------------------------------------------------------ pieces
+NTT, INTT = ["jal x28, ntt_x8"], ["jal x28, intt_x8"]
+
+
+def subroutines():
+    return (["ntt_x8:"] + layout.fwd_ntt(8, 8) + ["jalr x0, 0(x28)"] +
+            ["intt_x8:"] + layout.inv_ntt(8, 8) + ["jalr x0, 0(x28)"])
+
+
+def _mask_poly(dst):
+    """y = ExpandMask(rho'', x7) (one polynomial, plain) -> dst; x7 += 1. Port held."""
+    return [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"] + \
+        sampling.mask_start() + _li(6, dst) + _loop(4, sampling.mask_group())
+
+
+def _dec_eta(dst):
+    """s (eta 4) at x5 (post-incremented by 128) -> dst, then NTT in place."""
+    return [f"bn.lw w10, {_m(XA['sh4e'])}", f"bn.lw w11, {_m(XA['eta'])}"] + \
+        _li(6, dst) + packing.dec_eta_poly() + _li(8, dst) + NTT
+
+
+def _times_c(buf):
+    """buf = INTT(c_hat o buf) (the INTT removes the 2^-32)."""
+    return _li(12, CH) + _li(10, buf) + _li(11, buf) + _loop(8, pw_inplace_body()) + \
+        _li(8, buf) + INTT
+
+
+def _reject(tag):
+    """To sign_next (kappa += l, next iteration) unless x9 = 0."""
+    return [f"beq x9, x0, pass_{tag}", "jal x0, sign_next", f"pass_{tag}:"]
+
+
+def aw_column_phases():
+    """w = INTT(A_hat o y_hat) -> W, column by column (y_hat_j at YJ, A_hat[i][j] at
+    TILE; x21 = j + 256 i, the sampler's suffix; x22 -> w_i)."""
+    zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + _loop(K * 32, ["bn.sw.pi w0, 0(x6)"])
+    start_a = _smp_start(SHAKE128, RHO, 0, 2, TILE, "uni23", suffix_base="x21")
+    mac = _li(10, TILE) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
+        _loop(8, mac_acc_body()) + \
+        ["addi x22, x20, 0"]
+    inner = ["smp.wait"] + mac + ["addi x21, x21, 256"] + start_a
+    col = _mask_poly(YJ) + start_a + _li(8, YJ) + NTT + _li(22, W) + \
+        _loop(K - 1, inner) + ["smp.wait"] + mac + [f"addi x21, x21, {1 - 256 * (K - 1)}"]
+    ph = [("w = 0", VMODE1 + zero)]
+    ph.append(("5 columns: ExpandMask y_j + NTT, 6 x [sample A_ij, w_i += A_ij o y_j]",
+               ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] + _loop(L, col) +
+               ["kmac.rel"]))
+    ph.append(("6 x INTT(w_i)", _li(8, W) + _loop(K, INTT + ["addi x8, x8, 1024"])))
+    return ph
+
+
+def r0_phases():
+    """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), w_r - c s2_r
+    -> W (kept), ||LowBits|| check; x9 = 0 iff all pass."""
+    body = _dec_eta(T) + _times_c(T) + rounding.r0_check(_li(14, T))
+    return [("6 x [s2_r decode + NTT, c s2_r, r0 check]",
+             VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
+             _li(5, S2P) + _li(13, W) + _li(15, W) + _loop(K, body))]
+
+
+def z_phases():
+    """Per polynomial j: y_j again (ExpandMask, kappa + j) -> YB, s1_j decoded + NTT ->
+    SB, c s1_j, z_j = y_j + c s1_j -> YB with the ||z|| check, packed into the signature
+    (x26 -> s1_j, x27 -> the signature's z part); x9 = 0 iff all pass."""
+    body = _mask_poly(YB) + ["addi x5, x26, 0"] + _dec_eta(SB) + ["addi x26, x5, 0"] + \
+        _times_c(SB) + rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + \
+        [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, YB) + ["addi x6, x27, 0"] + \
+        _loop(4, packing.zpack_group()) + ["addi x27, x6, 0"]
+    return [("5 x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
+             VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15", "kmac.acq",
+                       f"lw x7, {KAPPA}(x0)"] + _li(26, S1P) + _li(27, SIG + 48) +
+             _loop(L, body) + ["kmac.rel"])]
+
+
+def length_check():
+    """After x4 = len(M'): STATUS = 1 and stop when it exceeds MSG_MAX."""
+    return sign32.length_check(MSG_MAX)
+
+
+def sign_phases():
+    """[(name, lines)] of the whole program up to the final ecall; the loop body starts at
+    label sign_iter."""
+    ph = [("status = 0", [f"sw x0, {STATUS}(x0)"])]
+    ph += sign32.hash_phases(SK, MSG, head=length_check())
+    it = aw_column_phases()
+    it[0] = (it[0][0], ["sign_iter:"] + it[0][1])
+    ph += it
+    ph += rounding.highbits_phases(w=W, w1e=W1E, ctil=CTIL)
+    chal = sampling.challenge_phases(ctil=CTIL, sib=SIB, ch=CH)
+    assert chal[-1][0] == "NTT(c)"
+    ph += chal[:-1] + [("NTT(c)", _li(8, CH) + NTT), ("release", ["kmac.rel"])]
+    ph += r0_phases()
+    ph.append(("r0 rejected?", _reject("r0")))
+    ph += rounding.ct0_hint_t0_phases(ch=CH, t=T, w=W, t0p=T0P, cnt=CNT, xc=XC,
+                                      ntt_x8=NTT, intt_x8=INTT)
+    ph.append(("c t0 / hint rejected?", _reject("ct0")))
+    ph += z_phases()
+    ph.append(("z rejected?", _reject("z")))
+    ph.append(("kappa += l", [f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
+                              f"sw x1, {KAPPA}(x0)"]))
+    ph += packing.sig_encode_phases(ctil=CTIL, z=None, sig=SIG, xc=XC)
+    return ph
+
+
+def sign_program() -> str:
+    lines = []
+    for _, body in sign_phases():
+        lines += body
+    lines += ["ecall", "sign_next:", f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
+              f"sw x1, {KAPPA}(x0)", "jal x0, sign_iter"] + subroutines()
+    return "\n".join(sched.schedule(lines)) + "\n"
