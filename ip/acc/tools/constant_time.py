@@ -772,7 +772,7 @@ def check(program: Program, policy: Policy | dict, isa: Isa | None = None, **kw)
 def kernels() -> dict:
     """name -> (assembly text function, policy function) of the programs with a declared
     constant-time policy."""
-    from ip.acc.kernels.mldsa import sign
+    from ip.acc.kernels.mldsa import sign, sign16
     from ip.acc.kernels.mlkem import decaps
     from ip.acc.kernels.mlkem.encaps import encaps
     out = {"mlkem768_decaps": (decaps.decaps_program, decaps.ct_policy),
@@ -782,6 +782,7 @@ def kernels() -> dict:
         out[f"mlkem{p}_encaps"] = (lambda p=p: encaps(p).program(),
                                    lambda p=p: encaps(p).ct_policy())
     out["mldsa65_sign"] = (sign.sign_program, sign.ct_policy)
+    out["mldsa65_sign16"] = (sign16.sign_program, sign16.ct_policy)
     return out
 
 
@@ -811,7 +812,8 @@ def main(argv=None) -> int:
         description="Static constant-time (information-flow) check of an ACC program.")
     ap.add_argument("program", nargs="?", help="assembly (.s) or hex words (.hex)")
     ap.add_argument("--kernel", help=f"check a built-in program with its declared policy "
-                    f"(one of: mlkem{{512,768}}_decaps, mlkem{{512,768,1024}}_encaps, mldsa65_sign)")
+                    f"(one of: mlkem{{512,768}}_decaps, mlkem{{512,768,1024}}_encaps, "
+                    f"mldsa65_sign, mldsa65_sign16)")
     ap.add_argument("--secret", action="append", default=[], metavar="[NAME=]LO:HI",
                     help="DMEM bytes secret at entry (repeatable)")
     ap.add_argument("--public", action="append", default=[], metavar="[NAME=]LO:HI",

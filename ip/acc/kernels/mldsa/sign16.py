@@ -206,3 +206,29 @@ def sign_program() -> str:
     lines += ["ecall", "sign_next:", f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
               f"sw x1, {KAPPA}(x0)", "jal x0, sign_iter"] + subroutines()
     return "\n".join(sched.schedule(lines)) + "\n"
+
+
+def ct_policy() -> dict:
+    """As sign.ct_policy on this layout: K, s1, s2, t0 and rnd secret; rho, tr, M', its
+    length and the constants public; other DMEM bytes secret. Declared exceptions: the
+    rejection loop's iteration count (the three accepting branches) and SampleInBall's
+    rejection count; pointer bounds the analysis cannot derive."""
+    public = {"sk.rho": (SK, SK + 32), "sk.tr": (SK + 64, SK + 128), "M'": (MSG, MSG + MSG_MAX),
+              "len(M')": (MLEN, MLEN + 4)}
+    for addr, blob in sorted(const_image().items()):
+        public[f"constants@{addr}"] = (addr, addr + len(blob))
+    secret = {"sk.K": (SK + 32, SK + 64), "sk.s1|s2": (S1P, T0P),
+              "sk.t0": (T0P, T0P + K * 416), "rnd": (RND, RND + 32)}
+    rej = "rejection-loop iteration count (FIPS 204 Alg. 7 rejection sampling; issue #24 item 8)"
+    allow = [{"kind": "branch", "target": t, "reason": rej}
+             for t in ("pass_z", "pass_r0", "pass_ct0")]
+    allow.append({"kind": "branch", "target": "sib_loop",
+                  "reason": "SampleInBall's rejection count (FIPS 204 Alg. 29; issue #24 item 8)"})
+    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (CH, SIB + 256),
+               "reason": "SampleInBall reads its digest words at SIB and c at CH (index < 256), "
+                         "writes only c"},
+              {"within": ("mu_msg", "mu_dig"), "dmem": (MSG, MSG + MSG_MAX),
+               "reason": "mu = H(tr || M') reads M' only (len(M') <= MSG_MAX, checked by the "
+                         "program)"}]
+    return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
+            "bounds": bounds}
