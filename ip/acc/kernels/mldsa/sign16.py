@@ -53,14 +53,15 @@ DMEM = 16 * 1024             # ip/acc/block.py DMEM_SIZE (checked in the tests)
 # ------------------------------------------------------------------ DMEM layout (bytes)
 RHO, RHOPP, MU = layout.RHO, layout.RHOPP, layout.MU
 RND, MLEN, STATUS = sign32.RND, sign32.MLEN, sign32.STATUS
-CTIL = layout.KC + 32 * len(layout.CONST_NAMES)
-CNT = CTIL + 64
-XC = CNT + 32
+XC = layout.KC + 32 * len(layout.CONST_NAMES)
 XAREA = layout.x_area(XC)
 XA = XAREA["XA"]
-KEYP = XAREA["XEND"]                      # s1 (L x 128) | s2 (K x 128) | t0 (K x 416)
+CTIL = XAREA["XEND"]
+CNT = CTIL + 64
+TILE2 = XAREA["HB"]                       # 2nd A tile over HB .. CNT + the key's head
+KEYP = TILE2 + 1024                       # s1 (L x 128) | s2 (K x 128) | t0 (K x 416)
 S1P, S2P, T0P = KEYP, KEYP + L * 128, KEYP + (L + K) * 128
-SK = KEYP - 128                           # rho | K | tr over HW (dead until sigEncode)
+SK = KEYP - 128                           # rho | K | tr (dead after the pre-loop)
 SK_LEN = 128 + (L + K) * 128 + K * 416
 W = T0P + K * 416
 YJ = W + K * 1024
@@ -74,9 +75,9 @@ SIG = W + 16                              # z part at SIG + 48, hint at SIG + 48
 SIG_LEN = layout.SIG_LEN
 YB = SIG + SIG_LEN + 3                    # y_j, then z_j
 SB = YB + 1024                            # c s1_j
-assert SK >= XAREA["HW"] and SK + 128 == KEYP and END <= DMEM
+assert CNT + 32 <= SK and SK + 128 == KEYP and END <= DMEM and K % 2 == 0
 assert SB + 1024 <= W + K * 1024
-assert all(a % 32 == 0 for a in (CTIL, CNT, XC, KEYP, W, YJ, TILE, SIG + 48, YB, SB))
+assert all(a % 32 == 0 for a in (CTIL, CNT, XC, TILE2, KEYP, W, YJ, TILE, SIG + 48, YB, SB))
 
 
 def const_image() -> dict:
@@ -128,16 +129,23 @@ def _reject(tag):
 
 
 def aw_column_phases():
-    """w = INTT(A_hat o y_hat) -> W, column by column (y_hat_j at YJ, A_hat[i][j] at
-    TILE; x21 = j + 256 i, the sampler's suffix; x22 -> w_i)."""
+    """w = INTT(A_hat o y_hat) -> W, column by column (y_hat_j at YJ; A_hat[i][j] sampled
+    into TILE / TILE2 by the parity of i, the next entry while the core multiply-
+    accumulates the current one; x21 = j + 256 i, the sampler's suffix; x22 -> w_i)."""
     zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + _loop(K * 32, ["bn.sw.pi w0, 0(x6)"])
-    start_a = _smp_start(SHAKE128, RHO, 0, 2, TILE, "uni23", suffix_base="x21")
-    mac = _li(10, TILE) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
-        _loop(8, mac_acc_body()) + \
-        ["addi x22, x20, 0"]
-    inner = ["smp.wait"] + mac + ["addi x21, x21, 256"] + start_a
-    col = _mask_poly(YJ) + start_a + _li(8, YJ) + NTT + _li(22, W) + \
-        _loop(K - 1, inner) + ["smp.wait"] + mac + [f"addi x21, x21, {1 - 256 * (K - 1)}"]
+
+    def start_a(tile):
+        return _smp_start(SHAKE128, RHO, 0, 2, tile, "uni23", suffix_base="x21")
+
+    def mac(tile):
+        return _li(10, tile) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
+            _loop(8, mac_acc_body()) + ["addi x22, x20, 0"]
+    nxt = ["smp.wait", "addi x21, x21, 256"]
+    pair = nxt + start_a(TILE2) + mac(TILE) + nxt + start_a(TILE) + mac(TILE2)
+    last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + mac(TILE2)
+    col = _mask_poly(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
+        (_loop(K // 2 - 1, pair) if K > 2 else []) + last + \
+        [f"addi x21, x21, {1 - 256 * (K - 1)}"]
     ph = [("w = 0", VMODE1 + zero)]
     ph.append(("5 columns: ExpandMask y_j + NTT, 6 x [sample A_ij, w_i += A_ij o y_j]",
                ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] + _loop(L, col) +
