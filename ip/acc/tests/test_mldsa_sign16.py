@@ -106,8 +106,32 @@ def test_sign16_fits():
     assert 4 * len(WORDS) <= acc_block.IMEM_SIZE and ms.END <= acc_block.DMEM_SIZE
     assert ms.DMEM == acc_block.DMEM_SIZE
     assert f"peak = END = {ms.END // 1000} {ms.END % 1000:03d}" in ms.__doc__
-    regions = [(0, 256), (256, ms.CTIL), (ms.CTIL, ms.XC), (ms.XC, ms.KEYP),
+    regions = [(0, 256), (256, ms.XC), (ms.XC, ms.TILE2), (ms.TILE2, ms.KEYP),
                (ms.KEYP, ms.W), (ms.W, ms.YJ), (ms.YJ, ms.TILE), (ms.TILE, ms.END)]
     for (a0, a1), (b0, b1) in zip(regions, regions[1:]):
         assert a0 < a1 <= b0 < b1
+    # TILE2 covers only per-iteration scratch and the key's head (dead in the loop)
+    assert ms.TILE2 == ms.XAREA["HB"] and ms.CNT + 32 <= ms.SK < ms.KEYP == ms.TILE2 + 1024
     assert ms.SK + ms.SK_LEN == ms.W and ms.SB + 1024 <= ms.YJ and ms.MSG + ms.MSG_MAX == ms.DMEM
+
+
+def test_sign16_plan_per_set():
+    """plan(): the 65 plan is the program's layout; the sets' signature-side parameters
+    and the signature / packed key sizes equal dilithium-py's; ML-DSA-44 fits 16 KiB,
+    ML-DSA-87 does not (19 296 B: a 20 KiB DMEM, or t0 streamed by the host instead of
+    kept, 15 968 B)."""
+    from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
+    for param, dsa in ((44, ML_DSA_44), (65, ML_DSA_65), (87, ML_DSA_87)):
+        lam, g1bits, omega = ms.SIG_SETS[param]
+        assert (dsa.c_tilde_bytes, dsa.gamma_1, dsa.omega) == (lam // 4, 1 << g1bits, omega)
+        pl = ms.plan(param)
+        pk, sk = dsa._keygen_internal(bytes(32))
+        assert pl["sig_len"] == len(dsa._sign_internal(sk, b"", bytes(32)))
+        assert pl["key_packed"] == len(sk) - 128
+        spans = list(pl["regions"].values())
+        assert all(a1 == b0 for (_, a1), (b0, _) in zip(spans, spans[1:]))
+        print(f"\nML-DSA-{param}: peak DMEM {pl['END']} B, fits 16 KiB: {pl['fits']}")
+    pl = ms.plan(65)
+    assert pl["END"] == ms.END and pl["regions"]["key: s1 | s2 | t0 packed"] == (ms.KEYP, ms.W)
+    assert ms.plan(44)["fits"] and not ms.plan(87)["fits"]
+    assert ms.plan(87)["END"] - 8 * 416 <= acc_block.DMEM_SIZE

@@ -21,7 +21,8 @@ inside a check).
 
 Inputs placed by the host: the secret key (4032 B) at SK, M' (the formatted message, as
 dilithium-py's _sign_internal takes it; at most MSG_MAX bytes) at MSG, its length in bytes
-(32-bit word) at MLEN, rnd (32 B) at RND, and the constants of const_image(). Everything
+(32-bit word) at MLEN, rnd (32 B) at RND, and the constants of const_image() (a length
+beyond MSG_MAX is refused: STATUS = 1, nothing hashed or signed; image() raises). Everything
 else is computed by the program: mu = H(tr || M', 64) and rho'' = H(K || rnd || mu, 64) on
 the KMAC (SHAKE256 with a declared length; the message tail by the kmac.msg byte mask), rho
 copied out of the key, kappa = 0.
@@ -50,7 +51,7 @@ DMEM layout (bytes; peak = END = 31 776 of 32 768):
 
 | region | address | bytes | lifetime |
 |---|---|---|---|
-| RHO, RHOPP, MU, KAPPA, RND, MLEN | 0..256 | 256 | whole run |
+| RHO, RHOPP, MU, KAPPA, RND, MLEN, STATUS | 0..256 | 256 | whole run |
 | TWID, ITWID, KC constants (layout) | 256..2848 | 2592 | whole run |
 | CTIL (c_tilde) | 2848 | 64 | iteration -> sigEncode |
 | MC (constant 1 word), CNT (hint count save) | 2912 | 64 | |
@@ -112,7 +113,12 @@ def const_image() -> dict:
 def image(sk: bytes, msg: bytes, rnd: bytes) -> dict:
     """DMEM image {address: bytes}: constants and the inputs (M' = msg as given to
     dilithium-py's _sign_internal)."""
-    assert len(sk) == SK_LEN and len(rnd) == 32 and len(msg) <= MSG_MAX
+    if len(sk) != SK_LEN or len(rnd) != 32:
+        raise ValueError(f"ML-DSA-65 sign: sk must be {SK_LEN} bytes and rnd 32, got "
+                         f"{len(sk)} and {len(rnd)}")
+    if len(msg) > MSG_MAX:
+        raise ValueError(f"ML-DSA-65 sign: M' of {len(msg)} bytes exceeds the program's "
+                         f"buffer ({MSG_MAX} bytes); hash it outside (external mu) or split")
     img = const_image()
     img[SK] = sk
     img[MSG] = msg
@@ -125,7 +131,8 @@ def image(sk: bytes, msg: bytes, rnd: bytes) -> dict:
 def pre_phases():
     """mu = SHAKE256(tr || M', 64), rho'' = SHAKE256(K || rnd || mu, 64), rho -> RHO,
     kappa = 0; skDecode s1, s2 + NTT -> S1H, S2H."""
-    ph = hash_phases(SK, MSG)
+    ph = [("status = 0", [f"sw x0, {STATUS}(x0)"])]
+    ph += hash_phases(SK, MSG, head=length_check(MSG_MAX))
     ph += packing.keydec_phases(s1h=S1H, s2h=S2H, t0h=None, sk=SK, t0=False)
     return ph
 

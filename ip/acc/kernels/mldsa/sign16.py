@@ -14,33 +14,61 @@ What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A til
   it is used (c s2 per polynomial of the r0 check, c t0 per polynomial of the hint, c s1
   per polynomial of z);
 * w = A_hat o y_hat column by column: y_j = ExpandMask(rho'', kappa + j) + NTT (1 KiB),
-  then A_hat[i][j] for i < k sampled into ONE 1 KiB tile and multiply-accumulated into
-  w_i (6 KiB, in DMEM); the tile is single-buffered (the sampler and the MAC alternate);
+  then A_hat[i][j] for i < k sampled into two 1 KiB tiles by the parity of i (the next
+  entry while the core multiply-accumulates the current one) and accumulated into w_i
+  (6 KiB, in DMEM). TILE2 lies over the XC area's per-iteration scratch (HB, FLAG, CNTS,
+  HW, CTIL, CNT) and the key's head, all dead while w is computed;
 * the checks run r0 first, then c t0 + hint, then z (the order does not change the
-  signature: an iteration is accepted iff all three pass): when z is computed w is dead,
-  so y_j is regenerated (ExpandMask again, same kappa + j), z_j = y_j + INTT(c_hat o
-  NTT(s1_j)) is checked and packed at once into the signature, which lies over w;
+  signature: an iteration is accepted iff all three pass; r0 rejects most often, so it
+  also costs least first): when z is computed w is dead, so y_j is regenerated
+  (ExpandMask again, same kappa + j), z_j = y_j + INTT(c_hat o NTT(s1_j)) is checked and
+  packed at once into the signature, which lies over w;
 * the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use.
 
-Inputs placed by the host: the secret key (4032 B) at SK, M' at MSG (at most MSG_MAX
-bytes), its length (word) at MLEN, rnd (32 B) at RND, and const_image(). A length beyond
-MSG_MAX is refused: STATUS = 1 and the program stops before hashing (no signature).
+Inputs placed by the host: the secret key (4032 B) at SK, M' at MSG (at most MSG_MAX =
+8192 bytes; image() raises beyond), its length (word) at MLEN, rnd (32 B) at RND, and
+const_image(). A length word beyond MSG_MAX is refused: STATUS = 1 and the program stops
+before hashing (no signature).
 
-DMEM layout (bytes; peak = END = 15 968 of 16 384):
+Measured (ISS, `python -m ip.acc.dv.jobs mldsa65_sign --program sign16 --n 20 --seed 2`;
+every signature equal to dilithium-py's and verified), against sign.py on the same 20
+signatures (`--program sign`; iterations median 5, mean 4.8):
+
+| program | IMEM B | peak DMEM B | median cycles | mean | min | max |
+|---|---|---|---|---|---|---|
+| sign.py (32 KiB memories) | 21 428 | 31 776 | 139 496 | 136 983 | 47 117 | 265 250 |
+| sign16, one A tile | 10 332 | 15 968 | 190 527 | 184 466 | 55 304 | 356 673 |
+| sign16, two A tiles (this program) | 10 680 | 16 384 | 173 181 | 167 806 | 51 835 | 322 029 |
+
+NTT / INTT as subroutines instead of inline: IMEM 10 680 B instead of 21 284 B for +184
+cycles per signature accepted at once (seeds 4 and 13: 52 005 / 106 615 against 51 821 /
+106 239). One iteration (seed 4, ISS cycles by phase): w = A y 12.4 k (5 ExpandMask + NTT,
+30 A entries), 6 INTT 2.0 k, HighBits + c_tilde 2.7 k, SampleInBall + NTT(c) 1.8 k, r0 9.7 k
+(6 x s2 decode + NTT + c s2 + check), c t0 + hint 11.1 k, z 12.5 k (5 x ExpandMask again,
+s1 decode + NTT, c s1, check, pack), pre-loop 0.2 k, sigEncode 1.1 k: an iteration costs
+~28.9 k when rejected at r0, ~40.1 k at the hint, ~52.6 k at z (sign.py: ~20.4 k at z,
+~26.3 k at r0, its order).
+
+DMEM layout (bytes; peak = END = 16 384 of 16 384):
 
 | region | address | bytes | lifetime |
 |---|---|---|---|
 | RHO, RHOPP, MU, KAPPA, RND, MLEN, STATUS | 0..256 | 256 | whole run |
 | TWID, ITWID, KC constants (layout) | 256..2784 | 2528 | whole run |
-| CTIL (c_tilde), CNT (hint count lanes) | 2784..2880 | 96 | iteration |
-| XC area: constants, DBT, HB, FLAG, CNTS, HW (layout.x_area) | 2880..3872 | 992 | whole run; HW holds the key's rho / K / tr (SK = 3744) at entry |
-| KEYP: s1 | s2 | t0 packed (the key's own bytes) | 3872..7776 | 3904 | whole run |
-| W: w (6 polys), then w - c s2; then SIG (3309 B at W + 16), YB, SB (y_j / z_j, c s1_j) | 7776..13920 | 6144 | iteration; M' before the loop (MSG = 7776) |
-| YJ: y_hat_j; then CH c_hat | 13920..14944 | 1024 | iteration |
-| TILE: A_hat[i][j]; then W1E + SIB (challenge); then T (c s2 / c t0 scratch) | 14944..15968 | 1024 | iteration |
+| XC constant words, DBT (layout.x_area at XC) | 2784..3264 | 480 | whole run |
+| TILE2: A tile over HB, FLAG, CNTS, HW (x_area), CTIL, CNT and the key's rho / K / tr (SK = 4160) | 3264..4288 | 1024 | A tile while w is computed; hint area, c_tilde after; key head before the loop |
+| KEYP: s1 | s2 | t0 packed (the key's own bytes) | 4288..8192 | 3904 | whole run |
+| W: w (6 polys), then w - c s2; then SIG (3309 B at W + 16), YB, SB (y_j / z_j, c s1_j) | 8192..14336 | 6144 | iteration; M' before the loop (MSG = 8192) |
+| YJ: y_hat_j; then CH c_hat | 14336..15360 | 1024 | iteration |
+| TILE: A tile; then W1E + SIB (challenge); then T (c s2 / c t0 scratch) | 15360..16384 | 1024 | iteration |
+
+Other sets (plan()): ML-DSA-44 would need 14 912 B (fits), ML-DSA-87 19 296 B (does not:
+a 20 KiB DMEM, or t0 (3328 B) streamed by the host per polynomial of the hint instead of
+kept, 15 968 B); the 44 / 87 generator pieces (gamma2 = (q-1)/88 HighBits, 18-bit
+ExpandMask / z pack, eta = 2 decode, omega + k hint bytes) are not written yet.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from ip.acc.kernels.mldsa import layout, packing, rounding, sampling
+from ip.acc.kernels.mldsa import layout, packing, params, rounding, sampling
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
 from ip.acc.kernels.mldsa.params import K, L
@@ -87,7 +115,12 @@ def const_image() -> dict:
 def image(sk: bytes, msg: bytes, rnd: bytes, mlen: int | None = None) -> dict:
     """DMEM image {address: bytes}: constants and the inputs. mlen: the length word the
     host writes (default len(msg); a larger one tests the program's refusal)."""
-    assert len(sk) == SK_LEN and len(rnd) == 32 and len(msg) <= MSG_MAX
+    if len(sk) != SK_LEN or len(rnd) != 32:
+        raise ValueError(f"ML-DSA-65 sign: sk must be {SK_LEN} bytes and rnd 32, got "
+                         f"{len(sk)} and {len(rnd)}")
+    if len(msg) > MSG_MAX:
+        raise ValueError(f"ML-DSA-65 sign: M' of {len(msg)} bytes exceeds the program's "
+                         f"buffer ({MSG_MAX} bytes); hash it outside (external mu) or split")
     img = const_image()
     img[SK] = sk
     img[MSG] = msg
@@ -240,3 +273,39 @@ def ct_policy() -> dict:
                          "program)"}]
     return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
             "bounds": bounds}
+
+
+# ------------------------------------------------------------------ the other sets
+# FIPS 204 Table 1 / 2, signature side: set -> (lambda bits, gamma1 bits, omega); with
+# params.SETS' (k, l, eta). Checked against dilithium-py in the tests.
+SIG_SETS = {44: (128, 17, 80), 65: (192, 19, 55), 87: (256, 19, 75)}
+
+
+def plan(param: int) -> dict:
+    """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the generator pieces
+    exist for 65 only): the regions in address order and END, the peak. The sets differ
+    in the packed key (s in 3 or 4 bits, t0), w (k KiB), the hint area (k bitmaps, omega
+    + k hint bytes) and the signature, which must fit with y_j / c s1_j (2 KiB) over w,
+    else past TILE."""
+    k, l, eta = params.SETS[param]
+    lam, g1bits, omega = SIG_SETS[param]
+    sbits = 3 if eta == 2 else 4
+    sig_len = lam // 4 + l * 32 * (g1bits + 1) + omega + k
+    hw = -(-(omega + k) // 32) * 32 * 4            # hint bytes, one per word
+    xc = layout.KC + 32 * len(layout.CONST_NAMES)
+    hb = xc + 32 * len(layout._XC_NAMES) + 128     # after the XC words and the DBT
+    scratch = hb + 32 * k + 64 + hw + 96           # HB, FLAG, CNTS, HW, CTIL, CNT
+    keyp = max(hb + 1024, scratch + 128)           # TILE2 over the scratch, key head
+    key = (k + l) * 32 * sbits + k * 416
+    w = keyp + key
+    tile = w + k * 1024 + 1024
+    end = tile + 1024
+    extra = 0 if 16 + sig_len + 3 + 2048 <= k * 1024 else 2048
+    regions = {"constants": (0, xc), "XC words + DBT": (xc, hb),
+               "TILE2 over HB / FLAG / CNTS / HW / CTIL / CNT / key head": (hb, keyp),
+               "key: s1 | s2 | t0 packed": (keyp, w), "W (w, then SIG, YB, SB)": (w, w + k * 1024),
+               "YJ / CH": (w + k * 1024, tile), "TILE": (tile, end)}
+    if extra:
+        regions["YB, SB (past TILE: the signature fills w)"] = (end, end + extra)
+    return {"regions": regions, "END": end + extra, "sig_len": sig_len, "key_packed": key,
+            "fits": end + extra <= DMEM}
