@@ -138,10 +138,12 @@ def subroutines():
             ["intt_x8:"] + layout.inv_ntt(8, 8) + ["jalr x0, 0(x28)"])
 
 
-def _mask_poly(dst):
-    """y = ExpandMask(rho'', x7) (one polynomial, plain) -> dst; x7 += 1. Port held."""
+def _mask_unpack(dst):
+    """y = ExpandMask(rho'', kappa) (one polynomial, plain) -> dst from the SHAKE256
+    started by sampling.mask_start (its permutations run while the core did other work).
+    Port held."""
     return [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"] + \
-        sampling.mask_start() + _li(6, dst) + _loop(4, sampling.mask_group())
+        _li(6, dst) + _loop(4, sampling.mask_group())
 
 
 def _dec_eta(dst):
@@ -175,13 +177,17 @@ def aw_column_phases():
             _loop(8, mac_acc_body()) + ["addi x22, x20, 0"]
     nxt = ["smp.wait", "addi x21, x21, 256"]
     pair = nxt + start_a(TILE2) + mac(TILE) + nxt + start_a(TILE) + mac(TILE2)
-    last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + mac(TILE2)
-    col = _mask_poly(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
+    # the next column's SHAKE256 starts as soon as the sampler is done (the last column
+    # starts an unused one)
+    last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + sampling.mask_start() + \
+        mac(TILE2)
+    col = _mask_unpack(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
         (_loop(K // 2 - 1, pair) if K > 2 else []) + last + \
         [f"addi x21, x21, {1 - 256 * (K - 1)}"]
     ph = [("w = 0", VMODE1 + zero)]
     ph.append(("5 columns: ExpandMask y_j + NTT, 6 x [sample A_ij, w_i += A_ij o y_j]",
-               ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] + _loop(L, col) +
+               ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
+               sampling.mask_start() + _loop(L, col) +
                ["kmac.rel"]))
     ph.append(("6 x INTT(w_i)", _li(8, W) + _loop(K, INTT + ["addi x8, x8, 1024"])))
     return ph
@@ -197,11 +203,11 @@ def r0_phases():
 
 
 def z_phases():
-    """Per polynomial j: y_j again (ExpandMask, kappa + j) -> YB, s1_j decoded + NTT ->
-    SB, c s1_j, z_j = y_j + c s1_j -> YB with the ||z|| check, packed into the signature
+    """Per polynomial j: s1_j decoded + NTT -> SB and c s1_j while the KMAC computes the
+    stream of y_j (ExpandMask again, kappa + j), y_j -> YB, z_j = y_j + c s1_j -> YB with the ||z|| check, packed into the signature
     (x26 -> s1_j, x27 -> the signature's z part); x9 = 0 iff all pass."""
-    body = _mask_poly(YB) + ["addi x5, x26, 0"] + _dec_eta(SB) + ["addi x26, x5, 0"] + \
-        _times_c(SB) + rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + \
+    body = sampling.mask_start() + ["addi x5, x26, 0"] + _dec_eta(SB) + \
+        ["addi x26, x5, 0"] + _times_c(SB) + _mask_unpack(YB) + rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + \
         [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, YB) + ["addi x6, x27, 0"] + \
         _loop(4, packing.zpack_group()) + ["addi x27, x6, 0"]
     return [("5 x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
