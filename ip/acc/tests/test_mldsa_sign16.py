@@ -135,3 +135,30 @@ def test_sign16_plan_per_set():
     assert pl["END"] == ms.END and pl["regions"]["key: s1 | s2 | t0 packed"] == (ms.KEYP, ms.W)
     assert ms.plan(44)["fits"] and not ms.plan(87)["fits"]
     assert ms.plan(87)["END"] - 8 * 416 <= acc_block.DMEM_SIZE
+
+
+def test_sign16_external_mu():
+    """sign_program(external_mu=True): the host gives mu (here OpenSSL's MLDSAMuHasher over
+    a 20 000-byte M, beyond MSG_MAX, with a context), the program signs with rnd = 0; the
+    signature equals dilithium-py's deterministic one and OpenSSL verifies it."""
+    mldsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.mldsa")
+    xi = random.Random(203).randbytes(32)
+    _, sk = DSA._keygen_internal(xi)
+    pub = mldsa.MLDSA65PrivateKey.from_seed_bytes(xi).public_key()
+    m, ctx = random.Random(204).randbytes(20_000), b"pqsoc"
+    assert len(m) > ms.MSG_MAX
+    hasher = mldsa.MLDSAMuHasher(pub, ctx)
+    hasher.update(m)
+    mu = hasher.finalize()
+    tr = DSA._unpack_sk(sk)[2]
+    assert mu == DSA._h(tr + bytes([0, len(ctx)]) + ctx + m, 64)
+    sim = Iss(dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE)
+    words = assemble(ms.sign_program(external_mu=True), "mldsa_sign16_mu.s")
+    assert 4 * len(words) <= acc_block.IMEM_SIZE
+    sim.load_program(words)
+    for a, b in ms.image(sk, b"", bytes(32), mu=mu).items():
+        sim.dmem.write_bytes(a, b)
+    assert sim.run(max_cycles=5_000_000).ok
+    sig = sim.dmem.read_bytes(ms.SIG, ms.SIG_LEN)
+    assert sig == DSA.sign(sk, m, ctx, deterministic=True)
+    pub.verify(sig, m, ctx)
