@@ -40,11 +40,18 @@ signatures (`--program sign`; iterations median 5, mean 4.8):
 |---|---|---|---|---|---|---|
 | sign.py (32 KiB memories) | 21 428 | 31 776 | 139 496 | 136 983 | 47 117 | 265 250 |
 | sign16, one A tile | 10 332 | 15 968 | 190 527 | 184 466 | 55 304 | 356 673 |
-| sign16, two A tiles (this program) | 10 680 | 16 384 | 173 181 | 167 806 | 51 835 | 322 029 |
+| sign16, two A tiles | 10 680 | 16 384 | 173 181 | 167 806 | 51 835 | 322 029 |
+| sign16, + each ExpandMask SHAKE256 started early (this program) | 10 728 | 16 384 | 172 391 | 167 038 | 51 565 | 320 609 |
 
-NTT / INTT as subroutines instead of inline: IMEM 10 680 B instead of 21 284 B for +184
-cycles per signature accepted at once (seeds 4 and 13: 52 005 / 106 615 against 51 821 /
-106 239). One iteration (seed 4, ISS cycles by phase): w = A y 12.4 k (5 ExpandMask + NTT,
+(sign.py measured before its M' length check, which adds 5 cycles to each.) On the silicon
+SoC's RTL (block soc, 16 KiB ACC memories, sim/tests/test_silicon.py, firmware
+mldsa16_preloaded) the 4-iteration signature of mldsa_preloaded takes 156 881 ACC cycles,
+equal to the ISS.
+
+NTT / INTT as subroutines instead of inline (measured on the two-tile version): IMEM
+10 680 B instead of 21 284 B for +184 cycles per signature accepted at once (seeds 4 and 13:
+52 005 / 106 615 against 51 821 / 106 239). One iteration (seed 4, ISS cycles by phase, the
+two-tile version): w = A y 12.4 k (5 ExpandMask + NTT,
 30 A entries), 6 INTT 2.0 k, HighBits + c_tilde 2.7 k, SampleInBall + NTT(c) 1.8 k, r0 9.7 k
 (6 x s2 decode + NTT + c s2 + check), c t0 + hint 11.1 k, z 12.5 k (5 x ExpandMask again,
 s1 decode + NTT, c s1, check, pack), pre-loop 0.2 k, sigEncode 1.1 k: an iteration costs
