@@ -19,8 +19,9 @@ What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A til
   (6 KiB, in DMEM). TILE2 lies over the XC area's per-iteration scratch (HB, FLAG, CNTS,
   HW, CTIL, CNT) and the key's head, all dead while w is computed;
 * the checks run r0 first, then c t0 + hint, then z (the order does not change the
-  signature: an iteration is accepted iff all three pass; r0 rejects most often, so it
-  also costs least first): when z is computed w is dead, so y_j is regenerated
+  signature: an iteration is accepted iff all three pass; r0, the cheapest, also rejects
+  most often; z first would need y_j and w at once): when z is computed w is dead, so
+  y_j is regenerated
   (ExpandMask again, same kappa + j), z_j = y_j + INTT(c_hat o NTT(s1_j)) is checked and
   packed at once into the signature, which lies over w;
 * the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use.
