@@ -428,6 +428,7 @@ def write_pqc_vectors(path: Path) -> None:
 # operation each one runs. Each includes "<name>_vectors.h" (write_preload_vectors).
 PRELOADED = {"mlkem_preloaded": "mlkem768_decaps",      # ML-KEM-768 decaps, valid ciphertext
              "mldsa_preloaded": "mldsa65_sign",         # ML-DSA-65 signing, 4 iterations (median)
+             "mldsa16_preloaded": "mldsa65_sign16",     # the same signature, 16 KiB program
              "caravel_policy": "mlkem768_decaps"}       # the bus access policy in a Caravel run
 
 
@@ -440,7 +441,7 @@ def preloaded_op(imem_size: int, dmem_size: int, program: str = "mlkem_preloaded
     if program not in PRELOADED:
         raise FirmwareError(f"{program!r} is not a preloaded-ACC program; known: {', '.join(sorted(PRELOADED))}")
     name = PRELOADED[program]
-    found = [op for op in pqc_ops() if op["name"] == name]
+    found = [op for op in pqc_ops() + [_sign16_op()] if op["name"] == name]
     if not found:
         raise FirmwareError(f"pqc_ops() has no operation {name}")
     op = dict(found[0])
@@ -453,6 +454,28 @@ def preloaded_op(imem_size: int, dmem_size: int, program: str = "mlkem_preloaded
     op["dmem"] = image(op["image"], dmem_size)
     op["iss_cycles"] = _iss_cycles(op["words"], op["image"], dmem_size, imem_size)
     return op
+
+
+def _sign16_op() -> dict:
+    """ML-DSA-65 signing by the program that fits the taped-out 16 KiB ACC memories
+    (ip/acc/kernels/mldsa/sign16.py): pqc_ops()' mldsa65_sign signature (same key, M',
+    rnd, 4 iterations) with sign16's program and DMEM image. Preloaded only (not in
+    pqc_ops.c)."""
+    from dilithium_py.ml_dsa import ML_DSA_65 as DSA
+    from ip.acc.kernels.mldsa import sign as mldsa_sign
+    from ip.acc.kernels.mldsa import sign16
+    from ip.acc.tools.asm import assemble
+    (ref,) = [op for op in pqc_ops() if op["name"] == "mldsa65_sign"]
+    img = ref["image"]
+    sk = img[mldsa_sign.SK]
+    msg = img[mldsa_sign.MSG][:int.from_bytes(img[mldsa_sign.MLEN], "little")]
+    rnd = img[mldsa_sign.RND]
+    if DSA._sign_internal(sk, msg, rnd) != ref["exp"]:
+        raise FirmwareError("mldsa65_sign16: the inputs taken from mldsa65_sign do not give its signature")
+    return {"name": "mldsa65_sign16", "prog": "mldsa16", "image": sign16.image(sk, msg, rnd),
+            "out": sign16.SIG, "exp": ref["exp"], "kappa": (sign16.KAPPA, ref["kappa"][1]),
+            "iterations": ref["iterations"],
+            "words": assemble(sign16.sign_program(), "mldsa_sign16.s")}
 
 
 def write_preload_vectors(path: Path, program: str, imem_size: int, dmem_size: int) -> None:

@@ -42,10 +42,25 @@ def test_mlkem_decaps_with_the_acc_loaded_by_the_host(model, tmp_path):
     assert t["cycles"] == t["iss_cycles"] > 5000
 
 
+def test_mldsa_sign16_on_the_soc_with_the_acc_loaded_by_the_host(model, tmp_path):
+    """ML-DSA-65 signing (the 4-iteration signature of mldsa_preloaded) by the program that
+    fits the taped-out 16 KiB ACC memories (kernels/mldsa/sign16.py), on block soc's RTL:
+    the firmware checks the signature against dilithium-py's, kappa and the ACC's cycles
+    against the ISS's."""
+    fw = gls_soc.firmware(("mldsa16_preloaded",))[0]
+    r = gls_soc.run(model, fw, tmp_path / "run", timeout_s=600)
+    assert r.ok, r.problems
+    (t,) = r.tests
+    assert t["test"] == "mldsa65_sign16_preloaded" and t["pass"] and t["err_bits"] == 0
+    assert t["out_bytes"] == 3309 and t["kappa"] == 5 * 4
+    assert t["cycles"] == t["iss_cycles"] > 100_000
+
+
 def test_mldsa_sign_on_the_soc_with_32k_acc_memories(tmp_path):
-    """ML-DSA-65 signing (4 iterations) does not fit block soc's 16 KiB ACC memories (refused by
-    name); on soc_acc32k's RTL (32 + 32 KiB) the firmware checks the signature against
-    dilithium-py's, kappa and the ACC's cycles against the ISS's."""
+    """ML-DSA-65 signing by sign.py (4 iterations) does not fit block soc's 16 KiB ACC
+    memories (refused by name; sign16.py does, test above); on soc_acc32k's RTL (32 + 32 KiB)
+    the firmware checks the signature against dilithium-py's, kappa and the ACC's cycles
+    against the ISS's."""
     from firmware.build import FirmwareError, preloaded_op
     with pytest.raises(FirmwareError, match=r"mldsa65_sign: the program \(\d+ B\) exceeds IMEM \(16384 B\)"):
         preloaded_op(16384, 16384, "mldsa_preloaded")

@@ -402,26 +402,34 @@ def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes):
 
 
 MLDSA_MEM = acc_block.LARGE_DMEM_SIZE   # IMEM and DMEM of the signing program (kernels/mldsa/sign.py)
+# program -> (module, IMEM = DMEM bytes of its ACC): sign16 fits the taped-out memories
+SIGN_PROGRAMS = {"sign": ("sign", MLDSA_MEM), "sign16": ("sign16", acc_block.DMEM_SIZE)}
 
 
-def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=None) -> dict:
+def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=None,
+                       program: str = "sign") -> dict:
     """ML-DSA-65 Sign_internal as one ACC program on the ISS (RTL not run: ~100 k+ cycles
     per signature): n signatures, a fresh key, message (msg_len bytes, as M') and rnd each
     from random.Random(seed); every signature compared byte for byte with dilithium-py's
     and verified. Cycles: min / median / mean / max; iteration counts from dilithium-py's
-    loop (and the program's final kappa = 5 x iterations)."""
+    loop (and the program's final kappa = 5 x iterations). program: "sign" (kernels/mldsa/
+    sign.py, 32 KiB memories; keys mldsa65_sign_*) or "sign16" (sign16.py, the 16 KiB
+    ones; keys mldsa65_sign16_*)."""
+    import importlib
     import statistics
     from dilithium_py.ml_dsa import ML_DSA_65 as DSA
-    from ip.acc.kernels.mldsa import sign as ms
     from ip.acc.iss import Iss
-    words = assemble(ms.sign_program(), "mldsa_sign.s")
+    modname, mem = SIGN_PROGRAMS[program]
+    ms = importlib.import_module(f"ip.acc.kernels.mldsa.{modname}")
+    words = assemble(ms.sign_program(), f"mldsa_{modname}.s")
+    assert 4 * len(words) <= mem and ms.END <= mem
     rng = random.Random(seed)
     cycles, iters, stages = [], [], {}
     for k in range(n):
         pk, sk = DSA._keygen_internal(rng.randbytes(32))
         msg, rnd = rng.randbytes(msg_len), rng.randbytes(32)
         st, ref = dsa_sign_stages(sk, msg, rnd)
-        sim = Iss(dmem_size=MLDSA_MEM, imem_size=MLDSA_MEM)
+        sim = Iss(dmem_size=mem, imem_size=mem)
         sim.load_program(words)
         for a, b in ms.image(sk, msg, rnd).items():
             sim.dmem.write_bytes(a, b)
@@ -439,7 +447,9 @@ def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=N
         if progress:
             progress(k, h.cycles, len(st))
     dist = {i: iters.count(i) for i in sorted(set(iters))}
-    return {"mldsa65_sign_n": n,
+    p = f"mldsa65_{modname}"
+    return {k.replace("mldsa65_sign", p, 1): v for k, v in {
+            "mldsa65_sign_n": n,
             "mldsa65_sign_cycles_median": statistics.median(cycles),
             "mldsa65_sign_cycles_mean": round(statistics.mean(cycles)),
             "mldsa65_sign_cycles_min": min(cycles),
@@ -453,7 +463,8 @@ def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=N
             "mldsa65_sign_cycles_source": "ISS only (cycle-accurate golden model)",
             "mldsa65_sign_note": ("one ACC program: mu, rho'' (KMAC), skDecode + NTT, the "
                                   "rejection loop with its control, sigEncode; M' of "
-                                  f"{msg_len} bytes, a fresh key per signature")}
+                                  f"{msg_len} bytes, a fresh key per signature; IMEM and "
+                                  f"DMEM of {mem // 1024} KiB")}.items()}
 
 
 def main(argv=None):
@@ -468,6 +479,8 @@ def main(argv=None):
     p.add_argument("--n", type=int, default=50)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--msg-len", type=int, default=33)
+    p.add_argument("--program", choices=sorted(SIGN_PROGRAMS), default="sign",
+                   help="sign: 32 KiB memories; sign16: the taped-out 16 KiB ones")
     p.add_argument("--json", help="write the figures to this file")
     p = sub.add_parser("mlkem_keygen", help="ML-KEM-512/768/1024 keygen programs (ISS, --rtl: also RTL)")
     p.add_argument("--rtl", action="store_true")
@@ -508,7 +521,7 @@ def main(argv=None):
     def progress(k, cyc, it):
         print(f"  {k + 1:4d}/{a.n}: {cyc:7d} cycles, {it:2d} iterations "
               f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-    out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress)
+    out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress, a.program)
     print(json.dumps(out, indent=1))
     if a.json:
         with open(a.json, "w") as f:

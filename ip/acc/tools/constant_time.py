@@ -789,7 +789,7 @@ def check(program: Program, policy: Policy | dict, isa: Isa | None = None, **kw)
 def kernels() -> dict:
     """name -> (assembly text function, policy function) of the programs with a declared
     constant-time policy."""
-    from ip.acc.kernels.mldsa import sign
+    from ip.acc.kernels.mldsa import sign, sign16
     from ip.acc.kernels.mldsa.verify import verify
     from ip.acc.kernels.mlkem import decaps
     from ip.acc.kernels.mlkem.encaps import encaps
@@ -804,6 +804,7 @@ def kernels() -> dict:
     for p in (44, 65, 87):
         out[f"mldsa{p}_verify"] = (lambda p=p: verify(p).program(),
                                    lambda p=p: verify(p).ct_policy())
+    out["mldsa65_sign16"] = (sign16.sign_program, sign16.ct_policy)
     return out
 
 
@@ -834,7 +835,7 @@ def main(argv=None) -> int:
     ap.add_argument("program", nargs="?", help="assembly (.s) or hex words (.hex)")
     ap.add_argument("--kernel", help=f"check a built-in program with its declared policy "
                     f"(one of: mlkem{{512,768,1024}}_decaps, mlkem{{512,768,1024}}_encaps, mldsa65_sign, "
-                    f"mldsa{{44,65,87}}_verify)")
+                    f"mldsa65_sign16, mldsa{{44,65,87}}_verify)")
     ap.add_argument("--secret", action="append", default=[], metavar="[NAME=]LO:HI",
                     help="DMEM bytes secret at entry (repeatable)")
     ap.add_argument("--public", action="append", default=[], metavar="[NAME=]LO:HI",

@@ -61,13 +61,27 @@ assert SIG_Z % 32 == 0 and SIG_H % 32 == 0 and SIG_H + 64 <= W
 XC = END                     # constant words (_XC_NAMES), then the de Bruijn table
 _XC_NAMES = ["sh4e", "eta", "m13", "t0c", "g2m1", "g2x2m1", "hbit0", "deb", "bsh", "hbm",
              "c28m1"]
-XA = {n: XC + 32 * i for i, n in enumerate(_XC_NAMES)}
-DBT = XC + 32 * len(_XC_NAMES)   # 32 words: de Bruijn index table
-HB = DBT + 128               # 6 hint bitmaps (32 B each)
-FLAG = HB + 6 * 32           # word 0: flag (0 = pass), word 1: hint count
-CNTS = FLAG + 32             # the hint count lanes, saved across the INTT
-HW = CNTS + 32               # 64 words: hint bytes, one per word
-XEND = HW + 256
+
+
+def x_area(xc: int) -> dict:
+    """The addresses of the area that starts with the XC constant words at xc (a program
+    may place it elsewhere, e.g. sign16.py inside 16 KiB): XA (name -> word), DBT (32
+    words: de Bruijn index table), HB (K hint bitmaps, 32 B each), FLAG (word 0: flag,
+    0 = pass; word 1: hint count), CNTS (the hint count lanes, saved across the INTT), HW
+    (64 words: hint bytes, one per word), XEND (its end)."""
+    xa = {n: xc + 32 * i for i, n in enumerate(_XC_NAMES)}
+    dbt = xc + 32 * len(_XC_NAMES)
+    hb = dbt + 128
+    flag = hb + K * 32
+    cnts = flag + 32
+    hw = cnts + 32
+    return {"XA": xa, "DBT": dbt, "HB": hb, "FLAG": flag, "CNTS": cnts, "HW": hw,
+            "XEND": hw + 256}
+
+
+_XAREA = x_area(XC)
+XA, DBT, HB, FLAG = _XAREA["XA"], _XAREA["DBT"], _XAREA["HB"], _XAREA["FLAG"]
+CNTS, HW, XEND = _XAREA["CNTS"], _XAREA["HW"], _XAREA["XEND"]
 assert XEND <= 32 * 1024
 
 DEBRUIJN = 0x077CB531
@@ -119,16 +133,16 @@ def _debruijn_table():
     return t
 
 
-def const_image(xc: bool = True) -> dict:
-    """{address: bytes}: the twiddle tables, the constant words at KC and (xc) those at XC
-    with the de Bruijn table."""
+def const_image(xc: bool = True, xc_at: int = XC) -> dict:
+    """{address: bytes}: the twiddle tables, the constant words at KC and (xc) those of the
+    XC area with the de Bruijn table, at xc_at."""
     img = {TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
            ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True))}
     cw = _const_words()
     img[KC] = b"".join(cw[n] for n in CONST_NAMES)
     if xc:
         cw = _xc_words()
-        img[XC] = b"".join(cw[n] for n in _XC_NAMES) + _u32(_debruijn_table())
+        img[xc_at] = b"".join(cw[n] for n in _XC_NAMES) + _u32(_debruijn_table())
     return img
 
 

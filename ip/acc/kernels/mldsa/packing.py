@@ -38,8 +38,8 @@ Design:
   40 granules are not lane-aligned with the 5 output words).
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
-from ip.acc.kernels.mldsa.layout import (CTIL, DBT, HB, HW, KA, S1H, S2H, SIG, SIG_LEN, SK,
-                                         T0H, VMODE1, XA, ZO, fwd_ntt)
+from ip.acc.kernels.mldsa.layout import (CTIL, KA, S1H, S2H, SIG, SIG_LEN, SK, T0H, VMODE1,
+                                         XA, XC, ZO, fwd_ntt, x_area)
 from ip.acc.kernels.mldsa.params import K, L, OMEGA
 from ip.acc.kernels.prog import Prog
 
@@ -78,7 +78,7 @@ def or_tree(n=8, tmp=("w8", "w9")):
 
 
 # ------------------------------------------------------------------ keydec
-def _dec_eta_poly():
+def dec_eta_poly():
     """128 B at x5 -> 32 words at x6 (both post-incremented); w10 = sh4e, w11 = eta."""
     body = ["bn.lw.pi w0, 0(x5)", "bn.lw.pi w1, 0(x5)"]
     for h in (0, 1):
@@ -143,9 +143,9 @@ def keydec_phases(s1h=S1H, s2h=S2H, t0h=T0H, sk=SK, t0=True):
     ntt = ["addi x8, x6, -1024"] + fwd_ntt(8, 8)
     ph = [("init", VMODE1 + _li(5, sk + 128))]
     ph.append(("s1: 5 x [decode (eta 4), NTT]",
-               _li(6, s1h) + _loop(L, eta_c + _dec_eta_poly() + ntt)))
+               _li(6, s1h) + _loop(L, eta_c + dec_eta_poly() + ntt)))
     ph.append(("s2: 6 x [decode (eta 4), NTT]",
-               _li(6, s2h) + _loop(K, eta_c + _dec_eta_poly() + ntt)))
+               _li(6, s2h) + _loop(K, eta_c + dec_eta_poly() + ntt)))
     if t0:
         ph.append(("t0: 6 x [decode (13 bit), NTT]",
                    _li(6, t0h) + _loop(K, dec_t0 + ntt)))
@@ -162,7 +162,7 @@ _ZGRAN = [[(0, 0), (1, 20)], [(1, -12), (2, 8), (3, 28)], [(3, -4), (4, 16)],
           [(4, -16), (5, 4), (6, 24)], [(6, -8), (7, 12)]]
 
 
-def _zpack_group():
+def zpack_group():
     """8 z words at x5 -> 40 granules (160 B) at x6; w15 = gamma1. f = gamma1 - z, lanes
     transposed (T_q lane m = field q of word m), granule g of every word by uniform
     shifts / ors (G_g lane m = granule 5m + g), then bn.ext + sw per granule. Registers
@@ -197,18 +197,23 @@ def _zpack_group():
     return p.text().splitlines()
 
 
-def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG):
+def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG, xc=XC):
     """c_tilde at ctil, z at z (5 polys), bitmaps at HB -> the signature at sig (sig + 48
     32-byte aligned). z is packed first, so the signature may lie over z itself when
     sig + 48 <= z + 96 (each 160-byte output group is written after its 256 input bytes
-    are read, and never reaches the next group's input), as in sign.py's layout."""
+    are read, and never reaches the next group's input), as in sign.py's layout.
+    z = None: z is already packed at sig + 48 (zpack_group per polynomial, sign16.py);
+    xc: the XC area (layout.x_area) with HB, HW, DBT."""
+    xar = x_area(xc)
+    XA, HB, HW, DBT = xar["XA"], xar["HB"], xar["HW"], xar["DBT"]
     sig_z, sig_h = sig + 48, sig + 48 + L * 640
     assert sig_z % 32 == 0
-    assert not (z < sig + SIG_LEN and sig < z + L * 1024) or sig_z <= z + 96
     ph = [("init", VMODE1)]
-    ph.append(("z: gamma1 - z, 20-bit pack (5 polys)",
-               [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, z) + _li(6, sig_z) +
-               _loop(L * 4, _zpack_group())))
+    if z is not None:
+        assert not (z < sig + SIG_LEN and sig < z + L * 1024) or sig_z <= z + 96
+        ph.append(("z: gamma1 - z, 20-bit pack (5 polys)",
+                   [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, z) + _li(6, sig_z) +
+                   _loop(L * 4, zpack_group())))
     ct = _li(1, ctil) + _li(2, sig)
     ct += [f"lw x{3 + k}, {4 * k}(x1)" for k in range(12)]
     ct += [f"sw x{3 + k}, {4 * k}(x2)" for k in range(12)]

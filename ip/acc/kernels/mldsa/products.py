@@ -245,3 +245,24 @@ def cs_prod(n, dst, ch=CH, sh=SH):
     b += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
     body = _li(12, ch) + _loop(8, b) + inv_ntt(8, 8) + ["addi x8, x8, 1024"]
     return _li(10, sh) + _li(11, dst) + _li(8, dst) + _loop(n, body)
+
+
+# ------------------------------------------------------------------ loop bodies (sign16.py)
+def pw_inplace_body():
+    """4 words of buf = c_hat o buf: c_hat at x12, buf read at x10, written at x11 (all
+    post-incremented; x10 = x11 in place). w0..w11."""
+    b = []
+    for k in range(4):
+        b += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
+    b += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
+    return b + [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
+
+
+def mac_acc_body(per=4):
+    """`per` words of acc += tile o y_hat (x 2^-32): tile at x10, y_hat at x15, acc read at
+    x20 and written at x23 (all post-incremented; x20 = x23 at the start). w0..w{3 per}."""
+    R = range(per)
+    b = [f"bn.lw.pi w{3 * q + h}, 0(x{(10, 15, 20)[h]})" for q in R for h in (0, 1, 2)]
+    b += [f"bn.mulvm w{3 * q}, w{3 * q}, w{3 * q + 1}" for q in R]
+    b += [f"bn.addvm w{3 * q}, w{3 * q}, w{3 * q + 2}" for q in R]
+    return b + [f"bn.sw.pi w{3 * q}, 0(x23)" for q in R]

@@ -31,7 +31,8 @@ Design:
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
 from ip.acc.kernels.mldsa.layout import (CH, CNTS, CTIL, FLAG, HB, KA, MU, SH, T, VMODE1, W,
-                                         W1E, XA, Y, YH, ZO, fwd_ntt, inv_ntt)
+                                         W1E, XA, XC, Y, YH, ZO, fwd_ntt, inv_ntt,
+                                         x_area)
 from ip.acc.kernels.mldsa.packing import dec_t0_poly, or_tree
 from ip.acc.kernels.mldsa.params import K, L, OMEGA
 from ip.acc.kernels.mldsa.products import cs_prod
@@ -87,16 +88,23 @@ def z_phases():
     x9 = 0 iff ||z||inf < gamma1 - beta (add and check fused, 2 words per iteration)."""
     ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"])]
     ph.append(("c s1: 5 pointwise + 5 INTT", cs_prod(5, YH)))
+    ph.append(("z = y + c s1, ||z|| check",
+               z_add_check(L * 32, _li(10, Y) + _li(11, YH) + _li(12, ZO))))
+    return ph
+
+
+def z_add_check(words, head=()):
+    """z = y (x10) + c s1 (x11) -> x12 (all post-incremented; head: lines run after the
+    constant loads, e.g. the pointers), `words` words (even), and
+    ||z||inf < gamma1 - beta into ACC / x9 (add and check fused, 2 words per iteration);
+    w12..w14 constants, w0..w8 temporaries."""
     b = ["bn.lw.pi w0, 0(x10)", "bn.lw.pi w1, 0(x11)", "bn.lw.pi w5, 0(x10)",
          "bn.lw.pi w6, 0(x11)", "bn.addvm w2, w0, w1", "bn.addvm w3, w2, w12",
          "bn.addvm w7, w5, w6", "bn.sw.pi w2, 0(x12)", "bn.addvm w8, w7, w12",
          "bn.ltv w3, w3, w13", "bn.sw.pi w7, 0(x12)", "bn.ltv w8, w8, w13",
          "bn.or.acc x9, w3, w14", "bn.or.acc x9, w8, w14"]
-    ph.append(("z = y + c s1, ||z|| check",
-               [f"bn.lw w12, {_m(KA['zb'])}", f"bn.lw w13, {_m(KA['z2b'])}",
-                f"bn.lw w14, {_m(KA['ones'])}"] + _li(10, Y) + _li(11, YH) + _li(12, ZO) +
-               _loop(80, b)))
-    return ph
+    return [f"bn.lw w12, {_m(KA['zb'])}", f"bn.lw w13, {_m(KA['z2b'])}",
+            f"bn.lw w14, {_m(KA['ones'])}"] + list(head) + _loop(words // 2, b)
 
 
 def z_program() -> str:
@@ -135,6 +143,22 @@ def r0_phases(s2h=SH, ch=CH, w=W, t=YH):
     r0 = x - r1 alpha / bound check."""
     T = t
     ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] + _li(10, s2h))]
+    L = _li(12, ch) + _li(11, T)
+    b = []
+    for k in range(4):
+        b += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
+    b += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
+    b += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
+    L += _loop(8, b) + _li(8, T) + inv_ntt(8, 8) + r0_check(_li(14, T))
+    ph.append(("6 x [c s2[r] (pw + INTT) + r0 check]",
+               _li(13, w) + _li(15, w) + _loop(K, L)))
+    return ph
+
+
+def r0_check(head=()):
+    """One polynomial: v = w (x13) - c s2 (x14) -> x15 (kept for the hint; pointers
+    post-incremented; head: lines run after the constant loads), ||LowBits(v)||inf < gamma2 - beta into ACC / x9 (subtract /
+    HighBits / r0 = v - r1 alpha / bound check fused); w0..w15."""
     consts = [f"bn.lw w{8 + k}, {_m(KA[n])}" for k, n in
               enumerate(["rb", "r2b", "ones", "c127", "c1025", "c2p21", "alpha", "c15"])]
     chk = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
@@ -142,16 +166,7 @@ def r0_phases(s2h=SH, ch=CH, w=W, t=YH):
            "bn.mulv.lo w3, w3, w12", "bn.addv w3, w3, w13", "bn.shrv w3, w3, 22",
            "bn.and w3, w3, w15", "bn.mulv.lo w3, w3, w14", "bn.addvm w4, w2, w8",
            "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
-    L = _li(12, ch) + _li(11, T)
-    b = []
-    for k in range(4):
-        b += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
-    b += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
-    b += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
-    L += _loop(8, b) + _li(8, T) + inv_ntt(8, 8) + consts + _li(14, T) + _loop(32, chk)
-    ph.append(("6 x [c s2[r] (pw + INTT) + r0 check]",
-               _li(13, w) + _li(15, w) + _loop(K, L)))
-    return ph
+    return consts + list(head) + _loop(32, chk)
 
 
 def r0_program() -> str:
@@ -166,8 +181,8 @@ HC = {"g2m1": "w8", "g2x2m1": "w9", "ones": "w11", "hbm": "w12", "c28m1": "w13",
 P, CNT_REG = "w10", "w15"
 
 
-def hint_consts():
-    return [f"bn.lw {r}, {_m(KA[n] if n == 'ones' else XA[n])}" for n, r in HC.items()]
+def hint_consts(xa=XA):
+    return [f"bn.lw {r}, {_m(KA[n] if n == 'ones' else xa[n])}" for n, r in HC.items()]
 
 
 def hint_body():
@@ -202,14 +217,14 @@ def hint_body():
     return p.text().splitlines()
 
 
-def _hint_flag():
+def _hint_flag(flag=FLAG):
     """x1 = the hint count (sum of the CNT_REG lanes); x9 = FLAG word 0 = bit 0: the norm
     check failed (x9 was non-zero), bit 1: more than omega hints; FLAG word 1 = x1."""
     fin = [f"bn.ext x{1 + k}, {CNT_REG}, {k}" for k in range(8)]
     fin += [f"add x1, x1, x{2 + k}" for k in range(7)]
     fin += ["sltu x2, x0, x9", f"sltiu x3, x1, {OMEGA + 1}", "xori x3, x3, 1", "slli x3, x3, 1",
             "or x9, x2, x3"]
-    return fin + _li(4, FLAG) + ["sw x9, 0(x4)", "sw x1, 4(x4)"]
+    return fin + _li(4, flag) + ["sw x9, 0(x4)", "sw x1, 4(x4)"]
 
 
 def ct0_hint_phases():
@@ -240,14 +255,19 @@ def ct0_hint_program() -> str:
     return phase_program(ct0_hint_phases())
 
 
-def ct0_hint_t0_phases(ch, t, w, t0p, cnt):
+def ct0_hint_t0_phases(ch, t, w, t0p, cnt, xc=None, ntt_x8=None, intt_x8=None):
     """ct0_hint_phases with t0 still packed: per polynomial r, t0_r decoded from
     t0p + 416 r -> t, NTT, c t0_r = INTT(c_hat o t0_hat_r) in place, then the fused norm
     check / MakeHint / count / bitmap pass (v = w - c s2 at w) -> HB; the count lanes
-    saved at cnt. x9 = FLAG word 0 = 0 iff the iteration passes."""
+    saved at cnt. x9 = FLAG word 0 = 0 iff the iteration passes. xc: the XC area's
+    address (layout.x_area; default layout's); ntt_x8 / intt_x8: the lines of the
+    in-place transforms of the polynomial at x8 (default: inline, e.g. a call instead)."""
+    xar = x_area(XC if xc is None else xc)
+    ntt_x8 = fwd_ntt(8, 8) if ntt_x8 is None else ntt_x8
+    intt_x8 = inv_ntt(8, 8) if intt_x8 is None else intt_x8
     ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15",
                              f"bn.sw w15, {_m(cnt)}"] +
-           _li(5, t0p) + _li(23, w) + _li(24, HB))]
+           _li(5, t0p) + _li(23, w) + _li(24, xar["HB"]))]
     prod = []
     for k in range(4):
         prod += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
@@ -255,14 +275,14 @@ def ct0_hint_t0_phases(ch, t, w, t0p, cnt):
     prod += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
     tree = [f"bn.lw w{k}, {_m(t + 32 * k)}" for k in range(8)] + or_tree() + \
         ["bn.sw.pi w0, 0(x24)"]
-    body = [f"bn.lw w14, {_m(XA['m13'])}", f"bn.lw w15, {_m(XA['t0c'])}"] + \
-        _li(6, t) + dec_t0_poly() + _li(8, t) + fwd_ntt(8, 8) + \
+    body = [f"bn.lw w14, {_m(xar['XA']['m13'])}", f"bn.lw w15, {_m(xar['XA']['t0c'])}"] + \
+        _li(6, t) + dec_t0_poly() + _li(8, t) + ntt_x8 + \
         _li(12, ch) + _li(10, t) + _li(11, t) + _loop(8, prod) + \
-        _li(8, t) + inv_ntt(8, 8) + hint_consts() + [f"bn.lw {CNT_REG}, {_m(cnt)}"] + \
+        _li(8, t) + intt_x8 + hint_consts(xar["XA"]) + [f"bn.lw {CNT_REG}, {_m(cnt)}"] + \
         _li(14, t) + _li(15, t) + ["addi x13, x23, 0"] + _loop(8, hint_body()) + \
         ["addi x23, x13, 0", f"bn.sw {CNT_REG}, {_m(cnt)}"] + tree
     ph.append(("6 x [t0 decode + NTT, c t0 (pw + INTT), norm + MakeHint + count, bitmap]",
                _loop(K, body)))
-    fin = _hint_flag()
+    fin = _hint_flag(xar["FLAG"])
     ph.append(("hint count, flag", fin))
     return ph

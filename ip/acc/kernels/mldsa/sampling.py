@@ -73,6 +73,15 @@ def mask_group():
     return p.text().splitlines()
 
 
+def mask_start():
+    """Start SHAKE256(rho'' || x7 as 2 bytes) with declared length 66 (the stream of one
+    ExpandMask polynomial; the KMAC port held), x7 += 1. Uses x1..x3, w3..w5."""
+    return [f"bn.lw w3, {_m(RHOPP)}", f"bn.lw w4, {_m(RHOPP + 32)}",
+            f"addi x1, x0, {SHAKE256}", "addi x2, x0, 66", "kmac.start x1, x2",
+            "addi x3, x0, -1", "kmac.msg w3, x3", "kmac.msg w4, x3",
+            "bn.ins w5, x7, 0", "addi x3, x0, 3", "kmac.msg w5, x3", "addi x7, x7, 1"]
+
+
 def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH):
     """y[r] = ExpandMask(rho'', kappa + r) -> Y (5 polys), y_hat = NTT(y) -> YH.
     KAPPA holds the 16-bit nonce (lw). y = yh is allowed (NTT in place). The next SHAKE256 is started before the NTT of
@@ -83,10 +92,7 @@ def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH):
     group = mask_group()
     consts = [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"]
     pre = VMODE1 + ["kmac.acq"] + consts + [f"lw x7, {KAPPA}(x0)"] + _li(6, y)
-    start = [f"bn.lw w3, {_m(RHOPP)}", f"bn.lw w4, {_m(RHOPP + 32)}",
-             f"addi x1, x0, {SHAKE256}", "addi x2, x0, 66", "kmac.start x1, x2",
-             "addi x3, x0, -1", "kmac.msg w3, x3", "kmac.msg w4, x3",
-             "bn.ins w5, x7, 0", "addi x3, x0, 3", "kmac.msg w5, x3", "addi x7, x7, 1"]
+    start = mask_start()
     ph = [("init", pre + start)]
     if compact and ntt:
         body = _loop(4, group) + start + fwd_ntt(8, 9) + \

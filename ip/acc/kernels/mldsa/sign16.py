@@ -1,0 +1,348 @@
+"""ML-DSA-65 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program inside the
+taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB each); sign.py is the
+32 KiB version. Checked on the ISS against dilithium-py, the signature byte for byte
+(ip/acc/tests/test_mldsa_sign16.py).
+
+    src = sign_program()
+    img = image(sk, msg, rnd)           # {address: bytes}: constants + inputs
+    ... run (16 KiB IMEM and DMEM) ...
+    dmem[STATUS] == 0                   # else M' was longer than MSG_MAX: nothing signed
+    sig = dmem[SIG:SIG + SIG_LEN]       # 3309 bytes
+
+What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A tiles):
+* s1, s2, t0 stay packed in the key (3904 B); each polynomial is decoded + NTT'd where
+  it is used (c s2 per polynomial of the r0 check, c t0 per polynomial of the hint, c s1
+  per polynomial of z);
+* w = A_hat o y_hat column by column: y_j = ExpandMask(rho'', kappa + j) + NTT (1 KiB),
+  then A_hat[i][j] for i < k sampled into two 1 KiB tiles by the parity of i (the next
+  entry while the core multiply-accumulates the current one) and accumulated into w_i
+  (6 KiB, in DMEM). TILE2 lies over the XC area's per-iteration scratch (HB, FLAG, CNTS,
+  HW, CTIL, CNT) and the key's head, all dead while w is computed;
+* the checks run r0 first, then c t0 + hint, then z (the order does not change the
+  signature: an iteration is accepted iff all three pass; r0, the cheapest, also rejects
+  most often; z first would need y_j and w at once): when z is computed w is dead, so
+  y_j is regenerated
+  (ExpandMask again, same kappa + j), z_j = y_j + INTT(c_hat o NTT(s1_j)) is checked and
+  packed at once into the signature, which lies over w;
+* the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use.
+
+Inputs placed by the host: the secret key (4032 B) at SK, M' at MSG (at most MSG_MAX =
+8192 bytes; image() raises beyond), its length (word) at MLEN, rnd (32 B) at RND, and
+const_image(). A length word beyond MSG_MAX is refused: STATUS = 1 and the program stops
+before hashing (no signature). sign_program(external_mu=True) is the external-mu form:
+the host writes mu = H(tr || M', 64) (64 B) at MU instead of M' (any length M'; image(...,
+mu=mu)); 27 instructions fewer, the cycles less the mu hash.
+
+Measured (ISS, `python -m ip.acc.dv.jobs mldsa65_sign --program sign16 --n 20 --seed 2`;
+every signature equal to dilithium-py's and verified), against sign.py on the same 20
+signatures (`--program sign`; iterations median 5, mean 4.8):
+
+| program | IMEM B | peak DMEM B | median cycles | mean | min | max |
+|---|---|---|---|---|---|---|
+| sign.py (32 KiB memories) | 21 428 | 31 776 | 139 496 | 136 983 | 47 117 | 265 250 |
+| sign16, one A tile | 10 332 | 15 968 | 190 527 | 184 466 | 55 304 | 356 673 |
+| sign16, two A tiles | 10 680 | 16 384 | 173 181 | 167 806 | 51 835 | 322 029 |
+| sign16, + each ExpandMask SHAKE256 started early (this program) | 10 728 | 16 384 | 172 391 | 167 038 | 51 565 | 320 609 |
+
+(sign.py measured before its M' length check, which adds 5 cycles to each.) On the silicon
+SoC's RTL (block soc, 16 KiB ACC memories, sim/tests/test_silicon.py, firmware
+mldsa16_preloaded) the 4-iteration signature of mldsa_preloaded takes 156 881 ACC cycles,
+equal to the ISS.
+
+NTT / INTT as subroutines instead of inline (measured on the two-tile version): IMEM
+10 680 B instead of 21 284 B for +184 cycles per signature accepted at once (seeds 4 and 13:
+52 005 / 106 615 against 51 821 / 106 239). One iteration (seed 4, ISS cycles by phase, the
+two-tile version): w = A y 12.4 k (5 ExpandMask + NTT,
+30 A entries), 6 INTT 2.0 k, HighBits + c_tilde 2.7 k, SampleInBall + NTT(c) 1.8 k, r0 9.7 k
+(6 x s2 decode + NTT + c s2 + check), c t0 + hint 11.1 k, z 12.5 k (5 x ExpandMask again,
+s1 decode + NTT, c s1, check, pack), pre-loop 0.2 k, sigEncode 1.1 k: an iteration costs
+~28.9 k when rejected at r0, ~40.1 k at the hint, ~52.6 k at z (sign.py: ~20.4 k at z,
+~26.3 k at r0, its order).
+
+DMEM layout (bytes; peak = END = 16 384 of 16 384):
+
+| region | address | bytes | lifetime |
+|---|---|---|---|
+| RHO, RHOPP, MU, KAPPA, RND, MLEN, STATUS | 0..256 | 256 | whole run |
+| TWID, ITWID, KC constants (layout) | 256..2784 | 2528 | whole run |
+| XC constant words, DBT (layout.x_area at XC) | 2784..3264 | 480 | whole run |
+| TILE2: A tile over HB, FLAG, CNTS, HW (x_area), CTIL, CNT and the key's rho / K / tr (SK = 4160) | 3264..4288 | 1024 | A tile while w is computed; hint area, c_tilde after; key head before the loop |
+| KEYP: s1 | s2 | t0 packed (the key's own bytes) | 4288..8192 | 3904 | whole run |
+| W: w (6 polys), then w - c s2; then SIG (3309 B at W + 16), YB, SB (y_j / z_j, c s1_j) | 8192..14336 | 6144 | iteration; M' before the loop (MSG = 8192) |
+| YJ: y_hat_j; then CH c_hat | 14336..15360 | 1024 | iteration |
+| TILE: A tile; then W1E + SIB (challenge); then T (c s2 / c t0 scratch) | 15360..16384 | 1024 | iteration |
+
+Other sets (plan()): ML-DSA-44 would need 14 912 B (fits), ML-DSA-87 19 296 B (does not:
+a 20 KiB DMEM, or t0 (3328 B) streamed by the host per polynomial of the hint instead of
+kept, 15 968 B); the 44 / 87 generator pieces (gamma2 = (q-1)/88 HighBits, 18-bit
+ExpandMask / z pack, eta = 2 decode, omega + k hint bytes) are not written yet.
+"""
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.mldsa import layout, packing, params, rounding, sampling
+from ip.acc.kernels.mldsa import sign as sign32
+from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
+from ip.acc.kernels.mldsa.params import K, L
+from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
+from ip.acc.kernels.sample import SHAKE128, SHAKE256, start as _smp_start
+from ip.acc.tools import sched
+
+DMEM = 16 * 1024             # ip/acc/block.py DMEM_SIZE (checked in the tests)
+
+# ------------------------------------------------------------------ DMEM layout (bytes)
+RHO, RHOPP, MU = layout.RHO, layout.RHOPP, layout.MU
+RND, MLEN, STATUS = sign32.RND, sign32.MLEN, sign32.STATUS
+XC = layout.KC + 32 * len(layout.CONST_NAMES)
+XAREA = layout.x_area(XC)
+XA = XAREA["XA"]
+CTIL = XAREA["XEND"]
+CNT = CTIL + 64
+TILE2 = XAREA["HB"]                       # 2nd A tile over HB .. CNT + the key's head
+KEYP = TILE2 + 1024                       # s1 (L x 128) | s2 (K x 128) | t0 (K x 416)
+S1P, S2P, T0P = KEYP, KEYP + L * 128, KEYP + (L + K) * 128
+SK = KEYP - 128                           # rho | K | tr (dead after the pre-loop)
+SK_LEN = 128 + (L + K) * 128 + K * 416
+W = T0P + K * 416
+YJ = W + K * 1024
+CH = YJ
+TILE = YJ + 1024
+W1E, SIB, T = TILE, TILE + 768, TILE
+END = TILE + 1024
+MSG = W
+MSG_MAX = DMEM - MSG
+SIG = W + 16                              # z part at SIG + 48, hint at SIG + 48 + 640 L
+SIG_LEN = layout.SIG_LEN
+YB = SIG + SIG_LEN + 3                    # y_j, then z_j
+SB = YB + 1024                            # c s1_j
+assert CNT + 32 <= SK and SK + 128 == KEYP and END <= DMEM and K % 2 == 0
+assert SB + 1024 <= W + K * 1024
+assert all(a % 32 == 0 for a in (CTIL, CNT, XC, TILE2, KEYP, W, YJ, TILE, SIG + 48, YB, SB))
+
+
+def const_image() -> dict:
+    return layout.const_image(xc_at=XC)
+
+
+def image(sk: bytes, msg: bytes, rnd: bytes, mlen: int | None = None,
+          mu: bytes | None = None) -> dict:
+    """DMEM image {address: bytes}: constants and the inputs. mlen: the length word the
+    host writes (default len(msg); a larger one tests the program's refusal). mu: for
+    sign_program(external_mu=True), mu = H(tr || M', 64) computed by the host (msg is then
+    not placed)."""
+    if len(sk) != SK_LEN or len(rnd) != 32:
+        raise ValueError(f"ML-DSA-65 sign: sk must be {SK_LEN} bytes and rnd 32, got "
+                         f"{len(sk)} and {len(rnd)}")
+    if len(msg) > MSG_MAX:
+        raise ValueError(f"ML-DSA-65 sign: M' of {len(msg)} bytes exceeds the program's "
+                         f"buffer ({MSG_MAX} bytes); hash it outside (external mu) or split")
+    img = const_image()
+    img[SK] = sk
+    img[RND] = rnd
+    if mu is not None:
+        if len(mu) != 64:
+            raise ValueError(f"ML-DSA-65 sign: mu must be 64 bytes, got {len(mu)}")
+        img[MU] = mu
+        return img
+    img[MSG] = msg
+    img[MLEN] = (len(msg) if mlen is None else mlen).to_bytes(4, "little")
+    return img
+
+
+# ------------------------------------------------------------------ pieces
+NTT, INTT = ["jal x28, ntt_x8"], ["jal x28, intt_x8"]
+
+
+def subroutines():
+    return (["ntt_x8:"] + layout.fwd_ntt(8, 8) + ["jalr x0, 0(x28)"] +
+            ["intt_x8:"] + layout.inv_ntt(8, 8) + ["jalr x0, 0(x28)"])
+
+
+def _mask_unpack(dst):
+    """y = ExpandMask(rho'', kappa) (one polynomial, plain) -> dst from the SHAKE256
+    started by sampling.mask_start (its permutations run while the core did other work).
+    Port held."""
+    return [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"] + \
+        _li(6, dst) + _loop(4, sampling.mask_group())
+
+
+def _dec_eta(dst):
+    """s (eta 4) at x5 (post-incremented by 128) -> dst, then NTT in place."""
+    return [f"bn.lw w10, {_m(XA['sh4e'])}", f"bn.lw w11, {_m(XA['eta'])}"] + \
+        _li(6, dst) + packing.dec_eta_poly() + _li(8, dst) + NTT
+
+
+def _times_c(buf):
+    """buf = INTT(c_hat o buf) (the INTT removes the 2^-32)."""
+    return _li(12, CH) + _li(10, buf) + _li(11, buf) + _loop(8, pw_inplace_body()) + \
+        _li(8, buf) + INTT
+
+
+def _reject(tag):
+    """To sign_next (kappa += l, next iteration) unless x9 = 0."""
+    return [f"beq x9, x0, pass_{tag}", "jal x0, sign_next", f"pass_{tag}:"]
+
+
+def aw_column_phases():
+    """w = INTT(A_hat o y_hat) -> W, column by column (y_hat_j at YJ; A_hat[i][j] sampled
+    into TILE / TILE2 by the parity of i, the next entry while the core multiply-
+    accumulates the current one; x21 = j + 256 i, the sampler's suffix; x22 -> w_i)."""
+    zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + _loop(K * 32, ["bn.sw.pi w0, 0(x6)"])
+
+    def start_a(tile):
+        return _smp_start(SHAKE128, RHO, 0, 2, tile, "uni23", suffix_base="x21")
+
+    def mac(tile):
+        return _li(10, tile) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
+            _loop(8, mac_acc_body()) + ["addi x22, x20, 0"]
+    nxt = ["smp.wait", "addi x21, x21, 256"]
+    pair = nxt + start_a(TILE2) + mac(TILE) + nxt + start_a(TILE) + mac(TILE2)
+    # the next column's SHAKE256 starts as soon as the sampler is done (the last column
+    # starts an unused one)
+    last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + sampling.mask_start() + \
+        mac(TILE2)
+    col = _mask_unpack(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
+        (_loop(K // 2 - 1, pair) if K > 2 else []) + last + \
+        [f"addi x21, x21, {1 - 256 * (K - 1)}"]
+    ph = [("w = 0", VMODE1 + zero)]
+    ph.append(("5 columns: ExpandMask y_j + NTT, 6 x [sample A_ij, w_i += A_ij o y_j]",
+               ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
+               sampling.mask_start() + _loop(L, col) +
+               ["kmac.rel"]))
+    ph.append(("6 x INTT(w_i)", _li(8, W) + _loop(K, INTT + ["addi x8, x8, 1024"])))
+    return ph
+
+
+def r0_phases():
+    """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), w_r - c s2_r
+    -> W (kept), ||LowBits|| check; x9 = 0 iff all pass."""
+    body = _dec_eta(T) + _times_c(T) + rounding.r0_check(_li(14, T))
+    return [("6 x [s2_r decode + NTT, c s2_r, r0 check]",
+             VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
+             _li(5, S2P) + _li(13, W) + _li(15, W) + _loop(K, body))]
+
+
+def z_phases():
+    """Per polynomial j: s1_j decoded + NTT -> SB and c s1_j while the KMAC computes the
+    stream of y_j (ExpandMask again, kappa + j), y_j -> YB, z_j = y_j + c s1_j -> YB with the ||z|| check, packed into the signature
+    (x26 -> s1_j, x27 -> the signature's z part); x9 = 0 iff all pass."""
+    body = sampling.mask_start() + ["addi x5, x26, 0"] + _dec_eta(SB) + \
+        ["addi x26, x5, 0"] + _times_c(SB) + _mask_unpack(YB) + rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + \
+        [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, YB) + ["addi x6, x27, 0"] + \
+        _loop(4, packing.zpack_group()) + ["addi x27, x6, 0"]
+    return [("5 x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
+             VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15", "kmac.acq",
+                       f"lw x7, {KAPPA}(x0)"] + _li(26, S1P) + _li(27, SIG + 48) +
+             _loop(L, body) + ["kmac.rel"])]
+
+
+def length_check():
+    """After x4 = len(M'): STATUS = 1 and stop when it exceeds MSG_MAX."""
+    return sign32.length_check(MSG_MAX)
+
+
+def sign_phases(external_mu=False):
+    """[(name, lines)] of the whole program up to the final ecall; the loop body starts at
+    label sign_iter. external_mu: mu is given by the host at MU (FIPS 204's external-mu
+    form: M' of any length, hashed outside), not hashed from M'."""
+    ph = [("status = 0", [f"sw x0, {STATUS}(x0)"])]
+    if external_mu:
+        # the registers the rho'' phase expects after the mu hash: mode, mask, mu in w1, w2
+        ph.append(("mu from the host", VMODE1 + [
+            "kmac.acq", f"addi x1, x0, {SHAKE256}", "addi x3, x0, -1",
+            f"bn.lw w1, {_m(MU)}", f"bn.lw w2, {_m(MU + 32)}"]))
+        ph += sign32.hash_phases(SK, MSG)[1:]
+    else:
+        ph += sign32.hash_phases(SK, MSG, head=length_check())
+    it = aw_column_phases()
+    it[0] = (it[0][0], ["sign_iter:"] + it[0][1])
+    ph += it
+    ph += rounding.highbits_phases(w=W, w1e=W1E, ctil=CTIL)
+    chal = sampling.challenge_phases(ctil=CTIL, sib=SIB, ch=CH)
+    assert chal[-1][0] == "NTT(c)"
+    ph += chal[:-1] + [("NTT(c)", _li(8, CH) + NTT), ("release", ["kmac.rel"])]
+    ph += r0_phases()
+    ph.append(("r0 rejected?", _reject("r0")))
+    ph += rounding.ct0_hint_t0_phases(ch=CH, t=T, w=W, t0p=T0P, cnt=CNT, xc=XC,
+                                      ntt_x8=NTT, intt_x8=INTT)
+    ph.append(("c t0 / hint rejected?", _reject("ct0")))
+    ph += z_phases()
+    ph.append(("z rejected?", _reject("z")))
+    ph.append(("kappa += l", [f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
+                              f"sw x1, {KAPPA}(x0)"]))
+    ph += packing.sig_encode_phases(ctil=CTIL, z=None, sig=SIG, xc=XC)
+    return ph
+
+
+def sign_program(external_mu=False) -> str:
+    lines = []
+    for _, body in sign_phases(external_mu):
+        lines += body
+    lines += ["ecall", "sign_next:", f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
+              f"sw x1, {KAPPA}(x0)", "jal x0, sign_iter"] + subroutines()
+    return "\n".join(sched.schedule(lines)) + "\n"
+
+
+def ct_policy(external_mu=False) -> dict:
+    """As sign.ct_policy on this layout: K, s1, s2, t0 and rnd secret; rho, tr, M', its
+    length and the constants public (external_mu: mu public, no M'); other DMEM bytes
+    secret. Declared exceptions: the rejection loop's iteration count (the three accepting
+    branches) and SampleInBall's rejection count; pointer bounds the analysis cannot
+    derive."""
+    public = {"sk.rho": (SK, SK + 32), "sk.tr": (SK + 64, SK + 128), "M'": (MSG, MSG + MSG_MAX),
+              "len(M')": (MLEN, MLEN + 4)}
+    for addr, blob in sorted(const_image().items()):
+        public[f"constants@{addr}"] = (addr, addr + len(blob))
+    secret = {"sk.K": (SK + 32, SK + 64), "sk.s1|s2": (S1P, T0P),
+              "sk.t0": (T0P, T0P + K * 416), "rnd": (RND, RND + 32)}
+    rej = "rejection-loop iteration count (FIPS 204 Alg. 7 rejection sampling; issue #24 item 8)"
+    allow = [{"kind": "branch", "target": t, "reason": rej}
+             for t in ("pass_z", "pass_r0", "pass_ct0")]
+    allow.append({"kind": "branch", "target": "sib_loop",
+                  "reason": "SampleInBall's rejection count (FIPS 204 Alg. 29; issue #24 item 8)"})
+    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (CH, SIB + 256),
+               "reason": "SampleInBall reads its digest words at SIB and c at CH (index < 256), "
+                         "writes only c"},
+              {"within": ("mu_msg", "mu_dig"), "dmem": (MSG, MSG + MSG_MAX),
+               "reason": "mu = H(tr || M') reads M' only (len(M') <= MSG_MAX, checked by the "
+                         "program)"}]
+    if external_mu:
+        del public["M'"], public["len(M')"]
+        public["mu"] = (MU, MU + 64)
+        bounds = bounds[:1]
+    return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
+            "bounds": bounds}
+
+
+# ------------------------------------------------------------------ the other sets
+# FIPS 204 Table 1 / 2, signature side: set -> (lambda bits, gamma1 bits, omega); with
+# params.SETS' (k, l, eta). Checked against dilithium-py in the tests.
+SIG_SETS = {44: (128, 17, 80), 65: (192, 19, 55), 87: (256, 19, 75)}
+
+
+def plan(param: int) -> dict:
+    """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the generator pieces
+    exist for 65 only): the regions in address order and END, the peak. The sets differ
+    in the packed key (s in 3 or 4 bits, t0), w (k KiB), the hint area (k bitmaps, omega
+    + k hint bytes) and the signature, which must fit with y_j / c s1_j (2 KiB) over w,
+    else past TILE."""
+    k, l, eta = params.SETS[param]
+    lam, g1bits, omega = SIG_SETS[param]
+    sbits = 3 if eta == 2 else 4
+    sig_len = lam // 4 + l * 32 * (g1bits + 1) + omega + k
+    hw = -(-(omega + k) // 32) * 32 * 4            # hint bytes, one per word
+    xc = layout.KC + 32 * len(layout.CONST_NAMES)
+    hb = xc + 32 * len(layout._XC_NAMES) + 128     # after the XC words and the DBT
+    scratch = hb + 32 * k + 64 + hw + 96           # HB, FLAG, CNTS, HW, CTIL, CNT
+    keyp = max(hb + 1024, scratch + 128)           # TILE2 over the scratch, key head
+    key = (k + l) * 32 * sbits + k * 416
+    w = keyp + key
+    tile = w + k * 1024 + 1024
+    end = tile + 1024
+    extra = 0 if 16 + sig_len + 3 + 2048 <= k * 1024 else 2048
+    regions = {"constants": (0, xc), "XC words + DBT": (xc, hb),
+               "TILE2 over HB / FLAG / CNTS / HW / CTIL / CNT / key head": (hb, keyp),
+               "key: s1 | s2 | t0 packed": (keyp, w), "W (w, then SIG, YB, SB)": (w, w + k * 1024),
+               "YJ / CH": (w + k * 1024, tile), "TILE": (tile, end)}
+    if extra:
+        regions["YB, SB (past TILE: the signature fills w)"] = (end, end + extra)
+    return {"regions": regions, "END": end + extra, "sig_len": sig_len, "key_packed": key,
+            "fits": end + extra <= DMEM}
