@@ -15,7 +15,8 @@ help:
 	@echo "make report   synthesis + STA + benchmarks (ppa.json/md), RTL vs gate-level cycles (gls.json),"
 	@echo "              firmware self-tests and ML-KEM / ML-DSA from firmware on the full-SoC"
 	@echo "              simulation (sim_*.json) -> reports/"
-	@echo "make harden   OpenLane 2 hardening (needs the Nix shell: OpenROAD is not installable here)"
+	@echo "make harden   OpenLane 2 hardening of kmac, acc, then the Caravel wrapper (BLOCKS=... for others;"
+	@echo "              needs the Nix shell: OpenROAD is not installable here)"
 	@echo "make layout   local place-and-route with Coriolis + Magic DRC (BLOCKS=..., default keccak)"
 	@echo "make clean    remove build/ and reports/"
 
@@ -41,8 +42,10 @@ report: $(PQSOC)
 	$(VENV)/bin/python -m ip.acc.dv.jobs mldsa65_sign --n 200 --seed 2 --json reports/mldsa65_sign.json
 	$(PQSOC) tapeout write
 
+# The chip's blocks in dependency order: the KMAC macro (it holds the Keccak core; block keccak
+# is that core alone, hardened only on request), the ACC macro, then Caravel's wrapper around them.
 harden: $(PQSOC)
-	$(PQSOC) harden $(or $(BLOCKS),keccak)
+	$(PQSOC) harden $(or $(BLOCKS),kmac acc caravel)
 
 layout: $(PQSOC)
 	$(PQSOC) synth $(or $(BLOCKS),keccak)

@@ -454,16 +454,27 @@ def report(ctx: Context, out: Path | None = None) -> dict:
     return data
 
 
+# LibreLane has one Liberty per corner; a Macro's `lib` maps corner wildcards to files
+# (librelane.config.variable.Macro), so the SRAM's one (TT) file stands for every corner.
+ALL_CORNERS = "*"
+
+
+def sram_views() -> dict:
+    """The SRAM macro's views from the PDK (`pdk_dir::`): GDS, LEF, its TT Liberty for every corner."""
+    cell = acc_block.SRAM_MACRO
+    base = "pdk_dir::libs.ref/sky130_sram_macros"
+    return {cell: {"gds": [f"{base}/gds/{cell}.gds"], "lef": [f"{base}/lef/{cell}.lef"],
+                   "lib": {ALL_CORNERS: [f"{base}/lib/{cell}_TT_1p8V_25C.lib"]}}}
+
+
 def acc_openlane(ctx: Context, acc: fpm.Floorplan) -> dict:
     """Block acc's OpenLane variables from its checked floorplan: DIE_AREA, CORE_AREA, MACROS (its
     SRAM instances, named as in its emitted Verilog, at their placements) and
-    PDN_MACRO_CONNECTIONS. The SRAM views are the PDK's (`pdk_dir::`); the 2021 PDK subset has no
-    SRAM GDS, which LibreLane's loader will name until a full PDK is used."""
-    cell = acc_block.SRAM_MACRO
-    views = {cell: {"gds": [f"pdk_dir::libs.ref/sky130_sram_macros/gds/{cell}.gds"],
-                    "lef": [f"pdk_dir::libs.ref/sky130_sram_macros/lef/{cell}.lef"]}}
+    PDN_MACRO_CONNECTIONS; pnr/acc/config.json adds its power grid (soc/caravel_openlane.py).
+    The SRAM views are the PDK's (`pdk_dir::`); the 2021 PDK subset has no SRAM GDS, for which
+    `pqsoc pnr check` stands in until a full PDK is used."""
     # placement density a tenth above the cell utilisation, as the project's defaults (45 / 55 %)
-    return {**openlane.floorplan_variables(acc, views),
+    return {**openlane.floorplan_variables(acc, sram_views()),
             "PL_TARGET_DENSITY_PCT": round(100 * acc.max_util) + 10}
 
 

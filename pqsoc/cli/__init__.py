@@ -1,6 +1,7 @@
 """`pqsoc`: the project's one command-line entry point. Each subcommand lives in its own module."""
 import argparse
 import sys
+from pathlib import Path
 
 from pqsoc import REPO, FlowError, positive
 from pqsoc.cli import blocks  # registers every block with the flow
@@ -69,16 +70,23 @@ def _pnr(args) -> int:
         block = blocks.get(name)
         if block.openlane is None:
             raise FlowError(f"block {name} has no OpenLane configuration (Block.openlane)")
-        if not (block.rtl_dir() / f"{block.top}.v").is_file():   # VERILOG_FILES must exist
-            block.emit(block.rtl_dir())
+        print(f"[pnr check] {name}: generating its configuration and the files it names", flush=True)
         try:
-            r = openlane.check(block, root)
+            problems = openlane.prepare(block)   # VERILOG_FILES and the other build files must exist
+            r = openlane.check(block, root, pdk_root)
         except FlowError as e:
             print(f"pqsoc pnr check: error: {e}", file=sys.stderr)
             failed.append(name)
             continue
         keys = " ".join(f"{k}={r[k]}" for k in openlane.KEY_VARIABLES)
         print(f"[pnr check] {name}: OK, {r['variables']} variables resolved; {keys}")
+        for path, why in r["stand_ins"]:
+            shown = Path(path).relative_to(REPO) if Path(path).is_relative_to(REPO) else path
+            print(f"[pnr check] {name}:   stood in (empty file) for {shown}: {why}")
+        for p in problems:
+            print(f"pqsoc pnr check: error: {name}: {p}", file=sys.stderr)
+        if problems:
+            failed.append(name)
     if failed:
         print(f"pqsoc pnr check: failed: {' '.join(failed)}", file=sys.stderr)
         return 1

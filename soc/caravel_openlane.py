@@ -1,0 +1,273 @@
+"""The OpenLane 2 / LibreLane configurations of the taped-out hierarchy, from its checked floorplans.
+
+Two configurations come from here (wired to the blocks by the registry, pqsoc/cli/blocks.py, and
+written by `pqsoc pnr-config`):
+- block `acc`, the ACC hard macro: die, core, its 16 SRAM macros at their places, and a power
+  grid whose met5 straps lie on the wrapper's vccd1/vssd1 straps where the ACC is placed;
+- block `caravel`, Caravel's user_project_wrapper: die, pin template, core ring and power grid
+  from Caravel's fixed files (CARAVEL_ROOT, read when the configuration is generated), the ACC,
+  the KMAC and the CPU's 6 SRAM macros at their places, the top-level logic (Ibex, LiteX) as
+  standard cells around them.
+Every number comes from the floorplan (soc/caravel_floorplan.py), the PDK or Caravel's files; see
+soc/README.md ("The wrapper's OpenLane configuration") for the choices.
+"""
+import dataclasses
+import functools
+import os
+import re
+import shutil
+from pathlib import Path
+
+from ip.acc import block as acc_block
+from pqsoc import BUILD, REPO, FlowError
+from pqsoc.flow import caravel, openlane
+from pqsoc.flow import floorplan as fpm
+from soc import caravel_floorplan
+
+# Where `make harden` collects a hardened block's views: the Caravel submission's folders
+# (caravel_user_project's layout, pqsoc/flow/tapeout.py caravel_submission), which the wrapper's
+# configuration names.
+HARD_MACRO_VIEWS = {"gds": "gds/{top}.gds", "lef": "lef/{top}.lef", "nl": "verilog/gl/{top}.v"}
+# The hard macros of the wrapper: the floorplan's name -> block name (the floorplan names them so).
+HARD_MACROS = ("acc", "kmac")
+# The wrapper's sources as LibreLane reads them (made by openlane_inputs): numbered copies in
+# reading order, the include folders, and Caravel's fixed files.
+WRAPPER_SRC = BUILD / "rtl" / "caravel" / "openlane"
+CARAVEL_FILES = BUILD / "caravel"
+@functools.lru_cache(maxsize=1)
+def checked_plan():
+    """(context, plan) of the current memory plan; FlowError when it does not fit."""
+    ctx = caravel_floorplan.context()
+    p = caravel_floorplan.plan(ctx, options=False)
+    c = p["chosen"]
+    if not c["fits"]:
+        failed = ", ".join(r["name"] for r in c["results"] if not r["ok"])
+        raise FlowError(f"the current memory plan does not fit Caravel's wrapper ({failed}): "
+                        "no OpenLane configuration from a floorplan that fails its checks (`pqsoc floorplan`)")
+    return ctx, p
+
+
+def _rel(path: Path, block_name: str) -> str:
+    return "dir::" + os.path.relpath(path, REPO / "pnr" / block_name)
+
+
+# --- the ACC's met5 straps on the wrapper's ------------------------------------------------------
+def aligned_straps(acc: fpm.Floorplan, at: fpm.Placement, wrapper: caravel.Wrapper) -> dict:
+    """PDN_HPITCH / HWIDTH / HSPACING / HOFFSET of the ACC's own met5 straps such that, with the
+    ACC at `at` in the wrapper, each of its vccd1 / vssd1 straps lies exactly on a wrapper strap
+    of the same net (the wrapper's straps then cross the ACC without a short; OpenLane issue
+    #1157: overlapping met5 straps of a macro and the top level give DRC errors unless they
+    coincide). Same pitch and width as the wrapper; a flipped placement (S, FS) reverses the
+    net order, so the spacing becomes pitch - 2 width - the wrapper's spacing."""
+    h = wrapper.pdn.horizontal
+    vdd_first = h.origin + h.offset                 # the wrapper's first vccd1 strap centre
+    flipped = at.orient in ("S", "FS")
+    if flipped:   # local y -> at.y + die.h - y
+        spacing = h.pitch - 2 * h.width - h.spacing
+        first = at.y + acc.die.h - vdd_first
+    else:
+        spacing = h.spacing
+        first = vdd_first - at.y
+    offset = (first - acc.core.y0) % h.pitch
+    return {"PDN_HPITCH": h.pitch, "PDN_HWIDTH": h.width, "PDN_HSPACING": round(spacing, 4),
+            "PDN_HOFFSET": round(offset, 4)}
+
+
+def acc_straps(acc: fpm.Floorplan, pdn: dict) -> fpm.Straps:
+    return fpm.horizontal_straps("met5", acc.power_pins, pdn["PDN_HWIDTH"], pdn["PDN_HSPACING"],
+                                 pdn["PDN_HPITCH"], pdn["PDN_HOFFSET"], acc.core)
+
+
+def strap_misalignments(acc: fpm.Floorplan, at: fpm.Placement, wrapper_fp: fpm.Floorplan,
+                        pdn: dict) -> list[str]:
+    """Each ACC met5 strap (placed in the wrapper) that does not lie on a wrapper strap of its net."""
+    out = []
+    theirs = wrapper_fp.straps.by_net
+    for net, rects in acc_straps(acc, pdn).by_net.items():
+        for r in rects:
+            placed = at.transform(wrapper_fp.macros[at.name].abstract, r)
+            y0, y1 = sorted((placed.y0, placed.y1))
+            if not any(abs(t.y0 - y0) < 1e-3 and abs(t.y1 - y1) < 1e-3 for t in theirs[net]):
+                out.append(f"{net} strap at y {y0:.3f}..{y1:.3f} (wrapper)")
+    return out
+
+
+def acc_config() -> dict:
+    """Block acc's OpenLane variables beyond the flow's defaults."""
+    ctx, p = checked_plan()
+    acc = p["chosen"]["acc"]
+    wrapper_fp = p["chosen"]["fp"]
+    at = wrapper_fp.placements["acc"]
+    pdn = aligned_straps(acc, at, ctx.wrapper)
+    if bad := strap_misalignments(acc, at, wrapper_fp, pdn):
+        raise FlowError("the ACC's met5 straps miss the wrapper's: " + "; ".join(bad[:4]))
+    # the ACC's SRAM checks (met4 power rails crossed by met5 straps of their net) with these straps
+    rechecked = fpm.check(dataclasses.replace(acc, straps=acc_straps(acc, pdn)))
+    if failed := [r for r in rechecked if not r["ok"]]:
+        raise FlowError("the ACC floorplan with the wrapper-aligned straps fails: "
+                        + "; ".join(f"{r['name']}: {r['detail']}" for r in failed))
+    return {
+        **caravel_floorplan.acc_openlane(ctx, acc),
+        # the SRAMs' power pins are met4: the ACC's grid has met5 straps to reach them, so no
+        # signal routing on met5, which the wrapper's straps cross
+        "PDN_MULTILAYER": True,
+        "RT_MAX_LAYER": "met4",
+        **pdn,
+    }
+
+
+# --- the wrapper ---------------------------------------------------------------------------------
+def wrapper_instances() -> dict[str, tuple[str, str]]:
+    """The floorplan's macro names -> (instance path in the wrapper's RTL, cell): the ACC and the
+    KMAC by their module in the SoC, the CPU's SRAM macros in the order the RTL holds them (boot
+    RAM = the SoC memories' `rom`, main SRAM = its `sram`)."""
+    from pqsoc.flow.block import get
+    block = get("caravel")
+    src = _wrapper_text(block)
+    modules = {"pqc.acc": "acc", "pqc.kmac": "kmac"}
+    found = fpm.macro_instances(src, block.top, (acc_block.SRAM_MACRO, *modules))
+    out = {}
+    for name in HARD_MACROS:
+        paths = [p for p, c in found if modules.get(c) == name]
+        if len(paths) != 1:
+            raise FlowError(f"the wrapper's RTL has {len(paths)} instances of the {name} module, not one")
+        out[name] = (paths[0], name)
+    for prefix, where in (("boot_ram", ".memories.rom."), ("main_sram", ".memories.sram.")):
+        paths = [p for p, c in found if c == acc_block.SRAM_MACRO and where in p]
+        for k, path in enumerate(paths):
+            out[f"{prefix}{k}"] = (path, acc_block.SRAM_MACRO)
+    return out
+
+
+def _wrapper_text(block) -> str:
+    """The wrapper's Verilog (the generated files, not Ibex' SystemVerilog), emitted when missing."""
+    soc = block.rtl_dir() / "soc"
+    names = [block.rtl_dir() / f"{block.top}.v", soc / "pqsoc_synth.v", soc / "rtl" / "pqc.v",
+             soc / "rtl" / "soc_memories.v"]
+    if not all(p.is_file() for p in names):
+        block.emit(block.rtl_dir())
+    return "\n".join(p.read_text() for p in names)
+
+
+def _caravel_settings() -> dict:
+    """The wrapper settings Caravel fixes (fixed_wrapper_cfgs.tcl) and its defaults
+    (default_wrapper_cfgs.tcl: strap pitch and offset, the only ones a project may change), under
+    LibreLane's names; those LibreLane removed are left out, the DEF template is the copy that
+    openlane_inputs makes."""
+    root = caravel.caravel_root()
+    env = caravel.read_tcl_env([root / caravel.DEFAULT_CFG, root / caravel.FIXED_CFG])
+    out = {}
+    for old, value in env.items():
+        var = openlane.librelane_variable(old)
+        if var is None:
+            continue          # removed from LibreLane (RUN_CVC)
+        if old == "FP_DEF_TEMPLATE":
+            value = _rel(CARAVEL_FILES / caravel.GOLDEN_DEF.name, "caravel")
+        elif old == "DIE_AREA":
+            value = [round(float(v), 4) for v in str(value).split()]
+        out[var.name] = openlane.typed(var, value)
+    return out
+
+
+def wrapper_config() -> dict:
+    """Block caravel's OpenLane variables beyond the flow's defaults."""
+    from soc import ibex
+    ctx, p = checked_plan()
+    fp = p["chosen"]["fp"]
+    w = ctx.wrapper
+    names = wrapper_instances()
+    if missing := sorted(set(fp.placements) - set(names)):
+        raise FlowError(f"floorplan macros {', '.join(missing)} have no instance in the wrapper's RTL")
+    if extra := sorted(set(names) - set(fp.placements)):
+        raise FlowError(f"the wrapper's RTL has macros the floorplan does not place: {', '.join(extra)}")
+    # the floorplan under the RTL's instance paths
+    renamed = dataclasses.replace(fp, placements={names[n][0]: p for n, p in fp.placements.items()},
+                                  macros={names[n][0]: fp.macros[n] for n in fp.placements})
+    views = caravel_floorplan.sram_views()
+    for name in HARD_MACROS:
+        views[name] = {k: [_rel(REPO / v.format(top=name), "caravel")] for k, v in HARD_MACRO_VIEWS.items()}
+    cfg = {
+        "VERILOG_FILES": _rel(WRAPPER_SRC / "src" / "*", "caravel"),
+        "VERILOG_INCLUDE_DIRS": [_rel(WRAPPER_SRC / "include" / str(k), "caravel")
+                                 for k in range(len(ibex.include_paths()))],
+        "VERILOG_DEFINES": ["SYNTHESIS"],
+        "USE_SLANG": True,
+        **_caravel_settings(),
+        **openlane.floorplan_variables(renamed, views, power=(w.pdn.nets[0], w.pdn.nets[1])),
+        # the core (standard-cell rows) as Caravel's golden DEF has it
+        "CORE_AREA": [round(v, 4) for v in w.core],
+        "RT_MAX_LAYER": w.rt_max_layer,
+        # standard cells at the top level: the rails stay on (Caravel's example, a macro-only
+        # wrapper, turns them off)
+        "PDN_ENABLE_RAILS": True,
+    }
+    return cfg
+
+
+def wrapper_inputs() -> list[str]:
+    """What the wrapper's configuration names under build/: its sources in reading order with the
+    ACC and the KMAC as black boxes (their modules taken out, their instances made instances of
+    the hardened cells), Ibex' include folders, Caravel's golden DEF (the pin template). Returns
+    the problems: a module that cannot be black-boxed (its ports in the SoC differ from the
+    hardened block's) stays in the sources as RTL and is named here."""
+    from pqsoc.flow.block import get
+    from soc import ibex
+    block = get("caravel")
+    files = block.emit(block.rtl_dir())
+    if WRAPPER_SRC.exists():
+        shutil.rmtree(WRAPPER_SRC)
+    (WRAPPER_SRC / "src").mkdir(parents=True)
+    hard = {}
+    for name in HARD_MACROS:
+        b = get(name)
+        rtl = b.rtl_dir() / f"{b.top}.v"
+        if not rtl.is_file():
+            b.emit(b.rtl_dir())
+        hard[name] = module_ports(rtl.read_text(), b.top)
+    problems = []
+    for k, f in enumerate(files):
+        text = Path(f).read_text()
+        if Path(f).name == "pqc.v":
+            for rtl_name, cell in (("pqc.acc", "acc"), ("pqc.kmac", "kmac")):
+                try:
+                    text = black_box(text, rtl_name, cell, hard[cell])
+                except FlowError as e:
+                    problems.append(f"black box {cell}: {e}")
+        (WRAPPER_SRC / "src" / f"{k:03d}_{Path(f).name}").write_text(text)
+    for k, d in enumerate(ibex.include_paths()):
+        shutil.copytree(d, WRAPPER_SRC / "include" / str(k),
+                        ignore=shutil.ignore_patterns("*.core", "*.md", "*.py", "*.hjson"))
+    CARAVEL_FILES.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(caravel.caravel_root() / caravel.GOLDEN_DEF, CARAVEL_FILES / caravel.GOLDEN_DEF.name)
+    return problems
+
+
+def module_ports(verilog: str, module: str) -> dict[str, str]:
+    """A module's ports with their direction and range, e.g. {'bus__adr': 'input [15:0]'}."""
+    for m in re.finditer(r"^module\s+(\\\S+|\w+)\s*\(.*?\);(.*?)^endmodule", verilog, re.S | re.M):
+        if m.group(1).lstrip("\\") == module:
+            return {name.lstrip("\\"): f"{d}{(' ' + r) if r else ''}" for d, r, name in
+                    re.findall(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(\[[^\]]+\])?\s*(\\?\S+)\s*;",
+                               m.group(2), re.M)}
+    raise FlowError(f"module {module} not in the Verilog")
+
+
+def black_box(verilog: str, rtl_name: str, cell: str, ports: dict[str, str]) -> str:
+    """verilog with module rtl_name (and its submodules, `rtl_name.*`) taken out and its one
+    instance made an instance of the hardened `cell`, whose ports (`ports`, module_ports) must
+    be the same, in name, direction and width."""
+    theirs = module_ports(verilog, rtl_name)
+    if theirs != ports:
+        only_rtl = sorted(set(theirs) - set(ports))
+        only_cell = sorted(set(ports) - set(theirs))
+        other = sorted(f"{n} {theirs[n]} vs {ports[n]}" for n in set(theirs) & set(ports) if theirs[n] != ports[n])
+        raise FlowError(f"module {rtl_name} in the SoC and the hardened {cell} differ in ports "
+                        f"(only in {rtl_name}: {', '.join(only_rtl) or '-'}; only in {cell}: "
+                        f"{', '.join(only_cell) or '-'}; differing: {', '.join(other) or '-'})")
+    body = re.compile(rf"^module\s+\\{re.escape(rtl_name)}(\.\S+)?\s.*?^endmodule\n?", re.S | re.M)
+    verilog = body.sub("", verilog)
+    verilog, n = re.subn(rf"^(\s*)\\{re.escape(rtl_name)}\s+(\S+\s*\()", rf"\g<1>{cell} \g<2>", verilog,
+                         flags=re.M)
+    if n != 1:
+        raise FlowError(f"{n} instances of {rtl_name}, expected one")
+    return verilog
