@@ -435,9 +435,22 @@ def report(ctx: Context, out: Path | None = None) -> dict:
                     "sram": f"$PDK_ROOT/{Path(ctx.sram.source).relative_to(find_pdk().root)}"},
         "core_um2": round((w.core[2] - w.core[0]) * (w.core[3] - w.core[1]), 1),
         "open_items": [
-            "the ACC macro holds SRAMs whose power pins are met4, so its own grid needs met5 straps; "
-            "the wrapper's met5 straps then cross the ACC and must be blocked over it (or the ACC's "
-            "grid kept to met4 with the SRAMs at the wrapper level): not modelled here",
+            "the ACC's power grid (pnr/acc/config.json, soc/caravel_openlane.py): its SRAMs' power "
+            "pins are met4, so it has met5 straps (PDN_MULTILAYER) and no met5 signal routing "
+            "(RT_MAX_LAYER met4); its met5 straps are laid on the wrapper's vccd1/vssd1 straps "
+            "where the ACC is placed (same pitch and width, offset and spacing computed, checked), "
+            "so the wrapper's straps cross it on the same nets; whether OpenROAD's pdngen merges "
+            "the coinciding straps without DRC errors and connects the wrapper's other-domain "
+            "straps around the ACC cannot be decided without running it (`make harden`)",
+            "the wrapper's sources keep the ACC and the KMAC as RTL until the hardened blocks have "
+            "the SoC's ports: blocks acc / kmac are emitted with 30-bit bus addresses and their own "
+            "port names, while inside the SoC (pqc) they have 16 / 10-bit addresses and ports "
+            "Amaranth renamed or folded (acc_core_rst, the constant bus__err; the KMAC's side-load "
+            "ports): `pqsoc pnr check caravel` names the differences and `pqsoc harden caravel` "
+            "refuses until the SoC instantiates the hardened cells as black boxes",
+            "Caravel's base SDC (base_user_project_wrapper.sdc) reads IO_SYNC, which LibreLane does "
+            "not define: the wrapper's configuration uses LibreLane's default constraints until a "
+            "run checks an SDC of the project's own",
             "hard macros (acc, kmac) are abstracts made from their sized dies (pins on one edge, "
             "their own met4 straps as power pins) until `make harden` writes their LEFs; their pin "
             "edges are a first guess (the ACC <-> KMAC side-load port, ~600 of their 706 port bits "

@@ -116,6 +116,17 @@ def acc_config() -> dict:
     }
 
 
+def _places(fp: fpm.Floorplan, names: dict[str, str] | None = None) -> dict:
+    names = names or {n: n for n in fp.placements}
+    return {names[n]: (p.x, p.y, p.orient) for n, p in fp.placements.items()}
+
+
+def acc_check(cfg: dict) -> list[str]:
+    """pnr/acc/config.json's macros against the ACC floorplan and the SRAM instances of its RTL."""
+    ctx, p = checked_plan()
+    return openlane.macro_errors(cfg, _places(p["chosen"]["acc"]), [n for n, _ in ctx.acc_instances])
+
+
 # --- the wrapper ---------------------------------------------------------------------------------
 def wrapper_instances() -> dict[str, tuple[str, str]]:
     """The floorplan's macro names -> (instance path in the wrapper's RTL, cell): the ACC and the
@@ -147,6 +158,14 @@ def _wrapper_text(block) -> str:
     if not all(p.is_file() for p in names):
         block.emit(block.rtl_dir())
     return "\n".join(p.read_text() for p in names)
+
+
+def wrapper_check(cfg: dict) -> list[str]:
+    """pnr/caravel/config.json's macros against the wrapper floorplan and the macro instances of
+    the wrapper's RTL."""
+    _, p = checked_plan()
+    names = {n: path for n, (path, _) in wrapper_instances().items()}
+    return openlane.macro_errors(cfg, _places(p["chosen"]["fp"], names), sorted(names.values()))
 
 
 def _caravel_settings() -> dict:

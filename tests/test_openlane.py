@@ -1,6 +1,7 @@
 """pnr/<block>/config.json is what the block's declaration makes (`pqsoc pnr-config`): one clock
 period, design name, Verilog and exclusion list for the local flow and for OpenLane."""
 import json
+import re
 
 import pytest
 
@@ -30,8 +31,8 @@ def test_config_takes_the_blocks_period_and_top(monkeypatch):
 
 
 def test_block_without_openlane_config_is_refused():
-    with pytest.raises(FlowError, match="block acc has no OpenLane configuration"):
-        openlane.config(blocks.get("acc"))
+    with pytest.raises(FlowError, match="block soc has no OpenLane configuration"):
+        openlane.config(blocks.get("soc"))
 
 
 def test_harden_refuses_a_config_that_differs(monkeypatch, tmp_path):
@@ -150,3 +151,117 @@ def test_full_pdk_is_not_overlaid(tmp_path):
     assert not pdk_overlay.is_old_openlane_pdk(tmp_path)
     with pytest.raises(FlowError, match=r"LibreLane refuses the PDK at .*\n(.|\n)*PDN_VPITCH"):
         openlane.loader_pdk_root(tmp_path)
+
+
+# --- the ACC macro and Caravel's wrapper: configurations from their floorplans --------------------
+from soc import caravel_openlane
+
+
+def test_acc_and_wrapper_configs_come_from_the_floorplan():
+    """No hand-typed coordinates: die, core and every macro place are the checked floorplan's,
+    the wrapper's die, ring and grid Caravel's fixed files' (CARAVEL_ROOT)."""
+    from pqsoc.flow import caravel
+    ctx, p = caravel_openlane.checked_plan()
+    acc_fp, wrapper_fp = p["chosen"]["acc"], p["chosen"]["fp"]
+    acc = openlane.config(blocks.get("acc"))
+    assert acc["DIE_AREA"] == acc_fp.die.as_list() and acc["CORE_AREA"] == acc_fp.core.as_list()
+    sram = acc["MACROS"][caravel_openlane.acc_block.SRAM_MACRO]
+    assert set(sram["instances"]) == {n for n, _ in ctx.acc_instances}
+    assert sram["lib"] == {"*": [f"pdk_dir::libs.ref/sky130_sram_macros/lib/{caravel_openlane.acc_block.SRAM_MACRO}_TT_1p8V_25C.lib"]}
+    assert acc["PDN_MULTILAYER"] is True and acc["RT_MAX_LAYER"] == "met4"
+    w = openlane.config(blocks.get("caravel"))
+    wr = caravel.wrapper()
+    assert w["DESIGN_NAME"] == "user_project_wrapper" and w["DIE_AREA"] == list(wr.die)
+    assert w["PDN_CORE_RING_VWIDTH"] == 3.1 and w["PDN_CORE_RING_VOFFSET"] == 12.45
+    assert (w["PDN_VWIDTH"], w["PDN_VPITCH"]) == (wr.pdn.vertical.width, wr.pdn.vertical.pitch)
+    assert w["RT_MAX_LAYER"] == "met4" and w["PDN_ENABLE_RAILS"] is True
+    assert w["FP_DEF_TEMPLATE"] == "dir::../../build/caravel/user_project_wrapper.def"
+    placed = {name: inst for m in w["MACROS"].values() for name, inst in m["instances"].items()}
+    assert len(placed) == len(wrapper_fp.placements) == 8
+    assert placed["soc.pqc.acc"]["location"] == [wrapper_fp.placements["acc"].x, wrapper_fp.placements["acc"].y]
+    assert w["MACROS"]["acc"]["lef"] == ["dir::../../lef/acc.lef"]
+    assert len(w["PDN_MACRO_CONNECTIONS"]) == 8
+    text = openlane.render(blocks.get("caravel")) + openlane.render(blocks.get("acc"))
+    assert "/work/" not in text and str(openlane.REPO) not in text     # no machine paths
+
+
+def test_acc_met5_straps_lie_on_the_wrappers():
+    """The ACC's own met5 straps, placed (FS) in the wrapper, coincide with the wrapper's straps of
+    their net; one strap off by a pitch's share is found."""
+    _, p = caravel_openlane.checked_plan()
+    acc, fp = p["chosen"]["acc"], p["chosen"]["fp"]
+    at = fp.placements["acc"]
+    pdn = caravel_openlane.aligned_straps(acc, at, caravel_openlane.caravel.wrapper())
+    assert not caravel_openlane.strap_misalignments(acc, at, fp, pdn)
+    assert caravel_openlane.acc_straps(acc, pdn).by_net["vccd1"]
+    bad = dict(pdn, PDN_HOFFSET=pdn["PDN_HOFFSET"] + 5)
+    assert caravel_openlane.strap_misalignments(acc, at, fp, bad)
+    bad = dict(pdn, PDN_HSPACING=pdn["PDN_HSPACING"] - 1)
+    assert any(m.startswith("vssd1") for m in caravel_openlane.strap_misalignments(acc, at, fp, bad))
+
+
+@pytest.mark.parametrize("name", ["acc", "caravel"])
+def test_macro_check_seeded_errors(name):
+    """The committed config's macros pass the check; an instance left out of MACROS or of
+    PDN_MACRO_CONNECTIONS, or moved off its floorplan place, fails it."""
+    import copy
+    b = blocks.get(name)
+    cfg = json.loads(openlane.config_path(b).read_text())
+    assert b.openlane_check(cfg) == []
+    cell, m = next(iter(cfg["MACROS"].items()))
+    inst = next(iter(m["instances"]))
+    c = copy.deepcopy(cfg)
+    del c["MACROS"][cell]["instances"][inst]
+    assert any(f"{inst} is not in MACROS" in e for e in b.openlane_check(c))
+    c = copy.deepcopy(cfg)
+    c["PDN_MACRO_CONNECTIONS"] = [e for e in c["PDN_MACRO_CONNECTIONS"] if not e.startswith(re.escape(inst) + " ")]
+    assert any(f"{inst} matches 0 PDN_MACRO_CONNECTIONS" in e for e in b.openlane_check(c))
+    c = copy.deepcopy(cfg)
+    c["MACROS"][cell]["instances"][inst]["location"][0] += 0.46
+    assert any(f"instance {inst} at" in e and "the floorplan has" in e for e in b.openlane_check(c))
+    c = copy.deepcopy(cfg)
+    c["MACROS"][cell]["instances"][inst]["orientation"] = "S"
+    assert b.openlane_check(c)
+
+
+def test_pnr_check_refuses_a_config_off_its_floorplan(monkeypatch, tmp_path, loader_root):
+    monkeypatch.setattr(openlane, "PNR", tmp_path)
+    b = blocks.get("acc")
+    path = openlane.write(b)
+    cfg = json.loads(path.read_text())
+    cell = next(iter(cfg["MACROS"]))
+    first = next(iter(cfg["MACROS"][cell]["instances"].values()))
+    first["location"][1] += 2.72
+    path.write_text(json.dumps(cfg, indent=2) + "\n")
+    with pytest.raises(FlowError, match=r"acc: .* does not match its floorplan and RTL:\n .*the floorplan has"):
+        openlane.check(b, loader_root)
+
+
+@pytest.mark.parametrize("name", ["acc", "caravel"])
+def test_pnr_check_loads_the_floorplan_configs(name, loader_root):
+    """LibreLane resolves them; files only `make harden` or a full PDK gives are stood in and listed."""
+    b = blocks.get(name)
+    openlane.prepare(b)
+    r = openlane.check(b, loader_root, find_pdk().root)
+    assert r["DESIGN_NAME"] == b.top and r["variables"] > 300
+    for path, why in r["stand_ins"]:
+        assert "make harden" in why or "not in the PDK in use" in why, (path, why)
+    if name == "caravel":
+        assert {Path(p).name for p, _ in r["stand_ins"]} >= {"acc.gds", "acc.lef", "acc.v", "kmac.lef"}
+
+
+def test_pnr_check_stands_in_only_for_pending_files(tmp_path):
+    assert "make harden" in openlane.pending_reason(openlane.REPO / "lef" / "acc.lef", ())
+    assert "not in the PDK in use" in openlane.pending_reason(tmp_path / "pdk" / "x.gds", (tmp_path / "pdk",))
+    assert openlane.pending_reason(openlane.REPO / "pnr" / "acc" / "x.lef", (tmp_path,)) is None
+
+
+def test_black_box_needs_equal_ports():
+    rtl = ("module top(a, y);\n  input a;\n  output y;\n  \\top.sub  sub (\n    .a(a), .y(y)\n  );\nendmodule\n"
+           "module \\top.sub (a, y);\n  input a;\n  output y;\n  assign y = a;\nendmodule\n"
+           "module \\top.sub.inner (a);\n  input a;\nendmodule\n")
+    ports = caravel_openlane.module_ports(rtl, "top.sub")
+    out = caravel_openlane.black_box(rtl, "top.sub", "sub", ports)
+    assert "module \\top.sub" not in out and "  sub sub (" in out and "module top(" in out
+    with pytest.raises(FlowError, match=r"differ in ports \(only in top.sub: -; only in sub: b; differing: a input vs input \[3:0\]\)"):
+        caravel_openlane.black_box(rtl, "top.sub", "sub", {"a": "input [3:0]", "y": "output", "b": "input"})

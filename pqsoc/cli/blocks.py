@@ -34,11 +34,13 @@ register(kmac_block.KECCAK)
 register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench))
 # The ACC's and the wrapper's OpenLane configurations come from their floorplans (soc/caravel_openlane.py).
 register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc,
-                             openlane=caravel_openlane.acc_config))
+                             openlane=caravel_openlane.acc_config,
+                             openlane_check=caravel_openlane.acc_check))
 for _b in (soc_block.SOC, soc_block.SOC_ACC32K):
     register(dataclasses.replace(_b, gls=functools.partial(silicon_sim.gls_soc, block=_b.name)))
 register(dataclasses.replace(soc_block.CARAVEL, gls=caravel_sim.gls_caravel, openlane=caravel_openlane.wrapper_config,
-                             openlane_inputs=caravel_openlane.wrapper_inputs))
+                             openlane_inputs=caravel_openlane.wrapper_inputs,
+                             openlane_check=caravel_openlane.wrapper_check))
 # The Caravel wrapper's floorplan is the taped-out SoC's (ACC 16 + 16 KiB): block soc's; the
 # 32 KiB-ACC variant has none (its ACC alone is larger than the wrapper, soc/README.md).
 register(dataclasses.replace(BLOCKS["soc"], floorplan=caravel_floorplan.ppa_entry))

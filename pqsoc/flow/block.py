@@ -59,6 +59,9 @@ class Block:
     # called by `pqsoc pnr check` and `pqsoc harden` before LibreLane reads the configuration;
     # returns the problems found making them (each fails the check and stops the hardening).
     openlane_inputs: Callable[[], list[str]] | None = None
+    # Checks a configuration (the committed one, as a dict) against what it was made from (the
+    # floorplan, the RTL's macro instances): returns the errors; run by `pqsoc pnr check`.
+    openlane_check: Callable[[dict], list[str]] | None = None
 
     def rtl_dir(self) -> Path:
         return BUILD / "rtl" / self.name

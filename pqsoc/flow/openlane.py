@@ -222,6 +222,14 @@ def check(block: Block, pdk_root: Path, real_pdk_root: Path | None = None) -> di
     path = config_path(block)
     if not path.is_file():
         raise FlowError(f"{block.name}: no OpenLane config {_shown(path)}: run `pqsoc pnr-config {block.name}`")
+    if block.openlane_check is not None:
+        try:
+            committed = json.loads(path.read_text())
+        except ValueError as e:
+            raise FlowError(f"{block.name}: {_shown(path)} is not JSON: {e}") from None
+        if errors := block.openlane_check(committed):
+            raise FlowError(f"{block.name}: {_shown(path)} does not match its floorplan and RTL:\n  "
+                            + "\n  ".join(errors))
     if path.read_text() != render(block):
         raise FlowError(f"{block.name}: {_shown(path)} differs from the block's declaration: "
                         f"run `pqsoc pnr-config {block.name}`")
@@ -255,6 +263,39 @@ def check(block: Block, pdk_root: Path, real_pdk_root: Path | None = None) -> di
         raise FlowError(f"{block.name}: more than 200 rounds of missing files in {_shown(path)}")
     return {"variables": len(cfg), "stand_ins": [(str(p), r) for p, r in sorted(reasons.items())],
             **{k: cfg.get(k) for k in KEY_VARIABLES}}
+
+
+def macro_errors(cfg: dict, placements: dict[str, tuple[float, float, str]], instances: list[str]) -> list[str]:
+    """A configuration's macros against the floorplan (instance -> (x, y, orientation)) and the
+    RTL's macro instances: each instance must be in `MACROS` at its floorplan place and be matched
+    by exactly one `PDN_MACRO_CONNECTIONS` entry; each entry must match an instance."""
+    errors = []
+    placed = {}
+    for cell, m in (cfg.get("MACROS") or {}).items():
+        for name, inst in (m.get("instances") or {}).items():
+            placed[name] = (cell, inst)
+    for name in instances:
+        if name not in placed:
+            errors.append(f"macro instance {name} is not in MACROS")
+    for name, (cell, inst) in placed.items():
+        if name not in placements:
+            errors.append(f"MACROS {cell} instance {name} is not in the floorplan")
+            continue
+        x, y, orient = placements[name]
+        loc = inst.get("location") or []
+        if len(loc) != 2 or abs(float(loc[0]) - x) > 1e-6 or abs(float(loc[1]) - y) > 1e-6 \
+                or inst.get("orientation") != orient:
+            errors.append(f"MACROS {cell} instance {name} at {loc} {inst.get('orientation')}; "
+                          f"the floorplan has [{x}, {y}] {orient}")
+    entries = [e.split()[0] for e in cfg.get("PDN_MACRO_CONNECTIONS") or []]
+    for name in instances:
+        n = sum(bool(re.fullmatch(rx, name)) for rx in entries)
+        if n != 1:
+            errors.append(f"macro instance {name} matches {n} PDN_MACRO_CONNECTIONS entries, not one")
+    for rx in entries:
+        if not any(re.fullmatch(rx, name) for name in instances):
+            errors.append(f"PDN_MACRO_CONNECTIONS entry {rx} matches no macro instance")
+    return errors
 
 
 # --- a checked floorplan as OpenLane variables --------------------------------------------------
