@@ -55,6 +55,8 @@ def config(block: Block) -> dict:
     cfg.update(DEFAULTS)
     cfg["SYNTH_EXCLUDED_CELL_FILE"] = _dir_rel(SYNTH_EXCLUDE_CELLS, folder)
     cfg.update(extra)
+    if cfg["FP_SIZING"] == "absolute":     # a given die: no utilisation target
+        del cfg["FP_CORE_UTIL"]
     return cfg
 
 
@@ -73,7 +75,7 @@ def write(block: Block) -> Path:
 # LibreLane (PyPI `librelane`, OpenLane 2's continuation) is the flow ChipFoundry runs for the
 # Caravel shuttles; its Classic flow's config loader checks every variable's name, type and paths
 # against the PDK's configuration. Nothing here runs a step of the flow (no OpenROAD needed).
-KEY_VARIABLES = ("DESIGN_NAME", "CLOCK_PERIOD", "CLOCK_PORT", "FP_CORE_UTIL", "PDK", "STD_CELL_LIBRARY")
+KEY_VARIABLES = ("DESIGN_NAME", "CLOCK_PERIOD", "CLOCK_PORT", "FP_SIZING", "FP_CORE_UTIL", "PDK", "STD_CELL_LIBRARY")
 
 
 def loader_pdk_root(pdk_root: Path) -> tuple[Path, str | None]:
