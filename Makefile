@@ -42,10 +42,11 @@ report: $(PQSOC)
 	$(VENV)/bin/python -m ip.acc.dv.jobs mldsa65_sign --n 200 --seed 2 --json reports/mldsa65_sign.json
 	$(PQSOC) tapeout write
 
-# The chip's blocks in dependency order: the KMAC macro (it holds the Keccak core; block keccak
-# is that core alone, hardened only on request), the ACC macro, then Caravel's wrapper around them.
+# Without BLOCKS `pqsoc harden` takes the chip's blocks in dependency order: the KMAC macro (it
+# holds the Keccak core; block keccak is that core alone, hardened only on request), the ACC
+# macro, then Caravel's wrapper around them (soc/caravel_openlane.py HARDEN_ORDER).
 harden: $(PQSOC)
-	$(PQSOC) harden $(or $(BLOCKS),kmac acc caravel)
+	$(PQSOC) harden $(BLOCKS)
 
 layout: $(PQSOC)
 	$(PQSOC) synth $(or $(BLOCKS),keccak)

@@ -28,8 +28,11 @@ from soc import caravel_floorplan
 # (caravel_user_project's layout, pqsoc/flow/tapeout.py caravel_submission), which the wrapper's
 # configuration names.
 HARD_MACRO_VIEWS = {"gds": "gds/{top}.gds", "lef": "lef/{top}.lef", "nl": "verilog/gl/{top}.v"}
-# The hard macros of the wrapper: the floorplan's name -> block name (the floorplan names them so).
-HARD_MACROS = ("acc", "kmac")
+# The wrapper's hard macros (blocks hardened on their own; the floorplan names them by block),
+# in the order `make harden` makes them, before the wrapper (tapeout.json lists them so too).
+HARD_MACROS = ("kmac", "acc")
+WRAPPER_BLOCK = "caravel"
+HARDEN_ORDER = (*HARD_MACROS, WRAPPER_BLOCK)
 # The wrapper's sources as LibreLane reads them (made by openlane_inputs): numbered copies in
 # reading order, the include folders, and Caravel's fixed files.
 WRAPPER_SRC = BUILD / "rtl" / "caravel" / "openlane"

@@ -265,3 +265,41 @@ def test_black_box_needs_equal_ports():
     assert "module \\top.sub" not in out and "  sub sub (" in out and "module top(" in out
     with pytest.raises(FlowError, match=r"differ in ports \(only in top.sub: -; only in sub: b; differing: a input vs input \[3:0\]\)"):
         caravel_openlane.black_box(rtl, "top.sub", "sub", {"a": "input [3:0]", "y": "output", "b": "input"})
+
+
+# --- `pqsoc harden`: the chip's order, the hardened views ------------------------------------------
+def test_harden_without_blocks_takes_the_chip_in_order_and_refuses_without_openroad(monkeypatch, capsys):
+    from pqsoc.cli import main
+    from pqsoc.flow import harden
+    monkeypatch.setattr(harden.shutil, "which", lambda tool: None)
+    assert caravel_openlane.HARDEN_ORDER == ("kmac", "acc", "caravel")
+    assert main(["harden"]) != 0
+    out = capsys.readouterr()
+    assert "[harden] block 1/3: kmac" in out.out and "hardening needs openroad and openlane on PATH" in out.err
+
+
+def test_harden_collects_views_where_the_wrapper_reads_them(tmp_path):
+    from pqsoc.flow import harden
+    run = tmp_path / "run"
+    for folder, name in (("gds", "acc.gds"), ("lef", "acc.lef"), ("nl", "acc.nl.v")):
+        (run / "final" / folder).mkdir(parents=True)
+        (run / "final" / folder / name).write_text(folder)
+    out = harden.collect_views(run, "acc", repo=tmp_path)
+    assert [p.relative_to(tmp_path).as_posix() for p in out] == ["gds/acc.gds", "lef/acc.lef", "verilog/gl/acc.v"]
+    wrapper = json.loads(openlane.config_path(blocks.get("caravel")).read_text())["MACROS"]["acc"]
+    assert [wrapper[v][0] for v in ("gds", "lef", "nl")] == [f"dir::../../{p}" for p in
+                                                             ("gds/acc.gds", "lef/acc.lef", "verilog/gl/acc.v")]
+    (run / "final" / "lef" / "acc.lef").unlink()
+    with pytest.raises(FlowError, match="has no final/lef/acc.lef"):
+        harden.collect_views(run, "acc", repo=tmp_path)
+
+
+def test_harden_names_missing_macro_views(tmp_path):
+    from pqsoc.flow import harden
+    cfg = {"MACROS": {"acc": {"gds": ["dir::gds/acc.gds"], "lef": ["dir::lef/acc.lef"], "nl": []},
+                      "sram": {"gds": ["pdk_dir::x.gds"], "lef": ["pdk_dir::x.lef"]}}}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    (tmp_path / "lef").mkdir()
+    (tmp_path / "lef" / "acc.lef").write_text("")
+    assert harden.missing_macro_views(path) == ["acc gds gds/acc.gds"]
