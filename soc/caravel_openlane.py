@@ -227,11 +227,10 @@ def wrapper_config() -> dict:
 
 
 def wrapper_inputs() -> list[str]:
-    """What the wrapper's configuration names under build/: its sources in reading order with the
-    ACC and the KMAC as black boxes (their modules taken out, their instances made instances of
-    the hardened cells), Ibex' include folders, Caravel's golden DEF (the pin template). Returns
-    the problems: a module that cannot be black-boxed (its ports in the SoC differ from the
-    hardened block's) stays in the sources as RTL and is named here."""
+    """What the wrapper's configuration names under build/: its sources in reading order, with
+    the PQC subsystem (pqc.v) emitted with the ACC and the KMAC as black-box instances of the
+    hardened cells (pqc_with_hard_macros), Ibex' include folders, Caravel's golden DEF (the pin
+    template). Returns the problems (each fails `pqsoc pnr check` and stops `pqsoc harden`)."""
     from pqsoc.flow.block import get
     from soc import ibex
     block = get("caravel")
@@ -239,22 +238,14 @@ def wrapper_inputs() -> list[str]:
     if WRAPPER_SRC.exists():
         shutil.rmtree(WRAPPER_SRC)
     (WRAPPER_SRC / "src").mkdir(parents=True)
-    hard = {}
-    for name in HARD_MACROS:
-        b = get(name)
-        rtl = b.rtl_dir() / f"{b.top}.v"
-        if not rtl.is_file():
-            b.emit(b.rtl_dir())
-        hard[name] = module_ports(rtl.read_text(), b.top)
     problems = []
     for k, f in enumerate(files):
         text = Path(f).read_text()
         if Path(f).name == "pqc.v":
-            for rtl_name, cell in (("pqc.acc", "acc"), ("pqc.kmac", "kmac")):
-                try:
-                    text = black_box(text, rtl_name, cell, hard[cell])
-                except FlowError as e:
-                    problems.append(f"black box {cell}: {e}")
+            try:
+                text = pqc_with_hard_macros(text)
+            except FlowError as e:
+                problems.append(f"black boxes: {e}")
         (WRAPPER_SRC / "src" / f"{k:03d}_{Path(f).name}").write_text(text)
     for k, d in enumerate(ibex.include_paths()):
         shutil.copytree(d, WRAPPER_SRC / "include" / str(k),
@@ -262,6 +253,94 @@ def wrapper_inputs() -> list[str]:
     CARAVEL_FILES.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(caravel.caravel_root() / caravel.GOLDEN_DEF, CARAVEL_FILES / caravel.GOLDEN_DEF.name)
     return problems
+
+
+def hardened_ports(name: str) -> dict[str, str]:
+    """The ports of block `name` as hardened: its emitted Verilog's (emitted when missing)."""
+    from pqsoc.flow.block import get
+    b = get(name)
+    rtl = b.rtl_dir() / f"{b.top}.v"
+    if not rtl.is_file():
+        b.emit(b.rtl_dir())
+    return module_ports(rtl.read_text(), b.top)
+
+
+def _width(decl: str) -> int:
+    m = re.search(r"\[(\d+):(\d+)\]", decl)
+    return abs(int(m.group(1)) - int(m.group(2))) + 1 if m else 1
+
+
+def hard_macro_instance(m, cell: str, component, ports: dict[str, str]):
+    """An Amaranth Instance of the hardened `cell` (ports: module_ports of its Verilog) wired to
+    `component`'s interface signals by name (Amaranth's flattened names, `bus__adr`), clk / rst to
+    the domain's clock and reset. A port of the cell with no signal, a signal with no port or a
+    direction that differs is an error; a width that differs is zero-extended (an input) or cut
+    (an output) and listed in notes (returned with the instance)."""
+    from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal
+    from amaranth.lib.wiring import In
+    signals = {"__".join(str(x) for x in path): (value, member.flow == In)
+               for path, member, value in component.signature.flatten(component)}
+    errors, notes, kw = [], [], {}
+    for name, decl in ports.items():
+        is_input = decl.startswith("input")
+        if name in ("clk", "rst") and is_input and name not in signals:
+            kw[f"i_{name}"] = ClockSignal() if name == "clk" else ResetSignal()
+            continue
+        if name not in signals:
+            errors.append(f"{cell} port {name} has no signal in the SoC's {cell}")
+            continue
+        value, value_is_input = signals[name]
+        if value_is_input != is_input:
+            errors.append(f"{cell} port {name} is an {decl.split()[0]}, the SoC's signal is not")
+            continue
+        wire = Signal(_width(decl), name=f"{cell}_{name}")
+        if len(wire) != len(value):
+            notes.append(f"{cell}.{name}: {len(value)} bits in the SoC, {len(wire)} in the hardened cell")
+        m.d.comb += wire.eq(value) if is_input else value.eq(wire)
+        kw[("i_" if is_input else "o_") + name] = wire
+    errors += [f"the SoC's {cell} signal {n} is no port of the hardened {cell}" for n in signals if n not in ports]
+    if errors:
+        raise FlowError("; ".join(errors))
+    return Instance(cell, **kw), notes
+
+
+def _not_elaborated(obj, seen=None) -> None:
+    """Tells Amaranth that obj and the elaboratables it holds are meant not to be elaborated
+    (a black box stands for them), so it does not warn about them as unused."""
+    from amaranth.hdl import Elaboratable
+    seen = seen if seen is not None else set()
+    if id(obj) in seen or not isinstance(obj, Elaboratable):
+        return
+    seen.add(id(obj))
+    obj._MustUse__silence = True
+    for v in vars(obj).values():
+        _not_elaborated(v, seen)
+
+
+def pqc_with_hard_macros(original: str) -> str:
+    """The PQC subsystem (module pqc, ports as in `original`, the SoC's pqc.v) with the ACC and the
+    KMAC as black-box instances of the hardened blocks acc and kmac (their emitted ports)."""
+    from amaranth.back import verilog
+    from ip.acc.rtl.pqc import PqcSubsystem
+    from soc import silicon
+    ports = {name: hardened_ports(name) for name in HARD_MACROS}
+    notes = []
+
+    class WithHardMacros(PqcSubsystem):
+        def add_block(self, m, name, component):
+            inst, n = hard_macro_instance(m, name, component, ports[name])
+            notes.extend(n)
+            m.submodules[name] = inst
+            _not_elaborated(component)
+
+    # as soc/build.py emit_pqc makes the silicon SoC's (its module ports are checked equal below)
+    top = WithHardMacros(silicon.ACC_IMEM_SIZE, silicon.ACC_DMEM_SIZE, sram_macro=silicon.SRAM_MACRO,
+                         clock_gate="sky130")
+    text = verilog.convert(top, name="pqc", emit_src=False)
+    if module_ports(text, "pqc") != module_ports(original, "pqc"):
+        raise FlowError("the PQC subsystem with hard macros has other ports than the SoC's pqc")
+    header = "".join(f"// black box: {n}\n" for n in notes)
+    return header + text
 
 
 def module_ports(verilog: str, module: str) -> dict[str, str]:
@@ -272,24 +351,3 @@ def module_ports(verilog: str, module: str) -> dict[str, str]:
                     re.findall(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(\[[^\]]+\])?\s*(\\?\S+)\s*;",
                                m.group(2), re.M)}
     raise FlowError(f"module {module} not in the Verilog")
-
-
-def black_box(verilog: str, rtl_name: str, cell: str, ports: dict[str, str]) -> str:
-    """verilog with module rtl_name (and its submodules, `rtl_name.*`) taken out and its one
-    instance made an instance of the hardened `cell`, whose ports (`ports`, module_ports) must
-    be the same, in name, direction and width."""
-    theirs = module_ports(verilog, rtl_name)
-    if theirs != ports:
-        only_rtl = sorted(set(theirs) - set(ports))
-        only_cell = sorted(set(ports) - set(theirs))
-        other = sorted(f"{n} {theirs[n]} vs {ports[n]}" for n in set(theirs) & set(ports) if theirs[n] != ports[n])
-        raise FlowError(f"module {rtl_name} in the SoC and the hardened {cell} differ in ports "
-                        f"(only in {rtl_name}: {', '.join(only_rtl) or '-'}; only in {cell}: "
-                        f"{', '.join(only_cell) or '-'}; differing: {', '.join(other) or '-'})")
-    body = re.compile(rf"^module\s+\\{re.escape(rtl_name)}(\.\S+)?\s.*?^endmodule\n?", re.S | re.M)
-    verilog = body.sub("", verilog)
-    verilog, n = re.subn(rf"^(\s*)\\{re.escape(rtl_name)}\s+(\S+\s*\()", rf"\g<1>{cell} \g<2>", verilog,
-                         flags=re.M)
-    if n != 1:
-        raise FlowError(f"{n} instances of {rtl_name}, expected one")
-    return verilog
