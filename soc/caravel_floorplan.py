@@ -191,11 +191,11 @@ def _sram(ctx: Context, name: str) -> fpm.Macro:
     return fpm.Macro(name, ctx.sram, HALO_UM, ch, face=face)
 
 
-def _margins(ctx: Context) -> tuple[float, float]:
+def core_margins(ctx: Context) -> tuple[float, float]:
     """A hard macro's die around its core: the wrapper's own margins (golden DEF rows vs die;
     12 sites and 4 rows, also LibreLane's default core margins)."""
     w = ctx.wrapper
-    return w.core[0] - w.die[0], w.core[1] - w.die[1]
+    return round(w.core[0] - w.die[0], 4), round(w.core[1] - w.die[1], 4)
 
 
 def _hard_macro(ctx: Context, cell: str, die: fpm.Rect, pins: int, pin_edge: str, source: str) -> fpm.Macro:
@@ -225,7 +225,7 @@ def acc_floorplan(ctx: Context, per_shelf: int, util: float = MAX_UTIL) -> fpm.F
                             ctx.wrapper.site_w)
     core0, pl0, _ = fpm.size_core(srams, ctx.logic_um2["acc"], util, ctx.wrapper.site_w,
                                   ctx.wrapper.row_h, width, "S", per_shelf)
-    mx, my = _margins(ctx)
+    mx, my = core_margins(ctx)
     core = fpm.Rect(mx, my, mx + core0.w, my + core0.h)
     die = fpm.Rect(0, 0, core.x1 + mx, core.y1 + my)
     pl = {n: dataclasses.replace(p, x=round(p.x + mx, 4), y=round(p.y + my, 4)) for n, p in pl0.items()}
@@ -245,7 +245,7 @@ def kmac_die(ctx: Context, height: float) -> fpm.Rect:
     rows = max(1, round(height / w.row_h))
     core_h = rows * w.row_h
     core_w = math.ceil(ctx.logic_um2["kmac"] / MAX_UTIL / core_h / w.site_w) * w.site_w
-    mx, my = _margins(ctx)
+    mx, my = core_margins(ctx)
     return fpm.Rect(0, 0, round(core_w + 2 * mx, 4), round(core_h + 2 * my, 4))
 
 

@@ -95,6 +95,28 @@ def strap_misalignments(acc: fpm.Floorplan, at: fpm.Placement, wrapper_fp: fpm.F
     return out
 
 
+def hard_macro_power(ctx) -> dict:
+    """A hard macro's power nets: the wrapper's first domain (Caravel's VDD_NETS[0] / GND_NETS[0],
+    vccd1 / vssd1), so its pins are named as PDN_MACRO_CONNECTIONS and its SRAMs' pins are
+    (without them LibreLane names the grid after the cells' pins, VPWR / VGND)."""
+    nets = ctx.wrapper.pdn.nets
+    return {"VDD_NETS": [nets[0]], "GND_NETS": [nets[1]]}
+
+
+def kmac_config() -> dict:
+    """Block kmac's OpenLane variables: the die the wrapper's floorplan placed (as wide as its logic
+    needs at the flow's utilisation, its height chosen by the floorplan), the core inside the
+    same margins as the ACC's; its grid on met4 only and no met5 routing (LibreLane's
+    PDN_MULTILAYER false, "useful when hardening a macro for integrating into a larger top-level
+    design"): the wrapper's met5 straps cross it and meet its met4 straps."""
+    ctx, p = checked_plan()
+    a = p["chosen"]["fp"].macros["kmac"].abstract
+    mx, my = caravel_floorplan.core_margins(ctx)
+    return {"FP_SIZING": "absolute", "DIE_AREA": [0, 0, round(a.w, 4), round(a.h, 4)],
+            "CORE_AREA": [mx, my, round(a.w - mx, 4), round(a.h - my, 4)],
+            **hard_macro_power(ctx), "PDN_MULTILAYER": False, "RT_MAX_LAYER": "met4"}
+
+
 def acc_config() -> dict:
     """Block acc's OpenLane variables beyond the flow's defaults."""
     ctx, p = checked_plan()
@@ -115,6 +137,7 @@ def acc_config() -> dict:
         # signal routing on met5, which the wrapper's straps cross
         "PDN_MULTILAYER": True,
         "RT_MAX_LAYER": "met4",
+        **hard_macro_power(ctx),
         **pdn,
     }
 
@@ -124,10 +147,29 @@ def _places(fp: fpm.Floorplan, names: dict[str, str] | None = None) -> dict:
     return {names[n]: (p.x, p.y, p.orient) for n, p in fp.placements.items()}
 
 
+def area_errors(cfg: dict, die, core) -> list[str]:
+    """DIE_AREA / CORE_AREA against the floorplan's die and core (um, to 1 nm)."""
+    out = []
+    for key, want in (("DIE_AREA", die), ("CORE_AREA", core)):
+        got = cfg.get(key) or []
+        if len(got) != 4 or any(abs(float(g) - w) > 1e-3 for g, w in zip(got, want)):
+            out.append(f"{key} {got}; the floorplan has {[round(w, 4) for w in want]}")
+    return out
+
+
 def acc_check(cfg: dict) -> list[str]:
-    """pnr/acc/config.json's macros against the ACC floorplan and the SRAM instances of its RTL."""
+    """pnr/acc/config.json against the ACC floorplan (die, core, every SRAM's place) and the SRAM
+    instances of its RTL."""
     ctx, p = checked_plan()
-    return openlane.macro_errors(cfg, _places(p["chosen"]["acc"]), [n for n, _ in ctx.acc_instances])
+    acc = p["chosen"]["acc"]
+    return (area_errors(cfg, acc.die.as_list(), acc.core.as_list())
+            + openlane.macro_errors(cfg, _places(acc), [n for n, _ in ctx.acc_instances]))
+
+
+def kmac_check(cfg: dict) -> list[str]:
+    """pnr/kmac/config.json's die against the one the wrapper's floorplan placed."""
+    want = kmac_config()
+    return area_errors(cfg, want["DIE_AREA"], want["CORE_AREA"])
 
 
 # --- the wrapper ---------------------------------------------------------------------------------
@@ -166,9 +208,10 @@ def _wrapper_text(block) -> str:
 def wrapper_check(cfg: dict) -> list[str]:
     """pnr/caravel/config.json's macros against the wrapper floorplan and the macro instances of
     the wrapper's RTL."""
-    _, p = checked_plan()
+    ctx, p = checked_plan()
     names = {n: path for n, (path, _) in wrapper_instances().items()}
-    return openlane.macro_errors(cfg, _places(p["chosen"]["fp"], names), sorted(names.values()))
+    return (area_errors(cfg, list(ctx.wrapper.die), list(ctx.wrapper.core))
+            + openlane.macro_errors(cfg, _places(p["chosen"]["fp"], names), sorted(names.values())))
 
 
 def _caravel_settings() -> dict:

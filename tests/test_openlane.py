@@ -224,6 +224,24 @@ def test_macro_check_seeded_errors(name):
     assert b.openlane_check(c)
 
 
+@pytest.mark.parametrize("name", ["kmac", "acc", "caravel"])
+def test_die_off_the_floorplan_fails_the_check(name):
+    b = blocks.get(name)
+    cfg = json.loads(openlane.config_path(b).read_text())
+    assert b.openlane_check(cfg) == []
+    cfg["DIE_AREA"][3] += 2.72
+    assert any(e.startswith("DIE_AREA") and "the floorplan has" in e for e in b.openlane_check(cfg))
+
+
+def test_kmac_die_is_the_one_the_wrapper_places():
+    _, p = caravel_openlane.checked_plan()
+    a = p["chosen"]["fp"].macros["kmac"].abstract
+    cfg = openlane.config(blocks.get("kmac"))
+    assert cfg["DIE_AREA"] == [0, 0, round(a.w, 4), round(a.h, 4)] and cfg["FP_SIZING"] == "absolute"
+    assert cfg["PDN_MULTILAYER"] is False and cfg["RT_MAX_LAYER"] == "met4"
+    assert cfg["VDD_NETS"] == ["vccd1"] and cfg["GND_NETS"] == ["vssd1"]
+
+
 def test_pnr_check_refuses_a_config_off_its_floorplan(monkeypatch, tmp_path, loader_root):
     monkeypatch.setattr(openlane, "PNR", tmp_path)
     b = blocks.get("acc")

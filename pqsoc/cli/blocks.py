@@ -31,7 +31,9 @@ def _acc_bench() -> dict:
 
 
 register(kmac_block.KECCAK)
-register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench))
+# The KMAC's die is the one the wrapper's floorplan placed (soc/caravel_openlane.py).
+register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench, openlane=caravel_openlane.kmac_config,
+                             openlane_check=caravel_openlane.kmac_check))
 # The ACC's and the wrapper's OpenLane configurations come from their floorplans (soc/caravel_openlane.py).
 register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc,
                              openlane=caravel_openlane.acc_config,
