@@ -95,6 +95,30 @@ def strap_misalignments(acc: fpm.Floorplan, at: fpm.Placement, wrapper_fp: fpm.F
     return out
 
 
+# A hard macro's pin order file (LibreLane's IO_PIN_ORDER_CFG), made by hard_macro_inputs.
+def pin_order_path(name: str) -> Path:
+    return BUILD / "pnr" / name / "pin_order.cfg"
+
+
+def pin_order(name: str) -> str:
+    """Every pin of hard macro `name` on the edge the wrapper's floorplan turned towards the cells
+    (its `face`, in the macro's own coordinates), in LibreLane's pin order format."""
+    _, p = checked_plan()
+    return f"#{p['chosen']['fp'].macros[name].face}\n.*\n"
+
+
+def hard_macro_inputs(name: str) -> list[str]:
+    """What a hard macro's configuration names under build/: its pin order file."""
+    path = pin_order_path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(pin_order(name))
+    return []
+
+
+def hard_macro_pins(name: str) -> dict:
+    return {"IO_PIN_ORDER_CFG": _rel(pin_order_path(name), name)}
+
+
 def hard_macro_power(ctx) -> dict:
     """A hard macro's power nets: the wrapper's first domain (Caravel's VDD_NETS[0] / GND_NETS[0],
     vccd1 / vssd1), so its pins are named as PDN_MACRO_CONNECTIONS and its SRAMs' pins are
@@ -114,7 +138,8 @@ def kmac_config() -> dict:
     mx, my = caravel_floorplan.core_margins(ctx)
     return {"FP_SIZING": "absolute", "DIE_AREA": [0, 0, round(a.w, 4), round(a.h, 4)],
             "CORE_AREA": [mx, my, round(a.w - mx, 4), round(a.h - my, 4)],
-            **hard_macro_power(ctx), "PDN_MULTILAYER": False, "RT_MAX_LAYER": "met4"}
+            **hard_macro_power(ctx), **hard_macro_pins("kmac"), "PDN_MULTILAYER": False,
+            "RT_MAX_LAYER": "met4"}
 
 
 def acc_config() -> dict:
@@ -138,6 +163,7 @@ def acc_config() -> dict:
         "PDN_MULTILAYER": True,
         "RT_MAX_LAYER": "met4",
         **hard_macro_power(ctx),
+        **hard_macro_pins("acc"),
         **pdn,
     }
 

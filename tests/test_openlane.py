@@ -89,6 +89,11 @@ def _bad_config(tmp_path, **changes):
     cfg = openlane.config(b)
     cfg["VERILOG_FILES"] = [str((b.rtl_dir() / f"{b.top}.v").resolve())]
     cfg["SYNTH_EXCLUDED_CELL_FILE"] = str(openlane.SYNTH_EXCLUDE_CELLS.resolve())
+    openlane.prepare(b)                      # the build files it names (its pin order)
+    folder = openlane.config_path(b).parent
+    for k, v in cfg.items():                 # every other `dir::` path made absolute
+        if isinstance(v, str) and v.startswith("dir::"):
+            cfg[k] = str((folder / v[5:]).resolve())
     cfg.update(changes)
     tmp_path.mkdir(exist_ok=True)
     path = tmp_path / "config.json"
@@ -240,6 +245,16 @@ def test_kmac_die_is_the_one_the_wrapper_places():
     assert cfg["DIE_AREA"] == [0, 0, round(a.w, 4), round(a.h, 4)] and cfg["FP_SIZING"] == "absolute"
     assert cfg["PDN_MULTILAYER"] is False and cfg["RT_MAX_LAYER"] == "met4"
     assert cfg["VDD_NETS"] == ["vccd1"] and cfg["GND_NETS"] == ["vssd1"]
+
+
+@pytest.mark.parametrize("name", ["kmac", "acc"])
+def test_hard_macro_pins_on_the_edge_the_floorplan_turned_to_the_cells(name):
+    _, p = caravel_openlane.checked_plan()
+    b = blocks.get(name)
+    assert openlane.prepare(b) == []
+    cfg = openlane.config(b)
+    path = openlane.config_path(b).parent / cfg["IO_PIN_ORDER_CFG"][5:]
+    assert path.read_text() == f"#{p['chosen']['fp'].macros[name].face}\n.*\n"
 
 
 def test_pnr_check_refuses_a_config_off_its_floorplan(monkeypatch, tmp_path, loader_root):

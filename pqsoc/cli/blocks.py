@@ -33,11 +33,13 @@ def _acc_bench() -> dict:
 register(kmac_block.KECCAK)
 # The KMAC's die is the one the wrapper's floorplan placed (soc/caravel_openlane.py).
 register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench, openlane=caravel_openlane.kmac_config,
-                             openlane_check=caravel_openlane.kmac_check))
+                             openlane_check=caravel_openlane.kmac_check,
+                             openlane_inputs=functools.partial(caravel_openlane.hard_macro_inputs, "kmac")))
 # The ACC's and the wrapper's OpenLane configurations come from their floorplans (soc/caravel_openlane.py).
 register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc,
                              openlane=caravel_openlane.acc_config,
-                             openlane_check=caravel_openlane.acc_check))
+                             openlane_check=caravel_openlane.acc_check,
+                             openlane_inputs=functools.partial(caravel_openlane.hard_macro_inputs, "acc")))
 for _b in (soc_block.SOC, soc_block.SOC_ACC32K):
     register(dataclasses.replace(_b, gls=functools.partial(silicon_sim.gls_soc, block=_b.name)))
 register(dataclasses.replace(soc_block.CARAVEL, gls=caravel_sim.gls_caravel, openlane=caravel_openlane.wrapper_config,
