@@ -453,7 +453,8 @@ def report(ctx: Context, out: Path | None = None) -> dict:
             "hard macros (acc, kmac) are abstracts made from their sized dies (pins on one edge, "
             "their own met4 straps as power pins) until `make harden` writes their LEFs; their pin "
             "edges are a first guess (the ACC <-> KMAC side-load port, ~600 of their 706 port bits "
-            "each, would rather face each other): their pin order decides",
+            "each, would rather face each other): their configs put every pin on that edge "
+            "(IO_PIN_ORDER_CFG from this floorplan)",
         ],
     }
     out.mkdir(parents=True, exist_ok=True)
