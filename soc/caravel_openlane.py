@@ -300,10 +300,8 @@ def wrapper_inputs() -> list[str]:
     the PQC subsystem (pqc.v) emitted with the ACC and the KMAC as black-box instances of the
     hardened cells (pqc_with_hard_macros), Ibex' include folders, Caravel's golden DEF (the pin
     template). Returns the problems (each fails `pqsoc pnr check` and stops `pqsoc harden`)."""
-    from pqsoc.flow.block import get
     from soc import ibex
-    block = get("caravel")
-    files = block.emit(block.rtl_dir())
+    files = _emitted_wrapper()
     if WRAPPER_SRC.exists():
         shutil.rmtree(WRAPPER_SRC)
     (WRAPPER_SRC / "src").mkdir(parents=True)
@@ -322,6 +320,15 @@ def wrapper_inputs() -> list[str]:
     CARAVEL_FILES.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(caravel.caravel_root() / caravel.GOLDEN_DEF, CARAVEL_FILES / caravel.GOLDEN_DEF.name)
     return problems
+
+
+@functools.lru_cache(maxsize=1)
+def _emitted_wrapper() -> tuple[Path, ...]:
+    """The wrapper's sources in reading order, emitted once per process (the LiteX build takes
+    ~15 s; `pqsoc harden` runs in a process of its own, after its own emission)."""
+    from pqsoc.flow.block import get
+    block = get("caravel")
+    return tuple(block.emit(block.rtl_dir()))
 
 
 def hardened_ports(name: str) -> dict[str, str]:
