@@ -227,7 +227,7 @@ def _wrapper_text(block) -> str:
     names = [block.rtl_dir() / f"{block.top}.v", soc / "pqsoc_synth.v", soc / "rtl" / "pqc.v",
              soc / "rtl" / "soc_memories.v"]
     if not all(p.is_file() for p in names):
-        block.emit(block.rtl_dir())
+        _emitted_wrapper()
     return "\n".join(p.read_text() for p in names)
 
 
