@@ -30,6 +30,7 @@ test: $(PQSOC)
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)
 	$(PQSOC) floorplan --update-inputs
+	$(PQSOC) pnr-config    # the macros' dies and places follow the floorplan (commit pnr/ with it)
 	$(PQSOC) gls $(or $(BLOCKS),keccak kmac acc soc soc_acc32k caravel) --seeds 2 --json reports/gls.json
 	$(PQSOC) soc build
 	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest pqc_ops
