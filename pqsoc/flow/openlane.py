@@ -149,9 +149,7 @@ def typed(var, value):
     """A value read from a Tcl file (numbers as float) in the JSON form of var's type."""
     if var.type is bool:
         return bool(value)
-    if isinstance(value, float) and value.is_integer() and var.type is int:
-        return int(value)
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer():   # 180.0 -> 180, as Caravel writes it
         return int(value)
     return value
 
