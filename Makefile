@@ -15,7 +15,8 @@ help:
 	@echo "make report   synthesis + STA + benchmarks (ppa.json/md), RTL vs gate-level cycles (gls.json),"
 	@echo "              firmware self-tests and ML-KEM / ML-DSA from firmware on the full-SoC"
 	@echo "              simulation (sim_*.json) -> reports/"
-	@echo "make harden   OpenLane 2 hardening (needs the Nix shell: OpenROAD is not installable here)"
+	@echo "make harden   OpenLane 2 hardening of kmac, acc, then the Caravel wrapper (BLOCKS=... for others;"
+	@echo "              needs the Nix shell: OpenROAD is not installable here)"
 	@echo "make layout   local place-and-route with Coriolis + Magic DRC (BLOCKS=..., default keccak)"
 	@echo "make clean    remove build/ and reports/"
 
@@ -29,6 +30,7 @@ test: $(PQSOC)
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)
 	$(PQSOC) floorplan --update-inputs
+	$(PQSOC) pnr-config    # the macros' dies and places follow the floorplan (commit pnr/ with it)
 	$(PQSOC) gls $(or $(BLOCKS),keccak kmac acc soc soc_acc32k caravel) --seeds 2 --json reports/gls.json
 	$(PQSOC) soc build
 	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest pqc_ops pqc_mlkem_api
@@ -44,8 +46,11 @@ report: $(PQSOC)
 	$(VENV)/bin/python -m ip.acc.dv.jobs mldsa65_sign --program sign16 --n 200 --seed 2 --json reports/mldsa65_sign16.json
 	$(PQSOC) tapeout write
 
+# Without BLOCKS `pqsoc harden` takes the chip's blocks in dependency order: the KMAC macro (it
+# holds the Keccak core; block keccak is that core alone, hardened only on request), the ACC
+# macro, then Caravel's wrapper around them (soc/caravel_openlane.py HARDEN_ORDER).
 harden: $(PQSOC)
-	$(PQSOC) harden $(or $(BLOCKS),keccak)
+	$(PQSOC) harden $(BLOCKS)
 
 layout: $(PQSOC)
 	$(PQSOC) synth $(or $(BLOCKS),keccak)

@@ -191,11 +191,11 @@ def _sram(ctx: Context, name: str) -> fpm.Macro:
     return fpm.Macro(name, ctx.sram, HALO_UM, ch, face=face)
 
 
-def _margins(ctx: Context) -> tuple[float, float]:
+def core_margins(ctx: Context) -> tuple[float, float]:
     """A hard macro's die around its core: the wrapper's own margins (golden DEF rows vs die;
     12 sites and 4 rows, also LibreLane's default core margins)."""
     w = ctx.wrapper
-    return w.core[0] - w.die[0], w.core[1] - w.die[1]
+    return round(w.core[0] - w.die[0], 4), round(w.core[1] - w.die[1], 4)
 
 
 def _hard_macro(ctx: Context, cell: str, die: fpm.Rect, pins: int, pin_edge: str, source: str) -> fpm.Macro:
@@ -225,7 +225,7 @@ def acc_floorplan(ctx: Context, per_shelf: int, util: float = MAX_UTIL) -> fpm.F
                             ctx.wrapper.site_w)
     core0, pl0, _ = fpm.size_core(srams, ctx.logic_um2["acc"], util, ctx.wrapper.site_w,
                                   ctx.wrapper.row_h, width, "S", per_shelf)
-    mx, my = _margins(ctx)
+    mx, my = core_margins(ctx)
     core = fpm.Rect(mx, my, mx + core0.w, my + core0.h)
     die = fpm.Rect(0, 0, core.x1 + mx, core.y1 + my)
     pl = {n: dataclasses.replace(p, x=round(p.x + mx, 4), y=round(p.y + my, 4)) for n, p in pl0.items()}
@@ -245,7 +245,7 @@ def kmac_die(ctx: Context, height: float) -> fpm.Rect:
     rows = max(1, round(height / w.row_h))
     core_h = rows * w.row_h
     core_w = math.ceil(ctx.logic_um2["kmac"] / MAX_UTIL / core_h / w.site_w) * w.site_w
-    mx, my = _margins(ctx)
+    mx, my = core_margins(ctx)
     return fpm.Rect(0, 0, round(core_w + 2 * mx, 4), round(core_h + 2 * my, 4))
 
 
@@ -435,13 +435,26 @@ def report(ctx: Context, out: Path | None = None) -> dict:
                     "sram": f"$PDK_ROOT/{Path(ctx.sram.source).relative_to(find_pdk().root)}"},
         "core_um2": round((w.core[2] - w.core[0]) * (w.core[3] - w.core[1]), 1),
         "open_items": [
-            "the ACC macro holds SRAMs whose power pins are met4, so its own grid needs met5 straps; "
-            "the wrapper's met5 straps then cross the ACC and must be blocked over it (or the ACC's "
-            "grid kept to met4 with the SRAMs at the wrapper level): not modelled here",
+            "the ACC's power grid (pnr/acc/config.json, soc/caravel_openlane.py): its SRAMs' power "
+            "pins are met4, so it has met5 straps (PDN_MULTILAYER) and no met5 signal routing "
+            "(RT_MAX_LAYER met4); its met5 straps are laid on the wrapper's vccd1/vssd1 straps "
+            "where the ACC is placed (same pitch and width, offset and spacing computed, checked), "
+            "so the wrapper's straps cross it on the same nets; whether OpenROAD's pdngen merges "
+            "the coinciding straps without DRC errors and connects the wrapper's other-domain "
+            "straps around the ACC cannot be decided without running it (`make harden`)",
+            "the wrapper's PQC subsystem takes the hardened ACC and KMAC as black boxes (soc/"
+            "caravel_openlane.py), but blocks acc and kmac are emitted with 30-bit bus addresses "
+            "and the SoC's have 16 and 10 bits: the black boxes get them zero-extended; that the "
+            "30-bit blocks decode them as the SoC's do is not checked yet (declare the blocks with "
+            "the SoC's widths, or run the wrapper at gate level with the hardened netlists)",
+            "Caravel's base SDC (base_user_project_wrapper.sdc) reads IO_SYNC, which LibreLane does "
+            "not define: the wrapper's configuration uses LibreLane's default constraints until a "
+            "run checks an SDC of the project's own",
             "hard macros (acc, kmac) are abstracts made from their sized dies (pins on one edge, "
             "their own met4 straps as power pins) until `make harden` writes their LEFs; their pin "
             "edges are a first guess (the ACC <-> KMAC side-load port, ~600 of their 706 port bits "
-            "each, would rather face each other): their pin order decides",
+            "each, would rather face each other): their configs put every pin on that edge "
+            "(IO_PIN_ORDER_CFG from this floorplan)",
         ],
     }
     out.mkdir(parents=True, exist_ok=True)
@@ -454,16 +467,27 @@ def report(ctx: Context, out: Path | None = None) -> dict:
     return data
 
 
+# LibreLane has one Liberty per corner; a Macro's `lib` maps corner wildcards to files
+# (librelane.config.variable.Macro), so the SRAM's one (TT) file stands for every corner.
+ALL_CORNERS = "*"
+
+
+def sram_views() -> dict:
+    """The SRAM macro's views from the PDK (`pdk_dir::`): GDS, LEF, its TT Liberty for every corner."""
+    cell = acc_block.SRAM_MACRO
+    base = "pdk_dir::libs.ref/sky130_sram_macros"
+    return {cell: {"gds": [f"{base}/gds/{cell}.gds"], "lef": [f"{base}/lef/{cell}.lef"],
+                   "lib": {ALL_CORNERS: [f"{base}/lib/{cell}_TT_1p8V_25C.lib"]}}}
+
+
 def acc_openlane(ctx: Context, acc: fpm.Floorplan) -> dict:
     """Block acc's OpenLane variables from its checked floorplan: DIE_AREA, CORE_AREA, MACROS (its
     SRAM instances, named as in its emitted Verilog, at their placements) and
-    PDN_MACRO_CONNECTIONS. The SRAM views are the PDK's (`pdk_dir::`); the 2021 PDK subset has no
-    SRAM GDS, which LibreLane's loader will name until a full PDK is used."""
-    cell = acc_block.SRAM_MACRO
-    views = {cell: {"gds": [f"pdk_dir::libs.ref/sky130_sram_macros/gds/{cell}.gds"],
-                    "lef": [f"pdk_dir::libs.ref/sky130_sram_macros/lef/{cell}.lef"]}}
+    PDN_MACRO_CONNECTIONS; pnr/acc/config.json adds its power grid (soc/caravel_openlane.py).
+    The SRAM views are the PDK's (`pdk_dir::`); the 2021 PDK subset has no SRAM GDS, for which
+    `pqsoc pnr check` stands in until a full PDK is used."""
     # placement density a tenth above the cell utilisation, as the project's defaults (45 / 55 %)
-    return {**openlane.floorplan_variables(acc, views),
+    return {**openlane.floorplan_variables(acc, sram_views()),
             "PL_TARGET_DENSITY_PCT": round(100 * acc.max_util) + 10}
 
 

@@ -1,6 +1,7 @@
 """pnr/<block>/config.json is what the block's declaration makes (`pqsoc pnr-config`): one clock
 period, design name, Verilog and exclusion list for the local flow and for OpenLane."""
 import json
+import re
 
 import pytest
 
@@ -9,12 +10,19 @@ from pqsoc.cli import blocks
 from pqsoc.flow import openlane
 
 
-def test_committed_configs_are_the_generated_ones():
+def test_every_config_belongs_to_a_block():
     with_config = [b for b in blocks.BLOCKS.values() if b.openlane is not None]
     assert {b.name for b in with_config} == {p.parent.name for p in (REPO / "pnr").glob("*/config.json")}
-    for b in with_config:
-        path = openlane.config_path(b)
-        assert path.read_text() == openlane.render(b), f"{path}: run `pqsoc pnr-config {b.name}`"
+    assert {b.name for b in with_config} == {"keccak", "kmac", "acc", "caravel"}
+
+
+# one block at a time: acc's and caravel's need their emitted RTL (the SRAM and macro instance
+# names; ~5 and ~20 s on a fresh clone) and the floorplan
+@pytest.mark.parametrize("name", ["keccak", "kmac", "acc", "caravel"])
+def test_committed_configs_are_the_generated_ones(name):
+    b = blocks.get(name)
+    path = openlane.config_path(b)
+    assert path.read_text() == openlane.render(b), f"{path}: run `pqsoc pnr-config {b.name}`"
 
 
 def test_config_takes_the_blocks_period_and_top(monkeypatch):
@@ -30,8 +38,8 @@ def test_config_takes_the_blocks_period_and_top(monkeypatch):
 
 
 def test_block_without_openlane_config_is_refused():
-    with pytest.raises(FlowError, match="block acc has no OpenLane configuration"):
-        openlane.config(blocks.get("acc"))
+    with pytest.raises(FlowError, match="block soc has no OpenLane configuration"):
+        openlane.config(blocks.get("soc"))
 
 
 def test_harden_refuses_a_config_that_differs(monkeypatch, tmp_path):
@@ -59,8 +67,7 @@ def loader_root():
 
 def _with_rtl(name):
     b = blocks.get(name)
-    if not (b.rtl_dir() / f"{b.top}.v").is_file():   # the loader checks that VERILOG_FILES exist
-        b.emit(b.rtl_dir())
+    assert openlane.prepare(b) == []   # the loader checks that VERILOG_FILES and the rest exist
     return b
 
 
@@ -88,6 +95,11 @@ def _bad_config(tmp_path, **changes):
     cfg = openlane.config(b)
     cfg["VERILOG_FILES"] = [str((b.rtl_dir() / f"{b.top}.v").resolve())]
     cfg["SYNTH_EXCLUDED_CELL_FILE"] = str(openlane.SYNTH_EXCLUDE_CELLS.resolve())
+    openlane.prepare(b)                      # the build files it names (its pin order)
+    folder = openlane.config_path(b).parent
+    for k, v in cfg.items():                 # every other `dir::` path made absolute
+        if isinstance(v, str) and v.startswith("dir::"):
+            cfg[k] = str((folder / v[5:]).resolve())
     cfg.update(changes)
     tmp_path.mkdir(exist_ok=True)
     path = tmp_path / "config.json"
@@ -150,3 +162,214 @@ def test_full_pdk_is_not_overlaid(tmp_path):
     assert not pdk_overlay.is_old_openlane_pdk(tmp_path)
     with pytest.raises(FlowError, match=r"LibreLane refuses the PDK at .*\n(.|\n)*PDN_VPITCH"):
         openlane.loader_pdk_root(tmp_path)
+
+
+# --- the ACC macro and Caravel's wrapper: configurations from their floorplans --------------------
+from soc import caravel_openlane
+
+
+def test_acc_and_wrapper_configs_come_from_the_floorplan():
+    """No hand-typed coordinates: die, core and every macro place are the checked floorplan's,
+    the wrapper's die, ring and grid Caravel's fixed files' (CARAVEL_ROOT)."""
+    from pqsoc.flow import caravel
+    ctx, p = caravel_openlane.checked_plan()
+    acc_fp, wrapper_fp = p["chosen"]["acc"], p["chosen"]["fp"]
+    acc = openlane.config(blocks.get("acc"))
+    assert acc["DIE_AREA"] == acc_fp.die.as_list() and acc["CORE_AREA"] == acc_fp.core.as_list()
+    sram = acc["MACROS"][caravel_openlane.acc_block.SRAM_MACRO]
+    assert set(sram["instances"]) == {n for n, _ in ctx.acc_instances}
+    assert sram["lib"] == {"*": [f"pdk_dir::libs.ref/sky130_sram_macros/lib/{caravel_openlane.acc_block.SRAM_MACRO}_TT_1p8V_25C.lib"]}
+    assert acc["PDN_MULTILAYER"] is True and acc["RT_MAX_LAYER"] == "met4"
+    w = openlane.config(blocks.get("caravel"))
+    wr = caravel.wrapper()
+    assert w["DESIGN_NAME"] == "user_project_wrapper" and w["DIE_AREA"] == list(wr.die)
+    assert w["PDN_CORE_RING_VWIDTH"] == 3.1 and w["PDN_CORE_RING_VOFFSET"] == 12.45
+    assert (w["PDN_VWIDTH"], w["PDN_VPITCH"]) == (wr.pdn.vertical.width, wr.pdn.vertical.pitch)
+    assert w["RT_MAX_LAYER"] == "met4" and w["PDN_ENABLE_RAILS"] is True
+    assert w["FP_DEF_TEMPLATE"] == "dir::../../build/caravel/user_project_wrapper.def"
+    placed = {name: inst for m in w["MACROS"].values() for name, inst in m["instances"].items()}
+    assert len(placed) == len(wrapper_fp.placements) == 8
+    assert placed["soc.pqc.acc"]["location"] == [wrapper_fp.placements["acc"].x, wrapper_fp.placements["acc"].y]
+    assert w["MACROS"]["acc"]["lef"] == ["dir::../../lef/acc.lef"]
+    assert len(w["PDN_MACRO_CONNECTIONS"]) == 8
+    text = openlane.render(blocks.get("caravel")) + openlane.render(blocks.get("acc"))
+    assert "/work/" not in text and str(openlane.REPO) not in text     # no machine paths
+
+
+def test_acc_met5_straps_lie_on_the_wrappers():
+    """The ACC's own met5 straps, placed (FS) in the wrapper, coincide with the wrapper's straps of
+    their net; one strap off by a pitch's share is found."""
+    _, p = caravel_openlane.checked_plan()
+    acc, fp = p["chosen"]["acc"], p["chosen"]["fp"]
+    at = fp.placements["acc"]
+    pdn = caravel_openlane.aligned_straps(acc, at, caravel_openlane.caravel.wrapper())
+    assert not caravel_openlane.strap_misalignments(acc, at, fp, pdn)
+    assert caravel_openlane.acc_straps(acc, pdn).by_net["vccd1"]
+    bad = dict(pdn, PDN_HOFFSET=pdn["PDN_HOFFSET"] + 5)
+    assert caravel_openlane.strap_misalignments(acc, at, fp, bad)
+    bad = dict(pdn, PDN_HSPACING=pdn["PDN_HSPACING"] - 1)
+    assert any(m.startswith("vssd1") for m in caravel_openlane.strap_misalignments(acc, at, fp, bad))
+
+
+@pytest.mark.parametrize("name", ["acc", "caravel"])
+def test_macro_check_seeded_errors(name):
+    """The committed config's macros pass the check; an instance left out of MACROS or of
+    PDN_MACRO_CONNECTIONS, or moved off its floorplan place, fails it."""
+    import copy
+    b = blocks.get(name)
+    cfg = json.loads(openlane.config_path(b).read_text())
+    assert b.openlane_check(cfg) == []
+    cell, m = next(iter(cfg["MACROS"].items()))
+    inst = next(iter(m["instances"]))
+    c = copy.deepcopy(cfg)
+    del c["MACROS"][cell]["instances"][inst]
+    assert any(f"{inst} is not in MACROS" in e for e in b.openlane_check(c))
+    c = copy.deepcopy(cfg)
+    c["PDN_MACRO_CONNECTIONS"] = [e for e in c["PDN_MACRO_CONNECTIONS"] if not e.startswith(re.escape(inst) + " ")]
+    assert any(f"{inst} matches 0 PDN_MACRO_CONNECTIONS" in e for e in b.openlane_check(c))
+    c = copy.deepcopy(cfg)
+    c["MACROS"][cell]["instances"][inst]["location"][0] += 0.46
+    assert any(f"instance {inst} at" in e and "the floorplan has" in e for e in b.openlane_check(c))
+    c = copy.deepcopy(cfg)
+    c["MACROS"][cell]["instances"][inst]["orientation"] = "S"
+    assert b.openlane_check(c)
+
+
+@pytest.mark.parametrize("name", ["kmac", "acc", "caravel"])
+def test_die_off_the_floorplan_fails_the_check(name):
+    b = blocks.get(name)
+    cfg = json.loads(openlane.config_path(b).read_text())
+    assert b.openlane_check(cfg) == []
+    cfg["DIE_AREA"][3] += 2.72
+    assert any(e.startswith("DIE_AREA") and "the floorplan has" in e for e in b.openlane_check(cfg))
+
+
+def test_kmac_die_is_the_one_the_wrapper_places():
+    _, p = caravel_openlane.checked_plan()
+    a = p["chosen"]["fp"].macros["kmac"].abstract
+    cfg = openlane.config(blocks.get("kmac"))
+    assert cfg["DIE_AREA"] == [0, 0, round(a.w, 4), round(a.h, 4)] and cfg["FP_SIZING"] == "absolute"
+    assert cfg["PDN_MULTILAYER"] is False and cfg["RT_MAX_LAYER"] == "met4"
+    assert cfg["VDD_NETS"] == ["vccd1"] and cfg["GND_NETS"] == ["vssd1"]
+
+
+@pytest.mark.parametrize("name", ["kmac", "acc"])
+def test_hard_macro_pins_on_the_edge_the_floorplan_turned_to_the_cells(name):
+    _, p = caravel_openlane.checked_plan()
+    b = blocks.get(name)
+    assert openlane.prepare(b) == []
+    cfg = openlane.config(b)
+    path = openlane.config_path(b).parent / cfg["IO_PIN_ORDER_CFG"][5:]
+    assert path.read_text() == f"#{p['chosen']['fp'].macros[name].face}\n.*\n"
+
+
+def test_pnr_check_refuses_a_config_off_its_floorplan(monkeypatch, tmp_path, loader_root):
+    monkeypatch.setattr(openlane, "PNR", tmp_path)
+    b = blocks.get("acc")
+    path = openlane.write(b)
+    cfg = json.loads(path.read_text())
+    cell = next(iter(cfg["MACROS"]))
+    first = next(iter(cfg["MACROS"][cell]["instances"].values()))
+    first["location"][1] += 2.72
+    path.write_text(json.dumps(cfg, indent=2) + "\n")
+    with pytest.raises(FlowError, match=r"acc: .* does not match its floorplan and RTL:\n .*the floorplan has"):
+        openlane.check(b, loader_root)
+
+
+@pytest.mark.parametrize("name", ["acc", "caravel"])
+def test_pnr_check_loads_the_floorplan_configs(name, loader_root):
+    """LibreLane resolves them; files only `make harden` or a full PDK gives are stood in and listed."""
+    b = blocks.get(name)
+    openlane.prepare(b)
+    r = openlane.check(b, loader_root, find_pdk().root)
+    assert r["DESIGN_NAME"] == b.top and r["variables"] > 300
+    for path, why in r["stand_ins"]:
+        assert "make harden" in why or "not in the PDK in use" in why, (path, why)
+    if name == "caravel":
+        assert {Path(p).name for p, _ in r["stand_ins"]} >= {"acc.gds", "acc.lef", "acc.v", "kmac.lef"}
+
+
+def test_pnr_check_stands_in_only_for_pending_files(tmp_path):
+    assert "make harden" in openlane.pending_reason(openlane.REPO / "lef" / "acc.lef", ())
+    assert "not in the PDK in use" in openlane.pending_reason(tmp_path / "pdk" / "x.gds", (tmp_path / "pdk",))
+    assert openlane.pending_reason(openlane.REPO / "pnr" / "acc" / "x.lef", (tmp_path,)) is None
+
+
+def test_hard_macro_instance_wires_the_cells_ports_by_name():
+    """The black box of a hardened block in the SoC: its ports (from its Verilog) wired to the
+    SoC's component by name; a missing, extra or reversed port is an error, a wider one noted."""
+    from amaranth import Module
+    from amaranth.lib import wiring
+    from amaranth.lib.wiring import In, Out
+
+    class Part(wiring.Component):
+        def __init__(self):
+            super().__init__({"a": In(4), "y": Out(1)})
+
+        def elaborate(self, platform):
+            return Module()
+
+    def make(ports):
+        m, part = Module(), Part()
+        for x in (m, part):             # never elaborated here: no warnings about them
+            caravel_openlane._not_elaborated(x)
+        return caravel_openlane.hard_macro_instance(m, "part", part, ports)
+
+    ports = {"clk": "input", "rst": "input", "a": "input [7:0]", "y": "output"}
+    inst, notes = make(ports)
+    caravel_openlane._not_elaborated(inst)
+    assert notes == ["part.a: 4 bits in the SoC, 8 in the hardened cell"]
+    with pytest.raises(FlowError, match="part port b has no signal"):
+        make({**ports, "b": "input"})
+    with pytest.raises(FlowError, match="signal y is no port of the hardened part"):
+        make({"a": "input [3:0]"})
+    with pytest.raises(FlowError, match="part port a is an output, the SoC's signal is not"):
+        make({**ports, "a": "output [3:0]"})
+
+
+def test_wrapper_sources_hold_the_hard_macros_as_black_boxes():
+    b = blocks.get("caravel")
+    assert openlane.prepare(b) == []
+    pqc = next((caravel_openlane.WRAPPER_SRC / "src").glob("*_pqc.v")).read_text()
+    assert re.search(r"^  acc acc \(", pqc, re.M) and re.search(r"^  kmac kmac \(", pqc, re.M)
+    assert "module \\pqc.acc" not in pqc and "module \\pqc.kmac" not in pqc
+    original = (b.rtl_dir() / "soc" / "rtl" / "pqc.v").read_text()
+    assert caravel_openlane.module_ports(pqc, "pqc") == caravel_openlane.module_ports(original, "pqc")
+
+
+# --- `pqsoc harden`: the chip's order, the hardened views ------------------------------------------
+def test_harden_without_blocks_takes_the_chip_in_order_and_refuses_without_openroad(monkeypatch, capsys):
+    from pqsoc.cli import main
+    from pqsoc.flow import harden
+    monkeypatch.setattr(harden.shutil, "which", lambda tool: None)
+    assert caravel_openlane.HARDEN_ORDER == ("kmac", "acc", "caravel")
+    assert main(["harden"]) != 0
+    out = capsys.readouterr()
+    assert "[harden] block 1/3: kmac" in out.out and "hardening needs openroad and openlane on PATH" in out.err
+
+
+def test_harden_collects_views_where_the_wrapper_reads_them(tmp_path):
+    from pqsoc.flow import harden
+    run = tmp_path / "run"
+    for folder, name in (("gds", "acc.gds"), ("lef", "acc.lef"), ("nl", "acc.nl.v")):
+        (run / "final" / folder).mkdir(parents=True)
+        (run / "final" / folder / name).write_text(folder)
+    out = harden.collect_views(run, "acc", repo=tmp_path)
+    assert [p.relative_to(tmp_path).as_posix() for p in out] == ["gds/acc.gds", "lef/acc.lef", "verilog/gl/acc.v"]
+    wrapper = json.loads(openlane.config_path(blocks.get("caravel")).read_text())["MACROS"]["acc"]
+    assert [wrapper[v][0] for v in ("gds", "lef", "nl")] == [f"dir::../../{p}" for p in
+                                                             ("gds/acc.gds", "lef/acc.lef", "verilog/gl/acc.v")]
+    (run / "final" / "lef" / "acc.lef").unlink()
+    with pytest.raises(FlowError, match="has no final/lef/acc.lef"):
+        harden.collect_views(run, "acc", repo=tmp_path)
+
+
+def test_harden_names_missing_macro_views(tmp_path):
+    from pqsoc.flow import harden
+    cfg = {"MACROS": {"acc": {"gds": ["dir::gds/acc.gds"], "lef": ["dir::lef/acc.lef"], "nl": []},
+                      "sram": {"gds": ["pdk_dir::x.gds"], "lef": ["pdk_dir::x.lef"]}}}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    (tmp_path / "lef").mkdir()
+    (tmp_path / "lef" / "acc.lef").write_text("")
+    assert harden.missing_macro_views(path) == ["acc gds gds/acc.gds"]

@@ -1,6 +1,7 @@
 """`pqsoc`: the project's one command-line entry point. Each subcommand lives in its own module."""
 import argparse
 import sys
+from pathlib import Path
 
 from pqsoc import REPO, FlowError, positive
 from pqsoc.cli import blocks  # registers every block with the flow
@@ -29,8 +30,13 @@ def _ppa(args):
 
 
 def _harden(args):
+    """`pqsoc harden [BLOCK ...]`: without blocks the chip's, in dependency order (the hard
+    macros, then the wrapper that places them: soc/caravel_openlane.py HARDEN_ORDER)."""
     from pqsoc.flow import harden
-    for block in args.blocks:
+    from soc.caravel_openlane import HARDEN_ORDER
+    names = args.blocks or list(HARDEN_ORDER)
+    for k, block in enumerate(names):
+        print(f"[harden] block {k + 1}/{len(names)}: {block}", flush=True)
         harden.harden(block)
 
 
@@ -69,16 +75,24 @@ def _pnr(args) -> int:
         block = blocks.get(name)
         if block.openlane is None:
             raise FlowError(f"block {name} has no OpenLane configuration (Block.openlane)")
-        if not (block.rtl_dir() / f"{block.top}.v").is_file():   # VERILOG_FILES must exist
-            block.emit(block.rtl_dir())
+        print(f"[pnr check] {name}: generating its configuration and the files it names", flush=True)
         try:
-            r = openlane.check(block, root)
+            problems = openlane.prepare(block)   # VERILOG_FILES and the other build files must exist
+            r = openlane.check(block, root, pdk_root)
         except FlowError as e:
             print(f"pqsoc pnr check: error: {e}", file=sys.stderr)
             failed.append(name)
             continue
-        keys = " ".join(f"{k}={r[k]}" for k in openlane.KEY_VARIABLES)
+        keys = " ".join(f"{k}={r[k]}" for k in openlane.KEY_VARIABLES
+                        if not (k == "FP_CORE_UTIL" and r["FP_SIZING"] == "absolute"))
         print(f"[pnr check] {name}: OK, {r['variables']} variables resolved; {keys}")
+        for path, why in r["stand_ins"]:
+            shown = Path(path).relative_to(REPO) if Path(path).is_relative_to(REPO) else path
+            print(f"[pnr check] {name}:   stood in (empty file) for {shown}: {why}")
+        for p in problems:
+            print(f"pqsoc pnr check: error: {name}: {p}", file=sys.stderr)
+        if problems:
+            failed.append(name)
     if failed:
         print(f"pqsoc pnr check: failed: {' '.join(failed)}", file=sys.stderr)
         return 1
@@ -218,8 +232,9 @@ def main(argv=None) -> int:
                         "instead of running them again")
     p.set_defaults(func=_ppa)
 
-    p = sub.add_parser("harden", help="OpenLane 2 place-and-route (needs the Nix shell for OpenROAD)")
-    p.add_argument("blocks", nargs="+")
+    p = sub.add_parser("harden", help="OpenLane 2 place-and-route (needs the Nix shell for OpenROAD); "
+                                      "without blocks: kmac, acc, then the Caravel wrapper")
+    p.add_argument("blocks", nargs="*")
     p.set_defaults(func=_harden)
 
     p = sub.add_parser("pnr-config", help="write pnr/<block>/config.json (OpenLane 2) from the block's declaration")

@@ -14,7 +14,7 @@ from pqsoc.flow.block import BLOCKS, Block, emit_amaranth, get, register
 from sim import caravel as caravel_sim
 from sim import silicon as silicon_sim
 from soc import block as soc_block
-from soc import caravel_floorplan
+from soc import caravel_floorplan, caravel_openlane
 
 __all__ = ["BLOCKS", "Block", "emit_amaranth", "get", "register"]
 
@@ -33,11 +33,20 @@ def _acc_bench() -> dict:
 
 
 register(kmac_block.KECCAK)
-register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench))
-register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc))
+# The KMAC's die is the one the wrapper's floorplan placed (soc/caravel_openlane.py).
+register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench, openlane=caravel_openlane.kmac_config,
+                             openlane_check=caravel_openlane.kmac_check,
+                             openlane_inputs=functools.partial(caravel_openlane.hard_macro_inputs, "kmac")))
+# The ACC's and the wrapper's OpenLane configurations come from their floorplans (soc/caravel_openlane.py).
+register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc,
+                             openlane=caravel_openlane.acc_config,
+                             openlane_check=caravel_openlane.acc_check,
+                             openlane_inputs=functools.partial(caravel_openlane.hard_macro_inputs, "acc")))
 for _b in (soc_block.SOC, soc_block.SOC_ACC32K):
     register(dataclasses.replace(_b, gls=functools.partial(silicon_sim.gls_soc, block=_b.name)))
-register(dataclasses.replace(soc_block.CARAVEL, gls=caravel_sim.gls_caravel))
+register(dataclasses.replace(soc_block.CARAVEL, gls=caravel_sim.gls_caravel, openlane=caravel_openlane.wrapper_config,
+                             openlane_inputs=caravel_openlane.wrapper_inputs,
+                             openlane_check=caravel_openlane.wrapper_check))
 # The Caravel wrapper's floorplan is the taped-out SoC's (ACC 16 + 16 KiB): block soc's; the
 # 32 KiB-ACC variant has none (its ACC alone is larger than the wrapper, soc/README.md).
 register(dataclasses.replace(BLOCKS["soc"], floorplan=caravel_floorplan.ppa_entry))

@@ -5,10 +5,10 @@ import sys
 
 from pqsoc import REPO
 from pqsoc.flow import tapeout as flow
+from soc.caravel_openlane import HARD_MACROS   # blocks hardened on their own and placed in the wrapper
 
 WRAPPER = "user_project_wrapper"      # the cell Caravel's user project area takes (fixed name)
 WRAPPER_RTL_DIR = "build/rtl/caravel"     # where `pqsoc soc caravel` writes the wrapper and user_defines.v
-HARD_MACROS = ("kmac", "acc")         # blocks hardened on their own and placed in the wrapper
 CORE_BLOCK = "soc"                    # the SoC inside the wrapper
 # What a report describes (the staleness rule, pqsoc/flow/tapeout.py): the design's sources, the
 # flow that measures them, the block registry and the pinned tools. Docs, tests, the command

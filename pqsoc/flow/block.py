@@ -49,9 +49,19 @@ class Block:
     # ABC maps each of them on its own (as a hardened macro would be) and the netlist holds one
     # module per kept module plus the top. Each must be in the design (checked after synthesis).
     keep_hierarchy: tuple[str, ...] = ()
-    # OpenLane 2 variables of this block beyond the flow's defaults (pqsoc/flow/openlane.py);
-    # None: the block has no OpenLane configuration (pnr/<name>/config.json) of its own.
-    openlane: dict | None = None
+    # OpenLane 2 variables of this block beyond the flow's defaults (pqsoc/flow/openlane.py), or
+    # a function returning them (computed from a floorplan, wired by the registry where that
+    # floorplan lives on a higher floor); None: the block has no OpenLane configuration
+    # (pnr/<name>/config.json) of its own.
+    openlane: dict | Callable[[], dict] | None = None
+    # Makes the build files the OpenLane configuration names besides the emitted Verilog (the
+    # Caravel wrapper's sources with its hard macros as black boxes, Caravel's fixed files):
+    # called by `pqsoc pnr check` and `pqsoc harden` before LibreLane reads the configuration;
+    # returns the problems found making them (each fails the check and stops the hardening).
+    openlane_inputs: Callable[[], list[str]] | None = None
+    # Checks a configuration (the committed one, as a dict) against what it was made from (the
+    # floorplan, the RTL's macro instances): returns the errors; run by `pqsoc pnr check`.
+    openlane_check: Callable[[dict], list[str]] | None = None
 
     def rtl_dir(self) -> Path:
         return BUILD / "rtl" / self.name

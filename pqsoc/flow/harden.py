@@ -31,6 +31,11 @@ def harden(name: str) -> None:
             f"Synthesis and STA (`make report`) run without it.")
     pdk = find_pdk()
     block.emit(block.rtl_dir())
+    if block.openlane_inputs is not None and (problems := block.openlane_inputs()):
+        raise FlowError(f"{name}: the configuration's inputs are not right: " + "; ".join(problems))
+    if missing := missing_macro_views(config):
+        raise FlowError(f"{name}: the hardened views of its macros are missing ({', '.join(missing)}): "
+                        f"harden those blocks first (`make harden` does them in order)")
     stamp = provenance.stamp()     # the design as the run starts (tapeout.json's staleness rule)
     runs = config.parent / "runs"
     before = set(runs.iterdir()) if runs.is_dir() else set()
@@ -44,6 +49,39 @@ def harden(name: str) -> None:
         raise FlowError(f"OpenLane finished for {name} but left no new run folder under {runs}")
     out = collect_metrics(new[-1], block.top, stamp)
     print(f"[harden] {name}: metrics -> {out.relative_to(REPO) if out.is_relative_to(REPO) else out}", flush=True)
+    for view in collect_views(new[-1], block.top):
+        print(f"[harden] {name}: {view.relative_to(REPO)}", flush=True)
+
+
+# A finished run's views -> the Caravel submission's folders (caravel_user_project's layout, which
+# pqsoc/flow/tapeout.py lists), where a configuration that places this block as a macro reads them.
+SUBMISSION_VIEWS = (("gds", "{top}.gds", "gds/{top}.gds"), ("lef", "{top}.lef", "lef/{top}.lef"),
+                    ("nl", "{top}.nl.v", "verilog/gl/{top}.v"))
+
+
+def collect_views(run_dir: Path, top: str, repo: Path = REPO) -> list[Path]:
+    out = []
+    for folder, name, dest in SUBMISSION_VIEWS:
+        src = Path(run_dir) / "final" / folder / name.format(top=top)
+        if not src.is_file():
+            raise FlowError(f"the OpenLane run {run_dir} has no {src.relative_to(run_dir)}")
+        target = repo / dest.format(top=top)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, target)
+        out.append(target)
+    return out
+
+
+def missing_macro_views(config: Path) -> list[str]:
+    """The `dir::` macro views of a configuration (another block's hardened views) that do not exist."""
+    cfg = json.loads(config.read_text())
+    out = []
+    for cell, m in (cfg.get("MACROS") or {}).items():
+        for view in ("gds", "lef", "nl"):
+            for v in m.get(view, []):
+                if v.startswith("dir::") and not (config.parent / v[5:]).resolve().is_file():
+                    out.append(f"{cell} {view} {v[5:]}")
+    return out
 
 
 def collect_metrics(run_dir: Path, cell: str, stamp: dict, reports: Path = REPORTS) -> Path:

@@ -5,6 +5,7 @@ from the Block (one source: `pqsoc synth`/`sta` and OpenLane see the same period
 list); the floorplan knobs are the defaults below, overridden per block by `Block.openlane`.
 `pqsoc pnr-config` writes the files; tests/test_openlane.py checks the committed ones against it.
 """
+import functools
 import json
 import os
 import re
@@ -43,6 +44,7 @@ def config(block: Block) -> dict:
     if block.openlane is None:
         raise FlowError(f"block {block.name} has no OpenLane configuration (Block.openlane)")
     folder = config_path(block).parent
+    extra = block.openlane() if callable(block.openlane) else block.openlane
     cfg = {
         "meta": {"version": 2, "flow": "Classic"},
         "DESIGN_NAME": block.top,
@@ -52,7 +54,9 @@ def config(block: Block) -> dict:
     }
     cfg.update(DEFAULTS)
     cfg["SYNTH_EXCLUDED_CELL_FILE"] = _dir_rel(SYNTH_EXCLUDE_CELLS, folder)
-    cfg.update(block.openlane)
+    cfg.update(extra)
+    if cfg["FP_SIZING"] == "absolute":     # a given die: no utilisation target
+        del cfg["FP_CORE_UTIL"]
     return cfg
 
 
@@ -71,7 +75,7 @@ def write(block: Block) -> Path:
 # LibreLane (PyPI `librelane`, OpenLane 2's continuation) is the flow ChipFoundry runs for the
 # Caravel shuttles; its Classic flow's config loader checks every variable's name, type and paths
 # against the PDK's configuration. Nothing here runs a step of the flow (no OpenROAD needed).
-KEY_VARIABLES = ("DESIGN_NAME", "CLOCK_PERIOD", "CLOCK_PORT", "FP_CORE_UTIL", "PDK", "STD_CELL_LIBRARY")
+KEY_VARIABLES = ("DESIGN_NAME", "CLOCK_PERIOD", "CLOCK_PORT", "FP_SIZING", "FP_CORE_UTIL", "PDK", "STD_CELL_LIBRARY")
 
 
 def loader_pdk_root(pdk_root: Path) -> tuple[Path, str | None]:
@@ -121,21 +125,177 @@ def load(block: Block, pdk_root: Path, path: Path | None = None):
     return flow.config
 
 
+@functools.lru_cache(maxsize=1)
+def _librelane_variables() -> dict:
+    """Every variable of LibreLane's Classic flow by its name and by each deprecated name."""
+    from librelane.config import flow as lflow
+    from librelane.flows import Flow
+    classic = Flow.factory.get("Classic")
+    out = {}
+    for v in [*lflow.flow_common_variables, *lflow.pdk_variables, *lflow.scl_variables,
+              *lflow.option_variables, *classic.config_vars, *(v for s in classic.Steps for v in s.config_vars)]:
+        out.setdefault(v.name, v)
+        for old in v.deprecated_names:
+            out.setdefault(old[0] if isinstance(old, tuple) else old, v)
+    return out
+
+
+def librelane_variable(name: str):
+    """LibreLane's Variable for a (possibly OpenLane 1) name; None when LibreLane has none."""
+    return _librelane_variables().get(name)
+
+
+def typed(var, value):
+    """A value read from a Tcl file (numbers as float) in the JSON form of var's type."""
+    if var.type is bool:
+        return bool(value)
+    if isinstance(value, float) and value.is_integer():   # 180.0 -> 180, as Caravel writes it
+        return int(value)
+    return value
+
+
 def _shown(path: Path) -> Path:
     return path.relative_to(REPO) if path.is_relative_to(REPO) else path
 
 
-def check(block: Block, pdk_root: Path) -> dict:
+def prepare(block: Block) -> list[str]:
+    """The build files the configuration names: the emitted Verilog (when missing) and whatever
+    the block's openlane_inputs makes (LibreLane's loader checks that every path exists).
+    Returns the problems openlane_inputs found."""
+    if not (block.rtl_dir() / f"{block.top}.v").is_file():
+        block.emit(block.rtl_dir())
+    return block.openlane_inputs() if block.openlane_inputs is not None else []
+
+
+# Files a configuration names that cannot exist before `make harden` (another block's hardened
+# views, collected into the Caravel submission's folders) or that the PDK in use lacks (the 2021
+# subset has no SRAM GDS): the loader check stands in an empty file for each and says so.
+HARDEN_VIEW_DIRS = ("gds", "lef", "verilog/gl", "lib", "spef")
+
+
+def pending_reason(path: Path, pdk_roots: tuple[Path, ...]) -> str | None:
+    """Why a missing path may be missing at check time, or None (then it is an error)."""
+    path = Path(os.path.abspath(path))
+    for d in HARDEN_VIEW_DIRS:
+        if path.is_relative_to(REPO / d):
+            return f"made by `make harden` ({path.relative_to(REPO)})"
+    for root in pdk_roots:
+        if path.is_relative_to(Path(os.path.abspath(root))):
+            return f"not in the PDK in use, {pdk_roots[-1]} (a full {PDK_NAME} install has it)"
+    return None
+
+
+def _paths_missing(errors: list[str]) -> tuple[list[str], list[Path]]:
+    """LibreLane's errors split into (other errors, paths it says do not exist)."""
+    other, missing = [], []
+    for e in errors:
+        m = re.search(r"'([^']+)' does not exist", e)
+        (missing.append(Path(m.group(1))) if m else other.append(e))
+    return other, missing
+
+
+def _rerooted(value, folder: Path, new_folder: Path, pdk_dir: Path, stand_ins: dict):
+    """value with `dir::` paths made relative to new_folder and the paths in stand_ins
+    (resolved path -> stand-in file) replaced by their stand-in."""
+    if isinstance(value, dict):
+        return {k: _rerooted(v, folder, new_folder, pdk_dir, stand_ins) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rerooted(v, folder, new_folder, pdk_dir, stand_ins) for v in value]
+    if isinstance(value, str) and value.startswith(("dir::", "pdk_dir::")):
+        dir_form = value.startswith("dir::")
+        rest = value.split("::", 1)[1]
+        target = Path(os.path.abspath((folder if dir_form else pdk_dir) / rest))
+        if target in stand_ins:
+            return str(stand_ins[target])
+        return "dir::" + os.path.relpath(target, new_folder) if dir_form else value
+    return value
+
+
+def check(block: Block, pdk_root: Path, real_pdk_root: Path | None = None) -> dict:
     """`pqsoc pnr check` for one block: the committed file is the generated one, and LibreLane
-    loads it. Returns {'variables': n, KEY_VARIABLES...}."""
+    loads it. A file the loader misses that only `make harden` or a full PDK gives
+    (pending_reason) is stood in by an empty file in build/pnr_check/<block>/ and listed; any
+    other refusal is an error. Returns {'variables': n, 'stand_ins': [(path, reason)], KEY_VARIABLES...}."""
+    from librelane.config import InvalidConfig
+    from librelane.flows import Flow
+    from pqsoc import BUILD
     path = config_path(block)
     if not path.is_file():
         raise FlowError(f"{block.name}: no OpenLane config {_shown(path)}: run `pqsoc pnr-config {block.name}`")
+    if block.openlane_check is not None:
+        try:
+            committed = json.loads(path.read_text())
+        except ValueError as e:
+            raise FlowError(f"{block.name}: {_shown(path)} is not JSON: {e}") from None
+        if errors := block.openlane_check(committed):
+            raise FlowError(f"{block.name}: {_shown(path)} does not match its floorplan and RTL:\n  "
+                            + "\n  ".join(errors))
     if path.read_text() != render(block):
         raise FlowError(f"{block.name}: {_shown(path)} differs from the block's declaration: "
                         f"run `pqsoc pnr-config {block.name}`")
-    cfg = load(block, pdk_root, path)
-    return {"variables": len(cfg), **{k: cfg.get(k) for k in KEY_VARIABLES}}
+    roots = tuple(r for r in (pdk_root, real_pdk_root) if r is not None)
+    work = BUILD / "pnr_check" / block.name
+    data = json.loads(path.read_text())
+    reasons: dict[Path, str] = {}
+    stand_ins: dict[Path, Path] = {}
+    target = path
+    # LibreLane names one missing file of a macro at a time: stand in and load again until the
+    # only refusals left, if any, are real ones
+    for _ in range(200):
+        try:
+            cfg = Flow.factory.get("Classic")(str(target), pdk_root=str(pdk_root), pdk=PDK_NAME,
+                                              scl=SCL_NAME).config
+            break
+        except InvalidConfig as e:
+            other, missing = _paths_missing(list(e.errors))
+        new = {Path(os.path.abspath(p)): pending_reason(p, roots) for p in missing}
+        other += [f"'{p}' does not exist" for p, r in new.items() if r is None or p in stand_ins.values()]
+        if other or not new:
+            raise FlowError(f"{block.name}: LibreLane refuses {_shown(path)}:\n  " + "\n  ".join(other))
+        (work / "stand_in").mkdir(parents=True, exist_ok=True)
+        for p, why in new.items():
+            reasons[p] = why
+            stand_ins[p] = work / "stand_in" / f"{len(stand_ins)}_{p.name}"
+            stand_ins[p].write_text("")
+        target = work / "config.json"
+        target.write_text(json.dumps(_rerooted(data, path.parent, work, pdk_root / PDK_NAME, stand_ins), indent=1))
+    else:
+        raise FlowError(f"{block.name}: more than 200 rounds of missing files in {_shown(path)}")
+    return {"variables": len(cfg), "stand_ins": [(str(p), r) for p, r in sorted(reasons.items())],
+            **{k: cfg.get(k) for k in KEY_VARIABLES}}
+
+
+def macro_errors(cfg: dict, placements: dict[str, tuple[float, float, str]], instances: list[str]) -> list[str]:
+    """A configuration's macros against the floorplan (instance -> (x, y, orientation)) and the
+    RTL's macro instances: each instance must be in `MACROS` at its floorplan place and be matched
+    by exactly one `PDN_MACRO_CONNECTIONS` entry; each entry must match an instance."""
+    errors = []
+    placed = {}
+    for cell, m in (cfg.get("MACROS") or {}).items():
+        for name, inst in (m.get("instances") or {}).items():
+            placed[name] = (cell, inst)
+    for name in instances:
+        if name not in placed:
+            errors.append(f"macro instance {name} is not in MACROS")
+    for name, (cell, inst) in placed.items():
+        if name not in placements:
+            errors.append(f"MACROS {cell} instance {name} is not in the floorplan")
+            continue
+        x, y, orient = placements[name]
+        loc = inst.get("location") or []
+        if len(loc) != 2 or abs(float(loc[0]) - x) > 1e-6 or abs(float(loc[1]) - y) > 1e-6 \
+                or inst.get("orientation") != orient:
+            errors.append(f"MACROS {cell} instance {name} at {loc} {inst.get('orientation')}; "
+                          f"the floorplan has [{x}, {y}] {orient}")
+    entries = [e.split()[0] for e in cfg.get("PDN_MACRO_CONNECTIONS") or []]
+    for name in instances:
+        n = sum(bool(re.fullmatch(rx, name)) for rx in entries)
+        if n != 1:
+            errors.append(f"macro instance {name} matches {n} PDN_MACRO_CONNECTIONS entries, not one")
+    for rx in entries:
+        if not any(re.fullmatch(rx, name) for name in instances):
+            errors.append(f"PDN_MACRO_CONNECTIONS entry {rx} matches no macro instance")
+    return errors
 
 
 # --- a checked floorplan as OpenLane variables --------------------------------------------------
@@ -143,7 +303,7 @@ def floorplan_variables(fp, views: dict, power: tuple[str, str] = ("vccd1", "vss
     """The OpenLane 2 / LibreLane variables that place a checked floorplan (pqsoc/flow/floorplan.py)
     as it is: absolute die and core, every macro instance's location (lower-left corner of the
     placed macro, um) and orientation (`MACROS`, grouped by cell with its views: cell -> {'gds':
-    [...], 'lef': [...]}), one `PDN_MACRO_CONNECTIONS` entry per instance (its vdd/gnd pins
+    [...], 'lef': [...], ...} as LibreLane's Macro takes them), one `PDN_MACRO_CONNECTIONS` entry per instance (its vdd/gnd pins
     on the grid's first power pair), and the halos the floorplan was checked with."""
     macros: dict = {}
     for name, p in sorted(fp.placements.items()):
@@ -151,8 +311,7 @@ def floorplan_variables(fp, views: dict, power: tuple[str, str] = ("vccd1", "vss
         cell = m.abstract.cell
         if cell not in views:
             raise FlowError(f"no GDS / LEF given for macro cell {cell} (instance {name})")
-        entry = macros.setdefault(cell, {"gds": list(views[cell]["gds"]), "lef": list(views[cell]["lef"]),
-                                         "instances": {}})
+        entry = macros.setdefault(cell, {**json.loads(json.dumps(views[cell])), "instances": {}})
         entry["instances"][name] = {"location": [p.x, p.y], "orientation": p.orient}
     halos = {m.halo for m in fp.macros.values()}
     if len(halos) != 1:

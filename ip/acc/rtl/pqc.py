@@ -26,15 +26,20 @@ ACC_ADDR_WIDTH = 16    # word address bits of the 256 KiB ACC window (regs, IMEM
 KMAC_ROUNDS_PER_CYCLE = 1
 
 
-def kmac_on_sideload(m: Module, sideload, kmac: Kmac | None = None, cpu_bus_idle: bool = True) -> Kmac:
+def add_submodule(m: Module, name: str, component) -> None:
+    m.submodules[name] = component
+
+
+def kmac_on_sideload(m: Module, sideload, kmac: Kmac | None = None, cpu_bus_idle: bool = True,
+                     add=add_submodule) -> Kmac:
     """The ACC's side-load hookup, the one place it is written: adds `kmac` (None: a new Kmac)
-    to `m` as submodule `kmac` and connects its side-load port to `sideload`, the ACC's master
-    port (`Acc.sideload`, or a SideloadSignature interface that stands for a netlist's ports).
-    cpu_bus_idle holds the KMAC's CPU bus idle (the ACC test tops, where only the ACC uses the
-    KMAC); the SoC connects that bus itself."""
+    to `m` as submodule `kmac` (through `add`) and connects its side-load port to `sideload`,
+    the ACC's master port (`Acc.sideload`, or a SideloadSignature interface that stands for a
+    netlist's ports). cpu_bus_idle holds the KMAC's CPU bus idle (the ACC test tops, where only
+    the ACC uses the KMAC); the SoC connects that bus itself."""
     if kmac is None:
         kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE)
-    m.submodules.kmac = kmac
+    add(m, "kmac", kmac)
     wiring.connect(m, sideload, kmac.sideload)
     if cpu_bus_idle:
         m.d.comb += [kmac.bus.cyc.eq(0), kmac.bus.stb.eq(0)]
@@ -51,12 +56,17 @@ class PqcSubsystem(wiring.Component):
                           "acc_bus": In(WishboneSignature(ACC_ADDR_WIDTH)),
                           "kmac_irq": Out(1), "acc_irq": Out(1), "acc_busy": Out(1)})
 
+    def add_block(self, m: Module, name: str, component) -> None:
+        """Adds the ACC or the KMAC to the subsystem (a subclass may put a black box instead:
+        soc/caravel_openlane.py, for the wrapper that places them as hard macros)."""
+        add_submodule(m, name, component)
+
     def elaborate(self, platform):
         m = Module()
-        m.submodules.acc = self.acc
+        self.add_block(m, "acc", self.acc)
         wiring.connect(m, wiring.flipped(self.kmac_bus), self.kmac.bus)
         wiring.connect(m, wiring.flipped(self.acc_bus), self.acc.bus)
-        kmac_on_sideload(m, self.acc.sideload, self.kmac, cpu_bus_idle=False)
+        kmac_on_sideload(m, self.acc.sideload, self.kmac, cpu_bus_idle=False, add=self.add_block)
         m.d.comb += [self.kmac_irq.eq(self.kmac.irq), self.acc_irq.eq(self.acc.irq),
                      self.acc_busy.eq(self.acc.busy)]
         return m

@@ -1,0 +1,429 @@
+"""The OpenLane 2 / LibreLane configurations of the taped-out hierarchy, from its checked floorplans.
+
+Two configurations come from here (wired to the blocks by the registry, pqsoc/cli/blocks.py, and
+written by `pqsoc pnr-config`):
+- block `acc`, the ACC hard macro: die, core, its 16 SRAM macros at their places, and a power
+  grid whose met5 straps lie on the wrapper's vccd1/vssd1 straps where the ACC is placed;
+- block `caravel`, Caravel's user_project_wrapper: die, pin template, core ring and power grid
+  from Caravel's fixed files (CARAVEL_ROOT, read when the configuration is generated), the ACC,
+  the KMAC and the CPU's 6 SRAM macros at their places, the top-level logic (Ibex, LiteX) as
+  standard cells around them.
+Every number comes from the floorplan (soc/caravel_floorplan.py), the PDK or Caravel's files; see
+soc/README.md ("The wrapper's OpenLane configuration") for the choices.
+"""
+import dataclasses
+import functools
+import os
+import re
+import shutil
+from pathlib import Path
+
+from ip.acc import block as acc_block
+from pqsoc import BUILD, REPO, FlowError
+from pqsoc.flow import caravel, openlane
+from pqsoc.flow import floorplan as fpm
+from soc import caravel_floorplan
+
+# Where `make harden` collects a hardened block's views: the Caravel submission's folders
+# (caravel_user_project's layout, pqsoc/flow/tapeout.py caravel_submission), which the wrapper's
+# configuration names.
+HARD_MACRO_VIEWS = {"gds": "gds/{top}.gds", "lef": "lef/{top}.lef", "nl": "verilog/gl/{top}.v"}
+# The wrapper's hard macros (blocks hardened on their own; the floorplan names them by block),
+# in the order `make harden` makes them, before the wrapper (tapeout.json lists them so too).
+HARD_MACROS = ("kmac", "acc")
+WRAPPER_BLOCK = "caravel"
+HARDEN_ORDER = (*HARD_MACROS, WRAPPER_BLOCK)
+# The wrapper's sources as LibreLane reads them (made by openlane_inputs): numbered copies in
+# reading order, the include folders, and Caravel's fixed files.
+WRAPPER_SRC = BUILD / "rtl" / "caravel" / "openlane"
+CARAVEL_FILES = BUILD / "caravel"
+@functools.lru_cache(maxsize=1)
+def checked_plan():
+    """(context, plan) of the current memory plan; FlowError when it does not fit."""
+    ctx = caravel_floorplan.context()
+    p = caravel_floorplan.plan(ctx, options=False)
+    c = p["chosen"]
+    if not c["fits"]:
+        failed = ", ".join(r["name"] for r in c["results"] if not r["ok"])
+        raise FlowError(f"the current memory plan does not fit Caravel's wrapper ({failed}): "
+                        "no OpenLane configuration from a floorplan that fails its checks (`pqsoc floorplan`)")
+    return ctx, p
+
+
+def _rel(path: Path, block_name: str) -> str:
+    return "dir::" + os.path.relpath(path, REPO / "pnr" / block_name)
+
+
+# --- the ACC's met5 straps on the wrapper's ------------------------------------------------------
+def aligned_straps(acc: fpm.Floorplan, at: fpm.Placement, wrapper: caravel.Wrapper) -> dict:
+    """PDN_HPITCH / HWIDTH / HSPACING / HOFFSET of the ACC's own met5 straps such that, with the
+    ACC at `at` in the wrapper, each of its vccd1 / vssd1 straps lies exactly on a wrapper strap
+    of the same net (the wrapper's straps then cross the ACC without a short; OpenLane issue
+    #1157: overlapping met5 straps of a macro and the top level give DRC errors unless they
+    coincide). Same pitch and width as the wrapper; a flipped placement (S, FS) reverses the
+    net order, so the spacing becomes pitch - 2 width - the wrapper's spacing."""
+    h = wrapper.pdn.horizontal
+    vdd_first = h.origin + h.offset                 # the wrapper's first vccd1 strap centre
+    flipped = at.orient in ("S", "FS")
+    if flipped:   # local y -> at.y + die.h - y
+        spacing = h.pitch - 2 * h.width - h.spacing
+        first = at.y + acc.die.h - vdd_first
+    else:
+        spacing = h.spacing
+        first = vdd_first - at.y
+    offset = (first - acc.core.y0) % h.pitch
+    return {"PDN_HPITCH": h.pitch, "PDN_HWIDTH": h.width, "PDN_HSPACING": round(spacing, 4),
+            "PDN_HOFFSET": round(offset, 4)}
+
+
+def acc_straps(acc: fpm.Floorplan, pdn: dict) -> fpm.Straps:
+    return fpm.horizontal_straps("met5", acc.power_pins, pdn["PDN_HWIDTH"], pdn["PDN_HSPACING"],
+                                 pdn["PDN_HPITCH"], pdn["PDN_HOFFSET"], acc.core)
+
+
+def strap_misalignments(acc: fpm.Floorplan, at: fpm.Placement, wrapper_fp: fpm.Floorplan,
+                        pdn: dict) -> list[str]:
+    """Each ACC met5 strap (placed in the wrapper) that does not lie on a wrapper strap of its net."""
+    out = []
+    theirs = wrapper_fp.straps.by_net
+    for net, rects in acc_straps(acc, pdn).by_net.items():
+        for r in rects:
+            placed = at.transform(wrapper_fp.macros[at.name].abstract, r)
+            y0, y1 = sorted((placed.y0, placed.y1))
+            if not any(abs(t.y0 - y0) < 1e-3 and abs(t.y1 - y1) < 1e-3 for t in theirs[net]):
+                out.append(f"{net} strap at y {y0:.3f}..{y1:.3f} (wrapper)")
+    return out
+
+
+# A hard macro's pin order file (LibreLane's IO_PIN_ORDER_CFG), made by hard_macro_inputs.
+def pin_order_path(name: str) -> Path:
+    return BUILD / "pnr" / name / "pin_order.cfg"
+
+
+def pin_order(name: str) -> str:
+    """Every pin of hard macro `name` on the edge the wrapper's floorplan turned towards the cells
+    (its `face`, in the macro's own coordinates), in LibreLane's pin order format."""
+    _, p = checked_plan()
+    return f"#{p['chosen']['fp'].macros[name].face}\n.*\n"
+
+
+def hard_macro_inputs(name: str) -> list[str]:
+    """What a hard macro's configuration names under build/: its pin order file."""
+    path = pin_order_path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(pin_order(name))
+    return []
+
+
+def hard_macro_pins(name: str) -> dict:
+    return {"IO_PIN_ORDER_CFG": _rel(pin_order_path(name), name)}
+
+
+def hard_macro_power(ctx) -> dict:
+    """A hard macro's power nets: the wrapper's first domain (Caravel's VDD_NETS[0] / GND_NETS[0],
+    vccd1 / vssd1), so its pins are named as PDN_MACRO_CONNECTIONS and its SRAMs' pins are
+    (without them LibreLane names the grid after the cells' pins, VPWR / VGND)."""
+    nets = ctx.wrapper.pdn.nets
+    return {"VDD_NETS": [nets[0]], "GND_NETS": [nets[1]]}
+
+
+def kmac_config() -> dict:
+    """Block kmac's OpenLane variables: the die the wrapper's floorplan placed (as wide as its logic
+    needs at the flow's utilisation, its height chosen by the floorplan), the core inside the
+    same margins as the ACC's; its grid on met4 only and no met5 routing (LibreLane's
+    PDN_MULTILAYER false, "useful when hardening a macro for integrating into a larger top-level
+    design"): the wrapper's met5 straps cross it and meet its met4 straps."""
+    ctx, p = checked_plan()
+    a = p["chosen"]["fp"].macros["kmac"].abstract
+    mx, my = caravel_floorplan.core_margins(ctx)
+    return {"FP_SIZING": "absolute", "DIE_AREA": [0, 0, round(a.w, 4), round(a.h, 4)],
+            "CORE_AREA": [mx, my, round(a.w - mx, 4), round(a.h - my, 4)],
+            **hard_macro_power(ctx), **hard_macro_pins("kmac"), "PDN_MULTILAYER": False,
+            "RT_MAX_LAYER": "met4"}
+
+
+def acc_config() -> dict:
+    """Block acc's OpenLane variables beyond the flow's defaults."""
+    ctx, p = checked_plan()
+    acc = p["chosen"]["acc"]
+    wrapper_fp = p["chosen"]["fp"]
+    at = wrapper_fp.placements["acc"]
+    pdn = aligned_straps(acc, at, ctx.wrapper)
+    if bad := strap_misalignments(acc, at, wrapper_fp, pdn):
+        raise FlowError("the ACC's met5 straps miss the wrapper's: " + "; ".join(bad[:4]))
+    # the ACC's SRAM checks (met4 power rails crossed by met5 straps of their net) with these straps
+    rechecked = fpm.check(dataclasses.replace(acc, straps=acc_straps(acc, pdn)))
+    if failed := [r for r in rechecked if not r["ok"]]:
+        raise FlowError("the ACC floorplan with the wrapper-aligned straps fails: "
+                        + "; ".join(f"{r['name']}: {r['detail']}" for r in failed))
+    return {
+        **caravel_floorplan.acc_openlane(ctx, acc),
+        # the SRAMs' power pins are met4: the ACC's grid has met5 straps to reach them, so no
+        # signal routing on met5, which the wrapper's straps cross
+        "PDN_MULTILAYER": True,
+        "RT_MAX_LAYER": "met4",
+        **hard_macro_power(ctx),
+        **hard_macro_pins("acc"),
+        **pdn,
+    }
+
+
+def _places(fp: fpm.Floorplan, names: dict[str, str] | None = None) -> dict:
+    names = names or {n: n for n in fp.placements}
+    return {names[n]: (p.x, p.y, p.orient) for n, p in fp.placements.items()}
+
+
+def area_errors(cfg: dict, die, core) -> list[str]:
+    """DIE_AREA / CORE_AREA against the floorplan's die and core (um, to 1 nm)."""
+    out = []
+    for key, want in (("DIE_AREA", die), ("CORE_AREA", core)):
+        got = cfg.get(key) or []
+        if len(got) != 4 or any(abs(float(g) - w) > 1e-3 for g, w in zip(got, want)):
+            out.append(f"{key} {got}; the floorplan has {[round(w, 4) for w in want]}")
+    return out
+
+
+def acc_check(cfg: dict) -> list[str]:
+    """pnr/acc/config.json against the ACC floorplan (die, core, every SRAM's place) and the SRAM
+    instances of its RTL."""
+    ctx, p = checked_plan()
+    acc = p["chosen"]["acc"]
+    return (area_errors(cfg, acc.die.as_list(), acc.core.as_list())
+            + openlane.macro_errors(cfg, _places(acc), [n for n, _ in ctx.acc_instances]))
+
+
+def kmac_check(cfg: dict) -> list[str]:
+    """pnr/kmac/config.json's die against the one the wrapper's floorplan placed."""
+    want = kmac_config()
+    return area_errors(cfg, want["DIE_AREA"], want["CORE_AREA"])
+
+
+# --- the wrapper ---------------------------------------------------------------------------------
+def wrapper_instances() -> dict[str, tuple[str, str]]:
+    """The floorplan's macro names -> (instance path in the wrapper's RTL, cell): the ACC and the
+    KMAC by their module in the SoC, the CPU's SRAM macros in the order the RTL holds them (boot
+    RAM = the SoC memories' `rom`, main SRAM = its `sram`)."""
+    from pqsoc.flow.block import get
+    block = get("caravel")
+    src = _wrapper_text(block)
+    modules = {"pqc.acc": "acc", "pqc.kmac": "kmac"}
+    found = fpm.macro_instances(src, block.top, (acc_block.SRAM_MACRO, *modules))
+    out = {}
+    for name in HARD_MACROS:
+        paths = [p for p, c in found if modules.get(c) == name]
+        if len(paths) != 1:
+            raise FlowError(f"the wrapper's RTL has {len(paths)} instances of the {name} module, not one")
+        out[name] = (paths[0], name)
+    for prefix, where in (("boot_ram", ".memories.rom."), ("main_sram", ".memories.sram.")):
+        paths = [p for p, c in found if c == acc_block.SRAM_MACRO and where in p]
+        for k, path in enumerate(paths):
+            out[f"{prefix}{k}"] = (path, acc_block.SRAM_MACRO)
+    return out
+
+
+def _wrapper_text(block) -> str:
+    """The wrapper's Verilog (the generated files, not Ibex' SystemVerilog), emitted when missing."""
+    soc = block.rtl_dir() / "soc"
+    names = [block.rtl_dir() / f"{block.top}.v", soc / "pqsoc_synth.v", soc / "rtl" / "pqc.v",
+             soc / "rtl" / "soc_memories.v"]
+    if not all(p.is_file() for p in names):
+        _emitted_wrapper()
+    return "\n".join(p.read_text() for p in names)
+
+
+def wrapper_check(cfg: dict) -> list[str]:
+    """pnr/caravel/config.json's macros against the wrapper floorplan and the macro instances of
+    the wrapper's RTL."""
+    ctx, p = checked_plan()
+    names = {n: path for n, (path, _) in wrapper_instances().items()}
+    return (area_errors(cfg, list(ctx.wrapper.die), list(ctx.wrapper.core))
+            + openlane.macro_errors(cfg, _places(p["chosen"]["fp"], names), sorted(names.values())))
+
+
+def _caravel_settings() -> dict:
+    """The wrapper settings Caravel fixes (fixed_wrapper_cfgs.tcl) and its defaults
+    (default_wrapper_cfgs.tcl: strap pitch and offset, the only ones a project may change), under
+    LibreLane's names; those LibreLane removed are left out, the DEF template is the copy that
+    openlane_inputs makes."""
+    root = caravel.caravel_root()
+    env = caravel.read_tcl_env([root / caravel.DEFAULT_CFG, root / caravel.FIXED_CFG])
+    out = {}
+    for old, value in env.items():
+        var = openlane.librelane_variable(old)
+        if var is None:
+            continue          # removed from LibreLane (RUN_CVC)
+        if old == "FP_DEF_TEMPLATE":
+            value = _rel(CARAVEL_FILES / caravel.GOLDEN_DEF.name, "caravel")
+        elif old == "DIE_AREA":
+            value = [round(float(v), 4) for v in str(value).split()]
+        out[var.name] = openlane.typed(var, value)
+    return out
+
+
+def wrapper_config() -> dict:
+    """Block caravel's OpenLane variables beyond the flow's defaults."""
+    from soc import ibex
+    ctx, p = checked_plan()
+    fp = p["chosen"]["fp"]
+    w = ctx.wrapper
+    names = wrapper_instances()
+    if missing := sorted(set(fp.placements) - set(names)):
+        raise FlowError(f"floorplan macros {', '.join(missing)} have no instance in the wrapper's RTL")
+    if extra := sorted(set(names) - set(fp.placements)):
+        raise FlowError(f"the wrapper's RTL has macros the floorplan does not place: {', '.join(extra)}")
+    # the floorplan under the RTL's instance paths
+    renamed = dataclasses.replace(fp, placements={names[n][0]: p for n, p in fp.placements.items()},
+                                  macros={names[n][0]: fp.macros[n] for n in fp.placements})
+    views = caravel_floorplan.sram_views()
+    for name in HARD_MACROS:
+        views[name] = {k: [_rel(REPO / v.format(top=name), "caravel")] for k, v in HARD_MACRO_VIEWS.items()}
+    cfg = {
+        "VERILOG_FILES": _rel(WRAPPER_SRC / "src" / "*", "caravel"),
+        "VERILOG_INCLUDE_DIRS": [_rel(WRAPPER_SRC / "include" / str(k), "caravel")
+                                 for k in range(len(ibex.include_paths()))],
+        "VERILOG_DEFINES": ["SYNTHESIS"],
+        "USE_SLANG": True,
+        **_caravel_settings(),
+        **openlane.floorplan_variables(renamed, views, power=(w.pdn.nets[0], w.pdn.nets[1])),
+        # the core (standard-cell rows) as Caravel's golden DEF has it
+        "CORE_AREA": [round(v, 4) for v in w.core],
+        "RT_MAX_LAYER": w.rt_max_layer,
+        # standard cells at the top level: the rails stay on (Caravel's example, a macro-only
+        # wrapper, turns them off)
+        "PDN_ENABLE_RAILS": True,
+    }
+    return cfg
+
+
+def wrapper_inputs() -> list[str]:
+    """What the wrapper's configuration names under build/: its sources in reading order, with
+    the PQC subsystem (pqc.v) emitted with the ACC and the KMAC as black-box instances of the
+    hardened cells (pqc_with_hard_macros), Ibex' include folders, Caravel's golden DEF (the pin
+    template). Returns the problems (each fails `pqsoc pnr check` and stops `pqsoc harden`)."""
+    from soc import ibex
+    files = _emitted_wrapper()
+    if WRAPPER_SRC.exists():
+        shutil.rmtree(WRAPPER_SRC)
+    (WRAPPER_SRC / "src").mkdir(parents=True)
+    problems = []
+    for k, f in enumerate(files):
+        text = Path(f).read_text()
+        if Path(f).name == "pqc.v":
+            try:
+                text = pqc_with_hard_macros(text)
+            except FlowError as e:
+                problems.append(f"black boxes: {e}")
+        (WRAPPER_SRC / "src" / f"{k:03d}_{Path(f).name}").write_text(text)
+    for k, d in enumerate(ibex.include_paths()):
+        shutil.copytree(d, WRAPPER_SRC / "include" / str(k),
+                        ignore=shutil.ignore_patterns("*.core", "*.md", "*.py", "*.hjson"))
+    CARAVEL_FILES.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(caravel.caravel_root() / caravel.GOLDEN_DEF, CARAVEL_FILES / caravel.GOLDEN_DEF.name)
+    return problems
+
+
+@functools.lru_cache(maxsize=1)
+def _emitted_wrapper() -> tuple[Path, ...]:
+    """The wrapper's sources in reading order, emitted once per process (the LiteX build takes
+    ~15 s; `pqsoc harden` runs in a process of its own, after its own emission)."""
+    from pqsoc.flow.block import get
+    block = get("caravel")
+    return tuple(block.emit(block.rtl_dir()))
+
+
+def hardened_ports(name: str) -> dict[str, str]:
+    """The ports of block `name` as hardened: its emitted Verilog's (emitted when missing)."""
+    from pqsoc.flow.block import get
+    b = get(name)
+    rtl = b.rtl_dir() / f"{b.top}.v"
+    if not rtl.is_file():
+        b.emit(b.rtl_dir())
+    return module_ports(rtl.read_text(), b.top)
+
+
+def _width(decl: str) -> int:
+    m = re.search(r"\[(\d+):(\d+)\]", decl)
+    return abs(int(m.group(1)) - int(m.group(2))) + 1 if m else 1
+
+
+def hard_macro_instance(m, cell: str, component, ports: dict[str, str]):
+    """An Amaranth Instance of the hardened `cell` (ports: module_ports of its Verilog) wired to
+    `component`'s interface signals by name (Amaranth's flattened names, `bus__adr`), clk / rst to
+    the domain's clock and reset. A port of the cell with no signal, a signal with no port or a
+    direction that differs is an error; a width that differs is zero-extended (an input) or cut
+    (an output) and listed in notes (returned with the instance)."""
+    from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal
+    from amaranth.lib.wiring import In
+    signals = {"__".join(str(x) for x in path): (value, member.flow == In)
+               for path, member, value in component.signature.flatten(component)}
+    errors, notes, kw = [], [], {}
+    for name, decl in ports.items():
+        is_input = decl.startswith("input")
+        if name in ("clk", "rst") and is_input and name not in signals:
+            kw[f"i_{name}"] = ClockSignal() if name == "clk" else ResetSignal()
+            continue
+        if name not in signals:
+            errors.append(f"{cell} port {name} has no signal in the SoC's {cell}")
+            continue
+        value, value_is_input = signals[name]
+        if value_is_input != is_input:
+            errors.append(f"{cell} port {name} is an {decl.split()[0]}, the SoC's signal is not")
+            continue
+        wire = Signal(_width(decl), name=f"{cell}_{name}")
+        if len(wire) != len(value):
+            notes.append(f"{cell}.{name}: {len(value)} bits in the SoC, {len(wire)} in the hardened cell")
+        m.d.comb += wire.eq(value) if is_input else value.eq(wire)
+        kw[("i_" if is_input else "o_") + name] = wire
+    errors += [f"the SoC's {cell} signal {n} is no port of the hardened {cell}" for n in signals if n not in ports]
+    if errors:
+        raise FlowError("; ".join(errors))
+    return Instance(cell, **kw), notes
+
+
+def _not_elaborated(obj, seen=None) -> None:
+    """Tells Amaranth that obj and the elaboratables it holds are meant not to be elaborated
+    (a black box stands for them), so it does not warn about them as unused."""
+    from amaranth.hdl import Elaboratable
+    seen = seen if seen is not None else set()
+    if id(obj) in seen or not isinstance(obj, Elaboratable):
+        return
+    seen.add(id(obj))
+    obj._MustUse__silence = True
+    for v in vars(obj).values():
+        _not_elaborated(v, seen)
+
+
+def pqc_with_hard_macros(original: str) -> str:
+    """The PQC subsystem (module pqc, ports as in `original`, the SoC's pqc.v) with the ACC and the
+    KMAC as black-box instances of the hardened blocks acc and kmac (their emitted ports)."""
+    from amaranth.back import verilog
+    from ip.acc.rtl.pqc import PqcSubsystem
+    from soc import silicon
+    ports = {name: hardened_ports(name) for name in HARD_MACROS}
+    notes = []
+
+    class WithHardMacros(PqcSubsystem):
+        def add_block(self, m, name, component):
+            inst, n = hard_macro_instance(m, name, component, ports[name])
+            notes.extend(n)
+            m.submodules[name] = inst
+            _not_elaborated(component)
+
+    # as soc/build.py emit_pqc makes the silicon SoC's (its module ports are checked equal below)
+    top = WithHardMacros(silicon.ACC_IMEM_SIZE, silicon.ACC_DMEM_SIZE, sram_macro=silicon.SRAM_MACRO,
+                         clock_gate="sky130")
+    text = verilog.convert(top, name="pqc", emit_src=False)
+    if module_ports(text, "pqc") != module_ports(original, "pqc"):
+        raise FlowError("the PQC subsystem with hard macros has other ports than the SoC's pqc")
+    header = "".join(f"// black box: {n}\n" for n in notes)
+    return header + text
+
+
+def module_ports(verilog: str, module: str) -> dict[str, str]:
+    """A module's ports with their direction and range, e.g. {'bus__adr': 'input [15:0]'}."""
+    for m in re.finditer(r"^module\s+(\\\S+|\w+)\s*\(.*?\);(.*?)^endmodule", verilog, re.S | re.M):
+        if m.group(1).lstrip("\\") == module:
+            return {name.lstrip("\\"): f"{d}{(' ' + r) if r else ''}" for d, r, name in
+                    re.findall(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(\[[^\]]+\])?\s*(\\?\S+)\s*;",
+                               m.group(2), re.M)}
+    raise FlowError(f"module {module} not in the Verilog")
