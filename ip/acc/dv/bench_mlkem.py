@@ -49,12 +49,16 @@ def _programs(param: int) -> dict:
     return _CACHE[param]
 
 
-def _run(words, dm: dict, what: str):
+def _run(words, dm: dict, what: str, obj=None):
+    """Run on the ISS; the program must end in ecall with its status word OK (status.py)."""
     from ip.acc.dv.lockstep import IssBackend
+    from ip.acc.kernels.mlkem import status
     r = IssBackend(acc_block.IMEM_SIZE, acc_block.DMEM_SIZE).run(
         words, image(dm, acc_block.DMEM_SIZE), MAX_CYCLES)
     if r.halt != "ecall":
         raise RuntimeError(f"{what}: the program stopped by {r.halt} (ERR_BITS {r.err_bits:#x})")
+    if obj is not None and status.read(r.dmem, obj.status_addr) != status.OK:
+        raise AssertionError(f"{what}: status word {status.read(r.dmem, obj.status_addr):#x}, not OK")
     return r
 
 
@@ -74,7 +78,7 @@ def one_case(param: int, seed: int) -> dict:
     name = f"ML-KEM-{param} case seed {seed}"
 
     kg, w = progs["keygen"]
-    r = _run(w, kg.image(d, z), f"{name} keygen")
+    r = _run(w, kg.image(d, z), f"{name} keygen", kg)
     ek, dk = kg.outputs(r.dmem)
     if (ek, dk) != ref._keygen_internal(d, z):
         raise AssertionError(f"{name}: keygen differs from kyber-py")
@@ -83,7 +87,7 @@ def one_case(param: int, seed: int) -> dict:
     cycles = {"keygen": r.cycles}
 
     en, w = progs["encaps"]
-    r = _run(w, en.image(ek, m), f"{name} encaps")
+    r = _run(w, en.image(ek, m), f"{name} encaps", en)
     K, c = en.outputs(r.dmem)
     if (K, c) != ref._encaps_internal(ek, m):
         raise AssertionError(f"{name}: encaps differs from kyber-py")
@@ -96,7 +100,7 @@ def one_case(param: int, seed: int) -> dict:
     bit = rnd.randrange(8 * len(c))
     bad[bit // 8] ^= 1 << (bit % 8)
     for kind, ct in (("decaps", c), ("decaps_reject", bytes(bad))):
-        r = _run(w, de.image(dk=dk, c=ct), f"{name} {kind}")
+        r = _run(w, de.image(dk=dk, c=ct), f"{name} {kind}", de)
         got = _decaps_k(de, r.dmem)
         if got != ref._decaps_internal(dk, ct):
             raise AssertionError(f"{name}: {kind} K differs from kyber-py")

@@ -16,7 +16,7 @@ def test_one_case_checks_every_operation():
 def test_a_wrong_output_is_named(monkeypatch):
     run = bench_mlkem._run
 
-    def corrupt_encaps(words, dm, what):
+    def corrupt_encaps(words, dm, what, obj=None):
         r = run(words, dm, what)
         if what.endswith("encaps"):
             r.dmem = bytearray(r.dmem)
