@@ -118,6 +118,21 @@ def expand_mask_program(ntt=True) -> str:
 
 
 # ------------------------------------------------------------------ SampleInBall + NTT(c)
+def sib_step() -> list:
+    """One candidate of SampleInBall's loop (its label sib_loop before it): byte x12 of the
+    digest (x12 = its address) rejected while > i (x13); else c[i] = c[j], c[j] = +-1 from the
+    sign bits x11:x10 (x21 = q - 2), i += 1 until x24 (256). c at x7."""
+    return [
+        "andi x14, x12, -4", "andi x16, x12, 3", "lw x15, 0(x14)", "slli x16, x16, 3",
+        "addi x12, x12, 1", "srl x15, x15, x16", "andi x15, x15, 255",
+        "bltu x13, x15, sib_loop",
+        "slli x16, x15, 2", "slli x18, x13, 2", "add x16, x16, x7", "add x18, x18, x7",
+        "lw x17, 0(x16)", "andi x19, x10, 1", "sub x20, x0, x19", "and x20, x20, x21",
+        "sw x17, 0(x18)", "addi x20, x20, 1", "sw x20, 0(x16)",
+        "srli x10, x10, 1", "slli x22, x11, 31", "or x10, x10, x22", "srli x11, x11, 1",
+        "addi x13, x13, 1", "bne x13, x24, sib_loop"]
+
+
 def challenge_phases(ctil=CTIL, sib=SIB, ch=CH):
     """c = SampleInBall(c_tilde) -> CH (plain), then NTT(c) in place. c_tilde at CTIL,
     KMAC port held. 8 digest words (256 B: 8 sign bytes + 248 candidates) are read; needing
@@ -131,15 +146,7 @@ def challenge_phases(ctil=CTIL, sib=SIB, ch=CH):
     ph = [("SHAKE256(c_tilde) + clear c", L)]
     L = _li(7, ch) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"] + _li(12, sib + 8) + \
         [f"addi x13, x0, {256 - TAU}", "addi x24, x0, 256"] + _li(21, Q - 2)
-    L += ["sib_loop:",
-          "andi x14, x12, -4", "andi x16, x12, 3", "lw x15, 0(x14)", "slli x16, x16, 3",
-          "addi x12, x12, 1", "srl x15, x15, x16", "andi x15, x15, 255",
-          "bltu x13, x15, sib_loop",
-          "slli x16, x15, 2", "slli x18, x13, 2", "add x16, x16, x7", "add x18, x18, x7",
-          "lw x17, 0(x16)", "andi x19, x10, 1", "sub x20, x0, x19", "and x20, x20, x21",
-          "sw x17, 0(x18)", "addi x20, x20, 1", "sw x20, 0(x16)",
-          "srli x10, x10, 1", "slli x22, x11, 31", "or x10, x10, x22", "srli x11, x11, 1",
-          "addi x13, x13, 1", "bne x13, x24, sib_loop", "sib_done:"]
+    L += ["sib_loop:"] + sib_step() + ["sib_done:"]
     ph.append(("SampleInBall (core)", L))
     ph.append(("NTT(c)", _li(8, ch) + fwd_ntt(8, 8)))
     return ph

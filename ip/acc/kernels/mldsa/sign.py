@@ -111,15 +111,21 @@ def const_image() -> dict:
     return img
 
 
-def image(sk: bytes, msg: bytes, rnd: bytes) -> dict:
-    """DMEM image {address: bytes}: constants and the inputs (M' = msg as given to
-    dilithium-py's _sign_internal)."""
+def check_inputs(sk: bytes, msg: bytes, rnd: bytes, msg_max: int) -> None:
+    """ValueError naming the input a signing program cannot take: sk or rnd of a wrong
+    length, M' longer than the program's buffer (msg_max bytes)."""
     if len(sk) != SK_LEN or len(rnd) != 32:
         raise ValueError(f"ML-DSA-65 sign: sk must be {SK_LEN} bytes and rnd 32, got "
                          f"{len(sk)} and {len(rnd)}")
-    if len(msg) > MSG_MAX:
+    if len(msg) > msg_max:
         raise ValueError(f"ML-DSA-65 sign: M' of {len(msg)} bytes exceeds the program's "
-                         f"buffer ({MSG_MAX} bytes); hash it outside (external mu) or split")
+                         f"buffer ({msg_max} bytes); hash it outside (external mu) or split")
+
+
+def image(sk: bytes, msg: bytes, rnd: bytes) -> dict:
+    """DMEM image {address: bytes}: constants and the inputs (M' = msg as given to
+    dilithium-py's _sign_internal)."""
+    check_inputs(sk, msg, rnd, MSG_MAX)
     img = const_image()
     img[SK] = sk
     img[MSG] = msg
@@ -210,18 +216,23 @@ def sign_program() -> str:
 
 def ct_policy() -> dict:
     """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at entry,
-    and the timing exceptions FIPS 204 signing needs (issue #24 item 8): the secret key's K,
-    s1, s2, t0 and rnd are secret; rho, tr, M', its length and the constants public; other
-    DMEM bytes count as secret. Declared exceptions: the rejection loop's iteration count
-    (the three branches that accept an iteration) and SampleInBall's rejection count (its
-    candidate loop); nothing else."""
+    and the timing exceptions FIPS 204 signing needs (issue #24 item 8): see sign_policy."""
     sk_s = SK + 128 + (L + K) * 128
-    public = {"sk.rho": (SK, SK + 32), "sk.tr": (SK + 64, SK + 128), "M'": (MSG, MSG + MSG_MAX),
-              "len(M')": (MLEN, MLEN + 4)}
-    for addr, blob in sorted(const_image().items()):
+    return sign_policy(SK, (SK + 128, sk_s), (sk_s, sk_s + K * 416), MSG, MSG_MAX, MLEN, CH, SIB,
+                       const_image())
+
+
+def sign_policy(sk, s12, t0, msg, msg_max, mlen, ch, sib, consts) -> dict:
+    """The constant-time policy of a signing program on its layout (s12, t0: the DMEM ranges
+    of the key's packed s1|s2 and t0; the key's head rho | K | tr at sk, rnd at RND): K, s1, s2, t0 and rnd
+    secret; rho, tr, M', its length and the constants public; other DMEM bytes secret.
+    Declared exceptions: the rejection loop's iteration count (the three branches that accept
+    an iteration) and SampleInBall's rejection count (its candidate loop); nothing else."""
+    public = {"sk.rho": (sk, sk + 32), "sk.tr": (sk + 64, sk + 128), "M'": (msg, msg + msg_max),
+              "len(M')": (mlen, mlen + 4)}
+    for addr, blob in sorted(consts.items()):
         public[f"constants@{addr}"] = (addr, addr + len(blob))
-    secret = {"sk.K": (SK + 32, SK + 64), "sk.s1|s2": (SK + 128, sk_s),
-              "sk.t0": (sk_s, sk_s + K * 416), "rnd": (RND, RND + 32)}
+    secret = {"sk.K": (sk + 32, sk + 64), "sk.s1|s2": s12, "sk.t0": t0, "rnd": (RND, RND + 32)}
     rej = "rejection-loop iteration count (FIPS 204 Alg. 7 rejection sampling; issue #24 item 8)"
     allow = [{"kind": "branch", "target": t, "reason": rej}
              for t in ("pass_z", "pass_r0", "pass_ct0")]
@@ -229,10 +240,11 @@ def ct_policy() -> dict:
                   "reason": "SampleInBall's rejection count (FIPS 204 Alg. 29; issue #24 item 8)"})
     # pointer ranges the analysis cannot derive (it tracks constants, not ranges): the
     # message loop's pointer, SampleInBall's digest pointer and c[j] / c[i] (CH + 4 j, j < 256)
-    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (CH, SIB + 256),
+    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (ch, sib + 256),
                "reason": "SampleInBall reads its digest words at SIB and c at CH (index < 256), "
                          "writes only c"},
-              {"within": ("mu_msg", "mu_dig"), "dmem": (MSG, MSG + MSG_MAX),
-               "reason": "mu = H(tr || M') reads M' only (len(M') <= MSG_MAX, host-checked)"}]
+              {"within": ("mu_msg", "mu_dig"), "dmem": (msg, msg + msg_max),
+               "reason": "mu = H(tr || M') reads M' only (len(M') <= MSG_MAX, checked by the "
+                         "program)"}]
     return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
             "bounds": bounds}

@@ -128,12 +128,7 @@ def image(sk: bytes, msg: bytes, rnd: bytes, mlen: int | None = None,
     host writes (default len(msg); a larger one tests the program's refusal). mu: for
     sign_program(external_mu=True), mu = H(tr || M', 64) computed by the host (msg is then
     not placed)."""
-    if len(sk) != SK_LEN or len(rnd) != 32:
-        raise ValueError(f"ML-DSA-65 sign: sk must be {SK_LEN} bytes and rnd 32, got "
-                         f"{len(sk)} and {len(rnd)}")
-    if len(msg) > MSG_MAX:
-        raise ValueError(f"ML-DSA-65 sign: M' of {len(msg)} bytes exceeds the program's "
-                         f"buffer ({MSG_MAX} bytes); hash it outside (external mu) or split")
+    sign32.check_inputs(sk, msg, rnd, MSG_MAX)
     img = const_image()
     img[SK] = sk
     img[RND] = rnd
@@ -287,29 +282,14 @@ def ct_policy(external_mu=False) -> dict:
     secret. Declared exceptions: the rejection loop's iteration count (the three accepting
     branches) and SampleInBall's rejection count; pointer bounds the analysis cannot
     derive."""
-    public = {"sk.rho": (SK, SK + 32), "sk.tr": (SK + 64, SK + 128), "M'": (MSG, MSG + MSG_MAX),
-              "len(M')": (MLEN, MLEN + 4)}
-    for addr, blob in sorted(const_image().items()):
-        public[f"constants@{addr}"] = (addr, addr + len(blob))
-    secret = {"sk.K": (SK + 32, SK + 64), "sk.s1|s2": (S1P, T0P),
-              "sk.t0": (T0P, T0P + K * 416), "rnd": (RND, RND + 32)}
-    rej = "rejection-loop iteration count (FIPS 204 Alg. 7 rejection sampling; issue #24 item 8)"
-    allow = [{"kind": "branch", "target": t, "reason": rej}
-             for t in ("pass_z", "pass_r0", "pass_ct0")]
-    allow.append({"kind": "branch", "target": "sib_loop",
-                  "reason": "SampleInBall's rejection count (FIPS 204 Alg. 29; issue #24 item 8)"})
-    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (CH, SIB + 256),
-               "reason": "SampleInBall reads its digest words at SIB and c at CH (index < 256), "
-                         "writes only c"},
-              {"within": ("mu_msg", "mu_dig"), "dmem": (MSG, MSG + MSG_MAX),
-               "reason": "mu = H(tr || M') reads M' only (len(M') <= MSG_MAX, checked by the "
-                         "program)"}]
+    pol = sign32.sign_policy(SK, (S1P, T0P), (T0P, T0P + K * 416), MSG, MSG_MAX, MLEN, CH, SIB,
+                             const_image())
+    public, bounds = pol["public"], pol["bounds"]
     if external_mu:
         del public["M'"], public["len(M')"]
         public["mu"] = (MU, MU + 64)
-        bounds = bounds[:1]
-    return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
-            "bounds": bounds}
+        pol["bounds"] = bounds[:1]
+    return pol
 
 
 # ------------------------------------------------------------------ the other sets

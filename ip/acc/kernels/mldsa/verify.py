@@ -69,7 +69,7 @@ t1_i, x26 / x27 this / the other A tile; the subroutines use x1..x17, x20, x23.
 """
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from ip.acc.kernels.mldsa import ntt, products
+from ip.acc.kernels.mldsa import ntt, products, sampling
 from ip.acc.kernels.mldsa.packing import or_tree, pack_fields, unpack_fields
 from ip.acc.kernels.mldsa.params import D, FULL, Q
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
@@ -273,16 +273,8 @@ class Verify:
         L += _li(7, self.C_HAT) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"] + \
             _li(12, sib + 8) + _li(26, end) + \
             [f"addi x13, x0, {256 - self.tau}", "addi x24, x0, 256"] + _li(21, Q - 2)
-        L += ["sib_loop:", "beq x12, x26, sib_refill", "sib_go:",
-              "andi x14, x12, -4", "andi x16, x12, 3", "lw x15, 0(x14)", "slli x16, x16, 3",
-              "addi x12, x12, 1", "srl x15, x15, x16", "andi x15, x15, 255",
-              "bltu x13, x15, sib_loop",
-              "slli x16, x15, 2", "slli x18, x13, 2", "add x16, x16, x7", "add x18, x18, x7",
-              "lw x17, 0(x16)", "andi x19, x10, 1", "sub x20, x0, x19", "and x20, x20, x21",
-              "sw x17, 0(x18)", "addi x20, x20, 1", "sw x20, 0(x16)",
-              "srli x10, x10, 1", "slli x22, x11, 31", "or x10, x10, x22", "srli x11, x11, 1",
-              "addi x13, x13, 1", "bne x13, x24, sib_loop", "jal x0, sib_done",
-              "sib_refill:"] + _li(6, sib) + \
+        L += ["sib_loop:", "beq x12, x26, sib_refill", "sib_go:"] + sampling.sib_step() + \
+            ["jal x0, sib_done", "sib_refill:"] + _li(6, sib) + \
             _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"]) + \
             _li(12, sib) + ["jal x0, sib_go", "sib_done:"]
         return L

@@ -319,12 +319,7 @@ def compress_compare(kind, src, e, cmp, ka, msk=None, d=None):
             xr = f"%xx{r}"
         else:
             xr = f"%x{r}"
-        p.op("bn.mulvm", f"%zm{r}", xr, "w13")
-        p.op("bn.shlv", f"%zl{r}", xr, str(d))
-        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w12")
-        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w12")
-        p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
-        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w14")
+        _compress_ops(p, r, xr, d, mc="w13", half="w12", qinv="w14")
         p.lw(f"%c{r}", cmp + 32 * r)
         p.op("bn.or.acc", "x9", f"%y{r}", f"%c{r}")
     return p.text().splitlines()
@@ -353,12 +348,7 @@ def compress_compare_loop(kind, src, e, cmp, ka, msk=None, d=None, per=2):
             p.op("bn.and", f"%mu{r}", f"%mk{r}", "w15")
             p.op("bn.addvm", f"%xx{r}", xr, f"%mu{r}")
             xr = f"%xx{r}"
-        p.op("bn.mulvm", f"%zm{r}", xr, "w13")
-        p.op("bn.shlv", f"%zl{r}", xr, str(d))
-        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w12")
-        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w12")
-        p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
-        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w14")
+        _compress_ops(p, r, xr, d, mc="w13", half="w12", qinv="w14")
         p.lw_pi(f"%c{r}", "x12")
         p.op("bn.or.acc", "x9", f"%y{r}", f"%c{r}")
     return L + _loop(16 // per, p.text().splitlines())
@@ -457,14 +447,20 @@ def compress(d, src, adds, dst, ka, m=None):
             p.op("bn.and", f"%mu{r}", f"%k{r}", "w9")
             p.op("bn.addvm", f"%xm{r}", x, f"%mu{r}")
             x = f"%xm{r}"
-        p.op("bn.mulvm", f"%zm{r}", x, "w14")
-        p.op("bn.shlv", f"%zl{r}", x, str(d))
-        p.op("bn.addv", f"%zl2{r}", f"%zl{r}", "w15")
-        p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", "w15")
-        p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
-        p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", "w13")
+        _compress_ops(p, r, x, d, mc="w14", half="w15", qinv="w13")
         p.sw_pi(f"%y{r}", "x16")
     return L + _loop(8, p.text().splitlines())
+
+
+def _compress_ops(p, r, x, d, mc, half, qinv):
+    """Compress_d of the lanes of x into %y{r}: the operation sequence the compress kernels
+    share (mc, half, qinv: the registers holding their constants)."""
+    p.op("bn.mulvm", f"%zm{r}", x, mc)
+    p.op("bn.shlv", f"%zl{r}", x, str(d))
+    p.op("bn.addv", f"%zl2{r}", f"%zl{r}", half)
+    p.op("bn.addvm", f"%zm2{r}", f"%zm{r}", half)
+    p.op("bn.subv", f"%df{r}", f"%zl2{r}", f"%zm2{r}")
+    p.op("bn.mulv.lo", f"%y{r}", f"%df{r}", qinv)
 
 
 def _granules(fields, nbits):
