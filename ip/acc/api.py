@@ -1,24 +1,30 @@
 """Host API of the ACC's ML-KEM programs (FIPS 203 KeyGen_internal, Encaps_internal,
-Decaps_internal) and ML-DSA programs (FIPS 204 KeyGen_internal): what `pqsoc mlkem` and
-`pqsoc mldsa` run, and what a host script calls.
+Decaps_internal) and ML-DSA programs (FIPS 204 KeyGen_internal, Sign, Verify): what `pqsoc
+mlkem` and `pqsoc mldsa` run, and what a host script calls.
 
     from ip.acc import api
     r = api.mlkem_keygen(768, d, z)             # {"ek", "dk", "cycles"}
     r = api.mlkem_encaps(768, ek, m)            # {"K", "c", "cycles"}
     r = api.mlkem_decaps(768, dk, c)            # {"K", "cycles"}
     r = api.mldsa_keygen(65, xi)                # {"pk", "sk", "cycles"}
+    r = api.mldsa_sign(65, sk, msg, ctx=b"", rnd=None)  # {"sig", "cycles", "iterations"}
     r = api.mldsa_verify(65, pk, msg, sig, ctx=b"")   # {"valid", "status", "cycles"}
 
 Each call builds the program for the parameter set (ip/acc/kernels/mlkem: keygen.py,
-encaps.py, decaps.py), loads it and its inputs into the taped-out memories (ip/acc/block.py:
-16 KiB IMEM, 16 KiB DMEM) and runs it on an engine: "iss" (the cycle-accurate ISS) or "rtl" (the
-ACC's RTL in Verilator: the same cycles, checked against the ISS). Inputs of a wrong length
-(FIPS 203 7.2 / 7.3 type checks: the host's), a parameter set without a program, a run that
-does not end in `ecall`, or a program whose status word (ip/acc/kernels/mlkem/status.py, at
-its layout's `status_addr`) is not OK raise ApiError with a message naming the problem (BadInput, a subclass, for the caller's inputs), e.g.
-"mlkem768_encaps: ek check failed: a coefficient >= q (FIPS 203 7.2)" (encaps checks ek's
-modulus, decaps the H(ek) inside dk, in the programs). The SoC engine (the firmware API on
-the simulated SoC) is a floor up: sim/mlkem_soc.py (`pqsoc mlkem ... --engine soc`).
+encaps.py, decaps.py; ip/acc/kernels/mldsa: keygen.py, sign16.py, verify.py), loads it and
+its inputs into the taped-out memories (ip/acc/block.py: 16 KiB IMEM, 16 KiB DMEM) and runs it
+on an engine: "iss" (the cycle-accurate ISS) or "rtl" (the ACC's RTL in Verilator: the same
+cycles, checked against the ISS). ML-DSA signing: pure ML-DSA with a context (M' = 0 ||
+len(ctx) || ctx || M formed by the host) or from an external mu, hedged (rnd given) or
+deterministic (rnd None: 32 zero bytes); ML-DSA-65 only (no 44 / 87 signing program yet:
+BadInput saying so). Inputs of a wrong length (FIPS 203 7.2 / 7.3 type checks: the host's), a
+parameter set without a program, a run that does not end in `ecall`, or a program whose
+status word (ip/acc/kernels/mlkem/status.py, at its layout's `status_addr`; sign16's STATUS)
+is not OK raise ApiError with a message naming the problem (BadInput, a subclass, for the
+caller's inputs), e.g. "mlkem768_encaps: ek check failed: a coefficient >= q (FIPS 203 7.2)"
+(encaps checks ek's modulus, decaps the H(ek) inside dk, in the programs). The SoC engine
+(the firmware API on the simulated SoC) is a floor up: sim/mlkem_soc.py (`pqsoc mlkem ...
+--engine soc`).
 """
 from ip.acc import block as acc_block
 
@@ -72,7 +78,7 @@ def _status(prog, r, name: str) -> None:
         raise ApiError(f"{name}: {status.message(code)}")
 
 
-def _run(program: str, dm: dict, engine: str, name: str):
+def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000_000):
     from ip.acc.dv.lockstep import IssBackend, compare
     from ip.acc.tools.asm import assemble
     if engine not in ENGINES:
@@ -80,7 +86,7 @@ def _run(program: str, dm: dict, engine: str, name: str):
     words = assemble(program, f"{name}.s")
     if 4 * len(words) > acc_block.IMEM_SIZE:
         raise ApiError(f"{name}: the program is {4 * len(words)} bytes, IMEM holds {acc_block.IMEM_SIZE}")
-    job = (words, _image(dm, name), 1_000_000)
+    job = (words, _image(dm, name), max_cycles)
     r = IssBackend(acc_block.IMEM_SIZE, MEM).run(*job)
     if engine == "rtl":
         from ip.acc.dv.rtl_runner import RtlBackend
@@ -178,3 +184,76 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
     status = v.status(r.dmem)
     return {"valid": status == STATUS_VALID, "status": STATUS_NAMES.get(status, str(status)),
             "cycles": r.cycles}
+
+
+# Signing programs on the ACC: kernels/mldsa/sign16.py (the taped-out 16 KiB memories) is
+# ML-DSA-65 only; the 44 / 87 generator pieces are not written (sign16.plan()).
+MLDSA_SIGN_PARAMS = (65,)
+# sign16's STATUS word (kernels/mldsa/sign.py length_check): 0 = went through, 1 = refused
+SIGN_STATUS_NAMES = {0: "ok", 1: "M' longer than the program's buffer (MSG_MAX): nothing signed"}
+# The rejection loop has no bound of its own (FIPS 204 Alg. 7); an iteration costs at most
+# ~53 k cycles (sign16's docstring), so this is ~190 iterations, each accepted with p ~ 0.2:
+# never reached by a correct run (as ip/acc/dv/jobs.py measure_mldsa_sign).
+SIGN_MAX_CYCLES = 10_000_000
+
+
+def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b"",
+               rnd: bytes | None = None, engine: str = "iss", mu: bytes | None = None) -> dict:
+    """ML-DSA.Sign (FIPS 204 Alg. 2, pure: M' = 0 || len(ctx) || ctx || msg, formed here) by
+    the program of kernels/mldsa/sign16.py (Sign_internal, Alg. 7: tr, mu, rho'' and the
+    rejection loop on the ACC); or, with mu (64 bytes = H(tr || M', 64), msg None, no
+    context), Sign_internal from the external mu. rnd: 32 bytes (hedged), or None for the
+    deterministic variant (rnd = 32 zero bytes, FIPS 204 3.4 / Alg. 2). Returns {"sig",
+    "cycles", "iterations"} (iterations of the rejection loop: the program's final kappa / l).
+    ML-DSA-65 only (BadInput naming the missing program for 44 / 87); wrong lengths, a
+    context over 255 bytes or an M' longer than the program's buffer (MSG_MAX; give mu
+    instead) raise BadInput; a status word other than OK raises ApiError naming it."""
+    from ip.acc.kernels.mldsa import sign16
+    from ip.acc.kernels.mldsa.layout import KAPPA
+    from ip.acc.kernels.mldsa.params import L
+    if param not in MLDSA_PARAMS:
+        raise BadInput(f"ML-DSA-{param}: no such parameter set (one of {', '.join(map(str, MLDSA_PARAMS))})")
+    if param not in MLDSA_SIGN_PARAMS:
+        raise BadInput(f"ML-DSA-{param} signing: not implemented on the ACC yet (issue 24)")
+    name = f"mldsa{param}_sign"
+    if len(sk) != sign16.SK_LEN:
+        raise BadInput(f"sk is {len(sk)} bytes, ML-DSA-{param} needs {sign16.SK_LEN}")
+    if rnd is None:
+        rnd = bytes(32)
+    elif len(rnd) != 32:
+        raise BadInput(f"rnd is {len(rnd)} bytes, ML-DSA needs 32")
+    if mu is not None:
+        if msg is not None or ctx:
+            raise BadInput("give either mu or the message (and context), not both")
+        if len(mu) != 64:
+            raise BadInput(f"mu is {len(mu)} bytes, ML-DSA needs 64")
+        program, m_prime = sign16.sign_program(external_mu=True), b""
+    else:
+        if msg is None:
+            raise BadInput("give the message (or mu)")
+        if len(ctx) > 255:
+            raise BadInput(f"the context is {len(ctx)} bytes, ML-DSA allows at most 255")
+        m_prime = bytes([0, len(ctx)]) + bytes(ctx) + bytes(msg)
+        if len(m_prime) > sign16.MSG_MAX:
+            raise BadInput(f"M' (0 || len(ctx) || ctx || msg) is {len(m_prime)} bytes, the "
+                           f"ML-DSA-{param} signing program takes at most {sign16.MSG_MAX} "
+                           f"(give mu instead)")
+        program = sign16.sign_program()
+    try:
+        img = sign16.image(sk, m_prime, rnd, mu=mu)
+    except ValueError as e:            # the checks above come first; this is a backstop
+        raise BadInput(f"{name}: {e}") from None
+    r = _run(program, img, engine, name, max_cycles=SIGN_MAX_CYCLES)
+
+    def word(addr):
+        return int.from_bytes(r.dmem[addr:addr + 4], "little")
+    status = word(sign16.STATUS)
+    if status != 0:
+        raise ApiError(f"{name}: status {status}: "
+                       f"{SIGN_STATUS_NAMES.get(status, 'not a status the program writes')}")
+    kappa = word(KAPPA)
+    # kappa starts at 0 and advances by l in every iteration, the accepted one included
+    if kappa == 0 or kappa % L:
+        raise ApiError(f"{name}: final kappa {kappa} is not a positive multiple of l = {L}")
+    return {"sig": bytes(r.dmem[sign16.SIG:sign16.SIG + sign16.SIG_LEN]), "cycles": r.cycles,
+            "iterations": kappa // L}

@@ -1,14 +1,18 @@
 """`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]`, `pqsoc mldsa keygen
---param P --xi HEX` and `pqsoc mldsa verify --param P --pk HEX (--msg HEX [--ctx HEX] | --mu
-HEX) --sig HEX`: the ACC's ML-KEM / ML-DSA programs through the host API (ip/acc/api.py);
-`--engine soc` runs ML-KEM through the firmware API on the simulated SoC (sim/mlkem_soc.py).
+--param P --xi HEX`, `pqsoc mldsa sign --param P --sk HEX (--msg HEX [--ctx HEX] | --mu HEX)
+[--rnd HEX | --deterministic]` and `pqsoc mldsa verify --param P --pk HEX (--msg HEX [--ctx
+HEX] | --mu HEX) --sig HEX`: the ACC's ML-KEM / ML-DSA programs through the host API
+(ip/acc/api.py); `--engine soc` runs ML-KEM through the firmware API on the simulated SoC
+(sim/mlkem_soc.py). Signing is hedged by default (FIPS 204 3.4: rnd = 32 fresh bytes from
+os.urandom, not printed); --rnd gives rnd, --deterministic uses 32 zero bytes.
 One JSON line on stdout; exit 0 on success (verify: the signature is valid), 1 when a run fails
 (verify: the signature is invalid; the line says why in "status"), 2 with a message on bad
 input (wrong length, not hex, a context over 255 bytes, a message over the program's buffer, a
-parameter set without a program, a FIPS 203 section 7 input check failed in the program:
-"ek check failed: ...", "dk check failed: ..."). HEX may be `@FILE` (a file holding the hex
-text)."""
+parameter set without a program, conflicting options, a FIPS 203 section 7 input check failed
+in the program: "ek check failed: ...", "dk check failed: ..."). HEX may be `@FILE` (a file
+holding the hex text)."""
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -28,6 +32,35 @@ def _hex(opt: str, text: str) -> bytes:
         return bytes.fromhex(text)
     except ValueError:
         raise _BadInput(f"--{opt}: not a hex string") from None
+
+
+def _hedged_rnd() -> bytes:
+    """rnd of a hedged signature: 32 fresh bytes from the OS's CSPRNG (FIPS 204 3.4)."""
+    return os.urandom(32)
+
+
+def _msg_or_mu(args) -> None:
+    if (args.msg is None) == (args.mu is None):
+        raise _BadInput("give --msg or --mu (one of them)")
+    if args.mu is not None and args.ctx is not None:
+        raise _BadInput("--ctx goes with --msg, not with --mu")
+
+
+def _sign(args, api) -> dict:
+    _msg_or_mu(args)
+    if args.rnd is not None and args.deterministic:
+        raise _BadInput("give --rnd or --deterministic, not both")
+    sk = _hex("sk", args.sk)
+    msg = None if args.msg is None else _hex("msg", args.msg)
+    ctx = b"" if args.ctx is None else _hex("ctx", args.ctx)
+    mu = None if args.mu is None else _hex("mu", args.mu)
+    if args.deterministic:
+        rnd = None
+    elif args.rnd is not None:
+        rnd = _hex("rnd", args.rnd)       # its length: the API's check
+    else:
+        rnd = _hedged_rnd()
+    return api.mldsa_sign(args.param, sk, msg, ctx, rnd, args.engine, mu)
 
 
 def _soc(args, api) -> dict:
@@ -56,11 +89,10 @@ def _run(args) -> int:
     try:
         if getattr(args, "engine", None) == "soc":
             r = _soc(args, api)
+        elif args.scheme == "mldsa" and args.op == "sign":
+            r = _sign(args, api)
         elif args.scheme == "mldsa" and args.op == "verify":
-            if (args.msg is None) == (args.mu is None):
-                raise _BadInput("give --msg or --mu (one of them)")
-            if args.mu is not None and args.ctx is not None:
-                raise _BadInput("--ctx goes with --msg, not with --mu")
+            _msg_or_mu(args)
             r = api.mldsa_verify(args.param, _hex("pk", args.pk),
                                  None if args.msg is None else _hex("msg", args.msg),
                                  _hex("sig", args.sig),
@@ -97,11 +129,25 @@ def add_parser(sub) -> None:
                             "firmware API (firmware/lib/pqc.c) on the whole simulated SoC, adds "
                             "cpu_cycles (slow; default iss)")
         q.set_defaults(func=_run, scheme="mlkem")
-    p = sub.add_parser("mldsa", help="ML-DSA keygen / verify on the ACC (ISS or RTL): one JSON line (sign: not yet)")
+    p = sub.add_parser("mldsa", help="ML-DSA keygen / sign / verify on the ACC (ISS or RTL): one JSON line")
     s = p.add_subparsers(dest="op", required=True)
     q = s.add_parser("keygen")
     q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
     q.add_argument("--xi", required=True, metavar="HEX", help="the 32-byte seed: hex, or @FILE holding it")
+    q.add_argument("--engine", choices=("iss", "rtl"), default="iss")
+    q.set_defaults(func=_run, scheme="mldsa")
+    q = s.add_parser("sign", help="ML-DSA.Sign (pure, FIPS 204 Alg. 2) or Sign_internal from an "
+                     "external mu, ML-DSA-65 only (44 / 87: no program yet, exit 2): {sig, cycles, "
+                     "iterations}; hedged by default (rnd from os.urandom)")
+    q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
+    q.add_argument("--sk", required=True, metavar="HEX", help="the secret key: hex, or @FILE")
+    q.add_argument("--msg", metavar="HEX", help="the message M: hex, or @FILE")
+    q.add_argument("--ctx", metavar="HEX", help="the context (at most 255 bytes; default empty)")
+    q.add_argument("--mu", metavar="HEX", help="mu = H(tr || M', 64) (64 bytes) instead of --msg / --ctx")
+    q.add_argument("--rnd", metavar="HEX", help="rnd (32 bytes) of a hedged signature (default: "
+                   "32 fresh bytes from os.urandom)")
+    q.add_argument("--deterministic", action="store_true",
+                   help="the deterministic variant (rnd = 32 zero bytes)")
     q.add_argument("--engine", choices=("iss", "rtl"), default="iss")
     q.set_defaults(func=_run, scheme="mldsa")
     q = s.add_parser("verify", help="ML-DSA.Verify (pure, FIPS 204 Alg. 3) or Verify_internal "
