@@ -15,8 +15,9 @@ codec.compress_compare_loop (IMEM).
 
 Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
 (status.py) at `status_addr` and ends with status.end: DMEM zeroed but its outputs, the
-status slot and the public constant tables (public_tables: read-only, checked unchanged by
-test_mlkem_wipe), every register zeroed, the KMAC released.
+status slot and the public bytes it only reads (public_kept: the constant tables; for
+512 / 768 also dk's ek and H(ek) and c; checked unchanged by test_mlkem_wipe), every
+register zeroed, the KMAC released.
 FIPS 203 7.3: SHA3-256 of dk's ek is absorbed during the s_hat decode and compared with
 dk's H(ek) without a branch; _select zeroes K and sets DK_HASH_MISMATCH on a mismatch.
 
@@ -200,6 +201,18 @@ class Decaps:
         hi = max(a + len(b) for a, b in img.items())
         assert (lo, hi) == (self.TWID, self.WORK) and sum(map(len, img.values())) == hi - lo
         return (lo, hi)
+
+    def public_kept(self) -> list:
+        """[(lo, hi)] the end-of-operation wipe leaves besides the outputs: public bytes the
+        program only reads (test_mlkem_wipe checks them equal to the DMEM image): the
+        constant tables (public_tables) and, for ML-KEM-512 / -768, the public inputs, i.e.
+        dk's ek part and H(ek) (the public key and its hash) and the ciphertext c (ML-KEM-1024
+        reuses those bytes as buffers: wiped). dk's s_hat and z are wiped."""
+        lo, hi = self.public_tables()
+        if self.early_row0:
+            return [(lo, hi)]
+        assert self.CT + self.c_len == lo
+        return [(self.DK_T, self.DK_Z), (self.CT, hi)]
 
     @property
     def status_addr(self) -> int:
@@ -407,8 +420,8 @@ class Decaps:
         ph.append((f"{', '.join(names)}, compare v", L))
         ph.append(("select", self._select() + ["kmac.rel"]))
         ph.append(("wipe", status.end([(self.K_OUT, self.K_OUT + 32),
-                                       (self.STATUS, self.STATUS + 32),
-                                       self.public_tables()])))
+                                       (self.STATUS, self.STATUS + 32)] +
+                                      self.public_kept())))
         return ph
 
     def program(self) -> str:
