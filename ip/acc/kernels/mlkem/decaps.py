@@ -212,7 +212,17 @@ class Decaps:
         if self.early_row0:
             return [(lo, hi)]
         assert self.CT + self.c_len == lo
-        return [(self.DK_T, self.DK_Z), (self.CT, hi)]
+        return [(self.DK_T, self.DK_Z), (self.CT, hi)] + self.public_buffers()
+
+    def public_buffers(self) -> list:
+        """[(lo, hi)] of the ML-KEM-512 / -768 buffers that only ever hold functions of ek
+        (public): the decoded t_hat (T_HAT) and the two A_hat^T row buffers (AM: rows
+        k - 2, k - 1 at the end); the wipe leaves them too, test_mlkem_wipe checks them
+        equal to ByteDecode12(t_hat) and SampleNTT(rho || j || i) (so no secret is there)."""
+        if self.early_row0:
+            return []
+        assert self.AM == self.T_HAT + 512 * self.k and self.END == self.AM + 1024 * self.k
+        return [(self.T_HAT, self.END)]
 
     @property
     def status_addr(self) -> int:
