@@ -15,9 +15,9 @@ codec.compress_compare_loop (IMEM).
 
 Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
 (status.py) at `status_addr` and ends with status.end: DMEM zeroed but its outputs, the
-status slot and the public bytes it only reads (public_kept: the constant tables; for
-512 / 768 also dk's ek and H(ek) and c; checked unchanged by test_mlkem_wipe), every
-register zeroed, the KMAC released.
+status slot and the bytes that only ever hold public values (public_kept: constant tables,
+ek, H(ek), c, decoded t_hat, A_hat^T rows; checked by test_mlkem_wipe), every register
+zeroed, the KMAC released.
 FIPS 203 7.3: SHA3-256 of dk's ek is absorbed during the s_hat decode and compared with
 dk's H(ek) without a branch; _select zeroes K and sets DK_HASH_MISMATCH on a mismatch.
 
@@ -203,26 +203,24 @@ class Decaps:
         return (lo, hi)
 
     def public_kept(self) -> list:
-        """[(lo, hi)] the end-of-operation wipe leaves besides the outputs: public bytes the
-        program only reads (test_mlkem_wipe checks them equal to the DMEM image): the
-        constant tables (public_tables) and, for ML-KEM-512 / -768, the public inputs, i.e.
-        dk's ek part and H(ek) (the public key and its hash) and the ciphertext c (ML-KEM-1024
-        reuses those bytes as buffers: wiped). dk's s_hat and z are wiped."""
+        """[(lo, hi)] the end-of-operation wipe leaves besides the outputs: bytes that only
+        ever hold public values (test_mlkem_wipe checks each equal to its public value):
+        the constant tables (public_tables); dk's ek part and H(ek) (the public key and its
+        hash) and the ciphertext c where the program never writes; the decoded t_hat and
+        the A_hat^T row buffers (functions of ek). ML-KEM-1024 reuses dead input bytes as
+        buffers: there dk's s_hat encoding (fully overwritten by row buffer 0), the t_hat
+        encoding (row buffer 1), rho, H(ek), c with t_hat[1..2] and row 2's last entry in it,
+        and the spare (row 3's last entry) are kept; u' (t_hat[3] before) is wiped. dk's
+        s_hat (512 / 768) and z and every buffer of secret-derived values are wiped."""
         lo, hi = self.public_tables()
-        if self.early_row0:
-            return [(lo, hi)]
         assert self.CT + self.c_len == lo
-        return [(self.DK_T, self.DK_Z), (self.CT, hi)] + self.public_buffers()
-
-    def public_buffers(self) -> list:
-        """[(lo, hi)] of the ML-KEM-512 / -768 buffers that only ever hold functions of ek
-        (public): the decoded t_hat (T_HAT) and the two A_hat^T row buffers (AM: rows
-        k - 2, k - 1 at the end); the wipe leaves them too, test_mlkem_wipe checks them
-        equal to ByteDecode12(t_hat) and SampleNTT(rho || j || i) (so no secret is there)."""
         if self.early_row0:
-            return []
+            assert self.rows[0][:3] == [self.DK + 512 * j for j in range(3)] and \
+                self.rows[1][:3] == [self.DK_T + 512 * j for j in range(3)] and \
+                self.DK_T - self.DK == 1536 and self.rows[1][3] == self.SPARE
+            return [(self.DK, self.DK_Z), (self.CT, hi), (self.SPARE, self.SPARE + 512)]
         assert self.AM == self.T_HAT + 512 * self.k and self.END == self.AM + 1024 * self.k
-        return [(self.T_HAT, self.END)]
+        return [(self.DK_T, self.DK_Z), (self.CT, hi), (self.T_HAT, self.END)]
 
     @property
     def status_addr(self) -> int:
