@@ -40,9 +40,15 @@ def _with_dump(src: str) -> str:
     return "\n".join(lines[:i] + _dump() + lines[i:]) + "\n"
 
 
-def _public_image(ref, p, flat, ek):
+def _decoded(blob, d, n):
+    """ByteDecode_d of blob (little-endian bit stream), n coefficients."""
+    v = int.from_bytes(blob, "little")
+    return [(v >> (d * i)) & ((1 << d) - 1) for i in range(n)]
+
+
+def _public_image(ref, p, flat, ek, c):
     """flat (the DMEM image) with what decaps' public buffers hold at the end (kyber-py):
-    t_hat = ByteDecode12 of ek in p.t_polys, then the A_hat^T row buffers (p.rows; sampled
+    the decoded u, v (y << (16 - d)) at UC, VC; t_hat = ByteDecode12 of ek in p.t_polys, then the A_hat^T row buffers (p.rows; sampled
     after the t_hat decode): buffer b = A_hat^T[i] = (A_hat[j][i])_j for the last row i with
     i % 2 == b; 16-bit little-endian coefficients."""
     def enc(coeffs):
@@ -52,6 +58,11 @@ def _public_image(ref, p, flat, ek):
     for i in range(0, 384 * k, 3):
         b0, b1, b2 = ek[i:i + 3]
         t += [b0 | (b1 & 15) << 8, b1 >> 4 | b2 << 4]
+    # the decoded ciphertext as the re-encryption check keeps it: y << (16 - d)
+    u = _decoded(c[:32 * p.du * k], p.du, 256 * k)
+    flat[p.UC:p.UC + 512 * k] = enc([y << (16 - p.du) for y in u])
+    v = _decoded(c[32 * p.du * k:], p.dv, 256)
+    flat[p.VC:p.VC + 512] = enc([y << (16 - p.dv) for y in v])
     for n, addr in enumerate(p.t_polys):
         flat[addr:addr + 512] = enc(t[256 * n:256 * n + 256])
     a_hat = ref._generate_matrix_from_seed(ek[384 * k:])
@@ -88,11 +99,11 @@ def _case(op, param, seed, bad_ek=False):
         img, keep = p.image(dk=dk, c=c), [(p.K_OUT, p.K_OUT + 32)]
         want = ref._decaps_internal(dk, c)
         # decaps keeps public bytes (Decaps.public_kept: constant tables, ek, H(ek), c, the
-        # decoded t_hat, the A_hat^T rows): they must hold exactly their public values
+        # decoded u, v and t_hat, the A_hat^T rows): they must hold exactly their public values
         flat = bytearray(MEM)
         for a, blob in img.items():
             flat[a:a + len(blob)] = blob
-        flat = _public_image(ref, p, flat, ek)
+        flat = _public_image(ref, p, flat, ek, c)
         public = {(lo, hi): bytes(flat[lo:hi]) for lo, hi in p.public_kept()}
         keep += list(public)
     if op != "decaps":
@@ -152,11 +163,12 @@ def test_seeded_leftover_is_caught():
     src, img, check = _case("decaps", 512, seed=1)
     from ip.acc.kernels.mlkem.decaps import decaps
     assert any(2400 in range(lo, hi) for lo, hi in decaps(512).public_kept())
-    end = decaps(512).END
+    end, msk = decaps(512).END, decaps(512).MSK          # MSK: m' masks, secret, wiped
+    assert not any(msk in range(lo, hi) for lo, hi in decaps(512).public_kept())
     assert any(end - 32 in range(lo, hi) for lo, hi in decaps(512).public_kept())
     for extra, want in (("addi x7, x0, 1", "registers not zero"),
-                        ("addi x5, x0, 3\nbn.bcast w5, x5\nbn.sw w5, 8192(x0)\n"
-                         "bn.xor w5, w5, w5\naddi x5, x0, 0", "DMEM word 0x2000"),
+                        (f"addi x5, x0, 3\nbn.bcast w5, x5\nbn.sw w5, {msk}(x0)\n"
+                         "bn.xor w5, w5, w5\naddi x5, x0, 0", f"DMEM word {msk:#x}"),
                         # a (secret) word over a kept public table
                         ("addi x5, x0, 3\nbn.bcast w5, x5\nbn.sw w5, 2400(x0)\n"
                          "bn.xor w5, w5, w5\naddi x5, x0, 0", "public bytes"),

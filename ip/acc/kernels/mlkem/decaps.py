@@ -206,8 +206,9 @@ class Decaps:
         """[(lo, hi)] the end-of-operation wipe leaves besides the outputs: bytes that only
         ever hold public values (test_mlkem_wipe checks each equal to its public value):
         the constant tables (public_tables); dk's ek part and H(ek) (the public key and its
-        hash) and the ciphertext c where the program never writes; the decoded t_hat and
-        the A_hat^T row buffers (functions of ek). ML-KEM-1024 reuses dead input bytes as
+        hash) and the ciphertext c where the program never writes; the decoded u and v
+        (UC, VC: functions of c), the decoded t_hat and the A_hat^T row buffers (functions
+        of ek). ML-KEM-1024 reuses dead input bytes as
         buffers: there dk's s_hat encoding (fully overwritten by row buffer 0), the t_hat
         encoding (row buffer 1), rho, H(ek), c with t_hat[1..2] and row 2's last entry in it,
         and the spare (row 3's last entry) are kept; u' (t_hat[3] before) is wiped. dk's
@@ -218,9 +219,11 @@ class Decaps:
             assert self.rows[0][:3] == [self.DK + 512 * j for j in range(3)] and \
                 self.rows[1][:3] == [self.DK_T + 512 * j for j in range(3)] and \
                 self.DK_T - self.DK == 1536 and self.rows[1][3] == self.SPARE
-            return [(self.DK, self.DK_Z), (self.CT, hi), (self.SPARE, self.SPARE + 512)]
+            return [(self.DK, self.DK_Z), (self.CT, hi), (self.UC, self.VC + 512),
+                    (self.SPARE, self.SPARE + 512)]
         assert self.AM == self.T_HAT + 512 * self.k and self.END == self.AM + 1024 * self.k
-        return [(self.DK_T, self.DK_Z), (self.CT, hi), (self.T_HAT, self.END)]
+        return [(self.DK_T, self.DK_Z), (self.CT, hi), (self.UC, self.VC + 512),
+                (self.T_HAT, self.END)]
 
     @property
     def status_addr(self) -> int:
