@@ -40,6 +40,39 @@ def _with_dump(src: str) -> str:
     return "\n".join(lines[:i] + _dump() + lines[i:]) + "\n"
 
 
+def _decoded(blob, d, n):
+    """ByteDecode_d of blob (little-endian bit stream), n coefficients."""
+    v = int.from_bytes(blob, "little")
+    return [(v >> (d * i)) & ((1 << d) - 1) for i in range(n)]
+
+
+def _public_image(ref, p, flat, ek, c):
+    """flat (the DMEM image) with what decaps' public buffers hold at the end (kyber-py):
+    the decoded u, v (y << (16 - d)) at UC, VC; t_hat = ByteDecode12 of ek in p.t_polys, then the A_hat^T row buffers (p.rows; sampled
+    after the t_hat decode): buffer b = A_hat^T[i] = (A_hat[j][i])_j for the last row i with
+    i % 2 == b; 16-bit little-endian coefficients."""
+    def enc(coeffs):
+        return b"".join(x.to_bytes(2, "little") for x in coeffs)
+    k = p.k
+    t = []
+    for i in range(0, 384 * k, 3):
+        b0, b1, b2 = ek[i:i + 3]
+        t += [b0 | (b1 & 15) << 8, b1 >> 4 | b2 << 4]
+    # the decoded ciphertext as the re-encryption check keeps it: y << (16 - d)
+    u = _decoded(c[:32 * p.du * k], p.du, 256 * k)
+    flat[p.UC:p.UC + 512 * k] = enc([y << (16 - p.du) for y in u])
+    v = _decoded(c[32 * p.du * k:], p.dv, 256)
+    flat[p.VC:p.VC + 512] = enc([y << (16 - p.dv) for y in v])
+    for n, addr in enumerate(p.t_polys):
+        flat[addr:addr + 512] = enc(t[256 * n:256 * n + 256])
+    a_hat = ref._generate_matrix_from_seed(ek[384 * k:])
+    for b in range(2):
+        i = max(i for i in range(k) if i % 2 == b)
+        for j, addr in enumerate(p.rows[b]):
+            flat[addr:addr + 512] = enc(a_hat[j, i].coeffs)
+    return flat
+
+
 def _case(op, param, seed, bad_ek=False):
     """(program with the dump, DMEM image, keep ranges, check(dmem) -> None or error)."""
     ref = REF[param]
@@ -65,6 +98,16 @@ def _case(op, param, seed, bad_ek=False):
         _, c = ref._encaps_internal(ek, m)
         img, keep = p.image(dk=dk, c=c), [(p.K_OUT, p.K_OUT + 32)]
         want = ref._decaps_internal(dk, c)
+        # decaps keeps public bytes (Decaps.public_kept: constant tables, ek, H(ek), c, the
+        # decoded u, v and t_hat, the A_hat^T rows): they must hold exactly their public values
+        flat = bytearray(MEM)
+        for a, blob in img.items():
+            flat[a:a + len(blob)] = blob
+        flat = _public_image(ref, p, flat, ek, c)
+        public = {(lo, hi): bytes(flat[lo:hi]) for lo, hi in p.public_kept()}
+        keep += list(public)
+    if op != "decaps":
+        public = {}
     keep.append((p.status_addr, p.status_addr + 32))
     code = status.EK_INVALID if bad_ek else status.OK
 
@@ -79,6 +122,11 @@ def _case(op, param, seed, bad_ek=False):
         if any(regs):
             nz = [i for i in range(0, len(regs), 32) if any(regs[i:i + 32])]
             return f"registers not zero (dump words {[i // 32 for i in nz]}: 0..15 WDRs, 16 ACC, 17.. GPRs)"
+        for (lo, hi), blob in public.items():
+            # the register dump's words (checked zero above) may lie in the 768 row buffers
+            top = min(hi, DUMP)
+            if bytes(dmem[lo:top]) != blob[:max(0, top - lo)]:
+                return f"public bytes [{lo:#x}, {hi:#x}) differ from their image"
         for a in range(0, MEM, 32):
             if not any(lo <= a < hi for lo, hi in keep) and any(dmem[a:a + 32]):
                 return f"DMEM word {a:#x} not zero after the wipe"
@@ -109,12 +157,24 @@ def test_failed_ek_check_leaves_only_the_status(param):
 
 
 def test_seeded_leftover_is_caught():
-    """The check fails when the wipe leaves one register or one DMEM word (seeded: lines
-    after the wipe, before the dump)."""
+    """The check fails when the wipe leaves one register or one DMEM word, or a word of the
+    kept public bytes (constant tables, ek, c, A_hat^T rows) differs from its image (seeded:
+    lines after the wipe, before the dump)."""
     src, img, check = _case("decaps", 512, seed=1)
+    from ip.acc.kernels.mlkem.decaps import decaps
+    assert any(2400 in range(lo, hi) for lo, hi in decaps(512).public_kept())
+    end, msk = decaps(512).END, decaps(512).MSK          # MSK: m' masks, secret, wiped
+    assert not any(msk in range(lo, hi) for lo, hi in decaps(512).public_kept())
+    assert any(end - 32 in range(lo, hi) for lo, hi in decaps(512).public_kept())
     for extra, want in (("addi x7, x0, 1", "registers not zero"),
-                        ("addi x5, x0, 3\nbn.bcast w5, x5\nbn.sw w5, 8192(x0)\n"
-                         "bn.xor w5, w5, w5\naddi x5, x0, 0", "DMEM word 0x2000")):
+                        (f"addi x5, x0, 3\nbn.bcast w5, x5\nbn.sw w5, {msk}(x0)\n"
+                         "bn.xor w5, w5, w5\naddi x5, x0, 0", f"DMEM word {msk:#x}"),
+                        # a (secret) word over a kept public table
+                        ("addi x5, x0, 3\nbn.bcast w5, x5\nbn.sw w5, 2400(x0)\n"
+                         "bn.xor w5, w5, w5\naddi x5, x0, 0", "public bytes"),
+                        # a word over the kept A_hat^T row buffers (end of the layout)
+                        (f"addi x5, x0, 3\nbn.bcast w5, x5\nbn.sw w5, {end - 32}(x0)\n"
+                         "bn.xor w5, w5, w5\naddi x5, x0, 0", "public bytes")):
         bad = src.replace(f"bn.sw w0, {DUMP}(x0)", f"{extra}\nbn.sw w0, {DUMP}(x0)", 1)
         r = IssBackend(acc_block.IMEM_SIZE, MEM).run(assemble(bad, "d.s"), image(img, MEM), 200_000)
         assert r.halt == "ecall"
