@@ -59,6 +59,7 @@ x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter; the sub
 use x1..x17, x20, x23.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.asm_util import wipe_all_but
 from ip.acc.kernels.mldsa import ntt
 from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4, pack_fields
 from ip.acc.block import DMEM_SIZE
@@ -313,8 +314,9 @@ class Keygen:
             ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.SK + 64)}",
              f"bn.sw w2, {_m(self.SK + 96)}"]
 
-    def phases(self):
-        """[(name, lines)] of the main line (the subroutines follow the ecall)."""
+    def phases(self, wipe: bool = True):
+        """[(name, lines)] of the main line (the subroutines follow the ecall); the last
+        one the end wipe (wipe=False: without it, e.g. to run in a DMEM cut to END)."""
         ph = [("H(xi || k || l)", VMODE1 + ["kmac.acq"] + self._h_seed())]
         ph.append(("s1: sample, pack, NTT", self._s1_phase()))
         init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k // self.G}"] + \
@@ -323,12 +325,17 @@ class Keygen:
                    "Power2Round, pack", init + ["group_loop:"] + self._group() +
                    ["bne x29, x0, group_loop"]))
         ph.append(("tr = H(pk)", self._tr() + ["kmac.rel"]))
+        if wipe:
+            ph.append(("wipe: DMEM but pk | sk, every register", wipe_all_but(
+                [(self.PK, self.PK + self.pk_len), (self.SK, self.SK + self.sk_len)],
+                DMEM_SIZE)))
         return ph
 
-    def program(self) -> str:
-        """ML-DSA.KeyGen_internal: xi at XI -> pk at PK, sk at SK."""
+    def program(self, wipe: bool = True) -> str:
+        """ML-DSA.KeyGen_internal: xi at XI -> pk at PK, sk at SK; then (wipe) all of DMEM
+        (acc_block.DMEM_SIZE) but pk and sk and every register zeroed."""
         lines = []
-        for _, L in self.phases():
+        for _, L in self.phases(wipe):
             lines += L
         lines += ["ecall"] + self.subroutines()
         return "\n".join(sched.schedule(lines)) + "\n"

@@ -231,7 +231,7 @@ def z_phases():
 
 def length_check():
     """After x4 = len(M'): STATUS = 1 and stop when it exceeds MSG_MAX."""
-    return sign32.length_check(MSG_MAX)
+    return sign32.length_check(MSG_MAX, DMEM)
 
 
 def sign_phases(external_mu=False):
@@ -264,6 +264,8 @@ def sign_phases(external_mu=False):
     ph.append(("kappa += l", [f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
                               f"sw x1, {KAPPA}(x0)"]))
     ph += packing.sig_encode_phases(ctil=CTIL, z=None, sig=SIG, xc=XC)
+    ph.append(("wipe: DMEM but the signature, kappa, status; every register",
+               sign32.end_wipe(SIG, DMEM)))
     return ph
 
 
