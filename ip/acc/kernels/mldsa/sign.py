@@ -18,7 +18,10 @@ iterations median 4, mean 5.08. IMEM 21 428 B, peak DMEM 31 776 B, registers w0.
 iteration ~20.4 k when rejected at z, ~26.3 k at r0; pre-loop 5.2 k, c t0 + hint 10.7 k,
 sigEncode 3.8 k (doc/architecture.md 3.4). The norm checks always run over all coefficients (no early exit
 inside a check). The M' length check (STATUS) added 5 cycles to every signature and 28 B of
-IMEM (21 456 B; measured on 20 signatures, `--n 20 --seed 2`: every count +5).
+IMEM (21 456 B; measured on 20 signatures, `--n 20 --seed 2`: every count +5). The end
+wipe (end_wipe: all of the 32 KiB DMEM but the signature, kappa and the status word, every
+register; issue #24 item 5) adds 993 cycles to every signature (mldsa_preloaded: 122 147 ->
+123 140) and 572 B of IMEM (22 028 B); the length refusal wipes too.
 
 Inputs placed by the host: the secret key (4032 B) at SK, M' (the formatted message, as
 dilithium-py's _sign_internal takes it; at most MSG_MAX bytes) at MSG, its length in bytes
