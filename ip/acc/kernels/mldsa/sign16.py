@@ -47,8 +47,8 @@ signatures (`--program sign`; iterations median 5, mean 4.8):
 
 (sign.py measured before its M' length check, which adds 5 cycles to each.) On the silicon
 SoC's RTL (block soc, 16 KiB ACC memories, sim/tests/test_silicon.py, firmware
-mldsa16_preloaded) the 4-iteration signature of mldsa_preloaded took 156 881 ACC cycles
-before the wipe, equal to the ISS (157 361 on the ISS with it).
+mldsa16_preloaded) the 4-iteration signature of mldsa_preloaded takes 157 361 ACC cycles,
+equal to the ISS (156 881 before the end wipe).
 
 Wipe (issue #24 item 5; +480 cycles a signature, +568 B IMEM, no DMEM): after sigEncode
 (the KMAC released after z), all of DMEM zeroed but the signature (with the 3 zero bytes
