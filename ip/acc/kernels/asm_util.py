@@ -108,3 +108,33 @@ def zero_registers(wdrs: int = 16) -> list[str]:
     before its ecall, so that no secret outlives it in the registers."""
     return ["bn.xor w0, w0, w0", "bn.wsrw ACC, w0"] + \
         [f"bn.mov w{i}, w0" for i in range(1, wdrs)] + [f"addi x{i}, x0, 0" for i in range(1, 32)]
+
+
+def wipe_all_but(keep, size: int, ptr: int = 5) -> list[str]:
+    """The end of an operation (before its ecall; the KMAC released by the caller): DMEM
+    [0, size) zeroed but the byte ranges `keep` [(lo, hi)], 4-byte aligned (outputs, a
+    status word, a counter the host reads), then every register zeroed (zero_registers).
+    Whole 32-byte words outside keep go by wipe_dmem; the rest of a word keep only partly
+    covers by 32-bit stores of x0 (the words of an unaligned output's first and last
+    32 bytes)."""
+    words = []
+    for lo, hi in sorted(keep):
+        assert lo % 4 == 0 and hi % 4 == 0 and 0 <= lo < hi <= size, (lo, hi)
+        lo, hi = lo // 32 * 32, -(-hi // 32) * 32
+        if words and lo <= words[-1][1]:
+            words[-1] = (words[-1][0], max(hi, words[-1][1]))
+        else:
+            words.append((lo, hi))
+    partial = [a for lo, hi in words for a in range(lo, hi, 4)
+               if not any(k0 <= a < k1 for k0, k1 in keep)]
+    out = ["bn.xor w0, w0, w0"] + wipe_dmem(words, size, ptr=ptr)
+    base = None
+    for a in partial:
+        if a < 2048:                                  # x0-based reaches the low 2 KiB
+            out.append(f"sw x0, {a}(x0)")
+            continue
+        if base is None or not 0 <= a - base < 2048:
+            base = a
+            out += li(ptr, base)
+        out.append(f"sw x0, {a - base}(x{ptr})")
+    return out + zero_registers()

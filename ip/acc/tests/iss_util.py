@@ -84,3 +84,28 @@ BAD_WDR = [
     wdr_word("bn.ext", grd=1, wrs=18, lane=0),
     wdr_word("kmac.dig", wrd=30),
 ]
+
+
+def register_dump(at: int) -> list[str]:
+    """Lines that store w0..w15, ACC and x1..x31 (packed by bn.ins into w0..w3, 8 a word)
+    at DMEM at (21 words, x0-based: at + 672 <= 16 KiB): put before an ecall, they make the
+    registers at the end of a program visible in its DMEM (the wipe tests), on the ISS and
+    on the RTL alike."""
+    L = [f"bn.sw w{i}, {at + 32 * i}(x0)" for i in range(16)]
+    L += ["bn.wsrr w0, ACC", f"bn.sw w0, {at + 512}(x0)"]
+    for g in range(4):
+        for lane in range(8):
+            x = 1 + 8 * g + lane
+            if x < 32:
+                L.append(f"bn.ins w{g}, x{x}, {lane}")
+    return L + [f"bn.sw w{g}, {at + 544 + 32 * g}(x0)" for g in range(4)]
+
+
+DUMP_BYTES = 32 * 21
+
+
+def dump_before(src: str, index: int, at: int) -> str:
+    """src with register_dump(at) before its line `index` (an ecall)."""
+    lines = src.splitlines()
+    assert lines[index] == "ecall", lines[index]
+    return "\n".join(lines[:index] + register_dump(at) + lines[index:]) + "\n"

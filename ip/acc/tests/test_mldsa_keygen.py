@@ -19,17 +19,18 @@ PARAMS = sorted(REF)
 _WORDS = {}
 
 
-def _words(param):
-    if param not in _WORDS:
-        _WORDS[param] = assemble(keygen(param).program(), f"mldsa{param}_keygen.s")
-    return _WORDS[param]
+def _words(param, wipe=True):
+    if (param, wipe) not in _WORDS:
+        _WORDS[param, wipe] = assemble(keygen(param).program(wipe), f"mldsa{param}_keygen.s")
+    return _WORDS[param, wipe]
 
 
-def _run(param, xi, dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE):
-    """Keygen of the set on an ISS with the given memories: (pk, sk, halt)."""
+def _run(param, xi, dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE, wipe=True):
+    """Keygen of the set on an ISS with the given memories: (pk, sk, halt); wipe=False:
+    the program without its end wipe (which covers all of DMEM)."""
     kg = keygen(param)
     sim = Iss(dmem_size=dmem_size, imem_size=imem_size)
-    sim.load_program(_words(param))
+    sim.load_program(_words(param, wipe))
     for a, b in kg.image(xi).items():
         sim.dmem.write_bytes(a, b)
     h = sim.run(max_cycles=500_000)
@@ -68,17 +69,19 @@ def test_keygen_equals_cryptography(param):
 
 
 def test_keygen_fits_taped_out_memories():
-    """Every set within 16 KiB IMEM / DMEM (block.py), and runs with the DMEM cut to its
-    own END and the IMEM to its program; a different xi changes pk (no output is taken
-    from the image)."""
+    """Every set within 16 KiB IMEM / DMEM (block.py), and runs with the IMEM cut to its
+    program; without the end wipe (which zeroes all of DMEM) with the DMEM cut to its own
+    END; a different xi changes pk (no output is taken from the image)."""
     for param in PARAMS:
         kg = keygen(param)
         imem = 4 * len(_words(param))
         assert imem <= acc_block.IMEM_SIZE and kg.END <= acc_block.DMEM_SIZE, (param, imem, kg.END)
         xi = bytes(range(32))
-        pk, sk, _ = _run(param, xi, dmem_size=kg.END, imem_size=imem)
+        pk, sk, _ = _run(param, xi, imem_size=imem)
         assert (pk, sk) == REF[param]._keygen_internal(xi)
-        pk2, _, _ = _run(param, bytes([1]) + xi[1:], dmem_size=kg.END, imem_size=imem)
+        pk1, sk1, _ = _run(param, xi, dmem_size=kg.END, wipe=False)
+        assert (pk1, sk1) == (pk, sk)
+        pk2, _, _ = _run(param, bytes([1]) + xi[1:], imem_size=imem)
         assert pk2 != pk
 
 

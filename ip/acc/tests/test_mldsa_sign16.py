@@ -77,15 +77,17 @@ def test_sign16_cryptography():
 
 
 def test_sign16_refuses_long_message():
-    """A length word beyond MSG_MAX: STATUS = 1, nothing hashed or signed (the signature
-    area keeps its image bytes); MSG_MAX itself is accepted as far as the length check
-    (mu of an MSG_MAX-byte M' equals dilithium-py's)."""
+    """A length word beyond MSG_MAX: STATUS = 1, nothing hashed or signed, DMEM wiped but
+    the status word (the key too; test_mldsa_wipe.py checks every byte and register);
+    MSG_MAX itself is accepted as far as the length check (mu of an MSG_MAX-byte M'
+    equals dilithium-py's)."""
     _, sk, _, r = _case(5)
     msg = bytes(range(256)) * (ms.MSG_MAX // 256) + bytes(ms.MSG_MAX % 256)
     for mlen in (ms.MSG_MAX + 1, 0xFFFFFFFF):
         sim, h = _run(ms.image(sk, msg, r, mlen=mlen))
         assert sim.dmem.read_bytes(ms.STATUS, 4) == (1).to_bytes(4, "little")
-        assert sim.dmem.read_bytes(ms.MU, 64) == bytes(64) and h.cycles < 100
+        assert sim.dmem.read_bytes(ms.MU, 64) == bytes(64) and h.cycles < 100 + ms.DMEM // 32
+        assert sim.dmem.read_bytes(ms.SK, ms.SK_LEN) == bytes(ms.SK_LEN)
     # the pre-loop alone (hash phases) on the longest M'
     lines = []
     for _, body in ms.sign_phases()[:3]:

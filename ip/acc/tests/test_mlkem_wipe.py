@@ -13,31 +13,20 @@ from ip.acc.dv.jobs import image
 from ip.acc.dv.lockstep import IssBackend
 from ip.acc.kernels.mlkem import status
 from ip.acc.tools.asm import assemble
+from ip.acc.tests.iss_util import DUMP_BYTES, dump_before, register_dump
 
 REF = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}
 MEM = acc_block.DMEM_SIZE
-DUMP = MEM - 32 * 21          # 16 WDRs, ACC, 4 words of GPRs (x1..x31 packed by bn.ins)
+DUMP = MEM - DUMP_BYTES       # 16 WDRs, ACC, 4 words of GPRs (x1..x31 packed by bn.ins)
 
 
 def _dump():
-    """Store w0..w15, ACC and x1..x31 (packed by bn.ins into w0..w3) at DUMP, x0-based."""
-    L = [f"bn.sw w{i}, {DUMP + 32 * i}(x0)" for i in range(16)]
-    L += ["bn.wsrr w0, ACC", f"bn.sw w0, {DUMP + 512}(x0)"]
-    for g in range(4):
-        for lane in range(8):
-            x = 1 + 8 * g + lane
-            if x < 32:
-                L.append(f"bn.ins w{g}, x{x}, {lane}")
-    L += [f"bn.sw w{g}, {DUMP + 544 + 32 * g}(x0)" for g in range(4)]
-    assert DUMP + 544 + 128 <= MEM
-    return L
+    return register_dump(DUMP)
 
 
 def _with_dump(src: str) -> str:
     """The program with the dump before its first (main path's) ecall."""
-    lines = src.splitlines()
-    i = lines.index("ecall")
-    return "\n".join(lines[:i] + _dump() + lines[i:]) + "\n"
+    return dump_before(src, src.splitlines().index("ecall"), DUMP)
 
 
 def _decoded(blob, d, n):

@@ -12,11 +12,18 @@ taped-out 16 KiB IMEM and DMEM (ip/acc/block.py).
 Measured (ISS; the 65 program also on the RTL, equal cycles and DMEM:
 ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_keygen`):
 
-| set | cycles | IMEM B | peak DMEM B | G rows per group | s1_hat kept | NTTs |
-|---|---|---|---|---|---|---|
-| ML-DSA-44 | 12 620 | 9 680 | 15 552 | 4 | 4 of 4 | 4 |
-| ML-DSA-65 | 18 683 | 10 680 | 16 224 | 6 | 1 of 5 | 5 |
-| ML-DSA-87 | 31 972 | 11 468 | 16 096 | 4 | 1 of 7 | 13 |
+| set | cycles | before the wipe | IMEM B | peak DMEM B | G rows per group | s1_hat kept | NTTs |
+|---|---|---|---|---|---|---|---|
+| ML-DSA-44 | 13 063 | 12 620 | 9 892 | 15 552 | 4 | 4 of 4 | 4 |
+| ML-DSA-65 | 19 086 | 18 709 | 10 892 | 16 224 | 6 | 1 of 5 | 5 |
+| ML-DSA-87 | 32 305 | 31 975 | 11 680 | 16 096 | 4 | 1 of 7 | 13 |
+
+(xi from seed 7, the benchmark's.) The end wipe (issue #24 item 5; +443 / +377 / +330
+cycles, +212 B IMEM): after tr, the KMAC released (it clears its state on release), all of
+the 16 KiB DMEM but pk and sk zeroed (wide stores, 1 cycle a word) and every WDR, ACC and
+GPR (asm_util.wipe_all_but); ip/acc/tests/test_mldsa_wipe.py checks every byte and
+register on the ISS (every set) and the RTL (44). Peak DMEM is the data's; the wipe covers
+all of it (program(wipe=False) runs in a DMEM cut to END).
 
 The core is the bottleneck (the samplers finish in its shadow; the count hardly varies
 with xi). ML-DSA-87 pays for its memory: s1_hat does not fit beside pk, sk and the work
@@ -39,7 +46,8 @@ Program (VMODE 1, KMAC port held throughout):
      u = t + 2^12 - 1 with t = INTT(..) + s2[i]; Power2Round: t1 = u >> 13 (10 bits,
      pk) and the sk field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (13 bits), both packed
      in one pass (pack_fields).
-  4. tr = H(pk, 64) from the pk bytes in DMEM -> sk.
+  4. tr = H(pk, 64) from the pk bytes in DMEM -> sk; KMAC released.
+  5. wipe: DMEM but pk and sk, every register, zeroed; ecall.
 Each sampler job starts as soon as the core no longer reads its buffer (three 1 KiB
 buffers rotate as A_hat tiles and re-made s1_hat), so it runs in the shadow of the core
 work before it. G and the number of kept s1_hat are chosen per set for the fewest NTTs
@@ -59,6 +67,7 @@ x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter; the sub
 use x1..x17, x20, x23.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.asm_util import wipe_all_but
 from ip.acc.kernels.mldsa import ntt
 from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4, pack_fields
 from ip.acc.block import DMEM_SIZE
@@ -313,8 +322,9 @@ class Keygen:
             ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.SK + 64)}",
              f"bn.sw w2, {_m(self.SK + 96)}"]
 
-    def phases(self):
-        """[(name, lines)] of the main line (the subroutines follow the ecall)."""
+    def phases(self, wipe: bool = True):
+        """[(name, lines)] of the main line (the subroutines follow the ecall); the last
+        one the end wipe (wipe=False: without it, e.g. to run in a DMEM cut to END)."""
         ph = [("H(xi || k || l)", VMODE1 + ["kmac.acq"] + self._h_seed())]
         ph.append(("s1: sample, pack, NTT", self._s1_phase()))
         init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k // self.G}"] + \
@@ -323,12 +333,17 @@ class Keygen:
                    "Power2Round, pack", init + ["group_loop:"] + self._group() +
                    ["bne x29, x0, group_loop"]))
         ph.append(("tr = H(pk)", self._tr() + ["kmac.rel"]))
+        if wipe:
+            ph.append(("wipe: DMEM but pk | sk, every register", wipe_all_but(
+                [(self.PK, self.PK + self.pk_len), (self.SK, self.SK + self.sk_len)],
+                DMEM_SIZE)))
         return ph
 
-    def program(self) -> str:
-        """ML-DSA.KeyGen_internal: xi at XI -> pk at PK, sk at SK."""
+    def program(self, wipe: bool = True) -> str:
+        """ML-DSA.KeyGen_internal: xi at XI -> pk at PK, sk at SK; then (wipe) all of DMEM
+        (acc_block.DMEM_SIZE) but pk and sk and every register zeroed."""
         lines = []
-        for _, L in self.phases():
+        for _, L in self.phases(wipe):
             lines += L
         lines += ["ecall"] + self.subroutines()
         return "\n".join(sched.schedule(lines)) + "\n"

@@ -18,7 +18,10 @@ iterations median 4, mean 5.08. IMEM 21 428 B, peak DMEM 31 776 B, registers w0.
 iteration ~20.4 k when rejected at z, ~26.3 k at r0; pre-loop 5.2 k, c t0 + hint 10.7 k,
 sigEncode 3.8 k (doc/architecture.md 3.4). The norm checks always run over all coefficients (no early exit
 inside a check). The M' length check (STATUS) added 5 cycles to every signature and 28 B of
-IMEM (21 456 B; measured on 20 signatures, `--n 20 --seed 2`: every count +5).
+IMEM (21 456 B; measured on 20 signatures, `--n 20 --seed 2`: every count +5). The end
+wipe (end_wipe: all of the 32 KiB DMEM but the signature, kappa and the status word, every
+register; issue #24 item 5) adds 993 cycles to every signature (mldsa_preloaded: 122 147 ->
+123 140) and 572 B of IMEM (22 028 B); the length refusal wipes too.
 
 Inputs placed by the host: the secret key (4032 B) at SK, M' (the formatted message, as
 dilithium-py's _sign_internal takes it; at most MSG_MAX bytes) at MSG, its length in bytes
@@ -68,7 +71,8 @@ DMEM layout (bytes; peak = END = 31 776 of 32 768):
 SK = T0P - 1536 = 26752: the host writes the whole key there; rho, K, tr, s1, s2 lie in W
 (dead before the loop), t0 at T0P.
 """
-from ip.acc.kernels.asm_util import li as _li, mem as _m, u32 as _u32
+from ip.acc.block import LARGE_DMEM_SIZE
+from ip.acc.kernels.asm_util import li as _li, mem as _m, u32 as _u32, wipe_all_but
 from ip.acc.kernels.mldsa import layout, packing, products, rounding, sampling
 from ip.acc.kernels.mldsa.layout import KAPPA, VMODE1
 from ip.acc.kernels.mldsa.params import K, L
@@ -100,6 +104,7 @@ MSG_MAX = W - MSG
 SIG = YH + 16                # signature (3309 B; z part at SIG + 48, hint at SIG + 3248)
 SIG_LEN = layout.SIG_LEN
 END = layout.XEND            # peak DMEM
+DMEM = LARGE_DMEM_SIZE       # the memories this program runs in (the end wipe covers all)
 
 assert CNT + 32 <= S1H and T0P + K * 416 <= layout.XC and SK >= W and SK % 32 == 0
 assert all(a % 32 == 0 for a in (S1H, S2H, YH, ABUF, W, T0P, CTIL, MC, RND))
@@ -139,16 +144,29 @@ def pre_phases():
     """mu = SHAKE256(tr || M', 64), rho'' = SHAKE256(K || rnd || mu, 64), rho -> RHO,
     kappa = 0; skDecode s1, s2 + NTT -> S1H, S2H."""
     ph = [("status = 0", [f"sw x0, {STATUS}(x0)"])]
-    ph += hash_phases(SK, MSG, head=length_check(MSG_MAX))
+    ph += hash_phases(SK, MSG, head=length_check(MSG_MAX, DMEM))
     ph += packing.keydec_phases(s1h=S1H, s2h=S2H, t0h=None, sk=SK, t0=False)
     return ph
 
 
-def length_check(msg_max):
-    """After x4 = len(M') (public): a length beyond the M' buffer is refused: STATUS = 1
-    and the program stops (no byte past the buffer is hashed)."""
+def length_check(msg_max, dmem):
+    """After x4 = len(M') (public; the KMAC held): a length beyond the M' buffer is
+    refused: STATUS = 1, the KMAC released, all of DMEM (dmem bytes) but the status word and
+    every register zeroed (the key the host placed does not outlive the refusal), and the
+    program stops (no byte past the buffer is hashed)."""
     return _li(5, msg_max) + ["bgeu x5, x4, len_ok", "addi x5, x0, 1",
-                              f"sw x5, {STATUS}(x0)", "ecall", "len_ok:"]
+                              f"sw x5, {STATUS}(x0)", "kmac.rel"] + \
+        wipe_all_but([(STATUS, STATUS + 4)], dmem) + ["ecall", "len_ok:"]
+
+
+def end_wipe(sig, dmem):
+    """The end of a signing program (the KMAC already released): all of DMEM (dmem bytes)
+    zeroed but the signature at sig (with the 3 bytes after it, which the hint packing
+    writes as zeros: the keep ranges are 4-byte aligned), kappa (the host reads the
+    iteration count) and the status word; then every register (asm_util.wipe_all_but)."""
+    end = sig + SIG_LEN + 3
+    assert end % 4 == 0
+    return wipe_all_but([(sig, end), (KAPPA, KAPPA + 4), (STATUS, STATUS + 4)], dmem)
 
 
 def hash_phases(sk, msg, head=()):
@@ -203,6 +221,8 @@ def sign_phases():
     ph += rounding.ct0_hint_t0_phases(ch=CH, t=T, w=W, t0p=T0P, cnt=CNT)
     ph.append(("c t0 / hint rejected?", _reject("ct0")))
     ph += packing.sig_encode_phases(ctil=CTIL, z=YH, sig=SIG)
+    ph.append(("wipe: DMEM but the signature, kappa, status; every register",
+               end_wipe(SIG, DMEM)))
     return ph
 
 

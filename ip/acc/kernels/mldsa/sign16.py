@@ -42,12 +42,20 @@ signatures (`--program sign`; iterations median 5, mean 4.8):
 | sign.py (32 KiB memories) | 21 428 | 31 776 | 139 496 | 136 983 | 47 117 | 265 250 |
 | sign16, one A tile | 10 332 | 15 968 | 190 527 | 184 466 | 55 304 | 356 673 |
 | sign16, two A tiles | 10 680 | 16 384 | 173 181 | 167 806 | 51 835 | 322 029 |
-| sign16, + each ExpandMask SHAKE256 started early (this program) | 10 728 | 16 384 | 172 391 | 167 038 | 51 565 | 320 609 |
+| sign16, + each ExpandMask SHAKE256 started early | 10 728 | 16 384 | 172 391 | 167 038 | 51 565 | 320 609 |
+| sign16, + end-of-operation wipe (this program) | 11 296 | 16 384 | 172 871 | 167 518 | 52 045 | 321 089 |
 
 (sign.py measured before its M' length check, which adds 5 cycles to each.) On the silicon
 SoC's RTL (block soc, 16 KiB ACC memories, sim/tests/test_silicon.py, firmware
-mldsa16_preloaded) the 4-iteration signature of mldsa_preloaded takes 156 881 ACC cycles,
-equal to the ISS.
+mldsa16_preloaded) the 4-iteration signature of mldsa_preloaded takes 157 361 ACC cycles,
+equal to the ISS (156 881 before the end wipe).
+
+Wipe (issue #24 item 5; +480 cycles a signature, +568 B IMEM, no DMEM): after sigEncode
+(the KMAC released after z), all of DMEM zeroed but the signature (with the 3 zero bytes
+after it), kappa (the host reads the iteration count) and the status word, then every WDR,
+ACC and GPR (sign.end_wipe, asm_util.wipe_all_but); the length refusal wipes all but the
+status word (the key the host placed included). ip/acc/tests/test_mldsa_wipe.py checks
+every byte and register.
 
 NTT / INTT as subroutines instead of inline (measured on the two-tile version): IMEM
 10 680 B instead of 21 284 B for +184 cycles per signature accepted at once (seeds 4 and 13:
@@ -231,7 +239,7 @@ def z_phases():
 
 def length_check():
     """After x4 = len(M'): STATUS = 1 and stop when it exceeds MSG_MAX."""
-    return sign32.length_check(MSG_MAX)
+    return sign32.length_check(MSG_MAX, DMEM)
 
 
 def sign_phases(external_mu=False):
@@ -264,6 +272,8 @@ def sign_phases(external_mu=False):
     ph.append(("kappa += l", [f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
                               f"sw x1, {KAPPA}(x0)"]))
     ph += packing.sig_encode_phases(ctil=CTIL, z=None, sig=SIG, xc=XC)
+    ph.append(("wipe: DMEM but the signature, kappa, status; every register",
+               sign32.end_wipe(SIG, DMEM)))
     return ph
 
 

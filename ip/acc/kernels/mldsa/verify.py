@@ -2,7 +2,9 @@
 as one program for ML-DSA-44, -65 and -87 (the parameter set is the argument, params.FULL),
 strict (sigDecode / HintBitUnpack, Alg. 27 / 21, checked by the program), within the
 taped-out 16 KiB IMEM and DMEM (ip/acc/block.py). Verification handles public data only:
-the program branches on it freely (early exits on a malformed signature).
+the program branches on it freely (early exits on a malformed signature), and it has no
+end-of-operation wipe (issue #24 item 5: nothing secret to outlive it; keygen and the
+signers have one).
 
     v = verify(65)
     src = v.program()
