@@ -149,6 +149,27 @@ def mldsa_keygen(param: int, xi: bytes, engine: str = "iss") -> dict:
     return {"pk": pk, "sk": sk, "cycles": r.cycles}
 
 
+def _m_prime(msg, ctx: bytes, mu, msg_max: int, program: str) -> bytes:
+    """M' = 0 || len(ctx) || ctx || msg (FIPS 204 Alg. 2 / 3, pure ML-DSA), b"" with an
+    external mu; BadInput for a missing or doubled input, a context over 255 bytes, a mu not
+    64 bytes, or an M' over the program's buffer (msg_max bytes)."""
+    if mu is not None:
+        if msg is not None or ctx:
+            raise BadInput("give either mu or the message (and context), not both")
+        if len(mu) != 64:
+            raise BadInput(f"mu is {len(mu)} bytes, ML-DSA needs 64")
+        return b""
+    if msg is None:
+        raise BadInput("give the message (or mu)")
+    if len(ctx) > 255:
+        raise BadInput(f"the context is {len(ctx)} bytes, ML-DSA allows at most 255")
+    m_prime = bytes([0, len(ctx)]) + bytes(ctx) + bytes(msg)
+    if len(m_prime) > msg_max:
+        raise BadInput(f"M' (0 || len(ctx) || ctx || msg) is {len(m_prime)} bytes, the "
+                       f"{program} takes at most {msg_max} (give mu instead)")
+    return m_prime
+
+
 def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: bytes = b"",
                  engine: str = "iss", mu: bytes | None = None) -> dict:
     """ML-DSA.Verify (FIPS 204 Alg. 3, pure: M' = 0 || len(ctx) || ctx || msg, formed here)
@@ -164,22 +185,8 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
     for name, value, length in (("pk", pk, v.pk_len), ("sig", sig, v.sig_len)):
         if len(value) != length:
             raise BadInput(f"{name} is {len(value)} bytes, ML-DSA-{param} needs {length}")
-    if mu is not None:
-        if msg is not None or ctx:
-            raise BadInput("give either mu or the message (and context), not both")
-        if len(mu) != 64:
-            raise BadInput(f"mu is {len(mu)} bytes, ML-DSA needs 64")
-        img = v.image(pk, sig, mu=mu)
-    else:
-        if msg is None:
-            raise BadInput("give the message (or mu)")
-        if len(ctx) > 255:
-            raise BadInput(f"the context is {len(ctx)} bytes, ML-DSA allows at most 255")
-        m_prime = bytes([0, len(ctx)]) + bytes(ctx) + bytes(msg)
-        if len(m_prime) > v.MSG_MAX:
-            raise BadInput(f"M' (0 || len(ctx) || ctx || msg) is {len(m_prime)} bytes, the "
-                           f"ML-DSA-{param} program takes at most {v.MSG_MAX} (give mu instead)")
-        img = v.image(pk, sig, msg_prime=m_prime)
+    m_prime = _m_prime(msg, ctx, mu, v.MSG_MAX, f"ML-DSA-{param} program")
+    img = v.image(pk, sig, mu=mu) if mu is not None else v.image(pk, sig, msg_prime=m_prime)
     r = _run(v.program(), img, engine, f"mldsa{param}_verify")
     status = v.status(r.dmem)
     return {"valid": status == STATUS_VALID, "status": STATUS_NAMES.get(status, str(status)),
@@ -222,23 +229,8 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
         rnd = bytes(32)
     elif len(rnd) != 32:
         raise BadInput(f"rnd is {len(rnd)} bytes, ML-DSA needs 32")
-    if mu is not None:
-        if msg is not None or ctx:
-            raise BadInput("give either mu or the message (and context), not both")
-        if len(mu) != 64:
-            raise BadInput(f"mu is {len(mu)} bytes, ML-DSA needs 64")
-        program, m_prime = sign16.sign_program(external_mu=True), b""
-    else:
-        if msg is None:
-            raise BadInput("give the message (or mu)")
-        if len(ctx) > 255:
-            raise BadInput(f"the context is {len(ctx)} bytes, ML-DSA allows at most 255")
-        m_prime = bytes([0, len(ctx)]) + bytes(ctx) + bytes(msg)
-        if len(m_prime) > sign16.MSG_MAX:
-            raise BadInput(f"M' (0 || len(ctx) || ctx || msg) is {len(m_prime)} bytes, the "
-                           f"ML-DSA-{param} signing program takes at most {sign16.MSG_MAX} "
-                           f"(give mu instead)")
-        program = sign16.sign_program()
+    m_prime = _m_prime(msg, ctx, mu, sign16.MSG_MAX, f"ML-DSA-{param} signing program")
+    program = sign16.sign_program(external_mu=mu is not None)
     try:
         img = sign16.image(sk, m_prime, rnd, mu=mu)
     except ValueError as e:            # the checks above come first; this is a backstop
