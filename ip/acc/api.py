@@ -196,8 +196,7 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
 # Signing programs on the ACC: kernels/mldsa/sign16.py (the taped-out 16 KiB memories) is
 # ML-DSA-65 only; the 44 / 87 generator pieces are not written (sign16.plan()).
 MLDSA_SIGN_PARAMS = (65,)
-# sign16's STATUS word (kernels/mldsa/sign.py length_check): 0 = went through, 1 = refused
-SIGN_STATUS_NAMES = {0: "ok", 1: "M' longer than the program's buffer (MSG_MAX): nothing signed"}
+# the signing programs' STATUS word (kernels/mldsa/sign.py: one source)
 # The rejection loop has no bound of its own (FIPS 204 Alg. 7); an iteration costs at most
 # ~53 k cycles (sign16's docstring), so this is ~190 iterations, each accepted with p ~ 0.2:
 # never reached by a correct run (as ip/acc/dv/jobs.py measure_mldsa_sign).
@@ -215,7 +214,7 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
     ML-DSA-65 only (BadInput naming the missing program for 44 / 87); wrong lengths, a
     context over 255 bytes or an M' longer than the program's buffer (MSG_MAX; give mu
     instead) raise BadInput; a status word other than OK raises ApiError naming it."""
-    from ip.acc.kernels.mldsa import sign16
+    from ip.acc.kernels.mldsa import sign as sign32, sign16
     from ip.acc.kernels.mldsa.layout import KAPPA
     from ip.acc.kernels.mldsa.params import L
     if param not in MLDSA_PARAMS:
@@ -240,9 +239,9 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
     def word(addr):
         return int.from_bytes(r.dmem[addr:addr + 4], "little")
     status = word(sign16.STATUS)
-    if status != 0:
-        raise ApiError(f"{name}: status {status}: "
-                       f"{SIGN_STATUS_NAMES.get(status, 'not a status the program writes')}")
+    if status != sign32.STATUS_OK:
+        raise ApiError(f"{name}: status {status:#x}: "
+                       f"{sign32.STATUS_NAMES.get(status, 'not a status the program writes')}")
     kappa = word(KAPPA)
     # kappa starts at 0 and advances by l in every iteration, the accepted one included
     if kappa == 0 or kappa % L:

@@ -103,9 +103,17 @@ def test_bad_input_is_named_with_status_2(capsys):
 
 def test_a_status_other_than_ok_is_raised(monkeypatch):
     """Seeded error: the image's length word beyond MSG_MAX (the host's check bypassed):
-    the program refuses (STATUS 1, a short run) and the API raises naming the status."""
+    the program refuses (STATUS_MSG_LENGTH, a short run) and the API raises naming the status."""
     real = sign16.image
     monkeypatch.setattr(sign16, "image", lambda sk, msg, rnd, mlen=None, mu=None:
                         real(sk, msg, rnd, mlen=sign16.MSG_MAX + 1, mu=mu))
-    with pytest.raises(api.ApiError, match="status 1: M' longer than the program's buffer"):
+    with pytest.raises(api.ApiError, match="status 0x1: M' longer than the program's buffer"):
+        api.mldsa_sign(65, bytes(sign16.SK_LEN), b"x")
+
+
+def test_a_program_that_stops_early_is_not_a_signature(monkeypatch):
+    """Seeded error: a program that ends at once leaves the status word at 0 (NOT_RUN), which
+    is not OK (OK is non-zero): the API raises rather than return DMEM as a signature."""
+    monkeypatch.setattr(sign16, "sign_program", lambda external_mu=False: "ecall\n")
+    with pytest.raises(api.ApiError, match="status 0x0: not run"):
         api.mldsa_sign(65, bytes(sign16.SK_LEN), b"x")

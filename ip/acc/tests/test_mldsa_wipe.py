@@ -79,7 +79,7 @@ def _sign_case(ms, mem, seed, refuse=False):
         keep = [(ms.STATUS, ms.STATUS + 4)]
 
         def want(d):
-            return None if d[ms.STATUS:ms.STATUS + 4] == (1).to_bytes(4, "little") else "status"
+            return None if d[ms.STATUS:ms.STATUS + 4] == ms.STATUS_MSG_LENGTH.to_bytes(4, "little") else "status"
         return src, image(img, mem), _checker(mem, keep, dump, want)
     stages, ref = dsa_sign_stages(sk, msg, r)
     label = "sign_next" if ms is sign16 else None
@@ -92,7 +92,7 @@ def _sign_case(ms, mem, seed, refuse=False):
             return "signature differs from dilithium-py's"
         if int.from_bytes(d[ms.KAPPA:ms.KAPPA + 4], "little") != 5 * len(stages):
             return "kappa"
-        return None if not any(d[ms.STATUS:ms.STATUS + 4]) else "status"
+        return None if d[ms.STATUS:ms.STATUS + 4] == ms.STATUS_OK.to_bytes(4, "little") else "status"
     return src, image(ms.image(sk, msg, r), mem), _checker(mem, keep, dump, want)
 
 

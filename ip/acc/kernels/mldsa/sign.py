@@ -26,7 +26,8 @@ register; issue #24 item 5) adds 993 cycles to every signature (mldsa_preloaded:
 Inputs placed by the host: the secret key (4032 B) at SK, M' (the formatted message, as
 dilithium-py's _sign_internal takes it; at most MSG_MAX bytes) at MSG, its length in bytes
 (32-bit word) at MLEN, rnd (32 B) at RND, and the constants of const_image() (a length
-beyond MSG_MAX is refused: STATUS = 1, nothing hashed or signed; image() raises). Everything
+beyond MSG_MAX is refused: STATUS_MSG_LENGTH, nothing hashed or signed; image() raises; a signature ends with
+STATUS_OK = 0x600D, so a program that never ran never reads as signed). Everything
 else is computed by the program: mu = H(tr || M', 64) and rho'' = H(K || rnd || mu, 64) on
 the KMAC (SHAKE256 with a declared length; the message tail by the kmac.msg byte mask), rho
 copied out of the key, kappa = 0.
@@ -83,7 +84,14 @@ from ip.acc.tools import sched
 RHO, RHOPP, MU = layout.RHO, layout.RHOPP, layout.MU
 RND = 192                    # rnd (32 B), input
 MLEN = 224                   # len(M') in bytes (word), input
-STATUS = 228                 # word: 0, or 1 = len(M') > MSG_MAX (refused, nothing signed)
+STATUS = 228                 # word: STATUS_NAMES (0 until the program ends)
+# The status word's values (one source: the API, the firmware header and the tests read
+# them here). OK is non-zero so that a program that never ran, or stopped early, never
+# reads as a signature.
+STATUS_NOT_RUN, STATUS_MSG_LENGTH, STATUS_OK = 0, 1, 0x600D
+STATUS_NAMES = {STATUS_NOT_RUN: "not run (the program did not end)",
+                STATUS_MSG_LENGTH: "M' longer than the program's buffer (MSG_MAX): nothing signed",
+                STATUS_OK: "ok"}
 CTIL = layout.KC + 32 * len(layout.CONST_NAMES)
 MC = CTIL + 64               # constant word: 1 in every lane
 CNT = MC + 32                # hint-count lanes (rounding.CNT_REG) saved across decode / NTTs
@@ -151,10 +159,10 @@ def pre_phases():
 
 def length_check(msg_max, dmem):
     """After x4 = len(M') (public; the KMAC held): a length beyond the M' buffer is
-    refused: STATUS = 1, the KMAC released, all of DMEM (dmem bytes) but the status word and
+    refused: STATUS_MSG_LENGTH, the KMAC released, all of DMEM (dmem bytes) but the status word and
     every register zeroed (the key the host placed does not outlive the refusal), and the
     program stops (no byte past the buffer is hashed)."""
-    return _li(5, msg_max) + ["bgeu x5, x4, len_ok", "addi x5, x0, 1",
+    return _li(5, msg_max) + ["bgeu x5, x4, len_ok", f"addi x5, x0, {STATUS_MSG_LENGTH}",
                               f"sw x5, {STATUS}(x0)", "kmac.rel"] + \
         wipe_all_but([(STATUS, STATUS + 4)], dmem) + ["ecall", "len_ok:"]
 
@@ -163,10 +171,11 @@ def end_wipe(sig, dmem):
     """The end of a signing program (the KMAC already released): all of DMEM (dmem bytes)
     zeroed but the signature at sig (with the 3 bytes after it, which the hint packing
     writes as zeros: the keep ranges are 4-byte aligned), kappa (the host reads the
-    iteration count) and the status word; then every register (asm_util.wipe_all_but)."""
+    iteration count) and the status word, set to STATUS_OK first; then every register
+    (asm_util.wipe_all_but)."""
     end = sig + SIG_LEN + 3
     assert end % 4 == 0
-    return wipe_all_but([(sig, end), (KAPPA, KAPPA + 4), (STATUS, STATUS + 4)], dmem)
+    return _li(5, STATUS_OK) + [f"sw x5, {STATUS}(x0)"] + wipe_all_but([(sig, end), (KAPPA, KAPPA + 4), (STATUS, STATUS + 4)], dmem)
 
 
 def hash_phases(sk, msg, head=()):

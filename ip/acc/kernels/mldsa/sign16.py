@@ -6,7 +6,7 @@ taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB each); sign.py
     src = sign_program()
     img = image(sk, msg, rnd)           # {address: bytes}: constants + inputs
     ... run (16 KiB IMEM and DMEM) ...
-    dmem[STATUS] == 0                   # else M' was longer than MSG_MAX: nothing signed
+    dmem[STATUS] == STATUS_OK           # else STATUS_NAMES says why: nothing signed
     sig = dmem[SIG:SIG + SIG_LEN]       # 3309 bytes
 
 What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A tiles):
@@ -28,7 +28,7 @@ What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A til
 
 Inputs placed by the host: the secret key (4032 B) at SK, M' at MSG (at most MSG_MAX =
 8192 bytes; image() raises beyond), its length (word) at MLEN, rnd (32 B) at RND, and
-const_image(). A length word beyond MSG_MAX is refused: STATUS = 1 and the program stops
+const_image(). A length word beyond MSG_MAX is refused: STATUS_MSG_LENGTH and the program stops
 before hashing (no signature). sign_program(external_mu=True) is the external-mu form:
 the host writes mu = H(tr || M', 64) (64 B) at MU instead of M' (any length M'; image(...,
 mu=mu)); 27 instructions fewer, the cycles less the mu hash.
@@ -99,6 +99,7 @@ DMEM = 16 * 1024             # ip/acc/block.py DMEM_SIZE (checked in the tests)
 # ------------------------------------------------------------------ DMEM layout (bytes)
 RHO, RHOPP, MU = layout.RHO, layout.RHOPP, layout.MU
 RND, MLEN, STATUS = sign32.RND, sign32.MLEN, sign32.STATUS
+STATUS_OK, STATUS_MSG_LENGTH, STATUS_NAMES = sign32.STATUS_OK, sign32.STATUS_MSG_LENGTH, sign32.STATUS_NAMES
 XC = layout.KC + 32 * len(layout.CONST_NAMES)
 XAREA = layout.x_area(XC)
 XA = XAREA["XA"]
@@ -238,7 +239,7 @@ def z_phases():
 
 
 def length_check():
-    """After x4 = len(M'): STATUS = 1 and stop when it exceeds MSG_MAX."""
+    """After x4 = len(M'): STATUS_MSG_LENGTH and stop when it exceeds MSG_MAX."""
     return sign32.length_check(MSG_MAX, DMEM)
 
 
