@@ -43,6 +43,7 @@ report: $(PQSOC)
 	$(PQSOC) acc fuzz --count 10000 --seed 1 --backend rtl --kmac --json reports/acc_fuzz.json
 	$(VENV)/bin/python -m ip.acc.dv.jobs mldsa65_sign --n 200 --seed 2 --json reports/mldsa65_sign.json
 	$(VENV)/bin/python -m ip.acc.dv.bench_mlkem --n 1000 --seed 1 --json reports/mlkem_bench.json
+	$(VENV)/bin/python -m ip.acc.dv.bench_mldsa --n 1000 --seed 1 --json reports/mldsa_bench.json
 	$(VENV)/bin/python -m ip.acc.dv.jobs mldsa65_sign --program sign16 --n 200 --seed 2 --json reports/mldsa65_sign16.json
 	$(PQSOC) tapeout write
 
