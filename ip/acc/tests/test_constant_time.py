@@ -146,6 +146,29 @@ def test_declared_exceptions():
         run(src, dict(POLICY, allow=[dict(allow, target="nowhere")]))
 
 
+def test_declared_release():
+    """A secret stored into a released range is public from then on (a KMAC job on it is
+    not a finding); the same store elsewhere is; a store that only partly overlaps releases
+    only the overlap; a release no store reaches is an error (stale)."""
+    smp = ("kmac.acq\naddi x1, x0, 5\naddi x2, x0, 32\nkmac.start x1, x2\nbn.lw w1, {a}(x0)\n"
+           "addi x3, x0, -1\nkmac.msg w1, x3\naddi x5, x0, 1024\naddi x4, x0, 256\n"
+           "smp.run x5, x4, uni12\nsmp.wait")
+    src = "bn.lw w1, 0(x0)\nbn.sw w1, 256(x0)\n" + smp.format(a=256)
+    rel = {"dmem": (256, 288), "reason": "published"}
+    rep = run(src, dict(POLICY, release=[rel]))
+    assert rep.ok and rep.warnings == ["release used: DMEM[256:288] (published)"], rep.text()
+    assert kinds(run(src)) == [("timing", "smp.run")]
+    rep = run(src, dict(POLICY, release=[dict(rel, dmem=(256, 272))]))   # half the word
+    assert kinds(rep) == [("timing", "smp.run")]
+    src = "lw x5, 4(x0)\nsw x5, 300(x0)\nlw x6, 300(x0)\nbeq x6, x0, L\nL:"
+    rep = run(src, dict(POLICY, release=[{"dmem": (300, 304), "reason": "r"}]))
+    assert rep.ok
+    rep = run(src, dict(POLICY, release=[{"dmem": (400, 404), "reason": "r"}]))
+    assert kinds(rep) == [("branch", "beq")] and len(rep.unused_allows) == 1
+    with pytest.raises(ct.CtError, match="release"):
+        run(src, dict(POLICY, release=[{"dmem": (300, 304)}]))
+
+
 def test_rest_secret_catches_reading_unwritten_buffers():
     src = "lw x5, 512(x0)\nbeq x5, x0, L\nL:"
     assert run(src, {"secret": {}, "public": {}, "rest": "public"}).ok
@@ -477,3 +500,42 @@ def test_mlkem_decaps_hash_check_is_branch_free(param):
         "\nlw x10, 0(x29)\nbeq x10, x0, Lx\nLx:\necall\n"
     rep = ct.check(ct.Program.from_asm(seeded), pol)
     assert [v.text for v in rep.failures] == ["beq x10, x0, Lx"]
+
+
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_mlkem_keygen_is_clean(param):
+    """Keygen (d, z secret) has no finding once rho, published in ek, is declared released;
+    without the release the A_hat sampling jobs (SampleNTT on a digest of the secret d's
+    G output) are found, and a branch on s_hat's encoding (seeded before the ecall) is."""
+    from ip.acc.kernels.mlkem.keygen import keygen
+    src_fn, pol_fn = ct.kernels()[f"mlkem{param}_keygen"]
+    src, pol = src_fn(), pol_fn()
+    rep = ct.check(ct.Program.from_asm(src), pol)
+    assert rep.ok, rep.text()
+    assert not rep.violations and rep.warnings == [
+        f"release used: DMEM[{keygen(param).RHO}:{keygen(param).RHO + 32}] "
+        "(rho, published in ek (FIPS 203 Alg. 13))"]
+    rep = ct.check(ct.Program.from_asm(src), dict(pol, release=[]))
+    k = keygen(param).k
+    assert kinds(rep) == [("timing", "smp.run")] * (k * k)
+    seeded = src[:-len("ecall\n")] + "bn.lw w1, 0(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
+    rep = ct.check(ct.Program.from_asm(seeded), pol)
+    assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
+
+
+@pytest.mark.parametrize("param", [44, 65])
+def test_mldsa_keygen_findings_are_the_expand_s_jobs(param):
+    """ML-DSA keygen (xi secret, rho released as published in pk): every finding is a
+    RejBoundedPoly job of ExpandS (eta2 / eta4 rejection sampling on the secret rho': its
+    run time depends on rho', measured by test_mldsa_keygen.py's timing test), one per
+    sampled s1 / s2 polynomial (s1 again in each group of rows where it is not kept); nothing on
+    a branch, an address or a loop count. Issue #24 item 8's open point for keygen."""
+    from ip.acc.kernels.mldsa.keygen import keygen
+    src_fn, pol_fn = ct.kernels()[f"mldsa{param}_keygen"]
+    rep = ct.check(ct.Program.from_asm(src_fn()), pol_fn())
+    kg = keygen(param)
+    jobs = kg.l + kg.k + (kg.k // kg.G) * (kg.l - kg.n_keep)
+    mode = "eta2" if kg.eta == 2 else "eta4"
+    assert [(v.kind, v.text.split()[0], v.text.split()[-1]) for v in rep.failures] == \
+        [("timing", "smp.run", mode)] * jobs, rep.text()
+    assert not rep.unused_allows and not [w for w in rep.warnings if not w.startswith("release used")]

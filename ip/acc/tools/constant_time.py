@@ -39,6 +39,13 @@ are not tracked: a secret branch is itself the violation, and an allowed one is 
 exception. Declared exceptions (`Allow`) name a kind and a place (a branch target label or
 a label range) with a reason; an exception that matches nothing is an error, so the list
 cannot go stale.
+
+Declared releases (declassification, `release`): DMEM byte ranges whose stored values the
+operation publishes (ML-KEM keygen's rho, written into ek: FIPS 203 Alg. 13), with a reason.
+A store at a known address into such a range leaves those bytes public whatever the taint of
+the data (loads, the KMAC absorbing them, the stream unit's jobs on them are then public);
+anything else keeps its taint. The policy's author asserts that every value the program
+stores there is published; a release no store reaches is an error (stale), like an exception.
 """
 from __future__ import annotations
 
@@ -85,12 +92,15 @@ class Policy:
     # PCs in [label1, label2) whose address is unknown stay inside DMEM[lo:hi) (instead of
     # anywhere)
     bounds: tuple = ()
+    # declared releases: {dmem: (lo, hi), reason}: values stored there are published
+    release: tuple = ()
 
     @classmethod
     def from_dict(cls, d: dict) -> "Policy":
         allow = tuple(a if isinstance(a, Allow) else Allow(**a) for a in d.get("allow", ()))
         return cls(dict(d.get("secret", {})), dict(d.get("public", {})), d.get("rest", "secret"),
-                   tuple(d.get("secret_regs", ())), allow, tuple(d.get("bounds", ())))
+                   tuple(d.get("secret_regs", ())), allow, tuple(d.get("bounds", ())),
+                   tuple(d.get("release", ())))
 
 
 @dataclass
@@ -261,6 +271,17 @@ class Checker:
         self.warnings = []
         self.mem_chain = {}            # 32-byte word -> a chain that made it secret
         self.bounds_used = set()
+        self.release_mask, self.releases = 0, []      # [(lo, hi, reason)]
+        for r in policy.release:
+            try:
+                (lo, hi), reason = r["dmem"], r["reason"]
+            except (KeyError, TypeError, ValueError):
+                raise CtError(f"release {r!r}: want {{dmem: (lo, hi), reason}}") from None
+            lo, hi = self._range(f"release {reason!r}", (lo, hi))
+            self.releases.append((lo, hi, reason))
+            self.release_mask |= ((1 << (hi - lo)) - 1) << lo
+        self.releases_used = set()     # (lo, hi, reason) a secret store was released by
+        self.releases_reached = set()  # (lo, hi, reason) some store reached
 
     # ------------------------------------------------------------------ entry state
     def _range(self, name, rng) -> tuple:
@@ -522,6 +543,8 @@ class Checker:
             n = hi - lo
             bits = (taint & ((1 << n) - 1)) if n == 32 else ((1 << n) - 1 if anyt else 0)
             m = ((1 << n) - 1) << lo
+            if m & self.release_mask:
+                bits = self._release(lo, hi, bits)
             new.dmem = (new.dmem & ~m) | (bits << lo)
             if bits:
                 self._set_mem_chain(lo, hi, chain)
@@ -566,6 +589,17 @@ class Checker:
                 return
             new.wsr[idx] = FULL if anyt else 0
             self._chain(new, ("wsr", idx), chain)
+
+    def _release(self, lo, hi, bits):
+        """The taint bits of a store to DMEM[lo:hi) with the declared releases' bytes cleared."""
+        for r in self.releases:
+            if r[0] < hi and lo < r[1]:
+                self.releases_reached.add(r)
+                keep = ((1 << (min(hi, r[1]) - max(lo, r[0]))) - 1) << (max(lo, r[0]) - lo)
+                if bits & keep:
+                    self.releases_used.add(r)
+                bits &= ~keep
+        return bits
 
     def _bound(self, pc):
         for b in self.policy.bounds:
@@ -736,8 +770,12 @@ class Checker:
                     states[succ] = s
                 work.append(succ)
         self._apply_allows()
+        self._unused += [Allow("release", reason, within=(lo, hi)) for lo, hi, reason in
+                         self.releases if (lo, hi, reason) not in self.releases_reached]
         viol = sorted(self.violations.values(), key=lambda v: (v.pc, v.kind))
         warnings = self.warnings + [f"assumption used: {r}" for r in sorted(self.bounds_used)]
+        warnings += [f"release used: DMEM[{lo}:{hi}] ({reason})"
+                     for lo, hi, reason in sorted(self.releases_used)]
         return Report(viol, warnings, self._unused, self.n, len(blocks), len(states), steps,
                       time.time() - t0)
 
@@ -790,17 +828,24 @@ def kernels() -> dict:
     """name -> (assembly text function, policy function) of the programs with a declared
     constant-time policy."""
     from ip.acc.kernels.mldsa import sign, sign16
+    from ip.acc.kernels.mldsa.keygen import keygen as mldsa_keygen
     from ip.acc.kernels.mldsa.verify import verify
     from ip.acc.kernels.mlkem import decaps
     from ip.acc.kernels.mlkem.encaps import encaps
+    from ip.acc.kernels.mlkem.keygen import keygen
     out = {"mlkem768_decaps": (decaps.decaps_program, decaps.ct_policy)}
     for p in (512, 1024):
         out[f"mlkem{p}_decaps"] = (lambda p=p: decaps.decaps(p).program(),
                                    lambda p=p: decaps.decaps(p).ct_policy())
     for p in (512, 768, 1024):
+        out[f"mlkem{p}_keygen"] = (lambda p=p: keygen(p).program(),
+                                   lambda p=p: keygen(p).ct_policy())
         out[f"mlkem{p}_encaps"] = (lambda p=p: encaps(p).program(),
                                    lambda p=p: encaps(p).ct_policy())
     out["mldsa65_sign"] = (sign.sign_program, sign.ct_policy)
+    for p in (44, 65):        # 87: a store through a pointer the analysis cannot bound (open)
+        out[f"mldsa{p}_keygen"] = (lambda p=p: mldsa_keygen(p).program(),
+                                   lambda p=p: mldsa_keygen(p).ct_policy())
     for p in (44, 65, 87):
         out[f"mldsa{p}_verify"] = (lambda p=p: verify(p).program(),
                                    lambda p=p: verify(p).ct_policy())

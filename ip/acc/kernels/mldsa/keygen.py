@@ -149,6 +149,19 @@ class Keygen:
         img[self.XI] = bytes(xi)
         return img
 
+    def ct_policy(self) -> dict:
+        """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at
+        entry: xi; public: the constant tables; any other DMEM byte counts as secret. Declared
+        releases: rho, published in pk (and its copy in sk), so the A_hat sampling may depend
+        on it; rho' and K stay secret. No exceptions: the ExpandS jobs (RejBoundedPoly on
+        rho', a rejection sampler) are findings (test_constant_time.py lists them), which is
+        issue #24 item 8's open point for keygen."""
+        public = {f"constants@{a}": (a, a + len(b)) for a, b in sorted(self.const_image().items())}
+        why = "rho, published in pk (FIPS 204 Alg. 6)"
+        return {"secret": {"xi": (self.XI, self.XI + 32)}, "public": public, "rest": "secret",
+                "allow": [], "release": [{"dmem": (self.PK, self.PK + 32), "reason": why},
+                                         {"dmem": (self.SK, self.SK + 32), "reason": why + ", its copy in sk"}]}
+
     def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
         """(pk, sk) from the DMEM after the run."""
         return (bytes(dmem[self.PK:self.PK + self.pk_len]),

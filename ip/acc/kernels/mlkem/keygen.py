@@ -96,6 +96,18 @@ class Keygen:
     def status_addr(self) -> int:
         return self.STATUS
 
+    def ct_policy(self) -> dict:
+        """What the constant-time check (ip/acc/tools/constant_time.py) takes as secret at
+        entry: d and z; public: the constant tables; any other DMEM byte counts as secret.
+        One declared release: rho (G(d || k)'s first half) is published in ek (FIPS 203
+        Alg. 13), so the A_hat sampling's run time may depend on it; sigma, the other half,
+        stays secret. No exceptions."""
+        public = {f"constants@{a}": (a, a + len(b)) for a, b in sorted(self.const_image().items())}
+        return {"secret": {"d": (self.D, self.D + 32), "z": (self.Z, self.Z + 32)},
+                "public": public, "rest": "secret", "allow": [],
+                "release": [{"dmem": (self.RHO, self.RHO + 32),
+                             "reason": "rho, published in ek (FIPS 203 Alg. 13)"}]}
+
     def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
         """(ek, dk) from the DMEM after the run."""
         return (bytes(dmem[self.EK:self.EK + self.ek_len]),
