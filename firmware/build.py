@@ -429,6 +429,7 @@ def write_pqc_vectors(path: Path) -> None:
 PRELOADED = {"mlkem_preloaded": "mlkem768_decaps",      # ML-KEM-768 decaps, valid ciphertext
              "mldsa_preloaded": "mldsa65_sign",         # ML-DSA-65 signing, 4 iterations (median)
              "mldsa16_preloaded": "mldsa65_sign16",     # the same signature, 16 KiB program
+             "mldsa_verify_preloaded": "mldsa65_verify",  # ML-DSA-65 verify of that signature
              "caravel_policy": "mlkem768_decaps"}       # the bus access policy in a Caravel run
 
 
@@ -441,7 +442,9 @@ def preloaded_op(imem_size: int, dmem_size: int, program: str = "mlkem_preloaded
     if program not in PRELOADED:
         raise FirmwareError(f"{program!r} is not a preloaded-ACC program; known: {', '.join(sorted(PRELOADED))}")
     name = PRELOADED[program]
-    found = [op for op in pqc_ops() + [_sign16_op()] if op["name"] == name]
+    extra = {"mldsa65_sign16": _sign16_op, "mldsa65_verify": _verify65_op}
+    found = [op for op in pqc_ops() if op["name"] == name] or \
+        ([extra[name]()] if name in extra else [])
     if not found:
         raise FirmwareError(f"pqc_ops() has no operation {name}")
     op = dict(found[0])
@@ -476,6 +479,29 @@ def _sign16_op() -> dict:
             "out": sign16.SIG, "exp": ref["exp"], "kappa": (sign16.KAPPA, ref["kappa"][1]),
             "iterations": ref["iterations"],
             "words": assemble(sign16.sign_program(), "mldsa_sign16.s")}
+
+
+def _verify65_op() -> dict:
+    """ML-DSA-65 verification (ip/acc/kernels/mldsa/verify.py, 16 KiB memories) of pqc_ops()'
+    mldsa65_sign signature, with pk from the same dilithium-py key generation; dilithium-py's
+    verifier accepts it, so the expected output is the status word VALID. Preloaded only."""
+    import random
+    from dilithium_py.ml_dsa import ML_DSA_65 as DSA
+    from ip.acc.kernels.mldsa import sign as mldsa_sign
+    from ip.acc.kernels.mldsa.verify import STATUS_VALID, verify
+    from ip.acc.tools.asm import assemble
+    (ref,) = [op for op in pqc_ops() if op["name"] == "mldsa65_sign"]
+    pk, sk = DSA._keygen_internal(random.Random(PQC_DSA_SEED).randbytes(32))
+    img = ref["image"]
+    if img[mldsa_sign.SK] != sk:
+        raise FirmwareError("mldsa65_verify: the key of mldsa65_sign is not the one regenerated here")
+    msg = img[mldsa_sign.MSG][:int.from_bytes(img[mldsa_sign.MLEN], "little")]
+    if not DSA._verify_internal(pk, msg, ref["exp"]):
+        raise FirmwareError("mldsa65_verify: dilithium-py rejects mldsa65_sign's signature")
+    v = verify(65)
+    return {"name": "mldsa65_verify", "prog": "mldsa_verify", "image": v.image(pk, ref["exp"], msg_prime=msg),
+            "out": v.STATUS, "exp": STATUS_VALID.to_bytes(4, "little"), "kappa": (0, 0),
+            "words": assemble(v.program(), "mldsa65_verify.s")}
 
 
 def write_preload_vectors(path: Path, program: str, imem_size: int, dmem_size: int) -> None:

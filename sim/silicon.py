@@ -36,8 +36,10 @@ from pqsoc.flow.synth import load_manifest, synth_dir
 
 # Firmware run on each silicon SoC: what fits its boot RAM (8 KiB). The *_preloaded programs run one
 # ML-KEM / ML-DSA operation with the ACC's IMEM and DMEM loaded by the host (firmware/build.py
-# PRELOADED, preloaded_op). soc_acc32k runs the operations only: its CPU side is block soc's.
-SOC_BLOCKS = {"soc": ("selftest", "mlkem_preloaded"),
+# PRELOADED, preloaded_op): on block soc ML-KEM-768 decaps and ML-DSA-65 signing (sign16) and
+# verification, the programs that fit its 16 KiB ACC memories. soc_acc32k runs the operations
+# only: its CPU side is block soc's.
+SOC_BLOCKS = {"soc": ("selftest", "mlkem_preloaded", "mldsa16_preloaded", "mldsa_verify_preloaded"),
               "soc_acc32k": ("mldsa_preloaded", "mlkem_preloaded")}
 SOC_PROGRAMS = SOC_BLOCKS["soc"]
 BOOT_RAM_PREFIX = "memories.rom.bank"      # instance path of the boot RAM's macros (soc_memories)

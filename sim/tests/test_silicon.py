@@ -56,6 +56,31 @@ def test_mldsa_sign16_on_the_soc_with_the_acc_loaded_by_the_host(model, tmp_path
     assert t["cycles"] == t["iss_cycles"] > 100_000
 
 
+def test_mldsa_verify_on_the_soc_with_the_acc_loaded_by_the_host(model, tmp_path):
+    """ML-DSA-65 verification (kernels/mldsa/verify.py) of mldsa_preloaded's signature on
+    block soc's RTL: the status word is VALID (dilithium-py accepts the signature; the
+    firmware compares the word's digest), the ACC's cycles equal the ISS's."""
+    fw = gls_soc.firmware(("mldsa_verify_preloaded",))[0]
+    r = gls_soc.run(model, fw, tmp_path / "run", timeout_s=600)
+    assert r.ok, r.problems
+    (t,) = r.tests
+    assert t["test"] == "mldsa65_verify_preloaded" and t["pass"] and t["err_bits"] == 0
+    assert t["out_bytes"] == 4 and t["cycles"] == t["iss_cycles"] > 10_000
+
+
+def test_mldsa_verify_preloaded_expects_valid_from_the_reference(monkeypatch):
+    """The expected status is VALID only because dilithium-py accepts the signature: the
+    vectors are refused when the reference rejects it (seeded: a flipped signature byte)."""
+    from firmware import build as fw
+    op = fw.preloaded_op(16384, 16384, "mldsa_verify_preloaded")
+    assert op["exp"] == (1).to_bytes(4, "little") and op["name"] == "mldsa65_verify"
+    bad = [dict(o, exp=bytes([o["exp"][0] ^ 1]) + o["exp"][1:]) if o["name"] == "mldsa65_sign" else o
+           for o in fw.pqc_ops()]
+    monkeypatch.setattr(fw, "pqc_ops", lambda: bad)
+    with pytest.raises(fw.FirmwareError, match="dilithium-py rejects"):
+        fw.preloaded_op(16384, 16384, "mldsa_verify_preloaded")
+
+
 def test_mldsa_sign_on_the_soc_with_32k_acc_memories(tmp_path):
     """ML-DSA-65 signing by sign.py (4 iterations) does not fit block soc's 16 KiB ACC
     memories (refused by name; sign16.py does, test above); on soc_acc32k's RTL (32 + 32 KiB)
