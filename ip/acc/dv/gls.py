@@ -56,7 +56,8 @@ SPEED_LOOP = "loopi 400, 2\nloopi 500, 1\naddi x1, x1, 1\necall\n"   # 200 k cyc
 def acc_kernel_jobs() -> list:
     """(key, words, DMEM image, max cycles, check(result) -> error or None) of the ACC kernels
     (ip/acc/dv/jobs.py: NTT/INTT for ML-KEM and ML-DSA, A_hat sampling through KMAC and the stream
-    unit; ML-KEM-768 decapsulation, valid and rejected ciphertext), at the block's memory sizes.
+    unit; ML-KEM-768 decapsulation, valid and rejected ciphertext, keygen and encapsulation), at
+    the block's memory sizes.
     The checks are against kyber-py / dilithium-py (independent of the ACC)."""
     from ip.acc.dv import jobs as bench
     from ip.acc.tools.asm import assemble
@@ -65,7 +66,32 @@ def acc_kernel_jobs() -> list:
     for key, src, dm, mode, ref, base in bench.kernel_jobs():
         jobs.append((key, assemble(src, f"{key}.s"), bench.image(dm, size), 20_000,
                      bench.kernel_check(mode, ref, base)))
-    return jobs + bench.mlkem_decaps_jobs(mem=size)
+    return jobs + bench.mlkem_decaps_jobs(mem=size) + mlkem_keygen_encaps_jobs(size)
+
+
+def mlkem_keygen_encaps_jobs(size: int, seed: int = 7) -> list:
+    """ML-KEM-768 KeyGen_internal and Encaps_internal (issue 23 item 6: every ML-KEM-768
+    operation at gate level) with seeds from `seed`: (key, words, DMEM image, max cycles,
+    check) with (ek, dk) / (K, c) checked against kyber-py and the status word OK."""
+    from kyber_py.ml_kem import ML_KEM_768 as KEM
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem import status
+    from ip.acc.kernels.mlkem.encaps import encaps
+    from ip.acc.kernels.mlkem.keygen import keygen
+    from ip.acc.tools.asm import assemble
+    d, z, m = (bytes([seed + i]) * 32 for i in range(3))
+    ek, dk = KEM._keygen_internal(d, z)
+    jobs = []
+    for key, obj, img, want in (("mlkem768_keygen", keygen(768), None, (ek, dk)),
+                                ("mlkem768_encaps", encaps(768), (ek, m), KEM._encaps_internal(ek, m))):
+        dm = obj.image(d, z) if img is None else obj.image(*img)
+
+        def check(r, obj=obj, want=want):
+            if r.halt != "ecall" or status.read(r.dmem, obj.status_addr) != status.OK:
+                return f"{r.halt}, status {status.read(r.dmem, obj.status_addr):#x}, err {r.err_bits:#x}"
+            return None if tuple(obj.outputs(r.dmem)) == tuple(want) else "outputs differ from kyber-py's"
+        jobs.append((key, assemble(obj.program(), f"{key}.s"), image(dm, size), 100_000, check))
+    return jobs
 
 
 def speed_job() -> tuple:
