@@ -63,20 +63,21 @@ _XC_NAMES = ["sh4e", "eta", "m13", "t0c", "g2m1", "g2x2m1", "hbit0", "deb", "bsh
              "c28m1"]
 
 
-def x_area(xc: int) -> dict:
+def x_area(xc: int, k: int = K, hw_words: int = 64) -> dict:
     """The addresses of the area that starts with the XC constant words at xc (a program
     may place it elsewhere, e.g. sign16.py inside 16 KiB): XA (name -> word), DBT (32
-    words: de Bruijn index table), HB (K hint bitmaps, 32 B each), FLAG (word 0: flag,
+    words: de Bruijn index table), HB (k hint bitmaps, 32 B each), FLAG (word 0: flag,
     0 = pass; word 1: hint count), CNTS (the hint count lanes, saved across the INTT), HW
-    (64 words: hint bytes, one per word), XEND (its end)."""
+    (hw_words words, a multiple of 8 >= omega + k: hint bytes, one per word), XEND (its
+    end)."""
     xa = {n: xc + 32 * i for i, n in enumerate(_XC_NAMES)}
     dbt = xc + 32 * len(_XC_NAMES)
     hb = dbt + 128
-    flag = hb + K * 32
+    flag = hb + k * 32
     cnts = flag + 32
     hw = cnts + 32
     return {"XA": xa, "DBT": dbt, "HB": hb, "FLAG": flag, "CNTS": cnts, "HW": hw,
-            "XEND": hw + 256}
+            "XEND": hw + 4 * hw_words}
 
 
 _XAREA = x_area(XC)
