@@ -85,7 +85,7 @@ a 20 KiB DMEM, or t0 (3328 B) streamed by the host per polynomial of the hint in
 kept, 15 968 B); the 44 / 87 generator pieces (gamma2 = (q-1)/88 HighBits, 18-bit
 ExpandMask / z pack, eta = 2 decode, omega + k hint bytes) are not written yet.
 """
-from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
 from ip.acc.kernels.mldsa import layout, packing, params, rounding, sampling
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
@@ -134,6 +134,7 @@ class Sign16:
         self.ctil_len = P["lam"] // 4
         self.zbits = P["gamma1"].bit_length()              # 18 or 20
         self.sbits = 3 if P["eta"] == 2 else 4
+        self.m = (params.Q - 1) // (2 * P["gamma2"])       # 16 or 44 HighBits values
         self.hw_words = -(-(self.omega + k) // 32) * 32     # hint bytes, one per word
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.XC = layout.KC + 32 * len(layout.CONST_NAMES)
@@ -168,6 +169,12 @@ class Sign16:
             self.YB = self.END
             self.END += 2048
         self.SB = self.YB + 1024                 # c s1_j
+        # ExpandMask's squeezed bytes (18-bit sets): YB in w = A y; after the signature's
+        # end (in w, dead by then) in the z phase
+        self.MB_AW = self.YB
+        self.MB_Z = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)
+        assert self.zbits == 20 or (self.MB_Z + 32 * self.zbits <= self.YJ and
+                                    self.YB >= self.TILE + 1024)
         assert self.CNT + 32 <= self.SK and self.SK + 128 == self.KEYP
         assert self.END <= DMEM and k % 2 == 0
         assert self.SB + 1024 <= self.YJ or self.YB >= self.TILE + 1024
@@ -177,7 +184,7 @@ class Sign16:
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
-        return layout.const_image(xc_at=self.XC)
+        return layout.const_image(xc_at=self.XC, param=self.param)
 
     def check_inputs(self, sk: bytes, msg: bytes, rnd: bytes) -> None:
         """ValueError naming the input the program cannot take: sk or rnd of a wrong
@@ -213,18 +220,38 @@ class Sign16:
         return img
 
     # ---------------------------------------------------------------- pieces
-    def _mask_unpack(self, dst):
+    def _mask_unpack(self, dst, buf):
         """y = ExpandMask(rho'', kappa) (one polynomial, plain) -> dst from the SHAKE256
         started by sampling.mask_start (its permutations run while the core did other
-        work). Port held."""
-        return [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"] + \
-            _li(6, dst) + _loop(4, sampling.mask_group())
+        work). Port held. 20-bit fields: 5 digest words -> 8 words at a time
+        (mask_group); 18-bit: squeezed to buf (576 B), then unpacked."""
+        if self.zbits == 20:
+            return [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"] + \
+                _li(6, dst) + _loop(4, sampling.mask_group())
+        return _li(5, buf) + _li(6, dst) + ["jal x28, mask_y"]
 
     def _dec_eta(self, dst):
-        """s (eta 4) at x5 (post-incremented by 128) -> dst, then NTT in place."""
+        """s (eta 4 or 2) at x5 (post-incremented by 32 sbits) -> dst, then NTT in
+        place."""
         XA = self.XA
-        return [f"bn.lw w10, {_m(XA['sh4e'])}", f"bn.lw w11, {_m(XA['eta'])}"] + \
-            _li(6, dst) + packing.dec_eta_poly() + _li(8, dst) + NTT
+        if self.sbits == 4:
+            return [f"bn.lw w10, {_m(XA['sh4e'])}", f"bn.lw w11, {_m(XA['eta'])}"] + \
+                _li(6, dst) + packing.dec_eta_poly() + _li(8, dst) + NTT
+        return _li(6, dst) + ["jal x28, dec_s"] + _li(8, dst) + NTT
+
+    def subroutines(self):
+        """NTT, INTT; for the 18-bit / eta = 2 sets also ExpandMask's unpack (x5 buffer,
+        x6 destination) and the s decode (x5 packed, post-incremented; x6 destination),
+        which are too large to inline at each use in 16 KiB of IMEM."""
+        out = subroutines()
+        if self.zbits != 20:
+            out += ["mask_y:", f"bn.lw w15, {_m(KA['m20'])}", f"bn.lw w14, {_m(KA['g1'])}"] + \
+                sampling.mask_unpack_bits(self.zbits) + ["jalr x0, 0(x28)"]
+        if self.sbits != 4:
+            out += ["dec_s:"] + _li(1, (1 << self.sbits) - 1) + \
+                ["bn.bcast w15, x1", f"bn.lw w14, {_m(self.XA['eta'])}"] + \
+                packing.dec_eta_bits(self.sbits) + ["jalr x0, 0(x28)"]
+        return out
 
     def _times_c(self, buf):
         """buf = INTT(c_hat o buf) (the INTT removes the 2^-32)."""
@@ -252,7 +279,7 @@ class Sign16:
         # column starts an unused one)
         last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + sampling.mask_start() + \
             mac(TILE2)
-        col = self._mask_unpack(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
+        col = self._mask_unpack(YJ, self.MB_AW) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
             (_loop(K // 2 - 1, pair) if K > 2 else []) + last + \
             [f"addi x21, x21, {1 - 256 * (K - 1)}"]
         ph = [("w = 0", VMODE1 + zero)]
@@ -267,13 +294,24 @@ class Sign16:
         """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), w_r - c s2_r
         -> W (kept), ||LowBits|| check; x9 = 0 iff all pass."""
         T = self.T
-        body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(_li(14, T))
+        if self.sbits == 4:
+            body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(_li(14, T))
+            ptr = _li(13, self.W) + _li(15, self.W)
+        else:
+            # the w pointer in x23 across dec_s (which uses x10..x17)
+            body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(
+                _li(14, T) + ["addi x13, x23, 0", "addi x15, x23, 0"], m=self.m, xa=self.XA) + \
+                ["addi x23, x13, 0"]
+            ptr = _li(23, self.W)
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, r0 check]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
-                 _li(5, self.S2P) + _li(13, self.W) + _li(15, self.W) + _loop(self.k, body))]
+                 _li(5, self.S2P) + ptr + _loop(self.k, body))]
 
     def _z_pack(self):
         """z_j at YB -> the signature's z part at x27 (post-incremented)."""
+        if self.zbits != 20:
+            return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, self.YB) + ["addi x6, x27, 0"] + \
+                packing.zpack_bits(self.zbits) + [f"addi x27, x27, {32 * self.zbits}"]
         return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, self.YB) + ["addi x6, x27, 0"] + \
             _loop(4, packing.zpack_group()) + ["addi x27, x6, 0"]
 
@@ -284,7 +322,7 @@ class Sign16:
         signature's z part); x9 = 0 iff all pass."""
         YB, SB = self.YB, self.SB
         body = sampling.mask_start() + ["addi x5, x26, 0"] + self._dec_eta(SB) + \
-            ["addi x26, x5, 0"] + self._times_c(SB) + self._mask_unpack(YB) + \
+            ["addi x26, x5, 0"] + self._times_c(SB) + self._mask_unpack(YB, self.MB_Z) + \
             rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + self._z_pack()
         return [(f"{self.l} x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15", "kmac.acq",
@@ -296,23 +334,37 @@ class Sign16:
         return sign32.length_check(self.MSG_MAX, DMEM)
 
     def highbits_phases(self):
-        return rounding.highbits_phases(w=self.W, w1e=self.W1E, ctil=self.CTIL)
+        if self.m == 16:
+            return rounding.highbits_phases(w=self.W, w1e=self.W1E, ctil=self.CTIL)
+        return rounding.highbits_pack_phases(self.W, self.W1E, self.CTIL, self.k, self.m,
+                                             self.XA)
 
     def challenge_phases(self):
-        chal = sampling.challenge_phases(ctil=self.CTIL, sib=self.SIB, ch=self.CH)
+        chal = sampling.challenge_phases(ctil=self.CTIL, sib=self.SIB, ch=self.CH,
+                                         ctil_len=self.ctil_len, tau=self.tau)
         assert chal[-1][0] == "NTT(c)"
         return chal[:-1] + [("NTT(c)", _li(8, self.CH) + NTT), ("release", ["kmac.rel"])]
 
     def ct0_hint_phases(self):
         return rounding.ct0_hint_t0_phases(ch=self.CH, t=self.T, w=self.W, t0p=self.T0P,
                                            cnt=self.CNT, xc=self.XC, ntt_x8=NTT,
-                                           intt_x8=INTT)
+                                           intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
+                                           hw_words=self.hw_words)
 
     def sig_encode_phases(self):
-        return packing.sig_encode_phases(ctil=self.CTIL, z=None, sig=self.SIG, xc=self.XC)
+        return packing.sig_encode_phases(ctil=self.CTIL, z=None, sig=self.SIG, xc=self.XC,
+                                         k=self.k, l=self.l, omega=self.omega,
+                                         ctil_len=self.ctil_len, zbits=self.zbits,
+                                         hw_words=self.hw_words)
 
     def end_wipe(self):
-        return sign32.end_wipe(self.SIG, DMEM)
+        """sign.end_wipe: all of DMEM zeroed but the signature (with the zero bytes the
+        hint packing writes after it), kappa and the status word (STATUS_OK first), then
+        every register."""
+        end = self.SIG + self.SIG_LEN + self.SIG_PAD
+        assert end % 4 == 0
+        return _li(5, STATUS_OK) + [f"sw x5, {STATUS}(x0)"] + wipe_all_but(
+            [(self.SIG, end), (KAPPA, KAPPA + 4), (STATUS, STATUS + 4)], DMEM)
 
     def phases(self, external_mu=False):
         """[(name, lines)] of the whole program up to the final ecall; the loop body starts
@@ -351,7 +403,7 @@ class Sign16:
         for _, body in self.phases(external_mu):
             lines += body
         lines += ["ecall", "sign_next:", f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {self.l}",
-                  f"sw x1, {KAPPA}(x0)", "jal x0, sign_iter"] + subroutines()
+                  f"sw x1, {KAPPA}(x0)", "jal x0, sign_iter"] + self.subroutines()
         return "\n".join(sched.schedule(lines)) + "\n"
 
     def ct_policy(self, external_mu=False) -> dict:
