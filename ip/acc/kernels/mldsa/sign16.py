@@ -1,9 +1,11 @@
-"""ML-DSA-65 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program inside the
-taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB each); sign.py is the
-32 KiB version. Checked on the ISS against dilithium-py, the signature byte for byte
+"""ML-DSA-65 and ML-DSA-44 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program
+inside the taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB each), from one
+generator: the set is the argument (Sign16(param), signer(param)); the module-level names
+(sign_program, image, SIG, SK_LEN, ...) are the ML-DSA-65 instance's. sign.py is the 32 KiB
+ML-DSA-65 version. Checked on the ISS against dilithium-py, the signature byte for byte
 (ip/acc/tests/test_mldsa_sign16.py).
 
-    src = sign_program()
+    src = sign_program()                # ML-DSA-65; signer(44).program() for ML-DSA-44
     img = image(sk, msg, rnd)           # {address: bytes}: constants + inputs
     ... run (16 KiB IMEM and DMEM) ...
     dmem[STATUS] == STATUS_OK           # else STATUS_NAMES says why: nothing signed
@@ -80,10 +82,44 @@ DMEM layout (bytes; peak = END = 16 384 of 16 384):
 | YJ: y_hat_j; then CH c_hat | 14336..15360 | 1024 | iteration |
 | TILE: A tile; then W1E + SIB (challenge); then T (c s2 / c t0 scratch) | 15360..16384 | 1024 | iteration |
 
-Other sets (plan()): ML-DSA-44 would need 14 912 B (fits), ML-DSA-87 19 296 B (does not:
-a 20 KiB DMEM, or t0 (3328 B) streamed by the host per polynomial of the hint instead of
-kept, 15 968 B); the 44 / 87 generator pieces (gamma2 = (q-1)/88 HighBits, 18-bit
-ExpandMask / z pack, eta = 2 decode, omega + k hint bytes) are not written yet.
+ML-DSA-44 (signer(44): k = l = 4, eta = 2, gamma1 = 2^17, gamma2 = (q-1)/88, tau = 39,
+lambda = 128, omega = 80): the same program, phases and order, with the set's pieces, each
+a parameter of the library kernel (no per-set copy):
+* HighBits for gamma2 = (q-1)/88 (44 values): t = bits 11.. of mulv.hi(r + gamma2 - 1,
+  ceil(2^43 / alpha)), t = 44 (the q - 1 wrap) -> 0; w1Encode 6-bit by pack_fields, then
+  c_tilde = H(mu || w1Encode(w1)) over the 768 bytes (rounding.highbits_pack_phases); the
+  r0 check (r0 = v - r1 alpha) and MakeHint (HighBits compared after the wrap) on the same
+  formula (rounding.r0_check / hint_body with m = 44);
+* ExpandMask with 18-bit fields: 18 digest words squeezed to a 576-byte buffer (YB while
+  w = A y is computed; the end of w, after the signature, in the z phase), then unpacked
+  (sampling.mask_unpack_bits); z packed 18-bit (packing.zpack_bits);
+* s1 / s2 decoded from 3 bits (packing.dec_eta_bits); 32-byte c_tilde, tau = 39; 84 hint
+  bytes (96 hint words: layout.x_area(hw_words), 3 wide stores, 12 zero bytes after the
+  signature, kept by the wipe);
+* the 18-bit unpack and the s decode are subroutines (straight-line: called inside the
+  column / polynomial loops), else the program would not fit 16 KiB of IMEM (~19 000 B
+  inline).
+DMEM (bytes; peak = END = 14 912, plan(44)): constants, XC words and TILE2 as above (the
+hint words end at 3840, CTIL 3840, CNT 3904, SK 4160); KEYP 4288..6720 (s1 | s2 3-bit, t0);
+W 6720..10816 (w; then the 2420-byte signature at W, SIG = W, and the z phase's ExpandMask
+buffer at 9152; M' before the loop, MSG_MAX = 9664); YJ / CH 10816..11840; TILE
+11840..12864; YB 12864..13888 (the signature fills w); SB 13888..14912.
+
+Measured (ISS, `python -m ip.acc.dv.jobs mldsa44_sign --n 20 --seed 2`; every signature
+equal to dilithium-py's and verified; iterations median 4, mean 5.6, max 19 (FIPS 204's
+expected 4.25); rejections 54 at z, 38 at r0):
+
+| program | IMEM B | peak DMEM B | median cycles | mean | min | max |
+|---|---|---|---|---|---|---|
+| sign16, ML-DSA-44 | 15 852 | 14 912 | 117 646.5 | 154 377 | 40 162 | 510 957 |
+
+(one iteration accepted at once: 39 914 cycles, test seed 0; 5 iterations r0, z, hint, z,
+ok: 126 804.) The end wipe and the length refusal as for ML-DSA-65
+(ip/acc/tests/test_mldsa_wipe.py); the constant-time check (mldsa44_sign16) finds what it
+finds for ML-DSA-65, with the same declared exceptions.
+
+ML-DSA-87 does not fit (plan(87)): 19 296 B of DMEM (a 20 KiB DMEM, or t0 (3328 B) streamed
+by the host per polynomial of the hint instead of kept, 15 968 B); Sign16(87) is refused.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
 from ip.acc.kernels.mldsa import layout, packing, params, rounding, sampling
