@@ -271,6 +271,23 @@ def test_sign16_44_refuses_long_message():
         ms.Sign16(87)
 
 
+def test_sign16_44_peak_dmem():
+    """The program without its end wipe (which covers all 16 KiB) runs in a DMEM cut to END
+    (any access past the peak is an ISS error) and gives dilithium-py's signature."""
+    from dilithium_py.ml_dsa import ML_DSA_44
+    ph = S44.phases()
+    assert ph[-1][0].startswith("wipe")
+    lines = [x for _, body in ph[:-1] for x in body]
+    src = S44.program()
+    tail = src[src.index("\necall\nsign_next:") + 1:]
+    words = assemble("\n".join(ms.sched.schedule(lines)) + "\n" + tail, "nowipe44.s")
+    rnd = random.Random(15)
+    _, sk = ML_DSA_44._keygen_internal(rnd.randbytes(32))
+    msg, r = rnd.randbytes(45), rnd.randbytes(32)
+    sim, _ = _run44(S44.image(sk, msg, r), dmem_size=S44.END, words=words)
+    assert sim.dmem.read_bytes(S44.SIG, S44.SIG_LEN) == ML_DSA_44._sign_internal(sk, msg, r)
+
+
 def test_sign16_44_fits():
     """ML-DSA-44: IMEM <= 16 KiB, peak DMEM = plan(44)'s END <= 16 KiB (the docstring
     states both), the key and signature sizes dilithium-py's."""
