@@ -3,8 +3,11 @@ ISS with 16 KiB IMEM and DMEM (ip/acc/block.py): the signature equal to dilithiu
 _sign_internal byte for byte and verified, the loop as many iterations as dilithium-py's
 (final kappa = 5 x iterations). Two seeds: one accepted at once, one rejected at z, r0 and
 the hint count; one public-API signature (context, rnd = 0) verified by OpenSSL through
-the `cryptography` package. A signature takes 1-6 s on the ISS, so the cases are few;
-`python -m ip.acc.dv.jobs mldsa65_sign --program sign16` signs many."""
+the `cryptography` package. ML-DSA-44 by the same generator (signer(44)): two seeds (1 and 5
+iterations, hedged), a deterministic signature with a context and an external-mu one, both
+verified by OpenSSL, the length refusal, the peak DMEM and IMEM. A signature takes 1-6 s on
+the ISS, so the cases are few; `python -m ip.acc.dv.jobs mldsa65_sign --program sign16` and
+`mldsa44_sign` sign many."""
 import random
 
 import pytest
