@@ -193,12 +193,13 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
             "cycles": r.cycles}
 
 
-# Signing programs on the ACC: kernels/mldsa/sign16.py (the taped-out 16 KiB memories) is
-# ML-DSA-65 only; the 44 / 87 generator pieces are not written (sign16.plan()).
-MLDSA_SIGN_PARAMS = (65,)
+# Signing programs on the ACC: kernels/mldsa/sign16.py (the taped-out 16 KiB memories),
+# one generator for ML-DSA-44 and -65; ML-DSA-87 does not fit its DMEM (sign16.plan()).
+MLDSA_SIGN_PARAMS = (44, 65)
 # the signing programs' STATUS word (kernels/mldsa/sign.py: one source)
 # The rejection loop has no bound of its own (FIPS 204 Alg. 7); an iteration costs at most
-# ~53 k cycles (sign16's docstring), so this is ~190 iterations, each accepted with p ~ 0.2:
+# ~53 k cycles (sign16's docstring; ML-DSA-44 less), so this is ~190 iterations, each
+# accepted with p ~ 0.2 (ML-DSA-44 ~ 0.25):
 # never reached by a correct run (as ip/acc/dv/jobs.py measure_mldsa_sign).
 SIGN_MAX_CYCLES = 10_000_000
 
@@ -211,27 +212,29 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
     context), Sign_internal from the external mu. rnd: 32 bytes (hedged), or None for the
     deterministic variant (rnd = 32 zero bytes, FIPS 204 3.4 / Alg. 2). Returns {"sig",
     "cycles", "iterations"} (iterations of the rejection loop: the program's final kappa / l).
-    ML-DSA-65 only (BadInput naming the missing program for 44 / 87); wrong lengths, a
+    ML-DSA-44 and -65 (BadInput for 87: no program fits the 16 KiB DMEM); wrong lengths, a
     context over 255 bytes or an M' longer than the program's buffer (MSG_MAX; give mu
     instead) raise BadInput; a status word other than OK raises ApiError naming it."""
     from ip.acc.kernels.mldsa import sign as sign32, sign16
     from ip.acc.kernels.mldsa.layout import KAPPA
-    from ip.acc.kernels.mldsa.params import L
     if param not in MLDSA_PARAMS:
         raise BadInput(f"ML-DSA-{param}: no such parameter set (one of {', '.join(map(str, MLDSA_PARAMS))})")
     if param not in MLDSA_SIGN_PARAMS:
-        raise BadInput(f"ML-DSA-{param} signing: not implemented on the ACC yet (issue 24)")
+        raise BadInput(f"ML-DSA-{param} signing: no program on the ACC (its DMEM needs "
+                       f"{sign16.plan(param)['END']} B of {sign16.DMEM}; issue 24)")
     name = f"mldsa{param}_sign"
-    if len(sk) != sign16.SK_LEN:
-        raise BadInput(f"sk is {len(sk)} bytes, ML-DSA-{param} needs {sign16.SK_LEN}")
+    signer = sign16.signer(param)
+    L = signer.l
+    if len(sk) != signer.SK_LEN:
+        raise BadInput(f"sk is {len(sk)} bytes, ML-DSA-{param} needs {signer.SK_LEN}")
     if rnd is None:
         rnd = bytes(32)
     elif len(rnd) != 32:
         raise BadInput(f"rnd is {len(rnd)} bytes, ML-DSA needs 32")
-    m_prime = _m_prime(msg, ctx, mu, sign16.MSG_MAX, f"ML-DSA-{param} signing program")
-    program = sign16.sign_program(external_mu=mu is not None)
+    m_prime = _m_prime(msg, ctx, mu, signer.MSG_MAX, f"ML-DSA-{param} signing program")
+    program = signer.program(external_mu=mu is not None)
     try:
-        img = sign16.image(sk, m_prime, rnd, mu=mu)
+        img = signer.image(sk, m_prime, rnd, mu=mu)
     except ValueError as e:            # the checks above come first; this is a backstop
         raise BadInput(f"{name}: {e}") from None
     r = _run(program, img, engine, name, max_cycles=SIGN_MAX_CYCLES)
@@ -246,5 +249,5 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
     # kappa starts at 0 and advances by l in every iteration, the accepted one included
     if kappa == 0 or kappa % L:
         raise ApiError(f"{name}: final kappa {kappa} is not a positive multiple of l = {L}")
-    return {"sig": bytes(r.dmem[sign16.SIG:sign16.SIG + sign16.SIG_LEN]), "cycles": r.cycles,
+    return {"sig": bytes(r.dmem[signer.SIG:signer.SIG + signer.SIG_LEN]), "cycles": r.cycles,
             "iterations": kappa // L}

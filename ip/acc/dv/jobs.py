@@ -361,11 +361,12 @@ def measure_mldsa_verify(rtl: bool = False, seed: int = 7, params=(44, 65, 87)) 
                             MLDSA_KEYGEN_MEM, rtl)
 
 
-def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes):
-    """dilithium-py's ML-DSA-65 sign_internal loop, instrumented (same steps as its
-    _sign_internal; the signature is checked equal to it): the stage each iteration ended
-    at ('z', 'r0', 'ct0', 'hint' = rejected there, 'ok') and the signature."""
-    from dilithium_py.ml_dsa import ML_DSA_65 as DSA
+def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes, param: int = 65):
+    """dilithium-py's ML-DSA-<param> (44 or 65) sign_internal loop, instrumented (same steps
+    as its _sign_internal; the signature is checked equal to it): the stage each iteration
+    ended at ('z', 'r0', 'ct0', 'hint' = rejected there, 'ok') and the signature."""
+    from dilithium_py import ml_dsa
+    DSA = {44: ml_dsa.ML_DSA_44, 65: ml_dsa.ML_DSA_65}[param]
     rho, key, tr, s1, s2, t0 = DSA._unpack_sk(sk)
     s1_hat, s2_hat, t0_hat = s1.to_ntt(), s2.to_ntt(), t0.to_ntt()
     A_hat = DSA._expand_matrix_from_seed(rho)
@@ -407,38 +408,44 @@ SIGN_PROGRAMS = {"sign": ("sign", MLDSA_MEM), "sign16": ("sign16", acc_block.DME
 
 
 def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=None,
-                       program: str = "sign") -> dict:
+                       program: str = "sign", param: int = 65) -> dict:
     """ML-DSA-65 Sign_internal as one ACC program on the ISS (RTL not run: ~100 k+ cycles
     per signature): n signatures, a fresh key, message (msg_len bytes, as M') and rnd each
     from random.Random(seed); every signature compared byte for byte with dilithium-py's
     and verified. Cycles: min / median / mean / max; iteration counts from dilithium-py's
     loop (and the program's final kappa = 5 x iterations). program: "sign" (kernels/mldsa/
     sign.py, 32 KiB memories; keys mldsa65_sign_*) or "sign16" (sign16.py, the 16 KiB
-    ones; keys mldsa65_sign16_*)."""
+    ones; keys mldsa65_sign16_*). param 44: ML-DSA-44 by sign16 (keys mldsa44_sign16_*;
+    final kappa = 4 x iterations)."""
     import importlib
     import statistics
-    from dilithium_py.ml_dsa import ML_DSA_65 as DSA
+    from dilithium_py import ml_dsa
     from ip.acc.iss import Iss
+    if param != 65 and program != "sign16":
+        raise ValueError(f"ML-DSA-{param} signing: only the sign16 program takes that set")
+    DSA = {44: ml_dsa.ML_DSA_44, 65: ml_dsa.ML_DSA_65}[param]
     modname, mem = SIGN_PROGRAMS[program]
-    ms = importlib.import_module(f"ip.acc.kernels.mldsa.{modname}")
-    words = assemble(ms.sign_program(), f"mldsa_{modname}.s")
+    mod = importlib.import_module(f"ip.acc.kernels.mldsa.{modname}")
+    ms = mod.signer(param) if program == "sign16" else mod
+    src = ms.program() if program == "sign16" else ms.sign_program()
+    words = assemble(src, f"mldsa{param}_{modname}.s")
     assert 4 * len(words) <= mem and ms.END <= mem
     rng = random.Random(seed)
     cycles, iters, stages = [], [], {}
     for k in range(n):
         pk, sk = DSA._keygen_internal(rng.randbytes(32))
         msg, rnd = rng.randbytes(msg_len), rng.randbytes(32)
-        st, ref = dsa_sign_stages(sk, msg, rnd)
+        st, ref = dsa_sign_stages(sk, msg, rnd, param)
         sim = Iss(dmem_size=mem, imem_size=mem)
         sim.load_program(words)
         for a, b in ms.image(sk, msg, rnd).items():
             sim.dmem.write_bytes(a, b)
         h = sim.run(max_cycles=10_000_000)
         sig = sim.dmem.read_bytes(ms.SIG, ms.SIG_LEN)
-        kappa = int.from_bytes(sim.dmem.read_bytes(ms.KAPPA, 4), "little")
-        if not h.ok or sig != ref or kappa != 5 * len(st) or \
+        kappa = int.from_bytes(sim.dmem.read_bytes(mod.KAPPA, 4), "little")
+        if not h.ok or sig != ref or kappa != DSA.l * len(st) or \
                 not DSA._verify_internal(pk, msg, sig):
-            raise AssertionError(f"ML-DSA-65 sign #{k}: wrong result ({h}, kappa {kappa}, "
+            raise AssertionError(f"ML-DSA-{param} sign #{k}: wrong result ({h}, kappa {kappa}, "
                                  f"{len(st)} iterations)")
         cycles.append(h.cycles)
         iters.append(len(st))
@@ -447,7 +454,7 @@ def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=N
         if progress:
             progress(k, h.cycles, len(st))
     dist = {i: iters.count(i) for i in sorted(set(iters))}
-    p = f"mldsa65_{modname}"
+    p = f"mldsa{param}_{modname}"
     return {k.replace("mldsa65_sign", p, 1): v for k, v in {
             "mldsa65_sign_n": n,
             "mldsa65_sign_cycles_median": statistics.median(cycles),
@@ -481,6 +488,12 @@ def main(argv=None):
     p.add_argument("--msg-len", type=int, default=33)
     p.add_argument("--program", choices=sorted(SIGN_PROGRAMS), default="sign",
                    help="sign: 32 KiB memories; sign16: the taped-out 16 KiB ones")
+    p.add_argument("--json", help="write the figures to this file")
+    p = sub.add_parser("mldsa44_sign", help="ML-DSA-44 signing program (sign16, the 16 KiB "
+                       "memories), N signatures (ISS)")
+    p.add_argument("--n", type=int, default=50)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--msg-len", type=int, default=33)
     p.add_argument("--json", help="write the figures to this file")
     p = sub.add_parser("mlkem_keygen", help="ML-KEM-512/768/1024 keygen programs (ISS, --rtl: also RTL)")
     p.add_argument("--rtl", action="store_true")
@@ -521,7 +534,10 @@ def main(argv=None):
     def progress(k, cyc, it):
         print(f"  {k + 1:4d}/{a.n}: {cyc:7d} cycles, {it:2d} iterations "
               f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-    out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress, a.program)
+    if a.cmd == "mldsa44_sign":
+        out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress, "sign16", 44)
+    else:
+        out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress, a.program)
     print(json.dumps(out, indent=1))
     if a.json:
         with open(a.json, "w") as f:

@@ -3,8 +3,11 @@ ISS with 16 KiB IMEM and DMEM (ip/acc/block.py): the signature equal to dilithiu
 _sign_internal byte for byte and verified, the loop as many iterations as dilithium-py's
 (final kappa = 5 x iterations). Two seeds: one accepted at once, one rejected at z, r0 and
 the hint count; one public-API signature (context, rnd = 0) verified by OpenSSL through
-the `cryptography` package. A signature takes 1-6 s on the ISS, so the cases are few;
-`python -m ip.acc.dv.jobs mldsa65_sign --program sign16` signs many."""
+the `cryptography` package. ML-DSA-44 by the same generator (signer(44)): two seeds (1 and 5
+iterations, hedged), a deterministic signature with a context and an external-mu one, both
+verified by OpenSSL, the length refusal, the peak DMEM and IMEM. A signature takes 1-6 s on
+the ISS, so the cases are few; `python -m ip.acc.dv.jobs mldsa65_sign --program sign16` and
+`mldsa44_sign` sign many."""
 import random
 
 import pytest
@@ -166,3 +169,138 @@ def test_sign16_external_mu():
     sig = sim.dmem.read_bytes(ms.SIG, ms.SIG_LEN)
     assert sig == DSA.sign(sk, m, ctx, deterministic=True)
     pub.verify(sig, m, ctx)
+
+
+# ------------------------------------------------------------------ ML-DSA-44
+S44 = ms.signer(44)
+WORDS44 = assemble(S44.program(), "mldsa44_sign16.s")
+
+
+def _run44(img, dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE, words=WORDS44):
+    sim = Iss(dmem_size=dmem_size, imem_size=imem_size)
+    sim.load_program(words)
+    for a, b in img.items():
+        sim.dmem.write_bytes(a, b)
+    h = sim.run(max_cycles=10_000_000)
+    assert h.ok, h
+    return sim, h
+
+
+def _sign44(sk, msg, r, **kw):
+    sim, h = _run44(S44.image(sk, msg, r), **kw)
+    assert sim.dmem.read_bytes(ms.STATUS, 4) == sign32.STATUS_OK.to_bytes(4, "little")
+    kappa = int.from_bytes(sim.dmem.read_bytes(ms.KAPPA, 4), "little")
+    return sim.dmem.read_bytes(S44.SIG, S44.SIG_LEN), kappa, h
+
+
+# seed -> dilithium-py's ML-DSA-44 stages: accepted at once; rejected at r0, z, the hint
+# count and z again (5 iterations)
+CASES44 = {0: ["ok"], 15: ["r0", "z", "hint", "z", "ok"]}
+
+
+@pytest.mark.parametrize("seed", sorted(CASES44))
+def test_sign16_44(seed):
+    """ML-DSA-44 Sign_internal (hedged: a random rnd) in the taped-out memories: the
+    signature equal to dilithium-py's byte for byte and verified, kappa = 4 x iterations."""
+    from dilithium_py.ml_dsa import ML_DSA_44
+    rnd = random.Random(seed)
+    pk, sk = ML_DSA_44._keygen_internal(rnd.randbytes(32))
+    msg, r = rnd.randbytes(45), rnd.randbytes(32)
+    st, ref = dsa_sign_stages(sk, msg, r, 44)
+    assert st == CASES44[seed]
+    # the IMEM cut to the program (the DMEM is all 16 KiB: the end wipe covers all of it;
+    # the data's peak is END, test_sign16_44_fits)
+    sig, kappa, h = _sign44(sk, msg, r, imem_size=4 * len(WORDS44))
+    assert sig == ref and ML_DSA_44._verify_internal(pk, msg, sig)
+    assert kappa == 4 * len(st)
+    print(f"\nML-DSA-44 sign (16 KiB): {h.cycles} cycles, {len(st)} iterations {st}, "
+          f"IMEM {4 * len(WORDS44)} B, peak DMEM {S44.END} B")
+
+
+def test_sign16_44_cryptography():
+    """ML-DSA-44 with a context, deterministic (rnd = 0): the host formats M' = 0 ||
+    len(ctx) || ctx || M; the signature equals dilithium-py's ML_DSA_44.sign and OpenSSL
+    (the `cryptography` package) verifies it with the public key from the same seed, and
+    rejects another context."""
+    mldsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.mldsa")
+    from dilithium_py.ml_dsa import ML_DSA_44
+    xi = random.Random(244).randbytes(32)
+    _, sk = ML_DSA_44._keygen_internal(xi)
+    m, ctx = b"pqsoc ACC, ML-DSA-44 in 16 KiB", b"ctx44"
+    sig, _, _ = _sign44(sk, bytes([0, len(ctx)]) + ctx + m, bytes(32))
+    assert sig == ML_DSA_44.sign(sk, m, ctx, deterministic=True)
+    pub = mldsa.MLDSA44PrivateKey.from_seed_bytes(xi).public_key()
+    pub.verify(sig, m, ctx)                                   # raises if invalid
+    with pytest.raises(Exception):
+        pub.verify(sig, m, b"other")
+
+
+def test_sign16_44_external_mu():
+    """Sign16(44).program(external_mu=True): mu from OpenSSL's MLDSAMuHasher over an M
+    beyond MSG_MAX; OpenSSL verifies the signature."""
+    mldsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.mldsa")
+    from dilithium_py.ml_dsa import ML_DSA_44
+    xi = random.Random(245).randbytes(32)
+    _, sk = ML_DSA_44._keygen_internal(xi)
+    pub = mldsa.MLDSA44PrivateKey.from_seed_bytes(xi).public_key()
+    m, ctx = random.Random(246).randbytes(12_000), b"pqsoc"
+    assert len(m) > S44.MSG_MAX
+    hasher = mldsa.MLDSAMuHasher(pub, ctx)
+    hasher.update(m)
+    words = assemble(S44.program(external_mu=True), "mldsa44_sign16_mu.s")
+    assert 4 * len(words) <= acc_block.IMEM_SIZE
+    sim, _ = _run44(S44.image(sk, b"", bytes(32), mu=hasher.finalize()), words=words)
+    sig = sim.dmem.read_bytes(S44.SIG, S44.SIG_LEN)
+    assert sig == ML_DSA_44.sign(sk, m, ctx, deterministic=True)
+    pub.verify(sig, m, ctx)
+
+
+def test_sign16_44_refuses_long_message():
+    """A length word beyond MSG_MAX: STATUS_MSG_LENGTH, nothing hashed, DMEM (the key
+    included) wiped; the host-side image refuses a too-long M' and a wrong key length."""
+    from dilithium_py.ml_dsa import ML_DSA_44
+    _, sk = ML_DSA_44._keygen_internal(bytes(32))
+    for mlen in (S44.MSG_MAX + 1, 0xFFFFFFFF):
+        sim, h = _run44(S44.image(sk, b"abc", bytes(32), mlen=mlen))
+        assert sim.dmem.read_bytes(ms.STATUS, 4) == \
+            sign32.STATUS_MSG_LENGTH.to_bytes(4, "little")
+        assert sim.dmem.read_bytes(ms.MU, 64) == bytes(64) and h.cycles < 100 + ms.DMEM // 32
+        assert sim.dmem.read_bytes(S44.SK, S44.SK_LEN) == bytes(S44.SK_LEN)
+    with pytest.raises(ValueError, match="exceeds"):
+        S44.image(sk, bytes(S44.MSG_MAX + 1), bytes(32))
+    with pytest.raises(ValueError, match="sk must be 2560"):
+        S44.image(sk[:-1], b"", bytes(32))
+    with pytest.raises(ValueError, match="44 or 65"):
+        ms.Sign16(87)
+
+
+def test_sign16_44_peak_dmem():
+    """The program without its end wipe (which covers all 16 KiB) runs in a DMEM cut to END
+    (any access past the peak is an ISS error) and gives dilithium-py's signature."""
+    from dilithium_py.ml_dsa import ML_DSA_44
+    ph = S44.phases()
+    assert ph[-1][0].startswith("wipe")
+    lines = [x for _, body in ph[:-1] for x in body]
+    src = S44.program()
+    tail = src[src.index("\necall\nsign_next:") + 1:]
+    words = assemble("\n".join(ms.sched.schedule(lines)) + "\n" + tail, "nowipe44.s")
+    rnd = random.Random(15)
+    _, sk = ML_DSA_44._keygen_internal(rnd.randbytes(32))
+    msg, r = rnd.randbytes(45), rnd.randbytes(32)
+    sim, _ = _run44(S44.image(sk, msg, r), dmem_size=S44.END, words=words)
+    assert sim.dmem.read_bytes(S44.SIG, S44.SIG_LEN) == ML_DSA_44._sign_internal(sk, msg, r)
+
+
+def test_sign16_44_fits():
+    """ML-DSA-44: IMEM <= 16 KiB, peak DMEM = plan(44)'s END <= 16 KiB (the docstring
+    states both), the key and signature sizes dilithium-py's."""
+    from dilithium_py.ml_dsa import ML_DSA_44
+    assert 4 * len(WORDS44) <= acc_block.IMEM_SIZE and S44.END <= acc_block.DMEM_SIZE
+    assert S44.END == ms.plan(44)["END"]
+    assert (S44.KEYP, S44.W) == ms.plan(44)["regions"]["key: s1 | s2 | t0 packed"]
+    _, sk = ML_DSA_44._keygen_internal(bytes(32))
+    assert len(sk) == S44.SK_LEN and S44.SIG_LEN == ms.plan(44)["sig_len"] == 2420
+    assert S44.SK + S44.SK_LEN == S44.W and S44.MSG + S44.MSG_MAX == ms.DMEM
+    assert S44.MB_Z + 32 * 18 <= S44.YJ and S44.SIG + S44.SIG_LEN + S44.SIG_PAD <= S44.MB_Z
+    assert f"| {4 * len(WORDS44) // 1000} {4 * len(WORDS44) % 1000:03d} | " \
+        f"{S44.END // 1000} {S44.END % 1000:03d} |" in ms.__doc__

@@ -2,9 +2,10 @@
 ip/acc/kernels/mldsa/sign16.py): a deterministic signature with a context equal to
 dilithium-py's and verified by OpenSSL (the `cryptography` package) and by our verify
 program, from our keygen; a hedged one (the CLI's default rnd) verified by OpenSSL and equal
-to the external-mu signature of the same rnd; bad input exit 2 naming the problem; 44 / 87
-refused as not implemented; a status word other than OK raised. A signature takes 1-6 s on
-the Python ISS: three signing runs (seeds chosen for 1 and 2 loop iterations)."""
+to the external-mu signature of the same rnd; ML-DSA-44 (`--param 44`) deterministic and
+hedged, verified by OpenSSL and our verify program; bad input exit 2 naming the problem; 87
+refused (no program fits); a status word other than OK raised. A signature takes 1-6 s on
+the Python ISS: five signing runs (seeds chosen for 1 and 2 loop iterations)."""
 import hashlib
 import json
 import random
@@ -86,10 +87,12 @@ def test_bad_input_is_named_with_status_2(capsys):
             (base + ["--mu", "00" * 64, "--ctx", "01"], "--ctx goes with --msg"),
             (base + ["--mu", "00" * 63], "mu is 63 bytes, ML-DSA needs 64"),
             (base + ["--msg", "00" * (sign16.MSG_MAX - 1)], "(give mu instead)"),
-            (["--param", "44", "--sk", "00" * 2560, "--msg", ""],
-             "ML-DSA-44 signing: not implemented on the ACC yet (issue 24)"),
+            (["--param", "44", "--sk", "00" * 4032, "--msg", ""],
+             "sk is 4032 bytes, ML-DSA-44 needs 2560"),
+            (["--param", "44", "--sk", "00" * 2560, "--msg", "00" * 9663],
+             "(give mu instead)"),
             (["--param", "87", "--sk", "00" * 4896, "--msg", "", "--deterministic"],
-             "ML-DSA-87 signing: not implemented on the ACC yet (issue 24)")):
+             "ML-DSA-87 signing: no program on the ACC (its DMEM needs 19296 B of 16384")):
         rc, _, e = _sign_cli(capsys, *argv)
         assert rc == 2 and err in e, (argv[:6], e)
     # M' = 0 || 0 || msg: MSG_MAX - 1 message bytes are one too many
@@ -104,8 +107,9 @@ def test_bad_input_is_named_with_status_2(capsys):
 def test_a_status_other_than_ok_is_raised(monkeypatch):
     """Seeded error: the image's length word beyond MSG_MAX (the host's check bypassed):
     the program refuses (STATUS_MSG_LENGTH, a short run) and the API raises naming the status."""
-    real = sign16.image
-    monkeypatch.setattr(sign16, "image", lambda sk, msg, rnd, mlen=None, mu=None:
+    s65 = sign16.signer(65)
+    real = s65.image
+    monkeypatch.setattr(s65, "image", lambda sk, msg, rnd, mlen=None, mu=None:
                         real(sk, msg, rnd, mlen=sign16.MSG_MAX + 1, mu=mu))
     with pytest.raises(api.ApiError, match="status 0x1: M' longer than the program's buffer"):
         api.mldsa_sign(65, bytes(sign16.SK_LEN), b"x")
@@ -114,6 +118,31 @@ def test_a_status_other_than_ok_is_raised(monkeypatch):
 def test_a_program_that_stops_early_is_not_a_signature(monkeypatch):
     """Seeded error: a program that ends at once leaves the status word at 0 (NOT_RUN), which
     is not OK (OK is non-zero): the API raises rather than return DMEM as a signature."""
-    monkeypatch.setattr(sign16, "sign_program", lambda external_mu=False: "ecall\n")
+    monkeypatch.setattr(sign16.signer(65), "program", lambda external_mu=False: "ecall\n")
     with pytest.raises(api.ApiError, match="status 0x0: not run"):
         api.mldsa_sign(65, bytes(sign16.SK_LEN), b"x")
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_mldsa44_sign_verifies(capsys, deterministic):
+    """`pqsoc mldsa sign --param 44` from our ML-DSA-44 keygen, with a context: deterministic
+    (equal to dilithium-py's sign) or hedged (a given rnd: equal to its _sign_internal);
+    OpenSSL verifies each with the public key from the same seed, and so does our verify
+    program; iterations as dilithium-py's loop."""
+    from dilithium_py.ml_dsa import ML_DSA_44
+    rng = random.Random(44)
+    xi, msg, ctx, rnd = rng.randbytes(32), rng.randbytes(33), b"pqsoc 44", rng.randbytes(32)
+    kg = api.mldsa_keygen(44, xi)
+    opt = ["--deterministic"] if deterministic else ["--rnd", rnd.hex()]
+    rc, out, err = _sign_cli(capsys, "--param", "44", "--sk", kg["sk"].hex(), "--msg", msg.hex(),
+                             "--ctx", ctx.hex(), *opt)
+    assert rc == 0, err
+    sig = bytes.fromhex(out["sig"])
+    m_prime = bytes([0, len(ctx)]) + ctx + msg
+    r = bytes(32) if deterministic else rnd
+    assert len(sig) == 2420 and sig == ML_DSA_44._sign_internal(kg["sk"], m_prime, r)
+    assert out["iterations"] == len(dsa_sign_stages(kg["sk"], m_prime, r, 44)[0])
+    mldsa.MLDSA44PrivateKey.from_seed_bytes(xi).public_key().verify(sig, msg, ctx)
+    assert api.mldsa_verify(44, kg["pk"], msg, sig, ctx)["valid"] is True
+    print(f"\nML-DSA-44 sign ({'deterministic' if deterministic else 'hedged'}): "
+          f"{out['cycles']} cycles, {out['iterations']} iteration(s)")

@@ -1,4 +1,4 @@
-"""End-of-operation wiping of the ML-DSA programs (keygen 44 / 65 / 87, sign16, sign.py and
+"""End-of-operation wiping of the ML-DSA programs (keygen 44 / 65 / 87, sign16 65 / 44, sign.py and
 the signers' length refusal; issue #24 item 5): after the ecall, every DMEM byte but the
 outputs is zero (keygen: pk and sk; signing: the signature, kappa, the status word;
 refusal: the status word), and so are every WDR, the ACC WSR and every GPR; the KMAC is
@@ -66,33 +66,37 @@ def _keygen_case(param, seed):
 
 
 def _sign_case(ms, mem, seed, refuse=False):
-    """(program with the dump, DMEM image, check) of one ML-DSA-65 signature by the
-    module ms (sign16 or sign); refuse: a length word beyond MSG_MAX (the refusal path)."""
+    """(program with the dump, DMEM image, check) of one signature by ms: the module sign16
+    or sign (ML-DSA-65) or a sign16.Sign16 instance (its set); refuse: a length word
+    beyond MSG_MAX (the refusal path)."""
+    param = ms.param if isinstance(ms, sign16.Sign16) else 65
     rnd = random.Random(seed)
-    _, sk = ML_DSA_65._keygen_internal(rnd.randbytes(32))
+    _, sk = REF[param]._keygen_internal(rnd.randbytes(32))
     msg, r = rnd.randbytes(45), rnd.randbytes(32)
-    src = ms.sign_program()
+    src = ms.program() if isinstance(ms, sign16.Sign16) else ms.sign_program()
     dump = 4096                       # wiped in both layouts; x0-based bn.sw reaches it
     if refuse:
         img = ms.image(sk, msg, r, mlen=ms.MSG_MAX + 1)
         src = dump_before(src, _ecall_before(src, "len_ok"), dump)
-        keep = [(ms.STATUS, ms.STATUS + 4)]
+        st = sign16.STATUS
+        keep = [(st, st + 4)]
 
         def want(d):
-            return None if d[ms.STATUS:ms.STATUS + 4] == ms.STATUS_MSG_LENGTH.to_bytes(4, "little") else "status"
+            return None if d[st:st + 4] == sign16.STATUS_MSG_LENGTH.to_bytes(4, "little") else "status"
         return src, image(img, mem), _checker(mem, keep, dump, want)
-    stages, ref = dsa_sign_stages(sk, msg, r)
-    label = "sign_next" if ms is sign16 else None
+    stages, ref = dsa_sign_stages(sk, msg, r, param)
+    label = None if ms is sign32 else "sign_next"
     i = _ecall_before(src, label) if label else len(src.splitlines()) - 1
     src = dump_before(src, i, dump)
-    keep = [(ms.SIG, ms.SIG + ms.SIG_LEN), (ms.KAPPA, ms.KAPPA + 4), (ms.STATUS, ms.STATUS + 4)]
+    ka, st = sign16.KAPPA, sign16.STATUS
+    keep = [(ms.SIG, ms.SIG + ms.SIG_LEN), (ka, ka + 4), (st, st + 4)]
 
     def want(d):
         if bytes(d[ms.SIG:ms.SIG + ms.SIG_LEN]) != ref:
             return "signature differs from dilithium-py's"
-        if int.from_bytes(d[ms.KAPPA:ms.KAPPA + 4], "little") != 5 * len(stages):
+        if int.from_bytes(d[ka:ka + 4], "little") != REF[param].l * len(stages):
             return "kappa"
-        return None if d[ms.STATUS:ms.STATUS + 4] == ms.STATUS_OK.to_bytes(4, "little") else "status"
+        return None if d[st:st + 4] == sign16.STATUS_OK.to_bytes(4, "little") else "status"
     return src, image(ms.image(sk, msg, r), mem), _checker(mem, keep, dump, want)
 
 
@@ -116,6 +120,13 @@ def test_sign16_leaves_only_the_signature(seed):
     assert check(r.dmem) is None, check(r.dmem)
 
 
+@pytest.mark.parametrize("seed", [15])        # 5 iterations (r0, z, hint, z)
+def test_sign16_44_leaves_only_the_signature(seed):
+    src, img, check = _sign_case(sign16.signer(44), acc_block.DMEM_SIZE, seed)
+    r = _run(src, img, acc_block.DMEM_SIZE)
+    assert check(r.dmem) is None, check(r.dmem)
+
+
 def test_sign32_leaves_only_the_signature():
     """sign.py (32 KiB memories): the same end wipe over its 32 KiB."""
     src, img, check = _sign_case(sign32, sign32.DMEM, 4)
@@ -126,16 +137,18 @@ def test_sign32_leaves_only_the_signature():
 def test_refused_length_leaves_only_the_status():
     """sign16's length refusal (the key was placed, nothing hashed): all of DMEM zero but
     the status word 1, every register zero."""
-    src, img, check = _sign_case(sign16, acc_block.DMEM_SIZE, 5, refuse=True)
-    r = _run(src, img, acc_block.DMEM_SIZE, 10_000)
-    assert check(r.dmem) is None, check(r.dmem)
+    for ms in (sign16, sign16.signer(44)):
+        src, img, check = _sign_case(ms, acc_block.DMEM_SIZE, 5, refuse=True)
+        r = _run(src, img, acc_block.DMEM_SIZE, 10_000)
+        assert check(r.dmem) is None, check(r.dmem)
 
 
 def test_kmac_released_before_every_ecall():
     """On each program's text, the last kmac.* instruction before every ecall is kmac.rel
     (the KMAC clears its state on release)."""
     for name, src in [(f"keygen {p}", keygen(p).program()) for p in (44, 65, 87)] + \
-            [("sign16", sign16.sign_program()), ("sign", sign32.sign_program())]:
+            [("sign16", sign16.sign_program()), ("sign16 44", sign16.signer(44).program()),
+             ("sign", sign32.sign_program())]:
         last = None
         for line in src.splitlines():
             if line.startswith("kmac."):

@@ -14,7 +14,7 @@ Two kinds of regions:
 """
 from ip.acc.kernels.asm_util import mem as _m, u32 as _u32
 from ip.acc.kernels.mldsa import ntt
-from ip.acc.kernels.mldsa.params import BETA, ETA, GAMMA1, GAMMA2, K, L, OMEGA, Q
+from ip.acc.kernels.mldsa.params import BETA, ETA, FULL, GAMMA1, GAMMA2, K, L, OMEGA, Q
 
 VMODE1 = ["lui x30, 4", "addi x31, x0, 1", "csrrw x0, VMODE, x31"]
 
@@ -63,20 +63,21 @@ _XC_NAMES = ["sh4e", "eta", "m13", "t0c", "g2m1", "g2x2m1", "hbit0", "deb", "bsh
              "c28m1"]
 
 
-def x_area(xc: int) -> dict:
+def x_area(xc: int, k: int = K, hw_words: int = 64) -> dict:
     """The addresses of the area that starts with the XC constant words at xc (a program
     may place it elsewhere, e.g. sign16.py inside 16 KiB): XA (name -> word), DBT (32
-    words: de Bruijn index table), HB (K hint bitmaps, 32 B each), FLAG (word 0: flag,
+    words: de Bruijn index table), HB (k hint bitmaps, 32 B each), FLAG (word 0: flag,
     0 = pass; word 1: hint count), CNTS (the hint count lanes, saved across the INTT), HW
-    (64 words: hint bytes, one per word), XEND (its end)."""
+    (hw_words words, a multiple of 8 >= omega + k: hint bytes, one per word), XEND (its
+    end)."""
     xa = {n: xc + 32 * i for i, n in enumerate(_XC_NAMES)}
     dbt = xc + 32 * len(_XC_NAMES)
     hb = dbt + 128
-    flag = hb + K * 32
+    flag = hb + k * 32
     cnts = flag + 32
     hw = cnts + 32
     return {"XA": xa, "DBT": dbt, "HB": hb, "FLAG": flag, "CNTS": cnts, "HW": hw,
-            "XEND": hw + 256}
+            "XEND": hw + 4 * hw_words}
 
 
 _XAREA = x_area(XC)
@@ -87,13 +88,20 @@ assert XEND <= 32 * 1024
 DEBRUIJN = 0x077CB531
 # HighBits(r) = floor((r + gamma2 - 1) / (2 gamma2)) (16 -> 0) = bits 11.. of
 # mulv.hi(r + gamma2 - 1, HB_M), exact for every r in [0, q) (checked in the tests)
-HB_M = -(-(1 << 43) // (2 * GAMMA2))
+def hb_mult(gamma2: int) -> int:
+    """ceil(2^43 / (2 gamma2)): HighBits(r) = bits 11.. of mulv.hi(r + gamma2 - 1, it)."""
+    return -(-(1 << 43) // (2 * gamma2))
 
 
-def _const_words():
-    """name -> the 32 bytes of that constant word (at KC)."""
+HB_M = hb_mult(GAMMA2)
+
+
+def _const_words(gamma1=GAMMA1, gamma2=GAMMA2, beta=BETA):
+    """name -> the 32 bytes of that constant word (at KC), of a set (default ML-DSA-65's;
+    m20 is the z field mask, 2^bitlen(gamma1) - 1: 20 or 18 bits)."""
+    GAMMA1, GAMMA2, BETA = gamma1, gamma2, beta
     c = {}
-    c["m20"] = _u32([(1 << 20) - 1] * 8)
+    c["m20"] = _u32([(1 << GAMMA1.bit_length()) - 1] * 8)
     c["g1"] = _u32([GAMMA1] * 8)
     c["c127"] = _u32([127] * 8)
     c["c1025"] = _u32([1025] * 8)
@@ -109,8 +117,11 @@ def _const_words():
     return c
 
 
-def _xc_words():
-    """name -> the 32 bytes of that constant word (past END)."""
+def _xc_words(eta=ETA, gamma2=GAMMA2):
+    """name -> the 32 bytes of that constant word (past END), of a set (default
+    ML-DSA-65's)."""
+    ETA, GAMMA2 = eta, gamma2
+    HB_M = hb_mult(gamma2)
     c = {}
     c["sh4e"] = _u32([1 << (28 - 4 * q) for q in range(8)])
     c["eta"] = _u32([ETA] * 8)
@@ -133,15 +144,17 @@ def _debruijn_table():
     return t
 
 
-def const_image(xc: bool = True, xc_at: int = XC) -> dict:
+def const_image(xc: bool = True, xc_at: int = XC, param: int = 65) -> dict:
     """{address: bytes}: the twiddle tables, the constant words at KC and (xc) those of the
-    XC area with the de Bruijn table, at xc_at."""
+    XC area with the de Bruijn table, at xc_at; the set's values (param: 44 or 65; the
+    words the ML-DSA-65-only pieces use keep their values)."""
+    P = FULL[param]
     img = {TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
            ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True))}
-    cw = _const_words()
+    cw = _const_words(P["gamma1"], P["gamma2"], P["beta"])
     img[KC] = b"".join(cw[n] for n in CONST_NAMES)
     if xc:
-        cw = _xc_words()
+        cw = _xc_words(P["eta"], P["gamma2"])
         img[xc_at] = b"".join(cw[n] for n in _XC_NAMES) + _u32(_debruijn_table())
     return img
 

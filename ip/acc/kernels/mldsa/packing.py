@@ -197,17 +197,23 @@ def zpack_group():
     return p.text().splitlines()
 
 
-def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG, xc=XC):
+def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG, xc=XC, k=K, l=L, omega=OMEGA, ctil_len=48,
+                      zbits=20, hw_words=64):
     """c_tilde at ctil, z at z (5 polys), bitmaps at HB -> the signature at sig (sig + 48
     32-byte aligned). z is packed first, so the signature may lie over z itself when
     sig + 48 <= z + 96 (each 160-byte output group is written after its 256 input bytes
     are read, and never reaches the next group's input), as in sign.py's layout.
-    z = None: z is already packed at sig + 48 (zpack_group per polynomial, sign16.py);
-    xc: the XC area (layout.x_area) with HB, HW, DBT."""
-    xar = x_area(xc)
+    z = None: z is already packed at sig + ctil_len (per polynomial, sign16.py);
+    xc: the XC area (layout.x_area, hw_words hint words) with HB, HW, DBT. The set's k, l,
+    omega, c_tilde bytes and z field bits (default ML-DSA-65's); the hint bytes go out 32
+    at a time (zeros after the last count up to hw_words / 8 wide words)."""
+    xar = x_area(xc, k, hw_words)
     XA, HB, HW, DBT = xar["XA"], xar["HB"], xar["HW"], xar["DBT"]
-    sig_z, sig_h = sig + 48, sig + 48 + L * 640
-    assert sig_z % 32 == 0
+    sig_z = sig + ctil_len
+    sig_h = sig_z + l * 32 * zbits
+    assert sig_z % 32 == 0 and sig_h % 32 == 0 and hw_words % 32 == 0
+    assert z is None or (zbits, ctil_len) == (20, 48)
+    L, K, OMEGA = l, k, omega
     ph = [("init", VMODE1)]
     if z is not None:
         assert not (z < sig + SIG_LEN and sig < z + L * 1024) or sig_z <= z + 96
@@ -215,12 +221,12 @@ def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG, xc=XC):
                    [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, z) + _li(6, sig_z) +
                    _loop(L * 4, zpack_group())))
     ct = _li(1, ctil) + _li(2, sig)
-    ct += [f"lw x{3 + k}, {4 * k}(x1)" for k in range(12)]
-    ct += [f"sw x{3 + k}, {4 * k}(x2)" for k in range(12)]
+    ct += [f"lw x{3 + k}, {4 * k}(x1)" for k in range(ctil_len // 4)]
+    ct += [f"sw x{3 + k}, {4 * k}(x2)" for k in range(ctil_len // 4)]
     ph.append(("c_tilde", ct))
     # HintBitPack: indices into HW (one per word), cumulative counts at HW + 4 (omega + i)
     hp = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(20, HW) + \
-        _loop(8, ["bn.sw.pi w0, 0(x20)"]) + \
+        _loop(hw_words // 8, ["bn.sw.pi w0, 0(x20)"]) + \
         _li(20, HW) + _li(21, HW + 4 * OMEGA) + _li(22, HB) + _li(7, DBT) + \
         [f"bn.lw w2, {_m(XA['deb'])}", "addi x23, x0, 0", "addi x28, x0, 256",
          f"addi x29, x0, {K}"]
@@ -238,7 +244,7 @@ def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG, xc=XC):
                          "addi x21, x21, 4", "addi x23, x23, 1", "bne x23, x29, hp_poly"]
     ph.append(("hint: HintBitPack indices", hp))
     pk = [f"bn.lw w9, {_m(XA['bsh'])}"]
-    for half in (0, 1):
+    for half in range(hw_words // 32):
         pk += [f"bn.lw w{k}, {_m(HW + 128 * half + 32 * k)}" for k in range(4)]
         pk += [f"bn.mulv.lo w{k}, w{k}, w9" for k in range(4)]
         pk += or_tree(4, ("w10", "w11")) + [f"bn.sw w0, {_m(sig_h + 32 * half)}"]
@@ -248,6 +254,23 @@ def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG, xc=XC):
 
 def sig_encode_program() -> str:
     return phase_program(sig_encode_phases())
+
+
+def zpack_bits(bits):
+    """BitPack(z, gamma1 - 1, gamma1) of one polynomial (fields gamma1 - z, `bits` bits;
+    18 for ML-DSA-44): 32 words at x5 -> 32 b bytes at x6 (neither moved); w15 = gamma1."""
+    def field(p, src, d):
+        p.op("bn.subvm", d, "w15", src)
+    return pack_bits(bits, field)
+
+
+def dec_eta_bits(bits):
+    """BitUnpack of a packed s polynomial (eta - s in `bits` bits; 3 for eta = 2): 32 b
+    bytes at x5 (post-incremented) -> 32 words at x6 (not moved), s = eta - field mod q.
+    w15 = 2^b - 1, w14 = eta; uses w0..w13, x10..x17."""
+    def field(p, src, d):
+        p.op("bn.subvm", d, "w14", src)
+    return unpack_fields(bits, field, pool=14) + [f"addi x5, x5, {32 * bits}"]
 
 
 # ------------------------------------------------------------------ generic b-bit pack

@@ -33,7 +33,7 @@ from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_p
 from ip.acc.kernels.mldsa.layout import (CH, CNTS, CTIL, FLAG, HB, KA, MU, SH, T, VMODE1, W,
                                          W1E, XA, XC, Y, YH, ZO, fwd_ntt, inv_ntt,
                                          x_area)
-from ip.acc.kernels.mldsa.packing import dec_t0_poly, or_tree
+from ip.acc.kernels.mldsa.packing import dec_t0_poly, or_tree, pack_fields
 from ip.acc.kernels.mldsa.params import K, L, OMEGA
 from ip.acc.kernels.mldsa.products import cs_prod
 from ip.acc.kernels.prog import Prog
@@ -76,6 +76,37 @@ def highbits_phases(hash=True, w=W, w1e=W1E, ctil=CTIL):
            f"bn.sw w2, {_m(ctil + 32)}"]
     return [("init", pre + hs), ("HighBits + w1Encode + absorb (6 polys)",
                                  first + _loop(23, body)), ("c_tilde", fin)]
+
+
+def highbits_pack_phases(w, w1e, ctil, k, m, xa):
+    """w1 = HighBits(w) for any gamma2 (m = (q - 1) / alpha; 44 for ML-DSA-44: 6-bit w1)
+    for the k polys at w, w1Encode (packing.pack_fields) -> w1e (k x 32 bitlen(m - 1)
+    bytes), then c_tilde = H(mu || w1Encode(w1)) (64 B squeezed; the set keeps its
+    lambda / 4) -> ctil; the KMAC port acquired (and held). HighBits: t = bits 11.. of
+    mulv.hi(r + gamma2 - 1, HB_M) (xa: the XC words), in [0, m], t = m (the q - 1 wrap)
+    -> 0."""
+    bits = (m - 1).bit_length()
+
+    def load(p, r, dst):
+        u, t, g = f"%hu{r}", f"%ht{r}", f"%hg{r}"
+        p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [u], ["x5"])
+        p.op("bn.addv", u, u, "w10")
+        p.op("bn.mulv.hi", t, u, "w11")
+        p.op("bn.shrv", t, t, "11")
+        p.op("bn.ltv", g, "w12", t)
+        p.op("bn.and", g, g, t)
+        p.op("bn.xor", dst, t, g)
+    pre = VMODE1 + [f"bn.lw w10, {_m(xa['g2m1'])}", f"bn.lw w11, {_m(xa['hbm'])}"] + \
+        _bcast("w12", m - 1) + _li(5, w) + _li(6, w1e)
+    body = pack_fields(load, [(bits, None, "x6")], pool=10) + \
+        ["addi x5, x5, 1024", f"addi x6, x6, {32 * bits}"]
+    hs = ["kmac.acq", f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + 32 * bits * k) + \
+        ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}",
+         f"bn.lw w2, {_m(MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"] + _li(7, w1e) + \
+        _loop(bits * k, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"]) + \
+        ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(ctil)}", f"bn.sw w2, {_m(ctil + 32)}"]
+    return [(f"{k} x [HighBits + w1Encode ({bits} bit)]", pre + _loop(k, body)),
+            ("c_tilde = H(mu || w1Encode(w1))", hs)]
 
 
 def highbits_program() -> str:
@@ -155,16 +186,40 @@ def r0_phases(s2h=SH, ch=CH, w=W, t=YH):
     return ph
 
 
-def r0_check(head=()):
+def r0_check(head=(), m=16, xa=XA):
     """One polynomial: v = w (x13) - c s2 (x14) -> x15 (kept for the hint; pointers
     post-incremented; head: lines run after the constant loads), ||LowBits(v)||inf < gamma2 - beta into ACC / x9 (subtract /
-    HighBits / r0 = v - r1 alpha / bound check fused); w0..w15."""
+    HighBits / r0 = v - r1 alpha / bound check fused); w0..w15. m = (q - 1) / alpha: 16
+    (ML-DSA-65, the constants' formula), else (44, ML-DSA-44) HighBits as the hint's
+    (mulv.hi by HB_M, xa: the XC words) with the q - 1 wrap m -> 0."""
+    if m != 16:
+        return _r0_check_hbm(head, m, xa)
     consts = [f"bn.lw w{8 + k}, {_m(KA[n])}" for k, n in
               enumerate(["rb", "r2b", "ones", "c127", "c1025", "c2p21", "alpha", "c15"])]
     chk = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
            "bn.addv w3, w2, w11", "bn.sw.pi w2, 0(x15)", "bn.shrv w3, w3, 7",
            "bn.mulv.lo w3, w3, w12", "bn.addv w3, w3, w13", "bn.shrv w3, w3, 22",
            "bn.and w3, w3, w15", "bn.mulv.lo w3, w3, w14", "bn.addvm w4, w2, w8",
+           "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
+    return consts + list(head) + _loop(32, chk)
+
+
+def _bcast(w, val):
+    return _li(1, val) + [f"bn.bcast {w}, x1"]
+
+
+def _r0_check_hbm(head, m, xa):
+    """r0_check for any gamma2: t = mulv.hi(v + gamma2 - 1, HB_M) >> 11 = floor((v + gamma2
+    - 1) / alpha) in [0, m], r1 = t mod m (t = m only at the q - 1 wrap), r0 = v - r1 alpha
+    (mod q: v - q at the wrap, FIPS 204 Alg. 36)."""
+    consts = [f"bn.lw w8, {_m(KA['rb'])}", f"bn.lw w9, {_m(KA['r2b'])}",
+              f"bn.lw w10, {_m(KA['ones'])}", f"bn.lw w11, {_m(xa['g2m1'])}",
+              f"bn.lw w12, {_m(xa['hbm'])}", f"bn.lw w15, {_m(KA['alpha'])}"] + \
+        _bcast("w13", m - 1) + _bcast("w14", m)
+    chk = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
+           "bn.addv w3, w2, w11", "bn.sw.pi w2, 0(x15)", "bn.mulv.hi w3, w3, w12",
+           "bn.shrv w3, w3, 11", "bn.ltv w4, w13, w3", "bn.and w4, w4, w14",
+           "bn.subv w3, w3, w4", "bn.mulv.lo w3, w3, w15", "bn.addvm w4, w2, w8",
            "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
     return consts + list(head) + _loop(32, chk)
 
@@ -181,16 +236,25 @@ HC = {"g2m1": "w8", "g2x2m1": "w9", "ones": "w11", "hbm": "w12", "c28m1": "w13",
 P, CNT_REG = "w10", "w15"
 
 
-def hint_consts(xa=XA):
-    return [f"bn.lw {r}, {_m(KA[n] if n == 'ones' else xa[n])}" for n, r in HC.items()]
+def hint_consts(xa=XA, m=16):
+    """The constants of hint_body(m) (m != 16: w13 = m - 1 instead of c28m1)."""
+    if m == 16:
+        return [f"bn.lw {r}, {_m(KA[n] if n == 'ones' else xa[n])}" for n, r in HC.items()]
+    return [f"bn.lw {r}, {_m(KA[n] if n == 'ones' else xa[n])}" for n, r in HC.items()
+            if n != "c28m1"] + _bcast(HC["c28m1"], m - 1)
 
 
-def hint_body():
+def hint_body(m=16):
     """4 words: ct0 from x14, v = w - c s2 from x13 (post-increment); norm check into ACC
     (x9), hint mask counted in CNT_REG, its bits (2^(8 s + lane) for word s) ORed into P,
     stored at x15. HighBits(r) mod 16 = bits 11..14 of mulv.hi(r + gamma2 - 1, HB_M):
     h = 1 iff those bits differ for r = v + c t0 and r = v, i.e. iff (xor << 17) >
-    2^28 - 1. Temporaries allocated in w0..w7 by prog.Prog."""
+    2^28 - 1. Temporaries allocated in w0..w7 by prog.Prog.
+    m != 16 (ML-DSA-44, m = 44): HighBits t = bits 11.. of the same product, in [0, m]
+    with m only at the q - 1 wrap, reduced (t xor= t and [t > m - 1]; w13 = m - 1) and
+    h = [t_r != t_v] = [t_r < t_v] or [t_v < t_r]."""
+    if m != 16:
+        return _hint_body_mod(m)
     p = Prog([f"w{k}" for k in range(8)])
     c = HC
     for s in range(4):
@@ -217,12 +281,44 @@ def hint_body():
     return p.text().splitlines()
 
 
-def _hint_flag(flag=FLAG):
+def _hint_body_mod(m):
+    p = Prog([f"w{k}" for k in range(8)])
+    c = HC
+    for s in range(4):
+        X, V, A, U, T1, T2, D, E = (f"%{n}{s}" for n in ("x", "v", "a", "u", "t", "r", "d", "e"))
+        p.lw_pi(X, "x14")
+        p.lw_pi(V, "x13")
+        p.op("bn.addvm", A, X, c["g2m1"])
+        p.op("bn.addvm", U, V, X)
+        p.op("bn.addv", T2, V, c["g2m1"])
+        p.op("bn.ltv", A, A, c["g2x2m1"])
+        p.op("bn.addv", T1, U, c["g2m1"])
+        p.op("bn.mulv.hi", T2, T2, c["hbm"])
+        p.op("bn.mulv.hi", T1, T1, c["hbm"])
+        p.raw("bn.or.acc {0}, {2}, {3}", ["x9", "@acc"], [A, c["ones"], "@acc"])
+        for t in (T1, T2):
+            p.op("bn.shrv", t, t, "11")
+            p.op("bn.ltv", f"{t}g", c["c28m1"], t)          # w13 = m - 1: t = m
+            p.op("bn.and", f"{t}g", f"{t}g", t)
+            p.op("bn.xor", t, t, f"{t}g")
+        p.op("bn.ltv", D, T1, T2)
+        p.op("bn.ltv", E, T2, T1)
+        p.op("bn.or", D, D, E)
+        p.op("bn.subv", CNT_REG, CNT_REG, D)
+        p.op("bn.and", D if s else P, D, c["hbit0"])
+        if s:
+            p.op("bn.shlv", D, D, str(8 * s))
+            p.op("bn.or", P, P, D)
+    p.sw_pi(P, "x15")                    # P_t over ct0 word t (already read)
+    return p.text().splitlines()
+
+
+def _hint_flag(flag=FLAG, omega=OMEGA):
     """x1 = the hint count (sum of the CNT_REG lanes); x9 = FLAG word 0 = bit 0: the norm
     check failed (x9 was non-zero), bit 1: more than omega hints; FLAG word 1 = x1."""
     fin = [f"bn.ext x{1 + k}, {CNT_REG}, {k}" for k in range(8)]
     fin += [f"add x1, x1, x{2 + k}" for k in range(7)]
-    fin += ["sltu x2, x0, x9", f"sltiu x3, x1, {OMEGA + 1}", "xori x3, x3, 1", "slli x3, x3, 1",
+    fin += ["sltu x2, x0, x9", f"sltiu x3, x1, {omega + 1}", "xori x3, x3, 1", "slli x3, x3, 1",
             "or x9, x2, x3"]
     return fin + _li(4, flag) + ["sw x9, 0(x4)", "sw x1, 4(x4)"]
 
@@ -255,22 +351,24 @@ def ct0_hint_program() -> str:
     return phase_program(ct0_hint_phases())
 
 
-def ct0_hint_t0_phases(ch, t, w, t0p, cnt, xc=None, ntt_x8=None, intt_x8=None):
+def ct0_hint_t0_phases(ch, t, w, t0p, cnt, xc=None, ntt_x8=None, intt_x8=None, k=K,
+                       omega=OMEGA, m=16, hw_words=64):
     """ct0_hint_phases with t0 still packed: per polynomial r, t0_r decoded from
     t0p + 416 r -> t, NTT, c t0_r = INTT(c_hat o t0_hat_r) in place, then the fused norm
     check / MakeHint / count / bitmap pass (v = w - c s2 at w) -> HB; the count lanes
     saved at cnt. x9 = FLAG word 0 = 0 iff the iteration passes. xc: the XC area's
     address (layout.x_area; default layout's); ntt_x8 / intt_x8: the lines of the
-    in-place transforms of the polynomial at x8 (default: inline, e.g. a call instead)."""
-    xar = x_area(XC if xc is None else xc)
+    in-place transforms of the polynomial at x8 (default: inline, e.g. a call instead).
+    k, omega, m = (q - 1) / alpha, hw_words (the x_area's): the set's (default ML-DSA-65's)."""
+    xar = x_area(XC if xc is None else xc, k, hw_words)
     ntt_x8 = fwd_ntt(8, 8) if ntt_x8 is None else ntt_x8
     intt_x8 = inv_ntt(8, 8) if intt_x8 is None else intt_x8
     ph = [("init", VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15",
                              f"bn.sw w15, {_m(cnt)}"] +
            _li(5, t0p) + _li(23, w) + _li(24, xar["HB"]))]
     prod = []
-    for k in range(4):
-        prod += [f"bn.lw.pi w{k}, 0(x12)", f"bn.lw.pi w{4 + k}, 0(x10)"]
+    for n in range(4):
+        prod += [f"bn.lw.pi w{n}, 0(x12)", f"bn.lw.pi w{4 + n}, 0(x10)"]
     prod += [f"bn.mulvm w{8 + k}, w{k}, w{4 + k}" for k in range(4)]
     prod += [f"bn.sw.pi w{8 + k}, 0(x11)" for k in range(4)]
     tree = [f"bn.lw w{k}, {_m(t + 32 * k)}" for k in range(8)] + or_tree() + \
@@ -278,11 +376,11 @@ def ct0_hint_t0_phases(ch, t, w, t0p, cnt, xc=None, ntt_x8=None, intt_x8=None):
     body = [f"bn.lw w14, {_m(xar['XA']['m13'])}", f"bn.lw w15, {_m(xar['XA']['t0c'])}"] + \
         _li(6, t) + dec_t0_poly() + _li(8, t) + ntt_x8 + \
         _li(12, ch) + _li(10, t) + _li(11, t) + _loop(8, prod) + \
-        _li(8, t) + intt_x8 + hint_consts(xar["XA"]) + [f"bn.lw {CNT_REG}, {_m(cnt)}"] + \
-        _li(14, t) + _li(15, t) + ["addi x13, x23, 0"] + _loop(8, hint_body()) + \
+        _li(8, t) + intt_x8 + hint_consts(xar["XA"], m) + [f"bn.lw {CNT_REG}, {_m(cnt)}"] + \
+        _li(14, t) + _li(15, t) + ["addi x13, x23, 0"] + _loop(8, hint_body(m)) + \
         ["addi x23, x13, 0", f"bn.sw {CNT_REG}, {_m(cnt)}"] + tree
-    ph.append(("6 x [t0 decode + NTT, c t0 (pw + INTT), norm + MakeHint + count, bitmap]",
-               _loop(K, body)))
-    fin = _hint_flag(xar["FLAG"])
+    ph.append((f"{k} x [t0 decode + NTT, c t0 (pw + INTT), norm + MakeHint + count, bitmap]",
+               _loop(k, body)))
+    fin = _hint_flag(xar["FLAG"], omega)
     ph.append(("hint count, flag", fin))
     return ph

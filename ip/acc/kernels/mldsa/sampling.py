@@ -23,7 +23,7 @@ phases on its addresses.
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
 from ip.acc.kernels.mldsa.layout import (CH, CTIL, KA, KAPPA, RHOPP, SIB, VMODE1, Y, YH,
                                          fwd_ntt)
-from ip.acc.kernels.mldsa.packing import BR3, transpose8
+from ip.acc.kernels.mldsa.packing import BR3, transpose8, unpack_fields
 from ip.acc.kernels.mldsa.params import L, Q, TAU
 from ip.acc.kernels.mldsa.rounding import highbits_phases
 from ip.acc.kernels.prog import Prog
@@ -82,6 +82,19 @@ def mask_start():
             "bn.ins w5, x7, 0", "addi x3, x0, 3", "kmac.msg w5, x3", "addi x7, x7, 1"]
 
 
+def mask_unpack_bits(bits):
+    """y = ExpandMask(rho'', kappa) with `bits`-bit fields (18 for ML-DSA-44, gamma1 =
+    2^17): the 32 b bytes of the SHAKE256 started by mask_start squeezed to the buffer at
+    x5 (b digest words), then unpacked (packing.unpack_fields) to the polynomial at x6,
+    y = gamma1 - field (bn.subvm); x5, x6 not moved. Needs w15 = 2^b - 1, w14 = gamma1;
+    uses w0..w13, x4, x10..x17. Straight-line code."""
+    def field(p, src, d):
+        p.op("bn.subvm", d, "w14", src)
+    # straight-line (no hardware loop): a subroutine called inside a loop body
+    return ["addi x4, x5, 0"] + bits * ["kmac.dig w3", "bn.sw.pi w3, 0(x4)"] + \
+        unpack_fields(bits, field, pool=14)
+
+
 def expand_mask_phases(ntt=True, compact=True, y=Y, yh=YH):
     """y[r] = ExpandMask(rho'', kappa + r) -> Y (5 polys), y_hat = NTT(y) -> YH.
     KAPPA holds the 16-bit nonce (lw). y = yh is allowed (NTT in place). The next SHAKE256 is started before the NTT of
@@ -133,19 +146,25 @@ def sib_step() -> list:
         "addi x13, x13, 1", "bne x13, x24, sib_loop"]
 
 
-def challenge_phases(ctil=CTIL, sib=SIB, ch=CH):
-    """c = SampleInBall(c_tilde) -> CH (plain), then NTT(c) in place. c_tilde at CTIL,
-    KMAC port held. 8 digest words (256 B: 8 sign bytes + 248 candidates) are read; needing
-    more than 248 candidates for the 49 accepts (each accepted with probability >= 207/256)
-    has probability far below 2^-200 and is not handled."""
-    L = VMODE1 + [f"addi x1, x0, {SHAKE256}", "addi x2, x0, 48", "kmac.start x1, x2",
-                  f"bn.lw w1, {_m(ctil)}", f"bn.lw w2, {_m(ctil + 32)}", "addi x3, x0, -1",
-                  "kmac.msg w1, x3"] + _li(3, 0xFFFF) + ["kmac.msg w2, x3"]
+def challenge_phases(ctil=CTIL, sib=SIB, ch=CH, ctil_len=48, tau=TAU):
+    """c = SampleInBall(c_tilde) -> CH (plain), then NTT(c) in place. c_tilde (ctil_len
+    bytes: 48 for ML-DSA-65, 32 for -44; tau = 49 or 39) at CTIL, KMAC port held. 8 digest
+    words (256 B: 8 sign bytes + 248 candidates) are read; needing more than 248
+    candidates for the tau accepts (each accepted with probability >= 207/256) has
+    probability far below 2^-200 and is not handled."""
+    assert ctil_len in (32, 48)
+    if ctil_len == 48:
+        L = VMODE1 + [f"addi x1, x0, {SHAKE256}", "addi x2, x0, 48", "kmac.start x1, x2",
+                      f"bn.lw w1, {_m(ctil)}", f"bn.lw w2, {_m(ctil + 32)}", "addi x3, x0, -1",
+                      "kmac.msg w1, x3"] + _li(3, 0xFFFF) + ["kmac.msg w2, x3"]
+    else:
+        L = VMODE1 + [f"addi x1, x0, {SHAKE256}", "addi x2, x0, 32", "kmac.start x1, x2",
+                      f"bn.lw w1, {_m(ctil)}", "addi x3, x0, -1", "kmac.msg w1, x3"]
     L += _li(6, sib) + _loop(8, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
     L += _li(7, ch) + [f"bn.lw w4, {_m(KA['zero'])}"] + _loop(32, ["bn.sw.pi w4, 0(x7)"])
     ph = [("SHAKE256(c_tilde) + clear c", L)]
     L = _li(7, ch) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"] + _li(12, sib + 8) + \
-        [f"addi x13, x0, {256 - TAU}", "addi x24, x0, 256"] + _li(21, Q - 2)
+        [f"addi x13, x0, {256 - tau}", "addi x24, x0, 256"] + _li(21, Q - 2)
     L += ["sib_loop:"] + sib_step() + ["sib_done:"]
     ph.append(("SampleInBall (core)", L))
     ph.append(("NTT(c)", _li(8, ch) + fwd_ntt(8, 8)))

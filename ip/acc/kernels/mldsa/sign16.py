@@ -1,9 +1,11 @@
-"""ML-DSA-65 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program inside the
-taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB each); sign.py is the
-32 KiB version. Checked on the ISS against dilithium-py, the signature byte for byte
+"""ML-DSA-65 and ML-DSA-44 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program
+inside the taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB each), from one
+generator: the set is the argument (Sign16(param), signer(param)); the module-level names
+(sign_program, image, SIG, SK_LEN, ...) are the ML-DSA-65 instance's. sign.py is the 32 KiB
+ML-DSA-65 version. Checked on the ISS against dilithium-py, the signature byte for byte
 (ip/acc/tests/test_mldsa_sign16.py).
 
-    src = sign_program()
+    src = sign_program()                # ML-DSA-65; signer(44).program() for ML-DSA-44
     img = image(sk, msg, rnd)           # {address: bytes}: constants + inputs
     ... run (16 KiB IMEM and DMEM) ...
     dmem[STATUS] == STATUS_OK           # else STATUS_NAMES says why: nothing signed
@@ -80,79 +82,66 @@ DMEM layout (bytes; peak = END = 16 384 of 16 384):
 | YJ: y_hat_j; then CH c_hat | 14336..15360 | 1024 | iteration |
 | TILE: A tile; then W1E + SIB (challenge); then T (c s2 / c t0 scratch) | 15360..16384 | 1024 | iteration |
 
-Other sets (plan()): ML-DSA-44 would need 14 912 B (fits), ML-DSA-87 19 296 B (does not:
-a 20 KiB DMEM, or t0 (3328 B) streamed by the host per polynomial of the hint instead of
-kept, 15 968 B); the 44 / 87 generator pieces (gamma2 = (q-1)/88 HighBits, 18-bit
-ExpandMask / z pack, eta = 2 decode, omega + k hint bytes) are not written yet.
+ML-DSA-44 (signer(44): k = l = 4, eta = 2, gamma1 = 2^17, gamma2 = (q-1)/88, tau = 39,
+lambda = 128, omega = 80): the same program, phases and order, with the set's pieces, each
+a parameter of the library kernel (no per-set copy):
+* HighBits for gamma2 = (q-1)/88 (44 values): t = bits 11.. of mulv.hi(r + gamma2 - 1,
+  ceil(2^43 / alpha)), t = 44 (the q - 1 wrap) -> 0; w1Encode 6-bit by pack_fields, then
+  c_tilde = H(mu || w1Encode(w1)) over the 768 bytes (rounding.highbits_pack_phases); the
+  r0 check (r0 = v - r1 alpha) and MakeHint (HighBits compared after the wrap) on the same
+  formula (rounding.r0_check / hint_body with m = 44);
+* ExpandMask with 18-bit fields: 18 digest words squeezed to a 576-byte buffer (YB while
+  w = A y is computed; the end of w, after the signature, in the z phase), then unpacked
+  (sampling.mask_unpack_bits); z packed 18-bit (packing.zpack_bits);
+* s1 / s2 decoded from 3 bits (packing.dec_eta_bits); 32-byte c_tilde, tau = 39; 84 hint
+  bytes (96 hint words: layout.x_area(hw_words), 3 wide stores, 12 zero bytes after the
+  signature, kept by the wipe);
+* the 18-bit unpack and the s decode are subroutines (straight-line: called inside the
+  column / polynomial loops), else the program would not fit 16 KiB of IMEM (~19 000 B
+  inline).
+DMEM (bytes; peak = END = 14 912, plan(44)): constants, XC words and TILE2 as above (the
+hint words end at 3840, CTIL 3840, CNT 3904, SK 4160); KEYP 4288..6720 (s1 | s2 3-bit, t0);
+W 6720..10816 (w; then the 2420-byte signature at W, SIG = W, and the z phase's ExpandMask
+buffer at 9152; M' before the loop, MSG_MAX = 9664); YJ / CH 10816..11840; TILE
+11840..12864; YB 12864..13888 (the signature fills w); SB 13888..14912.
+
+Measured (ISS, `python -m ip.acc.dv.jobs mldsa44_sign --n 20 --seed 2`; every signature
+equal to dilithium-py's and verified; iterations median 4, mean 5.6, max 19 (FIPS 204's
+expected 4.25); rejections 54 at z, 38 at r0):
+
+| program | IMEM B | peak DMEM B | median cycles | mean | min | max |
+|---|---|---|---|---|---|---|
+| sign16, ML-DSA-44 | 15 852 | 14 912 | 117 646.5 | 154 377 | 40 162 | 510 957 |
+
+(one iteration accepted at once: 39 914 cycles, test seed 0; 5 iterations r0, z, hint, z,
+ok: 126 804.) The end wipe and the length refusal as for ML-DSA-65
+(ip/acc/tests/test_mldsa_wipe.py); the constant-time check (mldsa44_sign16) finds what it
+finds for ML-DSA-65, with the same declared exceptions.
+
+ML-DSA-87 does not fit (plan(87)): 19 296 B of DMEM (a 20 KiB DMEM, or t0 (3328 B) streamed
+by the host per polynomial of the hint instead of kept, 15 968 B); Sign16(87) is refused.
 """
-from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
 from ip.acc.kernels.mldsa import layout, packing, params, rounding, sampling
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
-from ip.acc.kernels.mldsa.params import K, L
 from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
 from ip.acc.kernels.sample import SHAKE128, SHAKE256, start as _smp_start
 from ip.acc.tools import sched
 
 DMEM = 16 * 1024             # ip/acc/block.py DMEM_SIZE (checked in the tests)
-
-# ------------------------------------------------------------------ DMEM layout (bytes)
 RHO, RHOPP, MU = layout.RHO, layout.RHOPP, layout.MU
 RND, MLEN, STATUS = sign32.RND, sign32.MLEN, sign32.STATUS
 STATUS_OK, STATUS_MSG_LENGTH, STATUS_NAMES = sign32.STATUS_OK, sign32.STATUS_MSG_LENGTH, sign32.STATUS_NAMES
-XC = layout.KC + 32 * len(layout.CONST_NAMES)
-XAREA = layout.x_area(XC)
-XA = XAREA["XA"]
-CTIL = XAREA["XEND"]
-CNT = CTIL + 64
-TILE2 = XAREA["HB"]                       # 2nd A tile over HB .. CNT + the key's head
-KEYP = TILE2 + 1024                       # s1 (L x 128) | s2 (K x 128) | t0 (K x 416)
-S1P, S2P, T0P = KEYP, KEYP + L * 128, KEYP + (L + K) * 128
-SK = KEYP - 128                           # rho | K | tr (dead after the pre-loop)
-SK_LEN = 128 + (L + K) * 128 + K * 416
-W = T0P + K * 416
-YJ = W + K * 1024
-CH = YJ
-TILE = YJ + 1024
-W1E, SIB, T = TILE, TILE + 768, TILE
-END = TILE + 1024
-MSG = W
-MSG_MAX = DMEM - MSG
-SIG = W + 16                              # z part at SIG + 48, hint at SIG + 48 + 640 L
-SIG_LEN = layout.SIG_LEN
-YB = SIG + SIG_LEN + 3                    # y_j, then z_j
-SB = YB + 1024                            # c s1_j
-assert CNT + 32 <= SK and SK + 128 == KEYP and END <= DMEM and K % 2 == 0
-assert SB + 1024 <= W + K * 1024
-assert all(a % 32 == 0 for a in (CTIL, CNT, XC, TILE2, KEYP, W, YJ, TILE, SIG + 48, YB, SB))
-
-
-def const_image() -> dict:
-    return layout.const_image(xc_at=XC)
-
-
-def image(sk: bytes, msg: bytes, rnd: bytes, mlen: int | None = None,
-          mu: bytes | None = None) -> dict:
-    """DMEM image {address: bytes}: constants and the inputs. mlen: the length word the
-    host writes (default len(msg); a larger one tests the program's refusal). mu: for
-    sign_program(external_mu=True), mu = H(tr || M', 64) computed by the host (msg is then
-    not placed)."""
-    sign32.check_inputs(sk, msg, rnd, MSG_MAX)
-    img = const_image()
-    img[SK] = sk
-    img[RND] = rnd
-    if mu is not None:
-        if len(mu) != 64:
-            raise ValueError(f"ML-DSA-65 sign: mu must be 64 bytes, got {len(mu)}")
-        img[MU] = mu
-        return img
-    img[MSG] = msg
-    img[MLEN] = (len(msg) if mlen is None else mlen).to_bytes(4, "little")
-    return img
-
-
-# ------------------------------------------------------------------ pieces
 NTT, INTT = ["jal x28, ntt_x8"], ["jal x28, intt_x8"]
+
+# FIPS 204 Table 1 / 2, signature side: set -> (lambda bits, gamma1 bits, omega); with
+# params.SETS' (k, l, eta). Checked against dilithium-py in the tests.
+SIG_SETS = {44: (128, 17, 80), 65: (192, 19, 55), 87: (256, 19, 75)}
+
+
+def _a32(x):
+    return (x + 31) // 32 * 32
 
 
 def subroutines():
@@ -160,158 +149,368 @@ def subroutines():
             ["intt_x8:"] + layout.inv_ntt(8, 8) + ["jalr x0, 0(x28)"])
 
 
-def _mask_unpack(dst):
-    """y = ExpandMask(rho'', kappa) (one polynomial, plain) -> dst from the SHAKE256
-    started by sampling.mask_start (its permutations run while the core did other work).
-    Port held."""
-    return [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"] + \
-        _li(6, dst) + _loop(4, sampling.mask_group())
-
-
-def _dec_eta(dst):
-    """s (eta 4) at x5 (post-incremented by 128) -> dst, then NTT in place."""
-    return [f"bn.lw w10, {_m(XA['sh4e'])}", f"bn.lw w11, {_m(XA['eta'])}"] + \
-        _li(6, dst) + packing.dec_eta_poly() + _li(8, dst) + NTT
-
-
-def _times_c(buf):
-    """buf = INTT(c_hat o buf) (the INTT removes the 2^-32)."""
-    return _li(12, CH) + _li(10, buf) + _li(11, buf) + _loop(8, pw_inplace_body()) + \
-        _li(8, buf) + INTT
-
-
 def _reject(tag):
     """To sign_next (kappa += l, next iteration) unless x9 = 0."""
     return [f"beq x9, x0, pass_{tag}", "jal x0, sign_next", f"pass_{tag}:"]
 
 
-def aw_column_phases():
-    """w = INTT(A_hat o y_hat) -> W, column by column (y_hat_j at YJ; A_hat[i][j] sampled
-    into TILE / TILE2 by the parity of i, the next entry while the core multiply-
-    accumulates the current one; x21 = j + 256 i, the sampler's suffix; x22 -> w_i)."""
-    zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + _loop(K * 32, ["bn.sw.pi w0, 0(x6)"])
+class Sign16:
+    """The 16 KiB signing program and its DMEM layout for one parameter set (44 or 65;
+    87 does not fit: plan(87))."""
 
-    def start_a(tile):
-        return _smp_start(SHAKE128, RHO, 0, 2, tile, "uni23", suffix_base="x21")
+    def __init__(self, param: int):
+        if param not in (44, 65):
+            raise ValueError(f"ML-DSA sign16: parameter set must be 44 or 65, not {param} "
+                             f"(ML-DSA-87 needs {plan(87)['END']} B of DMEM: plan())")
+        self.param = param
+        P = params.FULL[param]
+        self.P = P
+        self.k, self.l = k, l = P["k"], P["l"]
+        self.omega, self.tau = P["omega"], P["tau"]
+        self.ctil_len = P["lam"] // 4
+        self.zbits = P["gamma1"].bit_length()              # 18 or 20
+        self.sbits = 3 if P["eta"] == 2 else 4
+        self.m = (params.Q - 1) // (2 * P["gamma2"])       # 16 or 44 HighBits values
+        self.hw_words = -(-(self.omega + k) // 32) * 32     # hint bytes, one per word
+        # ------------------------------------------------------------ DMEM layout (bytes)
+        self.XC = layout.KC + 32 * len(layout.CONST_NAMES)
+        self.XAREA = xar = layout.x_area(self.XC, k=k, hw_words=self.hw_words)
+        self.XA = xar["XA"]
+        self.CTIL = xar["XEND"]
+        self.CNT = self.CTIL + 64
+        self.TILE2 = xar["HB"]                   # 2nd A tile over HB .. CNT + the key's head
+        self.KEYP = self.TILE2 + 1024            # s1 (l) | s2 (k) | t0 (k x 416) packed
+        sb = 32 * self.sbits
+        self.S1P, self.S2P = self.KEYP, self.KEYP + l * sb
+        self.T0P = self.KEYP + (l + k) * sb
+        self.SK = self.KEYP - 128                # rho | K | tr (dead after the pre-loop)
+        self.SK_LEN = 128 + (l + k) * sb + k * 416
+        self.W = self.T0P + k * 416
+        self.YJ = self.W + k * 1024
+        self.CH = self.YJ
+        self.TILE = self.YJ + 1024
+        self.W1E, self.SIB, self.T = self.TILE, self.TILE + 768, self.TILE
+        self.MSG = self.W
+        self.MSG_MAX = DMEM - self.MSG
+        self.SIG = self.W + (-self.ctil_len) % 32        # z part 32-byte aligned
+        self.SIG_Z = self.SIG + self.ctil_len
+        self.SIG_LEN = self.ctil_len + l * 32 * self.zbits + self.omega + k
+        # the hint bytes are stored a wide word at a time: zero bytes up to a word's end
+        self.SIG_PAD = self.SIG_Z + l * 32 * self.zbits + _a32(self.omega + k) - \
+            self.SIG - self.SIG_LEN
+        self.END = self.TILE + 1024
+        if _a32(self.SIG + self.SIG_LEN + self.SIG_PAD) + 2048 <= self.YJ:
+            self.YB = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)   # y_j, then z_j
+        else:                                   # the signature fills w: past TILE
+            self.YB = self.END
+            self.END += 2048
+        self.SB = self.YB + 1024                 # c s1_j
+        # ExpandMask's squeezed bytes (18-bit sets): YB in w = A y; after the signature's
+        # end (in w, dead by then) in the z phase
+        self.MB_AW = self.YB
+        self.MB_Z = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)
+        assert self.zbits == 20 or (self.MB_Z + 32 * self.zbits <= self.YJ and
+                                    self.YB >= self.TILE + 1024)
+        assert self.CNT + 32 <= self.SK and self.SK + 128 == self.KEYP
+        assert self.END <= DMEM and k % 2 == 0
+        assert self.SB + 1024 <= self.YJ or self.YB >= self.TILE + 1024
+        assert all(a % 32 == 0 for a in (self.CTIL, self.CNT, self.XC, self.TILE2, self.KEYP,
+                                         self.W, self.YJ, self.TILE, self.SIG_Z, self.YB,
+                                         self.SB))
 
-    def mac(tile):
-        return _li(10, tile) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
-            _loop(8, mac_acc_body()) + ["addi x22, x20, 0"]
-    nxt = ["smp.wait", "addi x21, x21, 256"]
-    pair = nxt + start_a(TILE2) + mac(TILE) + nxt + start_a(TILE) + mac(TILE2)
-    # the next column's SHAKE256 starts as soon as the sampler is done (the last column
-    # starts an unused one)
-    last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + sampling.mask_start() + \
-        mac(TILE2)
-    col = _mask_unpack(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
-        (_loop(K // 2 - 1, pair) if K > 2 else []) + last + \
-        [f"addi x21, x21, {1 - 256 * (K - 1)}"]
-    ph = [("w = 0", VMODE1 + zero)]
-    ph.append(("5 columns: ExpandMask y_j + NTT, 6 x [sample A_ij, w_i += A_ij o y_j]",
-               ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
-               sampling.mask_start() + _loop(L, col) +
-               ["kmac.rel"]))
-    ph.append(("6 x INTT(w_i)", _li(8, W) + _loop(K, INTT + ["addi x8, x8, 1024"])))
-    return ph
+    # ---------------------------------------------------------------- image
+    def const_image(self) -> dict:
+        return layout.const_image(xc_at=self.XC, param=self.param)
+
+    def check_inputs(self, sk: bytes, msg: bytes, rnd: bytes) -> None:
+        """ValueError naming the input the program cannot take: sk or rnd of a wrong
+        length, M' longer than MSG_MAX."""
+        if len(sk) != self.SK_LEN or len(rnd) != 32:
+            raise ValueError(f"ML-DSA-{self.param} sign: sk must be {self.SK_LEN} bytes and rnd "
+                             f"32, got {len(sk)} and {len(rnd)}")
+        if len(msg) > self.MSG_MAX:
+            raise ValueError(f"ML-DSA-{self.param} sign: M' of {len(msg)} bytes exceeds the "
+                             f"program's buffer ({self.MSG_MAX} bytes); hash it outside "
+                             f"(external mu) or split")
+
+    def image(self, sk: bytes, msg: bytes, rnd: bytes, mlen: int | None = None,
+              mu: bytes | None = None) -> dict:
+        """DMEM image {address: bytes}: constants and the inputs. mlen: the length word the
+        host writes (default len(msg); a larger one tests the program's refusal). mu: for
+        program(external_mu=True), mu = H(tr || M', 64) computed by the host (msg is then
+        not placed)."""
+        if self.param == 65:
+            sign32.check_inputs(sk, msg, rnd, self.MSG_MAX)
+        else:
+            self.check_inputs(sk, msg, rnd)
+        img = self.const_image()
+        img[self.SK] = sk
+        img[RND] = rnd
+        if mu is not None:
+            if len(mu) != 64:
+                raise ValueError(f"ML-DSA-{self.param} sign: mu must be 64 bytes, got {len(mu)}")
+            img[MU] = mu
+            return img
+        img[self.MSG] = msg
+        img[MLEN] = (len(msg) if mlen is None else mlen).to_bytes(4, "little")
+        return img
+
+    # ---------------------------------------------------------------- pieces
+    def _mask_unpack(self, dst, buf):
+        """y = ExpandMask(rho'', kappa) (one polynomial, plain) -> dst from the SHAKE256
+        started by sampling.mask_start (its permutations run while the core did other
+        work). Port held. 20-bit fields: 5 digest words -> 8 words at a time
+        (mask_group); 18-bit: squeezed to buf (576 B), then unpacked."""
+        if self.zbits == 20:
+            return [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"] + \
+                _li(6, dst) + _loop(4, sampling.mask_group())
+        return _li(5, buf) + _li(6, dst) + ["jal x28, mask_y"]
+
+    def _dec_eta(self, dst):
+        """s (eta 4 or 2) at x5 (post-incremented by 32 sbits) -> dst, then NTT in
+        place."""
+        XA = self.XA
+        if self.sbits == 4:
+            return [f"bn.lw w10, {_m(XA['sh4e'])}", f"bn.lw w11, {_m(XA['eta'])}"] + \
+                _li(6, dst) + packing.dec_eta_poly() + _li(8, dst) + NTT
+        return _li(6, dst) + ["jal x28, dec_s"] + _li(8, dst) + NTT
+
+    def subroutines(self):
+        """NTT, INTT; for the 18-bit / eta = 2 sets also ExpandMask's unpack (x5 buffer,
+        x6 destination) and the s decode (x5 packed, post-incremented; x6 destination),
+        which are too large to inline at each use in 16 KiB of IMEM."""
+        out = subroutines()
+        if self.zbits != 20:
+            out += ["mask_y:", f"bn.lw w15, {_m(KA['m20'])}", f"bn.lw w14, {_m(KA['g1'])}"] + \
+                sampling.mask_unpack_bits(self.zbits) + ["jalr x0, 0(x28)"]
+        if self.sbits != 4:
+            out += ["dec_s:"] + _li(1, (1 << self.sbits) - 1) + \
+                ["bn.bcast w15, x1", f"bn.lw w14, {_m(self.XA['eta'])}"] + \
+                packing.dec_eta_bits(self.sbits) + ["jalr x0, 0(x28)"]
+        return out
+
+    def _times_c(self, buf):
+        """buf = INTT(c_hat o buf) (the INTT removes the 2^-32)."""
+        return _li(12, self.CH) + _li(10, buf) + _li(11, buf) + \
+            _loop(8, pw_inplace_body()) + _li(8, buf) + INTT
+
+    def aw_column_phases(self):
+        """w = INTT(A_hat o y_hat) -> W, column by column (y_hat_j at YJ; A_hat[i][j]
+        sampled into TILE / TILE2 by the parity of i, the next entry while the core
+        multiply-accumulates the current one; x21 = j + 256 i, the sampler's suffix;
+        x22 -> w_i)."""
+        K, L, W, YJ, TILE, TILE2 = self.k, self.l, self.W, self.YJ, self.TILE, self.TILE2
+        zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
+            _loop(K * 32, ["bn.sw.pi w0, 0(x6)"])
+
+        def start_a(tile):
+            return _smp_start(SHAKE128, RHO, 0, 2, tile, "uni23", suffix_base="x21")
+
+        def mac(tile):
+            return _li(10, tile) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
+                _loop(8, mac_acc_body()) + ["addi x22, x20, 0"]
+        nxt = ["smp.wait", "addi x21, x21, 256"]
+        pair = nxt + start_a(TILE2) + mac(TILE) + nxt + start_a(TILE) + mac(TILE2)
+        # the next column's SHAKE256 starts as soon as the sampler is done (the last
+        # column starts an unused one)
+        last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + sampling.mask_start() + \
+            mac(TILE2)
+        col = self._mask_unpack(YJ, self.MB_AW) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
+            (_loop(K // 2 - 1, pair) if K > 2 else []) + last + \
+            [f"addi x21, x21, {1 - 256 * (K - 1)}"]
+        ph = [("w = 0", VMODE1 + zero)]
+        ph.append((f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j]",
+                   ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
+                   sampling.mask_start() + _loop(L, col) +
+                   ["kmac.rel"]))
+        ph.append((f"{K} x INTT(w_i)", _li(8, W) + _loop(K, INTT + ["addi x8, x8, 1024"])))
+        return ph
+
+    def r0_phases(self):
+        """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), w_r - c s2_r
+        -> W (kept), ||LowBits|| check; x9 = 0 iff all pass."""
+        T = self.T
+        if self.sbits == 4:
+            body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(_li(14, T))
+            ptr = _li(13, self.W) + _li(15, self.W)
+        else:
+            # the w pointer in x23 across dec_s (which uses x10..x17)
+            body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(
+                _li(14, T) + ["addi x13, x23, 0", "addi x15, x23, 0"], m=self.m, xa=self.XA) + \
+                ["addi x23, x13, 0"]
+            ptr = _li(23, self.W)
+        return [(f"{self.k} x [s2_r decode + NTT, c s2_r, r0 check]",
+                 VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
+                 _li(5, self.S2P) + ptr + _loop(self.k, body))]
+
+    def _z_pack(self):
+        """z_j at YB -> the signature's z part at x27 (post-incremented)."""
+        if self.zbits != 20:
+            return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, self.YB) + ["addi x6, x27, 0"] + \
+                packing.zpack_bits(self.zbits) + [f"addi x27, x27, {32 * self.zbits}"]
+        return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, self.YB) + ["addi x6, x27, 0"] + \
+            _loop(4, packing.zpack_group()) + ["addi x27, x6, 0"]
+
+    def z_phases(self):
+        """Per polynomial j: s1_j decoded + NTT -> SB and c s1_j while the KMAC computes
+        the stream of y_j (ExpandMask again, kappa + j), y_j -> YB, z_j = y_j + c s1_j ->
+        YB with the ||z|| check, packed into the signature (x26 -> s1_j, x27 -> the
+        signature's z part); x9 = 0 iff all pass."""
+        YB, SB = self.YB, self.SB
+        body = sampling.mask_start() + ["addi x5, x26, 0"] + self._dec_eta(SB) + \
+            ["addi x26, x5, 0"] + self._times_c(SB) + self._mask_unpack(YB, self.MB_Z) + \
+            rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + self._z_pack()
+        return [(f"{self.l} x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
+                 VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15", "kmac.acq",
+                           f"lw x7, {KAPPA}(x0)"] + _li(26, self.S1P) + _li(27, self.SIG_Z) +
+                 _loop(self.l, body) + ["kmac.rel"])]
+
+    def length_check(self):
+        """After x4 = len(M'): STATUS_MSG_LENGTH and stop when it exceeds MSG_MAX."""
+        return sign32.length_check(self.MSG_MAX, DMEM)
+
+    def highbits_phases(self):
+        if self.m == 16:
+            return rounding.highbits_phases(w=self.W, w1e=self.W1E, ctil=self.CTIL)
+        return rounding.highbits_pack_phases(self.W, self.W1E, self.CTIL, self.k, self.m,
+                                             self.XA)
+
+    def challenge_phases(self):
+        chal = sampling.challenge_phases(ctil=self.CTIL, sib=self.SIB, ch=self.CH,
+                                         ctil_len=self.ctil_len, tau=self.tau)
+        assert chal[-1][0] == "NTT(c)"
+        return chal[:-1] + [("NTT(c)", _li(8, self.CH) + NTT), ("release", ["kmac.rel"])]
+
+    def ct0_hint_phases(self):
+        return rounding.ct0_hint_t0_phases(ch=self.CH, t=self.T, w=self.W, t0p=self.T0P,
+                                           cnt=self.CNT, xc=self.XC, ntt_x8=NTT,
+                                           intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
+                                           hw_words=self.hw_words)
+
+    def sig_encode_phases(self):
+        return packing.sig_encode_phases(ctil=self.CTIL, z=None, sig=self.SIG, xc=self.XC,
+                                         k=self.k, l=self.l, omega=self.omega,
+                                         ctil_len=self.ctil_len, zbits=self.zbits,
+                                         hw_words=self.hw_words)
+
+    def end_wipe(self):
+        """sign.end_wipe: all of DMEM zeroed but the signature (with the zero bytes the
+        hint packing writes after it), kappa and the status word (STATUS_OK first), then
+        every register."""
+        end = self.SIG + self.SIG_LEN + self.SIG_PAD
+        assert end % 4 == 0
+        return _li(5, STATUS_OK) + [f"sw x5, {STATUS}(x0)"] + wipe_all_but(
+            [(self.SIG, end), (KAPPA, KAPPA + 4), (STATUS, STATUS + 4)], DMEM)
+
+    def phases(self, external_mu=False):
+        """[(name, lines)] of the whole program up to the final ecall; the loop body starts
+        at label sign_iter. external_mu: mu is given by the host at MU (FIPS 204's
+        external-mu form: M' of any length, hashed outside), not hashed from M'."""
+        ph = [("status = 0", [f"sw x0, {STATUS}(x0)"])]
+        if external_mu:
+            # the registers the rho'' phase expects after the mu hash: mode, mask, mu in
+            # w1, w2
+            ph.append(("mu from the host", VMODE1 + [
+                "kmac.acq", f"addi x1, x0, {SHAKE256}", "addi x3, x0, -1",
+                f"bn.lw w1, {_m(MU)}", f"bn.lw w2, {_m(MU + 32)}"]))
+            ph += sign32.hash_phases(self.SK, self.MSG)[1:]
+        else:
+            ph += sign32.hash_phases(self.SK, self.MSG, head=self.length_check())
+        it = self.aw_column_phases()
+        it[0] = (it[0][0], ["sign_iter:"] + it[0][1])
+        ph += it
+        ph += self.highbits_phases()
+        ph += self.challenge_phases()
+        ph += self.r0_phases()
+        ph.append(("r0 rejected?", _reject("r0")))
+        ph += self.ct0_hint_phases()
+        ph.append(("c t0 / hint rejected?", _reject("ct0")))
+        ph += self.z_phases()
+        ph.append(("z rejected?", _reject("z")))
+        ph.append(("kappa += l", [f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {self.l}",
+                                  f"sw x1, {KAPPA}(x0)"]))
+        ph += self.sig_encode_phases()
+        ph.append(("wipe: DMEM but the signature, kappa, status; every register",
+                   self.end_wipe()))
+        return ph
+
+    def program(self, external_mu=False) -> str:
+        lines = []
+        for _, body in self.phases(external_mu):
+            lines += body
+        lines += ["ecall", "sign_next:", f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {self.l}",
+                  f"sw x1, {KAPPA}(x0)", "jal x0, sign_iter"] + self.subroutines()
+        return "\n".join(sched.schedule(lines)) + "\n"
+
+    def ct_policy(self, external_mu=False) -> dict:
+        """As sign.ct_policy on this layout: K, s1, s2, t0 and rnd secret; rho, tr, M', its
+        length and the constants public (external_mu: mu public, no M'); other DMEM bytes
+        secret. Declared exceptions: the rejection loop's iteration count (the three
+        accepting branches) and SampleInBall's rejection count; pointer bounds the
+        analysis cannot derive."""
+        k = self.k
+        pol = sign32.sign_policy(self.SK, (self.S1P, self.T0P), (self.T0P, self.T0P + k * 416),
+                                 self.MSG, self.MSG_MAX, MLEN, self.CH, self.SIB,
+                                 self.const_image())
+        public, bounds = pol["public"], pol["bounds"]
+        if external_mu:
+            del public["M'"], public["len(M')"]
+            public["mu"] = (MU, MU + 64)
+            pol["bounds"] = bounds[:1]
+        return pol
 
 
-def r0_phases():
-    """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), w_r - c s2_r
-    -> W (kept), ||LowBits|| check; x9 = 0 iff all pass."""
-    body = _dec_eta(T) + _times_c(T) + rounding.r0_check(_li(14, T))
-    return [("6 x [s2_r decode + NTT, c s2_r, r0 check]",
-             VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
-             _li(5, S2P) + _li(13, W) + _li(15, W) + _loop(K, body))]
+_SIGNERS = {}
 
 
-def z_phases():
-    """Per polynomial j: s1_j decoded + NTT -> SB and c s1_j while the KMAC computes the
-    stream of y_j (ExpandMask again, kappa + j), y_j -> YB, z_j = y_j + c s1_j -> YB with the ||z|| check, packed into the signature
-    (x26 -> s1_j, x27 -> the signature's z part); x9 = 0 iff all pass."""
-    body = sampling.mask_start() + ["addi x5, x26, 0"] + _dec_eta(SB) + \
-        ["addi x26, x5, 0"] + _times_c(SB) + _mask_unpack(YB) + rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + \
-        [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, YB) + ["addi x6, x27, 0"] + \
-        _loop(4, packing.zpack_group()) + ["addi x27, x6, 0"]
-    return [("5 x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
-             VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15", "kmac.acq",
-                       f"lw x7, {KAPPA}(x0)"] + _li(26, S1P) + _li(27, SIG + 48) +
-             _loop(L, body) + ["kmac.rel"])]
+def signer(param: int) -> Sign16:
+    """The 16 KiB signer of ML-DSA-44 or -65 (built once)."""
+    if param not in _SIGNERS:
+        _SIGNERS[param] = Sign16(param)
+    return _SIGNERS[param]
 
 
-def length_check():
-    """After x4 = len(M'): STATUS_MSG_LENGTH and stop when it exceeds MSG_MAX."""
-    return sign32.length_check(MSG_MAX, DMEM)
+# ------------------------------------------------------------------ the ML-DSA-65 instance
+# (module-level names: ip/acc/api.py, firmware/build.py, ip/acc/dv/jobs.py and the tests)
+_S65 = signer(65)
+K, L = _S65.k, _S65.l
+XC, XAREA, XA, CTIL, CNT = _S65.XC, _S65.XAREA, _S65.XA, _S65.CTIL, _S65.CNT
+TILE2, KEYP, S1P, S2P, T0P = _S65.TILE2, _S65.KEYP, _S65.S1P, _S65.S2P, _S65.T0P
+SK, SK_LEN, W, YJ, CH, TILE = _S65.SK, _S65.SK_LEN, _S65.W, _S65.YJ, _S65.CH, _S65.TILE
+W1E, SIB, T, END = _S65.W1E, _S65.SIB, _S65.T, _S65.END
+MSG, MSG_MAX, SIG, SIG_LEN, YB, SB = _S65.MSG, _S65.MSG_MAX, _S65.SIG, _S65.SIG_LEN, _S65.YB, _S65.SB
+assert SIG_LEN == layout.SIG_LEN
+
+
+def const_image() -> dict:
+    return _S65.const_image()
+
+
+def image(sk: bytes, msg: bytes, rnd: bytes, mlen: int | None = None,
+          mu: bytes | None = None) -> dict:
+    return _S65.image(sk, msg, rnd, mlen, mu)
 
 
 def sign_phases(external_mu=False):
-    """[(name, lines)] of the whole program up to the final ecall; the loop body starts at
-    label sign_iter. external_mu: mu is given by the host at MU (FIPS 204's external-mu
-    form: M' of any length, hashed outside), not hashed from M'."""
-    ph = [("status = 0", [f"sw x0, {STATUS}(x0)"])]
-    if external_mu:
-        # the registers the rho'' phase expects after the mu hash: mode, mask, mu in w1, w2
-        ph.append(("mu from the host", VMODE1 + [
-            "kmac.acq", f"addi x1, x0, {SHAKE256}", "addi x3, x0, -1",
-            f"bn.lw w1, {_m(MU)}", f"bn.lw w2, {_m(MU + 32)}"]))
-        ph += sign32.hash_phases(SK, MSG)[1:]
-    else:
-        ph += sign32.hash_phases(SK, MSG, head=length_check())
-    it = aw_column_phases()
-    it[0] = (it[0][0], ["sign_iter:"] + it[0][1])
-    ph += it
-    ph += rounding.highbits_phases(w=W, w1e=W1E, ctil=CTIL)
-    chal = sampling.challenge_phases(ctil=CTIL, sib=SIB, ch=CH)
-    assert chal[-1][0] == "NTT(c)"
-    ph += chal[:-1] + [("NTT(c)", _li(8, CH) + NTT), ("release", ["kmac.rel"])]
-    ph += r0_phases()
-    ph.append(("r0 rejected?", _reject("r0")))
-    ph += rounding.ct0_hint_t0_phases(ch=CH, t=T, w=W, t0p=T0P, cnt=CNT, xc=XC,
-                                      ntt_x8=NTT, intt_x8=INTT)
-    ph.append(("c t0 / hint rejected?", _reject("ct0")))
-    ph += z_phases()
-    ph.append(("z rejected?", _reject("z")))
-    ph.append(("kappa += l", [f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
-                              f"sw x1, {KAPPA}(x0)"]))
-    ph += packing.sig_encode_phases(ctil=CTIL, z=None, sig=SIG, xc=XC)
-    ph.append(("wipe: DMEM but the signature, kappa, status; every register",
-               sign32.end_wipe(SIG, DMEM)))
-    return ph
+    return _S65.phases(external_mu)
 
 
 def sign_program(external_mu=False) -> str:
-    lines = []
-    for _, body in sign_phases(external_mu):
-        lines += body
-    lines += ["ecall", "sign_next:", f"lw x1, {KAPPA}(x0)", f"addi x1, x1, {L}",
-              f"sw x1, {KAPPA}(x0)", "jal x0, sign_iter"] + subroutines()
-    return "\n".join(sched.schedule(lines)) + "\n"
+    return _S65.program(external_mu)
 
 
 def ct_policy(external_mu=False) -> dict:
-    """As sign.ct_policy on this layout: K, s1, s2, t0 and rnd secret; rho, tr, M', its
-    length and the constants public (external_mu: mu public, no M'); other DMEM bytes
-    secret. Declared exceptions: the rejection loop's iteration count (the three accepting
-    branches) and SampleInBall's rejection count; pointer bounds the analysis cannot
-    derive."""
-    pol = sign32.sign_policy(SK, (S1P, T0P), (T0P, T0P + K * 416), MSG, MSG_MAX, MLEN, CH, SIB,
-                             const_image())
-    public, bounds = pol["public"], pol["bounds"]
-    if external_mu:
-        del public["M'"], public["len(M')"]
-        public["mu"] = (MU, MU + 64)
-        pol["bounds"] = bounds[:1]
-    return pol
+    return _S65.ct_policy(external_mu)
+
+
+def length_check():
+    return _S65.length_check()
 
 
 # ------------------------------------------------------------------ the other sets
-# FIPS 204 Table 1 / 2, signature side: set -> (lambda bits, gamma1 bits, omega); with
-# params.SETS' (k, l, eta). Checked against dilithium-py in the tests.
-SIG_SETS = {44: (128, 17, 80), 65: (192, 19, 55), 87: (256, 19, 75)}
-
-
 def plan(param: int) -> dict:
-    """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the generator pieces
-    exist for 65 only): the regions in address order and END, the peak. The sets differ
+    """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the generator takes 44
+    and 65): the regions in address order and END, the peak. The sets differ
     in the packed key (s in 3 or 4 bits, t0), w (k KiB), the hint area (k bitmaps, omega
     + k hint bytes) and the signature, which must fit with y_j / c s1_j (2 KiB) over w,
     else past TILE."""
