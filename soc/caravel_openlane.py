@@ -331,14 +331,14 @@ def _emitted_wrapper() -> tuple[Path, ...]:
     return tuple(block.emit(block.rtl_dir()))
 
 
+@functools.lru_cache(maxsize=None)
 def hardened_ports(name: str) -> dict[str, str]:
-    """The ports of block `name` as hardened: its emitted Verilog's (emitted when missing)."""
+    """The ports of block `name` as hardened: its Verilog emitted afresh (once a process: an
+    emission left by an earlier version of the block must not stand for it)."""
     from pqsoc.flow.block import get
     b = get(name)
-    rtl = b.rtl_dir() / f"{b.top}.v"
-    if not rtl.is_file():
-        b.emit(b.rtl_dir())
-    return module_ports(rtl.read_text(), b.top)
+    b.emit(b.rtl_dir())
+    return module_ports((b.rtl_dir() / f"{b.top}.v").read_text(), b.top)
 
 
 def _width(decl: str) -> int:
@@ -349,14 +349,15 @@ def _width(decl: str) -> int:
 def hard_macro_instance(m, cell: str, component, ports: dict[str, str]):
     """An Amaranth Instance of the hardened `cell` (ports: module_ports of its Verilog) wired to
     `component`'s interface signals by name (Amaranth's flattened names, `bus__adr`), clk / rst to
-    the domain's clock and reset. A port of the cell with no signal, a signal with no port or a
-    direction that differs is an error; a width that differs is zero-extended (an input) or cut
-    (an output) and listed in notes (returned with the instance)."""
+    the domain's clock and reset. A port of the cell with no signal, a signal with no port, a
+    direction or a width that differs is an error: the hardened cell must be the SoC's component
+    (blocks acc and kmac take the SoC's bus widths, ip/acc/rtl/pqc.py), nothing is extended or
+    cut on the way."""
     from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal
     from amaranth.lib.wiring import In
     signals = {"__".join(str(x) for x in path): (value, member.flow == In)
                for path, member, value in component.signature.flatten(component)}
-    errors, notes, kw = [], [], {}
+    errors, kw = [], {}
     for name, decl in ports.items():
         is_input = decl.startswith("input")
         if name in ("clk", "rst") and is_input and name not in signals:
@@ -369,15 +370,16 @@ def hard_macro_instance(m, cell: str, component, ports: dict[str, str]):
         if value_is_input != is_input:
             errors.append(f"{cell} port {name} is an {decl.split()[0]}, the SoC's signal is not")
             continue
-        wire = Signal(_width(decl), name=f"{cell}_{name}")
-        if len(wire) != len(value):
-            notes.append(f"{cell}.{name}: {len(value)} bits in the SoC, {len(wire)} in the hardened cell")
+        if _width(decl) != len(value):
+            errors.append(f"{cell} port {name} is {_width(decl)} bits wide, the SoC's signal {len(value)}")
+            continue
+        wire = Signal(len(value), name=f"{cell}_{name}")
         m.d.comb += wire.eq(value) if is_input else value.eq(wire)
         kw[("i_" if is_input else "o_") + name] = wire
     errors += [f"the SoC's {cell} signal {n} is no port of the hardened {cell}" for n in signals if n not in ports]
     if errors:
         raise FlowError("; ".join(errors))
-    return Instance(cell, **kw), notes
+    return Instance(cell, **kw)
 
 
 def _not_elaborated(obj, seen=None) -> None:
@@ -400,13 +402,10 @@ def pqc_with_hard_macros(original: str) -> str:
     from ip.acc.rtl.pqc import PqcSubsystem
     from soc import silicon
     ports = {name: hardened_ports(name) for name in HARD_MACROS}
-    notes = []
 
     class WithHardMacros(PqcSubsystem):
         def add_block(self, m, name, component):
-            inst, n = hard_macro_instance(m, name, component, ports[name])
-            notes.extend(n)
-            m.submodules[name] = inst
+            m.submodules[name] = hard_macro_instance(m, name, component, ports[name])
             _not_elaborated(component)
 
     # as soc/build.py emit_pqc makes the silicon SoC's (its module ports are checked equal below)
@@ -415,8 +414,7 @@ def pqc_with_hard_macros(original: str) -> str:
     text = verilog.convert(top, name="pqc", emit_src=False)
     if module_ports(text, "pqc") != module_ports(original, "pqc"):
         raise FlowError("the PQC subsystem with hard macros has other ports than the SoC's pqc")
-    header = "".join(f"// black box: {n}\n" for n in notes)
-    return header + text
+    return text
 
 
 def module_ports(verilog: str, module: str) -> dict[str, str]:

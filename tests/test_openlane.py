@@ -297,7 +297,8 @@ def test_pnr_check_stands_in_only_for_pending_files(tmp_path):
 
 def test_hard_macro_instance_wires_the_cells_ports_by_name():
     """The black box of a hardened block in the SoC: its ports (from its Verilog) wired to the
-    SoC's component by name; a missing, extra or reversed port is an error, a wider one noted."""
+    SoC's component by name; a missing, extra or reversed port is an error, and so is one of
+    another width (nothing is extended or cut between the SoC and a hardened cell)."""
     from amaranth import Module
     from amaranth.lib import wiring
     from amaranth.lib.wiring import In, Out
@@ -315,10 +316,12 @@ def test_hard_macro_instance_wires_the_cells_ports_by_name():
             caravel_openlane._not_elaborated(x)
         return caravel_openlane.hard_macro_instance(m, "part", part, ports)
 
-    ports = {"clk": "input", "rst": "input", "a": "input [7:0]", "y": "output"}
-    inst, notes = make(ports)
-    caravel_openlane._not_elaborated(inst)
-    assert notes == ["part.a: 4 bits in the SoC, 8 in the hardened cell"]
+    ports = {"clk": "input", "rst": "input", "a": "input [3:0]", "y": "output"}
+    caravel_openlane._not_elaborated(make(ports))
+    with pytest.raises(FlowError, match="part port a is 8 bits wide, the SoC's signal 4"):
+        make({**ports, "a": "input [7:0]"})
+    with pytest.raises(FlowError, match="part port y is 2 bits wide, the SoC's signal 1"):
+        make({**ports, "y": "output [1:0]"})
     with pytest.raises(FlowError, match="part port b has no signal"):
         make({**ports, "b": "input"})
     with pytest.raises(FlowError, match="signal y is no port of the hardened part"):
@@ -335,6 +338,29 @@ def test_wrapper_sources_hold_the_hard_macros_as_black_boxes():
     assert "module \\pqc.acc" not in pqc and "module \\pqc.kmac" not in pqc
     original = (b.rtl_dir() / "soc" / "rtl" / "pqc.v").read_text()
     assert caravel_openlane.module_ports(pqc, "pqc") == caravel_openlane.module_ports(original, "pqc")
+
+
+@pytest.mark.parametrize("name", caravel_openlane.HARD_MACROS)
+def test_hardened_blocks_are_the_socs_components(name):
+    """Blocks acc and kmac as hardened (their emitted Verilog) have the ports of the SoC's ACC and
+    KMAC, port for port and bit for bit: the bus address is the SoC's (ACC_ADDR_WIDTH,
+    KMAC_ADDR_WIDTH), not the components' 30-bit default, so the wrapper's black box is the SoC's
+    component with nothing extended or cut."""
+    from amaranth.lib.wiring import In
+    from ip.acc.rtl import pqc
+    from ip.kmac import block as kmac_block
+    soc = pqc.PqcSubsystem()
+    caravel_openlane._not_elaborated(soc)          # only its ports are read
+    component = {"acc": soc.acc, "kmac": soc.kmac}[name]
+    want = {"__".join(map(str, path)): ("input" if member.flow == In else "output", len(value))
+            for path, member, value in component.signature.flatten(component)}
+    got = {port: (decl.split()[0], caravel_openlane._width(decl))
+           for port, decl in caravel_openlane.hardened_ports(name).items() if port not in ("clk", "rst")}
+    width = {"acc": pqc.ACC_ADDR_WIDTH, "kmac": pqc.KMAC_ADDR_WIDTH}[name]
+    assert got["bus__adr"] == ("input", width), f"block {name}'s bus address is not the SoC's {width} bits"
+    assert got == want
+    # what ports cannot show: the KMAC's Keccak speed (block kmac's constant, the SoC's pqc.py's)
+    assert kmac_block.ROUNDS_PER_CYCLE == pqc.KMAC_ROUNDS_PER_CYCLE == soc.kmac.rounds_per_cycle
 
 
 # --- `pqsoc harden`: the chip's order, the hardened views ------------------------------------------
