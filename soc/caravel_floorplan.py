@@ -442,14 +442,11 @@ def report(ctx: Context, out: Path | None = None) -> dict:
             "so the wrapper's straps cross it on the same nets; whether OpenROAD's pdngen merges "
             "the coinciding straps without DRC errors and connects the wrapper's other-domain "
             "straps around the ACC cannot be decided without running it (`make harden`)",
-            "the wrapper's PQC subsystem takes the hardened ACC and KMAC as black boxes (soc/"
-            "caravel_openlane.py), but blocks acc and kmac are emitted with 30-bit bus addresses "
-            "and the SoC's have 16 and 10 bits: the black boxes get them zero-extended; that the "
-            "30-bit blocks decode them as the SoC's do is not checked yet (declare the blocks with "
-            "the SoC's widths, or run the wrapper at gate level with the hardened netlists)",
-            "Caravel's base SDC (base_user_project_wrapper.sdc) reads IO_SYNC, which LibreLane does "
-            "not define: the wrapper's configuration uses LibreLane's default constraints until a "
-            "run checks an SDC of the project's own",
+            "the wrapper's SDC is Caravel's base SDC made for LibreLane (soc/caravel_openlane.py "
+            "wrapper_sdc: IO_SYNC 0 from Caravel's example config, LibreLane's variable names), "
+            "read by OpenSTA against the wrapper's glue netlist with the SoC a black box (a parse "
+            "and port check); it constrains wb_clk_i only, not user_clock2 (LA clk_sel), and the "
+            "SoC's paths are timed only in a LibreLane run (`make harden`)",
             "hard macros (acc, kmac) are abstracts made from their sized dies (pins on one edge, "
             "their own met4 straps as power pins) until `make harden` writes their LEFs; their pin "
             "edges are a first guess (the ACC <-> KMAC side-load port, ~600 of their 706 port bits "

@@ -7,12 +7,13 @@ written by `pqsoc pnr-config`):
 - block `caravel`, Caravel's user_project_wrapper: die, pin template, core ring and power grid
   from Caravel's fixed files (CARAVEL_ROOT, read when the configuration is generated), the ACC,
   the KMAC and the CPU's 6 SRAM macros at their places, the top-level logic (Ibex, LiteX) as
-  standard cells around them.
+  standard cells around them, under Caravel's base SDC made for LibreLane (wrapper_sdc).
 Every number comes from the floorplan (soc/caravel_floorplan.py), the PDK or Caravel's files; see
 soc/README.md ("The wrapper's OpenLane configuration") for the choices.
 """
 import dataclasses
 import functools
+import json
 import os
 import re
 import shutil
@@ -260,6 +261,135 @@ def _caravel_settings() -> dict:
     return out
 
 
+# --- the wrapper's SDC ----------------------------------------------------------------------------
+# Caravel's base SDC of the wrapper (OpenLane 1) and the SDC made from it for LibreLane (written by
+# wrapper_inputs, named by the configuration for place-and-route and signoff).
+BASE_SDC = caravel.WRAPPER_DIR / "base_user_project_wrapper.sdc"
+WRAPPER_SDC = CARAVEL_FILES / "user_project_wrapper.sdc"
+# OpenLane 1 variables Caravel's SDC reads -> (the Tcl expression of LibreLane's variable, how
+# often the file reads it); SYNTH_TIMING_DERATE was a fraction, TIME_DERATING_CONSTRAINT is a
+# percentage.
+SDC_RENAMED = {"SYNTH_CLOCK_UNCERTAINTY": ("$::env(CLOCK_UNCERTAINTY_CONSTRAINT)", 2),
+               "SYNTH_CLOCK_TRANSITION": ("$::env(CLOCK_TRANSITION_CONSTRAINT)", 2),
+               "SYNTH_TIMING_DERATE": ("($::env(TIME_DERATING_CONSTRAINT) / 100.0)", 3)}
+# Its blocks that default the clock driving cell (and pin) to the input one: they set variables
+# the file never reads (it drives no port with a cell: input transitions instead), and LibreLane
+# has no *_DRIVING_CELL_PIN (reading one fails the SDC).
+_DRIVING_CELL_DEFAULTS = re.compile(
+    r"^if \{ !\[info exists ::env\((SYNTH_CLK_DRIVING_CELL(?:_PIN)?)\)\] \} \{\n[^}]*\}\n", re.M)
+
+
+def io_sync() -> int:
+    """IO_SYNC of Caravel's example wrapper configuration: 0, its documented default (the user
+    GPIOs asynchronous to the clock), the SoC's case: its pads are UART lines and GPIOs,
+    not synchronous to wb_clk_i."""
+    value = json.loads((caravel.caravel_root() / caravel.EXAMPLE_CONFIG).read_text()).get("IO_SYNC")
+    if value not in (0, 1):
+        raise FlowError(f"Caravel's {caravel.EXAMPLE_CONFIG} has IO_SYNC {value!r}, not 0 or 1")
+    return value
+
+
+def _replace(text: str, old: str, new: str, count: int) -> str:
+    if text.count(old) != count:
+        raise FlowError(f"Caravel's {BASE_SDC} has {text.count(old)} `{old}`, this generator expects "
+                        f"{count}: read the new file and update soc/caravel_openlane.py wrapper_sdc")
+    return text.replace(old, new)
+
+
+def wrapper_sdc() -> str:
+    """The wrapper's SDC: Caravel's base SDC (read from CARAVEL_ROOT: every number is Caravel's)
+    for LibreLane: IO_SYNC, which LibreLane does not define, is set from Caravel's example
+    configuration (io_sync); the OpenLane 1 variables are LibreLane's (SDC_RENAMED); the unused
+    driving-cell defaults are left out. Any other `$::env(...)` must be a LibreLane variable."""
+    text = (caravel.caravel_root() / BASE_SDC).read_text()
+    text = _replace(text, "$::env(IO_SYNC)", "$io_sync", 2)
+    for old, (new, count) in SDC_RENAMED.items():
+        text = _replace(text, f"$::env({old})", new, count)
+    text, n = _DRIVING_CELL_DEFAULTS.subn("", text)
+    if n != 2 or "DRIVING_CELL" in text:
+        raise FlowError(f"Caravel's {BASE_SDC}: its driving-cell defaults are not the two this generator "
+                        "leaves out: update soc/caravel_openlane.py wrapper_sdc")
+    for name in sdc_variables(text):
+        var = openlane.librelane_variable(name)
+        if var is None or var.name != name:
+            raise FlowError(f"the wrapper SDC reads {name}, which LibreLane does not define under that name")
+    header = ("# The wrapper's constraints for LibreLane, made by soc/caravel_openlane.py (wrapper_sdc) from\n"
+              f"# Caravel's {BASE_SDC.name} ($CARAVEL_ROOT/{BASE_SDC}): its numbers unchanged; IO_SYNC\n"
+              f"# (which LibreLane does not define) from Caravel's example {caravel.EXAMPLE_CONFIG.name}; OpenLane 1\n"
+              "# variables renamed to LibreLane's; its unused driving-cell defaults left out.\n"
+              "# The SoC can also run on user_clock2 (LA clk_sel): that clock is not constrained here.\n"
+              f"set io_sync {io_sync()}\n\n")
+    return header + text
+
+
+def sdc_variables(text: str) -> list[str]:
+    """The LibreLane variables an SDC reads (`$::env(NAME)`)."""
+    return sorted(set(re.findall(r"::env\((\w+)\)", text)))
+
+
+def wrapper_glue_netlist(out: Path) -> list[Path]:
+    """A cheap gate-level netlist of the wrapper for checking its SDC: Caravel's ports, the
+    wrapper's own glue mapped on the tt Liberty (tie cells, the LA gates of clk_sel / user_rst),
+    the SoC (`pqsoc`) a black box with its ports. Returns [netlist, black box]."""
+    import subprocess
+    import sys
+    from pqsoc.flow.block import get
+    from pqsoc.flow.pdk import find_pdk
+    block = get(WRAPPER_BLOCK)
+    src = {Path(f).name: Path(f) for f in _emitted_wrapper()}
+    lib = find_pdk().liberty("tt")
+    out.mkdir(parents=True, exist_ok=True)
+    netlist, box = out / "wrapper_glue.v", out / "pqsoc_blackbox.v"
+    script = [f"read_verilog -I{src['defines.v'].parent} {src['defines.v']} {block.rtl_dir() / (block.top + '.v')}",
+              f"read_verilog -lib {src['pqsoc_synth.v']}",
+              f"synth -top {block.top} -flatten", f"dfflibmap -liberty {lib}", f"abc -liberty {lib}",
+              "hilomap -hicell sky130_fd_sc_hd__conb_1 HI -locell sky130_fd_sc_hd__conb_1 LO", "opt_clean",
+              # ports driven straight by other nets get buffers: OpenSTA reads no `assign {a, b} = ...`
+              "splitnets -ports", "insbuf -buf sky130_fd_sc_hd__buf_2 A X", "opt_clean",
+              f"write_verilog -noattr {netlist}", f"write_verilog -noattr -blackboxes {box}"]
+    (out / "glue.ys").write_text("\n".join(script) + "\n")
+    r = subprocess.run([sys.executable, "-m", "pqsoc.flow.yosys_run", str(out / "glue.ys")],
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode != 0 or "@@done" not in r.stdout:
+        raise FlowError(f"Yosys on the wrapper's glue failed: {(r.stdout + r.stderr)[-1500:]}")
+    return [netlist, box]
+
+
+# OpenSTA on the sky130 Liberty files (their default_operating_condition names no condition they
+# define): a warning of every read, about the library, not the SDC
+LIBERTY_CONDITION_WARNING = re.compile(r"^Warning: \S+\.lib, line \d+ default_operating_condition \S+ not found\.$")
+
+
+def check_wrapper_sdc(sdc: Path, env: dict[str, str], out: Path) -> tuple[list[str], str]:
+    """OpenSTA reads `sdc` against the wrapper's glue netlist (wrapper_glue_netlist) with the
+    LibreLane variables it reads set to `env`: (problems, log). A problem is an error or warning
+    line (an unknown port or command, a variable not set) or a missing clock on wb_clk_i."""
+    import shutil
+    import subprocess
+    from pqsoc.flow.pdk import find_pdk
+    if shutil.which("sta") is None:
+        raise FlowError("OpenSTA (`sta`) is not on PATH: the wrapper SDC cannot be checked")
+    if missing := [v for v in sdc_variables(sdc.read_text()) if v not in env]:
+        raise FlowError(f"no value for the SDC's variables {', '.join(missing)}")
+    netlist, box = wrapper_glue_netlist(out)
+    tcl = [f"set ::env({k}) {{{v}}}" for k, v in sorted(env.items())]
+    tcl += [f"read_liberty {find_pdk().liberty('tt')}", f"read_verilog {box}", f"read_verilog {netlist}",
+            "link_design user_project_wrapper", f"read_sdc {sdc}", 'puts "@@clocks [get_full_name [all_clocks]] '
+            '[get_full_name [get_property [get_clocks clk] sources]]"', "report_clock_properties",
+            "report_checks -path_delay max -digits 3", 'puts "@@end"']
+    (out / "sdc_check.tcl").write_text("\n".join(tcl) + "\n")
+    r = subprocess.run(["sta", "-no_splash", "-exit", str(out / "sdc_check.tcl")], capture_output=True,
+                       text=True, timeout=600)
+    log = r.stdout + r.stderr
+    problems = [ln for ln in log.splitlines() if re.match(r"\s*(Error|Warning)", ln)
+                and not LIBERTY_CONDITION_WARNING.match(ln.strip())]
+    if r.returncode != 0 or "@@end" not in log:
+        problems.append(f"sta exited with {r.returncode} before the end of the script")
+    if "@@clocks clk wb_clk_i" not in log:
+        problems.append("no clock `clk` on port wb_clk_i")
+    return problems, log
+
+
 def wrapper_config() -> dict:
     """Block caravel's OpenLane variables beyond the flow's defaults."""
     from soc import ibex
@@ -291,6 +421,9 @@ def wrapper_config() -> dict:
         # standard cells at the top level: the rails stay on (Caravel's example, a macro-only
         # wrapper, turns them off)
         "PDN_ENABLE_RAILS": True,
+        # Caravel's constraints (wrapper_sdc, written by wrapper_inputs), not LibreLane's defaults
+        "PNR_SDC_FILE": _rel(WRAPPER_SDC, "caravel"),
+        "SIGNOFF_SDC_FILE": _rel(WRAPPER_SDC, "caravel"),
     }
     return cfg
 
@@ -319,6 +452,10 @@ def wrapper_inputs() -> list[str]:
                         ignore=shutil.ignore_patterns("*.core", "*.md", "*.py", "*.hjson"))
     CARAVEL_FILES.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(caravel.caravel_root() / caravel.GOLDEN_DEF, CARAVEL_FILES / caravel.GOLDEN_DEF.name)
+    try:
+        WRAPPER_SDC.write_text(wrapper_sdc())
+    except FlowError as e:
+        problems.append(f"wrapper SDC: {e}")
     return problems
 
 
@@ -331,14 +468,14 @@ def _emitted_wrapper() -> tuple[Path, ...]:
     return tuple(block.emit(block.rtl_dir()))
 
 
+@functools.lru_cache(maxsize=None)
 def hardened_ports(name: str) -> dict[str, str]:
-    """The ports of block `name` as hardened: its emitted Verilog's (emitted when missing)."""
+    """The ports of block `name` as hardened: its Verilog emitted afresh (once a process: an
+    emission left by an earlier version of the block must not stand for it)."""
     from pqsoc.flow.block import get
     b = get(name)
-    rtl = b.rtl_dir() / f"{b.top}.v"
-    if not rtl.is_file():
-        b.emit(b.rtl_dir())
-    return module_ports(rtl.read_text(), b.top)
+    b.emit(b.rtl_dir())
+    return module_ports((b.rtl_dir() / f"{b.top}.v").read_text(), b.top)
 
 
 def _width(decl: str) -> int:
@@ -349,14 +486,15 @@ def _width(decl: str) -> int:
 def hard_macro_instance(m, cell: str, component, ports: dict[str, str]):
     """An Amaranth Instance of the hardened `cell` (ports: module_ports of its Verilog) wired to
     `component`'s interface signals by name (Amaranth's flattened names, `bus__adr`), clk / rst to
-    the domain's clock and reset. A port of the cell with no signal, a signal with no port or a
-    direction that differs is an error; a width that differs is zero-extended (an input) or cut
-    (an output) and listed in notes (returned with the instance)."""
+    the domain's clock and reset. A port of the cell with no signal, a signal with no port, a
+    direction or a width that differs is an error: the hardened cell must be the SoC's component
+    (blocks acc and kmac take the SoC's bus widths, ip/acc/rtl/pqc.py), nothing is extended or
+    cut on the way."""
     from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal
     from amaranth.lib.wiring import In
     signals = {"__".join(str(x) for x in path): (value, member.flow == In)
                for path, member, value in component.signature.flatten(component)}
-    errors, notes, kw = [], [], {}
+    errors, kw = [], {}
     for name, decl in ports.items():
         is_input = decl.startswith("input")
         if name in ("clk", "rst") and is_input and name not in signals:
@@ -369,15 +507,16 @@ def hard_macro_instance(m, cell: str, component, ports: dict[str, str]):
         if value_is_input != is_input:
             errors.append(f"{cell} port {name} is an {decl.split()[0]}, the SoC's signal is not")
             continue
-        wire = Signal(_width(decl), name=f"{cell}_{name}")
-        if len(wire) != len(value):
-            notes.append(f"{cell}.{name}: {len(value)} bits in the SoC, {len(wire)} in the hardened cell")
+        if _width(decl) != len(value):
+            errors.append(f"{cell} port {name} is {_width(decl)} bits wide, the SoC's signal {len(value)}")
+            continue
+        wire = Signal(len(value), name=f"{cell}_{name}")
         m.d.comb += wire.eq(value) if is_input else value.eq(wire)
         kw[("i_" if is_input else "o_") + name] = wire
     errors += [f"the SoC's {cell} signal {n} is no port of the hardened {cell}" for n in signals if n not in ports]
     if errors:
         raise FlowError("; ".join(errors))
-    return Instance(cell, **kw), notes
+    return Instance(cell, **kw)
 
 
 def _not_elaborated(obj, seen=None) -> None:
@@ -400,13 +539,10 @@ def pqc_with_hard_macros(original: str) -> str:
     from ip.acc.rtl.pqc import PqcSubsystem
     from soc import silicon
     ports = {name: hardened_ports(name) for name in HARD_MACROS}
-    notes = []
 
     class WithHardMacros(PqcSubsystem):
         def add_block(self, m, name, component):
-            inst, n = hard_macro_instance(m, name, component, ports[name])
-            notes.extend(n)
-            m.submodules[name] = inst
+            m.submodules[name] = hard_macro_instance(m, name, component, ports[name])
             _not_elaborated(component)
 
     # as soc/build.py emit_pqc makes the silicon SoC's (its module ports are checked equal below)
@@ -415,8 +551,7 @@ def pqc_with_hard_macros(original: str) -> str:
     text = verilog.convert(top, name="pqc", emit_src=False)
     if module_ports(text, "pqc") != module_ports(original, "pqc"):
         raise FlowError("the PQC subsystem with hard macros has other ports than the SoC's pqc")
-    header = "".join(f"// black box: {n}\n" for n in notes)
-    return header + text
+    return text
 
 
 def module_ports(verilog: str, module: str) -> dict[str, str]:

@@ -2,6 +2,8 @@
 period, design name, Verilog and exclusion list for the local flow and for OpenLane."""
 import json
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -297,7 +299,8 @@ def test_pnr_check_stands_in_only_for_pending_files(tmp_path):
 
 def test_hard_macro_instance_wires_the_cells_ports_by_name():
     """The black box of a hardened block in the SoC: its ports (from its Verilog) wired to the
-    SoC's component by name; a missing, extra or reversed port is an error, a wider one noted."""
+    SoC's component by name; a missing, extra or reversed port is an error, and so is one of
+    another width (nothing is extended or cut between the SoC and a hardened cell)."""
     from amaranth import Module
     from amaranth.lib import wiring
     from amaranth.lib.wiring import In, Out
@@ -315,10 +318,12 @@ def test_hard_macro_instance_wires_the_cells_ports_by_name():
             caravel_openlane._not_elaborated(x)
         return caravel_openlane.hard_macro_instance(m, "part", part, ports)
 
-    ports = {"clk": "input", "rst": "input", "a": "input [7:0]", "y": "output"}
-    inst, notes = make(ports)
-    caravel_openlane._not_elaborated(inst)
-    assert notes == ["part.a: 4 bits in the SoC, 8 in the hardened cell"]
+    ports = {"clk": "input", "rst": "input", "a": "input [3:0]", "y": "output"}
+    caravel_openlane._not_elaborated(make(ports))
+    with pytest.raises(FlowError, match="part port a is 8 bits wide, the SoC's signal 4"):
+        make({**ports, "a": "input [7:0]"})
+    with pytest.raises(FlowError, match="part port y is 2 bits wide, the SoC's signal 1"):
+        make({**ports, "y": "output [1:0]"})
     with pytest.raises(FlowError, match="part port b has no signal"):
         make({**ports, "b": "input"})
     with pytest.raises(FlowError, match="signal y is no port of the hardened part"):
@@ -335,6 +340,29 @@ def test_wrapper_sources_hold_the_hard_macros_as_black_boxes():
     assert "module \\pqc.acc" not in pqc and "module \\pqc.kmac" not in pqc
     original = (b.rtl_dir() / "soc" / "rtl" / "pqc.v").read_text()
     assert caravel_openlane.module_ports(pqc, "pqc") == caravel_openlane.module_ports(original, "pqc")
+
+
+@pytest.mark.parametrize("name", caravel_openlane.HARD_MACROS)
+def test_hardened_blocks_are_the_socs_components(name):
+    """Blocks acc and kmac as hardened (their emitted Verilog) have the ports of the SoC's ACC and
+    KMAC, port for port and bit for bit: the bus address is the SoC's (ACC_ADDR_WIDTH,
+    KMAC_ADDR_WIDTH), not the components' 30-bit default, so the wrapper's black box is the SoC's
+    component with nothing extended or cut."""
+    from amaranth.lib.wiring import In
+    from ip.acc.rtl import pqc
+    from ip.kmac import block as kmac_block
+    soc = pqc.PqcSubsystem()
+    caravel_openlane._not_elaborated(soc)          # only its ports are read
+    component = {"acc": soc.acc, "kmac": soc.kmac}[name]
+    want = {"__".join(map(str, path)): ("input" if member.flow == In else "output", len(value))
+            for path, member, value in component.signature.flatten(component)}
+    got = {port: (decl.split()[0], caravel_openlane._width(decl))
+           for port, decl in caravel_openlane.hardened_ports(name).items() if port not in ("clk", "rst")}
+    width = {"acc": pqc.ACC_ADDR_WIDTH, "kmac": pqc.KMAC_ADDR_WIDTH}[name]
+    assert got["bus__adr"] == ("input", width), f"block {name}'s bus address is not the SoC's {width} bits"
+    assert got == want
+    # what ports cannot show: the KMAC's Keccak speed (block kmac's constant, the SoC's pqc.py's)
+    assert kmac_block.ROUNDS_PER_CYCLE == pqc.KMAC_ROUNDS_PER_CYCLE == soc.kmac.rounds_per_cycle
 
 
 # --- `pqsoc harden`: the chip's order, the hardened views ------------------------------------------
@@ -373,3 +401,61 @@ def test_harden_names_missing_macro_views(tmp_path):
     (tmp_path / "lef").mkdir()
     (tmp_path / "lef" / "acc.lef").write_text("")
     assert harden.missing_macro_views(path) == ["acc gds gds/acc.gds"]
+
+
+# --- the wrapper's SDC: Caravel's, for LibreLane -------------------------------------------------
+def test_wrapper_sdc_is_caravels_with_io_sync_set():
+    """Every constraint of Caravel's base SDC that reads no variable is in ours unchanged; IO_SYNC
+    (LibreLane has none) is Caravel's example's 0; the OpenLane 1 variables are gone; the wrapper
+    config names the file for place-and-route and signoff."""
+    from pqsoc.flow import caravel
+    base = (caravel.caravel_root() / caravel_openlane.BASE_SDC).read_text()
+    ours = caravel_openlane.wrapper_sdc()
+    fixed = [ln for ln in base.splitlines() if ln.strip() and "::env" not in ln and "DRIVING_CELL" not in ln]
+    assert len(fixed) > 60 and all(ln in ours.splitlines() for ln in fixed)
+    assert re.search(r"^set io_sync 0$", ours, re.M) and ours.count("$io_sync") == 2
+    assert "IO_SYNC)" not in ours and "SYNTH_" not in ours
+    assert "set_timing_derate -late [expr {1+($::env(TIME_DERATING_CONSTRAINT) / 100.0)}]" in ours
+    cfg = caravel_openlane.wrapper_config()
+    want = "dir::" + str(Path("..", "..", caravel_openlane.WRAPPER_SDC.relative_to(REPO)))
+    assert cfg["PNR_SDC_FILE"] == cfg["SIGNOFF_SDC_FILE"] == want
+
+
+def test_wrapper_sdc_refuses_a_changed_caravel_file(monkeypatch, tmp_path):
+    from pqsoc.flow import caravel
+    root = tmp_path / "caravel"
+    for rel in (caravel_openlane.BASE_SDC, caravel.EXAMPLE_CONFIG):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text((caravel.caravel_root() / rel).read_text())
+    monkeypatch.setattr(caravel, "caravel_root", lambda: root)
+    sdc = root / caravel_openlane.BASE_SDC
+    sdc.write_text(sdc.read_text() + "set_load $::env(SYNTH_CAP_LOAD) [all_outputs]\n")
+    with pytest.raises(FlowError, match="reads SYNTH_CAP_LOAD, which LibreLane does not define"):
+        caravel_openlane.wrapper_sdc()
+    sdc.write_text(sdc.read_text().replace("if { $::env(IO_SYNC) }", "if { 0 }", 1))
+    with pytest.raises(FlowError, match=r"has 1 `\$::env\(IO_SYNC\)`, this generator expects 2"):
+        caravel_openlane.wrapper_sdc()
+
+
+@pytest.mark.skipif(shutil.which("sta") is None, reason="OpenSTA not installed")
+def test_wrapper_sdc_reads_in_opensta(monkeypatch, loader_root, tmp_path):
+    """OpenSTA reads the wrapper SDC against a gate-level netlist of the wrapper (its glue on sky130
+    cells, the SoC a black box: not a timing run) with the values LibreLane resolves for the
+    wrapper's configuration: no error or warning, clock clk on wb_clk_i. A port the wrapper lacks
+    is caught."""
+    sdc_vars = caravel_openlane.sdc_variables(caravel_openlane.wrapper_sdc())
+    monkeypatch.setattr(openlane, "KEY_VARIABLES", tuple(sdc_vars))
+    resolved = openlane.check(blocks.get("caravel"), loader_root)
+    env = {k: " ".join(resolved[k]) if isinstance(resolved[k], list) else str(resolved[k]) for k in sdc_vars}
+    assert env["CLOCK_PORT"] == "wb_clk_i" and float(env["CLOCK_PERIOD"]) == 20.0
+    problems, log = caravel_openlane.check_wrapper_sdc(caravel_openlane.WRAPPER_SDC, env, tmp_path)
+    assert problems == [], log[-3000:]
+    assert "Creating clock {clk} for port wb_clk_i" in log
+    bad = tmp_path / "bad.sdc"
+    bad.write_text(caravel_openlane.WRAPPER_SDC.read_text()
+                   + "set_input_delay 1 -clock [get_clocks {clk}] [get_ports {io_in_typo[*]}]\n")
+    problems, _ = caravel_openlane.check_wrapper_sdc(bad, env, tmp_path)
+    assert any("io_in_typo" in p for p in problems), problems
+    with pytest.raises(FlowError, match="no value for the SDC's variables CLOCK_PERIOD"):
+        caravel_openlane.check_wrapper_sdc(caravel_openlane.WRAPPER_SDC,
+                                           {k: v for k, v in env.items() if k != "CLOCK_PERIOD"}, tmp_path)

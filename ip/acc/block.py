@@ -35,8 +35,11 @@ FULL_ADDERS = "w:*csa* %ci9"
 
 
 def _acc():
+    # the bus address width is the SoC's (the wrapper instantiates this cell as the SoC's ACC)
     from ip.acc.rtl.acc import Acc
-    return Acc(imem_size=IMEM_SIZE, dmem_size=DMEM_SIZE, sram_macro=SRAM_MACRO, clock_gate="sky130")
+    from ip.acc.rtl.pqc import ACC_ADDR_WIDTH
+    return Acc(imem_size=IMEM_SIZE, dmem_size=DMEM_SIZE, addr_width=ACC_ADDR_WIDTH, sram_macro=SRAM_MACRO,
+               clock_gate="sky130")
 
 
 ACC = Block(

@@ -4,6 +4,10 @@ from ip.common import SYS_CLK_PERIOD_NS
 from pqsoc.flow.block import Block, emit_amaranth
 
 ROUNDS_PER_CYCLE = 1     # Keccak-f[1600] rounds per clock: 24 cycles a permutation
+# Word address bits of the KMAC's 4 KiB register window, as the SoC maps it: the SoC takes it from
+# here (ip/acc/rtl/pqc.py KMAC_ADDR_WIDTH; the floors let ip.acc read ip.kmac, not the reverse),
+# and the hardened block has it, so the wrapper's KMAC cell is the SoC's KMAC.
+ADDR_WIDTH = 10
 PERIOD_NS = SYS_CLK_PERIOD_NS   # synthesis, STA and hardening target: the SoC's clock
 
 
@@ -14,7 +18,7 @@ def _keccak():
 
 def _kmac():
     from ip.kmac.rtl.kmac import Kmac
-    return Kmac(rounds_per_cycle=ROUNDS_PER_CYCLE)
+    return Kmac(rounds_per_cycle=ROUNDS_PER_CYCLE, addr_width=ADDR_WIDTH)
 
 
 KECCAK = Block(

@@ -34,9 +34,11 @@ from pqsoc import FlowError
 from pqsoc.flow import verilator as vl
 
 from ip.acc.dv.rtl_runner import MODEL, RtlBackend
-from ip.acc.rtl.pqc import kmac_on_sideload
+from ip.acc.rtl.pqc import ACC_ADDR_WIDTH, kmac_on_sideload
 
-ADDR_WIDTH = 30
+# block acc's bus address width: the SoC's (ip/acc/block.py); the RTL fuzz top takes it too
+# (AccWithKmac(..., addr_width=ADDR_WIDTH) has this top's ports; the host driver runs either)
+ADDR_WIDTH = ACC_ADDR_WIDTH
 
 
 def netlist_ports(text: str, module: str) -> dict[str, tuple[str, int]]:
@@ -65,7 +67,7 @@ def _flat_members(prefix: str, iface) -> dict:
 
 
 class AccGateLevel(wiring.Component):
-    """Same ports as rtl_top.AccWithKmac: the ACC netlist (a black-box instance of `module`) and
+    """Same ports as rtl_top.AccWithKmac at the block's bus width: the ACC netlist (a black-box instance of `module`) and
     an RTL KMAC on its side-load port."""
 
     def __init__(self, module: str, ports: dict[str, tuple[str, int]]):

@@ -17,11 +17,12 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ip.common.wishbone import WishboneSignature
+from ip.kmac import block as kmac_block
 from ip.kmac.rtl.kmac import Kmac
 
 from ip.acc.rtl.acc import Acc
 
-KMAC_ADDR_WIDTH = 10   # word address bits of the 4 KiB KMAC window
+KMAC_ADDR_WIDTH = kmac_block.ADDR_WIDTH   # word address bits of the 4 KiB KMAC window (block kmac's)
 ACC_ADDR_WIDTH = 16    # word address bits of the 256 KiB ACC window (regs, IMEM, DMEM)
 KMAC_ROUNDS_PER_CYCLE = 1
 

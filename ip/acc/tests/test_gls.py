@@ -113,8 +113,9 @@ def rtl_ports():
     memories and small sizes: same ports), as the netlist would declare it."""
     from amaranth.back import verilog
     from ip.acc.rtl.acc import Acc
+    from ip.acc.rtl.pqc import ACC_ADDR_WIDTH
     from ip.acc.dv.gls_top import netlist_ports
-    text = verilog.convert(Acc(1024, 1024), name="acc_netlist", emit_src=False)
+    text = verilog.convert(Acc(1024, 1024, addr_width=ACC_ADDR_WIDTH), name="acc_netlist", emit_src=False)
     return text, netlist_ports(text, "acc_netlist")
 
 
@@ -130,9 +131,10 @@ def test_gate_level_top_has_the_rtl_tops_ports(rtl_ports, tmp_path):
     from ip.acc.dv import gls_top
     from ip.acc.dv.rtl_top import AccWithKmac
     text, ports = rtl_ports
-    assert ports["bus__adr"] == ("input", 30) and ports["sideload__msg__data"] == ("output", 256)
+    # the block's (and the SoC's) 16-bit word address, ip/acc/block.py
+    assert ports["bus__adr"] == ("input", 16) and ports["sideload__msg__data"] == ("output", 256)
     top = gls_top.emit(text, "acc_netlist", tmp_path).read_text()
-    ref = verilog.convert(AccWithKmac(1024, 1024), name="acc", emit_src=False)
+    ref = verilog.convert(AccWithKmac(1024, 1024, addr_width=gls_top.ADDR_WIDTH), name="acc", emit_src=False)
     assert _top_ports(top) == _top_ports(ref)
     inst = re.search(r"^\s*acc_netlist acc_netlist \((.*?)\);", top, re.M | re.S)
     assert inst, "no netlist instance in the top"
@@ -163,8 +165,8 @@ def test_gate_level_top_refuses_port_mismatch(rtl_ports, tmp_path):
     from amaranth.back import verilog
     _, ports = rtl_ports
     bad = dict(ports)
-    bad["bus__adr"] = ("input", 29)
-    with pytest.raises(FlowError, match="bus__adr is 29 bits wide"):
+    bad["bus__adr"] = ("input", 30)                # the components' default, not the block's
+    with pytest.raises(FlowError, match="bus__adr is 30 bits wide"):
         verilog.convert(AccGateLevel("acc_netlist", bad), name="acc")
     bad = dict(ports)
     bad["scan_en"] = ("input", 1)
