@@ -245,8 +245,10 @@ def m_prime(msg: bytes, ctx: bytes) -> bytes:
 
 
 def default_requests(param: int = 65) -> list[dict]:
-    """keygen, sign, verify of ML-DSA-`param` with dilithium-py's expected outputs; each op
-    gets its inputs from dilithium-py (not from the previous call), so each is checked alone."""
+    """keygen, sign (from M', then from the external mu = H(tr || M', 64): the same signature),
+    verify of ML-DSA-`param` with dilithium-py's expected outputs; each op gets its inputs from
+    dilithium-py (not from the previous call), so each is checked alone."""
+    import hashlib
     from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
     ref = {44: ML_DSA_44, 65: ML_DSA_65, 87: ML_DSA_87}[param]
     pk, sk = ref._keygen_internal(API_XI)
@@ -256,7 +258,14 @@ def default_requests(param: int = 65) -> list[dict]:
         raise LayoutError("dilithium-py's verify rejects its own signature")
     return [{"op": "keygen", "in": {"xi": API_XI}, "exp": {"pk": pk, "sk": sk}},
             {"op": "sign", "in": {"sk": sk, "msg": mp, "rnd": API_RND}, "exp": {"sig": sig}},
+            {"op": "sign", "in": {"sk": sk, "mu": hashlib.shake_256(sk[64:128] + mp).digest(64),
+                                  "rnd": API_RND}, "exp": {"sig": sig}},
             {"op": "verify", "in": {"pk": pk, "msg": mp, "sig": sig}, "exp": {"valid": True}}]
+
+
+def request_name(param: int, r: dict) -> str:
+    """The firmware's name of a request's result line: mldsa65_sign, mldsa65_sign_mu, ..."""
+    return f"mldsa{param}_{_request_op(r)}"
 
 
 def _request_op(r: dict) -> str:
@@ -314,7 +323,7 @@ def api_vectors(param: int, requests: list[dict], error_tests: bool) -> str:
                 e[j] = blob("exp_" + k, exp[k], ln)
             valid = int(exp["valid"]) if op == "verify" else -1
         o = list(outs[op].items()) + [("", 0)] * (2 - len(outs[op]))
-        rows.append(f'    {{"mldsa{param}_{op}", PQC_MLDSA_{op.upper()}, {{{a[0]}, {a[1]}}}, '
+        rows.append(f'    {{"{request_name(param, r)}", PQC_MLDSA_{op.upper()}, {{{a[0]}, {a[1]}}}, '
                     f'{msg}, {mlen}u, {mu}, {{{e[0]}, {e[1]}}}, {valid}, '
                     f'{{"{o[0][0]}", "{o[1][0]}"}}, {{{o[0][1]}u, {o[1][1]}u}}}},')
     lines += [f"#define API_{k.upper()}_BYTES {v}u" for k, v in n.items() if k != "l"]

@@ -36,8 +36,8 @@ def run(op: str, param: int, ins: dict, log=log_stderr, build_dir: Path = BUILD)
     except lay.LayoutError as e:
         raise SocEngineError(f"firmware build failed: {e}") from None
     tag = f"{lay._request_op(request)}{param}"
-    call = run_api("mldsa", lay.API_PROGRAM, lay.API_HEADER, header, tag, f"mldsa{param}_{op}",
-                   log, build_dir)
+    call = run_api("mldsa", lay.API_PROGRAM, lay.API_HEADER, header, tag,
+                   lay.request_name(param, request), log, build_dir)
     r = call.outputs(OUTS[op])
     if op == "sign":
         r["iterations"] = int(call.line["iterations"])

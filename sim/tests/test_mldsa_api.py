@@ -1,16 +1,19 @@
 """ML-DSA through the firmware API (firmware/lib/pqc.c pqc_mldsa_*) on the whole simulated SoC.
 
-- programs/pqc_mldsa_api.c: ML-DSA-65 keygen, sign (M' with a context, hedged) and verify
+- programs/pqc_mldsa_api.c: ML-DSA-65 keygen, sign (M' with a context, hedged; and from the
+  external mu, the same signature) and verify
   with dilithium-py's inputs, outputs equal dilithium-py's (checked in the firmware and here),
   ACC cycles equal the ISS's, the resident second call cheaper than the loading first one; the
   API's error paths (a set without a signing program, M' and mu both given, a NULL buffer, an
   M' over the program's buffer: PQC_ERR_LENGTH, a signature that does not verify:
   PQC_MLDSA_INVALID with the program's status word, a wrong / missing image, DMEM wiped after
   a signature).
-- `pqsoc mldsa ... --engine soc` (sim/mldsa_soc.py): keygen, sign, verify and a bad signature,
+- `pqsoc mldsa ... --engine soc` (sim/mldsa_soc.py): keygen, sign (from M', from mu), verify
+  and a bad signature,
   equal to the ISS engine, dilithium-py and the `cryptography` package.
-~2 min (model cached): the firmware test ~7 M simulated cycles, then four SoC runs (each
+~2 min (model cached): the firmware test ~7 M simulated cycles, then five SoC runs (each
 with its own firmware build)."""
+import hashlib
 import json
 import random
 
@@ -24,26 +27,29 @@ ERROR_TESTS = ["api_bad_param", "api_bad_length", "api_invalid", "api_image_wron
 def test_pqc_mldsa_api_firmware(sim_run_json):
     res = sim_run_json("pqc_mldsa_api", timeout_s=300)
     reqs = lay.default_requests(65)
-    names = [n for r in reqs for n in (f"mldsa65_{r['op']}", f"mldsa65_{r['op']}_resident")]
+    names = [n for r in reqs for n in (lay.request_name(65, r), lay.request_name(65, r) + "_resident")]
     assert [t["test"] for t in res["tests"]] == names + ERROR_TESTS
     t = {x["test"]: x for x in res["tests"]}
-    kg, sg, vf = reqs
+    kg, sg, sg_mu, vf = reqs
     mp = sg["in"]["msg"]
     iss = {"keygen": api.mldsa_keygen(65, kg["in"]["xi"]),
+           "sign_mu": api.mldsa_sign(65, sg["in"]["sk"], mu=sg_mu["in"]["mu"], rnd=sg["in"]["rnd"]),
            "sign": api.mldsa_sign(65, sg["in"]["sk"], mu=None, msg=mp[2 + mp[1]:],
                                   ctx=mp[2:2 + mp[1]], rnd=sg["in"]["rnd"]),
            "verify": api.mldsa_verify(65, vf["in"]["pk"], mp[2 + mp[1]:], vf["in"]["sig"],
                                       ctx=mp[2:2 + mp[1]])}
     assert iss["verify"]["valid"] and iss["sign"]["sig"] == sg["exp"]["sig"]
     for r in reqs:
-        first, again = t[f"mldsa65_{r['op']}"], t[f"mldsa65_{r['op']}_resident"]
+        name = lay.request_name(65, r)
+        first, again = t[name], t[name + "_resident"]
         assert first["pass"] and first["checked"] and first["status"] == "OK", first
-        assert first["cycles"] == again["cycles"] == iss[r["op"]]["cycles"]   # ACC = ISS
+        assert first["cycles"] == again["cycles"] == iss[name[len("mldsa65_"):]]["cycles"]   # ACC = ISS
         assert (first["loaded"], again["loaded"]) == (1, 0)
         assert first["cycles"] < again["cpu_cycles"] < first["cpu_cycles"]
     assert bytes.fromhex(t["mldsa65_keygen"]["pk"]) == kg["exp"]["pk"]          # dilithium-py
     assert bytes.fromhex(t["mldsa65_keygen"]["sk"]) == kg["exp"]["sk"]
     assert bytes.fromhex(t["mldsa65_sign"]["sig"]) == sg["exp"]["sig"]
+    assert bytes.fromhex(t["mldsa65_sign_mu"]["sig"]) == sg["exp"]["sig"]   # external mu: the same
     assert t["mldsa65_sign"]["iterations"] == iss["sign"]["iterations"]
     assert t["mldsa65_sign"]["status_word"] == 0x600D                           # sign.STATUS_OK
     assert t["mldsa65_verify"]["valid"] is True and t["mldsa65_verify"]["status_word"] == 1
@@ -81,6 +87,12 @@ def test_soc_engine_equals_iss_and_references(capsys, soc_dir, model):
     sig = bytes.fromhex(sg["sig"])
     assert sig == REF._sign_internal(sk, bytes([0, len(ctx)]) + ctx + msg, r)
     mldsa.MLDSA65PrivateKey.from_seed_bytes(xi).public_key().verify(sig, msg, ctx)   # raises if not
+    # the external mu = H(tr || M', 64) (the sign_mu program): the same signature
+    mu = hashlib.shake_256(sk[64:128] + bytes([0, len(ctx)]) + ctx + msg).digest(64)
+    sg_mu = _cli(capsys, "sign", "--sk", sk.hex(), "--mu", mu.hex(), "--rnd", r.hex())
+    iss = api.mldsa_sign(65, sk, rnd=r, mu=mu)
+    assert sg_mu == {"sig": sig.hex(), "cycles": iss["cycles"], "iterations": iss["iterations"],
+                     "cpu_cycles": sg_mu["cpu_cycles"]}
 
     vf = _cli(capsys, "verify", "--pk", pk.hex(), "--msg", msg.hex(), "--ctx", ctx.hex(),
               "--sig", sig.hex())
