@@ -104,7 +104,9 @@ int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_
  * _VERIFY; set with pqc_mldsa_set_image() (PQC_ERR_PARAM for a set the generated layout has
  * no program of). Buffer lengths: PQC_MLDSA<set>_{PK,SK,SIG}_BYTES.
  * Measured on the simulation SoC (firmware/README.md, programs/pqc_mldsa_api.c), ML-DSA-65,
- * program resident: see the figures there. */
+ * ACC cycles / CPU cycles end to end with the program resident (loading it: +~54 per word):
+ * keypair 19 078 / ~135 k, sign 106 770 / ~258 k (3 iterations; ~29-53 k ACC cycles each),
+ * verify 25 626 / ~134 k. */
 int pqc_mldsa_set_image(const struct pqc_image *img);
 void pqc_mldsa_clear_image(unsigned op, unsigned param);
 /* xi (32 bytes) -> pk, sk (FIPS 204 Alg. 6 KeyGen_internal). */
