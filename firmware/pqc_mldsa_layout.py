@@ -19,6 +19,7 @@ of its inputs / outputs / status word and its peak DMEM, and writes them as C:
 from functools import lru_cache
 
 from firmware.pqc_layout import LayoutError, _c_bytes, const_fnv, fnv1a
+from ip.acc.block import DMEM_SIZE   # the taped-out DMEM the kernels are laid out in
 
 OPS = ("keygen", "sign", "sign_mu", "verify")   # enum pqc_mldsa_op, in this order
 PARAMS = (44, 65, 87)
@@ -89,7 +90,7 @@ def _check_spans(name, consts, spans, status_addr, dmem_end):
         for (a0, e0, n0), (a1, e1, n1) in zip(ss, ss[1:]):
             if a1 < e0:
                 raise LayoutError(f"{name}: {n0} [{a0:#x}, {e0:#x}) overlaps {n1} at {a1:#x}")
-        if ss[-1][1] > max(dmem_end, 16 * 1024):
+        if ss[-1][1] > max(dmem_end, DMEM_SIZE):   # M' may run past the working set
             raise LayoutError(f"{name}: {ss[-1][2]} ends past DMEM at {ss[-1][1]:#x}")
     if status_addr != NO_ADDR and status_addr % 4:
         raise LayoutError(f"{name}: the status word at {status_addr:#x} is not word-aligned")

@@ -90,9 +90,10 @@ def _soc(args, api) -> dict:
 def _run(args) -> int:
     from ip.acc import api
     try:
-        if args.engine == "soc":
+        soc = getattr(args, "engine", None) == "soc"
+        if soc:
             _quiet_litex()
-        if args.engine == "soc" and args.scheme == "mlkem":
+        if soc and args.scheme == "mlkem":
             r = _soc(args, api)
         elif args.scheme == "mldsa" and args.op == "sign":
             r = _sign(args, api)
