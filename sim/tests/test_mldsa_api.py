@@ -118,3 +118,23 @@ def test_soc_engine_bad_input_before_any_build(capsys):
                  "--deterministic", "--engine", "soc"]) == 2
     err = capsys.readouterr().err
     assert "ML-DSA-44 signing: not implemented" in err and "mldsa soc:" not in err
+
+
+def test_layout_header_has_the_programs_and_reference_lengths():
+    """No simulation: the generated rows (sign for ML-DSA-65 only, keygen / verify for every
+    set), the sets' byte lengths equal dilithium-py's, the status names from the kernels."""
+    from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
+    from ip.acc.kernels.mldsa import sign16
+    rows = {(x["op"], x["param"]) for x in lay.layouts()}
+    assert rows == {("keygen", p) for p in (44, 65, 87)} | {("verify", p) for p in (44, 65, 87)} \
+        | {("sign", 65), ("sign_mu", 65)}
+    for p, ref in ((44, ML_DSA_44), (65, ML_DSA_65), (87, ML_DSA_87)):
+        pk, sk = ref._keygen_internal(bytes(32))
+        n = lay.sizes(p)
+        assert (n["pk"], n["sk"], n["sig"]) == (len(pk), len(sk), len(ref._sign_internal(sk, b"m", bytes(32))))
+        assert n["ctil"] + n["z"] + n["hint"] == n["sig"]
+    s = lay.layout("sign", 65)["fields"]
+    assert (s["sk"], s["msg"], s["msg_max"], s["sig"]) == (sign16.SK, sign16.MSG, sign16.MSG_MAX, sign16.SIG)
+    h = lay.layout_header()
+    assert "#define PQC_MLDSA_SIGN_STATUS_OK 0x0000600du" in h
+    assert "#define PQC_MLDSA_VERIFY_STATUS_INVALID 0x00000002u" in h
