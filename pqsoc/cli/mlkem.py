@@ -3,8 +3,9 @@
 [--rnd HEX | --deterministic]` and `pqsoc mldsa verify --param P --pk HEX (--msg HEX [--ctx
 HEX] | --mu HEX) --sig HEX`: the ACC's ML-KEM / ML-DSA programs through the host API
 (ip/acc/api.py); `--engine soc` runs them through the firmware API on the simulated SoC
-(sim/mlkem_soc.py, sim/mldsa_soc.py) and adds cpu_cycles. Signing is hedged by default (FIPS 204 3.4: rnd = 32 fresh bytes from
-os.urandom, not printed); --rnd gives rnd, --deterministic uses 32 zero bytes.
+(sim/mlkem_soc.py, sim/mldsa_soc.py) and adds cpu_cycles. Signing is hedged by default
+(FIPS 204 3.4: rnd = 32 fresh bytes from os.urandom, not printed); --rnd gives rnd,
+--deterministic uses 32 zero bytes.
 One JSON line on stdout; exit 0 on success (verify: the signature is valid), 1 when a run fails
 (verify: the signature is invalid; the line says why in "status"), 2 with a message on bad
 input (wrong length, not hex, a context over 255 bytes, a message over the program's buffer, a
