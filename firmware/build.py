@@ -9,9 +9,11 @@ errors:) and acc_vectors.h (ACC programs assembled with ip.acc.tools.asm, DMEM i
 outputs from kyber-py / dilithium-py / hashlib, see write_acc_vectors); for a program that
 includes it, pqc_vectors.h (the whole ML-KEM-768 decaps and ML-DSA-65 signing programs, their
 inputs, outputs from kyber-py / dilithium-py and the ISS's cycle counts, see pqc_ops);
-pqc_mlkem_layout.h (what lib/pqc.c knows of each ML-KEM program, firmware/pqc_layout.py) and, for
-programs/pqc_mlkem_api.c, pqc_mlkem_api_vectors.h (its images and calls; the caller's own with
-build(headers=...), as `pqsoc mlkem --engine soc` does). Output:
+pqc_mlkem_layout.h (what lib/pqc.c knows of each ML-KEM program, firmware/pqc_layout.py) and
+pqc_mldsa_layout.h (of each ML-DSA program, firmware/pqc_mldsa_layout.py); for
+programs/pqc_mlkem_api.c, pqc_mlkem_api_vectors.h and for programs/pqc_mldsa_api.c,
+pqc_mldsa_api_vectors.h (their images and calls; the caller's own with build(headers=...), as
+`pqsoc mlkem|mldsa --engine soc` does). Output:
 OUT/NAME.elf, OUT/NAME.bin (what the boot ROM holds), OUT/NAME.map.
 """
 import hashlib
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import ip.acc as acc_ip
 import ip.kmac as kmac_ip
-from firmware import pqc_layout
+from firmware import pqc_layout, pqc_mldsa_layout
 
 import litex
 
@@ -594,11 +596,18 @@ def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS,
         write_acc_vectors(gen / "acc_vectors.h")
         # lib/pqc.c's knowledge of the ML-KEM programs (firmware/pqc_layout.py)
         _write_if_changed(gen / "pqc_mlkem_layout.h", pqc_layout.layout_header())
-        generated_headers += ["acc_regs.h", "acc_errors.h", "acc_vectors.h", "pqc_mlkem_layout.h"]
+        # ... and of the ML-DSA programs (firmware/pqc_mldsa_layout.py)
+        _write_if_changed(gen / "pqc_mldsa_layout.h", pqc_mldsa_layout.layout_header())
+        generated_headers += ["acc_regs.h", "acc_errors.h", "acc_vectors.h", "pqc_mlkem_layout.h",
+                              "pqc_mldsa_layout.h"]
         if name == pqc_layout.API_PROGRAM and pqc_layout.API_HEADER not in (headers or {}):
             # the test build: ML-KEM-768 with kyber-py's vectors and the error paths
             headers = {**(headers or {}), pqc_layout.API_HEADER: pqc_layout.api_vectors(
                 768, pqc_layout.default_requests(768), error_tests=True)}
+        if name == pqc_mldsa_layout.API_PROGRAM and pqc_mldsa_layout.API_HEADER not in (headers or {}):
+            # the test build: ML-DSA-65 with dilithium-py's vectors and the error paths
+            headers = {**(headers or {}), pqc_mldsa_layout.API_HEADER: pqc_mldsa_layout.api_vectors(
+                65, pqc_mldsa_layout.default_requests(65), error_tests=True)}
         if '#include "pqc_vectors.h"' in src.read_text():
             # the whole ML-KEM / ML-DSA programs with references and ISS runs (~20 s): only
             # for the programs that use them

@@ -172,6 +172,21 @@ def layout_header() -> str:
     return "\n".join(lines)
 
 
+def image_c(lay: dict, name: str, op_enum: str) -> str:
+    """C definition of one image (struct pqc_image, firmware/lib/pqc.h) from a layout row
+    (words, consts, param): `static const struct pqc_image <name>`; program and tables
+    word-aligned. Shared with pqc_mldsa_layout.py."""
+    lines = [f"static const uint32_t {name}_words[] = {{{', '.join(f'0x{w:08x}' for w in lay['words'])}}};"]
+    segs = []
+    for i, (addr, data) in enumerate(lay["consts"]):
+        lines.append(f"static const uint8_t {name}_c{i}[] __attribute__((aligned(4))) = {_c_bytes(data)};")
+        segs.append(f"{{0x{addr:x}, {name}_c{i}, {len(data)}}}")
+    lines.append(f"static const struct pqc_segment {name}_consts[] = {{{', '.join(segs)}}};")
+    lines.append(f"static const struct pqc_image {name} = {{{op_enum}, {lay['param']}, "
+                 f"{name}_words, {len(lay['words'])}, {name}_consts, {len(segs)}}};")
+    return "\n".join(lines)
+
+
 def images_c(param: int, ops=OPS, prefix: str = "pqc_img") -> str:
     """C definitions of the images (struct pqc_image, firmware/lib/pqc.h) of `ops` for one set:
     `static const struct pqc_image <prefix>_<op>`; programs and tables word-aligned."""
@@ -180,16 +195,7 @@ def images_c(param: int, ops=OPS, prefix: str = "pqc_img") -> str:
         lay = layout(op, param)
         if lay is None:
             raise LayoutError(f"ML-KEM-{param} has no {op} program")
-        name = f"{prefix}_{op}"
-        words = ", ".join(f"0x{w:08x}" for w in lay["words"])
-        lines.append(f"static const uint32_t {name}_words[] = {{{words}}};")
-        segs = []
-        for i, (addr, data) in enumerate(lay["consts"]):
-            lines.append(f"static const uint8_t {name}_c{i}[] __attribute__((aligned(4))) = {_c_bytes(data)};")
-            segs.append(f"{{0x{addr:x}, {name}_c{i}, {len(data)}}}")
-        lines.append(f"static const struct pqc_segment {name}_consts[] = {{{', '.join(segs)}}};")
-        lines.append(f"static const struct pqc_image {name} = {{PQC_MLKEM_{op.upper()}, {param}, "
-                     f"{name}_words, {len(lay['words'])}, {name}_consts, {len(segs)}}};")
+        lines.append(image_c(lay, f"{prefix}_{op}", f"PQC_MLKEM_{op.upper()}"))
     return "\n".join(lines)
 
 

@@ -1,12 +1,14 @@
-/* ML-KEM on the ACC through caller-supplied program images; see pqc.h. */
+/* ML-KEM and ML-DSA on the ACC through caller-supplied program images; see pqc.h. */
 #include <string.h>
 #include <generated/mem.h>
 
 #ifdef ACC_BASE   /* lib/ is linked into every program; SoC variants without the ACC skip it */
 #define PQC_MLKEM_LAYOUT_TABLE   /* the layout rows of pqc_mlkem_layout.h (pqc_layout.py) */
+#define PQC_MLDSA_LAYOUT_TABLE   /* and of pqc_mldsa_layout.h (pqc_mldsa_layout.py) */
 #include "pqc.h"
 
 static const struct pqc_image *images[PQC_MLKEM_OPS][PQC_MLKEM_PARAMS];
+static const struct pqc_image *dsa_images[PQC_MLDSA_OPS][PQC_MLDSA_PARAMS];
 static struct pqc_info last;
 static uint32_t max_polls;   /* 0: acc.c's default bound */
 /* The program in IMEM: its image and acc_imem_generation() right after this file loaded it. */
@@ -48,7 +50,7 @@ const char *pqc_status_name(int status)
 {
     static const char *const names[] = {"OK", "PARAM", "IMAGE_MISSING", "IMAGE_WRONG", "ACC",
                                         "EK_INVALID", "DK_HASH_MISMATCH", "TIMEOUT", "BUSY",
-                                        "STATUS"};
+                                        "STATUS", "MLDSA_INVALID", "LENGTH"};
     return status >= 0 && (unsigned)status < sizeof names / sizeof names[0] ? names[status] : "?";
 }
 
@@ -61,9 +63,18 @@ static uint32_t fnv_bytes(uint32_t h, const uint8_t *p, uint32_t len)
     return h;
 }
 
+/* What run_program checks an image against: one row of either generated layout. */
+struct program {
+    unsigned op, param;
+    uint32_t imem_words, imem_fnv, const_bytes, const_fnv, dmem_end;
+};
+
+/* One DMEM transfer of a call: `in` written before the run, or `out` read after it. */
+struct xfer { uint32_t addr; const void *in; void *out; uint32_t len; };
+
 /* The image is the layout's: same program size and, when it is to be loaded, the same FNV-1a
  * of its words; constant tables of the same total size and sum. */
-static int image_matches(const struct pqc_image *img, const struct pqc_mlkem_layout *lay,
+static int image_matches(const struct pqc_image *img, const struct program *lay,
                          int check_program)
 {
     if (img->op != lay->op || img->param != lay->param || img->imem_words != lay->imem_words ||
@@ -90,7 +101,7 @@ static int image_matches(const struct pqc_image *img, const struct pqc_mlkem_lay
 static int from_acc(int rc);
 
 /* IMEM words 0 .. imem_words-1 have the layout's FNV-1a sum. */
-static int imem_holds(const struct pqc_mlkem_layout *lay)
+static int imem_holds(const struct program *lay)
 {
     uint32_t buf[32], h = PQC_FNV_INIT;
     for (uint32_t i = 0; i < lay->imem_words; i += 32) {
@@ -116,27 +127,27 @@ static int from_acc(int rc)
     }
 }
 
-/* One run of (op, param): in[i] -> DMEM lay->in[i]; DMEM lay->out[i] -> out[i]. */
-static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t *const out[2])
+/* One run of a program: checks img against p, then (wiped before and after) the constant
+ * tables, the inputs of io[], the run, the status word at status_addr (none:
+ * PQC_MLDSA_NO_ADDR) judged by judge(), the outputs of io[]. Outputs zero-filled on a failure
+ * from the first wipe on. last must be cleared by the caller. */
+static int run_program(const struct program *p, const struct pqc_image *img,
+                       const struct xfer *io, unsigned n_io, uint32_t status_addr,
+                       int (*judge)(uint32_t status_word))
 {
-    memset(&last, 0, sizeof last);
-    const struct pqc_mlkem_layout *lay = find_layout(op, param);
-    if (lay == NULL)
-        return last.status = PQC_ERR_PARAM;
-    const struct pqc_image *img = images[op][pqc_mlkem_param_index(param)];
     if (img == NULL)
         return last.status = PQC_ERR_IMAGE_MISSING;
     int load = !resident.valid || resident.img != img ||
                resident.generation != acc_imem_generation();
-    if (!image_matches(img, lay, load) || 4 * lay->imem_words > acc_imem_size() ||
-        lay->dmem_end > acc_dmem_size())
+    if (!image_matches(img, p, load) || 4 * p->imem_words > acc_imem_size() ||
+        p->dmem_end > acc_dmem_size())
         return last.status = PQC_ERR_IMAGE_WRONG;
-    for (int i = 0; i < 2; i++)
-        if (lay->in[i].len && in[i] == NULL)
+    for (unsigned i = 0; i < n_io; i++) {
+        if (io[i].len && io[i].in == NULL && io[i].out == NULL)
             return last.status = PQC_ERR_PARAM;
-    for (int i = 0; i < 2; i++)
-        if (lay->out[i].len && out[i] == NULL)
-            return last.status = PQC_ERR_PARAM;
+        if (io[i].addr + io[i].len > acc_dmem_size())   /* a variable M' past this DMEM */
+            return last.status = PQC_ERR_LENGTH;
+    }
 
     /* From here on the ACC may hold secrets: every path ends with the wipe below. */
     int st = from_acc(acc_wipe(max_polls));
@@ -146,7 +157,7 @@ static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t 
             st = from_acc(acc_load_program(img->imem, img->imem_words));
             last.loaded = st == PQC_OK;
         } else {   /* loaded by someone else (the host, the management core): check it */
-            st = imem_holds(lay);
+            st = imem_holds(p);
             last.checked_imem = 1;
         }
         if (st == PQC_OK) {
@@ -157,36 +168,63 @@ static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t 
     }
     for (uint32_t i = 0; st == PQC_OK && i < img->n_consts; i++)
         st = from_acc(acc_write_dmem(img->consts[i].addr, img->consts[i].data, img->consts[i].len));
-    for (int i = 0; st == PQC_OK && i < 2; i++)
-        if (lay->in[i].len)
-            st = from_acc(acc_write_dmem(lay->in[i].addr, in[i], lay->in[i].len));
+    for (unsigned i = 0; st == PQC_OK && i < n_io; i++)
+        if (io[i].in != NULL && io[i].len)
+            st = from_acc(acc_write_dmem(io[i].addr, io[i].in, io[i].len));
     if (st == PQC_OK)
         st = from_acc(acc_run(&last.acc, max_polls));
-    if (st == PQC_OK)   /* the program's status word: its FIPS 203 section 7 input checks */
-        st = from_acc(acc_read_dmem(lay->status_addr, &last.status_word, 4));
-    if (st == PQC_OK) {
-        switch (last.status_word) {
-        case PQC_MLKEM_STATUS_OK: break;
-        case PQC_MLKEM_STATUS_EK_INVALID: st = PQC_ERR_EK_INVALID; break;
-        case PQC_MLKEM_STATUS_DK_HASH_MISMATCH: st = PQC_ERR_DK_HASH_MISMATCH; break;
-        default: st = PQC_ERR_STATUS; break;   /* NOT_RUN (0) included: never taken as OK */
-        }
+    if (st == PQC_OK && status_addr != PQC_MLDSA_NO_ADDR) {   /* the program's status word */
+        st = from_acc(acc_read_dmem(status_addr, &last.status_word, 4));
+        if (st == PQC_OK)
+            st = judge(last.status_word);
     }
-    for (int i = 0; st == PQC_OK && i < 2; i++)
-        if (lay->out[i].len)
-            st = from_acc(acc_read_dmem(lay->out[i].addr, out[i], lay->out[i].len));
+    for (unsigned i = 0; st == PQC_OK && i < n_io; i++)
+        if (io[i].out != NULL)
+            st = from_acc(acc_read_dmem(io[i].addr, io[i].out, io[i].len));
     int w = from_acc(acc_wipe(max_polls));   /* aborts a program still running (timeout) */
     if (st == PQC_OK && w != PQC_OK)
         st = w;
     if (st != PQC_OK) {
-        for (int i = 0; i < 2; i++)   /* no partial output of a failed call */
-            if (lay->out[i].len)
-                memset(out[i], 0, lay->out[i].len);
+        for (unsigned i = 0; i < n_io; i++)   /* no partial output of a failed call */
+            if (io[i].out != NULL)
+                memset(io[i].out, 0, io[i].len);
         /* After an ACC error or a timeout the program in IMEM is suspect: reload it next time. */
         if (st == PQC_ERR_ACC || st == PQC_ERR_TIMEOUT)
             resident.valid = 0;
     }
     return last.status = st;
+}
+
+/* ML-KEM's status word: its FIPS 203 section 7 input checks. */
+static int judge_mlkem(uint32_t word)
+{
+    switch (word) {
+    case PQC_MLKEM_STATUS_OK: return PQC_OK;
+    case PQC_MLKEM_STATUS_EK_INVALID: return PQC_ERR_EK_INVALID;
+    case PQC_MLKEM_STATUS_DK_HASH_MISMATCH: return PQC_ERR_DK_HASH_MISMATCH;
+    default: return PQC_ERR_STATUS;   /* NOT_RUN (0) included: never taken as OK */
+    }
+}
+
+/* One run of ML-KEM (op, param): in[i] -> DMEM lay->in[i]; DMEM lay->out[i] -> out[i]. */
+static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t *const out[2])
+{
+    memset(&last, 0, sizeof last);
+    const struct pqc_mlkem_layout *lay = find_layout(op, param);
+    if (lay == NULL)
+        return last.status = PQC_ERR_PARAM;
+    const struct program p = {lay->op, lay->param, lay->imem_words, lay->imem_fnv,
+                              lay->const_bytes, lay->const_fnv, lay->dmem_end};
+    struct xfer io[4];
+    unsigned n = 0;
+    for (int i = 0; i < 2; i++)
+        if (lay->in[i].len)
+            io[n++] = (struct xfer){lay->in[i].addr, in[i], NULL, lay->in[i].len};
+    for (int i = 0; i < 2; i++)
+        if (lay->out[i].len)
+            io[n++] = (struct xfer){lay->out[i].addr, NULL, out[i], lay->out[i].len};
+    return run_program(&p, images[op][pqc_mlkem_param_index(param)], io, n, lay->status_addr,
+                       judge_mlkem);
 }
 
 int pqc_mlkem_keypair(unsigned param, const uint8_t *d, const uint8_t *z, uint8_t *ek, uint8_t *dk)
@@ -208,6 +246,169 @@ int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_
     const uint8_t *in[2] = {dk, c};
     uint8_t *out[2] = {K, NULL};
     return run(PQC_MLKEM_DECAPS, param, in, out);
+}
+
+/* ---- ML-DSA ------------------------------------------------------------------------------ */
+
+static const struct pqc_mldsa_layout *find_dsa_layout(unsigned op, unsigned param)
+{
+    for (unsigned i = 0; i < PQC_MLDSA_LAYOUTS; i++)
+        if (pqc_mldsa_layouts[i].op == op && pqc_mldsa_layouts[i].param == param)
+            return &pqc_mldsa_layouts[i];
+    return NULL;
+}
+
+int pqc_mldsa_set_image(const struct pqc_image *img)
+{
+    if (img == NULL || find_dsa_layout(img->op, img->param) == NULL)
+        return PQC_ERR_PARAM;
+    const struct pqc_image **slot = &dsa_images[img->op][pqc_mldsa_param_index(img->param)];
+    if (resident.valid && *slot == resident.img)
+        resident.valid = 0;
+    *slot = img;
+    return PQC_OK;
+}
+
+void pqc_mldsa_clear_image(unsigned op, unsigned param)
+{
+    int p = pqc_mldsa_param_index(param);
+    if (op < PQC_MLDSA_OPS && p >= 0) {
+        if (resident.img == dsa_images[op][p])
+            resident.valid = 0;
+        dsa_images[op][p] = NULL;
+    }
+}
+
+static int judge_none(uint32_t word) { (void)word; return PQC_OK; }
+
+static int judge_sign(uint32_t word)
+{
+    switch (word) {
+    case PQC_MLDSA_SIGN_STATUS_OK: return PQC_OK;
+    case PQC_MLDSA_SIGN_STATUS_MSG_LENGTH: return PQC_ERR_LENGTH;
+    default: return PQC_ERR_STATUS;   /* NOT_RUN (0) included */
+    }
+}
+
+static int judge_verify(uint32_t word)
+{
+    switch (word) {
+    case PQC_MLDSA_VERIFY_STATUS_VALID: return PQC_OK;
+    case PQC_MLDSA_VERIFY_STATUS_INVALID: case PQC_MLDSA_VERIFY_STATUS_Z_RANGE:
+    case PQC_MLDSA_VERIFY_STATUS_HINT_COUNT: case PQC_MLDSA_VERIFY_STATUS_HINT_ORDER:
+    case PQC_MLDSA_VERIFY_STATUS_HINT_PADDING:
+        return PQC_MLDSA_INVALID;
+    case PQC_MLDSA_VERIFY_STATUS_MSG_LENGTH: return PQC_ERR_LENGTH;
+    default: return PQC_ERR_STATUS;   /* NONE (0): the program did not finish */
+    }
+}
+
+/* The layout row, the set's lengths and the image of (op, param); PQC_OK or PQC_ERR_PARAM. */
+static int dsa_setup(unsigned op, unsigned param, const struct pqc_mldsa_layout **lay,
+                     const struct pqc_mldsa_set **set, struct program *p)
+{
+    memset(&last, 0, sizeof last);
+    *lay = find_dsa_layout(op, param);
+    if (*lay == NULL)
+        return last.status = PQC_ERR_PARAM;
+    *set = &pqc_mldsa_sets[pqc_mldsa_param_index(param)];
+    *p = (struct program){(*lay)->op, (*lay)->param, (*lay)->imem_words, (*lay)->imem_fnv,
+                          (*lay)->const_bytes, (*lay)->const_fnv, (*lay)->dmem_end};
+    return PQC_OK;
+}
+
+static const struct pqc_image *dsa_image(unsigned op, unsigned param)
+{
+    return dsa_images[op][pqc_mldsa_param_index(param)];
+}
+
+int pqc_mldsa_keypair(unsigned param, const uint8_t *xi, uint8_t *pk, uint8_t *sk)
+{
+    const struct pqc_mldsa_layout *lay;
+    const struct pqc_mldsa_set *set;
+    struct program p;
+    if (dsa_setup(PQC_MLDSA_KEYGEN, param, &lay, &set, &p) != PQC_OK)
+        return last.status;
+    if (xi == NULL || pk == NULL || sk == NULL)
+        return last.status = PQC_ERR_PARAM;
+    const struct xfer io[] = {{lay->xi, xi, NULL, PQC_MLDSA_SEED_BYTES},
+                              {lay->pk, NULL, pk, set->pk}, {lay->sk, NULL, sk, set->sk}};
+    /* keygen writes no status word: ERR_BITS and the ecall are its checks */
+    return run_program(&p, dsa_image(PQC_MLDSA_KEYGEN, param), io, 3, lay->status_addr, judge_none);
+}
+
+/* M' or mu, exactly one; M' within the program's buffer. */
+static int message_ok(const struct pqc_mldsa_layout *lay, const uint8_t *mprime,
+                      uint32_t mprime_len, const uint8_t *mu)
+{
+    if ((mprime == NULL) == (mu == NULL) || (mu != NULL && mprime_len))
+        return PQC_ERR_PARAM;
+    if (mprime != NULL && mprime_len > lay->msg_max)
+        return PQC_ERR_LENGTH;
+    return PQC_OK;
+}
+
+int pqc_mldsa_sign(unsigned param, const uint8_t *sk, const uint8_t *mprime, uint32_t mprime_len,
+                   const uint8_t *mu, const uint8_t *rnd, uint8_t *sig)
+{
+    static const uint8_t zero_rnd[PQC_MLDSA_RND_BYTES];   /* the deterministic variant */
+    unsigned op = mu != NULL ? PQC_MLDSA_SIGN_MU : PQC_MLDSA_SIGN;
+    const struct pqc_mldsa_layout *lay;
+    const struct pqc_mldsa_set *set;
+    struct program p;
+    if (dsa_setup(op, param, &lay, &set, &p) != PQC_OK)
+        return last.status;
+    if (sk == NULL || sig == NULL)
+        return last.status = PQC_ERR_PARAM;
+    int st = message_ok(lay, mprime, mprime_len, mu);
+    if (st != PQC_OK)
+        return last.status = st;
+    uint32_t kappa = 0, len_word = mprime_len;
+    struct xfer io[6] = {{lay->sk, sk, NULL, set->sk},
+                         {lay->rnd, rnd != NULL ? rnd : zero_rnd, NULL, PQC_MLDSA_RND_BYTES},
+                         {lay->sig, NULL, sig, set->sig}, {lay->kappa, NULL, &kappa, 4}};
+    unsigned n = 4;
+    if (mu != NULL)
+        io[n++] = (struct xfer){lay->mu, mu, NULL, PQC_MLDSA_MU_BYTES};
+    else {
+        io[n++] = (struct xfer){lay->msg, mprime, NULL, mprime_len};
+        io[n++] = (struct xfer){lay->mlen, &len_word, NULL, 4};
+    }
+    st = run_program(&p, dsa_image(op, param), io, n, lay->status_addr, judge_sign);
+    /* kappa starts at 0 and advances by l in every iteration, the accepted one included */
+    if (st == PQC_OK && (kappa == 0 || kappa % set->l)) {
+        memset(sig, 0, set->sig);
+        return last.status = PQC_ERR_STATUS;
+    }
+    last.iterations = st == PQC_OK ? kappa / set->l : 0;
+    return st;
+}
+
+int pqc_mldsa_verify(unsigned param, const uint8_t *pk, const uint8_t *mprime, uint32_t mprime_len,
+                     const uint8_t *mu, const uint8_t *sig)
+{
+    const struct pqc_mldsa_layout *lay;
+    const struct pqc_mldsa_set *set;
+    struct program p;
+    if (dsa_setup(PQC_MLDSA_VERIFY, param, &lay, &set, &p) != PQC_OK)
+        return last.status;
+    if (pk == NULL || sig == NULL)
+        return last.status = PQC_ERR_PARAM;
+    int st = message_ok(lay, mprime, mprime_len, mu);
+    if (st != PQC_OK)
+        return last.status = st;
+    /* the signature's parts go to three places: c_tilde, z (packed), the hint bytes */
+    uint32_t len_word = mprime_len, ext_mu = mu != NULL;
+    struct xfer io[7] = {{lay->pk, pk, NULL, set->pk}, {lay->ctil, sig, NULL, set->ctil},
+                         {lay->z, sig + set->ctil, NULL, set->z},
+                         {lay->hint, sig + set->ctil + set->z, NULL, set->hint},
+                         {lay->ext_mu, &ext_mu, NULL, 4}, {lay->mlen, &len_word, NULL, 4}};
+    unsigned n = 6;
+    if (mu != NULL)
+        io[n++] = (struct xfer){lay->mu, mu, NULL, PQC_MLDSA_MU_BYTES};
+    else
+        io[n++] = (struct xfer){lay->msg, mprime, NULL, mprime_len};
+    return run_program(&p, dsa_image(PQC_MLDSA_VERIFY, param), io, n, lay->status_addr, judge_verify);
 }
 
 #endif

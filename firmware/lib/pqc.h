@@ -1,5 +1,7 @@
-/* ML-KEM (FIPS 203 KeyGen_internal, Encaps_internal, Decaps_internal) on the ACC coprocessor,
- * for ML-KEM-512 / -768 / -1024 (the parameter set is an argument).
+/* ML-KEM (FIPS 203 KeyGen_internal, Encaps_internal, Decaps_internal) and ML-DSA (FIPS 204
+ * KeyGen_internal, Sign_internal, Verify_internal) on the ACC coprocessor, for ML-KEM-512 /
+ * -768 / -1024 and ML-DSA-44 / -65 / -87 (the parameter set is an argument; ML-DSA signing
+ * has a program for ML-DSA-65 only: the others are PQC_ERR_PARAM).
  *
  * The ACC programs and their constant tables are NOT part of this library: the silicon SoC's
  * CPU has 8 KiB boot RAM and 4 KiB main SRAM, less than one program. The caller hands each
@@ -8,7 +10,8 @@
  * host filled) and must stay valid. The images are made by firmware/pqc_layout.py from
  * ip/acc/kernels/mlkem; what this library knows of each program (IMEM size and FNV-1a sum,
  * constant bytes and sum, DMEM addresses of inputs and outputs) is in the generated
- * pqc_mlkem_layout.h, from the same source.
+ * pqc_mlkem_layout.h, from the same source; for ML-DSA (pqc_mldsa_set_image(), images from
+ * firmware/pqc_mldsa_layout.py, ip/acc/kernels/mldsa) in pqc_mldsa_layout.h.
  *
  * Each call:
  *   1. checks the set and that an image is given for (op, set) and that it is the one the
@@ -22,7 +25,8 @@
  *      secret on the stack), START, wait (bounded: pqc_set_max_polls);
  *   4. checks ERR_BITS and the program's status word (its FIPS 203 section 7 input checks:
  *      encaps the modulus of ek, decaps the hash of ek inside dk; codes from
- *      ip/acc/kernels/mlkem/status.py), reads the outputs;
+ *      ip/acc/kernels/mlkem/status.py. ML-DSA: sign's OK / M' length, verify's valid or why
+ *      not; keygen writes none), reads the outputs;
  *   5. CTRL.WIPE on every path once step 2 began, so no secret stays in DMEM or the ACC's
  *      registers. A call that fails from step 2 on zero-fills its outputs (no partial
  *      result); one refused in step 1 leaves them untouched.
@@ -34,6 +38,7 @@
 #include <stdint.h>
 #include "acc.h"
 #include "pqc_mlkem_layout.h"   /* generated: enum pqc_mlkem_op, PQC_MLKEM<set>_*_BYTES */
+#include "pqc_mldsa_layout.h"   /* generated: enum pqc_mldsa_op, PQC_MLDSA<set>_*_BYTES */
 
 enum pqc_status {
     PQC_OK = 0,
@@ -49,6 +54,11 @@ enum pqc_status {
     PQC_ERR_BUSY = 8,              /* the ACC refused an access (not idle): another user */
     PQC_ERR_STATUS = 9,            /* the program's status word is not a known code (or
                                     * NOT_RUN: the program wrote none): pqc_last() */
+    PQC_MLDSA_INVALID = 10,        /* ML-DSA verify ran: the signature does not verify (not an
+                                    * error of the call; why: pqc_last()->status_word,
+                                    * PQC_MLDSA_VERIFY_STATUS_*) */
+    PQC_ERR_LENGTH = 11,           /* M' longer than the program's buffer (layout msg_max;
+                                    * give mu instead): refused before the run */
 };
 
 struct pqc_segment { uint32_t addr; const uint8_t *data; uint32_t len; };   /* DMEM bytes */
@@ -59,8 +69,8 @@ struct pqc_segment { uint32_t addr; const uint8_t *data; uint32_t len; };   /* D
  * checks its FNV-1a sum against the layout instead of loading it (once, while it stays
  * resident). The constant tables must come with the image: CTRL.WIPE clears DMEM. */
 struct pqc_image {
-    uint8_t op;                       /* enum pqc_mlkem_op */
-    uint16_t param;                   /* 512, 768, 1024 */
+    uint8_t op;                       /* enum pqc_mlkem_op / enum pqc_mldsa_op */
+    uint16_t param;                   /* 512, 768, 1024 / 44, 65, 87 */
     const uint32_t *imem; uint32_t imem_words;
     const struct pqc_segment *consts; uint32_t n_consts;   /* in address order */
 };
@@ -72,7 +82,9 @@ struct pqc_info {
     int loaded;                  /* 1: the program was written to IMEM by this call */
     int checked_imem;            /* 1: an image without words: IMEM was read back and checked */
     int acc_rc;                  /* the failing acc_* driver call's code, ACC_OK if none */
-    uint32_t status_word;        /* the program's status word (PQC_MLKEM_STATUS_*) */
+    uint32_t status_word;        /* the program's status word (PQC_MLKEM_STATUS_*,
+                                  * PQC_MLDSA_SIGN_STATUS_*, PQC_MLDSA_VERIFY_STATUS_*) */
+    uint32_t iterations;         /* ML-DSA sign: iterations of the rejection loop (kappa / l) */
 };
 
 /* Remembers img for (img->op, img->param); NULL-safe: PQC_ERR_PARAM for an op or set that has
@@ -87,6 +99,30 @@ int pqc_mlkem_keypair(unsigned param, const uint8_t *d, const uint8_t *z, uint8_
 int pqc_mlkem_encaps(unsigned param, const uint8_t *ek, const uint8_t *m, uint8_t *K, uint8_t *c);
 /* dk, c -> K (32 bytes; the implicit-rejection key for a bad c, as FIPS 203 says). */
 int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_t *K);
+
+/* ML-DSA. The images: op PQC_MLDSA_KEYGEN, _SIGN (from M'), _SIGN_MU (from an external mu),
+ * _VERIFY; set with pqc_mldsa_set_image() (PQC_ERR_PARAM for a set the generated layout has
+ * no program of). Buffer lengths: PQC_MLDSA<set>_{PK,SK,SIG}_BYTES.
+ * Measured on the simulation SoC (firmware/README.md, programs/pqc_mldsa_api.c), ML-DSA-65,
+ * ACC cycles / CPU cycles end to end with the program resident (loading it: +~54 per word):
+ * keypair 19 078 / ~135 k, sign 106 770 / ~258 k (3 iterations; ~29-53 k ACC cycles each),
+ * verify 25 626 / ~134 k. */
+int pqc_mldsa_set_image(const struct pqc_image *img);
+void pqc_mldsa_clear_image(unsigned op, unsigned param);
+/* xi (32 bytes) -> pk, sk (FIPS 204 Alg. 6 KeyGen_internal). */
+int pqc_mldsa_keypair(unsigned param, const uint8_t *xi, uint8_t *pk, uint8_t *sk);
+/* sk and either M' (mprime, mprime_len bytes: 0 || len(ctx) || ctx || M for pure ML-DSA, formed
+ * by the caller; mu NULL) or mu (64 bytes = H(tr || M', 64), external mu; mprime NULL) -> sig
+ * (FIPS 204 Alg. 7 Sign_internal). rnd: 32 bytes (hedged), NULL for the deterministic variant
+ * (32 zero bytes). M' over the program's buffer: PQC_ERR_LENGTH (give mu). pqc_last()->iterations:
+ * the rejection loop's iterations. */
+int pqc_mldsa_sign(unsigned param, const uint8_t *sk, const uint8_t *mprime, uint32_t mprime_len,
+                   const uint8_t *mu, const uint8_t *rnd, uint8_t *sig);
+/* pk, sig and either M' or mu (as for sign): PQC_OK when the signature verifies,
+ * PQC_MLDSA_INVALID when it does not (malformed hint, z out of range, c_tilde mismatch:
+ * pqc_last()->status_word), an error code when the call could not decide. */
+int pqc_mldsa_verify(unsigned param, const uint8_t *pk, const uint8_t *mprime, uint32_t mprime_len,
+                     const uint8_t *mu, const uint8_t *sig);
 
 const struct pqc_info *pqc_last(void);
 const char *pqc_status_name(int status);

@@ -24,7 +24,8 @@ is not OK raise ApiError with a message naming the problem (BadInput, a subclass
 caller's inputs), e.g. "mlkem768_encaps: ek check failed: a coefficient >= q (FIPS 203 7.2)"
 (encaps checks ek's modulus, decaps the H(ek) inside dk, in the programs). The SoC engine
 (the firmware API on the simulated SoC) is a floor up: sim/mlkem_soc.py (`pqsoc mlkem ...
---engine soc`).
+--engine soc`); for ML-DSA the mldsa_* functions take engine="soc" themselves (after the same
+input checks: sim/mldsa_soc.py, the firmware's pqc_mldsa_* calls; adds "cpu_cycles").
 """
 from ip.acc import block as acc_block
 
@@ -135,6 +136,22 @@ def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss") -> dict:
 
 
 MLDSA_PARAMS = (44, 65, 87)
+MLDSA_ENGINES = ENGINES + ("soc",)
+
+
+def _mldsa_soc(op: str, param: int, ins: dict) -> dict:
+    """engine "soc": the firmware API on the simulated SoC (sim/mldsa_soc.py); its failures
+    as ApiError."""
+    from sim import mldsa_soc
+    try:
+        return mldsa_soc.run(op, param, ins)
+    except mldsa_soc.SocEngineError as e:
+        raise ApiError(f"engine soc: {e}") from None
+
+
+def _mldsa_engine(engine: str) -> None:
+    if engine not in MLDSA_ENGINES:
+        raise ApiError(f"engine {engine!r}: one of {', '.join(MLDSA_ENGINES)}")
 
 
 def mldsa_keygen(param: int, xi: bytes, engine: str = "iss") -> dict:
@@ -143,6 +160,9 @@ def mldsa_keygen(param: int, xi: bytes, engine: str = "iss") -> dict:
         raise ApiError(f"ML-DSA-{param}: no such parameter set (one of {', '.join(map(str, MLDSA_PARAMS))})")
     if len(xi) != 32:
         raise ApiError(f"xi is {len(xi)} bytes, ML-DSA needs 32")
+    _mldsa_engine(engine)
+    if engine == "soc":
+        return _mldsa_soc("keygen", param, {"xi": bytes(xi)})
     kg = keygen(param)
     r = _run(kg.program(), kg.image(xi), engine, f"mldsa{param}_keygen")
     pk, sk = kg.outputs(r.dmem)
@@ -186,6 +206,10 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
         if len(value) != length:
             raise BadInput(f"{name} is {len(value)} bytes, ML-DSA-{param} needs {length}")
     m_prime = _m_prime(msg, ctx, mu, v.MSG_MAX, f"ML-DSA-{param} program")
+    _mldsa_engine(engine)
+    if engine == "soc":
+        return _mldsa_soc("verify", param, {"pk": bytes(pk), "sig": bytes(sig),
+                                            **({"mu": bytes(mu)} if mu is not None else {"msg": m_prime})})
     img = v.image(pk, sig, mu=mu) if mu is not None else v.image(pk, sig, msg_prime=m_prime)
     r = _run(v.program(), img, engine, f"mldsa{param}_verify")
     status = v.status(r.dmem)
@@ -232,6 +256,10 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
     elif len(rnd) != 32:
         raise BadInput(f"rnd is {len(rnd)} bytes, ML-DSA needs 32")
     m_prime = _m_prime(msg, ctx, mu, signer.MSG_MAX, f"ML-DSA-{param} signing program")
+    _mldsa_engine(engine)
+    if engine == "soc":
+        return _mldsa_soc("sign", param, {"sk": bytes(sk), "rnd": bytes(rnd),
+                                          **({"mu": bytes(mu)} if mu is not None else {"msg": m_prime})})
     program = signer.program(external_mu=mu is not None)
     try:
         img = signer.image(sk, m_prime, rnd, mu=mu)

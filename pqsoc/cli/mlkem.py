@@ -2,9 +2,10 @@
 --param P --xi HEX`, `pqsoc mldsa sign --param P --sk HEX (--msg HEX [--ctx HEX] | --mu HEX)
 [--rnd HEX | --deterministic]` and `pqsoc mldsa verify --param P --pk HEX (--msg HEX [--ctx
 HEX] | --mu HEX) --sig HEX`: the ACC's ML-KEM / ML-DSA programs through the host API
-(ip/acc/api.py); `--engine soc` runs ML-KEM through the firmware API on the simulated SoC
-(sim/mlkem_soc.py). Signing is hedged by default (FIPS 204 3.4: rnd = 32 fresh bytes from
-os.urandom, not printed); --rnd gives rnd, --deterministic uses 32 zero bytes.
+(ip/acc/api.py); `--engine soc` runs them through the firmware API on the simulated SoC
+(sim/mlkem_soc.py, sim/mldsa_soc.py) and adds cpu_cycles. Signing is hedged by default
+(FIPS 204 3.4: rnd = 32 fresh bytes from os.urandom, not printed); --rnd gives rnd,
+--deterministic uses 32 zero bytes.
 One JSON line on stdout; exit 0 on success (verify: the signature is valid), 1 when a run fails
 (verify: the signature is invalid; the line says why in "status"), 2 with a message on bad
 input (wrong length, not hex, a context over 255 bytes, a message over the program's buffer, a
@@ -63,13 +64,16 @@ def _sign(args, api) -> dict:
     return api.mldsa_sign(args.param, sk, msg, ctx, rnd, args.engine, mu)
 
 
+def _quiet_litex() -> None:
+    """LiteX logs its whole SoC build at INFO unless logging is already configured."""
+    import logging
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+
+
 def _soc(args, api) -> dict:
     """--engine soc: the inputs checked as the host API checks them, then the whole SoC
     (sim/mlkem_soc.py: firmware API on the simulated SoC)."""
-    import logging
     from sim import mlkem_soc
-    # LiteX logs its whole SoC build at INFO unless logging is already configured
-    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     n = api.sizes(args.param)   # ApiError for a set that does not exist
     names = {"keygen": (("d", "seed"), ("z", "seed")), "encaps": (("ek", "ek"), ("m", "seed")),
              "decaps": (("dk", "dk"), ("c", "c"))}[args.op]
@@ -87,7 +91,10 @@ def _soc(args, api) -> dict:
 def _run(args) -> int:
     from ip.acc import api
     try:
-        if getattr(args, "engine", None) == "soc":
+        soc = getattr(args, "engine", None) == "soc"
+        if soc:
+            _quiet_litex()
+        if soc and args.scheme == "mlkem":
             r = _soc(args, api)
         elif args.scheme == "mldsa" and args.op == "sign":
             r = _sign(args, api)
@@ -116,6 +123,12 @@ def _run(args) -> int:
     return 0 if r.get("valid", True) else 1
 
 
+MLDSA_ENGINES = ("iss", "rtl", "soc")
+MLDSA_ENGINE_HELP = ("iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator; soc: the firmware "
+                     "API (firmware/lib/pqc.c) on the whole simulated SoC, adds cpu_cycles (slow; "
+                     "default iss)")
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("mlkem", help="ML-KEM keygen / encaps / decaps on the ACC (ISS or RTL): one JSON line")
     s = p.add_subparsers(dest="op", required=True)
@@ -129,12 +142,12 @@ def add_parser(sub) -> None:
                             "firmware API (firmware/lib/pqc.c) on the whole simulated SoC, adds "
                             "cpu_cycles (slow; default iss)")
         q.set_defaults(func=_run, scheme="mlkem")
-    p = sub.add_parser("mldsa", help="ML-DSA keygen / sign / verify on the ACC (ISS or RTL): one JSON line")
+    p = sub.add_parser("mldsa", help="ML-DSA keygen / sign / verify on the ACC (ISS, RTL or the whole SoC): one JSON line")
     s = p.add_subparsers(dest="op", required=True)
     q = s.add_parser("keygen")
     q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
     q.add_argument("--xi", required=True, metavar="HEX", help="the 32-byte seed: hex, or @FILE holding it")
-    q.add_argument("--engine", choices=("iss", "rtl"), default="iss")
+    q.add_argument("--engine", choices=MLDSA_ENGINES, default="iss", help=MLDSA_ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")
     q = s.add_parser("sign", help="ML-DSA.Sign (pure, FIPS 204 Alg. 2) or Sign_internal from an "
                      "external mu, ML-DSA-65 only (44 / 87: no program yet, exit 2): {sig, cycles, "
@@ -148,7 +161,7 @@ def add_parser(sub) -> None:
                    "32 fresh bytes from os.urandom)")
     q.add_argument("--deterministic", action="store_true",
                    help="the deterministic variant (rnd = 32 zero bytes)")
-    q.add_argument("--engine", choices=("iss", "rtl"), default="iss")
+    q.add_argument("--engine", choices=MLDSA_ENGINES, default="iss", help=MLDSA_ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")
     q = s.add_parser("verify", help="ML-DSA.Verify (pure, FIPS 204 Alg. 3) or Verify_internal "
                      "from an external mu: {valid, status, cycles}; exit 0 valid, 1 invalid")
@@ -158,5 +171,5 @@ def add_parser(sub) -> None:
     q.add_argument("--msg", metavar="HEX", help="the message M: hex, or @FILE")
     q.add_argument("--ctx", metavar="HEX", help="the context (at most 255 bytes; default empty)")
     q.add_argument("--mu", metavar="HEX", help="mu (64 bytes) instead of --msg / --ctx")
-    q.add_argument("--engine", choices=("iss", "rtl"), default="iss")
+    q.add_argument("--engine", choices=MLDSA_ENGINES, default="iss", help=MLDSA_ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")
