@@ -2,7 +2,7 @@
 of pqc_layout.py (ML-KEM), with its FNV-1a sums and image format.
 
 One source: the ACC programs of ip/acc/kernels/mldsa: keygen.py keygen(param) (44, 65, 87),
-sign16.py (module level: ML-DSA-65; sign_program() from M', sign_program(external_mu=True)
+sign16.py (signer(param): ML-DSA-44 and -65; program() from M', program(external_mu=True)
 from mu) and verify.py Verify(param) (44, 65, 87). From each (operation, set) with a program
 this module takes the program's size and FNV-1a sum, its constant tables, the DMEM addresses
 of its inputs / outputs / status word and its peak DMEM, and writes them as C:
@@ -11,7 +11,7 @@ of its inputs / outputs / status word and its peak DMEM, and writes them as C:
   the byte lengths of each set (pk, sk, sig and the signature's three parts), the programs'
   status words with their names (verify.py STATUS_NAMES, sign.py STATUS_NAMES: the C names
   are those of the modules' STATUS_* constants). A set without a row for an op (signing for
-  ML-DSA-44 / -87 today) is refused by the API with PQC_ERR_PARAM.
+  ML-DSA-87 today) is refused by the API with PQC_ERR_PARAM.
 - images_c(param, ops, prefix): the images (struct pqc_image) as C data, for a firmware that
   links them in (programs/pqc_mldsa_api.c on the simulation SoC).
 - api_vectors(param, requests, error_tests): pqc_mldsa_api_vectors.h for programs/pqc_mldsa_api.c.
@@ -35,10 +35,17 @@ def _sign16():
     return sign16
 
 
+def _signer(param):
+    """sign16's program for the set, or None where the generator has none (it refuses the set)."""
+    try:
+        return _sign16().signer(param)
+    except ValueError:
+        return None
+
+
 def _sign_params() -> tuple:
-    """The sets sign16's module-level program signs (its SK_LEN is the set's sk length)."""
-    from ip.acc.kernels.mldsa.keygen import keygen
-    return tuple(p for p in PARAMS if keygen(p).sk_len == _sign16().SK_LEN)
+    """The sets sign16 has a signing program for."""
+    return tuple(p for p in PARAMS if _signer(p) is not None)
 
 
 def _keygen_layout(param):
@@ -50,19 +57,19 @@ def _keygen_layout(param):
 
 
 def _sign_layout(param, external_mu):
-    s = _sign16()
-    if param not in _sign_params():
+    s, m = _signer(param), _sign16()     # the set's layout; the fixed header words (RND, ...)
+    if s is None:
         return None
     from ip.acc.kernels.mldsa.layout import KAPPA
-    fields = {"sk": s.SK, "rnd": s.RND, "sig": s.SIG, "kappa": KAPPA}
-    spans = [("sk", s.SK, s.SK_LEN), ("rnd", s.RND, RND_BYTES)]
+    fields = {"sk": s.SK, "rnd": m.RND, "sig": s.SIG, "kappa": KAPPA}
+    spans = [("sk", s.SK, s.SK_LEN), ("rnd", m.RND, RND_BYTES)]
     if external_mu:
-        fields["mu"] = s.MU
-        spans.append(("mu", s.MU, MU_BYTES))
+        fields["mu"] = m.MU
+        spans.append(("mu", m.MU, MU_BYTES))
     else:
-        fields.update(msg=s.MSG, msg_max=s.MSG_MAX, mlen=s.MLEN)
-        spans += [("M'", s.MSG, s.MSG_MAX), ("len(M')", s.MLEN, 4)]
-    return s.sign_program(external_mu=external_mu), s.const_image(), fields, spans, s.END, s.STATUS
+        fields.update(msg=s.MSG, msg_max=s.MSG_MAX, mlen=m.MLEN)
+        spans += [("M'", s.MSG, s.MSG_MAX), ("len(M')", m.MLEN, 4)]
+    return s.program(external_mu=external_mu), s.const_image(), fields, spans, s.END, m.STATUS
 
 
 def _verify_layout(param):
@@ -133,8 +140,8 @@ def sizes(param: int) -> dict:
     kg, v = keygen(param), Verify(param)
     if kg.pk_len != v.pk_len:
         raise LayoutError(f"ML-DSA-{param}: pk is {kg.pk_len} bytes in keygen, {v.pk_len} in verify")
-    if param in _sign_params() and _sign16().SIG_LEN != v.sig_len:
-        raise LayoutError(f"ML-DSA-{param}: sig is {_sign16().SIG_LEN} bytes in sign16, {v.sig_len} in verify")
+    if param in _sign_params() and _signer(param).SIG_LEN != v.sig_len:
+        raise LayoutError(f"ML-DSA-{param}: sig is {_signer(param).SIG_LEN} bytes in sign16, {v.sig_len} in verify")
     return {"pk": kg.pk_len, "sk": kg.sk_len, "sig": v.sig_len, "ctil": v.ctil_len,
             "z": v.l * v.zb, "hint": v.omega + v.k, "l": v.l}
 

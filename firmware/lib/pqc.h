@@ -1,7 +1,8 @@
 /* ML-KEM (FIPS 203 KeyGen_internal, Encaps_internal, Decaps_internal) and ML-DSA (FIPS 204
  * KeyGen_internal, Sign_internal, Verify_internal) on the ACC coprocessor, for ML-KEM-512 /
  * -768 / -1024 and ML-DSA-44 / -65 / -87 (the parameter set is an argument; ML-DSA signing
- * has a program for ML-DSA-65 only: the others are PQC_ERR_PARAM).
+ * has programs for the sets pqc_mldsa_layout.h has rows for, 44 and 65 today: the others are
+ * PQC_ERR_PARAM).
  *
  * The ACC programs and their constant tables are NOT part of this library: the silicon SoC's
  * CPU has 8 KiB boot RAM and 4 KiB main SRAM, less than one program. The caller hands each

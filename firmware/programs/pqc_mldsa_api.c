@@ -107,12 +107,12 @@ static const struct api_request *request(unsigned op)
     return NULL;
 }
 
-/* a set without a program of the op (ML-DSA-44 signing: none yet), no such set, M' and mu
- * both or neither, a NULL buffer */
+/* a set whose program image this firmware did not register (ML-DSA-44 signing: it links
+ * API_PARAM's images only), no such set, M' and mu both or neither, a NULL buffer */
 static int t_bad_param(void)
 {
     const struct api_request *s = request(PQC_MLDSA_SIGN);
-    return pqc_mldsa_sign(44, s->in[0], s->msg, s->mlen, NULL, seed, out0) == PQC_ERR_PARAM &&
+    return pqc_mldsa_sign(44, s->in[0], s->msg, s->mlen, NULL, seed, out0) == PQC_ERR_IMAGE_MISSING &&
            pqc_mldsa_keypair(50, seed, out0, out1) == PQC_ERR_PARAM &&
            pqc_mldsa_sign(API_PARAM, s->in[0], s->msg, s->mlen, seed, seed, out0) == PQC_ERR_PARAM &&
            pqc_mldsa_verify(API_PARAM, out0, NULL, 0, NULL, out1) == PQC_ERR_PARAM &&

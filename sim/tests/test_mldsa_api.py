@@ -114,20 +114,22 @@ def test_soc_engine_bad_input_before_any_build(capsys):
                  "--sig", "00" * 10, "--engine", "soc"]) == 2
     err = capsys.readouterr().err
     assert "sig is 10 bytes, ML-DSA-65 needs 3309" in err and "mldsa soc:" not in err
-    assert main(["mldsa", "sign", "--param", "44", "--sk", "00" * 2560, "--msg", "00",
+    assert main(["mldsa", "sign", "--param", "44", "--sk", "00" * 2559, "--msg", "00",
                  "--deterministic", "--engine", "soc"]) == 2
     err = capsys.readouterr().err
-    assert "ML-DSA-44 signing: not implemented" in err and "mldsa soc:" not in err
+    assert "sk is 2559 bytes, ML-DSA-44 needs 2560" in err and "mldsa soc:" not in err
 
 
 def test_layout_header_has_the_programs_and_reference_lengths():
-    """No simulation: the generated rows (sign for ML-DSA-65 only, keygen / verify for every
-    set), the sets' byte lengths equal dilithium-py's, the status names from the kernels."""
+    """No simulation: the generated rows (sign for the sets the host API signs, keygen /
+    verify for every set), the sets' byte lengths equal dilithium-py's, the status names
+    from the kernels."""
     from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
     from ip.acc.kernels.mldsa import sign16
     rows = {(x["op"], x["param"]) for x in lay.layouts()}
     assert rows == {("keygen", p) for p in (44, 65, 87)} | {("verify", p) for p in (44, 65, 87)} \
-        | {("sign", 65), ("sign_mu", 65)}
+        | {(op, p) for p in api.MLDSA_SIGN_PARAMS for op in ("sign", "sign_mu")}
+    assert 44 in api.MLDSA_SIGN_PARAMS
     for p, ref in ((44, ML_DSA_44), (65, ML_DSA_65), (87, ML_DSA_87)):
         pk, sk = ref._keygen_internal(bytes(32))
         n = lay.sizes(p)
