@@ -33,12 +33,13 @@ report: $(PQSOC)
 	$(PQSOC) pnr-config    # the macros' dies and places follow the floorplan (commit pnr/ with it)
 	$(PQSOC) gls $(or $(BLOCKS),keccak kmac acc soc soc_acc32k caravel) --seeds 2 --json reports/gls.json
 	$(PQSOC) soc build
-	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest pqc_ops pqc_mlkem_api
+	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest pqc_ops pqc_mlkem_api pqc_mldsa_api
 	$(PQSOC) sim run build/firmware/selftest.bin --json reports/sim_selftest.json
 	$(PQSOC) sim run build/firmware/kmac_selftest.bin --json reports/sim_kmac_selftest.json
 	$(PQSOC) sim run build/firmware/acc_selftest.bin --json reports/sim_acc_selftest.json
 	$(PQSOC) sim run build/firmware/pqc_ops.bin --json reports/sim_pqc_ops.json
 	$(PQSOC) sim run build/firmware/pqc_mlkem_api.bin --json reports/sim_mlkem_api.json
+	$(PQSOC) sim run build/firmware/pqc_mldsa_api.bin --json reports/sim_mldsa_api.json
 	$(PQSOC) sim caravel selftest mlkem_preloaded caravel_policy --json reports/sim_caravel.json
 	$(PQSOC) acc fuzz --count 10000 --seed 1 --backend rtl --kmac --json reports/acc_fuzz.json
 	$(VENV)/bin/python -m ip.acc.dv.jobs mldsa65_sign --n 200 --seed 2 --json reports/mldsa65_sign.json
