@@ -14,6 +14,36 @@ static uint32_t max_polls;   /* 0: acc.c's default bound */
 /* The program in IMEM: its image and acc_imem_generation() right after this file loaded it. */
 static struct { const struct pqc_image *img; uint32_t generation; int valid; } resident;
 
+/* Images whose constant tables matched their layout's FNV-1a sum since they were registered:
+ * the sum (~1 k words of ROM reads) is taken at an image's first use, not at every call
+ * (registered images must not change; set_image / clear_image forget them). */
+#define CHECKED_MAX 8u
+static const struct pqc_image *checked[CHECKED_MAX];
+static unsigned checked_next;
+
+static int was_checked(const struct pqc_image *img)
+{
+    for (unsigned i = 0; i < CHECKED_MAX; i++)
+        if (checked[i] == img)
+            return 1;
+    return 0;
+}
+
+static void mark_checked(const struct pqc_image *img)
+{
+    if (!was_checked(img)) {
+        checked[checked_next] = img;
+        checked_next = (checked_next + 1) % CHECKED_MAX;
+    }
+}
+
+static void forget_checked(const struct pqc_image *img)
+{
+    for (unsigned i = 0; i < CHECKED_MAX; i++)
+        if (checked[i] == img)
+            checked[i] = NULL;
+}
+
 static const struct pqc_mlkem_layout *find_layout(unsigned op, unsigned param)
 {
     for (unsigned i = 0; i < PQC_MLKEM_LAYOUTS; i++)
@@ -28,6 +58,8 @@ int pqc_mlkem_set_image(const struct pqc_image *img)
         return PQC_ERR_PARAM;
     if (resident.valid && images[img->op][pqc_mlkem_param_index(img->param)] == resident.img)
         resident.valid = 0;
+    forget_checked(images[img->op][pqc_mlkem_param_index(img->param)]);
+    forget_checked(img);
     images[img->op][pqc_mlkem_param_index(img->param)] = img;
     return PQC_OK;
 }
@@ -38,6 +70,7 @@ void pqc_mlkem_clear_image(unsigned op, unsigned param)
     if (op < PQC_MLKEM_OPS && p >= 0) {
         if (resident.img == images[op][p])
             resident.valid = 0;
+        forget_checked(images[op][p]);
         images[op][p] = NULL;
     }
 }
@@ -80,6 +113,8 @@ static int image_matches(const struct pqc_image *img, const struct program *lay,
     if (img->op != lay->op || img->param != lay->param || img->imem_words != lay->imem_words ||
         (img->consts == NULL && img->n_consts))
         return 0;
+    if (was_checked(img) && !check_program)
+        return 1;
     if (check_program && img->imem != NULL) {
         uint32_t h = PQC_FNV_INIT;
         for (uint32_t i = 0; i < img->imem_words; i++)
@@ -95,7 +130,10 @@ static int image_matches(const struct pqc_image *img, const struct program *lay,
         h = fnv_bytes(fnv(fnv(h, s->addr), s->len), s->data, s->len);
         bytes += s->len;
     }
-    return bytes == lay->const_bytes && h == lay->const_fnv;
+    if (bytes != lay->const_bytes || h != lay->const_fnv)
+        return 0;
+    mark_checked(img);
+    return 1;
 }
 
 static int from_acc(int rc);
@@ -265,6 +303,8 @@ int pqc_mldsa_set_image(const struct pqc_image *img)
     const struct pqc_image **slot = &dsa_images[img->op][pqc_mldsa_param_index(img->param)];
     if (resident.valid && *slot == resident.img)
         resident.valid = 0;
+    forget_checked(*slot);
+    forget_checked(img);
     *slot = img;
     return PQC_OK;
 }
@@ -275,6 +315,7 @@ void pqc_mldsa_clear_image(unsigned op, unsigned param)
     if (op < PQC_MLDSA_OPS && p >= 0) {
         if (resident.img == dsa_images[op][p])
             resident.valid = 0;
+        forget_checked(dsa_images[op][p]);
         dsa_images[op][p] = NULL;
     }
 }
