@@ -9,8 +9,8 @@ sim/mlkem_soc.py), prints the outputs in hex with the ACC's cycles and the CPU's
 mcycle count, and this module reads them back. The result is the iss engine's dict
 ({"pk", "sk", "cycles"} / {"sig", "cycles", "iterations"} / {"valid", "status", "cycles"})
 plus "cpu_cycles" (mcycle around the API call: checks, IMEM load (the program is not
-resident in a fresh run), DMEM writes, run, read-back, wipes: ML-DSA-65 keygen ~300 k,
-a 3-iteration signature ~430 k, verify ~279 k CPU cycles; firmware/README.md). Slow: ~20 s
+resident in a fresh run), DMEM writes, run, read-back, wipes: ML-DSA-65 keygen ~207 k,
+a 3-iteration signature ~324 k, verify ~197 k CPU cycles; firmware/README.md). Slow: ~20 s
 a call (firmware build and simulation) once the SoC and the model are built.
 """
 from pathlib import Path

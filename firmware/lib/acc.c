@@ -37,6 +37,28 @@ uint32_t acc_dmem_size(void)
     return ((m & ACC_MEM_SIZE_DMEM_KIB_MASK) >> ACC_MEM_SIZE_DMEM_KIB_SHIFT) * 1024u;
 }
 
+/* Word copies to / from the ACC's host port, 8 words per loop iteration: the CPU fetches its
+ * code over the bus (no cache), so the loop overhead costs as much as the transfer itself. */
+static void copy_out(volatile uint32_t *dst, const uint32_t *src, size_t n)
+{
+    for (; n >= 8; n -= 8, dst += 8, src += 8) {
+        dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2]; dst[3] = src[3];
+        dst[4] = src[4]; dst[5] = src[5]; dst[6] = src[6]; dst[7] = src[7];
+    }
+    for (; n; n--)
+        *dst++ = *src++;
+}
+
+static void copy_in(uint32_t *dst, const volatile uint32_t *src, size_t n)
+{
+    for (; n >= 8; n -= 8, dst += 8, src += 8) {
+        dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2]; dst[3] = src[3];
+        dst[4] = src[4]; dst[5] = src[5]; dst[6] = src[6]; dst[7] = src[7];
+    }
+    for (; n; n--)
+        *dst++ = *src++;
+}
+
 static int dmem_range(uint32_t addr, size_t len)
 {
     return addr <= acc_dmem_size() && len <= acc_dmem_size() - addr;
@@ -53,8 +75,7 @@ int acc_load_program(const uint32_t *words, size_t n)
     if (!acc_idle())
         return ACC_ERR_BUSY;
     imem_generation++;
-    for (size_t i = 0; i < n; i++)
-        IMEM32(4 * i) = words[i];
+    copy_out(&IMEM32(0), words, n);
     return ACC_OK;
 }
 
@@ -64,8 +85,7 @@ int acc_read_imem(uint32_t first, uint32_t *dst, size_t n)
         return ACC_ERR_ARG;
     if (!acc_idle())
         return ACC_ERR_BUSY;
-    for (size_t i = 0; i < n; i++)
-        dst[i] = IMEM32(4 * (first + i));
+    copy_in(dst, &IMEM32(4 * first), n);
     return ACC_OK;
 }
 
@@ -75,8 +95,7 @@ int acc_write_dmem_words(uint32_t addr, const uint32_t *src, size_t n)
         return ACC_ERR_ARG;
     if (!acc_idle())
         return ACC_ERR_BUSY;
-    for (size_t i = 0; i < n; i++)
-        DMEM32(addr + 4 * i) = src[i];
+    copy_out(&DMEM32(addr), src, n);
     return ACC_OK;
 }
 
@@ -86,8 +105,7 @@ int acc_read_dmem_words(uint32_t addr, uint32_t *dst, size_t n)
         return ACC_ERR_ARG;
     if (!acc_idle())
         return ACC_ERR_BUSY;
-    for (size_t i = 0; i < n; i++)
-        dst[i] = DMEM32(addr + 4 * i);
+    copy_in(dst, &DMEM32(addr), n);
     return ACC_OK;
 }
 
@@ -101,8 +119,8 @@ int acc_write_dmem(uint32_t addr, const void *src, size_t len)
     for (; len && (addr & 3); len--)   /* the host port honours byte selects */
         DMEM8(addr++) = *p++;
     if (((uintptr_t)p & 3) == 0) {
-        for (; len >= 4; len -= 4, addr += 4, p += 4)
-            DMEM32(addr) = *(const uint32_t *)p;
+        copy_out(&DMEM32(addr), (const uint32_t *)p, len / 4);
+        addr += len & ~3u, p += len & ~3u, len &= 3;
     } else {
         for (; len >= 4; len -= 4, addr += 4, p += 4)
             DMEM32(addr) = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
@@ -119,9 +137,10 @@ int acc_read_dmem(uint32_t addr, void *dst, size_t len)
         return ACC_ERR_ARG;
     if (!acc_idle())
         return ACC_ERR_BUSY;
-    if (((addr | (uintptr_t)p) & 3) == 0)
-        for (; len >= 4; len -= 4, addr += 4, p += 4)
-            *(uint32_t *)p = DMEM32(addr);
+    if (((addr | (uintptr_t)p) & 3) == 0) {
+        copy_in((uint32_t *)p, &DMEM32(addr), len / 4);
+        addr += len & ~3u, p += len & ~3u, len &= 3;
+    }
     while (len) {
         uint32_t w = DMEM32(addr & ~3u);
         for (unsigned b = addr & 3; b < 4 && len; b++, len--, addr++)

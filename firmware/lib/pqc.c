@@ -14,9 +14,10 @@ static uint32_t max_polls;   /* 0: acc.c's default bound */
 /* The program in IMEM: its image and acc_imem_generation() right after this file loaded it. */
 static struct { const struct pqc_image *img; uint32_t generation; int valid; } resident;
 
-/* Images whose constant tables matched their layout's FNV-1a sum since they were registered:
- * the sum (~1 k words of ROM reads) is taken at an image's first use, not at every call
- * (registered images must not change; set_image / clear_image forget them). */
+/* Images whose program and constant tables matched their layout's FNV-1a sums since they were
+ * registered: the sums (~40 CPU cycles a word of ROM) are taken at an image's first use (which
+ * loads its program), not at every call or reload (registered images must not change;
+ * set_image / clear_image forget them). */
 #define CHECKED_MAX 8u
 static const struct pqc_image *checked[CHECKED_MAX];
 static unsigned checked_next;
@@ -113,7 +114,7 @@ static int image_matches(const struct pqc_image *img, const struct program *lay,
     if (img->op != lay->op || img->param != lay->param || img->imem_words != lay->imem_words ||
         (img->consts == NULL && img->n_consts))
         return 0;
-    if (was_checked(img) && !check_program)
+    if (was_checked(img))   /* program and constants matched at its first use */
         return 1;
     if (check_program && img->imem != NULL) {
         uint32_t h = PQC_FNV_INIT;

@@ -16,9 +16,9 @@
  *
  * Each call:
  *   1. checks the set and that an image is given for (op, set) and that it is the one the
- *      layout describes (op, set, word count, FNV-1a of the program when it is loaded and of the
- *      constant tables at the image's first use after it was registered: a registered image
- *      must not change) and fits this ACC's memories;
+ *      layout describes (op, set, word count; FNV-1a of the program and of the constant
+ *      tables at the image's first use after it was registered: a registered image must not
+ *      change) and fits this ACC's memories;
  *   2. CTRL.WIPE (known DMEM and registers), the program into IMEM unless it is resident
  *      (IMEM keeps its content across WIPE: loaded once per op/set, tracked here and by
  *      acc_imem_generation(); a host that writes IMEM behind the firmware must call
@@ -106,9 +106,9 @@ int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_
  * _VERIFY; set with pqc_mldsa_set_image() (PQC_ERR_PARAM for a set the generated layout has
  * no program of). Buffer lengths: PQC_MLDSA<set>_{PK,SK,SIG}_BYTES.
  * Measured on the simulation SoC (firmware/README.md, programs/pqc_mldsa_api.c), ML-DSA-65,
- * ACC cycles / CPU cycles end to end with the program resident (loading it: +~54 per word):
- * keypair 19 078 / ~101 k, sign 106 770 / ~212 k (3 iterations; ~29-53 k ACC cycles each),
- * verify 25 626 / ~103 k. */
+ * ACC cycles / CPU cycles end to end with the program resident (loading it: +~55 per word):
+ * keypair 19 078 / ~58 k, sign 106 770 / ~158 k (3 iterations; ~29-53 k ACC cycles each),
+ * verify 25 626 / ~64 k. */
 int pqc_mldsa_set_image(const struct pqc_image *img);
 void pqc_mldsa_clear_image(unsigned op, unsigned param);
 /* xi (32 bytes) -> pk, sk (FIPS 204 Alg. 6 KeyGen_internal). */
