@@ -20,15 +20,14 @@ SampleInBall, M''s length), so their spread is reported with the number of disti
 sign's with the iteration histogram. Cases run in worker processes (--jobs); progress lines
 go to stdout.
 """
-import argparse
-import json
 import random
 import statistics
 import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
+
+from ip.acc.dv import bench_cases
 
 PARAMS = (44, 65, 87)
 
@@ -99,10 +98,7 @@ def _summary(counts: list) -> dict:
 
 
 def _safe_case(param: int, seed: int):
-    try:
-        return one_case(param, seed)
-    except Exception as e:     # reported by name in the benchmark's problems; the run fails
-        return f"{type(e).__name__}: {e}"
+    return bench_cases.safe(one_case, param, seed)
 
 
 def bench(n: int, seed: int, params=PARAMS, jobs: int = 2, progress=print) -> dict:
@@ -111,18 +107,8 @@ def bench(n: int, seed: int, params=PARAMS, jobs: int = 2, progress=print) -> di
            "engine": "ISS through ip.acc.api (cycle-accurate; ISS = RTL checked elsewhere)",
            "references": ["dilithium-py", "cryptography (OpenSSL)"], "sets": {}, "problems": [],
            "sign_not_run": [p for p in params if p not in api.MLDSA_SIGN_PARAMS]}
-    tasks = [(p, seed * 1_000_003 + i) for p in params for i in range(n)]
-    results = {p: [] for p in params}
-    t0 = time.time()
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for done, ((p, _), res) in enumerate(zip(tasks, pool.map(_safe_case, *zip(*tasks), chunksize=2)), 1):
-            if isinstance(res, str):
-                out["problems"].append(res)
-            else:
-                results[p].append(res)
-            if progress and (done % max(1, len(tasks) // 50) == 0 or done == len(tasks)):
-                progress(f"[bench_mldsa] {done}/{len(tasks)} cases, {time.time() - t0:.0f} s, "
-                         f"{len(out['problems'])} problems", flush=True)
+    results, out["problems"], t0 = bench_cases.run(_safe_case, n, seed, params, jobs, "bench_mldsa",
+                                                   progress, pool=ProcessPoolExecutor)
     for p in params:
         runs = results[p]
         if not runs:
@@ -138,16 +124,8 @@ def bench(n: int, seed: int, params=PARAMS, jobs: int = 2, progress=print) -> di
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ip.acc.dv.bench_mldsa", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=1000, help="random cases per parameter set")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--param", type=int, choices=PARAMS, action="append", help="a set (default: all)")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes")
-    ap.add_argument("--json", type=Path, help="write the figures here")
-    a = ap.parse_args(argv)
-    if a.n < 1:
-        ap.error("--n must be at least 1")
-    out = bench(a.n, a.seed, tuple(a.param or PARAMS), a.jobs)
+    a = bench_cases.args("ip.acc.dv.bench_mldsa", __doc__, PARAMS, argv)
+    out = bench(a.n, a.seed, a.param, a.jobs)
     for p, s in out["sets"].items():
         print(f"ML-DSA-{p}: {s['checked']} cases checked; " + ", ".join(
             f"{op} {v['min']}..{v['max']} cycles (median {v['median']})"
@@ -156,15 +134,7 @@ def main(argv=None) -> int:
             print(f"ML-DSA-{p} sign iterations: {s['iterations']}")
     for p in out["sign_not_run"]:
         print(f"ML-DSA-{p}: no signing program on the ACC yet: sign not benchmarked")
-    for prob in out["problems"][:20]:
-        print(f"problem: {prob}", file=sys.stderr)
-    if a.json:
-        from pqsoc.flow import provenance
-        out["provenance"] = provenance.stamp()
-        a.json.parent.mkdir(parents=True, exist_ok=True)
-        a.json.write_text(json.dumps(out, indent=2) + "\n")
-        print(f"[bench_mldsa] -> {a.json}")
-    return 0 if out["ok"] else 1
+    return bench_cases.finish(out, a.json, "bench_mldsa")
 
 
 if __name__ == "__main__":

@@ -17,16 +17,14 @@ sampling), so their spread is reported with the number of distinct counts. The p
 assembled once per (operation, set) and run on the cycle-accurate ISS (ISS = RTL is checked by
 the tests and ip/acc/dv/jobs.py); cases run in worker processes (--jobs).
 """
-import argparse
-import json
 import random
 import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 from ip.acc import block as acc_block
+from ip.acc.dv import bench_cases
 from ip.acc.dv.jobs import image
 
 PARAMS = (512, 768, 1024)
@@ -124,20 +122,8 @@ def _summary(counts: list) -> dict:
 def bench(n: int, seed: int, params=PARAMS, jobs: int = 2, progress=print) -> dict:
     out = {"cases_per_set": n, "seed": seed, "engine": "ISS (cycle-accurate; ISS = RTL checked elsewhere)",
            "references": {}, "sets": {}, "problems": []}
-    tasks = [(p, seed * 1_000_003 + i) for p in params for i in range(n)]
-    results = {p: [] for p in params}
-    t0 = time.time()
-    done = 0
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for (p, _), res in zip(tasks, pool.map(_safe_case, *zip(*tasks), chunksize=8)):
-            done += 1
-            if isinstance(res, str):
-                out["problems"].append(res)
-            else:
-                results[p].append(res)
-            if progress and (done % max(1, len(tasks) // 50) == 0 or done == len(tasks)):
-                progress(f"[bench_mlkem] {done}/{len(tasks)} cases, {time.time() - t0:.0f} s, "
-                         f"{len(out['problems'])} problems", flush=True)
+    results, out["problems"], t0 = bench_cases.run(_safe_case, n, seed, params, jobs, "bench_mlkem",
+                                                   progress, chunksize=8, pool=ProcessPoolExecutor)
     for p in params:
         out["references"][str(p)] = ["kyber-py", "cryptography (OpenSSL)"] if _openssl(p) else ["kyber-py"]
         runs = results[p]
@@ -156,35 +142,16 @@ def bench(n: int, seed: int, params=PARAMS, jobs: int = 2, progress=print) -> di
 
 
 def _safe_case(param: int, seed: int):
-    try:
-        return one_case(param, seed)
-    except Exception as e:     # reported by name in the benchmark's problems, the run fails
-        return f"{type(e).__name__}: {e}"
+    return bench_cases.safe(one_case, param, seed)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ip.acc.dv.bench_mlkem", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=1000, help="random cases per parameter set")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--param", type=int, choices=PARAMS, action="append", help="a set (default: all)")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes")
-    ap.add_argument("--json", type=Path, help="write the figures here")
-    a = ap.parse_args(argv)
-    if a.n < 1:
-        ap.error("--n must be at least 1")
-    out = bench(a.n, a.seed, tuple(a.param or PARAMS), a.jobs)
+    a = bench_cases.args("ip.acc.dv.bench_mlkem", __doc__, PARAMS, argv)
+    out = bench(a.n, a.seed, a.param, a.jobs)
     for p, s in out["sets"].items():
         print(f"ML-KEM-{p}: {s['checked']} cases checked; " + ", ".join(
             f"{op} {v['min']}..{v['max']} cycles ({v['distinct']} distinct)" for op, v in s.items() if op != "checked"))
-    for prob in out["problems"][:20]:
-        print(f"problem: {prob}", file=sys.stderr)
-    if a.json:
-        from pqsoc.flow import provenance
-        out["provenance"] = provenance.stamp()
-        a.json.parent.mkdir(parents=True, exist_ok=True)
-        a.json.write_text(json.dumps(out, indent=2) + "\n")
-        print(f"[bench_mlkem] -> {a.json}")
-    return 0 if out["ok"] else 1
+    return bench_cases.finish(out, a.json, "bench_mlkem")
 
 
 if __name__ == "__main__":

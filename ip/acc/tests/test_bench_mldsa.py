@@ -7,6 +7,7 @@ import pytest
 
 from ip.acc import api
 from ip.acc.dv import bench_mldsa
+from ip.acc.tests.test_bench_mlkem import InlinePool
 
 
 def test_one_case_checks_every_operation():
@@ -43,7 +44,7 @@ def test_summary_and_failures(monkeypatch, tmp_path):
                  {"keygen": 10, "sign": 300, "iterations": 3, "verify": 6, "verify_reject": 4},
                  "AssertionError: ML-DSA-65 case seed 9: cryptography rejects our signature"])
     monkeypatch.setattr(bench_mldsa, "_safe_case", lambda p, s: next(runs))
-    monkeypatch.setattr(bench_mldsa, "ProcessPoolExecutor", _InlinePool)
+    monkeypatch.setattr(bench_mldsa, "ProcessPoolExecutor", InlinePool)
     out = tmp_path / "b.json"
     assert bench_mldsa.main(["--n", "3", "--param", "65", "--json", str(out)]) == 1
     data = json.loads(out.read_text())
@@ -51,17 +52,3 @@ def test_summary_and_failures(monkeypatch, tmp_path):
     assert s["checked"] == 2 and s["iterations"] == {"1": 1, "3": 1}
     assert (s["sign"]["min"], s["sign"]["max"], s["sign"]["median"]) == (100, 300, 200)
     assert not data["ok"] and "rejects our signature" in data["problems"][0]
-
-
-class _InlinePool:
-    def __init__(self, max_workers):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def map(self, fn, *its, chunksize=1):
-        return map(fn, *its)

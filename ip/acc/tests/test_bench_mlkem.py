@@ -33,14 +33,17 @@ def test_unequal_decaps_counts_fail_the_benchmark(monkeypatch, tmp_path):
     def fake_case(param, seed):
         return {"keygen": 1, "encaps": 2, "decaps": 3 + next(calls) % 2, "decaps_reject": 3}
     monkeypatch.setattr(bench_mlkem, "_safe_case", fake_case)
-    monkeypatch.setattr(bench_mlkem, "ProcessPoolExecutor", _InlinePool)
+    monkeypatch.setattr(bench_mlkem, "ProcessPoolExecutor", InlinePool)
     out = tmp_path / "b.json"
     assert bench_mlkem.main(["--n", "2", "--param", "512", "--json", str(out)]) == 1
     data = json.loads(out.read_text())
     assert not data["ok"] and "2 different cycle counts" in data["problems"][0]
 
 
-class _InlinePool:
+class InlinePool:
+    """A ProcessPoolExecutor stand-in that runs the cases in this process (the tests patch
+    the benchmark's case function, which worker processes would not see)."""
+
     def __init__(self, max_workers):
         pass
 
