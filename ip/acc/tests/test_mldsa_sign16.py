@@ -144,6 +144,27 @@ def test_sign16_plan_per_set():
     assert ms.plan(87)["END"] - 8 * 416 <= acc_block.DMEM_SIZE
 
 
+def test_sign16_plan_87():
+    """plan(87): the options' peaks (the docstring states them); the only one that fits
+    without a host protocol or a lane reversal is the chosen one, whose regions tile the
+    DMEM without overlap up to its peak, which every phase stays within."""
+    pl = ms.plan(87)
+    opts = {n: o["peak"] for n, o in pl["options"].items()}
+    fitting = [n for n, o in pl["options"].items()
+               if o["fits"] and not o["verdict"].startswith("rejected")]
+    ch = pl["chosen"]
+    assert fitting == [n for n in opts if n.startswith(ch["name"])]
+    assert ch["fits"] and ch["END"] == max(ch["phases"].values()) <= acc_block.DMEM_SIZE
+    spans = list(ch["regions"].values())
+    assert spans[0][0] == 0 and spans[-1][1] == ch["END"]
+    assert all(a1 == b0 for (_, a1), (b0, _) in zip(spans, spans[1:]))
+    for p in sorted(set(opts.values()) | {ch["END"]}):
+        assert f"{p // 1000} {p % 1000:03d}" in ms.__doc__, p
+    # the packed w is 3/4 of the 32-bit one; the chosen W region holds k packed polys
+    w0, w1 = ch["regions"]["W (w packed 24-bit)"]
+    assert w1 - w0 == 8 * 768
+
+
 def test_sign16_external_mu():
     """sign_program(external_mu=True): the host gives mu (here OpenSSL's MLDSAMuHasher over
     a 20 000-byte M, beyond MSG_MAX, with a context), the program signs with rnd = 0; the
@@ -304,3 +325,57 @@ def test_sign16_44_fits():
     assert S44.MB_Z + 32 * 18 <= S44.YJ and S44.SIG + S44.SIG_LEN + S44.SIG_PAD <= S44.MB_Z
     assert f"| {4 * len(WORDS44) // 1000} {4 * len(WORDS44) % 1000:03d} | " \
         f"{S44.END // 1000} {S44.END % 1000:03d} |" in ms.__doc__
+
+
+# ------------------------------------------------------------------ ML-DSA-87: building blocks
+def _run_lines(lines, img):
+    sim = Iss(dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE)
+    sim.load_program(assemble("\n".join(ms.sched.schedule(lines + ["ecall"])) + "\n", "b.s"))
+    for a, b in img.items():
+        sim.dmem.write_bytes(a, b)
+    h = sim.run(max_cycles=100_000)
+    assert h.ok, h
+    return sim, h.cycles
+
+
+def _u32(v):
+    return b"".join(x.to_bytes(4, "little") for x in v)
+
+
+def test_mac_acc24():
+    """plan(87)'s w packed 24-bit: products.mac_acc24_body (w += A o y_hat x 2^-32 with w
+    read and written packed) equals the model on random operands; the cycles of one
+    entry against the 32-bit accumulate (mac_acc_body) and of one uni23 entry sampled
+    alone are the figures plan(87) states."""
+    from ip.acc.kernels.asm_util import li, loop
+    from ip.acc.kernels.mldsa import products as pr
+    from ip.acc.kernels.mldsa.layout import RHO, VMODE1
+    from ip.acc.kernels.sample import SHAKE128, start
+    Q = 8380417
+    tile, yj, w, c = 4096, 5120, 6144, 8192
+    rnd = random.Random(87)
+    a, y, w0 = ([rnd.randrange(Q) for _ in range(256)] for _ in range(3))
+    w0[0], w0[255], a[1], y[1] = Q - 1, Q - 1, Q - 1, Q - 1
+    assert pr.unpack24(pr.pack24(w0)) == w0
+    img = {tile: _u32(a), yj: _u32(y), c: b"".join(_u32(x) for x in pr.pack24_consts())}
+    head = VMODE1 + li(10, tile) + li(15, yj) + li(20, w) + li(23, w)
+    _, base = _run_lines(VMODE1 + li(10, tile) + li(15, yj) + li(20, w) + li(23, w), {})
+    sim, cyc24 = _run_lines(head + [f"bn.lw w14, {c}(x0)", f"bn.lw w15, {c + 32}(x0)"] +
+                            loop(8, pr.mac_acc24_body()), {**img, w: pr.pack24(w0)})
+    rinv = pow(2, -32, Q)
+    assert pr.unpack24(sim.dmem.read_bytes(w, 768)) == \
+        [(x + p * q * rinv) % Q for x, p, q in zip(w0, a, y)]
+    sim, cyc32 = _run_lines(head + loop(8, pr.mac_acc_body()), {**img, w: _u32(w0)})
+    assert _words(sim.dmem.read_bytes(w, 1024)) == \
+        [(x + p * q * rinv) % Q for x, p, q in zip(w0, a, y)]
+    _, smp = _run_lines(VMODE1 + ["kmac.acq", "addi x21, x0, 0"] +
+                        start(SHAKE128, RHO, 0, 2, tile, "uni23", suffix_base="x21") +
+                        ["smp.wait", "kmac.rel"], {RHO: rnd.randbytes(32)})
+    _, vm = _run_lines(VMODE1, {})
+    costs = {"mac32": cyc32 - base - 2, "mac24": cyc24 - base - 2, "sample": smp - vm}
+    print(f"\nper A entry: {costs}")
+    assert costs == ms.plan(87)["chosen"]["entry_cycles"]
+
+
+def _words(blob):
+    return [int.from_bytes(blob[4 * i:4 * i + 4], "little") for i in range(len(blob) // 4)]

@@ -118,8 +118,21 @@ ok: 126 804.) The end wipe and the length refusal as for ML-DSA-65
 (ip/acc/tests/test_mldsa_wipe.py); the constant-time check (mldsa44_sign16) finds what it
 finds for ML-DSA-65, with the same declared exceptions.
 
-ML-DSA-87 does not fit (plan(87)): 19 296 B of DMEM (a 20 KiB DMEM, or t0 (3328 B) streamed
-by the host per polynomial of the hint instead of kept, 15 968 B); Sign16(87) is refused.
+ML-DSA-87 does not fit this layout (plan(87)): 19 296 B of DMEM; Sign16(87) is refused.
+In the w = A y phase, the peak of every layout, the constants (3264 B), the packed key
+(4768 B), w (8 KiB), y_hat_j and the A tiles are all live: 16 384 - 3264 - 4768 = 8352 B
+for w, y_hat_j and the tiles, so w must be packed while it is accumulated, and one tile
+only (plan(87)["options"], each option's peak: one tile 18 272, w 24-bit packed 17 248,
+23-bit 16 992, both 16 224; rows one at a time with y regenerated 16 480; t0 streamed by
+the host 15 968 but a host protocol; the INTT without ITWID, 16 256 with w packed and two
+tiles, needs a lane reversal the ACC lacks). plan(87)["chosen"] is the layout that fits (peak 16 320 B, every phase listed):
+w packed 24-bit (products.pack24: 4 words -> 3 by lane-wise shifts, no lane moves) from
+w = 0 to the z phase, one A tile over the hint scratch. Measured building block
+(ip/acc/tests/test_mldsa_sign16.py::test_mac_acc24, ISS): one A entry multiply-accumulated
+into a packed w_i (products.mac_acc24_body) 321 cycles, into a 32-bit w_i 191, one uni23
+entry sampled alone 163. Not built yet: the ML-DSA-87 program on that plan (the packed
+INTT + HighBits pass, r0 and hint on packed w, the reversed hint order, sigEncode with
+the moved HB / HW).
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
 from ip.acc.kernels.mldsa import layout, packing, params, rounding, sampling
@@ -508,12 +521,20 @@ def length_check():
 
 
 # ------------------------------------------------------------------ the other sets
+# ML-DSA-87 building-block cycles (ISS; ip/acc/tests/test_mldsa_sign16.py::test_mac_acc24
+# measures them): one A_hat entry multiply-accumulated into a 32-bit w_i (mac_acc_body, x 8),
+# into a 24-bit packed w_i (products.mac_acc24_body, x 8), and one uni23 entry sampled alone
+ENTRY_CYCLES = {"mac32": 191, "mac24": 321, "sample": 163}
+
+
 def plan(param: int) -> dict:
     """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the generator takes 44
     and 65): the regions in address order and END, the peak. The sets differ
     in the packed key (s in 3 or 4 bits, t0), w (k KiB), the hint area (k bitmaps, omega
     + k hint bytes) and the signature, which must fit with y_j / c s1_j (2 KiB) over w,
-    else past TILE."""
+    else past TILE. "options": the layouts considered to fit 16 KiB (name -> peak of the
+    w = A y phase, which is the peak of every option: constants, key, w, y_hat_j and the A
+    tiles are all live there); "chosen": _chosen_plan (ML-DSA-87)."""
     k, l, eta = params.SETS[param]
     lam, g1bits, omega = SIG_SETS[param]
     sbits = 3 if eta == 2 else 4
@@ -534,5 +555,92 @@ def plan(param: int) -> dict:
                "YJ / CH": (w + k * 1024, tile), "TILE": (tile, end)}
     if extra:
         regions["YB, SB (past TILE: the signature fills w)"] = (end, end + extra)
-    return {"regions": regions, "END": end + extra, "sig_len": sig_len, "key_packed": key,
-            "fits": end + extra <= DMEM}
+    peak = end + extra
+    # name -> (peak of the w = A y phase, verdict)
+    options = {
+        "this layout (two A tiles, w 32-bit)": (peak, "ML-DSA-44 / -65"),
+        "t0 streamed by the host per polynomial": (
+            peak - k * 416, "rejected: a host protocol in the middle of the program"),
+        "(a) one A tile": (peak - 1024, "too large alone"),
+        "(b) w packed 24-bit, two A tiles": (peak - 256 * k, "too large alone"),
+        "(b') w packed 23-bit, two A tiles": (peak - 288 * k, "too large alone"),
+        "(a) + (b): one A tile, w packed 24-bit": (
+            peak - 1024 - 256 * k, "chosen (plan()['chosen'])"),
+        # rows one at a time, y_j regenerated for every row: the finished rows packed,
+        # one row 32-bit, y_hat_j, one tile
+        "(g) row by row, y regenerated, w packed 24-bit, one A tile": (
+            keyp + key + 768 * (k - 1) + 1024 + 1024, "too large, and k x the ExpandMask"),
+        # ITWID's words 0..30 are TWID's 31..1 negated in reverse lane order, but the
+        # within-word GS butterflies take consecutive lanes and the ACC has no lane
+        # reversal: an INTT on TWID alone is a new transform
+        "(f) + (b): the INTT without ITWID (1056 B; its 64-byte last words kept), w packed, "
+        "two A tiles": (peak - 256 * k - 1056 + 64, "rejected: needs a lane reversal"),
+        # (c) w - c s2 kept denser, (d) more overlaps (signature, M', y_j / z_j, hint
+        # scratch: all already over w or the tile) and (e) the key (already packed and
+        # decoded on the fly, its head under the tile) change nothing in the w = A y
+        # phase, the peak
+    }
+    out = {"regions": regions, "END": peak, "sig_len": sig_len, "key_packed": key,
+           "fits": peak <= DMEM, "options": {n: {"peak": p, "fits": p <= DMEM, "verdict": v}
+                                             for n, (p, v) in options.items()}}
+    if param == 87:
+        out["chosen"] = _chosen_plan(k, l, hb, keyp, key, sig_len, xc)
+    return out
+
+
+def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
+    """ML-DSA-87 in 16 KiB: (a) + (b), the only option that fits without a host protocol
+    or a lane reversal (plan()["options"]): w stays packed 24-bit (products.pack24, 768 B a
+    polynomial) from w = 0 to the z phase, and one A tile lies over the hint scratch and
+    the key's head (as TILE2 does). Regions and per-phase use (bytes):
+    * TILEA (hb..keyp, 1024): the A tile; then 4 x 32 B of HighBits scratch; T (c s2_r:
+      r0; c t0_r then packed in place, the upper 256 B the hint's unpack scratch); SB
+      (c s1_j: z); HW (hint bytes: sigEncode);
+    * the key (s1 | s2 | t0 packed, the host's bytes; SK = keyp - 128 under TILEA);
+    * W (6144): w packed. w = A y: mac_acc24_body (unpack, add, pack in registers); then
+      per polynomial: unpack into YJ, INTT, HighBits absorbed into the c_tilde hash word
+      by word (no w1Encode buffer), pack back; r0: T = unpack(w_r) - c s2_r, the check
+      on T, T packed back into w_r; hint: c t0_r packed in place in T, per 4-word group
+      c t0 and w - c s2 unpacked into T's upper 256 B and rounding.hint_body run on them,
+      polynomials in reverse order with the bitmaps HB_r in w_{k-1}'s last 256 B (dead
+      once w_{k-1} is read); z: the signature at W (4627 B + 29 zero bytes), YB after it
+      (1024), HB untouched above;
+    * YJ (1024): y_hat_j; then the unpack + INTT scratch; CH (c_hat);
+    * tail: CTIL (64), CNT (32); FLAG (8 B) in the header's free words.
+    The cycle cost (ENTRY_CYCLES, measured on the ISS): an A entry takes ~max(sample,
+    mac32) with two tiles, ~sample + mac24 with one packed tile: +(163 + 321 - 191) = 293
+    cycles an entry, + 16.4 k an iteration (56 entries), plus the unpack / pack passes
+    (~8 x 3 x 150 = 3.6 k an iteration): + ~20 k an iteration, ~+77 k a signature at
+    FIPS 204's 3.85 expected iterations (estimates from the measured pieces, not a
+    measured signature). Cheaper with the one tile: the MAC following the sampler
+    through SMP_STATUS's count of written coefficients (it reads a 4-word group once
+    the unit has written it; the next entry starts when the MAC is done, so the unit never
+    overwrites an unread word): ~max(sample, mac24) = 321 an entry, +130 instead of +293
+    (A is public: the wait is not a secret-dependent duration)."""
+    tile_a, kp = hb, keyp
+    w = kp + key
+    yj = w + 768 * k
+    tail = yj + 1024
+    ctil, cnt = tail, tail + 64
+    end = cnt + 32
+    regions = {"constants, XC words + DBT": (0, hb), "TILEA": (hb, kp), "key": (kp, w),
+               "W (w packed 24-bit)": (w, yj), "YJ / CH": (yj, tail), "CTIL": (ctil, cnt),
+               "CNT": (cnt, end)}
+    sig_end = _a32(w + sig_len + 3)
+    hb_bitmaps = yj - 32 * k
+    base = kp + key + 768 * k + 1024            # constants, TILEA, key, W, YJ
+    live = {                # phase -> bytes in use (the highest address used)
+        "w = A y": base,
+        "INTT + HighBits + c_tilde (CTIL)": base + 64,
+        "challenge (SIB in TILEA, CH at YJ)": base + 64,
+        "r0 (T in TILEA)": base + 64,
+        "c t0 + hint (+ CNT; HB in w_(k-1))": base + 96,
+        "z (signature + YB over W, SB in TILEA)": base + 96,
+        "sigEncode (HW in TILEA)": base + 96,
+    }
+    assert sig_end + 1024 <= hb_bitmaps               # the signature and YB below HB
+    assert max(live.values()) == end
+    return {"name": "(a) + (b): one A tile, w packed 24-bit", "regions": regions,
+            "END": end, "phases": live, "fits": end <= DMEM, "entry_cycles": ENTRY_CYCLES,
+            "extra_cycles_per_entry": ENTRY_CYCLES["sample"] + ENTRY_CYCLES["mac24"] -
+            max(ENTRY_CYCLES["sample"], ENTRY_CYCLES["mac32"])}
