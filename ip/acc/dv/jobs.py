@@ -366,7 +366,7 @@ def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes, param: int = 65):
     as its _sign_internal; the signature is checked equal to it): the stage each iteration
     ended at ('z', 'r0', 'ct0', 'hint' = rejected there, 'ok') and the signature."""
     from dilithium_py import ml_dsa
-    DSA = {44: ml_dsa.ML_DSA_44, 65: ml_dsa.ML_DSA_65}[param]
+    DSA = {44: ml_dsa.ML_DSA_44, 65: ml_dsa.ML_DSA_65, 87: ml_dsa.ML_DSA_87}[param]
     rho, key, tr, s1, s2, t0 = DSA._unpack_sk(sk)
     s1_hat, s2_hat, t0_hat = s1.to_ntt(), s2.to_ntt(), t0.to_ntt()
     A_hat = DSA._expand_matrix_from_seed(rho)

@@ -304,14 +304,14 @@ def pack24_consts() -> list[list[int]]:
     return [[0xFFFFFF] * 8, [0xFF000000] * 8]
 
 
-def unpack24_group(p=(8, 9, 10), d=11, t=(12, 13)):
-    """w{p} = the 3 packed words of a group -> a, b, c in w{p} and d in w{d} (w14 =
-    0x00FFFFFF, w15 = 0xFF000000 lanes; w{t} scratch): 10 instructions."""
+def unpack24_group(p=(8, 9, 10), d=11, t=(12, 13), m24="w14", mhi="w15"):
+    """w{p} = the 3 packed words of a group -> a, b, c in w{p} and d in w{d} (m24 =
+    0x00FFFFFF, mhi = 0xFF000000 lanes; w{t} scratch): 10 instructions."""
     p0, p1, p2 = (f"w{x}" for x in p)
     t0, t1 = (f"w{x}" for x in t)
-    return [f"bn.shrv w{d}, {p0}, 24", f"bn.and {t0}, {p1}, w15", f"bn.shrv {t0}, {t0}, 16",
-            f"bn.and {t1}, {p2}, w15", f"bn.shrv {t1}, {t1}, 8", f"bn.or w{d}, w{d}, {t0}",
-            f"bn.or w{d}, w{d}, {t1}"] + [f"bn.and {x}, {x}, w14" for x in (p0, p1, p2)]
+    return [f"bn.shrv w{d}, {p0}, 24", f"bn.and {t0}, {p1}, {mhi}", f"bn.shrv {t0}, {t0}, 16",
+            f"bn.and {t1}, {p2}, {mhi}", f"bn.shrv {t1}, {t1}, 8", f"bn.or w{d}, w{d}, {t0}",
+            f"bn.or w{d}, w{d}, {t1}"] + [f"bn.and {x}, {x}, {m24}" for x in (p0, p1, p2)]
 
 
 def pack24_group(abc=(0, 1, 2), d=3, t=(4, 5, 6)):

@@ -135,7 +135,7 @@ INTT + HighBits pass, r0 and hint on packed w, the reversed hint order, sigEncod
 the moved HB / HW).
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
-from ip.acc.kernels.mldsa import layout, packing, params, rounding, sampling
+from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
 from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
@@ -172,9 +172,8 @@ class Sign16:
     87 does not fit: plan(87))."""
 
     def __init__(self, param: int):
-        if param not in (44, 65):
-            raise ValueError(f"ML-DSA sign16: parameter set must be 44 or 65, not {param} "
-                             f"(ML-DSA-87 needs {plan(87)['END']} B of DMEM: plan())")
+        if param not in (44, 65, 87):
+            raise ValueError(f"ML-DSA sign16: parameter set must be 44, 65 or 87, not {param}")
         self.param = param
         P = params.FULL[param]
         self.P = P
@@ -185,6 +184,10 @@ class Sign16:
         self.sbits = 3 if P["eta"] == 2 else 4
         self.m = (params.Q - 1) // (2 * P["gamma2"])       # 16 or 44 HighBits values
         self.hw_words = -(-(self.omega + k) // 32) * 32     # hint bytes, one per word
+        self.packed = param == 87                # w packed 24-bit: plan(87)["chosen"]
+        if self.packed:
+            self._layout_packed()
+            return
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.XC = layout.KC + 32 * len(layout.CONST_NAMES)
         self.XAREA = xar = layout.x_area(self.XC, k=k, hw_words=self.hw_words)
@@ -230,6 +233,163 @@ class Sign16:
         assert all(a % 32 == 0 for a in (self.CTIL, self.CNT, self.XC, self.TILE2, self.KEYP,
                                          self.W, self.YJ, self.TILE, self.SIG_Z, self.YB,
                                          self.SB))
+
+    def _layout_packed(self):
+        """plan(87)["chosen"]: one A tile (TILEA) over the hint scratch and the key's head;
+        w packed 24-bit (products.pack24) at W; YJ (y_hat_j, the unpack + INTT scratch, then
+        c_hat); CTIL, CNT past it. TILEA is also SIB, T (c s2_r; c t0_r packed in place
+        with the hint's 4-word unpack scratch SCR0 / SCR1 above it), SB (c s1_j), FLAG and
+        the hint words HW; the bitmaps HB lie in w_(k-1)'s last 256 B (the hint runs the
+        polynomials in reverse order), above the signature and YB."""
+        k, l = self.k, self.l
+        self.XC = layout.KC + 32 * len(layout.CONST_NAMES)
+        self.XAREA = xar = layout.x_area(self.XC, k=k, hw_words=self.hw_words)
+        self.XA = xar["XA"]
+        self.TILE2 = self.TILE = self.TILEA = xar["HB"]
+        self.KEYP = self.TILEA + 1024
+        sb = 32 * self.sbits
+        self.S1P, self.S2P = self.KEYP, self.KEYP + l * sb
+        self.T0P = self.KEYP + (l + k) * sb
+        self.SK = self.KEYP - 128
+        self.SK_LEN = 128 + (l + k) * sb + k * 416
+        self.W = self.T0P + k * 416
+        self.YJ = self.CH = self.W + 768 * k
+        self.CTIL = self.YJ + 1024
+        self.CNT = self.CTIL + 64
+        self.END = self.CNT + 32
+        self.W1E = None                          # w1Encode absorbed word by word
+        self.SIB = self.T = self.SB = self.FLAG = self.HW = self.TILEA
+        self.SCR0, self.SCR1 = self.T + 768, self.T + 896
+        self.HB = self.YJ - 32 * k
+        self.MSG = self.W
+        self.MSG_MAX = DMEM - self.MSG
+        self.SIG = self.W + (-self.ctil_len) % 32
+        self.SIG_Z = self.SIG + self.ctil_len
+        self.SIG_LEN = self.ctil_len + l * 32 * self.zbits + self.omega + k
+        self.SIG_PAD = self.SIG_Z + l * 32 * self.zbits + _a32(self.omega + k) - \
+            self.SIG - self.SIG_LEN
+        self.YB = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)
+        self.MB_AW = self.MB_Z = None
+        assert self.zbits == 20 and self.m == 16
+        assert self.YB + 1024 <= self.HB and self.END == plan(87)["chosen"]["END"] <= DMEM
+        assert self.hw_words * 4 <= 1024 and self.SK + self.SK_LEN == self.W
+        assert all(a % 32 == 0 for a in (self.TILEA, self.KEYP, self.W, self.YJ, self.CTIL,
+                                         self.CNT, self.SIG_Z, self.YB, self.HB))
+
+    # ------------------------------------------------ the packed-w pieces (ML-DSA-87)
+    @staticmethod
+    def _masks(m24="w14", mhi="w15"):
+        return _li(1, 0xFFFFFF) + [f"bn.bcast {m24}, x1"] + _li(1, 0xFF000000) + \
+            [f"bn.bcast {mhi}, x1"]
+
+    @staticmethod
+    def _unpack_poly(src, dst):
+        """Packed w at x{src} (post-incremented by 768) -> 32 words at x{dst} (post-
+        incremented); w14, w15 the masks."""
+        g = [f"bn.lw.pi w{8 + q}, 0(x{src})" for q in range(3)] + products.unpack24_group() + \
+            [f"bn.sw.pi w{8 + q}, 0(x{dst})" for q in range(4)]
+        return _loop(8, g)
+
+    @staticmethod
+    def _pack_poly(src, dst):
+        """32 words at x{src} -> packed at x{dst} (both post-incremented; in place
+        allowed: each group's 3 words are written after its 4 are read); w15 the mask."""
+        g = [f"bn.lw.pi w{q}, 0(x{src})" for q in range(4)] + products.pack24_group() + \
+            [f"bn.sw.pi w{q}, 0(x{dst})" for q in range(3)]
+        return _loop(8, g)
+
+    def _aw_packed(self):
+        """w = A_hat o y_hat (NTT domain, packed): column by column, y_j = ExpandMask + NTT
+        -> YJ, then A_hat[i][j] for i < k sampled into the one tile and multiply-
+        accumulated into the packed w_i (products.mac_acc24_body); A_0j is sampled while
+        the NTT runs, the next column's SHAKE256 starts after the column's last A entry.
+        x21 = j + 256 i (the sampler's suffix), x22 -> w_i."""
+        K, L, W, YJ, TA = self.k, self.l, self.W, self.YJ, self.TILEA
+        zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
+            _loop(K * 24, ["bn.sw.pi w0, 0(x6)"])
+        start_a = _smp_start(SHAKE128, RHO, 0, 2, TA, "uni23", suffix_base="x21")
+        mac = _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
+            _loop(8, products.mac_acc24_body()) + ["addi x22, x20, 0"]
+        entry = ["smp.wait"] + mac + ["addi x21, x21, 256"] + start_a
+        col = self._mask_unpack(YJ, None) + start_a + _li(8, YJ) + NTT + self._masks() + \
+            _li(22, W) + _loop(K - 1, entry) + ["smp.wait"] + sampling.mask_start() + mac + \
+            [f"addi x21, x21, {1 - 256 * (K - 1)}"]
+        return [("w = 0 (packed)", VMODE1 + zero),
+                (f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
+                 "(packed)]", ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
+                 sampling.mask_start() + _loop(L, col) + ["kmac.rel"])]
+
+    def _highbits_packed(self):
+        """Per polynomial: w_i unpacked into YJ, INTT, packed back; HighBits + w1Encode of
+        YJ absorbed word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL."""
+        K, YJ = self.k, self.YJ
+        pre = VMODE1 + ["kmac.acq", f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + 128 * K) + \
+            ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}",
+             f"bn.lw w2, {_m(MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"] + _li(22, self.W)
+        poly = self._masks() + ["addi x20, x22, 0"] + _li(23, YJ) + self._unpack_poly(20, 23) + \
+            _li(8, YJ) + INTT + self._masks() + _li(20, YJ) + ["addi x23, x22, 0"] + \
+            self._pack_poly(20, 23) + ["addi x22, x23, 0"] + rounding.highbits_consts() + \
+            _li(5, YJ) + _loop(4, rounding.highbits_word() + ["kmac.msg w0, x3"])
+        fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
+               f"bn.sw w2, {_m(self.CTIL + 32)}"]
+        return [("init: c_tilde hash", pre),
+                (f"{K} x [unpack w_i, INTT, pack; HighBits + w1Encode absorbed]", _loop(K, poly)),
+                ("c_tilde", fin)]
+
+    def _r0_packed(self):
+        """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), T = w_r
+        (unpacked) - T, ||LowBits(T)|| check, T packed back into w_r (x24 -> w_r)."""
+        T = self.T
+        sub = [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)] + products.unpack24_group() + \
+            [f"bn.lw.pi w{q}, 0(x11)" for q in range(4)] + \
+            [f"bn.subvm w{q}, w{8 + q}, w{q}" for q in range(4)] + \
+            [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)]
+        body = self._dec_eta(T) + self._times_c(T) + self._masks() + \
+            ["addi x20, x24, 0"] + _li(11, T) + _li(12, T) + _loop(8, sub) + \
+            rounding.r0_check(_li(13, T), subtract=False) + \
+            self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
+            ["addi x24, x23, 0"]
+        return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
+                 VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
+                 _li(5, self.S2P) + _li(24, self.W) + _loop(self.k, body))]
+
+    def _hint_packed(self):
+        """rounding.ct0_hint_t0_phases on packed w, the polynomials in reverse order (HB
+        over w_(k-1), dead once read): per r, t0_r decoded + NTT -> T, c t0_r = INTT(c_hat
+        o .), packed in place; per 4-word group, c t0 and v = w - c s2 unpacked into SCR0 /
+        SCR1 and rounding.hint_body run on them (P words over T's packed words, read);
+        the bitmap -> HB_r. x9 = FLAG word 0 = 0 iff the iteration passes."""
+        k, T, xa = self.k, self.T, self.XA
+        prod = []
+        for n in range(4):
+            prod += [f"bn.lw.pi w{n}, 0(x12)", f"bn.lw.pi w{4 + n}, 0(x10)"]
+        prod += [f"bn.mulvm w{8 + q}, w{q}, w{4 + q}" for q in range(4)]
+        prod += [f"bn.sw.pi w{8 + q}, 0(x11)" for q in range(4)]
+        unp = []
+        for src, dst in (("x20", self.SCR0), ("x21", self.SCR1)):
+            unp += [f"bn.lw.pi w{2 + q}, 0({src})" for q in range(3)] + \
+                products.unpack24_group((2, 3, 4), 5, (6, 7), "w0", "w1") + \
+                [f"bn.sw w{2 + q}, {_m(dst + 32 * q)}" for q in range(4)]
+        group = ["bn.bcast w0, x18", "bn.bcast w1, x19"] + unp + _li(14, self.SCR0) + \
+            _li(13, self.SCR1) + rounding.hint_body(16)
+        tree = [f"bn.lw w{q}, {_m(T + 32 * q)}" for q in range(8)] + packing.or_tree() + \
+            ["bn.sw.pi w0, 0(x24)", "addi x24, x24, -64"]
+        body = [f"bn.lw w14, {_m(xa['m13'])}", f"bn.lw w15, {_m(xa['t0c'])}"] + \
+            _li(6, T) + packing.dec_t0_poly() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
+            _li(12, self.CH) + _li(10, T) + _li(11, T) + _loop(8, prod) + _li(8, T) + INTT + \
+            self._masks() + _li(20, T) + _li(21, T) + self._pack_poly(20, 21) + \
+            _li(18, 0xFFFFFF) + _li(19, 0xFF000000) + _li(20, T) + ["addi x21, x25, 0"] + \
+            rounding.hint_consts(xa, 16) + [f"bn.lw {rounding.CNT_REG}, {_m(self.CNT)}"] + \
+            _li(15, T) + _loop(8, group) + [f"bn.sw {rounding.CNT_REG}, {_m(self.CNT)}",
+                                            "addi x25, x25, -768"] + tree
+        init = VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15",
+                         f"bn.sw w15, {_m(self.CNT)}"] + \
+            _li(5, self.T0P + 416 * (k - 1)) + _li(25, self.W + 768 * (k - 1)) + \
+            _li(24, self.HB + 32 * (k - 1))
+        return [("init", init),
+                (f"{k} x [t0 decode + NTT, c t0, packed; per group unpack + norm + MakeHint "
+                 "+ count; bitmap] (r = k-1 .. 0)", _loop(k, body)),
+                ("hint count, flag", rounding._hint_flag(self.FLAG, self.omega))]
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
@@ -312,6 +472,8 @@ class Sign16:
         sampled into TILE / TILE2 by the parity of i, the next entry while the core
         multiply-accumulates the current one; x21 = j + 256 i, the sampler's suffix;
         x22 -> w_i)."""
+        if self.packed:
+            return self._aw_packed()
         K, L, W, YJ, TILE, TILE2 = self.k, self.l, self.W, self.YJ, self.TILE, self.TILE2
         zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
             _loop(K * 32, ["bn.sw.pi w0, 0(x6)"])
@@ -342,6 +504,8 @@ class Sign16:
     def r0_phases(self):
         """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), w_r - c s2_r
         -> W (kept), ||LowBits|| check; x9 = 0 iff all pass."""
+        if self.packed:
+            return self._r0_packed()
         T = self.T
         if self.sbits == 4:
             body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(_li(14, T))
@@ -383,6 +547,8 @@ class Sign16:
         return sign32.length_check(self.MSG_MAX, DMEM)
 
     def highbits_phases(self):
+        if self.packed:
+            return self._highbits_packed()
         if self.m == 16:
             return rounding.highbits_phases(w=self.W, w1e=self.W1E, ctil=self.CTIL)
         return rounding.highbits_pack_phases(self.W, self.W1E, self.CTIL, self.k, self.m,
@@ -395,6 +561,8 @@ class Sign16:
         return chal[:-1] + [("NTT(c)", _li(8, self.CH) + NTT), ("release", ["kmac.rel"])]
 
     def ct0_hint_phases(self):
+        if self.packed:
+            return self._hint_packed()
         return rounding.ct0_hint_t0_phases(ch=self.CH, t=self.T, w=self.W, t0p=self.T0P,
                                            cnt=self.CNT, xc=self.XC, ntt_x8=NTT,
                                            intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
@@ -404,7 +572,8 @@ class Sign16:
         return packing.sig_encode_phases(ctil=self.CTIL, z=None, sig=self.SIG, xc=self.XC,
                                          k=self.k, l=self.l, omega=self.omega,
                                          ctil_len=self.ctil_len, zbits=self.zbits,
-                                         hw_words=self.hw_words)
+                                         hw_words=self.hw_words,
+                                         **(dict(hb=self.HB, hw=self.HW) if self.packed else {}))
 
     def end_wipe(self):
         """sign.end_wipe: all of DMEM zeroed but the signature (with the zero bytes the
