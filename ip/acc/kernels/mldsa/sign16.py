@@ -635,6 +635,9 @@ class Sign16:
                                  self.MSG, self.MSG_MAX, MLEN, self.CH, self.SIB,
                                  self.const_image())
         public, bounds = pol["public"], pol["bounds"]
+        if self.packed:         # SIB lies in TILEA, below CH: the range spans both
+            assert bounds[0]["within"] == ("sib_loop", "sib_done")
+            bounds[0]["dmem"] = (self.SIB, self.CH + 1024)
         if external_mu:
             del public["M'"], public["len(M')"]
             public["mu"] = (MU, MU + 64)
