@@ -162,6 +162,11 @@ def subroutines():
             ["intt_x8:"] + layout.inv_ntt(8, 8) + ["jalr x0, 0(x28)"])
 
 
+def _loop_l(n, body):
+    """asm_util.loop for a body holding labels (the loop counts instructions only)."""
+    return [f"loopi {n}, {sum(not x.endswith(':') for x in body)}"] + body
+
+
 def _reject(tag):
     """To sign_next (kappa += l, next iteration) unless x9 = 0."""
     return [f"beq x9, x0, pass_{tag}", "jal x0, sign_next", f"pass_{tag}:"]
@@ -308,16 +313,22 @@ class Sign16:
         zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
             _loop(K * 24, ["bn.sw.pi w0, 0(x6)"])
         start_a = _smp_start(SHAKE128, RHO, 0, 2, TA, "uni23", suffix_base="x21")
-        mac = _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
-            _loop(8, products.mac_acc24_body()) + ["addi x22, x20, 0"]
-        entry = ["smp.wait"] + mac + ["addi x21, x21, 256"] + start_a
+        def mac(tag):
+            # each 4-word group once the unit has written it (SMP_STATUS[31:16] >= x16):
+            # the MAC follows the sampler through the one tile
+            poll = ["addi x16, x16, 32", f"aw_poll_{tag}:", "csrrs x1, SMP_STATUS, x0",
+                    "srli x1, x1, 16", f"bltu x1, x16, aw_poll_{tag}"]
+            return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0",
+                                                 "addi x16, x0, 0"] + \
+                _loop_l(8, poll + products.mac_acc24_body()) + ["addi x22, x20, 0", "smp.wait"]
+        entry = mac("e") + ["addi x21, x21, 256"] + start_a
         col = self._mask_unpack(YJ, None) + start_a + _li(8, YJ) + NTT + self._masks() + \
-            _li(22, W) + _loop(K - 1, entry) + ["smp.wait"] + sampling.mask_start() + mac + \
+            _li(22, W) + _loop_l(K - 1, entry) + mac("l") + sampling.mask_start() + \
             [f"addi x21, x21, {1 - 256 * (K - 1)}"]
         return [("w = 0 (packed)", VMODE1 + zero),
                 (f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
                  "(packed)]", ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
-                 sampling.mask_start() + _loop(L, col) + ["kmac.rel"])]
+                 sampling.mask_start() + _loop_l(L, col) + ["kmac.rel"])]
 
     def _highbits_packed(self):
         """Per polynomial: w_i unpacked into YJ, INTT, packed back; HighBits + w1Encode of
