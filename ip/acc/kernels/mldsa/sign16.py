@@ -313,14 +313,20 @@ class Sign16:
         zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
             _loop(K * 24, ["bn.sw.pi w0, 0(x6)"])
         start_a = _smp_start(SHAKE128, RHO, 0, 2, TA, "uni23", suffix_base="x21")
+        def poll(tag):
+            # wait until the unit has written x16 coefficients (SMP_STATUS[31:16])
+            return [f"aw_poll_{tag}:", "csrrs x1, SMP_STATUS, x0", "srli x1, x1, 16",
+                    f"bltu x1, x16, aw_poll_{tag}"]
+
         def mac(tag):
-            # each 4-word group once the unit has written it (SMP_STATUS[31:16] >= x16):
-            # the MAC follows the sampler through the one tile
-            poll = ["addi x16, x16, 32", f"aw_poll_{tag}:", "csrrs x1, SMP_STATUS, x0",
-                    "srli x1, x1, 16", f"bltu x1, x16, aw_poll_{tag}"]
+            # the MAC follows the sampler through the one tile: groups 0..2 each once the
+            # unit has written it, then (the unit twice as fast as the MAC) all 256
+            grp = products.mac_acc24_body()
             return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0",
                                                  "addi x16, x0, 0"] + \
-                _loop_l(8, poll + products.mac_acc24_body()) + ["addi x22, x20, 0", "smp.wait"]
+                _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp) + \
+                ["addi x16, x0, 256"] + poll(tag + "a") + _loop(5, grp) + \
+                ["addi x22, x20, 0", "smp.wait"]
         entry = mac("e") + ["addi x21, x21, 256"] + start_a
         col = self._mask_unpack(YJ, None) + start_a + _li(8, YJ) + NTT + self._masks() + \
             _li(22, W) + _loop_l(K - 1, entry) + mac("l") + sampling.mask_start() + \
