@@ -1,6 +1,6 @@
-"""ML-DSA-65 and ML-DSA-44 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program
-inside the taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB each), from one
-generator: the set is the argument (Sign16(param), signer(param)); the module-level names
+"""ML-DSA-65, ML-DSA-44 and ML-DSA-87 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE
+ACC program inside the taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB
+each), from one generator: the set is the argument (Sign16(param), signer(param)); the module-level names
 (sign_program, image, SIG, SK_LEN, ...) are the ML-DSA-65 instance's. sign.py is the 32 KiB
 ML-DSA-65 version. Checked on the ISS against dilithium-py, the signature byte for byte
 (ip/acc/tests/test_mldsa_sign16.py).
@@ -118,21 +118,62 @@ ok: 126 804.) The end wipe and the length refusal as for ML-DSA-65
 (ip/acc/tests/test_mldsa_wipe.py); the constant-time check (mldsa44_sign16) finds what it
 finds for ML-DSA-65, with the same declared exceptions.
 
-ML-DSA-87 does not fit this layout (plan(87)): 19 296 B of DMEM; Sign16(87) is refused.
-In the w = A y phase, the peak of every layout, the constants (3264 B), the packed key
+ML-DSA-87 (signer(87): k = 8, l = 7, eta = 2, gamma1 = 2^19, gamma2 = (q-1)/32, tau = 60,
+lambda = 256, omega = 75) does not fit the layout above (plan(87): 19 296 B of DMEM). In
+the w = A y phase, the peak of every layout, the constants (3264 B), the packed key
 (4768 B), w (8 KiB), y_hat_j and the A tiles are all live: 16 384 - 3264 - 4768 = 8352 B
 for w, y_hat_j and the tiles, so w must be packed while it is accumulated, and one tile
 only (plan(87)["options"], each option's peak: one tile 18 272, w 24-bit packed 17 248,
 23-bit 16 992, both 16 224; rows one at a time with y regenerated 16 480; t0 streamed by
 the host 15 968 but a host protocol; the INTT without ITWID, 16 256 with w packed and two
-tiles, needs a lane reversal the ACC lacks). plan(87)["chosen"] is the layout that fits (peak 16 320 B, every phase listed):
-w packed 24-bit (products.pack24: 4 words -> 3 by lane-wise shifts, no lane moves) from
-w = 0 to the z phase, one A tile over the hint scratch. Measured building block
-(ip/acc/tests/test_mldsa_sign16.py::test_mac_acc24, ISS): one A entry multiply-accumulated
-into a packed w_i (products.mac_acc24_body) 321 cycles, into a 32-bit w_i 191, one uni23
-entry sampled alone 163. Not built yet: the ML-DSA-87 program on that plan (the packed
-INTT + HighBits pass, r0 and hint on packed w, the reversed hint order, sigEncode with
-the moved HB / HW).
+tiles, needs a lane reversal the ACC lacks). Its program runs on plan(87)["chosen"] (peak
+16 320 B, every phase listed there):
+* w packed 24-bit from w = 0 to the z phase (products.pack24: a group of 4 words -> 3 by
+  lane-wise shifts and masks, no lane moves; 768 B a polynomial);
+* w = A y: the column loop as above, one A tile (TILEA, over the hint scratch and the
+  key's head as TILE2), the entry multiply-accumulated into the packed w_i
+  (products.mac_acc24_body: unpack, add, pack in registers) while the sampler still
+  writes it: groups 0..2 each once SMP_STATUS counts its coefficients, then once all 256
+  (the unit writes twice as fast as the MAC reads; the next entry starts after the MAC,
+  so it never overwrites an unread word; A is public, so is the wait);
+* per polynomial: w_i unpacked into YJ, INTT, packed back, its HighBits + w1Encode words
+  absorbed one by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer);
+* r0: T = c s2_r, then T = unpack(w_r) - T, the check on T (rounding.r0_check with
+  subtract=False), T packed back into w_r;
+* hint: c t0_r packed in place in T; per 4-word group, c t0 and w - c s2 unpacked into
+  SCR0 / SCR1 (T's last 256 B) and rounding.hint_body run on them; the polynomials in
+  reverse order, so the bitmaps HB lie in w_7's last 256 B (dead once w_7 is read), above
+  the signature and YB; sigEncode takes HB there and the hint words in TILEA;
+* z, sigEncode, the end wipe and the length refusal as above; SampleInBall from a 64-byte
+  c_tilde.
+DMEM (bytes; peak = END = 16 320, plan(87)["chosen"]): constants, XC words, DBT 0..3264;
+TILEA 3264..4288 (A tile; SIB; T with SCR0 4032, SCR1 4160; SB; FLAG; HW; the key's head
+rho / K / tr at SK = 4160 before the loop); KEYP 4288..9056 (s1 | s2 3-bit, t0); W
+9056..15200 (w packed; the 4627-byte signature at W, YB 13696..14720, HB 14944..15200; M'
+before the loop, MSG_MAX = 7328); YJ / CH 15200..16224; CTIL 16224..16288; CNT
+16288..16320.
+
+Measured (ISS, `python -m ip.acc.dv.jobs mldsa87_sign --n 20 --seed 2`; every signature
+equal to dilithium-py's and verified; iterations median 3, mean 4.45, max 17 (FIPS 204's
+expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
+
+| program | IMEM B | peak DMEM B | median cycles | mean | min | max |
+|---|---|---|---|---|---|---|
+| sign16, ML-DSA-87, sample then MAC (one tile) | 11 972 | 16 320 | 216 314.5 | 321 329 | 97 580 | 1 155 562 |
+| sign16, ML-DSA-87, MAC following the sampler (this program) | 12 372 | 16 320 | 204 887.5 | 304 392 | 93 774 | 1 090 724 |
+
+(~68.4 k cycles an iteration on average: ~263 k at the expected 3.85 iterations, above the
+220 k target; the w = A y phase, 29.5 k an iteration, is the largest.)
+
+One iteration (test seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
+29.5 k (56 A entries, ~526 cycles each: 7 ExpandMask + NTT, the packed MAC 329 alone, the
+sampler 158 alone), unpack / INTT / pack + HighBits + c_tilde 8.1 k, SampleInBall + NTT(c)
+2.1 k, r0 15.6 k, c t0 + hint 18.4 k, z 17.8 k, sigEncode 1.5 k, wipe 0.4 k: ~56 k an
+iteration rejected at r0, ~74 k at the hint, ~92 k at z (the program checks r0 first). The one-tile MAC without the
+SMP_STATUS wait (sample, then MAC): +3.8 k an iteration (97 592 cycles for seed 3).
+The constant-time check (mldsa87_sign16) finds what it finds for ML-DSA-44 / -65, with
+the same declared exceptions; the end wipe as for the other sets
+(ip/acc/tests/test_mldsa_wipe.py).
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
 from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling
@@ -173,8 +214,8 @@ def _reject(tag):
 
 
 class Sign16:
-    """The 16 KiB signing program and its DMEM layout for one parameter set (44 or 65;
-    87 does not fit: plan(87))."""
+    """The 16 KiB signing program and its DMEM layout for one parameter set (44, 65 or 87;
+    87 on plan(87)["chosen"]: w packed 24-bit, one A tile)."""
 
     def __init__(self, param: int):
         if param not in (44, 65, 87):
@@ -666,7 +707,7 @@ _SIGNERS = {}
 
 
 def signer(param: int) -> Sign16:
-    """The 16 KiB signer of ML-DSA-44 or -65 (built once)."""
+    """The 16 KiB signer of ML-DSA-44, -65 or -87 (built once)."""
     if param not in _SIGNERS:
         _SIGNERS[param] = Sign16(param)
     return _SIGNERS[param]
@@ -717,8 +758,8 @@ ENTRY_CYCLES = {"mac32": 191, "mac24": 321, "sample": 163}
 
 
 def plan(param: int) -> dict:
-    """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the generator takes 44
-    and 65): the regions in address order and END, the peak. The sets differ
+    """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the layout of 44 and 65;
+    87 runs on plan(87)["chosen"]): the regions in address order and END, the peak. The sets differ
     in the packed key (s in 3 or 4 bits, t0), w (k KiB), the hint area (k bitmaps, omega
     + k hint bytes) and the signature, which must fit with y_j / c s1_j (2 KiB) over w,
     else past TILE. "options": the layouts considered to fit 16 KiB (name -> peak of the
@@ -796,16 +837,11 @@ def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
       (1024), HB untouched above;
     * YJ (1024): y_hat_j; then the unpack + INTT scratch; CH (c_hat);
     * tail: CTIL (64), CNT (32); FLAG (8 B) in the header's free words.
-    The cycle cost (ENTRY_CYCLES, measured on the ISS): an A entry takes ~max(sample,
-    mac32) with two tiles, ~sample + mac24 with one packed tile: +(163 + 321 - 191) = 293
-    cycles an entry, + 16.4 k an iteration (56 entries), plus the unpack / pack passes
-    (~8 x 3 x 150 = 3.6 k an iteration): + ~20 k an iteration, ~+77 k a signature at
-    FIPS 204's 3.85 expected iterations (estimates from the measured pieces, not a
-    measured signature). Cheaper with the one tile: the MAC following the sampler
-    through SMP_STATUS's count of written coefficients (it reads a 4-word group once
-    the unit has written it; the next entry starts when the MAC is done, so the unit never
-    overwrites an unread word): ~max(sample, mac24) = 321 an entry, +130 instead of +293
-    (A is public: the wait is not a secret-dependent duration)."""
+    The cycle cost (ENTRY_CYCLES, the building blocks measured on the ISS): an A entry
+    takes ~max(sample, mac32) with two tiles, sample + mac24 with one packed tile done one
+    after the other: +293 cycles an entry, +16.4 k an iteration (56 entries). The program
+    (Sign16(87)) lets the MAC follow the sampler through SMP_STATUS's count of written
+    coefficients instead (~526 cycles an entry in the program, the module docstring)."""
     tile_a, kp = hb, keyp
     w = kp + key
     yj = w + 768 * k
