@@ -5,9 +5,11 @@ _sign_internal byte for byte and verified, the loop as many iterations as dilith
 the hint count; one public-API signature (context, rnd = 0) verified by OpenSSL through
 the `cryptography` package. ML-DSA-44 by the same generator (signer(44)): two seeds (1 and 5
 iterations, hedged), a deterministic signature with a context and an external-mu one, both
-verified by OpenSSL, the length refusal, the peak DMEM and IMEM. A signature takes 1-6 s on
-the ISS, so the cases are few; `python -m ip.acc.dv.jobs mldsa65_sign --program sign16` and
-`mldsa44_sign` sign many."""
+verified by OpenSSL, the length refusal, the peak DMEM and IMEM. ML-DSA-87 (signer(87), w
+packed 24-bit, one A tile: plan(87)): the same cases (1 and 5 iterations), the options of
+plan(87) and the packed multiply-accumulate against a model. A signature takes 1-10 s on
+the ISS, so the cases are few; `python -m ip.acc.dv.jobs mldsa65_sign --program sign16`,
+`mldsa44_sign` and `mldsa87_sign` sign many."""
 import random
 
 import pytest
