@@ -823,9 +823,9 @@ def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
     or a lane reversal (plan()["options"]): w stays packed 24-bit (products.pack24, 768 B a
     polynomial) from w = 0 to the z phase, and one A tile lies over the hint scratch and
     the key's head (as TILE2 does). Regions and per-phase use (bytes):
-    * TILEA (hb..keyp, 1024): the A tile; then 4 x 32 B of HighBits scratch; T (c s2_r:
-      r0; c t0_r then packed in place, the upper 256 B the hint's unpack scratch); SB
-      (c s1_j: z); HW (hint bytes: sigEncode);
+    * TILEA (hb..keyp, 1024): the A tile; SIB; T (c s2_r: r0; c t0_r then packed in
+      place, the upper 256 B the hint's unpack scratch); FLAG; SB (c s1_j: z); HW (hint
+      bytes: sigEncode);
     * the key (s1 | s2 | t0 packed, the host's bytes; SK = keyp - 128 under TILEA);
     * W (6144): w packed. w = A y: mac_acc24_body (unpack, add, pack in registers); then
       per polynomial: unpack into YJ, INTT, HighBits absorbed into the c_tilde hash word
@@ -833,10 +833,10 @@ def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
       on T, T packed back into w_r; hint: c t0_r packed in place in T, per 4-word group
       c t0 and w - c s2 unpacked into T's upper 256 B and rounding.hint_body run on them,
       polynomials in reverse order with the bitmaps HB_r in w_{k-1}'s last 256 B (dead
-      once w_{k-1} is read); z: the signature at W (4627 B + 29 zero bytes), YB after it
+      once w_{k-1} is read); z: the signature at W (4627 B + 13 zero bytes), YB after it
       (1024), HB untouched above;
     * YJ (1024): y_hat_j; then the unpack + INTT scratch; CH (c_hat);
-    * tail: CTIL (64), CNT (32); FLAG (8 B) in the header's free words.
+    * tail: CTIL (64), CNT (32).
     The cycle cost (ENTRY_CYCLES, the building blocks measured on the ISS): an A entry
     takes ~max(sample, mac32) with two tiles, sample + mac24 with one packed tile done one
     after the other: +293 cycles an entry, +16.4 k an iteration (56 entries). The program
@@ -851,7 +851,7 @@ def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
     regions = {"constants, XC words + DBT": (0, hb), "TILEA": (hb, kp), "key": (kp, w),
                "W (w packed 24-bit)": (w, yj), "YJ / CH": (yj, tail), "CTIL": (ctil, cnt),
                "CNT": (cnt, end)}
-    sig_end = _a32(w + sig_len + 3)
+    sig_end = _a32(w + sig_len) + 32            # the hint words end within 32 B
     hb_bitmaps = yj - 32 * k
     base = kp + key + 768 * k + 1024            # constants, TILEA, key, W, YJ
     live = {                # phase -> bytes in use (the highest address used)
