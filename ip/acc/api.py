@@ -218,12 +218,12 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
 
 
 # Signing programs on the ACC: kernels/mldsa/sign16.py (the taped-out 16 KiB memories),
-# one generator for ML-DSA-44 and -65; ML-DSA-87 does not fit its DMEM (sign16.plan()).
-MLDSA_SIGN_PARAMS = (44, 65)
+# one generator for ML-DSA-44, -65 and -87 (87 on sign16.plan(87)'s packed-w layout).
+MLDSA_SIGN_PARAMS = (44, 65, 87)
 # the signing programs' STATUS word (kernels/mldsa/sign.py: one source)
 # The rejection loop has no bound of its own (FIPS 204 Alg. 7); an iteration costs at most
-# ~53 k cycles (sign16's docstring; ML-DSA-44 less), so this is ~190 iterations, each
-# accepted with p ~ 0.2 (ML-DSA-44 ~ 0.25):
+# ~53 k cycles for ML-DSA-65 (sign16's docstring; ML-DSA-44 less, -87 ~100 k), so this is
+# ~190 (87: ~100) iterations, each accepted with p ~ 0.2 (ML-DSA-44 ~ 0.25, -87 ~ 0.26):
 # never reached by a correct run (as ip/acc/dv/jobs.py measure_mldsa_sign).
 SIGN_MAX_CYCLES = 10_000_000
 
@@ -236,7 +236,7 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
     context), Sign_internal from the external mu. rnd: 32 bytes (hedged), or None for the
     deterministic variant (rnd = 32 zero bytes, FIPS 204 3.4 / Alg. 2). Returns {"sig",
     "cycles", "iterations"} (iterations of the rejection loop: the program's final kappa / l).
-    ML-DSA-44 and -65 (BadInput for 87: no program fits the 16 KiB DMEM); wrong lengths, a
+    ML-DSA-44, -65 and -87; wrong lengths, a
     context over 255 bytes or an M' longer than the program's buffer (MSG_MAX; give mu
     instead) raise BadInput; a status word other than OK raises ApiError naming it."""
     from ip.acc.kernels.mldsa import sign as sign32, sign16

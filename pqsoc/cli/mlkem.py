@@ -150,7 +150,7 @@ def add_parser(sub) -> None:
     q.add_argument("--engine", choices=MLDSA_ENGINES, default="iss", help=MLDSA_ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")
     q = s.add_parser("sign", help="ML-DSA.Sign (pure, FIPS 204 Alg. 2) or Sign_internal from an "
-                     "external mu, ML-DSA-65 only (44 / 87: no program yet, exit 2): {sig, cycles, "
+                     "external mu, ML-DSA-44 / 65 / 87: {sig, cycles, "
                      "iterations}; hedged by default (rnd from os.urandom)")
     q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
     q.add_argument("--sk", required=True, metavar="HEX", help="the secret key: hex, or @FILE")

@@ -366,7 +366,7 @@ def dsa_sign_stages(sk: bytes, msg: bytes, rnd: bytes, param: int = 65):
     as its _sign_internal; the signature is checked equal to it): the stage each iteration
     ended at ('z', 'r0', 'ct0', 'hint' = rejected there, 'ok') and the signature."""
     from dilithium_py import ml_dsa
-    DSA = {44: ml_dsa.ML_DSA_44, 65: ml_dsa.ML_DSA_65}[param]
+    DSA = {44: ml_dsa.ML_DSA_44, 65: ml_dsa.ML_DSA_65, 87: ml_dsa.ML_DSA_87}[param]
     rho, key, tr, s1, s2, t0 = DSA._unpack_sk(sk)
     s1_hat, s2_hat, t0_hat = s1.to_ntt(), s2.to_ntt(), t0.to_ntt()
     A_hat = DSA._expand_matrix_from_seed(rho)
@@ -415,15 +415,15 @@ def measure_mldsa_sign(n: int = 50, seed: int = 1, msg_len: int = 33, progress=N
     and verified. Cycles: min / median / mean / max; iteration counts from dilithium-py's
     loop (and the program's final kappa = 5 x iterations). program: "sign" (kernels/mldsa/
     sign.py, 32 KiB memories; keys mldsa65_sign_*) or "sign16" (sign16.py, the 16 KiB
-    ones; keys mldsa65_sign16_*). param 44: ML-DSA-44 by sign16 (keys mldsa44_sign16_*;
-    final kappa = 4 x iterations)."""
+    ones; keys mldsa65_sign16_*). param 44 / 87: ML-DSA-44 / -87 by sign16 (keys
+    mldsa44_sign16_* / mldsa87_sign16_*; final kappa = l x iterations)."""
     import importlib
     import statistics
     from dilithium_py import ml_dsa
     from ip.acc.iss import Iss
     if param != 65 and program != "sign16":
         raise ValueError(f"ML-DSA-{param} signing: only the sign16 program takes that set")
-    DSA = {44: ml_dsa.ML_DSA_44, 65: ml_dsa.ML_DSA_65}[param]
+    DSA = {44: ml_dsa.ML_DSA_44, 65: ml_dsa.ML_DSA_65, 87: ml_dsa.ML_DSA_87}[param]
     modname, mem = SIGN_PROGRAMS[program]
     mod = importlib.import_module(f"ip.acc.kernels.mldsa.{modname}")
     ms = mod.signer(param) if program == "sign16" else mod
@@ -489,12 +489,13 @@ def main(argv=None):
     p.add_argument("--program", choices=sorted(SIGN_PROGRAMS), default="sign",
                    help="sign: 32 KiB memories; sign16: the taped-out 16 KiB ones")
     p.add_argument("--json", help="write the figures to this file")
-    p = sub.add_parser("mldsa44_sign", help="ML-DSA-44 signing program (sign16, the 16 KiB "
-                       "memories), N signatures (ISS)")
-    p.add_argument("--n", type=int, default=50)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--msg-len", type=int, default=33)
-    p.add_argument("--json", help="write the figures to this file")
+    for param in (44, 87):
+        p = sub.add_parser(f"mldsa{param}_sign", help=f"ML-DSA-{param} signing program (sign16, "
+                           "the 16 KiB memories), N signatures (ISS)")
+        p.add_argument("--n", type=int, default=50)
+        p.add_argument("--seed", type=int, default=1)
+        p.add_argument("--msg-len", type=int, default=33)
+        p.add_argument("--json", help="write the figures to this file")
     p = sub.add_parser("mlkem_keygen", help="ML-KEM-512/768/1024 keygen programs (ISS, --rtl: also RTL)")
     p.add_argument("--rtl", action="store_true")
     p.add_argument("--seed", type=int, default=7)
@@ -534,8 +535,8 @@ def main(argv=None):
     def progress(k, cyc, it):
         print(f"  {k + 1:4d}/{a.n}: {cyc:7d} cycles, {it:2d} iterations "
               f"({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-    if a.cmd == "mldsa44_sign":
-        out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress, "sign16", 44)
+    if a.cmd in ("mldsa44_sign", "mldsa87_sign"):
+        out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress, "sign16", int(a.cmd[5:7]))
     else:
         out = measure_mldsa_sign(a.n, a.seed, a.msg_len, progress, a.program)
     print(json.dumps(out, indent=1))

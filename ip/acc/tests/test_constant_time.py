@@ -232,9 +232,10 @@ def test_mlkem768_decaps_is_clean():
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
 
 
-@pytest.mark.parametrize("kernel", ["mldsa65_sign", "mldsa65_sign16", "mldsa44_sign16"])
+@pytest.mark.parametrize("kernel", ["mldsa65_sign", "mldsa65_sign16", "mldsa44_sign16",
+                                    "mldsa87_sign16"])
 def test_mldsa65_sign_known_findings(kernel):
-    """The signing programs (32 KiB and 16 KiB; ML-DSA-44 by the 16 KiB generator too) with
+    """The signing programs (32 KiB and 16 KiB; ML-DSA-44 and -87 by the 16 KiB generator too) with
     their two declared exceptions (issue #24 item 8): the rejection loop's branches and SampleInBall's candidate loop match
     them; what remains are the findings of the first run (documented in
     ip/acc/doc/constant_time.md): SampleInBall's secret-indexed loads / stores of c and
@@ -403,7 +404,8 @@ def test_isa_flow_check_catches_a_missing_source():
 
 @pytest.mark.parametrize("kernel, mem", [("mldsa65_sign", 32 * 1024),
                                          ("mldsa65_sign16", 16 * 1024),
-                                         ("mldsa44_sign16", 16 * 1024)])
+                                         ("mldsa44_sign16", 16 * 1024),
+                                         ("mldsa87_sign16", 16 * 1024)])
 def test_mldsa65_sign_bounds_hold_on_the_iss(kernel, mem):
     """The sign policy's pointer bounds are assumptions of the static check; here one
     signature (accepted at once, a 45-byte M') runs on the ISS and every load / store an
@@ -417,10 +419,11 @@ def test_mldsa65_sign_bounds_hold_on_the_iss(kernel, mem):
     bounds = [((prog.labels[b["within"][0]], prog.labels[b["within"][1]]), b["dmem"])
               for b in pol_fn()["bounds"]]
     _, sk, msg, r = _case(4)
-    if kernel.startswith("mldsa44"):
-        from dilithium_py.ml_dsa import ML_DSA_44
-        ms = ms.signer(44)
-        _, sk = ML_DSA_44._keygen_internal(bytes(range(32)))
+    if kernel.startswith(("mldsa44", "mldsa87")):
+        from dilithium_py import ml_dsa
+        param = int(kernel[5:7])
+        ms = ms.signer(param)
+        _, sk = getattr(ml_dsa, f"ML_DSA_{param}")._keygen_internal(bytes(range(32)))
     sim = Iss(dmem_size=mem, imem_size=mem)
     sim.load_program(prog.words)
     for a, b in ms.image(sk, msg, r).items():

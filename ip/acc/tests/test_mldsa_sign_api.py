@@ -3,8 +3,9 @@ ip/acc/kernels/mldsa/sign16.py): a deterministic signature with a context equal 
 dilithium-py's and verified by OpenSSL (the `cryptography` package) and by our verify
 program, from our keygen; a hedged one (the CLI's default rnd) verified by OpenSSL and equal
 to the external-mu signature of the same rnd; ML-DSA-44 (`--param 44`) deterministic and
-hedged, verified by OpenSSL and our verify program; bad input exit 2 naming the problem; 87
-refused (no program fits); a status word other than OK raised. A signature takes 1-6 s on
+hedged, verified by OpenSSL and our verify program; ML-DSA-87 (`--param 87`) deterministic with
+a context, verified the same ways; bad input exit 2 naming the problem; a status word other
+than OK raised. A signature takes 1-6 s on
 the Python ISS: five signing runs (seeds chosen for 1 and 2 loop iterations)."""
 import hashlib
 import json
@@ -91,8 +92,10 @@ def test_bad_input_is_named_with_status_2(capsys):
              "sk is 4032 bytes, ML-DSA-44 needs 2560"),
             (["--param", "44", "--sk", "00" * 2560, "--msg", "00" * 9663],
              "(give mu instead)"),
-            (["--param", "87", "--sk", "00" * 4896, "--msg", "", "--deterministic"],
-             "ML-DSA-87 signing: no program on the ACC (its DMEM needs 19296 B of 16384")):
+            (["--param", "87", "--sk", "00" * 4032, "--msg", ""],
+             "sk is 4032 bytes, ML-DSA-87 needs 4896"),
+            (["--param", "87", "--sk", "00" * 4896, "--msg", "00" * 7327],
+             "(give mu instead)")):
         rc, _, e = _sign_cli(capsys, *argv)
         assert rc == 2 and err in e, (argv[:6], e)
     # M' = 0 || 0 || msg: MSG_MAX - 1 message bytes are one too many
@@ -146,3 +149,24 @@ def test_mldsa44_sign_verifies(capsys, deterministic):
     assert api.mldsa_verify(44, kg["pk"], msg, sig, ctx)["valid"] is True
     print(f"\nML-DSA-44 sign ({'deterministic' if deterministic else 'hedged'}): "
           f"{out['cycles']} cycles, {out['iterations']} iteration(s)")
+
+
+def test_mldsa87_sign_verifies(capsys):
+    """`pqsoc mldsa sign --param 87 --deterministic` from our ML-DSA-87 keygen, with a
+    context: equal to dilithium-py's sign; OpenSSL verifies it with the public key from the
+    same seed, and so does our verify program; iterations as dilithium-py's loop."""
+    from dilithium_py.ml_dsa import ML_DSA_87
+    rng = random.Random(87)
+    xi, msg, ctx = rng.randbytes(32), rng.randbytes(33), b"pqsoc 87"
+    kg = api.mldsa_keygen(87, xi)
+    rc, out, err = _sign_cli(capsys, "--param", "87", "--sk", kg["sk"].hex(), "--msg", msg.hex(),
+                             "--ctx", ctx.hex(), "--deterministic")
+    assert rc == 0, err
+    sig = bytes.fromhex(out["sig"])
+    m_prime = bytes([0, len(ctx)]) + ctx + msg
+    assert len(sig) == 4627 and sig == ML_DSA_87.sign(kg["sk"], msg, ctx, deterministic=True)
+    assert out["iterations"] == len(dsa_sign_stages(kg["sk"], m_prime, bytes(32), 87)[0])
+    mldsa.MLDSA87PrivateKey.from_seed_bytes(xi).public_key().verify(sig, msg, ctx)
+    assert api.mldsa_verify(87, kg["pk"], msg, sig, ctx)["valid"] is True
+    print(f"\nML-DSA-87 sign (deterministic): {out['cycles']} cycles, "
+          f"{out['iterations']} iteration(s)")

@@ -1,4 +1,4 @@
-"""End-of-operation wiping of the ML-DSA programs (keygen 44 / 65 / 87, sign16 65 / 44, sign.py and
+"""End-of-operation wiping of the ML-DSA programs (keygen 44 / 65 / 87, sign16 65 / 44 / 87, sign.py and
 the signers' length refusal; issue #24 item 5): after the ecall, every DMEM byte but the
 outputs is zero (keygen: pk and sk; signing: the signature, kappa, the status word;
 refusal: the status word), and so are every WDR, the ACC WSR and every GPR; the KMAC is
@@ -127,6 +127,14 @@ def test_sign16_44_leaves_only_the_signature(seed):
     assert check(r.dmem) is None, check(r.dmem)
 
 
+@pytest.mark.parametrize("seed", [0])         # 3 iterations (r0, z, ok)
+def test_sign16_87_leaves_only_the_signature(seed):
+    """ML-DSA-87 (w packed, one A tile): the same end wipe."""
+    src, img, check = _sign_case(sign16.signer(87), acc_block.DMEM_SIZE, seed)
+    r = _run(src, img, acc_block.DMEM_SIZE)
+    assert check(r.dmem) is None, check(r.dmem)
+
+
 def test_sign32_leaves_only_the_signature():
     """sign.py (32 KiB memories): the same end wipe over its 32 KiB."""
     src, img, check = _sign_case(sign32, sign32.DMEM, 4)
@@ -137,7 +145,7 @@ def test_sign32_leaves_only_the_signature():
 def test_refused_length_leaves_only_the_status():
     """sign16's length refusal (the key was placed, nothing hashed): all of DMEM zero but
     the status word 1, every register zero."""
-    for ms in (sign16, sign16.signer(44)):
+    for ms in (sign16, sign16.signer(44), sign16.signer(87)):
         src, img, check = _sign_case(ms, acc_block.DMEM_SIZE, 5, refuse=True)
         r = _run(src, img, acc_block.DMEM_SIZE, 10_000)
         assert check(r.dmem) is None, check(r.dmem)
@@ -148,7 +156,7 @@ def test_kmac_released_before_every_ecall():
     (the KMAC clears its state on release)."""
     for name, src in [(f"keygen {p}", keygen(p).program()) for p in (44, 65, 87)] + \
             [("sign16", sign16.sign_program()), ("sign16 44", sign16.signer(44).program()),
-             ("sign", sign32.sign_program())]:
+             ("sign16 87", sign16.signer(87).program()), ("sign", sign32.sign_program())]:
         last = None
         for line in src.splitlines():
             if line.startswith("kmac."):

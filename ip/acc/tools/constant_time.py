@@ -852,6 +852,8 @@ def kernels() -> dict:
     out["mldsa65_sign16"] = (sign16.sign_program, sign16.ct_policy)
     out["mldsa44_sign16"] = (lambda: sign16.signer(44).program(),
                              lambda: sign16.signer(44).ct_policy())
+    out["mldsa87_sign16"] = (lambda: sign16.signer(87).program(),
+                             lambda: sign16.signer(87).ct_policy())
     return out
 
 
@@ -882,7 +884,7 @@ def main(argv=None) -> int:
     ap.add_argument("program", nargs="?", help="assembly (.s) or hex words (.hex)")
     ap.add_argument("--kernel", help=f"check a built-in program with its declared policy "
                     f"(one of: mlkem{{512,768,1024}}_decaps, mlkem{{512,768,1024}}_encaps, mldsa65_sign, "
-                    f"mldsa{{65,44}}_sign16, mldsa{{44,65,87}}_verify)")
+                    f"mldsa{{65,44,87}}_sign16, mldsa{{44,65,87}}_verify)")
     ap.add_argument("--secret", action="append", default=[], metavar="[NAME=]LO:HI",
                     help="DMEM bytes secret at entry (repeatable)")
     ap.add_argument("--public", action="append", default=[], metavar="[NAME=]LO:HI",

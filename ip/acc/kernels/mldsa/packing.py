@@ -198,7 +198,7 @@ def zpack_group():
 
 
 def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG, xc=XC, k=K, l=L, omega=OMEGA, ctil_len=48,
-                      zbits=20, hw_words=64):
+                      zbits=20, hw_words=64, hb=None, hw=None):
     """c_tilde at ctil, z at z (5 polys), bitmaps at HB -> the signature at sig (sig + 48
     32-byte aligned). z is packed first, so the signature may lie over z itself when
     sig + 48 <= z + 96 (each 160-byte output group is written after its 256 input bytes
@@ -206,9 +206,11 @@ def sig_encode_phases(ctil=CTIL, z=ZO, sig=SIG, xc=XC, k=K, l=L, omega=OMEGA, ct
     z = None: z is already packed at sig + ctil_len (per polynomial, sign16.py);
     xc: the XC area (layout.x_area, hw_words hint words) with HB, HW, DBT. The set's k, l,
     omega, c_tilde bytes and z field bits (default ML-DSA-65's); the hint bytes go out 32
-    at a time (zeros after the last count up to hw_words / 8 wide words)."""
+    at a time (zeros after the last count up to hw_words / 8 wide words). hb, hw: the
+    bitmaps and the hint words elsewhere than the XC area's."""
     xar = x_area(xc, k, hw_words)
     XA, HB, HW, DBT = xar["XA"], xar["HB"], xar["HW"], xar["DBT"]
+    HB, HW = HB if hb is None else hb, HW if hw is None else hw
     sig_z = sig + ctil_len
     sig_h = sig_z + l * 32 * zbits
     assert sig_z % 32 == 0 and sig_h % 32 == 0 and hw_words % 32 == 0

@@ -266,3 +266,72 @@ def mac_acc_body(per=4):
     b += [f"bn.mulvm w{3 * q}, w{3 * q}, w{3 * q + 1}" for q in R]
     b += [f"bn.addvm w{3 * q}, w{3 * q}, w{3 * q + 2}" for q in R]
     return b + [f"bn.sw.pi w{3 * q}, 0(x23)" for q in R]
+
+
+# ------------------------------------------------------------------ w packed 24-bit
+# (sign16.plan(87): the ML-DSA-87 signer's w fits 16 KiB only packed.) Lane-split packing:
+# a group of 4 words (a, b, c, d: 32 coefficients, each < 2^24) is kept as 3 words,
+# P0 = a | d << 24, P1 = b | (d << 16) & 0xFF000000, P2 = c | (d << 8) & 0xFF000000:
+# lane-wise shifts and masks only (no lane moves), 768 B a polynomial instead of 1024.
+def pack24(coeffs) -> bytes:
+    """256 coefficients (each < 2^24) -> the 768 bytes of the lane-split packing."""
+    assert len(coeffs) == 256 and all(0 <= c < 1 << 24 for c in coeffs)
+    words = [coeffs[8 * r:8 * r + 8] for r in range(32)]
+    out = []
+    for g in range(8):
+        a, b, c, d = words[4 * g:4 * g + 4]
+        out += [[a[i] | (d[i] << 24) & 0xFF000000 for i in range(8)],
+                [b[i] | (d[i] << 16) & 0xFF000000 for i in range(8)],
+                [c[i] | (d[i] << 8) & 0xFF000000 for i in range(8)]]
+    return b"".join(x.to_bytes(4, "little") for w in out for x in w)
+
+
+def unpack24(blob: bytes) -> list:
+    """pack24's inverse: 768 bytes -> 256 coefficients."""
+    assert len(blob) == 768
+    ws = [[int.from_bytes(blob[32 * r + 4 * i:32 * r + 4 * i + 4], "little") for i in range(8)]
+          for r in range(24)]
+    out = []
+    for g in range(8):
+        p0, p1, p2 = ws[3 * g:3 * g + 3]
+        out += [[x & 0xFFFFFF for x in p] for p in (p0, p1, p2)]
+        out.append([p0[i] >> 24 | (p1[i] >> 24) << 8 | (p2[i] >> 24) << 16 for i in range(8)])
+    return [c for w in out for c in w]
+
+
+def pack24_consts() -> list[list[int]]:
+    """The two mask words mac_acc24_body expects in w14, w15."""
+    return [[0xFFFFFF] * 8, [0xFF000000] * 8]
+
+
+def unpack24_group(p=(8, 9, 10), d=11, t=(12, 13), m24="w14", mhi="w15"):
+    """w{p} = the 3 packed words of a group -> a, b, c in w{p} and d in w{d} (m24 =
+    0x00FFFFFF, mhi = 0xFF000000 lanes; w{t} scratch): 10 instructions."""
+    p0, p1, p2 = (f"w{x}" for x in p)
+    t0, t1 = (f"w{x}" for x in t)
+    return [f"bn.shrv w{d}, {p0}, 24", f"bn.and {t0}, {p1}, {mhi}", f"bn.shrv {t0}, {t0}, 16",
+            f"bn.and {t1}, {p2}, {mhi}", f"bn.shrv {t1}, {t1}, 8", f"bn.or w{d}, w{d}, {t0}",
+            f"bn.or w{d}, w{d}, {t1}"] + [f"bn.and {x}, {x}, {m24}" for x in (p0, p1, p2)]
+
+
+def pack24_group(abc=(0, 1, 2), d=3, t=(4, 5, 6)):
+    """a, b, c, d (each lane < 2^24) in w{abc}, w{d} -> the 3 packed words in w{abc} (w15 =
+    0xFF000000 lanes; w{t} scratch): 8 instructions."""
+    a, b, c = (f"w{x}" for x in abc)
+    t0, t1, t2 = (f"w{x}" for x in t)
+    return [f"bn.shlv {t0}, w{d}, 24", f"bn.shlv {t1}, w{d}, 16", f"bn.shlv {t2}, w{d}, 8",
+            f"bn.and {t1}, {t1}, w15", f"bn.and {t2}, {t2}, w15", f"bn.or {a}, {a}, {t0}",
+            f"bn.or {b}, {b}, {t1}", f"bn.or {c}, {c}, {t2}"]
+
+
+def mac_acc24_body():
+    """One group (4 words) of w += tile o y_hat (x 2^-32) with w packed (pack24): tile at
+    x10, y_hat at x15, packed w read at x20 and written at x23 (3 words; all
+    post-incremented). w14, w15: pack24_consts(). Uses w0..w13."""
+    b = [f"bn.lw.pi w{q}, 0(x10)" for q in range(4)] + \
+        [f"bn.lw.pi w{4 + q}, 0(x15)" for q in range(4)] + \
+        [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)]
+    b += [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)]
+    b += unpack24_group()
+    b += [f"bn.addvm w{q}, w{q}, w{8 + q}" for q in range(4)]
+    return b + pack24_group() + [f"bn.sw.pi w{q}, 0(x23)" for q in range(3)]

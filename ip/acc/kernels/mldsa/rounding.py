@@ -41,17 +41,16 @@ from ip.acc.kernels.sample import SHAKE256
 
 
 # ------------------------------------------------------------------ HighBits + w1Encode
-def highbits_phases(hash=True, w=W, w1e=W1E, ctil=CTIL):
-    """w1 = HighBits(w) (gamma2 = (q-1)/32) for the 6 polys at W, w1Encode -> W1E.
-    hash: c_tilde = H(mu || w1Encode(w1), 48) on the KMAC, each w1Encode word absorbed as
-    it is produced (the permutations run in the shadow of the HighBits loop) -> CTIL."""
-    pre = VMODE1 + [f"bn.lw w{11 + k}, {_m(KA[n])}" for k, n in
-                    enumerate(["c127", "c1025", "c2p21", "sh4", "c15"])]
-    pre += _li(5, w) + _li(6, w1e)
-    body = []
-    for k in range(8):                       # 8 words -> one output word
-        x = f"w{k}"
-        body += [f"bn.lw.pi {x}, 0(x5)"]
+def highbits_consts():
+    """The constants highbits_word expects in w11..w15."""
+    return [f"bn.lw w{11 + k}, {_m(KA[n])}" for k, n in
+            enumerate(["c127", "c1025", "c2p21", "sh4", "c15"])]
+
+
+def highbits_word():
+    """8 words of w at x5 (post-incremented) -> their w1Encode word in w0 (gamma2 =
+    (q-1)/32; highbits_consts in w11..w15; w8, w9 tree temps)."""
+    body = [f"bn.lw.pi w{k}, 0(x5)" for k in range(8)]
     # in place in w0..w7; constants in w11..w15; w8, w9 tree temps; w10 the word absorbed
     body += [f"bn.addv w{k}, w{k}, w11" for k in range(8)]
     body += [f"bn.shrv w{k}, w{k}, 7" for k in range(8)]
@@ -60,7 +59,17 @@ def highbits_phases(hash=True, w=W, w1e=W1E, ctil=CTIL):
     body += [f"bn.shrv w{k}, w{k}, 22" for k in range(8)]
     body += [f"bn.and w{k}, w{k}, w15" for k in range(8)]
     body += [f"bn.mulv.lo w{k}, w{k}, w14" for k in range(8)]
-    body += or_tree()
+    return body + or_tree()
+
+
+def highbits_phases(hash=True, w=W, w1e=W1E, ctil=CTIL):
+    """w1 = HighBits(w) (gamma2 = (q-1)/32) for the 6 polys at W, w1Encode -> W1E.
+    hash: c_tilde = H(mu || w1Encode(w1), 48) on the KMAC, each w1Encode word absorbed as
+    it is produced (the permutations run in the shadow of the HighBits loop) -> CTIL."""
+    pre = VMODE1 + [f"bn.lw w{11 + k}, {_m(KA[n])}" for k, n in
+                    enumerate(["c127", "c1025", "c2p21", "sh4", "c15"])]
+    pre += _li(5, w) + _li(6, w1e)
+    body = highbits_word()
     body.append("bn.sw.pi w0, 0(x6)")
     if not hash:
         return [("init", pre), ("HighBits + w1Encode (6 polys)", _loop(24, body))]
@@ -186,7 +195,7 @@ def r0_phases(s2h=SH, ch=CH, w=W, t=YH):
     return ph
 
 
-def r0_check(head=(), m=16, xa=XA):
+def r0_check(head=(), m=16, xa=XA, subtract=True):
     """One polynomial: v = w (x13) - c s2 (x14) -> x15 (kept for the hint; pointers
     post-incremented; head: lines run after the constant loads), ||LowBits(v)||inf < gamma2 - beta into ACC / x9 (subtract /
     HighBits / r0 = v - r1 alpha / bound check fused); w0..w15. m = (q - 1) / alpha: 16
@@ -201,6 +210,8 @@ def r0_check(head=(), m=16, xa=XA):
            "bn.mulv.lo w3, w3, w12", "bn.addv w3, w3, w13", "bn.shrv w3, w3, 22",
            "bn.and w3, w3, w15", "bn.mulv.lo w3, w3, w14", "bn.addvm w4, w2, w8",
            "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
+    if not subtract:
+        chk = ["bn.lw.pi w2, 0(x13)"] + [x for x in chk[3:] if x != "bn.sw.pi w2, 0(x15)"]
     return consts + list(head) + _loop(32, chk)
 
 

@@ -148,12 +148,16 @@ def sib_step() -> list:
 
 def challenge_phases(ctil=CTIL, sib=SIB, ch=CH, ctil_len=48, tau=TAU):
     """c = SampleInBall(c_tilde) -> CH (plain), then NTT(c) in place. c_tilde (ctil_len
-    bytes: 48 for ML-DSA-65, 32 for -44; tau = 49 or 39) at CTIL, KMAC port held. 8 digest
+    bytes: 48 for ML-DSA-65, 32 for -44, 64 for -87; tau = 49 or 39) at CTIL, KMAC port held. 8 digest
     words (256 B: 8 sign bytes + 248 candidates) are read; needing more than 248
     candidates for the tau accepts (each accepted with probability >= 207/256) has
     probability far below 2^-200 and is not handled."""
-    assert ctil_len in (32, 48)
-    if ctil_len == 48:
+    assert ctil_len in (32, 48, 64)
+    if ctil_len == 64:
+        L = VMODE1 + [f"addi x1, x0, {SHAKE256}", "addi x2, x0, 64", "kmac.start x1, x2",
+                      f"bn.lw w1, {_m(ctil)}", f"bn.lw w2, {_m(ctil + 32)}", "addi x3, x0, -1",
+                      "kmac.msg w1, x3", "kmac.msg w2, x3"]
+    elif ctil_len == 48:
         L = VMODE1 + [f"addi x1, x0, {SHAKE256}", "addi x2, x0, 48", "kmac.start x1, x2",
                       f"bn.lw w1, {_m(ctil)}", f"bn.lw w2, {_m(ctil + 32)}", "addi x3, x0, -1",
                       "kmac.msg w1, x3"] + _li(3, 0xFFFF) + ["kmac.msg w2, x3"]

@@ -1,6 +1,6 @@
-"""ML-DSA-65 and ML-DSA-44 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program
-inside the taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB each), from one
-generator: the set is the argument (Sign16(param), signer(param)); the module-level names
+"""ML-DSA-65, ML-DSA-44 and ML-DSA-87 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE
+ACC program inside the taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB
+each), from one generator: the set is the argument (Sign16(param), signer(param)); the module-level names
 (sign_program, image, SIG, SK_LEN, ...) are the ML-DSA-65 instance's. sign.py is the 32 KiB
 ML-DSA-65 version. Checked on the ISS against dilithium-py, the signature byte for byte
 (ip/acc/tests/test_mldsa_sign16.py).
@@ -118,11 +118,65 @@ ok: 126 804.) The end wipe and the length refusal as for ML-DSA-65
 (ip/acc/tests/test_mldsa_wipe.py); the constant-time check (mldsa44_sign16) finds what it
 finds for ML-DSA-65, with the same declared exceptions.
 
-ML-DSA-87 does not fit (plan(87)): 19 296 B of DMEM (a 20 KiB DMEM, or t0 (3328 B) streamed
-by the host per polynomial of the hint instead of kept, 15 968 B); Sign16(87) is refused.
+ML-DSA-87 (signer(87): k = 8, l = 7, eta = 2, gamma1 = 2^19, gamma2 = (q-1)/32, tau = 60,
+lambda = 256, omega = 75) does not fit the layout above (plan(87): 19 296 B of DMEM). In
+the w = A y phase, the peak of every layout, the constants (3264 B), the packed key
+(4768 B), w (8 KiB), y_hat_j and the A tiles are all live: 16 384 - 3264 - 4768 = 8352 B
+for w, y_hat_j and the tiles, so w must be packed while it is accumulated, and one tile
+only (plan(87)["options"], each option's peak: one tile 18 272, w 24-bit packed 17 248,
+23-bit 16 992, both 16 224; rows one at a time with y regenerated 16 480; t0 streamed by
+the host 15 968 but a host protocol; the INTT without ITWID, 16 256 with w packed and two
+tiles, needs a lane reversal the ACC lacks). Its program runs on plan(87)["chosen"] (peak
+16 320 B, every phase listed there):
+* w packed 24-bit from w = 0 to the z phase (products.pack24: a group of 4 words -> 3 by
+  lane-wise shifts and masks, no lane moves; 768 B a polynomial);
+* w = A y: the column loop as above, one A tile (TILEA, over the hint scratch and the
+  key's head as TILE2), the entry multiply-accumulated into the packed w_i
+  (products.mac_acc24_body: unpack, add, pack in registers) while the sampler still
+  writes it: groups 0..2 each once SMP_STATUS counts its coefficients, then once all 256
+  (the unit writes twice as fast as the MAC reads; the next entry starts after the MAC,
+  so it never overwrites an unread word; A is public, so is the wait);
+* per polynomial: w_i unpacked into YJ, INTT, packed back, its HighBits + w1Encode words
+  absorbed one by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer);
+* r0: T = c s2_r, then T = unpack(w_r) - T, the check on T (rounding.r0_check with
+  subtract=False), T packed back into w_r;
+* hint: c t0_r packed in place in T; per 4-word group, c t0 and w - c s2 unpacked into
+  SCR0 / SCR1 (T's last 256 B) and rounding.hint_body run on them; the polynomials in
+  reverse order, so the bitmaps HB lie in w_7's last 256 B (dead once w_7 is read), above
+  the signature and YB; sigEncode takes HB there and the hint words in TILEA;
+* z, sigEncode, the end wipe and the length refusal as above; SampleInBall from a 64-byte
+  c_tilde.
+DMEM (bytes; peak = END = 16 320, plan(87)["chosen"]): constants, XC words, DBT 0..3264;
+TILEA 3264..4288 (A tile; SIB; T with SCR0 4032, SCR1 4160; SB; FLAG; HW; the key's head
+rho / K / tr at SK = 4160 before the loop); KEYP 4288..9056 (s1 | s2 3-bit, t0); W
+9056..15200 (w packed; the 4627-byte signature at W, YB 13696..14720, HB 14944..15200; M'
+before the loop, MSG_MAX = 7328); YJ / CH 15200..16224; CTIL 16224..16288; CNT
+16288..16320.
+
+Measured (ISS, `python -m ip.acc.dv.jobs mldsa87_sign --n 20 --seed 2`; every signature
+equal to dilithium-py's and verified; iterations median 3, mean 4.45, max 17 (FIPS 204's
+expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
+
+| program | IMEM B | peak DMEM B | median cycles | mean | min | max |
+|---|---|---|---|---|---|---|
+| sign16, ML-DSA-87, sample then MAC (one tile) | 11 972 | 16 320 | 216 314.5 | 321 329 | 97 580 | 1 155 562 |
+| sign16, ML-DSA-87, MAC following the sampler (this program) | 12 372 | 16 320 | 204 887.5 | 304 392 | 93 774 | 1 090 724 |
+
+(~68.4 k cycles an iteration on average: ~263 k at the expected 3.85 iterations, above the
+220 k target; the w = A y phase, 29.5 k an iteration, is the largest.)
+
+One iteration (test seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
+29.5 k (56 A entries, ~526 cycles each: 7 ExpandMask + NTT, the packed MAC 329 alone, the
+sampler 158 alone), unpack / INTT / pack + HighBits + c_tilde 8.1 k, SampleInBall + NTT(c)
+2.1 k, r0 15.6 k, c t0 + hint 18.4 k, z 17.8 k, sigEncode 1.5 k, wipe 0.4 k: ~56 k an
+iteration rejected at r0, ~74 k at the hint, ~92 k at z (the program checks r0 first). The one-tile MAC without the
+SMP_STATUS wait (sample, then MAC): +3.8 k an iteration (97 592 cycles for seed 3).
+The constant-time check (mldsa87_sign16) finds what it finds for ML-DSA-44 / -65, with
+the same declared exceptions; the end wipe as for the other sets
+(ip/acc/tests/test_mldsa_wipe.py).
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
-from ip.acc.kernels.mldsa import layout, packing, params, rounding, sampling
+from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
 from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
@@ -149,19 +203,23 @@ def subroutines():
             ["intt_x8:"] + layout.inv_ntt(8, 8) + ["jalr x0, 0(x28)"])
 
 
+def _loop_l(n, body):
+    """asm_util.loop for a body holding labels (the loop counts instructions only)."""
+    return [f"loopi {n}, {sum(not x.endswith(':') for x in body)}"] + body
+
+
 def _reject(tag):
     """To sign_next (kappa += l, next iteration) unless x9 = 0."""
     return [f"beq x9, x0, pass_{tag}", "jal x0, sign_next", f"pass_{tag}:"]
 
 
 class Sign16:
-    """The 16 KiB signing program and its DMEM layout for one parameter set (44 or 65;
-    87 does not fit: plan(87))."""
+    """The 16 KiB signing program and its DMEM layout for one parameter set (44, 65 or 87;
+    87 on plan(87)["chosen"]: w packed 24-bit, one A tile)."""
 
     def __init__(self, param: int):
-        if param not in (44, 65):
-            raise ValueError(f"ML-DSA sign16: parameter set must be 44 or 65, not {param} "
-                             f"(ML-DSA-87 needs {plan(87)['END']} B of DMEM: plan())")
+        if param not in (44, 65, 87):
+            raise ValueError(f"ML-DSA sign16: parameter set must be 44, 65 or 87, not {param}")
         self.param = param
         P = params.FULL[param]
         self.P = P
@@ -172,6 +230,10 @@ class Sign16:
         self.sbits = 3 if P["eta"] == 2 else 4
         self.m = (params.Q - 1) // (2 * P["gamma2"])       # 16 or 44 HighBits values
         self.hw_words = -(-(self.omega + k) // 32) * 32     # hint bytes, one per word
+        self.packed = param == 87                # w packed 24-bit: plan(87)["chosen"]
+        if self.packed:
+            self._layout_packed()
+            return
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.XC = layout.KC + 32 * len(layout.CONST_NAMES)
         self.XAREA = xar = layout.x_area(self.XC, k=k, hw_words=self.hw_words)
@@ -217,6 +279,175 @@ class Sign16:
         assert all(a % 32 == 0 for a in (self.CTIL, self.CNT, self.XC, self.TILE2, self.KEYP,
                                          self.W, self.YJ, self.TILE, self.SIG_Z, self.YB,
                                          self.SB))
+
+    def _layout_packed(self):
+        """plan(87)["chosen"]: one A tile (TILEA) over the hint scratch and the key's head;
+        w packed 24-bit (products.pack24) at W; YJ (y_hat_j, the unpack + INTT scratch, then
+        c_hat); CTIL, CNT past it. TILEA is also SIB, T (c s2_r; c t0_r packed in place
+        with the hint's 4-word unpack scratch SCR0 / SCR1 above it), SB (c s1_j), FLAG and
+        the hint words HW; the bitmaps HB lie in w_(k-1)'s last 256 B (the hint runs the
+        polynomials in reverse order), above the signature and YB."""
+        k, l = self.k, self.l
+        self.XC = layout.KC + 32 * len(layout.CONST_NAMES)
+        self.XAREA = xar = layout.x_area(self.XC, k=k, hw_words=self.hw_words)
+        self.XA = xar["XA"]
+        self.TILE2 = self.TILE = self.TILEA = xar["HB"]
+        self.KEYP = self.TILEA + 1024
+        sb = 32 * self.sbits
+        self.S1P, self.S2P = self.KEYP, self.KEYP + l * sb
+        self.T0P = self.KEYP + (l + k) * sb
+        self.SK = self.KEYP - 128
+        self.SK_LEN = 128 + (l + k) * sb + k * 416
+        self.W = self.T0P + k * 416
+        self.YJ = self.CH = self.W + 768 * k
+        self.CTIL = self.YJ + 1024
+        self.CNT = self.CTIL + 64
+        self.END = self.CNT + 32
+        self.W1E = None                          # w1Encode absorbed word by word
+        self.SIB = self.T = self.SB = self.FLAG = self.HW = self.TILEA
+        self.SCR0, self.SCR1 = self.T + 768, self.T + 896
+        self.HB = self.YJ - 32 * k
+        self.MSG = self.W
+        self.MSG_MAX = DMEM - self.MSG
+        self.SIG = self.W + (-self.ctil_len) % 32
+        self.SIG_Z = self.SIG + self.ctil_len
+        self.SIG_LEN = self.ctil_len + l * 32 * self.zbits + self.omega + k
+        self.SIG_PAD = self.SIG_Z + l * 32 * self.zbits + _a32(self.omega + k) - \
+            self.SIG - self.SIG_LEN
+        self.YB = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)
+        self.MB_AW = self.MB_Z = None
+        assert self.zbits == 20 and self.m == 16
+        assert self.YB + 1024 <= self.HB and self.END == plan(87)["chosen"]["END"] <= DMEM
+        assert self.hw_words * 4 <= 1024 and self.SK + self.SK_LEN == self.W
+        assert all(a % 32 == 0 for a in (self.TILEA, self.KEYP, self.W, self.YJ, self.CTIL,
+                                         self.CNT, self.SIG_Z, self.YB, self.HB))
+
+    # ------------------------------------------------ the packed-w pieces (ML-DSA-87)
+    @staticmethod
+    def _masks(m24="w14", mhi="w15"):
+        return _li(1, 0xFFFFFF) + [f"bn.bcast {m24}, x1"] + _li(1, 0xFF000000) + \
+            [f"bn.bcast {mhi}, x1"]
+
+    @staticmethod
+    def _unpack_poly(src, dst):
+        """Packed w at x{src} (post-incremented by 768) -> 32 words at x{dst} (post-
+        incremented); w14, w15 the masks."""
+        g = [f"bn.lw.pi w{8 + q}, 0(x{src})" for q in range(3)] + products.unpack24_group() + \
+            [f"bn.sw.pi w{8 + q}, 0(x{dst})" for q in range(4)]
+        return _loop(8, g)
+
+    @staticmethod
+    def _pack_poly(src, dst):
+        """32 words at x{src} -> packed at x{dst} (both post-incremented; in place
+        allowed: each group's 3 words are written after its 4 are read); w15 the mask."""
+        g = [f"bn.lw.pi w{q}, 0(x{src})" for q in range(4)] + products.pack24_group() + \
+            [f"bn.sw.pi w{q}, 0(x{dst})" for q in range(3)]
+        return _loop(8, g)
+
+    def _aw_packed(self):
+        """w = A_hat o y_hat (NTT domain, packed): column by column, y_j = ExpandMask + NTT
+        -> YJ, then A_hat[i][j] for i < k sampled into the one tile and multiply-
+        accumulated into the packed w_i (products.mac_acc24_body); A_0j is sampled while
+        the NTT runs, the next column's SHAKE256 starts after the column's last A entry.
+        x21 = j + 256 i (the sampler's suffix), x22 -> w_i."""
+        K, L, W, YJ, TA = self.k, self.l, self.W, self.YJ, self.TILEA
+        zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
+            _loop(K * 24, ["bn.sw.pi w0, 0(x6)"])
+        start_a = _smp_start(SHAKE128, RHO, 0, 2, TA, "uni23", suffix_base="x21")
+        def poll(tag):
+            # wait until the unit has written x16 coefficients (SMP_STATUS[31:16])
+            return [f"aw_poll_{tag}:", "csrrs x1, SMP_STATUS, x0", "srli x1, x1, 16",
+                    f"bltu x1, x16, aw_poll_{tag}"]
+
+        def mac(tag):
+            # the MAC follows the sampler through the one tile: groups 0..2 each once the
+            # unit has written it, then (the unit twice as fast as the MAC) all 256
+            grp = products.mac_acc24_body()
+            return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0",
+                                                 "addi x16, x0, 0"] + \
+                _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp) + \
+                ["addi x16, x0, 256"] + poll(tag + "a") + _loop(5, grp) + \
+                ["addi x22, x20, 0", "smp.wait"]
+        entry = mac("e") + ["addi x21, x21, 256"] + start_a
+        col = self._mask_unpack(YJ, None) + start_a + _li(8, YJ) + NTT + self._masks() + \
+            _li(22, W) + _loop_l(K - 1, entry) + mac("l") + sampling.mask_start() + \
+            [f"addi x21, x21, {1 - 256 * (K - 1)}"]
+        return [("w = 0 (packed)", VMODE1 + zero),
+                (f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
+                 "(packed)]", ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
+                 sampling.mask_start() + _loop_l(L, col) + ["kmac.rel"])]
+
+    def _highbits_packed(self):
+        """Per polynomial: w_i unpacked into YJ, INTT, packed back; HighBits + w1Encode of
+        YJ absorbed word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL."""
+        K, YJ = self.k, self.YJ
+        pre = VMODE1 + ["kmac.acq", f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + 128 * K) + \
+            ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}",
+             f"bn.lw w2, {_m(MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"] + _li(22, self.W)
+        poly = self._masks() + ["addi x20, x22, 0"] + _li(23, YJ) + self._unpack_poly(20, 23) + \
+            _li(8, YJ) + INTT + self._masks() + _li(20, YJ) + ["addi x23, x22, 0"] + \
+            self._pack_poly(20, 23) + ["addi x22, x23, 0"] + rounding.highbits_consts() + \
+            _li(5, YJ) + _loop(4, rounding.highbits_word() + ["kmac.msg w0, x3"])
+        fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
+               f"bn.sw w2, {_m(self.CTIL + 32)}"]
+        return [("init: c_tilde hash", pre),
+                (f"{K} x [unpack w_i, INTT, pack; HighBits + w1Encode absorbed]", _loop(K, poly)),
+                ("c_tilde", fin)]
+
+    def _r0_packed(self):
+        """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), T = w_r
+        (unpacked) - T, ||LowBits(T)|| check, T packed back into w_r (x24 -> w_r)."""
+        T = self.T
+        sub = [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)] + products.unpack24_group() + \
+            [f"bn.lw.pi w{q}, 0(x11)" for q in range(4)] + \
+            [f"bn.subvm w{q}, w{8 + q}, w{q}" for q in range(4)] + \
+            [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)]
+        body = self._dec_eta(T) + self._times_c(T) + self._masks() + \
+            ["addi x20, x24, 0"] + _li(11, T) + _li(12, T) + _loop(8, sub) + \
+            rounding.r0_check(_li(13, T), subtract=False) + \
+            self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
+            ["addi x24, x23, 0"]
+        return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
+                 VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
+                 _li(5, self.S2P) + _li(24, self.W) + _loop(self.k, body))]
+
+    def _hint_packed(self):
+        """rounding.ct0_hint_t0_phases on packed w, the polynomials in reverse order (HB
+        over w_(k-1), dead once read): per r, t0_r decoded + NTT -> T, c t0_r = INTT(c_hat
+        o .), packed in place; per 4-word group, c t0 and v = w - c s2 unpacked into SCR0 /
+        SCR1 and rounding.hint_body run on them (P words over T's packed words, read);
+        the bitmap -> HB_r. x9 = FLAG word 0 = 0 iff the iteration passes."""
+        k, T, xa = self.k, self.T, self.XA
+        prod = []
+        for n in range(4):
+            prod += [f"bn.lw.pi w{n}, 0(x12)", f"bn.lw.pi w{4 + n}, 0(x10)"]
+        prod += [f"bn.mulvm w{8 + q}, w{q}, w{4 + q}" for q in range(4)]
+        prod += [f"bn.sw.pi w{8 + q}, 0(x11)" for q in range(4)]
+        unp = []
+        for src, dst in (("x20", self.SCR0), ("x21", self.SCR1)):
+            unp += [f"bn.lw.pi w{2 + q}, 0({src})" for q in range(3)] + \
+                products.unpack24_group((2, 3, 4), 5, (6, 7), "w0", "w1") + \
+                [f"bn.sw w{2 + q}, {_m(dst + 32 * q)}" for q in range(4)]
+        group = ["bn.bcast w0, x18", "bn.bcast w1, x19"] + unp + _li(14, self.SCR0) + \
+            _li(13, self.SCR1) + rounding.hint_body(16)
+        tree = [f"bn.lw w{q}, {_m(T + 32 * q)}" for q in range(8)] + packing.or_tree() + \
+            ["bn.sw.pi w0, 0(x24)", "addi x24, x24, -64"]
+        body = [f"bn.lw w14, {_m(xa['m13'])}", f"bn.lw w15, {_m(xa['t0c'])}"] + \
+            _li(6, T) + packing.dec_t0_poly() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
+            _li(12, self.CH) + _li(10, T) + _li(11, T) + _loop(8, prod) + _li(8, T) + INTT + \
+            self._masks() + _li(20, T) + _li(21, T) + self._pack_poly(20, 21) + \
+            _li(18, 0xFFFFFF) + _li(19, 0xFF000000) + _li(20, T) + ["addi x21, x25, 0"] + \
+            rounding.hint_consts(xa, 16) + [f"bn.lw {rounding.CNT_REG}, {_m(self.CNT)}"] + \
+            _li(15, T) + _loop(8, group) + [f"bn.sw {rounding.CNT_REG}, {_m(self.CNT)}",
+                                            "addi x25, x25, -768"] + tree
+        init = VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15",
+                         f"bn.sw w15, {_m(self.CNT)}"] + \
+            _li(5, self.T0P + 416 * (k - 1)) + _li(25, self.W + 768 * (k - 1)) + \
+            _li(24, self.HB + 32 * (k - 1))
+        return [("init", init),
+                (f"{k} x [t0 decode + NTT, c t0, packed; per group unpack + norm + MakeHint "
+                 "+ count; bitmap] (r = k-1 .. 0)", _loop(k, body)),
+                ("hint count, flag", rounding._hint_flag(self.FLAG, self.omega))]
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
@@ -299,6 +530,8 @@ class Sign16:
         sampled into TILE / TILE2 by the parity of i, the next entry while the core
         multiply-accumulates the current one; x21 = j + 256 i, the sampler's suffix;
         x22 -> w_i)."""
+        if self.packed:
+            return self._aw_packed()
         K, L, W, YJ, TILE, TILE2 = self.k, self.l, self.W, self.YJ, self.TILE, self.TILE2
         zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
             _loop(K * 32, ["bn.sw.pi w0, 0(x6)"])
@@ -329,6 +562,8 @@ class Sign16:
     def r0_phases(self):
         """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), w_r - c s2_r
         -> W (kept), ||LowBits|| check; x9 = 0 iff all pass."""
+        if self.packed:
+            return self._r0_packed()
         T = self.T
         if self.sbits == 4:
             body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(_li(14, T))
@@ -370,6 +605,8 @@ class Sign16:
         return sign32.length_check(self.MSG_MAX, DMEM)
 
     def highbits_phases(self):
+        if self.packed:
+            return self._highbits_packed()
         if self.m == 16:
             return rounding.highbits_phases(w=self.W, w1e=self.W1E, ctil=self.CTIL)
         return rounding.highbits_pack_phases(self.W, self.W1E, self.CTIL, self.k, self.m,
@@ -382,6 +619,8 @@ class Sign16:
         return chal[:-1] + [("NTT(c)", _li(8, self.CH) + NTT), ("release", ["kmac.rel"])]
 
     def ct0_hint_phases(self):
+        if self.packed:
+            return self._hint_packed()
         return rounding.ct0_hint_t0_phases(ch=self.CH, t=self.T, w=self.W, t0p=self.T0P,
                                            cnt=self.CNT, xc=self.XC, ntt_x8=NTT,
                                            intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
@@ -391,7 +630,8 @@ class Sign16:
         return packing.sig_encode_phases(ctil=self.CTIL, z=None, sig=self.SIG, xc=self.XC,
                                          k=self.k, l=self.l, omega=self.omega,
                                          ctil_len=self.ctil_len, zbits=self.zbits,
-                                         hw_words=self.hw_words)
+                                         hw_words=self.hw_words,
+                                         **(dict(hb=self.HB, hw=self.HW) if self.packed else {}))
 
     def end_wipe(self):
         """sign.end_wipe: all of DMEM zeroed but the signature (with the zero bytes the
@@ -453,6 +693,9 @@ class Sign16:
                                  self.MSG, self.MSG_MAX, MLEN, self.CH, self.SIB,
                                  self.const_image())
         public, bounds = pol["public"], pol["bounds"]
+        if self.packed:         # SIB lies in TILEA, below CH: the range spans both
+            assert bounds[0]["within"] == ("sib_loop", "sib_done")
+            bounds[0]["dmem"] = (self.SIB, self.CH + 1024)
         if external_mu:
             del public["M'"], public["len(M')"]
             public["mu"] = (MU, MU + 64)
@@ -464,7 +707,7 @@ _SIGNERS = {}
 
 
 def signer(param: int) -> Sign16:
-    """The 16 KiB signer of ML-DSA-44 or -65 (built once)."""
+    """The 16 KiB signer of ML-DSA-44, -65 or -87 (built once)."""
     if param not in _SIGNERS:
         _SIGNERS[param] = Sign16(param)
     return _SIGNERS[param]
@@ -508,12 +751,20 @@ def length_check():
 
 
 # ------------------------------------------------------------------ the other sets
+# ML-DSA-87 building-block cycles (ISS; ip/acc/tests/test_mldsa_sign16.py::test_mac_acc24
+# measures them): one A_hat entry multiply-accumulated into a 32-bit w_i (mac_acc_body, x 8),
+# into a 24-bit packed w_i (products.mac_acc24_body, x 8), and one uni23 entry sampled alone
+ENTRY_CYCLES = {"mac32": 191, "mac24": 321, "sample": 163}
+
+
 def plan(param: int) -> dict:
-    """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the generator takes 44
-    and 65): the regions in address order and END, the peak. The sets differ
+    """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the layout of 44 and 65;
+    87 runs on plan(87)["chosen"]): the regions in address order and END, the peak. The sets differ
     in the packed key (s in 3 or 4 bits, t0), w (k KiB), the hint area (k bitmaps, omega
     + k hint bytes) and the signature, which must fit with y_j / c s1_j (2 KiB) over w,
-    else past TILE."""
+    else past TILE. "options": the layouts considered to fit 16 KiB (name -> peak of the
+    w = A y phase, which is the peak of every option: constants, key, w, y_hat_j and the A
+    tiles are all live there); "chosen": _chosen_plan (ML-DSA-87)."""
     k, l, eta = params.SETS[param]
     lam, g1bits, omega = SIG_SETS[param]
     sbits = 3 if eta == 2 else 4
@@ -534,5 +785,87 @@ def plan(param: int) -> dict:
                "YJ / CH": (w + k * 1024, tile), "TILE": (tile, end)}
     if extra:
         regions["YB, SB (past TILE: the signature fills w)"] = (end, end + extra)
-    return {"regions": regions, "END": end + extra, "sig_len": sig_len, "key_packed": key,
-            "fits": end + extra <= DMEM}
+    peak = end + extra
+    # name -> (peak of the w = A y phase, verdict)
+    options = {
+        "this layout (two A tiles, w 32-bit)": (peak, "ML-DSA-44 / -65"),
+        "t0 streamed by the host per polynomial": (
+            peak - k * 416, "rejected: a host protocol in the middle of the program"),
+        "(a) one A tile": (peak - 1024, "too large alone"),
+        "(b) w packed 24-bit, two A tiles": (peak - 256 * k, "too large alone"),
+        "(b') w packed 23-bit, two A tiles": (peak - 288 * k, "too large alone"),
+        "(a) + (b): one A tile, w packed 24-bit": (
+            peak - 1024 - 256 * k, "chosen (plan()['chosen'])"),
+        # rows one at a time, y_j regenerated for every row: the finished rows packed,
+        # one row 32-bit, y_hat_j, one tile
+        "(g) row by row, y regenerated, w packed 24-bit, one A tile": (
+            keyp + key + 768 * (k - 1) + 1024 + 1024, "too large, and k x the ExpandMask"),
+        # ITWID's words 0..30 are TWID's 31..1 negated in reverse lane order, but the
+        # within-word GS butterflies take consecutive lanes and the ACC has no lane
+        # reversal: an INTT on TWID alone is a new transform
+        "(f) + (b): the INTT without ITWID (1056 B; its 64-byte last words kept), w packed, "
+        "two A tiles": (peak - 256 * k - 1056 + 64, "rejected: needs a lane reversal"),
+        # (c) w - c s2 kept denser, (d) more overlaps (signature, M', y_j / z_j, hint
+        # scratch: all already over w or the tile) and (e) the key (already packed and
+        # decoded on the fly, its head under the tile) change nothing in the w = A y
+        # phase, the peak
+    }
+    out = {"regions": regions, "END": peak, "sig_len": sig_len, "key_packed": key,
+           "fits": peak <= DMEM, "options": {n: {"peak": p, "fits": p <= DMEM, "verdict": v}
+                                             for n, (p, v) in options.items()}}
+    if param == 87:
+        out["chosen"] = _chosen_plan(k, l, hb, keyp, key, sig_len, xc)
+    return out
+
+
+def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
+    """ML-DSA-87 in 16 KiB: (a) + (b), the only option that fits without a host protocol
+    or a lane reversal (plan()["options"]): w stays packed 24-bit (products.pack24, 768 B a
+    polynomial) from w = 0 to the z phase, and one A tile lies over the hint scratch and
+    the key's head (as TILE2 does). Regions and per-phase use (bytes):
+    * TILEA (hb..keyp, 1024): the A tile; SIB; T (c s2_r: r0; c t0_r then packed in
+      place, the upper 256 B the hint's unpack scratch); FLAG; SB (c s1_j: z); HW (hint
+      bytes: sigEncode);
+    * the key (s1 | s2 | t0 packed, the host's bytes; SK = keyp - 128 under TILEA);
+    * W (6144): w packed. w = A y: mac_acc24_body (unpack, add, pack in registers); then
+      per polynomial: unpack into YJ, INTT, HighBits absorbed into the c_tilde hash word
+      by word (no w1Encode buffer), pack back; r0: T = unpack(w_r) - c s2_r, the check
+      on T, T packed back into w_r; hint: c t0_r packed in place in T, per 4-word group
+      c t0 and w - c s2 unpacked into T's upper 256 B and rounding.hint_body run on them,
+      polynomials in reverse order with the bitmaps HB_r in w_{k-1}'s last 256 B (dead
+      once w_{k-1} is read); z: the signature at W (4627 B + 13 zero bytes), YB after it
+      (1024), HB untouched above;
+    * YJ (1024): y_hat_j; then the unpack + INTT scratch; CH (c_hat);
+    * tail: CTIL (64), CNT (32).
+    The cycle cost (ENTRY_CYCLES, the building blocks measured on the ISS): an A entry
+    takes ~max(sample, mac32) with two tiles, sample + mac24 with one packed tile done one
+    after the other: +293 cycles an entry, +16.4 k an iteration (56 entries). The program
+    (Sign16(87)) lets the MAC follow the sampler through SMP_STATUS's count of written
+    coefficients instead (~526 cycles an entry in the program, the module docstring)."""
+    tile_a, kp = hb, keyp
+    w = kp + key
+    yj = w + 768 * k
+    tail = yj + 1024
+    ctil, cnt = tail, tail + 64
+    end = cnt + 32
+    regions = {"constants, XC words + DBT": (0, hb), "TILEA": (hb, kp), "key": (kp, w),
+               "W (w packed 24-bit)": (w, yj), "YJ / CH": (yj, tail), "CTIL": (ctil, cnt),
+               "CNT": (cnt, end)}
+    sig_end = _a32(w + sig_len) + 32            # the hint words end within 32 B
+    hb_bitmaps = yj - 32 * k
+    base = kp + key + 768 * k + 1024            # constants, TILEA, key, W, YJ
+    live = {                # phase -> bytes in use (the highest address used)
+        "w = A y": base,
+        "INTT + HighBits + c_tilde (CTIL)": base + 64,
+        "challenge (SIB in TILEA, CH at YJ)": base + 64,
+        "r0 (T in TILEA)": base + 64,
+        "c t0 + hint (+ CNT; HB in w_(k-1))": base + 96,
+        "z (signature + YB over W, SB in TILEA)": base + 96,
+        "sigEncode (HW in TILEA)": base + 96,
+    }
+    assert sig_end + 1024 <= hb_bitmaps               # the signature and YB below HB
+    assert max(live.values()) == end
+    return {"name": "(a) + (b): one A tile, w packed 24-bit", "regions": regions,
+            "END": end, "phases": live, "fits": end <= DMEM, "entry_cycles": ENTRY_CYCLES,
+            "extra_cycles_per_entry": ENTRY_CYCLES["sample"] + ENTRY_CYCLES["mac24"] -
+            max(ENTRY_CYCLES["sample"], ENTRY_CYCLES["mac32"])}
