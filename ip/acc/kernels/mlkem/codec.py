@@ -14,8 +14,8 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
   shift/and/or. Two output words per loopi iteration: X, Y of both words are bn.trn1 /
   bn.trn2 of 2 (d = 12) or 3 (d = 10) words filled by bn.ins (16 / 18 insertions instead of
   24, see _TRN): ~25 cycles per 16 coefficients, of which ~16 are lw + bn.ins.
-* ByteDecode4 (v; `decode4`): VMODE 0, bn.bcastl of each halfword + bn.mulv.lo by per-lane
-  powers of two (shift and lane select at once).
+* ByteDecode4 (v; `decode4`): VMODE 0, an unzip / trn network spreads each input halfword
+  over 4 lanes, one bn.mulv.lo by per-lane powers of two shifts each nibble to the top.
 * Decoded u / v are kept as y << 6 (d = 10) and y << 12 (d = 4) in 16-bit lanes: the
   re-encryption check (`compress_compare`) compares Compress_d(u') << (16 - d) with them
   lane by lane (c' = c iff all compressed coefficients are equal, ByteEncode_d being a
@@ -52,7 +52,7 @@ QINV16 = pow(Q, -1, 1 << 16)
 
 # the constant words, in their DMEM order ("one" is the decaps select's)
 CONST_NAMES = ["cx12", "cy12", "m12", "m12h", "cx10", "cy10", "m10", "m10h",
-               "d4c0", "d4c1", "d4c2", "d4c3", "f000", "q", "c8", "c833", "c1664",
+               "d4s", "f000", "q", "c8", "c833", "c1664",
                "bits", "c1665", "one", "mc10", "qi10", "mc4", "qi4"]
 
 
@@ -92,9 +92,7 @@ def const_words() -> dict:
     c["cx10"], c["cy10"] = [_u32(x) for x in _cxy(10)]
     c["m10"] = _u32([0xFFC0] * 8)
     c["m10h"] = _u32([0xFFC00000] * 8)
-    for h in range(4):
-        c[f"d4c{h}"] = u16([(1 << (12 - 4 * (lane & 3))) if lane >> 2 == h else 0
-                            for lane in range(16)])
+    c["d4s"] = u16([1 << (12 - 4 * (lane & 3)) for lane in range(16)])
     c["f000"] = u16([0xF000] * 16)
     c["q"] = u16([Q] * 16)
     c["c8"] = u16([8] * 16)
@@ -231,23 +229,38 @@ def decode_wide(d, src, dst, nwords, ka, kmac_words=0):
 
 
 def decode4(src, dstc, dst, ka):
-    """VMODE 0: ByteDecode4 of 128 B -> dstc (y << 12) and dst (Decompress4)."""
+    """VMODE 0: ByteDecode4 of 128 B -> dstc (y << 12) and dst (Decompress4), a loopi of 4
+    iterations of one input word (64 coefficients = 4 output words). Halfword j of the input
+    holds coefficients 4j..4j+3 (a nibble each); output word k needs halfwords 4k..4k+3,
+    each in 4 consecutive lanes (R_k). Three unzip levels and a trn level give R_0..R_3
+    (A, B = unzip(W, W); C, D = unzip(A, B); G, H = unzip(C, D); R_0 / R_2 = trn1 / trn2
+    (G, G), R_1 / R_3 = trn1 / trn2 (H, H)); one bn.mulv.lo by the per-lane powers 2^(12 -
+    4 (lane mod 4)) (constant d4s) and an AND with 0xF000 give y << 12 (the nibble shifted
+    to the top, the rest of the halfword shifted out), then Decompress4 = ((y q) + 8) >> 4.
+    ~11 cycles per 16 coefficients."""
     L = _li(5, src) + _li(6, dstc) + _li(7, dst)
-    L += [f"bn.lw w{8 + h}, {_m(ka[f'd4c{h}'])}" for h in range(4)]
-    L += [f"bn.lw w12, {_m(ka['f000'])}", f"bn.lw w13, {_m(ka['q'])}",
-          f"bn.lw w14, {_m(ka['c8'])}"]
-    for i in range(4):
-        L.append("bn.lw.pi w0, 0(x5)")
-        for k in range(4):
-            for h in range(4):
-                L.append(f"bn.bcastl w{1 + h}, w0, {4 * k + h}")
-            for h in range(4):
-                L.append(f"bn.mulv.lo w{1 + h}, w{1 + h}, w{8 + h}")
-            L += ["bn.or w5, w1, w2", "bn.or w6, w3, w4", "bn.or w5, w5, w6",
-                  "bn.and w5, w5, w12", "bn.shrv w6, w5, 12",
-                  "bn.mulv.lo w6, w6, w13", "bn.sw.pi w5, 0(x6)", "bn.addv w6, w6, w14",
-                  "bn.shrv w6, w6, 4", "bn.sw.pi w6, 0(x7)"]
-    return L
+    L += [f"bn.lw w12, {_m(ka['d4s'])}", f"bn.lw w13, {_m(ka['f000'])}",
+          f"bn.lw w14, {_m(ka['q'])}", f"bn.lw w15, {_m(ka['c8'])}"]
+    p = Prog([f"w{n}" for n in range(12)])
+    p.lw_pi("%W", "x5")
+    p.raw("bn.unzip.lo {0}, {1}, {1}", ["%A"], ["%W"])     # (Prog: one source named once)
+    p.raw("bn.unzip.hi {0}, {1}, {1}", ["%B"], ["%W"])
+    p.op("bn.unzip.lo", "%C", "%A", "%B")
+    p.op("bn.unzip.hi", "%D", "%A", "%B")
+    p.op("bn.unzip.lo", "%G", "%C", "%D")
+    p.op("bn.unzip.hi", "%H", "%C", "%D")
+    for k, (m, x) in enumerate((("bn.trn1", "%G"), ("bn.trn1", "%H"),
+                                ("bn.trn2", "%G"), ("bn.trn2", "%H"))):
+        p.raw(m + " {0}, {1}, {1}", [f"%R{k}"], [x])
+        p.op("bn.mulv.lo", f"%s{k}", f"%R{k}", "w12")
+        p.op("bn.and", f"%c{k}", f"%s{k}", "w13")
+        p.sw_pi(f"%c{k}", "x6")
+        p.op("bn.shrv", f"%y{k}", f"%c{k}", "12")
+        p.op("bn.mulv.lo", f"%z{k}", f"%y{k}", "w14")
+        p.op("bn.addv", f"%e{k}", f"%z{k}", "w15")
+        p.op("bn.shrv", f"%v{k}", f"%e{k}", "4")
+        p.sw_pi(f"%v{k}", "x7")
+    return L + _loop(4, p.text().splitlines())
 
 
 def decompress10_load(dsrc, ka):
