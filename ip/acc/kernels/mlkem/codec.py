@@ -183,19 +183,22 @@ def _chain(d, X, Y, c):
     return head, tail
 
 
-def decode_wide(d, src, dst, nwords, ka, kmac_words=0):
+def decode_wide(d, src, dst, nwords, ka, kmac_words=0, setup=True):
     """ByteDecode_d (d = 12 or 10) of nwords output words (VMODE 1), two per iteration.
     d = 12: plain values; d = 10: y << 6 in each 16-bit lane. kmac_words: that many 32-byte
     message words from DMEM[x7] (post-increment, mask x3) are fed to the KMAC during the
-    first iterations (a hash absorbed in the shadow of the decode)."""
+    first iterations (a hash absorbed in the shadow of the decode). setup=False: a
+    continuation of a decode_wide of the same d whose constants (w12..w15) are still
+    loaded; dst None: x6 still points at dst (the previous call's end)."""
     assert nwords % 2 == 0
     ng = _check_trn(d)
     ops, slots = _TRN[d]
     nz = 1 + max(z for z, _ in slots)
     sfx = str(d)
-    L = _li(5, src) + _li(6, dst)
-    L += [f"bn.lw w12, {_m(ka['cx' + sfx])}", f"bn.lw w13, {_m(ka['cy' + sfx])}",
-          f"bn.lw w14, {_m(ka['m' + sfx])}", f"bn.lw w15, {_m(ka['m' + sfx + 'h'])}"]
+    L = _li(5, src) + ([] if dst is None else _li(6, dst))
+    if setup:
+        L += [f"bn.lw w12, {_m(ka['cx' + sfx])}", f"bn.lw w13, {_m(ka['cy' + sfx])}",
+              f"bn.lw w14, {_m(ka['m' + sfx])}", f"bn.lw w15, {_m(ka['m' + sfx + 'h'])}"]
     lws = [f"lw x{10 + g}, {4 * g}(x5)" for g in range(2 * ng)]
     ins = [f"bn.ins w{8 + z}, x{10 + g}, {lane}" for (z, lane), g in
            sorted(slots.items(), key=lambda kv: (kv[1], kv[0]))]

@@ -357,13 +357,16 @@ class Decaps:
         # t_hat decode in 2k chunks of 8 words, PRF y_0.., e1_0.. in their shadow
         prf = [(n, self.YV + 512 * n, f"cbd{self.eta1}") for n in range(k)] + \
             [(k + n, self.u_polys[n], "cbd2") for n in range(k)]
-        L = []
+        # x31 = 1 for the whole phase (VMODE 0 from x0); the decode constants stay loaded
+        # (sample.start uses w1, w2) and x6 runs on within a polynomial
+        L = ["addi x31, x0, 1"]
         for c, (n, dst, mode) in enumerate(prf):
-            L += _vmode(0) + self._start_prf(n, dst, mode) + _vmode(1) + \
+            L += ["csrrw x0, VMODE, x0"] + self._start_prf(n, dst, mode) + \
+                ["csrrw x0, VMODE, x31"] + \
                 codec.decode_wide(12, self.DK_T + 192 * c,
-                                  self.t_polys[c // 2] + 256 * (c % 2), 8,
-                                  self.KA) + ["smp.wait"]
-        L += _vmode(0)
+                                  None if c % 2 else self.t_polys[c // 2], 8,
+                                  self.KA, setup=c == 0) + ["smp.wait"]
+        L += ["csrrw x0, VMODE, x0"]
         ph.append(("decode t_hat + PRF y, e1", L))
         # t_hat is A_hat^T row buffer 1 for k = 4: v's products before row 1 is sampled
         bm_v = basemul.basemul_loop([(self.t_polys[j], self.YV + 512 * j)
