@@ -279,7 +279,7 @@ class Decaps:
         pieces = [codec.decompress(self.dv, self.VC, self.V, 16, KA) if self.du != 10 else [],
                   self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC),
                   basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
-                                        for j in range(k)], self.W, self.BMC),
+                                        for j in range(k)], self.W, self.BMC, one_gamma=True),
                   self.intt_poly(self.W),
                   codec.message_bits(self.V, self.W, self.MSK, self.MOUT, KA)]
         if not (j_hash and self.early_row0):
@@ -370,7 +370,7 @@ class Decaps:
         ph.append(("decode t_hat + PRF y, e1", L))
         # t_hat is A_hat^T row buffer 1 for k = 4: v's products before row 1 is sampled
         bm_v = basemul.basemul_loop([(self.t_polys[j], self.YV + 512 * j)
-                                     for j in range(k)], self.VP, self.BMC)
+                                     for j in range(k)], self.VP, self.BMC, one_gamma=True)
         L = []
         if self.early_row0:
             # row 0 was sampled during the decryption; row 1's first k - 1 entries (in the
@@ -390,7 +390,7 @@ class Decaps:
 
         def bm_u(i):
             return basemul.basemul_loop([(self._abuf(i, j), self.YV + 512 * j)
-                                         for j in range(k)], self.UP, self.BMC)
+                                         for j in range(k)], self.UP, self.BMC, one_gamma=True)
 
         def intt_fin_u(i):
             return self.intt_poly(self.UP) + self._check("u", self.UP, i)
