@@ -684,9 +684,8 @@ def _gather_body(d, nmsg):
         p.op("bn.and", f"%c{word}", f"%a{word}", "w14")
         p.op("bn.and", f"%e{word}", f"%b{word}", "w15")
         p.op("bn.or", f"%o{word}", f"%c{word}", f"%e{word}")
-        p.raw("bn.sw {0}, " + str(32 * word) + "({1})", [], [f"%o{word}", "x6"])
+        p.sw_pi(f"%o{word}", "x6")
     p.raw(f"addi {{0}}, {{1}}, {4 * d}", ["x5"], ["x5"])
-    p.raw("addi {0}, {1}, 64", ["x6"], ["x6"])
     body = p.text().splitlines()
     if not nmsg:
         return body
