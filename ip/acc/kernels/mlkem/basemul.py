@@ -148,7 +148,7 @@ def transposed_store(words, base, regs):
     return L
 
 
-def basemul_loop(terms, c, const_addr, add=None, one_gamma=False):
+def basemul_loop(terms, c, const_addr, add=None, one_gamma=False, blocks=(0, 8)):
     """c = sum over (a, b) of MultiplyNTTs(a, b) * 2^-16 (VMODE 0), a natural, b transposed
     (transposed_store); the arithmetic of basemul_program with a prepared b, as a loopi
     over the 8 blocks of 32 coefficients with post-increment pointers (x10.. a, b, gamma,
@@ -160,14 +160,18 @@ def basemul_loop(terms, c, const_addr, add=None, one_gamma=False):
     one_gamma (decaps): the a1 b1 products of all terms summed first (bn.addv: < 4 q, a
     valid bn.mulvm input, whose result is then reduced) and multiplied by gamma once:
     4 n + 1 instead of 5 n bn.mulvm per block (the loop is issue-bound: 2 cycles a block
-    fewer for 3 terms)."""
+    fewer for 3 terms).
+    blocks = (first, n): only the blocks first..first + n - 1 (a product in two pieces, to
+    fill two shadows of sampler jobs)."""
     n = len(terms)
     assert 1 <= n <= 4
+    first, nblocks = blocks
+    assert 0 <= first and first + nblocks <= 8 and (add is None or blocks == (0, 8))
     L = []
     for j, (a, b) in enumerate(terms):
-        L += _li(10 + 2 * j, a) + _li(11 + 2 * j, b)
+        L += _li(10 + 2 * j, a + 64 * first) + _li(11 + 2 * j, b + 64 * first)
     xg, xc = f"x{10 + 2 * n}", f"x{11 + 2 * n}"
-    L += _li(10 + 2 * n, const_addr) + _li(11 + 2 * n, c)
+    L += _li(10 + 2 * n, const_addr + 32 * first) + _li(11 + 2 * n, c + 64 * first)
     xe = f"x{12 + 2 * n}"
     if add is not None:
         L += _li(12 + 2 * n, add)
@@ -227,4 +231,4 @@ def basemul_loop(terms, c, const_addr, add=None, one_gamma=False):
         p.sw_pi("%o0", xc)
         p.sw_pi("%o1", xc)
     body = p.text().splitlines()
-    return L + _loop(8, body)
+    return L + _loop(nblocks, body)

@@ -341,6 +341,37 @@ def compress_compare(kind, src, e, cmp, ka, msk=None, d=None):
     return p.text().splitlines()
 
 
+def compare_fin(kind, e, cmp, ka, mem, msk=None, d=None):
+    """compress_compare fused into the INTT that makes its input (ntt.intt_body's fin):
+    (consume(r, reg), loads) on virtual registers, the result word r taken from the
+    register reg instead of DMEM (no store and load of u' / v'): the same arithmetic and
+    result (ACC, x9 = 0 iff all equal)."""
+    if d is None:
+        d = 10 if kind == "u" else 4
+    loads = {"%kh": f"bn.lw %kh, {mem(ka['c1664'])}", "%kmc": f"bn.lw %kmc, {mem(ka[f'mc{d}'])}",
+             "%kqi": f"bn.lw %kqi, {mem(ka[f'qi{d}'])}"}
+    if kind == "v":
+        loads["%k1665"] = f"bn.lw %k1665, {mem(ka['c1665'])}"
+    for r in range(16):
+        loads[f"%fe{r}"] = f"bn.lw %fe{r}, {mem(e + 32 * r)}"
+        loads[f"%fc{r}"] = f"bn.lw %fc{r}, {mem(cmp + 32 * r)}"
+        if kind == "v":
+            loads[f"%fm{r}"] = f"bn.lw %fm{r}, {mem(msk + 32 * r)}"
+
+    def consume(r, reg):
+        x = f"%fx{r}"
+        L = [f"bn.addvm {x}, {reg}, %fe{r}"]
+        if kind == "v":
+            L += [f"bn.and %fu{r}, %fm{r}, %k1665", f"bn.addvm %fxx{r}, {x}, %fu{r}"]
+            x = f"%fxx{r}"
+        L += [f"bn.mulvm %fzm{r}, {x}, %kmc", f"bn.shlv %fzl{r}, {x}, {d}",
+              f"bn.addv %fzl{r}, %fzl{r}, %kh", f"bn.addvm %fzm{r}, %fzm{r}, %kh",
+              f"bn.subv %fzl{r}, %fzl{r}, %fzm{r}", f"bn.mulv.lo %fzl{r}, %fzl{r}, %kqi",
+              f"bn.or.acc x9, %fzl{r}, %fc{r}"]
+        return L
+    return consume, loads
+
+
 def compress_compare_loop(kind, src, e, cmp, ka, msk=None, d=None, per=2):
     """compress_compare as a loopi of `per` words per iteration (16 / per iterations,
     post-increment pointers x10 src, x11 e, x12 cmp, x13 msk): the same arithmetic and

@@ -369,8 +369,11 @@ class Decaps:
         L += ["csrrw x0, VMODE, x0"]
         ph.append(("decode t_hat + PRF y, e1", L))
         # t_hat is A_hat^T row buffer 1 for k = 4: v's products before row 1 is sampled
-        bm_v = basemul.basemul_loop([(self.t_polys[j], self.YV + 512 * j)
-                                     for j in range(k)], self.VP, self.BMC, one_gamma=True)
+        def bm_v_part(blocks=(0, 8)):
+            return basemul.basemul_loop([(self.t_polys[j], self.YV + 512 * j)
+                                         for j in range(k)], self.VP, self.BMC,
+                                        one_gamma=True, blocks=blocks)
+        bm_v = bm_v_part()
         L = []
         if self.early_row0:
             # row 0 was sampled during the decryption; row 1's first k - 1 entries (in the
@@ -393,7 +396,10 @@ class Decaps:
                                          for j in range(k)], self.UP, self.BMC, one_gamma=True)
 
         def intt_fin_u(i):
-            return self.intt_poly(self.UP) + self._check("u", self.UP, i)
+            """INTT of u'[i] with its compare fused in (u' never stored)."""
+            fin = codec.compare_fin("u", self.u_polys[i], self.UC + 512 * i, self.KA, _m,
+                                    d=self.du)
+            return _li(8, self.UP) + ntt.intt_body("x8", self.ITWID, self.ISCALE, _m, fin)
         # the jobs of rows 1.. and e2, each with the first core chunk whose inputs are
         # complete (priority: products of u row 0, its INTT + check, the products of v,
         # row 1, its INTT + check, the INTT of v, row 2, ...); the products of row i need
@@ -405,9 +411,11 @@ class Decaps:
                            (f"cmpu{i}", i, self._check("u", self.UP, i))]
             else:
                 chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, intt_fin_u(i))]
-            if i == 0 and not self.early_row0:
-                chunks.append(("bmv", 0, bm_v))
-            if i == 1:
+            if not self.early_row0 and i < 2:
+                # the products of v in two halves (two shadows: the INTT of v' runs with
+                # its compare fused in at the end, after e2)
+                chunks.append((f"bmv{i}", 0, bm_v_part((4 * i, 4))))
+            if i == 1 and self.early_row0:
                 chunks.append(("inttv", 1, self.intt_poly(self.VP)))
         if self.early_row0:
             jobs = [(1, self._start_a(1, k - 1, self._abuf(1, k - 1)))] + \
@@ -430,8 +438,14 @@ class Decaps:
         L = []
         for c in chunks:
             L += c[2]
-        L += self._check("v", self.VP)
-        ph.append((f"{', '.join(names)}, compare v", L))
+        if self.early_row0:
+            L += self._check("v", self.VP)
+        else:                                # INTT of v' with its compare fused in
+            fin = codec.compare_fin("v", self.E2, self.VC, self.KA, _m, msk=self.MSK,
+                                    d=self.dv)
+            L += _li(8, self.VP) + ntt.intt_body("x8", self.ITWID, self.ISCALE, _m, fin)
+        ph.append((f"{', '.join(names)}, " + ("compare v" if self.early_row0 else
+                                               "INTT + compare of v"), L))
         ph.append(("select", self._select() + ["kmac.rel"]))
         ph.append(("wipe", status.end([(self.K_OUT, self.K_OUT + 32),
                                        (self.STATUS, self.STATUS + 32)] +
