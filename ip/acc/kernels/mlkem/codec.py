@@ -310,6 +310,42 @@ def message_bits(v, w, msk, mout, ka):
     return L
 
 
+def message_fin(v, msk, mout, ka, mem):
+    """message_bits fused into the INTT of w (ntt.intt_body's fin): (consume(r, reg),
+    loads), word r of w taken from the register reg (no store and load of w); the packing
+    tree of message_bits built as the words come (pairs of neighbours combined as soon as
+    both exist: few values live), m' stored after the last word."""
+    loads = {"%k833": f"bn.lw %k833, {mem(ka['c833'])}",
+             "%k1664": f"bn.lw %k1664, {mem(ka['c1664'])}",
+             "%kbits": f"bn.lw %kbits, {mem(ka['bits'])}"}
+    for r in range(16):
+        loads[f"%mv{r}"] = f"bn.lw %mv{r}, {mem(v + 32 * r)}"
+    stacks, done = ([], []), []
+
+    def combine(a, b, name):
+        return [f"bn.unzip.lo {name}l, {a}, {b}", f"bn.unzip.hi {name}h, {a}, {b}",
+                f"bn.or {name}, {name}l, {name}h"]
+
+    def consume(r, reg):
+        L = [f"bn.subvm %md{r}, %mv{r}, {reg}", f"bn.subv %md{r}, %md{r}, %k833",
+             f"bn.ltv %md{r}, %md{r}, %k1664", f"bn.sw %md{r}, {mem(msk + 32 * r)}",
+             f"bn.and %ma{r}, %md{r}, %kbits"]
+        st = stacks[r // 8]
+        st.append((0, f"%ma{r}"))
+        while len(st) > 1 and st[-1][0] == st[-2][0]:
+            (lv, b), (_, a) = st.pop(), st.pop()
+            name = f"%mt{r}_{lv}"
+            L += combine(a, b, name)
+            st.append((lv + 1, name))
+        if len(st) == 1 and st[0][0] == 3:
+            done.append(r // 8)
+        if len(done) == 2:
+            L += combine(stacks[0][0][1], stacks[1][0][1], "%mm")
+            L.append(f"bn.sw %mm, {mem(mout)}")
+        return L
+    return consume, loads
+
+
 def compress_compare(kind, src, e, cmp, ka, msk=None, d=None):
     """After an INTT (result at src, one polynomial): add e (and, kind "v", mu = the
     compress1 masks at msk AND 1665), Compress_d (d = 10 for kind "u", 4 for "v"), OR the

@@ -283,6 +283,10 @@ class Decaps:
                   self.intt_poly(self.W),
                   codec.message_bits(self.V, self.W, self.MSK, self.MOUT, KA)]
         if not (j_hash and self.early_row0):
+            # Compress1 + ByteEncode1 fused into the INTT of w (w never stored)
+            fin = codec.message_fin(self.V, self.MSK, self.MOUT, KA, _m)
+            pieces[-2:] = [_li(8, self.W) + ntt.intt_body("x8", self.ITWID, self.ISCALE, _m,
+                                                          fin)]
             return L + [x for p in pieces for x in p]
         # ML-KEM-1024: J's digest read now (the KMAC is free), then A_hat^T row 0 sampled
         # into its buffer (dead input bytes) in the shadow of the rest of the decryption
