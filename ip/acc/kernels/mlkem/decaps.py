@@ -275,22 +275,23 @@ class Decaps:
             L += codec.decode_gather(self.du, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
             L += codec.decode_gather(self.dv, self.CT_V, self.VC, 16, KA)
             L += _vmode(0)
-        pieces = [codec.decompress(self.dv, self.VC, self.V, 16, KA) if self.du != 10 else [],
-                  self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC),
-                  basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
-                                        for j in range(k)], self.W, self.BMC, one_gamma=True),
-                  self.intt_poly(self.W),
-                  codec.message_bits(self.V, self.W, self.MSK, self.MOUT, KA)]
+        def bm(blocks=(0, 8)):
+            return basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
+                                         for j in range(k)], self.W, self.BMC, one_gamma=True,
+                                        blocks=blocks)
+        # Compress1 + ByteEncode1 fused into the INTT of w (w never stored)
+        intt_msg = _li(8, self.W) + ntt.intt_body(
+            "x8", self.ITWID, self.ISCALE, _m, codec.message_fin(self.V, self.MSK, self.MOUT,
+                                                                 KA, _m))
+        dec_ntt = (codec.decompress(self.dv, self.VC, self.V, 16, KA) if self.du != 10
+                   else []) + self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC)
         if not (j_hash and self.early_row0):
-            # Compress1 + ByteEncode1 fused into the INTT of w (w never stored)
-            fin = codec.message_fin(self.V, self.MSK, self.MOUT, KA, _m)
-            pieces[-2:] = [_li(8, self.W) + ntt.intt_body("x8", self.ITWID, self.ISCALE, _m,
-                                                          fin)]
-            return L + [x for p in pieces for x in p]
+            return L + dec_ntt + bm() + intt_msg
         # ML-KEM-1024: J's digest read now (the KMAC is free), then A_hat^T row 0 sampled
         # into its buffer (dead input bytes) in the shadow of the rest of the decryption
+        # (the products in two halves: a shadow for each job)
         L += ["kmac.dig w9", f"bn.sw w9, {_m(self.KBAR)}"]
-        shadows = [pieces[0] + pieces[1]] + pieces[2:]
+        shadows = [dec_ntt, bm((0, 4)), bm((4, 4)), intt_msg]
         for j in range(k):
             L += _pair(self._start_a(0, j, self._abuf(0, j)), shadows[j])
         return L
@@ -426,7 +427,9 @@ class Decaps:
         # its jobs waited for, i.e. the next job started
         chunks = []
         for i in range(k):
-            if self.early_row0:              # more, shorter chunks: a job for each
+            if self.early_row0 and i == k - 1:  # in the tail: fused (IMEM for one)
+                chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, intt_fin_u(i))]
+            elif self.early_row0:            # more, shorter chunks: a job for each
                 chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, self.intt_poly(self.UP)),
                            (f"cmpu{i}", i, self._check("u", self.UP, i))]
             else:
