@@ -698,8 +698,9 @@ def decode_gather(d, src, dst, nwords, ka, kmac_words=0):
     16-bit lane y << (16 - d) (the form decaps keeps the ciphertext in for its compare and
     decompresses from), for any d < 12 (ML-KEM-1024's d = 11, 5: the two words of a step
     need their own lane multipliers, unlike decode_wide's d = 10, 12). The fields as in
-    decode_wide, the gather plain: each granule a lane needs by lw + bn.ins (no bn.trn
-    sharing), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1), split into the two
+    decode_wide, the gather by lw + bn.ins: for d = 11 into 3 words whose bn.trn1 / bn.trn2
+    are X, Y of both words (_GATHER_TRN: 20 insertions a step instead of 26), else plain
+    (each granule a lane needs), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1), split into the two
     16-bit lanes by two shifts and masks (constants: `gather_const_words(d)`).
     kmac_words: as decode_wide's (message words from DMEM[x7], mask x3, two per iteration
     in w9, which then leaves the pool). Uses x5, x6, x10..x20, w0..w15."""
@@ -725,12 +726,36 @@ def _gather_consts(d, ka):
             f"bn.lw w14, {_m(ka[f'gl{d}'])}", f"bn.lw w15, {_m(ka[f'gh{d}'])}"]
 
 
-def _gather_body(d, nmsg):
-    """One step of decode_gather (2 output words); nmsg message words fed to the KMAC
-    through w9, half a step apart."""
-    p = Prog([f"w{n}" for n in range(9 if nmsg else 10)])
-    for g in range(d):                       # 2 words = 4d bytes = d granules
-        p.raw(f"lw {{0}}, {4 * g}({{1}})", [f"x{10 + g}"], ["x5"])
+# d = 11: the 2 x 2 gather targets (X, Y of both words) as bn.trn1 / bn.trn2 of 3 words Z
+# filled by bn.ins (20 insertions instead of 26; found by a search over the trn / unzip
+# pairings as _TRN): ops for X0, Y0, X1, Y1 as (mnemonic, z_a, z_b), slots {(z, lane):
+# granule of the step}
+_GATHER_TRN = {
+    11: ((("bn.trn1", 0, 1), ("bn.trn1", 1, 2), ("bn.trn2", 0, 1), ("bn.trn2", 1, 2)),
+         {(1, 0): 0, (0, 2): 1, (1, 2): 2, (0, 4): 2, (1, 4): 3, (0, 6): 4, (1, 6): 4,
+          (2, 0): 1, (2, 4): 4, (2, 6): 5, (0, 1): 5, (1, 1): 6, (0, 3): 6, (1, 3): 7,
+          (0, 5): 8, (1, 5): 8, (0, 7): 9, (1, 7): 10, (2, 3): 8, (2, 5): 9}),
+}
+
+
+def _gather_needs(d, word):
+    """Per lane of output word `word` of a step: (granule the X register needs or None,
+    granule Y needs or None)."""
+    return [(None, a) if off == 0 else (a, a + 1 if cross else None)
+            for a, off, cross in _gather_lanes(d, word)]
+
+
+def _check_gather_trn(d):
+    ops, slots = _GATHER_TRN[d]
+    for t, (word, xy) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+        src = _trn_src(*ops[t])
+        for q, need in enumerate(_gather_needs(d, word)):
+            if need[xy] is not None:
+                assert slots[src[q]] == need[xy], (d, t, q)
+
+
+def _gather_plain(p, d):
+    """X, Y of both words of a step, each lane gathered by its own bn.ins."""
     for word in range(2):
         X, Y = f"%X{word}", f"%Y{word}"
         started = set()
@@ -743,6 +768,32 @@ def _gather_body(d, nmsg):
                     p.raw(f"bn.ins {{0}}, {{1}}, {q}", [reg], [f"x{10 + gran}"])
                     started.add(reg)
         assert started == {X, Y}
+
+
+def _gather_body(d, nmsg):
+    """One step of decode_gather (2 output words); nmsg message words fed to the KMAC
+    through w9, half a step apart."""
+    p = Prog([f"w{n}" for n in range(9 if nmsg else 10)])
+    for g in range(d):                       # 2 words = 4d bytes = d granules
+        p.raw(f"lw {{0}}, {4 * g}({{1}})", [f"x{10 + g}"], ["x5"])
+    if d in _GATHER_TRN:
+        _check_gather_trn(d)
+        ops, slots = _GATHER_TRN[d]
+        started = set()
+        for (z, lane), g in sorted(slots.items(), key=lambda kv: (kv[1], kv[0])):
+            reg = f"%Z{z}"
+            if reg in started:
+                p.raw(f"bn.ins {{0}}, {{2}}, {lane}", [reg], [reg, f"x{10 + g}"])
+            else:
+                p.raw(f"bn.ins {{0}}, {{1}}, {lane}", [reg], [f"x{10 + g}"])
+                started.add(reg)
+        for t, name in enumerate(("%X0", "%Y0", "%X1", "%Y1")):
+            m, za, zb = ops[t]
+            p.op(m, name, f"%Z{za}", f"%Z{zb}")
+    else:
+        _gather_plain(p, d)
+    for word in range(2):
+        X, Y = f"%X{word}", f"%Y{word}"
         p.op("bn.mulv.hi", f"%hx{word}", X, f"w{10 + 2 * word}")
         p.op("bn.mulv.lo", f"%ly{word}", Y, f"w{11 + 2 * word}")
         p.op("bn.or", f"%E{word}", f"%hx{word}", f"%ly{word}")

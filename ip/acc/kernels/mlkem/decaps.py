@@ -3,19 +3,20 @@ Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image, for
 ML-KEM-512 / -768 / -1024 (Decaps(k), k = 2, 3, 4; the module-level names are Decaps(3)'s).
 
 Cycles (ISS = RTL, seed 7 of ip.acc.dv.jobs, checks and wipe included): 512: 6 938,
-768: 9 959 (target <= 10 000), 1024: 13 960 (target <= 13 000 not met); IMEM 11 112 /
-14 204 / 15 860 B. Before this file's latest round: 7 354 / 10 467 / 14 421. Per phase
+768: 9 959 (target <= 10 000), 1024: 13 896 (target <= 13 000 not met); IMEM 11 112 /
+14 204 / 15 844 B. Before this file's latest round: 7 354 / 10 467 / 14 421. Per phase
 (prefix runs of phases() unscheduled; test_mlkem_program.test_decaps_phases prints them),
 768 before -> after: decrypt (+ H(ek), J) 5 141 -> 4 868, G 54, t_hat decode + PRF
 1 475 -> 1 409, NTT(y) + A row 0 534 -> 519, A rows 1..2 + e2 | products, INTT, compare
 2 707 -> 2 359, tail 589 -> 687 (now the fused INTT + compare of v' too), select 26, wipe
-239 -> 245; 1024: decrypt 6 861 -> 6 743, t_hat 1 967 -> 1 877, NTT(y) + row 1 1 252 ->
+239 -> 245; 1024: decrypt 6 861 -> 6 679, t_hat 1 967 -> 1 877, NTT(y) + row 1 1 252 ->
 1 208, rows 1..3 2 892 -> 2 912, tail 1 339 -> 1 080, wipe 262 -> 265. What the round
 changed: ByteDecode4 by an unzip / trn network (codec.decode4: 391 -> 177 cycles); the
 re-encryption compare fused into the INTT of u' and v' and Compress1 / ByteEncode1 of m'
 into the INTT of w (ntt.intt_body fin: no store + load of the polynomial); one gamma
 multiply per block in the products (basemul_loop one_gamma); the job starts' constants
-in GPRs x22..x29 (_start_job); the t_hat decode chunks keep their constants. Where the
+in GPRs x22..x29 (_start_job); the t_hat decode chunks keep their constants; for 1024
+decode_gather(11) shares its insertions through bn.trn (codec._GATHER_TRN). Where the
 rest goes (768): ~2 900 cycles of ByteDecode12 / 10 gathers (lw + bn.ins, ~25 cycles per
 16 coefficients: the 3-in-4 and 5-in-8 lane spreads have no cheap form in the stride-2
 permutations the ISA has), ~570 of KMAC message stalls for H(ek) and J (5 cycles a word,
