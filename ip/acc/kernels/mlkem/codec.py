@@ -232,6 +232,11 @@ def decode_wide(d, src, dst, nwords, ka, kmac_words=0, setup=True):
 
 
 def decode4(src, dstc, dst, ka):
+    """See _decode4; dst None: only y << 12 (message_fin decompresses on the way)."""
+    return _decode4(src, dstc, dst, ka)
+
+
+def _decode4(src, dstc, dst, ka):
     """VMODE 0: ByteDecode4 of 128 B -> dstc (y << 12) and dst (Decompress4), a loopi of 4
     iterations of one input word (64 coefficients = 4 output words). Halfword j of the input
     holds coefficients 4j..4j+3 (a nibble each); output word k needs halfwords 4k..4k+3,
@@ -241,9 +246,10 @@ def decode4(src, dstc, dst, ka):
     4 (lane mod 4)) (constant d4s) and an AND with 0xF000 give y << 12 (the nibble shifted
     to the top, the rest of the halfword shifted out), then Decompress4 = ((y q) + 8) >> 4.
     ~11 cycles per 16 coefficients."""
-    L = _li(5, src) + _li(6, dstc) + _li(7, dst)
-    L += [f"bn.lw w12, {_m(ka['d4s'])}", f"bn.lw w13, {_m(ka['f000'])}",
-          f"bn.lw w14, {_m(ka['q'])}", f"bn.lw w15, {_m(ka['c8'])}"]
+    L = _li(5, src) + _li(6, dstc) + ([] if dst is None else _li(7, dst))
+    L += [f"bn.lw w12, {_m(ka['d4s'])}", f"bn.lw w13, {_m(ka['f000'])}"]
+    if dst is not None:
+        L += [f"bn.lw w14, {_m(ka['q'])}", f"bn.lw w15, {_m(ka['c8'])}"]
     p = Prog([f"w{n}" for n in range(12)])
     p.lw_pi("%W", "x5")
     p.raw("bn.unzip.lo {0}, {1}, {1}", ["%A"], ["%W"])     # (Prog: one source named once)
@@ -258,6 +264,8 @@ def decode4(src, dstc, dst, ka):
         p.op("bn.mulv.lo", f"%s{k}", f"%R{k}", "w12")
         p.op("bn.and", f"%c{k}", f"%s{k}", "w13")
         p.sw_pi(f"%c{k}", "x6")
+        if dst is None:
+            continue
         p.op("bn.shrv", f"%y{k}", f"%c{k}", "12")
         p.op("bn.mulv.lo", f"%z{k}", f"%y{k}", "w14")
         p.op("bn.addv", f"%e{k}", f"%z{k}", "w15")
@@ -310,14 +318,17 @@ def message_bits(v, w, msk, mout, ka):
     return L
 
 
-def message_fin(v, msk, mout, ka, mem):
+def message_fin(v, msk, mout, ka, mem, d=None):
     """message_bits fused into the INTT of w (ntt.intt_body's fin): (consume(r, reg),
     loads), word r of w taken from the register reg (no store and load of w); the packing
     tree of message_bits built as the words come (pairs of neighbours combined as soon as
-    both exist: few values live), m' stored after the last word."""
+    both exist: few values live), m' stored after the last word. d: the words at v are the
+    decoded y << (16 - d), Decompress_d taken on the way (decompress10_load's formula)."""
     loads = {"%k833": f"bn.lw %k833, {mem(ka['c833'])}",
              "%k1664": f"bn.lw %k1664, {mem(ka['c1664'])}",
              "%kbits": f"bn.lw %kbits, {mem(ka['bits'])}"}
+    if d is not None:
+        loads["%kq"] = f"bn.lw %kq, {mem(ka['q'])}"
     for r in range(16):
         loads[f"%mv{r}"] = f"bn.lw %mv{r}, {mem(v + 32 * r)}"
     stacks, done = ([], []), []
@@ -327,7 +338,12 @@ def message_fin(v, msk, mout, ka, mem):
                 f"bn.or {name}, {name}l, {name}h"]
 
     def consume(r, reg):
-        L = [f"bn.subvm %md{r}, %mv{r}, {reg}", f"bn.subv %md{r}, %md{r}, %k833",
+        vr, L = f"%mv{r}", []
+        if d is not None:
+            L = [f"bn.mulv.hi %dh{r}, %mv{r}, %kq", f"bn.mulv.lo %dl{r}, %mv{r}, %kq",
+                 f"bn.shrv %dl{r}, %dl{r}, 15", f"bn.addv %dv{r}, %dh{r}, %dl{r}"]
+            vr = f"%dv{r}"
+        L += [f"bn.subvm %md{r}, {vr}, {reg}", f"bn.subv %md{r}, %md{r}, %k833",
              f"bn.ltv %md{r}, %md{r}, %k1664", f"bn.sw %md{r}, {mem(msk + 32 * r)}",
              f"bn.and %ma{r}, %md{r}, %kbits"]
         st = stacks[r // 8]

@@ -2,16 +2,17 @@
 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image, for
 ML-KEM-512 / -768 / -1024 (Decaps(k), k = 2, 3, 4; the module-level names are Decaps(3)'s).
 
-Cycles (ISS = RTL, seed 7 of ip.acc.dv.jobs, checks and wipe included): 512: 6 938,
-768: 9 959 (target <= 10 000), 1024: 13 896 (target <= 13 000 not met); IMEM 11 112 /
-14 204 / 15 844 B. Before this file's latest round: 7 354 / 10 467 / 14 421. Per phase
+Cycles (ISS = RTL, seed 7 of ip.acc.dv.jobs, checks and wipe included; the same for 12
+keys): 512: 6 927, 768: 9 948 (target <= 10 000), 1024: 13 859 (target <= 13 000 not met);
+IMEM 11 276 / 14 368 / 16 032 B. Before this file's latest round: 7 354 / 10 467 / 14 421. Per phase
 (prefix runs of phases() unscheduled; test_mlkem_program.test_decaps_phases prints them),
-768 before -> after: decrypt (+ H(ek), J) 5 141 -> 4 868, G 54, t_hat decode + PRF
+768 before -> after: decrypt (+ H(ek), J) 5 141 -> 4 857, G 54, t_hat decode + PRF
 1 475 -> 1 409, NTT(y) + A row 0 534 -> 519, A rows 1..2 + e2 | products, INTT, compare
 2 707 -> 2 359, tail 589 -> 687 (now the fused INTT + compare of v' too), select 26, wipe
-239 -> 245; 1024: decrypt 6 861 -> 6 679, t_hat 1 967 -> 1 877, NTT(y) + row 1 1 252 ->
+239 -> 245; 1024: decrypt 6 861 -> 6 642, t_hat 1 967 -> 1 877, NTT(y) + row 1 1 252 ->
 1 208, rows 1..3 2 892 -> 2 912, tail 1 339 -> 1 080, wipe 262 -> 265. What the round
-changed: ByteDecode4 by an unzip / trn network (codec.decode4: 391 -> 177 cycles); the
+changed: ByteDecode4 by an unzip / trn network (codec.decode4: 391 -> 97 cycles, its
+Decompress4 moved into message_fin); the
 re-encryption compare fused into the INTT of u' and v' and Compress1 / ByteEncode1 of m'
 into the INTT of w (ntt.intt_body fin: no store + load of the polynomial); one gamma
 multiply per block in the products (basemul_loop one_gamma); the job starts' constants
@@ -128,7 +129,7 @@ class Decaps:
         # decrypt buffers
         self.S_HAT = self.WORK               # k polys (decoded, plain)
         self.U = self.S_HAT + 512 * k        # k polys: Decompress10(u) -> NTT (transposed)
-        self.V = self.U + 512 * k            # Decompress4(v)
+        self.V = self.U + 512 * k            # (e2; Decompress4(v) taken in message_fin)
         self.W = self.V + 512                # s_hat . u_hat -> INTT
         self.UC = self.W + 512               # k polys: decoded u, y << 6 (kept for the compare)
         self.VC = self.UC + 512 * k          # v: y << 12 (kept)
@@ -170,7 +171,7 @@ class Decaps:
         self.UC = self.U + 512 * k           # k polys: decoded u, y << 5
         self.VC = self.UC + 512 * k          # v: y << 11
         self.MSK = self.VC + 512
-        self.V = self.MSK + 512              # Decompress5(v); e2 after decrypt
+        self.V = self.MSK + 512              # e2 (Decompress5(v) taken in message_fin)
         self.W = self.V + 512                # s_hat . u_hat; v' after decrypt
         self.UP = self.W + 512               # u'
         self.SPARE = self.UP + 512           # t_hat[0], then row buffer 1 entry 3
@@ -291,7 +292,7 @@ class Decaps:
         if self.du == 10:
             L += codec.decode_wide(10, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
             L += _vmode(0)
-            L += codec.decode4(self.CT_V, self.VC, self.V, KA)
+            L += codec.decode4(self.CT_V, self.VC, None, KA)
         else:
             L += codec.decode_gather(self.du, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
             L += codec.decode_gather(self.dv, self.CT_V, self.VC, 16, KA)
@@ -300,12 +301,12 @@ class Decaps:
             return basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
                                          for j in range(k)], self.W, self.BMC, one_gamma=True,
                                         blocks=blocks)
-        # Compress1 + ByteEncode1 fused into the INTT of w (w never stored)
+        # Compress1 + ByteEncode1 fused into the INTT of w (w never stored), Decompress_dv
+        # of v from the decoded y << (16 - dv) on the way (no buffer for it)
         intt_msg = _li(8, self.W) + ntt.intt_body(
-            "x8", self.ITWID, self.ISCALE, _m, codec.message_fin(self.V, self.MSK, self.MOUT,
-                                                                 KA, _m))
-        dec_ntt = (codec.decompress(self.dv, self.VC, self.V, 16, KA) if self.du != 10
-                   else []) + self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC)
+            "x8", self.ITWID, self.ISCALE, _m, codec.message_fin(self.VC, self.MSK, self.MOUT,
+                                                                 KA, _m, d=self.dv))
+        dec_ntt = self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC)
         if not (j_hash and self.early_row0):
             return L + dec_ntt + bm() + intt_msg
         # ML-KEM-1024: J's digest read now (the KMAC is free), then A_hat^T row 0 sampled
