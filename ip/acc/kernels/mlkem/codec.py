@@ -39,13 +39,12 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
   (pair fields, two unzip levels, a block of 8 coefficients per lane), the granules of the
   blocks leaving by bn.ext + sw (d = 4: whole words; d = 10: blocks paired into 5 whole
   granules; d = 5, 11: blocks merged into the byte stream in GPRs).
-* Compress1 + ByteEncode1 of m' (`message_bits`): two compares give the bit masks (kept:
-  they are Decompress1(m') after an AND with 1665), AND with 1 << lane, then a 15-step
-  unzip.lo / unzip.hi / or tree packs 256 bits into one word.
+* Compress1 + ByteEncode1 of m' (`message_fin`, inside the INTT of w): two compares give
+  the bit masks (kept: they are Decompress1(m') after an AND with 1665), AND with 1 << lane,
+  then a 15-step unzip.lo / unzip.hi / or tree packs 256 bits into one word.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from ip.acc.kernels.prog import Prog
-from ip.acc.tools import sched
 
 Q = 3329
 QINV16 = pow(Q, -1, 1 << 16)
@@ -293,36 +292,13 @@ def decompress10_load(dsrc, ka):
     return load
 
 
-def message_bits(v, w, msk, mout, ka):
-    """VMODE 0: m' = ByteEncode1(Compress1(v - w)) -> mout; masks -> msk. Two halves of 8
-    words, each packed by a 7-step unzip.lo / unzip.hi / or tree, then one more step."""
-    L = [f"bn.lw w13, {_m(ka['c833'])}", f"bn.lw w14, {_m(ka['c1664'])}",
-         f"bn.lw w15, {_m(ka['bits'])}"]
-    for h in range(2):
-        for i in range(8):
-            r = 8 * h + i
-            L += [f"bn.lw w8, {_m(v + 32 * r)}", f"bn.lw w9, {_m(w + 32 * r)}",
-                  f"bn.subvm w{i}, w8, w9", f"bn.subv w{i}, w{i}, w13",
-                  f"bn.ltv w{i}, w{i}, w14", f"bn.sw w{i}, {_m(msk + 32 * r)}",
-                  f"bn.and w{i}, w{i}, w15"]
-        n = 8
-        while n > 1:
-            for i in range(n // 2):
-                out = f"w{i}" if n > 2 or h else "w10"
-                L += [f"bn.unzip.lo w8, w{2 * i}, w{2 * i + 1}",
-                      f"bn.unzip.hi w9, w{2 * i}, w{2 * i + 1}",
-                      f"bn.or {out}, w8, w9"]
-            n //= 2
-    L += ["bn.unzip.lo w8, w10, w0", "bn.unzip.hi w9, w10, w0", "bn.or w0, w8, w9",
-          f"bn.sw w0, {_m(mout)}"]
-    return L
-
-
 def message_fin(v, msk, mout, ka, mem, d=None):
-    """message_bits fused into the INTT of w (ntt.intt_body's fin): (consume(r, reg),
-    loads), word r of w taken from the register reg (no store and load of w); the packing
-    tree of message_bits built as the words come (pairs of neighbours combined as soon as
-    both exist: few values live), m' stored after the last word. d: the words at v are the
+    """VMODE 0: m' = ByteEncode1(Compress1(v - w)) -> mout, the masks -> msk, fused into the
+    INTT of w (ntt.intt_body's fin): (consume(r, reg), loads), word r of w taken from the
+    register reg (no store and load of w). Compress1: (v - w) - 833 < 1664 (two compares in
+    one bn.subv / bn.ltv) gives the mask, AND with 1 << lane; a 15-step unzip.lo / unzip.hi
+    / or tree (neighbours combined as soon as both exist: few values live) packs the 256
+    bits, m' stored after the last word. d: the words at v are the
     decoded y << (16 - d), Decompress_d taken on the way (decompress10_load's formula)."""
     loads = {"%k833": f"bn.lw %k833, {mem(ka['c833'])}",
              "%k1664": f"bn.lw %k1664, {mem(ka['c1664'])}",
@@ -829,19 +805,6 @@ def _gather_body(d, nmsg):
     if nmsg == 1:
         return ld + body[:mid] + msg + body[mid:]
     return ld + body[:mid] + msg + ld + body[mid:] + msg
-
-
-def decompress(d, src, dst, nwords, ka):
-    """VMODE 0: Decompress_d of nwords words y << (16 - d) at src -> dst (as
-    decompress10_load: mulv.hi by q plus the rounding bit 15 of mulv.lo)."""
-    L = _li(5, src) + _li(6, dst) + [f"bn.lw w15, {_m(ka['q'])}"]
-    body = ["bn.lw.pi w0, 0(x5)", "bn.lw.pi w1, 0(x5)",
-            "bn.mulv.hi w2, w0, w15", "bn.mulv.lo w3, w0, w15",
-            "bn.mulv.hi w4, w1, w15", "bn.mulv.lo w5, w1, w15",
-            "bn.shrv w3, w3, 15", "bn.shrv w5, w5, 15",
-            "bn.addv w2, w2, w3", "bn.addv w4, w4, w5",
-            "bn.sw.pi w2, 0(x6)", "bn.sw.pi w4, 0(x6)"]
-    return L + _loop(nwords // 2, sched.schedule(body))
 
 
 def gather_const_words(d) -> dict:

@@ -30,7 +30,7 @@ permutations the ISA has), ~570 of KMAC message stalls for H(ek) and J (5 cycles
 
 ML-KEM-1024 (k = 4, du = 11, dv = 5): the same generator with its own layout in 16 KiB
 (Decaps._layout_1024: dead input bytes reused; A_hat^T row 0 sampled during the decryption),
-codec.decode_gather (d = 11 with J absorbed, d = 5), codec.decompress and the looped
+codec.decode_gather (d = 11 with J absorbed, d = 5) and the looped
 codec.compress_compare_loop (IMEM).
 
 Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
