@@ -14,8 +14,8 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
   shift/and/or. Two output words per loopi iteration: X, Y of both words are bn.trn1 /
   bn.trn2 of 2 (d = 12) or 3 (d = 10) words filled by bn.ins (16 / 18 insertions instead of
   24, see _TRN): ~25 cycles per 16 coefficients, of which ~16 are lw + bn.ins.
-* ByteDecode4 (v; `decode4`): VMODE 0, bn.bcastl of each halfword + bn.mulv.lo by per-lane
-  powers of two (shift and lane select at once).
+* ByteDecode4 (v; `decode4`): VMODE 0, an unzip / trn network spreads each input halfword
+  over 4 lanes, one bn.mulv.lo by per-lane powers of two shifts each nibble to the top.
 * Decoded u / v are kept as y << 6 (d = 10) and y << 12 (d = 4) in 16-bit lanes: the
   re-encryption check (`compress_compare`) compares Compress_d(u') << (16 - d) with them
   lane by lane (c' = c iff all compressed coefficients are equal, ByteEncode_d being a
@@ -39,20 +39,19 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
   (pair fields, two unzip levels, a block of 8 coefficients per lane), the granules of the
   blocks leaving by bn.ext + sw (d = 4: whole words; d = 10: blocks paired into 5 whole
   granules; d = 5, 11: blocks merged into the byte stream in GPRs).
-* Compress1 + ByteEncode1 of m' (`message_bits`): two compares give the bit masks (kept:
-  they are Decompress1(m') after an AND with 1665), AND with 1 << lane, then a 15-step
-  unzip.lo / unzip.hi / or tree packs 256 bits into one word.
+* Compress1 + ByteEncode1 of m' (`message_fin`, inside the INTT of w): two compares give
+  the bit masks (kept: they are Decompress1(m') after an AND with 1665), AND with 1 << lane,
+  then a 15-step unzip.lo / unzip.hi / or tree packs 256 bits into one word.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from ip.acc.kernels.prog import Prog
-from ip.acc.tools import sched
 
 Q = 3329
 QINV16 = pow(Q, -1, 1 << 16)
 
 # the constant words, in their DMEM order ("one" is the decaps select's)
 CONST_NAMES = ["cx12", "cy12", "m12", "m12h", "cx10", "cy10", "m10", "m10h",
-               "d4c0", "d4c1", "d4c2", "d4c3", "f000", "q", "c8", "c833", "c1664",
+               "d4s", "f000", "q", "c8", "c833", "c1664",
                "bits", "c1665", "one", "mc10", "qi10", "mc4", "qi4"]
 
 
@@ -92,9 +91,7 @@ def const_words() -> dict:
     c["cx10"], c["cy10"] = [_u32(x) for x in _cxy(10)]
     c["m10"] = _u32([0xFFC0] * 8)
     c["m10h"] = _u32([0xFFC00000] * 8)
-    for h in range(4):
-        c[f"d4c{h}"] = u16([(1 << (12 - 4 * (lane & 3))) if lane >> 2 == h else 0
-                            for lane in range(16)])
+    c["d4s"] = u16([1 << (12 - 4 * (lane & 3)) for lane in range(16)])
     c["f000"] = u16([0xF000] * 16)
     c["q"] = u16([Q] * 16)
     c["c8"] = u16([8] * 16)
@@ -185,19 +182,22 @@ def _chain(d, X, Y, c):
     return head, tail
 
 
-def decode_wide(d, src, dst, nwords, ka, kmac_words=0):
+def decode_wide(d, src, dst, nwords, ka, kmac_words=0, setup=True):
     """ByteDecode_d (d = 12 or 10) of nwords output words (VMODE 1), two per iteration.
     d = 12: plain values; d = 10: y << 6 in each 16-bit lane. kmac_words: that many 32-byte
     message words from DMEM[x7] (post-increment, mask x3) are fed to the KMAC during the
-    first iterations (a hash absorbed in the shadow of the decode)."""
+    first iterations (a hash absorbed in the shadow of the decode). setup=False: a
+    continuation of a decode_wide of the same d whose constants (w12..w15) are still
+    loaded; dst None: x6 still points at dst (the previous call's end)."""
     assert nwords % 2 == 0
     ng = _check_trn(d)
     ops, slots = _TRN[d]
     nz = 1 + max(z for z, _ in slots)
     sfx = str(d)
-    L = _li(5, src) + _li(6, dst)
-    L += [f"bn.lw w12, {_m(ka['cx' + sfx])}", f"bn.lw w13, {_m(ka['cy' + sfx])}",
-          f"bn.lw w14, {_m(ka['m' + sfx])}", f"bn.lw w15, {_m(ka['m' + sfx + 'h'])}"]
+    L = _li(5, src) + ([] if dst is None else _li(6, dst))
+    if setup:
+        L += [f"bn.lw w12, {_m(ka['cx' + sfx])}", f"bn.lw w13, {_m(ka['cy' + sfx])}",
+              f"bn.lw w14, {_m(ka['m' + sfx])}", f"bn.lw w15, {_m(ka['m' + sfx + 'h'])}"]
     lws = [f"lw x{10 + g}, {4 * g}(x5)" for g in range(2 * ng)]
     ins = [f"bn.ins w{8 + z}, x{10 + g}, {lane}" for (z, lane), g in
            sorted(slots.items(), key=lambda kv: (kv[1], kv[0]))]
@@ -231,23 +231,46 @@ def decode_wide(d, src, dst, nwords, ka, kmac_words=0):
 
 
 def decode4(src, dstc, dst, ka):
-    """VMODE 0: ByteDecode4 of 128 B -> dstc (y << 12) and dst (Decompress4)."""
-    L = _li(5, src) + _li(6, dstc) + _li(7, dst)
-    L += [f"bn.lw w{8 + h}, {_m(ka[f'd4c{h}'])}" for h in range(4)]
-    L += [f"bn.lw w12, {_m(ka['f000'])}", f"bn.lw w13, {_m(ka['q'])}",
-          f"bn.lw w14, {_m(ka['c8'])}"]
-    for i in range(4):
-        L.append("bn.lw.pi w0, 0(x5)")
-        for k in range(4):
-            for h in range(4):
-                L.append(f"bn.bcastl w{1 + h}, w0, {4 * k + h}")
-            for h in range(4):
-                L.append(f"bn.mulv.lo w{1 + h}, w{1 + h}, w{8 + h}")
-            L += ["bn.or w5, w1, w2", "bn.or w6, w3, w4", "bn.or w5, w5, w6",
-                  "bn.and w5, w5, w12", "bn.shrv w6, w5, 12",
-                  "bn.mulv.lo w6, w6, w13", "bn.sw.pi w5, 0(x6)", "bn.addv w6, w6, w14",
-                  "bn.shrv w6, w6, 4", "bn.sw.pi w6, 0(x7)"]
-    return L
+    """See _decode4; dst None: only y << 12 (message_fin decompresses on the way)."""
+    return _decode4(src, dstc, dst, ka)
+
+
+def _decode4(src, dstc, dst, ka):
+    """VMODE 0: ByteDecode4 of 128 B -> dstc (y << 12) and dst (Decompress4), a loopi of 4
+    iterations of one input word (64 coefficients = 4 output words). Halfword j of the input
+    holds coefficients 4j..4j+3 (a nibble each); output word k needs halfwords 4k..4k+3,
+    each in 4 consecutive lanes (R_k). Three unzip levels and a trn level give R_0..R_3
+    (A, B = unzip(W, W); C, D = unzip(A, B); G, H = unzip(C, D); R_0 / R_2 = trn1 / trn2
+    (G, G), R_1 / R_3 = trn1 / trn2 (H, H)); one bn.mulv.lo by the per-lane powers 2^(12 -
+    4 (lane mod 4)) (constant d4s) and an AND with 0xF000 give y << 12 (the nibble shifted
+    to the top, the rest of the halfword shifted out), then Decompress4 = ((y q) + 8) >> 4.
+    ~11 cycles per 16 coefficients."""
+    L = _li(5, src) + _li(6, dstc) + ([] if dst is None else _li(7, dst))
+    L += [f"bn.lw w12, {_m(ka['d4s'])}", f"bn.lw w13, {_m(ka['f000'])}"]
+    if dst is not None:
+        L += [f"bn.lw w14, {_m(ka['q'])}", f"bn.lw w15, {_m(ka['c8'])}"]
+    p = Prog([f"w{n}" for n in range(12)])
+    p.lw_pi("%W", "x5")
+    p.raw("bn.unzip.lo {0}, {1}, {1}", ["%A"], ["%W"])     # (Prog: one source named once)
+    p.raw("bn.unzip.hi {0}, {1}, {1}", ["%B"], ["%W"])
+    p.op("bn.unzip.lo", "%C", "%A", "%B")
+    p.op("bn.unzip.hi", "%D", "%A", "%B")
+    p.op("bn.unzip.lo", "%G", "%C", "%D")
+    p.op("bn.unzip.hi", "%H", "%C", "%D")
+    for k, (m, x) in enumerate((("bn.trn1", "%G"), ("bn.trn1", "%H"),
+                                ("bn.trn2", "%G"), ("bn.trn2", "%H"))):
+        p.raw(m + " {0}, {1}, {1}", [f"%R{k}"], [x])
+        p.op("bn.mulv.lo", f"%s{k}", f"%R{k}", "w12")
+        p.op("bn.and", f"%c{k}", f"%s{k}", "w13")
+        p.sw_pi(f"%c{k}", "x6")
+        if dst is None:
+            continue
+        p.op("bn.shrv", f"%y{k}", f"%c{k}", "12")
+        p.op("bn.mulv.lo", f"%z{k}", f"%y{k}", "w14")
+        p.op("bn.addv", f"%e{k}", f"%z{k}", "w15")
+        p.op("bn.shrv", f"%v{k}", f"%e{k}", "4")
+        p.sw_pi(f"%v{k}", "x7")
+    return L + _loop(4, p.text().splitlines())
 
 
 def decompress10_load(dsrc, ka):
@@ -269,29 +292,50 @@ def decompress10_load(dsrc, ka):
     return load
 
 
-def message_bits(v, w, msk, mout, ka):
-    """VMODE 0: m' = ByteEncode1(Compress1(v - w)) -> mout; masks -> msk. Two halves of 8
-    words, each packed by a 7-step unzip.lo / unzip.hi / or tree, then one more step."""
-    L = [f"bn.lw w13, {_m(ka['c833'])}", f"bn.lw w14, {_m(ka['c1664'])}",
-         f"bn.lw w15, {_m(ka['bits'])}"]
-    for h in range(2):
-        for i in range(8):
-            r = 8 * h + i
-            L += [f"bn.lw w8, {_m(v + 32 * r)}", f"bn.lw w9, {_m(w + 32 * r)}",
-                  f"bn.subvm w{i}, w8, w9", f"bn.subv w{i}, w{i}, w13",
-                  f"bn.ltv w{i}, w{i}, w14", f"bn.sw w{i}, {_m(msk + 32 * r)}",
-                  f"bn.and w{i}, w{i}, w15"]
-        n = 8
-        while n > 1:
-            for i in range(n // 2):
-                out = f"w{i}" if n > 2 or h else "w10"
-                L += [f"bn.unzip.lo w8, w{2 * i}, w{2 * i + 1}",
-                      f"bn.unzip.hi w9, w{2 * i}, w{2 * i + 1}",
-                      f"bn.or {out}, w8, w9"]
-            n //= 2
-    L += ["bn.unzip.lo w8, w10, w0", "bn.unzip.hi w9, w10, w0", "bn.or w0, w8, w9",
-          f"bn.sw w0, {_m(mout)}"]
-    return L
+def message_fin(v, msk, mout, ka, mem, d=None):
+    """VMODE 0: m' = ByteEncode1(Compress1(v - w)) -> mout, the masks -> msk, fused into the
+    INTT of w (ntt.intt_body's fin): (consume(r, reg), loads), word r of w taken from the
+    register reg (no store and load of w). Compress1: (v - w) - 833 < 1664 (two compares in
+    one bn.subv / bn.ltv) gives the mask, AND with 1 << lane; a 15-step unzip.lo / unzip.hi
+    / or tree (neighbours combined as soon as both exist: few values live) packs the 256
+    bits, m' stored after the last word. d: the words at v are the
+    decoded y << (16 - d), Decompress_d taken on the way (decompress10_load's formula)."""
+    loads = {"%k833": f"bn.lw %k833, {mem(ka['c833'])}",
+             "%k1664": f"bn.lw %k1664, {mem(ka['c1664'])}",
+             "%kbits": f"bn.lw %kbits, {mem(ka['bits'])}"}
+    if d is not None:
+        loads["%kq"] = f"bn.lw %kq, {mem(ka['q'])}"
+    for r in range(16):
+        loads[f"%mv{r}"] = f"bn.lw %mv{r}, {mem(v + 32 * r)}"
+    stacks, done = ([], []), []
+
+    def combine(a, b, name):
+        return [f"bn.unzip.lo {name}l, {a}, {b}", f"bn.unzip.hi {name}h, {a}, {b}",
+                f"bn.or {name}, {name}l, {name}h"]
+
+    def consume(r, reg):
+        vr, L = f"%mv{r}", []
+        if d is not None:
+            L = [f"bn.mulv.hi %dh{r}, %mv{r}, %kq", f"bn.mulv.lo %dl{r}, %mv{r}, %kq",
+                 f"bn.shrv %dl{r}, %dl{r}, 15", f"bn.addv %dv{r}, %dh{r}, %dl{r}"]
+            vr = f"%dv{r}"
+        L += [f"bn.subvm %md{r}, {vr}, {reg}", f"bn.subv %md{r}, %md{r}, %k833",
+             f"bn.ltv %md{r}, %md{r}, %k1664", f"bn.sw %md{r}, {mem(msk + 32 * r)}",
+             f"bn.and %ma{r}, %md{r}, %kbits"]
+        st = stacks[r // 8]
+        st.append((0, f"%ma{r}"))
+        while len(st) > 1 and st[-1][0] == st[-2][0]:
+            (lv, b), (_, a) = st.pop(), st.pop()
+            name = f"%mt{r}_{lv}"
+            L += combine(a, b, name)
+            st.append((lv + 1, name))
+        if len(st) == 1 and st[0][0] == 3:
+            done.append(r // 8)
+        if len(done) == 2:
+            L += combine(stacks[0][0][1], stacks[1][0][1], "%mm")
+            L.append(f"bn.sw %mm, {mem(mout)}")
+        return L
+    return consume, loads
 
 
 def compress_compare(kind, src, e, cmp, ka, msk=None, d=None):
@@ -323,6 +367,37 @@ def compress_compare(kind, src, e, cmp, ka, msk=None, d=None):
         p.lw(f"%c{r}", cmp + 32 * r)
         p.op("bn.or.acc", "x9", f"%y{r}", f"%c{r}")
     return p.text().splitlines()
+
+
+def compare_fin(kind, e, cmp, ka, mem, msk=None, d=None):
+    """compress_compare fused into the INTT that makes its input (ntt.intt_body's fin):
+    (consume(r, reg), loads) on virtual registers, the result word r taken from the
+    register reg instead of DMEM (no store and load of u' / v'): the same arithmetic and
+    result (ACC, x9 = 0 iff all equal)."""
+    if d is None:
+        d = 10 if kind == "u" else 4
+    loads = {"%kh": f"bn.lw %kh, {mem(ka['c1664'])}", "%kmc": f"bn.lw %kmc, {mem(ka[f'mc{d}'])}",
+             "%kqi": f"bn.lw %kqi, {mem(ka[f'qi{d}'])}"}
+    if kind == "v":
+        loads["%k1665"] = f"bn.lw %k1665, {mem(ka['c1665'])}"
+    for r in range(16):
+        loads[f"%fe{r}"] = f"bn.lw %fe{r}, {mem(e + 32 * r)}"
+        loads[f"%fc{r}"] = f"bn.lw %fc{r}, {mem(cmp + 32 * r)}"
+        if kind == "v":
+            loads[f"%fm{r}"] = f"bn.lw %fm{r}, {mem(msk + 32 * r)}"
+
+    def consume(r, reg):
+        x = f"%fx{r}"
+        L = [f"bn.addvm {x}, {reg}, %fe{r}"]
+        if kind == "v":
+            L += [f"bn.and %fu{r}, %fm{r}, %k1665", f"bn.addvm %fxx{r}, {x}, %fu{r}"]
+            x = f"%fxx{r}"
+        L += [f"bn.mulvm %fzm{r}, {x}, %kmc", f"bn.shlv %fzl{r}, {x}, {d}",
+              f"bn.addv %fzl{r}, %fzl{r}, %kh", f"bn.addvm %fzm{r}, %fzm{r}, %kh",
+              f"bn.subv %fzl{r}, %fzl{r}, %fzm{r}", f"bn.mulv.lo %fzl{r}, %fzl{r}, %kqi",
+              f"bn.or.acc x9, %fzl{r}, %fc{r}"]
+        return L
+    return consume, loads
 
 
 def compress_compare_loop(kind, src, e, cmp, ka, msk=None, d=None, per=2):
@@ -615,8 +690,9 @@ def decode_gather(d, src, dst, nwords, ka, kmac_words=0):
     16-bit lane y << (16 - d) (the form decaps keeps the ciphertext in for its compare and
     decompresses from), for any d < 12 (ML-KEM-1024's d = 11, 5: the two words of a step
     need their own lane multipliers, unlike decode_wide's d = 10, 12). The fields as in
-    decode_wide, the gather plain: each granule a lane needs by lw + bn.ins (no bn.trn
-    sharing), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1), split into the two
+    decode_wide, the gather by lw + bn.ins: for d = 11 into 3 words whose bn.trn1 / bn.trn2
+    are X, Y of both words (_GATHER_TRN: 20 insertions a step instead of 26), else plain
+    (each granule a lane needs), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1), split into the two
     16-bit lanes by two shifts and masks (constants: `gather_const_words(d)`).
     kmac_words: as decode_wide's (message words from DMEM[x7], mask x3, two per iteration
     in w9, which then leaves the pool). Uses x5, x6, x10..x20, w0..w15."""
@@ -642,12 +718,36 @@ def _gather_consts(d, ka):
             f"bn.lw w14, {_m(ka[f'gl{d}'])}", f"bn.lw w15, {_m(ka[f'gh{d}'])}"]
 
 
-def _gather_body(d, nmsg):
-    """One step of decode_gather (2 output words); nmsg message words fed to the KMAC
-    through w9, half a step apart."""
-    p = Prog([f"w{n}" for n in range(9 if nmsg else 10)])
-    for g in range(d):                       # 2 words = 4d bytes = d granules
-        p.raw(f"lw {{0}}, {4 * g}({{1}})", [f"x{10 + g}"], ["x5"])
+# d = 11: the 2 x 2 gather targets (X, Y of both words) as bn.trn1 / bn.trn2 of 3 words Z
+# filled by bn.ins (20 insertions instead of 26; found by a search over the trn / unzip
+# pairings as _TRN): ops for X0, Y0, X1, Y1 as (mnemonic, z_a, z_b), slots {(z, lane):
+# granule of the step}
+_GATHER_TRN = {
+    11: ((("bn.trn1", 0, 1), ("bn.trn1", 1, 2), ("bn.trn2", 0, 1), ("bn.trn2", 1, 2)),
+         {(1, 0): 0, (0, 2): 1, (1, 2): 2, (0, 4): 2, (1, 4): 3, (0, 6): 4, (1, 6): 4,
+          (2, 0): 1, (2, 4): 4, (2, 6): 5, (0, 1): 5, (1, 1): 6, (0, 3): 6, (1, 3): 7,
+          (0, 5): 8, (1, 5): 8, (0, 7): 9, (1, 7): 10, (2, 3): 8, (2, 5): 9}),
+}
+
+
+def _gather_needs(d, word):
+    """Per lane of output word `word` of a step: (granule the X register needs or None,
+    granule Y needs or None)."""
+    return [(None, a) if off == 0 else (a, a + 1 if cross else None)
+            for a, off, cross in _gather_lanes(d, word)]
+
+
+def _check_gather_trn(d):
+    ops, slots = _GATHER_TRN[d]
+    for t, (word, xy) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+        src = _trn_src(*ops[t])
+        for q, need in enumerate(_gather_needs(d, word)):
+            if need[xy] is not None:
+                assert slots[src[q]] == need[xy], (d, t, q)
+
+
+def _gather_plain(p, d):
+    """X, Y of both words of a step, each lane gathered by its own bn.ins."""
     for word in range(2):
         X, Y = f"%X{word}", f"%Y{word}"
         started = set()
@@ -660,6 +760,32 @@ def _gather_body(d, nmsg):
                     p.raw(f"bn.ins {{0}}, {{1}}, {q}", [reg], [f"x{10 + gran}"])
                     started.add(reg)
         assert started == {X, Y}
+
+
+def _gather_body(d, nmsg):
+    """One step of decode_gather (2 output words); nmsg message words fed to the KMAC
+    through w9, half a step apart."""
+    p = Prog([f"w{n}" for n in range(9 if nmsg else 10)])
+    for g in range(d):                       # 2 words = 4d bytes = d granules
+        p.raw(f"lw {{0}}, {4 * g}({{1}})", [f"x{10 + g}"], ["x5"])
+    if d in _GATHER_TRN:
+        _check_gather_trn(d)
+        ops, slots = _GATHER_TRN[d]
+        started = set()
+        for (z, lane), g in sorted(slots.items(), key=lambda kv: (kv[1], kv[0])):
+            reg = f"%Z{z}"
+            if reg in started:
+                p.raw(f"bn.ins {{0}}, {{2}}, {lane}", [reg], [reg, f"x{10 + g}"])
+            else:
+                p.raw(f"bn.ins {{0}}, {{1}}, {lane}", [reg], [f"x{10 + g}"])
+                started.add(reg)
+        for t, name in enumerate(("%X0", "%Y0", "%X1", "%Y1")):
+            m, za, zb = ops[t]
+            p.op(m, name, f"%Z{za}", f"%Z{zb}")
+    else:
+        _gather_plain(p, d)
+    for word in range(2):
+        X, Y = f"%X{word}", f"%Y{word}"
         p.op("bn.mulv.hi", f"%hx{word}", X, f"w{10 + 2 * word}")
         p.op("bn.mulv.lo", f"%ly{word}", Y, f"w{11 + 2 * word}")
         p.op("bn.or", f"%E{word}", f"%hx{word}", f"%ly{word}")
@@ -668,9 +794,8 @@ def _gather_body(d, nmsg):
         p.op("bn.and", f"%c{word}", f"%a{word}", "w14")
         p.op("bn.and", f"%e{word}", f"%b{word}", "w15")
         p.op("bn.or", f"%o{word}", f"%c{word}", f"%e{word}")
-        p.raw("bn.sw {0}, " + str(32 * word) + "({1})", [], [f"%o{word}", "x6"])
+        p.sw_pi(f"%o{word}", "x6")
     p.raw(f"addi {{0}}, {{1}}, {4 * d}", ["x5"], ["x5"])
-    p.raw("addi {0}, {1}, 64", ["x6"], ["x6"])
     body = p.text().splitlines()
     if not nmsg:
         return body
@@ -680,19 +805,6 @@ def _gather_body(d, nmsg):
     if nmsg == 1:
         return ld + body[:mid] + msg + body[mid:]
     return ld + body[:mid] + msg + ld + body[mid:] + msg
-
-
-def decompress(d, src, dst, nwords, ka):
-    """VMODE 0: Decompress_d of nwords words y << (16 - d) at src -> dst (as
-    decompress10_load: mulv.hi by q plus the rounding bit 15 of mulv.lo)."""
-    L = _li(5, src) + _li(6, dst) + [f"bn.lw w15, {_m(ka['q'])}"]
-    body = ["bn.lw.pi w0, 0(x5)", "bn.lw.pi w1, 0(x5)",
-            "bn.mulv.hi w2, w0, w15", "bn.mulv.lo w3, w0, w15",
-            "bn.mulv.hi w4, w1, w15", "bn.mulv.lo w5, w1, w15",
-            "bn.shrv w3, w3, 15", "bn.shrv w5, w5, 15",
-            "bn.addv w2, w2, w3", "bn.addv w4, w4, w5",
-            "bn.sw.pi w2, 0(x6)", "bn.sw.pi w4, 0(x6)"]
-    return L + _loop(nwords // 2, sched.schedule(body))
 
 
 def gather_const_words(d) -> dict:

@@ -1,7 +1,27 @@
 """ML-KEM decapsulation on the ACC: complete programs for K-PKE.Decrypt (FIPS 203
 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image, for
-ML-KEM-512 / -768 / -1024 (Decaps(k), k = 2, 3, 4; the module-level names are Decaps(3)'s;
-the 512 / 768 programs are the ones they always were, same text).
+ML-KEM-512 / -768 / -1024 (Decaps(k), k = 2, 3, 4; the module-level names are Decaps(3)'s).
+
+Cycles (ISS = RTL, seed 7 of ip.acc.dv.jobs, checks and wipe included; the same for 12
+keys): 512: 6 927, 768: 9 948 (target <= 10 000), 1024: 13 859 (target <= 13 000 not met);
+IMEM 11 276 / 14 368 / 16 032 B. Before this file's latest round: 7 354 / 10 467 / 14 421. Per phase
+(prefix runs of phases() unscheduled; test_mlkem_program.test_decaps_phases prints them),
+768 before -> after: decrypt (+ H(ek), J) 5 141 -> 4 857, G 54, t_hat decode + PRF
+1 475 -> 1 409, NTT(y) + A row 0 534 -> 519, A rows 1..2 + e2 | products, INTT, compare
+2 707 -> 2 359, tail 589 -> 687 (now the fused INTT + compare of v' too), select 26, wipe
+239 -> 245; 1024: decrypt 6 861 -> 6 642, t_hat 1 967 -> 1 877, NTT(y) + row 1 1 252 ->
+1 208, rows 1..3 2 892 -> 2 912, tail 1 339 -> 1 080, wipe 262 -> 265. What the round
+changed: ByteDecode4 by an unzip / trn network (codec.decode4: 391 -> 97 cycles, its
+Decompress4 moved into message_fin); the
+re-encryption compare fused into the INTT of u' and v' and Compress1 / ByteEncode1 of m'
+into the INTT of w (ntt.intt_body fin: no store + load of the polynomial); one gamma
+multiply per block in the products (basemul_loop one_gamma); the job starts' constants
+in GPRs x22..x29 (_start_job); the t_hat decode chunks keep their constants; for 1024
+decode_gather(11) shares its insertions through bn.trn (codec._GATHER_TRN). Where the
+rest goes (768): ~2 900 cycles of ByteDecode12 / 10 gathers (lw + bn.ins, ~25 cycles per
+16 coefficients: the 3-in-4 and 5-in-8 lane spreads have no cheap form in the stride-2
+permutations the ISA has), ~570 of KMAC message stalls for H(ek) and J (5 cycles a word,
++24 at each rate block), ~1 900 of products, ~1 800 of NTT / INTT (multiplier-bound).
 
     src = decaps_program()                 # assembly text (ML-KEM-768)
     dm = image(dk, c)                      # {addr: bytes} (inputs + constant tables)
@@ -10,7 +30,7 @@ the 512 / 768 programs are the ones they always were, same text).
 
 ML-KEM-1024 (k = 4, du = 11, dv = 5): the same generator with its own layout in 16 KiB
 (Decaps._layout_1024: dead input bytes reused; A_hat^T row 0 sampled during the decryption),
-codec.decode_gather (d = 11 with J absorbed, d = 5), codec.decompress and the looped
+codec.decode_gather (d = 11 with J absorbed, d = 5) and the looped
 codec.compress_compare_loop (IMEM).
 
 Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
@@ -33,13 +53,14 @@ Design (the pieces are in codec.py, ntt.py, basemul.py; see there):
   during the u decode (one message word per half iteration), its digest read before G.
   A_hat^T entries (uni12) and PRF + cbd2 run on the stream unit in the background of core
   work (`_pair`: start job, core chunk, smp.wait); see decaps_phases() for the schedule.
-* Re-encryption check: codec.compress_compare ORs Compress_d(u', v') xor c into ACC;
+* Re-encryption check: codec.compress_compare ORs Compress_d(u', v') xor c into ACC
+  (512 / 768: fused into the INTT, codec.compare_fin; 1024: the looped form for IMEM, but
+  for the last two u');
   select: x9 = number of non-zero lanes; a bn.ltv mask and bn.sel pick K' or K_bar
   without a branch.
 * Buffers of the decryption are reused by the re-encryption (layout below).
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
-from ip.acc.kernels import sample
 from ip.acc.kernels.mlkem import basemul, codec, ntt, status
 from ip.acc.kernels.mlkem.keygen import SHA3_256
 from ip.acc.kernels.mlkem.codec import u16 as _u16
@@ -108,7 +129,7 @@ class Decaps:
         # decrypt buffers
         self.S_HAT = self.WORK               # k polys (decoded, plain)
         self.U = self.S_HAT + 512 * k        # k polys: Decompress10(u) -> NTT (transposed)
-        self.V = self.U + 512 * k            # Decompress4(v)
+        self.V = self.U + 512 * k            # (e2; Decompress4(v) taken in message_fin)
         self.W = self.V + 512                # s_hat . u_hat -> INTT
         self.UC = self.W + 512               # k polys: decoded u, y << 6 (kept for the compare)
         self.VC = self.UC + 512 * k          # v: y << 12 (kept)
@@ -150,7 +171,7 @@ class Decaps:
         self.UC = self.U + 512 * k           # k polys: decoded u, y << 5
         self.VC = self.UC + 512 * k          # v: y << 11
         self.MSK = self.VC + 512
-        self.V = self.MSK + 512              # Decompress5(v); e2 after decrypt
+        self.V = self.MSK + 512              # e2 (Decompress5(v) taken in message_fin)
         self.W = self.V + 512                # s_hat . u_hat; v' after decrypt
         self.UP = self.W + 512               # u'
         self.SPARE = self.UP + 512           # t_hat[0], then row buffer 1 entry 3
@@ -195,7 +216,7 @@ class Decaps:
         constants), the one DMEM range the end-of-operation wipe leaves besides the outputs:
         public (FIPS 203's constants, the same bytes in every run), only ever read by the
         program (never a store there; test_mlkem_wipe checks they still equal their image),
-        so no secret can be in them; skipping them saves their words' cycles (50 / 50 / 66)."""
+        so no secret can be in them; skipping them saves their words' cycles (47 / 47 / 63)."""
         img = self.const_image()
         lo = min(img)
         hi = max(a + len(b) for a, b in img.items())
@@ -271,23 +292,28 @@ class Decaps:
         if self.du == 10:
             L += codec.decode_wide(10, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
             L += _vmode(0)
-            L += codec.decode4(self.CT_V, self.VC, self.V, KA)
+            L += codec.decode4(self.CT_V, self.VC, None, KA)
         else:
             L += codec.decode_gather(self.du, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
             L += codec.decode_gather(self.dv, self.CT_V, self.VC, 16, KA)
             L += _vmode(0)
-        pieces = [codec.decompress(self.dv, self.VC, self.V, 16, KA) if self.du != 10 else [],
-                  self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC),
-                  basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
-                                        for j in range(k)], self.W, self.BMC),
-                  self.intt_poly(self.W),
-                  codec.message_bits(self.V, self.W, self.MSK, self.MOUT, KA)]
+        def bm(blocks=(0, 8)):
+            return basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
+                                         for j in range(k)], self.W, self.BMC, one_gamma=True,
+                                        blocks=blocks)
+        # Compress1 + ByteEncode1 fused into the INTT of w (w never stored), Decompress_dv
+        # of v from the decoded y << (16 - dv) on the way (no buffer for it)
+        intt_msg = _li(8, self.W) + ntt.intt_body(
+            "x8", self.ITWID, self.ISCALE, _m, codec.message_fin(self.VC, self.MSK, self.MOUT,
+                                                                 KA, _m, d=self.dv))
+        dec_ntt = self.ntt_polys(self.U, k, transpose=True, dsrc=self.UC)
         if not (j_hash and self.early_row0):
-            return L + [x for p in pieces for x in p]
+            return L + dec_ntt + bm() + intt_msg
         # ML-KEM-1024: J's digest read now (the KMAC is free), then A_hat^T row 0 sampled
         # into its buffer (dead input bytes) in the shadow of the rest of the decryption
+        # (the products in two halves: a shadow for each job)
         L += ["kmac.dig w9", f"bn.sw w9, {_m(self.KBAR)}"]
-        shadows = [pieces[0] + pieces[1]] + pieces[2:]
+        shadows = [dec_ntt, bm((0, 4)), bm((4, 4)), intt_msg]
         for j in range(k):
             L += _pair(self._start_a(0, j, self._abuf(0, j)), shadows[j])
         return L
@@ -296,13 +322,29 @@ class Decaps:
         """K-PKE.Decrypt: dk_PKE at DK, c at CT -> m at MOUT."""
         return "\n".join(self.decrypt_core() + ["ecall"]) + "\n"
 
+    # the job starts' constant operands, in GPRs no kernel of the program uses (set by
+    # _job_consts in the init phase; x29 is the select's, after the last job)
+    JOB_CONSTS = {22: 1, 23: -1, 24: 256, 25: SHAKE256, 26: 33, 27: SHAKE128, 28: 34, 29: 3}
+
+    def _job_consts(self):
+        return [f"addi x{r}, x0, {v}" for r, v in self.JOB_CONSTS.items()]
+
+    def _start_job(self, xof, seed, suffix, suffix_len, dst, mode):
+        """sample.start's job (XOF(seed || suffix) sampled into dst in the background) with
+        its constants from JOB_CONSTS: 5 instructions fewer a job. Uses x4, x5, w1, w2."""
+        x_xof, x_len, x_mask = (25, 26, 22) if suffix_len == 1 else (27, 28, 29)
+        assert xof == {25: SHAKE256, 27: SHAKE128}[x_xof]
+        return [f"bn.lw w1, {_m(seed)}", f"kmac.start x{x_xof}, x{x_len}", "kmac.msg w1, x23",
+                f"addi x4, x0, {suffix}", "bn.ins w2, x4, 0", f"kmac.msg w2, x{x_mask}"] + \
+            _li(5, dst) + [f"smp.run x5, x24, {mode}"]
+
     def _start_prf(self, n, dst, mode="cbd2"):
         """SHAKE256(r || n) -> CBD -> dst (256 coefficients), in the background (VMODE 0)."""
-        return sample.start(SHAKE256, self.RSEED, n, 1, dst, mode)
+        return self._start_job(SHAKE256, self.RSEED, n, 1, dst, mode)
 
     def _start_a(self, i, j, dst):
         """SampleNTT(SHAKE128(rho || i || j)) -> dst (= A_hat^T[i][j] = A_hat[j][i])."""
-        return sample.start(SHAKE128, self.DK_RHO, i | j << 8, 2, dst, "uni12")
+        return self._start_job(SHAKE128, self.DK_RHO, i | j << 8, 2, dst, "uni12")
 
     def _g_hash(self):
         """Read J's digest (K_bar; ML-KEM-1024: read before), then (K', r) = G(m' || h),
@@ -351,23 +393,30 @@ class Decaps:
     def phases(self):
         """[(name, lines)] of ML-KEM.Decaps_internal; run in order, then ecall."""
         k = self.k
-        ph = [("init", ["bn.xor w15, w15, w15", "bn.wsrw ACC, w15", "kmac.acq"])]
+        ph = [("init", ["bn.xor w15, w15, w15", "bn.wsrw ACC, w15", "kmac.acq"] +
+               self._job_consts())]
         ph.append(("decrypt (+ J absorb)", self.decrypt_core(j_hash=True)))
         ph.append(("G", self._g_hash()))
         # t_hat decode in 2k chunks of 8 words, PRF y_0.., e1_0.. in their shadow
         prf = [(n, self.YV + 512 * n, f"cbd{self.eta1}") for n in range(k)] + \
             [(k + n, self.u_polys[n], "cbd2") for n in range(k)]
-        L = []
+        # x31 = 1 for the whole phase (VMODE 0 from x0); the decode constants stay loaded
+        # (the job start uses w1, w2) and x6 runs on within a polynomial
+        L = ["addi x31, x0, 1"]
         for c, (n, dst, mode) in enumerate(prf):
-            L += _vmode(0) + self._start_prf(n, dst, mode) + _vmode(1) + \
+            L += ["csrrw x0, VMODE, x0"] + self._start_prf(n, dst, mode) + \
+                ["csrrw x0, VMODE, x31"] + \
                 codec.decode_wide(12, self.DK_T + 192 * c,
-                                  self.t_polys[c // 2] + 256 * (c % 2), 8,
-                                  self.KA) + ["smp.wait"]
-        L += _vmode(0)
+                                  None if c % 2 else self.t_polys[c // 2], 8,
+                                  self.KA, setup=c == 0) + ["smp.wait"]
+        L += ["csrrw x0, VMODE, x0"]
         ph.append(("decode t_hat + PRF y, e1", L))
         # t_hat is A_hat^T row buffer 1 for k = 4: v's products before row 1 is sampled
-        bm_v = basemul.basemul_loop([(self.t_polys[j], self.YV + 512 * j)
-                                     for j in range(k)], self.VP, self.BMC)
+        def bm_v_part(blocks=(0, 8)):
+            return basemul.basemul_loop([(self.t_polys[j], self.YV + 512 * j)
+                                         for j in range(k)], self.VP, self.BMC,
+                                        one_gamma=True, blocks=blocks)
+        bm_v = bm_v_part()
         L = []
         if self.early_row0:
             # row 0 was sampled during the decryption; row 1's first k - 1 entries (in the
@@ -387,24 +436,31 @@ class Decaps:
 
         def bm_u(i):
             return basemul.basemul_loop([(self._abuf(i, j), self.YV + 512 * j)
-                                         for j in range(k)], self.UP, self.BMC)
+                                         for j in range(k)], self.UP, self.BMC, one_gamma=True)
 
         def intt_fin_u(i):
-            return self.intt_poly(self.UP) + self._check("u", self.UP, i)
+            """INTT of u'[i] with its compare fused in (u' never stored)."""
+            fin = codec.compare_fin("u", self.u_polys[i], self.UC + 512 * i, self.KA, _m,
+                                    d=self.du)
+            return _li(8, self.UP) + ntt.intt_body("x8", self.ITWID, self.ISCALE, _m, fin)
         # the jobs of rows 1.. and e2, each with the first core chunk whose inputs are
         # complete (priority: products of u row 0, its INTT + check, the products of v,
         # row 1, its INTT + check, the INTT of v, row 2, ...); the products of row i need
         # its jobs waited for, i.e. the next job started
         chunks = []
         for i in range(k):
-            if self.early_row0:              # more, shorter chunks: a job for each
+            if self.early_row0 and i >= k - 2:  # fused (IMEM: two)
+                chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, intt_fin_u(i))]
+            elif self.early_row0:            # more, shorter chunks: a job for each
                 chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, self.intt_poly(self.UP)),
                            (f"cmpu{i}", i, self._check("u", self.UP, i))]
             else:
                 chunks += [(f"bmu{i}", i, bm_u(i)), (f"ifu{i}", i, intt_fin_u(i))]
-            if i == 0 and not self.early_row0:
-                chunks.append(("bmv", 0, bm_v))
-            if i == 1:
+            if not self.early_row0 and i < 2:
+                # the products of v in two halves (two shadows: the INTT of v' runs with
+                # its compare fused in at the end, after e2)
+                chunks.append((f"bmv{i}", 0, bm_v_part((4 * i, 4))))
+            if i == 1 and self.early_row0:
                 chunks.append(("inttv", 1, self.intt_poly(self.VP)))
         if self.early_row0:
             jobs = [(1, self._start_a(1, k - 1, self._abuf(1, k - 1)))] + \
@@ -427,8 +483,14 @@ class Decaps:
         L = []
         for c in chunks:
             L += c[2]
-        L += self._check("v", self.VP)
-        ph.append((f"{', '.join(names)}, compare v", L))
+        if self.early_row0:
+            L += self._check("v", self.VP)
+        else:                                # INTT of v' with its compare fused in
+            fin = codec.compare_fin("v", self.E2, self.VC, self.KA, _m, msk=self.MSK,
+                                    d=self.dv)
+            L += _li(8, self.VP) + ntt.intt_body("x8", self.ITWID, self.ISCALE, _m, fin)
+        ph.append((f"{', '.join(names)}, " + ("compare v" if self.early_row0 else
+                                               "INTT + compare of v"), L))
         ph.append(("select", self._select() + ["kmac.rel"]))
         ph.append(("wipe", status.end([(self.K_OUT, self.K_OUT + 32),
                                        (self.STATUS, self.STATUS + 32)] +

@@ -107,10 +107,14 @@ def itwiddle_words() -> list[list[int]]:
     return words
 
 
-def intt_body(base="x0", itwid=ITWID, iscale=ISCALE, mem=None) -> list[str]:
+def intt_body(base="x0", itwid=ITWID, iscale=ISCALE, mem=None, fin=None) -> list[str]:
     """Inverse ML-KEM NTT of the polynomial at 0(base), in place, with the final bn.mulvm
     by the scale word at the absolute address iscale (VMODE 0; itwid: the inverse twiddle
-    table; neither overlaps the polynomial). Allocated in w0..w15 and list-scheduled."""
+    table; neither overlaps the polynomial). Allocated in w0..w15 and list-scheduled.
+    fin = (consume, loads): the result words are not stored but consumed in registers,
+    consume(r, reg) -> lines on virtual registers of their own (decaps: the re-encryption
+    compare of u'), loads {virtual name: load line} of their operands (absolute addresses
+    apart from the polynomial)."""
     mem = mem or (lambda addr: f"{addr}(x0)")
     lane0 = {16: 0, 32: 8, 64: 12, 128: 14}
     loads, stores, out = twiddle_loads(mem, itwid, 8), {}, []
@@ -133,6 +137,12 @@ def intt_body(base="x0", itwid=ITWID, iscale=ISCALE, mem=None) -> list[str]:
     for g in range(8):                                   # pass B: words (g, g+8)
         out += [f"bn.bfly.gs %b{g}, %b{g + 8}, %t7, r, {lane0[128]}",
                 f"bn.mulvm %b{g}, %b{g}, %s", f"bn.mulvm %b{g + 8}, %b{g + 8}, %s"]
+        if fin:
+            for r in (g, g + 8):
+                del stores[f"%b{r}"]
+                out += fin[0](r, f"%b{r}")
+    if fin:
+        loads.update(fin[1])
     return place_and_schedule(out, loads, stores, [(base_of(mem(itwid)), base),
                                                    (base_of(mem(iscale)), base)])
 
