@@ -416,8 +416,6 @@ def test_mldsa65_sign_bounds_hold_on_the_iss(kernel, mem):
     ms = importlib.import_module(f"ip.acc.kernels.mldsa.{kernel.split('_')[1]}")
     src_fn, pol_fn = ct.kernels()[kernel]
     prog = ct.Program.from_asm(src_fn())
-    bounds = [((prog.labels[b["within"][0]], prog.labels[b["within"][1]]), b["dmem"])
-              for b in pol_fn()["bounds"]]
     _, sk, msg, r = _case(4)
     if kernel.startswith(("mldsa44", "mldsa87")):
         from dilithium_py import ml_dsa
@@ -425,28 +423,7 @@ def test_mldsa65_sign_bounds_hold_on_the_iss(kernel, mem):
         ms = ms.signer(param)
         _, sk = getattr(ml_dsa, f"ML_DSA_{param}")._keygen_internal(bytes(range(32)))
     sim = Iss(dmem_size=mem, imem_size=mem)
-    sim.load_program(prog.words)
-    for a, b in ms.image(sk, msg, r).items():
-        sim.dmem.write_bytes(a, b)
-    seen = []
-    load, store = sim.dmem.load, sim.dmem.store
-
-    def hook(op, fn):
-        def access(addr, n, *value):
-            m = sim.insn.mem if sim.insn is not None else None
-            if m and m["op"] == op and m["bytes"] == n:      # the instruction's own access
-                seen.append((sim.pc, addr, n))
-            return fn(addr, n, *value)
-        return access
-    sim.dmem.load, sim.dmem.store = hook("load", load), hook("store", store)
-    assert sim.run(max_cycles=2_000_000).ok
-    checked = 0
-    for (pc_lo, pc_hi), (lo, hi) in bounds:
-        for pc, a, n in seen:
-            if pc_lo <= pc < pc_hi:
-                assert lo <= a and a + n <= hi, f"{pc:#x}: access {a:#x} outside {lo}:{hi}"
-                checked += 1
-    assert checked > 100
+    assert _bounded_accesses(sim, prog, pol_fn()["bounds"], ms.image(sk, msg, r), 2_000_000) > 100
 
 
 @pytest.mark.parametrize("param", [512, 768, 1024])
@@ -558,11 +535,18 @@ def test_mldsa87_keygen_bounds_hold_on_the_iss():
     from ip.acc.kernels.mldsa.keygen import keygen
     src_fn, pol_fn = ct.kernels()["mldsa87_keygen"]
     prog = ct.Program.from_asm(src_fn())
-    bounds = [((prog.labels[b["within"][0]], prog.labels[b["within"][1]]), b["dmem"])
-              for b in pol_fn()["bounds"]]
     sim = Iss(dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE)
+    assert _bounded_accesses(sim, prog, pol_fn()["bounds"], keygen(87).image(bytes(range(32))),
+                             200_000) > 1000
+
+
+def _bounded_accesses(sim, prog, bounds, image: dict, max_cycles: int) -> int:
+    """Runs prog on sim with the DMEM image; every load / store an instruction in a bound's
+    label range makes must lie inside the bound (the bounds are assumptions of the static
+    check). Returns how many accesses were checked."""
+    ranges = [((prog.labels[b["within"][0]], prog.labels[b["within"][1]]), b["dmem"]) for b in bounds]
     sim.load_program(prog.words)
-    for a, b in keygen(87).image(bytes(range(32))).items():
+    for a, b in image.items():
         sim.dmem.write_bytes(a, b)
     seen = []
     load, store = sim.dmem.load, sim.dmem.store
@@ -575,11 +559,11 @@ def test_mldsa87_keygen_bounds_hold_on_the_iss():
             return fn(addr, n, *value)
         return access
     sim.dmem.load, sim.dmem.store = hook("load", load), hook("store", store)
-    assert sim.run(max_cycles=200_000).ok
+    assert sim.run(max_cycles=max_cycles).ok
     checked = 0
-    for (pc_lo, pc_hi), (lo, hi) in bounds:
+    for (pc_lo, pc_hi), (lo, hi) in ranges:
         for pc, op, a, n in seen:
             if pc_lo <= pc < pc_hi:
                 assert lo <= a and a + n <= hi, f"{pc:#x}: {op} {a:#x} outside {lo}:{hi}"
                 checked += 1
-    assert checked > 1000
+    return checked
