@@ -25,7 +25,8 @@ caller's inputs), e.g. "mlkem768_encaps: ek check failed: a coefficient >= q (FI
 (encaps checks ek's modulus, decaps the H(ek) inside dk, in the programs). The SoC engine
 (the firmware API on the simulated SoC) is a floor up: sim/mlkem_soc.py (`pqsoc mlkem ...
 --engine soc`); for ML-DSA the mldsa_* functions take engine="soc" themselves (after the same
-input checks: sim/mldsa_soc.py, the firmware's pqc_mldsa_* calls; adds "cpu_cycles").
+input checks) through MLDSA_SOC_ENGINE, which the command line plugs in from a floor up
+(sim/mldsa_soc.py, the firmware's pqc_mldsa_* calls; adds "cpu_cycles").
 """
 from ip.acc import block as acc_block
 
@@ -139,14 +140,17 @@ MLDSA_PARAMS = (44, 65, 87)
 MLDSA_ENGINES = ENGINES + ("soc",)
 
 
+# engine "soc": the firmware API on the simulated SoC lives a floor up (sim/mldsa_soc.py), so
+# the floor that uses it plugs it in here (pqsoc/cli/mlkem.py): run(op, param, ins) -> dict,
+# raising ApiError for its failures.
+MLDSA_SOC_ENGINE = None
+
+
 def _mldsa_soc(op: str, param: int, ins: dict) -> dict:
-    """engine "soc": the firmware API on the simulated SoC (sim/mldsa_soc.py); its failures
-    as ApiError."""
-    from sim import mldsa_soc
-    try:
-        return mldsa_soc.run(op, param, ins)
-    except mldsa_soc.SocEngineError as e:
-        raise ApiError(f"engine soc: {e}") from None
+    if MLDSA_SOC_ENGINE is None:
+        raise ApiError("engine soc: not plugged in at this floor (ip.acc.api.MLDSA_SOC_ENGINE; "
+                       "`pqsoc mldsa ... --engine soc` plugs in sim/mldsa_soc.py)")
+    return MLDSA_SOC_ENGINE(op, param, ins)
 
 
 def _mldsa_engine(engine: str) -> None:

@@ -88,12 +88,24 @@ def _soc(args, api) -> dict:
         raise api.ApiError(f"engine soc: {e}") from None
 
 
+def _mldsa_soc(op: str, param: int, ins: dict) -> dict:
+    """ip.acc.api's ML-DSA engine "soc" (plugged in by _run): sim/mldsa_soc.py, its failures
+    as ApiError."""
+    from ip.acc import api
+    from sim import mldsa_soc
+    try:
+        return mldsa_soc.run(op, param, ins)
+    except mldsa_soc.SocEngineError as e:
+        raise api.ApiError(f"engine soc: {e}") from None
+
+
 def _run(args) -> int:
     from ip.acc import api
     try:
         soc = getattr(args, "engine", None) == "soc"
         if soc:
             _quiet_litex()
+            api.MLDSA_SOC_ENGINE = _mldsa_soc
         if soc and args.scheme == "mlkem":
             r = _soc(args, api)
         elif args.scheme == "mldsa" and args.op == "sign":

@@ -140,3 +140,14 @@ def test_layout_header_has_the_programs_and_reference_lengths():
     h = lay.layout_header()
     assert "#define PQC_MLDSA_SIGN_STATUS_OK 0x0000600du" in h
     assert "#define PQC_MLDSA_VERIFY_STATUS_INVALID 0x00000002u" in h
+
+
+def test_soc_engine_is_plugged_in_from_a_floor_up(monkeypatch):
+    """ip.acc.api cannot import sim/ (a floor above it): without the command line's plug its
+    engine "soc" is refused by name, after the input checks."""
+    import pytest
+    monkeypatch.setattr(api, "MLDSA_SOC_ENGINE", None)
+    with pytest.raises(api.ApiError, match="engine soc: not plugged in"):
+        api.mldsa_keygen(65, bytes(32), engine="soc")
+    with pytest.raises(api.ApiError, match="xi is 31 bytes"):
+        api.mldsa_keygen(65, bytes(31), engine="soc")
