@@ -48,6 +48,18 @@ def _le_words(b: bytes) -> list[int]:
     return [int.from_bytes(b[i:i + 4], "little") for i in range(0, len(b), 4)]
 
 
+def const_segments(image: dict) -> list[tuple[int, bytes]]:
+    """A kernel's constant image {addr: bytes} as (addr, bytes) in address order, adjacent
+    tables joined: the API writes each segment with one DMA transfer (~400 CPU cycles a call)."""
+    out = []
+    for addr, data in sorted(image.items()):
+        if out and out[-1][0] + len(out[-1][1]) == addr:
+            out[-1] = (out[-1][0], out[-1][1] + bytes(data))
+        else:
+            out.append((addr, bytes(data)))
+    return out
+
+
 def const_fnv(segments) -> int:
     """FNV-1a over the constant segments in order: address, length, then the data words."""
     h = FNV_INIT
@@ -79,7 +91,7 @@ def layout(op: str, param: int) -> dict | None:
     if kern is None:
         return None
     words = assemble(kern.program(), f"mlkem{param}_{op}.s")
-    consts = sorted(kern.const_image().items())
+    consts = const_segments(kern.const_image())
     ins, outs = ([(n, getattr(kern, a), _length(kern, ln)) for n, a, ln in side] for side in IO[op])
     # inputs must not overlap the constant tables (the API writes both before the run)
     spans = [(a, a + len(d), "const") for a, d in consts] + [(a, a + n, name) for name, a, n in ins]

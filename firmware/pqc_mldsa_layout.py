@@ -18,7 +18,7 @@ of its inputs / outputs / status word and its peak DMEM, and writes them as C:
 """
 from functools import lru_cache
 
-from firmware.pqc_layout import LayoutError, _c_bytes, const_fnv, fnv1a
+from firmware.pqc_layout import LayoutError, _c_bytes, const_fnv, const_segments, fnv1a
 from ip.acc.block import DMEM_SIZE   # the taped-out DMEM the kernels are laid out in
 
 OPS = ("keygen", "sign", "sign_mu", "verify")   # enum pqc_mldsa_op, in this order
@@ -118,7 +118,7 @@ def layout(op: str, param: int) -> dict | None:
     if made is None:
         return None
     program, const_image, fields, spans, end, status_addr = made
-    consts = sorted(const_image.items())
+    consts = const_segments(const_image)
     _check_spans(f"ML-DSA-{param} {op}", consts, spans, status_addr, end)
     words = assemble(program, f"mldsa{param}_{op}.s")
     return {"op": op, "param": param, "words": words, "imem_fnv": fnv1a(words), "consts": consts,

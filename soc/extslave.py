@@ -7,6 +7,9 @@ cyc/stb/we/ack/err), each with its own bus region and optionally its own interru
 bus at its origin and routes each irq, so the ports appear in csr.json / mem.h like any LiteX
 region and their irqs as <NAME>_INTERRUPT.
 
+A block may also have Wishbone classic master ports (`MasterPort`, e.g. the ACC's DMA), added
+to the SoC bus as masters beside the CPU.
+
 `WishboneSlave` / `add_wishbone_slave` are the single-port shorthand (one module, one region,
 one irq), e.g. for a test block.
 """
@@ -31,6 +34,12 @@ class SlavePort:
 
 
 @dataclass(frozen=True)
+class MasterPort:
+    name: str              # the master's name on the SoC bus
+    port_prefix: str       # Amaranth's flattened name of the port's members: acc_dma__adr, ...
+
+
+@dataclass(frozen=True)
 class WishboneBlock:
     instance: str          # Verilog instance name in the SoC
     module: str            # Verilog module name
@@ -50,6 +59,7 @@ class WishboneBlock:
     # re-evaluate all of that logic on every clock edge (its input-combinational region),
     # which made the SoC model with the ACC ~2-3x slower.
     registered_reset: bool = True
+    masters: tuple = ()    # MasterPort, ...: 32-bit data, 30-bit word address (the SoC bus's)
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,16 @@ def add_wishbone_block(soc, b: WishboneBlock) -> dict:
             soc.block_outputs[f"{s.name}_irq"] = irq
             irqs.append((s.name, irq))
         buses[s.name] = bus
+    masters = {}
+    for mp in b.masters:
+        bus = wishbone.Interface(data_width=32, address_width=32, addressing="word")
+        p = mp.port_prefix
+        conns.update({
+            f"o_{p}adr": bus.adr, f"o_{p}dat_w": bus.dat_w, f"i_{p}dat_r": bus.dat_r,
+            f"o_{p}sel": bus.sel, f"o_{p}cyc": bus.cyc, f"o_{p}stb": bus.stb, f"o_{p}we": bus.we,
+            f"i_{p}ack": bus.ack, f"i_{p}err": bus.err,
+        })
+        masters[mp.name] = bus
     for port, width, value in b.tie_inputs:
         conns[f"i_{port}"] = Constant(value, width)
     for port in b.outputs:
@@ -123,6 +143,8 @@ def add_wishbone_block(soc, b: WishboneBlock) -> dict:
     for s in b.ports:
         soc.bus.add_slave(s.name, buses[s.name],
                           SoCRegion(origin=s.origin, size=s.size, cached=s.cached))
+    for name, bus in masters.items():
+        soc.bus.add_master(name=name, master=bus)
     for name, irq in irqs:
         # Reserve an IRQ number (exported as <NAME>_INTERRUPT) and wire the line ourselves:
         # LiteX only auto-wires SoC attributes that carry an EventManager, which we have not.

@@ -32,7 +32,7 @@ from soc import ibex
 from soc.platform import Platform
 from soc.simctrl import SimCtrl
 from soc.access import ExtAccess, ExtGuard
-from soc.extslave import SlavePort, WishboneBlock, WishboneSlave, add_ext
+from soc.extslave import MasterPort, SlavePort, WishboneBlock, WishboneSlave, add_ext
 
 SYS_CLK_FREQ = round(1e9 / SYS_CLK_PERIOD_NS)
 BRINGUP_BAUDRATE = 1_000_000   # UART bridge; the host side reads it from csr.json
@@ -209,11 +209,12 @@ ACC_IMEM_SIZE, ACC_DMEM_SIZE = acc_block.LARGE_IMEM_SIZE, acc_block.LARGE_DMEM_S
 
 def pqc_block(verilog: "Path") -> WishboneBlock:
     """The PQC subsystem (Verilog from soc.build.emit_pqc, top `pqc`): the KMAC at ext slot 0,
-    the ACC at ext slot 1, irqs kmac and acc. The side-load port is internal (ACC -> KMAC)."""
+    the ACC at ext slot 1, irqs kmac and acc, the ACC's DMA a bus master. The side-load port is
+    internal (ACC -> KMAC)."""
     return WishboneBlock(instance="pqc", module="pqc", sources=(verilog,), ports=(
         SlavePort("kmac", EXT_BASE, KMAC_SIZE, port_prefix="kmac_bus__", irq="kmac_irq"),
         SlavePort("acc", ACC_BASE, ACC_SIZE, port_prefix="acc_bus__", irq="acc_irq"),
-    ), outputs=("acc_busy",))
+    ), outputs=("acc_busy",), masters=(MasterPort("acc_dma", port_prefix="acc_dma__"),))
 
 
 SRAM_BASE = 0x0100_0000   # LiteX's default main SRAM origin (SoCCore.mem_map["sram"])

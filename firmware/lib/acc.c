@@ -18,12 +18,12 @@
  * The bound only turns a hung ACC into an error instead of a hang. */
 #define DEFAULT_POLLS 1000000u
 
-static uint32_t state(void)
+int acc_idle(void)
 {
-    return (REG32(ACC_STATUS_REG_OFFSET) & ACC_STATUS_STATE_MASK) >> ACC_STATUS_STATE_SHIFT;
+    uint32_t s = REG32(ACC_STATUS_REG_OFFSET);
+    return (s & ACC_STATUS_STATE_MASK) >> ACC_STATUS_STATE_SHIFT == ACC_STATUS_STATE_VALUE_IDLE &&
+           !(s & ACC_STATUS_DMA_MASK);
 }
-
-int acc_idle(void) { return state() == ACC_STATUS_STATE_VALUE_IDLE; }
 
 uint32_t acc_imem_size(void)
 {
@@ -37,26 +37,37 @@ uint32_t acc_dmem_size(void)
     return ((m & ACC_MEM_SIZE_DMEM_KIB_MASK) >> ACC_MEM_SIZE_DMEM_KIB_SHIFT) * 1024u;
 }
 
-/* Word copies to / from the ACC's host port, 8 words per loop iteration: the CPU fetches its
- * code over the bus (no cache), so the loop overhead costs as much as the transfer itself. */
-static void copy_out(volatile uint32_t *dst, const uint32_t *src, size_t n)
+/* One DMA transfer of len bytes (all word-aligned, checked by the callers) between the bus at
+ * `sys` and the ACC's window at `win` (ACC_IMEM_OFFSET / ACC_DMEM_OFFSET + offset); waits for
+ * its end. The ACC refuses a bad range itself (HOST_ERR.DMA_RANGE): reported as ACC_ERR_ARG. */
+static int dma(uint32_t cmd, uintptr_t sys, uint32_t win, size_t len)
 {
-    for (; n >= 8; n -= 8, dst += 8, src += 8) {
-        dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2]; dst[3] = src[3];
-        dst[4] = src[4]; dst[5] = src[5]; dst[6] = src[6]; dst[7] = src[7];
-    }
-    for (; n; n--)
-        *dst++ = *src++;
+    const uint32_t errs = ACC_HOST_ERR_DMA_RANGE_MASK | ACC_HOST_ERR_DMA_BUS_MASK;
+    if (len == 0)
+        return ACC_OK;
+    REG32(ACC_HOST_ERR_REG_OFFSET) = errs;
+    REG32(ACC_DMA_ADDR_REG_OFFSET) = (uint32_t)sys;
+    REG32(ACC_DMA_MEM_REG_OFFSET) = win;
+    REG32(ACC_DMA_LEN_REG_OFFSET) = len;
+    REG32(ACC_DMA_CTRL_REG_OFFSET) = cmd;
+    uint32_t polls = 0;
+    while (REG32(ACC_STATUS_REG_OFFSET) & ACC_STATUS_DMA_MASK)
+        if (++polls == DEFAULT_POLLS)   /* not reached: the DMA times out on a silent bus */
+            return ACC_ERR_TIMEOUT;
+    uint32_t e = REG32(ACC_HOST_ERR_REG_OFFSET) & errs;
+    if (e)
+        REG32(ACC_HOST_ERR_REG_OFFSET) = e;
+    return e & ACC_HOST_ERR_DMA_BUS_MASK ? ACC_ERR_DMA : e ? ACC_ERR_ARG : ACC_OK;
 }
 
-static void copy_in(uint32_t *dst, const volatile uint32_t *src, size_t n)
+static int dma_in(uint32_t win, const void *src, size_t len)
 {
-    for (; n >= 8; n -= 8, dst += 8, src += 8) {
-        dst[0] = src[0]; dst[1] = src[1]; dst[2] = src[2]; dst[3] = src[3];
-        dst[4] = src[4]; dst[5] = src[5]; dst[6] = src[6]; dst[7] = src[7];
-    }
-    for (; n; n--)
-        *dst++ = *src++;
+    return dma(ACC_DMA_CTRL_TO_ACC_MASK, (uintptr_t)src, win, len);
+}
+
+static int dma_out(void *dst, uint32_t win, size_t len)
+{
+    return dma(ACC_DMA_CTRL_FROM_ACC_MASK, (uintptr_t)dst, win, len);
 }
 
 static int dmem_range(uint32_t addr, size_t len)
@@ -75,8 +86,7 @@ int acc_load_program(const uint32_t *words, size_t n)
     if (!acc_idle())
         return ACC_ERR_BUSY;
     imem_generation++;
-    copy_out(&IMEM32(0), words, n);
-    return ACC_OK;
+    return dma_in(ACC_IMEM_OFFSET, words, 4 * n);
 }
 
 int acc_read_imem(uint32_t first, uint32_t *dst, size_t n)
@@ -85,8 +95,7 @@ int acc_read_imem(uint32_t first, uint32_t *dst, size_t n)
         return ACC_ERR_ARG;
     if (!acc_idle())
         return ACC_ERR_BUSY;
-    copy_in(dst, &IMEM32(4 * first), n);
-    return ACC_OK;
+    return dma_out(dst, ACC_IMEM_OFFSET + 4 * first, 4 * n);
 }
 
 int acc_write_dmem_words(uint32_t addr, const uint32_t *src, size_t n)
@@ -95,8 +104,7 @@ int acc_write_dmem_words(uint32_t addr, const uint32_t *src, size_t n)
         return ACC_ERR_ARG;
     if (!acc_idle())
         return ACC_ERR_BUSY;
-    copy_out(&DMEM32(addr), src, n);
-    return ACC_OK;
+    return dma_in(ACC_DMEM_OFFSET + addr, src, 4 * n);
 }
 
 int acc_read_dmem_words(uint32_t addr, uint32_t *dst, size_t n)
@@ -105,8 +113,7 @@ int acc_read_dmem_words(uint32_t addr, uint32_t *dst, size_t n)
         return ACC_ERR_ARG;
     if (!acc_idle())
         return ACC_ERR_BUSY;
-    copy_in(dst, &DMEM32(addr), n);
-    return ACC_OK;
+    return dma_out(dst, ACC_DMEM_OFFSET + addr, 4 * n);
 }
 
 int acc_write_dmem(uint32_t addr, const void *src, size_t len)
@@ -119,7 +126,9 @@ int acc_write_dmem(uint32_t addr, const void *src, size_t len)
     for (; len && (addr & 3); len--)   /* the host port honours byte selects */
         DMEM8(addr++) = *p++;
     if (((uintptr_t)p & 3) == 0) {
-        copy_out(&DMEM32(addr), (const uint32_t *)p, len / 4);
+        int r = dma_in(ACC_DMEM_OFFSET + addr, p, len & ~3u);
+        if (r)
+            return r;
         addr += len & ~3u, p += len & ~3u, len &= 3;
     } else {
         for (; len >= 4; len -= 4, addr += 4, p += 4)
@@ -138,7 +147,9 @@ int acc_read_dmem(uint32_t addr, void *dst, size_t len)
     if (!acc_idle())
         return ACC_ERR_BUSY;
     if (((addr | (uintptr_t)p) & 3) == 0) {
-        copy_in((uint32_t *)p, &DMEM32(addr), len / 4);
+        int r = dma_out(p, ACC_DMEM_OFFSET + addr, len & ~3u);
+        if (r)
+            return r;
         addr += len & ~3u, p += len & ~3u, len &= 3;
     }
     while (len) {
@@ -193,6 +204,11 @@ int acc_wipe(uint32_t max_polls)
 {
     REG32(ACC_CTRL_REG_OFFSET) = ACC_CTRL_WIPE_MASK;
     return wait_idle(max_polls);
+}
+
+int acc_clean(void)
+{
+    return (REG32(ACC_WIPED_REG_OFFSET) & ACC_WIPED_CLEAN_MASK) != 0;
 }
 
 const char *acc_err_name(unsigned bit)

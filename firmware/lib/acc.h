@@ -6,6 +6,9 @@
  * HOST_ERR); the calls below check STATUS first. DMEM addresses are byte addresses inside the
  * ACC's data memory (the 32-bit host view of its 256-bit words, little-endian).
  * After an error the ACC wipes its registers and DMEM: reload DMEM before the next run.
+ * Word-aligned transfers of 4-byte-aligned buffers go through the ACC's DMA (DMA_* registers:
+ * the ACC copies between the bus and its memories, ~2 cycles a word in, ~4 out, where a CPU
+ * copy costs ~20); the rest by the CPU over the host port.
  * Only available on a SoC with the ACC (ACC_BASE). */
 #ifndef PQSOC_ACC_H
 #define PQSOC_ACC_H
@@ -18,6 +21,7 @@ enum {
     ACC_ERR_ARG = -2,       /* outside IMEM/DMEM, nothing done */
     ACC_ERR_TIMEOUT = -3,   /* still running after the polling bound (it keeps running) */
     ACC_ERR_BUSY = -4,      /* the ACC is not idle */
+    ACC_ERR_DMA = -5,       /* a DMA transfer failed: the bus answered an error or nothing */
 };
 
 struct acc_result {
@@ -55,6 +59,9 @@ int acc_start(void);
 int acc_wait(struct acc_result *res, uint32_t max_polls);
 /* CTRL.WIPE (aborts a running program) and wait for IDLE. */
 int acc_wipe(uint32_t max_polls);
+/* 1 if DMEM and the core's registers are all zero since a wipe ended (WIPED.CLEAN: no run
+ * and no DMEM write since): a wipe before the next operation would change nothing. */
+int acc_clean(void);
 
 /* Name of error bit `bit` (isa.yml errors:), or NULL if the bit is unassigned. */
 const char *acc_err_name(unsigned bit);

@@ -161,6 +161,7 @@ static int from_acc(int rc)
     switch (rc) {
     case ACC_OK: return PQC_OK;
     case ACC_ERR_PROGRAM: return PQC_ERR_ACC;
+    case ACC_ERR_DMA: return PQC_ERR_ACC;   /* a DMA transfer failed (pqc_last()->acc_rc) */
     case ACC_ERR_TIMEOUT: return PQC_ERR_TIMEOUT;
     default: return PQC_ERR_BUSY;   /* ACC_ERR_BUSY, or ACC_ERR_ARG (layout checked: not reached) */
     }
@@ -188,8 +189,9 @@ static int run_program(const struct program *p, const struct pqc_image *img,
             return last.status = PQC_ERR_LENGTH;
     }
 
-    /* From here on the ACC may hold secrets: every path ends with the wipe below. */
-    int st = from_acc(acc_wipe(max_polls));
+    /* From here on the ACC may hold secrets: every path ends with the wipe below. The one
+     * before is skipped when the ACC reports nothing since the last (an idle ACC is clean). */
+    int st = acc_clean() && acc_idle() ? PQC_OK : from_acc(acc_wipe(max_polls));
     if (st == PQC_OK && load) {
         resident.valid = 0;
         if (img->imem != NULL) {

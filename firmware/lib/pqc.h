@@ -49,7 +49,8 @@ enum pqc_status {
     PQC_ERR_IMAGE_WRONG = 3,       /* the image is not the layout's program / tables for (op,
                                     * set) (for an image without words: IMEM does not hold
                                     * the program), or does not fit this ACC's IMEM / DMEM */
-    PQC_ERR_ACC = 4,               /* the program stopped with an error: pqc_last()->acc.err_bits */
+    PQC_ERR_ACC = 4,               /* the program stopped with an error (pqc_last()->acc.err_bits), or
+                                    * a DMA transfer failed (pqc_last()->acc_rc = ACC_ERR_DMA) */
     PQC_ERR_EK_INVALID = 5,        /* FIPS 203 7.2 modulus check of ek failed (status word) */
     PQC_ERR_DK_HASH_MISMATCH = 6,  /* FIPS 203 7.3 hash check of dk failed (status word) */
     PQC_ERR_TIMEOUT = 7,           /* the ACC did not halt within the polling bound (wiped) */

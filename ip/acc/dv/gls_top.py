@@ -10,7 +10,8 @@ only answers its side-load port. The KMAC's own netlist has its own
 gate-level run (`pqsoc gls kmac`).
 
 The netlist's ports are read from its Verilog text and each one must map to a signal of the
-wrapper (bus__*, sideload__*, irq, busy, clk, rst), with the same width, else FlowError names it.
+wrapper (bus__*, sideload__*, dma__*, irq, busy, clk, rst), with the same width, else FlowError
+names it. The DMA's master port sees an idle bus (no ack): the host driver never starts the DMA.
 
 `GateLevelBackend` runs the netlist through the RTL fuzz harness (rtl_runner.RtlBackend, the
 C++ host driver ip/acc/dv/acc_host.cpp) with random initial state: every flop and SRAM word
@@ -77,8 +78,9 @@ class AccGateLevel(wiring.Component):
 
     def elaborate(self, platform):
         sl = SideloadSignature().create(path=("acc_sideload",))
-        signals = {**_flat_members("bus", self.bus), **_flat_members("sideload", sl), "irq": self.irq,
-                   "busy": self.busy}
+        dma = WishboneSignature(30).create(path=("acc_dma",))   # nobody answers: never started
+        signals = {**_flat_members("bus", self.bus), **_flat_members("sideload", sl),
+                   **_flat_members("dma", dma), "irq": self.irq, "busy": self.busy}
         conns = {}
         for name, (direction, width) in self.ports.items():
             if name == "clk":
@@ -98,6 +100,7 @@ class AccGateLevel(wiring.Component):
         if signals:
             raise FlowError(f"the netlist lacks the ports {', '.join(sorted(signals))}")
         m = Module()
+        m.d.comb += [dma.ack.eq(0), dma.err.eq(0), dma.dat_r.eq(0)]
         kmac_on_sideload(m, sl)
         m.submodules.acc_netlist = Instance(self.module, **conns)
         return m

@@ -3,7 +3,8 @@
 Host view (byte offsets inside the slave's region): 0x00000 registers, 0x10000 IMEM,
 0x20000 DMEM (32-bit words; DMEM is 256 bits wide inside). The memories are single-ported
 (one access per cycle, as the sky130 SRAM macros' read-write port): the core owns them while
-it runs or wipes; host accesses then are ignored and flagged in HOST_ERR.
+it runs or wipes, the DMA (ip/acc/rtl/dma.py, master port `dma` on the system bus) while it
+copies; host accesses then are ignored and flagged in HOST_ERR.
 
 Memories are SramBank instances (ip/common/sram.py): behavioural Amaranth memories (any size)
 with sram_macro=None, or tiles of a sky130 OpenRAM macro (sram_macro=<macro name>).
@@ -29,7 +30,8 @@ from ip.common.wishbone import WishboneSignature
 from ip.kmac.rtl.sideload import SideloadSignature
 from ip.common.regtool import load
 
-from ip.acc.rtl.core import ST_IDLE, AccCore
+from ip.acc.rtl.core import ST_IDLE, ST_WIPE, AccCore
+from ip.acc.rtl.dma import AccDma
 from ip.common.sram import SramBank
 
 REGION_REGS, REGION_IMEM, REGION_DMEM = 0, 1, 2
@@ -54,9 +56,11 @@ class Acc(wiring.Component):
                              f"{', '.join(CLOCK_GATE_KINDS)} or None")
         super().__init__({"bus": In(WishboneSignature(addr_width)),
                           "sideload": Out(SideloadSignature()),
+                          # the DMA's master port on the system bus (word address, LiteX's)
+                          "dma": Out(WishboneSignature(30)),
                           "irq": Out(1),
-                          # the core runs (not idle): the SoC's bus guard refuses outside masters
-                          # the ACC's window then (soc/access.py)
+                          # the core runs or the DMA copies: the SoC's bus guard refuses outside
+                          # masters the ACC's window then (soc/access.py)
                           "busy": Out(1)})
 
     def elaborate(self, platform):
@@ -76,6 +80,8 @@ class Acc(wiring.Component):
         m.submodules.imem = imem = SramBank(imem_words, 32, self.sram_macro)
         m.submodules.dmem = dmem = SramBank(dmem_words, 256, self.sram_macro)
         m.submodules.regs = rb = RegBank(self.regmap, len(self.bus.adr))
+        m.submodules.dma = dma = AccDma(self.imem_size, self.dmem_size, len(self.dma.adr))
+        wiring.connect(m, dma.bus, wiring.flipped(self.dma))
 
         # ------------------------------------------------------------------ bus decode
         bus = self.bus
@@ -87,8 +93,9 @@ class Acc(wiring.Component):
                      rbus.we.eq(bus.we), rbus.cyc.eq(bus.cyc & (region == REGION_REGS)),
                      rbus.stb.eq(bus.stb & (region == REGION_REGS))]
 
-        idle = Signal()
-        m.d.comb += [idle.eq(core.state == ST_IDLE), self.busy.eq(~idle)]
+        core_idle, idle = Signal(), Signal()     # idle: the host may use the memories
+        m.d.comb += [core_idle.eq(core.state == ST_IDLE), idle.eq(core_idle & ~dma.busy),
+                     self.busy.eq(~idle)]
         mem_req = Signal()                 # a host IMEM/DMEM access is waiting
         m.d.comb += mem_req.eq(req & ((region == REGION_IMEM) | (region == REGION_DMEM)))
         mem_phase = Signal()               # 1: read data arrive this cycle
@@ -120,6 +127,17 @@ class Acc(wiring.Component):
             with m.Else():
                 m.d.comb += dmem.en.eq(1)
                 m.d.sync += mem_phase.eq(1)
+        # the DMA, while it copies (the core is idle, host accesses are refused)
+        dword = dma.mem_addr[:3]
+        with m.If(dma.busy & dma.mem_imem):
+            m.d.comb += [imem.addr.eq(dma.mem_addr[:len(imem.addr)]), imem.wdata.eq(dma.mem_wdata),
+                         imem.we.eq(dma.mem_we.replicate(4))]
+        with m.If(dma.busy & ~dma.mem_imem):
+            m.d.comb += [dmem.addr.eq(dma.mem_addr[3:3 + len(dmem.addr)]),
+                         dmem.wdata.eq(dma.mem_wdata.replicate(8)),
+                         dmem.we.eq(dma.mem_we.replicate(4) << (dword * 4)),
+                         dmem.en.eq(dma.mem_re | dma.mem_we)]
+        m.d.comb += dma.mem_rdata.eq(Mux(dma.mem_imem, imem.rdata, (dmem.rdata >> (dword * 32))[:32]))
         with m.If(mem_phase):               # read data of the previous cycle's address
             m.d.sync += [mem_ack.eq(1),
                          mem_dat.eq(Mux(region == REGION_IMEM, imem.rdata,
@@ -130,18 +148,36 @@ class Acc(wiring.Component):
         with m.If(mem_ack):
             m.d.sync += mem_dat.eq(0)
 
+        # WIPED.CLEAN: DMEM and registers are zero since the last wipe ended (no run, no write)
+        clean, was_wipe = Signal(), Signal()
+        m.d.sync += was_wipe.eq(core.state == ST_WIPE)
+        with m.If(was_wipe & core_idle):
+            m.d.sync += clean.eq(1)
+        with m.If((core.state != ST_IDLE) & (core.state != ST_WIPE)
+                  | (host_dmem & ~mem_phase & bus.we) | (dma.mem_we & ~dma.mem_imem)):
+            m.d.sync += clean.eq(0)
+        m.d.comb += rb.wiped_clean.eq(clean)
+
         m.d.comb += [bus.ack.eq(rbus.ack | mem_ack), bus.err.eq(0),
                      bus.dat_r.eq(Mux(mem_ack, mem_dat, rbus.dat_r))]
 
         # ------------------------------------------------------------------ registers
         start = rb.ctrl_we & rb.ctrl_start
-        m.d.comb += [core.start.eq(start & idle), core.wipe.eq(rb.ctrl_we & rb.ctrl_wipe),
+        dma_start = rb.dma_ctrl_we & (rb.dma_ctrl_to_acc | rb.dma_ctrl_from_acc)
+        wipe = rb.ctrl_we & rb.ctrl_wipe
+        m.d.comb += [core.start.eq(start & idle), core.wipe.eq(wipe),
+                     dma.start.eq(dma_start & idle), dma.to_acc.eq(rb.dma_ctrl_to_acc),
+                     dma.abort.eq(wipe), dma.sys_addr.eq(rb.dma_addr_addr),
+                     dma.win_addr.eq(rb.dma_mem_addr), dma.length.eq(rb.dma_len_bytes),
+                     rb.status_dma.eq(dma.busy),
+                     rb.host_err_dma_range_set.eq(dma.err_range),
+                     rb.host_err_dma_bus_set.eq(dma.err_bus),
                      rb.status_state.eq(core.state), rb.err_bits_bits.eq(core.err_bits),
                      rb.stop_pc_pc.eq(core.stop_pc), rb.cycles_count.eq(core.cycles),
                      rb.insns_count.eq(core.insns),
-                     rb.intr_state_done_set.eq(core.done),
+                     rb.intr_state_done_set.eq(core.done | dma.done),
                      rb.host_err_busy_access_set.eq(host_busy),
-                     rb.host_err_busy_start_set.eq(start & ~idle),
+                     rb.host_err_busy_start_set.eq((start | dma_start) & ~idle),
                      rb.mem_size_imem_kib.eq(self.imem_size // 1024),
                      rb.mem_size_dmem_kib.eq(self.dmem_size // 1024),
                      self.irq.eq(rb.intr_state_done & rb.intr_enable_done)]

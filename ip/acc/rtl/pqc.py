@@ -7,8 +7,9 @@ Ports (Amaranth flattens them to kmac_bus__adr, ..., acc_bus__adr, ..., kmac_irq
   kmac_bus  Wishbone slave, the KMAC registers (ip/kmac/data/kmac_regs.yml), a 4 KiB window
   acc_bus   Wishbone slave, the ACC host interface (ip/acc/data/acc_regs.yml: registers at 0,
             IMEM at 0x10000, DMEM at 0x20000), a 256 KiB window
+  acc_dma   Wishbone master, the ACC's DMA on the system bus (ip/acc/rtl/dma.py), word address
   kmac_irq, acc_irq
-  acc_busy  the ACC's core runs (the SoC's bus guard, soc/access.py)
+  acc_busy  the ACC's core runs or its DMA copies (the SoC's bus guard, soc/access.py)
 The CPU (kmac_bus) and the ACC (side-load) share the KMAC; the KMAC arbitrates between them
 (ip/kmac/doc/spec.md): while the ACC holds the side-load port, CPU commands are refused.
 """
@@ -55,6 +56,7 @@ class PqcSubsystem(wiring.Component):
         self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, addr_width=KMAC_ADDR_WIDTH)
         super().__init__({"kmac_bus": In(WishboneSignature(KMAC_ADDR_WIDTH)),
                           "acc_bus": In(WishboneSignature(ACC_ADDR_WIDTH)),
+                          "acc_dma": Out(WishboneSignature(30)),
                           "kmac_irq": Out(1), "acc_irq": Out(1), "acc_busy": Out(1)})
 
     def add_block(self, m: Module, name: str, component) -> None:
@@ -67,6 +69,7 @@ class PqcSubsystem(wiring.Component):
         self.add_block(m, "acc", self.acc)
         wiring.connect(m, wiring.flipped(self.kmac_bus), self.kmac.bus)
         wiring.connect(m, wiring.flipped(self.acc_bus), self.acc.bus)
+        wiring.connect(m, self.acc.dma, wiring.flipped(self.acc_dma))
         kmac_on_sideload(m, self.acc.sideload, self.kmac, cpu_bus_idle=False, add=self.add_block)
         m.d.comb += [self.kmac_irq.eq(self.kmac.irq), self.acc_irq.eq(self.acc.irq),
                      self.acc_busy.eq(self.acc.busy)]
