@@ -820,3 +820,90 @@ def gather_const_words(d) -> dict:
     c[f"gl{d}"] = _u32([((1 << d) - 1) << (16 - d)] * 8)
     c[f"gh{d}"] = _u32([((1 << d) - 1) << (32 - d)] * 8)
     return c
+
+
+def unpk_period(d) -> int:
+    """Output words (16 coefficients, 2d bytes each) after which the byte offsets of
+    decode_unpk repeat: 2 d P is a multiple of 32."""
+    p = 1
+    while 2 * d * p % 32:
+        p += 1
+    return p
+
+
+def _unpk_body(d, phase, shift):
+    """One period of decode_unpk (x5: the 32-byte word holding the period's first byte,
+    phase: that byte's offset in it; x6: dst, post-increment) on virtual registers."""
+    p = Prog([f"w{n}" for n in range(14)])
+    loaded = set()
+    post = phase == 0                        # words read once each, in order: bn.lw.pi
+
+    def word(a):
+        if a not in loaded:
+            loaded.add(a)
+            if post:
+                p.lw_pi(f"%i{a}", "x5")
+            else:
+                p.raw(f"bn.lw {{0}}, {32 * a}({{1}})", [f"%i{a}"], ["x5"])
+        return f"%i{a}"
+    for k in range(unpk_period(d)):
+        a, off = divmod(phase + 2 * d * k, 32)
+        lo = word(a)
+        if off + 2 * d > 32:
+            p.raw(f"bn.unpk {{0}}, {{1}}, {{2}}, {d}, {off}", [f"%u{k}"], [lo, word(a + 1)])
+        else:                                # the high word unused (Prog: a source once)
+            p.raw(f"bn.unpk {{0}}, {{1}}, {{1}}, {d}, {off}", [f"%u{k}"], [lo])
+        y = f"%u{k}"
+        if shift:
+            p.op("bn.shlv", f"%y{k}", y, str(shift))
+            y = f"%y{k}"
+        p.sw_pi(y, "x6")
+    if not post:
+        p.raw(f"addi {{0}}, {{1}}, {2 * d * unpk_period(d)}", ["x5"], ["x5"])
+    return p.text().splitlines()
+
+
+def _with_messages(body, n):
+    """body with n message words fed to the KMAC spread over it: each loaded from DMEM[x7]
+    (post-increment) into w14 / w15 a segment before its kmac.msg (mask x3)."""
+    if not n:
+        return body
+    out, step = [], len(body) / n
+    for j in range(n):
+        reg = f"w{14 + j % 2}"
+        seg = body[round(j * step):round((j + 1) * step)]
+        out += [f"bn.lw.pi {reg}, 0(x7)"] + seg + [f"kmac.msg {reg}, x3"]
+    return out
+
+
+def absorb_loop(nwords):
+    """nwords message words from DMEM[x7] (post-increment) to the KMAC (mask x3)."""
+    if nwords == 1:
+        return ["bn.lw.pi w14, 0(x7)", "kmac.msg w14, x3"]
+    body = ["bn.lw.pi w14, 0(x7)", "bn.lw.pi w15, 0(x7)", "kmac.msg w14, x3",
+            "kmac.msg w15, x3"]
+    return _loop(nwords // 2, body) + (absorb_loop(1) if nwords % 2 else [])
+
+
+def decode_unpk(d, src, dst, nwords, shift=0, kmac_words=0):
+    """VMODE 0: ByteDecode_d (FIPS 203 Alg. 6, any d of ML-KEM) of nwords output words
+    (16 coefficients = 2d bytes each, from byte src on; src even) -> dst (post-increment
+    x6; dst None: x6 runs on from a previous call), each lane y << shift (decaps keeps u, v
+    as y << (16 - d) for its compare). One bn.unpk per output word from the pair of
+    32-byte words holding its 2d bytes (byte offset (src + 2dk) mod 32), a loopi over
+    periods of unpk_period(d) words (d = 12: 4 output words from 3 loads, 10: 8 from 5, 11
+    and 5: 16 from 11 / 5, 4: 4 from 1): ~1 + 2d/32 (+ 1 with shift) cycles per 16
+    coefficients. kmac_words: that many 32-byte message words from DMEM[x7] (mask x3) are
+    fed to the KMAC, spread over the periods (a hash absorbed in the shadow of the
+    decode), the rest after it. Uses x5, x6, w0..w15 (w14, w15: message words)."""
+    per = unpk_period(d)
+    assert nwords % per == 0 and src % 2 == 0, (d, nwords, src)
+    it = nwords // per
+    phase = src % 32
+    body = _unpk_body(d, phase, shift)
+    L = _li(5, src - phase) + ([] if dst is None else _li(6, dst))
+    each = kmac_words // it
+    L += _loop(it, _with_messages(body, each))
+    if kmac_words - each * it:
+        L += absorb_loop(kmac_words - each * it)
+    return L

@@ -274,14 +274,13 @@ class Decaps:
         """j_hash (decaps): absorb J(z || c) during the u decode (port held; digest read
         later by _g_hash)."""
         k, KA = self.k, self.KA
-        L = ["lui x30, 4"]
-        L += _vmode(1)
+        L = ["lui x30, 4", "csrrw x0, VMODE, x0"]      # the decoders' 16-bit lanes
         if j_hash:
             # FIPS 203 7.3 hash check: H(ek) of the ek inside dk, absorbed during the s_hat
             # decode; the number of differing lanes goes to the status slot (no branch)
             L += [f"addi x1, x0, {SHA3_256}"] + _li(2, self.ek_len) + \
                 ["kmac.start x1, x2"] + _li(7, self.DK_T) + ["addi x3, x0, -1"]
-        L += codec.decode_wide(12, self.DK, self.S_HAT, 16 * k, KA,
+        L += codec.decode_unpk(12, self.DK, self.S_HAT, 16 * k,
                                kmac_words=self.ek_len // 32 if j_hash else 0)
         if j_hash:
             L += ["kmac.dig w0", f"bn.lw w1, {_m(self.DK_H)}", "bn.or.acc x9, w0, w1",
@@ -289,14 +288,10 @@ class Decaps:
             L += [f"addi x1, x0, {SHAKE256}"] + _li(2, 32 + self.c_len) + \
                 ["kmac.start x1, x2"] + _li(7, self.DK_Z) + ["addi x3, x0, -1"]
         jw = (32 + self.c_len) // 32 if j_hash else 0
-        if self.du == 10:
-            L += codec.decode_wide(10, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
-            L += _vmode(0)
-            L += codec.decode4(self.CT_V, self.VC, None, KA)
-        else:
-            L += codec.decode_gather(self.du, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
-            L += codec.decode_gather(self.dv, self.CT_V, self.VC, 16, KA)
-            L += _vmode(0)
+        # u, v kept as y << (16 - d) (the compare's form; decompressed on the way)
+        L += codec.decode_unpk(self.du, self.CT, self.UC, 16 * k, shift=16 - self.du,
+                               kmac_words=jw)
+        L += codec.decode_unpk(self.dv, self.CT_V, self.VC, 16, shift=16 - self.dv)
         def bm(blocks=(0, 8)):
             return basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
                                          for j in range(k)], self.W, self.BMC, one_gamma=True,
@@ -402,14 +397,11 @@ class Decaps:
             [(k + n, self.u_polys[n], "cbd2") for n in range(k)]
         # x31 = 1 for the whole phase (VMODE 0 from x0); the decode constants stay loaded
         # (the job start uses w1, w2) and x6 runs on within a polynomial
-        L = ["addi x31, x0, 1"]
+        L = []
         for c, (n, dst, mode) in enumerate(prf):
-            L += ["csrrw x0, VMODE, x0"] + self._start_prf(n, dst, mode) + \
-                ["csrrw x0, VMODE, x31"] + \
-                codec.decode_wide(12, self.DK_T + 192 * c,
-                                  None if c % 2 else self.t_polys[c // 2], 8,
-                                  self.KA, setup=c == 0) + ["smp.wait"]
-        L += ["csrrw x0, VMODE, x0"]
+            L += self._start_prf(n, dst, mode) + \
+                codec.decode_unpk(12, self.DK_T + 192 * c,
+                                  None if c % 2 else self.t_polys[c // 2], 8) + ["smp.wait"]
         ph.append(("decode t_hat + PRF y, e1", L))
         # t_hat is A_hat^T row buffer 1 for k = 4: v's products before row 1 is sampled
         def bm_v_part(blocks=(0, 8)):
