@@ -71,10 +71,6 @@ QINV16 = codec.QINV16
 PARAMS = {512: 2, 768: 3, 1024: 4}    # parameter set -> k
 
 
-def _vmode(v):
-    return [f"addi x31, x0, {v}", "csrrw x0, VMODE, x31"]
-
-
 def _pair(job, chunk):
     """Start a sampler job, run core work, wait for the job."""
     return job + chunk + ["smp.wait"]
@@ -96,8 +92,7 @@ class Decaps:
         self.c_len = 32 * (self.du * k + self.dv)
         self.const_names = list(codec.CONST_NAMES)
         if k == 4:
-            gw = {**codec.gather_const_words(11), **codec.gather_const_words(5)}
-            self.const_names += ["mc11", "qi11", "mc5", "qi5"] + list(gw)
+            self.const_names += ["mc11", "qi11", "mc5", "qi5"]
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.DK = 0                  # dk: s_hat enc | t_hat enc | rho | h | z
         self.DK_T = self.DK + 384 * k
@@ -192,8 +187,7 @@ class Decaps:
         img[self.ITWID] = b"".join(_u16(w) for w in ntt.itwiddle_words())
         img[self.ISCALE] = _u16(basemul.iscale_mont_word())
         img[self.BMC] = b"".join(_u16(w) for w in basemul.const_words())
-        cw = {**codec.const_words(), **codec.gather_const_words(11),
-              **codec.gather_const_words(5)}
+        cw = codec.const_words()
         img[self.KC] = b"".join(cw[n] for n in self.const_names)
         return img
 
