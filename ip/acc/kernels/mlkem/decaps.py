@@ -2,26 +2,24 @@
 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image, for
 ML-KEM-512 / -768 / -1024 (Decaps(k), k = 2, 3, 4; the module-level names are Decaps(3)'s).
 
-Cycles (ISS = RTL, seed 7 of ip.acc.dv.jobs, checks and wipe included; the same for 12
-keys): 512: 6 927, 768: 9 948 (target <= 10 000), 1024: 13 859 (target <= 13 000 not met);
-IMEM 11 276 / 14 368 / 16 032 B. Before this file's latest round: 7 354 / 10 467 / 14 421. Per phase
-(prefix runs of phases() unscheduled; test_mlkem_program.test_decaps_phases prints them),
-768 before -> after: decrypt (+ H(ek), J) 5 141 -> 4 857, G 54, t_hat decode + PRF
-1 475 -> 1 409, NTT(y) + A row 0 534 -> 519, A rows 1..2 + e2 | products, INTT, compare
-2 707 -> 2 359, tail 589 -> 687 (now the fused INTT + compare of v' too), select 26, wipe
-239 -> 245; 1024: decrypt 6 861 -> 6 642, t_hat 1 967 -> 1 877, NTT(y) + row 1 1 252 ->
-1 208, rows 1..3 2 892 -> 2 912, tail 1 339 -> 1 080, wipe 262 -> 265. What the round
-changed: ByteDecode4 by an unzip / trn network (codec.decode4: 391 -> 97 cycles, its
-Decompress4 moved into message_fin); the
-re-encryption compare fused into the INTT of u' and v' and Compress1 / ByteEncode1 of m'
-into the INTT of w (ntt.intt_body fin: no store + load of the polynomial); one gamma
-multiply per block in the products (basemul_loop one_gamma); the job starts' constants
-in GPRs x22..x29 (_start_job); the t_hat decode chunks keep their constants; for 1024
-decode_gather(11) shares its insertions through bn.trn (codec._GATHER_TRN). Where the
-rest goes (768): ~2 900 cycles of ByteDecode12 / 10 gathers (lw + bn.ins, ~25 cycles per
-16 coefficients: the 3-in-4 and 5-in-8 lane spreads have no cheap form in the stride-2
-permutations the ISA has), ~570 of KMAC message stalls for H(ek) and J (5 cycles a word,
-+24 at each rate block), ~1 900 of products, ~1 800 of NTT / INTT (multiplier-bound).
+Cycles (ISS = RTL, seed 7 of ip.acc.dv.jobs, checks and wipe included): 512: 5 019,
+768: 7 131 (target <= 10 000), 1024: 9 766 (target <= 13 000); IMEM 9 512 / 12 296 /
+14 040 B, peak DMEM 11 744 / 15 904 / 15 424 B. Before bn.unpk: 6 927 / 9 948 / 13 859
+cycles, IMEM 11 276 / 14 368 / 16 032 B. Per phase (prefix runs of phases() unscheduled,
+test_mlkem_program.test_decaps_phases' key, which prints 768's), before (this docstring's
+earlier figures) -> after bn.unpk:
+768: decrypt (+ H(ek), J) 4 857 -> 2 705, G 54, t_hat decode + PRF 1 409 -> 507, NTT(y)
++ A row 0 519 -> 528, A rows 1..2 + e2 | products, INTT, compare 2 359, tail 687, select
+26, wipe 245 -> 256 (the decode constants gone from the public tables the wipe skips);
+1024: decrypt 6 642 -> 3 526, t_hat 1 877 -> 675, NTT(y) + row 1 1 208 -> 1 217, rows
+1..3 2 912, tail 1 080, wipe 265 -> 288. What bn.unpk changed: every ByteDecode_d
+(s_hat, t_hat: 12; u: 10 / 11; v: 4 / 5) is codec.decode_unpk, one bn.unpk (+ a bn.shlv
+for the y << (16 - d) form of u, v) per 16 coefficients from aligned wide loads, in
+VMODE 0 (no mode switches): ~2.8 cycles per 16 coefficients of s_hat instead of ~25 of
+lw + bn.ins gathers. H(ek) and J are absorbed in the decodes' shadow, which is now
+shorter than the absorption (~5 cycles a message word + 24 a rate block): 768's decrypt
+phase takes 832 cycles more than K-PKE.Decrypt alone (decrypt_program: 1 873), the
+largest piece left of it beside the NTT / INTT (multiplier-bound) and the products.
 
     src = decaps_program()                 # assembly text (ML-KEM-768)
     dm = image(dk, c)                      # {addr: bytes} (inputs + constant tables)
@@ -30,7 +28,7 @@ permutations the ISA has), ~570 of KMAC message stalls for H(ek) and J (5 cycles
 
 ML-KEM-1024 (k = 4, du = 11, dv = 5): the same generator with its own layout in 16 KiB
 (Decaps._layout_1024: dead input bytes reused; A_hat^T row 0 sampled during the decryption),
-codec.decode_gather (d = 11 with J absorbed, d = 5) and the looped
+codec.decode_unpk for d = 11 (J absorbed) and 5, and the looped
 codec.compress_compare_loop (IMEM).
 
 Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
@@ -42,8 +40,8 @@ FIPS 203 7.3: SHA3-256 of dk's ek is absorbed during the s_hat decode and compar
 dk's H(ek) without a branch; _select zeroes K and sets DK_HASH_MISMATCH on a mismatch.
 
 Design (the pieces are in codec.py, ntt.py, basemul.py; see there):
-* Decrypt: ByteDecode12 of s_hat, ByteDecode10 / ByteDecode4 of u / v (kept as y << 6 /
-  y << 12 for the re-encryption check), NTT of u with Decompress10 on the way in,
+* Decrypt: ByteDecode12 of s_hat, ByteDecode_du / ByteDecode_dv of u / v (kept as
+  y << (16 - d) for the re-encryption check; codec.decode_unpk), NTT of u with Decompress10 on the way in,
   s_hat o u_hat, INTT, m' = ByteEncode1(Compress1(v - w)).
 * NTT / INTT: the mlkem.ntt schedules with a base register (loopi over polynomials). The
   NTTs of u and y store the base-case transposed layout (basemul.transposed_store), so the
