@@ -8,8 +8,9 @@ their constant words as `ka` (name -> DMEM address of the words of `const_words(
   VMODE 0, one bn.unpk per output word (16 coefficients = 2d bytes) from the pair of
   32-byte input words holding its bytes, at byte offset 2dk mod 32; a loopi over periods
   of unpk_period(d) output words, after which the offsets repeat (d = 12: 4 words from 3
-  loads); ~1 + 2d/32 cycles per 16 coefficients (+ 1 for the shift of u / v below). A
-  hash's message words can be fed to the KMAC in its shadow (kmac_words).
+  loads); ~2 + 2d/32 cycles per 16 coefficients (bn.unpk, store, loads; + 1 for the
+  shift of u / v below). A hash's message words can be fed to the KMAC in its shadow
+  (kmac_words).
 * Decoded u / v are kept as y << (16 - d) (d = 10 / 11, 4 / 5) in 16-bit lanes: the
   re-encryption check (`compress_compare`) compares Compress_d(u') << (16 - d) with them
   lane by lane (c' = c iff all compressed coefficients are equal, ByteEncode_d being a
@@ -561,7 +562,7 @@ def decode_unpk(d, src, dst, nwords, shift=0, kmac_words=0):
     as y << (16 - d) for its compare). One bn.unpk per output word from the pair of
     32-byte words holding its 2d bytes (byte offset (src + 2dk) mod 32), a loopi over
     periods of unpk_period(d) words (d = 12: 4 output words from 3 loads, 10: 8 from 5, 11
-    and 5: 16 from 11 / 5, 4: 4 from 1): ~1 + 2d/32 (+ 1 with shift) cycles per 16
+    and 5: 16 from 11 / 5, 4: 4 from 1): ~2 + 2d/32 (+ 1 with shift) cycles per 16
     coefficients. kmac_words: that many 32-byte message words from DMEM[x7] (mask x3) are
     fed to the KMAC, spread over the periods (a hash absorbed in the shadow of the
     decode), the rest after it. Uses x5, x6, w0..w15 (w14, w15: message words)."""
