@@ -1,5 +1,5 @@
-"""ML-KEM encodings and roundings on the ACC (FIPS 203 4.2.1, 4.2.2): ByteDecode_12 /
-ByteDecode_d (by bn.unpk) with Decompress_d on the way, Compress_d compared lane by lane
+"""ML-KEM encodings and roundings on the ACC (FIPS 203 4.2.1, 4.2.2): ByteDecode_d (by
+bn.unpk) with Decompress_d on the way, Compress_d compared lane by lane
 with a decoded ciphertext (the re-encryption check), and Compress_1 + ByteEncode_1 of the
 message. The generators take their buffer addresses as arguments and the addresses of
 their constant words as `ka` (name -> DMEM address of the words of `const_words()`).
