@@ -2,7 +2,8 @@
 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image, for
 ML-KEM-512 / -768 / -1024 (Decaps(k), k = 2, 3, 4; the module-level names are Decaps(3)'s).
 
-Cycles (ISS = RTL, seed 7 of ip.acc.dv.jobs, checks and wipe included): 512: 5 019,
+Cycles (ISS, seed 7 of ip.acc.dv.jobs, checks and wipe included; RTL = ISS checked for 768
+and 1024): 512: 5 019,
 768: 7 131 (target <= 10 000), 1024: 9 766 (target <= 13 000); IMEM 9 512 / 12 296 /
 14 040 B, peak DMEM 11 744 / 15 904 / 15 424 B. Before bn.unpk: 6 927 / 9 948 / 13 859
 cycles, IMEM 11 276 / 14 368 / 16 032 B. Per phase (prefix runs of phases() unscheduled,
