@@ -332,6 +332,26 @@ EXEC["bn.unzip.lo"] = _perm(lambda a, b: a[0::2] + b[0::2])
 EXEC["bn.unzip.hi"] = _perm(lambda a, b: a[1::2] + b[1::2])
 
 
+# bn.unpk: the field widths each lane width takes (isa.yml doc)
+UNPK_WIDTHS = {16: (1, 4, 5, 10, 11, 12), 32: (3, 4, 6, 10, 13, 18, 20)}
+
+
+@insn("bn.unpk")
+def bn_unpk(s, o):
+    lm = s.lanes
+    names = s.insn.operands["d"].values
+    if o["d"] >= len(names):
+        raise AccError("ILLEGAL_INSN", f"d field {o['d']} is not one of {', '.join(names)}")
+    d = int(names[o["d"]])
+    if d not in UNPK_WIDTHS[lm.width]:
+        raise AccError("ILLEGAL_INSN", f"d = {d} with {lm.width}-bit lanes (legal: "
+                       f"{', '.join(map(str, UNPK_WIDTHS[lm.width]))})")
+    x = s.wdr.read(o["wrs2"]) << 256 | s.wdr.read(o["wrs1"])
+    stream = x >> (8 * o["off"])
+    s.wdr.write(o["wrd"], lm.join([(stream >> (d * i)) & ((1 << d) - 1)
+                                   for i in range(lm.lanes)]))
+
+
 @insn("bn.bcastl")
 def bn_bcastl(s, o):
     lm = s.lanes

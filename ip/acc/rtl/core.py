@@ -212,10 +212,10 @@ class AccCore(wiring.Component):
         is_bfly = dec.any_of(["bn.bfly.ct", "bn.bfly.gs"])
         lane = dec.operand("lane")
         shamt = dec.operand("shamt")
-        walu_imm = Mux(is_bfly, dec.operand("tidx"), shamt | lane)
+        walu_imm = Mux(is_bfly, dec.operand("tidx"), shamt | lane | dec.operand("off"))
         m.d.comb += [walu.op.eq(wop), walu.vmode.eq(vmode), walu.a.eq(wA), walu.b.eq(wB),
                      walu.t.eq(wC), walu.imm.eq(walu_imm[:5]), walu.dist.eq(dec.operand("dist")[:3]),
-                     walu.gpr.eq(g1), walu.acc.eq(acc)]
+                     walu.width.eq(dec.operand("d")[:4]), walu.gpr.eq(g1), walu.acc.eq(acc)]
 
         # ------------------------------------------------------------------ fault detection
         first = Signal()                   # first non-stalled cycle of the instruction

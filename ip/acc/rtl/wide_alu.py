@@ -33,17 +33,27 @@ Area notes:
     `_mont_reduce`); it takes the product in carry-save form straight from the stage
     register (the product adder only feeds mulv.lo/.hi).
   * The butterfly twiddles and bn.bcastl share one 256-bit lane rotator.
+  * bn.unpk (`_unpack`): a byte funnel and a spread. The funnel shifts {b, a} right by
+    8 * off in five levels of 2:1 muxes (128, 64, 32, 16, 8 bits, largest first), each
+    level only as wide as the bits still reachable: 312 + 248 + 216 + 200 + 192 = 1 168 bit
+    muxes, giving the 192 stream bits any legal d reads (16 x 12 = 192, 8 x 20 = 160). The
+    spread is a one-hot AND-OR per result bit over the (VMODE, d) pairs: lane i bit j of
+    d takes stream bit i*d + j for j < d, 16 x (1+4+5+10+11+12) + 8 x (3+4+6+10+13+18+20)
+    = 688 + 592 = 1 280 inputs in all, at most 13 on one result bit (bit 0 of a lane). The
+    legal set is a 4-bit compare on the d code (UNPK_WIDTHS, UNPK_LEGAL).
 """
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
 from amaranth.lib.wiring import In, Out
 
 __all__ = ["WideOp", "WideAlu", "WIDE_OP_OF_MNEMONIC", "MUL_UNIT_OPS", "uses_mul_unit",
-           "DIST_NAMES", "MODES"]
+           "DIST_NAMES", "MODES", "UNPK_WIDTHS", "UNPK_LEGAL"]
 
 # (lanes, lane width, q) per VMODE
 MODES = ((16, 16, 3329), (8, 32, 8380417))
 DIST_NAMES = ("r", "l1", "l2", "l4", "l8")     # isa.yml order of the `dist` enum
+UNPK_WIDTHS = (1, 3, 4, 5, 6, 10, 11, 12, 13, 18, 20)   # isa.yml order of bn.unpk's `d` enum
+UNPK_LEGAL = ((1, 4, 5, 10, 11, 12), (3, 4, 6, 10, 13, 18, 20))   # the d legal per VMODE
 
 
 class WideOp(enum.Enum, shape=5):
@@ -71,6 +81,7 @@ class WideOp(enum.Enum, shape=5):
     BCAST = 21
     BFLY_CT = 22
     BFLY_GS = 23
+    UNPK = 24
 
 
 WIDE_OP_OF_MNEMONIC = {
@@ -85,6 +96,7 @@ WIDE_OP_OF_MNEMONIC = {
     "bn.unzip.lo": WideOp.UNZIP_LO, "bn.unzip.hi": WideOp.UNZIP_HI,
     "bn.bcastl": WideOp.BCASTL, "bn.bcast": WideOp.BCAST,
     "bn.bfly.ct": WideOp.BFLY_CT, "bn.bfly.gs": WideOp.BFLY_GS,
+    "bn.unpk": WideOp.UNPK,
 }
 
 # The ops of the multiplier unit (isa.yml `unit: mul`): results in res2_a / res2_b two
@@ -294,6 +306,25 @@ def _legal_dists(vmode):
     return legal[1:] + legal[:1]
 
 
+def _unpack(m, a, b, off, code, vmode):
+    """bn.unpk: lane i = bits [i*d, i*d + d) of {b, a} >> 8 off (d = UNPK_WIDTHS[code]),
+    and whether code names a d legal in this VMODE (see the module docstring for the
+    cost)."""
+    need = max(lanes * d for (lanes, _, _), ds in zip(MODES, UNPK_LEGAL) for d in ds)
+    v = Cat(a, b)
+    for bit, shift in ((4, 128), (3, 64), (2, 32), (1, 16), (0, 8)):
+        width = need + shift - 8            # the bits the smaller shifts can still reach
+        v = _sig(m, Mux(off[bit], v[shift:shift + width], v[:width]), f"unpk_f{bit}")
+    terms, legal = [], []
+    for mode, ((lanes, w, _), ds) in enumerate(zip(MODES, UNPK_LEGAL)):
+        for d in ds:
+            sel = _sig(m, (code == UNPK_WIDTHS.index(d)) & (vmode == mode), f"unpk_{mode}_{d}")
+            terms.append((sel, Cat(*(Cat(v[i * d:i * d + d], Const(0, w - d))
+                                     for i in range(lanes)))))
+            legal.append(sel)
+    return _sig(m, _and_or(terms, 256), "unpk"), Cat(*legal).any()
+
+
 # ------------------------------------------------------------------------------ component
 class WideAlu(wiring.Component):
     op: In(WideOp)
@@ -303,6 +334,7 @@ class WideAlu(wiring.Component):
     t: In(256)
     imm: In(5)
     dist: In(3)
+    width: In(4)            # bn.unpk's d field (index into UNPK_WIDTHS)
     gpr: In(32)
     acc: In(256)
     issue: In(1)
@@ -324,6 +356,8 @@ class WideAlu(wiring.Component):
         for o in sorted(MUL_UNIT_OPS, key=lambda op: op.value):
             lat2 = lat2 | (op == o)
 
+        unpk, unpk_legal = _unpack(m, a, b, self.imm, self.width, vmode)
+
         # ---- illegal combinations (the ISS raises ILLEGAL_INSN)
         dist = self.dist
         with m.Switch(op):
@@ -336,6 +370,8 @@ class WideAlu(wiring.Component):
                     (dist >= len(DIST_NAMES))                   # no such enum value
                     | ((dist == 4) & vmode)                      # l8 in VMODE 1
                     | ((dist == 0) & vmode & self.imm[3]))       # dist r, tidx >= 8
+            with m.Case(WideOp.UNPK):
+                m.d.comb += self.illegal.eq(~unpk_legal)
 
         # ---- lane rotator: twiddles rot[g] = t[(tidx + g) mod L]; bcastl lane = rot[0]
         amt = self.imm
@@ -524,7 +560,8 @@ class WideAlu(wiring.Component):
                     (WideOp.UNZIP_HI, perm(lambda la, lb: la[1::2] + lb[1::2])),
                     (WideOp.BCASTL, Mux(vmode, rot[:32].replicate(8), rot[:16].replicate(16))),
                     (WideOp.BCAST, Mux(vmode, self.gpr.replicate(8),
-                                       self.gpr[:16].replicate(16)))):
+                                       self.gpr[:16].replicate(16))),
+                    (WideOp.UNPK, unpk)):
                 with m.Case(o):
                     m.d.comb += self.res.eq(val)
         return m

@@ -81,10 +81,26 @@ def test_program_with_labels_and_loops():
     ("bn.bfly.ct w0, w1, w31, l4, 3", r"t.s:1: bn.bfly.ct operand wt: w31: the ACC has 16 wide registers"),
     ("bn.lw w20, 0(x0)", r"t.s:1: bn.lw operand wrd: w20: the ACC has 16 wide registers"),
     ("bn.mov w1, w32", r"t.s:1: bn.mov operand wrs: expected w0..w15, got 'w32'"),
+    ("bn.unpk w1, w2, w3, 7, 0", r"t.s:1: bn.unpk operand d: expected one of 1, 3, 4, 5, 6, 10, "
+                                 r"11, 12, 13, 18, 20, got '7'"),
+    ("bn.unpk w1, w2, w3, 12, 32", r"t.s:1: bn.unpk: off = 32 outside 0..31"),
 ])
 def test_errors_name_line_and_problem(src, msg):
     with pytest.raises(AsmError, match=msg):
         ASM.assemble(src, "t.s")
+
+
+def test_unpk_fields():
+    """bn.unpk: d by its value (the field holds its index), the byte offset split around the
+    fixed funct bit 14; the reserved d codes 11..15 disassemble as data."""
+    insn = ISA.by_mnemonic["bn.unpk"]
+    word = ASM.assemble_line("bn.unpk w1, w2, w3, 12, 27")
+    assert word == (7 << 28 | 0b110 << 25 | 3 << 20 | 2 << 15 | 1 << 14 | 0b11 << 12 | 1 << 7
+                    | 0b0101011)
+    assert DIS.line(word) == "bn.unpk w1, w2, w3, 12, 27"
+    for code in range(11, 16):
+        bad = (word & ~(0xF << 28)) | code << 28
+        assert ISA.decode(bad)[0] is insn and DIS.line(bad) == f".word {bad:#010x}"
 
 
 def test_unknown_word_disassembles_as_data():

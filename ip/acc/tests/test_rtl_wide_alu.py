@@ -1,7 +1,7 @@
 """ip/acc/rtl/wide_alu.py against the ISS, bit for bit.
 
 One stream of random vectors (every WideOp, both VMODEs, every dist, several tidx / shamt /
-lane values, lane values >= q, zeros and all-ones) is issued back to back, shuffled, with a
+lane values, every bn.unpk d code (legal, illegal in the VMODE, reserved) at several offsets, lane values >= q, zeros and all-ones) is issued back to back, shuffled, with a
 few idle cycles and never two multiplier-unit ops in consecutive cycles (isa.yml interval
 2): each multiplier result is checked two cycles after its issue (res2_valid), while later
 instructions are already on the inputs. Expected values: one instruction run on the ISS.
@@ -12,8 +12,8 @@ import random
 from amaranth.back import verilog
 from amaranth.sim import Simulator
 
-from ip.acc.rtl.wide_alu import (DIST_NAMES, MODES, MUL_UNIT_OPS, WIDE_OP_OF_MNEMONIC,
-                                 WideAlu, WideOp, uses_mul_unit)
+from ip.acc.rtl.wide_alu import (DIST_NAMES, MODES, MUL_UNIT_OPS, UNPK_LEGAL, UNPK_WIDTHS,
+                                 WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, uses_mul_unit)
 from ip.acc.tools.asm import assemble
 from ip.acc.tools.isa import load_isa
 from ip.acc.iss import Iss
@@ -41,7 +41,14 @@ def _lane_word(rng, vmode):
 def _iss(vec):
     """Run the vector's instruction on the ISS: expected outputs, or {'illegal': True}."""
     mn, vmode, imm, dist = vec["mn"], vec["vmode"], vec["imm"], vec["dist"]
-    if mn.startswith("bn.bfly"):
+    word = None
+    if mn == "bn.unpk":
+        # codes past the d list are not writable in assembly: encoded by hand
+        insn = ISA.by_mnemonic[mn]
+        word = insn.encode({"wrd": 4, "wrs1": 1, "wrs2": 2, "d": 0, "off": imm})
+        word |= vec["width"] << insn.operands["d"].slices[0][0].lo
+        src = f".word {word}"
+    elif mn.startswith("bn.bfly"):
         if dist >= len(DIST_NAMES):
             # not encodable by the assembler; the ISS raises IndexError on such a word
             return {"illegal": True}
@@ -82,7 +89,7 @@ def _vectors():
     rng = random.Random(2026)
     out = []
 
-    def add(mn, vmode, imm=0, dist=0, n=1):
+    def add(mn, vmode, imm=0, dist=0, n=1, width=0):
         for _ in range(n):
             vec = {"mn": mn, "op": WIDE_OP_OF_MNEMONIC[mn], "vmode": vmode,
                    "a": _lane_word(rng, vmode), "b": _lane_word(rng, vmode),
@@ -91,6 +98,7 @@ def _vectors():
             # ACC: often zero lanes so that popcnt varies
             sparse = rng.getrandbits(256) & rng.getrandbits(256) & rng.getrandbits(256)
             vec["acc"] = rng.choice([0, rng.getrandbits(256), sparse])
+            vec["width"] = width
             if mn == "bn.or.acc" and rng.random() < 0.5:      # a ^ b with zero lanes
                 mask = rng.getrandbits(256) & rng.getrandbits(256)
                 vec["b"] = vec["a"] ^ mask
@@ -107,6 +115,13 @@ def _vectors():
             elif mn == "bn.bcastl":
                 for lane in (0, 1, 3, 7, 8, 15, 16, 31):
                     add(mn, vmode, imm=lane)
+            elif mn == "bn.unpk":
+                for code in range(16):
+                    legal = code < len(UNPK_WIDTHS) and UNPK_WIDTHS[code] in UNPK_LEGAL[vmode]
+                    offs = (0, 2, 31, rng.randrange(32), rng.randrange(32)) if legal else \
+                        (rng.randrange(32),)
+                    for off in offs:
+                        add(mn, vmode, imm=off, width=code)
             elif mn.startswith("bn.bfly"):
                 for dist in range(8):
                     for tidx in (0, 5, 7, 8, 15):
@@ -121,7 +136,7 @@ def test_enum_and_tables():
     assert {o.name for o in WideOp} == {
         "ADDVM", "SUBVM", "ADDV", "SUBV", "MULVM", "MULV_LO", "MULV_HI", "LTV", "AND", "OR",
         "XOR", "SEL", "OR_ACC", "SHLV", "SHRV", "SRAV", "TRN1", "TRN2", "UNZIP_LO", "UNZIP_HI",
-        "BCASTL", "BCAST", "BFLY_CT", "BFLY_GS"}
+        "BCASTL", "BCAST", "BFLY_CT", "BFLY_GS", "UNPK"}
     assert set(WIDE_OP_OF_MNEMONIC.values()) == set(WideOp)
     for mn in WIDE_OP_OF_MNEMONIC:
         insn = ISA.by_mnemonic[mn]
@@ -129,6 +144,10 @@ def test_enum_and_tables():
         assert insn.latency == (3 if insn.unit == "mul" else 1), mn
     assert MUL_UNIT_OPS == {o for o in WideOp if uses_mul_unit(o)}
     assert ISA.units["mul"]["interval"] == 2
+    # bn.unpk's d enum and legal sets as isa.yml and the ISS have them
+    from ip.acc.iss.insn import UNPK_WIDTHS as ISS_WIDTHS
+    assert ISA.by_mnemonic["bn.unpk"].operands["d"].values == tuple(map(str, UNPK_WIDTHS))
+    assert UNPK_LEGAL == (ISS_WIDTHS[16], ISS_WIDTHS[32])
 
 
 def _run_stream(stream, checked=None):
@@ -146,7 +165,7 @@ def _run_stream(stream, checked=None):
                 ctx.set(dut.op, rng.choice(list(WideOp)))
                 ctx.set(dut.a, rng.getrandbits(256))
             else:
-                for name in ("op", "vmode", "a", "b", "t", "imm", "dist", "gpr", "acc"):
+                for name in ("op", "vmode", "a", "b", "t", "imm", "dist", "width", "gpr", "acc"):
                     ctx.set(getattr(dut, name), vec[name])
                 ctx.set(dut.issue, 1)
             old = inflight[1]
@@ -190,6 +209,9 @@ def test_wide_alu_matches_iss():
         last_mul = mul
     checked = _run_stream(stream)
     assert checked["res2"] > 100 and checked["res"] > 120
+    unpk = [v for v in stream if v is not None and v["mn"] == "bn.unpk"]
+    assert sum(not v["exp"]["illegal"] for v in unpk) == 5 * 13       # every legal d, 5 offsets
+    assert sum(v["exp"]["illegal"] for v in unpk) == 16 * 2 - 13
 
 
 def test_mul_unit_every_other_cycle():

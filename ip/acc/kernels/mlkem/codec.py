@@ -1,22 +1,17 @@
-"""ML-KEM encodings and roundings on the ACC (FIPS 203 4.2.1, 4.2.2): ByteDecode_12 /
-ByteDecode_10 / ByteDecode_4 with Decompress_d on the way, Compress_d compared lane by lane
+"""ML-KEM encodings and roundings on the ACC (FIPS 203 4.2.1, 4.2.2): ByteDecode_d (by
+bn.unpk) with Decompress_d on the way, Compress_d compared lane by lane
 with a decoded ciphertext (the re-encryption check), and Compress_1 + ByteEncode_1 of the
 message. The generators take their buffer addresses as arguments and the addresses of
 their constant words as `ka` (name -> DMEM address of the words of `const_words()`).
 
-* ByteDecode12 / ByteDecode10 (s_hat, t_hat, u; `decode_wide`): VMODE 1 (8 x 32-bit
-  lanes). Output word w (16 coefficients = 2d bytes at byte 2dw) holds coefficient pairs
-  (2q, 2q+1) in 32-bit lane q, i.e. the 2d-bit field at bit 2dq of the window. The granules
-  (32-bit words of the input) that hold each field are gathered with `lw` + `bn.ins` into X
-  (low granule) and Y (high granule, or the only one when the field starts at bit 0); then
-  E = bn.mulv.hi(X, 2^(32-off)) | bn.mulv.lo(Y, 2^(32-off) or 1) is the field at bit 0 of
-  each lane (per-lane shift amounts by multiplication), split into two 16-bit lanes with
-  shift/and/or. Two output words per loopi iteration: X, Y of both words are bn.trn1 /
-  bn.trn2 of 2 (d = 12) or 3 (d = 10) words filled by bn.ins (16 / 18 insertions instead of
-  24, see _TRN): ~25 cycles per 16 coefficients, of which ~16 are lw + bn.ins.
-* ByteDecode4 (v; `decode4`): VMODE 0, an unzip / trn network spreads each input halfword
-  over 4 lanes, one bn.mulv.lo by per-lane powers of two shifts each nibble to the top.
-* Decoded u / v are kept as y << 6 (d = 10) and y << 12 (d = 4) in 16-bit lanes: the
+* ByteDecode_d, any d of ML-KEM (s_hat, t_hat: 12; u: 10, 11; v: 4, 5; `decode_unpk`):
+  VMODE 0, one bn.unpk per output word (16 coefficients = 2d bytes) from the pair of
+  32-byte input words holding its bytes, at byte offset 2dk mod 32; a loopi over periods
+  of unpk_period(d) output words, after which the offsets repeat (d = 12: 4 words from 3
+  loads); ~2 + 2d/32 cycles per 16 coefficients (bn.unpk, store, loads; + 1 for the
+  shift of u / v below). A hash's message words can be fed to the KMAC in its shadow
+  (kmac_words).
+* Decoded u / v are kept as y << (16 - d) (d = 10 / 11, 4 / 5) in 16-bit lanes: the
   re-encryption check (`compress_compare`) compares Compress_d(u') << (16 - d) with them
   lane by lane (c' = c iff all compressed coefficients are equal, ByteEncode_d being a
   bijection), so c' is never encoded. Compress_d(x) = ((2^d x + q/2) - ((2^d x + q/2) mod
@@ -50,9 +45,7 @@ Q = 3329
 QINV16 = pow(Q, -1, 1 << 16)
 
 # the constant words, in their DMEM order ("one" is the decaps select's)
-CONST_NAMES = ["cx12", "cy12", "m12", "m12h", "cx10", "cy10", "m10", "m10h",
-               "d4s", "f000", "q", "c8", "c833", "c1664",
-               "bits", "c1665", "one", "mc10", "qi10", "mc4", "qi4"]
+CONST_NAMES = ["q", "c833", "c1664", "bits", "c1665", "one", "mc10", "qi10", "mc4", "qi4"]
 
 
 def u16(vals) -> bytes:
@@ -60,41 +53,11 @@ def u16(vals) -> bytes:
     return b"".join((v % (1 << 16)).to_bytes(2, "little") for v in vals)
 
 
-def _fields(d):
-    """Per 32-bit output lane q: (granule a, bit offset, crosses into a+1)."""
-    out = []
-    for q in range(8):
-        b = 2 * d * q
-        a, off = divmod(b, 32)
-        out.append((a, off, off + 2 * d > 32))
-    return out
-
-
-def _cxy(d):
-    cx, cy = [], []
-    for a, off, cross in _fields(d):
-        if off == 0:
-            cx.append(0)
-            cy.append(1)
-        else:
-            cx.append(1 << (32 - off))
-            cy.append((1 << (32 - off)) if cross else 0)
-    return cx, cy
-
-
 def const_words() -> dict:
     """name -> the 32 bytes of that constant word."""
     c = {}
-    c["cx12"], c["cy12"] = [_u32(x) for x in _cxy(12)]
     c["m12"] = _u32([0xFFF] * 8)
-    c["m12h"] = _u32([0x0FFF0000] * 8)
-    c["cx10"], c["cy10"] = [_u32(x) for x in _cxy(10)]
-    c["m10"] = _u32([0xFFC0] * 8)
-    c["m10h"] = _u32([0xFFC00000] * 8)
-    c["d4s"] = u16([1 << (12 - 4 * (lane & 3)) for lane in range(16)])
-    c["f000"] = u16([0xF000] * 16)
     c["q"] = u16([Q] * 16)
-    c["c8"] = u16([8] * 16)
     c["c833"] = u16([833] * 16)
     c["c1664"] = u16([1664] * 16)
     c["bits"] = u16([1 << lane for lane in range(16)])
@@ -125,152 +88,6 @@ ENCODE_DS = (4, 5, 10, 11)
 def compress_const_names(d) -> list:
     """The constant words `compress(d, ...)` and `encode(d, ...)` read."""
     return ["c1664", "c1665", "bits", "qinv", f"mc{d}", f"fl{d}", f"fh{d}"]
-
-
-# Two output words per iteration: the 2 x 2 gather targets (X, Y of word A, X, Y of word B)
-# are single VMODE 1 bn.trn1 / bn.trn2 of 2 or 3 words Z filled by bn.ins (16 instead of 24
-# insertions for d = 12, 18 for d = 10; found by exhaustive search over the permutations).
-# _TRN[d] = (ops for XA, YA, XB, YB as (mnemonic, z_a, z_b)), slots {(z, lane): granule}
-# (granules 0..ng-1 belong to word A, ng..2ng-1 to word B).
-_TRN = {
-    12: ((("bn.trn1", 0, 1), ("bn.trn1", 1, 0), ("bn.trn2", 0, 1), ("bn.trn2", 1, 0)),
-         {(1, 0): 0, (0, 2): 1, (1, 2): 2, (1, 4): 3, (0, 6): 4, (1, 6): 5, (0, 0): 1,
-          (0, 4): 4, (1, 1): 6, (0, 3): 7, (1, 3): 8, (1, 5): 9, (0, 7): 10, (1, 7): 11,
-          (0, 1): 7, (0, 5): 10}),
-    10: ((("bn.trn1", 0, 1), ("bn.trn1", 1, 2), ("bn.trn2", 0, 1), ("bn.trn2", 1, 2)),
-         {(1, 0): 0, (0, 2): 1, (1, 2): 1, (0, 4): 2, (1, 4): 3, (0, 6): 3, (1, 6): 4,
-          (2, 0): 1, (2, 2): 2, (1, 1): 5, (0, 3): 6, (1, 3): 6, (0, 5): 7, (1, 5): 8,
-          (0, 7): 8, (1, 7): 9, (2, 1): 6, (2, 3): 7}),
-}
-
-
-def _trn_src(m, a, b):
-    if m == "bn.trn1":
-        return [(a, 0), (b, 0), (a, 2), (b, 2), (a, 4), (b, 4), (a, 6), (b, 6)]
-    return [(a, 1), (b, 1), (a, 3), (b, 3), (a, 5), (b, 5), (a, 7), (b, 7)]
-
-
-def _check_trn(d):
-    """The Z slots and permutations give every needed X / Y lane."""
-    f = _fields(d)
-    ng = max(a + (1 if cr else 0) for a, off, cr in f) + 1
-    ops, slots = _TRN[d]
-    for k, word in enumerate((0, 0, 1, 1)):
-        src = _trn_src(*ops[k])
-        for q, (a, off, cr) in enumerate(f):
-            is_x = k % 2 == 0
-            need = None
-            if off == 0:
-                need = None if is_x else a
-            else:
-                need = a if is_x else (a + 1 if cr else None)
-            if need is not None:
-                assert slots[src[q]] == need + ng * word, (d, k, q)
-    return ng
-
-
-def _chain(d, X, Y, c):
-    """E = mulv.hi(X, CX) | mulv.lo(Y, CY) (in place), split into 16-bit lanes -> c
-    (constants CX, CY, M, MH in w12..w15)."""
-    head = [f"bn.mulv.hi {X}, {X}, w12", f"bn.mulv.lo {Y}, {Y}, w13"]
-    if d == 12:
-        tail = [f"bn.or {c}, {X}, {Y}", f"bn.and {X}, {c}, w14", f"bn.shlv {Y}, {c}, 4",
-                f"bn.and {Y}, {Y}, w15", f"bn.or {c}, {X}, {Y}"]
-    else:
-        tail = [f"bn.or {c}, {X}, {Y}", f"bn.shlv {X}, {c}, 6", f"bn.shlv {Y}, {c}, 12",
-                f"bn.and {X}, {X}, w14", f"bn.and {Y}, {Y}, w15", f"bn.or {c}, {X}, {Y}"]
-    return head, tail
-
-
-def decode_wide(d, src, dst, nwords, ka, kmac_words=0, setup=True):
-    """ByteDecode_d (d = 12 or 10) of nwords output words (VMODE 1), two per iteration.
-    d = 12: plain values; d = 10: y << 6 in each 16-bit lane. kmac_words: that many 32-byte
-    message words from DMEM[x7] (post-increment, mask x3) are fed to the KMAC during the
-    first iterations (a hash absorbed in the shadow of the decode). setup=False: a
-    continuation of a decode_wide of the same d whose constants (w12..w15) are still
-    loaded; dst None: x6 still points at dst (the previous call's end)."""
-    assert nwords % 2 == 0
-    ng = _check_trn(d)
-    ops, slots = _TRN[d]
-    nz = 1 + max(z for z, _ in slots)
-    sfx = str(d)
-    L = _li(5, src) + ([] if dst is None else _li(6, dst))
-    if setup:
-        L += [f"bn.lw w12, {_m(ka['cx' + sfx])}", f"bn.lw w13, {_m(ka['cy' + sfx])}",
-              f"bn.lw w14, {_m(ka['m' + sfx])}", f"bn.lw w15, {_m(ka['m' + sfx + 'h'])}"]
-    lws = [f"lw x{10 + g}, {4 * g}(x5)" for g in range(2 * ng)]
-    ins = [f"bn.ins w{8 + z}, x{10 + g}, {lane}" for (z, lane), g in
-           sorted(slots.items(), key=lambda kv: (kv[1], kv[0]))]
-    assert nz <= 3
-    trn = [f"{m} w{k}, w{8 + za}, w{8 + zb}" for k, (m, za, zb) in enumerate(ops)]
-    ha, ta = _chain(d, "w0", "w1", "w4")
-    hb, tb = _chain(d, "w2", "w3", "w5")
-    vec = ha + hb + [x for pair in zip(ta, tb) for x in pair]
-    tail = ["bn.sw.pi w4, 0(x6)", "bn.sw.pi w5, 0(x6)"]
-    inc = [f"addi x5, x5, {4 * d}"]
-
-    def body(nmsg):
-        pre = ["bn.lw.pi w6, 0(x7)", "bn.lw.pi w7, 0(x7)"][:nmsg]
-        msg = ["kmac.msg w6, x3", "kmac.msg w7, x3"][:nmsg]
-        # message loads with the granule loads; the two kmac.msg half an iteration apart
-        # (a word that completes a rate block makes the next one wait for the permutation)
-        b = lws + pre + ins + trn + vec + inc
-        mid = len(b) // 2
-        return b[:mid] + msg[:1] + b[mid:] + msg[1:] + tail
-    it = nwords // 2
-    if not kmac_words:
-        return L + _loop(it, body(0))
-    full, rest = divmod(kmac_words, 2)
-    assert full + rest <= it
-    out = L + _loop(full, body(2))
-    if rest:
-        out += body(1)
-    if it - full - rest:
-        out += _loop(it - full - rest, body(0))
-    return out
-
-
-def decode4(src, dstc, dst, ka):
-    """See _decode4; dst None: only y << 12 (message_fin decompresses on the way)."""
-    return _decode4(src, dstc, dst, ka)
-
-
-def _decode4(src, dstc, dst, ka):
-    """VMODE 0: ByteDecode4 of 128 B -> dstc (y << 12) and dst (Decompress4), a loopi of 4
-    iterations of one input word (64 coefficients = 4 output words). Halfword j of the input
-    holds coefficients 4j..4j+3 (a nibble each); output word k needs halfwords 4k..4k+3,
-    each in 4 consecutive lanes (R_k). Three unzip levels and a trn level give R_0..R_3
-    (A, B = unzip(W, W); C, D = unzip(A, B); G, H = unzip(C, D); R_0 / R_2 = trn1 / trn2
-    (G, G), R_1 / R_3 = trn1 / trn2 (H, H)); one bn.mulv.lo by the per-lane powers 2^(12 -
-    4 (lane mod 4)) (constant d4s) and an AND with 0xF000 give y << 12 (the nibble shifted
-    to the top, the rest of the halfword shifted out), then Decompress4 = ((y q) + 8) >> 4.
-    ~11 cycles per 16 coefficients."""
-    L = _li(5, src) + _li(6, dstc) + ([] if dst is None else _li(7, dst))
-    L += [f"bn.lw w12, {_m(ka['d4s'])}", f"bn.lw w13, {_m(ka['f000'])}"]
-    if dst is not None:
-        L += [f"bn.lw w14, {_m(ka['q'])}", f"bn.lw w15, {_m(ka['c8'])}"]
-    p = Prog([f"w{n}" for n in range(12)])
-    p.lw_pi("%W", "x5")
-    p.raw("bn.unzip.lo {0}, {1}, {1}", ["%A"], ["%W"])     # (Prog: one source named once)
-    p.raw("bn.unzip.hi {0}, {1}, {1}", ["%B"], ["%W"])
-    p.op("bn.unzip.lo", "%C", "%A", "%B")
-    p.op("bn.unzip.hi", "%D", "%A", "%B")
-    p.op("bn.unzip.lo", "%G", "%C", "%D")
-    p.op("bn.unzip.hi", "%H", "%C", "%D")
-    for k, (m, x) in enumerate((("bn.trn1", "%G"), ("bn.trn1", "%H"),
-                                ("bn.trn2", "%G"), ("bn.trn2", "%H"))):
-        p.raw(m + " {0}, {1}, {1}", [f"%R{k}"], [x])
-        p.op("bn.mulv.lo", f"%s{k}", f"%R{k}", "w12")
-        p.op("bn.and", f"%c{k}", f"%s{k}", "w13")
-        p.sw_pi(f"%c{k}", "x6")
-        if dst is None:
-            continue
-        p.op("bn.shrv", f"%y{k}", f"%c{k}", "12")
-        p.op("bn.mulv.lo", f"%z{k}", f"%y{k}", "w14")
-        p.op("bn.addv", f"%e{k}", f"%z{k}", "w15")
-        p.op("bn.shrv", f"%v{k}", f"%e{k}", "4")
-        p.sw_pi(f"%v{k}", "x7")
-    return L + _loop(4, p.text().splitlines())
 
 
 def decompress10_load(dsrc, ka):
@@ -675,148 +492,88 @@ def encode(d, src, dst, npolys, ka):
     return L + _loop(4 * npolys, p.text().splitlines())
 
 
-def _gather_lanes(d, word):
-    """Per 32-bit lane q of output word `word` (0, 1) of a 2-word step: (granule a, bit
-    offset, crosses into a + 1) of its 2d-bit field."""
-    out = []
-    for q in range(8):
-        a, off = divmod(2 * d * (8 * word + q), 32)
-        out.append((a, off, off + 2 * d > 32))
+def unpk_period(d) -> int:
+    """Output words (16 coefficients, 2d bytes each) after which the byte offsets of
+    decode_unpk repeat: 2 d P is a multiple of 32."""
+    p = 1
+    while 2 * d * p % 32:
+        p += 1
+    return p
+
+
+def _unpk_body(d, phase, shift):
+    """One period of decode_unpk (x5: the 32-byte word holding the period's first byte,
+    phase: that byte's offset in it; x6: dst, post-increment) on virtual registers."""
+    p = Prog([f"w{n}" for n in range(14)])
+    loaded = set()
+    post = phase == 0                        # words read once each, in order: bn.lw.pi
+
+    def word(a):
+        if a not in loaded:
+            loaded.add(a)
+            if post:
+                p.lw_pi(f"%i{a}", "x5")
+            else:
+                p.raw(f"bn.lw {{0}}, {32 * a}({{1}})", [f"%i{a}"], ["x5"])
+        return f"%i{a}"
+    for k in range(unpk_period(d)):
+        a, off = divmod(phase + 2 * d * k, 32)
+        lo = word(a)
+        if off + 2 * d > 32:
+            p.raw(f"bn.unpk {{0}}, {{1}}, {{2}}, {d}, {off}", [f"%u{k}"], [lo, word(a + 1)])
+        else:                                # the high word unused (Prog: a source once)
+            p.raw(f"bn.unpk {{0}}, {{1}}, {{1}}, {d}, {off}", [f"%u{k}"], [lo])
+        y = f"%u{k}"
+        if shift:
+            p.op("bn.shlv", f"%y{k}", y, str(shift))
+            y = f"%y{k}"
+        p.sw_pi(y, "x6")
+    if not post:
+        p.raw(f"addi {{0}}, {{1}}, {2 * d * unpk_period(d)}", ["x5"], ["x5"])
+    return p.text().splitlines()
+
+
+def _with_messages(body, n):
+    """body with n message words fed to the KMAC spread over it: each loaded from DMEM[x7]
+    (post-increment) into w14 / w15 a segment before its kmac.msg (mask x3)."""
+    if not n:
+        return body
+    out, step = [], len(body) / n
+    for j in range(n):
+        reg = f"w{14 + j % 2}"
+        seg = body[round(j * step):round((j + 1) * step)]
+        out += [f"bn.lw.pi {reg}, 0(x7)"] + seg + [f"kmac.msg {reg}, x3"]
     return out
 
 
-def decode_gather(d, src, dst, nwords, ka, kmac_words=0):
-    """VMODE 1: ByteDecode_d of nwords output words (2 per iteration, 4d input bytes), each
-    16-bit lane y << (16 - d) (the form decaps keeps the ciphertext in for its compare and
-    decompresses from), for any d < 12 (ML-KEM-1024's d = 11, 5: the two words of a step
-    need their own lane multipliers, unlike decode_wide's d = 10, 12). The fields as in
-    decode_wide, the gather by lw + bn.ins: for d = 11 into 3 words whose bn.trn1 / bn.trn2
-    are X, Y of both words (_GATHER_TRN: 20 insertions a step instead of 26), else plain
-    (each granule a lane needs), E = mulv.hi(X, 2^(32-off)) | mulv.lo(Y, 2^(32-off) or 1), split into the two
-    16-bit lanes by two shifts and masks (constants: `gather_const_words(d)`).
-    kmac_words: as decode_wide's (message words from DMEM[x7], mask x3, two per iteration
-    in w9, which then leaves the pool). Uses x5, x6, x10..x20, w0..w15."""
-    assert nwords % 2 == 0 and d < 12
-    if kmac_words:
-        it = nwords // 2
-        full, rest = divmod(kmac_words, 2)
-        assert full + rest <= it
-        L = _li(5, src) + _li(6, dst) + _gather_consts(d, ka)
-        out = L + _loop(full, _gather_body(d, 2))
-        if rest:
-            out += _gather_body(d, 1)
-        if it - full - rest:
-            out += _loop(it - full - rest, _gather_body(d, 0))
-        return out
-    return _li(5, src) + _li(6, dst) + _gather_consts(d, ka) + \
-        _loop(nwords // 2, _gather_body(d, 0))
+def absorb_loop(nwords):
+    """nwords message words from DMEM[x7] (post-increment) to the KMAC (mask x3)."""
+    if nwords == 1:
+        return ["bn.lw.pi w14, 0(x7)", "kmac.msg w14, x3"]
+    body = ["bn.lw.pi w14, 0(x7)", "bn.lw.pi w15, 0(x7)", "kmac.msg w14, x3",
+            "kmac.msg w15, x3"]
+    return _loop(nwords // 2, body) + (absorb_loop(1) if nwords % 2 else [])
 
 
-def _gather_consts(d, ka):
-    return [f"bn.lw w10, {_m(ka[f'gx{d}_0'])}", f"bn.lw w11, {_m(ka[f'gy{d}_0'])}",
-            f"bn.lw w12, {_m(ka[f'gx{d}_1'])}", f"bn.lw w13, {_m(ka[f'gy{d}_1'])}",
-            f"bn.lw w14, {_m(ka[f'gl{d}'])}", f"bn.lw w15, {_m(ka[f'gh{d}'])}"]
-
-
-# d = 11: the 2 x 2 gather targets (X, Y of both words) as bn.trn1 / bn.trn2 of 3 words Z
-# filled by bn.ins (20 insertions instead of 26; found by a search over the trn / unzip
-# pairings as _TRN): ops for X0, Y0, X1, Y1 as (mnemonic, z_a, z_b), slots {(z, lane):
-# granule of the step}
-_GATHER_TRN = {
-    11: ((("bn.trn1", 0, 1), ("bn.trn1", 1, 2), ("bn.trn2", 0, 1), ("bn.trn2", 1, 2)),
-         {(1, 0): 0, (0, 2): 1, (1, 2): 2, (0, 4): 2, (1, 4): 3, (0, 6): 4, (1, 6): 4,
-          (2, 0): 1, (2, 4): 4, (2, 6): 5, (0, 1): 5, (1, 1): 6, (0, 3): 6, (1, 3): 7,
-          (0, 5): 8, (1, 5): 8, (0, 7): 9, (1, 7): 10, (2, 3): 8, (2, 5): 9}),
-}
-
-
-def _gather_needs(d, word):
-    """Per lane of output word `word` of a step: (granule the X register needs or None,
-    granule Y needs or None)."""
-    return [(None, a) if off == 0 else (a, a + 1 if cross else None)
-            for a, off, cross in _gather_lanes(d, word)]
-
-
-def _check_gather_trn(d):
-    ops, slots = _GATHER_TRN[d]
-    for t, (word, xy) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
-        src = _trn_src(*ops[t])
-        for q, need in enumerate(_gather_needs(d, word)):
-            if need[xy] is not None:
-                assert slots[src[q]] == need[xy], (d, t, q)
-
-
-def _gather_plain(p, d):
-    """X, Y of both words of a step, each lane gathered by its own bn.ins."""
-    for word in range(2):
-        X, Y = f"%X{word}", f"%Y{word}"
-        started = set()
-        for q, (a, off, cross) in enumerate(_gather_lanes(d, word)):
-            need = [(Y, a)] if off == 0 else [(X, a)] + ([(Y, a + 1)] if cross else [])
-            for reg, gran in need:
-                if reg in started:
-                    p.raw(f"bn.ins {{0}}, {{2}}, {q}", [reg], [reg, f"x{10 + gran}"])
-                else:                        # the other lanes of a fresh register: don't care
-                    p.raw(f"bn.ins {{0}}, {{1}}, {q}", [reg], [f"x{10 + gran}"])
-                    started.add(reg)
-        assert started == {X, Y}
-
-
-def _gather_body(d, nmsg):
-    """One step of decode_gather (2 output words); nmsg message words fed to the KMAC
-    through w9, half a step apart."""
-    p = Prog([f"w{n}" for n in range(9 if nmsg else 10)])
-    for g in range(d):                       # 2 words = 4d bytes = d granules
-        p.raw(f"lw {{0}}, {4 * g}({{1}})", [f"x{10 + g}"], ["x5"])
-    if d in _GATHER_TRN:
-        _check_gather_trn(d)
-        ops, slots = _GATHER_TRN[d]
-        started = set()
-        for (z, lane), g in sorted(slots.items(), key=lambda kv: (kv[1], kv[0])):
-            reg = f"%Z{z}"
-            if reg in started:
-                p.raw(f"bn.ins {{0}}, {{2}}, {lane}", [reg], [reg, f"x{10 + g}"])
-            else:
-                p.raw(f"bn.ins {{0}}, {{1}}, {lane}", [reg], [f"x{10 + g}"])
-                started.add(reg)
-        for t, name in enumerate(("%X0", "%Y0", "%X1", "%Y1")):
-            m, za, zb = ops[t]
-            p.op(m, name, f"%Z{za}", f"%Z{zb}")
-    else:
-        _gather_plain(p, d)
-    for word in range(2):
-        X, Y = f"%X{word}", f"%Y{word}"
-        p.op("bn.mulv.hi", f"%hx{word}", X, f"w{10 + 2 * word}")
-        p.op("bn.mulv.lo", f"%ly{word}", Y, f"w{11 + 2 * word}")
-        p.op("bn.or", f"%E{word}", f"%hx{word}", f"%ly{word}")
-        p.op("bn.shlv", f"%a{word}", f"%E{word}", str(16 - d))
-        p.op("bn.shlv", f"%b{word}", f"%E{word}", str(32 - 2 * d))
-        p.op("bn.and", f"%c{word}", f"%a{word}", "w14")
-        p.op("bn.and", f"%e{word}", f"%b{word}", "w15")
-        p.op("bn.or", f"%o{word}", f"%c{word}", f"%e{word}")
-        p.sw_pi(f"%o{word}", "x6")
-    p.raw(f"addi {{0}}, {{1}}, {4 * d}", ["x5"], ["x5"])
-    body = p.text().splitlines()
-    if not nmsg:
-        return body
-    # each message word loaded half a step before its kmac.msg (no load-use stall)
-    mid = len(body) // 2
-    ld, msg = ["bn.lw.pi w9, 0(x7)"], ["kmac.msg w9, x3"]
-    if nmsg == 1:
-        return ld + body[:mid] + msg + body[mid:]
-    return ld + body[:mid] + msg + ld + body[mid:] + msg
-
-
-def gather_const_words(d) -> dict:
-    """name -> 32 bytes: the constant words of decode_gather(d) (per-lane multipliers of
-    both words of a step, split masks)."""
-    c = {}
-    for word in range(2):
-        cx, cy = [], []
-        for a, off, cross in _gather_lanes(d, word):
-            cx.append(0 if off == 0 else 1 << (32 - off))
-            cy.append(1 if off == 0 else ((1 << (32 - off)) if cross else 0))
-        c[f"gx{d}_{word}"], c[f"gy{d}_{word}"] = _u32(cx), _u32(cy)
-    c[f"gl{d}"] = _u32([((1 << d) - 1) << (16 - d)] * 8)
-    c[f"gh{d}"] = _u32([((1 << d) - 1) << (32 - d)] * 8)
-    return c
+def decode_unpk(d, src, dst, nwords, shift=0, kmac_words=0):
+    """VMODE 0: ByteDecode_d (FIPS 203 Alg. 6, any d of ML-KEM) of nwords output words
+    (16 coefficients = 2d bytes each, from byte src on; src even) -> dst (post-increment
+    x6; dst None: x6 runs on from a previous call), each lane y << shift (decaps keeps u, v
+    as y << (16 - d) for its compare). One bn.unpk per output word from the pair of
+    32-byte words holding its 2d bytes (byte offset (src + 2dk) mod 32), a loopi over
+    periods of unpk_period(d) words (d = 12: 4 output words from 3 loads, 10: 8 from 5, 11
+    and 5: 16 from 11 / 5, 4: 4 from 1): ~2 + 2d/32 (+ 1 with shift) cycles per 16
+    coefficients. kmac_words: that many 32-byte message words from DMEM[x7] (mask x3) are
+    fed to the KMAC, spread over the periods (a hash absorbed in the shadow of the
+    decode), the rest after it. Uses x5, x6, w0..w15 (w14, w15: message words)."""
+    per = unpk_period(d)
+    assert nwords % per == 0 and src % 2 == 0, (d, nwords, src)
+    it = nwords // per
+    phase = src % 32
+    body = _unpk_body(d, phase, shift)
+    L = _li(5, src - phase) + ([] if dst is None else _li(6, dst))
+    each = kmac_words // it
+    L += _loop(it, _with_messages(body, each))
+    if kmac_words - each * it:
+        L += absorb_loop(kmac_words - each * it)
+    return L

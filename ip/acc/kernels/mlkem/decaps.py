@@ -2,26 +2,25 @@
 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image, for
 ML-KEM-512 / -768 / -1024 (Decaps(k), k = 2, 3, 4; the module-level names are Decaps(3)'s).
 
-Cycles (ISS = RTL, seed 7 of ip.acc.dv.jobs, checks and wipe included; the same for 12
-keys): 512: 6 927, 768: 9 948 (target <= 10 000), 1024: 13 859 (target <= 13 000 not met);
-IMEM 11 276 / 14 368 / 16 032 B. Before this file's latest round: 7 354 / 10 467 / 14 421. Per phase
-(prefix runs of phases() unscheduled; test_mlkem_program.test_decaps_phases prints them),
-768 before -> after: decrypt (+ H(ek), J) 5 141 -> 4 857, G 54, t_hat decode + PRF
-1 475 -> 1 409, NTT(y) + A row 0 534 -> 519, A rows 1..2 + e2 | products, INTT, compare
-2 707 -> 2 359, tail 589 -> 687 (now the fused INTT + compare of v' too), select 26, wipe
-239 -> 245; 1024: decrypt 6 861 -> 6 642, t_hat 1 967 -> 1 877, NTT(y) + row 1 1 252 ->
-1 208, rows 1..3 2 892 -> 2 912, tail 1 339 -> 1 080, wipe 262 -> 265. What the round
-changed: ByteDecode4 by an unzip / trn network (codec.decode4: 391 -> 97 cycles, its
-Decompress4 moved into message_fin); the
-re-encryption compare fused into the INTT of u' and v' and Compress1 / ByteEncode1 of m'
-into the INTT of w (ntt.intt_body fin: no store + load of the polynomial); one gamma
-multiply per block in the products (basemul_loop one_gamma); the job starts' constants
-in GPRs x22..x29 (_start_job); the t_hat decode chunks keep their constants; for 1024
-decode_gather(11) shares its insertions through bn.trn (codec._GATHER_TRN). Where the
-rest goes (768): ~2 900 cycles of ByteDecode12 / 10 gathers (lw + bn.ins, ~25 cycles per
-16 coefficients: the 3-in-4 and 5-in-8 lane spreads have no cheap form in the stride-2
-permutations the ISA has), ~570 of KMAC message stalls for H(ek) and J (5 cycles a word,
-+24 at each rate block), ~1 900 of products, ~1 800 of NTT / INTT (multiplier-bound).
+Cycles (ISS, seed 7 of ip.acc.dv.jobs, checks and wipe included; RTL = ISS checked for 768
+and 1024): 512: 5 019,
+768: 7 131 (target <= 10 000), 1024: 9 766 (target <= 13 000); IMEM 9 512 / 12 296 /
+14 040 B, peak DMEM 11 744 / 15 904 / 15 424 B. Before bn.unpk: 6 927 / 9 948 / 13 859
+cycles, IMEM 11 276 / 14 368 / 16 032 B. Per phase (prefix runs of phases() unscheduled,
+test_mlkem_program.test_decaps_phases' key, which prints 768's), before (this docstring's
+earlier figures) -> after bn.unpk:
+768: decrypt (+ H(ek), J) 4 857 -> 2 705, G 54, t_hat decode + PRF 1 409 -> 507, NTT(y)
++ A row 0 519 -> 528, A rows 1..2 + e2 | products, INTT, compare 2 359, tail 687, select
+26, wipe 245 -> 256 (the decode constants gone from the public tables the wipe skips);
+1024: decrypt 6 642 -> 3 526, t_hat 1 877 -> 675, NTT(y) + row 1 1 208 -> 1 217, rows
+1..3 2 912, tail 1 080, wipe 265 -> 288. What bn.unpk changed: every ByteDecode_d
+(s_hat, t_hat: 12; u: 10 / 11; v: 4 / 5) is codec.decode_unpk, one bn.unpk (+ a bn.shlv
+for the y << (16 - d) form of u, v) per 16 coefficients from aligned wide loads, in
+VMODE 0 (no mode switches): ~2.8 cycles per 16 coefficients of s_hat instead of ~25 of
+lw + bn.ins gathers. H(ek) and J are absorbed in the decodes' shadow, which is now
+shorter than the absorption (~5 cycles a message word + 24 a rate block): 768's decrypt
+phase takes 832 cycles more than K-PKE.Decrypt alone (decrypt_program: 1 873), the
+largest piece left of it beside the NTT / INTT (multiplier-bound) and the products.
 
     src = decaps_program()                 # assembly text (ML-KEM-768)
     dm = image(dk, c)                      # {addr: bytes} (inputs + constant tables)
@@ -30,7 +29,7 @@ permutations the ISA has), ~570 of KMAC message stalls for H(ek) and J (5 cycles
 
 ML-KEM-1024 (k = 4, du = 11, dv = 5): the same generator with its own layout in 16 KiB
 (Decaps._layout_1024: dead input bytes reused; A_hat^T row 0 sampled during the decryption),
-codec.decode_gather (d = 11 with J absorbed, d = 5) and the looped
+codec.decode_unpk for d = 11 (J absorbed) and 5, and the looped
 codec.compress_compare_loop (IMEM).
 
 Status and wipe (ip/acc/README.md "ML-KEM programs"): the program writes its status word
@@ -42,8 +41,8 @@ FIPS 203 7.3: SHA3-256 of dk's ek is absorbed during the s_hat decode and compar
 dk's H(ek) without a branch; _select zeroes K and sets DK_HASH_MISMATCH on a mismatch.
 
 Design (the pieces are in codec.py, ntt.py, basemul.py; see there):
-* Decrypt: ByteDecode12 of s_hat, ByteDecode10 / ByteDecode4 of u / v (kept as y << 6 /
-  y << 12 for the re-encryption check), NTT of u with Decompress10 on the way in,
+* Decrypt: ByteDecode12 of s_hat, ByteDecode_du / ByteDecode_dv of u / v (kept as
+  y << (16 - d) for the re-encryption check; codec.decode_unpk), NTT of u with Decompress10 on the way in,
   s_hat o u_hat, INTT, m' = ByteEncode1(Compress1(v - w)).
 * NTT / INTT: the mlkem.ntt schedules with a base register (loopi over polynomials). The
   NTTs of u and y store the base-case transposed layout (basemul.transposed_store), so the
@@ -71,10 +70,6 @@ QINV16 = codec.QINV16
 PARAMS = {512: 2, 768: 3, 1024: 4}    # parameter set -> k
 
 
-def _vmode(v):
-    return [f"addi x31, x0, {v}", "csrrw x0, VMODE, x31"]
-
-
 def _pair(job, chunk):
     """Start a sampler job, run core work, wait for the job."""
     return job + chunk + ["smp.wait"]
@@ -96,8 +91,7 @@ class Decaps:
         self.c_len = 32 * (self.du * k + self.dv)
         self.const_names = list(codec.CONST_NAMES)
         if k == 4:
-            gw = {**codec.gather_const_words(11), **codec.gather_const_words(5)}
-            self.const_names += ["mc11", "qi11", "mc5", "qi5"] + list(gw)
+            self.const_names += ["mc11", "qi11", "mc5", "qi5"]
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.DK = 0                  # dk: s_hat enc | t_hat enc | rho | h | z
         self.DK_T = self.DK + 384 * k
@@ -192,8 +186,7 @@ class Decaps:
         img[self.ITWID] = b"".join(_u16(w) for w in ntt.itwiddle_words())
         img[self.ISCALE] = _u16(basemul.iscale_mont_word())
         img[self.BMC] = b"".join(_u16(w) for w in basemul.const_words())
-        cw = {**codec.const_words(), **codec.gather_const_words(11),
-              **codec.gather_const_words(5)}
+        cw = codec.const_words()
         img[self.KC] = b"".join(cw[n] for n in self.const_names)
         return img
 
@@ -274,14 +267,13 @@ class Decaps:
         """j_hash (decaps): absorb J(z || c) during the u decode (port held; digest read
         later by _g_hash)."""
         k, KA = self.k, self.KA
-        L = ["lui x30, 4"]
-        L += _vmode(1)
+        L = ["lui x30, 4", "csrrw x0, VMODE, x0"]      # the decoders' 16-bit lanes
         if j_hash:
             # FIPS 203 7.3 hash check: H(ek) of the ek inside dk, absorbed during the s_hat
             # decode; the number of differing lanes goes to the status slot (no branch)
             L += [f"addi x1, x0, {SHA3_256}"] + _li(2, self.ek_len) + \
                 ["kmac.start x1, x2"] + _li(7, self.DK_T) + ["addi x3, x0, -1"]
-        L += codec.decode_wide(12, self.DK, self.S_HAT, 16 * k, KA,
+        L += codec.decode_unpk(12, self.DK, self.S_HAT, 16 * k,
                                kmac_words=self.ek_len // 32 if j_hash else 0)
         if j_hash:
             L += ["kmac.dig w0", f"bn.lw w1, {_m(self.DK_H)}", "bn.or.acc x9, w0, w1",
@@ -289,14 +281,10 @@ class Decaps:
             L += [f"addi x1, x0, {SHAKE256}"] + _li(2, 32 + self.c_len) + \
                 ["kmac.start x1, x2"] + _li(7, self.DK_Z) + ["addi x3, x0, -1"]
         jw = (32 + self.c_len) // 32 if j_hash else 0
-        if self.du == 10:
-            L += codec.decode_wide(10, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
-            L += _vmode(0)
-            L += codec.decode4(self.CT_V, self.VC, None, KA)
-        else:
-            L += codec.decode_gather(self.du, self.CT, self.UC, 16 * k, KA, kmac_words=jw)
-            L += codec.decode_gather(self.dv, self.CT_V, self.VC, 16, KA)
-            L += _vmode(0)
+        # u, v kept as y << (16 - d) (the compare's form; decompressed on the way)
+        L += codec.decode_unpk(self.du, self.CT, self.UC, 16 * k, shift=16 - self.du,
+                               kmac_words=jw)
+        L += codec.decode_unpk(self.dv, self.CT_V, self.VC, 16, shift=16 - self.dv)
         def bm(blocks=(0, 8)):
             return basemul.basemul_loop([(self.S_HAT + 512 * j, self.u_polys[j])
                                          for j in range(k)], self.W, self.BMC, one_gamma=True,
@@ -402,14 +390,11 @@ class Decaps:
             [(k + n, self.u_polys[n], "cbd2") for n in range(k)]
         # x31 = 1 for the whole phase (VMODE 0 from x0); the decode constants stay loaded
         # (the job start uses w1, w2) and x6 runs on within a polynomial
-        L = ["addi x31, x0, 1"]
+        L = []
         for c, (n, dst, mode) in enumerate(prf):
-            L += ["csrrw x0, VMODE, x0"] + self._start_prf(n, dst, mode) + \
-                ["csrrw x0, VMODE, x31"] + \
-                codec.decode_wide(12, self.DK_T + 192 * c,
-                                  None if c % 2 else self.t_polys[c // 2], 8,
-                                  self.KA, setup=c == 0) + ["smp.wait"]
-        L += ["csrrw x0, VMODE, x0"]
+            L += self._start_prf(n, dst, mode) + \
+                codec.decode_unpk(12, self.DK_T + 192 * c,
+                                  None if c % 2 else self.t_polys[c // 2], 8) + ["smp.wait"]
         ph.append(("decode t_hat + PRF y, e1", L))
         # t_hat is A_hat^T row buffer 1 for k = 4: v's products before row 1 is sampled
         def bm_v_part(blocks=(0, 8)):

@@ -15,10 +15,9 @@ FIPS 203 7.2: the decoded t_hat is checked < q (_ek_check); on failure the progr
 its failure path (fail_path: status EK_INVALID, no output).
 
 Design:
-* H(ek) = SHA3-256 is absorbed in the shadow of ByteDecode12 of t_hat (codec.decode_wide
-  feeds one message word per half iteration; the words of t_hat past those go in the
-  shadow of the first PRF job), then (K, r) = G(m || H(ek)) (SHA3-512); the
-  KMAC side-load port is held for the whole program.
+* H(ek) = SHA3-256 is absorbed in the shadow of ByteDecode12 of t_hat (codec.decode_unpk:
+  bn.unpk, message words spread over its periods), then (K, r) = G(m || H(ek))
+  (SHA3-512); the KMAC side-load port is held for the whole program.
 * The sampler jobs (y, e1, e2 = CBD(PRF(r, N)), A_hat^T[i][j] = SampleNTT(rho || i || j))
   run on the stream unit in the background of core work: after each job is started, the
   first core chunk whose inputs are complete runs in its shadow (`_schedule`), then
@@ -58,8 +57,6 @@ class Encaps:
         self.du, self.dv = DU[k], DV[k]
         self.ek_len = 384 * k + 32
         self.c_len = 32 * (self.du * k + self.dv)
-        # t_hat words decoded while H(ek) absorbs (two message words per 2 decoded words)
-        self.DEC1 = 2 * ((self.ek_len // 32 + 1) // 2)
         assert self.c_len <= self.ek_len
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.EK = 0                          # input ek: t_hat enc | rho
@@ -76,7 +73,7 @@ class Encaps:
         self.ISCALE = self.ITWID + 256
         self.BMC = self.ISCALE + 32
         self.KC = self.BMC + 9 * 32
-        names = ["cx12", "cy12", "m12", "m12h", "q"]
+        names = ["q"]
         for d in (self.du, self.dv):
             names += [n for n in codec.compress_const_names(d) if n not in names]
         self.const_names = names
@@ -120,20 +117,12 @@ class Encaps:
 
     # ---------------------------------------------------------------- pieces
     def _h_decode(self):
-        """Copy rho; H(ek) absorbed during ByteDecode12 of t_hat (VMODE 1)."""
+        """Copy rho; H(ek) absorbed during ByteDecode12 of t_hat (VMODE 0)."""
         nw = self.ek_len // 32
         return [f"bn.lw w1, {_m(self.EK_RHO)}", f"bn.sw w1, {_m(self.RHO)}"] + \
-            _vmode(1) + [f"addi x1, x0, {SHA3_256}"] + _li(2, self.ek_len) + \
+            ["csrrw x0, VMODE, x0", f"addi x1, x0, {SHA3_256}"] + _li(2, self.ek_len) + \
             ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.EK) + \
-            codec.decode_wide(12, self.EK, self.T_HAT, self.DEC1, self.KA,
-                              kmac_words=nw) + _vmode(0)
-
-    def _decode_rest(self):
-        """The words of t_hat past those decoded in the shadow of H (in the shadow of the
-        first PRF job, which has no other core work to hide)."""
-        w = self.DEC1
-        return _vmode(1) + codec.decode_wide(12, self.EK + 24 * w, self.T_HAT + 32 * w,
-                                             16 * self.k - w, self.KA) + _vmode(0)
+            codec.decode_unpk(12, self.EK, self.T_HAT, 16 * self.k, kmac_words=nw)
 
     def _ek_check(self):
         """FIPS 203 7.2 (modulus check) on the decoded t_hat (VMODE 0): any 16-bit lane >= q
@@ -183,7 +172,7 @@ class Encaps:
         """[(name, needs: names of jobs / chunks done before, lines)] of the core work, in
         priority order."""
         k, du, dv = self.k, self.du, self.dv
-        ch = [("dect", set(), self._decode_rest() + self._ek_check())]
+        ch = [("dect", set(), self._ek_check())]
         for j in range(k):
             ch.append((f"ntt{j}", {f"y{j}"},
                        _li(8, self.Y + 512 * j) +

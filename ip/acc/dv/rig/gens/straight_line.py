@@ -54,6 +54,13 @@ def operands(g: State, m: str) -> tuple[str, list[str]]:
         if vals["dist"] == "l8" or (vals["dist"] == "r" and n >= 8):
             pre = g.set_vmode(0)
         vals["tidx"] = str(n)
+    elif m == "bn.unpk":
+        # d legal in one VMODE only (the others are legal in both): that VMODE in front
+        d = int(vals["d"])
+        if d in (1, 5, 11, 12):
+            pre = g.set_vmode(0)
+        elif d in (3, 6, 13, 18, 20):
+            pre = g.set_vmode(1)
     elif m in ("bn.wsrr", "bn.wsrw"):
         vals["wsr"] = "ACC"
     return fmt(insn, vals), pre
