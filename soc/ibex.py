@@ -45,6 +45,11 @@ class OBI2Wishbone(LiteXModule):
     The request is registered (grant in IDLE, Wishbone cycle in WAIT). The cycle ends on ack,
     on err, or after `timeout` cycles with no answer (an unmapped address: the LiteX decoder
     selects no slave, so nobody would ever ack); the last two return an OBI error to the core.
+    A request waiting when the cycle ends is granted in that cycle and its Wishbone cycle
+    follows at once (cyc stays high): the core fetches its code over the bus with no cache, and
+    an idle cycle between accesses cost a third of every fetch. The shared bus's arbiter keeps a
+    master while its cyc is high; Ibex's prefetch stops requesting when its buffer is full, so
+    the bus is released to the data port within a few fetches.
     """
     def __init__(self, obi, wb, timeout=256):
         self.timeout_error = Signal()   # pulses when a cycle ended by timeout (for debug/tests)
@@ -72,7 +77,14 @@ class OBI2Wishbone(LiteXModule):
                 obi.rdata.eq(wb.dat_r),
                 obi.err.eq(wb.err | expired),
                 self.timeout_error.eq(expired),
-                NextState("IDLE"),
+                obi.gnt.eq(1),
+                If(obi.req,             # back to back: the next request's cycle follows
+                    NextValue(addr, obi.addr), NextValue(be, obi.be),
+                    NextValue(we, obi.we), NextValue(wdata, obi.wdata),
+                    NextValue(count, 0),
+                ).Else(
+                    NextState("IDLE"),
+                ),
             ),
         )
 
