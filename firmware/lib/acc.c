@@ -38,41 +38,36 @@ uint32_t acc_dmem_size(void)
     return ((m & ACC_MEM_SIZE_DMEM_KIB_MASK) >> ACC_MEM_SIZE_DMEM_KIB_SHIFT) * 1024u;
 }
 
-/* Waits for the end of a DMA transfer asleep (wfi): the CPU fetches its code over the bus, so a
- * polling loop would take bus cycles from the transfer. The ACC's DONE interrupt wakes it (a
- * pending interrupt enabled in mie ends wfi even with mstatus.MIE = 0, which is held 0 here so
- * that no handler runs); DONE is left clear, INTR_ENABLE, mie and mstatus as they were. A
- * transfer always ends: the DMA gives up on a bus access after 255 cycles. */
-static void wait_dma(void)
+/* One DMA transfer of len bytes (all word-aligned, checked by the callers) between the bus at
+ * `sys` and the ACC's window at `win` (ACC_IMEM_OFFSET / ACC_DMEM_OFFSET + offset). The CPU
+ * waits asleep (wfi): it fetches its code over the bus, so a polling loop would take bus cycles
+ * from the transfer. The ACC's DONE interrupt wakes it (a pending interrupt enabled in mie ends
+ * wfi even with mstatus.MIE = 0, held 0 here so that no handler runs); DONE is left clear,
+ * INTR_ENABLE, mie and mstatus as they were. A transfer always ends: the DMA gives up on a bus
+ * access after 100 cycles, before the CPU's own bus timeout. The ACC refuses a bad range
+ * itself (HOST_ERR.DMA_RANGE): reported as ACC_ERR_ARG; a bus error as ACC_ERR_DMA. */
+static int dma(uint32_t cmd, uintptr_t sys, uint32_t win, size_t len)
 {
+    const uint32_t errs = ACC_HOST_ERR_DMA_RANGE_MASK | ACC_HOST_ERR_DMA_BUS_MASK;
     const uint32_t bit = 1u << (16 + ACC_INTERRUPT);   /* Ibex fast interrupt */
+    if (len == 0)
+        return ACC_OK;
+    REG32(ACC_HOST_ERR_REG_OFFSET) = errs;
+    REG32(ACC_INTR_STATE_REG_OFFSET) = ACC_INTR_STATE_DONE_MASK;   /* the wake-up below */
+    REG32(ACC_DMA_ADDR_REG_OFFSET) = (uint32_t)sys;
+    REG32(ACC_DMA_MEM_REG_OFFSET) = win;
+    REG32(ACC_DMA_LEN_REG_OFFSET) = len;
     uint32_t mstatus, mie, enable = REG32(ACC_INTR_ENABLE_REG_OFFSET);
     __asm__ volatile("csrrci %0, mstatus, 8" : "=r"(mstatus));
     __asm__ volatile("csrrs %0, mie, %1" : "=r"(mie) : "r"(bit));
     REG32(ACC_INTR_ENABLE_REG_OFFSET) = enable | ACC_INTR_ENABLE_DONE_MASK;
+    REG32(ACC_DMA_CTRL_REG_OFFSET) = cmd;
     while (REG32(ACC_STATUS_REG_OFFSET) & ACC_STATUS_DMA_MASK)
         __asm__ volatile("wfi");
     REG32(ACC_INTR_STATE_REG_OFFSET) = ACC_INTR_STATE_DONE_MASK;
     REG32(ACC_INTR_ENABLE_REG_OFFSET) = enable;
     __asm__ volatile("csrw mie, %0" ::"r"(mie));
     __asm__ volatile("csrw mstatus, %0" ::"r"(mstatus));
-}
-
-/* One DMA transfer of len bytes (all word-aligned, checked by the callers) between the bus at
- * `sys` and the ACC's window at `win` (ACC_IMEM_OFFSET / ACC_DMEM_OFFSET + offset); waits for
- * its end. The ACC refuses a bad range itself (HOST_ERR.DMA_RANGE): reported as ACC_ERR_ARG. */
-static int dma(uint32_t cmd, uintptr_t sys, uint32_t win, size_t len)
-{
-    const uint32_t errs = ACC_HOST_ERR_DMA_RANGE_MASK | ACC_HOST_ERR_DMA_BUS_MASK;
-    if (len == 0)
-        return ACC_OK;
-    REG32(ACC_HOST_ERR_REG_OFFSET) = errs;
-    REG32(ACC_INTR_STATE_REG_OFFSET) = ACC_INTR_STATE_DONE_MASK;   /* wait_dma's wake-up */
-    REG32(ACC_DMA_ADDR_REG_OFFSET) = (uint32_t)sys;
-    REG32(ACC_DMA_MEM_REG_OFFSET) = win;
-    REG32(ACC_DMA_LEN_REG_OFFSET) = len;
-    REG32(ACC_DMA_CTRL_REG_OFFSET) = cmd;
-    wait_dma();
     uint32_t e = REG32(ACC_HOST_ERR_REG_OFFSET) & errs;
     if (e)
         REG32(ACC_HOST_ERR_REG_OFFSET) = e;

@@ -123,6 +123,25 @@ static void dmem_bytes(void)
     report("acc_dmem_bytes_and_args", ok, cycles() - t0, NULL);
 }
 
+/* DMA transfers that fail end in ACC_ERR_DMA with the ACC idle and usable: a source nobody
+ * answers (no region there: the DMA gives up after 100 cycles) and the ACC's own DMEM window
+ * (refused with a bus error while the DMA copies), both ways. */
+#define UNMAPPED 0x70000000u
+static void dma_errors(void)
+{
+    static const uint32_t fill[4] = {0x5a5a0001u, 0x5a5a0002u, 0x5a5a0003u, 0x5a5a0004u};
+    uint32_t back[4];
+    volatile uint32_t *own = (volatile uint32_t *)(ACC_BASE + 0x20000u + 256);
+    uint64_t t0 = cycles();
+    int ok = acc_write_dmem_words(0, (const uint32_t *)UNMAPPED, 4) == ACC_ERR_DMA;
+    ok &= acc_write_dmem_words(0, (const uint32_t *)own, 4) == ACC_ERR_DMA;
+    ok &= acc_read_dmem_words(0, (uint32_t *)own, 4) == ACC_ERR_DMA;
+    ok &= acc_idle();
+    ok &= acc_write_dmem_words(64, fill, 4) == ACC_OK;
+    ok &= acc_read_dmem_words(64, back, 4) == ACC_OK && !memcmp(back, fill, sizeof fill);
+    report("acc_dma_errors", ok, cycles() - t0, NULL);
+}
+
 /* The DONE interrupt (INTR_STATE.DONE & INTR_ENABLE.DONE) reaches the CPU as ACC_INTERRUPT. */
 #define ACC_REG(off) (*(volatile uint32_t *)(ACC_BASE + (off)))
 static volatile uint32_t irq_seen;
@@ -167,6 +186,7 @@ int main(void)
     /* Straight after the error: no reset, no wipe (the ACC wiped itself on the error). */
     run_program(ACC_PROG_MLKEM_NTT, "acc_ok_after_error", 0);
     dmem_bytes();
+    dma_errors();
     interrupt();
     printf("{\"summary\": \"acc_selftest\", \"tests\": %d, \"passed\": %d, \"failed\": %d}\n",
            tests, tests - failed, failed);

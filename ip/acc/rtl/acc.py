@@ -102,10 +102,11 @@ class Acc(wiring.Component):
         mem_ack = Signal()
         mem_dat = Signal(32)
         host_busy = Signal()
-        m.d.sync += [mem_ack.eq(0), mem_phase.eq(0)]
+        mem_err = Signal()                 # a refused access while the DMA copies: err
+        m.d.sync += [mem_ack.eq(0), mem_phase.eq(0), mem_err.eq(0)]
         word = bus.adr[:3]                 # 32-bit word inside a 256-bit DMEM word
-        host_imem = mem_req & ~mem_ack & idle & (region == REGION_IMEM)
-        host_dmem = mem_req & ~mem_ack & idle & (region == REGION_DMEM)
+        host_imem = mem_req & ~mem_ack & ~mem_err & idle & (region == REGION_IMEM)
+        host_dmem = mem_req & ~mem_ack & ~mem_err & idle & (region == REGION_DMEM)
 
         # IMEM: the core fetches; the host reads/writes while idle
         m.d.comb += [imem.addr.eq(core.imem_addr), core.imem_rdata.eq(imem.rdata), imem.en.eq(1)]
@@ -142,8 +143,14 @@ class Acc(wiring.Component):
             m.d.sync += [mem_ack.eq(1),
                          mem_dat.eq(Mux(region == REGION_IMEM, imem.rdata,
                                         (dmem.rdata >> (word * 32))[:32]))]
-        with m.If(mem_req & ~mem_ack & ~idle & ~mem_phase):
-            m.d.sync += [mem_ack.eq(1), mem_dat.eq(0)]
+        with m.If(mem_req & ~mem_ack & ~mem_err & ~idle & ~mem_phase):
+            # refused: while the core runs it reads 0 (the bus masters have no error path,
+            # soc/access.py); while the DMA copies, an error, so that a transfer from or to this
+            # window (the DMA's own access) fails with DMA_BUS instead of copying zeros
+            with m.If(dma.busy):
+                m.d.sync += mem_err.eq(1)
+            with m.Else():
+                m.d.sync += [mem_ack.eq(1), mem_dat.eq(0)]
             m.d.comb += host_busy.eq(1)
         with m.If(mem_ack):
             m.d.sync += mem_dat.eq(0)
@@ -158,7 +165,7 @@ class Acc(wiring.Component):
             m.d.sync += clean.eq(0)
         m.d.comb += rb.wiped_clean.eq(clean)
 
-        m.d.comb += [bus.ack.eq(rbus.ack | mem_ack), bus.err.eq(0),
+        m.d.comb += [bus.ack.eq(rbus.ack | mem_ack), bus.err.eq(mem_err),
                      bus.dat_r.eq(Mux(mem_ack, mem_dat, rbus.dat_r))]
 
         # ------------------------------------------------------------------ registers

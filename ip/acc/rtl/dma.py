@@ -30,7 +30,9 @@ from ip.common.wishbone import WishboneSignature
 REGION_IMEM, REGION_DMEM = 1, 2     # win_addr[16:18], as the host window (ip/acc/rtl/acc.py)
 WIN_BITS = 18                       # byte address bits of the host window's three regions
 BURST = 16                          # words per bus tenure
-TIMEOUT = 255                       # cycles an access may wait for ack / err
+# cycles an access may wait for ack / err: the shared bus is the DMA's meanwhile, and the CPU's
+# bus bridge gives up after 256 cycles (soc/ibex.py), so a burst plus this stays well below it
+TIMEOUT = 100
 
 
 class AccDma(wiring.Component):
