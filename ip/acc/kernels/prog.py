@@ -52,7 +52,8 @@ class Prog:
         phys, out = {}, []
         for i, (m, d, s, a, st) in enumerate(self.ops):
             s2 = [phys[r] if r.startswith("%") else r for r in s]
-            for r in s:                      # sources dying here free their register first
+            for r in dict.fromkeys(s):       # sources dying here free their register first
+                                             # (once, if an op reads it twice)
                 if r.startswith("%") and last_use[r] == i and r not in d:
                     free.append(phys.pop(r))
             d2 = []
