@@ -317,9 +317,33 @@ def wrapper_sdc() -> str:
               f"# Caravel's {BASE_SDC.name} ($CARAVEL_ROOT/{BASE_SDC}): its numbers unchanged; IO_SYNC\n"
               f"# (which LibreLane does not define) from Caravel's example {caravel.EXAMPLE_CONFIG.name}; OpenLane 1\n"
               "# variables renamed to LibreLane's; its unused driving-cell defaults left out.\n"
-              "# The SoC can also run on user_clock2 (LA clk_sel): that clock is not constrained here.\n"
+              "# Appended: user_clock2, on which the SoC runs when LA clk_sel is 1 (USER_CLOCK2_SDC).\n"
               f"set io_sync {io_sync()}\n\n")
-    return header + text
+    if "usr_clk_max_latency" not in text or "usr_clk_tran" not in text:
+        raise FlowError(f"Caravel's {BASE_SDC}: no usr_* clock figures for user_clock2: update "
+                        "soc/caravel_openlane.py wrapper_sdc")
+    return header + text + USER_CLOCK2_SDC
+
+
+# Caravel's base SDC constrains wb_clk_i only and says to add user_clock2 with its usr_* figures
+# when the design uses it. The SoC's clock is a multiplexer of the two (soc/target.py
+# _CaravelCRG, switched in reset), and the management Wishbone stays on wb_clk_i behind a
+# toggle handshake with two-flop synchronisers (soc/mgmt_port.py): the two clocks never time a
+# path together, so they are asynchronous groups (a path with both ends on the SoC's clock is
+# timed under each clock alone).
+USER_CLOCK2_SDC = """
+# user_clock2: the SoC's clock when LA clk_sel is 1 (soc/target.py _CaravelCRG); the same period,
+# Caravel's usr_* source latency and transition; asynchronous to wb_clk_i (a clock multiplexer
+# switched in reset, and the management Wishbone's synchronised handshake, soc/mgmt_port.py)
+create_clock [get_ports {user_clock2}] -name usr_clk -period $::env(CLOCK_PERIOD)
+set_propagated_clock [get_clocks {usr_clk}]
+set_clock_uncertainty $::env(CLOCK_UNCERTAINTY_CONSTRAINT) [get_clocks {usr_clk}]
+set_clock_transition $::env(CLOCK_TRANSITION_CONSTRAINT) [get_clocks {usr_clk}]
+set_clock_latency -source -max $usr_clk_max_latency [get_clocks {usr_clk}]
+set_clock_latency -source -min $usr_clk_min_latency [get_clocks {usr_clk}]
+set_input_transition $usr_clk_tran [get_ports {user_clock2}]
+set_clock_groups -asynchronous -group [get_clocks {clk}] -group [get_clocks {usr_clk}]
+"""
 
 
 def sdc_variables(text: str) -> list[str]:
@@ -363,7 +387,8 @@ LIBERTY_CONDITION_WARNING = re.compile(r"^Warning: \S+\.lib, line \d+ default_op
 def check_wrapper_sdc(sdc: Path, env: dict[str, str], out: Path) -> tuple[list[str], str]:
     """OpenSTA reads `sdc` against the wrapper's glue netlist (wrapper_glue_netlist) with the
     LibreLane variables it reads set to `env`: (problems, log). A problem is an error or warning
-    line (an unknown port or command, a variable not set) or a missing clock on wb_clk_i."""
+    line (an unknown port or command, a variable not set) or a missing clock on wb_clk_i or
+    user_clock2."""
     import shutil
     import subprocess
     from pqsoc.flow.pdk import find_pdk
@@ -374,8 +399,9 @@ def check_wrapper_sdc(sdc: Path, env: dict[str, str], out: Path) -> tuple[list[s
     netlist, box = wrapper_glue_netlist(out)
     tcl = [f"set ::env({k}) {{{v}}}" for k, v in sorted(env.items())]
     tcl += [f"read_liberty {find_pdk().liberty('tt')}", f"read_verilog {box}", f"read_verilog {netlist}",
-            "link_design user_project_wrapper", f"read_sdc {sdc}", 'puts "@@clocks [get_full_name [all_clocks]] '
-            '[get_full_name [get_property [get_clocks clk] sources]]"', "report_clock_properties",
+            "link_design user_project_wrapper", f"read_sdc {sdc}",
+            'foreach c [all_clocks] { puts "@@clock [get_full_name $c] '
+            '[get_full_name [lindex [get_property $c sources] 0]]" }', "report_clock_properties",
             "report_checks -path_delay max -digits 3", 'puts "@@end"']
     (out / "sdc_check.tcl").write_text("\n".join(tcl) + "\n")
     r = subprocess.run(["sta", "-no_splash", "-exit", str(out / "sdc_check.tcl")], capture_output=True,
@@ -385,8 +411,9 @@ def check_wrapper_sdc(sdc: Path, env: dict[str, str], out: Path) -> tuple[list[s
                 and not LIBERTY_CONDITION_WARNING.match(ln.strip())]
     if r.returncode != 0 or "@@end" not in log:
         problems.append(f"sta exited with {r.returncode} before the end of the script")
-    if "@@clocks clk wb_clk_i" not in log:
-        problems.append("no clock `clk` on port wb_clk_i")
+    for clock, port in (("clk", "wb_clk_i"), ("usr_clk", "user_clock2")):
+        if f"@@clock {clock} {port}" not in log:
+            problems.append(f"no clock `{clock}` on port {port}")
     return problems, log
 
 

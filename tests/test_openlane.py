@@ -448,9 +448,13 @@ def test_wrapper_sdc_reads_in_opensta(monkeypatch, loader_root, tmp_path):
     resolved = openlane.check(blocks.get("caravel"), loader_root)
     env = {k: " ".join(resolved[k]) if isinstance(resolved[k], list) else str(resolved[k]) for k in sdc_vars}
     assert env["CLOCK_PORT"] == "wb_clk_i" and float(env["CLOCK_PERIOD"]) == 20.0
-    problems, log = caravel_openlane.check_wrapper_sdc(caravel_openlane.WRAPPER_SDC, env, tmp_path)
+    fresh = tmp_path / "wrapper.sdc"       # what wrapper_sdc() makes now
+    fresh.write_text(caravel_openlane.wrapper_sdc())
+    problems, log = caravel_openlane.check_wrapper_sdc(fresh, env, tmp_path)
     assert problems == [], log[-3000:]
     assert "Creating clock {clk} for port wb_clk_i" in log
+    # user_clock2 constrained too (no warning above: its port and Caravel's usr_* figures exist)
+    assert re.search(r"^create_clock \[get_ports \{user_clock2\}\] -name usr_clk", fresh.read_text(), re.M)
     bad = tmp_path / "bad.sdc"
     bad.write_text(caravel_openlane.WRAPPER_SDC.read_text()
                    + "set_input_delay 1 -clock [get_clocks {clk}] [get_ports {io_in_typo[*]}]\n")
