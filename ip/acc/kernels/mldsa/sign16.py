@@ -176,7 +176,7 @@ the same declared exceptions; the end wipe as for the other sets
 (ip/acc/tests/test_mldsa_wipe.py).
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
-from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling
+from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling, unpack
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
 from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
@@ -206,6 +206,25 @@ def subroutines():
 def _loop_l(n, body):
     """asm_util.loop for a body holding labels (the loop counts instructions only)."""
     return [f"loopi {n}, {sum(not x.endswith(':') for x in body)}"] + body
+
+
+def _swap(lines, old, new):
+    """lines with the block `old` (if present: once at most) replaced by `new`, the count
+    of every loopi whose body holds the block adjusted."""
+    n = len(old)
+    at = [i for i in range(len(lines) - n + 1) if lines[i:i + n] == old]
+    assert len(at) <= 1 and not any(x.endswith(":") for x in old + new)
+    if not at:
+        return lines
+    a = at[0]
+    out = list(lines[:a]) + new + list(lines[a + n:])
+    for j in range(a):
+        if lines[j].startswith("loopi "):
+            cnt, size = (int(v) for v in lines[j][6:].split(","))
+            body = [i for i in range(j + 1, len(lines)) if not lines[i].endswith(":")][:size]
+            if body and body[0] <= a and a + n - 1 <= body[-1]:
+                out[j] = f"loopi {cnt}, {size + len(new) - n}"
+    return out
 
 
 def _reject(tag):
@@ -369,7 +388,7 @@ class Sign16:
                 ["addi x16, x0, 256"] + poll(tag + "a") + _loop(5, grp) + \
                 ["addi x22, x20, 0", "smp.wait"]
         entry = mac("e") + ["addi x21, x21, 256"] + start_a
-        col = self._mask_unpack(YJ, None) + start_a + _li(8, YJ) + NTT + self._masks() + \
+        col = self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
             _li(22, W) + _loop_l(K - 1, entry) + mac("l") + sampling.mask_start() + \
             [f"addi x21, x21, {1 - 256 * (K - 1)}"]
         return [("w = 0 (packed)", VMODE1 + zero),
@@ -432,8 +451,8 @@ class Sign16:
             _li(13, self.SCR1) + rounding.hint_body(16)
         tree = [f"bn.lw w{q}, {_m(T + 32 * q)}" for q in range(8)] + packing.or_tree() + \
             ["bn.sw.pi w0, 0(x24)", "addi x24, x24, -64"]
-        body = [f"bn.lw w14, {_m(xa['m13'])}", f"bn.lw w15, {_m(xa['t0c'])}"] + \
-            _li(6, T) + packing.dec_t0_poly() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
+        body = [f"bn.lw w15, {_m(xa['t0c'])}"] + \
+            _li(6, T) + unpack.unpack_t0() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
             _li(12, self.CH) + _li(10, T) + _li(11, T) + _loop(8, prod) + _li(8, T) + INTT + \
             self._masks() + _li(20, T) + _li(21, T) + self._pack_poly(20, 21) + \
             _li(18, 0xFFFFFF) + _li(19, 0xFF000000) + _li(20, T) + ["addi x21, x25, 0"] + \
@@ -487,38 +506,21 @@ class Sign16:
         return img
 
     # ---------------------------------------------------------------- pieces
-    def _mask_unpack(self, dst, buf):
+    def _mask_unpack(self, dst):
         """y = ExpandMask(rho'', kappa) (one polynomial, plain) -> dst from the SHAKE256
         started by sampling.mask_start (its permutations run while the core did other
-        work). Port held. 20-bit fields: 5 digest words -> 8 words at a time
-        (mask_group); 18-bit: squeezed to buf (576 B), then unpacked."""
-        if self.zbits == 20:
-            return [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"] + \
-                _li(6, dst) + _loop(4, sampling.mask_group())
-        return _li(5, buf) + _li(6, dst) + ["jal x28, mask_y"]
+        work): unpack.unpack_mask, bn.unpk straight from the digest words. Port held."""
+        return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(6, dst) + unpack.unpack_mask(self.zbits)
 
     def _dec_eta(self, dst):
-        """s (eta 4 or 2) at x5 (post-incremented by 32 sbits) -> dst, then NTT in
-        place."""
-        XA = self.XA
-        if self.sbits == 4:
-            return [f"bn.lw w10, {_m(XA['sh4e'])}", f"bn.lw w11, {_m(XA['eta'])}"] + \
-                _li(6, dst) + packing.dec_eta_poly() + _li(8, dst) + NTT
-        return _li(6, dst) + ["jal x28, dec_s"] + _li(8, dst) + NTT
+        """s (eta 4 or 2) at x5 (post-incremented by 32 sbits) -> dst (unpack.unpack_eta),
+        then NTT in place."""
+        return [f"bn.lw w14, {_m(self.XA['eta'])}"] + _li(6, dst) + \
+            unpack.unpack_eta(self.sbits) + _li(8, dst) + NTT
 
     def subroutines(self):
-        """NTT, INTT; for the 18-bit / eta = 2 sets also ExpandMask's unpack (x5 buffer,
-        x6 destination) and the s decode (x5 packed, post-incremented; x6 destination),
-        which are too large to inline at each use in 16 KiB of IMEM."""
-        out = subroutines()
-        if self.zbits != 20:
-            out += ["mask_y:", f"bn.lw w15, {_m(KA['m20'])}", f"bn.lw w14, {_m(KA['g1'])}"] + \
-                sampling.mask_unpack_bits(self.zbits) + ["jalr x0, 0(x28)"]
-        if self.sbits != 4:
-            out += ["dec_s:"] + _li(1, (1 << self.sbits) - 1) + \
-                ["bn.bcast w15, x1", f"bn.lw w14, {_m(self.XA['eta'])}"] + \
-                packing.dec_eta_bits(self.sbits) + ["jalr x0, 0(x28)"]
-        return out
+        """NTT and INTT (the unpacks are short enough to inline at each use)."""
+        return subroutines()
 
     def _times_c(self, buf):
         """buf = INTT(c_hat o buf) (the INTT removes the 2^-32)."""
@@ -548,7 +550,7 @@ class Sign16:
         # column starts an unused one)
         last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + sampling.mask_start() + \
             mac(TILE2)
-        col = self._mask_unpack(YJ, self.MB_AW) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
+        col = self._mask_unpack(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
             (_loop(K // 2 - 1, pair) if K > 2 else []) + last + \
             [f"addi x21, x21, {1 - 256 * (K - 1)}"]
         ph = [("w = 0", VMODE1 + zero)]
@@ -593,7 +595,7 @@ class Sign16:
         signature's z part); x9 = 0 iff all pass."""
         YB, SB = self.YB, self.SB
         body = sampling.mask_start() + ["addi x5, x26, 0"] + self._dec_eta(SB) + \
-            ["addi x26, x5, 0"] + self._times_c(SB) + self._mask_unpack(YB, self.MB_Z) + \
+            ["addi x26, x5, 0"] + self._times_c(SB) + self._mask_unpack(YB) + \
             rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + self._z_pack()
         return [(f"{self.l} x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15", "kmac.acq",
@@ -621,10 +623,12 @@ class Sign16:
     def ct0_hint_phases(self):
         if self.packed:
             return self._hint_packed()
-        return rounding.ct0_hint_t0_phases(ch=self.CH, t=self.T, w=self.W, t0p=self.T0P,
-                                           cnt=self.CNT, xc=self.XC, ntt_x8=NTT,
-                                           intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
-                                           hw_words=self.hw_words)
+        ph = rounding.ct0_hint_t0_phases(ch=self.CH, t=self.T, w=self.W, t0p=self.T0P,
+                                         cnt=self.CNT, xc=self.XC, ntt_x8=NTT,
+                                         intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
+                                         hw_words=self.hw_words)
+        # its t0 decode (packing.dec_t0_poly, same x5 / x6 contract) by unpack.unpack_t0
+        return [(n, _swap(lines, packing.dec_t0_poly(), unpack.unpack_t0())) for n, lines in ph]
 
     def sig_encode_phases(self):
         return packing.sig_encode_phases(ctil=self.CTIL, z=None, sig=self.SIG, xc=self.XC,
