@@ -175,6 +175,8 @@ The constant-time check (mldsa87_sign16) finds what it finds for ML-DSA-44 / -65
 the same declared exceptions; the end wipe as for the other sets
 (ip/acc/tests/test_mldsa_wipe.py).
 """
+import re
+
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
 from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling, unpack
 from ip.acc.kernels.mldsa import sign as sign32
@@ -225,6 +227,23 @@ def _swap(lines, old, new):
             if body and body[0] <= a and a + n - 1 <= body[-1]:
                 out[j] = f"loopi {cnt}, {size + len(new) - n}"
     return out
+
+
+_TWIN = {"w0": "w5", "w1": "w6", "w2": "w7", "w3": "w0", "w4": "w1"}
+
+
+def _two_words(lines):
+    """rounding.r0_check (one word an iteration, w0..w4 its temporaries, w5..w7 unused)
+    with its loop body twice an iteration, the second copy on w5, w6, w7, w0, w1: the
+    list scheduler interleaves the two dependence chains (one word leaves the multiplier
+    and the adder idle most cycles)."""
+    i = max(j for j, x in enumerate(lines) if x.startswith("loopi "))
+    cnt, size = (int(v) for v in lines[i][6:].split(","))
+    body = lines[i + 1:]
+    assert cnt % 2 == 0 and size == len(body) and not any(
+        w in x for x in body for w in ("w5", "w6", "w7"))
+    twin = [re.sub(r"\bw[0-4]\b", lambda m: _TWIN[m.group(0)], x) for x in body]
+    return lines[:i] + [f"loopi {cnt // 2}, {2 * size}"] + body + twin
 
 
 def _reject(tag):
@@ -286,12 +305,6 @@ class Sign16:
             self.YB = self.END
             self.END += 2048
         self.SB = self.YB + 1024                 # c s1_j
-        # ExpandMask's squeezed bytes (18-bit sets): YB in w = A y; after the signature's
-        # end (in w, dead by then) in the z phase
-        self.MB_AW = self.YB
-        self.MB_Z = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)
-        assert self.zbits == 20 or (self.MB_Z + 32 * self.zbits <= self.YJ and
-                                    self.YB >= self.TILE + 1024)
         assert self.CNT + 32 <= self.SK and self.SK + 128 == self.KEYP
         assert self.END <= DMEM and k % 2 == 0
         assert self.SB + 1024 <= self.YJ or self.YB >= self.TILE + 1024
@@ -334,7 +347,6 @@ class Sign16:
         self.SIG_PAD = self.SIG_Z + l * 32 * self.zbits + _a32(self.omega + k) - \
             self.SIG - self.SIG_LEN
         self.YB = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)
-        self.MB_AW = self.MB_Z = None
         assert self.zbits == 20 and self.m == 16
         assert self.YB + 1024 <= self.HB and self.END == plan(87)["chosen"]["END"] <= DMEM
         assert self.hw_words * 4 <= 1024 and self.SK + self.SK_LEN == self.W
@@ -423,7 +435,7 @@ class Sign16:
             [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)]
         body = self._dec_eta(T) + self._times_c(T) + self._masks() + \
             ["addi x20, x24, 0"] + _li(11, T) + _li(12, T) + _loop(8, sub) + \
-            rounding.r0_check(_li(13, T), subtract=False) + \
+            _two_words(rounding.r0_check(_li(13, T), subtract=False)) + \
             self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
             ["addi x24, x23, 0"]
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
@@ -567,15 +579,11 @@ class Sign16:
         if self.packed:
             return self._r0_packed()
         T = self.T
-        if self.sbits == 4:
-            body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(_li(14, T))
-            ptr = _li(13, self.W) + _li(15, self.W)
-        else:
-            # the w pointer in x23 across dec_s (which uses x10..x17)
-            body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(
-                _li(14, T) + ["addi x13, x23, 0", "addi x15, x23, 0"], m=self.m, xa=self.XA) + \
-                ["addi x23, x13, 0"]
-            ptr = _li(23, self.W)
+        # x13 / x15 (-> w_r) kept across the decode, the NTT and the INTT
+        check = rounding.r0_check(_li(14, T)) if self.m == 16 else \
+            rounding.r0_check(_li(14, T), m=self.m, xa=self.XA)
+        body = self._dec_eta(T) + self._times_c(T) + _two_words(check)
+        ptr = _li(13, self.W) + _li(15, self.W)
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, r0 check]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + ptr + _loop(self.k, body))]
