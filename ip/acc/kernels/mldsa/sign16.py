@@ -14,7 +14,10 @@ ML-DSA-65 version. Checked on the ISS against dilithium-py, the signature byte f
 What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A tiles):
 * s1, s2, t0 stay packed in the key (3904 B); each polynomial is decoded + NTT'd where
   it is used (c s2 per polynomial of the r0 check, c t0 per polynomial of the hint, c s1
-  per polynomial of z);
+  per polynomial of z). The decodes, and ExpandMask's y straight from the digest words,
+  are unpack.py's: one bn.unpk per output word (~110 cycles a polynomial of s or t0;
+  they were 171 (s, 4-bit), 281 (s, 3-bit), 463 (t0) and ~600 (y, 20-bit) by lane
+  transposes);
 * w = A_hat o y_hat column by column: y_j = ExpandMask(rho'', kappa + j) + NTT (1 KiB),
   then A_hat[i][j] for i < k sampled into two 1 KiB tiles by the parity of i (the next
   entry while the core multiply-accumulates the current one) and accumulated into w_i
@@ -26,7 +29,9 @@ What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A til
   y_j is regenerated
   (ExpandMask again, same kappa + j), z_j = y_j + INTT(c_hat o NTT(s1_j)) is checked and
   packed at once into the signature, which lies over w;
-* the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use.
+* the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use;
+* the r0 check (rounding.r0_check) runs two words an iteration (_two_words: the list
+  scheduler interleaves the two chains), ~80 cycles less a polynomial.
 
 Inputs placed by the host: the secret key (4032 B) at SK, M' at MSG (at most MSG_MAX =
 8192 bytes; image() raises beyond), its length (word) at MLEN, rnd (32 B) at RND, and
@@ -90,19 +95,15 @@ a parameter of the library kernel (no per-set copy):
   c_tilde = H(mu || w1Encode(w1)) over the 768 bytes (rounding.highbits_pack_phases); the
   r0 check (r0 = v - r1 alpha) and MakeHint (HighBits compared after the wrap) on the same
   formula (rounding.r0_check / hint_body with m = 44);
-* ExpandMask with 18-bit fields: 18 digest words squeezed to a 576-byte buffer (YB while
-  w = A y is computed; the end of w, after the signature, in the z phase), then unpacked
-  (sampling.mask_unpack_bits); z packed 18-bit (packing.zpack_bits);
-* s1 / s2 decoded from 3 bits (packing.dec_eta_bits); 32-byte c_tilde, tau = 39; 84 hint
+* ExpandMask with 18-bit fields (unpack.unpack_mask: bn.unpk on the 18 digest words);
+  z packed 18-bit (packing.zpack_bits);
+* s1 / s2 decoded from 3 bits (unpack.unpack_eta); 32-byte c_tilde, tau = 39; 84 hint
   bytes (96 hint words: layout.x_area(hw_words), 3 wide stores, 12 zero bytes after the
-  signature, kept by the wipe);
-* the 18-bit unpack and the s decode are subroutines (straight-line: called inside the
-  column / polynomial loops), else the program would not fit 16 KiB of IMEM (~19 000 B
-  inline).
+  signature, kept by the wipe).
 DMEM (bytes; peak = END = 14 912, plan(44)): constants, XC words and TILE2 as above (the
 hint words end at 3840, CTIL 3840, CNT 3904, SK 4160); KEYP 4288..6720 (s1 | s2 3-bit, t0);
-W 6720..10816 (w; then the 2420-byte signature at W, SIG = W, and the z phase's ExpandMask
-buffer at 9152; M' before the loop, MSG_MAX = 9664); YJ / CH 10816..11840; TILE
+W 6720..10816 (w; then the 2420-byte signature at W, SIG = W; M' before the loop,
+MSG_MAX = 9664); YJ / CH 10816..11840; TILE
 11840..12864; YB 12864..13888 (the signature fills w); SB 13888..14912.
 
 Measured (ISS, `python -m ip.acc.dv.jobs mldsa44_sign --n 20 --seed 2`; every signature

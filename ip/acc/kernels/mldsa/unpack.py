@@ -12,11 +12,12 @@ store. The offsets repeat after period(d) output words, the loop body.
     unpack_mask(bits, g1)    # y = gamma1 - field from the SHAKE256 stream (18 or 20 bits)
 
 They replace packing.dec_eta_poly / dec_eta_bits / dec_t0_poly and sampling.mask_group /
-mask_unpack_bits in sign16.py (those stay for keygen.py and the 32 KiB programs): per
-polynomial 3-bit s 281 -> ~100 cycles, 4-bit s 171 -> ~100, t0 463 -> ~110, and the
-18 / 20-bit y from the digest without the DMEM buffer or the lane transposes (the KMAC's
-permutations now bound it). Every address and count is fixed: nothing depends on the
-(secret) values, as bn.unpk itself.
+mask_unpack_bits in sign16.py (those stay for keygen.py and the 32 KiB programs). ISS
+cycles per polynomial, the unpack alone (test_mldsa_unpack.py prints them with its
+set-up): 3-bit s 281 -> 100, 4-bit s 171 -> 106, t0 463 -> 110; y (20-bit) with its
+SHAKE256 705 -> 179 (the KMAC's permutations bound it now), the 18-bit y without its
+576-byte DMEM buffer. Every address and count is fixed: nothing depends on the (secret)
+values, as bn.unpk itself.
 """
 from ip.acc.kernels.asm_util import loop as _loop
 from ip.acc.kernels.prog import Prog
