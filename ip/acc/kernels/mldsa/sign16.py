@@ -50,12 +50,15 @@ signatures (`--program sign`; iterations median 5, mean 4.8):
 | sign16, one A tile | 10 332 | 15 968 | 190 527 | 184 466 | 55 304 | 356 673 |
 | sign16, two A tiles | 10 680 | 16 384 | 173 181 | 167 806 | 51 835 | 322 029 |
 | sign16, + each ExpandMask SHAKE256 started early | 10 728 | 16 384 | 172 391 | 167 038 | 51 565 | 320 609 |
-| sign16, + end-of-operation wipe (this program) | 11 296 | 16 384 | 172 871 | 167 518 | 52 045 | 321 089 |
+| sign16, + end-of-operation wipe | 11 296 | 16 384 | 172 871 | 167 518 | 52 045 | 321 089 |
+| sign16, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 8 560 | 16 384 | 148 006.5 | 143 348 | 43 563 | 276 373 |
 
-(sign.py measured before its M' length check, which adds 5 cycles to each.) On the silicon
-SoC's RTL (block soc, 16 KiB ACC memories, sim/tests/test_silicon.py, firmware
-mldsa16_preloaded) the 4-iteration signature of mldsa_preloaded takes 157 361 ACC cycles,
-equal to the ISS (156 881 before the end wipe).
+(sign.py measured before its M' length check, which adds 5 cycles to each.) The 4-iteration
+signature of mldsa_preloaded (firmware mldsa16_preloaded) takes 133 459 ACC cycles on the
+ISS; before unpack.py the silicon SoC's RTL (block soc, 16 KiB ACC memories,
+sim/tests/test_silicon.py) took 157 361, equal to the ISS (156 881 before the end wipe),
+and was not re-run since; ip/acc/tests/test_rtl_acc.py signs once per set on the ACC's
+RTL, cycles and DMEM equal to the ISS's (ML-DSA-65 seed 4: 43 733 cycles).
 
 Wipe (issue #24 item 5; +480 cycles a signature, +568 B IMEM, no DMEM): after sigEncode
 (the KMAC released after z), all of DMEM zeroed but the signature (with the 3 zero bytes
@@ -72,7 +75,10 @@ two-tile version): w = A y 12.4 k (5 ExpandMask + NTT,
 (6 x s2 decode + NTT + c s2 + check), c t0 + hint 11.1 k, z 12.5 k (5 x ExpandMask again,
 s1 decode + NTT, c s1, check, pack), pre-loop 0.2 k, sigEncode 1.1 k: an iteration costs
 ~28.9 k when rejected at r0, ~40.1 k at the hint, ~52.6 k at z (sign.py: ~20.4 k at z,
-~26.3 k at r0, its order).
+~26.3 k at r0, its order). This program (unpack.py, the two-word r0 check; seed 4, 43 733
+cycles): w = A y 9.1 k, 6 INTT 2.0 k, HighBits + c_tilde 2.4 k, SampleInBall + NTT(c)
+1.8 k, r0 8.4 k, c t0 + hint 8.9 k, z 9.2 k, sigEncode 1.1 k, wipe 0.5 k: ~23.8 k an
+iteration rejected at r0, ~32.8 k at the hint, ~42.0 k at z.
 
 DMEM layout (bytes; peak = END = 16 384 of 16 384):
 
@@ -161,12 +167,21 @@ expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
 | program | IMEM B | peak DMEM B | median cycles | mean | min | max |
 |---|---|---|---|---|---|---|
 | sign16, ML-DSA-87, sample then MAC (one tile) | 11 972 | 16 320 | 216 314.5 | 321 329 | 97 580 | 1 155 562 |
-| sign16, ML-DSA-87, MAC following the sampler (this program) | 12 372 | 16 320 | 204 887.5 | 304 392 | 93 774 | 1 090 724 |
+| sign16, ML-DSA-87, MAC following the sampler | 12 372 | 16 320 | 204 887.5 | 304 392 | 93 774 | 1 090 724 |
+| sign16, ML-DSA-87, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 9 748 | 16 320 | 178 646.5 | 265 199 | 79 871 | 954 915 |
 
-(~68.4 k cycles an iteration on average: ~263 k at the expected 3.85 iterations, above the
-220 k target; the w = A y phase, 29.5 k an iteration, is the largest.)
+(~59.6 k cycles an iteration on average: ~229 k at the expected 3.85 iterations, still above
+the 220 k target; the w = A y phase, 25.8 k an iteration, is the largest, and bn.unpk does
+not touch it: w's 24-bit packing (products.pack24) is no bn.unpk width, and packing has no
+such instruction.)
 
-One iteration (test seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
+This program, one iteration (test seed 3, accepted at once: 79 879 cycles, RTL = ISS): w = A y
+25.8 k (~400 cycles an A entry; the 7 y_j now ~180 cycles each with their SHAKE256),
+unpack / INTT / pack + HighBits + c_tilde 8.1 k, SampleInBall + NTT(c) 2.0 k, r0 13.1 k,
+c t0 + hint 15.6 k, z 12.8 k, sigEncode 1.5 k, wipe 0.4 k: ~49 k an iteration rejected at
+r0, ~65 k at the hint, ~78 k at z.
+
+Before unpack.py (seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
 29.5 k (56 A entries, ~526 cycles each: 7 ExpandMask + NTT, the packed MAC 329 alone, the
 sampler 158 alone), unpack / INTT / pack + HighBits + c_tilde 8.1 k, SampleInBall + NTT(c)
 2.1 k, r0 15.6 k, c t0 + hint 18.4 k, z 17.8 k, sigEncode 1.5 k, wipe 0.4 k: ~56 k an
