@@ -255,8 +255,8 @@ _TWIN = {"w0": "w5", "w1": "w6", "w2": "w7", "w3": "w0", "w4": "w1"}
 def _two_words(lines):
     """rounding.r0_check (one word an iteration, w0..w4 its temporaries, w5..w7 unused)
     with its loop body twice an iteration, the second copy on w5, w6, w7, w0, w1: the
-    list scheduler interleaves the two dependence chains (one word leaves the multiplier
-    and the adder idle most cycles)."""
+    list scheduler interleaves the two dependence chains (one word alone stalls on the
+    multiplies' latency)."""
     i = max(j for j, x in enumerate(lines) if x.startswith("loopi "))
     cnt, size = (int(v) for v in lines[i][6:].split(","))
     body = lines[i + 1:]
@@ -656,7 +656,9 @@ class Sign16:
                                          intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
                                          hw_words=self.hw_words)
         # its t0 decode (packing.dec_t0_poly, same x5 / x6 contract) by unpack.unpack_t0
-        return [(n, _swap(lines, packing.dec_t0_poly(), unpack.unpack_t0())) for n, lines in ph]
+        out = [(n, _swap(lines, packing.dec_t0_poly(), unpack.unpack_t0())) for n, lines in ph]
+        assert sum(a != b for (_, a), (_, b) in zip(out, ph)) == 1
+        return out
 
     def sig_encode_phases(self):
         return packing.sig_encode_phases(ctil=self.CTIL, z=None, sig=self.SIG, xc=self.XC,
