@@ -321,7 +321,7 @@ def test_sign16_44_fits():
     _, sk = ML_DSA_44._keygen_internal(bytes(32))
     assert len(sk) == S44.SK_LEN and S44.SIG_LEN == ms.plan(44)["sig_len"] == 2420
     assert S44.SK + S44.SK_LEN == S44.W and S44.MSG + S44.MSG_MAX == ms.DMEM
-    assert S44.MB_Z + 32 * 18 <= S44.YJ and S44.SIG + S44.SIG_LEN + S44.SIG_PAD <= S44.MB_Z
+    assert S44.SIG + S44.SIG_LEN + S44.SIG_PAD <= S44.YJ and S44.YB >= S44.TILE + 1024
     assert f"| {4 * len(WORDS44) // 1000} {4 * len(WORDS44) % 1000:03d} | " \
         f"{S44.END // 1000} {S44.END % 1000:03d} |" in ms.__doc__
 

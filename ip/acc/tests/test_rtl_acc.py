@@ -226,3 +226,31 @@ def test_mldsa65_verify_on_rtl_equals_iss():
     figures = measure_mldsa_verify(rtl=True, params=(65,))
     print(f"\nML-DSA-65 verify: {figures['mldsa65_verify_cycles']} cycles on the RTL = ISS")
     assert figures["mldsa_verify_cycles_source"].startswith("ISS = RTL")
+
+
+@pytest.mark.parametrize("param,seed", [(65, 4), (44, 0), (87, 3)])
+def test_mldsa_sign16_on_rtl_equals_iss(param, seed):
+    """The 16 KiB signing program (kernels/mldsa/sign16.py, its s1 / s2 / t0 / y unpacked by
+    bn.unpk) on the RTL with the taped-out memories, one signature accepted at once per
+    set: the signature equals dilithium-py's, and halt, cycles, instructions and the whole
+    DMEM equal the ISS's."""
+    import random
+    from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
+    from ip.acc import block as acc_block
+    from ip.acc.dv.jobs import image
+    from ip.acc.dv.rtl_runner import RtlBackend
+    from ip.acc.kernels.mldsa import sign16
+    from ip.acc.tools.asm import assemble
+    dsa = {44: ML_DSA_44, 65: ML_DSA_65, 87: ML_DSA_87}[param]
+    ms, mem = sign16.signer(param), acc_block.DMEM_SIZE
+    rnd = random.Random(seed)
+    _, sk = dsa._keygen_internal(rnd.randbytes(32))
+    msg, r = rnd.randbytes(45), rnd.randbytes(32)
+    job = (assemble(ms.program(), f"sign16_{param}.s"), image(ms.image(sk, msg, r), mem),
+           2_000_000)
+    iss = lockstep.IssBackend(mem, mem).run(*job)
+    (rtl,) = RtlBackend(mem, mem).run_many([job])
+    assert not lockstep.compare(iss, rtl, ("iss", "rtl"))
+    assert rtl.halt == "ecall"
+    assert bytes(rtl.dmem[ms.SIG:ms.SIG + ms.SIG_LEN]) == dsa._sign_internal(sk, msg, r)
+    print(f"\nML-DSA-{param} sign16 (seed {seed}): {rtl.cycles} cycles on the RTL = ISS")

@@ -14,7 +14,10 @@ ML-DSA-65 version. Checked on the ISS against dilithium-py, the signature byte f
 What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A tiles):
 * s1, s2, t0 stay packed in the key (3904 B); each polynomial is decoded + NTT'd where
   it is used (c s2 per polynomial of the r0 check, c t0 per polynomial of the hint, c s1
-  per polynomial of z);
+  per polynomial of z). The decodes, and ExpandMask's y straight from the digest words,
+  are unpack.py's: one bn.unpk per output word (~110 cycles a polynomial of s or t0;
+  they were 171 (s, 4-bit), 281 (s, 3-bit), 463 (t0) and ~600 (y, 20-bit) by lane
+  transposes);
 * w = A_hat o y_hat column by column: y_j = ExpandMask(rho'', kappa + j) + NTT (1 KiB),
   then A_hat[i][j] for i < k sampled into two 1 KiB tiles by the parity of i (the next
   entry while the core multiply-accumulates the current one) and accumulated into w_i
@@ -26,7 +29,9 @@ What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A til
   y_j is regenerated
   (ExpandMask again, same kappa + j), z_j = y_j + INTT(c_hat o NTT(s1_j)) is checked and
   packed at once into the signature, which lies over w;
-* the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use.
+* the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use;
+* the r0 check (rounding.r0_check) runs two words an iteration (_two_words: the list
+  scheduler interleaves the two chains), ~80 cycles less a polynomial.
 
 Inputs placed by the host: the secret key (4032 B) at SK, M' at MSG (at most MSG_MAX =
 8192 bytes; image() raises beyond), its length (word) at MLEN, rnd (32 B) at RND, and
@@ -45,12 +50,15 @@ signatures (`--program sign`; iterations median 5, mean 4.8):
 | sign16, one A tile | 10 332 | 15 968 | 190 527 | 184 466 | 55 304 | 356 673 |
 | sign16, two A tiles | 10 680 | 16 384 | 173 181 | 167 806 | 51 835 | 322 029 |
 | sign16, + each ExpandMask SHAKE256 started early | 10 728 | 16 384 | 172 391 | 167 038 | 51 565 | 320 609 |
-| sign16, + end-of-operation wipe (this program) | 11 296 | 16 384 | 172 871 | 167 518 | 52 045 | 321 089 |
+| sign16, + end-of-operation wipe | 11 296 | 16 384 | 172 871 | 167 518 | 52 045 | 321 089 |
+| sign16, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 8 560 | 16 384 | 148 006.5 | 143 348 | 43 563 | 276 373 |
 
-(sign.py measured before its M' length check, which adds 5 cycles to each.) On the silicon
-SoC's RTL (block soc, 16 KiB ACC memories, sim/tests/test_silicon.py, firmware
-mldsa16_preloaded) the 4-iteration signature of mldsa_preloaded takes 157 361 ACC cycles,
-equal to the ISS (156 881 before the end wipe).
+(sign.py measured before its M' length check, which adds 5 cycles to each.) The 4-iteration
+signature of mldsa_preloaded (firmware mldsa16_preloaded) takes 133 459 ACC cycles on the
+ISS; before unpack.py the silicon SoC's RTL (block soc, 16 KiB ACC memories,
+sim/tests/test_silicon.py) took 157 361, equal to the ISS (156 881 before the end wipe),
+and was not re-run since; ip/acc/tests/test_rtl_acc.py signs once per set on the ACC's
+RTL, cycles and DMEM equal to the ISS's (ML-DSA-65 seed 4: 43 733 cycles).
 
 Wipe (issue #24 item 5; +480 cycles a signature, +568 B IMEM, no DMEM): after sigEncode
 (the KMAC released after z), all of DMEM zeroed but the signature (with the 3 zero bytes
@@ -67,7 +75,10 @@ two-tile version): w = A y 12.4 k (5 ExpandMask + NTT,
 (6 x s2 decode + NTT + c s2 + check), c t0 + hint 11.1 k, z 12.5 k (5 x ExpandMask again,
 s1 decode + NTT, c s1, check, pack), pre-loop 0.2 k, sigEncode 1.1 k: an iteration costs
 ~28.9 k when rejected at r0, ~40.1 k at the hint, ~52.6 k at z (sign.py: ~20.4 k at z,
-~26.3 k at r0, its order).
+~26.3 k at r0, its order). This program (unpack.py, the two-word r0 check; seed 4, 43 733
+cycles): w = A y 9.1 k, 6 INTT 2.0 k, HighBits + c_tilde 2.4 k, SampleInBall + NTT(c)
+1.8 k, r0 8.4 k, c t0 + hint 8.9 k, z 9.2 k, sigEncode 1.1 k, wipe 0.5 k: ~23.8 k an
+iteration rejected at r0, ~32.8 k at the hint, ~42.0 k at z.
 
 DMEM layout (bytes; peak = END = 16 384 of 16 384):
 
@@ -90,19 +101,15 @@ a parameter of the library kernel (no per-set copy):
   c_tilde = H(mu || w1Encode(w1)) over the 768 bytes (rounding.highbits_pack_phases); the
   r0 check (r0 = v - r1 alpha) and MakeHint (HighBits compared after the wrap) on the same
   formula (rounding.r0_check / hint_body with m = 44);
-* ExpandMask with 18-bit fields: 18 digest words squeezed to a 576-byte buffer (YB while
-  w = A y is computed; the end of w, after the signature, in the z phase), then unpacked
-  (sampling.mask_unpack_bits); z packed 18-bit (packing.zpack_bits);
-* s1 / s2 decoded from 3 bits (packing.dec_eta_bits); 32-byte c_tilde, tau = 39; 84 hint
+* ExpandMask with 18-bit fields (unpack.unpack_mask: bn.unpk on the 18 digest words);
+  z packed 18-bit (packing.zpack_bits);
+* s1 / s2 decoded from 3 bits (unpack.unpack_eta); 32-byte c_tilde, tau = 39; 84 hint
   bytes (96 hint words: layout.x_area(hw_words), 3 wide stores, 12 zero bytes after the
-  signature, kept by the wipe);
-* the 18-bit unpack and the s decode are subroutines (straight-line: called inside the
-  column / polynomial loops), else the program would not fit 16 KiB of IMEM (~19 000 B
-  inline).
+  signature, kept by the wipe).
 DMEM (bytes; peak = END = 14 912, plan(44)): constants, XC words and TILE2 as above (the
 hint words end at 3840, CTIL 3840, CNT 3904, SK 4160); KEYP 4288..6720 (s1 | s2 3-bit, t0);
-W 6720..10816 (w; then the 2420-byte signature at W, SIG = W, and the z phase's ExpandMask
-buffer at 9152; M' before the loop, MSG_MAX = 9664); YJ / CH 10816..11840; TILE
+W 6720..10816 (w; then the 2420-byte signature at W, SIG = W; M' before the loop,
+MSG_MAX = 9664); YJ / CH 10816..11840; TILE
 11840..12864; YB 12864..13888 (the signature fills w); SB 13888..14912.
 
 Measured (ISS, `python -m ip.acc.dv.jobs mldsa44_sign --n 20 --seed 2`; every signature
@@ -112,9 +119,13 @@ expected 4.25); rejections 54 at z, 38 at r0):
 | program | IMEM B | peak DMEM B | median cycles | mean | min | max |
 |---|---|---|---|---|---|---|
 | sign16, ML-DSA-44 | 15 852 | 14 912 | 117 646.5 | 154 377 | 40 162 | 510 957 |
+| sign16, ML-DSA-44, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 12 320 | 14 912 | 97 114.5 | 126 923 | 32 778 | 420 053 |
 
-(one iteration accepted at once: 39 914 cycles, test seed 0; 5 iterations r0, z, hint, z,
-ok: 126 804.) The end wipe and the length refusal as for ML-DSA-65
+(one iteration accepted at once: 32 530 cycles, test seed 0, RTL = ISS; 39 914 before
+unpack.py; 5 iterations r0, z, hint, z, ok (seed 15): 105 420, 126 804 before. Per phase,
+seed 0: w = A y 5.5 k, 4 INTT 1.4 k, HighBits + c_tilde 2.3 k, SampleInBall + NTT(c) 1.5 k,
+r0 5.6 k, c t0 + hint 7.0 k, z 7.2 k, sigEncode 1.2 k, wipe 0.5 k. The 18-bit y and the
+3-bit s, subroutines before (IMEM), are now short enough to inline.) The end wipe and the length refusal as for ML-DSA-65
 (ip/acc/tests/test_mldsa_wipe.py); the constant-time check (mldsa44_sign16) finds what it
 finds for ML-DSA-65, with the same declared exceptions.
 
@@ -160,12 +171,21 @@ expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
 | program | IMEM B | peak DMEM B | median cycles | mean | min | max |
 |---|---|---|---|---|---|---|
 | sign16, ML-DSA-87, sample then MAC (one tile) | 11 972 | 16 320 | 216 314.5 | 321 329 | 97 580 | 1 155 562 |
-| sign16, ML-DSA-87, MAC following the sampler (this program) | 12 372 | 16 320 | 204 887.5 | 304 392 | 93 774 | 1 090 724 |
+| sign16, ML-DSA-87, MAC following the sampler | 12 372 | 16 320 | 204 887.5 | 304 392 | 93 774 | 1 090 724 |
+| sign16, ML-DSA-87, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 9 748 | 16 320 | 178 646.5 | 265 199 | 79 871 | 954 915 |
 
-(~68.4 k cycles an iteration on average: ~263 k at the expected 3.85 iterations, above the
-220 k target; the w = A y phase, 29.5 k an iteration, is the largest.)
+(~59.6 k cycles an iteration on average: ~229 k at the expected 3.85 iterations, still above
+the 220 k target; the w = A y phase, 25.8 k an iteration, is the largest, and bn.unpk does
+not touch it: w's 24-bit packing (products.pack24) is no bn.unpk width, and packing has no
+such instruction.)
 
-One iteration (test seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
+This program, one iteration (test seed 3, accepted at once: 79 879 cycles, RTL = ISS): w = A y
+25.8 k (~400 cycles an A entry; the 7 y_j now ~180 cycles each with their SHAKE256),
+unpack / INTT / pack + HighBits + c_tilde 8.1 k, SampleInBall + NTT(c) 2.0 k, r0 13.1 k,
+c t0 + hint 15.6 k, z 12.8 k, sigEncode 1.5 k, wipe 0.4 k: ~49 k an iteration rejected at
+r0, ~65 k at the hint, ~78 k at z.
+
+Before unpack.py (seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
 29.5 k (56 A entries, ~526 cycles each: 7 ExpandMask + NTT, the packed MAC 329 alone, the
 sampler 158 alone), unpack / INTT / pack + HighBits + c_tilde 8.1 k, SampleInBall + NTT(c)
 2.1 k, r0 15.6 k, c t0 + hint 18.4 k, z 17.8 k, sigEncode 1.5 k, wipe 0.4 k: ~56 k an
@@ -175,8 +195,10 @@ The constant-time check (mldsa87_sign16) finds what it finds for ML-DSA-44 / -65
 the same declared exceptions; the end wipe as for the other sets
 (ip/acc/tests/test_mldsa_wipe.py).
 """
+import re
+
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
-from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling
+from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling, unpack
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
 from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
@@ -206,6 +228,42 @@ def subroutines():
 def _loop_l(n, body):
     """asm_util.loop for a body holding labels (the loop counts instructions only)."""
     return [f"loopi {n}, {sum(not x.endswith(':') for x in body)}"] + body
+
+
+def _swap(lines, old, new):
+    """lines with the block `old` (if present: once at most) replaced by `new`, the count
+    of every loopi whose body holds the block adjusted."""
+    n = len(old)
+    at = [i for i in range(len(lines) - n + 1) if lines[i:i + n] == old]
+    assert len(at) <= 1 and not any(x.endswith(":") for x in old + new)
+    if not at:
+        return lines
+    a = at[0]
+    out = list(lines[:a]) + new + list(lines[a + n:])
+    for j in range(a):
+        if lines[j].startswith("loopi "):
+            cnt, size = (int(v) for v in lines[j][6:].split(","))
+            body = [i for i in range(j + 1, len(lines)) if not lines[i].endswith(":")][:size]
+            if body and body[0] <= a and a + n - 1 <= body[-1]:
+                out[j] = f"loopi {cnt}, {size + len(new) - n}"
+    return out
+
+
+_TWIN = {"w0": "w5", "w1": "w6", "w2": "w7", "w3": "w0", "w4": "w1"}
+
+
+def _two_words(lines):
+    """rounding.r0_check (one word an iteration, w0..w4 its temporaries, w5..w7 unused)
+    with its loop body twice an iteration, the second copy on w5, w6, w7, w0, w1: the
+    list scheduler interleaves the two dependence chains (one word alone stalls on the
+    multiplies' latency)."""
+    i = max(j for j, x in enumerate(lines) if x.startswith("loopi "))
+    cnt, size = (int(v) for v in lines[i][6:].split(","))
+    body = lines[i + 1:]
+    assert cnt % 2 == 0 and size == len(body) and not any(
+        w in x for x in body for w in ("w5", "w6", "w7"))
+    twin = [re.sub(r"\bw[0-4]\b", lambda m: _TWIN[m.group(0)], x) for x in body]
+    return lines[:i] + [f"loopi {cnt // 2}, {2 * size}"] + body + twin
 
 
 def _reject(tag):
@@ -267,12 +325,6 @@ class Sign16:
             self.YB = self.END
             self.END += 2048
         self.SB = self.YB + 1024                 # c s1_j
-        # ExpandMask's squeezed bytes (18-bit sets): YB in w = A y; after the signature's
-        # end (in w, dead by then) in the z phase
-        self.MB_AW = self.YB
-        self.MB_Z = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)
-        assert self.zbits == 20 or (self.MB_Z + 32 * self.zbits <= self.YJ and
-                                    self.YB >= self.TILE + 1024)
         assert self.CNT + 32 <= self.SK and self.SK + 128 == self.KEYP
         assert self.END <= DMEM and k % 2 == 0
         assert self.SB + 1024 <= self.YJ or self.YB >= self.TILE + 1024
@@ -315,7 +367,6 @@ class Sign16:
         self.SIG_PAD = self.SIG_Z + l * 32 * self.zbits + _a32(self.omega + k) - \
             self.SIG - self.SIG_LEN
         self.YB = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)
-        self.MB_AW = self.MB_Z = None
         assert self.zbits == 20 and self.m == 16
         assert self.YB + 1024 <= self.HB and self.END == plan(87)["chosen"]["END"] <= DMEM
         assert self.hw_words * 4 <= 1024 and self.SK + self.SK_LEN == self.W
@@ -369,7 +420,7 @@ class Sign16:
                 ["addi x16, x0, 256"] + poll(tag + "a") + _loop(5, grp) + \
                 ["addi x22, x20, 0", "smp.wait"]
         entry = mac("e") + ["addi x21, x21, 256"] + start_a
-        col = self._mask_unpack(YJ, None) + start_a + _li(8, YJ) + NTT + self._masks() + \
+        col = self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
             _li(22, W) + _loop_l(K - 1, entry) + mac("l") + sampling.mask_start() + \
             [f"addi x21, x21, {1 - 256 * (K - 1)}"]
         return [("w = 0 (packed)", VMODE1 + zero),
@@ -404,7 +455,7 @@ class Sign16:
             [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)]
         body = self._dec_eta(T) + self._times_c(T) + self._masks() + \
             ["addi x20, x24, 0"] + _li(11, T) + _li(12, T) + _loop(8, sub) + \
-            rounding.r0_check(_li(13, T), subtract=False) + \
+            _two_words(rounding.r0_check(_li(13, T), subtract=False)) + \
             self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
             ["addi x24, x23, 0"]
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
@@ -432,8 +483,8 @@ class Sign16:
             _li(13, self.SCR1) + rounding.hint_body(16)
         tree = [f"bn.lw w{q}, {_m(T + 32 * q)}" for q in range(8)] + packing.or_tree() + \
             ["bn.sw.pi w0, 0(x24)", "addi x24, x24, -64"]
-        body = [f"bn.lw w14, {_m(xa['m13'])}", f"bn.lw w15, {_m(xa['t0c'])}"] + \
-            _li(6, T) + packing.dec_t0_poly() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
+        body = [f"bn.lw w15, {_m(xa['t0c'])}"] + \
+            _li(6, T) + unpack.unpack_t0() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
             _li(12, self.CH) + _li(10, T) + _li(11, T) + _loop(8, prod) + _li(8, T) + INTT + \
             self._masks() + _li(20, T) + _li(21, T) + self._pack_poly(20, 21) + \
             _li(18, 0xFFFFFF) + _li(19, 0xFF000000) + _li(20, T) + ["addi x21, x25, 0"] + \
@@ -487,38 +538,21 @@ class Sign16:
         return img
 
     # ---------------------------------------------------------------- pieces
-    def _mask_unpack(self, dst, buf):
+    def _mask_unpack(self, dst):
         """y = ExpandMask(rho'', kappa) (one polynomial, plain) -> dst from the SHAKE256
         started by sampling.mask_start (its permutations run while the core did other
-        work). Port held. 20-bit fields: 5 digest words -> 8 words at a time
-        (mask_group); 18-bit: squeezed to buf (576 B), then unpacked."""
-        if self.zbits == 20:
-            return [f"bn.lw w14, {_m(KA['m20'])}", f"bn.lw w15, {_m(KA['g1'])}"] + \
-                _li(6, dst) + _loop(4, sampling.mask_group())
-        return _li(5, buf) + _li(6, dst) + ["jal x28, mask_y"]
+        work): unpack.unpack_mask, bn.unpk straight from the digest words. Port held."""
+        return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(6, dst) + unpack.unpack_mask(self.zbits)
 
     def _dec_eta(self, dst):
-        """s (eta 4 or 2) at x5 (post-incremented by 32 sbits) -> dst, then NTT in
-        place."""
-        XA = self.XA
-        if self.sbits == 4:
-            return [f"bn.lw w10, {_m(XA['sh4e'])}", f"bn.lw w11, {_m(XA['eta'])}"] + \
-                _li(6, dst) + packing.dec_eta_poly() + _li(8, dst) + NTT
-        return _li(6, dst) + ["jal x28, dec_s"] + _li(8, dst) + NTT
+        """s (eta 4 or 2) at x5 (post-incremented by 32 sbits) -> dst (unpack.unpack_eta),
+        then NTT in place."""
+        return [f"bn.lw w14, {_m(self.XA['eta'])}"] + _li(6, dst) + \
+            unpack.unpack_eta(self.sbits) + _li(8, dst) + NTT
 
     def subroutines(self):
-        """NTT, INTT; for the 18-bit / eta = 2 sets also ExpandMask's unpack (x5 buffer,
-        x6 destination) and the s decode (x5 packed, post-incremented; x6 destination),
-        which are too large to inline at each use in 16 KiB of IMEM."""
-        out = subroutines()
-        if self.zbits != 20:
-            out += ["mask_y:", f"bn.lw w15, {_m(KA['m20'])}", f"bn.lw w14, {_m(KA['g1'])}"] + \
-                sampling.mask_unpack_bits(self.zbits) + ["jalr x0, 0(x28)"]
-        if self.sbits != 4:
-            out += ["dec_s:"] + _li(1, (1 << self.sbits) - 1) + \
-                ["bn.bcast w15, x1", f"bn.lw w14, {_m(self.XA['eta'])}"] + \
-                packing.dec_eta_bits(self.sbits) + ["jalr x0, 0(x28)"]
-        return out
+        """NTT and INTT (the unpacks are short enough to inline at each use)."""
+        return subroutines()
 
     def _times_c(self, buf):
         """buf = INTT(c_hat o buf) (the INTT removes the 2^-32)."""
@@ -548,7 +582,7 @@ class Sign16:
         # column starts an unused one)
         last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + sampling.mask_start() + \
             mac(TILE2)
-        col = self._mask_unpack(YJ, self.MB_AW) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
+        col = self._mask_unpack(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
             (_loop(K // 2 - 1, pair) if K > 2 else []) + last + \
             [f"addi x21, x21, {1 - 256 * (K - 1)}"]
         ph = [("w = 0", VMODE1 + zero)]
@@ -565,15 +599,11 @@ class Sign16:
         if self.packed:
             return self._r0_packed()
         T = self.T
-        if self.sbits == 4:
-            body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(_li(14, T))
-            ptr = _li(13, self.W) + _li(15, self.W)
-        else:
-            # the w pointer in x23 across dec_s (which uses x10..x17)
-            body = self._dec_eta(T) + self._times_c(T) + rounding.r0_check(
-                _li(14, T) + ["addi x13, x23, 0", "addi x15, x23, 0"], m=self.m, xa=self.XA) + \
-                ["addi x23, x13, 0"]
-            ptr = _li(23, self.W)
+        # x13 / x15 (-> w_r) kept across the decode, the NTT and the INTT
+        check = rounding.r0_check(_li(14, T)) if self.m == 16 else \
+            rounding.r0_check(_li(14, T), m=self.m, xa=self.XA)
+        body = self._dec_eta(T) + self._times_c(T) + _two_words(check)
+        ptr = _li(13, self.W) + _li(15, self.W)
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, r0 check]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + ptr + _loop(self.k, body))]
@@ -593,7 +623,7 @@ class Sign16:
         signature's z part); x9 = 0 iff all pass."""
         YB, SB = self.YB, self.SB
         body = sampling.mask_start() + ["addi x5, x26, 0"] + self._dec_eta(SB) + \
-            ["addi x26, x5, 0"] + self._times_c(SB) + self._mask_unpack(YB, self.MB_Z) + \
+            ["addi x26, x5, 0"] + self._times_c(SB) + self._mask_unpack(YB) + \
             rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + self._z_pack()
         return [(f"{self.l} x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15", "kmac.acq",
@@ -621,10 +651,14 @@ class Sign16:
     def ct0_hint_phases(self):
         if self.packed:
             return self._hint_packed()
-        return rounding.ct0_hint_t0_phases(ch=self.CH, t=self.T, w=self.W, t0p=self.T0P,
-                                           cnt=self.CNT, xc=self.XC, ntt_x8=NTT,
-                                           intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
-                                           hw_words=self.hw_words)
+        ph = rounding.ct0_hint_t0_phases(ch=self.CH, t=self.T, w=self.W, t0p=self.T0P,
+                                         cnt=self.CNT, xc=self.XC, ntt_x8=NTT,
+                                         intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
+                                         hw_words=self.hw_words)
+        # its t0 decode (packing.dec_t0_poly, same x5 / x6 contract) by unpack.unpack_t0
+        out = [(n, _swap(lines, packing.dec_t0_poly(), unpack.unpack_t0())) for n, lines in ph]
+        assert sum(a != b for (_, a), (_, b) in zip(out, ph)) == 1
+        return out
 
     def sig_encode_phases(self):
         return packing.sig_encode_phases(ctil=self.CTIL, z=None, sig=self.SIG, xc=self.XC,
