@@ -264,22 +264,44 @@ class Verify:
         return L
 
     def _sample_in_ball(self, sib_words=8):
-        """c = SampleInBall(c_tilde) -> C_HAT (plain, values 0, 1, q - 1): the 8 sign bytes
-        and the candidates from SIB (sib_words digest words), more squeezed when they run
-        out (the KMAC keeps squeezing). The core's rejection loop as sampling.py's."""
-        sib, end = self.SIB, self.SIB + 32 * sib_words
-        L = self._ctil_absorb()
-        L += _li(6, sib) + _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
+        """c = SampleInBall(c_tilde) -> C_HAT, scaled by -2^d (values 0, -2^d, 2^d mod q: so
+        c_hat o t1_hat is -(c t1 2^d) in the NTT domain and t1 is unpacked as is): the 8
+        sign bytes and the candidates from SIB (sib_words digest words), more squeezed when
+        they run out (the KMAC keeps squeezing). The rejection loop reads a word at a time
+        (4 candidates); the sign of the k-th accepted is bit i mod 32 (srl's shift amount)
+        of a sign word rotated right by tau (x10: signs 0..31, then 32..63)."""
+        sib, end, tau = self.SIB, self.SIB + 32 * sib_words, self.tau
+        first = 256 - tau
+        assert 32 < tau < 64
+        squeeze = _li(6, sib) + _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
+        L = self._ctil_absorb() + squeeze
         L += _li(7, self.C_HAT) + ["bn.xor w4, w4, w4"] + \
             _loop(32, ["bn.sw.pi w4, 0(x7)"])
-        L += _li(7, self.C_HAT) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"] + \
-            _li(12, sib + 8) + _li(26, end) + \
-            [f"addi x13, x0, {256 - self.tau}", "addi x24, x0, 256"] + _li(21, Q - 2)
-        L += ["sib_loop:", "beq x12, x26, sib_refill", "sib_go:"] + sampling.sib_step() + \
-            ["jal x0, sib_done", "sib_refill:"] + _li(6, sib) + \
-            _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"]) + \
-            _li(12, sib) + ["jal x0, sib_go", "sib_done:"]
-        return L
+        L += _li(7, self.C_HAT) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"]
+        for x in ("x10", "x11"):                          # rotate right by tau mod 32
+            L += [f"srli x14, {x}, {tau % 32}", f"slli {x}, {x}, {32 - tau % 32}",
+                  f"or {x}, {x}, x14"]
+        L += _li(12, sib + 8) + _li(26, end) + [f"addi x13, x0, {first}"] + \
+            _li(18, self.C_HAT + 4 * first) + [f"addi x24, x0, {first + 32}",
+                                                "addi x9, x0, 256"] + \
+            _li(21, (1 << (D + 1)) - Q) + _li(23, Q - (1 << D))
+        L += ["sib_go:", "lw x15, 0(x12)", "addi x12, x12, 4"]
+        for k in range(4):
+            nxt = f"sib_b{k + 1}"
+            L += [f"sib_b{k}:"]
+            L += ["andi x16, x15, 255"] if k == 0 else [f"srli x16, x15, {8 * k}"] + \
+                (["andi x16, x16, 255"] if k < 3 else [])
+            # reject j > i; else c_i = c_j, c_j = -2^d (-1)^sign
+            L += [f"bltu x13, x16, {nxt}", "slli x16, x16, 2", "add x16, x16, x7",
+                  "lw x17, 0(x16)", "srl x19, x10, x13", "andi x19, x19, 1",
+                  "sub x19, x0, x19", "and x19, x19, x21", "add x19, x19, x23",
+                  "sw x17, 0(x18)", "sw x19, 0(x16)", "addi x18, x18, 4", "addi x13, x13, 1",
+                  f"beq x13, x24, sib_lim{k}"]
+        L += ["sib_b4:", "bne x12, x26, sib_go"] + squeeze + _li(12, sib) + ["jal x0, sib_go"]
+        for k in range(4):                    # 32 signs used (x24 = first + 32) or done (256)
+            L += [f"sib_lim{k}:", "beq x13, x9, sib_done", "addi x10, x11, 0",
+                  "addi x24, x9, 0", f"jal x0, sib_b{k + 1}"]
+        return L + ["sib_done:"]
 
     def _hint_tail(self):
         """The last count <= omega and the bytes after the last index zero (x7 = HINT)."""
@@ -339,11 +361,8 @@ class Verify:
 
     @staticmethod
     def _unpack_t1():
-        """t1_i: 10-bit packed at x5 -> -(t1 2^d) mod q at x6. w15 mask, w14 zero."""
-        def field(p, s, d):
-            p.op("bn.shlv", f"{d}s", s, str(D))
-            p.op("bn.subvm", d, "w14", f"{d}s")
-        return unpack_fields(10, field, pool=14)
+        """t1_i: 10-bit packed at x5 -> t1 at x6 (the -2^d is in c_hat). w15 mask."""
+        return unpack_fields(10, None, pool=15)
 
     @staticmethod
     def _bcast(w, val):
@@ -386,8 +405,7 @@ class Verify:
         out += self._sub("unpack_z", self._bcast("w15", (1 << self.zbits) - 1) +
                          self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) +
                          self._bcast("w12", 2 * self.gamma1 - self.beta - 1) + self._unpack_z())
-        out += self._sub("unpack_t1", self._bcast("w15", (1 << 10) - 1) +
-                         ["bn.xor w14, w14, w14"] + self._unpack_t1())
+        out += self._sub("unpack_t1", self._bcast("w15", (1 << 10) - 1) + self._unpack_t1())
         out += self._sub("hint_fix", self._hint_fix())
         out += self._sub("hw1_encode", self._hw1_encode())
         return out
