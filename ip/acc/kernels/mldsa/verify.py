@@ -72,7 +72,8 @@ t1_i, x26 / x27 this / the other A tile; the subroutines use x1..x17, x20, x23.
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from ip.acc.kernels.mldsa import ntt, products, sampling
-from ip.acc.kernels.mldsa.packing import or_tree, pack_fields, unpack_fields
+from ip.acc.kernels.mldsa.packing import BR3, or_tree, pack_fields, transpose8, unpack_fields
+from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.mldsa.params import D, FULL, Q
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
 from ip.acc.tools import sched
@@ -108,6 +109,38 @@ def _far(op, a, b, target):
 
 def _a32(x):
     return (x + 31) // 32 * 32
+
+
+def _blend_transpose(p, X, ss, tag):
+    """packing.transpose8 of the 8 words X (on prog.Prog p) with lanes 4..7 of each output
+    taken from the output of lane index xor 4: returns {s: Y} for s in ss, Y lane q =
+    X[q] lane s for q < 4, X[q] lane s ^ 4 for q >= 4. Rounds 1 and 2 as transpose8; in
+    round 3 the pair (A, B) would give the outputs s and s ^ 4 as unzip.lo / .hi (A, B):
+    the blend is unzip.lo (A, trn2(B, A)) (B's odd lanes moved to the even ones), or
+    unzip.hi (A, trn1(A, B)) (B's even lanes to the odd ones)."""
+    rows = [None] * 8
+    for q in range(8):
+        rows[BR3[q]] = X[q]
+    src = rows
+    for rnd in range(2):
+        dst = []
+        for q in range(4):
+            lo, hi = f"%{tag}{rnd}_{2 * q}", f"%{tag}{rnd}_{2 * q + 1}"
+            p.op("bn.unzip.lo", lo, src[q], src[q + 4])
+            p.op("bn.unzip.hi", hi, src[q], src[q + 4])
+            dst += [lo, hi]
+        src = dst
+    out = {}
+    for s in ss:
+        q, h = divmod(BR3[s], 2)
+        t, y = f"%{tag}b{s}", f"%{tag}y{s}"
+        if h:                                # t lane 2i + 1 = B lane 2i
+            p.op("bn.trn1", t, src[q], src[q + 4])
+        else:                                # t lane 2i = B lane 2i + 1
+            p.op("bn.trn2", t, src[q + 4], src[q])
+        p.op("bn.unzip.hi" if h else "bn.unzip.lo", y, src[q], t)
+        out[s] = y
+    return out
 
 
 def hb_mult(gamma2: int) -> int:
@@ -357,7 +390,61 @@ class Verify:
             p.op("bn.ltv", f"{d}hi", "w12", s)
             p.raw("bn.or.acc {0}, {2}, {3}", ["x9", "@acc"], [f"{d}lo", f"{d}hi", "@acc"])
             p.op("bn.subvm", d, "w14", s)
+        if self.zbits == 20:
+            return self._unpack_z20(field)
         return unpack_fields(self.zbits, field, pool=12)
+
+    def _unpack_z20(self, field):
+        """The 20-bit z unpack (ML-DSA-65 / -87) without per-granule gathers: lane m works on
+        the 32 coefficients of run(m) (runs 0, 2, 4, 6 in lanes 0..3, 1, 3, 5, 7 in lanes
+        4..7), Y_j lane m = granule 20 run(m) + j. Granule 20 r + j is packed word
+        5 (r // 2) + (j + 20 (r % 2)) // 8, lane j (+ 4 for odd r) mod 8: so for the 4 j
+        sharing those word offsets (a, b), Y_j is an 8 x 8 lane transpose of the packed
+        words 5 p + a (lanes 0..3) and 5 p + b (lanes 4..7), p = 0..3, whose lanes 4..7
+        come from lane j xor 4: _blend_transpose. Pass 1: the 20 Y_j (5 transposes) to
+        the scratch at TILES[1] (free until the rows); pass 2: unpack_fields' field pass
+        (uniform shifts, transpose, field(p, src, dst)) on them, word 4 run(m) + c of
+        the output from lane m of chunk c. w0..w11; packed at x5, output at x6."""
+        S, b = self.TILES[1], 20
+        run = [2 * m if m < 4 else 2 * (m - 4) + 1 for m in range(8)]
+        p = Prog([f"w{k}" for k in range(12)])
+        for a, bb in ((0, 2), (0, 3), (1, 3), (1, 4), (2, 4)):
+            X = []
+            for q in range(8):
+                r = 5 * (q % 4) + (a if q < 4 else bb)
+                X.append(f"%p{a}{bb}_{q}")
+                p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [X[-1]], ["x5"])
+            js = [j for j in range(b) if j // 8 == a and (b + j) // 8 == bb]
+            ys = _blend_transpose(p, X, [j % 8 for j in js], f"g{a}{bb}_")
+            for j in js:
+                p.sw(ys[j % 8], S + 32 * j)
+        for c in range(4):
+            Y = {}
+            for k in range(5 * c, 5 * c + 5):
+                Y[k] = f"%y{k}"
+                p.lw(Y[k], S + 32 * k)
+            rows = [None] * 8
+            for i in range(8):
+                k, off = divmod(b * (8 * c + i), 32)
+                t = f"%t{c}_{i}"
+                src = Y[k]
+                if off:
+                    p.op("bn.shrv", t, src, str(off))
+                    src = t
+                if off + b > 32:
+                    p.op("bn.shlv", f"%u{c}_{i}", Y[k + 1], str(32 - off))
+                    p.op("bn.or", t, src, f"%u{c}_{i}")
+                    src = t
+                if off + b != 32:
+                    p.op("bn.and", t, src, "w15")
+                    src = t
+                rows[BR3[i]] = src
+            out = transpose8(p, rows, f"c{c}_")
+            for m in range(8):
+                d = f"%o{c}_{m}"
+                field(p, out[BR3[m]], d)
+                p.raw(f"bn.sw {{0}}, {128 * run[m] + 32 * c}({{1}})", [], [d, "x6"])
+        return p.text().splitlines()
 
     @staticmethod
     def _unpack_t1():
