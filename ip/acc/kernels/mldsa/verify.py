@@ -143,6 +143,51 @@ def _blend_transpose(p, X, ss, tag):
     return out
 
 
+N_RACC = 10
+R_ACC = [f"w{16 - N_RACC + k}" for k in range(N_RACC)]   # words 0..9 of a row's accumulator
+ACC_TMP = [f"w{k}" for k in range(16 - N_RACC)]           # w0..w5
+
+
+def _mac_regs(first):
+    """Words 0..N_RACC-1 of acc (=|+=) tile o z_hat (x10 tile, x15 z_hat, both
+    post-incremented) in R_ACC; temporaries w0..w5 allocated by prog.Prog."""
+    p = Prog(ACC_TMP)
+    for w in range(N_RACC):
+        a, b = f"%a{w}", f"%b{w}"
+        p.lw_pi(a, "x10")
+        p.lw_pi(b, "x15")
+        if first:
+            p.op("bn.mulvm", R_ACC[w], a, b)
+        else:
+            p.op("bn.mulvm", f"%p{w}", a, b)
+            p.op("bn.addvm", R_ACC[w], R_ACC[w], f"%p{w}")
+    return p.text().splitlines()
+
+
+def mac_first():
+    """acc = tile o z_hat (x10, x15): words 0..9 into R_ACC, words 10..31 to x20 (word 10
+    with the registers' part, then 3 a loop iteration)."""
+    tail = ["bn.lw.pi w0, 0(x10)", "bn.lw.pi w1, 0(x15)", "bn.mulvm w0, w0, w1",
+            "bn.sw.pi w0, 0(x20)"]
+    b = [f"bn.lw.pi w{k + h}, 0(x{r})" for k in range(3) for h, r in ((0, 10), (3, 15))]
+    b += [f"bn.mulvm w{k}, w{k}, w{3 + k}" for k in range(3)]
+    b += [f"bn.sw.pi w{k}, 0(x20)" for k in range(3)]
+    return _mac_regs(True) + tail + _loop((32 - N_RACC - 1) // 3, b)
+
+
+def mac_acc():
+    """acc += tile o z_hat (x10, x15): words 0..9 in R_ACC, words 10..31 in DMEM (x20 read,
+    x23 write), 2 words a loop iteration."""
+    b = []
+    for k in range(2):
+        b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{2 + k}, 0(x15)",
+              f"bn.lw.pi w{4 + k}, 0(x20)"]
+    b += [f"bn.mulvm w{k}, w{k}, w{2 + k}" for k in range(2)]
+    b += [f"bn.addvm w{k}, w{k}, w{4 + k}" for k in range(2)]
+    b += [f"bn.sw.pi w{k}, 0(x23)" for k in range(2)]
+    return _mac_regs(False) + _loop((32 - N_RACC) // 2, b)
+
+
 def hb_mult(gamma2: int) -> int:
     """ceil(2^43 / (2 gamma2)): mulv.hi(r + gamma2 - 1, it) >> 11 = floor((r + gamma2 - 1)
     / (2 gamma2)) on [0, q), bit 10 = [r0 > 0]."""
@@ -485,10 +530,10 @@ class Verify:
     def subroutines(self):
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
         out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
-        # the row's accumulator: words 0..7 in w8..w15 (products.R_ACC) across the row,
-        # words 8..31 at ACC + 256 (x20 read, x23 write)
-        out += self._sub("mac_first", products._mac_first())
-        out += self._sub("mac_acc", products._mac_acc())
+        # the row's accumulator: words 0..9 in w6..w15 (R_ACC) across the row, words
+        # 10..31 at ACC + 320 (x20 read, x23 write)
+        out += self._sub("mac_first", mac_first())
+        out += self._sub("mac_acc", mac_acc())
         out += self._sub("unpack_z", self._bcast("w15", (1 << self.zbits) - 1) +
                          self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) +
                          self._bcast("w12", 2 * self.gamma1 - self.beta - 1) + self._unpack_z())
@@ -509,30 +554,41 @@ class Verify:
                                 "bne x27, x0, z_loop"]
         return L
 
+    def _start_a_row(self, off):
+        """RejNTTPoly(rho || (x21 + off) as 2 bytes) -> the tile at x27, in the background;
+        x1 = SHAKE128, x2 = 34, x3 = -1, x7 = 3, x4 = 256 set by the row (x5, w1, w2)."""
+        return [f"bn.lw w1, {_m(self.PK)}", "kmac.start x1, x2", "kmac.msg w1, x3",
+                f"addi x5, x21, {off}", "bn.ins w2, x5, 0", "kmac.msg w2, x7",
+                "smp.run x27, x4, uni23"]
+
     def _rows(self):
         """Per row: hint, t1 unpack + NTT, o c_hat, + sum_j A_hat[i][j] o z_hat[j] (the next
         A entry sampled into the other tile), INTT, UseHint, w1Encode over t1_i.
-        x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position, x19 = rows left,
-        x26 / x27 = this / the other tile."""
+        x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position, x19 rows left,
+        x26 / x27 = this / the other tile (x29 = their xor), x25 = ACC + 32 N_RACC."""
         l = self.l
         L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
-        L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1])
+        L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1]) + \
+            _li(29, self.TILES[0] ^ self.TILES[1]) + _li(25, self.ACC + 32 * N_RACC)
         L += ["row_loop:"]
         L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
         L += _li(8, self.ACC) + self._call("ntt_x8")
-        L += _li(10, self.ACC) + _li(15, self.C_HAT) + _li(20, self.ACC + 256) + \
+        L += _li(10, self.ACC) + _li(15, self.C_HAT) + ["addi x20, x25, 0"] + \
             self._call("mac_first")
+        L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
+              "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for j in range(l):
             L += ["smp.wait"]
             if j + 1 < l:
-                L += self._start_a("x21", j + 1, "x27")
+                L += self._start_a_row(j + 1)
             else:
-                L += ["addi x1, x0, 1", f"beq x19, x1, last_row_{0}"]
-                L += self._start_a("x21", 256, "x27")
+                L += ["addi x5, x0, 1", "beq x19, x5, last_row_0"]
+                L += self._start_a_row(256)
                 L += ["last_row_0:"]
-            L += ["addi x10, x26, 0"] + _li(15, self.Z_HAT + 1024 * j) + \
-                _li(20, self.ACC + 256) + _li(23, self.ACC + 256) + self._call("mac_acc") + ["addi x1, x26, 0", "addi x26, x27, 0", "addi x27, x1, 0"]
-        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(products.R_ACC)]
+            # x15 runs on through z_hat[j]
+            L += ["addi x10, x26, 0", "addi x20, x25, 0", "addi x23, x25, 0"] + \
+                self._call("mac_acc") + ["xor x26, x26, x29", "xor x27, x27, x29"]
+        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(R_ACC)]
         L += _li(8, self.ACC) + self._call("intt_x8")
         L += self._call("hint_fix")
         L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
