@@ -269,6 +269,25 @@ def test_use_hint_formula_is_exact(param):
     assert np.array_equal(prog1, ref1)
 
 
+@pytest.mark.parametrize("param", [44, 65])
+def test_high_bits_formula_is_exact(param):
+    """For every r in [0, q): mulv.hi((r + gamma2) mod q, hw1_mult) >> 11 (32-bit lanes) is
+    HighBits(r) of Decompose (FIPS 204 Alg. 36), the q - 1 wrap included (no fix-up after
+    it: the w1Encode pass's formula); and alpha r1' (what UseHint writes back) gives r1'."""
+    g2 = FULL[param]["gamma2"]
+    a, m = 2 * g2, (Q - 1) // (2 * g2)
+    r = np.arange(Q, dtype=np.int64)
+    r0 = r % a
+    r0 = np.where(r0 > g2, r0 - a, r0)
+    r1 = np.where(r - r0 == Q - 1, 0, (r - r0) // a)
+
+    def high(x):
+        v = ((x + g2) % Q).astype(np.uint64)
+        return ((v * np.uint64(V.hw1_mult(g2))) >> np.uint64(32)) >> np.uint64(11)
+    assert np.array_equal(high(r).astype(np.int64), r1)
+    assert np.array_equal(high(a * np.arange(m, dtype=np.int64)), np.arange(m))
+
+
 def test_fits_taped_out_memories_and_bad_parameters():
     for param in PARAMS:
         v = V.verify(param)

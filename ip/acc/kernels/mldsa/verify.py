@@ -188,6 +188,12 @@ def mac_acc():
     return _mac_regs(False) + _loop((32 - N_RACC) // 2, b)
 
 
+def hw1_mult(gamma2: int) -> int:
+    """floor(2^43 / (2 gamma2)): mulv.hi((r + gamma2) mod q, it) >> 11 = HighBits(r) on
+    [0, q) (the q - 1 wrap included: checked exhaustively in the tests)."""
+    return (1 << 43) // (2 * gamma2)
+
+
 def hb_mult(gamma2: int) -> int:
     """ceil(2^43 / (2 gamma2)): mulv.hi(r + gamma2 - 1, it) >> 11 = floor((r + gamma2 - 1)
     / (2 gamma2)) on [0, q), bit 10 = [r0 > 0]."""
@@ -501,30 +507,26 @@ class Verify:
         return _li(1, val) + [f"bn.bcast {w}, x1"]
 
     def _hw1_encode(self):
-        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes). r1 = mulv.hi(r +
-        gamma2 - 1, hb_mult) >> 11, mod m (the q - 1 wrap gives m)."""
-        consts = self._bcast("w10", self.gamma2 - 1) + self._bcast("w11", hb_mult(self.gamma2))
+        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes). r1 = mulv.hi((r +
+        gamma2) mod q, hw1_mult) >> 11, in [0, m) with no wrap fix-up (the q - 1 wrap's r
+        give (r + gamma2) mod q < gamma2: r1 = 0)."""
+        consts = self._bcast("w10", self.gamma2) + self._bcast("w11", hw1_mult(self.gamma2))
         if self.w1bits == 4:
-            consts += self._bcast("w12", 15) + \
-                [x for q in range(8) for x in (_li(1, 1 << (4 * q)) + [f"bn.ins w13, x1, {q}"])]
+            consts += [x for q in range(8) for x in (_li(1, 1 << (4 * q)) +
+                                                     [f"bn.ins w13, x1, {q}"])]
             body = [f"bn.lw.pi w{n}, 0(x5)" for n in range(8)]
             for n in range(8):
-                body += [f"bn.addv w{n}, w{n}, w10", f"bn.mulv.hi w{n}, w{n}, w11",
-                         f"bn.shrv w{n}, w{n}, 11", f"bn.and w{n}, w{n}, w12",
-                         f"bn.mulv.lo w{n}, w{n}, w13"]
+                body += [f"bn.addvm w{n}, w{n}, w10", f"bn.mulv.hi w{n}, w{n}, w11",
+                         f"bn.shrv w{n}, w{n}, 11", f"bn.mulv.lo w{n}, w{n}, w13"]
             body += or_tree() + ["bn.sw.pi w0, 0(x6)"]
             return consts + _loop(4, sched.schedule(body))
-        consts += self._bcast("w12", self.m - 1) + self._bcast("w13", self.m)
 
         def load(p, r, dst):
-            u, t, g = f"%hu{r}", f"%ht{r}", f"%hg{r}"
+            u, t = f"%hu{r}", f"%ht{r}"
             p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [u], ["x5"])
-            p.op("bn.addv", u, u, "w10")
+            p.op("bn.addvm", u, u, "w10")
             p.op("bn.mulv.hi", t, u, "w11")
-            p.op("bn.shrv", t, t, "11")
-            p.op("bn.ltv", g, "w12", t)
-            p.op("bn.and", g, g, "w13")
-            p.op("bn.subv", dst, t, g)
+            p.op("bn.shrv", dst, t, "11")
         return consts + pack_fields(load, [(self.w1bits, None, "x6")], pool=10)
 
     def subroutines(self):
