@@ -401,25 +401,34 @@ class Verify:
         pass, _hw1_encode): count = byte omega + x22 checked (>= x18, the previous count, and
         <= omega), indices x18 .. count - 1 checked strictly increasing; each hinted r at
         ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
-        x18 = count after. Constants in w8..w15; x7 = HINT."""
+        Eight at a time: lane k of w0 gathered from the address in x(10 + k) (lw +
+        bn.ins), the formula on the 8 lanes, scattered back (bn.ext + sw); the lanes of a
+        last partial batch go to a dummy word (HDR + 12). x18 = count after. Constants in
+        w8..w15; x7 = HINT."""
         C = self._fix_consts()
         L = _li(7, self.HINT) + [f"addi x9, x22, {self.omega}"] + self._byte(8, "x9", 1)
         L += [*_far("bltu", "x8", "x18", "exit_count"), f"addi x2, x0, {self.omega}",
-              *_far("bltu", "x2", "x8", "exit_count")]
+              *_far("bltu", "x2", "x8", "exit_count"), "bgeu x18, x8, fix_done"]
         L += self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2)) + \
             self._bcast("w10", 2) + self._bcast("w11", -1) + \
             self._bcast("w12", 2 * self.gamma2)
         L += self._bcast("w13", 15) if self.m == 16 else \
             self._bcast("w13", 43) + self._bcast("w14", 44) + self._bcast("w15", 45)
-        L += _li(6, self.ACC) + ["addi x4, x0, -1", "fix_loop:", "bgeu x18, x8, fix_done"] + \
-            self._byte(3, "x18", 1) + \
-            [*_far("bge", "x4", "x3", "exit_order"), "addi x4, x3, 0",
-             "slli x1, x3, 2", "add x1, x1, x6", "lw x5, 0(x1)", "bn.bcast w0, x5",
-             "bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
-             "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
-             "bn.addv w3, w3, w11"] + C + \
-            ["bn.mulv.lo w5, w3, w12", "bn.ext x5, w5, 0", "sw x5, 0(x1)",
-             "addi x18, x18, 1", "jal x0, fix_loop", "fix_done:"]
+        L += _li(6, self.ACC) + _li(2, self.HDR + 12) + ["addi x4, x0, -1", "fix_batch:"] + \
+            [f"addi x{10 + k}, x2, 0" for k in range(8)]
+        for k in range(8):
+            a = f"x{10 + k}"
+            L += [f"bgeu x18, x8, fix_last"] + self._byte(3, "x18", 1) + \
+                [*_far("bge", "x4", "x3", "exit_order"), "addi x4, x3, 0",
+                 f"slli {a}, x3, 2", f"add {a}, {a}, x6", f"lw x5, 0({a})",
+                 f"bn.ins w0, x5, {k}", "addi x18, x18, 1"]
+        L += ["addi x9, x0, 1", "jal x0, fix_go", "fix_last:", "addi x9, x0, 0", "fix_go:"]
+        L += ["bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
+              "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
+              "bn.addv w3, w3, w11"] + C + ["bn.mulv.lo w5, w3, w12"]
+        for k in range(8):
+            L += [f"bn.ext x5, w5, {k}", f"sw x5, 0(x{10 + k})"]
+        L += ["bne x9, x0, fix_batch", "fix_done:"]
         return L
 
     def _fix_consts(self):
