@@ -148,31 +148,35 @@ R_ACC = [f"w{16 - N_RACC + k}" for k in range(N_RACC)]   # words 0..9 of a row's
 ACC_TMP = [f"w{k}" for k in range(16 - N_RACC)]           # w0..w5
 
 
-def _mac_regs(first):
-    """Words 0..N_RACC-1 of acc (=|+=) tile o z_hat (x10 tile, x15 z_hat, both
+def _mac_regs():
+    """Words 0..N_RACC-1 of acc += tile o z_hat (x10 tile, x15 z_hat, both
     post-incremented) in R_ACC; temporaries w0..w5 allocated by prog.Prog."""
     p = Prog(ACC_TMP)
     for w in range(N_RACC):
         a, b = f"%a{w}", f"%b{w}"
         p.lw_pi(a, "x10")
         p.lw_pi(b, "x15")
-        if first:
-            p.op("bn.mulvm", R_ACC[w], a, b)
-        else:
-            p.op("bn.mulvm", f"%p{w}", a, b)
-            p.op("bn.addvm", R_ACC[w], R_ACC[w], f"%p{w}")
+        p.op("bn.mulvm", f"%p{w}", a, b)
+        p.op("bn.addvm", R_ACC[w], R_ACC[w], f"%p{w}")
     return p.text().splitlines()
 
 
-def mac_first():
-    """acc = tile o z_hat (x10, x15): words 0..9 into R_ACC, words 10..31 to x20 (word 10
-    with the registers' part, then 3 a loop iteration)."""
-    tail = ["bn.lw.pi w0, 0(x10)", "bn.lw.pi w1, 0(x15)", "bn.mulvm w0, w0, w1",
-            "bn.sw.pi w0, 0(x20)"]
-    b = [f"bn.lw.pi w{k + h}, 0(x{r})" for k in range(3) for h, r in ((0, 10), (3, 15))]
-    b += [f"bn.mulvm w{k}, w{k}, w{3 + k}" for k in range(3)]
-    b += [f"bn.sw.pi w{k}, 0(x20)" for k in range(3)]
-    return _mac_regs(True) + tail + _loop((32 - N_RACC - 1) // 3, b)
+def mac_two():
+    """acc = t1_hat o c_hat + tile o z_hat (t1_hat at x11, c_hat x12, tile x10, z_hat x15;
+    all post-incremented): words 0..9 into R_ACC, words 10..31 to x20 (over t1_hat's own
+    words: each read before it is written). Unrolled; temporaries w0..w5 allocated by
+    prog.Prog."""
+    p = Prog(ACC_TMP)
+    for w in range(32):
+        t, c, a, z = (f"%{n}{w}" for n in "tcaz")
+        for r, ptr in ((t, "x11"), (c, "x12"), (a, "x10"), (z, "x15")):
+            p.lw_pi(r, ptr)
+        p.op("bn.mulvm", f"%p{w}", t, c)
+        p.op("bn.mulvm", f"%q{w}", a, z)
+        p.op("bn.addvm", R_ACC[w] if w < N_RACC else f"%s{w}", f"%p{w}", f"%q{w}")
+        if w >= N_RACC:
+            p.sw_pi(f"%s{w}", "x20")
+    return p.text().splitlines()
 
 
 def mac_acc():
@@ -185,7 +189,7 @@ def mac_acc():
     b += [f"bn.mulvm w{k}, w{k}, w{2 + k}" for k in range(2)]
     b += [f"bn.addvm w{k}, w{k}, w{4 + k}" for k in range(2)]
     b += [f"bn.sw.pi w{k}, 0(x23)" for k in range(2)]
-    return _mac_regs(False) + _loop((32 - N_RACC) // 2, b)
+    return _mac_regs() + _loop((32 - N_RACC) // 2, b)
 
 
 def hw1_mult(gamma2: int) -> int:
@@ -543,7 +547,7 @@ class Verify:
         out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
         # the row's accumulator: words 0..9 in w6..w15 (R_ACC) across the row, words
         # 10..31 at ACC + 320 (x20 read, x23 write)
-        out += self._sub("mac_first", mac_first())
+        out += self._sub("mac_two", mac_two())
         out += self._sub("mac_acc", mac_acc())
         out += self._sub("unpack_z", self._bcast("w15", (1 << self.zbits) - 1) +
                          self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) +
@@ -584,8 +588,6 @@ class Verify:
         L += ["row_loop:"]
         L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
         L += _li(8, self.ACC) + self._call("ntt_x8")
-        L += _li(10, self.ACC) + _li(15, self.C_HAT) + ["addi x20, x25, 0"] + \
-            self._call("mac_first")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for j in range(l):
@@ -596,9 +598,11 @@ class Verify:
                 L += ["addi x5, x0, 1", "beq x19, x5, last_row_0"]
                 L += self._start_a_row(256)
                 L += ["last_row_0:"]
-            # x15 runs on through z_hat[j]
-            L += ["addi x10, x26, 0", "addi x20, x25, 0", "addi x23, x25, 0"] + \
-                self._call("mac_acc") + ["xor x26, x26, x29", "xor x27, x27, x29"]
+            # x15 runs on through z_hat[j]; entry 0 with t1_hat o c_hat
+            L += ["addi x10, x26, 0", "addi x20, x25, 0"]
+            L += (_li(11, self.ACC) + _li(12, self.C_HAT) + self._call("mac_two")) if j == 0 \
+                else (["addi x23, x25, 0"] + self._call("mac_acc"))
+            L += ["xor x26, x26, x29", "xor x27, x27, x29"]
         L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(R_ACC)]
         L += _li(8, self.ACC) + self._call("intt_x8")
         L += self._call("hint_fix")
