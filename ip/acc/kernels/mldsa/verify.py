@@ -143,45 +143,72 @@ def _blend_transpose(p, X, ss, tag):
     return out
 
 
-N_RACC = 10
-R_ACC = [f"w{16 - N_RACC + k}" for k in range(N_RACC)]   # words 0..9 of a row's accumulator
-ACC_TMP = [f"w{k}" for k in range(16 - N_RACC)]           # w0..w5
+def r_acc(n):
+    """The row accumulator's words 0..n-1 live in w(16-n)..w15; w0..w(15-n) are the
+    multiply-accumulates' temporaries."""
+    return [f"w{16 - n + k}" for k in range(n)], [f"w{k}" for k in range(16 - n)]
 
 
-def _mac_regs():
-    """Words 0..N_RACC-1 of acc += tile o z_hat (x10 tile, x15 z_hat, both
-    post-incremented) in R_ACC; temporaries w0..w5 allocated by prog.Prog."""
-    p = Prog(ACC_TMP)
-    for w in range(N_RACC):
+def _mac_regs(n):
+    """Words 0..n-1 of acc += tile o z_hat (x10 tile, x15 z_hat, both post-incremented)
+    in registers; temporaries allocated by prog.Prog."""
+    racc, tmp = r_acc(n)
+    p = Prog(tmp)
+    for w in range(n):
         a, b = f"%a{w}", f"%b{w}"
         p.lw_pi(a, "x10")
         p.lw_pi(b, "x15")
         p.op("bn.mulvm", f"%p{w}", a, b)
-        p.op("bn.addvm", R_ACC[w], R_ACC[w], f"%p{w}")
+        p.op("bn.addvm", racc[w], racc[w], f"%p{w}")
     return p.text().splitlines()
 
 
-def mac_two():
+def mac_two(n):
     """acc = t1_hat o c_hat + tile o z_hat (t1_hat at x11, c_hat x12, tile x10, z_hat x15;
-    all post-incremented): words 0..9 into R_ACC, words 10..31 to x20 (over t1_hat's own
-    words: each read before it is written). Unrolled; temporaries w0..w5 allocated by
+    all post-incremented): words 0..n-1 into registers, words n..31 to x20 (over t1_hat's
+    own words: each read before it is written). Unrolled; temporaries allocated by
     prog.Prog."""
-    p = Prog(ACC_TMP)
+    racc, tmp = r_acc(n)
+    p = Prog(tmp)
     for w in range(32):
-        t, c, a, z = (f"%{n}{w}" for n in "tcaz")
+        t, c, a, z = (f"%{x}{w}" for x in "tcaz")
         for r, ptr in ((t, "x11"), (c, "x12"), (a, "x10"), (z, "x15")):
             p.lw_pi(r, ptr)
         p.op("bn.mulvm", f"%p{w}", t, c)
         p.op("bn.mulvm", f"%q{w}", a, z)
-        p.op("bn.addvm", R_ACC[w] if w < N_RACC else f"%s{w}", f"%p{w}", f"%q{w}")
-        if w >= N_RACC:
+        p.op("bn.addvm", racc[w] if w < n else f"%s{w}", f"%p{w}", f"%q{w}")
+        if w >= n:
             p.sw_pi(f"%s{w}", "x20")
     return p.text().splitlines()
 
 
-def mac_acc():
-    """acc += tile o z_hat (x10, x15): words 0..9 in R_ACC, words 10..31 in DMEM (x20 read,
-    x23 write), 2 words a loop iteration."""
+def mac_pair(n):
+    """acc += tile o z_hat + tile' o z_hat' (tiles at x10, x11, z_hat at x15, z_hat' at x12,
+    all post-incremented): words 0..n-1 in registers, words n..31 in DMEM (x20 read, x23
+    write): 5 instructions a product instead of 6. Unrolled; temporaries allocated by
+    prog.Prog."""
+    racc, tmp = r_acc(n)
+    p = Prog(tmp)
+    for w in range(32):
+        a, z, b, y = (f"%{x}{w}" for x in "azby")
+        for r, ptr in ((a, "x10"), (z, "x15"), (b, "x11"), (y, "x12")):
+            p.lw_pi(r, ptr)
+        p.op("bn.mulvm", f"%p{w}", a, z)
+        p.op("bn.mulvm", f"%q{w}", b, y)
+        p.op("bn.addvm", f"%s{w}", f"%p{w}", f"%q{w}")
+        if w < n:
+            p.op("bn.addvm", racc[w], racc[w], f"%s{w}")
+        else:
+            p.lw_pi(f"%c{w}", "x20")
+            p.op("bn.addvm", f"%d{w}", f"%c{w}", f"%s{w}")
+            p.sw_pi(f"%d{w}", "x23")
+    return p.text().splitlines()
+
+
+def mac_acc(n):
+    """acc += tile o z_hat (x10, x15): words 0..n-1 in registers, words n..31 in DMEM (x20
+    read, x23 write), 2 words a loop iteration (n even, <= 10: w0..w5 free)."""
+    assert n % 2 == 0 and n <= 10
     b = []
     for k in range(2):
         b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{2 + k}, 0(x15)",
@@ -189,7 +216,7 @@ def mac_acc():
     b += [f"bn.mulvm w{k}, w{k}, w{2 + k}" for k in range(2)]
     b += [f"bn.addvm w{k}, w{k}, w{4 + k}" for k in range(2)]
     b += [f"bn.sw.pi w{k}, 0(x23)" for k in range(2)]
-    return _mac_regs() + _loop((32 - N_RACC) // 2, b)
+    return _mac_regs(n) + _loop((32 - n) // 2, b)
 
 
 def hw1_mult(gamma2: int) -> int:
@@ -206,6 +233,8 @@ def hb_mult(gamma2: int) -> int:
 
 class Verify:
     """The verify program and its DMEM layout for one parameter set (44, 65, 87)."""
+
+    RING = 12288            # the 4-tile ring (ML-DSA-44 / -65): 0x3000..0x3fff
 
     sib_words = 8           # SampleInBall's digest words per squeeze (tests use fewer)
 
@@ -239,9 +268,18 @@ class Verify:
         # packed z_j at ZP + zb j: slot j (1 KiB) ends at or before packed z_(j+1) starts
         self.ZP = self.Z_HAT + 1024 * l - self.zb * (l - 1)
         self.ACC = self.Z_HAT + 1024 * l                    # over the last packed z
-        self.TILES = (self.ACC + 1024, self.ACC + 2048)
-        self.SIB = self.TILES[1]
-        self.END = self.ACC + 3072
+        # A_hat tiles: a ring of 4 at RING (4 KiB aligned: the pointer wraps by and / or)
+        # where DMEM has the room (ML-DSA-44 / -65: entries multiply-accumulated in pairs),
+        # else two after ACC
+        self.pairs = self.ACC + 1024 <= self.RING
+        n_tiles = 4 if self.pairs else 2
+        base = self.RING if self.pairs else self.ACC + 1024
+        self.TILES = tuple(base + 1024 * t for t in range(n_tiles))
+        self.SIB = self.TILES[-1]           # SampleInBall's digest words, then z's scratch
+        self.END = base + 1024 * n_tiles
+        # accumulator words in registers: 8 with the pairs (mac_pair wants 8 temporaries),
+        # else 10 (mac_acc's loop takes 2 words an iteration with w0..w5)
+        self.n_racc = 8 if self.pairs else 10
         # M' (read in step 1 only): the larger free stretch then
         free = [(self.C_HAT, self.ZP), (self.ACC + self.zb, dmem_size)]
         self.MSG, end = max(free, key=lambda r: r[1] - r[0])
@@ -466,10 +504,10 @@ class Verify:
         sharing those word offsets (a, b), Y_j is an 8 x 8 lane transpose of the packed
         words 5 p + a (lanes 0..3) and 5 p + b (lanes 4..7), p = 0..3, whose lanes 4..7
         come from lane j xor 4: _blend_transpose. Pass 1: the 20 Y_j (5 transposes) to
-        the scratch at TILES[1] (free until the rows); pass 2: unpack_fields' field pass
+        the scratch at SIB (free until the rows); pass 2: unpack_fields' field pass
         (uniform shifts, transpose, field(p, src, dst)) on them, word 4 run(m) + c of
         the output from lane m of chunk c. w0..w11; packed at x5, output at x6."""
-        S, b = self.TILES[1], 20
+        S, b = self.SIB, 20
         run = [2 * m if m < 4 else 2 * (m - 4) + 1 for m in range(8)]
         p = Prog([f"w{k}" for k in range(12)])
         for a, bb in ((0, 2), (0, 3), (1, 3), (1, 4), (2, 4)):
@@ -545,10 +583,13 @@ class Verify:
     def subroutines(self):
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
         out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
-        # the row's accumulator: words 0..9 in w6..w15 (R_ACC) across the row, words
-        # 10..31 at ACC + 320 (x20 read, x23 write)
-        out += self._sub("mac_two", mac_two())
-        out += self._sub("mac_acc", mac_acc())
+        # the row's accumulator: words 0..n_racc-1 in registers (r_acc) across the row,
+        # the others at ACC + 32 n_racc (x20 read, x23 write)
+        out += self._sub("mac_two", mac_two(self.n_racc))
+        if self.pairs:
+            out += self._sub("mac_pair", mac_pair(self.n_racc))
+        if not self.pairs or self.l % 2 == 0:
+            out += self._sub("mac_acc", mac_acc(self.n_racc))
         out += self._sub("unpack_z", self._bcast("w15", (1 << self.zbits) - 1) +
                          self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) +
                          self._bcast("w12", 2 * self.gamma1 - self.beta - 1) + self._unpack_z())
@@ -559,14 +600,16 @@ class Verify:
 
     # ---------------------------------------------------------------- main line
     def _z_phase(self):
-        """z_j unpacked + checked, NTT'd into Z_HAT[j] (x9 = 0 iff every |z| in range)."""
-        L = ["bn.xor w1, w1, w1", "bn.wsrw ACC, w1", "addi x9, x0, 0"]
-        L += _li(29, self.ZP) + _li(26, self.Z_HAT) + [f"addi x27, x0, {self.l}", "z_loop:",
-                                                      "addi x5, x29, 0", "addi x6, x26, 0"]
-        L += self._call("unpack_z") + ["addi x8, x26, 0"] + self._call("ntt_x8")
-        L += [*_far("bne", "x9", "x0", "exit_z")]
-        L += _li(1, self.zb) + ["add x29, x29, x1", "addi x26, x26, 1024", "addi x27, x27, -1",
-                                "bne x27, x0, z_loop"]
+        """z_j unpacked + checked, NTT'd into Z_HAT[j] (x9 = 0 iff every |z| in range). With
+        the tile ring, A_hat[0][1] and [0][2] are sampled meanwhile (into tiles 1, 2)."""
+        L = ["bn.xor w1, w1, w1", "bn.wsrw ACC, w1", "addi x9, x0, 0", "addi x21, x0, 0"]
+        for j in range(self.l):
+            if self.pairs and j < 2:
+                L += ["smp.wait"] + _li(27, self.TILES[j + 1]) + \
+                    self._start_a("x21", j + 1, "x27")
+            L += _li(5, self.ZP + self.zb * j) + _li(6, self.Z_HAT + 1024 * j) + \
+                self._call("unpack_z") + _li(8, self.Z_HAT + 1024 * j) + self._call("ntt_x8")
+            L += [*_far("bne", "x9", "x0", "exit_z")]
         return L
 
     def _start_a_row(self, off):
@@ -576,15 +619,15 @@ class Verify:
                 f"addi x5, x21, {off}", "bn.ins w2, x5, 0", "kmac.msg w2, x7",
                 "smp.run x27, x4, uni23"]
 
-    def _rows(self):
+    def _rows_two_tiles(self):
         """Per row: hint, t1 unpack + NTT, o c_hat, + sum_j A_hat[i][j] o z_hat[j] (the next
         A entry sampled into the other tile), INTT, UseHint, w1Encode over t1_i.
         x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position, x19 rows left,
-        x26 / x27 = this / the other tile (x29 = their xor), x25 = ACC + 32 N_RACC."""
+        x26 / x27 = this / the other tile (x29 = their xor), x25 = ACC + 32 n_racc."""
         l = self.l
         L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1]) + \
-            _li(29, self.TILES[0] ^ self.TILES[1]) + _li(25, self.ACC + 32 * N_RACC)
+            _li(29, self.TILES[0] ^ self.TILES[1]) + _li(25, self.ACC + 32 * self.n_racc)
         L += ["row_loop:"]
         L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
         L += _li(8, self.ACC) + self._call("ntt_x8")
@@ -603,13 +646,71 @@ class Verify:
             L += (_li(11, self.ACC) + _li(12, self.C_HAT) + self._call("mac_two")) if j == 0 \
                 else (["addi x23, x25, 0"] + self._call("mac_acc"))
             L += ["xor x26, x26, x29", "xor x27, x27, x29"]
-        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(R_ACC)]
+        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])]
         L += _li(8, self.ACC) + self._call("intt_x8")
         L += self._call("hint_fix")
         L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
               "addi x19, x19, -1", "bne x19, x0, row_loop"]
         return L
+
+    def _adv(self, x):
+        """x = the next tile of the ring (x30 = 0x3fff, x31 = RING)."""
+        return [f"addi {x}, {x}, 1024", f"and {x}, {x}, x30", f"or {x}, {x}, x31"]
+
+    def _job(self, off):
+        """Checkpoint: wait for the sampler, then A_hat entry x21 + off -> tile x27 (off >=
+        256: the next row's, none after the last row), x27 advanced."""
+        L = ["smp.wait"]
+        if off is None:
+            return L
+        if off >= 256:
+            L += ["addi x5, x0, 1", f"beq x19, x5, job_skip_{off}"]
+        L += self._start_a_row(off) + self._adv("x27")
+        return L + ([f"job_skip_{off}:"] if off >= 256 else [])
+
+    def _rows_ring(self):
+        """The rows with the 4-tile ring: entry 0 with t1_hat o c_hat (mac_two), then pairs
+        (mac_pair; a single last one by mac_acc when l - 1 is odd). A sampler job at each
+        checkpoint: before each multiply-accumulate and twice in the row's tail (after the
+        last one, after the INTT), for the entry 4 ahead at most (its tile was consumed).
+        x26 = the next tile to consume, x27 = to sample into; registers as _rows_two_tiles."""
+        l = self.l
+        units = [[0]] + [list(range(j, min(j + 2, l))) for j in range(1, l, 2)]
+        jobs = {4: [3, 256, 257, 258, None], 5: [3, 4, 256, 257, 258]}[l]
+        L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
+        L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[3]) + \
+            _li(25, self.ACC + 32 * self.n_racc) + _li(30, 0x3FFF) + _li(31, self.RING)
+        L += ["row_loop:"]
+        L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
+        L += _li(8, self.ACC) + self._call("ntt_x8")
+        L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
+              "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
+        for u, unit in enumerate(units):
+            L += self._job(jobs[u])
+            L += ["addi x10, x26, 0"] + self._adv("x26") + ["addi x20, x25, 0"]
+            if unit == [0]:
+                L += _li(11, self.ACC) + _li(12, self.C_HAT) + self._call("mac_two")
+            elif len(unit) == 2:
+                L += ["addi x11, x26, 0"] + self._adv("x26") + \
+                    ["addi x23, x25, 0", "addi x12, x15, 1024"] + self._call("mac_pair") + \
+                    ["addi x15, x12, 0"]
+            else:
+                L += ["addi x23, x25, 0"] + self._call("mac_acc")
+        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])]
+        L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
+              "addi x7, x0, 3", "addi x4, x0, 256"] + self._job(jobs[len(units)])
+        L += _li(8, self.ACC) + self._call("intt_x8")
+        L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
+              "addi x7, x0, 3", "addi x4, x0, 256"] + self._job(jobs[len(units) + 1])
+        L += self._call("hint_fix")
+        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
+        L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
+              "addi x19, x19, -1", "bne x19, x0, row_loop"]
+        return L
+
+    def _rows(self):
+        return self._rows_ring() if self.pairs else self._rows_two_tiles()
 
     def _final(self):
         """c_tilde' = H(mu || w1Encode(w1), lambda / 4) against c_tilde."""
