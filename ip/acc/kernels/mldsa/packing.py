@@ -358,8 +358,7 @@ def unpack_fields(b, field, mask="w15", pool=14, out_stride=1024):
     for chunk c the field i of all 8 lanes (coefficient 32m + 8c + i) is one uniform
     shift / or of Y_k, Y_k+1 and an AND with `mask` (2^b - 1 in every lane); an 8 x 8
     transpose gives the words 4m + c, and field(p, src, dst) (lane-wise, on prog.Prog p)
-    maps each before its store (field None: the fields themselves are stored).
-    Registers: w0..w{pool-1}, x10..x17."""
+    maps each before its store. Registers: w0..w{pool-1}, x10..x17."""
     p = Prog([f"w{k}" for k in range(pool)])
     Y = [f"%y{j}" for j in range(b)]
     built = 0
@@ -392,9 +391,6 @@ def unpack_fields(b, field, mask="w15", pool=14, out_stride=1024):
         out = transpose8(p, rows, f"c{c}_")
         for m in range(8):
             d = f"%o{c}_{m}"
-            if field is None:
-                d = out[BR3[m]]
-            else:
-                field(p, out[BR3[m]], d)
+            field(p, out[BR3[m]], d)
             p.raw(f"bn.sw {{0}}, {128 * m + 32 * c}({{1}})", [], [d, "x6"])
     return p.text().splitlines()

@@ -70,7 +70,8 @@ registers of the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 =
 t1_i, x26 / x27 this / the other A tile; the subroutines use x1..x17, x20, x23.
 """
 from ip.acc.block import DMEM_SIZE
-from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.asm_util import (across, li as _li, loop as _loop, mem as _m, poly_io,
+                                     twiddle_loads, u32 as _u32)
 from ip.acc.kernels.mldsa import ntt, products, sampling
 from ip.acc.kernels.mldsa.packing import BR3, or_tree, pack_fields, transpose8, unpack_fields
 from ip.acc.kernels.prog import Prog
@@ -217,6 +218,86 @@ def mac_acc(n):
     b += [f"bn.addvm w{k}, w{k}, w{4 + k}" for k in range(2)]
     b += [f"bn.sw.pi w{k}, 0(x23)" for k in range(2)]
     return _mac_regs(n) + _loop((32 - n) // 2, b)
+
+
+def _unpack_chunk_lines(b, c, out_names, tag):
+    """unpack_fields' chunk c of a b-bit polynomial packed at x5 as text on virtual
+    registers (for sched.allocate): Y_j gathered by lw (x10..x17) + bn.ins, the fields by
+    uniform shifts / and with w15 (2^b - 1), an 8 x 8 transpose; out_names[m] gets the
+    word 4 m + c."""
+    out = []
+    first = (b * 8 * c) // 32
+    last = (b * (8 * c + 8) - 1) // 32
+    Y = {}
+    for j in range(first, last + 1):
+        Y[j] = f"%{tag}y{j}"
+        for m in range(8):
+            x = f"x{10 + (8 * j + m) % 8}"
+            out += [f"lw {x}, {4 * (b * m + j)}(x5)", f"bn.ins {Y[j]}, {x}, {m}"]
+    rows = [None] * 8
+    for i in range(8):
+        k, off = divmod(b * (8 * c + i), 32)
+        t = f"%{tag}t{i}"
+        src = Y[k]
+        if off:
+            out.append(f"bn.shrv {t}, {src}, {off}")
+            src = t
+        if off + b > 32:
+            out += [f"bn.shlv %{tag}u{i}, {Y[k + 1]}, {32 - off}", f"bn.or {t}, {src}, %{tag}u{i}"]
+            src = t
+        if off + b != 32:
+            out.append(f"bn.and {t}, {src}, w15")
+            src = t
+        rows[BR3[i]] = src
+    src = rows
+    for rnd in range(3):
+        dst = []
+        for q in range(4):
+            if rnd < 2:
+                lo, hi = f"%{tag}r{rnd}_{2 * q}", f"%{tag}r{rnd}_{2 * q + 1}"
+            else:       # out[BR3[m]] lane i = field i of lane m: the word 4 m + c
+                lo, hi = out_names[BR3[2 * q]], out_names[BR3[2 * q + 1]]
+            out += [f"bn.unzip.lo {lo}, {src[q]}, {src[q + 4]}",
+                    f"bn.unzip.hi {hi}, {src[q]}, {src[q + 4]}"]
+            dst += [lo, hi]
+        src = dst
+    return out
+
+
+def unpack_ntt_body(b, twid):
+    """SimpleBitUnpack of a b-bit polynomial packed at x5 fused with the forward NTT into
+    x8 (ntt.ntt_body's passes): chunk c of the unpack is exactly pass 1's group c (the
+    words 4 m + c), so pass 1 takes the unpacked words in registers (no store / load
+    between them). w15 = 2^b - 1; w0..w14 allocated by sched.allocate."""
+    mem = _m
+    loads, stores, out = twiddle_loads(mem, twid, 32), {}, []
+    for g in range(4):                                   # pass 1
+        words = [g + 4 * i for i in range(8)]
+        regs = {r: f"%a{r}" for r in words}
+        out += _unpack_chunk_lines(b, g, [f"%a{4 * m + g}" for m in range(8)], f"u{g}")
+        for r in words:
+            stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
+        for layer, length in ((0, 128), (1, 64), (2, 32)):
+            out += across(words, regs, length, 8,
+                          lambda r, layer=layer, length=length:
+                          ("%t0", ((1 << layer) + 8 * r // (2 * length)) % 8))
+    for c in range(4):                                   # pass 2 (as ntt.ntt_body)
+        words = list(range(8 * c, 8 * c + 8))
+        regs = {r: f"%b{r}" for r in words}
+        poly_io(loads, stores, "%b", words, 0, "x8", "x8")
+        for half in (words[:4], words[4:]):
+            out += across(half, regs, 16, 8, lambda r: ("%t1", (8 + r // 4) % 8))
+            out += across(half, regs, 8, 8,
+                          lambda r: (f"%t{(16 + r // 2) // 8}", (16 + r // 2) % 8))
+            for length, first in ((4, 32), (2, 64), (1, 128)):
+                per_reg = 8 // (2 * length)
+                for r in half[::2]:
+                    k = first + r * per_reg
+                    out.append(f"bn.bfly.ct {regs[r]}, {regs[r + 1]}, "
+                               f"%t{k // 8}, l{length}, {k % 8}")
+    out = sched.just_in_time(out, loads, stores)
+    out = sched.allocate(out, [f"w{i}" for i in range(15)])
+    return sched.schedule(out, [("x0", "x8"), ("x5", "x8")])
 
 
 def hw1_mult(gamma2: int) -> int:
@@ -549,11 +630,6 @@ class Verify:
         return p.text().splitlines()
 
     @staticmethod
-    def _unpack_t1():
-        """t1_i: 10-bit packed at x5 -> t1 at x6 (the -2^d is in c_hat). w15 mask."""
-        return unpack_fields(10, None, pool=15)
-
-    @staticmethod
     def _bcast(w, val):
         return _li(1, val) + [f"bn.bcast {w}, x1"]
 
@@ -593,7 +669,9 @@ class Verify:
         out += self._sub("unpack_z", self._bcast("w15", (1 << self.zbits) - 1) +
                          self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) +
                          self._bcast("w12", 2 * self.gamma1 - self.beta - 1) + self._unpack_z())
-        out += self._sub("unpack_t1", self._bcast("w15", (1 << 10) - 1) + self._unpack_t1())
+        # t1_i unpacked straight into the NTT (-> ACC at x8; the -2^d is in c_hat)
+        out += self._sub("unpack_t1_ntt", self._bcast("w15", (1 << 10) - 1) +
+                         unpack_ntt_body(10, self.TWID))
         out += self._sub("hint_fix", self._hint_fix())
         out += self._sub("hw1_encode", self._hw1_encode())
         return out
@@ -629,8 +707,7 @@ class Verify:
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1]) + \
             _li(29, self.TILES[0] ^ self.TILES[1]) + _li(25, self.ACC + 32 * self.n_racc)
         L += ["row_loop:"]
-        L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
-        L += _li(8, self.ACC) + self._call("ntt_x8")
+        L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._call("unpack_t1_ntt")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for j in range(l):
@@ -682,8 +759,7 @@ class Verify:
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[3]) + \
             _li(25, self.ACC + 32 * self.n_racc) + _li(30, 0x3FFF) + _li(31, self.RING)
         L += ["row_loop:"]
-        L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
-        L += _li(8, self.ACC) + self._call("ntt_x8")
+        L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._call("unpack_t1_ntt")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for u, unit in enumerate(units):
