@@ -220,20 +220,12 @@ def mac_acc(n):
     return _mac_regs(n) + _loop((32 - n) // 2, b)
 
 
-def _unpack_chunk_lines(b, c, out_names, tag):
-    """unpack_fields' chunk c of a b-bit polynomial packed at x5 as text on virtual
-    registers (for sched.allocate): Y_j gathered by lw (x10..x17) + bn.ins, the fields by
-    uniform shifts / and with w15 (2^b - 1), an 8 x 8 transpose; out_names[m] gets the
-    word 4 m + c."""
+def _chunk_fields(b, c, Y, out_names, tag, field=None):
+    """unpack_fields' field pass for chunk c as text on virtual registers: field i of the
+    8 lanes by uniform shifts / or / and with w15 (2^b - 1) of Y[k], Y[k + 1], an 8 x 8
+    transpose, field(src, dst, tag) lines (None: the fields themselves) -> out_names[m]
+    (lane m's word of the chunk)."""
     out = []
-    first = (b * 8 * c) // 32
-    last = (b * (8 * c + 8) - 1) // 32
-    Y = {}
-    for j in range(first, last + 1):
-        Y[j] = f"%{tag}y{j}"
-        for m in range(8):
-            x = f"x{10 + (8 * j + m) % 8}"
-            out += [f"lw {x}, {4 * (b * m + j)}(x5)", f"bn.ins {Y[j]}, {x}, {m}"]
     rows = [None] * 8
     for i in range(8):
         k, off = divmod(b * (8 * c + i), 32)
@@ -253,28 +245,47 @@ def _unpack_chunk_lines(b, c, out_names, tag):
     for rnd in range(3):
         dst = []
         for q in range(4):
-            if rnd < 2:
-                lo, hi = f"%{tag}r{rnd}_{2 * q}", f"%{tag}r{rnd}_{2 * q + 1}"
-            else:       # out[BR3[m]] lane i = field i of lane m: the word 4 m + c
+            lo, hi = f"%{tag}r{rnd}_{2 * q}", f"%{tag}r{rnd}_{2 * q + 1}"
+            if rnd == 2 and field is None:   # dst[BR3[m]] lane i = field i of lane m
                 lo, hi = out_names[BR3[2 * q]], out_names[BR3[2 * q + 1]]
             out += [f"bn.unzip.lo {lo}, {src[q]}, {src[q + 4]}",
                     f"bn.unzip.hi {hi}, {src[q]}, {src[q + 4]}"]
             dst += [lo, hi]
         src = dst
+    if field is not None:
+        for m in range(8):
+            out += field(src[BR3[m]], out_names[m], f"{tag}f{m}")
     return out
 
 
-def unpack_ntt_body(b, twid):
+def _unpack_chunk_lines(b, c, out_names, tag, field=None):
+    """unpack_fields' chunk c of a b-bit polynomial packed at x5 as text on virtual
+    registers (for sched.allocate): Y_j lane m = granule b m + j gathered by lw (x10..x17)
+    + bn.ins, then _chunk_fields; out_names[m] gets the word 4 m + c."""
+    out = []
+    Y = {}
+    for j in range((b * 8 * c) // 32, (b * (8 * c + 8) - 1) // 32 + 1):
+        Y[j] = f"%{tag}y{j}"
+        for m in range(8):
+            x = f"x{10 + (8 * j + m) % 8}"
+            out += [f"lw {x}, {4 * (b * m + j)}(x5)", f"bn.ins {Y[j]}, {x}, {m}"]
+    return out + _chunk_fields(b, c, Y, out_names, tag, field)
+
+
+def unpack_ntt_body(b, twid, chunk=None, pool=15):
     """SimpleBitUnpack of a b-bit polynomial packed at x5 fused with the forward NTT into
     x8 (ntt.ntt_body's passes): chunk c of the unpack is exactly pass 1's group c (the
     words 4 m + c), so pass 1 takes the unpacked words in registers (no store / load
-    between them). w15 = 2^b - 1; w0..w14 allocated by sched.allocate."""
+    between them). chunk(c, names): the lines of chunk c (default _unpack_chunk_lines of
+    b bits), names[m] the word 4 m + c. w15 = 2^b - 1; w0..w(pool-1) allocated by
+    sched.allocate."""
+    chunk = chunk or (lambda c, names: _unpack_chunk_lines(b, c, names, f"u{c}"))
     mem = _m
     loads, stores, out = twiddle_loads(mem, twid, 32), {}, []
     for g in range(4):                                   # pass 1
         words = [g + 4 * i for i in range(8)]
         regs = {r: f"%a{r}" for r in words}
-        out += _unpack_chunk_lines(b, g, [f"%a{4 * m + g}" for m in range(8)], f"u{g}")
+        out += chunk(g, [f"%a{4 * m + g}" for m in range(8)])
         for r in words:
             stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
         for layer, length in ((0, 128), (1, 64), (2, 32)):
@@ -296,7 +307,7 @@ def unpack_ntt_body(b, twid):
                     out.append(f"bn.bfly.ct {regs[r]}, {regs[r + 1]}, "
                                f"%t{k // 8}, l{length}, {k % 8}")
     out = sched.just_in_time(out, loads, stores)
-    out = sched.allocate(out, [f"w{i}" for i in range(15)])
+    out = sched.allocate(out, [f"w{i}" for i in range(pool)])
     return sched.schedule(out, [("x0", "x8"), ("x5", "x8")])
 
 
@@ -564,32 +575,16 @@ class Verify:
                 "bn.addv w3, w3, w7"]
 
     # ---------------------------------------------------------------- subroutines
-    def _unpack_z(self):
-        """z_j: packed at x5 -> x6, z = gamma1 - f (mod q); ACC |= [f <= beta or f >= 2
-        gamma1 - beta] per lane (x9). w15 mask, w14 gamma1, w13 beta + 1, w12 2 gamma1 -
-        beta - 1."""
-        def field(p, s, d):
-            p.op("bn.ltv", f"{d}lo", s, "w13")
-            p.op("bn.ltv", f"{d}hi", "w12", s)
-            p.raw("bn.or.acc {0}, {2}, {3}", ["x9", "@acc"], [f"{d}lo", f"{d}hi", "@acc"])
-            p.op("bn.subvm", d, "w14", s)
-        if self.zbits == 20:
-            return self._unpack_z20(field)
-        return unpack_fields(self.zbits, field, pool=12)
-
-    def _unpack_z20(self, field):
-        """The 20-bit z unpack (ML-DSA-65 / -87) without per-granule gathers: lane m works on
-        the 32 coefficients of run(m) (runs 0, 2, 4, 6 in lanes 0..3, 1, 3, 5, 7 in lanes
-        4..7), Y_j lane m = granule 20 run(m) + j. Granule 20 r + j is packed word
-        5 (r // 2) + (j + 20 (r % 2)) // 8, lane j (+ 4 for odd r) mod 8: so for the 4 j
-        sharing those word offsets (a, b), Y_j is an 8 x 8 lane transpose of the packed
+    def _z20_pass1(self):
+        """The 20-bit z unpack's (ML-DSA-65 / -87) Y words without per-granule gathers: lane
+        m works on the 32 coefficients of run(m) (runs 0, 2, 4, 6 in lanes 0..3, 1, 3, 5, 7
+        in lanes 4..7), Y_j lane m = granule 20 run(m) + j. Granule 20 r + j is packed
+        word 5 (r // 2) + (j + 20 (r % 2)) // 8, lane j (+ 4 for odd r) mod 8: so for the 4
+        j sharing those word offsets (a, b), Y_j is an 8 x 8 lane transpose of the packed
         words 5 p + a (lanes 0..3) and 5 p + b (lanes 4..7), p = 0..3, whose lanes 4..7
-        come from lane j xor 4: _blend_transpose. Pass 1: the 20 Y_j (5 transposes) to
-        the scratch at SIB (free until the rows); pass 2: unpack_fields' field pass
-        (uniform shifts, transpose, field(p, src, dst)) on them, word 4 run(m) + c of
-        the output from lane m of chunk c. w0..w11; packed at x5, output at x6."""
+        come from lane j xor 4 (_blend_transpose): 5 transposes, the 20 Y_j to the scratch
+        at SIB (free until the rows). w0..w11; packed at x5."""
         S, b = self.SIB, 20
-        run = [2 * m if m < 4 else 2 * (m - 4) + 1 for m in range(8)]
         p = Prog([f"w{k}" for k in range(12)])
         for a, bb in ((0, 2), (0, 3), (1, 3), (1, 4), (2, 4)):
             X = []
@@ -601,33 +596,35 @@ class Verify:
             ys = _blend_transpose(p, X, [j % 8 for j in js], f"g{a}{bb}_")
             for j in js:
                 p.sw(ys[j % 8], S + 32 * j)
-        for c in range(4):
-            Y = {}
-            for k in range(5 * c, 5 * c + 5):
-                Y[k] = f"%y{k}"
-                p.lw(Y[k], S + 32 * k)
-            rows = [None] * 8
-            for i in range(8):
-                k, off = divmod(b * (8 * c + i), 32)
-                t = f"%t{c}_{i}"
-                src = Y[k]
-                if off:
-                    p.op("bn.shrv", t, src, str(off))
-                    src = t
-                if off + b > 32:
-                    p.op("bn.shlv", f"%u{c}_{i}", Y[k + 1], str(32 - off))
-                    p.op("bn.or", t, src, f"%u{c}_{i}")
-                    src = t
-                if off + b != 32:
-                    p.op("bn.and", t, src, "w15")
-                    src = t
-                rows[BR3[i]] = src
-            out = transpose8(p, rows, f"c{c}_")
-            for m in range(8):
-                d = f"%o{c}_{m}"
-                field(p, out[BR3[m]], d)
-                p.raw(f"bn.sw {{0}}, {128 * run[m] + 32 * c}({{1}})", [], [d, "x6"])
         return p.text().splitlines()
+
+    def _z_field(self, src, dst, tag):
+        """z = gamma1 - f (mod q); ACC |= [f <= beta or f >= 2 gamma1 - beta] per lane (x9).
+        w14 gamma1, w13 beta + 1, w12 2 gamma1 - beta - 1."""
+        return [f"bn.ltv %{tag}lo, {src}, w13", f"bn.ltv %{tag}hi, w12, {src}",
+                f"bn.or.acc x9, %{tag}lo, %{tag}hi", f"bn.subvm {dst}, w14, {src}"]
+
+    def _unpack_z_ntt(self):
+        """z_j packed at x5 -> z_hat_j at x8: unpacked (z = gamma1 - field, the range check
+        in x9) straight into the NTT (unpack_ntt_body); the 20-bit sets' Y words by
+        _z20_pass1 first, then the field pass from the scratch, word 4 run(m) + c from
+        lane m of chunk c."""
+        b = self.zbits
+        consts = self._bcast("w15", (1 << b) - 1) + self._bcast("w14", self.gamma1) + \
+            self._bcast("w13", self.beta + 1) + \
+            self._bcast("w12", 2 * self.gamma1 - self.beta - 1)
+        if b != 20:
+            def chunk(c, names):
+                return _unpack_chunk_lines(b, c, names, f"u{c}", self._z_field)
+            return consts + unpack_ntt_body(b, self.TWID, chunk, pool=12)
+        run = [2 * m if m < 4 else 2 * (m - 4) + 1 for m in range(8)]
+
+        def chunk(c, names):
+            Y = {k: f"%u{c}y{k}" for k in range(5 * c, 5 * c + 5)}
+            lines = [f"bn.lw {Y[k]}, {_m(self.SIB + 32 * k)}" for k in Y]
+            return lines + _chunk_fields(b, c, Y, [names[run[m]] for m in range(8)],
+                                         f"u{c}", self._z_field)
+        return consts + self._z20_pass1() + unpack_ntt_body(b, self.TWID, chunk, pool=12)
 
     @staticmethod
     def _bcast(w, val):
@@ -666,9 +663,7 @@ class Verify:
             out += self._sub("mac_pair", mac_pair(self.n_racc))
         if not self.pairs or self.l % 2 == 0:
             out += self._sub("mac_acc", mac_acc(self.n_racc))
-        out += self._sub("unpack_z", self._bcast("w15", (1 << self.zbits) - 1) +
-                         self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) +
-                         self._bcast("w12", 2 * self.gamma1 - self.beta - 1) + self._unpack_z())
+        out += self._sub("unpack_z_ntt", self._unpack_z_ntt())
         # t1_i unpacked straight into the NTT (-> ACC at x8; the -2^d is in c_hat)
         out += self._sub("unpack_t1_ntt", self._bcast("w15", (1 << 10) - 1) +
                          unpack_ntt_body(10, self.TWID))
@@ -685,8 +680,8 @@ class Verify:
             if self.pairs and j < 2:
                 L += ["smp.wait"] + _li(27, self.TILES[j + 1]) + \
                     self._start_a("x21", j + 1, "x27")
-            L += _li(5, self.ZP + self.zb * j) + _li(6, self.Z_HAT + 1024 * j) + \
-                self._call("unpack_z") + _li(8, self.Z_HAT + 1024 * j) + self._call("ntt_x8")
+            L += _li(5, self.ZP + self.zb * j) + _li(8, self.Z_HAT + 1024 * j) + \
+                self._call("unpack_z_ntt")
             L += [*_far("bne", "x9", "x0", "exit_z")]
         return L
 
