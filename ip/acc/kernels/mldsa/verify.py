@@ -311,6 +311,54 @@ def unpack_ntt_body(b, twid, chunk=None, pool=15):
     return sched.schedule(out, [("x0", "x8"), ("x5", "x8")])
 
 
+def mac_intt_body(itwid, tiles):
+    """A row's last multiply-accumulate fused with its inverse NTT (ntt.intt_body's passes),
+    in place at x8 = ACC (the register words of the accumulator stored there first): word
+    w of pass A's chunk = acc[w] + sum over tiles (x10, x11) of tile o z_hat (x15, x12),
+    kept in registers for the INTT (no store / load between them). w0..w15 allocated by
+    sched.allocate."""
+    loads, stores, out = twiddle_loads(_m, itwid, 33), {}, []
+    ptrs = [("x10", "x15"), ("x11", "x12")][:tiles]
+    for c in range(4):                                   # pass A
+        words = list(range(8 * c, 8 * c + 8))
+        regs = [f"%a{r}" for r in words]
+        for r in words:
+            acc = f"%c{r}"
+            out.append(f"bn.lw {acc}, {32 * r}(x8)")
+            for k, (ta, tz) in enumerate(ptrs):
+                out += [f"bn.lw.pi %x{r}_{k}, 0({ta})", f"bn.lw.pi %y{r}_{k}, 0({tz})",
+                        f"bn.mulvm %x{r}_{k}, %x{r}_{k}, %y{r}_{k}"]
+            if tiles == 2:
+                out.append(f"bn.addvm %x{r}_0, %x{r}_0, %x{r}_1")
+            out.append(f"bn.addvm %a{r}, {acc}, %x{r}_0")
+            stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
+        for half in (0, 4):                              # no layer mixes the two halves
+            for length, first in ((1, 0), (2, 128), (4, 192)):
+                per_reg = 8 // (2 * length)
+                for i in range(half, half + 4, 2):
+                    word, lane = divmod(first + (8 * c + i) * per_reg, 8)
+                    out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, l{length}, {lane}")
+            for i in range(half, half + 4, 2):           # len 8: words (r, r+1), block r/2
+                word, lane = divmod(224 + (8 * c + i) // 2, 8)
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, r, {lane}")
+            for i in (half, half + 1):                   # len 16: words (r, r+2), word 30
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 2]}, %t30, r, {(8 * c + i) // 4}")
+    for g in range(4):                                   # pass B (as ntt.intt_body)
+        words = [g + 4 * i for i in range(8)]
+        regs = [f"%b{r}" for r in words]
+        poly_io(loads, stores, "%b", words, 0, "x8", "x8")
+        for dist, length, lane0 in ((1, 32, 0), (2, 64, 4), (4, 128, 6)):
+            for i in range(8):
+                if i & dist:
+                    continue
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + dist]}, %t31, r, "
+                           f"{lane0 + 8 * words[i] // (2 * length)}")
+        out += [f"bn.mulvm {regs[i]}, {regs[i]}, %t32" for i in range(4)]
+    out = sched.just_in_time(out, loads, stores)
+    out = sched.allocate(out, [f"w{i}" for i in range(16)])
+    return sched.schedule(out, [("x0", "x8")] + [(x, "x8") for pr in ptrs for x in pr])
+
+
 def hw1_mult(gamma2: int) -> int:
     """floor(2^43 / (2 gamma2)): mulv.hi((r + gamma2) mod q, it) >> 11 = HighBits(r) on
     [0, q) (the q - 1 wrap included: checked exhaustively in the tests)."""
@@ -655,14 +703,17 @@ class Verify:
 
     def subroutines(self):
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
-        out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
         # the row's accumulator: words 0..n_racc-1 in registers (r_acc) across the row,
         # the others at ACC + 32 n_racc (x20 read, x23 write)
         out += self._sub("mac_two", mac_two(self.n_racc))
         if self.pairs:
             out += self._sub("mac_pair", mac_pair(self.n_racc))
-        if not self.pairs or self.l % 2 == 0:
+        else:
             out += self._sub("mac_acc", mac_acc(self.n_racc))
+        # the row's last entry (or pair) with its INTT
+        out += self._sub("mac_intt1", mac_intt_body(self.ITWID, 1)) \
+            if not self.pairs or self.l % 2 == 0 else \
+            self._sub("mac_intt2", mac_intt_body(self.ITWID, 2))
         out += self._sub("unpack_z_ntt", self._unpack_z_ntt())
         # t1_i unpacked straight into the NTT (-> ACC at x8; the -2^d is in c_hat)
         out += self._sub("unpack_t1_ntt", self._bcast("w15", (1 << 10) - 1) +
@@ -713,13 +764,17 @@ class Verify:
                 L += ["addi x5, x0, 1", "beq x19, x5, last_row_0"]
                 L += self._start_a_row(256)
                 L += ["last_row_0:"]
-            # x15 runs on through z_hat[j]; entry 0 with t1_hat o c_hat
+            # x15 runs on through z_hat[j]; entry 0 with t1_hat o c_hat, the last one with
+            # the INTT
             L += ["addi x10, x26, 0", "addi x20, x25, 0"]
-            L += (_li(11, self.ACC) + _li(12, self.C_HAT) + self._call("mac_two")) if j == 0 \
-                else (["addi x23, x25, 0"] + self._call("mac_acc"))
+            if j == 0:
+                L += _li(11, self.ACC) + _li(12, self.C_HAT) + self._call("mac_two")
+            elif j < l - 1:
+                L += ["addi x23, x25, 0"] + self._call("mac_acc")
+            else:
+                L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])] + \
+                    _li(8, self.ACC) + self._call("mac_intt1")
             L += ["xor x26, x26, x29", "xor x27, x27, x29"]
-        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])]
-        L += _li(8, self.ACC) + self._call("intt_x8")
         L += self._call("hint_fix")
         L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
@@ -758,23 +813,24 @@ class Verify:
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for u, unit in enumerate(units):
+            last = u == len(units) - 1                # with the INTT
             L += self._job(jobs[u])
             L += ["addi x10, x26, 0"] + self._adv("x26") + ["addi x20, x25, 0"]
+            if last:
+                L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])] + _li(8, self.ACC)
             if unit == [0]:
                 L += _li(11, self.ACC) + _li(12, self.C_HAT) + self._call("mac_two")
             elif len(unit) == 2:
                 L += ["addi x11, x26, 0"] + self._adv("x26") + \
-                    ["addi x23, x25, 0", "addi x12, x15, 1024"] + self._call("mac_pair") + \
-                    ["addi x15, x12, 0"]
+                    ["addi x23, x25, 0", "addi x12, x15, 1024"] + \
+                    self._call("mac_intt2" if last else "mac_pair") + ["addi x15, x12, 0"]
             else:
-                L += ["addi x23, x25, 0"] + self._call("mac_acc")
-        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])]
+                L += ["addi x23, x25, 0"] + self._call("mac_intt1" if last else "mac_acc")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + self._job(jobs[len(units)])
-        L += _li(8, self.ACC) + self._call("intt_x8")
+        L += self._call("hint_fix")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + self._job(jobs[len(units) + 1])
-        L += self._call("hint_fix")
         L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
               "addi x19, x19, -1", "bne x19, x0, row_loop"]
