@@ -171,7 +171,8 @@ def _hint_sig(param, seed, min_hints=3):
 def test_malformed_hints_are_rejected(param):
     """HintBitUnpack's checks (FIPS 204 Alg. 21), each on a re-encoded hint: a count above
     omega, a count below the previous one, indices not strictly increasing (equal and
-    decreasing), a non-zero padding byte; each with its status code, and OpenSSL rejects
+    decreasing), a non-zero padding byte (first, middle, last); each with its status code,
+    and OpenSSL rejects
     the same bytes."""
     pk, msg, sig, v = _hint_sig(param, 50 + param)
     om, k = v.omega, v.k
@@ -191,7 +192,8 @@ def test_malformed_hints_are_rejected(param):
              ("index repeated", edit(o1=y[0]), V.STATUS_HINT_ORDER),
              ("index decreasing", edit(o0=y[1], o1=y[0]), V.STATUS_HINT_ORDER),
              ("padding", edit(**{f"o{om - 1}": 1}), V.STATUS_HINT_PADDING),
-             ("padding first", edit(**{f"o{last}": 255}), V.STATUS_HINT_PADDING)]
+             ("padding first", edit(**{f"o{last}": 255}), V.STATUS_HINT_PADDING),
+             ("padding middle", edit(**{f"o{(last + om) // 2}": 128}), V.STATUS_HINT_PADDING)]
     if y[om + 1] > y[om]:
         # across a polynomial boundary an index may go down: not malformed (INVALID only
         # because the hint changed)

@@ -540,9 +540,9 @@ class Verify:
         first = 256 - tau
         assert 32 < tau < 64
         squeeze = _li(6, sib) + _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
-        L = self._ctil_absorb() + squeeze
-        L += _li(7, self.C_HAT) + ["bn.xor w4, w4, w4"] + \
-            _loop(32, ["bn.sw.pi w4, 0(x7)"])
+        # c cleared while the KMAC permutes (M' may have lain there: only after mu)
+        L = self._ctil_absorb() + _li(7, self.C_HAT) + ["bn.xor w4, w4, w4"] + \
+            _loop(32, ["bn.sw.pi w4, 0(x7)"]) + squeeze
         L += _li(7, self.C_HAT) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"]
         for x in ("x10", "x11"):                          # rotate right by tau mod 32
             L += [f"srli x14, {x}, {tau % 32}", f"slli {x}, {x}, {32 - tau % 32}",
@@ -570,13 +570,20 @@ class Verify:
         return L + ["sib_done:"]
 
     def _hint_tail(self):
-        """The last count <= omega and the bytes after the last index zero (x7 = HINT)."""
+        """The last count <= omega and the bytes after the last index (up to omega) zero, a
+        word at a time (the first word shifted past the indices, the last masked to
+        the bytes below omega); x7 = HINT."""
         om = self.omega
         L = _li(7, self.HINT) + [f"addi x9, x0, {om + self.k - 1}"] + self._byte(8, "x9", 1)
         L += [f"addi x2, x0, {om}", *_far("bltu", "x2", "x8", "exit_count"),
-              "tail_loop:", "bgeu x8, x2, tail_done"] + self._byte(3, "x8", 1) + \
-            [*_far("bne", "x3", "x0", "exit_pad"), "addi x8, x8, 1", "jal x0, tail_loop", "tail_done:"]
-        return L
+              "bgeu x8, x2, tail_done", "andi x9, x8, -4", "add x9, x9, x7",
+              "andi x10, x8, 3", "slli x10, x10, 3", "lw x3, 0(x9)", "srl x3, x3, x10",
+              "sll x3, x3, x10"] + _li(11, self.HINT + ((om - 1) & ~3))
+        L += ["tail_loop:", "beq x9, x11, tail_last", *_far("bne", "x3", "x0", "exit_pad"),
+              "addi x9, x9, 4", "lw x3, 0(x9)", "jal x0, tail_loop", "tail_last:"]
+        if om % 4:
+            L += _li(12, (1 << (8 * (om % 4))) - 1) + ["and x3, x3, x12"]
+        return L + [*_far("bne", "x3", "x0", "exit_pad"), "tail_done:"]
 
     def _hint_fix(self):
         """UseHint for row x22's hinted coefficients (HighBits of the rest is the plain
