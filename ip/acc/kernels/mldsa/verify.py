@@ -20,62 +20,81 @@ STATUS_MSG_LENGTH before any message byte is read.
 
 Program (VMODE 1, KMAC port held throughout):
   1. length check; tr = H(pk), mu = H(tr || M') -> MU (unless EXT_MU).
-  2. SHAKE256(c_tilde): 8 digest words -> SIB; c = SampleInBall -> C_HAT (refilled from
-     the KMAC if the 248 candidate bytes run out, which no honest signature needs).
+  2. SHAKE256(c_tilde): 8 digest words -> SIB; c = SampleInBall -> C_HAT scaled by -2^d
+     (values 0, -2^d, 2^d mod q: c_hat o t1_hat is then -(c t1 2^d) in the NTT domain and
+     t1 needs no map), a word of candidates at a time (refilled from the KMAC if the 248
+     candidate bytes run out, which no honest signature needs).
   3. A_hat[0][0] = RejNTTPoly(rho || 0 || 0) started on the stream unit; in its shadow: the
-     hint's last count and zero padding checked, NTT(c).
+     hint's last count and zero padding checked (a word at a time), NTT(c).
   4. z_j (20- or 18-bit, z = gamma1 - field) unpacked, ||z_j||inf < gamma1 - beta checked
-     on the field (beta < f < 2 gamma1 - beta) in the same pass, NTT'd -> Z_HAT[j].
-     The packed z lies inside the Z_HAT area, so each z_hat slot is written after the
-     packed polynomials it covers were read.
-  5. per row i: t1_i unpacked as -(t1 2^d) mod q -> ACC, NTT, ACC = ACC o c_hat, then for
-     j: ACC += A_hat[i][j] o z_hat[j] (words 0..7 of ACC in w8..w15 across the row) while
-     A_hat[i][j + 1] (or A_hat[i + 1][0]) is sampled into the other tile; INTT (its
-     Montgomery twiddles remove the products' 2^-32); the row's hint indices checked
-     (count non-decreasing and <= omega, indices strictly increasing) and each hinted
-     coefficient r replaced by alpha UseHint(1, r), so that one HighBits + w1Encode pass
-     over the row gives w1' (packed over t1_i's bytes in pk, read for the last time).
+     on the field (beta < f < 2 gamma1 - beta) in the same pass, straight into its NTT ->
+     Z_HAT[j] (unpack_ntt_body: the unpack's chunk c is the NTT's pass-1 group c, kept in
+     registers). The 20-bit sets gather the unpack's transposed words by 8 x 8 lane
+     transposes of the packed words (_z20_pass1) instead of lw + bn.ins per granule. The
+     packed z lies inside the Z_HAT area, so each z_hat slot is written after the packed
+     polynomials it covers were read. With the tile ring, A_hat[0][1], [0][2] are sampled
+     meanwhile.
+  5. per row i: t1_i unpacked straight into its NTT -> ACC; ACC = t1_hat o c_hat + A_hat[i][0]
+     o z_hat[0] (mac_two), then ACC += A_hat[i][j] o z_hat[j] (mac_acc; words 0..n_racc-1
+     of ACC in registers across the row), the last entry fused with the INTT (mac_intt_body;
+     its Montgomery twiddles remove the products' 2^-32); A_hat[i][j] are sampled on the
+     stream unit into tiles while the core multiply-accumulates: ML-DSA-87, two tiles
+     (DMEM has no room for more), one entry at a time; ML-DSA-44 / -65, a ring of 4 tiles
+     with the entries after the first multiply-accumulated in pairs (mac_pair, mac_intt_body
+     with 2 tiles: 5 instructions a product instead of 6), the sampler restarted at fixed
+     checkpoints for the entry at most 4 ahead. Then the row's hint indices checked (count
+     non-decreasing and <= omega, indices strictly increasing) and each hinted coefficient r
+     replaced by alpha UseHint(1, r), eight at a time (gathered into lanes, scattered back),
+     so that one HighBits + w1Encode pass over the row gives w1' (packed over t1_i's bytes in
+     pk, read for the last time).
   6. c_tilde' = H(mu || w1Encode(w1'), lambda / 4) compared with c_tilde: STATUS_VALID or
      STATUS_INVALID.
 
-UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha)) (alpha =
-2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and bit 10 of
-p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2 [r0 > 0] -
-1) mod m for a hinted coefficient, t mod m for the others.
+HighBits (w1Encode pass): r1 = mulv.hi((r + gamma2) mod q, floor(2^43 / alpha)) >> 11,
+exact on [0, q) with the q - 1 wrap giving 0 (no fix-up; checked exhaustively in the
+tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha))
+(alpha = 2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and
+bit 10 of p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2
+[r0 > 0] - 1) mod m.
 
 Measured (ISS, a dilithium-py signature; the ML-DSA-65 program also on the RTL, equal
 cycles and DMEM: ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_verify`):
 
 | set | cycles | IMEM B | DMEM B (working set) | M' max B |
 |---|---|---|---|---|
-| ML-DSA-44 | 19 869 | 10 900 | 11 840 | 7 040 (up to 16 KiB) |
-| ML-DSA-65 | 25 783 | 9 516 | 13 472 | 5 344 (up to 16 KiB) |
-| ML-DSA-87 | 37 450 | 9 696 | 16 192 | 4 352 (inside the working set) |
+| ML-DSA-44 | 16 697 | 15 632 | 16 384 | 7 040 (up to 16 KiB) |
+| ML-DSA-65 | 21 533 | 14 520 | 16 384 | 5 344 (up to 16 KiB) |
+| ML-DSA-87 | 32 117 | 12 896 | 16 192 | 4 352 (inside the working set) |
 
-The core is the bottleneck (the sampler never makes it wait). ML-DSA-87 per phase (ISS):
-A_hat o z_hat multiply-accumulates ~10.3 k (56 entries, 6 instructions per word but for
-the 8 words kept in registers), 16 NTTs 4.9 k, z unpack 4.7 k, t1 unpack 3.5 k, 8 INTTs
-2.7 k, HighBits + w1Encode 2.5 k, hint fix-ups 1.8 k, SampleInBall 1.7 k, tr / mu 1.2 k. The
-count depends on public data only (the number of hints, SampleInBall's rejections, M''s
-length).
+(Before this program's rework: 19 869 / 25 783 / 37 450.) The core is the bottleneck (the
+sampler never makes it wait). ML-DSA-87 per phase (ISS): multiply-accumulates 9.1 k (40
+single entries 7.1 k, 8 rows' t1_hat o c_hat + first entry 2.0 k) and the rows' last entry
++ INTT 3.9 k, z unpack + NTT 5.6 k, t1 unpack + NTT 5.1 k, HighBits + w1Encode 2.2 k,
+hint fix-ups 1.5 k, the rows' main line (sampler starts, calls) 1.5 k, SampleInBall 1.3 k,
+tr / mu 1.1 k, c_tilde' 0.5 k, NTT(c) 0.3 k. The count depends on public data only (the
+number of hints, SampleInBall's rejections, M''s length).
 
-DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU); MU,
-CTIL, HINT (omega + k bytes); C_HAT; Z_HAT (l polynomials) with the packed z at its end
-(ZP); ACC over the packed z's last polynomial; two A tiles (SIB in the second during step
-2). M' lies wherever more room is free before step 2 (MSG .. MSG + MSG_MAX).
+DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU, a
+dummy word for UseHint's spare lanes); MU, CTIL, HINT (omega + k bytes); C_HAT; Z_HAT (l
+polynomials) with the packed z at its end (ZP); ACC over the packed z's last polynomial;
+the A tiles: two after ACC (ML-DSA-87) or the ring of 4 at 0x3000 (SIB and the z
+unpack's scratch in the last tile until the rows). M' lies wherever more room is free
+before step 2 (MSG .. MSG + MSG_MAX).
 
-Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT, INTT, the two
-multiply-accumulates, the z and t1 unpackers, the hint fix-up, HighBits + w1Encode. Main-line
-registers of the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 = i, x24 pk's
-t1_i, x26 / x27 this / the other A tile; the subroutines use x1..x17, x20, x23.
+Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT, the unpack +
+NTT of z and of t1, the multiply-accumulates (mac_two, mac_acc or mac_pair, mac_intt), the
+hint fix-up, HighBits + w1Encode. Main-line registers of the row loop: x18 hint position,
+x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25 ACC's DMEM words, x26 / x27 the
+tile to consume / to sample into (x29 their xor with two tiles; x30, x31 the ring's wrap
+mask and base); the subroutines use x1..x17, x20, x23.
 """
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import (across, li as _li, loop as _loop, mem as _m, poly_io,
                                      twiddle_loads, u32 as _u32)
-from ip.acc.kernels.mldsa import ntt, products, sampling
-from ip.acc.kernels.mldsa.packing import BR3, or_tree, pack_fields, transpose8, unpack_fields
-from ip.acc.kernels.prog import Prog
+from ip.acc.kernels.mldsa import ntt
+from ip.acc.kernels.mldsa.packing import BR3, or_tree, pack_fields
 from ip.acc.kernels.mldsa.params import D, FULL, Q
+from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
 from ip.acc.tools import sched
 
@@ -751,8 +770,9 @@ class Verify:
                 "smp.run x27, x4, uni23"]
 
     def _rows_two_tiles(self):
-        """Per row: hint, t1 unpack + NTT, o c_hat, + sum_j A_hat[i][j] o z_hat[j] (the next
-        A entry sampled into the other tile), INTT, UseHint, w1Encode over t1_i.
+        """Per row (two tiles): t1 unpack + NTT, t1_hat o c_hat + sum_j A_hat[i][j] o z_hat[j]
+        (the next A entry sampled into the other tile; the last one with the INTT),
+        UseHint, w1Encode over t1_i.
         x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position, x19 rows left,
         x26 / x27 = this / the other tile (x29 = their xor), x25 = ACC + 32 n_racc."""
         l = self.l
