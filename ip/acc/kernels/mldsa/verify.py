@@ -92,7 +92,7 @@ from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import (across, li as _li, loop as _loop, mem as _m, poly_io,
                                      twiddle_loads, u32 as _u32)
 from ip.acc.kernels.mldsa import ntt
-from ip.acc.kernels.mldsa.packing import BR3, or_tree, pack_fields
+from ip.acc.kernels.mldsa.packing import BR3, pack_fields
 from ip.acc.kernels.mldsa.params import D, FULL, Q
 from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
@@ -376,6 +376,21 @@ def mac_intt_body(itwid, tiles):
     out = sched.just_in_time(out, loads, stores)
     out = sched.allocate(out, [f"w{i}" for i in range(16)])
     return sched.schedule(out, [("x0", "x8")] + [(x, "x8") for pr in ptrs for x in pr])
+
+
+def _pack_tree(tmp=("w8", "w9")):
+    """w0..w7 (4-bit values, word t lane i = coefficient 8 t + i) -> w0 lane t = the 8
+    nibbles of word t, lane i's at bit 4 i: three rounds of unzip.lo / .hi of word pairs,
+    the odd lanes shifted over the even ones by 4, 8, 16 bits (packing.or_tree's order,
+    without a multiplication by 16^lane before it)."""
+    out, n, sh = [], 8, 4
+    while n > 1:
+        for i in range(n // 2):
+            out += [f"bn.unzip.lo {tmp[0]}, w{2 * i}, w{2 * i + 1}",
+                    f"bn.unzip.hi {tmp[1]}, w{2 * i}, w{2 * i + 1}",
+                    f"bn.shlv {tmp[1]}, {tmp[1]}, {sh}", f"bn.or w{i}, {tmp[0]}, {tmp[1]}"]
+        n, sh = n // 2, 2 * sh
+    return out
 
 
 def hw1_mult(gamma2: int) -> int:
@@ -710,13 +725,11 @@ class Verify:
         give (r + gamma2) mod q < gamma2: r1 = 0)."""
         consts = self._bcast("w10", self.gamma2) + self._bcast("w11", hw1_mult(self.gamma2))
         if self.w1bits == 4:
-            consts += [x for q in range(8) for x in (_li(1, 1 << (4 * q)) +
-                                                     [f"bn.ins w13, x1, {q}"])]
             body = [f"bn.lw.pi w{n}, 0(x5)" for n in range(8)]
             for n in range(8):
                 body += [f"bn.addvm w{n}, w{n}, w10", f"bn.mulv.hi w{n}, w{n}, w11",
-                         f"bn.shrv w{n}, w{n}, 11", f"bn.mulv.lo w{n}, w{n}, w13"]
-            body += or_tree() + ["bn.sw.pi w0, 0(x6)"]
+                         f"bn.shrv w{n}, w{n}, 11"]
+            body += _pack_tree() + ["bn.sw.pi w0, 0(x6)"]
             return consts + _loop(4, sched.schedule(body))
 
         def load(p, r, dst):
@@ -832,6 +845,15 @@ class Verify:
         l = self.l
         units = [[0]] + [list(range(j, min(j + 2, l))) for j in range(1, l, 2)]
         jobs = {4: [3, 256, 257, 258, None], 5: [3, 4, 256, 257, 258]}[l]
+        # each job's tile is free: its entry is 4 after one consumed before the checkpoint
+        # (entries counted from the row's first; checkpoints: before each unit, then 2)
+        starts = [unit[0] for unit in units] + [l, l]
+        for g, first in zip(jobs, starts):
+            if g is not None:
+                e = g % 256 + (l if g >= 256 else 0)
+                assert e - 4 < first, (l, g)
+        done = sorted(g % 256 + (l if g >= 256 else 0) for g in jobs if g is not None)
+        assert done == list(range(3, l + 3)), done     # the row's jobs: entries 3 .. l + 2
         L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[3]) + \
             _li(25, self.ACC + 32 * self.n_racc) + _li(30, 0x3FFF) + _li(31, self.RING)
