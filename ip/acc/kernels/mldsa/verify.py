@@ -743,25 +743,23 @@ class Verify:
             p.op("bn.shrv", dst, t, "11")
         return consts + pack_fields(load, [(self.w1bits, None, "x6")], pool=10)
 
+    def _body(self, name):
+        """The routines the row loop runs once per row, inlined there (no call / return;
+        the scheduler works across their seams)."""
+        return {"unpack_t1_ntt": lambda: self._bcast("w15", (1 << 10) - 1) +
+                unpack_ntt_body(10, self.TWID),
+                "mac_two": lambda: mac_two(self.n_racc),
+                "mac_pair": lambda: mac_pair(self.n_racc),
+                "mac_intt1": lambda: mac_intt_body(self.ITWID, 1),
+                "mac_intt2": lambda: mac_intt_body(self.ITWID, 2),
+                "hint_fix": self._hint_fix, "hw1_encode": self._hw1_encode}[name]()
+
     def subroutines(self):
+        """NTT (of c) and the z unpack + NTT (l calls); the row loop's pieces are inlined
+        (_body). The row's accumulator: words 0..n_racc-1 in registers (r_acc) across the
+        row, the others at ACC + 32 n_racc (x20 read, x23 write)."""
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
-        # the row's accumulator: words 0..n_racc-1 in registers (r_acc) across the row,
-        # the others at ACC + 32 n_racc (x20 read, x23 write)
-        out += self._sub("mac_two", mac_two(self.n_racc))
-        if self.pairs:
-            out += self._sub("mac_pair", mac_pair(self.n_racc))
-        else:
-            out += self._sub("mac_acc", mac_acc(self.n_racc))
-        # the row's last entry (or pair) with its INTT
-        out += self._sub("mac_intt1", mac_intt_body(self.ITWID, 1)) \
-            if not self.pairs or self.l % 2 == 0 else \
-            self._sub("mac_intt2", mac_intt_body(self.ITWID, 2))
         out += self._sub("unpack_z_ntt", self._unpack_z_ntt())
-        # t1_i unpacked straight into the NTT (-> ACC at x8; the -2^d is in c_hat)
-        out += self._sub("unpack_t1_ntt", self._bcast("w15", (1 << 10) - 1) +
-                         unpack_ntt_body(10, self.TWID))
-        out += self._sub("hint_fix", self._hint_fix())
-        out += self._sub("hw1_encode", self._hw1_encode())
         return out
 
     # ---------------------------------------------------------------- main line
@@ -796,7 +794,7 @@ class Verify:
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1]) + \
             _li(29, self.TILES[0] ^ self.TILES[1]) + _li(25, self.ACC + 32 * self.n_racc)
         L += ["row_loop:"]
-        L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._call("unpack_t1_ntt")
+        L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_ntt")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for j in range(l):
@@ -811,17 +809,17 @@ class Verify:
             # the INTT
             L += ["addi x10, x26, 0", "addi x20, x25, 0"]
             if j == 0:
-                L += _li(11, self.ACC) + _li(12, self.C_HAT) + self._call("mac_two")
-            elif j < l - 1:
-                L += ["addi x23, x25, 0"] + self._call("mac_acc")
+                L += _li(11, self.ACC) + _li(12, self.C_HAT) + self._body("mac_two")
+            elif j < l - 1:                # inline (IMEM has the room): no call / return
+                L += ["addi x23, x25, 0"] + mac_acc(self.n_racc)
             else:
                 L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])] + \
-                    _li(8, self.ACC) + self._call("mac_intt1")
+                    _li(8, self.ACC) + self._body("mac_intt1")
             L += ["xor x26, x26, x29", "xor x27, x27, x29"]
-        L += self._call("hint_fix")
-        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
+        L += self._body("hint_fix")
+        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._body("hw1_encode")
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
-              "addi x19, x19, -1", "bne x19, x0, row_loop"]
+              "addi x19, x19, -1", *_far("bne", "x19", "x0", "row_loop")]
         return L
 
     def _adv(self, x):
@@ -861,7 +859,7 @@ class Verify:
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[3]) + \
             _li(25, self.ACC + 32 * self.n_racc) + _li(30, 0x3FFF) + _li(31, self.RING)
         L += ["row_loop:"]
-        L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._call("unpack_t1_ntt")
+        L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_ntt")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for u, unit in enumerate(units):
@@ -871,20 +869,21 @@ class Verify:
             if last:
                 L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])] + _li(8, self.ACC)
             if unit == [0]:
-                L += _li(11, self.ACC) + _li(12, self.C_HAT) + self._call("mac_two")
+                L += _li(11, self.ACC) + _li(12, self.C_HAT) + self._body("mac_two")
             elif len(unit) == 2:
                 L += ["addi x11, x26, 0"] + self._adv("x26") + \
                     ["addi x23, x25, 0", "addi x12, x15, 1024"] + \
-                    self._call("mac_intt2" if last else "mac_pair") + ["addi x15, x12, 0"]
+                    self._body("mac_intt2" if last else "mac_pair") + ["addi x15, x12, 0"]
             else:
-                L += ["addi x23, x25, 0"] + self._call("mac_intt1" if last else "mac_acc")
+                L += ["addi x23, x25, 0"] + (self._body("mac_intt1") if last else
+                                             mac_acc(self.n_racc))
         L += self._job(jobs[len(units)])        # x1..x7 as set (the MACs keep them)
-        L += self._call("hint_fix")
+        L += self._body("hint_fix")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + self._job(jobs[len(units) + 1])
-        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
+        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._body("hw1_encode")
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
-              "addi x19, x19, -1", "bne x19, x0, row_loop"]
+              "addi x19, x19, -1", *_far("bne", "x19", "x0", "row_loop")]
         return L
 
     def _rows(self):
