@@ -62,20 +62,21 @@ cycles and DMEM: ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_v
 
 | set | cycles | IMEM B | DMEM B (working set) | M' max B |
 |---|---|---|---|---|
-| ML-DSA-44 | 16 677 | 15 612 | 16 384 | 7 040 (up to 16 KiB) |
-| ML-DSA-65 | 21 383 | 14 432 | 16 384 | 5 344 (up to 16 KiB) |
-| ML-DSA-87 | 31 957 | 12 828 | 16 192 | 4 352 (inside the working set) |
+| ML-DSA-44 | 16 575 | 15 568 | 16 384 | 7 040 (up to 16 KiB) |
+| ML-DSA-65 | 21 231 | 14 388 | 16 384 | 5 344 (up to 16 KiB) |
+| ML-DSA-87 | 31 555 | 13 616 | 16 192 | 4 352 (inside the working set) |
 
 (Before this program's rework: 19 869 / 25 783 / 37 450.) The core is the bottleneck (the
-sampler never makes it wait). ML-DSA-87 per phase (ISS): multiply-accumulates 9.1 k (40
-single entries 7.1 k, 8 rows' t1_hat o c_hat + first entry 2.0 k) and the rows' last entry
-+ INTT 3.9 k, z unpack + NTT 5.6 k, t1 unpack + NTT 5.1 k, HighBits + w1Encode 2.0 k,
-hint fix-ups 1.5 k, the rows' main line (sampler starts, calls) 1.5 k, SampleInBall 1.3 k,
-tr / mu 1.1 k, c_tilde' 0.5 k, NTT(c) 0.3 k. The count depends on public data only (the
-number of hints, SampleInBall's rejections, M''s length). What bounds it: the 16 KiB DMEM
-holds only two A_hat tiles beside ML-DSA-87's 7 z_hat (so its entries go one at a time, 6
-instructions a product for the accumulator words in DMEM); the NTTs and INTTs are
-multiplier-bound; the unpacking gathers (lw + bn.ins) of the 10- and 18-bit fields.
+sampler never makes it wait). ML-DSA-87 per phase (ISS, the row loop's pieces as if
+separate): multiply-accumulates 9.0 k (40 single entries 7.0 k, 8 rows' t1_hat o c_hat +
+first entry 2.0 k) and the rows' last entry + INTT 3.9 k, z unpack + NTT 5.6 k, t1 unpack +
+NTT 5.1 k, HighBits + w1Encode 2.0 k, hint fix-ups 1.5 k, the rows' main line (sampler
+starts, pointers) 1.3 k, SampleInBall 1.3 k, tr / mu 1.1 k, c_tilde' 0.5 k, NTT(c) 0.3 k.
+The count depends on public data only (the number of hints, SampleInBall's rejections,
+M''s length). What bounds it: the 16 KiB DMEM holds only two A_hat tiles beside
+ML-DSA-87's 7 z_hat (so its entries go one at a time, 6 instructions a product for the
+accumulator words in DMEM); the NTTs and INTTs are multiplier-bound; the unpacking gathers
+(lw + bn.ins) of the 10- and 18-bit fields.
 
 DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU, a
 dummy word for UseHint's spare lanes); MU, CTIL, HINT (omega + k bytes); C_HAT; Z_HAT (l
@@ -84,9 +85,10 @@ the A tiles: two after ACC (ML-DSA-87) or the ring of 4 at 0x3000 (SIB and the z
 unpack's scratch in the last tile until the rows). M' lies wherever more room is free
 before step 2 (MSG .. MSG + MSG_MAX).
 
-Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT, the unpack +
-NTT of z and of t1, the multiply-accumulates (mac_two, mac_acc or mac_pair, mac_intt), the
-hint fix-up, HighBits + w1Encode. Main-line registers of the row loop: x18 hint position,
+Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c) and the
+z unpack + NTT; the row loop's pieces (t1 unpack + NTT, the multiply-accumulates mac_two,
+mac_acc or mac_pair, mac_intt, the hint fix-up, HighBits + w1Encode) are inlined, one copy
+each (ML-DSA-87's mac_acc once per entry). Main-line registers of the row loop: x18 hint position,
 x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25 ACC's DMEM words, x26 / x27 the
 tile to consume / to sample into (x29 their xor with two tiles; x30, x31 the ring's wrap
 mask and base); the subroutines use x1..x17, x20, x23.
