@@ -34,9 +34,10 @@ Program (VMODE 1, KMAC port held throughout):
      packed z lies inside the Z_HAT area, so each z_hat slot is written after the packed
      polynomials it covers were read. With the tile ring, A_hat[0][1], [0][2] are sampled
      meanwhile.
-  5. per row i: t1_i unpacked straight into its NTT -> ACC; ACC = t1_hat o c_hat + A_hat[i][0]
-     o z_hat[0] (mac_two), then ACC += A_hat[i][j] o z_hat[j] (mac_acc; words 0..n_racc-1
-     of ACC in registers across the row), the last entry fused with the INTT (mac_intt_body;
+  5. per row i: t1_i unpacked straight into its NTT, whose outputs go on into ACC = t1_hat o
+     c_hat + A_hat[i][0] o z_hat[0] (unpack_ntt_body with mac), then ACC += A_hat[i][j] o
+     z_hat[j] (mac_acc; words 0..n_racc-1 of ACC in registers across the row), the last
+     entry fused with the INTT (mac_intt_body;
      its Montgomery twiddles remove the products' 2^-32); A_hat[i][j] are sampled on the
      stream unit into tiles while the core multiply-accumulates: ML-DSA-87, two tiles
      (DMEM has no room for more), one entry at a time; ML-DSA-44 / -65, a ring of 4 tiles
@@ -62,21 +63,21 @@ cycles and DMEM: ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_v
 
 | set | cycles | IMEM B | DMEM B (working set) | M' max B |
 |---|---|---|---|---|
-| ML-DSA-44 | 16 575 | 15 568 | 16 384 | 7 040 (up to 16 KiB) |
-| ML-DSA-65 | 21 231 | 14 388 | 16 384 | 5 344 (up to 16 KiB) |
-| ML-DSA-87 | 31 555 | 13 616 | 16 192 | 4 352 (inside the working set) |
+| ML-DSA-44 | 16 407 | 15 360 | 16 384 | 7 040 (up to 16 KiB) |
+| ML-DSA-65 | 20 979 | 14 180 | 16 384 | 5 344 (up to 16 KiB) |
+| ML-DSA-87 | 31 283 | 13 424 | 16 192 | 4 352 (inside the working set) |
 
 (Before this program's rework: 19 869 / 25 783 / 37 450.) The core is the bottleneck (the
 sampler never makes it wait). ML-DSA-87 per phase (ISS, the row loop's pieces as if
-separate): multiply-accumulates 9.0 k (40 single entries 7.0 k, 8 rows' t1_hat o c_hat +
-first entry 2.0 k) and the rows' last entry + INTT 3.9 k, z unpack + NTT 5.6 k, t1 unpack +
-NTT 5.1 k, HighBits + w1Encode 2.0 k, hint fix-ups 1.5 k, the rows' main line (sampler
-starts, pointers) 1.3 k, SampleInBall 1.3 k, tr / mu 1.1 k, c_tilde' 0.5 k, NTT(c) 0.3 k.
-The count depends on public data only (the number of hints, SampleInBall's rejections,
-M''s length). What bounds it: the 16 KiB DMEM holds only two A_hat tiles beside
-ML-DSA-87's 7 z_hat (so its entries go one at a time, 6 instructions a product for the
-accumulator words in DMEM); the NTTs and INTTs are multiplier-bound; the unpacking gathers
-(lw + bn.ins) of the 10- and 18-bit fields.
+separate): 40 single multiply-accumulates 7.0 k, t1 unpack + NTT + t1_hat o c_hat + the
+row's first entry 6.8 k, z unpack + NTT 5.6 k, the rows' last entry + INTT 3.9 k, HighBits
++ w1Encode 2.0 k, hint fix-ups 1.5 k, SampleInBall 1.3 k, tr / mu 1.1 k, the rows' main
+line (sampler starts, pointers) 1.1 k, c_tilde' 0.5 k, NTT(c) 0.3 k. The count depends on
+public data only (the number of hints, SampleInBall's rejections, M''s length). What
+bounds it: the 16 KiB DMEM holds only two A_hat tiles beside ML-DSA-87's 7 z_hat (so its
+entries go one at a time, 6 instructions a product for the accumulator words in DMEM);
+the NTTs and INTTs are multiplier-bound; the unpacking gathers (lw + bn.ins) of the 10-
+and 18-bit fields.
 
 DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU, a
 dummy word for UseHint's spare lanes); MU, CTIL, HINT (omega + k bytes); C_HAT; Z_HAT (l
@@ -86,12 +87,13 @@ unpack's scratch in the last tile until the rows). M' lies wherever more room is
 before step 2 (MSG .. MSG + MSG_MAX).
 
 Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c) and the
-z unpack + NTT; the row loop's pieces (t1 unpack + NTT, the multiply-accumulates mac_two,
-mac_acc or mac_pair, mac_intt, the hint fix-up, HighBits + w1Encode) are inlined, one copy
-each (ML-DSA-87's mac_acc once per entry). Main-line registers of the row loop: x18 hint position,
-x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25 ACC's DMEM words, x26 / x27 the
-tile to consume / to sample into (x29 their xor with two tiles; x30, x31 the ring's wrap
-mask and base); the subroutines use x1..x17, x20, x23.
+z unpack + NTT; the row loop's pieces (t1 unpack + NTT + first multiply-accumulate, the
+multiply-accumulates mac_acc or mac_pair, mac_intt, the hint fix-up, HighBits + w1Encode)
+are inlined, one copy each (ML-DSA-87's mac_acc once per entry). Main-line registers of
+the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25
+ACC's DMEM words, x26 / x27 the tile to consume / to sample into (x29 their xor with two
+tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler jobs' constants;
+the pieces use x5, x6, x8..x17, x20, x23.
 """
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import (across, li as _li, loop as _loop, mem as _m, poly_io,
@@ -168,6 +170,9 @@ def _blend_transpose(p, X, ss, tag):
     return out
 
 
+T1_GPRS = (11, 12, 13, 14, 16, 17, 20, 23)   # the t1 gather's: x10, x15 point at the tile, z_hat
+
+
 def r_acc(n):
     """The row accumulator's words 0..n-1 live in w(16-n)..w15; w0..w(15-n) are the
     multiply-accumulates' temporaries."""
@@ -185,25 +190,6 @@ def _mac_regs(n):
         p.lw_pi(b, "x15")
         p.op("bn.mulvm", f"%p{w}", a, b)
         p.op("bn.addvm", racc[w], racc[w], f"%p{w}")
-    return p.text().splitlines()
-
-
-def mac_two(n):
-    """acc = t1_hat o c_hat + tile o z_hat (t1_hat at x11, c_hat x12, tile x10, z_hat x15;
-    all post-incremented): words 0..n-1 into registers, words n..31 to x20 (over t1_hat's
-    own words: each read before it is written). Unrolled; temporaries allocated by
-    prog.Prog."""
-    racc, tmp = r_acc(n)
-    p = Prog(tmp)
-    for w in range(32):
-        t, c, a, z = (f"%{x}{w}" for x in "tcaz")
-        for r, ptr in ((t, "x11"), (c, "x12"), (a, "x10"), (z, "x15")):
-            p.lw_pi(r, ptr)
-        p.op("bn.mulvm", f"%p{w}", t, c)
-        p.op("bn.mulvm", f"%q{w}", a, z)
-        p.op("bn.addvm", racc[w] if w < n else f"%s{w}", f"%p{w}", f"%q{w}")
-        if w >= n:
-            p.sw_pi(f"%s{w}", "x20")
     return p.text().splitlines()
 
 
@@ -282,27 +268,30 @@ def _chunk_fields(b, c, Y, out_names, tag, field=None):
     return out
 
 
-def _unpack_chunk_lines(b, c, out_names, tag, field=None):
+def _unpack_chunk_lines(b, c, out_names, tag, field=None, gprs=range(10, 18)):
     """unpack_fields' chunk c of a b-bit polynomial packed at x5 as text on virtual
-    registers (for sched.allocate): Y_j lane m = granule b m + j gathered by lw (x10..x17)
-    + bn.ins, then _chunk_fields; out_names[m] gets the word 4 m + c."""
+    registers (for sched.allocate): Y_j lane m = granule b m + j gathered by lw (8 GPRs,
+    gprs) + bn.ins, then _chunk_fields; out_names[m] gets the word 4 m + c."""
     out = []
     Y = {}
     for j in range((b * 8 * c) // 32, (b * (8 * c + 8) - 1) // 32 + 1):
         Y[j] = f"%{tag}y{j}"
         for m in range(8):
-            x = f"x{10 + (8 * j + m) % 8}"
+            x = f"x{gprs[(8 * j + m) % 8]}"
             out += [f"lw {x}, {4 * (b * m + j)}(x5)", f"bn.ins {Y[j]}, {x}, {m}"]
     return out + _chunk_fields(b, c, Y, out_names, tag, field)
 
 
-def unpack_ntt_body(b, twid, chunk=None, pool=15):
+def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None):
     """SimpleBitUnpack of a b-bit polynomial packed at x5 fused with the forward NTT into
     x8 (ntt.ntt_body's passes): chunk c of the unpack is exactly pass 1's group c (the
     words 4 m + c), so pass 1 takes the unpacked words in registers (no store / load
     between them). chunk(c, names): the lines of chunk c (default _unpack_chunk_lines of
     b bits), names[m] the word 4 m + c. w15 = 2^b - 1; w0..w(pool-1) allocated by
-    sched.allocate."""
+    sched.allocate. mac = (c_hat address, n): pass 2's outputs t1_hat are not stored but
+    go on into the row's first multiply-accumulate, acc = t1_hat o c_hat + tile o z_hat
+    (tile at x10, z_hat at x15, post-incremented) -> x8, and the accumulator's words
+    0..n-1 are then loaded into their registers (r_acc)."""
     chunk = chunk or (lambda c, names: _unpack_chunk_lines(b, c, names, f"u{c}"))
     mem = _m
     loads, stores, out = twiddle_loads(mem, twid, 32), {}, []
@@ -330,9 +319,18 @@ def unpack_ntt_body(b, twid, chunk=None, pool=15):
                     k = first + r * per_reg
                     out.append(f"bn.bfly.ct {regs[r]}, {regs[r + 1]}, "
                                f"%t{k // 8}, l{length}, {k % 8}")
+        if mac:
+            for r in words:
+                del stores[f"%b{r}"]
+                out += [f"bn.lw %cc{r}, {_m(mac[0] + 32 * r)}", f"bn.lw.pi %A{r}, 0(x10)",
+                        f"bn.lw.pi %Z{r}, 0(x15)", f"bn.mulvm %p{r}, %b{r}, %cc{r}",
+                        f"bn.mulvm %q{r}, %A{r}, %Z{r}", f"bn.addvm %s{r}, %p{r}, %q{r}",
+                        f"bn.sw %s{r}, {32 * r}(x8)"]
     out = sched.just_in_time(out, loads, stores)
     out = sched.allocate(out, [f"w{i}" for i in range(pool)])
-    return sched.schedule(out, [("x0", "x8"), ("x5", "x8")])
+    if mac:
+        out += [f"bn.lw {w}, {32 * k}(x8)" for k, w in enumerate(r_acc(mac[1])[0])]
+    return sched.schedule(out, [("x0", "x8"), ("x5", "x8"), ("x10", "x8"), ("x15", "x8")])
 
 
 def mac_intt_body(itwid, tiles):
@@ -748,9 +746,9 @@ class Verify:
     def _body(self, name):
         """The routines the row loop runs once per row, inlined there (no call / return;
         the scheduler works across their seams)."""
-        return {"unpack_t1_ntt": lambda: self._bcast("w15", (1 << 10) - 1) +
-                unpack_ntt_body(10, self.TWID),
-                "mac_two": lambda: mac_two(self.n_racc),
+        return {"unpack_t1_mac": lambda: ["addi x6, x0, 1023", "bn.bcast w15, x6"] +
+                unpack_ntt_body(10, self.TWID, mac=(self.C_HAT, self.n_racc), chunk=lambda c, nm:
+                                _unpack_chunk_lines(10, c, nm, f"u{c}", gprs=T1_GPRS)),
                 "mac_pair": lambda: mac_pair(self.n_racc),
                 "mac_intt1": lambda: mac_intt_body(self.ITWID, 1),
                 "mac_intt2": lambda: mac_intt_body(self.ITWID, 2),
@@ -796,7 +794,6 @@ class Verify:
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1]) + \
             _li(29, self.TILES[0] ^ self.TILES[1]) + _li(25, self.ACC + 32 * self.n_racc)
         L += ["row_loop:"]
-        L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_ntt")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for j in range(l):
@@ -810,12 +807,12 @@ class Verify:
             # x15 runs on through z_hat[j]; entry 0 with t1_hat o c_hat, the last one with
             # the INTT
             L += ["addi x10, x26, 0", "addi x20, x25, 0"]
-            if j == 0:
-                L += _li(11, self.ACC) + _li(12, self.C_HAT) + self._body("mac_two")
+            if j == 0:                     # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
+                L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
             elif j < l - 1:                # inline (IMEM has the room): no call / return
                 L += ["addi x23, x25, 0"] + mac_acc(self.n_racc)
             else:
-                L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])] + \
+                L += self._store_racc() + \
                     _li(8, self.ACC) + self._body("mac_intt1")
             L += ["xor x26, x26, x29", "xor x27, x27, x29"]
         L += self._body("hint_fix")
@@ -823,6 +820,10 @@ class Verify:
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
               "addi x19, x19, -1", *_far("bne", "x19", "x0", "row_loop")]
         return L
+
+    def _store_racc(self):
+        """The accumulator's register words to ACC (before the fused MAC + INTT)."""
+        return [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])]
 
     def _adv(self, x):
         """x = the next tile of the ring (x30 = 0x3fff, x31 = RING)."""
@@ -840,8 +841,8 @@ class Verify:
         return L + ([f"job_skip_{off}:"] if off >= 256 else [])
 
     def _rows_ring(self):
-        """The rows with the 4-tile ring: entry 0 with t1_hat o c_hat (mac_two), then pairs
-        (mac_pair; a single last one by mac_acc when l - 1 is odd). A sampler job at each
+        """The rows with the 4-tile ring: entry 0 with t1_hat o c_hat (after the t1 NTT), then
+        pairs (mac_pair; a single last one by mac_acc when l - 1 is odd). A sampler job at each
         checkpoint: before each multiply-accumulate and twice in the row's tail (after the
         last one, after the INTT), for the entry 4 ahead at most (its tile was consumed).
         x26 = the next tile to consume, x27 = to sample into; registers as _rows_two_tiles."""
@@ -861,7 +862,6 @@ class Verify:
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[3]) + \
             _li(25, self.ACC + 32 * self.n_racc) + _li(30, 0x3FFF) + _li(31, self.RING)
         L += ["row_loop:"]
-        L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_ntt")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
               "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for u, unit in enumerate(units):
@@ -869,9 +869,9 @@ class Verify:
             L += self._job(jobs[u])
             L += ["addi x10, x26, 0"] + self._adv("x26") + ["addi x20, x25, 0"]
             if last:
-                L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])] + _li(8, self.ACC)
-            if unit == [0]:
-                L += _li(11, self.ACC) + _li(12, self.C_HAT) + self._body("mac_two")
+                L += self._store_racc() + _li(8, self.ACC)
+            if unit == [0]:                # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
+                L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
             elif len(unit) == 2:
                 L += ["addi x11, x26, 0"] + self._adv("x26") + \
                     ["addi x23, x25, 0", "addi x12, x15, 1024"] + \
