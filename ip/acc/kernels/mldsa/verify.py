@@ -37,8 +37,8 @@ Program (VMODE 1, KMAC port held throughout):
   5. per row i: t1_i unpacked straight into its NTT, whose outputs go on into ACC = t1_hat o
      c_hat + A_hat[i][0] o z_hat[0] (unpack_ntt_body with mac), then ACC += A_hat[i][j] o
      z_hat[j] (mac_acc; words 0..n_racc-1 of ACC in registers across the row), the last
-     entry fused with the INTT (mac_intt_body;
-     its Montgomery twiddles remove the products' 2^-32); A_hat[i][j] are sampled on the
+     entry fused with the INTT (mac_intt_body; its Montgomery twiddles remove the
+     products' 2^-32); A_hat[i][j] are sampled on the
      stream unit into tiles while the core multiply-accumulates: ML-DSA-87, two tiles
      (DMEM has no room for more), one entry at a time; ML-DSA-44 / -65, a ring of 4 tiles
      with the entries after the first multiply-accumulated in pairs (mac_pair, mac_intt_body
@@ -92,8 +92,8 @@ multiply-accumulates mac_acc or mac_pair, mac_intt, the hint fix-up, HighBits + 
 are inlined, one copy each (ML-DSA-87's mac_acc once per entry). Main-line registers of
 the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25
 ACC's DMEM words, x26 / x27 the tile to consume / to sample into (x29 their xor with two
-tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler jobs' constants;
-the pieces use x5, x6, x8..x17, x20, x23.
+tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler jobs' constants
+(set again after the pieces that use them); the pieces use x1..x17, x20, x23.
 """
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import (across, li as _li, loop as _loop, mem as _m, poly_io,
