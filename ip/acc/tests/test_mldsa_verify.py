@@ -171,7 +171,8 @@ def _hint_sig(param, seed, min_hints=3):
 def test_malformed_hints_are_rejected(param):
     """HintBitUnpack's checks (FIPS 204 Alg. 21), each on a re-encoded hint: a count above
     omega, a count below the previous one, indices not strictly increasing (equal and
-    decreasing), a non-zero padding byte; each with its status code, and OpenSSL rejects
+    decreasing), a non-zero padding byte (first, middle, last); each with its status code,
+    and OpenSSL rejects
     the same bytes."""
     pk, msg, sig, v = _hint_sig(param, 50 + param)
     om, k = v.omega, v.k
@@ -191,7 +192,8 @@ def test_malformed_hints_are_rejected(param):
              ("index repeated", edit(o1=y[0]), V.STATUS_HINT_ORDER),
              ("index decreasing", edit(o0=y[1], o1=y[0]), V.STATUS_HINT_ORDER),
              ("padding", edit(**{f"o{om - 1}": 1}), V.STATUS_HINT_PADDING),
-             ("padding first", edit(**{f"o{last}": 255}), V.STATUS_HINT_PADDING)]
+             ("padding first", edit(**{f"o{last}": 255}), V.STATUS_HINT_PADDING),
+             ("padding middle", edit(**{f"o{(last + om) // 2}": 128}), V.STATUS_HINT_PADDING)]
     if y[om + 1] > y[om]:
         # across a polynomial boundary an index may go down: not malformed (INVALID only
         # because the hint changed)
@@ -269,6 +271,25 @@ def test_use_hint_formula_is_exact(param):
     assert np.array_equal(prog1, ref1)
 
 
+@pytest.mark.parametrize("param", [44, 65])
+def test_high_bits_formula_is_exact(param):
+    """For every r in [0, q): mulv.hi((r + gamma2) mod q, hw1_mult) >> 11 (32-bit lanes) is
+    HighBits(r) of Decompose (FIPS 204 Alg. 36), the q - 1 wrap included (no fix-up after
+    it: the w1Encode pass's formula); and alpha r1' (what UseHint writes back) gives r1'."""
+    g2 = FULL[param]["gamma2"]
+    a, m = 2 * g2, (Q - 1) // (2 * g2)
+    r = np.arange(Q, dtype=np.int64)
+    r0 = r % a
+    r0 = np.where(r0 > g2, r0 - a, r0)
+    r1 = np.where(r - r0 == Q - 1, 0, (r - r0) // a)
+
+    def high(x):
+        v = ((x + g2) % Q).astype(np.uint64)
+        return ((v * np.uint64(V.hw1_mult(g2))) >> np.uint64(32)) >> np.uint64(11)
+    assert np.array_equal(high(r).astype(np.int64), r1)
+    assert np.array_equal(high(a * np.arange(m, dtype=np.int64)), np.arange(m))
+
+
 def test_fits_taped_out_memories_and_bad_parameters():
     for param in PARAMS:
         v = V.verify(param)
@@ -314,5 +335,5 @@ def test_constant_time_check_follows_the_program():
     pol = dict(v.ct_policy(), secret={"c_tilde": (v.CTIL, v.CTIL + 64)},
                public={"below": (0, v.CTIL)})
     rep = ct.check(ct.Program.from_asm(v.program()), pol, dmem_size=acc_block.DMEM_SIZE)
-    assert any(f.kind == "branch" and f.text.startswith("bltu x13, x15, sib_loop")
+    assert any(f.kind == "branch" and f.text.startswith("bltu x13, x16, sib_b")
                for f in rep.failures), rep.text()

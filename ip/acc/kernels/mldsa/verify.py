@@ -20,60 +20,88 @@ STATUS_MSG_LENGTH before any message byte is read.
 
 Program (VMODE 1, KMAC port held throughout):
   1. length check; tr = H(pk), mu = H(tr || M') -> MU (unless EXT_MU).
-  2. SHAKE256(c_tilde): 8 digest words -> SIB; c = SampleInBall -> C_HAT (refilled from
-     the KMAC if the 248 candidate bytes run out, which no honest signature needs).
+  2. SHAKE256(c_tilde): 8 digest words -> SIB; c = SampleInBall -> C_HAT scaled by -2^d
+     (values 0, -2^d, 2^d mod q: c_hat o t1_hat is then -(c t1 2^d) in the NTT domain and
+     t1 needs no map), a word of candidates at a time (refilled from the KMAC if the 248
+     candidate bytes run out, which no honest signature needs).
   3. A_hat[0][0] = RejNTTPoly(rho || 0 || 0) started on the stream unit; in its shadow: the
-     hint's last count and zero padding checked, NTT(c).
+     hint's last count and zero padding checked (a word at a time), NTT(c).
   4. z_j (20- or 18-bit, z = gamma1 - field) unpacked, ||z_j||inf < gamma1 - beta checked
-     on the field (beta < f < 2 gamma1 - beta) in the same pass, NTT'd -> Z_HAT[j].
-     The packed z lies inside the Z_HAT area, so each z_hat slot is written after the
-     packed polynomials it covers were read.
-  5. per row i: t1_i unpacked as -(t1 2^d) mod q -> ACC, NTT, ACC = ACC o c_hat, then for
-     j: ACC += A_hat[i][j] o z_hat[j] (words 0..7 of ACC in w8..w15 across the row) while
-     A_hat[i][j + 1] (or A_hat[i + 1][0]) is sampled into the other tile; INTT (its
-     Montgomery twiddles remove the products' 2^-32); the row's hint indices checked
-     (count non-decreasing and <= omega, indices strictly increasing) and each hinted
-     coefficient r replaced by alpha UseHint(1, r), so that one HighBits + w1Encode pass
-     over the row gives w1' (packed over t1_i's bytes in pk, read for the last time).
+     on the field (beta < f < 2 gamma1 - beta) in the same pass, straight into its NTT ->
+     Z_HAT[j] (unpack_ntt_body: the unpack's chunk c is the NTT's pass-1 group c, kept in
+     registers). The 20-bit sets gather the unpack's transposed words by 8 x 8 lane
+     transposes of the packed words (_z20_pass1) instead of lw + bn.ins per granule. The
+     packed z lies inside the Z_HAT area, so each z_hat slot is written after the packed
+     polynomials it covers were read. With the tile ring, A_hat[0][1], [0][2] are sampled
+     meanwhile.
+  5. per row i: t1_i unpacked straight into its NTT, whose outputs go on into ACC = t1_hat o
+     c_hat + A_hat[i][0] o z_hat[0] (unpack_ntt_body with mac), then ACC += A_hat[i][j] o
+     z_hat[j] (mac_acc; words 0..n_racc-1 of ACC in registers across the row), the last
+     entry fused with the INTT (mac_intt_body; its Montgomery twiddles remove the
+     products' 2^-32); A_hat[i][j] are sampled on the
+     stream unit into tiles while the core multiply-accumulates: ML-DSA-87, two tiles
+     (DMEM has no room for more), one entry at a time; ML-DSA-44 / -65, a ring of 4 tiles
+     with the entries after the first multiply-accumulated in pairs (mac_pair, mac_intt_body
+     with 2 tiles: 5 instructions a product instead of 6), the sampler restarted at fixed
+     checkpoints for the entry at most 4 ahead. Then the row's hint indices checked (count
+     non-decreasing and <= omega, indices strictly increasing) and each hinted coefficient r
+     replaced by alpha UseHint(1, r), eight at a time (gathered into lanes, scattered back),
+     so that one HighBits + w1Encode pass over the row gives w1' (packed over t1_i's bytes in
+     pk, read for the last time).
   6. c_tilde' = H(mu || w1Encode(w1'), lambda / 4) compared with c_tilde: STATUS_VALID or
      STATUS_INVALID.
 
-UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha)) (alpha =
-2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and bit 10 of
-p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2 [r0 > 0] -
-1) mod m for a hinted coefficient, t mod m for the others.
+HighBits (w1Encode pass): r1 = mulv.hi((r + gamma2) mod q, floor(2^43 / alpha)) >> 11,
+exact on [0, q) with the q - 1 wrap giving 0 (no fix-up; checked exhaustively in the
+tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha))
+(alpha = 2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and
+bit 10 of p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2
+[r0 > 0] - 1) mod m.
 
 Measured (ISS, a dilithium-py signature; the ML-DSA-65 program also on the RTL, equal
 cycles and DMEM: ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_verify`):
 
 | set | cycles | IMEM B | DMEM B (working set) | M' max B |
 |---|---|---|---|---|
-| ML-DSA-44 | 19 869 | 10 900 | 11 840 | 7 040 (up to 16 KiB) |
-| ML-DSA-65 | 25 783 | 9 516 | 13 472 | 5 344 (up to 16 KiB) |
-| ML-DSA-87 | 37 450 | 9 696 | 16 192 | 4 352 (inside the working set) |
+| ML-DSA-44 | 16 407 | 15 360 | 16 384 | 7 040 (up to 16 KiB) |
+| ML-DSA-65 | 20 979 | 14 180 | 16 384 | 5 344 (up to 16 KiB) |
+| ML-DSA-87 | 31 283 | 13 424 | 16 192 | 4 352 (inside the working set) |
 
-The core is the bottleneck (the sampler never makes it wait). ML-DSA-87 per phase (ISS):
-A_hat o z_hat multiply-accumulates ~10.3 k (56 entries, 6 instructions per word but for
-the 8 words kept in registers), 16 NTTs 4.9 k, z unpack 4.7 k, t1 unpack 3.5 k, 8 INTTs
-2.7 k, HighBits + w1Encode 2.5 k, hint fix-ups 1.8 k, SampleInBall 1.7 k, tr / mu 1.2 k. The
-count depends on public data only (the number of hints, SampleInBall's rejections, M''s
-length).
+(Before this program's rework: 19 869 / 25 783 / 37 450.) The core is the bottleneck (the
+sampler never makes it wait). ML-DSA-87 per phase (ISS, the row loop's pieces as if
+separate): 40 single multiply-accumulates 7.0 k, t1 unpack + NTT + t1_hat o c_hat + the
+row's first entry 6.8 k, z unpack + NTT 5.6 k, the rows' last entry + INTT 3.9 k, HighBits
++ w1Encode 2.0 k, hint fix-ups 1.5 k, SampleInBall 1.3 k, tr / mu 1.1 k, the rows' main
+line (sampler starts, pointers) 1.1 k, c_tilde' 0.5 k, NTT(c) 0.3 k. The count depends on
+public data only (the number of hints, SampleInBall's rejections, M''s length). What
+bounds it: the 16 KiB DMEM holds only two A_hat tiles beside ML-DSA-87's 7 z_hat (so its
+entries go one at a time, 6 instructions a product for the accumulator words in DMEM);
+the NTTs and INTTs are multiplier-bound; the unpacking gathers (lw + bn.ins) of the 10-
+and 18-bit fields.
 
-DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU); MU,
-CTIL, HINT (omega + k bytes); C_HAT; Z_HAT (l polynomials) with the packed z at its end
-(ZP); ACC over the packed z's last polynomial; two A tiles (SIB in the second during step
-2). M' lies wherever more room is free before step 2 (MSG .. MSG + MSG_MAX).
+DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU, a
+dummy word for UseHint's spare lanes); MU, CTIL, HINT (omega + k bytes); C_HAT; Z_HAT (l
+polynomials) with the packed z at its end (ZP); ACC over the packed z's last polynomial;
+the A tiles: two after ACC (ML-DSA-87) or the ring of 4 at 0x3000 (SIB and the z
+unpack's scratch in the last tile until the rows). M' lies wherever more room is free
+before step 2 (MSG .. MSG + MSG_MAX).
 
-Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT, INTT, the two
-multiply-accumulates, the z and t1 unpackers, the hint fix-up, HighBits + w1Encode. Main-line
-registers of the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 = i, x24 pk's
-t1_i, x26 / x27 this / the other A tile; the subroutines use x1..x17, x20, x23.
+Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c) and the
+z unpack + NTT; the row loop's pieces (t1 unpack + NTT + first multiply-accumulate, the
+multiply-accumulates mac_acc or mac_pair, mac_intt, the hint fix-up, HighBits + w1Encode)
+are inlined, one copy each (ML-DSA-87's mac_acc once per entry). Main-line registers of
+the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25
+ACC's DMEM words, x26 / x27 the tile to consume / to sample into (x29 their xor with two
+tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler jobs' constants
+(set again after the pieces that use them); the pieces use x1..x17, x20, x23.
 """
 from ip.acc.block import DMEM_SIZE
-from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from ip.acc.kernels.mldsa import ntt, products, sampling
-from ip.acc.kernels.mldsa.packing import or_tree, pack_fields, unpack_fields
+from ip.acc.kernels.asm_util import (across, li as _li, loop as _loop, mem as _m, poly_io,
+                                     twiddle_loads, u32 as _u32)
+from ip.acc.kernels.mldsa import ntt
+from ip.acc.kernels.mldsa.packing import BR3, pack_fields
 from ip.acc.kernels.mldsa.params import D, FULL, Q
+from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
 from ip.acc.tools import sched
 
@@ -110,6 +138,270 @@ def _a32(x):
     return (x + 31) // 32 * 32
 
 
+def _blend_transpose(p, X, ss, tag):
+    """packing.transpose8 of the 8 words X (on prog.Prog p) with lanes 4..7 of each output
+    taken from the output of lane index xor 4: returns {s: Y} for s in ss, Y lane q =
+    X[q] lane s for q < 4, X[q] lane s ^ 4 for q >= 4. Rounds 1 and 2 as transpose8; in
+    round 3 the pair (A, B) would give the outputs s and s ^ 4 as unzip.lo / .hi (A, B):
+    the blend is unzip.lo (A, trn2(B, A)) (B's odd lanes moved to the even ones), or
+    unzip.hi (A, trn1(A, B)) (B's even lanes to the odd ones)."""
+    rows = [None] * 8
+    for q in range(8):
+        rows[BR3[q]] = X[q]
+    src = rows
+    for rnd in range(2):
+        dst = []
+        for q in range(4):
+            lo, hi = f"%{tag}{rnd}_{2 * q}", f"%{tag}{rnd}_{2 * q + 1}"
+            p.op("bn.unzip.lo", lo, src[q], src[q + 4])
+            p.op("bn.unzip.hi", hi, src[q], src[q + 4])
+            dst += [lo, hi]
+        src = dst
+    out = {}
+    for s in ss:
+        q, h = divmod(BR3[s], 2)
+        t, y = f"%{tag}b{s}", f"%{tag}y{s}"
+        if h:                                # t lane 2i + 1 = B lane 2i
+            p.op("bn.trn1", t, src[q], src[q + 4])
+        else:                                # t lane 2i = B lane 2i + 1
+            p.op("bn.trn2", t, src[q + 4], src[q])
+        p.op("bn.unzip.hi" if h else "bn.unzip.lo", y, src[q], t)
+        out[s] = y
+    return out
+
+
+T1_GPRS = (11, 12, 13, 14, 16, 17, 20, 23)   # the t1 gather's: x10, x15 point at the tile, z_hat
+
+
+def r_acc(n):
+    """The row accumulator's words 0..n-1 live in w(16-n)..w15; w0..w(15-n) are the
+    multiply-accumulates' temporaries."""
+    return [f"w{16 - n + k}" for k in range(n)], [f"w{k}" for k in range(16 - n)]
+
+
+def _mac_regs(n):
+    """Words 0..n-1 of acc += tile o z_hat (x10 tile, x15 z_hat, both post-incremented)
+    in registers; temporaries allocated by prog.Prog."""
+    racc, tmp = r_acc(n)
+    p = Prog(tmp)
+    for w in range(n):
+        a, b = f"%a{w}", f"%b{w}"
+        p.lw_pi(a, "x10")
+        p.lw_pi(b, "x15")
+        p.op("bn.mulvm", f"%p{w}", a, b)
+        p.op("bn.addvm", racc[w], racc[w], f"%p{w}")
+    return p.text().splitlines()
+
+
+def mac_pair(n):
+    """acc += tile o z_hat + tile' o z_hat' (tiles at x10, x11, z_hat at x15, z_hat' at x12,
+    all post-incremented): words 0..n-1 in registers, words n..31 in DMEM (x20 read, x23
+    write): 5 instructions a product instead of 6. Unrolled; temporaries allocated by
+    prog.Prog."""
+    racc, tmp = r_acc(n)
+    p = Prog(tmp)
+    for w in range(32):
+        a, z, b, y = (f"%{x}{w}" for x in "azby")
+        for r, ptr in ((a, "x10"), (z, "x15"), (b, "x11"), (y, "x12")):
+            p.lw_pi(r, ptr)
+        p.op("bn.mulvm", f"%p{w}", a, z)
+        p.op("bn.mulvm", f"%q{w}", b, y)
+        p.op("bn.addvm", f"%s{w}", f"%p{w}", f"%q{w}")
+        if w < n:
+            p.op("bn.addvm", racc[w], racc[w], f"%s{w}")
+        else:
+            p.lw_pi(f"%c{w}", "x20")
+            p.op("bn.addvm", f"%d{w}", f"%c{w}", f"%s{w}")
+            p.sw_pi(f"%d{w}", "x23")
+    return p.text().splitlines()
+
+
+def mac_acc(n):
+    """acc += tile o z_hat (x10, x15): words 0..n-1 in registers, words n..31 in DMEM (x20
+    read, x23 write), 2 words a loop iteration (n even, <= 10: w0..w5 free)."""
+    assert n % 2 == 0 and n <= 10
+    b = []
+    for k in range(2):
+        b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{2 + k}, 0(x15)",
+              f"bn.lw.pi w{4 + k}, 0(x20)"]
+    b += [f"bn.mulvm w{k}, w{k}, w{2 + k}" for k in range(2)]
+    b += [f"bn.addvm w{k}, w{k}, w{4 + k}" for k in range(2)]
+    b += [f"bn.sw.pi w{k}, 0(x23)" for k in range(2)]
+    return _mac_regs(n) + _loop((32 - n) // 2, b)
+
+
+def _chunk_fields(b, c, Y, out_names, tag, field=None):
+    """unpack_fields' field pass for chunk c as text on virtual registers: field i of the
+    8 lanes by uniform shifts / or / and with w15 (2^b - 1) of Y[k], Y[k + 1], an 8 x 8
+    transpose, field(src, dst, tag) lines (None: the fields themselves) -> out_names[m]
+    (lane m's word of the chunk)."""
+    out = []
+    rows = [None] * 8
+    for i in range(8):
+        k, off = divmod(b * (8 * c + i), 32)
+        t = f"%{tag}t{i}"
+        src = Y[k]
+        if off:
+            out.append(f"bn.shrv {t}, {src}, {off}")
+            src = t
+        if off + b > 32:
+            out += [f"bn.shlv %{tag}u{i}, {Y[k + 1]}, {32 - off}", f"bn.or {t}, {src}, %{tag}u{i}"]
+            src = t
+        if off + b != 32:
+            out.append(f"bn.and {t}, {src}, w15")
+            src = t
+        rows[BR3[i]] = src
+    src = rows
+    for rnd in range(3):
+        dst = []
+        for q in range(4):
+            lo, hi = f"%{tag}r{rnd}_{2 * q}", f"%{tag}r{rnd}_{2 * q + 1}"
+            if rnd == 2 and field is None:   # dst[BR3[m]] lane i = field i of lane m
+                lo, hi = out_names[BR3[2 * q]], out_names[BR3[2 * q + 1]]
+            out += [f"bn.unzip.lo {lo}, {src[q]}, {src[q + 4]}",
+                    f"bn.unzip.hi {hi}, {src[q]}, {src[q + 4]}"]
+            dst += [lo, hi]
+        src = dst
+    if field is not None:
+        for m in range(8):
+            out += field(src[BR3[m]], out_names[m], f"{tag}f{m}")
+    return out
+
+
+def _unpack_chunk_lines(b, c, out_names, tag, field=None, gprs=range(10, 18)):
+    """unpack_fields' chunk c of a b-bit polynomial packed at x5 as text on virtual
+    registers (for sched.allocate): Y_j lane m = granule b m + j gathered by lw (8 GPRs,
+    gprs) + bn.ins, then _chunk_fields; out_names[m] gets the word 4 m + c."""
+    out = []
+    Y = {}
+    for j in range((b * 8 * c) // 32, (b * (8 * c + 8) - 1) // 32 + 1):
+        Y[j] = f"%{tag}y{j}"
+        for m in range(8):
+            x = f"x{gprs[(8 * j + m) % 8]}"
+            out += [f"lw {x}, {4 * (b * m + j)}(x5)", f"bn.ins {Y[j]}, {x}, {m}"]
+    return out + _chunk_fields(b, c, Y, out_names, tag, field)
+
+
+def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None):
+    """SimpleBitUnpack of a b-bit polynomial packed at x5 fused with the forward NTT into
+    x8 (ntt.ntt_body's passes): chunk c of the unpack is exactly pass 1's group c (the
+    words 4 m + c), so pass 1 takes the unpacked words in registers (no store / load
+    between them). chunk(c, names): the lines of chunk c (default _unpack_chunk_lines of
+    b bits), names[m] the word 4 m + c. w15 = 2^b - 1; w0..w(pool-1) allocated by
+    sched.allocate. mac = (c_hat address, n): pass 2's outputs t1_hat are not stored but
+    go on into the row's first multiply-accumulate, acc = t1_hat o c_hat + tile o z_hat
+    (tile at x10, z_hat at x15, post-incremented) -> x8, and the accumulator's words
+    0..n-1 are then loaded into their registers (r_acc)."""
+    chunk = chunk or (lambda c, names: _unpack_chunk_lines(b, c, names, f"u{c}"))
+    mem = _m
+    loads, stores, out = twiddle_loads(mem, twid, 32), {}, []
+    for g in range(4):                                   # pass 1
+        words = [g + 4 * i for i in range(8)]
+        regs = {r: f"%a{r}" for r in words}
+        out += chunk(g, [f"%a{4 * m + g}" for m in range(8)])
+        for r in words:
+            stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
+        for layer, length in ((0, 128), (1, 64), (2, 32)):
+            out += across(words, regs, length, 8,
+                          lambda r, layer=layer, length=length:
+                          ("%t0", ((1 << layer) + 8 * r // (2 * length)) % 8))
+    for c in range(4):                                   # pass 2 (as ntt.ntt_body)
+        words = list(range(8 * c, 8 * c + 8))
+        regs = {r: f"%b{r}" for r in words}
+        poly_io(loads, stores, "%b", words, 0, "x8", "x8")
+        for half in (words[:4], words[4:]):
+            out += across(half, regs, 16, 8, lambda r: ("%t1", (8 + r // 4) % 8))
+            out += across(half, regs, 8, 8,
+                          lambda r: (f"%t{(16 + r // 2) // 8}", (16 + r // 2) % 8))
+            for length, first in ((4, 32), (2, 64), (1, 128)):
+                per_reg = 8 // (2 * length)
+                for r in half[::2]:
+                    k = first + r * per_reg
+                    out.append(f"bn.bfly.ct {regs[r]}, {regs[r + 1]}, "
+                               f"%t{k // 8}, l{length}, {k % 8}")
+        if mac:
+            for r in words:
+                del stores[f"%b{r}"]
+                out += [f"bn.lw %cc{r}, {_m(mac[0] + 32 * r)}", f"bn.lw.pi %A{r}, 0(x10)",
+                        f"bn.lw.pi %Z{r}, 0(x15)", f"bn.mulvm %p{r}, %b{r}, %cc{r}",
+                        f"bn.mulvm %q{r}, %A{r}, %Z{r}", f"bn.addvm %s{r}, %p{r}, %q{r}",
+                        f"bn.sw %s{r}, {32 * r}(x8)"]
+    out = sched.just_in_time(out, loads, stores)
+    out = sched.allocate(out, [f"w{i}" for i in range(pool)])
+    if mac:
+        out += [f"bn.lw {w}, {32 * k}(x8)" for k, w in enumerate(r_acc(mac[1])[0])]
+    return sched.schedule(out, [("x0", "x8"), ("x5", "x8"), ("x10", "x8"), ("x15", "x8")])
+
+
+def mac_intt_body(itwid, tiles):
+    """A row's last multiply-accumulate fused with its inverse NTT (ntt.intt_body's passes),
+    in place at x8 = ACC (the register words of the accumulator stored there first): word
+    w of pass A's chunk = acc[w] + sum over tiles (x10, x11) of tile o z_hat (x15, x12),
+    kept in registers for the INTT (no store / load between them). w0..w15 allocated by
+    sched.allocate."""
+    loads, stores, out = twiddle_loads(_m, itwid, 33), {}, []
+    ptrs = [("x10", "x15"), ("x11", "x12")][:tiles]
+    for c in range(4):                                   # pass A
+        words = list(range(8 * c, 8 * c + 8))
+        regs = [f"%a{r}" for r in words]
+        for r in words:
+            acc = f"%c{r}"
+            out.append(f"bn.lw {acc}, {32 * r}(x8)")
+            for k, (ta, tz) in enumerate(ptrs):
+                out += [f"bn.lw.pi %x{r}_{k}, 0({ta})", f"bn.lw.pi %y{r}_{k}, 0({tz})",
+                        f"bn.mulvm %x{r}_{k}, %x{r}_{k}, %y{r}_{k}"]
+            if tiles == 2:
+                out.append(f"bn.addvm %x{r}_0, %x{r}_0, %x{r}_1")
+            out.append(f"bn.addvm %a{r}, {acc}, %x{r}_0")
+            stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
+        for half in (0, 4):                              # no layer mixes the two halves
+            for length, first in ((1, 0), (2, 128), (4, 192)):
+                per_reg = 8 // (2 * length)
+                for i in range(half, half + 4, 2):
+                    word, lane = divmod(first + (8 * c + i) * per_reg, 8)
+                    out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, l{length}, {lane}")
+            for i in range(half, half + 4, 2):           # len 8: words (r, r+1), block r/2
+                word, lane = divmod(224 + (8 * c + i) // 2, 8)
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, r, {lane}")
+            for i in (half, half + 1):                   # len 16: words (r, r+2), word 30
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 2]}, %t30, r, {(8 * c + i) // 4}")
+    for g in range(4):                                   # pass B (as ntt.intt_body)
+        words = [g + 4 * i for i in range(8)]
+        regs = [f"%b{r}" for r in words]
+        poly_io(loads, stores, "%b", words, 0, "x8", "x8")
+        for dist, length, lane0 in ((1, 32, 0), (2, 64, 4), (4, 128, 6)):
+            for i in range(8):
+                if i & dist:
+                    continue
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + dist]}, %t31, r, "
+                           f"{lane0 + 8 * words[i] // (2 * length)}")
+        out += [f"bn.mulvm {regs[i]}, {regs[i]}, %t32" for i in range(4)]
+    out = sched.just_in_time(out, loads, stores)
+    out = sched.allocate(out, [f"w{i}" for i in range(16)])
+    return sched.schedule(out, [("x0", "x8")] + [(x, "x8") for pr in ptrs for x in pr])
+
+
+def _pack_tree(tmp=("w8", "w9")):
+    """w0..w7 (4-bit values, word t lane i = coefficient 8 t + i) -> w0 lane t = the 8
+    nibbles of word t, lane i's at bit 4 i: three rounds of unzip.lo / .hi of word pairs,
+    the odd lanes shifted over the even ones by 4, 8, 16 bits (packing.or_tree's order,
+    without a multiplication by 16^lane before it)."""
+    out, n, sh = [], 8, 4
+    while n > 1:
+        for i in range(n // 2):
+            out += [f"bn.unzip.lo {tmp[0]}, w{2 * i}, w{2 * i + 1}",
+                    f"bn.unzip.hi {tmp[1]}, w{2 * i}, w{2 * i + 1}",
+                    f"bn.shlv {tmp[1]}, {tmp[1]}, {sh}", f"bn.or w{i}, {tmp[0]}, {tmp[1]}"]
+        n, sh = n // 2, 2 * sh
+    return out
+
+
+def hw1_mult(gamma2: int) -> int:
+    """floor(2^43 / (2 gamma2)): mulv.hi((r + gamma2) mod q, it) >> 11 = HighBits(r) on
+    [0, q) (the q - 1 wrap included: checked exhaustively in the tests)."""
+    return (1 << 43) // (2 * gamma2)
+
+
 def hb_mult(gamma2: int) -> int:
     """ceil(2^43 / (2 gamma2)): mulv.hi(r + gamma2 - 1, it) >> 11 = floor((r + gamma2 - 1)
     / (2 gamma2)) on [0, q), bit 10 = [r0 > 0]."""
@@ -118,6 +410,8 @@ def hb_mult(gamma2: int) -> int:
 
 class Verify:
     """The verify program and its DMEM layout for one parameter set (44, 65, 87)."""
+
+    RING = 12288            # the 4-tile ring (ML-DSA-44 / -65): 0x3000..0x3fff
 
     sib_words = 8           # SampleInBall's digest words per squeeze (tests use fewer)
 
@@ -151,9 +445,18 @@ class Verify:
         # packed z_j at ZP + zb j: slot j (1 KiB) ends at or before packed z_(j+1) starts
         self.ZP = self.Z_HAT + 1024 * l - self.zb * (l - 1)
         self.ACC = self.Z_HAT + 1024 * l                    # over the last packed z
-        self.TILES = (self.ACC + 1024, self.ACC + 2048)
-        self.SIB = self.TILES[1]
-        self.END = self.ACC + 3072
+        # A_hat tiles: a ring of 4 at RING (4 KiB aligned: the pointer wraps by and / or)
+        # where DMEM has the room (ML-DSA-44 / -65: entries multiply-accumulated in pairs),
+        # else two after ACC
+        self.pairs = self.ACC + 1024 <= self.RING
+        n_tiles = 4 if self.pairs else 2
+        base = self.RING if self.pairs else self.ACC + 1024
+        self.TILES = tuple(base + 1024 * t for t in range(n_tiles))
+        self.SIB = self.TILES[-1]           # SampleInBall's digest words, then z's scratch
+        self.END = base + 1024 * n_tiles
+        # accumulator words in registers: 8 with the pairs (mac_pair wants 8 temporaries),
+        # else 10 (mac_acc's loop takes 2 words an iteration with w0..w5)
+        self.n_racc = 8 if self.pairs else 10
         # M' (read in step 1 only): the larger free stretch then
         free = [(self.C_HAT, self.ZP), (self.ACC + self.zb, dmem_size)]
         self.MSG, end = max(free, key=lambda r: r[1] - r[0])
@@ -264,56 +567,94 @@ class Verify:
         return L
 
     def _sample_in_ball(self, sib_words=8):
-        """c = SampleInBall(c_tilde) -> C_HAT (plain, values 0, 1, q - 1): the 8 sign bytes
-        and the candidates from SIB (sib_words digest words), more squeezed when they run
-        out (the KMAC keeps squeezing). The core's rejection loop as sampling.py's."""
-        sib, end = self.SIB, self.SIB + 32 * sib_words
-        L = self._ctil_absorb()
-        L += _li(6, sib) + _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
-        L += _li(7, self.C_HAT) + ["bn.xor w4, w4, w4"] + \
-            _loop(32, ["bn.sw.pi w4, 0(x7)"])
-        L += _li(7, self.C_HAT) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"] + \
-            _li(12, sib + 8) + _li(26, end) + \
-            [f"addi x13, x0, {256 - self.tau}", "addi x24, x0, 256"] + _li(21, Q - 2)
-        L += ["sib_loop:", "beq x12, x26, sib_refill", "sib_go:"] + sampling.sib_step() + \
-            ["jal x0, sib_done", "sib_refill:"] + _li(6, sib) + \
-            _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"]) + \
-            _li(12, sib) + ["jal x0, sib_go", "sib_done:"]
-        return L
+        """c = SampleInBall(c_tilde) -> C_HAT, scaled by -2^d (values 0, -2^d, 2^d mod q: so
+        c_hat o t1_hat is -(c t1 2^d) in the NTT domain and t1 is unpacked as is): the 8
+        sign bytes and the candidates from SIB (sib_words digest words), more squeezed when
+        they run out (the KMAC keeps squeezing). The rejection loop reads a word at a time
+        (4 candidates); the sign of the k-th accepted is bit i mod 32 (srl's shift amount)
+        of a sign word rotated right by tau (x10: signs 0..31, then 32..63)."""
+        sib, end, tau = self.SIB, self.SIB + 32 * sib_words, self.tau
+        first = 256 - tau
+        assert 32 < tau < 64
+        squeeze = _li(6, sib) + _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
+        # c cleared while the KMAC permutes (M' may have lain there: only after mu)
+        L = self._ctil_absorb() + _li(7, self.C_HAT) + ["bn.xor w4, w4, w4"] + \
+            _loop(32, ["bn.sw.pi w4, 0(x7)"]) + squeeze
+        L += _li(7, self.C_HAT) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"]
+        for x in ("x10", "x11"):                          # rotate right by tau mod 32
+            L += [f"srli x14, {x}, {tau % 32}", f"slli {x}, {x}, {32 - tau % 32}",
+                  f"or {x}, {x}, x14"]
+        L += _li(12, sib + 8) + _li(26, end) + [f"addi x13, x0, {first}"] + \
+            _li(18, self.C_HAT + 4 * first) + [f"addi x24, x0, {first + 32}",
+                                                "addi x9, x0, 256"] + \
+            _li(21, (1 << (D + 1)) - Q) + _li(23, Q - (1 << D))
+        L += ["sib_go:", "lw x15, 0(x12)", "addi x12, x12, 4"]
+        for k in range(4):
+            nxt = f"sib_b{k + 1}"
+            L += [f"sib_b{k}:"]
+            L += ["andi x16, x15, 255"] if k == 0 else [f"srli x16, x15, {8 * k}"] + \
+                (["andi x16, x16, 255"] if k < 3 else [])
+            # reject j > i; else c_i = c_j, c_j = -2^d (-1)^sign
+            L += [f"bltu x13, x16, {nxt}", "slli x16, x16, 2", "add x16, x16, x7",
+                  "lw x17, 0(x16)", "srl x19, x10, x13", "andi x19, x19, 1",
+                  "sub x19, x0, x19", "and x19, x19, x21", "add x19, x19, x23",
+                  "sw x17, 0(x18)", "sw x19, 0(x16)", "addi x18, x18, 4", "addi x13, x13, 1",
+                  f"beq x13, x24, sib_lim{k}"]
+        L += ["sib_b4:", "bne x12, x26, sib_go"] + squeeze + _li(12, sib) + ["jal x0, sib_go"]
+        for k in range(4):                    # 32 signs used (x24 = first + 32) or done (256)
+            L += [f"sib_lim{k}:", "beq x13, x9, sib_done", "addi x10, x11, 0",
+                  "addi x24, x9, 0", f"jal x0, sib_b{k + 1}"]
+        return L + ["sib_done:"]
 
     def _hint_tail(self):
-        """The last count <= omega and the bytes after the last index zero (x7 = HINT)."""
+        """The last count <= omega and the bytes after the last index (up to omega) zero, a
+        word at a time (the first word shifted past the indices, the last masked to
+        the bytes below omega); x7 = HINT."""
         om = self.omega
         L = _li(7, self.HINT) + [f"addi x9, x0, {om + self.k - 1}"] + self._byte(8, "x9", 1)
         L += [f"addi x2, x0, {om}", *_far("bltu", "x2", "x8", "exit_count"),
-              "tail_loop:", "bgeu x8, x2, tail_done"] + self._byte(3, "x8", 1) + \
-            [*_far("bne", "x3", "x0", "exit_pad"), "addi x8, x8, 1", "jal x0, tail_loop", "tail_done:"]
-        return L
+              "bgeu x8, x2, tail_done", "andi x9, x8, -4", "add x9, x9, x7",
+              "andi x10, x8, 3", "slli x10, x10, 3", "lw x3, 0(x9)", "srl x3, x3, x10",
+              "sll x3, x3, x10"] + _li(11, self.HINT + ((om - 1) & ~3))
+        L += ["tail_loop:", "beq x9, x11, tail_last", *_far("bne", "x3", "x0", "exit_pad"),
+              "addi x9, x9, 4", "lw x3, 0(x9)", "jal x0, tail_loop", "tail_last:"]
+        if om % 4:
+            L += _li(12, (1 << (8 * (om % 4))) - 1) + ["and x3, x3, x12"]
+        return L + [*_far("bne", "x3", "x0", "exit_pad"), "tail_done:"]
 
     def _hint_fix(self):
         """UseHint for row x22's hinted coefficients (HighBits of the rest is the plain
         pass, _hw1_encode): count = byte omega + x22 checked (>= x18, the previous count, and
         <= omega), indices x18 .. count - 1 checked strictly increasing; each hinted r at
         ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
-        x18 = count after. Constants in w8..w15; x7 = HINT."""
+        Eight at a time: lane k of w0 gathered from the address in x(10 + k) (lw +
+        bn.ins), the formula on the 8 lanes, scattered back (bn.ext + sw); the lanes of a
+        last partial batch go to a dummy word (HDR + 12). x18 = count after. Constants in
+        w8..w15; x7 = HINT."""
         C = self._fix_consts()
         L = _li(7, self.HINT) + [f"addi x9, x22, {self.omega}"] + self._byte(8, "x9", 1)
         L += [*_far("bltu", "x8", "x18", "exit_count"), f"addi x2, x0, {self.omega}",
-              *_far("bltu", "x2", "x8", "exit_count")]
+              *_far("bltu", "x2", "x8", "exit_count"), "bgeu x18, x8, fix_done"]
         L += self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2)) + \
             self._bcast("w10", 2) + self._bcast("w11", -1) + \
             self._bcast("w12", 2 * self.gamma2)
         L += self._bcast("w13", 15) if self.m == 16 else \
             self._bcast("w13", 43) + self._bcast("w14", 44) + self._bcast("w15", 45)
-        L += _li(6, self.ACC) + ["addi x4, x0, -1", "fix_loop:", "bgeu x18, x8, fix_done"] + \
-            self._byte(3, "x18", 1) + \
-            [*_far("bge", "x4", "x3", "exit_order"), "addi x4, x3, 0",
-             "slli x1, x3, 2", "add x1, x1, x6", "lw x5, 0(x1)", "bn.bcast w0, x5",
-             "bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
-             "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
-             "bn.addv w3, w3, w11"] + C + \
-            ["bn.mulv.lo w5, w3, w12", "bn.ext x5, w5, 0", "sw x5, 0(x1)",
-             "addi x18, x18, 1", "jal x0, fix_loop", "fix_done:"]
+        L += _li(6, self.ACC) + _li(2, self.HDR + 12) + ["addi x4, x0, -1", "fix_batch:"] + \
+            [f"addi x{10 + k}, x2, 0" for k in range(8)]
+        for k in range(8):
+            a = f"x{10 + k}"
+            L += [f"bgeu x18, x8, fix_last"] + self._byte(3, "x18", 1) + \
+                [*_far("bge", "x4", "x3", "exit_order"), "addi x4, x3, 0",
+                 f"slli {a}, x3, 2", f"add {a}, {a}, x6", f"lw x5, 0({a})",
+                 f"bn.ins w0, x5, {k}", "addi x18, x18, 1"]
+        L += ["addi x9, x0, 1", "jal x0, fix_go", "fix_last:", "addi x9, x0, 0", "fix_go:"]
+        L += ["bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
+              "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
+              "bn.addv w3, w3, w11"] + C + ["bn.mulv.lo w5, w3, w12"]
+        for k in range(8):
+            L += [f"bn.ext x5, w5, {k}", f"sw x5, 0(x{10 + k})"]
+        L += ["bne x9, x0, fix_batch", "fix_done:"]
         return L
 
     def _fix_consts(self):
@@ -326,114 +667,229 @@ class Verify:
                 "bn.addv w3, w3, w7"]
 
     # ---------------------------------------------------------------- subroutines
-    def _unpack_z(self):
-        """z_j: packed at x5 -> x6, z = gamma1 - f (mod q); ACC |= [f <= beta or f >= 2
-        gamma1 - beta] per lane (x9). w15 mask, w14 gamma1, w13 beta + 1, w12 2 gamma1 -
-        beta - 1."""
-        def field(p, s, d):
-            p.op("bn.ltv", f"{d}lo", s, "w13")
-            p.op("bn.ltv", f"{d}hi", "w12", s)
-            p.raw("bn.or.acc {0}, {2}, {3}", ["x9", "@acc"], [f"{d}lo", f"{d}hi", "@acc"])
-            p.op("bn.subvm", d, "w14", s)
-        return unpack_fields(self.zbits, field, pool=12)
+    def _z20_pass1(self):
+        """The 20-bit z unpack's (ML-DSA-65 / -87) Y words without per-granule gathers: lane
+        m works on the 32 coefficients of run(m) (runs 0, 2, 4, 6 in lanes 0..3, 1, 3, 5, 7
+        in lanes 4..7), Y_j lane m = granule 20 run(m) + j. Granule 20 r + j is packed
+        word 5 (r // 2) + (j + 20 (r % 2)) // 8, lane j (+ 4 for odd r) mod 8: so for the 4
+        j sharing those word offsets (a, b), Y_j is an 8 x 8 lane transpose of the packed
+        words 5 p + a (lanes 0..3) and 5 p + b (lanes 4..7), p = 0..3, whose lanes 4..7
+        come from lane j xor 4 (_blend_transpose): 5 transposes, the 20 Y_j to the scratch
+        at SIB (free until the rows). w0..w11; packed at x5."""
+        S, b = self.SIB, 20
+        p = Prog([f"w{k}" for k in range(12)])
+        for a, bb in ((0, 2), (0, 3), (1, 3), (1, 4), (2, 4)):
+            X = []
+            for q in range(8):
+                r = 5 * (q % 4) + (a if q < 4 else bb)
+                X.append(f"%p{a}{bb}_{q}")
+                p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [X[-1]], ["x5"])
+            js = [j for j in range(b) if j // 8 == a and (b + j) // 8 == bb]
+            ys = _blend_transpose(p, X, [j % 8 for j in js], f"g{a}{bb}_")
+            for j in js:
+                p.sw(ys[j % 8], S + 32 * j)
+        return p.text().splitlines()
 
-    @staticmethod
-    def _unpack_t1():
-        """t1_i: 10-bit packed at x5 -> -(t1 2^d) mod q at x6. w15 mask, w14 zero."""
-        def field(p, s, d):
-            p.op("bn.shlv", f"{d}s", s, str(D))
-            p.op("bn.subvm", d, "w14", f"{d}s")
-        return unpack_fields(10, field, pool=14)
+    def _z_field(self, src, dst, tag):
+        """z = gamma1 - f (mod q); ACC |= [f <= beta or f >= 2 gamma1 - beta] per lane (x9).
+        w14 gamma1, w13 beta + 1, w12 2 gamma1 - beta - 1."""
+        return [f"bn.ltv %{tag}lo, {src}, w13", f"bn.ltv %{tag}hi, w12, {src}",
+                f"bn.or.acc x9, %{tag}lo, %{tag}hi", f"bn.subvm {dst}, w14, {src}"]
+
+    def _unpack_z_ntt(self):
+        """z_j packed at x5 -> z_hat_j at x8: unpacked (z = gamma1 - field, the range check
+        in x9) straight into the NTT (unpack_ntt_body); the 20-bit sets' Y words by
+        _z20_pass1 first, then the field pass from the scratch, word 4 run(m) + c from
+        lane m of chunk c."""
+        b = self.zbits
+        consts = self._bcast("w15", (1 << b) - 1) + self._bcast("w14", self.gamma1) + \
+            self._bcast("w13", self.beta + 1) + \
+            self._bcast("w12", 2 * self.gamma1 - self.beta - 1)
+        if b != 20:
+            def chunk(c, names):
+                return _unpack_chunk_lines(b, c, names, f"u{c}", self._z_field)
+            return consts + unpack_ntt_body(b, self.TWID, chunk, pool=12)
+        run = [2 * m if m < 4 else 2 * (m - 4) + 1 for m in range(8)]
+
+        def chunk(c, names):
+            Y = {k: f"%u{c}y{k}" for k in range(5 * c, 5 * c + 5)}
+            lines = [f"bn.lw {Y[k]}, {_m(self.SIB + 32 * k)}" for k in Y]
+            return lines + _chunk_fields(b, c, Y, [names[run[m]] for m in range(8)],
+                                         f"u{c}", self._z_field)
+        return consts + self._z20_pass1() + unpack_ntt_body(b, self.TWID, chunk, pool=12)
 
     @staticmethod
     def _bcast(w, val):
         return _li(1, val) + [f"bn.bcast {w}, x1"]
 
     def _hw1_encode(self):
-        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes). r1 = mulv.hi(r +
-        gamma2 - 1, hb_mult) >> 11, mod m (the q - 1 wrap gives m)."""
-        consts = self._bcast("w10", self.gamma2 - 1) + self._bcast("w11", hb_mult(self.gamma2))
+        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes). r1 = mulv.hi((r +
+        gamma2) mod q, hw1_mult) >> 11, in [0, m) with no wrap fix-up (the q - 1 wrap's r
+        give (r + gamma2) mod q < gamma2: r1 = 0)."""
+        consts = self._bcast("w10", self.gamma2) + self._bcast("w11", hw1_mult(self.gamma2))
         if self.w1bits == 4:
-            consts += self._bcast("w12", 15) + \
-                [x for q in range(8) for x in (_li(1, 1 << (4 * q)) + [f"bn.ins w13, x1, {q}"])]
             body = [f"bn.lw.pi w{n}, 0(x5)" for n in range(8)]
             for n in range(8):
-                body += [f"bn.addv w{n}, w{n}, w10", f"bn.mulv.hi w{n}, w{n}, w11",
-                         f"bn.shrv w{n}, w{n}, 11", f"bn.and w{n}, w{n}, w12",
-                         f"bn.mulv.lo w{n}, w{n}, w13"]
-            body += or_tree() + ["bn.sw.pi w0, 0(x6)"]
+                body += [f"bn.addvm w{n}, w{n}, w10", f"bn.mulv.hi w{n}, w{n}, w11",
+                         f"bn.shrv w{n}, w{n}, 11"]
+            body += _pack_tree() + ["bn.sw.pi w0, 0(x6)"]
             return consts + _loop(4, sched.schedule(body))
-        consts += self._bcast("w12", self.m - 1) + self._bcast("w13", self.m)
 
         def load(p, r, dst):
-            u, t, g = f"%hu{r}", f"%ht{r}", f"%hg{r}"
+            u, t = f"%hu{r}", f"%ht{r}"
             p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [u], ["x5"])
-            p.op("bn.addv", u, u, "w10")
+            p.op("bn.addvm", u, u, "w10")
             p.op("bn.mulv.hi", t, u, "w11")
-            p.op("bn.shrv", t, t, "11")
-            p.op("bn.ltv", g, "w12", t)
-            p.op("bn.and", g, g, "w13")
-            p.op("bn.subv", dst, t, g)
+            p.op("bn.shrv", dst, t, "11")
         return consts + pack_fields(load, [(self.w1bits, None, "x6")], pool=10)
 
+    def _body(self, name):
+        """The routines the row loop runs once per row, inlined there (no call / return;
+        the scheduler works across their seams)."""
+        return {"unpack_t1_mac": lambda: ["addi x6, x0, 1023", "bn.bcast w15, x6"] +
+                unpack_ntt_body(10, self.TWID, mac=(self.C_HAT, self.n_racc), chunk=lambda c, nm:
+                                _unpack_chunk_lines(10, c, nm, f"u{c}", gprs=T1_GPRS)),
+                "mac_pair": lambda: mac_pair(self.n_racc),
+                "mac_intt1": lambda: mac_intt_body(self.ITWID, 1),
+                "mac_intt2": lambda: mac_intt_body(self.ITWID, 2),
+                "hint_fix": self._hint_fix, "hw1_encode": self._hw1_encode}[name]()
+
     def subroutines(self):
+        """NTT (of c) and the z unpack + NTT (l calls); the row loop's pieces are inlined
+        (_body). The row's accumulator: words 0..n_racc-1 in registers (r_acc) across the
+        row, the others at ACC + 32 n_racc (x20 read, x23 write)."""
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
-        out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
-        # the row's accumulator: words 0..7 in w8..w15 (products.R_ACC) across the row,
-        # words 8..31 at ACC + 256 (x20 read, x23 write)
-        out += self._sub("mac_first", products._mac_first())
-        out += self._sub("mac_acc", products._mac_acc())
-        out += self._sub("unpack_z", self._bcast("w15", (1 << self.zbits) - 1) +
-                         self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) +
-                         self._bcast("w12", 2 * self.gamma1 - self.beta - 1) + self._unpack_z())
-        out += self._sub("unpack_t1", self._bcast("w15", (1 << 10) - 1) +
-                         ["bn.xor w14, w14, w14"] + self._unpack_t1())
-        out += self._sub("hint_fix", self._hint_fix())
-        out += self._sub("hw1_encode", self._hw1_encode())
+        out += self._sub("unpack_z_ntt", self._unpack_z_ntt())
         return out
 
     # ---------------------------------------------------------------- main line
     def _z_phase(self):
-        """z_j unpacked + checked, NTT'd into Z_HAT[j] (x9 = 0 iff every |z| in range)."""
-        L = ["bn.xor w1, w1, w1", "bn.wsrw ACC, w1", "addi x9, x0, 0"]
-        L += _li(29, self.ZP) + _li(26, self.Z_HAT) + [f"addi x27, x0, {self.l}", "z_loop:",
-                                                      "addi x5, x29, 0", "addi x6, x26, 0"]
-        L += self._call("unpack_z") + ["addi x8, x26, 0"] + self._call("ntt_x8")
-        L += [*_far("bne", "x9", "x0", "exit_z")]
-        L += _li(1, self.zb) + ["add x29, x29, x1", "addi x26, x26, 1024", "addi x27, x27, -1",
-                                "bne x27, x0, z_loop"]
+        """z_j unpacked + checked, NTT'd into Z_HAT[j] (x9 = 0 iff every |z| in range). With
+        the tile ring, A_hat[0][1] and [0][2] are sampled meanwhile (into tiles 1, 2)."""
+        L = ["bn.xor w1, w1, w1", "bn.wsrw ACC, w1", "addi x9, x0, 0", "addi x21, x0, 0"]
+        for j in range(self.l):
+            if self.pairs and j < 2:
+                L += ["smp.wait"] + _li(27, self.TILES[j + 1]) + \
+                    self._start_a("x21", j + 1, "x27")
+            L += _li(5, self.ZP + self.zb * j) + _li(8, self.Z_HAT + 1024 * j) + \
+                self._call("unpack_z_ntt")
+            L += [*_far("bne", "x9", "x0", "exit_z")]
         return L
 
-    def _rows(self):
-        """Per row: hint, t1 unpack + NTT, o c_hat, + sum_j A_hat[i][j] o z_hat[j] (the next
-        A entry sampled into the other tile), INTT, UseHint, w1Encode over t1_i.
-        x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position, x19 = rows left,
-        x26 / x27 = this / the other tile."""
+    def _start_a_row(self, off):
+        """RejNTTPoly(rho || (x21 + off) as 2 bytes) -> the tile at x27, in the background;
+        x1 = SHAKE128, x2 = 34, x3 = -1, x7 = 3, x4 = 256 set by the row (x5, w1, w2)."""
+        return [f"bn.lw w1, {_m(self.PK)}", "kmac.start x1, x2", "kmac.msg w1, x3",
+                f"addi x5, x21, {off}", "bn.ins w2, x5, 0", "kmac.msg w2, x7",
+                "smp.run x27, x4, uni23"]
+
+    def _rows_two_tiles(self):
+        """Per row (two tiles): t1 unpack + NTT, t1_hat o c_hat + sum_j A_hat[i][j] o z_hat[j]
+        (the next A entry sampled into the other tile; the last one with the INTT),
+        UseHint, w1Encode over t1_i.
+        x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position, x19 rows left,
+        x26 / x27 = this / the other tile (x29 = their xor), x25 = ACC + 32 n_racc."""
         l = self.l
         L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
-        L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1])
+        L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1]) + \
+            _li(29, self.TILES[0] ^ self.TILES[1]) + _li(25, self.ACC + 32 * self.n_racc)
         L += ["row_loop:"]
-        L += ["addi x5, x24, 0"] + _li(6, self.ACC) + self._call("unpack_t1")
-        L += _li(8, self.ACC) + self._call("ntt_x8")
-        L += _li(10, self.ACC) + _li(15, self.C_HAT) + _li(20, self.ACC + 256) + \
-            self._call("mac_first")
+        L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
+              "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
         for j in range(l):
             L += ["smp.wait"]
             if j + 1 < l:
-                L += self._start_a("x21", j + 1, "x27")
+                L += self._start_a_row(j + 1)
             else:
-                L += ["addi x1, x0, 1", f"beq x19, x1, last_row_{0}"]
-                L += self._start_a("x21", 256, "x27")
+                L += ["addi x5, x0, 1", "beq x19, x5, last_row_0"]
+                L += self._start_a_row(256)
                 L += ["last_row_0:"]
-            L += ["addi x10, x26, 0"] + _li(15, self.Z_HAT + 1024 * j) + \
-                _li(20, self.ACC + 256) + _li(23, self.ACC + 256) + self._call("mac_acc") + ["addi x1, x26, 0", "addi x26, x27, 0", "addi x27, x1, 0"]
-        L += [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(products.R_ACC)]
-        L += _li(8, self.ACC) + self._call("intt_x8")
-        L += self._call("hint_fix")
-        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._call("hw1_encode")
+            # x15 runs on through z_hat[j]; entry 0 with t1_hat o c_hat, the last one with
+            # the INTT
+            L += ["addi x10, x26, 0", "addi x20, x25, 0"]
+            if j == 0:                     # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
+                L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
+            elif j < l - 1:                # inline (IMEM has the room): no call / return
+                L += ["addi x23, x25, 0"] + mac_acc(self.n_racc)
+            else:
+                L += self._store_racc() + \
+                    _li(8, self.ACC) + self._body("mac_intt1")
+            L += ["xor x26, x26, x29", "xor x27, x27, x29"]
+        L += self._body("hint_fix")
+        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._body("hw1_encode")
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
-              "addi x19, x19, -1", "bne x19, x0, row_loop"]
+              "addi x19, x19, -1", *_far("bne", "x19", "x0", "row_loop")]
         return L
+
+    def _store_racc(self):
+        """The accumulator's register words to ACC (before the fused MAC + INTT)."""
+        return [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])]
+
+    def _adv(self, x):
+        """x = the next tile of the ring (x30 = 0x3fff, x31 = RING)."""
+        return [f"addi {x}, {x}, 1024", f"and {x}, {x}, x30", f"or {x}, {x}, x31"]
+
+    def _job(self, off):
+        """Checkpoint: wait for the sampler, then A_hat entry x21 + off -> tile x27 (off >=
+        256: the next row's, none after the last row), x27 advanced."""
+        L = ["smp.wait"]
+        if off is None:
+            return L
+        if off >= 256:
+            L += ["addi x5, x0, 1", f"beq x19, x5, job_skip_{off}"]
+        L += self._start_a_row(off) + self._adv("x27")
+        return L + ([f"job_skip_{off}:"] if off >= 256 else [])
+
+    def _rows_ring(self):
+        """The rows with the 4-tile ring: entry 0 with t1_hat o c_hat (after the t1 NTT), then
+        pairs (mac_pair; a single last one by mac_acc when l - 1 is odd). A sampler job at each
+        checkpoint: before each multiply-accumulate and twice in the row's tail (after the
+        last one, after the INTT), for the entry 4 ahead at most (its tile was consumed).
+        x26 = the next tile to consume, x27 = to sample into; registers as _rows_two_tiles."""
+        l = self.l
+        units = [[0]] + [list(range(j, min(j + 2, l))) for j in range(1, l, 2)]
+        jobs = {4: [3, 256, 257, 258, None], 5: [3, 4, 256, 257, 258]}[l]
+        # each job's tile is free: its entry is 4 after one consumed before the checkpoint
+        # (entries counted from the row's first; checkpoints: before each unit, then 2)
+        starts = [unit[0] for unit in units] + [l, l]
+        for g, first in zip(jobs, starts):
+            if g is not None:
+                e = g % 256 + (l if g >= 256 else 0)
+                assert e - 4 < first, (l, g)
+        done = sorted(g % 256 + (l if g >= 256 else 0) for g in jobs if g is not None)
+        assert done == list(range(3, l + 3)), done     # the row's jobs: entries 3 .. l + 2
+        L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
+        L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[3]) + \
+            _li(25, self.ACC + 32 * self.n_racc) + _li(30, 0x3FFF) + _li(31, self.RING)
+        L += ["row_loop:"]
+        L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
+              "addi x7, x0, 3", "addi x4, x0, 256"] + _li(15, self.Z_HAT)
+        for u, unit in enumerate(units):
+            last = u == len(units) - 1                # with the INTT
+            L += self._job(jobs[u])
+            L += ["addi x10, x26, 0"] + self._adv("x26") + ["addi x20, x25, 0"]
+            if last:
+                L += self._store_racc() + _li(8, self.ACC)
+            if unit == [0]:                # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
+                L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
+            elif len(unit) == 2:
+                L += ["addi x11, x26, 0"] + self._adv("x26") + \
+                    ["addi x23, x25, 0", "addi x12, x15, 1024"] + \
+                    self._body("mac_intt2" if last else "mac_pair") + ["addi x15, x12, 0"]
+            else:
+                L += ["addi x23, x25, 0"] + (self._body("mac_intt1") if last else
+                                             mac_acc(self.n_racc))
+        L += self._job(jobs[len(units)])        # x1..x7 as set (the MACs keep them)
+        L += self._body("hint_fix")
+        L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
+              "addi x7, x0, 3", "addi x4, x0, 256"] + self._job(jobs[len(units) + 1])
+        L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._body("hw1_encode")
+        L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
+              "addi x19, x19, -1", *_far("bne", "x19", "x0", "row_loop")]
+        return L
+
+    def _rows(self):
+        return self._rows_ring() if self.pairs else self._rows_two_tiles()
 
     def _final(self):
         """c_tilde' = H(mu || w1Encode(w1), lambda / 4) against c_tilde."""
