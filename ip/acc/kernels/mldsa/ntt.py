@@ -55,25 +55,39 @@ def ntt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
         words = [g + 4 * i for i in range(8)]
         regs = {r: f"%a{r}" for r in words}
         poly_io(loads, stores, "%a", words, off, src, dst)
-        for layer, length in ((0, 128), (1, 64), (2, 32)):
-            out += across(words, regs, length, 8,
-                          lambda r, layer=layer, length=length:
-                          ("%t0", ((1 << layer) + 8 * r // (2 * length)) % 8))
+        out += ntt_pass1(words, regs)
     for c in range(4):                                   # pass 2
         words = list(range(8 * c, 8 * c + 8))
         regs = {r: f"%b{r}" for r in words}
         poly_io(loads, stores, "%b", words, off, dst, dst)
-        for half in (words[:4], words[4:]):              # no layer mixes the two halves
-            out += across(half, regs, 16, 8, lambda r: ("%t1", (8 + r // 4) % 8))
-            out += across(half, regs, 8, 8,
-                          lambda r: (f"%t{(16 + r // 2) // 8}", (16 + r // 2) % 8))
-            for length, first in ((4, 32), (2, 64), (1, 128)):
-                per_reg = 8 // (2 * length)
-                for r in half[::2]:
-                    k = first + r * per_reg
-                    out.append(f"bn.bfly.ct {regs[r]}, {regs[r + 1]}, "
-                               f"%t{k // 8}, l{length}, {k % 8}")
+        out += ntt_pass2(words, regs)
     return _finish(out, loads, stores, src, dst, mem, twid)
+
+
+def ntt_pass1(words, regs) -> list[str]:
+    """ntt_body's pass 1 on group words (4 m + g): layers of length 128, 64, 32 (twiddle %t0)."""
+    out = []
+    for layer, length in ((0, 128), (1, 64), (2, 32)):
+        out += across(words, regs, length, 8,
+                      lambda r, layer=layer, length=length:
+                      ("%t0", ((1 << layer) + 8 * r // (2 * length)) % 8))
+    return out
+
+
+def ntt_pass2(words, regs) -> list[str]:
+    """ntt_body's pass 2 on chunk words (8 c .. 8 c + 7): layers of length 16 .. 1."""
+    out = []
+    for half in (words[:4], words[4:]):              # no layer mixes the two halves
+        out += across(half, regs, 16, 8, lambda r: ("%t1", (8 + r // 4) % 8))
+        out += across(half, regs, 8, 8,
+                      lambda r: (f"%t{(16 + r // 2) // 8}", (16 + r // 2) % 8))
+        for length, first in ((4, 32), (2, 64), (1, 128)):
+            per_reg = 8 // (2 * length)
+            for r in half[::2]:
+                k = first + r * per_reg
+                out.append(f"bn.bfly.ct {regs[r]}, {regs[r + 1]}, "
+                           f"%t{k // 8}, l{length}, {k % 8}")
+    return out
 
 
 def program() -> str:
@@ -117,6 +131,24 @@ def itwiddle_words(mont: bool = False) -> list[list[int]]:
     return words
 
 
+def intt_pass_a(regs: list[str], c: int) -> list[str]:
+    """The butterflies of intt_body's pass A on chunk c (words 8c .. 8c + 7 in regs): layers
+    of length 1 .. 16, twiddles %t0 .. %t30 (twiddle_loads)."""
+    out = []
+    for half in (0, 4):                              # no layer mixes the two halves
+        for length, first in ((1, 0), (2, 128), (4, 192)):
+            per_reg = 8 // (2 * length)
+            for i in range(half, half + 4, 2):
+                word, lane = divmod(first + (8 * c + i) * per_reg, 8)
+                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, l{length}, {lane}")
+        for i in range(half, half + 4, 2):           # len 8: words (r, r+1), block r/2
+            word, lane = divmod(224 + (8 * c + i) // 2, 8)
+            out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, r, {lane}")
+        for i in (half, half + 1):                   # len 16: words (r, r+2), word 30
+            out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 2]}, %t30, r, {(8 * c + i) // 4}")
+    return out
+
+
 def intt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
               itwid: int = ITWID) -> list[str]:
     """intt_program's schedule: polynomial at off(src) -> off(dst) (the same or disjoint);
@@ -127,29 +159,26 @@ def intt_body(src: str = "x0", dst: str = "x0", mem=None, off: int = POLY,
         words = list(range(8 * c, 8 * c + 8))
         regs = [f"%a{r}" for r in words]
         poly_io(loads, stores, "%a", words, off, src, dst)
-        for half in (0, 4):                              # no layer mixes the two halves
-            for length, first in ((1, 0), (2, 128), (4, 192)):
-                per_reg = 8 // (2 * length)
-                for i in range(half, half + 4, 2):
-                    word, lane = divmod(first + (8 * c + i) * per_reg, 8)
-                    out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, l{length}, {lane}")
-            for i in range(half, half + 4, 2):           # len 8: words (r, r+1), block r/2
-                word, lane = divmod(224 + (8 * c + i) // 2, 8)
-                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, r, {lane}")
-            for i in (half, half + 1):                   # len 16: words (r, r+2), word 30
-                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 2]}, %t30, r, {(8 * c + i) // 4}")
+        out += intt_pass_a(regs, c)
     for g in range(4):                                   # pass B
         words = [g + 4 * i for i in range(8)]
         regs = [f"%b{r}" for r in words]
         poly_io(loads, stores, "%b", words, off, dst, dst)
-        for dist, length, lane0 in ((1, 32, 0), (2, 64, 4), (4, 128, 6)):
-            for i in range(8):
-                if i & dist:
-                    continue
-                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + dist]}, %t31, r, "
-                           f"{lane0 + 8 * words[i] // (2 * length)}")
-        out += [f"bn.mulvm {regs[i]}, {regs[i]}, %t32" for i in range(4)]
+        out += intt_pass_b(words, regs)
     return _finish(out, loads, stores, src, dst, mem, itwid)
+
+
+def intt_pass_b(words, regs) -> list[str]:
+    """intt_body's pass B on group words (g + 4 i) in regs: layers of length 32, 64, 128
+    (twiddle %t31), then the 256^-1 scale of the first four words (%t32)."""
+    out = []
+    for dist, length, lane0 in ((1, 32, 0), (2, 64, 4), (4, 128, 6)):
+        for i in range(8):
+            if i & dist:
+                continue
+            out.append(f"bn.bfly.gs {regs[i]}, {regs[i + dist]}, %t31, r, "
+                       f"{lane0 + 8 * words[i] // (2 * length)}")
+    return out + [f"bn.mulvm {regs[i]}, {regs[i]}, %t32" for i in range(4)]
 
 
 def intt_program() -> str:

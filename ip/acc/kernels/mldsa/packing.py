@@ -52,8 +52,13 @@ def transpose8(p, rows, tag):
     """8 x 8 lane transpose on virtual registers of the prog.Prog p, by 3 rounds of
     bn.unzip.lo / .hi: with word m in rows[bitrev(m)], returns names `out` such that lane q
     of word m ends in out[bitrev(q)] lane m. Pair by pair, so 9 registers suffice."""
+    return unzip_rounds(p, rows, tag, 3)
+
+
+def unzip_rounds(p, rows, tag, rounds):
+    """`rounds` rounds of transpose8 (each: unzip.lo / .hi of rows q and q + 4)."""
     src = list(rows)
-    for rnd in range(3):
+    for rnd in range(rounds):
         dst = []
         for q in range(4):
             lo, hi = f"%{tag}{rnd}_{2 * q}", f"%{tag}{rnd}_{2 * q + 1}"

@@ -193,6 +193,12 @@ def _mac_acc():
         out += [f"bn.mulvm w{k}, w{k}, w{4 + k}" for k in range(4)]
         out += [f"bn.addvm {R_ACC[4 * g + k]}, {R_ACC[4 * g + k]}, w{k}"
                 for k in range(4)]
+    return out + _loop((32 - N_RACC) // 2, mac_pair_body())
+
+
+def mac_pair_body() -> list[str]:
+    """Two words of a DMEM accumulator: acc (x20 read, x23 write) += tile (x10) o operand (x15),
+    on w0..w5, all four pointers post-incremented (a loop body)."""
     b = []
     for k in range(2):
         b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{2 + k}, 0(x15)",
@@ -200,7 +206,7 @@ def _mac_acc():
     b += [f"bn.mulvm w{k}, w{k}, w{2 + k}" for k in range(2)]
     b += [f"bn.addvm w{k}, w{k}, w{4 + k}" for k in range(2)]
     b += [f"bn.sw.pi w{k}, 0(x23)" for k in range(2)]
-    return out + _loop((32 - N_RACC) // 2, b)
+    return b
 
 
 def aw_tile_phases(yh, w, abuf):

@@ -96,10 +96,10 @@ tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler jobs' con
 (set again after the pieces that use them); the pieces use x1..x17, x20, x23.
 """
 from ip.acc.block import DMEM_SIZE
-from ip.acc.kernels.asm_util import (across, li as _li, loop as _loop, mem as _m, poly_io,
+from ip.acc.kernels.asm_util import (li as _li, loop as _loop, mem as _m, poly_io,
                                      twiddle_loads, u32 as _u32)
-from ip.acc.kernels.mldsa import ntt
-from ip.acc.kernels.mldsa.packing import BR3, pack_fields
+from ip.acc.kernels.mldsa import ntt, products
+from ip.acc.kernels.mldsa.packing import BR3, pack_fields, unzip_rounds
 from ip.acc.kernels.mldsa.params import D, FULL, Q
 from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
@@ -148,15 +148,7 @@ def _blend_transpose(p, X, ss, tag):
     rows = [None] * 8
     for q in range(8):
         rows[BR3[q]] = X[q]
-    src = rows
-    for rnd in range(2):
-        dst = []
-        for q in range(4):
-            lo, hi = f"%{tag}{rnd}_{2 * q}", f"%{tag}{rnd}_{2 * q + 1}"
-            p.op("bn.unzip.lo", lo, src[q], src[q + 4])
-            p.op("bn.unzip.hi", hi, src[q], src[q + 4])
-            dst += [lo, hi]
-        src = dst
+    src = unzip_rounds(p, rows, tag, 2)
     out = {}
     for s in ss:
         q, h = divmod(BR3[s], 2)
@@ -220,14 +212,7 @@ def mac_acc(n):
     """acc += tile o z_hat (x10, x15): words 0..n-1 in registers, words n..31 in DMEM (x20
     read, x23 write), 2 words a loop iteration (n even, <= 10: w0..w5 free)."""
     assert n % 2 == 0 and n <= 10
-    b = []
-    for k in range(2):
-        b += [f"bn.lw.pi w{k}, 0(x10)", f"bn.lw.pi w{2 + k}, 0(x15)",
-              f"bn.lw.pi w{4 + k}, 0(x20)"]
-    b += [f"bn.mulvm w{k}, w{k}, w{2 + k}" for k in range(2)]
-    b += [f"bn.addvm w{k}, w{k}, w{4 + k}" for k in range(2)]
-    b += [f"bn.sw.pi w{k}, 0(x23)" for k in range(2)]
-    return _mac_regs(n) + _loop((32 - n) // 2, b)
+    return _mac_regs(n) + _loop((32 - n) // 2, products.mac_pair_body())
 
 
 def _chunk_fields(b, c, Y, out_names, tag, field=None):
@@ -301,24 +286,12 @@ def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None):
         out += chunk(g, [f"%a{4 * m + g}" for m in range(8)])
         for r in words:
             stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
-        for layer, length in ((0, 128), (1, 64), (2, 32)):
-            out += across(words, regs, length, 8,
-                          lambda r, layer=layer, length=length:
-                          ("%t0", ((1 << layer) + 8 * r // (2 * length)) % 8))
+        out += ntt.ntt_pass1(words, regs)
     for c in range(4):                                   # pass 2 (as ntt.ntt_body)
         words = list(range(8 * c, 8 * c + 8))
         regs = {r: f"%b{r}" for r in words}
         poly_io(loads, stores, "%b", words, 0, "x8", "x8")
-        for half in (words[:4], words[4:]):
-            out += across(half, regs, 16, 8, lambda r: ("%t1", (8 + r // 4) % 8))
-            out += across(half, regs, 8, 8,
-                          lambda r: (f"%t{(16 + r // 2) // 8}", (16 + r // 2) % 8))
-            for length, first in ((4, 32), (2, 64), (1, 128)):
-                per_reg = 8 // (2 * length)
-                for r in half[::2]:
-                    k = first + r * per_reg
-                    out.append(f"bn.bfly.ct {regs[r]}, {regs[r + 1]}, "
-                               f"%t{k // 8}, l{length}, {k % 8}")
+        out += ntt.ntt_pass2(words, regs)
         if mac:
             for r in words:
                 del stores[f"%b{r}"]
@@ -354,28 +327,12 @@ def mac_intt_body(itwid, tiles):
                 out.append(f"bn.addvm %x{r}_0, %x{r}_0, %x{r}_1")
             out.append(f"bn.addvm %a{r}, {acc}, %x{r}_0")
             stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
-        for half in (0, 4):                              # no layer mixes the two halves
-            for length, first in ((1, 0), (2, 128), (4, 192)):
-                per_reg = 8 // (2 * length)
-                for i in range(half, half + 4, 2):
-                    word, lane = divmod(first + (8 * c + i) * per_reg, 8)
-                    out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, l{length}, {lane}")
-            for i in range(half, half + 4, 2):           # len 8: words (r, r+1), block r/2
-                word, lane = divmod(224 + (8 * c + i) // 2, 8)
-                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 1]}, %t{word}, r, {lane}")
-            for i in (half, half + 1):                   # len 16: words (r, r+2), word 30
-                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + 2]}, %t30, r, {(8 * c + i) // 4}")
+        out += ntt.intt_pass_a(regs, c)
     for g in range(4):                                   # pass B (as ntt.intt_body)
         words = [g + 4 * i for i in range(8)]
         regs = [f"%b{r}" for r in words]
         poly_io(loads, stores, "%b", words, 0, "x8", "x8")
-        for dist, length, lane0 in ((1, 32, 0), (2, 64, 4), (4, 128, 6)):
-            for i in range(8):
-                if i & dist:
-                    continue
-                out.append(f"bn.bfly.gs {regs[i]}, {regs[i + dist]}, %t31, r, "
-                           f"{lane0 + 8 * words[i] // (2 * length)}")
-        out += [f"bn.mulvm {regs[i]}, {regs[i]}, %t32" for i in range(4)]
+        out += ntt.intt_pass_b(words, regs)
     out = sched.just_in_time(out, loads, stores)
     out = sched.allocate(out, [f"w{i}" for i in range(16)])
     return sched.schedule(out, [("x0", "x8")] + [(x, "x8") for pr in ptrs for x in pr])
