@@ -230,6 +230,16 @@ def _loop_l(n, body):
     return [f"loopi {n}, {sum(not x.endswith(':') for x in body)}"] + body
 
 
+_MAC24_HEAD = 15         # products.mac_acc24_body: 11 loads (4 tile, 4 y, 3 w), 4 products
+
+
+def _wdr_renamed(lines, names):
+    """lines with the WDRs w<a> renamed w<b> for a, b in names (a code piece moved into a
+    stretch where its own WDRs are live)."""
+    return [re.sub(r"\bw(\d+)\b", lambda m: f"w{names.get(int(m.group(1)), int(m.group(1)))}", x)
+            for x in lines]
+
+
 def _swap(lines, old, new):
     """lines with the block `old` (if present: once at most) replaced by `new`, the count
     of every loopi whose body holds the block adjusted."""
@@ -358,6 +368,7 @@ class Sign16:
         self.W1E = None                          # w1Encode absorbed word by word
         self.SIB = self.T = self.SB = self.FLAG = self.HW = self.TILEA
         self.SCR0, self.SCR1 = self.T + 768, self.T + 896
+        self.SCRV = self.W + 768 * (k - 1)       # w_(k-1)'s head: dead once r = k-1 is done
         self.HB = self.YJ - 32 * k
         self.MSG = self.W
         self.MSG_MAX = DMEM - self.MSG
@@ -410,18 +421,24 @@ class Sign16:
             return [f"aw_poll_{tag}:", "csrrs x1, SMP_STATUS, x0", "srli x1, x1, 16",
                     f"bltu x1, x16, aw_poll_{tag}"]
 
-        def mac(tag):
+        def mac(tag, restart):
             # the MAC follows the sampler through the one tile: groups 0..2 each once the
-            # unit has written it, then (the unit twice as fast as the MAC) all 256
+            # unit has written it, then (the unit twice as fast as the MAC) all 256; the
+            # unit restarts (`restart`) once the last group's tile words are loaded
             grp = products.mac_acc24_body()
+            head = grp[:_MAC24_HEAD]
+            assert head[-4:] == [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)]
             return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0",
                                                  "addi x16, x0, 0"] + \
                 _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp) + \
-                ["addi x16, x0, 256"] + poll(tag + "a") + _loop(5, grp) + \
-                ["addi x22, x20, 0", "smp.wait"]
-        entry = mac("e") + ["addi x21, x21, 256"] + start_a
+                ["addi x16, x0, 256"] + poll(tag + "a") + _loop(4, grp) + \
+                head + ["smp.wait"] + restart + grp[_MAC24_HEAD:] + \
+                ["addi x22, x20, 0"]
+        # the restarts use w4..w7, free between the group's products and its pack
+        entry = mac("e", ["addi x21, x21, 256"] + _wdr_renamed(start_a, {1: 4, 2: 5}))
         col = self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
-            _li(22, W) + _loop_l(K - 1, entry) + mac("l") + sampling.mask_start() + \
+            _li(22, W) + _loop_l(K - 1, entry) + \
+            mac("l", _wdr_renamed(sampling.mask_start(), {3: 4, 4: 5, 5: 6})) + \
             [f"addi x21, x21, {1 - 256 * (K - 1)}"]
         return [("w = 0 (packed)", VMODE1 + zero),
                 (f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
@@ -465,40 +482,54 @@ class Sign16:
     def _hint_packed(self):
         """rounding.ct0_hint_t0_phases on packed w, the polynomials in reverse order (HB
         over w_(k-1), dead once read): per r, t0_r decoded + NTT -> T, c t0_r = INTT(c_hat
-        o .), packed in place; per 4-word group, c t0 and v = w - c s2 unpacked into SCR0 /
-        SCR1 and rounding.hint_body run on them (P words over T's packed words, read);
-        the bitmap -> HB_r. x9 = FLAG word 0 = 0 iff the iteration passes."""
-        k, T, xa = self.k, self.T, self.XA
-        prod = []
-        for n in range(4):
-            prod += [f"bn.lw.pi w{n}, 0(x12)", f"bn.lw.pi w{4 + n}, 0(x10)"]
-        prod += [f"bn.mulvm w{8 + q}, w{q}, w{4 + q}" for q in range(4)]
-        prod += [f"bn.sw.pi w{8 + q}, 0(x11)" for q in range(4)]
-        unp = []
-        for src, dst in (("x20", self.SCR0), ("x21", self.SCR1)):
-            unp += [f"bn.lw.pi w{2 + q}, 0({src})" for q in range(3)] + \
-                products.unpack24_group((2, 3, 4), 5, (6, 7), "w0", "w1") + \
-                [f"bn.sw w{2 + q}, {_m(dst + 32 * q)}" for q in range(4)]
-        group = ["bn.bcast w0, x18", "bn.bcast w1, x19"] + unp + _li(14, self.SCR0) + \
-            _li(13, self.SCR1) + rounding.hint_body(16)
-        tree = [f"bn.lw w{q}, {_m(T + 32 * q)}" for q in range(8)] + packing.or_tree() + \
-            ["bn.sw.pi w0, 0(x24)", "addi x24, x24, -64"]
-        body = [f"bn.lw w15, {_m(xa['t0c'])}"] + \
-            _li(6, T) + unpack.unpack_t0() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
-            _li(12, self.CH) + _li(10, T) + _li(11, T) + _loop(8, prod) + _li(8, T) + INTT + \
-            self._masks() + _li(20, T) + _li(21, T) + self._pack_poly(20, 21) + \
-            _li(18, 0xFFFFFF) + _li(19, 0xFF000000) + _li(20, T) + ["addi x21, x25, 0"] + \
-            rounding.hint_consts(xa, 16) + [f"bn.lw {rounding.CNT_REG}, {_m(self.CNT)}"] + \
-            _li(15, T) + _loop(8, group) + [f"bn.sw {rounding.CNT_REG}, {_m(self.CNT)}",
-                                            "addi x25, x25, -768"] + tree
+        o .); per 4-word group, v = w - c s2 unpacked and rounding.hint_body run on c t0
+        and v (P words over T's words, read); the bitmap -> HB_r. r = k-1 first: c t0
+        packed in place in T and both unpacked into SCR0 / SCR1 (T's last 256 B); the
+        others (_hint_poly(False)): c t0 read unpacked from T, v unpacked into w_(k-1)'s
+        dead head (SCRV), no pack. x9 = FLAG word 0 = 0 iff the iteration passes."""
+        k = self.k
         init = VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15",
                          f"bn.sw w15, {_m(self.CNT)}"] + \
             _li(5, self.T0P + 416 * (k - 1)) + _li(25, self.W + 768 * (k - 1)) + \
             _li(24, self.HB + 32 * (k - 1))
         return [("init", init),
-                (f"{k} x [t0 decode + NTT, c t0, packed; per group unpack + norm + MakeHint "
-                 "+ count; bitmap] (r = k-1 .. 0)", _loop(k, body)),
+                (f"r = {k - 1}: t0 decode + NTT, c t0, packed; per group unpack + norm + "
+                 "MakeHint + count; bitmap", self._hint_poly(True)),
+                (f"{k - 1} x [t0 decode + NTT, c t0; per group v unpacked + norm + MakeHint "
+                 f"+ count; bitmap] (r = {k - 2} .. 0)", _loop(k - 1, self._hint_poly(False))),
                 ("hint count, flag", rounding._hint_flag(self.FLAG, self.omega))]
+
+    def _hint_poly(self, first):
+        """One polynomial of _hint_packed (x5 -> t0_r packed, x25 -> w_r packed, x24 ->
+        HB_r; each moved to r - 1)."""
+        T, xa = self.T, self.XA
+        prod = []
+        for n in range(4):
+            prod += [f"bn.lw.pi w{n}, 0(x12)", f"bn.lw.pi w{4 + n}, 0(x10)"]
+        prod += [f"bn.mulvm w{8 + q}, w{q}, w{4 + q}" for q in range(4)]
+        prod += [f"bn.sw.pi w{8 + q}, 0(x11)" for q in range(4)]
+        pairs = (("x20", self.SCR0), ("x21", self.SCR1)) if first else (("x21", self.SCRV),)
+        unp = []
+        for src, dst in pairs:
+            unp += [f"bn.lw.pi w{2 + q}, 0({src})" for q in range(3)] + \
+                products.unpack24_group((2, 3, 4), 5, (6, 7), "w0", "w1") + \
+                [f"bn.sw w{2 + q}, {_m(dst + 32 * q)}" for q in range(4)]
+        # first: c t0 from SCR0 each group; else straight through T (x14 not reset)
+        group = ["bn.bcast w0, x18", "bn.bcast w1, x19"] + unp + \
+            (_li(14, self.SCR0) + _li(13, self.SCR1) if first else _li(13, self.SCRV)) + \
+            rounding.hint_body(16)
+        tree = [f"bn.lw w{q}, {_m(T + 32 * q)}" for q in range(8)] + packing.or_tree() + \
+            ["bn.sw.pi w0, 0(x24)", "addi x24, x24, -64"]
+        pack = self._masks() + _li(20, T) + _li(21, T) + self._pack_poly(20, 21) if first \
+            else []
+        return [f"bn.lw w15, {_m(xa['t0c'])}"] + \
+            _li(6, T) + unpack.unpack_t0() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
+            _li(12, self.CH) + _li(10, T) + _li(11, T) + _loop(8, prod) + _li(8, T) + INTT + \
+            pack + _li(18, 0xFFFFFF) + _li(19, 0xFF000000) + _li(20, T) + _li(14, T) + \
+            ["addi x21, x25, 0"] + \
+            rounding.hint_consts(xa, 16) + [f"bn.lw {rounding.CNT_REG}, {_m(self.CNT)}"] + \
+            _li(15, T) + _loop(8, group) + [f"bn.sw {rounding.CNT_REG}, {_m(self.CNT)}",
+                                            "addi x25, x25, -768"] + tree
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
