@@ -464,17 +464,18 @@ class Sign16:
 
     def _r0_packed(self):
         """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), T = w_r
-        (unpacked) - T, ||LowBits(T)|| check, T packed back into w_r (x24 -> w_r)."""
+        (unpacked) - T, packed back into w_r in the same pass, then the ||LowBits(T)||
+        check (x24 -> w_r)."""
         T = self.T
         sub = [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)] + products.unpack24_group() + \
             [f"bn.lw.pi w{q}, 0(x11)" for q in range(4)] + \
             [f"bn.subvm w{q}, w{8 + q}, w{q}" for q in range(4)] + \
-            [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)]
+            [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)] + products.pack24_group() + \
+            [f"bn.sw.pi w{q}, 0(x23)" for q in range(3)]
         body = self._dec_eta(T) + self._times_c(T) + self._masks() + \
-            ["addi x20, x24, 0"] + _li(11, T) + _li(12, T) + _loop(8, sub) + \
-            _two_words(rounding.r0_check(_li(13, T), subtract=False)) + \
-            self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
-            ["addi x24, x23, 0"]
+            ["addi x20, x24, 0", "addi x23, x24, 0"] + _li(11, T) + _li(12, T) + \
+            _loop(8, sub) + ["addi x24, x23, 0"] + \
+            _two_words(rounding.r0_check(_li(13, T), subtract=False))
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + _li(24, self.W) + _loop(self.k, body))]
