@@ -406,6 +406,17 @@ class Sign16:
             [f"bn.sw.pi w{q}, 0(x{dst})" for q in range(3)]
         return _loop(8, g)
 
+    @staticmethod
+    def _pack_out(q):
+        """products.pack24_group of w{q}..w{q+3} stored at x22 (post-incremented) with the
+        inputs kept: w8, w9 temporaries, w10 = 0xFF000000 lanes."""
+        a, b, c, d = (f"w{q + n}" for n in range(4))
+        out = []
+        for x, sh in ((a, 24), (b, 16), (c, 8)):
+            out += [f"bn.shlv w8, {d}, {sh}"] + (["bn.and w8, w8, w10"] if sh != 24 else []) + \
+                [f"bn.or w9, {x}, w8", "bn.sw.pi w9, 0(x22)"]
+        return out
+
     def _aw_packed(self):
         """w = A_hat o y_hat (NTT domain, packed): column by column, y_j = ExpandMask + NTT
         -> YJ, then A_hat[i][j] for i < k sampled into the one tile and multiply-
@@ -446,16 +457,22 @@ class Sign16:
                  sampling.mask_start() + _loop_l(L, col) + ["kmac.rel"])]
 
     def _highbits_packed(self):
-        """Per polynomial: w_i unpacked into YJ, INTT, packed back; HighBits + w1Encode of
-        YJ absorbed word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL."""
+        """Per polynomial: w_i unpacked into YJ, INTT; HighBits + w1Encode of YJ absorbed
+        word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL, each 8 words
+        packed back into w_i as HighBits loads them."""
         K, YJ = self.k, self.YJ
         pre = VMODE1 + ["kmac.acq", f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + 128 * K) + \
             ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}",
              f"bn.lw w2, {_m(MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"] + _li(22, self.W)
+        word = rounding.highbits_word()
+        assert word[:8] == [f"bn.lw.pi w{q}, 0(x5)" for q in range(8)]
+        # the 8 words just loaded are also packed back into w_i (x22) before HighBits
+        # works on them in place: w8 / w9 temporaries (the tree's, free until then), w10
+        # = 0xFF000000 lanes (unused by highbits_word)
+        word = word[:8] + self._pack_out(0) + self._pack_out(4) + word[8:]
         poly = self._masks() + ["addi x20, x22, 0"] + _li(23, YJ) + self._unpack_poly(20, 23) + \
-            _li(8, YJ) + INTT + self._masks() + _li(20, YJ) + ["addi x23, x22, 0"] + \
-            self._pack_poly(20, 23) + ["addi x22, x23, 0"] + rounding.highbits_consts() + \
-            _li(5, YJ) + _loop(4, rounding.highbits_word() + ["kmac.msg w0, x3"])
+            _li(8, YJ) + INTT + _li(1, 0xFF000000) + ["bn.bcast w10, x1"] + \
+            rounding.highbits_consts() + _li(5, YJ) + _loop(4, word + ["kmac.msg w0, x3"])
         fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
                f"bn.sw w2, {_m(self.CTIL + 32)}"]
         return [("init: c_tilde hash", pre),
