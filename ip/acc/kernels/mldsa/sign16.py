@@ -145,23 +145,27 @@ tiles, needs a lane reversal the ACC lacks). Its program runs on plan(87)["chose
   key's head as TILE2), the entry multiply-accumulated into the packed w_i
   (products.mac_acc24_body: unpack, add, pack in registers) while the sampler still
   writes it: groups 0..2 each once SMP_STATUS counts its coefficients, then once all 256
-  (the unit writes twice as fast as the MAC reads; the next entry starts after the MAC,
-  so it never overwrites an unread word; A is public, so is the wait);
-* per polynomial: w_i unpacked into YJ, INTT, packed back, its HighBits + w1Encode words
-  absorbed one by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer);
-* r0: T = c s2_r, then T = unpack(w_r) - T, the check on T (rounding.r0_check with
-  subtract=False), T packed back into w_r;
-* hint: c t0_r packed in place in T; per 4-word group, c t0 and w - c s2 unpacked into
-  SCR0 / SCR1 (T's last 256 B) and rounding.hint_body run on them; the polynomials in
-  reverse order, so the bitmaps HB lie in w_7's last 256 B (dead once w_7 is read), above
-  the signature and YB; sigEncode takes HB there and the hint words in TILEA;
+  (the unit writes twice as fast as the MAC reads; the next entry, or the next column's
+  SHAKE256, starts once the last group's tile words are loaded and multiplied, so it
+  never overwrites an unread word; A is public, so is the wait);
+* per polynomial: w_i unpacked into YJ, INTT, its HighBits + w1Encode words absorbed one
+  by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer), each 8 words packed
+  back into w_i as HighBits loads them;
+* r0: T = c s2_r, then T = unpack(w_r) - T, packed back into w_r in the same pass, the
+  check on T (rounding.r0_check with subtract=False);
+* hint: the polynomials in reverse order, so the bitmaps HB lie in w_7's last 256 B (dead
+  once w_7 is read), above the signature and YB; for w_7, c t0_7 packed in place in T, per
+  4-word group c t0 and w - c s2 unpacked into SCR0 / SCR1 (T's last 256 B) and
+  rounding.hint_body run on them; for the others, c t0_r read unpacked from T, w - c s2
+  unpacked into SCRV (w_7's dead head), no pack; sigEncode takes HB there and the hint
+  words in TILEA;
 * z, sigEncode, the end wipe and the length refusal as above; SampleInBall from a 64-byte
   c_tilde.
 DMEM (bytes; peak = END = 16 320, plan(87)["chosen"]): constants, XC words, DBT 0..3264;
 TILEA 3264..4288 (A tile; SIB; T with SCR0 4032, SCR1 4160; SB; FLAG; HW; the key's head
 rho / K / tr at SK = 4160 before the loop); KEYP 4288..9056 (s1 | s2 3-bit, t0); W
 9056..15200 (w packed; the 4627-byte signature at W, YB 13696..14720, HB 14944..15200; M'
-before the loop, MSG_MAX = 7328); YJ / CH 15200..16224; CTIL 16224..16288; CNT
+before the loop, MSG_MAX = 7328; SCRV 14432..14560 in the hint); YJ / CH 15200..16224; CTIL 16224..16288; CNT
 16288..16320.
 
 Measured (ISS, `python -m ip.acc.dv.jobs mldsa87_sign --n 20 --seed 2`; every signature
@@ -172,18 +176,29 @@ expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
 |---|---|---|---|---|---|---|
 | sign16, ML-DSA-87, sample then MAC (one tile) | 11 972 | 16 320 | 216 314.5 | 321 329 | 97 580 | 1 155 562 |
 | sign16, ML-DSA-87, MAC following the sampler | 12 372 | 16 320 | 204 887.5 | 304 392 | 93 774 | 1 090 724 |
-| sign16, ML-DSA-87, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 9 748 | 16 320 | 178 646.5 | 265 199 | 79 871 | 954 915 |
+| sign16, ML-DSA-87, + bn.unpk unpacking (unpack.py), r0 check two words an iteration | 9 748 | 16 320 | 178 646.5 | 265 199 | 79 871 | 954 915 |
+| sign16, ML-DSA-87, + the sampler restarted inside the last MAC group | 10 068 | 16 320 | 174 407.5 | 258 923 | 78 462 | 931 030 |
+| sign16, ML-DSA-87, + the hint without c t0's pack / unpack after w_7 | 11 200 | 16 320 | 172 393.5 | 255 801 | 76 448 | 922 974 |
+| sign16, ML-DSA-87, + r0's subtract and pack in one pass | 11 152 | 16 320 | 171 241.5 | 254 092 | 76 064 | 916 446 |
+| sign16, ML-DSA-87, + HighBits packing w_i back as it loads it (this program) | 11 148 | 16 320 | 170 089.5 | 252 384 | 75 680 | 909 918 |
 
-(~59.6 k cycles an iteration on average: ~229 k at the expected 3.85 iterations, still above
-the 220 k target; the w = A y phase, 25.8 k an iteration, is the largest, and bn.unpk does
-not touch it: w's 24-bit packing (products.pack24) is no bn.unpk width, and packing has no
-such instruction.)
+(~56.7 k cycles an iteration on average: ~218 k at the expected 3.85 iterations, the mean of
+these 20 (4.45 iterations) still above the 220 k target; the w = A y phase, 24.6 k an
+iteration, is the largest: 56 A entries of ~375 cycles, 320 of them the packed MAC (40
+instructions a 4-word group: 11 loads, 4 products, 10 to unpack, 4 sums, 8 to pack, 3
+stores). bn.unpk does not reach it: a bn.unpk width of 24 (32-bit lanes) would unpack a
+group in 4 instructions instead of 10, but only from 24-bit fields packed back to back,
+and packing to that form moves bytes across lanes by lane-dependent amounts, which the
+lane-wise shifts and whole-lane bn.trn / bn.unzip do not do in fewer than the 6
+instructions it would save; products.pack24 keeps every field in its lane.)
 
-This program, one iteration (test seed 3, accepted at once: 79 879 cycles, RTL = ISS): w = A y
-25.8 k (~400 cycles an A entry; the 7 y_j now ~180 cycles each with their SHAKE256),
-unpack / INTT / pack + HighBits + c_tilde 8.1 k, SampleInBall + NTT(c) 2.0 k, r0 13.1 k,
-c t0 + hint 15.6 k, z 12.8 k, sigEncode 1.5 k, wipe 0.4 k: ~49 k an iteration rejected at
-r0, ~65 k at the hint, ~78 k at z.
+This program, one iteration (test seed 3, accepted at once: 75 692 cycles; RTL = ISS
+before these last four changes, 79 879): w = A y 24.6 k (~375 cycles an A entry; the 7
+y_j ~180 cycles each with their SHAKE256), unpack / INTT + HighBits + c_tilde (w_i packed
+back) 7.7 k, SampleInBall + NTT(c) 2.1 k, r0 12.7 k, c t0 + hint 13.6 k (w_7 1.9 k, the
+others 1.7 k each), z 12.8 k, sigEncode 1.5 k, wipe 0.4 k: ~47 k an iteration rejected at
+r0, ~61 k at the hint, ~73.5 k at z (before the last four changes: 79 879; ~49 k, ~65 k,
+~78 k).
 
 Before unpack.py (seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
 29.5 k (56 A entries, ~526 cycles each: 7 ExpandMask + NTT, the packed MAC 329 alone, the
@@ -476,7 +491,7 @@ class Sign16:
         fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
                f"bn.sw w2, {_m(self.CTIL + 32)}"]
         return [("init: c_tilde hash", pre),
-                (f"{K} x [unpack w_i, INTT, pack; HighBits + w1Encode absorbed]", _loop(K, poly)),
+                (f"{K} x [unpack w_i, INTT; HighBits + w1Encode absorbed, w_i packed back]", _loop(K, poly)),
                 ("c_tilde", fin)]
 
     def _r0_packed(self):
