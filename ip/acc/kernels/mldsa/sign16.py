@@ -192,10 +192,9 @@ and packing to that form moves bytes across lanes by lane-dependent amounts, whi
 lane-wise shifts and whole-lane bn.trn / bn.unzip do not do in fewer than the 6
 instructions it would save; products.pack24 keeps every field in its lane.)
 
-This program, one iteration (test seed 3, accepted at once: 75 692 cycles; RTL = ISS
-before these last four changes, 79 879): w = A y 24.6 k (~375 cycles an A entry; the 7
-y_j ~180 cycles each with their SHAKE256), unpack / INTT + HighBits + c_tilde (w_i packed
-back) 7.7 k, SampleInBall + NTT(c) 2.1 k, r0 12.7 k, c t0 + hint 13.6 k (w_7 1.9 k, the
+This program, one iteration (test seed 3, accepted at once: 75 692 cycles, RTL = ISS):
+w = A y 24.6 k (~375 cycles an A entry; the 7 y_j ~180 cycles each with their SHAKE256),
+unpack / INTT + HighBits + c_tilde (w_i packed back) 7.7 k, SampleInBall + NTT(c) 2.1 k, r0 12.7 k, c t0 + hint 13.6 k (w_7 1.9 k, the
 others 1.7 k each), z 12.8 k, sigEncode 1.5 k, wipe 0.4 k: ~47 k an iteration rejected at
 r0, ~61 k at the hint, ~73.5 k at z (before the last four changes: 79 879; ~49 k, ~65 k,
 ~78 k).
