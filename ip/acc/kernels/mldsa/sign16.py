@@ -162,11 +162,11 @@ tiles, needs a lane reversal the ACC lacks). Its program runs on plan(87)["chose
 * z, sigEncode, the end wipe and the length refusal as above; SampleInBall from a 64-byte
   c_tilde.
 DMEM (bytes; peak = END = 16 320, plan(87)["chosen"]): constants, XC words, DBT 0..3264;
-TILEA 3264..4288 (A tile; SIB; T with SCR0 4032, SCR1 4160; SB; FLAG; HW; the key's head
-rho / K / tr at SK = 4160 before the loop); KEYP 4288..9056 (s1 | s2 3-bit, t0); W
-9056..15200 (w packed; the 4627-byte signature at W, YB 13696..14720, HB 14944..15200; M'
-before the loop, MSG_MAX = 7328; SCRV 14432..14560 in the hint); YJ / CH 15200..16224; CTIL 16224..16288; CNT
-16288..16320.
+TILEA 3264..4288 (A tile; SIB; T with SCR0 4032, SCR1 4160; SB; FLAG; HW; the key's head rho
+/ K / tr at SK = 4160 before the loop); KEYP 4288..9056 (s1 | s2 3-bit, t0); W 9056..15200
+(w packed; the 4627-byte signature at W, YB 13696..14720, HB 14944..15200; M' before the
+loop, MSG_MAX = 7328; SCRV 14432..14560 in the hint); YJ / CH 15200..16224; CTIL
+16224..16288; CNT 16288..16320.
 
 Measured (ISS, `python -m ip.acc.dv.jobs mldsa87_sign --n 20 --seed 2`; every signature
 equal to dilithium-py's and verified; iterations median 3, mean 4.45, max 17 (FIPS 204's
@@ -192,12 +192,12 @@ and packing to that form moves bytes across lanes by lane-dependent amounts, whi
 lane-wise shifts and whole-lane bn.trn / bn.unzip do not do in fewer than the 6
 instructions it would save; products.pack24 keeps every field in its lane.)
 
-This program, one iteration (test seed 3, accepted at once: 75 692 cycles, RTL = ISS):
-w = A y 24.6 k (~375 cycles an A entry; the 7 y_j ~180 cycles each with their SHAKE256),
-unpack / INTT + HighBits + c_tilde (w_i packed back) 7.7 k, SampleInBall + NTT(c) 2.1 k, r0 12.7 k, c t0 + hint 13.6 k (w_7 1.9 k, the
-others 1.7 k each), z 12.8 k, sigEncode 1.5 k, wipe 0.4 k: ~47 k an iteration rejected at
-r0, ~61 k at the hint, ~73.5 k at z (before the last four changes: 79 879; ~49 k, ~65 k,
-~78 k).
+This program, one iteration (test seed 3, accepted at once: 75 692 cycles, RTL = ISS): w = A
+y 24.6 k (~375 cycles an A entry; the 7 y_j ~180 cycles each with their SHAKE256), unpack /
+INTT + HighBits + c_tilde (w_i packed back) 7.7 k, SampleInBall + NTT(c) 2.1 k, r0 12.7 k, c
+t0 + hint 13.6 k (w_7 1.9 k, the others 1.7 k each), z 12.8 k, sigEncode 1.5 k, wipe 0.4 k:
+~47 k an iteration rejected at r0, ~61 k at the hint, ~73.5 k at z (before the last four
+changes: 79 879; ~49 k, ~65 k, ~78 k).
 
 Before unpack.py (seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
 29.5 k (56 A entries, ~526 cycles each: 7 ExpandMask + NTT, the packed MAC 329 alone, the
@@ -490,7 +490,8 @@ class Sign16:
         fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
                f"bn.sw w2, {_m(self.CTIL + 32)}"]
         return [("init: c_tilde hash", pre),
-                (f"{K} x [unpack w_i, INTT; HighBits + w1Encode absorbed, w_i packed back]", _loop(K, poly)),
+                (f"{K} x [unpack w_i, INTT; HighBits + w1Encode absorbed, w_i packed back]",
+                 _loop(K, poly)),
                 ("c_tilde", fin)]
 
     def _r0_packed(self):
