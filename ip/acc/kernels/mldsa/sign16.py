@@ -250,8 +250,9 @@ _MAC24_HEAD = 15         # products.mac_acc24_body: 11 loads (4 tile, 4 y, 3 w),
 def _wdr_renamed(lines, names):
     """lines with the WDRs w<a> renamed w<b> for a, b in names (a code piece moved into a
     stretch where its own WDRs are live)."""
-    return [re.sub(r"\bw(\d+)\b", lambda m: f"w{names.get(int(m.group(1)), int(m.group(1)))}", x)
-            for x in lines]
+    def rename(m):
+        return f"w{names.get(int(m.group(1)), int(m.group(1)))}"
+    return [re.sub(r"\bw(\d+)\b", rename, x) for x in lines]
 
 
 def _swap(lines, old, new):
