@@ -145,24 +145,28 @@ tiles, needs a lane reversal the ACC lacks). Its program runs on plan(87)["chose
   key's head as TILE2), the entry multiply-accumulated into the packed w_i
   (products.mac_acc24_body: unpack, add, pack in registers) while the sampler still
   writes it: groups 0..2 each once SMP_STATUS counts its coefficients, then once all 256
-  (the unit writes twice as fast as the MAC reads; the next entry starts after the MAC,
-  so it never overwrites an unread word; A is public, so is the wait);
-* per polynomial: w_i unpacked into YJ, INTT, packed back, its HighBits + w1Encode words
-  absorbed one by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer);
-* r0: T = c s2_r, then T = unpack(w_r) - T, the check on T (rounding.r0_check with
-  subtract=False), T packed back into w_r;
-* hint: c t0_r packed in place in T; per 4-word group, c t0 and w - c s2 unpacked into
-  SCR0 / SCR1 (T's last 256 B) and rounding.hint_body run on them; the polynomials in
-  reverse order, so the bitmaps HB lie in w_7's last 256 B (dead once w_7 is read), above
-  the signature and YB; sigEncode takes HB there and the hint words in TILEA;
+  (the unit writes twice as fast as the MAC reads; the next entry, or the next column's
+  SHAKE256, starts once the last group's tile words are loaded and multiplied, so it
+  never overwrites an unread word; A is public, so is the wait);
+* per polynomial: w_i unpacked into YJ, INTT, its HighBits + w1Encode words absorbed one
+  by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer), each 8 words packed
+  back into w_i as HighBits loads them;
+* r0: T = c s2_r, then T = unpack(w_r) - T, packed back into w_r in the same pass, the
+  check on T (rounding.r0_check with subtract=False);
+* hint: the polynomials in reverse order, so the bitmaps HB lie in w_7's last 256 B (dead
+  once w_7 is read), above the signature and YB; for w_7, c t0_7 packed in place in T, per
+  4-word group c t0 and w - c s2 unpacked into SCR0 / SCR1 (T's last 256 B) and
+  rounding.hint_body run on them; for the others, c t0_r read unpacked from T, w - c s2
+  unpacked into SCRV (w_7's dead head), no pack; sigEncode takes HB there and the hint
+  words in TILEA;
 * z, sigEncode, the end wipe and the length refusal as above; SampleInBall from a 64-byte
   c_tilde.
 DMEM (bytes; peak = END = 16 320, plan(87)["chosen"]): constants, XC words, DBT 0..3264;
-TILEA 3264..4288 (A tile; SIB; T with SCR0 4032, SCR1 4160; SB; FLAG; HW; the key's head
-rho / K / tr at SK = 4160 before the loop); KEYP 4288..9056 (s1 | s2 3-bit, t0); W
-9056..15200 (w packed; the 4627-byte signature at W, YB 13696..14720, HB 14944..15200; M'
-before the loop, MSG_MAX = 7328); YJ / CH 15200..16224; CTIL 16224..16288; CNT
-16288..16320.
+TILEA 3264..4288 (A tile; SIB; T with SCR0 4032, SCR1 4160; SB; FLAG; HW; the key's head rho
+/ K / tr at SK = 4160 before the loop); KEYP 4288..9056 (s1 | s2 3-bit, t0); W 9056..15200
+(w packed; the 4627-byte signature at W, YB 13696..14720, HB 14944..15200; M' before the
+loop, MSG_MAX = 7328; SCRV 14432..14560 in the hint); YJ / CH 15200..16224; CTIL
+16224..16288; CNT 16288..16320.
 
 Measured (ISS, `python -m ip.acc.dv.jobs mldsa87_sign --n 20 --seed 2`; every signature
 equal to dilithium-py's and verified; iterations median 3, mean 4.45, max 17 (FIPS 204's
@@ -172,18 +176,28 @@ expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
 |---|---|---|---|---|---|---|
 | sign16, ML-DSA-87, sample then MAC (one tile) | 11 972 | 16 320 | 216 314.5 | 321 329 | 97 580 | 1 155 562 |
 | sign16, ML-DSA-87, MAC following the sampler | 12 372 | 16 320 | 204 887.5 | 304 392 | 93 774 | 1 090 724 |
-| sign16, ML-DSA-87, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 9 748 | 16 320 | 178 646.5 | 265 199 | 79 871 | 954 915 |
+| sign16, ML-DSA-87, + bn.unpk unpacking (unpack.py), r0 check two words an iteration | 9 748 | 16 320 | 178 646.5 | 265 199 | 79 871 | 954 915 |
+| sign16, ML-DSA-87, + the sampler restarted inside the last MAC group | 10 068 | 16 320 | 174 407.5 | 258 923 | 78 462 | 931 030 |
+| sign16, ML-DSA-87, + the hint without c t0's pack / unpack after w_7 | 11 200 | 16 320 | 172 393.5 | 255 801 | 76 448 | 922 974 |
+| sign16, ML-DSA-87, + r0's subtract and pack in one pass | 11 152 | 16 320 | 171 241.5 | 254 092 | 76 064 | 916 446 |
+| sign16, ML-DSA-87, + HighBits packing w_i back as it loads it (this program) | 11 148 | 16 320 | 170 089.5 | 252 384 | 75 680 | 909 918 |
 
-(~59.6 k cycles an iteration on average: ~229 k at the expected 3.85 iterations, still above
-the 220 k target; the w = A y phase, 25.8 k an iteration, is the largest, and bn.unpk does
-not touch it: w's 24-bit packing (products.pack24) is no bn.unpk width, and packing has no
-such instruction.)
+(~56.7 k cycles an iteration on average: ~218 k at the expected 3.85 iterations, the mean of
+these 20 (4.45 iterations) still above the 220 k target; the w = A y phase, 24.6 k an
+iteration, is the largest: 56 A entries of ~375 cycles, 320 of them the packed MAC (40
+instructions a 4-word group: 11 loads, 4 products, 10 to unpack, 4 sums, 8 to pack, 3
+stores). bn.unpk does not reach it: a bn.unpk width of 24 (32-bit lanes) would unpack a
+group in 4 instructions instead of 10, but only from 24-bit fields packed back to back,
+and packing to that form moves bytes across lanes by lane-dependent amounts, which the
+lane-wise shifts and whole-lane bn.trn / bn.unzip do not do in fewer than the 6
+instructions it would save; products.pack24 keeps every field in its lane.)
 
-This program, one iteration (test seed 3, accepted at once: 79 879 cycles, RTL = ISS): w = A y
-25.8 k (~400 cycles an A entry; the 7 y_j now ~180 cycles each with their SHAKE256),
-unpack / INTT / pack + HighBits + c_tilde 8.1 k, SampleInBall + NTT(c) 2.0 k, r0 13.1 k,
-c t0 + hint 15.6 k, z 12.8 k, sigEncode 1.5 k, wipe 0.4 k: ~49 k an iteration rejected at
-r0, ~65 k at the hint, ~78 k at z.
+This program, one iteration (test seed 3, accepted at once: 75 692 cycles, RTL = ISS): w = A
+y 24.6 k (~375 cycles an A entry; the 7 y_j ~180 cycles each with their SHAKE256), unpack /
+INTT + HighBits + c_tilde (w_i packed back) 7.7 k, SampleInBall + NTT(c) 2.1 k, r0 12.7 k, c
+t0 + hint 13.6 k (w_7 1.9 k, the others 1.7 k each), z 12.8 k, sigEncode 1.5 k, wipe 0.4 k:
+~47 k an iteration rejected at r0, ~61 k at the hint, ~73.5 k at z (before the last four
+changes: 79 879; ~49 k, ~65 k, ~78 k).
 
 Before unpack.py (seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
 29.5 k (56 A entries, ~526 cycles each: 7 ExpandMask + NTT, the packed MAC 329 alone, the
@@ -228,6 +242,17 @@ def subroutines():
 def _loop_l(n, body):
     """asm_util.loop for a body holding labels (the loop counts instructions only)."""
     return [f"loopi {n}, {sum(not x.endswith(':') for x in body)}"] + body
+
+
+_MAC24_HEAD = 15         # products.mac_acc24_body: 11 loads (4 tile, 4 y, 3 w), 4 products
+
+
+def _wdr_renamed(lines, names):
+    """lines with the WDRs w<a> renamed w<b> for a, b in names (a code piece moved into a
+    stretch where its own WDRs are live)."""
+    def rename(m):
+        return f"w{names.get(int(m.group(1)), int(m.group(1)))}"
+    return [re.sub(r"\bw(\d+)\b", rename, x) for x in lines]
 
 
 def _swap(lines, old, new):
@@ -358,6 +383,7 @@ class Sign16:
         self.W1E = None                          # w1Encode absorbed word by word
         self.SIB = self.T = self.SB = self.FLAG = self.HW = self.TILEA
         self.SCR0, self.SCR1 = self.T + 768, self.T + 896
+        self.SCRV = self.W + 768 * (k - 1)       # w_(k-1)'s head: dead once r = k-1 is done
         self.HB = self.YJ - 32 * k
         self.MSG = self.W
         self.MSG_MAX = DMEM - self.MSG
@@ -395,6 +421,17 @@ class Sign16:
             [f"bn.sw.pi w{q}, 0(x{dst})" for q in range(3)]
         return _loop(8, g)
 
+    @staticmethod
+    def _pack_out(q):
+        """products.pack24_group of w{q}..w{q+3} stored at x22 (post-incremented) with the
+        inputs kept: w8, w9 temporaries, w10 = 0xFF000000 lanes."""
+        a, b, c, d = (f"w{q + n}" for n in range(4))
+        out = []
+        for x, sh in ((a, 24), (b, 16), (c, 8)):
+            out += [f"bn.shlv w8, {d}, {sh}"] + (["bn.and w8, w8, w10"] if sh != 24 else []) + \
+                [f"bn.or w9, {x}, w8", "bn.sw.pi w9, 0(x22)"]
+        return out
+
     def _aw_packed(self):
         """w = A_hat o y_hat (NTT domain, packed): column by column, y_j = ExpandMask + NTT
         -> YJ, then A_hat[i][j] for i < k sampled into the one tile and multiply-
@@ -410,18 +447,24 @@ class Sign16:
             return [f"aw_poll_{tag}:", "csrrs x1, SMP_STATUS, x0", "srli x1, x1, 16",
                     f"bltu x1, x16, aw_poll_{tag}"]
 
-        def mac(tag):
+        def mac(tag, restart):
             # the MAC follows the sampler through the one tile: groups 0..2 each once the
-            # unit has written it, then (the unit twice as fast as the MAC) all 256
+            # unit has written it, then (the unit twice as fast as the MAC) all 256; the
+            # unit restarts (`restart`) once the last group's tile words are loaded
             grp = products.mac_acc24_body()
+            head = grp[:_MAC24_HEAD]
+            assert head[-4:] == [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)]
             return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0",
                                                  "addi x16, x0, 0"] + \
                 _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp) + \
-                ["addi x16, x0, 256"] + poll(tag + "a") + _loop(5, grp) + \
-                ["addi x22, x20, 0", "smp.wait"]
-        entry = mac("e") + ["addi x21, x21, 256"] + start_a
+                ["addi x16, x0, 256"] + poll(tag + "a") + _loop(4, grp) + \
+                head + ["smp.wait"] + restart + grp[_MAC24_HEAD:] + \
+                ["addi x22, x20, 0"]
+        # the restarts use w4..w7, free between the group's products and its pack
+        entry = mac("e", ["addi x21, x21, 256"] + _wdr_renamed(start_a, {1: 4, 2: 5}))
         col = self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
-            _li(22, W) + _loop_l(K - 1, entry) + mac("l") + sampling.mask_start() + \
+            _li(22, W) + _loop_l(K - 1, entry) + \
+            mac("l", _wdr_renamed(sampling.mask_start(), {3: 4, 4: 5, 5: 6})) + \
             [f"addi x21, x21, {1 - 256 * (K - 1)}"]
         return [("w = 0 (packed)", VMODE1 + zero),
                 (f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
@@ -429,35 +472,43 @@ class Sign16:
                  sampling.mask_start() + _loop_l(L, col) + ["kmac.rel"])]
 
     def _highbits_packed(self):
-        """Per polynomial: w_i unpacked into YJ, INTT, packed back; HighBits + w1Encode of
-        YJ absorbed word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL."""
+        """Per polynomial: w_i unpacked into YJ, INTT; HighBits + w1Encode of YJ absorbed
+        word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL, each 8 words
+        packed back into w_i as HighBits loads them."""
         K, YJ = self.k, self.YJ
         pre = VMODE1 + ["kmac.acq", f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + 128 * K) + \
             ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}",
              f"bn.lw w2, {_m(MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"] + _li(22, self.W)
+        word = rounding.highbits_word()
+        assert word[:8] == [f"bn.lw.pi w{q}, 0(x5)" for q in range(8)]
+        # the 8 words just loaded are also packed back into w_i (x22) before HighBits
+        # works on them in place: w8 / w9 temporaries (the tree's, free until then), w10
+        # = 0xFF000000 lanes (unused by highbits_word)
+        word = word[:8] + self._pack_out(0) + self._pack_out(4) + word[8:]
         poly = self._masks() + ["addi x20, x22, 0"] + _li(23, YJ) + self._unpack_poly(20, 23) + \
-            _li(8, YJ) + INTT + self._masks() + _li(20, YJ) + ["addi x23, x22, 0"] + \
-            self._pack_poly(20, 23) + ["addi x22, x23, 0"] + rounding.highbits_consts() + \
-            _li(5, YJ) + _loop(4, rounding.highbits_word() + ["kmac.msg w0, x3"])
+            _li(8, YJ) + INTT + _li(1, 0xFF000000) + ["bn.bcast w10, x1"] + \
+            rounding.highbits_consts() + _li(5, YJ) + _loop(4, word + ["kmac.msg w0, x3"])
         fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
                f"bn.sw w2, {_m(self.CTIL + 32)}"]
         return [("init: c_tilde hash", pre),
-                (f"{K} x [unpack w_i, INTT, pack; HighBits + w1Encode absorbed]", _loop(K, poly)),
+                (f"{K} x [unpack w_i, INTT; HighBits + w1Encode absorbed, w_i packed back]",
+                 _loop(K, poly)),
                 ("c_tilde", fin)]
 
     def _r0_packed(self):
         """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), T = w_r
-        (unpacked) - T, ||LowBits(T)|| check, T packed back into w_r (x24 -> w_r)."""
+        (unpacked) - T, packed back into w_r in the same pass, then the ||LowBits(T)||
+        check (x24 -> w_r)."""
         T = self.T
         sub = [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)] + products.unpack24_group() + \
             [f"bn.lw.pi w{q}, 0(x11)" for q in range(4)] + \
             [f"bn.subvm w{q}, w{8 + q}, w{q}" for q in range(4)] + \
-            [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)]
+            [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)] + products.pack24_group() + \
+            [f"bn.sw.pi w{q}, 0(x23)" for q in range(3)]
         body = self._dec_eta(T) + self._times_c(T) + self._masks() + \
-            ["addi x20, x24, 0"] + _li(11, T) + _li(12, T) + _loop(8, sub) + \
-            _two_words(rounding.r0_check(_li(13, T), subtract=False)) + \
-            self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
-            ["addi x24, x23, 0"]
+            ["addi x20, x24, 0", "addi x23, x24, 0"] + _li(11, T) + _li(12, T) + \
+            _loop(8, sub) + ["addi x24, x23, 0"] + \
+            _two_words(rounding.r0_check(_li(13, T), subtract=False))
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + _li(24, self.W) + _loop(self.k, body))]
@@ -465,40 +516,54 @@ class Sign16:
     def _hint_packed(self):
         """rounding.ct0_hint_t0_phases on packed w, the polynomials in reverse order (HB
         over w_(k-1), dead once read): per r, t0_r decoded + NTT -> T, c t0_r = INTT(c_hat
-        o .), packed in place; per 4-word group, c t0 and v = w - c s2 unpacked into SCR0 /
-        SCR1 and rounding.hint_body run on them (P words over T's packed words, read);
-        the bitmap -> HB_r. x9 = FLAG word 0 = 0 iff the iteration passes."""
-        k, T, xa = self.k, self.T, self.XA
-        prod = []
-        for n in range(4):
-            prod += [f"bn.lw.pi w{n}, 0(x12)", f"bn.lw.pi w{4 + n}, 0(x10)"]
-        prod += [f"bn.mulvm w{8 + q}, w{q}, w{4 + q}" for q in range(4)]
-        prod += [f"bn.sw.pi w{8 + q}, 0(x11)" for q in range(4)]
-        unp = []
-        for src, dst in (("x20", self.SCR0), ("x21", self.SCR1)):
-            unp += [f"bn.lw.pi w{2 + q}, 0({src})" for q in range(3)] + \
-                products.unpack24_group((2, 3, 4), 5, (6, 7), "w0", "w1") + \
-                [f"bn.sw w{2 + q}, {_m(dst + 32 * q)}" for q in range(4)]
-        group = ["bn.bcast w0, x18", "bn.bcast w1, x19"] + unp + _li(14, self.SCR0) + \
-            _li(13, self.SCR1) + rounding.hint_body(16)
-        tree = [f"bn.lw w{q}, {_m(T + 32 * q)}" for q in range(8)] + packing.or_tree() + \
-            ["bn.sw.pi w0, 0(x24)", "addi x24, x24, -64"]
-        body = [f"bn.lw w15, {_m(xa['t0c'])}"] + \
-            _li(6, T) + unpack.unpack_t0() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
-            _li(12, self.CH) + _li(10, T) + _li(11, T) + _loop(8, prod) + _li(8, T) + INTT + \
-            self._masks() + _li(20, T) + _li(21, T) + self._pack_poly(20, 21) + \
-            _li(18, 0xFFFFFF) + _li(19, 0xFF000000) + _li(20, T) + ["addi x21, x25, 0"] + \
-            rounding.hint_consts(xa, 16) + [f"bn.lw {rounding.CNT_REG}, {_m(self.CNT)}"] + \
-            _li(15, T) + _loop(8, group) + [f"bn.sw {rounding.CNT_REG}, {_m(self.CNT)}",
-                                            "addi x25, x25, -768"] + tree
+        o .); per 4-word group, v = w - c s2 unpacked and rounding.hint_body run on c t0
+        and v (P words over T's words, read); the bitmap -> HB_r. r = k-1 first: c t0
+        packed in place in T and both unpacked into SCR0 / SCR1 (T's last 256 B); the
+        others (_hint_poly(False)): c t0 read unpacked from T, v unpacked into w_(k-1)'s
+        dead head (SCRV), no pack. x9 = FLAG word 0 = 0 iff the iteration passes."""
+        k = self.k
         init = VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15",
                          f"bn.sw w15, {_m(self.CNT)}"] + \
             _li(5, self.T0P + 416 * (k - 1)) + _li(25, self.W + 768 * (k - 1)) + \
             _li(24, self.HB + 32 * (k - 1))
         return [("init", init),
-                (f"{k} x [t0 decode + NTT, c t0, packed; per group unpack + norm + MakeHint "
-                 "+ count; bitmap] (r = k-1 .. 0)", _loop(k, body)),
+                (f"r = {k - 1}: t0 decode + NTT, c t0, packed; per group unpack + norm + "
+                 "MakeHint + count; bitmap", self._hint_poly(True)),
+                (f"{k - 1} x [t0 decode + NTT, c t0; per group v unpacked + norm + MakeHint "
+                 f"+ count; bitmap] (r = {k - 2} .. 0)", _loop(k - 1, self._hint_poly(False))),
                 ("hint count, flag", rounding._hint_flag(self.FLAG, self.omega))]
+
+    def _hint_poly(self, first):
+        """One polynomial of _hint_packed (x5 -> t0_r packed, x25 -> w_r packed, x24 ->
+        HB_r; each moved to r - 1)."""
+        T, xa = self.T, self.XA
+        prod = []
+        for n in range(4):
+            prod += [f"bn.lw.pi w{n}, 0(x12)", f"bn.lw.pi w{4 + n}, 0(x10)"]
+        prod += [f"bn.mulvm w{8 + q}, w{q}, w{4 + q}" for q in range(4)]
+        prod += [f"bn.sw.pi w{8 + q}, 0(x11)" for q in range(4)]
+        pairs = (("x20", self.SCR0), ("x21", self.SCR1)) if first else (("x21", self.SCRV),)
+        unp = []
+        for src, dst in pairs:
+            unp += [f"bn.lw.pi w{2 + q}, 0({src})" for q in range(3)] + \
+                products.unpack24_group((2, 3, 4), 5, (6, 7), "w0", "w1") + \
+                [f"bn.sw w{2 + q}, {_m(dst + 32 * q)}" for q in range(4)]
+        # first: c t0 from SCR0 each group; else straight through T (x14 not reset)
+        group = ["bn.bcast w0, x18", "bn.bcast w1, x19"] + unp + \
+            (_li(14, self.SCR0) + _li(13, self.SCR1) if first else _li(13, self.SCRV)) + \
+            rounding.hint_body(16)
+        tree = [f"bn.lw w{q}, {_m(T + 32 * q)}" for q in range(8)] + packing.or_tree() + \
+            ["bn.sw.pi w0, 0(x24)", "addi x24, x24, -64"]
+        pack = self._masks() + _li(20, T) + _li(21, T) + self._pack_poly(20, 21) if first \
+            else []
+        return [f"bn.lw w15, {_m(xa['t0c'])}"] + \
+            _li(6, T) + unpack.unpack_t0() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
+            _li(12, self.CH) + _li(10, T) + _li(11, T) + _loop(8, prod) + _li(8, T) + INTT + \
+            pack + _li(18, 0xFFFFFF) + _li(19, 0xFF000000) + _li(20, T) + _li(14, T) + \
+            ["addi x21, x25, 0"] + \
+            rounding.hint_consts(xa, 16) + [f"bn.lw {rounding.CNT_REG}, {_m(self.CNT)}"] + \
+            _li(15, T) + _loop(8, group) + [f"bn.sw {rounding.CNT_REG}, {_m(self.CNT)}",
+                                            "addi x25, x25, -768"] + tree
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
