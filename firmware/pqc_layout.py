@@ -202,12 +202,18 @@ def image_c(lay: dict, name: str, op_enum: str) -> str:
 def images_c(param: int, ops=OPS, prefix: str = "pqc_img") -> str:
     """C definitions of the images (struct pqc_image, firmware/lib/pqc.h) of `ops` for one set:
     `static const struct pqc_image <prefix>_<op>`; programs and tables word-aligned."""
+    return scheme_images_c(layout, "ML-KEM", "PQC_MLKEM", param, ops, prefix)
+
+
+def scheme_images_c(layout_of, scheme: str, enum: str, param: int, ops, prefix: str) -> str:
+    """images_c of either scheme: layout_of(op, param) its layout rows, enum the C prefix of
+    its op constants (PQC_MLKEM / PQC_MLDSA)."""
     lines = []
     for op in ops:
-        lay = layout(op, param)
+        lay = layout_of(op, param)
         if lay is None:
-            raise LayoutError(f"ML-KEM-{param} has no {op} program")
-        lines.append(image_c(lay, f"{prefix}_{op}", f"PQC_MLKEM_{op.upper()}"))
+            raise LayoutError(f"{scheme}-{param} has no {op} program")
+        lines.append(image_c(lay, f"{prefix}_{op}", f"{enum}_{op.upper()}"))
     return "\n".join(lines)
 
 

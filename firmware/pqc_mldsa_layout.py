@@ -228,14 +228,8 @@ def layout_header() -> str:
 def images_c(param: int, ops=OPS, prefix: str = "pqc_dsa_img") -> str:
     """C definitions of the images (struct pqc_image, pqc.h) of `ops` for one set:
     `static const struct pqc_image <prefix>_<op>`."""
-    from firmware.pqc_layout import image_c
-    out = []
-    for op in ops:
-        lay = layout(op, param)
-        if lay is None:
-            raise LayoutError(f"ML-DSA-{param} has no {op} program")
-        out.append(image_c(lay, f"{prefix}_{op}", f"PQC_MLDSA_{op.upper()}"))
-    return "\n".join(out)
+    from firmware.pqc_layout import scheme_images_c
+    return scheme_images_c(layout, "ML-DSA", "PQC_MLDSA", param, ops, prefix)
 
 
 # ---- programs/pqc_mldsa_api.c ----------------------------------------------------------------

@@ -17,3 +17,20 @@ int run_tests(const char *program, const struct test *tests, int n)
            n - failed, failed);
     return failed;
 }
+
+void print_hex(const uint8_t *p, uint32_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    char buf[65];
+    while (n) {
+        uint32_t k = n < 32 ? n : 32, j = 0;
+        for (uint32_t i = 0; i < k; i++) {
+            buf[j++] = digits[p[i] >> 4];
+            buf[j++] = digits[p[i] & 15];
+        }
+        buf[j] = 0;
+        fputs(buf, stdout);
+        p += k;
+        n -= k;
+    }
+}

@@ -22,6 +22,7 @@
 #include "runtime.h"
 #include "acc.h"
 #include "pqc.h"
+#include "results.h"   /* print_hex */
 #ifndef ACC_BASE
 #error "pqc_mldsa_api needs a SoC with the ACC"
 #endif
@@ -29,23 +30,6 @@
 
 static uint8_t out0[PQC_MLDSA_MAX_SK_BYTES] __attribute__((aligned(4)));
 static uint8_t out1[PQC_MLDSA_MAX_SK_BYTES] __attribute__((aligned(4)));
-
-static void print_hex(const uint8_t *p, uint32_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    char buf[65];
-    while (n) {
-        uint32_t k = n < 32 ? n : 32, j = 0;
-        for (uint32_t i = 0; i < k; i++) {
-            buf[j++] = digits[p[i] >> 4];
-            buf[j++] = digits[p[i] & 15];
-        }
-        buf[j] = 0;
-        fputs(buf, stdout);
-        p += k;
-        n -= k;
-    }
-}
 
 static int call(const struct api_request *r)
 {

@@ -23,6 +23,7 @@
 #include "kmac.h"
 #include "kmac_regs.h"
 #include "pqc.h"
+#include "results.h"   /* print_hex */
 #include "acc_errors.h"   /* ACC_ERR_ILLEGAL_INSN_MASK */
 #ifndef ACC_BASE
 #error "pqc_mlkem_api needs a SoC with the ACC"
@@ -31,23 +32,6 @@
 
 static uint8_t out0[PQC_MLKEM_MAX_DK_BYTES] __attribute__((aligned(4)));
 static uint8_t out1[PQC_MLKEM_MAX_DK_BYTES] __attribute__((aligned(4)));
-
-static void print_hex(const uint8_t *p, uint32_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    char buf[65];
-    while (n) {
-        uint32_t k = n < 32 ? n : 32, j = 0;
-        for (uint32_t i = 0; i < k; i++) {
-            buf[j++] = digits[p[i] >> 4];
-            buf[j++] = digits[p[i] & 15];
-        }
-        buf[j] = 0;
-        fputs(buf, stdout);
-        p += k;
-        n -= k;
-    }
-}
 
 static int call(unsigned op, unsigned param, const uint8_t *const in[2])
 {
