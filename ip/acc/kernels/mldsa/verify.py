@@ -267,6 +267,29 @@ def _unpack_chunk_lines(b, c, out_names, tag, field=None, gprs=range(10, 18)):
     return out + _chunk_fields(b, c, Y, out_names, tag, field)
 
 
+def _unpk_chunk_lines(b, c, out_names, tag, field=None):
+    """Chunk c of a b-bit polynomial packed at x5 (32-byte aligned) by bn.unpk: word r = 4 m
+    + c (coefficients 8 r .. 8 r + 7) is the b bytes at b r, from the pair of packed words
+    holding them (each loaded when the chunk first needs it), field(src, dst, tag) lines
+    after (None: the fields themselves) -> out_names[m]."""
+    out, got = [], {}
+
+    def word(a):
+        if a not in got:
+            got[a] = f"%{tag}k{a}"
+            out.append(f"bn.lw {got[a]}, {32 * a}(x5)")
+        return got[a]
+    for m in range(8):
+        a, off = divmod(b * (4 * m + c), 32)
+        lo = word(a)
+        hi = word(a + 1) if off + b > 32 else lo
+        dst = out_names[m] if field is None else f"%{tag}f{m}"
+        out.append(f"bn.unpk {dst}, {lo}, {hi}, {b}, {off}")
+        if field is not None:
+            out += field(dst, out_names[m], f"{tag}g{m}")
+    return out
+
+
 def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None):
     """SimpleBitUnpack of a b-bit polynomial packed at x5 fused with the forward NTT into
     x8 (ntt.ntt_body's passes): chunk c of the unpack is exactly pass 1's group c (the
@@ -659,21 +682,12 @@ class Verify:
         _z20_pass1 first, then the field pass from the scratch, word 4 run(m) + c from
         lane m of chunk c."""
         b = self.zbits
-        consts = self._bcast("w15", (1 << b) - 1) + self._bcast("w14", self.gamma1) + \
-            self._bcast("w13", self.beta + 1) + \
+        consts = self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) + \
             self._bcast("w12", 2 * self.gamma1 - self.beta - 1)
-        if b != 20:
-            def chunk(c, names):
-                return _unpack_chunk_lines(b, c, names, f"u{c}", self._z_field)
-            return consts + unpack_ntt_body(b, self.TWID, chunk, pool=12)
-        run = [2 * m if m < 4 else 2 * (m - 4) + 1 for m in range(8)]
 
         def chunk(c, names):
-            Y = {k: f"%u{c}y{k}" for k in range(5 * c, 5 * c + 5)}
-            lines = [f"bn.lw {Y[k]}, {_m(self.SIB + 32 * k)}" for k in Y]
-            return lines + _chunk_fields(b, c, Y, [names[run[m]] for m in range(8)],
-                                         f"u{c}", self._z_field)
-        return consts + self._z20_pass1() + unpack_ntt_body(b, self.TWID, chunk, pool=12)
+            return _unpk_chunk_lines(b, c, names, f"u{c}", self._z_field)
+        return consts + unpack_ntt_body(b, self.TWID, chunk, pool=12)
 
     @staticmethod
     def _bcast(w, val):
@@ -703,9 +717,9 @@ class Verify:
     def _body(self, name):
         """The routines the row loop runs once per row, inlined there (no call / return;
         the scheduler works across their seams)."""
-        return {"unpack_t1_mac": lambda: ["addi x6, x0, 1023", "bn.bcast w15, x6"] +
-                unpack_ntt_body(10, self.TWID, mac=(self.C_HAT, self.n_racc), chunk=lambda c, nm:
-                                _unpack_chunk_lines(10, c, nm, f"u{c}", gprs=T1_GPRS)),
+        return {"unpack_t1_mac": lambda:
+                unpack_ntt_body(10, self.TWID, mac=(self.C_HAT, self.n_racc), pool=16,
+                                chunk=lambda c, nm: _unpk_chunk_lines(10, c, nm, f"u{c}")),
                 "mac_pair": lambda: mac_pair(self.n_racc),
                 "mac_intt1": lambda: mac_intt_body(self.ITWID, 1),
                 "mac_intt2": lambda: mac_intt_body(self.ITWID, 2),
