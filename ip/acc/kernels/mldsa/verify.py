@@ -134,6 +134,18 @@ def _far(op, a, b, target):
     return [f"{_INV[op]} {a}, {b}, {skip}", f"jal x0, {target}", f"{skip}:"]
 
 
+def _with_messages(body, n, reg="w15"):
+    """body (scheduled lines) with n message words fed to the KMAC spread over it: each
+    loaded from DMEM[x7] (post-increment) into reg a segment before its kmac.msg (mask x3)."""
+    out, step = [], len(body) / n
+    for j in range(n):
+        seg = body[round(j * step):round((j + 1) * step)]
+        cut = max(len(seg) - 2, 1)
+        out += seg[:1] + [f"bn.lw.pi {reg}, 0(x7)"] + seg[1:cut] + [f"kmac.msg {reg}, x3"] + \
+            seg[cut:]
+    return out
+
+
 def _a32(x):
     return (x + 31) // 32 * 32
 
@@ -427,13 +439,24 @@ class Verify:
         self.ACC = self.Z_HAT + 1024 * l                    # over the last packed z
         # A_hat tiles: a ring of 4 at RING (4 KiB aligned: the pointer wraps by and / or)
         # where DMEM has the room (ML-DSA-44 / -65: entries multiply-accumulated in pairs),
-        # else two after ACC
+        # else two in z_hat slots l - 2, l - 1, whose z_hat go after ACC instead (ML-DSA-87:
+        # those two z_hat are computed while the KMAC absorbs pk, outside M')
         self.pairs = self.ACC + 1024 <= self.RING
-        n_tiles = 4 if self.pairs else 2
-        base = self.RING if self.pairs else self.ACC + 1024
-        self.TILES = tuple(base + 1024 * t for t in range(n_tiles))
-        self.SIB = self.TILES[-1]           # SampleInBall's digest words, then z's scratch
-        self.END = base + 1024 * n_tiles
+        if self.pairs:
+            self.TILES = tuple(self.RING + 1024 * t for t in range(4))
+            self.z_slots = [self.Z_HAT + 1024 * j for j in range(l)]
+            self.SIB = self.TILES[-1]       # SampleInBall's digest words
+            self.END = self.RING + 4096
+        else:
+            self.TILES = (self.Z_HAT + 1024 * (l - 2), self.Z_HAT + 1024 * (l - 1))
+            self.z_slots = [self.Z_HAT + 1024 * j for j in range(l - 2)] + \
+                [self.ACC + 1024, self.ACC + 2048]
+            self.SIB = self.Z_HAT           # slot 0, free from mu to z_0's NTT
+            self.END = self.ACC + 3072
+        # z_j NTT'd while the KMAC absorbs pk (before mu: outside M'), the others after c
+        # (with the ring, the last two in the shadow of A_hat[0][1], [0][2])
+        self.z_pre = list(range(l - 2)) if self.pairs else [l - 2, l - 1]
+        self.z_post = [j for j in range(l) if j not in self.z_pre]
         # accumulator words in registers: 8 with the pairs (mac_pair wants 8 temporaries),
         # else 10 (mac_acc's loop takes 2 words an iteration with w0..w5)
         self.n_racc = 8 if self.pairs else 10
@@ -517,16 +540,41 @@ class Verify:
                 "kmac.msg w2, x3", f"addi x5, {dst_reg}, 0", "addi x4, x0, 256",
                 "smp.run x5, x4, uni23"]
 
-    def _hash_mu(self):
-        """Length check; tr = H(pk, 64); mu = H(tr || M', 64) -> MU."""
-        L = _li(1, self.EXT_MU) + ["lw x1, 0(x1)", "bne x1, x0, mu_done"]
+    def _start_tr(self):
+        """Length check (M' only: x30 = EXT_MU); SHAKE256 over pk started for tr (x3 = -1,
+        x7 = PK: the words follow in the z NTTs' shadow, _z_pre)."""
+        L = _li(1, self.EXT_MU) + ["lw x30, 0(x1)", "bne x30, x0, tr_started"]
         L += _li(1, self.MLEN) + ["lw x4, 0(x1)"] + _li(2, self.MSG_MAX) + \
             [*_far("bltu", "x2", "x4", "exit_msg")]
         L += [f"addi x1, x0, {SHAKE256}"] + _li(2, self.pk_len) + \
-            ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.PK) + \
-            _loop(self.pk_len // 32, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"]) + \
-            ["kmac.dig w1", "kmac.dig w2"]
-        L += ["addi x2, x4, 64", "kmac.start x1, x2", "kmac.msg w1, x3", "kmac.msg w2, x3",
+            ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.PK)
+        return L + ["tr_started:"]
+
+    def pk_words_per_z(self):
+        """pk words absorbed in each pre-mu z NTT's shadow (the rest after them)."""
+        return self.pk_len // 32 // len(self.z_pre)
+
+    def _z_pre(self):
+        """z_j for j in z_pre unpacked + checked + NTT'd (with M': pk_words_per_z words of pk
+        absorbed in each one's shadow)."""
+        L = ["bn.xor w1, w1, w1", "bn.wsrw ACC, w1", "addi x9, x0, 0"]
+        for j in self.z_pre:
+            L += _li(5, self.ZP + self.zb * j) + _li(8, self.z_slots[j]) + \
+                [f"bne x30, x0, z_plain_{j}"] + self._call("unpack_z_ntt_msg") + \
+                [f"jal x0, z_done_{j}", f"z_plain_{j}:"] + self._call("unpack_z_ntt") + \
+                [f"z_done_{j}:", *_far("bne", "x9", "x0", "exit_z")]
+        return L
+
+    def _hash_mu(self):
+        """The rest of pk absorbed: tr = H(pk, 64); mu = H(tr || M', 64) -> MU (not with
+        EXT_MU, x30)."""
+        rest = self.pk_len // 32 - self.pk_words_per_z() * len(self.z_pre)
+        L = ["bne x30, x0, mu_done"]
+        if rest:
+            L += _loop(rest, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"])
+        L += ["kmac.dig w1", "kmac.dig w2"] + _li(1, self.MLEN) + ["lw x4, 0(x1)"]
+        L += [f"addi x1, x0, {SHAKE256}", "addi x2, x4, 64", "kmac.start x1, x2",
+              "kmac.msg w1, x3", "kmac.msg w2, x3",
               "srli x5, x4, 5", "andi x6, x4, 31"] + _li(7, self.MSG)
         L += ["beq x5, x0, mu_tail", "loop x5, 2", "bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3",
               "mu_tail:", "beq x6, x0, mu_dig", "addi x8, x0, 1", "sll x8, x8, x6",
@@ -730,19 +778,21 @@ class Verify:
         (_body). The row's accumulator: words 0..n_racc-1 in registers (r_acc) across the
         row, the others at ACC + 32 n_racc (x20 read, x23 write)."""
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
-        out += self._sub("unpack_z_ntt", self._unpack_z_ntt())
+        body = self._unpack_z_ntt()
+        out += self._sub("unpack_z_ntt", body)
+        out += self._sub("unpack_z_ntt_msg", _with_messages(body, self.pk_words_per_z()))
         return out
 
     # ---------------------------------------------------------------- main line
-    def _z_phase(self):
-        """z_j unpacked + checked, NTT'd into Z_HAT[j] (x9 = 0 iff every |z| in range). With
-        the tile ring, A_hat[0][1] and [0][2] are sampled meanwhile (into tiles 1, 2)."""
+    def _z_post(self):
+        """z_j for j in z_post unpacked + checked + NTT'd (x9 = 0 iff every |z| in range).
+        With the tile ring, A_hat[0][1] and [0][2] are sampled meanwhile (into tiles 1, 2)."""
         L = ["bn.xor w1, w1, w1", "bn.wsrw ACC, w1", "addi x9, x0, 0", "addi x21, x0, 0"]
-        for j in range(self.l):
-            if self.pairs and j < 2:
-                L += ["smp.wait"] + _li(27, self.TILES[j + 1]) + \
-                    self._start_a("x21", j + 1, "x27")
-            L += _li(5, self.ZP + self.zb * j) + _li(8, self.Z_HAT + 1024 * j) + \
+        for n, j in enumerate(self.z_post):
+            if self.pairs and n < 2:
+                L += ["smp.wait"] + _li(27, self.TILES[n + 1]) + \
+                    self._start_a("x21", n + 1, "x27")
+            L += _li(5, self.ZP + self.zb * j) + _li(8, self.z_slots[j]) + \
                 self._call("unpack_z_ntt")
             L += [*_far("bne", "x9", "x0", "exit_z")]
         return L
@@ -778,6 +828,8 @@ class Verify:
             # x15 runs on through z_hat[j]; entry 0 with t1_hat o c_hat, the last one with
             # the INTT
             L += ["addi x10, x26, 0", "addi x20, x25, 0"]
+            if j == l - 2:                 # z_hat l - 2, l - 1 lie after ACC
+                L += _li(15, self.z_slots[j])
             if j == 0:                     # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
                 L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
             elif j < l - 1:                # inline (IMEM has the room): no call / return
@@ -884,13 +936,22 @@ class Verify:
 
     def phases(self):
         """[(name, lines)] of the main line (the exits and subroutines follow)."""
-        ph = [("length check, tr = H(pk), mu = H(tr || M')",
-               VMODE1 + ["kmac.acq"] + self._hash_mu())]
-        ph.append(("c = SampleInBall(c_tilde)", self._sample_in_ball(self.sib_words)))
-        ph.append(("A_hat[0][0] started; hint tail check; NTT(c)",
-                   ["addi x21, x0, 0"] + _li(27, self.TILES[0]) + self._start_a("x21", 0, "x27") +
-                   self._hint_tail() + _li(8, self.C_HAT) + self._call("ntt_x8")))
-        ph.append(("z: unpack + range check + NTT", self._z_phase()))
+        ph = [("length check, SHAKE256(pk) started", VMODE1 + ["kmac.acq"] + self._start_tr()),
+              ("z_j (z_pre): unpack + range check + NTT, pk absorbed meanwhile", self._z_pre()),
+              ("tr = H(pk), mu = H(tr || M')", self._hash_mu()),
+              ("c = SampleInBall(c_tilde)", self._sample_in_ball(self.sib_words))]
+        start_a00 = ["addi x21, x0, 0"] + _li(27, self.TILES[0]) + \
+            self._start_a("x21", 0, "x27")
+        if self.pairs:
+            ph.append(("A_hat[0][0] started; hint tail check; NTT(c)",
+                       start_a00 + self._hint_tail() + _li(8, self.C_HAT) +
+                       self._call("ntt_x8")))
+            ph.append(("z_j (z_post): unpack + range check + NTT", self._z_post()))
+        else:                   # the tiles lie over the packed z_post: sampled after them
+            ph.append(("hint tail check", self._hint_tail()))
+            ph.append(("z_j (z_post): unpack + range check + NTT", self._z_post()))
+            ph.append(("A_hat[0][0] started; NTT(c)",
+                       start_a00 + _li(8, self.C_HAT) + self._call("ntt_x8")))
         ph.append((f"{self.k} rows: hint, t1, A_hat o z_hat - c_hat o t1_hat 2^d, INTT, "
                    "UseHint, w1Encode", self._rows()))
         ph.append(("c_tilde' = H(mu || w1Encode(w1)), compare", self._final()))
