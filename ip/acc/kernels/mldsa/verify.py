@@ -95,6 +95,8 @@ ACC's DMEM words, x26 / x27 the tile to consume / to sample into (x29 their xor 
 tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler jobs' constants
 (set again after the pieces that use them); the pieces use x1..x17, x20, x23.
 """
+import re
+
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import (li as _li, loop as _loop, mem as _m, poly_io,
                                      twiddle_loads, u32 as _u32)
@@ -183,10 +185,11 @@ def r_acc(n):
     return [f"w{16 - n + k}" for k in range(n)], [f"w{k}" for k in range(16 - n)]
 
 
-def _mac_regs(n):
+def _mac_regs(racc):
     """Words 0..n-1 of acc += tile o z_hat (x10 tile, x15 z_hat, both post-incremented)
-    in registers; temporaries allocated by prog.Prog."""
-    racc, tmp = r_acc(n)
+    in registers (word k in racc[k]); temporaries allocated by prog.Prog."""
+    n = len(racc)
+    tmp = r_acc(n)[1]
     p = Prog(tmp)
     for w in range(n):
         a, b = f"%a{w}", f"%b{w}"
@@ -197,12 +200,13 @@ def _mac_regs(n):
     return p.text().splitlines()
 
 
-def mac_pair(n):
+def mac_pair(racc):
     """acc += tile o z_hat + tile' o z_hat' (tiles at x10, x11, z_hat at x15, z_hat' at x12,
     all post-incremented): words 0..n-1 in registers, words n..31 in DMEM (x20 read, x23
     write): 5 instructions a product instead of 6. Unrolled; temporaries allocated by
     prog.Prog."""
-    racc, tmp = r_acc(n)
+    n = len(racc)
+    tmp = r_acc(n)[1]
     p = Prog(tmp)
     for w in range(32):
         a, z, b, y = (f"%{x}{w}" for x in "azby")
@@ -220,11 +224,12 @@ def mac_pair(n):
     return p.text().splitlines()
 
 
-def mac_acc(n):
-    """acc += tile o z_hat (x10, x15): words 0..n-1 in registers, words n..31 in DMEM (x20
-    read, x23 write), 2 words a loop iteration (n even, <= 10: w0..w5 free)."""
+def mac_acc(racc):
+    """acc += tile o z_hat (x10, x15): words 0..n-1 in registers (racc), words n..31 in
+    DMEM (x20 read, x23 write), 2 words a loop iteration (n even, <= 10: w0..w5 free)."""
+    n = len(racc)
     assert n % 2 == 0 and n <= 10
-    return _mac_regs(n) + _loop((32 - n) // 2, products.mac_pair_body())
+    return _mac_regs(racc) + _loop((32 - n) // 2, products.mac_pair_body())
 
 
 def _chunk_fields(b, c, Y, out_names, tag, field=None):
@@ -302,7 +307,7 @@ def _unpk_chunk_lines(b, c, out_names, tag, field=None):
     return out
 
 
-def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None):
+def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None, placed=None):
     """SimpleBitUnpack of a b-bit polynomial packed at x5 fused with the forward NTT into
     x8 (ntt.ntt_body's passes): chunk c of the unpack is exactly pass 1's group c (the
     words 4 m + c), so pass 1 takes the unpacked words in registers (no store / load
@@ -322,7 +327,10 @@ def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None):
         for r in words:
             stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
         out += ntt.ntt_pass1(words, regs)
-    for c in range(4):                                   # pass 2 (as ntt.ntt_body)
+    racc = r_acc(mac[1])[0] if mac else []
+    # with mac, chunk 0 last: the accumulator's register words are computed last, straight
+    # into their registers (r_acc); the tile and z_hat read at offsets (x15 += 1024 after)
+    for c in ((3, 2, 1, 0) if mac else range(4)):       # pass 2 (as ntt.ntt_body)
         words = list(range(8 * c, 8 * c + 8))
         regs = {r: f"%b{r}" for r in words}
         poly_io(loads, stores, "%b", words, 0, "x8", "x8")
@@ -330,46 +338,109 @@ def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None):
         if mac:
             for r in words:
                 del stores[f"%b{r}"]
-                out += [f"bn.lw %cc{r}, {_m(mac[0] + 32 * r)}", f"bn.lw.pi %A{r}, 0(x10)",
-                        f"bn.lw.pi %Z{r}, 0(x15)", f"bn.mulvm %p{r}, %b{r}, %cc{r}",
-                        f"bn.mulvm %q{r}, %A{r}, %Z{r}", f"bn.addvm %s{r}, %p{r}, %q{r}",
-                        f"bn.sw %s{r}, {32 * r}(x8)"]
+                out += [f"bn.lw %cc{r}, {_m(mac[0] + 32 * r)}", f"bn.lw %A{r}, {32 * r}(x10)",
+                        f"bn.lw %Z{r}, {32 * r}(x15)", f"bn.mulvm %p{r}, %b{r}, %cc{r}",
+                        f"bn.mulvm %q{r}, %A{r}, %Z{r}", f"bn.addvm %s{r}, %p{r}, %q{r}"]
+                if r >= mac[1]:
+                    out.append(f"bn.sw %s{r}, {32 * r}(x8)")
     out = sched.just_in_time(out, loads, stores)
-    out = sched.allocate(out, [f"w{i}" for i in range(pool)])
+    out = _allocate_reserved(out, [f"w{i}" for i in range(pool)], placed=placed,
+                             claims={f"%s{k}": set(racc) for k in range(len(racc))})
     if mac:
-        out += [f"bn.lw {w}, {32 * k}(x8)" for k, w in enumerate(r_acc(mac[1])[0])]
+        out.append("addi x15, x15, 1024")
     return sched.schedule(out, [("x0", "x8"), ("x5", "x8"), ("x10", "x8"), ("x15", "x8")])
 
 
-def mac_intt_body(itwid, tiles):
+_VIRTUAL = re.compile(r"%[A-Za-z0-9_.]+")
+
+
+def _allocate_reserved(lines, pool, reserved=(), claims=None, placed=None, near=60):
+    """sched.allocate (virtual registers FIFO from pool) with the fixed registers `reserved`
+    (holding values on entry) kept out of the pool until the last line that names them,
+    and the virtual registers of `claims` ({name: set of registers}: outputs, kept to the
+    end) each given a register of its set (-> placed[name]), which the other virtual
+    registers avoid within `near` lines before the claim."""
+    claims = claims or {}
+    placed = {} if placed is None else placed
+    last, first = {}, {}
+    for i, text in enumerate(lines):
+        for v in _VIRTUAL.findall(text):
+            last[v] = i
+            first.setdefault(v, i)
+        for r in reserved:
+            if re.search(rf"\b{r}\b", text):
+                last[r] = i
+    for v in claims:
+        last[v] = len(lines)
+    free = [w for w in pool if w not in reserved]
+    phys, out = {}, []
+    for i, text in enumerate(lines):
+        names = list(dict.fromkeys(_VIRTUAL.findall(text)))
+        for v in names:
+            if v in phys:
+                continue
+            if v in claims:                  # any free register of the claimed set
+                pick = next((w for w in free if w in claims[v]), None)
+                if pick is None:
+                    raise ValueError(f"line {i}: none of {sorted(claims[v])} free for {v}")
+                free.remove(pick)
+                phys[v] = pick
+                placed[v] = pick
+                continue
+            avoid = set().union(*(claims[c] for c in claims
+                                  if c not in phys and first[c] - i < near))
+            pick = next((w for w in free if w not in avoid), None) or \
+                next(iter(free), None)
+            if pick is None:
+                raise ValueError(f"line {i} ({text!r}): no register left for {v}")
+            free.remove(pick)
+            phys[v] = pick
+        out.append(_VIRTUAL.sub(lambda m: phys[m.group(0)], text))
+        free += [phys.pop(v) for v in names if last[v] == i]
+        free += [r for r in reserved if last.get(r) == i]
+    return out
+
+
+def mac_intt_body(itwid, tiles, racc=()):
     """A row's last multiply-accumulate fused with its inverse NTT (ntt.intt_body's passes),
-    in place at x8 = ACC (the register words of the accumulator stored there first): word
-    w of pass A's chunk = acc[w] + sum over tiles (x10, x11) of tile o z_hat (x15, x12),
-    kept in registers for the INTT (no store / load between them). w0..w15 allocated by
-    sched.allocate."""
+    in place at x8 = ACC: word w of pass A's chunk = acc[w] + sum over tiles (x10, x11) of
+    tile o z_hat (x15, x12), kept in registers for the INTT (no store / load between them);
+    the accumulator's words 0..n_racc-1 are taken from their registers (r_acc), in place.
+    The other registers allocated from w0..w15."""
     loads, stores, out = twiddle_loads(_m, itwid, 33), {}, []
     ptrs = [("x10", "x15"), ("x11", "x12")][:tiles]
+    n_racc = len(racc)
+    fixed = {}
     for c in range(4):                                   # pass A
         words = list(range(8 * c, 8 * c + 8))
-        regs = [f"%a{r}" for r in words]
-        for r in words:
-            acc = f"%c{r}"
-            out.append(f"bn.lw {acc}, {32 * r}(x8)")
+        regs = [racc[r] if r < n_racc else f"%a{r}" for r in words]
+        for r, reg in zip(words, regs):
+            if r < n_racc:
+                acc = reg
+            else:
+                acc = f"%c{r}"
+                out.append(f"bn.lw {acc}, {32 * r}(x8)")
             for k, (ta, tz) in enumerate(ptrs):
                 out += [f"bn.lw.pi %x{r}_{k}, 0({ta})", f"bn.lw.pi %y{r}_{k}, 0({tz})",
                         f"bn.mulvm %x{r}_{k}, %x{r}_{k}, %y{r}_{k}"]
             if tiles == 2:
                 out.append(f"bn.addvm %x{r}_0, %x{r}_0, %x{r}_1")
-            out.append(f"bn.addvm %a{r}, {acc}, %x{r}_0")
-            stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
+            out.append(f"bn.addvm {reg}, {acc}, %x{r}_0")
+            if r < n_racc:
+                fixed[reg] = f"bn.sw {reg}, {32 * r}(x8)"
+            else:
+                stores[reg] = f"bn.sw {reg}, {32 * r}(x8)"
         out += ntt.intt_pass_a(regs, c)
+    for reg, st in fixed.items():                        # after the register's last use
+        i = max(k for k, t in enumerate(out) if re.search(rf"\b{reg}\b", t))
+        out.insert(i + 1, st)
     for g in range(4):                                   # pass B (as ntt.intt_body)
         words = [g + 4 * i for i in range(8)]
         regs = [f"%b{r}" for r in words]
         poly_io(loads, stores, "%b", words, 0, "x8", "x8")
         out += ntt.intt_pass_b(words, regs)
     out = sched.just_in_time(out, loads, stores)
-    out = sched.allocate(out, [f"w{i}" for i in range(16)])
+    out = _allocate_reserved(out, [f"w{i}" for i in range(16)], racc)
     return sched.schedule(out, [("x0", "x8")] + [(x, "x8") for pr in ptrs for x in pr])
 
 
@@ -766,12 +837,23 @@ class Verify:
         """The routines the row loop runs once per row, inlined there (no call / return;
         the scheduler works across their seams)."""
         return {"unpack_t1_mac": lambda:
-                unpack_ntt_body(10, self.TWID, mac=(self.C_HAT, self.n_racc), pool=16,
-                                chunk=lambda c, nm: _unpk_chunk_lines(10, c, nm, f"u{c}")),
-                "mac_pair": lambda: mac_pair(self.n_racc),
-                "mac_intt1": lambda: mac_intt_body(self.ITWID, 1),
-                "mac_intt2": lambda: mac_intt_body(self.ITWID, 2),
+                self._first_piece()[0],
+                "mac_pair": lambda: mac_pair(self._first_piece()[1]),
+                "mac_intt1": lambda: mac_intt_body(self.ITWID, 1, self._first_piece()[1]),
+                "mac_intt2": lambda: mac_intt_body(self.ITWID, 2, self._first_piece()[1]),
                 "hint_fix": self._hint_fix, "hw1_encode": self._hw1_encode}[name]()
+
+    def _first_piece(self):
+        """(lines, racc) of the row's first piece: t1_i unpacked (bn.unpk) into its NTT, on
+        into t1_hat o c_hat + A_hat[i][0] o z_hat[0]; racc[k] the register that holds the
+        accumulator's word k after it (the other pieces keep it there)."""
+        if getattr(self, "_first", None) is None:
+            placed = {}
+            lines = unpack_ntt_body(10, self.TWID, mac=(self.C_HAT, self.n_racc), pool=16,
+                                    placed=placed,
+                                    chunk=lambda c, nm: _unpk_chunk_lines(10, c, nm, f"u{c}"))
+            self._first = lines, [placed[f"%s{k}"] for k in range(self.n_racc)]
+        return self._first
 
     def subroutines(self):
         """NTT (of c) and the z unpack + NTT (l calls); the row loop's pieces are inlined
@@ -833,10 +915,9 @@ class Verify:
             if j == 0:                     # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
                 L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
             elif j < l - 1:                # inline (IMEM has the room): no call / return
-                L += ["addi x23, x25, 0"] + mac_acc(self.n_racc)
+                L += ["addi x23, x25, 0"] + mac_acc(self._first_piece()[1])
             else:
-                L += self._store_racc() + \
-                    _li(8, self.ACC) + self._body("mac_intt1")
+                L += _li(8, self.ACC) + self._body("mac_intt1")
             L += ["xor x26, x26, x29", "xor x27, x27, x29"]
         L += self._body("hint_fix")
         L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._body("hw1_encode")
@@ -892,7 +973,7 @@ class Verify:
             L += self._job(jobs[u])
             L += ["addi x10, x26, 0"] + self._adv("x26") + ["addi x20, x25, 0"]
             if last:
-                L += self._store_racc() + _li(8, self.ACC)
+                L += _li(8, self.ACC)
             if unit == [0]:                # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
                 L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
             elif len(unit) == 2:
@@ -901,7 +982,7 @@ class Verify:
                     self._body("mac_intt2" if last else "mac_pair") + ["addi x15, x12, 0"]
             else:
                 L += ["addi x23, x25, 0"] + (self._body("mac_intt1") if last else
-                                             mac_acc(self.n_racc))
+                                             mac_acc(self._first_piece()[1]))
         L += self._job(jobs[len(units)])        # x1..x7 as set (the MACs keep them)
         L += self._body("hint_fix")
         L += [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
