@@ -537,6 +537,31 @@ class Verify:
         self.MSG_MAX = end - self.MSG
         assert self.ZP % 32 == 0 and self.ZP + self.zb * l == self.ACC + self.zb
         assert self.END <= dmem_size, (param, self.END)
+        self._check_order()
+
+    def _check_order(self):
+        """Every write before the rows (in program order) spares what is still to be read:
+        M' until mu, each packed z_j until its unpack."""
+        def packed(j):
+            return (self.ZP + self.zb * j, self.ZP + self.zb * (j + 1))
+        msg = (self.MSG, self.MSG + self.MSG_MAX)
+        sib = (self.SIB, self.SIB + 32 * self.sib_words)
+        tile = [(t, t + 1024) for t in self.TILES]
+        steps = [(("z", j), [(self.z_slots[j], self.z_slots[j] + 1024)]) for j in self.z_pre]
+        steps += [("mu", []), ("c", [sib, (self.C_HAT, self.C_HAT + 1024)])]
+        post = [(("z", j), [(self.z_slots[j], self.z_slots[j] + 1024)]) for j in self.z_post]
+        if self.pairs:                      # A_hat[0][0], then [0][1], [0][2] among the z
+            steps += [("a", [tile[0]]), post[0], ("a", [tile[1]]), post[1], ("a", [tile[2]])]
+            steps += post[2:]
+        else:
+            steps += post + [("a", [tile[0]])]
+        unread = {("z", j): packed(j) for j in range(self.l)}
+        unread["mu"] = msg
+        for name, writes in steps:
+            unread.pop(name, None)          # read first, then written
+            for lo, hi in writes:
+                for what, (a, b) in unread.items():
+                    assert hi <= a or b <= lo, (self.param, name, what)
 
     # ---------------------------------------------------------------- image / outputs
     def const_image(self) -> dict:
