@@ -101,7 +101,7 @@ from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import (li as _li, loop as _loop, mem as _m, poly_io,
                                      twiddle_loads, u32 as _u32)
 from ip.acc.kernels.mldsa import ntt, products
-from ip.acc.kernels.mldsa.packing import BR3, pack_fields, unzip_rounds
+from ip.acc.kernels.mldsa.packing import pack_fields
 from ip.acc.kernels.mldsa.params import D, FULL, Q
 from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
@@ -150,33 +150,6 @@ def _with_messages(body, n, reg="w15"):
 
 def _a32(x):
     return (x + 31) // 32 * 32
-
-
-def _blend_transpose(p, X, ss, tag):
-    """packing.transpose8 of the 8 words X (on prog.Prog p) with lanes 4..7 of each output
-    taken from the output of lane index xor 4: returns {s: Y} for s in ss, Y lane q =
-    X[q] lane s for q < 4, X[q] lane s ^ 4 for q >= 4. Rounds 1 and 2 as transpose8; in
-    round 3 the pair (A, B) would give the outputs s and s ^ 4 as unzip.lo / .hi (A, B):
-    the blend is unzip.lo (A, trn2(B, A)) (B's odd lanes moved to the even ones), or
-    unzip.hi (A, trn1(A, B)) (B's even lanes to the odd ones)."""
-    rows = [None] * 8
-    for q in range(8):
-        rows[BR3[q]] = X[q]
-    src = unzip_rounds(p, rows, tag, 2)
-    out = {}
-    for s in ss:
-        q, h = divmod(BR3[s], 2)
-        t, y = f"%{tag}b{s}", f"%{tag}y{s}"
-        if h:                                # t lane 2i + 1 = B lane 2i
-            p.op("bn.trn1", t, src[q], src[q + 4])
-        else:                                # t lane 2i = B lane 2i + 1
-            p.op("bn.trn2", t, src[q + 4], src[q])
-        p.op("bn.unzip.hi" if h else "bn.unzip.lo", y, src[q], t)
-        out[s] = y
-    return out
-
-
-T1_GPRS = (11, 12, 13, 14, 16, 17, 20, 23)   # the t1 gather's: x10, x15 point at the tile, z_hat
 
 
 def r_acc(n):
@@ -232,58 +205,6 @@ def mac_acc(racc):
     return _mac_regs(racc) + _loop((32 - n) // 2, products.mac_pair_body())
 
 
-def _chunk_fields(b, c, Y, out_names, tag, field=None):
-    """unpack_fields' field pass for chunk c as text on virtual registers: field i of the
-    8 lanes by uniform shifts / or / and with w15 (2^b - 1) of Y[k], Y[k + 1], an 8 x 8
-    transpose, field(src, dst, tag) lines (None: the fields themselves) -> out_names[m]
-    (lane m's word of the chunk)."""
-    out = []
-    rows = [None] * 8
-    for i in range(8):
-        k, off = divmod(b * (8 * c + i), 32)
-        t = f"%{tag}t{i}"
-        src = Y[k]
-        if off:
-            out.append(f"bn.shrv {t}, {src}, {off}")
-            src = t
-        if off + b > 32:
-            out += [f"bn.shlv %{tag}u{i}, {Y[k + 1]}, {32 - off}", f"bn.or {t}, {src}, %{tag}u{i}"]
-            src = t
-        if off + b != 32:
-            out.append(f"bn.and {t}, {src}, w15")
-            src = t
-        rows[BR3[i]] = src
-    src = rows
-    for rnd in range(3):
-        dst = []
-        for q in range(4):
-            lo, hi = f"%{tag}r{rnd}_{2 * q}", f"%{tag}r{rnd}_{2 * q + 1}"
-            if rnd == 2 and field is None:   # dst[BR3[m]] lane i = field i of lane m
-                lo, hi = out_names[BR3[2 * q]], out_names[BR3[2 * q + 1]]
-            out += [f"bn.unzip.lo {lo}, {src[q]}, {src[q + 4]}",
-                    f"bn.unzip.hi {hi}, {src[q]}, {src[q + 4]}"]
-            dst += [lo, hi]
-        src = dst
-    if field is not None:
-        for m in range(8):
-            out += field(src[BR3[m]], out_names[m], f"{tag}f{m}")
-    return out
-
-
-def _unpack_chunk_lines(b, c, out_names, tag, field=None, gprs=range(10, 18)):
-    """unpack_fields' chunk c of a b-bit polynomial packed at x5 as text on virtual
-    registers (for sched.allocate): Y_j lane m = granule b m + j gathered by lw (8 GPRs,
-    gprs) + bn.ins, then _chunk_fields; out_names[m] gets the word 4 m + c."""
-    out = []
-    Y = {}
-    for j in range((b * 8 * c) // 32, (b * (8 * c + 8) - 1) // 32 + 1):
-        Y[j] = f"%{tag}y{j}"
-        for m in range(8):
-            x = f"x{gprs[(8 * j + m) % 8]}"
-            out += [f"lw {x}, {4 * (b * m + j)}(x5)", f"bn.ins {Y[j]}, {x}, {m}"]
-    return out + _chunk_fields(b, c, Y, out_names, tag, field)
-
-
 def _unpk_chunk_lines(b, c, out_names, tag, field=None):
     """Chunk c of a b-bit polynomial packed at x5 (32-byte aligned) by bn.unpk: word r = 4 m
     + c (coefficients 8 r .. 8 r + 7) is the b bytes at b r, from the pair of packed words
@@ -309,15 +230,15 @@ def _unpk_chunk_lines(b, c, out_names, tag, field=None):
 
 def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None, placed=None):
     """SimpleBitUnpack of a b-bit polynomial packed at x5 fused with the forward NTT into
-    x8 (ntt.ntt_body's passes): chunk c of the unpack is exactly pass 1's group c (the
-    words 4 m + c), so pass 1 takes the unpacked words in registers (no store / load
-    between them). chunk(c, names): the lines of chunk c (default _unpack_chunk_lines of
-    b bits), names[m] the word 4 m + c. w15 = 2^b - 1; w0..w(pool-1) allocated by
-    sched.allocate. mac = (c_hat address, n): pass 2's outputs t1_hat are not stored but
-    go on into the row's first multiply-accumulate, acc = t1_hat o c_hat + tile o z_hat
-    (tile at x10, z_hat at x15, post-incremented) -> x8, and the accumulator's words
-    0..n-1 are then loaded into their registers (r_acc)."""
-    chunk = chunk or (lambda c, names: _unpack_chunk_lines(b, c, names, f"u{c}"))
+    x8 (ntt.ntt_body's passes): chunk c of the unpack (_unpk_chunk_lines by default) is
+    exactly pass 1's group c (the words 4 m + c), so pass 1 takes the unpacked words in
+    registers (no store / load between them). chunk(c, names): the lines of chunk c,
+    names[m] the word 4 m + c. w0..w(pool-1) allocated. mac = (c_hat address, n): pass
+    2's outputs t1_hat are not stored but go on into the row's first multiply-accumulate,
+    acc = t1_hat o c_hat + tile o z_hat (tile at x10, z_hat at x15; x15 += 1024 after)
+    -> x8, its words 0..n-1 left in registers instead (chosen among r_acc(n)'s: placed[
+    "%s<k>"] is word k's)."""
+    chunk = chunk or (lambda c, names: _unpk_chunk_lines(b, c, names, f"u{c}"))
     mem = _m
     loads, stores, out = twiddle_loads(mem, twid, 32), {}, []
     for g in range(4):                                   # pass 1
@@ -791,29 +712,6 @@ class Verify:
                 "bn.addv w3, w3, w7"]
 
     # ---------------------------------------------------------------- subroutines
-    def _z20_pass1(self):
-        """The 20-bit z unpack's (ML-DSA-65 / -87) Y words without per-granule gathers: lane
-        m works on the 32 coefficients of run(m) (runs 0, 2, 4, 6 in lanes 0..3, 1, 3, 5, 7
-        in lanes 4..7), Y_j lane m = granule 20 run(m) + j. Granule 20 r + j is packed
-        word 5 (r // 2) + (j + 20 (r % 2)) // 8, lane j (+ 4 for odd r) mod 8: so for the 4
-        j sharing those word offsets (a, b), Y_j is an 8 x 8 lane transpose of the packed
-        words 5 p + a (lanes 0..3) and 5 p + b (lanes 4..7), p = 0..3, whose lanes 4..7
-        come from lane j xor 4 (_blend_transpose): 5 transposes, the 20 Y_j to the scratch
-        at SIB (free until the rows). w0..w11; packed at x5."""
-        S, b = self.SIB, 20
-        p = Prog([f"w{k}" for k in range(12)])
-        for a, bb in ((0, 2), (0, 3), (1, 3), (1, 4), (2, 4)):
-            X = []
-            for q in range(8):
-                r = 5 * (q % 4) + (a if q < 4 else bb)
-                X.append(f"%p{a}{bb}_{q}")
-                p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [X[-1]], ["x5"])
-            js = [j for j in range(b) if j // 8 == a and (b + j) // 8 == bb]
-            ys = _blend_transpose(p, X, [j % 8 for j in js], f"g{a}{bb}_")
-            for j in js:
-                p.sw(ys[j % 8], S + 32 * j)
-        return p.text().splitlines()
-
     def _z_field(self, src, dst, tag):
         """z = gamma1 - f (mod q); ACC |= [f <= beta or f >= 2 gamma1 - beta] per lane (x9).
         w14 gamma1, w13 beta + 1, w12 2 gamma1 - beta - 1."""
@@ -821,10 +719,8 @@ class Verify:
                 f"bn.or.acc x9, %{tag}lo, %{tag}hi", f"bn.subvm {dst}, w14, {src}"]
 
     def _unpack_z_ntt(self):
-        """z_j packed at x5 -> z_hat_j at x8: unpacked (z = gamma1 - field, the range check
-        in x9) straight into the NTT (unpack_ntt_body); the 20-bit sets' Y words by
-        _z20_pass1 first, then the field pass from the scratch, word 4 run(m) + c from
-        lane m of chunk c."""
+        """z_j packed at x5 -> z_hat_j at x8: unpacked by bn.unpk (z = gamma1 - field, the
+        range check in x9) straight into the NTT (unpack_ntt_body)."""
         b = self.zbits
         consts = self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) + \
             self._bcast("w12", 2 * self.gamma1 - self.beta - 1)
@@ -949,10 +845,6 @@ class Verify:
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
               "addi x19, x19, -1", *_far("bne", "x19", "x0", "row_loop")]
         return L
-
-    def _store_racc(self):
-        """The accumulator's register words to ACC (before the fused MAC + INTT)."""
-        return [f"bn.sw {r}, {_m(self.ACC + 32 * n)}" for n, r in enumerate(r_acc(self.n_racc)[0])]
 
     def _adv(self, x):
         """x = the next tile of the ring (x30 = 0x3fff, x31 = RING)."""
