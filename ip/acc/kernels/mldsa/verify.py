@@ -19,36 +19,42 @@ checks, and the status word at STATUS. A length word above MSG_MAX is refused wi
 STATUS_MSG_LENGTH before any message byte is read.
 
 Program (VMODE 1, KMAC port held throughout):
-  1. length check; tr = H(pk), mu = H(tr || M') -> MU (unless EXT_MU).
-  2. SHAKE256(c_tilde): 8 digest words -> SIB; c = SampleInBall -> C_HAT scaled by -2^d
+  1. length check (M' only); SHAKE256 over pk started for tr.
+  2. z_j for j in z_pre (ML-DSA-44 / -65: all but the last two; ML-DSA-87: the last two)
+     unpacked by bn.unpk (z = gamma1 - field: 18 or 20 bits, one bn.unpk per output word
+     from the pair of packed words holding it), ||z_j||inf < gamma1 - beta checked on the
+     field (beta < f < 2 gamma1 - beta) in the same pass, straight into its NTT -> its
+     z_hat slot (unpack_ntt_body: the unpack's chunk c is the NTT's pass-1 group c, kept
+     in registers); with M', pk's words are fed to the KMAC in the shadow of these NTTs
+     (the KMAC's absorption stalls the core all the same: 4 cycles a word, 24 a block).
+  3. the rest of pk: tr = H(pk), mu = H(tr || M') -> MU (unless EXT_MU).
+  4. SHAKE256(c_tilde): 8 digest words -> SIB; c = SampleInBall -> C_HAT scaled by -2^d
      (values 0, -2^d, 2^d mod q: c_hat o t1_hat is then -(c t1 2^d) in the NTT domain and
      t1 needs no map), a word of candidates at a time (refilled from the KMAC if the 248
      candidate bytes run out, which no honest signature needs).
-  3. A_hat[0][0] = RejNTTPoly(rho || 0 || 0) started on the stream unit; in its shadow: the
-     hint's last count and zero padding checked (a word at a time), NTT(c).
-  4. z_j (20- or 18-bit, z = gamma1 - field) unpacked, ||z_j||inf < gamma1 - beta checked
-     on the field (beta < f < 2 gamma1 - beta) in the same pass, straight into its NTT ->
-     Z_HAT[j] (unpack_ntt_body: the unpack's chunk c is the NTT's pass-1 group c, kept in
-     registers). The 20-bit sets gather the unpack's transposed words by 8 x 8 lane
-     transposes of the packed words (_z20_pass1) instead of lw + bn.ins per granule. The
-     packed z lies inside the Z_HAT area, so each z_hat slot is written after the packed
-     polynomials it covers were read. With the tile ring, A_hat[0][1], [0][2] are sampled
-     meanwhile.
-  5. per row i: t1_i unpacked straight into its NTT, whose outputs go on into ACC = t1_hat o
-     c_hat + A_hat[i][0] o z_hat[0] (unpack_ntt_body with mac), then ACC += A_hat[i][j] o
-     z_hat[j] (mac_acc; words 0..n_racc-1 of ACC in registers across the row), the last
-     entry fused with the INTT (mac_intt_body; its Montgomery twiddles remove the
-     products' 2^-32); A_hat[i][j] are sampled on the
-     stream unit into tiles while the core multiply-accumulates: ML-DSA-87, two tiles
-     (DMEM has no room for more), one entry at a time; ML-DSA-44 / -65, a ring of 4 tiles
-     with the entries after the first multiply-accumulated in pairs (mac_pair, mac_intt_body
-     with 2 tiles: 5 instructions a product instead of 6), the sampler restarted at fixed
-     checkpoints for the entry at most 4 ahead. Then the row's hint indices checked (count
-     non-decreasing and <= omega, indices strictly increasing) and each hinted coefficient r
-     replaced by alpha UseHint(1, r), eight at a time (gathered into lanes, scattered back),
-     so that one HighBits + w1Encode pass over the row gives w1' (packed over t1_i's bytes in
-     pk, read for the last time).
-  6. c_tilde' = H(mu || w1Encode(w1'), lambda / 4) compared with c_tilde: STATUS_VALID or
+  5. the hint's last count and zero padding checked (a word at a time), NTT(c), the other z_j
+     as in 2 (z_post), A_hat[0][0] = RejNTTPoly(rho || 0 || 0) started on the stream unit
+     before NTT(c) (ML-DSA-87: after the z, its tiles lie over their packed bytes); with the
+     tile ring, A_hat[0][1], [0][2] are sampled during the z NTTs. The packed z lies inside
+     the z_hat area, so each z_hat slot is written after the packed polynomials it covers
+     were read (_check_order checks every write before the rows against what is still to be
+     read: M', the packed z).
+  6. per row i: t1_i unpacked by bn.unpk straight into its NTT, whose outputs go on into
+     ACC = t1_hat o c_hat + A_hat[i][0] o z_hat[0] (unpack_ntt_body with mac; words
+     0..n_racc-1 of ACC computed last, left in registers across the row), then ACC +=
+     A_hat[i][j] o z_hat[j] (mac_acc), the last entry fused with the INTT (mac_intt_body,
+     the register words taken in place; its Montgomery twiddles remove the products'
+     2^-32); A_hat[i][j] are sampled on the stream unit into tiles while the core
+     multiply-accumulates: ML-DSA-87, two tiles (DMEM has no room for more), one entry at
+     a time; ML-DSA-44 / -65, a ring of 4 tiles with the entries after the first
+     multiply-accumulated in pairs (mac_pair, mac_intt_body with 2 tiles: 5 instructions a
+     product instead of 6), the sampler restarted at fixed checkpoints for the entry at
+     most 4 ahead. Then the row's hint indices checked (count non-decreasing and <= omega,
+     indices strictly increasing) and each hinted coefficient r replaced by alpha
+     UseHint(1, r), eight at a time (gathered into lanes, scattered back), so that one
+     HighBits + w1Encode pass over the row gives w1' (packed over t1_i's bytes in pk, read
+     for the last time).
+  7. c_tilde' = H(mu || w1Encode(w1'), lambda / 4) compared with c_tilde: STATUS_VALID or
      STATUS_INVALID.
 
 HighBits (w1Encode pass): r1 = mulv.hi((r + gamma2) mod q, floor(2^43 / alpha)) >> 11,
@@ -63,37 +69,50 @@ cycles and DMEM: ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_v
 
 | set | cycles | IMEM B | DMEM B (working set) | M' max B |
 |---|---|---|---|---|
-| ML-DSA-44 | 16 407 | 15 360 | 16 384 | 7 040 (up to 16 KiB) |
-| ML-DSA-65 | 20 979 | 14 180 | 16 384 | 5 344 (up to 16 KiB) |
-| ML-DSA-87 | 31 283 | 13 424 | 16 192 | 4 352 (inside the working set) |
+| ML-DSA-44 | 13 255 | 14 436 | 16 384 | 7 040 (up to 16 KiB) |
+| ML-DSA-65 | 17 248 | 13 764 | 16 384 | 5 344 (up to 16 KiB) |
+| ML-DSA-87 | 26 261 | 13 128 | 16 192 | 4 352 (inside the working set) |
 
-(Before this program's rework: 19 869 / 25 783 / 37 450.) The core is the bottleneck (the
-sampler never makes it wait). ML-DSA-87 per phase (ISS, the row loop's pieces as if
-separate): 40 single multiply-accumulates 7.0 k, t1 unpack + NTT + t1_hat o c_hat + the
-row's first entry 6.8 k, z unpack + NTT 5.6 k, the rows' last entry + INTT 3.9 k, HighBits
-+ w1Encode 2.0 k, hint fix-ups 1.5 k, SampleInBall 1.3 k, tr / mu 1.1 k, the rows' main
-line (sampler starts, pointers) 1.1 k, c_tilde' 0.5 k, NTT(c) 0.3 k. The count depends on
-public data only (the number of hints, SampleInBall's rejections, M''s length). What
-bounds it: the 16 KiB DMEM holds only two A_hat tiles beside ML-DSA-87's 7 z_hat (so its
-entries go one at a time, 6 instructions a product for the accumulator words in DMEM);
-the NTTs and INTTs are multiplier-bound; the unpacking gathers (lw + bn.ins) of the 10-
-and 18-bit fields.
+(Before this program's rework: 19 869 / 25 783 / 37 450; before bn.unpk and the steps
+below it: 16 407 / 20 979 / 31 283. What bn.unpk changed: t1's 10-bit and z's 18-bit
+fields were gathered by lw + bn.ins per 32-bit granule (~640 / ~1 150 instructions a
+polynomial), the 20-bit z by lane transposes through a scratch; now 40 / 48 wide loads
+and 32 bn.unpk a polynomial: -2.9 k / -3.3 k / -4.6 k. Then pk absorbed in the z NTTs'
+shadow: -0.1 k / -0.2 k / -0.15 k (the KMAC's absorption stalls the core: little is
+hidden); the accumulator's register words kept in registers from the row's first piece
+to its INTT: -0.1 k / -0.2 k / -0.3 k.) The core is the bottleneck (the sampler, ~150
+cycles an entry, never makes it wait long), at about one instruction a cycle almost
+everywhere. ML-DSA-87 per phase (ISS, the row loop's pieces as if separate): 40 single
+multiply-accumulates 7.0 k (175 cycles each), t1 unpack + NTT + t1_hat o c_hat + the
+row's first entry 4.3 k, z unpack + NTT 4.2 k (0.7 k of it the KMAC absorbing pk), the
+rows' last entry + INTT 3.8 k, HighBits + w1Encode 2.0 k, hint fix-ups 1.5 k,
+SampleInBall 1.3 k, the rows' main line (sampler starts, pointers) 1.2 k, c_tilde' 0.5
+k, NTT(c) 0.3 k, the rest of tr and mu 0.15 k; 1.8 k of the total are KMAC message and
+digest waits (pk, mu || w1, the samplers' seeds: the KMAC's rate, not the program). The
+count depends on public data only (the number of hints, SampleInBall's rejections, M''s
+length). What bounds ML-DSA-87: the 16 KiB DMEM holds only two A_hat tiles beside its 7
+z_hat, C_HAT and ACC (192 B free), so its entries go one at a time, 6 instructions a
+product for the 22 accumulator words in DMEM (a pair would need a third tile: 1 KiB);
+the rest is instruction-bound (NTT / INTT passes with their loads and stores, the
+bn.unpk loads, HighBits + w1Encode, the hints' scalar byte fetches).
 
 DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU, a
-dummy word for UseHint's spare lanes); MU, CTIL, HINT (omega + k bytes); C_HAT; Z_HAT (l
-polynomials) with the packed z at its end (ZP); ACC over the packed z's last polynomial;
-the A tiles: two after ACC (ML-DSA-87) or the ring of 4 at 0x3000 (SIB and the z
-unpack's scratch in the last tile until the rows). M' lies wherever more room is free
-before step 2 (MSG .. MSG + MSG_MAX).
+dummy word for UseHint's spare lanes); MU, CTIL, HINT (omega + k bytes); C_HAT; the z_hat
+slots (l polynomials from Z_HAT) with the packed z at their end (ZP); ACC over the packed
+z's last polynomial; the A tiles: the ring of 4 at 0x3000 (ML-DSA-44 / -65; SIB in the
+last tile until the rows), or (ML-DSA-87) two in z_hat slots l - 2, l - 1, whose z_hat
+lie after ACC instead (computed before mu, outside M'; SIB in slot 0 until z_0). M' lies
+wherever more room is free before step 3 (MSG .. MSG + MSG_MAX).
 
 Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c) and the
-z unpack + NTT; the row loop's pieces (t1 unpack + NTT + first multiply-accumulate, the
+z unpack + NTT (twice: with and without pk's message words); the row loop's pieces (t1 unpack + NTT + first multiply-accumulate, the
 multiply-accumulates mac_acc or mac_pair, mac_intt, the hint fix-up, HighBits + w1Encode)
 are inlined, one copy each (ML-DSA-87's mac_acc once per entry). Main-line registers of
 the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25
 ACC's DMEM words, x26 / x27 the tile to consume / to sample into (x29 their xor with two
 tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler jobs' constants
-(set again after the pieces that use them); the pieces use x1..x17, x20, x23.
+(set again after the pieces that use them); the pieces use x1..x17, x20, x23. Before
+the rows x30 = EXT_MU (the z NTTs without pk's words, no tr / mu).
 """
 import re
 
