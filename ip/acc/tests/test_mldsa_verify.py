@@ -304,6 +304,20 @@ def test_fits_taped_out_memories_and_bad_parameters():
         v.image(bytes(10), bytes(3309), msg_prime=b"")
 
 
+def test_write_order_check_catches_a_clobber():
+    """_check_order (run by the constructor) fails on an order that would overwrite data
+    still to be read: ML-DSA-87's z_0 NTT'd before mu lands on M'; ML-DSA-65's z_4 before
+    z_3 on the packed z_3."""
+    v = V.verify(87)
+    v.z_pre, v.z_post = [0, 1], [2, 3, 4, 5, 6]
+    with pytest.raises(AssertionError, match="mu"):
+        v._check_order()
+    v = V.verify(65)
+    v.z_post = [4, 3]
+    with pytest.raises(AssertionError):
+        v._check_order()
+
+
 def test_job_check_catches_a_wrong_status():
     """dv/jobs.mldsa_verify_jobs' check (the benchmark's and the RTL run's) passes the run
     and fails it when the status word is changed or the run did not end in ecall."""
