@@ -64,8 +64,9 @@ tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43
 bit 10 of p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2
 [r0 > 0] - 1) mod m.
 
-Measured (ISS, a dilithium-py signature; the ML-DSA-65 program also on the RTL, equal
-cycles and DMEM: ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_verify`):
+Measured (ISS, a dilithium-py signature; on the RTL all three count the same cycles and leave
+the same DMEM, `python -m ip.acc.dv.jobs mldsa_verify --rtl`; ML-DSA-65 in
+ip/acc/tests/test_rtl_acc.py):
 
 | set | cycles | IMEM B | DMEM B (working set) | M' max B |
 |---|---|---|---|---|
