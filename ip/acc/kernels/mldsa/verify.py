@@ -109,11 +109,12 @@ Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c
 z unpack + NTT (twice: with and without pk's message words); the row loop's pieces (t1
 unpack + NTT + first multiply-accumulate, the multiply-accumulates mac_acc or mac_pair,
 mac_intt, the hint fix-up, HighBits + w1Encode) are inlined, one copy each (ML-DSA-87's
-mac_acc once per entry). Main-line registers of the row loop: x18 hint position, x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25
-ACC's DMEM words, x26 / x27 the tile to consume / to sample into (x29 their xor with two
-tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler jobs' constants
-(set again after the pieces that use them); the pieces use x1..x17, x20, x23. Before
-the rows x30 = EXT_MU (the z NTTs without pk's words, no tr / mu).
+mac_acc once per entry). Main-line registers of the row loop: x18 hint position, x19 rows
+left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25 ACC's DMEM words, x26 / x27 the tile to
+consume / to sample into (x29 their xor with two tiles; x30, x31 the ring's wrap mask and
+base), x1..x4, x7 the sampler jobs' constants (set again after the pieces that use them);
+the pieces use x1..x17, x20, x23. Before the rows x30 = EXT_MU (the z NTTs without pk's
+words, no tr / mu).
 """
 import re
 
