@@ -111,10 +111,14 @@ class Keygen:
         self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH4 = (self.KC + 32 * n for n in range(4))
         assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
         assert self.RHOP % 32 == 0
-        # G rows at a time (G accumulators), n_keep s1_hat kept over the whole run, the
-        # other l - n_keep sampled and NTT'd again for each group: the fewest NTTs. The
+        # Two layouts; the one with fewer NTTs is taken (the grouped one on a tie).
+        # grouped: G rows at a time (G accumulators) above sk, n_keep s1_hat kept over the
+        # whole run, the other l - n_keep sampled and NTT'd again for each group; the
         # twiddle tables lie over the t0 rows of the last group (at most their 2080 B):
         # the group's INTTs all run before its first row is packed.
+        # overlaid: all k rows at once (column by column: every s1_hat NTT'd once), the
+        # accumulators, tables and buffers over the pk / sk parts that the end packs write
+        # only after they are dead (_overlay).
         best = None
         for g in (d for d in range(1, k + 1) if k % d == 0):
             twid = self.SK_T0 + 416 * k - min(416 * g, 2080)
@@ -125,15 +129,61 @@ class Keygen:
             cost = (keep + (k // g) * (l - keep), -g)
             if best is None or cost < best[0]:
                 best = (cost, g, keep, twid, base)
-        if best is None:
+        overlay = self._overlay(dmem_budget)
+        if overlay is not None and (best is None or l < best[0][0]):
+            self.G, self.n_keep, self.SLOTS = k, 0, None
+            self.TWID, self.ITWID, self.BUFS, self.ACCS, self.END = overlay
+        elif best is None:
             raise ValueError(f"ML-DSA-{param} keygen: no room for the buffers in {dmem_budget} B")
-        _, self.G, self.n_keep, self.TWID, base = best
-        self.ITWID = self.TWID + 32 * 32
-        self.BUFS = [self.ITWID + 33 * 32 + 1024 * n for n in range(3)]   # tiles, s1_hat again
-        self.SLOTS = base                            # kept s1_hat[j], j < n_keep
-        self.ACC = self.SLOTS + 1024 * self.n_keep   # G row accumulators (t)
-        self.END = self.ACC + 1024 * self.G          # peak DMEM (bytes)
+        else:
+            _, self.G, self.n_keep, self.TWID, base = best
+            self.ITWID = self.TWID + 32 * 32
+            self.BUFS = [self.ITWID + 33 * 32 + 1024 * n for n in range(3)]  # tiles, s1_hat again
+            self.SLOTS = base                        # kept s1_hat[j], j < n_keep
+            acc = self.SLOTS + 1024 * self.n_keep    # G row accumulators (t)
+            self.ACCS = [acc + 1024 * i for i in range(self.G)]
+            self.END = acc + 1024 * self.G           # peak DMEM (bytes)
         assert self.TWID % 32 == 0 and self.END <= dmem_budget
+
+    def _overlay(self, dmem_budget):
+        """The overlaid layout, or None if it does not fit: (TWID, ITWID, BUFS, ACCS, END).
+        Every byte of DMEM gets the index of the first end-pack row that writes it (t1, s2
+        and t0 of row i: row i; pk's rho, sk's head and s1, and rho' with the constants
+        in the last t1 row: never free; above sk: never written). An object may lie where
+        no row before its last use writes: the tables and the third buffer (dead after
+        the columns: the INTTs all run before the first row is packed) anywhere in the
+        rows' areas, row i's accumulator where only rows after i write, the two s2
+        buffers (used up to the last row) above sk. First fit, in that order."""
+        k, n = self.k, dmem_budget // 32
+        never, free = -1, 1 << 30
+        first = [free] * n                            # per 32-byte word
+        for i in range(k):
+            for lo, size in ((self.PK + 32 + 320 * i, 320), (self.SK_S2 + self.sbytes * i,
+                                                             self.sbytes), (self.SK_T0 + 416 * i, 416)):
+                for w in range(lo // 32, (lo + size + 31) // 32):
+                    first[w] = min(first[w], i)
+        for lo, hi in ((self.PK, self.PK + 32), (self.SK, self.SK_S2), (self.RHOP, self.KC + 128)):
+            for w in range(lo // 32, (hi + 31) // 32):
+                first[w] = never
+        taken = [False] * n
+
+        def place(size, alive):
+            w = (size + 31) // 32
+            for s in range(n - w + 1):
+                if all(not taken[s + t] and first[s + t] != never and first[s + t] >= alive
+                       for t in range(w)):
+                    for t in range(w):
+                        taken[s + t] = True
+                    return 32 * s
+            return None
+        objs = [(1024, 0), (33 * 32, 0), (1024, 0)] + [(1024, i + 1) for i in range(k)] + \
+            [(1024, free), (1024, free)]
+        at = [place(size, alive) for size, alive in objs]
+        if None in at:
+            return None
+        twid, itwid, buf2, accs, bufs01 = at[0], at[1], at[2], at[3:3 + k], at[3 + k:]
+        end = max(a + size for a, (size, _) in zip(at, objs))
+        return twid, itwid, bufs01 + [buf2], accs, end
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
@@ -300,7 +350,7 @@ class Keygen:
                 shat[j] = d
                 reads.append({d})
             else:
-                reads.append({d, shat.get(j, self.SLOTS + 1024 * j)})
+                reads.append({d, shat[j] if j in shat else self.SLOTS + 1024 * j})
 
         def job(n):
             kind, j, il = steps[n]
@@ -314,17 +364,17 @@ class Keygen:
             if kind == "eta":
                 L += _li(8, dst[n]) + self._call("ntt_x8")
             else:
-                sh = shat.get(j, self.SLOTS + 1024 * j)
-                L += _li(10, dst[n]) + _li(15, sh) + _li(20, self.ACC + 1024 * il) + \
+                sh = shat[j] if j in shat else self.SLOTS + 1024 * j
+                L += _li(10, dst[n]) + _li(15, sh) + _li(20, self.ACCS[il]) + \
                     self._call("mac_first" if j == 0 else "mac_acc")
         # INTTs, then per row: s2 (sampled in the background of the previous row's
         # packing), packed, Power2Round, t0 / t1 packed
         s2buf = self.BUFS[:2]
         L += self._start_eta(s2buf[0], "x22", l)
         for il in range(G):
-            L += _li(8, self.ACC + 1024 * il) + self._call("intt_x8")
+            L += _li(8, self.ACCS[il]) + self._call("intt_x8")
         for il in range(G):
-            acc = self.ACC + 1024 * il
+            acc = self.ACCS[il]
             L += ["smp.wait"]
             if il + 1 < G:
                 L += self._start_eta(s2buf[(il + 1) % 2], "x22", l + il + 1)
@@ -332,7 +382,8 @@ class Keygen:
             L += _li(5, acc) + _li(7, s2buf[il % 2]) + ["addi x6, x24, 0", "addi x9, x25, 0"] + \
                 self._call("pack_t")
             L += [f"addi x26, x26, {self.sbytes}", "addi x24, x24, 320", "addi x25, x25, 416"]
-        L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
+        if G < self.k:                       # the next group
+            L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
         return L
 
     def _tr(self):
@@ -351,9 +402,10 @@ class Keygen:
         ph.append(("s1: sample, pack, NTT", self._s1_phase()))
         init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k // self.G}"] + \
             _li(24, self.PK + 32) + _li(25, self.SK_T0) + _li(26, self.SK_S2)
+        rows = self._group() if self.G == self.k else \
+            ["group_loop:"] + self._group() + ["bne x29, x0, group_loop"]
         ph.append((f"{self.k // self.G} x {self.G} rows: A_hat o s1_hat, INTT, + s2, "
-                   "Power2Round, pack", init + ["group_loop:"] + self._group() +
-                   ["bne x29, x0, group_loop"]))
+                   "Power2Round, pack", init + rows))
         ph.append(("tr = H(pk)", self._tr() + ["kmac.rel"]))
         if wipe:
             ph.append(("wipe: DMEM but pk | sk, every register", wipe_all_but(
