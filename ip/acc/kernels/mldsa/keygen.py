@@ -67,11 +67,12 @@ x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter; the sub
 use x1..x17, x20, x23.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from ip.acc.kernels.asm_util import wipe_all_but
+from ip.acc.kernels.asm_util import zero_registers
 from ip.acc.kernels.mldsa import ntt
 from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4, pack_fields
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.mldsa.params import D, SETS
+from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
 from ip.acc.tools import sched
 
@@ -81,6 +82,65 @@ VMODE1 = ["addi x31, x0, 1", "csrrw x0, VMODE, x31"]
 
 def _a32(x):
     return (x + 31) // 32 * 32
+
+
+def pack_eta2_mul():
+    """BitPack of an eta = 2 polynomial (3-bit fields eta - s, FIPS 204 skEncode): 32 words
+    at x5 -> 96 B at x6 (4-byte aligned; neither moved). Without transposes: word r's
+    lanes shifted by 3 i (bn.mulv.lo by 8^lane) and ORed by the unzip tree give its 24-bit
+    string V_r; four trees over the words 4 t + u give R_u (lane t = V_(4t+u)), and the
+    12 bytes of V_4t..V_4t+3 are the granules 3t..3t+2 of R_0 | R_1 << 24,
+    R_1 >> 8 | R_2 << 16, R_2 >> 16 | R_3 << 8 (lane t), stored by bn.ext + sw.
+    w14 = 8^lane, w15 = eta; w0..w13, x10..x17."""
+    p = Prog([f"w{k}" for k in range(14)])
+    R = []
+    for u in range(4):
+        level = []
+        for t in range(8):
+            w = f"%v{u}_{t}"
+            p.raw(f"bn.lw {{0}}, {32 * (4 * t + u)}({{1}})", [f"%l{u}_{t}"], ["x5"])
+            p.op("bn.subvm", f"%f{u}_{t}", "w15", f"%l{u}_{t}")
+            p.op("bn.mulv.lo", w, f"%f{u}_{t}", "w14")
+            level.append(w)
+        n = 0
+        while len(level) > 1:             # lane t of the result: OR of word t's lanes
+            nxt = []
+            for a, b in zip(level[::2], level[1::2]):
+                lo, hi, o = f"%lo{u}_{n}", f"%hi{u}_{n}", f"%o{u}_{n}"
+                p.op("bn.unzip.lo", lo, a, b)
+                p.op("bn.unzip.hi", hi, a, b)
+                p.op("bn.or", o, lo, hi)
+                nxt.append(o)
+                n += 1
+            level = nxt
+        R.append(level[0])
+    parts = [[(0, 0), (1, 24)], [(1, -8), (2, 16)], [(2, -16), (3, 8)]]
+    for h, terms in enumerate(parts):
+        regs = []
+        for u, sh in terms:
+            if sh:
+                r = f"%s{h}_{u}"
+                p.op("bn.shlv" if sh > 0 else "bn.shrv", r, R[u], str(abs(sh)))
+                regs.append(r)
+            else:
+                regs.append(R[u])
+        g = f"%g{h}"
+        p.op("bn.or", g, *regs)
+        for t in range(8):
+            x = f"x{10 + (8 * h + t) % 8}"
+            p.raw(f"bn.ext {{0}}, {{1}}, {t}", [x], [g])
+            p.raw(f"sw {{0}}, {12 * t + 4 * h}({{1}})", [], [x, "x6"])
+    return p.text().splitlines()
+
+
+def _set_reg(reg, val, known):
+    """x{reg} = val: nothing if `known` (reg -> value) has it, an addi from a known value
+    within reach, else li; `known` updated."""
+    if known.get(reg) == val:
+        return []
+    d = val - known[reg] if reg in known else None
+    known[reg] = val
+    return [f"addi x{reg}, x{reg}, {d}"] if d is not None and -2048 <= d < 2048 else _li(reg, val)
 
 
 class Keygen:
@@ -108,7 +168,8 @@ class Keygen:
         # before its first store)
         self.RHOP = self.PK + self.pk_len - 320
         self.KC = self.RHOP + 64                     # constant words: eta, 2^12 - 1, 2^13 - 1, 16^lane
-        self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH4 = (self.KC + 32 * n for n in range(4))
+        # 2^(bitlen(2 eta) lane): the s packer's per-lane shifts
+        self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH = (self.KC + 32 * n for n in range(4))
         assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
         assert self.RHOP % 32 == 0
         # Two layouts; the one with fewer NTTs is taken (the grouped one on a tie).
@@ -144,6 +205,8 @@ class Keygen:
             self.ACCS = [acc + 1024 * i for i in range(self.G)]
             self.END = acc + 1024 * self.G           # peak DMEM (bytes)
         assert self.TWID % 32 == 0 and self.END <= dmem_budget
+        # one group: each s1[j] not kept is sampled only once, in the group (packed there)
+        self.single = self.G == k
 
     def _overlay(self, dmem_budget):
         """The overlaid layout, or None if it does not fit: (TWID, ITWID, BUFS, ACCS, END).
@@ -190,7 +253,7 @@ class Keygen:
         return {self.TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
                 self.ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True)),
                 self.KC: _u32([self.eta] * 8) + _u32([(1 << (D - 1)) - 1] * 8) +
-                _u32([(1 << D) - 1] * 8) + _u32([1 << (4 * q) for q in range(8)])}
+                _u32([(1 << D) - 1] * 8) + _u32([1 << (self.sbits * q) for q in range(8)])}
 
     def image(self, xi: bytes) -> dict:
         if len(xi) != 32:
@@ -228,23 +291,27 @@ class Keygen:
 
 
     # ---------------------------------------------------------------- sampler jobs
+    # The job constants stay in registers from the s1 phase to tr (the subroutines use
+    # none of them): x1 = SHAKE128, x2 = 34 (|rho| + 2), x3 = -1 (a whole word), x18 = 3
+    # (the two index bytes' mask), x19 = 256 (coefficients), x30 = SHAKE256, x31 = 66.
+    JOB_CONSTANTS = [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
+                     "addi x18, x0, 3", "addi x19, x0, 256", f"addi x30, x0, {SHAKE256}",
+                     "addi x31, x0, 66"]
+
     def _start_eta(self, dst, base="x0", idx=0):
         """RejBoundedPoly(rho' || IntegerToBytes(base + idx, 2)) -> dst, in the
-        background (x1..x5, w1..w3)."""
+        background (x4, x5, w1..w3)."""
         return [f"bn.lw w1, {_m(self.RHOP)}", f"bn.lw w2, {_m(self.RHOP + 32)}",
-                f"addi x1, x0, {SHAKE256}", "addi x2, x0, 66", "kmac.start x1, x2",
-                "addi x3, x0, -1", "kmac.msg w1, x3", "kmac.msg w2, x3",
-                f"addi x4, {base}, {idx}", "bn.ins w3, x4, 0", "addi x3, x0, 3",
-                "kmac.msg w3, x3"] + _li(5, dst) + \
-            ["addi x4, x0, 256", f"smp.run x5, x4, eta{self.eta}"]
+                "kmac.start x30, x31", "kmac.msg w1, x3", "kmac.msg w2, x3",
+                f"addi x4, {base}, {idx}", "bn.ins w3, x4, 0", "kmac.msg w3, x18"] + \
+            _li(5, dst) + [f"smp.run x5, x19, eta{self.eta}"]
 
     def _start_a(self, j, dst):
         """RejNTTPoly(rho || j || i) -> dst, in the background; x21 + j gives the two
         index bytes (x21 = i0 << 8, j = column + 256 (i - i0))."""
-        return [f"bn.lw w1, {_m(self.PK)}", f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34",
-                "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
-                f"addi x4, x21, {j}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
-                "kmac.msg w2, x3"] + _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, uni23"]
+        return [f"bn.lw w1, {_m(self.PK)}", "kmac.start x1, x2", "kmac.msg w1, x3",
+                f"addi x4, x21, {j}", "bn.ins w2, x4, 0", "kmac.msg w2, x18"] + \
+            _li(5, dst) + ["smp.run x5, x19, uni23"]
 
     # ---------------------------------------------------------------- subroutines
     def _sub(self, name, body):
@@ -293,10 +360,10 @@ class Keygen:
         out += self._sub("mac_acc", self._mac(False))
         if self.eta == 4:
             out += self._sub("pack_s", [f"bn.lw w12, {_m(self.C_ETA)}",
-                                        f"bn.lw w13, {_m(self.C_SH4)}"] + pack_eta4())
+                                        f"bn.lw w13, {_m(self.C_SH)}"] + pack_eta4())
         else:
-            out += self._sub("pack_s", [f"bn.lw w15, {_m(self.C_ETA)}"] +
-                             pack_bits(self.sbits, eta_field))
+            out += self._sub("pack_s", [f"bn.lw w14, {_m(self.C_SH)}",
+                                        f"bn.lw w15, {_m(self.C_ETA)}"] + pack_eta2_mul())
         out += self._sub("pack_t", [f"bn.lw w14, {_m(self.C_ROUND)}",
                                     f"bn.lw w15, {_m(self.C_M13)}"] +
                          pack_fields(t_load, [(D, t0_field, "x9"), (10, t1_field, "x6")]))
@@ -316,12 +383,15 @@ class Keygen:
     def _s1_phase(self):
         """s1[j]: sampled, packed into sk; NTT'd in its slot if kept (else only packed).
         The next job runs while the core packs / transforms the previous polynomial."""
+        n = self.n_keep if self.single else self.l
+        if n == 0:
+            return []
         bufs = [self.SLOTS + 1024 * j if j < self.n_keep else self.BUFS[j % 2]
-                for j in range(self.l)]
+                for j in range(n)]
         L = self._start_eta(bufs[0], idx=0)
-        for j in range(self.l):
+        for j in range(n):
             L += ["smp.wait"]
-            if j + 1 < self.l:
+            if j + 1 < n:
                 L += self._start_eta(bufs[j + 1], idx=j + 1)
             L += _li(5, bufs[j]) + _li(6, self.SK_S1 + self.sbytes * j) + self._call("pack_s")
             if j < self.n_keep:
@@ -358,15 +428,24 @@ class Keygen:
                 return self._start_eta(dst[n], idx=j)
             return self._start_a(j + 256 * il, dst[n])
 
-        L = job(0)
+        L, known = job(0), {}
         for n, (kind, j, il) in enumerate(steps):
             L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else [])
             if kind == "eta":
+                if self.single:              # s1[j]'s only sampling: packed here too
+                    L += _li(5, dst[n]) + _li(6, self.SK_S1 + self.sbytes * j) + \
+                        self._call("pack_s")
                 L += _li(8, dst[n]) + self._call("ntt_x8")
+                known = {}
             else:
+                # the mac leaves its pointers past their polynomials: the next call's
+                # often one addi away (the accumulators are consecutive)
                 sh = shat[j] if j in shat else self.SLOTS + 1024 * j
-                L += _li(10, dst[n]) + _li(15, sh) + _li(20, self.ACCS[il]) + \
+                L += _set_reg(10, dst[n], known) + _set_reg(15, sh, known) + \
+                    _set_reg(20, self.ACCS[il], known) + \
                     self._call("mac_first" if j == 0 else "mac_acc")
+                known = {10: dst[n] + 1024, 15: sh + 1024,
+                         20: self.ACCS[il] + (1024 if j else 0)}
         # INTTs, then per row: s2 (sampled in the background of the previous row's
         # packing), packed, Power2Round, t0 / t1 packed
         s2buf = self.BUFS[:2]
@@ -386,12 +465,22 @@ class Keygen:
             L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
         return L
 
-    def _tr(self):
-        """tr = H(pk, 64) -> sk."""
-        assert self.pk_len % 32 == 0
+    def _tr(self, wipe: bool):
+        """tr = H(pk, 64) -> sk. wipe: DMEM above sk (all of it but pk | sk, which lie at
+        0 .. SK + sk_len) zeroed in the shadow of the absorption (the KMAC takes a word
+        in ~6 cycles, more at each permutation; the stores fill the core's wait), the
+        stores left over before the digest (which waits for the last permutation)."""
+        assert self.pk_len % 32 == 0 and self.PK == 0 and self.SK == self.pk_len
+        top = _a32(self.SK + self.sk_len)
+        assert top == self.SK + self.sk_len
+        words, n_wipe = self.pk_len // 32, (DMEM_SIZE - top) // 32 if wipe else 0
+        per = n_wipe // words
+        zero = ["bn.sw.pi w0, 0(x5)"]
         return [f"addi x1, x0, {SHAKE256}"] + _li(2, self.pk_len) + \
-            ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.PK) + \
-            _loop(self.pk_len // 32, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"]) + \
+            ["kmac.start x1, x2", "addi x3, x0, -1", "bn.xor w0, w0, w0"] + _li(5, top) + \
+            _li(7, self.PK) + \
+            _loop(words, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"] + zero * per) + \
+            (_loop(n_wipe - per * words, zero) if n_wipe > per * words else []) + \
             ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.SK + 64)}",
              f"bn.sw w2, {_m(self.SK + 96)}"]
 
@@ -399,18 +488,17 @@ class Keygen:
         """[(name, lines)] of the main line (the subroutines follow the ecall); the last
         one the end wipe (wipe=False: without it, e.g. to run in a DMEM cut to END)."""
         ph = [("H(xi || k || l)", VMODE1 + ["kmac.acq"] + self._h_seed())]
-        ph.append(("s1: sample, pack, NTT", self._s1_phase()))
+        ph.append(("s1: sample, pack, NTT", self.JOB_CONSTANTS + self._s1_phase()))
         init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k // self.G}"] + \
             _li(24, self.PK + 32) + _li(25, self.SK_T0) + _li(26, self.SK_S2)
         rows = self._group() if self.G == self.k else \
             ["group_loop:"] + self._group() + ["bne x29, x0, group_loop"]
         ph.append((f"{self.k // self.G} x {self.G} rows: A_hat o s1_hat, INTT, + s2, "
                    "Power2Round, pack", init + rows))
-        ph.append(("tr = H(pk)", self._tr() + ["kmac.rel"]))
+        ph.append(("tr = H(pk)" + (", DMEM but pk | sk wiped in its shadow" if wipe else ""),
+                   self._tr(wipe) + ["kmac.rel"]))
         if wipe:
-            ph.append(("wipe: DMEM but pk | sk, every register", wipe_all_but(
-                [(self.PK, self.PK + self.pk_len), (self.SK, self.SK + self.sk_len)],
-                DMEM_SIZE)))
+            ph.append(("wipe: every register", zero_registers()))
         return ph
 
     def program(self, wipe: bool = True) -> str:
