@@ -1,75 +1,94 @@
 """ML-DSA key generation on the ACC: ML-DSA.KeyGen_internal(xi) (FIPS 204 Alg. 6) as one
 program for ML-DSA-44, -65 and -87: the parameter set is the argument ((k, l, eta) from
-params.SETS), the kernels are the library's (ntt.py, packing.pack_fields / pack_bits /
-pack_eta4, the stream unit's uni23 / eta2 / eta4 samplers), and everything fits the
-taped-out 16 KiB IMEM and DMEM (ip/acc/block.py).
+params.SETS), the kernels are the library's (ntt.py, packing.pack_fields / pack_eta4, the
+stream unit's uni23 / eta2 / eta4 samplers) plus this file's 3-bit s packer
+(pack_eta2_mul), and everything fits the taped-out 16 KiB IMEM and DMEM (ip/acc/block.py).
 
     kg = keygen(65)
     src = kg.program()                    # assembly text
     dm = kg.image(xi)                     # {addr: bytes}: xi and the constant tables
     ... run on the ISS ...; pk, sk = kg.outputs(dmem)
 
-Measured (ISS; the 65 program also on the RTL, equal cycles and DMEM:
-ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_keygen`):
+Measured (ISS = RTL, equal cycles and DMEM: `python -m ip.acc.dv.jobs mldsa_keygen --rtl`;
+ip/acc/tests/test_rtl_acc.py runs the 65 program on the RTL):
 
-| set | cycles | before the wipe | IMEM B | peak DMEM B | G rows per group | s1_hat kept | NTTs |
+| set | cycles | before the wipe | IMEM B | peak DMEM B | layout | s1_hat kept | NTTs |
 |---|---|---|---|---|---|---|---|
-| ML-DSA-44 | 13 063 | 12 620 | 9 892 | 15 552 | 4 | 4 of 4 | 4 |
-| ML-DSA-65 | 19 086 | 18 709 | 10 892 | 16 224 | 6 | 1 of 5 | 5 |
-| ML-DSA-87 | 32 305 | 31 975 | 11 680 | 16 096 | 4 | 1 of 7 | 13 |
+| ML-DSA-44 | 12 572 | 12 197 | 9 072 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
+| ML-DSA-65 | 18 650 | 18 332 | 9 432 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
+| ML-DSA-87 | 28 825 | 28 561 | 12 180 | 14 816 | overlaid (8 rows) | 0 of 7 | 7 |
 
-(xi from seed 7, the benchmark's.) The end wipe (issue #24 item 5; +443 / +377 / +330
-cycles, +212 B IMEM): after tr, the KMAC released (it clears its state on release), all of
-the 16 KiB DMEM but pk and sk zeroed (wide stores, 1 cycle a word) and every WDR, ACC and
-GPR (asm_util.wipe_all_but); ip/acc/tests/test_mldsa_wipe.py checks every byte and
-register on the ISS (every set) and the RTL (44). Peak DMEM is the data's; the wipe covers
-all of it (program(wipe=False) runs in a DMEM cut to END).
+(xi from seed 7, the benchmark's.) The end wipe (issue #24 item 5; +375 / +318 / +264
+cycles, +236 / +220 / +212 B IMEM): all of the 16 KiB DMEM but pk and sk zeroed (wide
+stores, 1 cycle a word; pk | sk lie at 0 .. SK + sk_len, so that is everything above sk,
+zeroed during tr's absorption, which reads only pk: the stores fill the core's waits for
+the KMAC), then, after tr and the KMAC's release (it clears its state on release), every
+WDR, ACC and GPR (asm_util.zero_registers); ip/acc/tests/test_mldsa_wipe.py checks every
+byte and register on the ISS (every set) and the RTL (44). Peak DMEM is the data's; the
+wipe covers all of it (program(wipe=False) runs in a DMEM cut to END).
 
 The core is the bottleneck (the samplers finish in its shadow; the count hardly varies
-with xi). ML-DSA-87 pays for its memory: s1_hat does not fit beside pk, sk and the work
-buffers, so 6 of 7 s1_hat are sampled and NTT'd again for the second group of rows.
+with xi). Where ML-DSA-87's 28 825 go (ISS): multiply-accumulate of the 56 A_hat entries
+10 464 (6 instructions a coefficient word: tile, s1_hat and accumulator loads, bn.mulvm,
+bn.addvm, store), t packing 6 672 (8 x 834: bn.ext + sw per output granule is 368 of
+each), s packing 3 600 (15 x 240), INTTs 2 680, NTTs 2 135, the main line 3 274 (of it
+tr ~1 200, the KMAC taking a message word in 6 cycles and ~25 per permutation). Issue
+#24's 25 000 for ML-DSA-87 is not met yet: the rest needs fewer DMEM passes per entry
+(two tiles per pass want two more 1 KiB buffers, and the sampler's DMEM write slots get
+short) or a cheaper t packing (the INTT's last pass holds the words the packer transposes).
 
 Timing: with rho (public) fixed, the count still moves by a few tens of cycles with rho'
-on ML-DSA-65 / -87 (where the core waits for a RejBoundedPoly job that took longer than the
-work in its shadow; none on -44): issue #24 item 8 (public data only) is open for keygen
+on ML-DSA-65 (measured spread 25 over 4 rho'; 0 on -44 and -87): the core waits for the
+first RejBoundedPoly job (eta4, the more rejections), with no work in its shadow;
+issue #24 item 8 (public data only) is open for keygen
 (ip/acc/tests/test_mldsa_keygen.py::test_keygen_timing_vs_rho_prime measures it).
 
 Program (VMODE 1, KMAC port held throughout):
   1. (rho, rho', K) = H(xi || k || l, 128) (SHAKE256); rho -> pk and sk, K -> sk, rho' kept.
-  2. s1[j] = RejBoundedPoly(rho' || j) (stream unit, eta2 / eta4): packed into sk at once
-     (eta - s in 3 or 4 bits); NTT'd into a kept slot if it has one.
-  3. per group of G rows (a software loop over k / G groups): column by column, s1_hat[j]
-     (kept, or sampled again and NTT'd), then A_hat[i][j] = RejNTTPoly(rho || j || i)
-     (uni23) into a tile and multiply-accumulated into row i's accumulator (bn.mulvm,
+  2. The job constants into registers; s1[j] = RejBoundedPoly(rho' || j) (stream unit,
+     eta2 / eta4) for the kept s1_hat (all s1 with more than one group): packed into sk at
+     once (eta - s in 3 or 4 bits), NTT'd into its slot if kept.
+  3. per group of G rows (a software loop over k / G groups; one group where G = k):
+     column by column, s1_hat[j] (kept, or sampled and NTT'd; with one group each s1[j]
+     is sampled only here and packed here too), then A_hat[i][j] = RejNTTPoly(rho || j ||
+     i) (uni23) into a tile and multiply-accumulated into row i's accumulator (bn.mulvm,
      the 2^-32 removed by the INTT's mont twiddles): A_hat is streamed, one entry at a
      time, never stored. Then the G INTTs, and per row: s2[i] sampled and packed into sk;
      u = t + 2^12 - 1 with t = INTT(..) + s2[i]; Power2Round: t1 = u >> 13 (10 bits,
      pk) and the sk field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (13 bits), both packed
      in one pass (pack_fields).
-  4. tr = H(pk, 64) from the pk bytes in DMEM -> sk; KMAC released.
-  5. wipe: DMEM but pk and sk, every register, zeroed; ecall.
+  4. tr = H(pk, 64) from the pk bytes in DMEM -> sk (the DMEM wipe in its shadow); KMAC
+     released.
+  5. wipe: every register zeroed; ecall.
 Each sampler job starts as soon as the core no longer reads its buffer (three 1 KiB
-buffers rotate as A_hat tiles and re-made s1_hat), so it runs in the shadow of the core
-work before it. G and the number of kept s1_hat are chosen per set for the fewest NTTs
-in the DMEM left (`Keygen.__init__`).
+buffers rotate as A_hat tiles and s1_hat made in the group), so it runs in the shadow of
+the core work before it. The layout with the fewest NTTs is chosen per set
+(`Keygen.__init__`).
 
 DMEM (bytes): pk at 0 (rho | t1), sk at SK (rho | K | tr | s1 | s2 | t0; xi is the input
 in tr's place); rho' and the constant words in pk's last t1 row (read for the last time
-before it is packed); the twiddle tables over the t0 rows of the last group (that
+before it is packed). Grouped (44, 65): G rows at a time, the number of kept s1_hat the
+most the DMEM left holds; the twiddle tables over the t0 rows of the last group (that
 group's INTTs all run before its first row is packed); then the three buffers, the kept
 s1_hat slots and the G accumulators (the highest: the last row's accumulator is read
-while its t0 row is written).
+while its t0 row is written). Overlaid (87: s1_hat does not fit beside pk, sk and G
+accumulators, which cost a second group 6 re-made s1_hat and NTTs): all k rows in one
+group, column by column, each s1_hat made once; the k accumulators, the twiddle tables
+and the buffers lie over the parts of pk and sk that the end packs write only after
+their last use (`_overlay`: the tables and one buffer over the rows' areas, row i's
+accumulator where only rows after i write, the two s2 buffers above sk).
 
 Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): NTT and INTT in
 place at x8, the multiply(-accumulate) of one entry, the s packer and the fused t packer.
 Register conventions of the main line: x21 = i0 << 8, x22 = i0 (the group's first row),
-x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter; the subroutines
-use x1..x17, x20, x23.
+x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter, the job
+constants x1..x3, x18, x19, x30, x31 (JOB_CONSTANTS); the subroutines use x5..x17, x20,
+x23.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from ip.acc.kernels.asm_util import zero_registers
 from ip.acc.kernels.mldsa import ntt
-from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4, pack_fields
+from ip.acc.kernels.mldsa.packing import pack_eta4, pack_fields
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.mldsa.params import D, SETS
 from ip.acc.kernels.prog import Prog
@@ -167,8 +186,9 @@ class Keygen:
         # before that row is packed (the last s2 job, pack_s; pack_t loads its constants
         # before its first store)
         self.RHOP = self.PK + self.pk_len - 320
-        self.KC = self.RHOP + 64                     # constant words: eta, 2^12 - 1, 2^13 - 1, 16^lane
-        # 2^(bitlen(2 eta) lane): the s packer's per-lane shifts
+        # constant words: eta, 2^12 - 1, 2^13 - 1, 2^(bitlen(2 eta) lane) (the s packer's
+        # per-lane shifts)
+        self.KC = self.RHOP + 64
         self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH = (self.KC + 32 * n for n in range(4))
         assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
         assert self.RHOP % 32 == 0
@@ -221,8 +241,9 @@ class Keygen:
         never, free = -1, 1 << 30
         first = [free] * n                            # per 32-byte word
         for i in range(k):
-            for lo, size in ((self.PK + 32 + 320 * i, 320), (self.SK_S2 + self.sbytes * i,
-                                                             self.sbytes), (self.SK_T0 + 416 * i, 416)):
+            areas = ((self.PK + 32 + 320 * i, 320), (self.SK_S2 + self.sbytes * i, self.sbytes),
+                     (self.SK_T0 + 416 * i, 416))
+            for lo, size in areas:
                 for w in range(lo // 32, (lo + size + 31) // 32):
                     first[w] = min(first[w], i)
         for lo, hi in ((self.PK, self.PK + 32), (self.SK, self.SK_S2), (self.RHOP, self.KC + 128)):
@@ -337,9 +358,6 @@ class Keygen:
         return ["addi x23, x20, 0"] + _loop(32 // per, sched.schedule(body, na))
 
     def subroutines(self):
-        def eta_field(p, s, d):
-            p.op("bn.subvm", d, "w15", s)
-
         def t_load(p, r, d):
             """u = acc + s2 + 2^12 - 1 (the Power2Round offset): t1 = u >> 13 and the
             t0 field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1)."""
@@ -488,7 +506,9 @@ class Keygen:
         """[(name, lines)] of the main line (the subroutines follow the ecall); the last
         one the end wipe (wipe=False: without it, e.g. to run in a DMEM cut to END)."""
         ph = [("H(xi || k || l)", VMODE1 + ["kmac.acq"] + self._h_seed())]
-        ph.append(("s1: sample, pack, NTT", self.JOB_CONSTANTS + self._s1_phase()))
+        s1 = self._s1_phase()
+        ph.append(("job constants" + ("; s1: sample, pack, NTT" if s1 else ""),
+                   self.JOB_CONSTANTS + s1))
         init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k // self.G}"] + \
             _li(24, self.PK + 32) + _li(25, self.SK_T0) + _li(26, self.SK_S2)
         rows = self._group() if self.G == self.k else \
