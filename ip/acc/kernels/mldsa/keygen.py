@@ -14,8 +14,8 @@ ip/acc/tests/test_rtl_acc.py runs the 65 program on the RTL):
 
 | set | cycles | before the wipe | IMEM B | peak DMEM B | layout | s1_hat kept | NTTs |
 |---|---|---|---|---|---|---|---|
-| ML-DSA-44 | 12 572 | 12 197 | 9 072 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
-| ML-DSA-65 | 18 650 | 18 332 | 9 432 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
+| ML-DSA-44 | 12 420 | 12 045 | 9 068 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
+| ML-DSA-65 | 18 518 | 18 200 | 9 428 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
 | ML-DSA-87 | 28 825 | 28 561 | 12 180 | 14 816 | overlaid (8 rows) | 0 of 7 | 7 |
 
 (xi from seed 7, the benchmark's.) The end wipe (issue #24 item 5; +375 / +318 / +264
@@ -47,7 +47,8 @@ Program (VMODE 1, KMAC port held throughout):
   1. (rho, rho', K) = H(xi || k || l, 128) (SHAKE256); rho -> pk and sk, K -> sk, rho' kept.
   2. The job constants into registers; s1[j] = RejBoundedPoly(rho' || j) (stream unit,
      eta2 / eta4) for the kept s1_hat (all s1 with more than one group): packed into sk at
-     once (eta - s in 3 or 4 bits), NTT'd into its slot if kept.
+     once (eta - s in 3 or 4 bits), NTT'd into its slot if kept; with one group, that
+     group's first job starts in the shadow of the last one's pack and NTT.
   3. per group of G rows (a software loop over k / G groups; one group where G = k):
      column by column, s1_hat[j] (kept, or sampled and NTT'd; with one group each s1[j]
      is sampled only here and packed here too), then A_hat[i][j] = RejNTTPoly(rho || j ||
@@ -398,38 +399,38 @@ class Keygen:
                 f"bn.sw w2, {_m(self.RHOP)}", f"bn.sw w3, {_m(self.RHOP + 32)}",
                 f"bn.sw w4, {_m(self.SK + 32)}"]
 
-    def _s1_phase(self):
+    def _s1_phase(self, then=()):
         """s1[j]: sampled, packed into sk; NTT'd in its slot if kept (else only packed).
-        The next job runs while the core packs / transforms the previous polynomial."""
+        The next job runs while the core packs / transforms the previous polynomial; after
+        the last, `then` (the start of the next phase's first job, whose buffer is none of
+        these)."""
         n = self.n_keep if self.single else self.l
         if n == 0:
             return []
         bufs = [self.SLOTS + 1024 * j if j < self.n_keep else self.BUFS[j % 2]
                 for j in range(n)]
+        assert not then or set(bufs).isdisjoint(self.BUFS)    # one group: kept slots only
         L = self._start_eta(bufs[0], idx=0)
         for j in range(n):
             L += ["smp.wait"]
-            if j + 1 < n:
-                L += self._start_eta(bufs[j + 1], idx=j + 1)
+            L += self._start_eta(bufs[j + 1], idx=j + 1) if j + 1 < n else list(then)
             L += _li(5, bufs[j]) + _li(6, self.SK_S1 + self.sbytes * j) + self._call("pack_s")
             if j < self.n_keep:
                 L += _li(8, bufs[j]) + self._call("ntt_x8")
-        return L + ["smp.wait"]
+        return L + ([] if then else ["smp.wait"])
 
-    def _group(self):
-        """G rows i0 .. i0 + G - 1 of t (x21 = i0 << 8, x22 = i0): column by column,
-        s1_hat[j] (kept, or sampled again + NTT'd), then A_hat[i][j] o s1_hat[j] into the G
-        accumulators; then per row INTT, + s2_i, Power2Round, packed. Each sampler job is
-        started as soon as the core no longer reads its buffer (3 buffers rotate as A
+    def _plan(self):
+        """The group's sampler jobs in order, [(kind, j, il)] ('eta' -> s1_hat[j] made
+        here, 'a' -> A[i0 + il][j]), their buffers and s1_hat's buffer per column made
+        here: each job's buffer is one the core no longer reads (3 buffers rotate as A
         tiles and s1_hat[j])."""
-        G, l = self.G, self.l
-        steps = []          # (kind, j, il): 'eta' -> s1_hat[j] again, 'a' -> A[i0+il][j]
-        for j in range(l):
+        steps = []
+        for j in range(self.l):
             if j >= self.n_keep:
                 steps.append(("eta", j, None))
-            steps += [("a", j, il) for il in range(G)]
+            steps += [("a", j, il) for il in range(self.G)]
         shat, reads, dst = {}, [], []
-        for n, (kind, j, il) in enumerate(steps):
+        for kind, j, il in steps:
             prev = reads[-1] if reads else set()
             busy = set(prev) | ({shat[j]} if j in shat else set())
             d = next(b for b in self.BUFS if b not in busy)
@@ -439,14 +440,26 @@ class Keygen:
                 reads.append({d})
             else:
                 reads.append({d, shat[j] if j in shat else self.SLOTS + 1024 * j})
+        return steps, dst, shat
 
-        def job(n):
-            kind, j, il = steps[n]
-            if kind == "eta":
-                return self._start_eta(dst[n], idx=j)
-            return self._start_a(j + 256 * il, dst[n])
+    def _job(self, n):
+        """The start of the group's n-th sampler job (_plan)."""
+        steps, dst, _ = self._plan()
+        kind, j, il = steps[n]
+        if kind == "eta":
+            return self._start_eta(dst[n], idx=j)
+        return self._start_a(j + 256 * il, dst[n])
 
-        L, known = job(0), {}
+    def _group(self, first_started=False):
+        """G rows i0 .. i0 + G - 1 of t (x21 = i0 << 8, x22 = i0): column by column,
+        s1_hat[j] (kept, or sampled + NTT'd), then A_hat[i][j] o s1_hat[j] into the G
+        accumulators; then per row INTT, + s2_i, Power2Round, packed. Each sampler job is
+        started as soon as the core no longer reads its buffer (_plan); first_started:
+        the first job was started before (in the s1 phase's shadow)."""
+        G, l = self.G, self.l
+        steps, dst, shat = self._plan()
+        job = self._job
+        L, known = ([] if first_started else job(0)), {}
         for n, (kind, j, il) in enumerate(steps):
             L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else [])
             if kind == "eta":
@@ -506,15 +519,16 @@ class Keygen:
         """[(name, lines)] of the main line (the subroutines follow the ecall); the last
         one the end wipe (wipe=False: without it, e.g. to run in a DMEM cut to END)."""
         ph = [("H(xi || k || l)", VMODE1 + ["kmac.acq"] + self._h_seed())]
-        s1 = self._s1_phase()
-        ph.append(("job constants" + ("; s1: sample, pack, NTT" if s1 else ""),
-                   self.JOB_CONSTANTS + s1))
         init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k // self.G}"] + \
             _li(24, self.PK + 32) + _li(25, self.SK_T0) + _li(26, self.SK_S2)
-        rows = self._group() if self.G == self.k else \
+        # one group: its first job starts in the shadow of the last s1's pack / NTT
+        s1 = self._s1_phase(self._job(0) if self.single else ())
+        ph.append(("job constants" + ("; s1: sample, pack, NTT" if s1 else ""),
+                   self.JOB_CONSTANTS + init + s1))
+        rows = self._group(first_started=bool(s1)) if self.single else \
             ["group_loop:"] + self._group() + ["bne x29, x0, group_loop"]
         ph.append((f"{self.k // self.G} x {self.G} rows: A_hat o s1_hat, INTT, + s2, "
-                   "Power2Round, pack", init + rows))
+                   "Power2Round, pack", rows))
         ph.append(("tr = H(pk)" + (", DMEM but pk | sk wiped in its shadow" if wipe else ""),
                    self._tr(wipe) + ["kmac.rel"]))
         if wipe:
