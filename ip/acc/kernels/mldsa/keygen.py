@@ -32,10 +32,14 @@ with xi). Where ML-DSA-87's 28 825 go (ISS): multiply-accumulate of the 56 A_hat
 10 464 (6 instructions a coefficient word: tile, s1_hat and accumulator loads, bn.mulvm,
 bn.addvm, store), t packing 6 672 (8 x 834: bn.ext + sw per output granule is 368 of
 each), s packing 3 600 (15 x 240), INTTs 2 680, NTTs 2 135, the main line 3 274 (of it
-tr ~1 200, the KMAC taking a message word in 6 cycles and ~25 per permutation). Issue
-#24's 25 000 for ML-DSA-87 is not met yet: the rest needs fewer DMEM passes per entry
-(two tiles per pass want two more 1 KiB buffers, and the sampler's DMEM write slots get
-short) or a cheaper t packing (the INTT's last pass holds the words the packer transposes).
+tr with the DMEM wipe 1 262: the KMAC takes a message word in 6 cycles, a word that
+completes a rate block ~30, and the core waits; the 71 sampler job starts ~1 100). Issue
+#24's 25 000 for ML-DSA-87 is not met yet. Nearly every cycle issues an instruction, so
+the rest needs fewer instructions: fewer DMEM passes per entry (two A_hat tiles per pass
+save one of the 6 per word but want two more 1 KiB buffers than the DMEM has, and the
+sampler's DMEM write slots get short) or a t packing without a store per granule (a
+fused INTT + pack saves only the 32 reloads a row: the INTT's stores fill its multiplier
+gaps).
 
 Timing: with rho (public) fixed, the count still moves by a few tens of cycles with rho'
 on ML-DSA-65 (measured spread 25 over 4 rho'; 0 on -44 and -87): the core waits for the
