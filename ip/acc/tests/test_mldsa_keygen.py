@@ -51,7 +51,9 @@ def test_keygen_equals_dilithium_py(param, seed):
     print(f"\nML-DSA-{param} KeyGen on the ISS: {h.cycles} cycles, {h.insns} insns, "
           f"IMEM {4 * len(_words(param))} B, DMEM {keygen(param).END} B")
     if param == 65:
-        assert h.cycles <= 20_000              # issue 24's target (87's, 25 k, not met yet)
+        assert h.cycles <= 20_000              # issue 24's target
+    if param == 87:
+        assert h.cycles <= 29_000              # measured ~28 800 (issue 24's 25 k not met yet)
 
 
 @pytest.mark.parametrize("param", PARAMS)
@@ -174,9 +176,10 @@ def test_pack(b):
 def test_keygen_timing_vs_rho_prime():
     """The cycle count with rho fixed and rho' / K random (H's output replaced by host
     writes): measures how much the secret rho' shows in the timing (RejBoundedPoly's
-    rejections, where the core waits for an eta job). Today ML-DSA-44 shows none, 65 / 87
-    a few tens of cycles (issue #24 item 8 asks for none: open); the test bounds it so
-    that a change that makes it worse is seen."""
+    rejections, where the core waits for an eta job). Today ML-DSA-44 and -87 show none
+    over these rho', 65 a few tens of cycles (its first eta4 job has no work in its shadow;
+    issue #24 item 8 asks for none: open); the test bounds it so that a change that makes
+    it worse is seen."""
     from ip.acc.kernels.mldsa.keygen import VMODE1
     from ip.acc.tools import sched
     rho = random.Random(1).randbytes(32)
@@ -202,4 +205,4 @@ def test_keygen_timing_vs_rho_prime():
             cycles.add(h.cycles)
         spread[param] = max(cycles) - min(cycles)
     print(f"\ncycle spread over rho' (rho fixed): {spread}")
-    assert spread[44] == 0 and max(spread.values()) < 100
+    assert spread[44] == 0 and spread[87] == 0 and max(spread.values()) < 100

@@ -1,77 +1,102 @@
 """ML-DSA key generation on the ACC: ML-DSA.KeyGen_internal(xi) (FIPS 204 Alg. 6) as one
 program for ML-DSA-44, -65 and -87: the parameter set is the argument ((k, l, eta) from
-params.SETS), the kernels are the library's (ntt.py, packing.pack_fields / pack_bits /
-pack_eta4, the stream unit's uni23 / eta2 / eta4 samplers), and everything fits the
-taped-out 16 KiB IMEM and DMEM (ip/acc/block.py).
+params.SETS), the kernels are the library's (ntt.py, packing.pack_fields / pack_eta4, the
+stream unit's uni23 / eta2 / eta4 samplers) plus this file's 3-bit s packer
+(pack_eta2_mul), and everything fits the taped-out 16 KiB IMEM and DMEM (ip/acc/block.py).
 
     kg = keygen(65)
     src = kg.program()                    # assembly text
     dm = kg.image(xi)                     # {addr: bytes}: xi and the constant tables
     ... run on the ISS ...; pk, sk = kg.outputs(dmem)
 
-Measured (ISS; the 65 program also on the RTL, equal cycles and DMEM:
-ip/acc/tests/test_rtl_acc.py; `python -m ip.acc.dv.jobs mldsa_keygen`):
+Measured (ISS = RTL, equal cycles and DMEM: `python -m ip.acc.dv.jobs mldsa_keygen --rtl`;
+ip/acc/tests/test_rtl_acc.py runs the 65 program on the RTL):
 
-| set | cycles | before the wipe | IMEM B | peak DMEM B | G rows per group | s1_hat kept | NTTs |
+| set | cycles | before the wipe | IMEM B | peak DMEM B | layout | s1_hat kept | NTTs |
 |---|---|---|---|---|---|---|---|
-| ML-DSA-44 | 13 063 | 12 620 | 9 892 | 15 552 | 4 | 4 of 4 | 4 |
-| ML-DSA-65 | 19 086 | 18 709 | 10 892 | 16 224 | 6 | 1 of 5 | 5 |
-| ML-DSA-87 | 32 305 | 31 975 | 11 680 | 16 096 | 4 | 1 of 7 | 13 |
+| ML-DSA-44 | 12 420 | 12 045 | 9 068 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
+| ML-DSA-65 | 18 518 | 18 200 | 9 428 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
+| ML-DSA-87 | 28 825 | 28 561 | 12 180 | 14 816 | overlaid (8 rows) | 0 of 7 | 7 |
 
-(xi from seed 7, the benchmark's.) The end wipe (issue #24 item 5; +443 / +377 / +330
-cycles, +212 B IMEM): after tr, the KMAC released (it clears its state on release), all of
-the 16 KiB DMEM but pk and sk zeroed (wide stores, 1 cycle a word) and every WDR, ACC and
-GPR (asm_util.wipe_all_but); ip/acc/tests/test_mldsa_wipe.py checks every byte and
-register on the ISS (every set) and the RTL (44). Peak DMEM is the data's; the wipe covers
-all of it (program(wipe=False) runs in a DMEM cut to END).
+(xi from seed 7, the benchmark's.) The end wipe (issue #24 item 5; +375 / +318 / +264
+cycles, +236 / +220 / +212 B IMEM): all of the 16 KiB DMEM but pk and sk zeroed (wide
+stores, 1 cycle a word; pk | sk lie at 0 .. SK + sk_len, so that is everything above sk,
+zeroed during tr's absorption, which reads only pk: the stores fill the core's waits for
+the KMAC), then, after tr and the KMAC's release (it clears its state on release), every
+WDR, ACC and GPR (asm_util.zero_registers); ip/acc/tests/test_mldsa_wipe.py checks every
+byte and register on the ISS (every set) and the RTL (44). Peak DMEM is the data's; the
+wipe covers all of it (program(wipe=False) runs in a DMEM cut to END).
 
 The core is the bottleneck (the samplers finish in its shadow; the count hardly varies
-with xi). ML-DSA-87 pays for its memory: s1_hat does not fit beside pk, sk and the work
-buffers, so 6 of 7 s1_hat are sampled and NTT'd again for the second group of rows.
+with xi). Where ML-DSA-87's 28 825 go (ISS): multiply-accumulate of the 56 A_hat entries
+10 464 (6 instructions a coefficient word: tile, s1_hat and accumulator loads, bn.mulvm,
+bn.addvm, store), t packing 6 672 (8 x 834: bn.ext + sw per output granule is 368 of
+each), s packing 3 600 (15 x 240), INTTs 2 680, NTTs 2 135, the main line 3 274 (of it
+tr with the DMEM wipe 1 262: the KMAC takes a message word in 6 cycles, a word that
+completes a rate block ~30, and the core waits; the 71 sampler job starts ~1 100). Issue
+#24's 25 000 for ML-DSA-87 is not met yet. Nearly every cycle issues an instruction, so
+the rest needs fewer instructions: fewer DMEM passes per entry (two A_hat tiles per pass
+save one of the 6 per word but want two more 1 KiB buffers than the DMEM has, and the
+sampler's DMEM write slots get short) or a t packing without a store per granule (a
+fused INTT + pack saves only the 32 reloads a row: the INTT's stores fill its multiplier
+gaps).
 
 Timing: with rho (public) fixed, the count still moves by a few tens of cycles with rho'
-on ML-DSA-65 / -87 (where the core waits for a RejBoundedPoly job that took longer than the
-work in its shadow; none on -44): issue #24 item 8 (public data only) is open for keygen
+on ML-DSA-65 (measured spread 25 over 4 rho'; 0 on -44 and -87): the core waits for the
+first RejBoundedPoly job (eta4, the more rejections), with no work in its shadow;
+issue #24 item 8 (public data only) is open for keygen
 (ip/acc/tests/test_mldsa_keygen.py::test_keygen_timing_vs_rho_prime measures it).
 
 Program (VMODE 1, KMAC port held throughout):
   1. (rho, rho', K) = H(xi || k || l, 128) (SHAKE256); rho -> pk and sk, K -> sk, rho' kept.
-  2. s1[j] = RejBoundedPoly(rho' || j) (stream unit, eta2 / eta4): packed into sk at once
-     (eta - s in 3 or 4 bits); NTT'd into a kept slot if it has one.
-  3. per group of G rows (a software loop over k / G groups): column by column, s1_hat[j]
-     (kept, or sampled again and NTT'd), then A_hat[i][j] = RejNTTPoly(rho || j || i)
-     (uni23) into a tile and multiply-accumulated into row i's accumulator (bn.mulvm,
+  2. The job constants into registers; s1[j] = RejBoundedPoly(rho' || j) (stream unit,
+     eta2 / eta4) for the kept s1_hat (all s1 with more than one group): packed into sk at
+     once (eta - s in 3 or 4 bits), NTT'd into its slot if kept; with one group, that
+     group's first job starts in the shadow of the last one's pack and NTT.
+  3. per group of G rows (a software loop over k / G groups; one group where G = k):
+     column by column, s1_hat[j] (kept, or sampled and NTT'd; with one group each s1[j]
+     is sampled only here and packed here too), then A_hat[i][j] = RejNTTPoly(rho || j ||
+     i) (uni23) into a tile and multiply-accumulated into row i's accumulator (bn.mulvm,
      the 2^-32 removed by the INTT's mont twiddles): A_hat is streamed, one entry at a
      time, never stored. Then the G INTTs, and per row: s2[i] sampled and packed into sk;
      u = t + 2^12 - 1 with t = INTT(..) + s2[i]; Power2Round: t1 = u >> 13 (10 bits,
      pk) and the sk field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (13 bits), both packed
      in one pass (pack_fields).
-  4. tr = H(pk, 64) from the pk bytes in DMEM -> sk; KMAC released.
-  5. wipe: DMEM but pk and sk, every register, zeroed; ecall.
+  4. tr = H(pk, 64) from the pk bytes in DMEM -> sk (the DMEM wipe in its shadow); KMAC
+     released.
+  5. wipe: every register zeroed; ecall.
 Each sampler job starts as soon as the core no longer reads its buffer (three 1 KiB
-buffers rotate as A_hat tiles and re-made s1_hat), so it runs in the shadow of the core
-work before it. G and the number of kept s1_hat are chosen per set for the fewest NTTs
-in the DMEM left (`Keygen.__init__`).
+buffers rotate as A_hat tiles and s1_hat made in the group), so it runs in the shadow of
+the core work before it. The layout with the fewest NTTs is chosen per set
+(`Keygen.__init__`).
 
 DMEM (bytes): pk at 0 (rho | t1), sk at SK (rho | K | tr | s1 | s2 | t0; xi is the input
 in tr's place); rho' and the constant words in pk's last t1 row (read for the last time
-before it is packed); the twiddle tables over the t0 rows of the last group (that
+before it is packed). Grouped (44, 65): G rows at a time, the number of kept s1_hat the
+most the DMEM left holds; the twiddle tables over the t0 rows of the last group (that
 group's INTTs all run before its first row is packed); then the three buffers, the kept
 s1_hat slots and the G accumulators (the highest: the last row's accumulator is read
-while its t0 row is written).
+while its t0 row is written). Overlaid (87: s1_hat does not fit beside pk, sk and G
+accumulators, which cost a second group 6 re-made s1_hat and NTTs): all k rows in one
+group, column by column, each s1_hat made once; the k accumulators, the twiddle tables
+and the buffers lie over the parts of pk and sk that the end packs write only after
+their last use (`_overlay`: the tables and one buffer over the rows' areas, row i's
+accumulator where only rows after i write, the two s2 buffers above sk).
 
 Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): NTT and INTT in
 place at x8, the multiply(-accumulate) of one entry, the s packer and the fused t packer.
 Register conventions of the main line: x21 = i0 << 8, x22 = i0 (the group's first row),
-x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter; the subroutines
-use x1..x17, x20, x23.
+x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter, the job
+constants x1..x3, x18, x19, x30, x31 (JOB_CONSTANTS); the subroutines use x5..x17, x20,
+x23.
 """
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
-from ip.acc.kernels.asm_util import wipe_all_but
+from ip.acc.kernels.asm_util import zero_registers
 from ip.acc.kernels.mldsa import ntt
-from ip.acc.kernels.mldsa.packing import pack_bits, pack_eta4, pack_fields
+from ip.acc.kernels.mldsa.packing import pack_eta4, pack_fields
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.mldsa.params import D, SETS
+from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
 from ip.acc.tools import sched
 
@@ -81,6 +106,65 @@ VMODE1 = ["addi x31, x0, 1", "csrrw x0, VMODE, x31"]
 
 def _a32(x):
     return (x + 31) // 32 * 32
+
+
+def pack_eta2_mul():
+    """BitPack of an eta = 2 polynomial (3-bit fields eta - s, FIPS 204 skEncode): 32 words
+    at x5 -> 96 B at x6 (4-byte aligned; neither moved). Without transposes: word r's
+    lanes shifted by 3 i (bn.mulv.lo by 8^lane) and ORed by the unzip tree give its 24-bit
+    string V_r; four trees over the words 4 t + u give R_u (lane t = V_(4t+u)), and the
+    12 bytes of V_4t..V_4t+3 are the granules 3t..3t+2 of R_0 | R_1 << 24,
+    R_1 >> 8 | R_2 << 16, R_2 >> 16 | R_3 << 8 (lane t), stored by bn.ext + sw.
+    w14 = 8^lane, w15 = eta; w0..w13, x10..x17."""
+    p = Prog([f"w{k}" for k in range(14)])
+    R = []
+    for u in range(4):
+        level = []
+        for t in range(8):
+            w = f"%v{u}_{t}"
+            p.raw(f"bn.lw {{0}}, {32 * (4 * t + u)}({{1}})", [f"%l{u}_{t}"], ["x5"])
+            p.op("bn.subvm", f"%f{u}_{t}", "w15", f"%l{u}_{t}")
+            p.op("bn.mulv.lo", w, f"%f{u}_{t}", "w14")
+            level.append(w)
+        n = 0
+        while len(level) > 1:             # lane t of the result: OR of word t's lanes
+            nxt = []
+            for a, b in zip(level[::2], level[1::2]):
+                lo, hi, o = f"%lo{u}_{n}", f"%hi{u}_{n}", f"%o{u}_{n}"
+                p.op("bn.unzip.lo", lo, a, b)
+                p.op("bn.unzip.hi", hi, a, b)
+                p.op("bn.or", o, lo, hi)
+                nxt.append(o)
+                n += 1
+            level = nxt
+        R.append(level[0])
+    parts = [[(0, 0), (1, 24)], [(1, -8), (2, 16)], [(2, -16), (3, 8)]]
+    for h, terms in enumerate(parts):
+        regs = []
+        for u, sh in terms:
+            if sh:
+                r = f"%s{h}_{u}"
+                p.op("bn.shlv" if sh > 0 else "bn.shrv", r, R[u], str(abs(sh)))
+                regs.append(r)
+            else:
+                regs.append(R[u])
+        g = f"%g{h}"
+        p.op("bn.or", g, *regs)
+        for t in range(8):
+            x = f"x{10 + (8 * h + t) % 8}"
+            p.raw(f"bn.ext {{0}}, {{1}}, {t}", [x], [g])
+            p.raw(f"sw {{0}}, {12 * t + 4 * h}({{1}})", [], [x, "x6"])
+    return p.text().splitlines()
+
+
+def _set_reg(reg, val, known):
+    """x{reg} = val: nothing if `known` (reg -> value) has it, an addi from a known value
+    within reach, else li; `known` updated."""
+    if known.get(reg) == val:
+        return []
+    d = val - known[reg] if reg in known else None
+    known[reg] = val
+    return [f"addi x{reg}, x{reg}, {d}"] if d is not None and -2048 <= d < 2048 else _li(reg, val)
 
 
 class Keygen:
@@ -107,14 +191,20 @@ class Keygen:
         # before that row is packed (the last s2 job, pack_s; pack_t loads its constants
         # before its first store)
         self.RHOP = self.PK + self.pk_len - 320
-        self.KC = self.RHOP + 64                     # constant words: eta, 2^12 - 1, 2^13 - 1, 16^lane
-        self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH4 = (self.KC + 32 * n for n in range(4))
+        # constant words: eta, 2^12 - 1, 2^13 - 1, 2^(bitlen(2 eta) lane) (the s packer's
+        # per-lane shifts)
+        self.KC = self.RHOP + 64
+        self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH = (self.KC + 32 * n for n in range(4))
         assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
         assert self.RHOP % 32 == 0
-        # G rows at a time (G accumulators), n_keep s1_hat kept over the whole run, the
-        # other l - n_keep sampled and NTT'd again for each group: the fewest NTTs. The
+        # Two layouts; the one with fewer NTTs is taken (the grouped one on a tie).
+        # grouped: G rows at a time (G accumulators) above sk, n_keep s1_hat kept over the
+        # whole run, the other l - n_keep sampled and NTT'd again for each group; the
         # twiddle tables lie over the t0 rows of the last group (at most their 2080 B):
         # the group's INTTs all run before its first row is packed.
+        # overlaid: all k rows at once (column by column: every s1_hat NTT'd once), the
+        # accumulators, tables and buffers over the pk / sk parts that the end packs write
+        # only after they are dead (_overlay).
         best = None
         for g in (d for d in range(1, k + 1) if k % d == 0):
             twid = self.SK_T0 + 416 * k - min(416 * g, 2080)
@@ -125,22 +215,71 @@ class Keygen:
             cost = (keep + (k // g) * (l - keep), -g)
             if best is None or cost < best[0]:
                 best = (cost, g, keep, twid, base)
-        if best is None:
+        overlay = self._overlay(dmem_budget)
+        if overlay is not None and (best is None or l < best[0][0]):
+            self.G, self.n_keep, self.SLOTS = k, 0, None
+            self.TWID, self.ITWID, self.BUFS, self.ACCS, self.END = overlay
+        elif best is None:
             raise ValueError(f"ML-DSA-{param} keygen: no room for the buffers in {dmem_budget} B")
-        _, self.G, self.n_keep, self.TWID, base = best
-        self.ITWID = self.TWID + 32 * 32
-        self.BUFS = [self.ITWID + 33 * 32 + 1024 * n for n in range(3)]   # tiles, s1_hat again
-        self.SLOTS = base                            # kept s1_hat[j], j < n_keep
-        self.ACC = self.SLOTS + 1024 * self.n_keep   # G row accumulators (t)
-        self.END = self.ACC + 1024 * self.G          # peak DMEM (bytes)
+        else:
+            _, self.G, self.n_keep, self.TWID, base = best
+            self.ITWID = self.TWID + 32 * 32
+            self.BUFS = [self.ITWID + 33 * 32 + 1024 * n for n in range(3)]  # tiles, s1_hat again
+            self.SLOTS = base                        # kept s1_hat[j], j < n_keep
+            acc = self.SLOTS + 1024 * self.n_keep    # G row accumulators (t)
+            self.ACCS = [acc + 1024 * i for i in range(self.G)]
+            self.END = acc + 1024 * self.G           # peak DMEM (bytes)
         assert self.TWID % 32 == 0 and self.END <= dmem_budget
+        # one group: each s1[j] not kept is sampled only once, in the group (packed there)
+        self.single = self.G == k
+
+    def _overlay(self, dmem_budget):
+        """The overlaid layout, or None if it does not fit: (TWID, ITWID, BUFS, ACCS, END).
+        Every byte of DMEM gets the index of the first end-pack row that writes it (t1, s2
+        and t0 of row i: row i; pk's rho, sk's head and s1, and rho' with the constants
+        in the last t1 row: never free; above sk: never written). An object may lie where
+        no row before its last use writes: the tables and the third buffer (dead after
+        the columns: the INTTs all run before the first row is packed) anywhere in the
+        rows' areas, row i's accumulator where only rows after i write, the two s2
+        buffers (used up to the last row) above sk. First fit, in that order."""
+        k, n = self.k, dmem_budget // 32
+        never, free = -1, 1 << 30
+        first = [free] * n                            # per 32-byte word
+        for i in range(k):
+            areas = ((self.PK + 32 + 320 * i, 320), (self.SK_S2 + self.sbytes * i, self.sbytes),
+                     (self.SK_T0 + 416 * i, 416))
+            for lo, size in areas:
+                for w in range(lo // 32, (lo + size + 31) // 32):
+                    first[w] = min(first[w], i)
+        for lo, hi in ((self.PK, self.PK + 32), (self.SK, self.SK_S2), (self.RHOP, self.KC + 128)):
+            for w in range(lo // 32, (hi + 31) // 32):
+                first[w] = never
+        taken = [False] * n
+
+        def place(size, alive):
+            w = (size + 31) // 32
+            for s in range(n - w + 1):
+                if all(not taken[s + t] and first[s + t] != never and first[s + t] >= alive
+                       for t in range(w)):
+                    for t in range(w):
+                        taken[s + t] = True
+                    return 32 * s
+            return None
+        objs = [(1024, 0), (33 * 32, 0), (1024, 0)] + [(1024, i + 1) for i in range(k)] + \
+            [(1024, free), (1024, free)]
+        at = [place(size, alive) for size, alive in objs]
+        if None in at:
+            return None
+        twid, itwid, buf2, accs, bufs01 = at[0], at[1], at[2], at[3:3 + k], at[3 + k:]
+        end = max(a + size for a, (size, _) in zip(at, objs))
+        return twid, itwid, bufs01 + [buf2], accs, end
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
         return {self.TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
                 self.ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True)),
                 self.KC: _u32([self.eta] * 8) + _u32([(1 << (D - 1)) - 1] * 8) +
-                _u32([(1 << D) - 1] * 8) + _u32([1 << (4 * q) for q in range(8)])}
+                _u32([(1 << D) - 1] * 8) + _u32([1 << (self.sbits * q) for q in range(8)])}
 
     def image(self, xi: bytes) -> dict:
         if len(xi) != 32:
@@ -159,8 +298,9 @@ class Keygen:
         for keygen."""
         public = {f"constants@{a}": (a, a + len(b)) for a, b in sorted(self.const_image().items())}
         why = "rho, published in pk (FIPS 204 Alg. 6)"
-        # the packers' output pointers advance across the group loop (a software loop: the
-        # analysis joins them to unknown on ML-DSA-87's two groups); checked on the ISS by
+        # the packers' output pointers advance across the group loop where there is one (a
+        # software loop: the analysis joins them to unknown; every set has one group with
+        # today's layouts, the bounds kept for the others); checked on the ISS by
         # ip/acc/tests/test_constant_time.py
         bounds = [{"within": ("pack_s", "pack_t"), "dmem": (self.PK + 32, self.END),
                    "reason": "pack_s reads the work buffers and constants, writes sk's s1 | s2"},
@@ -178,23 +318,27 @@ class Keygen:
 
 
     # ---------------------------------------------------------------- sampler jobs
+    # The job constants stay in registers from the s1 phase to tr (the subroutines use
+    # none of them): x1 = SHAKE128, x2 = 34 (|rho| + 2), x3 = -1 (a whole word), x18 = 3
+    # (the two index bytes' mask), x19 = 256 (coefficients), x30 = SHAKE256, x31 = 66.
+    JOB_CONSTANTS = [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
+                     "addi x18, x0, 3", "addi x19, x0, 256", f"addi x30, x0, {SHAKE256}",
+                     "addi x31, x0, 66"]
+
     def _start_eta(self, dst, base="x0", idx=0):
         """RejBoundedPoly(rho' || IntegerToBytes(base + idx, 2)) -> dst, in the
-        background (x1..x5, w1..w3)."""
+        background (x4, x5, w1..w3)."""
         return [f"bn.lw w1, {_m(self.RHOP)}", f"bn.lw w2, {_m(self.RHOP + 32)}",
-                f"addi x1, x0, {SHAKE256}", "addi x2, x0, 66", "kmac.start x1, x2",
-                "addi x3, x0, -1", "kmac.msg w1, x3", "kmac.msg w2, x3",
-                f"addi x4, {base}, {idx}", "bn.ins w3, x4, 0", "addi x3, x0, 3",
-                "kmac.msg w3, x3"] + _li(5, dst) + \
-            ["addi x4, x0, 256", f"smp.run x5, x4, eta{self.eta}"]
+                "kmac.start x30, x31", "kmac.msg w1, x3", "kmac.msg w2, x3",
+                f"addi x4, {base}, {idx}", "bn.ins w3, x4, 0", "kmac.msg w3, x18"] + \
+            _li(5, dst) + [f"smp.run x5, x19, eta{self.eta}"]
 
     def _start_a(self, j, dst):
         """RejNTTPoly(rho || j || i) -> dst, in the background; x21 + j gives the two
         index bytes (x21 = i0 << 8, j = column + 256 (i - i0))."""
-        return [f"bn.lw w1, {_m(self.PK)}", f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34",
-                "kmac.start x1, x2", "addi x3, x0, -1", "kmac.msg w1, x3",
-                f"addi x4, x21, {j}", "bn.ins w2, x4, 0", "addi x3, x0, 3",
-                "kmac.msg w2, x3"] + _li(5, dst) + ["addi x4, x0, 256", "smp.run x5, x4, uni23"]
+        return [f"bn.lw w1, {_m(self.PK)}", "kmac.start x1, x2", "kmac.msg w1, x3",
+                f"addi x4, x21, {j}", "bn.ins w2, x4, 0", "kmac.msg w2, x18"] + \
+            _li(5, dst) + ["smp.run x5, x19, uni23"]
 
     # ---------------------------------------------------------------- subroutines
     def _sub(self, name, body):
@@ -220,9 +364,6 @@ class Keygen:
         return ["addi x23, x20, 0"] + _loop(32 // per, sched.schedule(body, na))
 
     def subroutines(self):
-        def eta_field(p, s, d):
-            p.op("bn.subvm", d, "w15", s)
-
         def t_load(p, r, d):
             """u = acc + s2 + 2^12 - 1 (the Power2Round offset): t1 = u >> 13 and the
             t0 field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1)."""
@@ -243,10 +384,10 @@ class Keygen:
         out += self._sub("mac_acc", self._mac(False))
         if self.eta == 4:
             out += self._sub("pack_s", [f"bn.lw w12, {_m(self.C_ETA)}",
-                                        f"bn.lw w13, {_m(self.C_SH4)}"] + pack_eta4())
+                                        f"bn.lw w13, {_m(self.C_SH)}"] + pack_eta4())
         else:
-            out += self._sub("pack_s", [f"bn.lw w15, {_m(self.C_ETA)}"] +
-                             pack_bits(self.sbits, eta_field))
+            out += self._sub("pack_s", [f"bn.lw w14, {_m(self.C_SH)}",
+                                        f"bn.lw w15, {_m(self.C_ETA)}"] + pack_eta2_mul())
         out += self._sub("pack_t", [f"bn.lw w14, {_m(self.C_ROUND)}",
                                     f"bn.lw w15, {_m(self.C_M13)}"] +
                          pack_fields(t_load, [(D, t0_field, "x9"), (10, t1_field, "x6")]))
@@ -263,35 +404,38 @@ class Keygen:
                 f"bn.sw w2, {_m(self.RHOP)}", f"bn.sw w3, {_m(self.RHOP + 32)}",
                 f"bn.sw w4, {_m(self.SK + 32)}"]
 
-    def _s1_phase(self):
+    def _s1_phase(self, then=()):
         """s1[j]: sampled, packed into sk; NTT'd in its slot if kept (else only packed).
-        The next job runs while the core packs / transforms the previous polynomial."""
+        The next job runs while the core packs / transforms the previous polynomial; after
+        the last, `then` (the start of the next phase's first job, whose buffer is none of
+        these)."""
+        n = self.n_keep if self.single else self.l
+        if n == 0:
+            return []
         bufs = [self.SLOTS + 1024 * j if j < self.n_keep else self.BUFS[j % 2]
-                for j in range(self.l)]
+                for j in range(n)]
+        assert not then or set(bufs).isdisjoint(self.BUFS)    # one group: kept slots only
         L = self._start_eta(bufs[0], idx=0)
-        for j in range(self.l):
+        for j in range(n):
             L += ["smp.wait"]
-            if j + 1 < self.l:
-                L += self._start_eta(bufs[j + 1], idx=j + 1)
+            L += self._start_eta(bufs[j + 1], idx=j + 1) if j + 1 < n else list(then)
             L += _li(5, bufs[j]) + _li(6, self.SK_S1 + self.sbytes * j) + self._call("pack_s")
             if j < self.n_keep:
                 L += _li(8, bufs[j]) + self._call("ntt_x8")
-        return L + ["smp.wait"]
+        return L + ([] if then else ["smp.wait"])
 
-    def _group(self):
-        """G rows i0 .. i0 + G - 1 of t (x21 = i0 << 8, x22 = i0): column by column,
-        s1_hat[j] (kept, or sampled again + NTT'd), then A_hat[i][j] o s1_hat[j] into the G
-        accumulators; then per row INTT, + s2_i, Power2Round, packed. Each sampler job is
-        started as soon as the core no longer reads its buffer (3 buffers rotate as A
+    def _plan(self):
+        """The group's sampler jobs in order, [(kind, j, il)] ('eta' -> s1_hat[j] made
+        here, 'a' -> A[i0 + il][j]), their buffers and s1_hat's buffer per column made
+        here: each job's buffer is one the core no longer reads (3 buffers rotate as A
         tiles and s1_hat[j])."""
-        G, l = self.G, self.l
-        steps = []          # (kind, j, il): 'eta' -> s1_hat[j] again, 'a' -> A[i0+il][j]
-        for j in range(l):
+        steps = []
+        for j in range(self.l):
             if j >= self.n_keep:
                 steps.append(("eta", j, None))
-            steps += [("a", j, il) for il in range(G)]
+            steps += [("a", j, il) for il in range(self.G)]
         shat, reads, dst = {}, [], []
-        for n, (kind, j, il) in enumerate(steps):
+        for kind, j, il in steps:
             prev = reads[-1] if reads else set()
             busy = set(prev) | ({shat[j]} if j in shat else set())
             d = next(b for b in self.BUFS if b not in busy)
@@ -300,31 +444,52 @@ class Keygen:
                 shat[j] = d
                 reads.append({d})
             else:
-                reads.append({d, shat.get(j, self.SLOTS + 1024 * j)})
+                reads.append({d, shat[j] if j in shat else self.SLOTS + 1024 * j})
+        return steps, dst, shat
 
-        def job(n):
-            kind, j, il = steps[n]
-            if kind == "eta":
-                return self._start_eta(dst[n], idx=j)
-            return self._start_a(j + 256 * il, dst[n])
+    def _job(self, n):
+        """The start of the group's n-th sampler job (_plan)."""
+        steps, dst, _ = self._plan()
+        kind, j, il = steps[n]
+        if kind == "eta":
+            return self._start_eta(dst[n], idx=j)
+        return self._start_a(j + 256 * il, dst[n])
 
-        L = job(0)
+    def _group(self, first_started=False):
+        """G rows i0 .. i0 + G - 1 of t (x21 = i0 << 8, x22 = i0): column by column,
+        s1_hat[j] (kept, or sampled + NTT'd), then A_hat[i][j] o s1_hat[j] into the G
+        accumulators; then per row INTT, + s2_i, Power2Round, packed. Each sampler job is
+        started as soon as the core no longer reads its buffer (_plan); first_started:
+        the first job was started before (in the s1 phase's shadow)."""
+        G, l = self.G, self.l
+        steps, dst, shat = self._plan()
+        job = self._job
+        L, known = ([] if first_started else job(0)), {}
         for n, (kind, j, il) in enumerate(steps):
             L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else [])
             if kind == "eta":
+                if self.single:              # s1[j]'s only sampling: packed here too
+                    L += _li(5, dst[n]) + _li(6, self.SK_S1 + self.sbytes * j) + \
+                        self._call("pack_s")
                 L += _li(8, dst[n]) + self._call("ntt_x8")
+                known = {}
             else:
-                sh = shat.get(j, self.SLOTS + 1024 * j)
-                L += _li(10, dst[n]) + _li(15, sh) + _li(20, self.ACC + 1024 * il) + \
+                # the mac leaves its pointers past their polynomials: the next call's
+                # often one addi away (the accumulators are consecutive)
+                sh = shat[j] if j in shat else self.SLOTS + 1024 * j
+                L += _set_reg(10, dst[n], known) + _set_reg(15, sh, known) + \
+                    _set_reg(20, self.ACCS[il], known) + \
                     self._call("mac_first" if j == 0 else "mac_acc")
+                known = {10: dst[n] + 1024, 15: sh + 1024,
+                         20: self.ACCS[il] + (1024 if j else 0)}
         # INTTs, then per row: s2 (sampled in the background of the previous row's
         # packing), packed, Power2Round, t0 / t1 packed
         s2buf = self.BUFS[:2]
         L += self._start_eta(s2buf[0], "x22", l)
         for il in range(G):
-            L += _li(8, self.ACC + 1024 * il) + self._call("intt_x8")
+            L += _li(8, self.ACCS[il]) + self._call("intt_x8")
         for il in range(G):
-            acc = self.ACC + 1024 * il
+            acc = self.ACCS[il]
             L += ["smp.wait"]
             if il + 1 < G:
                 L += self._start_eta(s2buf[(il + 1) % 2], "x22", l + il + 1)
@@ -332,15 +497,26 @@ class Keygen:
             L += _li(5, acc) + _li(7, s2buf[il % 2]) + ["addi x6, x24, 0", "addi x9, x25, 0"] + \
                 self._call("pack_t")
             L += [f"addi x26, x26, {self.sbytes}", "addi x24, x24, 320", "addi x25, x25, 416"]
-        L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
+        if G < self.k:                       # the next group
+            L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
         return L
 
-    def _tr(self):
-        """tr = H(pk, 64) -> sk."""
-        assert self.pk_len % 32 == 0
+    def _tr(self, wipe: bool):
+        """tr = H(pk, 64) -> sk. wipe: DMEM above sk (all of it but pk | sk, which lie at
+        0 .. SK + sk_len) zeroed in the shadow of the absorption (the KMAC takes a word
+        in ~6 cycles, more at each permutation; the stores fill the core's wait), the
+        stores left over before the digest (which waits for the last permutation)."""
+        assert self.pk_len % 32 == 0 and self.PK == 0 and self.SK == self.pk_len
+        top = _a32(self.SK + self.sk_len)
+        assert top == self.SK + self.sk_len
+        words, n_wipe = self.pk_len // 32, (DMEM_SIZE - top) // 32 if wipe else 0
+        per = n_wipe // words
+        zero = ["bn.sw.pi w0, 0(x5)"]
         return [f"addi x1, x0, {SHAKE256}"] + _li(2, self.pk_len) + \
-            ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.PK) + \
-            _loop(self.pk_len // 32, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"]) + \
+            ["kmac.start x1, x2", "addi x3, x0, -1", "bn.xor w0, w0, w0"] + _li(5, top) + \
+            _li(7, self.PK) + \
+            _loop(words, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"] + zero * per) + \
+            (_loop(n_wipe - per * words, zero) if n_wipe > per * words else []) + \
             ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.SK + 64)}",
              f"bn.sw w2, {_m(self.SK + 96)}"]
 
@@ -348,17 +524,20 @@ class Keygen:
         """[(name, lines)] of the main line (the subroutines follow the ecall); the last
         one the end wipe (wipe=False: without it, e.g. to run in a DMEM cut to END)."""
         ph = [("H(xi || k || l)", VMODE1 + ["kmac.acq"] + self._h_seed())]
-        ph.append(("s1: sample, pack, NTT", self._s1_phase()))
         init = ["addi x21, x0, 0", "addi x22, x0, 0", f"addi x29, x0, {self.k // self.G}"] + \
             _li(24, self.PK + 32) + _li(25, self.SK_T0) + _li(26, self.SK_S2)
+        # one group: its first job starts in the shadow of the last s1's pack / NTT
+        s1 = self._s1_phase(self._job(0) if self.single else ())
+        ph.append(("job constants" + ("; s1: sample, pack, NTT" if s1 else ""),
+                   self.JOB_CONSTANTS + init + s1))
+        rows = self._group(first_started=bool(s1)) if self.single else \
+            ["group_loop:"] + self._group() + ["bne x29, x0, group_loop"]
         ph.append((f"{self.k // self.G} x {self.G} rows: A_hat o s1_hat, INTT, + s2, "
-                   "Power2Round, pack", init + ["group_loop:"] + self._group() +
-                   ["bne x29, x0, group_loop"]))
-        ph.append(("tr = H(pk)", self._tr() + ["kmac.rel"]))
+                   "Power2Round, pack", rows))
+        ph.append(("tr = H(pk)" + (", DMEM but pk | sk wiped in its shadow" if wipe else ""),
+                   self._tr(wipe) + ["kmac.rel"]))
         if wipe:
-            ph.append(("wipe: DMEM but pk | sk, every register", wipe_all_but(
-                [(self.PK, self.PK + self.pk_len), (self.SK, self.SK + self.sk_len)],
-                DMEM_SIZE)))
+            ph.append(("wipe: every register", zero_registers()))
         return ph
 
     def program(self, wipe: bool = True) -> str:
