@@ -78,7 +78,7 @@ class AccGateLevel(wiring.Component):
 
     def elaborate(self, platform):
         sl = SideloadSignature().create(path=("acc_sideload",))
-        dma = WishboneSignature(30).create(path=("acc_dma",))   # nobody answers: never started
+        dma = WishboneSignature(30, burst=True).create(path=("acc_dma",))   # nobody answers: never started
         signals = {**_flat_members("bus", self.bus), **_flat_members("sideload", sl),
                    **_flat_members("dma", dma), "irq": self.irq, "busy": self.busy}
         conns = {}

@@ -57,7 +57,7 @@ class Acc(wiring.Component):
         super().__init__({"bus": In(WishboneSignature(addr_width)),
                           "sideload": Out(SideloadSignature()),
                           # the DMA's master port on the system bus (word address, LiteX's)
-                          "dma": Out(WishboneSignature(30)),
+                          "dma": Out(WishboneSignature(30, burst=True)),
                           "irq": Out(1),
                           # the core runs or the DMA copies: the SoC's bus guard refuses outside
                           # masters the ACC's window then (soc/access.py)
@@ -130,15 +130,17 @@ class Acc(wiring.Component):
                 m.d.sync += mem_phase.eq(1)
         # the DMA, while it copies (the core is idle, host accesses are refused)
         dword = dma.mem_addr[:3]
-        with m.If(dma.busy & dma.mem_imem):
+        read_dword = Signal(3)              # the word of the DMEM row read in the last cycle
+        m.d.sync += read_dword.eq(dword)    # (the DMA reads a word ahead: mem_addr moves on)
+        with m.If(dma.copying & dma.mem_imem):
             m.d.comb += [imem.addr.eq(dma.mem_addr[:len(imem.addr)]), imem.wdata.eq(dma.mem_wdata),
                          imem.we.eq(dma.mem_we.replicate(4))]
-        with m.If(dma.busy & ~dma.mem_imem):
+        with m.If(dma.copying & ~dma.mem_imem):
             m.d.comb += [dmem.addr.eq(dma.mem_addr[3:3 + len(dmem.addr)]),
                          dmem.wdata.eq(dma.mem_wdata.replicate(8)),
                          dmem.we.eq(dma.mem_we.replicate(4) << (dword * 4)),
                          dmem.en.eq(dma.mem_re | dma.mem_we)]
-        m.d.comb += dma.mem_rdata.eq(Mux(dma.mem_imem, imem.rdata, (dmem.rdata >> (dword * 32))[:32]))
+        m.d.comb += dma.mem_rdata.eq(Mux(dma.mem_imem, imem.rdata, (dmem.rdata >> (read_dword * 32))[:32]))
         with m.If(mem_phase):               # read data of the previous cycle's address
             m.d.sync += [mem_ack.eq(1),
                          mem_dat.eq(Mux(region == REGION_IMEM, imem.rdata,
@@ -160,6 +162,17 @@ class Acc(wiring.Component):
         m.d.sync += was_wipe.eq(core.state == ST_WIPE)
         with m.If(was_wipe & core_idle):
             m.d.sync += clean.eq(1)
+        # A wipe clears the DMEM rows that may be nonzero: those below the highest row written
+        # (by anyone: every write goes through this port) since the last wipe; all of them
+        # after reset, when DMEM holds anything. An ML-KEM call on the 32 KiB DMEM of the
+        # simulation SoC then wipes the ~500 rows it used, not 1024. Which rows a program
+        # writes is public (its addresses are: tools/constant_time.py).
+        written = Signal(range(dmem_words + 1), init=dmem_words)
+        m.d.comb += core.wipe_rows.eq(written)
+        with m.If(was_wipe & core_idle):
+            m.d.sync += written.eq(0)
+        with m.If((dmem.we != 0) & (core.state != ST_WIPE) & (dmem.addr >= written)):
+            m.d.sync += written.eq(dmem.addr + 1)
         with m.If((core.state != ST_IDLE) & (core.state != ST_WIPE)
                   | (host_dmem & ~mem_phase & bus.we) | (dma.mem_we & ~dma.mem_imem)):
             m.d.sync += clean.eq(0)
@@ -170,10 +183,13 @@ class Acc(wiring.Component):
 
         # ------------------------------------------------------------------ registers
         start = rb.ctrl_we & rb.ctrl_start
-        dma_start = rb.dma_ctrl_we & (rb.dma_ctrl_to_acc | rb.dma_ctrl_from_acc)
+        dma_start = rb.dma_ctrl_we & (rb.dma_ctrl_to_acc | rb.dma_ctrl_from_acc | rb.dma_ctrl_list)
         wipe = rb.ctrl_we & rb.ctrl_wipe
-        m.d.comb += [core.start.eq(start & idle), core.wipe.eq(wipe),
+        m.d.comb += [core.start.eq((start & idle) | dma.core_start),
+                     core.wipe.eq(wipe | dma.core_wipe),
+                     dma.core_done.eq(core.done), dma.core_error.eq(core.err_bits != 0),
                      dma.start.eq(dma_start & idle), dma.to_acc.eq(rb.dma_ctrl_to_acc),
+                     dma.list_mode.eq(rb.dma_ctrl_list),
                      dma.abort.eq(wipe), dma.sys_addr.eq(rb.dma_addr_addr),
                      dma.win_addr.eq(rb.dma_mem_addr), dma.length.eq(rb.dma_len_bytes),
                      rb.status_dma.eq(dma.busy),
@@ -182,7 +198,8 @@ class Acc(wiring.Component):
                      rb.status_state.eq(core.state), rb.err_bits_bits.eq(core.err_bits),
                      rb.stop_pc_pc.eq(core.stop_pc), rb.cycles_count.eq(core.cycles),
                      rb.insns_count.eq(core.insns),
-                     rb.intr_state_done_set.eq(core.done | dma.done),
+                     # a list's run or wipe is the list's: DONE when the list ends
+                     rb.intr_state_done_set.eq((core.done & ~dma.busy) | dma.done),
                      rb.host_err_busy_access_set.eq(host_busy),
                      rb.host_err_busy_start_set.eq((start | dma_start) & ~idle),
                      rb.mem_size_imem_kib.eq(self.imem_size // 1024),

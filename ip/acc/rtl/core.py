@@ -83,6 +83,8 @@ class AccCore(wiring.Component):
             "dmem_addr": Out(self.da_bits), "dmem_re": Out(1), "dmem_we": Out(32),
             "dmem_wdata": Out(256), "dmem_rdata": In(256),
             "start": In(1), "wipe": In(1),
+            # rows a wipe clears, from 0 (Acc: those written since the last wipe)
+            "wipe_rows": In(self.da_bits + 1),
             "state": Out(2), "done": Out(1),
             "err_bits": Out(8), "cycles": Out(32), "insns": Out(32), "stop_pc": Out(32),
             "err_kmac": Out(8),
@@ -602,7 +604,7 @@ class AccCore(wiring.Component):
             m.d.comb += [self.dmem_addr.eq(wipe_addr[:self.da_bits]),
                          self.dmem_we.eq(Const(0xFFFF_FFFF, 32)), self.dmem_wdata.eq(0)]
             m.d.sync += wipe_addr.eq(wipe_addr + 1)
-            with m.If(wipe_addr == self.dmem_words - 1):
+            with m.If(wipe_addr + 1 >= self.wipe_rows):
                 m.d.sync += [state.eq(ST_IDLE), self.done.eq(1)]
 
         m.d.sync += fpc.eq(fetch_addr)

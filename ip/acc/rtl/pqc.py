@@ -56,7 +56,7 @@ class PqcSubsystem(wiring.Component):
         self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, addr_width=KMAC_ADDR_WIDTH)
         super().__init__({"kmac_bus": In(WishboneSignature(KMAC_ADDR_WIDTH)),
                           "acc_bus": In(WishboneSignature(ACC_ADDR_WIDTH)),
-                          "acc_dma": Out(WishboneSignature(30)),
+                          "acc_dma": Out(WishboneSignature(30, burst=True)),
                           "kmac_irq": Out(1), "acc_irq": Out(1), "acc_busy": Out(1)})
 
     def add_block(self, m: Module, name: str, component) -> None:
