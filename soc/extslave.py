@@ -7,8 +7,9 @@ cyc/stb/we/ack/err), each with its own bus region and optionally its own interru
 bus at its origin and routes each irq, so the ports appear in csr.json / mem.h like any LiteX
 region and their irqs as <NAME>_INTERRUPT.
 
-A block may also have Wishbone classic master ports (`MasterPort`, e.g. the ACC's DMA), added
-to the SoC bus as masters beside the CPU.
+A block may also have Wishbone master ports (`MasterPort`, e.g. the ACC's DMA), added to the
+SoC bus as masters beside the CPU; a burst master also drives cti (incrementing bursts, which
+the SoC's bursting bus lets LiteX's SRAM and ROM answer a word a cycle).
 
 `WishboneSlave` / `add_wishbone_slave` are the single-port shorthand (one module, one region,
 one irq), e.g. for a test block.
@@ -37,6 +38,7 @@ class SlavePort:
 class MasterPort:
     name: str              # the master's name on the SoC bus
     port_prefix: str       # Amaranth's flattened name of the port's members: acc_dma__adr, ...
+    burst: bool = False    # the port drives cti (ip/common/wishbone.py, burst=True)
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,8 @@ def add_wishbone_block(soc, b: WishboneBlock) -> dict:
             f"o_{p}sel": bus.sel, f"o_{p}cyc": bus.cyc, f"o_{p}stb": bus.stb, f"o_{p}we": bus.we,
             f"i_{p}ack": bus.ack, f"i_{p}err": bus.err,
         })
+        if mp.burst:
+            conns[f"o_{p}cti"] = bus.cti
         masters[mp.name] = bus
     for port, width, value in b.tie_inputs:
         conns[f"i_{port}"] = Constant(value, width)

@@ -19,6 +19,8 @@ from migen import Constant, Mux, Signal, ClockSignal, ResetSignal, Instance, If,
 from litex.gen import LiteXModule
 from litex import get_data_mod
 from litex.soc.interconnect import wishbone
+from litex.soc.interconnect.wishbone import CTI_BURST_END as CTI_END
+from litex.soc.interconnect.wishbone import CTI_BURST_INCREMENTING as CTI_INCR
 from litex.soc.cores.cpu import CPU, CPU_GCC_TRIPLE_RISCV32
 
 NAME = "pqibex"
@@ -40,7 +42,7 @@ REGFILE = Instance.PreformattedParam("ibex_pkg::RegFileFF")  # flip-flops (latch
 
 
 class OBI2Wishbone(LiteXModule):
-    """One outstanding OBI request at a time, turned into one Wishbone classic cycle.
+    """One outstanding OBI request at a time, turned into one Wishbone cycle.
 
     The request is registered (grant in IDLE, Wishbone cycle in WAIT). The cycle ends on ack,
     on err, or after `timeout` cycles with no answer (an unmapped address: the LiteX decoder
@@ -50,14 +52,33 @@ class OBI2Wishbone(LiteXModule):
     an idle cycle between accesses cost a third of every fetch. The shared bus's arbiter keeps a
     master while its cyc is high; Ibex's prefetch stops requesting when its buffer is full, so
     the bus is released to the data port within a few fetches.
+
+    With `bursting` (the instruction port), a read whose successor is already requested when
+    its Wishbone cycle starts (the next word, same 4 KiB page, so the same slave) is one of an
+    incrementing burst (cti CTI_INCR, else CTI_END): LiteX's ROM and SRAM on the bursting bus
+    then read that next word ahead and ack it in the cycle after, one fetch a cycle instead of
+    one every other cycle. The choice is made in the cycle's first cycle and kept (a slave
+    latches the burst there); OBI holds a request and its address until granted, and the
+    successor is granted when this cycle ends, so the slave's read-ahead always matches.
     """
-    def __init__(self, obi, wb, timeout=256):
+    def __init__(self, obi, wb, timeout=256, bursting=False):
         self.timeout_error = Signal()   # pulses when a cycle ended by timeout (for debug/tests)
         addr, be, we, wdata = Signal(32), Signal(4), Signal(), Signal(32)
         count = Signal(max=timeout + 1)
         expired = Signal()
 
         self.comb += expired.eq(count == timeout)
+        if bursting:
+            first, seq_q, seq = Signal(), Signal(), Signal()
+            self.comb += [
+                seq.eq(Mux(first, obi.req & ~obi.we & ~we & (obi.addr == addr + 4)
+                           & (addr[2:12] != 0x3FF), seq_q)),
+                wb.cti.eq(Mux(seq, CTI_INCR, CTI_END)),
+            ]
+            track = [NextValue(first, 0), If(first, NextValue(seq_q, seq))]
+            start = [NextValue(first, 1)]     # the granted request's cycle comes next
+        else:
+            track, start = [], []
         self.fsm = fsm = FSM(reset_state="IDLE")
         fsm.act("IDLE",
             obi.gnt.eq(1),
@@ -65,6 +86,7 @@ class OBI2Wishbone(LiteXModule):
                 NextValue(addr, obi.addr), NextValue(be, obi.be),
                 NextValue(we, obi.we), NextValue(wdata, obi.wdata),
                 NextValue(count, 0),
+                *start,
                 NextState("WAIT"),
             ),
         )
@@ -72,6 +94,7 @@ class OBI2Wishbone(LiteXModule):
             wb.adr.eq(addr), wb.sel.eq(be), wb.we.eq(we), wb.dat_w.eq(wdata),
             wb.cyc.eq(~expired), wb.stb.eq(~expired),
             NextValue(count, count + 1),
+            *track,
             If(wb.ack | wb.err | expired,
                 obi.rvalid.eq(1),
                 obi.rdata.eq(wb.dat_r),
@@ -82,6 +105,7 @@ class OBI2Wishbone(LiteXModule):
                     NextValue(addr, obi.addr), NextValue(be, obi.be),
                     NextValue(we, obi.we), NextValue(wdata, obi.wdata),
                     NextValue(count, 0),
+                    *start,
                 ).Else(
                     NextState("IDLE"),
                 ),
@@ -123,7 +147,7 @@ class PQIbex(CPU):
         self.interrupt    = Signal(15)   # Ibex fast interrupts: mcause = 16 + n
 
         ibus, dbus = Record(OBI_LAYOUT), Record(OBI_LAYOUT)
-        self.ibus_conv = OBI2Wishbone(ibus, self.ibus, bus_timeout)
+        self.ibus_conv = OBI2Wishbone(ibus, self.ibus, bus_timeout, bursting=True)
         self.dbus_conv = OBI2Wishbone(dbus, self.dbus, bus_timeout)
         self.comb += [ibus.we.eq(0), ibus.be.eq(0b1111)]
 

@@ -127,6 +127,9 @@ class PQSoC(SoCCore):
             # Our Ibex bridge answers unmapped accesses with a bus error after 256 cycles;
             # LiteX's own timeout would instead "ack" with 0xffffffff and hide the fault.
             bus_timeout=None,
+            # LiteX's ROM and SRAM answer incrementing bursts a word a cycle (the ACC's DMA
+            # bursts; the CPU's bridge makes classic accesses, answered as before).
+            bus_bursting=True, bus_interconnect="crossbar",
         )
         # Bring-up path: a host reaches the whole bus (ROM, SRAM, CSRs, our blocks) through the
         # LiteX UART bridge, independent of the CPU. Protocol: litex/tools/remote/comm_uart.py.
@@ -214,7 +217,7 @@ def pqc_block(verilog: "Path") -> WishboneBlock:
     return WishboneBlock(instance="pqc", module="pqc", sources=(verilog,), ports=(
         SlavePort("kmac", EXT_BASE, KMAC_SIZE, port_prefix="kmac_bus__", irq="kmac_irq"),
         SlavePort("acc", ACC_BASE, ACC_SIZE, port_prefix="acc_bus__", irq="acc_irq"),
-    ), outputs=("acc_busy",), masters=(MasterPort("acc_dma", port_prefix="acc_dma__"),))
+    ), outputs=("acc_busy",), masters=(MasterPort("acc_dma", port_prefix="acc_dma__", burst=True),))
 
 
 SRAM_BASE = 0x0100_0000   # LiteX's default main SRAM origin (SoCCore.mem_map["sram"])
