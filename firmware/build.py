@@ -40,6 +40,11 @@ CROSS = "riscv64-unknown-elf-"
 INT_PRINTF = "-DPICOLIBC_INTEGER_PRINTF_SCANF"
 CFLAGS = ["-march=rv32imc_zicsr", "-mabi=ilp32", "-Os", "-g", "-Wall", "-Wextra", "-Werror",
           "-ffunction-sections", "-fdata-sections", "--specs=picolibc.specs", INT_PRINTF]
+# The ACC call path is compiled for speed: the CPU fetches every instruction over the bus
+# (~3 cycles an instruction), so the calls and checks of -Os code cost more than the copies
+# and the wipe of an ML-KEM operation (firmware/README.md, "End to end").
+SPEED = {"acc.c", "pqc.c"}
+SPEED_FLAGS = ["-O2"]
 LDFLAGS = ["-march=rv32imc", "-mabi=ilp32", "--specs=picolibc.specs", INT_PRINTF, "-nostartfiles",
            "-Wl,--gc-sections"]
 
@@ -164,9 +169,16 @@ def write_kmac_regs(path: Path) -> None:
 
 
 def write_acc_regs(path: Path) -> None:
-    """The ACC register header, from the register YAML through regtool (never by hand)."""
+    """The ACC register header, from the register YAML through regtool (never by hand), and
+    the DMA list's descriptor flags from the RTL's constants."""
+    from ip.acc.rtl import dma
     from ip.common.regtool import c_header, load
-    _write_if_changed(path, c_header(load(ACC_REGS_YML)))
+    flags = ["", "/* DMA_CTRL.LIST: flags of a descriptor's word 1 (ip/acc/rtl/dma.py). */"] + [
+        f"#define ACC_DMA_LIST_{name} (1u << {bit})"
+        for name, bit in (("FROM_ACC", dma.DESC_FROM_ACC), ("RUN", dma.DESC_RUN), ("WIPE", dma.DESC_WIPE))]
+    text = c_header(load(ACC_REGS_YML))
+    end = text.rindex("#endif")
+    _write_if_changed(path, text[:end] + "\n".join(flags) + "\n\n" + text[end:])
 
 
 def write_acc_errors(path: Path) -> None:
@@ -638,7 +650,8 @@ def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS,
     for s in sources:
         o = out / "obj" / name / (s.parent.name + "_" + s.name + ".o")
         o.parent.mkdir(parents=True, exist_ok=True)
-        _run([CROSS + "gcc", *CFLAGS, *incs, "-c", str(s), "-o", str(o)])
+        speed = SPEED_FLAGS if s.parent == LIB and s.name in SPEED else []
+        _run([CROSS + "gcc", *CFLAGS, *speed, *incs, "-c", str(s), "-o", str(o)])
         objs.append(str(o))
     _run([CROSS + "gcc", *LDFLAGS, f"-L{generated / 'generated'}", f"-T{LIB / 'link.ld'}",
           f"-Wl,-Map,{out / (name + '.map')}", *objs, "-o", str(elf)])

@@ -57,6 +57,86 @@ int acc_run(struct acc_result *res, uint32_t max_polls);
 /* The same steps separately (e.g. to wait for the DONE interrupt in between). */
 int acc_start(void);
 int acc_wait(struct acc_result *res, uint32_t max_polls);
+/* One operation as one DMA list (DMA_CTRL.LIST), the CPU asleep meanwhile: acc_list_init,
+ * acc_list_in for each input (bytes to DMEM at addr), acc_list_run, acc_list_out for each
+ * output (DMEM at addr to bytes), acc_list_call. The whole words of word-aligned transfers go
+ * by the list, the rest by the CPU (inputs before the list; outputs after it). The list ends
+ * with the wipe (after the CPU's outputs if any). acc_list_call touches the ACC, the others
+ * only build the list; it returns ACC_OK, or, with the ACC wiped: ACC_ERR_PROGRAM (the program
+ * halted with an error; *res filled, may be NULL), ACC_ERR_DMA / ACC_ERR_ARG (a transfer failed
+ * or was out of range; ACC_ERR_ARG also for a refused entry: out of DMEM, NULL, or more than
+ * the list holds), ACC_ERR_TIMEOUT (still running after timeout_cycles, 0: ACC_CALL_TIMEOUT;
+ * timer0's countdown bounds the sleep); ACC_ERR_BUSY (nothing done) if the ACC is not idle. */
+#define ACC_LIST_MAX 24u
+#define ACC_LIST_CPU 4u
+#define ACC_CALL_TIMEOUT 200000000u   /* system clock cycles */
+struct acc_cpu_copy { uint32_t addr; void *p; uint32_t len; };
+struct acc_list {
+    uint32_t desc[ACC_LIST_MAX][3];   /* read by the ACC's DMA over the bus */
+    unsigned n, n_early, n_late;
+    int bad;                          /* an entry was refused */
+    uint32_t dmem;                    /* acc_dmem_size() */
+    struct acc_cpu_copy early[ACC_LIST_CPU], late[ACC_LIST_CPU];
+};
+void acc_list_init(struct acc_list *l);
+int acc_list_call(struct acc_list *l, uint32_t timeout_cycles, struct acc_result *res);
+
+/* The builders are inline: a call site costs a few instructions where a call of acc.c would
+ * cost tens (the CPU fetches its code over the bus). */
+#define ACC_DMEM_WINDOW 0x20000u   /* DMEM in the ACC's window (DMA_MEM, descriptors) */
+#define ACC_LIST_DESC_FROM_ACC (1u << 31)   /* = acc_regs.h ACC_DMA_LIST_FROM_ACC */
+#define ACC_LIST_DESC_RUN (1u << 30)        /* = ACC_DMA_LIST_RUN (checked in acc.c) */
+
+/* A descriptor; the last slot is kept for the wipe acc_list_call adds. */
+static inline void acc_list_put(struct acc_list *l, uint32_t sys, uint32_t win, uint32_t len)
+{
+    if (l->n >= ACC_LIST_MAX - 1) {
+        l->bad = 1;
+        return;
+    }
+    uint32_t *d = l->desc[l->n++];
+    d[0] = sys, d[1] = win, d[2] = len;
+}
+
+/* A transfer: its whole words by the list if both ends are word-aligned, the rest by the CPU
+ * (`cpu`: inputs before the list starts, outputs after it ends). */
+static inline void acc_list_add(struct acc_list *l, uint32_t addr, const void *p, uint32_t len,
+                                uint32_t flags, struct acc_cpu_copy *cpu, unsigned *n_cpu)
+{
+    if (len == 0)
+        return;
+    if (p == NULL || addr > l->dmem || len > l->dmem - addr) {
+        l->bad = 1;
+        return;
+    }
+    uint32_t dma = (((uintptr_t)p | addr) & 3) == 0 ? len & ~3u : 0;
+    if (dma)
+        acc_list_put(l, (uintptr_t)p, flags | (ACC_DMEM_WINDOW + addr), dma);
+    if (dma != len) {
+        if (*n_cpu == ACC_LIST_CPU) {
+            l->bad = 1;
+            return;
+        }
+        cpu[*n_cpu].addr = addr + dma;
+        cpu[*n_cpu].p = (uint8_t *)(uintptr_t)p + dma;
+        cpu[(*n_cpu)++].len = len - dma;
+    }
+}
+
+static inline void acc_list_in(struct acc_list *l, uint32_t addr, const void *src, uint32_t len)
+{
+    acc_list_add(l, addr, src, len, 0, l->early, &l->n_early);
+}
+
+static inline void acc_list_out(struct acc_list *l, uint32_t addr, void *dst, uint32_t len)
+{
+    acc_list_add(l, addr, dst, len, ACC_LIST_DESC_FROM_ACC, l->late, &l->n_late);
+}
+
+static inline void acc_list_run(struct acc_list *l)
+{
+    acc_list_put(l, 0, ACC_LIST_DESC_RUN, 0);
+}
 /* CTRL.WIPE (aborts a running program) and wait for IDLE. */
 int acc_wipe(uint32_t max_polls);
 /* 1 if DMEM and the core's registers are all zero since a wipe ended (WIPED.CLEAN: no run

@@ -10,7 +10,7 @@
 static const struct pqc_image *images[PQC_MLKEM_OPS][PQC_MLKEM_PARAMS];
 static const struct pqc_image *dsa_images[PQC_MLDSA_OPS][PQC_MLDSA_PARAMS];
 static struct pqc_info last;
-static uint32_t max_polls;   /* 0: acc.c's default bound */
+static uint32_t timeout;     /* cycles; 0: acc.c's default bound */
 /* The program in IMEM: its image and acc_imem_generation() right after this file loaded it. */
 static struct { const struct pqc_image *img; uint32_t generation; int valid; } resident;
 
@@ -22,11 +22,15 @@ static struct { const struct pqc_image *img; uint32_t generation; int valid; } r
 static const struct pqc_image *checked[CHECKED_MAX];
 static unsigned checked_next;
 
+static const struct pqc_image *last_checked;   /* the image of the last call: looked at first */
+
 static int was_checked(const struct pqc_image *img)
 {
+    if (img == last_checked)
+        return 1;
     for (unsigned i = 0; i < CHECKED_MAX; i++)
         if (checked[i] == img)
-            return 1;
+            return last_checked = img, 1;
     return 0;
 }
 
@@ -40,13 +44,22 @@ static void mark_checked(const struct pqc_image *img)
 
 static void forget_checked(const struct pqc_image *img)
 {
+    if (img == last_checked)
+        last_checked = NULL;
     for (unsigned i = 0; i < CHECKED_MAX; i++)
         if (checked[i] == img)
             checked[i] = NULL;
 }
 
+/* The generated tables list the sets of each op in order: row op * sets + set index, looked at
+ * first (the search below if a table ever differs). */
 static const struct pqc_mlkem_layout *find_layout(unsigned op, unsigned param)
 {
+    int p = pqc_mlkem_param_index(param);
+    unsigned row = op * PQC_MLKEM_PARAMS + (unsigned)p;
+    if (p >= 0 && row < PQC_MLKEM_LAYOUTS && pqc_mlkem_layouts[row].op == op &&
+        pqc_mlkem_layouts[row].param == param)
+        return &pqc_mlkem_layouts[row];
     for (unsigned i = 0; i < PQC_MLKEM_LAYOUTS; i++)
         if (pqc_mlkem_layouts[i].op == op && pqc_mlkem_layouts[i].param == param)
             return &pqc_mlkem_layouts[i];
@@ -55,13 +68,15 @@ static const struct pqc_mlkem_layout *find_layout(unsigned op, unsigned param)
 
 int pqc_mlkem_set_image(const struct pqc_image *img)
 {
-    if (img == NULL || find_layout(img->op, img->param) == NULL)
+    int p = img == NULL ? -1 : pqc_mlkem_param_index(img->param);
+    if (p < 0 || find_layout(img->op, img->param) == NULL)
         return PQC_ERR_PARAM;
-    if (resident.valid && images[img->op][pqc_mlkem_param_index(img->param)] == resident.img)
+    const struct pqc_image **slot = &images[img->op][p];
+    if (resident.valid && *slot == resident.img)
         resident.valid = 0;
-    forget_checked(images[img->op][pqc_mlkem_param_index(img->param)]);
+    forget_checked(*slot);
     forget_checked(img);
-    images[img->op][pqc_mlkem_param_index(img->param)] = img;
+    *slot = img;
     return PQC_OK;
 }
 
@@ -77,7 +92,7 @@ void pqc_mlkem_clear_image(unsigned op, unsigned param)
 }
 
 void pqc_forget_program(void) { resident.valid = 0; }
-void pqc_set_max_polls(uint32_t n) { max_polls = n; }
+void pqc_set_timeout(uint32_t cycles) { timeout = cycles; }
 const struct pqc_info *pqc_last(void) { return &last; }
 
 const char *pqc_status_name(int status)
@@ -105,6 +120,11 @@ struct program {
 
 /* One DMEM transfer of a call: `in` written before the run, or `out` read after it. */
 struct xfer { uint32_t addr; const void *in; void *out; uint32_t len; };
+
+/* The call's DMA list (acc.h); static: the ACC reads it over the bus. */
+static struct acc_list list;
+
+static int from_acc(int rc);
 
 /* The image is the layout's: same program size and, when it is to be loaded, the same FNV-1a
  * of its words; constant tables of the same total size and sum. */
@@ -179,19 +199,39 @@ static int run_program(const struct program *p, const struct pqc_image *img,
         return last.status = PQC_ERR_IMAGE_MISSING;
     int load = !resident.valid || resident.img != img ||
                resident.generation != acc_imem_generation();
-    if (!image_matches(img, p, load) || 4 * p->imem_words > acc_imem_size() ||
-        p->dmem_end > acc_dmem_size())
+    /* The resident program was checked against its layout and this ACC's memories when it
+     * was loaded (the image, and so op and set, is the same). */
+    uint32_t dmem = acc_dmem_size();
+    if (load && (!image_matches(img, p, load) || 4 * p->imem_words > acc_imem_size() ||
+                 p->dmem_end > dmem))
         return last.status = PQC_ERR_IMAGE_WRONG;
     for (unsigned i = 0; i < n_io; i++) {
         if (io[i].len && io[i].in == NULL && io[i].out == NULL)
             return last.status = PQC_ERR_PARAM;
-        if (io[i].addr + io[i].len > acc_dmem_size())   /* a variable M' past this DMEM */
+        if (io[i].addr + io[i].len > dmem)   /* a variable M' past this DMEM */
             return last.status = PQC_ERR_LENGTH;
     }
 
-    /* From here on the ACC may hold secrets: every path ends with the wipe below. The one
-     * before is skipped when the ACC reports nothing since the last (an idle ACC is clean). */
-    int st = acc_clean() && acc_idle() ? PQC_OK : from_acc(acc_wipe(max_polls));
+    /* One DMA list: the constant tables and the inputs in, the run, the status word and the
+     * outputs out, the wipe (acc_list_call; it wipes on any failure). The outputs are zeroed
+     * below unless the status word is judged OK. */
+    acc_list_init(&list);
+    for (uint32_t i = 0; i < img->n_consts; i++)
+        acc_list_in(&list, img->consts[i].addr, img->consts[i].data, img->consts[i].len);
+    for (unsigned i = 0; i < n_io; i++)
+        if (io[i].in != NULL)
+            acc_list_in(&list, io[i].addr, io[i].in, io[i].len);
+    acc_list_run(&list);
+    if (status_addr != PQC_MLDSA_NO_ADDR)   /* the program's status word */
+        acc_list_out(&list, status_addr, &last.status_word, 4);
+    for (unsigned i = 0; i < n_io; i++)
+        if (io[i].out != NULL)
+            acc_list_out(&list, io[i].addr, io[i].out, io[i].len);
+
+    /* From here on the ACC may hold secrets: every path ends with a wipe (the list's, or
+     * acc_list_call's after a failure). The one before is skipped when the ACC reports
+     * nothing since the last (an idle ACC is clean). */
+    int st = acc_clean() && acc_idle() ? PQC_OK : from_acc(acc_wipe(0));
     if (st == PQC_OK && load) {
         resident.valid = 0;
         if (img->imem != NULL) {
@@ -207,24 +247,12 @@ static int run_program(const struct program *p, const struct pqc_image *img,
             resident.valid = 1;
         }
     }
-    for (uint32_t i = 0; st == PQC_OK && i < img->n_consts; i++)
-        st = from_acc(acc_write_dmem(img->consts[i].addr, img->consts[i].data, img->consts[i].len));
-    for (unsigned i = 0; st == PQC_OK && i < n_io; i++)
-        if (io[i].in != NULL && io[i].len)
-            st = from_acc(acc_write_dmem(io[i].addr, io[i].in, io[i].len));
     if (st == PQC_OK)
-        st = from_acc(acc_run(&last.acc, max_polls));
-    if (st == PQC_OK && status_addr != PQC_MLDSA_NO_ADDR) {   /* the program's status word */
-        st = from_acc(acc_read_dmem(status_addr, &last.status_word, 4));
-        if (st == PQC_OK)
-            st = judge(last.status_word);
-    }
-    for (unsigned i = 0; st == PQC_OK && i < n_io; i++)
-        if (io[i].out != NULL)
-            st = from_acc(acc_read_dmem(io[i].addr, io[i].out, io[i].len));
-    int w = from_acc(acc_wipe(max_polls));   /* aborts a program still running (timeout) */
-    if (st == PQC_OK && w != PQC_OK)
-        st = w;
+        st = from_acc(acc_list_call(&list, timeout, &last.acc));
+    else
+        acc_wipe(0);
+    if (st == PQC_OK && status_addr != PQC_MLDSA_NO_ADDR)
+        st = judge(last.status_word);
     if (st != PQC_OK) {
         for (unsigned i = 0; i < n_io; i++)   /* no partial output of a failed call */
             if (io[i].out != NULL)
@@ -250,7 +278,7 @@ static int judge_mlkem(uint32_t word)
 /* One run of ML-KEM (op, param): in[i] -> DMEM lay->in[i]; DMEM lay->out[i] -> out[i]. */
 static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t *const out[2])
 {
-    memset(&last, 0, sizeof last);
+    last = (struct pqc_info){0};
     const struct pqc_mlkem_layout *lay = find_layout(op, param);
     if (lay == NULL)
         return last.status = PQC_ERR_PARAM;
@@ -293,6 +321,11 @@ int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_
 
 static const struct pqc_mldsa_layout *find_dsa_layout(unsigned op, unsigned param)
 {
+    int p = pqc_mldsa_param_index(param);
+    unsigned row = op * PQC_MLDSA_PARAMS + (unsigned)p;
+    if (p >= 0 && row < PQC_MLDSA_LAYOUTS && pqc_mldsa_layouts[row].op == op &&
+        pqc_mldsa_layouts[row].param == param)
+        return &pqc_mldsa_layouts[row];
     for (unsigned i = 0; i < PQC_MLDSA_LAYOUTS; i++)
         if (pqc_mldsa_layouts[i].op == op && pqc_mldsa_layouts[i].param == param)
             return &pqc_mldsa_layouts[i];
@@ -301,9 +334,10 @@ static const struct pqc_mldsa_layout *find_dsa_layout(unsigned op, unsigned para
 
 int pqc_mldsa_set_image(const struct pqc_image *img)
 {
-    if (img == NULL || find_dsa_layout(img->op, img->param) == NULL)
+    int p = img == NULL ? -1 : pqc_mldsa_param_index(img->param);
+    if (p < 0 || find_dsa_layout(img->op, img->param) == NULL)
         return PQC_ERR_PARAM;
-    const struct pqc_image **slot = &dsa_images[img->op][pqc_mldsa_param_index(img->param)];
+    const struct pqc_image **slot = &dsa_images[img->op][p];
     if (resident.valid && *slot == resident.img)
         resident.valid = 0;
     forget_checked(*slot);
@@ -351,7 +385,7 @@ static int judge_verify(uint32_t word)
 static int dsa_setup(unsigned op, unsigned param, const struct pqc_mldsa_layout **lay,
                      const struct pqc_mldsa_set **set, struct program *p)
 {
-    memset(&last, 0, sizeof last);
+    last = (struct pqc_info){0};
     *lay = find_dsa_layout(op, param);
     if (*lay == NULL)
         return last.status = PQC_ERR_PARAM;

@@ -23,14 +23,15 @@
  *      (IMEM keeps its content across WIPE: loaded once per op/set, tracked here and by
  *      acc_imem_generation(); a host that writes IMEM behind the firmware must call
  *      pqc_forget_program());
- *   3. constant tables and inputs into DMEM (straight from the caller's buffers: no copy of a
- *      secret on the stack), START, wait (bounded: pqc_set_max_polls);
+ *   3. one DMA list (acc_call; the CPU sleeps, bounded: pqc_set_timeout): constant tables and
+ *      inputs into DMEM (straight from the caller's buffers: no copy of a secret on the
+ *      stack), the run, the program's status word and the outputs out, the wipe;
  *   4. checks ERR_BITS and the program's status word (its FIPS 203 section 7 input checks:
  *      encaps the modulus of ek, decaps the hash of ek inside dk; codes from
  *      ip/acc/kernels/mlkem/status.py. ML-DSA: sign's OK / M' length, verify's valid or why
- *      not; keygen writes none), reads the outputs;
- *   5. CTRL.WIPE on every path once step 2 began, so no secret stays in DMEM or the ACC's
- *      registers. A call that fails from step 2 on zero-fills its outputs (no partial
+ *      not; keygen writes none);
+ *   5. a wipe on every path once step 2 began (the list's, or acc_call's after a failure), so
+ *      no secret stays in DMEM or the ACC's registers. A call that fails from step 2 on zero-fills its outputs (no partial
  *      result); one refused in step 1 leaves them untouched.
  * Details of the last call (ACC cycles, ERR_BITS, whether the program was loaded): pqc_last().
  * Only available on a SoC with the ACC (ACC_BASE). */
@@ -129,8 +130,9 @@ int pqc_mldsa_verify(unsigned param, const uint8_t *pk, const uint8_t *mprime, u
 
 const struct pqc_info *pqc_last(void);
 const char *pqc_status_name(int status);
-/* Polls of STATUS before PQC_ERR_TIMEOUT (0: acc.c's default bound). */
-void pqc_set_max_polls(uint32_t max_polls);
+/* System clock cycles a call's DMA list may run before PQC_ERR_TIMEOUT (0: acc.h's
+ * ACC_CALL_TIMEOUT). */
+void pqc_set_timeout(uint32_t cycles);
 /* Forget which program is resident in IMEM (the next call reloads and re-checks it). */
 void pqc_forget_program(void);
 

@@ -28,15 +28,13 @@ FILE *const stdout = &console;
 FILE *const stderr = &console;
 
 /* ---- cycles ---- */
+/* The SoC's uptime counter (LiteX timer0, system clock cycles since reset): it counts while
+ * the CPU sleeps in wfi, which Ibex's mcycle does not (the core's clock is gated then), so a
+ * call that waits for the ACC or its DMA asleep is timed whole. */
 uint64_t cycles(void)
 {
-    uint32_t hi, lo, hi2;
-    do {
-        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi));
-        __asm__ volatile("csrr %0, mcycle" : "=r"(lo));
-        __asm__ volatile("csrr %0, mcycleh" : "=r"(hi2));
-    } while (hi != hi2);
-    return ((uint64_t)hi << 32) | lo;
+    timer0_uptime_latch_write(1);
+    return timer0_uptime_cycles_read();
 }
 
 struct u64_text u64_dec(uint64_t v)
