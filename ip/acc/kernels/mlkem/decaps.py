@@ -479,7 +479,7 @@ class Decaps:
         ph.append(("select", self._select() + ["kmac.rel"]))
         ph.append(("wipe", status.end([(self.K_OUT, self.K_OUT + 32),
                                        (self.STATUS, self.STATUS + 32)] +
-                                      self.public_kept())))
+                                      self.public_kept(), size=self.END)))
         return ph
 
     def program(self) -> str:

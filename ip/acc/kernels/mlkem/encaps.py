@@ -137,7 +137,8 @@ class Encaps:
         """The failure path of the ek check: the PRF job in flight waited for, the KMAC
         released, DMEM wiped but the status word EK_INVALID (no output), registers zeroed."""
         return ["EK_FAIL:", "smp.wait", "kmac.rel"] + \
-            status.end([(self.STATUS, self.STATUS + 32)], status.EK_INVALID, self.STATUS) + \
+            status.end([(self.STATUS, self.STATUS + 32)], status.EK_INVALID, self.STATUS,
+                       self.END) + \
             ["ecall"]
 
     def _g_hash(self):
@@ -251,7 +252,7 @@ class Encaps:
         ph[-1] = (ph[-1][0], ph[-1][1] + ["kmac.rel"])
         ph.append(("wipe, status OK", status.end(
             [(self.C, self.C + self.c_len), (self.K_OUT, self.K_OUT + 32),
-             (self.STATUS, self.STATUS + 32)], status.OK, self.STATUS)))
+             (self.STATUS, self.STATUS + 32)], status.OK, self.STATUS, self.END)))
         return ph
 
     def program(self) -> str:

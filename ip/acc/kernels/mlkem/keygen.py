@@ -197,7 +197,7 @@ class Keygen:
         ph.append(("H(ek)", self._h_hash() + ["kmac.rel"]))
         ph.append(("wipe, status OK", status.end(
             [(self.DK, self.DK + self.dk_len), (self.STATUS, self.STATUS + 32)],
-            status.OK, self.STATUS)))
+            status.OK, self.STATUS, self.END)))
         return ph
 
     def program(self) -> str:

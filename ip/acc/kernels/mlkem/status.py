@@ -45,13 +45,16 @@ def store_reg(reg: int, addr: int, wtmp: str = "w1") -> list[str]:
             f"bn.sw {wtmp}, {mem(addr)}"]
 
 
-def end(keep, code=None, addr=None) -> list[str]:
-    """The end of every ML-KEM program (before its ecall): DMEM zeroed but the ranges `keep`
-    (outputs, status slot; acc_block.DMEM_SIZE bytes), the status word `code` written at addr
-    (None: the program wrote it already), then every register zeroed (asm_util)."""
+def end(keep, code=None, addr=None, size=None) -> list[str]:
+    """The end of every ML-KEM program (before its ecall): DMEM [0, size) zeroed but the
+    ranges `keep` (outputs, status slot), the status word `code` written at addr (None: the
+    program wrote it already), then every register zeroed (asm_util). size: the program's
+    peak DMEM rounded up to a word (it never writes above it: test_mlkem_wipe checks all of
+    DMEM), acc_block.DMEM_SIZE if None."""
     from ip.acc.block import DMEM_SIZE
     from ip.acc.kernels.asm_util import wipe_dmem, zero_registers
-    L = ["bn.xor w0, w0, w0"] + wipe_dmem(keep, DMEM_SIZE)
+    size = DMEM_SIZE if size is None else -(-size // 32) * 32
+    L = ["bn.xor w0, w0, w0"] + wipe_dmem(keep, size)
     if code is not None:
         L += store(code, addr)
     return L + zero_registers()
