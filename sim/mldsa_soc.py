@@ -6,9 +6,9 @@ firmware API, firmware/lib/pqc.c pqc_mldsa_keypair / sign / verify, with the par
 program images in the simulation SoC's ROM; firmware/pqc_mldsa_layout.py api_vectors); that
 firmware is built and runs on the Verilator model of the SoC (sim/soc_engine.py, shared with
 sim/mlkem_soc.py), prints the outputs in hex with the ACC's cycles and the CPU's end-to-end
-mcycle count, and this module reads them back. The result is the iss engine's dict
+system clock cycle count, and this module reads them back. The result is the iss engine's dict
 ({"pk", "sk", "cycles"} / {"sig", "cycles", "iterations"} / {"valid", "status", "cycles"})
-plus "cpu_cycles" (mcycle around the API call: checks, IMEM load (the program is not
+plus "cpu_cycles" (system clock cycles (lib/runtime.c cycles(): the uptime counter) around the API call: checks, IMEM load (the program is not
 resident in a fresh run), DMEM writes, run, read-back, wipes: ML-DSA-65 keygen ~207 k,
 a 3-iteration signature ~324 k, verify ~197 k CPU cycles; firmware/README.md). Slow: ~20 s
 a call (firmware build and simulation) once the SoC and the model are built.

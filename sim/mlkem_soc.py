@@ -4,11 +4,11 @@ The call's inputs go into a generated header for firmware/programs/pqc_mlkem_api
 firmware API, firmware/lib/pqc.c, with the parameter set's program images in the simulation
 SoC's 128 KiB ROM; firmware/pqc_layout.py api_vectors); that firmware is built, runs on the
 Verilator model of the SoC (Ibex + KMAC + ACC RTL, sim/run.py; model cached in build/sim/model),
-prints the outputs in hex with the ACC's cycles and the CPU's end-to-end mcycle count, and this
+prints the outputs in hex with the ACC's cycles and the end-to-end system clock cycle count, and this
 module reads them back. An input the program's FIPS 203 section 7 check refuses (its status
 word) raises SocEngineError with ip/acc/kernels/mlkem/status.py's message ("ek check failed:
 ...", "dk check failed: ...") as ip.acc.api does. Same results as ip.acc.api's engines (iss, rtl); "cycles" = ACC
-cycles (CYCLES register), "cpu_cycles" = mcycle around the API call (checks, IMEM load, DMEM
+cycles (CYCLES register), "cpu_cycles" = system clock cycles (lib/runtime.c cycles(): the uptime counter) around the API call (checks, IMEM load, DMEM
 writes, run, read-back, wipes). Slow: the SoC and the model are (re)built when stale, then
 ~1-2 M simulated cycles per call. The build / run / parse steps: sim/soc_engine.py (shared with
 sim/mldsa_soc.py).

@@ -2,7 +2,7 @@
 (once per process), a firmware API program built with the call's generated header, the
 Verilator model of the SoC (cached in build/sim/model), the simulation, and the firmware's
 JSON result line for the call (its outputs in hex, "cycles" = the ACC's CYCLES register,
-"cpu_cycles" = mcycle around the API call)."""
+"cpu_cycles" = system clock cycles (lib/runtime.c cycles(): the uptime counter) around the API call)."""
 import sys
 import time
 from pathlib import Path

@@ -204,6 +204,15 @@ void acc_list_init(struct acc_list *l)
     l->dmem = acc_dmem_size();
 }
 
+void acc_list_zero_outputs(const struct acc_list *l)
+{
+    for (unsigned i = 0; i < l->n; i++)
+        if (l->desc[i][1] & ACC_DMA_LIST_FROM_ACC)
+            memset((void *)(uintptr_t)l->desc[i][0], 0, l->desc[i][2]);
+    for (unsigned i = 0; i < l->n_late; i++)
+        memset(l->late[i].p, 0, l->late[i].len);
+}
+
 /* Asleep until STATUS.DMA clears, or `cycles` have passed: timer0's countdown (acc.c owns it:
  * its reload stays 0, its event is enabled only here) wakes the CPU then. 1 if the list
  * ended. INTR_STATE.DONE stays set: the caller clears it. */

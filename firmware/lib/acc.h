@@ -1,14 +1,16 @@
 /* Driver for the ACC coprocessor (ip/acc, registers in the generated acc_regs.h, error bits in
  * the generated acc_errors.h from ip/acc/data/isa.yml): load a program into IMEM, data into
- * DMEM, run it (CTRL.START, poll STATUS.STATE until IDLE, with a bound), read the results.
+ * DMEM, run it (CTRL.START, poll STATUS.STATE until IDLE, with a bound), read the results; or
+ * a whole call as one DMA list (acc_list_*, below).
  *
  * IMEM/DMEM are reachable only while the ACC is idle (a busy access is ignored and flagged in
  * HOST_ERR); the calls below check STATUS first. DMEM addresses are byte addresses inside the
  * ACC's data memory (the 32-bit host view of its 256-bit words, little-endian).
  * After an error the ACC wipes its registers and DMEM: reload DMEM before the next run.
- * Word-aligned transfers of 4-byte-aligned buffers go through the ACC's DMA (DMA_* registers:
- * the ACC copies between the bus and its memories, ~2 cycles a word in, ~4 out, where a CPU
- * copy costs ~20); the rest by the CPU over the host port.
+ * Word-aligned transfers of 4-byte-aligned buffers longer than 64 bytes go through the ACC's
+ * DMA (DMA_* registers: the ACC copies between the bus and its memories in bursts, ~1 cycle a
+ * word from LiteX's ROM and SRAM, where a CPU copy costs ~10); the rest by the CPU over the
+ * host port.
  * Only available on a SoC with the ACC (ACC_BASE). */
 #ifndef PQSOC_ACC_H
 #define PQSOC_ACC_H
@@ -68,7 +70,7 @@ int acc_wait(struct acc_result *res, uint32_t max_polls);
  * the list holds), ACC_ERR_TIMEOUT (still running after timeout_cycles, 0: ACC_CALL_TIMEOUT;
  * timer0's countdown bounds the sleep); ACC_ERR_BUSY (nothing done) if the ACC is not idle. */
 #define ACC_LIST_MAX 24u
-#define ACC_LIST_CPU 4u
+#define ACC_LIST_CPU 8u
 #define ACC_CALL_TIMEOUT 200000000u   /* system clock cycles */
 struct acc_cpu_copy { uint32_t addr; void *p; uint32_t len; };
 struct acc_list {
@@ -80,6 +82,8 @@ struct acc_list {
 };
 void acc_list_init(struct acc_list *l);
 int acc_list_call(struct acc_list *l, uint32_t timeout_cycles, struct acc_result *res);
+/* Zero-fills every output buffer of the list (after a failed call: no partial result). */
+void acc_list_zero_outputs(const struct acc_list *l);
 
 /* The builders are inline: a call site costs a few instructions where a call of acc.c would
  * cost tens (the CPU fetches its code over the bus). */

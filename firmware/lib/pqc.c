@@ -112,14 +112,11 @@ static uint32_t fnv_bytes(uint32_t h, const uint8_t *p, uint32_t len)
     return h;
 }
 
-/* What run_program checks an image against: one row of either generated layout. */
+/* What begin / finish check an image against: one row of either generated layout. */
 struct program {
     unsigned op, param;
     uint32_t imem_words, imem_fnv, const_bytes, const_fnv, dmem_end;
 };
-
-/* One DMEM transfer of a call: `in` written before the run, or `out` read after it. */
-struct xfer { uint32_t addr; const void *in; void *out; uint32_t len; };
 
 /* The call's DMA list (acc.h); static: the ACC reads it over the bus. */
 static struct acc_list list;
@@ -183,54 +180,46 @@ static int from_acc(int rc)
     case ACC_ERR_PROGRAM: return PQC_ERR_ACC;
     case ACC_ERR_DMA: return PQC_ERR_ACC;   /* a DMA transfer failed (pqc_last()->acc_rc) */
     case ACC_ERR_TIMEOUT: return PQC_ERR_TIMEOUT;
-    default: return PQC_ERR_BUSY;   /* ACC_ERR_BUSY, or ACC_ERR_ARG (layout checked: not reached) */
+    default: return PQC_ERR_BUSY;   /* ACC_ERR_BUSY, or ACC_ERR_ARG (the list is checked first: not reached) */
     }
 }
 
-/* One run of a program: checks img against p, then (wiped before and after) the constant
- * tables, the inputs of io[], the run, the status word at status_addr (none:
- * PQC_MLDSA_NO_ADDR) judged by judge(), the outputs of io[]. Outputs zero-filled on a failure
- * from the first wipe on. last must be cleared by the caller. */
-static int run_program(const struct program *p, const struct pqc_image *img,
-                       const struct xfer *io, unsigned n_io, uint32_t status_addr,
-                       int (*judge)(uint32_t status_word))
+/* A call is begin(), the caller's inputs (acc_list_in), acc_list_run, its outputs
+ * (acc_list_out), then finish(): one DMA list (acc.h) with the constant tables, the run, the
+ * status word and the wipe.
+ *
+ * begin: img checked against p (only when it is to be loaded: the resident program was
+ * checked then, and is the same image, so the same op and set), the list begun with the
+ * constant tables. *load: the program goes into IMEM in finish(). */
+static int begin(const struct pqc_image *img, const struct program *p, int *load)
 {
     if (img == NULL)
         return last.status = PQC_ERR_IMAGE_MISSING;
-    int load = !resident.valid || resident.img != img ||
-               resident.generation != acc_imem_generation();
-    /* The resident program was checked against its layout and this ACC's memories when it
-     * was loaded (the image, and so op and set, is the same). */
-    uint32_t dmem = acc_dmem_size();
-    if (load && (!image_matches(img, p, load) || 4 * p->imem_words > acc_imem_size() ||
-                 p->dmem_end > dmem))
+    *load = !resident.valid || resident.img != img ||
+            resident.generation != acc_imem_generation();
+    if (*load && (!image_matches(img, p, 1) || 4 * p->imem_words > acc_imem_size() ||
+                  p->dmem_end > acc_dmem_size()))
         return last.status = PQC_ERR_IMAGE_WRONG;
-    for (unsigned i = 0; i < n_io; i++) {
-        if (io[i].len && io[i].in == NULL && io[i].out == NULL)
-            return last.status = PQC_ERR_PARAM;
-        if (io[i].addr + io[i].len > dmem)   /* a variable M' past this DMEM */
-            return last.status = PQC_ERR_LENGTH;
-    }
-
-    /* One DMA list: the constant tables and the inputs in, the run, the status word and the
-     * outputs out, the wipe (acc_list_call; it wipes on any failure). The outputs are zeroed
-     * below unless the status word is judged OK. */
     acc_list_init(&list);
     for (uint32_t i = 0; i < img->n_consts; i++)
         acc_list_in(&list, img->consts[i].addr, img->consts[i].data, img->consts[i].len);
-    for (unsigned i = 0; i < n_io; i++)
-        if (io[i].in != NULL)
-            acc_list_in(&list, io[i].addr, io[i].in, io[i].len);
-    acc_list_run(&list);
-    if (status_addr != PQC_MLDSA_NO_ADDR)   /* the program's status word */
-        acc_list_out(&list, status_addr, &last.status_word, 4);
-    for (unsigned i = 0; i < n_io; i++)
-        if (io[i].out != NULL)
-            acc_list_out(&list, io[i].addr, io[i].out, io[i].len);
+    return PQC_OK;
+}
 
-    /* From here on the ACC may hold secrets: every path ends with a wipe (the list's, or
-     * acc_list_call's after a failure). The one before is skipped when the ACC reports
-     * nothing since the last (an idle ACC is clean). */
+/* The wipe before (skipped when the ACC reports nothing since the last: an idle ACC is
+ * clean), the program into IMEM if it is not resident, the list (acc_list_call; it wipes on
+ * any failure, and its own last step is the wipe), the status word at status_addr (none:
+ * PQC_MLDSA_NO_ADDR) judged by judge(). On a failure from the wipe on, every output of the
+ * list is zero-filled (no partial result; the status word is kept for pqc_last()). */
+static int finish(const struct program *p, const struct pqc_image *img, int load,
+                  uint32_t status_addr, int (*judge)(uint32_t status_word))
+{
+    if (status_addr != PQC_MLDSA_NO_ADDR)
+        acc_list_out(&list, status_addr, &last.status_word, 4);
+    if (list.bad)   /* an entry past DMEM (a variable M') or more than the list holds */
+        return last.status = PQC_ERR_LENGTH;
+
+    /* From here on the ACC may hold secrets: every path ends with a wipe. */
     int st = acc_clean() && acc_idle() ? PQC_OK : from_acc(acc_wipe(0));
     if (st == PQC_OK && load) {
         resident.valid = 0;
@@ -254,9 +243,9 @@ static int run_program(const struct program *p, const struct pqc_image *img,
     if (st == PQC_OK && status_addr != PQC_MLDSA_NO_ADDR)
         st = judge(last.status_word);
     if (st != PQC_OK) {
-        for (unsigned i = 0; i < n_io; i++)   /* no partial output of a failed call */
-            if (io[i].out != NULL)
-                memset(io[i].out, 0, io[i].len);
+        uint32_t word = last.status_word;
+        acc_list_zero_outputs(&list);
+        last.status_word = word;
         /* After an ACC error or a timeout the program in IMEM is suspect: reload it next time. */
         if (st == PQC_ERR_ACC || st == PQC_ERR_TIMEOUT)
             resident.valid = 0;
@@ -282,18 +271,21 @@ static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t 
     const struct pqc_mlkem_layout *lay = find_layout(op, param);
     if (lay == NULL)
         return last.status = PQC_ERR_PARAM;
+    for (int i = 0; i < 2; i++)
+        if ((lay->in[i].len && in[i] == NULL) || (lay->out[i].len && out[i] == NULL))
+            return last.status = PQC_ERR_PARAM;
     const struct program p = {lay->op, lay->param, lay->imem_words, lay->imem_fnv,
                               lay->const_bytes, lay->const_fnv, lay->dmem_end};
-    struct xfer io[4];
-    unsigned n = 0;
+    const struct pqc_image *img = images[op][pqc_mlkem_param_index(param)];
+    int load;
+    if (begin(img, &p, &load) != PQC_OK)
+        return last.status;
     for (int i = 0; i < 2; i++)
-        if (lay->in[i].len)
-            io[n++] = (struct xfer){lay->in[i].addr, in[i], NULL, lay->in[i].len};
+        acc_list_in(&list, lay->in[i].addr, in[i], lay->in[i].len);
+    acc_list_run(&list);
     for (int i = 0; i < 2; i++)
-        if (lay->out[i].len)
-            io[n++] = (struct xfer){lay->out[i].addr, NULL, out[i], lay->out[i].len};
-    return run_program(&p, images[op][pqc_mlkem_param_index(param)], io, n, lay->status_addr,
-                       judge_mlkem);
+        acc_list_out(&list, lay->out[i].addr, out[i], lay->out[i].len);
+    return finish(&p, img, load, lay->status_addr, judge_mlkem);
 }
 
 int pqc_mlkem_keypair(unsigned param, const uint8_t *d, const uint8_t *z, uint8_t *ek, uint8_t *dk)
@@ -409,10 +401,16 @@ int pqc_mldsa_keypair(unsigned param, const uint8_t *xi, uint8_t *pk, uint8_t *s
         return last.status;
     if (xi == NULL || pk == NULL || sk == NULL)
         return last.status = PQC_ERR_PARAM;
-    const struct xfer io[] = {{lay->xi, xi, NULL, PQC_MLDSA_SEED_BYTES},
-                              {lay->pk, NULL, pk, set->pk}, {lay->sk, NULL, sk, set->sk}};
+    const struct pqc_image *img = dsa_image(PQC_MLDSA_KEYGEN, param);
+    int load;
+    if (begin(img, &p, &load) != PQC_OK)
+        return last.status;
+    acc_list_in(&list, lay->xi, xi, PQC_MLDSA_SEED_BYTES);
+    acc_list_run(&list);
+    acc_list_out(&list, lay->pk, pk, set->pk);
+    acc_list_out(&list, lay->sk, sk, set->sk);
     /* keygen writes no status word: ERR_BITS and the ecall are its checks */
-    return run_program(&p, dsa_image(PQC_MLDSA_KEYGEN, param), io, 3, lay->status_addr, judge_none);
+    return finish(&p, img, load, lay->status_addr, judge_none);
 }
 
 /* M' or mu, exactly one; M' within the program's buffer. */
@@ -442,17 +440,22 @@ int pqc_mldsa_sign(unsigned param, const uint8_t *sk, const uint8_t *mprime, uin
     if (st != PQC_OK)
         return last.status = st;
     uint32_t kappa = 0, len_word = mprime_len;
-    struct xfer io[6] = {{lay->sk, sk, NULL, set->sk},
-                         {lay->rnd, rnd != NULL ? rnd : zero_rnd, NULL, PQC_MLDSA_RND_BYTES},
-                         {lay->sig, NULL, sig, set->sig}, {lay->kappa, NULL, &kappa, 4}};
-    unsigned n = 4;
+    const struct pqc_image *img = dsa_image(op, param);
+    int load;
+    if (begin(img, &p, &load) != PQC_OK)
+        return last.status;
+    acc_list_in(&list, lay->sk, sk, set->sk);
+    acc_list_in(&list, lay->rnd, rnd != NULL ? rnd : zero_rnd, PQC_MLDSA_RND_BYTES);
     if (mu != NULL)
-        io[n++] = (struct xfer){lay->mu, mu, NULL, PQC_MLDSA_MU_BYTES};
+        acc_list_in(&list, lay->mu, mu, PQC_MLDSA_MU_BYTES);
     else {
-        io[n++] = (struct xfer){lay->msg, mprime, NULL, mprime_len};
-        io[n++] = (struct xfer){lay->mlen, &len_word, NULL, 4};
+        acc_list_in(&list, lay->msg, mprime, mprime_len);
+        acc_list_in(&list, lay->mlen, &len_word, 4);
     }
-    st = run_program(&p, dsa_image(op, param), io, n, lay->status_addr, judge_sign);
+    acc_list_run(&list);
+    acc_list_out(&list, lay->sig, sig, set->sig);
+    acc_list_out(&list, lay->kappa, &kappa, 4);
+    st = finish(&p, img, load, lay->status_addr, judge_sign);
     /* kappa starts at 0 and advances by l in every iteration, the accepted one included */
     if (st == PQC_OK && (kappa == 0 || kappa % set->l)) {
         memset(sig, 0, set->sig);
@@ -477,16 +480,22 @@ int pqc_mldsa_verify(unsigned param, const uint8_t *pk, const uint8_t *mprime, u
         return last.status = st;
     /* the signature's parts go to three places: c_tilde, z (packed), the hint bytes */
     uint32_t len_word = mprime_len, ext_mu = mu != NULL;
-    struct xfer io[7] = {{lay->pk, pk, NULL, set->pk}, {lay->ctil, sig, NULL, set->ctil},
-                         {lay->z, sig + set->ctil, NULL, set->z},
-                         {lay->hint, sig + set->ctil + set->z, NULL, set->hint},
-                         {lay->ext_mu, &ext_mu, NULL, 4}, {lay->mlen, &len_word, NULL, 4}};
-    unsigned n = 6;
+    const struct pqc_image *img = dsa_image(PQC_MLDSA_VERIFY, param);
+    int load;
+    if (begin(img, &p, &load) != PQC_OK)
+        return last.status;
+    acc_list_in(&list, lay->pk, pk, set->pk);
+    acc_list_in(&list, lay->ctil, sig, set->ctil);
+    acc_list_in(&list, lay->z, sig + set->ctil, set->z);
+    acc_list_in(&list, lay->hint, sig + set->ctil + set->z, set->hint);
+    acc_list_in(&list, lay->ext_mu, &ext_mu, 4);
+    acc_list_in(&list, lay->mlen, &len_word, 4);
     if (mu != NULL)
-        io[n++] = (struct xfer){lay->mu, mu, NULL, PQC_MLDSA_MU_BYTES};
+        acc_list_in(&list, lay->mu, mu, PQC_MLDSA_MU_BYTES);
     else
-        io[n++] = (struct xfer){lay->msg, mprime, NULL, mprime_len};
-    return run_program(&p, dsa_image(PQC_MLDSA_VERIFY, param), io, n, lay->status_addr, judge_verify);
+        acc_list_in(&list, lay->msg, mprime, mprime_len);
+    acc_list_run(&list);
+    return finish(&p, img, load, lay->status_addr, judge_verify);
 }
 
 #endif

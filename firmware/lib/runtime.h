@@ -3,7 +3,8 @@
 #define PQSOC_RUNTIME_H
 #include <stdint.h>
 
-/* Cycles since reset (Ibex mcycle/mcycleh, read without tearing). */
+/* System clock cycles since reset: the SoC's uptime counter (LiteX timer0), which counts while
+ * the CPU sleeps (Ibex's mcycle does not). */
 uint64_t cycles(void);
 
 /* Decimal text of a 64-bit count, for printf("%s", u64_dec(x).s): the firmware links picolibc's

@@ -5,9 +5,9 @@
  *   - SHAKE128 on the KMAC block through the ACC's side-load port;
  *   - an illegal instruction (ERR_BITS = ILLEGAL_INSN, STOP_PC), then a correct program
  *     without any reset; the KMAC from the CPU after the ACC released it; the DONE irq.
- * For the ACC programs "cycles" is the ACC's CYCLES register; "cpu_cycles" is mcycle around
- * acc_run (START + polling) and "total_cycles" mcycle around the whole call (IMEM and DMEM
- * loads, run, read-back of the result). Other tests: "cycles" is mcycle around the test. */
+ * For the ACC programs "cycles" is the ACC's CYCLES register; "cpu_cycles" is system clock cycles (lib/runtime.c cycles(): the uptime counter) around
+ * acc_run (START + polling) and "total_cycles" system clock cycles (lib/runtime.c cycles(): the uptime counter) around the whole call (IMEM and DMEM
+ * loads, run, read-back of the result). Other tests: "cycles" is system clock cycles (lib/runtime.c cycles(): the uptime counter) around the test. */
 #include <stdio.h>
 #include <string.h>
 #include <generated/mem.h>
@@ -142,6 +142,69 @@ static void dma_errors(void)
     report("acc_dma_errors", ok, cycles() - t0, NULL);
 }
 
+/* A whole call as one DMA list (acc_list_*): the ML-KEM NTT with its input and output by the
+ * list, then with both at odd addresses (the CPU's part before and after the list), each
+ * ending wiped; and the failures, each ending wiped with nothing run or the outputs zeroed:
+ * an entry past DMEM (refused before anything moves), an input nobody answers (ACC_ERR_DMA),
+ * a program that never ends (ACC_ERR_TIMEOUT after the bound, the list aborted). */
+static struct acc_list list;
+static uint8_t lbuf[4096] __attribute__((aligned(4)));
+
+static int wiped_at(uint32_t addr)
+{
+    uint32_t w[4];
+    return acc_clean() && acc_read_dmem_words(addr & ~3u, w, 4) == ACC_OK &&
+           (w[0] | w[1] | w[2] | w[3]) == 0;
+}
+
+static void list_calls(void)
+{
+    static const uint32_t spin[] = {0x0000006fu};   /* jal x0, 0 */
+    const struct acc_program *p = &acc_programs[ACC_PROG_MLKEM_NTT];
+    const struct acc_segment *in = &p->segs[0];
+    struct acc_result res;
+    /* odd_out + 1: word-aligned */
+    uint8_t *odd_in = lbuf + 1, *odd_out = lbuf + ((in->len + 8) & ~3u) + 3;
+    int ok = in->len + p->exp_len + 16 <= sizeof lbuf;
+    uint64_t t0 = cycles();
+    ok &= acc_wipe(0) == ACC_OK && acc_load_program(p->words, p->n_words) == ACC_OK;
+    acc_list_init(&list);
+    acc_list_in(&list, in->addr, in->data, in->len);
+    acc_list_run(&list);
+    acc_list_out(&list, p->exp_addr, odd_out + 1, p->exp_len);   /* word-aligned */
+    ok &= acc_list_call(&list, 0, &res) == ACC_OK && res.err_bits == 0 && res.cycles > 0 &&
+          !memcmp(odd_out + 1, p->exp, p->exp_len) && wiped_at(p->exp_addr);
+    memcpy(odd_in, in->data, in->len);
+    memset(odd_out, 0, p->exp_len);
+    acc_list_init(&list);
+    acc_list_in(&list, in->addr, odd_in, in->len);
+    acc_list_run(&list);
+    acc_list_out(&list, p->exp_addr, odd_out, p->exp_len);
+    ok &= list.n_early == 1 && list.n_late == 1;
+    ok &= acc_list_call(&list, 0, &res) == ACC_OK && !memcmp(odd_out, p->exp, p->exp_len) &&
+          wiped_at(p->exp_addr);
+    acc_list_init(&list);                                   /* past DMEM: nothing runs */
+    acc_list_in(&list, acc_dmem_size() - 4, in->data, 8);
+    acc_list_run(&list);
+    ok &= list.bad && acc_list_call(&list, 0, &res) == ACC_ERR_ARG && acc_idle() && acc_clean();
+    acc_list_init(&list);                                   /* an input nobody answers */
+    acc_list_in(&list, in->addr, (const void *)UNMAPPED, in->len);
+    acc_list_run(&list);
+    acc_list_out(&list, p->exp_addr, odd_out + 1, p->exp_len);
+    ok &= acc_list_call(&list, 0, &res) == ACC_ERR_DMA && acc_idle() && wiped_at(p->exp_addr);
+    acc_list_zero_outputs(&list);
+    for (unsigned i = 0; i < p->exp_len; i++)
+        ok &= odd_out[1 + i] == 0;
+    ok &= acc_load_program(spin, 1) == ACC_OK;              /* never ends: the bound */
+    acc_list_init(&list);
+    acc_list_in(&list, in->addr, in->data, in->len);
+    acc_list_run(&list);
+    uint64_t t1 = cycles();
+    ok &= acc_list_call(&list, 20000, &res) == ACC_ERR_TIMEOUT;
+    ok &= cycles() - t1 >= 20000 && acc_idle() && wiped_at(in->addr);
+    report("acc_list_calls", ok, cycles() - t0, NULL);
+}
+
 /* The DONE interrupt (INTR_STATE.DONE & INTR_ENABLE.DONE) reaches the CPU as ACC_INTERRUPT. */
 #define ACC_REG(off) (*(volatile uint32_t *)(ACC_BASE + (off)))
 static volatile uint32_t irq_seen;
@@ -187,6 +250,7 @@ int main(void)
     run_program(ACC_PROG_MLKEM_NTT, "acc_ok_after_error", 0);
     dmem_bytes();
     dma_errors();
+    list_calls();
     interrupt();
     printf("{\"summary\": \"acc_selftest\", \"tests\": %d, \"passed\": %d, \"failed\": %d}\n",
            tests, tests - failed, failed);

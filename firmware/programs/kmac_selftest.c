@@ -1,7 +1,7 @@
 /* Self-test of the KMAC block through firmware/lib/kmac.c: known answers for every mode
  * (expected values generated at build time from hashlib / pycryptodome), byte-granular
  * streaming, hardware vs software SHA3-256 timing, and the driver's error paths.
- * "cycles" is mcycle around the hardware call only (not the comparison). */
+ * "cycles" is system clock cycles (lib/runtime.c cycles(): the uptime counter) around the hardware call only (not the comparison). */
 #include <stdio.h>
 #include <string.h>
 #include <generated/mem.h>

@@ -9,7 +9,7 @@
  * reads the printed ones.
  *
  * One line per call: {"test": "mldsa65_sign", "pass": ..., "cycles": ACC cycles,
- * "cpu_cycles": mcycle around the API call (end to end: checks, wipe, IMEM load if not
+ * "cpu_cycles": system clock cycles (lib/runtime.c cycles(): the uptime counter) around the API call (end to end: checks, wipe, IMEM load if not
  * resident, DMEM writes, run, read-back, wipe), "loaded": 1 if it loaded IMEM, "status"
  * (pqc_status_name), "status_word" (the program's), "err_bits", "iterations" (sign), "valid"
  * (verify), then each output as hex ("pk", "sk" / "sig"). "pass": the call returned what the

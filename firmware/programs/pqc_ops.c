@@ -12,7 +12,7 @@
  * the output. It passes when the program ends with ecall, the output equals the reference,
  * the ACC's CYCLES equals the ISS's count ("iss_cycles": ISS cycles = RTL cycles) and, for
  * ML-DSA, the final kappa is 5 x dilithium-py's iteration count. "cycles" is the ACC's CYCLES
- * register; mcycle figures: "cpu_cycles" around START + polling, "total_cycles" around all of
+ * register; clock-cycle figures: "cpu_cycles" around START + polling, "total_cycles" around all of
  * it (wipe, loads, run, read-back), split into "wipe_cycles", "imem_cycles", "dmem_cycles" and
  * "read_cycles". */
 #include <stdio.h>

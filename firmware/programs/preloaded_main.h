@@ -5,7 +5,7 @@
  * starts the ACC, waits, and checks the output against the reference's (kyber-py /
  * dilithium-py; by SHA3-256 digest, below), ML-DSA's kappa (5 x the reference's iterations)
  * and the ACC's CYCLES against the ISS's. "cycles" is the ACC's CYCLES register, "cpu_cycles"
- * mcycle around START + polling. */
+ * system clock cycles (lib/runtime.c cycles(): the uptime counter) around START + polling. */
 #include <stdio.h>
 #include <string.h>
 #include <generated/mem.h>

@@ -11,6 +11,7 @@ from ip.acc.dv import jobs as acc_jobs
 from ip.kmac import block as kmac_block
 from ip.kmac.dv import bench as kmac_bench
 from pqsoc.flow.block import BLOCKS, Block, emit_amaranth, get, register
+from sim import api_bench
 from sim import caravel as caravel_sim
 from sim import silicon as silicon_sim
 from soc import block as soc_block
@@ -45,8 +46,10 @@ register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_ac
                              openlane=caravel_openlane.acc_config,
                              openlane_check=caravel_openlane.acc_check,
                              openlane_inputs=functools.partial(caravel_openlane.hard_macro_inputs, "acc")))
-for _b in (soc_block.SOC, soc_block.SOC_ACC32K):
-    register(dataclasses.replace(_b, gls=functools.partial(silicon_sim.gls_soc, block=_b.name)))
+# Block soc's benchmark: the firmware API end to end on the simulation SoC (sim/api_bench.py).
+for _b, _bench in ((soc_block.SOC, api_bench.measure), (soc_block.SOC_ACC32K, None)):
+    register(dataclasses.replace(_b, gls=functools.partial(silicon_sim.gls_soc, block=_b.name),
+                                 bench=_bench))
 register(dataclasses.replace(soc_block.CARAVEL, gls=caravel_sim.gls_caravel, openlane=caravel_openlane.wrapper_config,
                              openlane_inputs=caravel_openlane.wrapper_inputs,
                              openlane_check=caravel_openlane.wrapper_check))

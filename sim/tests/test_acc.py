@@ -16,7 +16,7 @@ from soc.target import ACC_SIZE, EXT_BASE, EXT_STRIDE
 
 ACC_TESTS = ["acc_mlkem_ntt", "acc_mlkem_intt", "acc_mldsa_ntt", "acc_kmac_shake128",
              "kmac_cpu_after_acc", "acc_err_illegal_insn", "acc_ok_after_error",
-             "acc_dmem_bytes_and_args", "acc_dma_errors", "acc_irq"]
+             "acc_dmem_bytes_and_args", "acc_dma_errors", "acc_list_calls", "acc_irq"]
 
 
 def test_acc_selftest_passes_in_pqsoc_sim_run(sim_run_json):
@@ -64,7 +64,13 @@ def test_pqc_verilog_is_rewritten_only_when_changed(soc_dir):
 def test_acc_headers_are_generated(firmware):
     firmware("acc_selftest")
     gen = BUILD / "firmware" / "gen"
-    assert (gen / "acc_regs.h").read_text() == c_header(load(fw.ACC_REGS_YML))
+    regs, header = (gen / "acc_regs.h").read_text(), c_header(load(fw.ACC_REGS_YML))
+    end = header.rindex("#endif")
+    assert regs.startswith(header[:end]) and regs.endswith(header[end:])
+    # and the DMA list's descriptor flags, from the RTL's constants
+    from ip.acc.rtl import dma
+    for name, bit in (("FROM_ACC", dma.DESC_FROM_ACC), ("RUN", dma.DESC_RUN), ("WIPE", dma.DESC_WIPE)):
+        assert f"#define ACC_DMA_LIST_{name} (1u << {bit})" in regs
     errors = yaml.safe_load(fw.ACC_ISA_YML.read_text())["errors"]
     text = (gen / "acc_errors.h").read_text()
     names = re.search(r"ACC_ERR_NAMES\[.*?\] = \{(.*?)\};", text, re.S)[1]

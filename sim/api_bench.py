@@ -1,0 +1,58 @@
+"""End to end from the firmware API (issues 23 and 24): firmware/programs/pqc_mlkem_api.c and
+pqc_mldsa_api.c on the simulation SoC, each op called twice (loading, then resident), their
+known-answer checks included (a failed one fails the run). Returns, per op, the ACC's cycles
+(CYCLES register, = ISS), the system clock cycles of the call with the program loaded first
+and resident, and resident / ACC: the figures `make report` puts into reports/ppa.json
+(block soc's benchmark, pqsoc/cli/blocks.py). The simulation SoC is the silicon SoC's logic
+with behavioural memories (a 128 KiB ROM, 32 KiB ACC memories, soc/target.py)."""
+from pqsoc import BUILD
+
+PROGRAMS = ("pqc_mlkem_api", "pqc_mldsa_api")
+OPS = ("mlkem768_keygen", "mlkem768_encaps", "mlkem768_decaps",
+       "mldsa65_keygen", "mldsa65_sign", "mldsa65_sign_mu", "mldsa65_verify")
+
+
+class ApiBenchError(Exception):
+    """A run failed or printed no figures for an op: the message names it."""
+
+
+def figures(tests: list[dict]) -> dict:
+    """The per-op figures from a run's result lines (name -> line; "<op>_resident" the second
+    call of op)."""
+    by_name = {t["test"]: t for t in tests}
+    out = {}
+    for op in OPS:
+        first, again = by_name.get(op), by_name.get(op + "_resident")
+        if first is None or again is None:
+            continue
+        acc, resident = first["cycles"], int(again["cpu_cycles"])
+        if again["cycles"] != acc:
+            raise ApiBenchError(f"{op}: ACC cycles differ between the calls ({acc}, {again['cycles']})")
+        out[f"sim_soc_{op}_acc_cycles"] = acc
+        out[f"sim_soc_{op}_loading_cycles"] = int(first["cpu_cycles"])
+        out[f"sim_soc_{op}_resident_cycles"] = resident
+        out[f"sim_soc_{op}_resident_over_acc"] = round(resident / acc, 3)
+    return out
+
+
+def measure(log=print) -> dict:
+    from firmware import build as fw
+    from sim import run as simrun
+    from soc.build import build as soc_build
+    soc_dir = BUILD / "soc"
+    soc_build(soc_dir)
+    model_dir = BUILD / "sim" / "model"
+    simrun.build_model(soc_dir, model_dir)
+    out = {}
+    for name in PROGRAMS:
+        log(f"[api bench] {name} on the simulation SoC")
+        binf = fw.build(name, soc_dir, BUILD / "firmware")
+        res = simrun.run(binf, soc_dir, model_dir, BUILD / "sim" / "runs" / f"bench_{name}",
+                         20_000_000, 900.0)
+        if not res.ok:
+            raise ApiBenchError(f"{name}: the run failed: {'; '.join(res.problems)}")
+        out.update(figures(res.tests))
+    missing = [op for op in OPS if f"sim_soc_{op}_resident_cycles" not in out]
+    if missing:
+        raise ApiBenchError(f"no figures for {', '.join(missing)}")
+    return out

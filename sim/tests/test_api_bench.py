@@ -1,0 +1,25 @@
+"""sim/api_bench.py's reading of the API programs' result lines (the runs themselves are
+test_mlkem_api.py's and test_mldsa_api.py's)."""
+import pytest
+
+from sim import api_bench
+
+
+def _line(test, cycles, cpu):
+    return {"test": test, "pass": True, "cycles": cycles, "cpu_cycles": str(cpu)}
+
+
+def test_figures_per_op_with_the_resident_ratio():
+    tests = [_line("mlkem768_decaps", 7000, 70000), _line("mlkem768_decaps_resident", 7000, 10500),
+             _line("api_bad_param", 100, 5)]
+    f = api_bench.figures(tests)
+    assert f == {"sim_soc_mlkem768_decaps_acc_cycles": 7000,
+                 "sim_soc_mlkem768_decaps_loading_cycles": 70000,
+                 "sim_soc_mlkem768_decaps_resident_cycles": 10500,
+                 "sim_soc_mlkem768_decaps_resident_over_acc": 1.5}
+
+
+def test_differing_acc_cycles_between_the_calls_are_an_error():
+    tests = [_line("mldsa65_verify", 17000, 90000), _line("mldsa65_verify_resident", 17001, 21000)]
+    with pytest.raises(api_bench.ApiBenchError, match="mldsa65_verify"):
+        api_bench.figures(tests)
