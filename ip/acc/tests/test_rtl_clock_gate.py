@@ -1,6 +1,6 @@
 """The ACC core's clock gate (ip/acc/rtl/acc.py): the core gets clock edges only in the cycles the
 design says (START, the two fetch cycles, every RUN cycle, the cycle after it stops; WIPE and its
-DMEM-words cycles and the one after), none while idle or while the host loads IMEM/DMEM, and the
+DMEM rows it clears and the one after), none while idle or while the host loads IMEM/DMEM, and the
 programs around it still compute the right results. Verilator (as the SoC simulation and the
 fuzzer) runs the ACC + KMAC Verilog with the generic gate from a plain testbench that counts the
 gated clock's rising edges; the expected counts follow from the documented cycle rules and the
@@ -126,5 +126,8 @@ def test_core_clock_runs_only_when_needed(tmp_path):
         assert int(cycles) > 10 and int(edges) == int(cycles) + 4, runs
     assert re.findall(r"^RESULT (\d+)$", out, re.M) == [str(1000 + 15)] * 2
     assert re.findall(r"^IRQ (\d+)$", out, re.M) == ["1"] * 2
-    # WIPE from idle: its own cycle, one per DMEM word, the one that clears `done`; DMEM zeroed
-    assert re.findall(r"^WIPE (\d+) (\d+)$", out, re.M) == [(str(DMEM_BYTES // 32 + 2), "0")] * 2
+    # WIPE from idle: its own cycle, one per DMEM row it clears, the one that clears `done`;
+    # DMEM zeroed. The first clears every row (after reset DMEM may hold anything), the second
+    # the rows written since (the input in row 0, the result at byte 64 in row 2: 3 rows)
+    assert re.findall(r"^WIPE (\d+) (\d+)$", out, re.M) == [(str(DMEM_BYTES // 32 + 2), "0"),
+                                                            (str(3 + 2), "0")]
