@@ -56,6 +56,16 @@ uint32_t acc_dmem_size(void)
  * (HOST_ERR.DMA_RANGE): reported as ACC_ERR_ARG; a bus error as ACC_ERR_DMA. */
 #define DMA_ERRS (ACC_HOST_ERR_DMA_RANGE_MASK | ACC_HOST_ERR_DMA_BUS_MASK)
 
+/* The DMA's error bits since they were last cleared, cleared: ACC_ERR_DMA (a bus error or
+ * timeout), ACC_ERR_ARG (a range the ACC refused) or ACC_OK. */
+static int dma_errors(void)
+{
+    uint32_t e = REG32(ACC_HOST_ERR_REG_OFFSET) & DMA_ERRS;
+    if (e)
+        REG32(ACC_HOST_ERR_REG_OFFSET) = e;
+    return e & ACC_HOST_ERR_DMA_BUS_MASK ? ACC_ERR_DMA : e ? ACC_ERR_ARG : ACC_OK;
+}
+
 static int dma(uint32_t cmd, uintptr_t sys, uint32_t win, size_t len)
 {
     const uint32_t bit = 1u << (16 + ACC_INTERRUPT);   /* Ibex fast interrupt */
@@ -77,10 +87,7 @@ static int dma(uint32_t cmd, uintptr_t sys, uint32_t win, size_t len)
     REG32(ACC_INTR_ENABLE_REG_OFFSET) = enable;
     __asm__ volatile("csrw mie, %0" ::"r"(mie));
     __asm__ volatile("csrw mstatus, %0" ::"r"(mstatus));
-    uint32_t e = REG32(ACC_HOST_ERR_REG_OFFSET) & DMA_ERRS;
-    if (e)
-        REG32(ACC_HOST_ERR_REG_OFFSET) = e;
-    return e & ACC_HOST_ERR_DMA_BUS_MASK ? ACC_ERR_DMA : e ? ACC_ERR_ARG : ACC_OK;
+    return dma_errors();
 }
 
 /* Up to this many bytes the CPU copies faster than a DMA transfer is set up and waited for
@@ -272,11 +279,11 @@ int acc_list_call(struct acc_list *l, uint32_t timeout_cycles, struct acc_result
         int ended = sleep_until_list_ends(timeout_cycles ? timeout_cycles : ACC_CALL_TIMEOUT);
         REG32(ACC_INTR_STATE_REG_OFFSET) = ACC_INTR_STATE_DONE_MASK;
         read_result(res);
-        uint32_t e = REG32(ACC_HOST_ERR_REG_OFFSET) & DMA_ERRS;
-        if (e)
-            REG32(ACC_HOST_ERR_REG_OFFSET) = e;
-        r = !ended ? ACC_ERR_TIMEOUT : e & ACC_HOST_ERR_DMA_BUS_MASK ? ACC_ERR_DMA
-          : e ? ACC_ERR_ARG : res->err_bits ? ACC_ERR_PROGRAM : ACC_OK;
+        r = dma_errors();
+        if (!ended)
+            r = ACC_ERR_TIMEOUT;
+        else if (r == ACC_OK && res->err_bits)
+            r = ACC_ERR_PROGRAM;
         for (unsigned i = 0; r == ACC_OK && i < l->n_late; i++)
             r = acc_read_dmem(l->late[i].addr, l->late[i].p, l->late[i].len);
     }
@@ -316,11 +323,7 @@ int acc_wait(struct acc_result *res, uint32_t max_polls)
     struct acc_result local;
     if (res == NULL)
         res = &local;
-    res->err_bits = REG32(ACC_ERR_BITS_REG_OFFSET) & ACC_ERR_BITS_BITS_MASK;
-    res->err_kmac = REG32(ACC_ERR_KMAC_REG_OFFSET) & ACC_ERR_KMAC_CODE_MASK;
-    res->cycles = REG32(ACC_CYCLES_REG_OFFSET);
-    res->insns = REG32(ACC_INSNS_REG_OFFSET);
-    res->stop_pc = REG32(ACC_STOP_PC_REG_OFFSET);
+    read_result(res);
     return res->err_bits ? ACC_ERR_PROGRAM : ACC_OK;
 }
 
