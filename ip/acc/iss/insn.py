@@ -336,8 +336,8 @@ EXEC["bn.unzip.hi"] = _perm(lambda a, b: a[1::2] + b[1::2])
 UNPK_WIDTHS = {16: (1, 4, 5, 10, 11, 12), 32: (3, 4, 6, 10, 13, 18, 20)}
 
 
-@insn("bn.unpk")
-def bn_unpk(s, o):
+def _field_width(s, o) -> int:
+    """bn.unpk / bn.pk: the field width d, ILLEGAL_INSN unless legal in this VMODE."""
     lm = s.lanes
     names = s.insn.operands["d"].values
     if o["d"] >= len(names):
@@ -346,10 +346,27 @@ def bn_unpk(s, o):
     if d not in UNPK_WIDTHS[lm.width]:
         raise AccError("ILLEGAL_INSN", f"d = {d} with {lm.width}-bit lanes (legal: "
                        f"{', '.join(map(str, UNPK_WIDTHS[lm.width]))})")
+    return d
+
+
+@insn("bn.unpk")
+def bn_unpk(s, o):
+    lm = s.lanes
+    d = _field_width(s, o)
     x = s.wdr.read(o["wrs2"]) << 256 | s.wdr.read(o["wrs1"])
     stream = x >> (8 * o["off"])
     s.wdr.write(o["wrd"], lm.join([(stream >> (d * i)) & ((1 << d) - 1)
                                    for i in range(lm.lanes)]))
+
+
+@insn("bn.pk")
+def bn_pk(s, o):
+    lm = s.lanes
+    d = _field_width(s, o)
+    packed = sum((lane & ((1 << d) - 1)) << (d * i)
+                 for i, lane in enumerate(lm.split(s.wdr.read(o["wrs1"]))))
+    x = packed << 256 | s.wdr.read(o["wrs2"])
+    s.wdr.write(o["wrd"], (x >> (8 * o["off"])) & ((1 << 256) - 1))
 
 
 @insn("bn.bcastl")

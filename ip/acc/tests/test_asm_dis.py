@@ -103,6 +103,15 @@ def test_unpk_fields():
         assert ISA.decode(bad)[0] is insn and DIS.line(bad) == f".word {bad:#010x}"
 
 
+def test_pk_fields():
+    """bn.pk: bn.unpk's fields in custom-2 (its funct bit 14 set; the butterflies clear it)."""
+    word = ASM.assemble_line("bn.pk w1, w2, w3, 20, 13")
+    assert word == (10 << 28 | 0b011 << 25 | 3 << 20 | 2 << 15 | 1 << 14 | 0b01 << 12 | 1 << 7
+                    | 0b1011011)
+    assert ISA.decode(word)[0] is ISA.by_mnemonic["bn.pk"]
+    assert DIS.line(word) == "bn.pk w1, w2, w3, 20, 13"
+
+
 def test_unknown_word_disassembles_as_data():
     assert DIS.line(0xFFFFFFFF) == ".word 0xffffffff"
     assert ASM.assemble_line(DIS.line(0xFFFFFFFF)) == 0xFFFFFFFF

@@ -261,3 +261,80 @@ def test_unpk_illegal_width(mname):
         sim.load_program([word])
         h = sim.run()
         assert h.reason == "error" and h.errors == ["ILLEGAL_INSN"], (code, h)
+
+
+# ------------------------------------------------------------------------------ bn.pk
+def _bits_to_bytes(bits: list) -> bytes:
+    """FIPS 203 BitsToBytes: bit b of the string is bit b % 8 of byte b // 8."""
+    return bytes(sum(bits[8 * i + j] << j for j in range(8)) for i in range(len(bits) // 8))
+
+
+@pytest.mark.parametrize("mname", sorted(MODES))
+def test_pk_every_width_and_offset(mname):
+    """wrd = bytes off .. off + 31 of the 64-byte string wrs2 || chunk, the chunk being the
+    lanes' low d bits in order (lane bits above d are dropped), built here bit by bit."""
+    mode, pre = MODES[mname]
+    lanes, w, _ = mode
+    rng = random.Random("pk" + mname)
+    for d in UNPK_LEGAL[mname]:
+        for off in sorted({0, 1, 2, 8, 20, 31, rng.randrange(32)}):
+            vals = [rng.getrandbits(w) for _ in range(lanes)]      # bits above d set too
+            low = bytes(rng.getrandbits(8) for _ in range(32))
+            chunk = _bits_to_bytes([(v >> j) & 1 for v in vals for j in range(d)])
+            want = (low + chunk + bytes(32 - len(chunk)))[off:off + 32]
+            src = (pre + "bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\n"
+                   f"bn.pk w4, w1, w2, {d}, {off}\nbn.sw w4, 64(x0)\necall\n")
+            sim, h = run(src, dmem={0: w256(pack(vals, mode)), 32: low})
+            assert h.ok, h
+            assert sim.dmem.read_bytes(64, 32) == want, (d, off)
+            _, h_or = run(src.replace(f"bn.pk w4, w1, w2, {d}, {off}", "bn.or w4, w1, w2"),
+                          dmem={0: w256(pack(vals, mode)), 32: low})
+            assert h.cycles == h_or.cycles
+
+
+def _encode_stream(d: int, chunk: int, n_chunks: int, src: int, dst: int) -> list:
+    """Assembly that packs n_chunks lane words at src into a byte stream at dst, as isa.yml's
+    bn.pk doc says: w3 holds the f pending bytes on top; a chunk that does not fit gives the
+    full word (off = 32 - f) and the next one (off = chunk)."""
+    lines, f, out = [], 0, 0
+    for k in range(n_chunks):
+        lines.append(f"bn.lw w1, {src + 32 * k}(x0)")
+        if f + chunk > 32:
+            lines += [f"bn.pk w4, w1, w3, {d}, {32 - f}", f"bn.sw w4, {dst + 32 * out}(x0)"]
+            out += 1
+        lines.append(f"bn.pk w3, w1, w3, {d}, {chunk}")
+        f = (f + chunk) % 32 if f + chunk != 32 else 32
+        if f == 32:
+            lines.append(f"bn.sw w3, {dst + 32 * out}(x0)")
+            out, f = out + 1, 0
+    return lines
+
+
+@pytest.mark.parametrize("mname", sorted(MODES))
+def test_pk_is_byteencode(mname):
+    """FIPS 203 ByteEncode_d (Alg. 5) / FIPS 204 SimpleBitPack of 256 d-bit values: the
+    stream of chunks the doc describes equals the bit string, for every legal d."""
+    mode, pre = MODES[mname]
+    lanes, w, _ = mode
+    rng = random.Random(204)
+    for d in UNPK_LEGAL[mname]:
+        vals = [rng.getrandbits(d) for _ in range(256)]
+        want = _bits_to_bytes([(v >> j) & 1 for v in vals for j in range(d)])
+        n = 256 // lanes
+        words = {32 * k: w256(pack(vals[k * lanes:(k + 1) * lanes], mode)) for k in range(n)}
+        lines = _encode_stream(d, lanes * d // 8, n, 0, 8192)
+        sim, h = run(pre + "\n".join(lines) + "\necall\n", dmem=words)
+        assert h.ok, h
+        assert sim.dmem.read_bytes(8192, len(want)) == want, d
+
+
+@pytest.mark.parametrize("mname", sorted(MODES))
+def test_pk_illegal_width(mname):
+    _, pre = MODES[mname]
+    for d in UNPK_CODES:
+        sim, h = run(pre + f"bn.pk w4, w1, w2, {d}, 3\necall\n")
+        if d in UNPK_LEGAL[mname]:
+            assert h.ok, (d, h)
+        else:
+            assert h.reason == "error" and h.errors == ["ILLEGAL_INSN"], (d, h)
+            assert "lanes" in h.message
