@@ -41,6 +41,9 @@ Area notes:
     d takes stream bit i*d + j for j < d, 16 x (1+4+5+10+11+12) + 8 x (3+4+6+10+13+18+20)
     = 688 + 592 = 1 280 inputs in all, at most 13 on one result bit (bit 0 of a lane). The
     legal set is a 4-bit compare on the d code (UNPK_WIDTHS, UNPK_LEGAL).
+  * bn.pk (`_pack`), the inverse: the gather of the lanes' low d bits into P is the same
+    one-hot AND-OR (1 280 inputs, P at most 192 bits), then a funnel shifts {P, b} right by
+    8 * off, 376 + 312 + 280 + 264 + 256 = 1 488 bit muxes for the 256 result bits.
 """
 from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import enum, wiring
@@ -82,6 +85,7 @@ class WideOp(enum.Enum, shape=5):
     BFLY_CT = 22
     BFLY_GS = 23
     UNPK = 24
+    PK = 25
 
 
 WIDE_OP_OF_MNEMONIC = {
@@ -96,7 +100,7 @@ WIDE_OP_OF_MNEMONIC = {
     "bn.unzip.lo": WideOp.UNZIP_LO, "bn.unzip.hi": WideOp.UNZIP_HI,
     "bn.bcastl": WideOp.BCASTL, "bn.bcast": WideOp.BCAST,
     "bn.bfly.ct": WideOp.BFLY_CT, "bn.bfly.gs": WideOp.BFLY_GS,
-    "bn.unpk": WideOp.UNPK,
+    "bn.unpk": WideOp.UNPK, "bn.pk": WideOp.PK,
 }
 
 # The ops of the multiplier unit (isa.yml `unit: mul`): results in res2_a / res2_b two
@@ -325,6 +329,23 @@ def _unpack(m, a, b, off, code, vmode):
     return _sig(m, _and_or(terms, 256), "unpk"), Cat(*legal).any()
 
 
+def _pack(m, a, b, off, code, vmode):
+    """bn.pk: bytes off .. off + 31 of {P, b}, P the low d bits of a's lanes packed (lane i at
+    bits [i*d, i*d + d)); the inverse of _unpack (cost in the module docstring)."""
+    terms = []
+    for mode, ((lanes, w, _), ds) in enumerate(zip(MODES, UNPK_LEGAL)):
+        for d in ds:
+            sel = (code == UNPK_WIDTHS.index(d)) & (vmode == mode)
+            terms.append((sel, Cat(*(lane[:d] for lane in _lanes(a, w)))))
+    need = max(len(v) for _, v in terms)
+    v = Cat(b, _sig(m, _and_or([(s, Cat(t, Const(0, need - len(t)))) for s, t in terms], need),
+                    "pk_bits"))
+    for bit, shift in ((4, 128), (3, 64), (2, 32), (1, 16), (0, 8)):
+        width = 256 + shift - 8             # the bits the smaller shifts can still reach
+        v = _sig(m, Mux(off[bit], v[shift:shift + width], v[:width]), f"pk_f{bit}")
+    return v
+
+
 # ------------------------------------------------------------------------------ component
 class WideAlu(wiring.Component):
     op: In(WideOp)
@@ -357,6 +378,7 @@ class WideAlu(wiring.Component):
             lat2 = lat2 | (op == o)
 
         unpk, unpk_legal = _unpack(m, a, b, self.imm, self.width, vmode)
+        pk = _pack(m, a, b, self.imm, self.width, vmode)
 
         # ---- illegal combinations (the ISS raises ILLEGAL_INSN)
         dist = self.dist
@@ -370,7 +392,7 @@ class WideAlu(wiring.Component):
                     (dist >= len(DIST_NAMES))                   # no such enum value
                     | ((dist == 4) & vmode)                      # l8 in VMODE 1
                     | ((dist == 0) & vmode & self.imm[3]))       # dist r, tidx >= 8
-            with m.Case(WideOp.UNPK):
+            with m.Case(WideOp.UNPK, WideOp.PK):
                 m.d.comb += self.illegal.eq(~unpk_legal)
 
         # ---- lane rotator: twiddles rot[g] = t[(tidx + g) mod L]; bcastl lane = rot[0]
@@ -561,7 +583,7 @@ class WideAlu(wiring.Component):
                     (WideOp.BCASTL, Mux(vmode, rot[:32].replicate(8), rot[:16].replicate(16))),
                     (WideOp.BCAST, Mux(vmode, self.gpr.replicate(8),
                                        self.gpr[:16].replicate(16))),
-                    (WideOp.UNPK, unpk)):
+                    (WideOp.UNPK, unpk), (WideOp.PK, pk)):
                 with m.Case(o):
                     m.d.comb += self.res.eq(val)
         return m

@@ -55,8 +55,9 @@ def test_wdr_beyond_the_count_is_illegal_then_next_program_runs(rtl_small):
             assert r.dmem[64:96] == (6 * sum(1 << 16 * i for i in range(16))).to_bytes(32, "little")
 
 
-def test_unpk_through_the_core_equals_iss(rtl_small):
-    """bn.unpk decoded and executed by the core (d and off routed from the word): every
+@pytest.mark.parametrize("mn", ["bn.unpk", "bn.pk"])
+def test_field_insn_through_the_core_equals_iss(rtl_small, mn):
+    """bn.unpk / bn.pk decoded and executed by the core (d and off routed from the word): every
     legal d in its VMODE at several byte offsets, each result stored, equal to the ISS
     (DMEM, cycles); then an illegal d in each VMODE and a reserved d code fault with
     ILLEGAL_INSN on both, the next program running clean."""
@@ -72,17 +73,17 @@ def test_unpk_through_the_core_equals_iss(rtl_small):
         body, n = "", 0
         for d in UNPK_WIDTHS[lane_w]:
             for off in sorted({0, 1, 2, 30, 31, rng.randrange(32)}):
-                body += f"bn.unpk w{3 + n % 8}, w1, w2, {d}, {off}\n"
+                body += f"{mn} w{3 + n % 8}, w1, w2, {d}, {off}\n"
                 body += f"bn.sw w{3 + n % 8}, {64 + 32 * n}(x0)\n"
                 n += 1
         jobs.append((assemble(head + body + "ecall\n"), dmem, 2000))
         legal_runs += 1
         bad = 11 if vmode == 1 else 13
-        jobs.append((assemble(head + f"bn.unpk w3, w1, w2, {bad}, 5\necall\n"), dmem, 1000))
-    insn = load_isa().by_mnemonic["bn.unpk"]
+        jobs.append((assemble(head + f"{mn} w3, w1, w2, {bad}, 5\necall\n"), dmem, 1000))
+    insn = load_isa().by_mnemonic[mn]
     reserved = insn.encode({"wrd": 3, "wrs1": 1, "wrs2": 2, "d": 0, "off": 7}) | 14 << 28
     jobs.append(([reserved, assemble("ecall")[0]], dmem, 1000))
-    jobs.append((assemble("bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\nbn.unpk w3, w1, w2, 12, 8\n"
+    jobs.append((assemble(f"bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\n{mn} w3, w1, w2, 12, 8\n"
                           "bn.sw w3, 64(x0)\necall\n"), dmem, 1000))
     iss = lockstep.IssBackend(2048, 2048)
     rtl = rtl_small.run_many(jobs)
@@ -93,9 +94,14 @@ def test_unpk_through_the_core_equals_iss(rtl_small):
             assert (r.halt, r.err_bits) == ("error", 1), (k, r)
         else:
             assert r.halt == "ecall" and r.err_bits == 0, (k, r)
-    x = int.from_bytes(dmem[:64], "little") >> 64
-    assert int.from_bytes(rtl[-1].dmem[64:96], "little") == \
-        sum(((x >> 12 * i) & 0xFFF) << 16 * i for i in range(16))
+    if mn == "bn.unpk":      # 16 12-bit fields from byte 8 on
+        x = int.from_bytes(dmem[:64], "little") >> 64
+        want = sum(((x >> 12 * i) & 0xFFF) << 16 * i for i in range(16))
+    else:                    # bytes 8..39 of w2 || the 16 lanes' low 12 bits
+        lanes = [int.from_bytes(dmem[2 * i:2 * i + 2], "little") & 0xFFF for i in range(16)]
+        x = int.from_bytes(dmem[32:64], "little") | sum(v << 12 * i for i, v in enumerate(lanes)) << 256
+        want = (x >> 64) & ((1 << 256) - 1)
+    assert int.from_bytes(rtl[-1].dmem[64:96], "little") == want
 
 
 # the multiplier unit (isa.yml unit mul: interval 2, latency 3): (body, ISS stall cycles)

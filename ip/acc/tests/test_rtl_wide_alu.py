@@ -1,7 +1,7 @@
 """ip/acc/rtl/wide_alu.py against the ISS, bit for bit.
 
 One stream of random vectors (every WideOp, both VMODEs, every dist, several tidx / shamt /
-lane values, every bn.unpk d code (legal, illegal in the VMODE, reserved) at several offsets, lane values >= q, zeros and all-ones) is issued back to back, shuffled, with a
+lane values, every bn.unpk / bn.pk d code (legal, illegal in the VMODE, reserved) at several offsets, lane values >= q, zeros and all-ones) is issued back to back, shuffled, with a
 few idle cycles and never two multiplier-unit ops in consecutive cycles (isa.yml interval
 2): each multiplier result is checked two cycles after its issue (res2_valid), while later
 instructions are already on the inputs. Expected values: one instruction run on the ISS.
@@ -42,7 +42,7 @@ def _iss(vec):
     """Run the vector's instruction on the ISS: expected outputs, or {'illegal': True}."""
     mn, vmode, imm, dist = vec["mn"], vec["vmode"], vec["imm"], vec["dist"]
     word = None
-    if mn == "bn.unpk":
+    if mn in ("bn.unpk", "bn.pk"):
         # codes past the d list are not writable in assembly: encoded by hand
         insn = ISA.by_mnemonic[mn]
         word = insn.encode({"wrd": 4, "wrs1": 1, "wrs2": 2, "d": 0, "off": imm})
@@ -115,7 +115,7 @@ def _vectors():
             elif mn == "bn.bcastl":
                 for lane in (0, 1, 3, 7, 8, 15, 16, 31):
                     add(mn, vmode, imm=lane)
-            elif mn == "bn.unpk":
+            elif mn in ("bn.unpk", "bn.pk"):
                 for code in range(16):
                     legal = code < len(UNPK_WIDTHS) and UNPK_WIDTHS[code] in UNPK_LEGAL[vmode]
                     offs = (0, 2, 31, rng.randrange(32), rng.randrange(32)) if legal else \
@@ -136,7 +136,7 @@ def test_enum_and_tables():
     assert {o.name for o in WideOp} == {
         "ADDVM", "SUBVM", "ADDV", "SUBV", "MULVM", "MULV_LO", "MULV_HI", "LTV", "AND", "OR",
         "XOR", "SEL", "OR_ACC", "SHLV", "SHRV", "SRAV", "TRN1", "TRN2", "UNZIP_LO", "UNZIP_HI",
-        "BCASTL", "BCAST", "BFLY_CT", "BFLY_GS", "UNPK"}
+        "BCASTL", "BCAST", "BFLY_CT", "BFLY_GS", "UNPK", "PK"}
     assert set(WIDE_OP_OF_MNEMONIC.values()) == set(WideOp)
     for mn in WIDE_OP_OF_MNEMONIC:
         insn = ISA.by_mnemonic[mn]
@@ -146,7 +146,8 @@ def test_enum_and_tables():
     assert ISA.units["mul"]["interval"] == 2
     # bn.unpk's d enum and legal sets as isa.yml and the ISS have them
     from ip.acc.iss.insn import UNPK_WIDTHS as ISS_WIDTHS
-    assert ISA.by_mnemonic["bn.unpk"].operands["d"].values == tuple(map(str, UNPK_WIDTHS))
+    for mn in ("bn.unpk", "bn.pk"):
+        assert ISA.by_mnemonic[mn].operands["d"].values == tuple(map(str, UNPK_WIDTHS))
     assert UNPK_LEGAL == (ISS_WIDTHS[16], ISS_WIDTHS[32])
 
 
@@ -209,9 +210,10 @@ def test_wide_alu_matches_iss():
         last_mul = mul
     checked = _run_stream(stream)
     assert checked["res2"] > 100 and checked["res"] > 120
-    unpk = [v for v in stream if v is not None and v["mn"] == "bn.unpk"]
-    assert sum(not v["exp"]["illegal"] for v in unpk) == 5 * 13       # every legal d, 5 offsets
-    assert sum(v["exp"]["illegal"] for v in unpk) == 16 * 2 - 13
+    for mn in ("bn.unpk", "bn.pk"):
+        vecs = [v for v in stream if v is not None and v["mn"] == mn]
+        assert sum(not v["exp"]["illegal"] for v in vecs) == 5 * 13   # every legal d, 5 offsets
+        assert sum(v["exp"]["illegal"] for v in vecs) == 16 * 2 - 13
 
 
 def test_mul_unit_every_other_cycle():

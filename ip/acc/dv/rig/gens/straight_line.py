@@ -54,7 +54,7 @@ def operands(g: State, m: str) -> tuple[str, list[str]]:
         if vals["dist"] == "l8" or (vals["dist"] == "r" and n >= 8):
             pre = g.set_vmode(0)
         vals["tidx"] = str(n)
-    elif m == "bn.unpk":
+    elif m in ("bn.unpk", "bn.pk"):
         # d legal in one VMODE only (the others are legal in both): that VMODE in front
         d = int(vals["d"])
         if d in (1, 5, 11, 12):
