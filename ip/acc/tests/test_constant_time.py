@@ -234,25 +234,55 @@ def test_mlkem768_decaps_is_clean():
 
 @pytest.mark.parametrize("kernel", ["mldsa65_sign", "mldsa65_sign16", "mldsa44_sign16",
                                     "mldsa87_sign16"])
-def test_mldsa65_sign_known_findings(kernel):
-    """The signing programs (32 KiB and 16 KiB; ML-DSA-44 and -87 by the 16 KiB generator too) with
-    their two declared exceptions (issue #24 item 8): the rejection loop's branches and SampleInBall's candidate loop match
-    them; what remains are the findings of the first run (documented in
-    ip/acc/doc/constant_time.md): SampleInBall's secret-indexed loads / stores of c and
-    HintBitPack's hint-dependent branches and table lookup. Update this list when a kernel
-    changes them."""
+def test_mldsa_sign_is_clean_but_the_iteration_count(kernel):
+    """The signing programs (32 KiB and 16 KiB; ML-DSA-44 and -87 by the 16 KiB generator
+    too): the one declared exception, the rejection loop's three accepting branches (issue
+    #24 item 8), matches; nothing else is found, with c_tilde released (SampleInBall's count
+    and its c[j] accesses follow from it) and the hint bitmaps declassified once accepted.
+    Without the release SampleInBall's loop and accesses are findings again; declassifying
+    the bitmaps before the checks (at the first accepting branch of the three) leaves the
+    hint packing's branches as findings, since the later checks write them again."""
     src_fn, pol_fn = ct.kernels()[kernel]
-    rep = ct.check(ct.Program.from_asm(src_fn()), pol_fn())
-    allowed = sorted(v.text for v in rep.violations if v.allowed_by)
-    assert allowed == ["beq x9, x0, pass_ct0", "beq x9, x0, pass_r0", "beq x9, x0, pass_z",
-                       "bltu x13, x15, sib_loop"]
-    assert not rep.unused_allows
-    assert sum(w.startswith("assumption used") for w in rep.warnings) == 2
-    assert all("sk.K" in v.path[-1] for v in rep.failures)
-    assert sorted((v.kind, v.text) for v in rep.failures) == [
-        ("address", "lw x17, 0(x16)"), ("address", "lw x27, 0(x27)"),
-        ("address", "sw x20, 0(x16)"), ("branch", "beq x25, x0, hp_next"),
-        ("branch", "bne x25, x0, hp_bit")]
+    prog = ct.Program.from_asm(src_fn())
+    pol = pol_fn()
+    rep = ct.check(prog, pol)
+    assert rep.ok, rep.text()
+    assert sorted(v.text.split(",")[-1].strip() for v in rep.violations) == \
+        ["pass_ct0", "pass_r0", "pass_z"]
+    assert sum(w.startswith("assumption used") for w in rep.warnings) == 5
+    assert any(w.startswith("release used") and "c_tilde" in w for w in rep.warnings)
+    assert any(w.startswith("declassified at") for w in rep.warnings)
+    rep = ct.check(prog, dict(pol, release=[]))
+    assert {v.text.split()[0] for v in rep.failures} == {"bltu", "lw", "sw"}
+    assert any("sib_loop" in v.text for v in rep.failures)
+    first = {"mldsa65_sign": "pass_z"}.get(kernel, "pass_r0")
+    early = [dict(d, at=first) for d in pol["declassify"]]
+    rep = ct.check(prog, dict(pol, declassify=early))
+    assert rep.failures and all(v.text.split()[0] in ("beq", "bne", "lw") for v in rep.failures)
+
+
+def test_declassify_at_a_label():
+    """A range declassified at a label is public from there on (a branch on it after the
+    label is not a finding, one before it is); a label never reached is stale; a missing
+    label or a malformed entry is bad input."""
+    src = "lw x5, 4(x0)\nsw x5, 300(x0)\nbeq x0, x0, D\nD:\nlw x6, 300(x0)\nbeq x6, x0, L\nL:"
+    dec = {"at": "D", "dmem": (300, 304), "reason": "published"}
+    rep = run(src, dict(POLICY, declassify=[dec]))
+    assert rep.ok and rep.warnings == ["declassified at D: DMEM[300:304] (published)"], rep.text()
+    assert kinds(run(src)) == [("branch", "beq")]
+    early = src.replace("lw x6, 300(x0)\nbeq x6, x0, L", "beq x0, x0, L").replace(
+        "sw x5, 300(x0)\nbeq x0, x0, D\nD:", "beq x0, x0, D\nD:\nsw x5, 300(x0)\nlw x6, 300(x0)\n"
+        "beq x6, x0, L2\nL2:")
+    rep = run(early, dict(POLICY, declassify=[dec]))
+    assert kinds(rep) == [("branch", "beq")]          # stored after the label: still secret
+    rep = run(src, dict(POLICY, declassify=[dict(dec, dmem=(400, 404))]))
+    assert kinds(rep) == [("branch", "beq")]
+    rep = run("ecall\nD:\nlw x6, 300(x0)", dict(POLICY, declassify=[dec]))
+    assert not rep.ok and len(rep.unused_allows) == 1         # never reached
+    with pytest.raises(ct.CtError, match="label"):
+        run(src, dict(POLICY, declassify=[dict(dec, at="nowhere")]))
+    with pytest.raises(ct.CtError, match="declassify"):
+        run(src, dict(POLICY, declassify=[{"at": "D", "dmem": (300, 304)}]))
 
 
 # ---------------------------------------------------------------------------- isa.yml flows vs the ISS
@@ -544,7 +574,8 @@ def _bounded_accesses(sim, prog, bounds, image: dict, max_cycles: int) -> int:
     """Runs prog on sim with the DMEM image; every load / store an instruction in a bound's
     label range makes must lie inside the bound (the bounds are assumptions of the static
     check). Returns how many accesses were checked."""
-    ranges = [((prog.labels[b["within"][0]], prog.labels[b["within"][1]]), b["dmem"]) for b in bounds]
+    ranges = [((prog.labels[b["within"][0]], prog.labels[b["within"][1]]), b["dmem"], b.get("base"))
+              for b in bounds]
     sim.load_program(prog.words)
     for a, b in image.items():
         sim.dmem.write_bytes(a, b)
@@ -561,9 +592,14 @@ def _bounded_accesses(sim, prog, bounds, image: dict, max_cycles: int) -> int:
     sim.dmem.load, sim.dmem.store = hook("load", load), hook("store", store)
     assert sim.run(max_cycles=max_cycles).ok
     checked = 0
-    for (pc_lo, pc_hi), (lo, hi) in ranges:
+    isa = load_isa()
+
+    def base_of(pc):
+        insn, ops = isa.decode(prog.words[pc // 4])
+        return f"x{ops[insn.mem['base']]}"
+    for (pc_lo, pc_hi), (lo, hi), bases in ranges:
         for pc, op, a, n in seen:
-            if pc_lo <= pc < pc_hi:
+            if pc_lo <= pc < pc_hi and (bases is None or base_of(pc) in bases):
                 assert lo <= a and a + n <= hi, f"{pc:#x}: {op} {a:#x} outside {lo}:{hi}"
                 checked += 1
     return checked

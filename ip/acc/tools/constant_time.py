@@ -46,6 +46,12 @@ A store at a known address into such a range leaves those bytes public whatever 
 the data (loads, the KMAC absorbing them, the stream unit's jobs on them are then public);
 anything else keeps its taint. The policy's author asserts that every value the program
 stores there is published; a release no store reaches is an error (stale), like an exception.
+
+Declassification at a point (`declassify`): when control reaches a label, the bytes of a
+DMEM range become public, whatever was stored there before (ML-DSA signing: once the last
+rejection check has passed, the hint bitmaps are the signature's published hint). The
+author asserts that at that label the range holds only what the operation publishes; a
+label the analysis never reaches is an error (stale).
 """
 from __future__ import annotations
 
@@ -88,19 +94,21 @@ class Policy:
     rest: str = "secret"                           # DMEM bytes neither list declares
     secret_regs: tuple = ()                        # "x5", "w3" secret at entry
     allow: tuple = ()                              # Allow
-    # assumptions: {within: (label1, label2), dmem: (lo, hi), reason}: loads and stores at
-    # PCs in [label1, label2) whose address is unknown stay inside DMEM[lo:hi) (instead of
-    # anywhere)
+    # assumptions: {within: (label1, label2), dmem: (lo, hi), reason[, base: ("x5", ...)]}:
+    # loads and stores at PCs in [label1, label2) (through one of the base GPRs, if given)
+    # whose address is unknown stay inside DMEM[lo:hi) (instead of anywhere)
     bounds: tuple = ()
     # declared releases: {dmem: (lo, hi), reason}: values stored there are published
     release: tuple = ()
+    # declassifications: {at: label, dmem: (lo, hi), reason}: the range is public from there on
+    declassify: tuple = ()
 
     @classmethod
     def from_dict(cls, d: dict) -> "Policy":
         allow = tuple(a if isinstance(a, Allow) else Allow(**a) for a in d.get("allow", ()))
         return cls(dict(d.get("secret", {})), dict(d.get("public", {})), d.get("rest", "secret"),
                    tuple(d.get("secret_regs", ())), allow, tuple(d.get("bounds", ())),
-                   tuple(d.get("release", ())))
+                   tuple(d.get("release", ())), tuple(d.get("declassify", ())))
 
 
 @dataclass
@@ -282,6 +290,20 @@ class Checker:
             self.release_mask |= ((1 << (hi - lo)) - 1) << lo
         self.releases_used = set()     # (lo, hi, reason) a secret store was released by
         self.releases_reached = set()  # (lo, hi, reason) some store reached
+        self.declass = {}              # pc -> [(mask, (label, lo, hi, reason))]
+        for d in policy.declassify:
+            try:
+                label, (lo, hi), reason = d["at"], d["dmem"], d["reason"]
+            except (KeyError, TypeError, ValueError):
+                raise CtError(f"declassify {d!r}: want {{at: label, dmem: (lo, hi), reason}}") \
+                    from None
+            lo, hi = self._range(f"declassify {reason!r}", (lo, hi))
+            if label not in program.labels:
+                raise CtError(f"declassify {reason!r} names label {label!r}, which the program "
+                              "lacks")
+            self.declass.setdefault(program.labels[label], []).append(
+                (((1 << (hi - lo)) - 1) << lo, (label, lo, hi, reason)))
+        self.declass_reached = set()
 
     # ------------------------------------------------------------------ entry state
     def _range(self, name, rng) -> tuple:
@@ -377,7 +399,7 @@ class Checker:
         name = loc.name
         if name == "mem":
             if mrange is None:
-                mrange = self._bound(pc)
+                mrange = self._bound(pc, insn, ops)
             if mrange is None:
                 return (FULL if s.dmem else 0), ("a load from an unknown address", None)
             lo, hi = mrange
@@ -525,7 +547,7 @@ class Checker:
         anyt = bool(taint)
         if name == "mem":
             if mrange is None:
-                b = self._bound(pc)
+                b = self._bound(pc, insn, ops)
                 if b is not None:
                     lo, hi = b
                     if anyt:
@@ -601,9 +623,14 @@ class Checker:
                 bits &= ~keep
         return bits
 
-    def _bound(self, pc):
+    def _bound(self, pc, insn, ops):
+        """The declared bound of an access at pc with an unknown address: the first whose
+        label range holds pc and whose `base` GPRs (all, when not given) hold its base."""
         for b in self.policy.bounds:
             lo, hi = self._label(b["within"][0]), self._label(b["within"][1])
+            bases = b.get("base")
+            if bases is not None and f"x{ops[insn.mem['base']]}" not in bases:
+                continue
             if lo <= pc < hi:
                 self.bounds_used.add(b["reason"])
                 return self._range(b["reason"], b["dmem"])
@@ -748,6 +775,10 @@ class Checker:
             s = states[key]
             # run from pc to the end of its block, or to a loop-body end on the stack
             while True:
+                for mask, d in self.declass.get(pc, ()):
+                    s = s.copy()
+                    s.dmem &= ~mask
+                    self.declass_reached.add(d)
                 s, nxt = self.step(s, pc)
                 steps += 1
                 if steps > self.max_steps:
@@ -772,10 +803,14 @@ class Checker:
         self._apply_allows()
         self._unused += [Allow("release", reason, within=(lo, hi)) for lo, hi, reason in
                          self.releases if (lo, hi, reason) not in self.releases_reached]
+        self._unused += [Allow("declassify", d[3], target=d[0]) for ds in self.declass.values()
+                         for _, d in ds if d not in self.declass_reached]
         viol = sorted(self.violations.values(), key=lambda v: (v.pc, v.kind))
         warnings = self.warnings + [f"assumption used: {r}" for r in sorted(self.bounds_used)]
         warnings += [f"release used: DMEM[{lo}:{hi}] ({reason})"
                      for lo, hi, reason in sorted(self.releases_used)]
+        warnings += [f"declassified at {label}: DMEM[{lo}:{hi}] ({reason})"
+                     for label, lo, hi, reason in sorted(self.declass_reached)]
         return Report(viol, warnings, self._unused, self.n, len(blocks), len(states), steps,
                       time.time() - t0)
 

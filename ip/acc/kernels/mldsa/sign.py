@@ -248,15 +248,26 @@ def ct_policy() -> dict:
     and the timing exceptions FIPS 204 signing needs (issue #24 item 8): see sign_policy."""
     sk_s = SK + 128 + (L + K) * 128
     return sign_policy(SK, (SK + 128, sk_s), (sk_s, sk_s + K * 416), MSG, MSG_MAX, MLEN, CH, SIB,
-                       const_image())
+                       const_image(), ctil=(CTIL, CTIL + 64), hb=(layout.HB, layout.HB + 32 * K),
+                       dbt=layout.DBT, accept="pass_ct0")
 
 
-def sign_policy(sk, s12, t0, msg, msg_max, mlen, ch, sib, consts) -> dict:
+def sign_policy(sk, s12, t0, msg, msg_max, mlen, ch, sib, consts, ctil, hb, dbt,
+                accept) -> dict:
     """The constant-time policy of a signing program on its layout (s12, t0: the DMEM ranges
-    of the key's packed s1|s2 and t0; the key's head rho | K | tr at sk, rnd at RND): K, s1, s2, t0 and rnd
-    secret; rho, tr, M', its length and the constants public; other DMEM bytes secret.
-    Declared exceptions: the rejection loop's iteration count (the three branches that accept
-    an iteration) and SampleInBall's rejection count (its candidate loop); nothing else."""
+    of the key's packed s1|s2 and t0; the key's head rho | K | tr at sk, rnd at RND; ctil:
+    c_tilde's 64 bytes; hb: the hint bitmaps; dbt: HintBitPack's de Bruijn table; accept:
+    the label after the last rejection check): K, s1, s2, t0 and rnd secret; rho, tr, M',
+    its length and the constants public; other DMEM bytes secret.
+    Declared exception: the rejection loop's iteration count (the three branches that accept
+    an iteration). Declassified, as mldsa-native does, on the Dilithium round-3
+    specification's argument (section 5.5):
+    * c_tilde = H(mu || w1Encode(w1)), released where it is stored: an output of H (a random
+      oracle) that the accepted iteration publishes in sigma; a rejected iteration's tells
+      nothing about the key. SampleInBall's rejection count and its c[j] accesses follow
+      from it, so they are public (this covers item 8's SampleInBall exception).
+    * the hint bitmaps at `accept`, where the last rejection check has passed: from there on
+      they are the published signature's h (HintBitPack branches on them)."""
     public = {"sk.rho": (sk, sk + 32), "sk.tr": (sk + 64, sk + 128), "M'": (msg, msg + msg_max),
               "len(M')": (mlen, mlen + 4)}
     for addr, blob in sorted(consts.items()):
@@ -265,15 +276,23 @@ def sign_policy(sk, s12, t0, msg, msg_max, mlen, ch, sib, consts) -> dict:
     rej = "rejection-loop iteration count (FIPS 204 Alg. 7 rejection sampling; issue #24 item 8)"
     allow = [{"kind": "branch", "target": t, "reason": rej}
              for t in ("pass_z", "pass_r0", "pass_ct0")]
-    allow.append({"kind": "branch", "target": "sib_loop",
-                  "reason": "SampleInBall's rejection count (FIPS 204 Alg. 29; issue #24 item 8)"})
+    release = [{"dmem": ctil, "reason": "c_tilde = H(mu || w1Encode(w1)): a random-oracle output, "
+                                        "published for the accepted iteration (round-3 spec 5.5)"}]
+    declassify = [{"at": accept, "dmem": hb,
+                   "reason": "every check passed: the hint bitmaps are the signature's h"}]
     # pointer ranges the analysis cannot derive (it tracks constants, not ranges): the
-    # message loop's pointer, SampleInBall's digest pointer and c[j] / c[i] (CH + 4 j, j < 256)
-    bounds = [{"within": ("sib_loop", "sib_done"), "dmem": (ch, sib + 256),
-               "reason": "SampleInBall reads its digest words at SIB and c at CH (index < 256), "
-                         "writes only c"},
+    # message loop's pointer, SampleInBall's digest pointer (x14) and c[j] / c[i] (x16 / x18:
+    # CH + 4 j, j < 256)
+    bounds = [{"within": ("sib_loop", "sib_done"), "base": ("x14",), "dmem": (sib, sib + 256),
+               "reason": "SampleInBall reads its candidate bytes from the digest words at SIB"},
+              {"within": ("sib_loop", "sib_done"), "base": ("x16", "x18"), "dmem": (ch, ch + 1024),
+               "reason": "SampleInBall reads and writes c at CH (index < 256)"},
+              {"within": ("hp_poly", "hp_next"), "base": ("x22",), "dmem": hb,
+               "reason": "HintBitPack reads the bitmaps' words in order"},
+              {"within": ("hp_poly", "hp_next"), "base": ("x27",), "dmem": (dbt, dbt + 128),
+               "reason": "HintBitPack's index lookup stays in its 32-word table"},
               {"within": ("mu_msg", "mu_dig"), "dmem": (msg, msg + msg_max),
                "reason": "mu = H(tr || M') reads M' only (len(M') <= MSG_MAX, checked by the "
                          "program)"}]
     return {"secret": secret, "public": public, "rest": "secret", "allow": allow,
-            "bounds": bounds}
+            "bounds": bounds, "release": release, "declassify": declassify}

@@ -782,23 +782,24 @@ class Sign16:
         return "\n".join(sched.schedule(lines)) + "\n"
 
     def ct_policy(self, external_mu=False) -> dict:
-        """As sign.ct_policy on this layout: K, s1, s2, t0 and rnd secret; rho, tr, M', its
+        """sign.sign_policy on this layout: K, s1, s2, t0 and rnd secret; rho, tr, M', its
         length and the constants public (external_mu: mu public, no M'); other DMEM bytes
-        secret. Declared exceptions: the rejection loop's iteration count (the three
-        accepting branches) and SampleInBall's rejection count; pointer bounds the
-        analysis cannot derive."""
+        secret. Declared exception: the rejection loop's iteration count (the three
+        accepting branches); c_tilde released and the hint bitmaps declassified once
+        accepted (sign_policy says why); pointer bounds the analysis cannot derive."""
         k = self.k
+        hb = self.HB if self.packed else self.XAREA["HB"]
         pol = sign32.sign_policy(self.SK, (self.S1P, self.T0P), (self.T0P, self.T0P + k * 416),
                                  self.MSG, self.MSG_MAX, MLEN, self.CH, self.SIB,
-                                 self.const_image())
-        public, bounds = pol["public"], pol["bounds"]
-        if self.packed:         # SIB lies in TILEA, below CH: the range spans both
-            assert bounds[0]["within"] == ("sib_loop", "sib_done")
-            bounds[0]["dmem"] = (self.SIB, self.CH + 1024)
+                                 self.const_image(), ctil=(self.CTIL, self.CTIL + 64),
+                                 hb=(hb, hb + 32 * k),
+                                 dbt=layout.x_area(self.XC, k, self.hw_words)["DBT"],
+                                 accept="pass_z")
         if external_mu:
+            public = pol["public"]
             del public["M'"], public["len(M')"]
             public["mu"] = (MU, MU + 64)
-            pol["bounds"] = bounds[:1]
+            pol["bounds"] = [b for b in pol["bounds"] if b["within"] != ("mu_msg", "mu_dig")]
         return pol
 
 
