@@ -53,7 +53,7 @@ def test_keygen_equals_dilithium_py(param, seed):
     if param == 65:
         assert h.cycles <= 20_000              # issue 24's target
     if param == 87:
-        assert h.cycles <= 29_000              # measured ~28 800 (issue 24's 25 k not met yet)
+        assert h.cycles <= 25_000              # issue 24's target
 
 
 @pytest.mark.parametrize("param", PARAMS)

@@ -93,7 +93,6 @@ x23.
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
 from ip.acc.kernels.asm_util import zero_registers
 from ip.acc.kernels.mldsa import ntt
-from ip.acc.kernels.mldsa.packing import pack_eta4, pack_fields
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.mldsa.params import D, SETS
 from ip.acc.kernels.prog import Prog
@@ -108,52 +107,82 @@ def _a32(x):
     return (x + 31) // 32 * 32
 
 
-def pack_eta2_mul():
-    """BitPack of an eta = 2 polynomial (3-bit fields eta - s, FIPS 204 skEncode): 32 words
-    at x5 -> 96 B at x6 (4-byte aligned; neither moved). Without transposes: word r's
-    lanes shifted by 3 i (bn.mulv.lo by 8^lane) and ORed by the unzip tree give its 24-bit
-    string V_r; four trees over the words 4 t + u give R_u (lane t = V_(4t+u)), and the
-    12 bytes of V_4t..V_4t+3 are the granules 3t..3t+2 of R_0 | R_1 << 24,
-    R_1 >> 8 | R_2 << 16, R_2 >> 16 | R_3 << 8 (lane t), stored by bn.ext + sw.
-    w14 = 8^lane, w15 = eta; w0..w13, x10..x17."""
-    p = Prog([f"w{k}" for k in range(14)])
-    R = []
-    for u in range(4):
-        level = []
-        for t in range(8):
-            w = f"%v{u}_{t}"
-            p.raw(f"bn.lw {{0}}, {32 * (4 * t + u)}({{1}})", [f"%l{u}_{t}"], ["x5"])
-            p.op("bn.subvm", f"%f{u}_{t}", "w15", f"%l{u}_{t}")
-            p.op("bn.mulv.lo", w, f"%f{u}_{t}", "w14")
-            level.append(w)
-        n = 0
-        while len(level) > 1:             # lane t of the result: OR of word t's lanes
-            nxt = []
-            for a, b in zip(level[::2], level[1::2]):
-                lo, hi, o = f"%lo{u}_{n}", f"%hi{u}_{n}", f"%o{u}_{n}"
-                p.op("bn.unzip.lo", lo, a, b)
-                p.op("bn.unzip.hi", hi, a, b)
-                p.op("bn.or", o, lo, hi)
-                nxt.append(o)
-                n += 1
-            level = nxt
-        R.append(level[0])
-    parts = [[(0, 0), (1, 24)], [(1, -8), (2, 16)], [(2, -16), (3, 8)]]
-    for h, terms in enumerate(parts):
-        regs = []
-        for u, sh in terms:
-            if sh:
-                r = f"%s{h}_{u}"
-                p.op("bn.shlv" if sh > 0 else "bn.shrv", r, R[u], str(abs(sh)))
-                regs.append(r)
-            else:
-                regs.append(R[u])
-        g = f"%g{h}"
-        p.op("bn.or", g, *regs)
-        for t in range(8):
-            x = f"x{10 + (8 * h + t) % 8}"
-            p.raw(f"bn.ext {{0}}, {{1}}, {t}", [x], [g])
-            p.raw(f"sw {{0}}, {12 * t + 4 * h}({{1}})", [], [x, "x6"])
+class _ByteStream:
+    """A byte string built with bn.pk on a prog.Prog (isa.yml's recipe, VMODE 1): put(src)
+    appends the low d bits of src's 8 lanes (a chunk of d bytes); the pending bytes ride on
+    the top of the last result, each finished 32-byte word is stored at 32 n(base) (base a
+    GPR, the string 32-byte aligned). The stores are ordered only through registers: the
+    block must not read what it writes."""
+
+    def __init__(self, p, d, base, name):
+        self.p, self.d, self.base, self.name = p, d, base, name
+        self.f, self.cur, self.n, self.out = 0, None, 0, 0
+
+    def _pk(self, src, off):
+        self.n += 1
+        r = f"%pk_{self.name}{self.n}"
+        self.p.raw(f"bn.pk {{0}}, {{1}}, {{2}}, {self.d}, {off}", [r],
+                   [src, self.cur or src])         # a fresh word: any low half will do
+        return r
+
+    def _store(self, r):
+        self.p.raw(f"bn.sw {{0}}, {32 * self.out}({{1}})", [], [r, self.base])
+        self.out += 1
+
+    def put(self, src):
+        c = self.d
+        if self.f + c > 32:                          # the chunk straddles a word boundary
+            self._store(self._pk(src, 32 - self.f))
+        nxt = self._pk(src, c)
+        self.f = self.f + c - 32 if self.f + c > 32 else self.f + c
+        if self.f == 32:
+            self._store(nxt)
+            self.f, self.cur = 0, None
+        else:
+            self.cur = nxt
+
+    def close(self):
+        assert self.f == 0, "the packed string must end on a word boundary"
+
+
+def pack_s_pk(sbits, eta="w15", pool=15):
+    """BitPack of one s polynomial (FIPS 204 skEncode: eta - s in sbits = 3 or 4 bits) with
+    bn.pk: 32 words at x5 -> 32 sbits bytes at x6 (32-byte aligned; neither moved); eta in
+    every lane of `eta`. w0..w{pool-1}."""
+    p = Prog([f"w{k}" for k in range(pool)])
+    out = _ByteStream(p, sbits, "x6", "s")
+    for r in range(32):
+        p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%l{r}"], ["x5"])
+        p.op("bn.subvm", f"%f{r}", eta, f"%l{r}")
+        out.put(f"%f{r}")
+    out.close()
+    return p.text().splitlines()
+
+
+def pack_t_s2_pk(sbits):
+    """One row's end, fused, with bn.pk: acc (x5, the INTT's output) + s2 (x7) = t, u = t +
+    2^12 - 1 (Power2Round's offset); t1 = u >> 13 (10 bits, 320 B at x24), the t0 field
+    2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (the low 13 bits of u xor w15: 416 B at x25)
+    and s2's field eta - s2 (sbits bits, 32 sbits B at x26), each word of acc and s2
+    loaded once. w13 = eta, w14 = 2^12 - 1, w15 = 2^13 - 1 (lanes); w0..w12. No pointer
+    moved."""
+    p = Prog([f"w{k}" for k in range(13)])
+    t1 = _ByteStream(p, 10, "x24", "a")
+    t0 = _ByteStream(p, D, "x25", "b")
+    s2 = _ByteStream(p, sbits, "x26", "c")
+    for r in range(32):
+        p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%a{r}"], ["x5"])
+        p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%e{r}"], ["x7"])
+        p.op("bn.subvm", f"%s{r}", "w13", f"%e{r}")
+        s2.put(f"%s{r}")
+        p.op("bn.addvm", f"%t{r}", f"%a{r}", f"%e{r}")
+        p.op("bn.addv", f"%u{r}", f"%t{r}", "w14")
+        p.op("bn.shrv", f"%h{r}", f"%u{r}", str(D))
+        t1.put(f"%h{r}")
+        p.op("bn.xor", f"%z{r}", f"%u{r}", "w15")
+        t0.put(f"%z{r}")
+    for s in (t1, t0, s2):
+        s.close()
     return p.text().splitlines()
 
 
@@ -194,8 +223,8 @@ class Keygen:
         # constant words: eta, 2^12 - 1, 2^13 - 1, 2^(bitlen(2 eta) lane) (the s packer's
         # per-lane shifts)
         self.KC = self.RHOP + 64
-        self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH = (self.KC + 32 * n for n in range(4))
-        assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
+        self.C_ETA, self.C_ROUND, self.C_M13 = (self.KC + 32 * n for n in range(3))
+        assert self.PK + 32 <= self.RHOP and self.KC + 96 <= self.PK + self.pk_len
         assert self.RHOP % 32 == 0
         # Two layouts; the one with fewer NTTs is taken (the grouped one on a tie).
         # grouped: G rows at a time (G accumulators) above sk, n_keep s1_hat kept over the
@@ -251,7 +280,7 @@ class Keygen:
             for lo, size in areas:
                 for w in range(lo // 32, (lo + size + 31) // 32):
                     first[w] = min(first[w], i)
-        for lo, hi in ((self.PK, self.PK + 32), (self.SK, self.SK_S2), (self.RHOP, self.KC + 128)):
+        for lo, hi in ((self.PK, self.PK + 32), (self.SK, self.SK_S2), (self.RHOP, self.KC + 96)):
             for w in range(lo // 32, (hi + 31) // 32):
                 first[w] = never
         taken = [False] * n
@@ -279,7 +308,7 @@ class Keygen:
         return {self.TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
                 self.ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True)),
                 self.KC: _u32([self.eta] * 8) + _u32([(1 << (D - 1)) - 1] * 8) +
-                _u32([(1 << D) - 1] * 8) + _u32([1 << (self.sbits * q) for q in range(8)])}
+                _u32([(1 << D) - 1] * 8)}
 
     def image(self, xi: bytes) -> dict:
         if len(xi) != 32:
@@ -364,33 +393,14 @@ class Keygen:
         return ["addi x23, x20, 0"] + _loop(32 // per, sched.schedule(body, na))
 
     def subroutines(self):
-        def t_load(p, r, d):
-            """u = acc + s2 + 2^12 - 1 (the Power2Round offset): t1 = u >> 13 and the
-            t0 field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1)."""
-            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%a{r}"], ["x5"])
-            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%e{r}"], ["x7"])
-            p.op("bn.addvm", f"%t{r}", f"%a{r}", f"%e{r}")
-            p.op("bn.addv", d, f"%t{r}", "w14")
-
-        def t0_field(p, s, d):
-            p.op("bn.and", d, s, "w15")
-            p.op("bn.xor", d, d, "w15")
-
-        def t1_field(p, s, d):
-            p.op("bn.shrv", d, s, str(D))
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
         out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
         out += self._sub("mac_first", self._mac(True))
         out += self._sub("mac_acc", self._mac(False))
-        if self.eta == 4:
-            out += self._sub("pack_s", [f"bn.lw w12, {_m(self.C_ETA)}",
-                                        f"bn.lw w13, {_m(self.C_SH)}"] + pack_eta4())
-        else:
-            out += self._sub("pack_s", [f"bn.lw w14, {_m(self.C_SH)}",
-                                        f"bn.lw w15, {_m(self.C_ETA)}"] + pack_eta2_mul())
-        out += self._sub("pack_t", [f"bn.lw w14, {_m(self.C_ROUND)}",
-                                    f"bn.lw w15, {_m(self.C_M13)}"] +
-                         pack_fields(t_load, [(D, t0_field, "x9"), (10, t1_field, "x6")]))
+        out += self._sub("pack_s", [f"bn.lw w15, {_m(self.C_ETA)}"] + pack_s_pk(self.sbits))
+        out += self._sub("pack_t", [f"bn.lw w13, {_m(self.C_ETA)}",
+                                    f"bn.lw w14, {_m(self.C_ROUND)}",
+                                    f"bn.lw w15, {_m(self.C_M13)}"] + pack_t_s2_pk(self.sbits))
         return out + ["keygen_end:"]          # the end of pack_t (ct_policy's bounds)
 
     # ---------------------------------------------------------------- main line
@@ -493,9 +503,7 @@ class Keygen:
             L += ["smp.wait"]
             if il + 1 < G:
                 L += self._start_eta(s2buf[(il + 1) % 2], "x22", l + il + 1)
-            L += _li(5, s2buf[il % 2]) + ["addi x6, x26, 0"] + self._call("pack_s")
-            L += _li(5, acc) + _li(7, s2buf[il % 2]) + ["addi x6, x24, 0", "addi x9, x25, 0"] + \
-                self._call("pack_t")
+            L += _li(5, acc) + _li(7, s2buf[il % 2]) + self._call("pack_t")
             L += [f"addi x26, x26, {self.sbytes}", "addi x24, x24, 320", "addi x25, x25, 416"]
         if G < self.k:                       # the next group
             L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
