@@ -90,7 +90,10 @@ x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter, the job
 constants x1..x3, x18, x19, x30, x31 (JOB_CONSTANTS); the subroutines use x5..x17, x20,
 x23.
 """
+import re
+
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.asm_util import base_of, place_and_schedule, poly_io, twiddle_loads
 from ip.acc.kernels.asm_util import zero_registers
 from ip.acc.kernels.mldsa import ntt
 from ip.acc.block import DMEM_SIZE
@@ -184,6 +187,40 @@ def pack_t_s2_pk(sbits):
     for s in (t1, t0, s2):
         s.close()
     return p.text().splitlines()
+
+
+def mac_intt(itwid):
+    """The last column's multiply-accumulate fused into the row's INTT (ntt.intt_body's
+    passes and schedule): acc (x8) + tile (x10) o s1_hat (x15) (bn.mulvm, bn.addvm) is
+    made word by word just before the INTT's first butterfly on it (where the INTT would
+    load acc), then INTT'd in place at x8. The INTT is multiplier-bound (a butterfly every
+    2 cycles), so the product's loads and adds fill idle issue slots: 460 cycles for the
+    pair instead of 535 (mac_acc + INTT). Inverse
+    twiddles at DMEM itwid (ntt.itwiddle_words(mont=True), which also removes bn.mulvm's
+    2^-32). Uses w0..w15; x8, x10, x15 not moved; the tile and s1_hat never alias acc."""
+    loads, stores, out = twiddle_loads(_m, itwid, 33), {}, []
+    for c in range(4):                                   # pass A, acc words made here
+        words = list(range(8 * c, 8 * c + 8))
+        poly_io(loads, stores, "%a", words, 0, "x8", "x8")
+        for r in words:
+            loads[f"%a{r}"] = None
+            loads[f"%x{r}"] = f"bn.lw %x{r}, {32 * r}(x10)"
+            loads[f"%y{r}"] = f"bn.lw %y{r}, {32 * r}(x15)"
+            loads[f"%c{r}"] = f"bn.lw %c{r}, {32 * r}(x8)"
+        made = set()                                     # each word made just before its
+        for line in ntt.intt_pass_a([f"%a{r}" for r in words], c):     # first butterfly
+            for r in map(int, re.findall(r"%a(\d+)", line)):
+                if r not in made:
+                    made.add(r)
+                    out += [f"bn.mulvm %p{r}, %x{r}, %y{r}", f"bn.addvm %a{r}, %c{r}, %p{r}"]
+            out.append(line)
+    for g in range(4):                                   # pass B, as ntt.intt_body
+        words = [g + 4 * i for i in range(8)]
+        poly_io(loads, stores, "%b", words, 0, "x8", "x8")
+        out += ntt.intt_pass_b(words, [f"%b{r}" for r in words])
+    loads = {k: v for k, v in loads.items() if v is not None}
+    table = base_of(_m(itwid))
+    return place_and_schedule(out, loads, stores, [("x8", "x10"), ("x8", "x15"), (table, "x8")])
 
 
 def _set_reg(reg, val, known):
@@ -394,7 +431,7 @@ class Keygen:
 
     def subroutines(self):
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
-        out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
+        out += self._sub("mac_intt", mac_intt(self.ITWID))
         out += self._sub("mac_first", self._mac(True))
         out += self._sub("mac_acc", self._mac(False))
         out += self._sub("pack_s", [f"bn.lw w15, {_m(self.C_ETA)}"] + pack_s_pk(self.sbits))
@@ -475,8 +512,16 @@ class Keygen:
         steps, dst, shat = self._plan()
         job = self._job
         L, known = ([] if first_started else job(0)), {}
+        # the two s2 buffers (BUFS[:2]: the overlay keeps them clear of the packed rows);
+        # s2[0]'s is free before the last tile's mac_intt
+        assert l > 1 and steps[-1][0] == "a"
+        busy = {dst[-1], shat.get(l - 1)}
+        s2buf = sorted(self.BUFS[:2], key=lambda b: b in busy)
+        assert s2buf[0] not in busy
         for n, (kind, j, il) in enumerate(steps):
-            L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else [])
+            # after the last tile: s2[0]'s job, in the last mac_intt's shadow
+            L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else
+                                 self._start_eta(s2buf[0], "x22", l))
             if kind == "eta":
                 if self.single:              # s1[j]'s only sampling: packed here too
                     L += _li(5, dst[n]) + _li(6, self.SK_S1 + self.sbytes * j) + \
@@ -487,17 +532,18 @@ class Keygen:
                 # the mac leaves its pointers past their polynomials: the next call's
                 # often one addi away (the accumulators are consecutive)
                 sh = shat[j] if j in shat else self.SLOTS + 1024 * j
+                if j == l - 1:               # the last column: the row's INTT too
+                    L += _set_reg(10, dst[n], known) + _set_reg(15, sh, known) + \
+                        _set_reg(8, self.ACCS[il], known) + self._call("mac_intt")
+                    known = {10: dst[n], 15: sh, 8: self.ACCS[il]}
+                    continue
                 L += _set_reg(10, dst[n], known) + _set_reg(15, sh, known) + \
                     _set_reg(20, self.ACCS[il], known) + \
                     self._call("mac_first" if j == 0 else "mac_acc")
                 known = {10: dst[n] + 1024, 15: sh + 1024,
                          20: self.ACCS[il] + (1024 if j else 0)}
-        # INTTs, then per row: s2 (sampled in the background of the previous row's
-        # packing), packed, Power2Round, t0 / t1 packed
-        s2buf = self.BUFS[:2]
-        L += self._start_eta(s2buf[0], "x22", l)
-        for il in range(G):
-            L += _li(8, self.ACCS[il]) + self._call("intt_x8")
+        # per row: s2 (sampled in the background of the previous row's packing), packed,
+        # Power2Round, t0 / t1 packed
         for il in range(G):
             acc = self.ACCS[il]
             L += ["smp.wait"]
