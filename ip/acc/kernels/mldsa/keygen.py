@@ -1,8 +1,9 @@
 """ML-DSA key generation on the ACC: ML-DSA.KeyGen_internal(xi) (FIPS 204 Alg. 6) as one
 program for ML-DSA-44, -65 and -87: the parameter set is the argument ((k, l, eta) from
-params.SETS), the kernels are the library's (ntt.py, packing.pack_fields / pack_eta4, the
-stream unit's uni23 / eta2 / eta4 samplers) plus this file's 3-bit s packer
-(pack_eta2_mul), and everything fits the taped-out 16 KiB IMEM and DMEM (ip/acc/block.py).
+params.SETS), the kernels are the library's (ntt.py, the stream unit's uni23 / eta2 / eta4
+samplers) plus this file's bn.pk packers (pack_s_pk, pack_t_s2_pk) and the last column's
+multiply-accumulate fused into the INTT (mac_intt), and everything fits the taped-out
+16 KiB IMEM and DMEM (ip/acc/block.py).
 
     kg = keygen(65)
     src = kg.program()                    # assembly text
@@ -14,9 +15,9 @@ ip/acc/tests/test_rtl_acc.py runs the 65 program on the RTL):
 
 | set | cycles | before the wipe | IMEM B | peak DMEM B | layout | s1_hat kept | NTTs |
 |---|---|---|---|---|---|---|---|
-| ML-DSA-44 | 12 420 | 12 045 | 9 068 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
-| ML-DSA-65 | 18 518 | 18 200 | 9 428 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
-| ML-DSA-87 | 28 825 | 28 561 | 12 180 | 14 816 | overlaid (8 rows) | 0 of 7 | 7 |
+| ML-DSA-44 | 8 726 | 8 351 | 7 056 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
+| ML-DSA-65 | 13 661 | 13 343 | 8 088 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
+| ML-DSA-87 | 21 569 | 21 305 | 10 016 | 14 816 | overlaid (8 rows) | 0 of 7 | 7 |
 
 (xi from seed 7, the benchmark's.) The end wipe (issue #24 item 5; +375 / +318 / +264
 cycles, +236 / +220 / +212 B IMEM): all of the 16 KiB DMEM but pk and sk zeroed (wide
@@ -28,21 +29,22 @@ byte and register on the ISS (every set) and the RTL (44). Peak DMEM is the data
 wipe covers all of it (program(wipe=False) runs in a DMEM cut to END).
 
 The core is the bottleneck (the samplers finish in its shadow; the count hardly varies
-with xi). Where ML-DSA-87's 28 825 go (ISS): multiply-accumulate of the 56 A_hat entries
-10 464 (6 instructions a coefficient word: tile, s1_hat and accumulator loads, bn.mulvm,
-bn.addvm, store), t packing 6 672 (8 x 834: bn.ext + sw per output granule is 368 of
-each), s packing 3 600 (15 x 240), INTTs 2 680, NTTs 2 135, the main line 3 274 (of it
-tr with the DMEM wipe 1 262: the KMAC takes a message word in 6 cycles, a word that
-completes a rate block ~30, and the core waits; the 71 sampler job starts ~1 100). Issue
-#24's 25 000 for ML-DSA-87 is not met yet. Nearly every cycle issues an instruction, so
-the rest needs fewer instructions: fewer DMEM passes per entry (two A_hat tiles per pass
-save one of the 6 per word but want two more 1 KiB buffers than the DMEM has, and the
-sampler's DMEM write slots get short) or a t packing without a store per granule (a
-fused INTT + pack saves only the 32 reloads a row: the INTT's stores fill its multiplier
-gaps).
+with xi). Where ML-DSA-87's 21 569 go (ISS): multiply-accumulate of the A_hat entries of
+the columns before the last 8 896 (mac_first 8 x 132, mac_acc 40 x 196: 6 instructions a
+coefficient word, tile, s1_hat and accumulator loads, bn.mulvm, bn.addvm, store), the last
+column's multiply-accumulate with the INTTs 3 640 (mac_intt, 8 x 455: the products' loads
+and adds fill the multiplier-bound INTT's idle slots; 535 apart), the row ends 2 984
+(pack_t, 8 x 373: one pass over acc and s2, ~10 instructions a word, one wide store per
+32 output bytes), NTTs 2 135, s1 packing 728 (7 x 104), the main line 3 186 (of it tr with
+the DMEM wipe 1 262: the KMAC takes a message word in 6 cycles, a word that completes a
+rate block ~30, and the core waits; the 71 sampler job starts ~1 100). Issue #24's 25 000
+for ML-DSA-87 is met. Nearly every cycle issues an instruction, so more needs fewer
+instructions: the multiply-accumulate passes (two A_hat tiles per pass save one of the 6
+per word but want two more 1 KiB buffers than the DMEM has: with one more, the sampler
+waits for a free buffer each pair) or the main line's job starts.
 
 Timing: with rho (public) fixed, the count still moves by a few tens of cycles with rho'
-on ML-DSA-65 (measured spread 25 over 4 rho'; 0 on -44 and -87): the core waits for the
+on ML-DSA-65 (measured spread 46 over 4 rho'; 0 on -44 and -87): the core waits for the
 first RejBoundedPoly job (eta4, the more rejections), with no work in its shadow;
 issue #24 item 8 (public data only) is open for keygen
 (ip/acc/tests/test_mldsa_keygen.py::test_keygen_timing_vs_rho_prime measures it).
@@ -58,10 +60,11 @@ Program (VMODE 1, KMAC port held throughout):
      is sampled only here and packed here too), then A_hat[i][j] = RejNTTPoly(rho || j ||
      i) (uni23) into a tile and multiply-accumulated into row i's accumulator (bn.mulvm,
      the 2^-32 removed by the INTT's mont twiddles): A_hat is streamed, one entry at a
-     time, never stored. Then the G INTTs, and per row: s2[i] sampled and packed into sk;
-     u = t + 2^12 - 1 with t = INTT(..) + s2[i]; Power2Round: t1 = u >> 13 (10 bits,
-     pk) and the sk field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (13 bits), both packed
-     in one pass (pack_fields).
+     time, never stored; the last column's product is made inside row i's INTT
+     (mac_intt). Then per row: s2[i] sampled; one pass (pack_t_s2_pk) packs s2's field
+     eta - s2 into sk and, with u = t + 2^12 - 1, t = INTT(..) + s2[i], Power2Round's
+     t1 = u >> 13 (10 bits, pk) and the sk field 2^12 - t0 = the low 13 bits of u xor
+     (2^13 - 1): three bn.pk byte streams.
   4. tr = H(pk, 64) from the pk bytes in DMEM -> sk (the DMEM wipe in its shadow); KMAC
      released.
   5. wipe: every register zeroed; ecall.
@@ -83,8 +86,9 @@ and the buffers lie over the parts of pk and sk that the end packs write only af
 their last use (`_overlay`: the tables and one buffer over the rows' areas, row i's
 accumulator where only rows after i write, the two s2 buffers above sk).
 
-Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): NTT and INTT in
-place at x8, the multiply(-accumulate) of one entry, the s packer and the fused t packer.
+Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): the NTT in place
+at x8, the multiply(-accumulate) of one entry, the last one fused with the INTT at x8,
+the s packer and the fused row end (t1, t0, s2).
 Register conventions of the main line: x21 = i0 << 8, x22 = i0 (the group's first row),
 x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter, the job
 constants x1..x3, x18, x19, x30, x31 (JOB_CONSTANTS); the subroutines use x5..x17, x20,
@@ -254,11 +258,10 @@ class Keygen:
         self.SK_T0 = self.SK_S2 + k * self.sbytes
         self.XI = self.SK + 64                       # input xi: in tr's place (dead after H)
         # rho' and the constant words in the last t1 row of pk: read for the last time
-        # before that row is packed (the last s2 job, pack_s; pack_t loads its constants
-        # before its first store)
+        # before that row is packed (the last s2 job; pack_t loads its constants before
+        # its first store)
         self.RHOP = self.PK + self.pk_len - 320
-        # constant words: eta, 2^12 - 1, 2^13 - 1, 2^(bitlen(2 eta) lane) (the s packer's
-        # per-lane shifts)
+        # constant words: eta, 2^12 - 1, 2^13 - 1
         self.KC = self.RHOP + 64
         self.C_ETA, self.C_ROUND, self.C_M13 = (self.KC + 32 * n for n in range(3))
         assert self.PK + 32 <= self.RHOP and self.KC + 96 <= self.PK + self.pk_len
@@ -369,9 +372,10 @@ class Keygen:
         # today's layouts, the bounds kept for the others); checked on the ISS by
         # ip/acc/tests/test_constant_time.py
         bounds = [{"within": ("pack_s", "pack_t"), "dmem": (self.PK + 32, self.END),
-                   "reason": "pack_s reads the work buffers and constants, writes sk's s1 | s2"},
+                   "reason": "pack_s reads the work buffers and constants, writes sk's s1"},
                   {"within": ("pack_t", "keygen_end"), "dmem": (self.PK + 32, self.END),
-                   "reason": "pack_t reads the work buffers and writes pk's t1 and sk's t0"}]
+                   "reason": "pack_t reads the work buffers and constants, writes pk's t1 and "
+                   "sk's s2 and t0"}]
         return {"secret": {"xi": (self.XI, self.XI + 32)}, "public": public, "rest": "secret",
                 "allow": [], "bounds": bounds,
                 "release": [{"dmem": (self.PK, self.PK + 32), "reason": why},
