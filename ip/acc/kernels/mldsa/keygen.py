@@ -199,9 +199,9 @@ def mac_intt(itwid):
     made word by word just before the INTT's first butterfly on it (where the INTT would
     load acc), then INTT'd in place at x8. The INTT is multiplier-bound (a butterfly every
     2 cycles), so the product's loads and adds fill idle issue slots: 460 cycles for the
-    pair instead of 535 (mac_acc + INTT). Inverse
-    twiddles at DMEM itwid (ntt.itwiddle_words(mont=True), which also removes bn.mulvm's
-    2^-32). Uses w0..w15; x8, x10, x15 not moved; the tile and s1_hat never alias acc."""
+    pair instead of 535 (mac_acc + INTT). Inverse twiddles at DMEM itwid
+    (ntt.itwiddle_words(mont=True), which also removes bn.mulvm's 2^-32). Uses w0..w15;
+    x8, x10, x15 not moved; the tile and s1_hat never alias acc."""
     loads, stores, out = twiddle_loads(_m, itwid, 33), {}, []
     for c in range(4):                                   # pass A, acc words made here
         words = list(range(8 * c, 8 * c + 8))
