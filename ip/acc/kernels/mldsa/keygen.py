@@ -1,8 +1,9 @@
 """ML-DSA key generation on the ACC: ML-DSA.KeyGen_internal(xi) (FIPS 204 Alg. 6) as one
 program for ML-DSA-44, -65 and -87: the parameter set is the argument ((k, l, eta) from
-params.SETS), the kernels are the library's (ntt.py, packing.pack_fields / pack_eta4, the
-stream unit's uni23 / eta2 / eta4 samplers) plus this file's 3-bit s packer
-(pack_eta2_mul), and everything fits the taped-out 16 KiB IMEM and DMEM (ip/acc/block.py).
+params.SETS), the kernels are the library's (ntt.py, the stream unit's uni23 / eta2 / eta4
+samplers) plus this file's bn.pk packers (pack_s_pk, pack_t_s2_pk) and the last column's
+multiply-accumulate fused into the INTT (mac_intt), and everything fits the taped-out
+16 KiB IMEM and DMEM (ip/acc/block.py).
 
     kg = keygen(65)
     src = kg.program()                    # assembly text
@@ -14,9 +15,9 @@ ip/acc/tests/test_rtl_acc.py runs the 65 program on the RTL):
 
 | set | cycles | before the wipe | IMEM B | peak DMEM B | layout | s1_hat kept | NTTs |
 |---|---|---|---|---|---|---|---|
-| ML-DSA-44 | 12 420 | 12 045 | 9 068 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
-| ML-DSA-65 | 18 518 | 18 200 | 9 428 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
-| ML-DSA-87 | 28 825 | 28 561 | 12 180 | 14 816 | overlaid (8 rows) | 0 of 7 | 7 |
+| ML-DSA-44 | 8 726 | 8 351 | 7 056 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
+| ML-DSA-65 | 13 661 | 13 343 | 8 088 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
+| ML-DSA-87 | 21 569 | 21 305 | 10 016 | 14 816 | overlaid (8 rows) | 0 of 7 | 7 |
 
 (xi from seed 7, the benchmark's.) The end wipe (issue #24 item 5; +375 / +318 / +264
 cycles, +236 / +220 / +212 B IMEM): all of the 16 KiB DMEM but pk and sk zeroed (wide
@@ -28,21 +29,22 @@ byte and register on the ISS (every set) and the RTL (44). Peak DMEM is the data
 wipe covers all of it (program(wipe=False) runs in a DMEM cut to END).
 
 The core is the bottleneck (the samplers finish in its shadow; the count hardly varies
-with xi). Where ML-DSA-87's 28 825 go (ISS): multiply-accumulate of the 56 A_hat entries
-10 464 (6 instructions a coefficient word: tile, s1_hat and accumulator loads, bn.mulvm,
-bn.addvm, store), t packing 6 672 (8 x 834: bn.ext + sw per output granule is 368 of
-each), s packing 3 600 (15 x 240), INTTs 2 680, NTTs 2 135, the main line 3 274 (of it
-tr with the DMEM wipe 1 262: the KMAC takes a message word in 6 cycles, a word that
-completes a rate block ~30, and the core waits; the 71 sampler job starts ~1 100). Issue
-#24's 25 000 for ML-DSA-87 is not met yet. Nearly every cycle issues an instruction, so
-the rest needs fewer instructions: fewer DMEM passes per entry (two A_hat tiles per pass
-save one of the 6 per word but want two more 1 KiB buffers than the DMEM has, and the
-sampler's DMEM write slots get short) or a t packing without a store per granule (a
-fused INTT + pack saves only the 32 reloads a row: the INTT's stores fill its multiplier
-gaps).
+with xi). Where ML-DSA-87's 21 569 go (ISS): multiply-accumulate of the A_hat entries of
+the columns before the last 8 896 (mac_first 8 x 132, mac_acc 40 x 196: 6 instructions a
+coefficient word, tile, s1_hat and accumulator loads, bn.mulvm, bn.addvm, store), the last
+column's multiply-accumulate with the INTTs 3 640 (mac_intt, 8 x 455: the products' loads
+and adds fill the multiplier-bound INTT's idle slots; 535 apart), the row ends 2 984
+(pack_t, 8 x 373: one pass over acc and s2, ~10 instructions a word, one wide store per
+32 output bytes), NTTs 2 135, s1 packing 728 (7 x 104), the main line 3 186 (of it tr with
+the DMEM wipe 1 262: the KMAC takes a message word in 6 cycles, a word that completes a
+rate block ~30, and the core waits; the 71 sampler job starts ~1 100). Issue #24's 25 000
+for ML-DSA-87 is met. Nearly every cycle issues an instruction, so more needs fewer
+instructions: the multiply-accumulate passes (two A_hat tiles per pass save one of the 6
+per word but want two more 1 KiB buffers than the DMEM has: with one more, the sampler
+waits for a free buffer each pair) or the main line's job starts.
 
 Timing: with rho (public) fixed, the count still moves by a few tens of cycles with rho'
-on ML-DSA-65 (measured spread 25 over 4 rho'; 0 on -44 and -87): the core waits for the
+on ML-DSA-65 (measured spread 46 over 4 rho'; 0 on -44 and -87): the core waits for the
 first RejBoundedPoly job (eta4, the more rejections), with no work in its shadow;
 issue #24 item 8 (public data only) is open for keygen
 (ip/acc/tests/test_mldsa_keygen.py::test_keygen_timing_vs_rho_prime measures it).
@@ -58,10 +60,11 @@ Program (VMODE 1, KMAC port held throughout):
      is sampled only here and packed here too), then A_hat[i][j] = RejNTTPoly(rho || j ||
      i) (uni23) into a tile and multiply-accumulated into row i's accumulator (bn.mulvm,
      the 2^-32 removed by the INTT's mont twiddles): A_hat is streamed, one entry at a
-     time, never stored. Then the G INTTs, and per row: s2[i] sampled and packed into sk;
-     u = t + 2^12 - 1 with t = INTT(..) + s2[i]; Power2Round: t1 = u >> 13 (10 bits,
-     pk) and the sk field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (13 bits), both packed
-     in one pass (pack_fields).
+     time, never stored; the last column's product is made inside row i's INTT
+     (mac_intt). Then per row: s2[i] sampled; one pass (pack_t_s2_pk) packs s2's field
+     eta - s2 into sk and, with u = t + 2^12 - 1, t = INTT(..) + s2[i], Power2Round's
+     t1 = u >> 13 (10 bits, pk) and the sk field 2^12 - t0 = the low 13 bits of u xor
+     (2^13 - 1): three bn.pk byte streams.
   4. tr = H(pk, 64) from the pk bytes in DMEM -> sk (the DMEM wipe in its shadow); KMAC
      released.
   5. wipe: every register zeroed; ecall.
@@ -83,17 +86,20 @@ and the buffers lie over the parts of pk and sk that the end packs write only af
 their last use (`_overlay`: the tables and one buffer over the rows' areas, row i's
 accumulator where only rows after i write, the two s2 buffers above sk).
 
-Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): NTT and INTT in
-place at x8, the multiply(-accumulate) of one entry, the s packer and the fused t packer.
+Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): the NTT in place
+at x8, the multiply(-accumulate) of one entry, the last one fused with the INTT at x8,
+the s packer and the fused row end (t1, t0, s2).
 Register conventions of the main line: x21 = i0 << 8, x22 = i0 (the group's first row),
 x24 / x25 / x26 the t1 / t0 / s2 output pointers, x29 the group counter, the job
 constants x1..x3, x18, x19, x30, x31 (JOB_CONSTANTS); the subroutines use x5..x17, x20,
 x23.
 """
+import re
+
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.asm_util import base_of, place_and_schedule, poly_io, twiddle_loads
 from ip.acc.kernels.asm_util import zero_registers
 from ip.acc.kernels.mldsa import ntt
-from ip.acc.kernels.mldsa.packing import pack_eta4, pack_fields
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.mldsa.params import D, SETS
 from ip.acc.kernels.prog import Prog
@@ -108,53 +114,117 @@ def _a32(x):
     return (x + 31) // 32 * 32
 
 
-def pack_eta2_mul():
-    """BitPack of an eta = 2 polynomial (3-bit fields eta - s, FIPS 204 skEncode): 32 words
-    at x5 -> 96 B at x6 (4-byte aligned; neither moved). Without transposes: word r's
-    lanes shifted by 3 i (bn.mulv.lo by 8^lane) and ORed by the unzip tree give its 24-bit
-    string V_r; four trees over the words 4 t + u give R_u (lane t = V_(4t+u)), and the
-    12 bytes of V_4t..V_4t+3 are the granules 3t..3t+2 of R_0 | R_1 << 24,
-    R_1 >> 8 | R_2 << 16, R_2 >> 16 | R_3 << 8 (lane t), stored by bn.ext + sw.
-    w14 = 8^lane, w15 = eta; w0..w13, x10..x17."""
-    p = Prog([f"w{k}" for k in range(14)])
-    R = []
-    for u in range(4):
-        level = []
-        for t in range(8):
-            w = f"%v{u}_{t}"
-            p.raw(f"bn.lw {{0}}, {32 * (4 * t + u)}({{1}})", [f"%l{u}_{t}"], ["x5"])
-            p.op("bn.subvm", f"%f{u}_{t}", "w15", f"%l{u}_{t}")
-            p.op("bn.mulv.lo", w, f"%f{u}_{t}", "w14")
-            level.append(w)
-        n = 0
-        while len(level) > 1:             # lane t of the result: OR of word t's lanes
-            nxt = []
-            for a, b in zip(level[::2], level[1::2]):
-                lo, hi, o = f"%lo{u}_{n}", f"%hi{u}_{n}", f"%o{u}_{n}"
-                p.op("bn.unzip.lo", lo, a, b)
-                p.op("bn.unzip.hi", hi, a, b)
-                p.op("bn.or", o, lo, hi)
-                nxt.append(o)
-                n += 1
-            level = nxt
-        R.append(level[0])
-    parts = [[(0, 0), (1, 24)], [(1, -8), (2, 16)], [(2, -16), (3, 8)]]
-    for h, terms in enumerate(parts):
-        regs = []
-        for u, sh in terms:
-            if sh:
-                r = f"%s{h}_{u}"
-                p.op("bn.shlv" if sh > 0 else "bn.shrv", r, R[u], str(abs(sh)))
-                regs.append(r)
-            else:
-                regs.append(R[u])
-        g = f"%g{h}"
-        p.op("bn.or", g, *regs)
-        for t in range(8):
-            x = f"x{10 + (8 * h + t) % 8}"
-            p.raw(f"bn.ext {{0}}, {{1}}, {t}", [x], [g])
-            p.raw(f"sw {{0}}, {12 * t + 4 * h}({{1}})", [], [x, "x6"])
+class _ByteStream:
+    """A byte string built with bn.pk on a prog.Prog (isa.yml's recipe, VMODE 1): put(src)
+    appends the low d bits of src's 8 lanes (a chunk of d bytes); the pending bytes ride on
+    the top of the last result, each finished 32-byte word is stored at 32 n(base) (base a
+    GPR, the string 32-byte aligned). The stores are ordered only through registers: the
+    block must not read what it writes."""
+
+    def __init__(self, p, d, base, name):
+        self.p, self.d, self.base, self.name = p, d, base, name
+        self.f, self.cur, self.n, self.out = 0, None, 0, 0
+
+    def _pk(self, src, off):
+        self.n += 1
+        r = f"%pk_{self.name}{self.n}"
+        self.p.raw(f"bn.pk {{0}}, {{1}}, {{2}}, {self.d}, {off}", [r],
+                   [src, self.cur or src])         # a fresh word: any low half will do
+        return r
+
+    def _store(self, r):
+        self.p.raw(f"bn.sw {{0}}, {32 * self.out}({{1}})", [], [r, self.base])
+        self.out += 1
+
+    def put(self, src):
+        c = self.d
+        if self.f + c > 32:                          # the chunk straddles a word boundary
+            self._store(self._pk(src, 32 - self.f))
+        nxt = self._pk(src, c)
+        self.f = self.f + c - 32 if self.f + c > 32 else self.f + c
+        if self.f == 32:
+            self._store(nxt)
+            self.f, self.cur = 0, None
+        else:
+            self.cur = nxt
+
+    def close(self):
+        assert self.f == 0, "the packed string must end on a word boundary"
+
+
+def pack_s_pk(sbits, eta="w15", pool=15):
+    """BitPack of one s polynomial (FIPS 204 skEncode: eta - s in sbits = 3 or 4 bits) with
+    bn.pk: 32 words at x5 -> 32 sbits bytes at x6 (32-byte aligned; neither moved); eta in
+    every lane of `eta`. w0..w{pool-1}."""
+    p = Prog([f"w{k}" for k in range(pool)])
+    out = _ByteStream(p, sbits, "x6", "s")
+    for r in range(32):
+        p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%l{r}"], ["x5"])
+        p.op("bn.subvm", f"%f{r}", eta, f"%l{r}")
+        out.put(f"%f{r}")
+    out.close()
     return p.text().splitlines()
+
+
+def pack_t_s2_pk(sbits):
+    """One row's end, fused, with bn.pk: acc (x5, the INTT's output) + s2 (x7) = t, u = t +
+    2^12 - 1 (Power2Round's offset); t1 = u >> 13 (10 bits, 320 B at x24), the t0 field
+    2^12 - t0 = (u mod 2^13) xor (2^13 - 1) (the low 13 bits of u xor w15: 416 B at x25)
+    and s2's field eta - s2 (sbits bits, 32 sbits B at x26), each word of acc and s2
+    loaded once. w13 = eta, w14 = 2^12 - 1, w15 = 2^13 - 1 (lanes); w0..w12. No pointer
+    moved."""
+    p = Prog([f"w{k}" for k in range(13)])
+    t1 = _ByteStream(p, 10, "x24", "a")
+    t0 = _ByteStream(p, D, "x25", "b")
+    s2 = _ByteStream(p, sbits, "x26", "c")
+    for r in range(32):
+        p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%a{r}"], ["x5"])
+        p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%e{r}"], ["x7"])
+        p.op("bn.subvm", f"%s{r}", "w13", f"%e{r}")
+        s2.put(f"%s{r}")
+        p.op("bn.addvm", f"%t{r}", f"%a{r}", f"%e{r}")
+        p.op("bn.addv", f"%u{r}", f"%t{r}", "w14")
+        p.op("bn.shrv", f"%h{r}", f"%u{r}", str(D))
+        t1.put(f"%h{r}")
+        p.op("bn.xor", f"%z{r}", f"%u{r}", "w15")
+        t0.put(f"%z{r}")
+    for s in (t1, t0, s2):
+        s.close()
+    return p.text().splitlines()
+
+
+def mac_intt(itwid):
+    """The last column's multiply-accumulate fused into the row's INTT (ntt.intt_body's
+    passes and schedule): acc (x8) + tile (x10) o s1_hat (x15) (bn.mulvm, bn.addvm) is
+    made word by word just before the INTT's first butterfly on it (where the INTT would
+    load acc), then INTT'd in place at x8. The INTT is multiplier-bound (a butterfly every
+    2 cycles), so the product's loads and adds fill idle issue slots: 460 cycles for the
+    pair instead of 535 (mac_acc + INTT). Inverse twiddles at DMEM itwid
+    (ntt.itwiddle_words(mont=True), which also removes bn.mulvm's 2^-32). Uses w0..w15;
+    x8, x10, x15 not moved; the tile and s1_hat never alias acc."""
+    loads, stores, out = twiddle_loads(_m, itwid, 33), {}, []
+    for c in range(4):                                   # pass A, acc words made here
+        words = list(range(8 * c, 8 * c + 8))
+        poly_io(loads, stores, "%a", words, 0, "x8", "x8")
+        for r in words:
+            loads[f"%a{r}"] = None
+            loads[f"%x{r}"] = f"bn.lw %x{r}, {32 * r}(x10)"
+            loads[f"%y{r}"] = f"bn.lw %y{r}, {32 * r}(x15)"
+            loads[f"%c{r}"] = f"bn.lw %c{r}, {32 * r}(x8)"
+        made = set()                                     # each word made just before its
+        for line in ntt.intt_pass_a([f"%a{r}" for r in words], c):     # first butterfly
+            for r in map(int, re.findall(r"%a(\d+)", line)):
+                if r not in made:
+                    made.add(r)
+                    out += [f"bn.mulvm %p{r}, %x{r}, %y{r}", f"bn.addvm %a{r}, %c{r}, %p{r}"]
+            out.append(line)
+    for g in range(4):                                   # pass B, as ntt.intt_body
+        words = [g + 4 * i for i in range(8)]
+        poly_io(loads, stores, "%b", words, 0, "x8", "x8")
+        out += ntt.intt_pass_b(words, [f"%b{r}" for r in words])
+    loads = {k: v for k, v in loads.items() if v is not None}
+    table = base_of(_m(itwid))
+    return place_and_schedule(out, loads, stores, [("x8", "x10"), ("x8", "x15"), (table, "x8")])
 
 
 def _set_reg(reg, val, known):
@@ -188,14 +258,13 @@ class Keygen:
         self.SK_T0 = self.SK_S2 + k * self.sbytes
         self.XI = self.SK + 64                       # input xi: in tr's place (dead after H)
         # rho' and the constant words in the last t1 row of pk: read for the last time
-        # before that row is packed (the last s2 job, pack_s; pack_t loads its constants
-        # before its first store)
+        # before that row is packed (the last s2 job; pack_t loads its constants before
+        # its first store)
         self.RHOP = self.PK + self.pk_len - 320
-        # constant words: eta, 2^12 - 1, 2^13 - 1, 2^(bitlen(2 eta) lane) (the s packer's
-        # per-lane shifts)
+        # constant words: eta, 2^12 - 1, 2^13 - 1
         self.KC = self.RHOP + 64
-        self.C_ETA, self.C_ROUND, self.C_M13, self.C_SH = (self.KC + 32 * n for n in range(4))
-        assert self.PK + 32 <= self.RHOP and self.KC + 128 <= self.PK + self.pk_len
+        self.C_ETA, self.C_ROUND, self.C_M13 = (self.KC + 32 * n for n in range(3))
+        assert self.PK + 32 <= self.RHOP and self.KC + 96 <= self.PK + self.pk_len
         assert self.RHOP % 32 == 0
         # Two layouts; the one with fewer NTTs is taken (the grouped one on a tie).
         # grouped: G rows at a time (G accumulators) above sk, n_keep s1_hat kept over the
@@ -251,7 +320,7 @@ class Keygen:
             for lo, size in areas:
                 for w in range(lo // 32, (lo + size + 31) // 32):
                     first[w] = min(first[w], i)
-        for lo, hi in ((self.PK, self.PK + 32), (self.SK, self.SK_S2), (self.RHOP, self.KC + 128)):
+        for lo, hi in ((self.PK, self.PK + 32), (self.SK, self.SK_S2), (self.RHOP, self.KC + 96)):
             for w in range(lo // 32, (hi + 31) // 32):
                 first[w] = never
         taken = [False] * n
@@ -279,7 +348,7 @@ class Keygen:
         return {self.TWID: b"".join(_u32(w) for w in ntt.twiddle_words()),
                 self.ITWID: b"".join(_u32(w) for w in ntt.itwiddle_words(mont=True)),
                 self.KC: _u32([self.eta] * 8) + _u32([(1 << (D - 1)) - 1] * 8) +
-                _u32([(1 << D) - 1] * 8) + _u32([1 << (self.sbits * q) for q in range(8)])}
+                _u32([(1 << D) - 1] * 8)}
 
     def image(self, xi: bytes) -> dict:
         if len(xi) != 32:
@@ -303,9 +372,10 @@ class Keygen:
         # today's layouts, the bounds kept for the others); checked on the ISS by
         # ip/acc/tests/test_constant_time.py
         bounds = [{"within": ("pack_s", "pack_t"), "dmem": (self.PK + 32, self.END),
-                   "reason": "pack_s reads the work buffers and constants, writes sk's s1 | s2"},
+                   "reason": "pack_s reads the work buffers and constants, writes sk's s1"},
                   {"within": ("pack_t", "keygen_end"), "dmem": (self.PK + 32, self.END),
-                   "reason": "pack_t reads the work buffers and writes pk's t1 and sk's t0"}]
+                   "reason": "pack_t reads the work buffers and constants, writes pk's t1 and "
+                   "sk's s2 and t0"}]
         return {"secret": {"xi": (self.XI, self.XI + 32)}, "public": public, "rest": "secret",
                 "allow": [], "bounds": bounds,
                 "release": [{"dmem": (self.PK, self.PK + 32), "reason": why},
@@ -364,33 +434,14 @@ class Keygen:
         return ["addi x23, x20, 0"] + _loop(32 // per, sched.schedule(body, na))
 
     def subroutines(self):
-        def t_load(p, r, d):
-            """u = acc + s2 + 2^12 - 1 (the Power2Round offset): t1 = u >> 13 and the
-            t0 field 2^12 - t0 = (u mod 2^13) xor (2^13 - 1)."""
-            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%a{r}"], ["x5"])
-            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%e{r}"], ["x7"])
-            p.op("bn.addvm", f"%t{r}", f"%a{r}", f"%e{r}")
-            p.op("bn.addv", d, f"%t{r}", "w14")
-
-        def t0_field(p, s, d):
-            p.op("bn.and", d, s, "w15")
-            p.op("bn.xor", d, d, "w15")
-
-        def t1_field(p, s, d):
-            p.op("bn.shrv", d, s, str(D))
         out = self._sub("ntt_x8", ntt.ntt_body("x8", "x8", _m, 0, self.TWID))
-        out += self._sub("intt_x8", ntt.intt_body("x8", "x8", _m, 0, self.ITWID))
+        out += self._sub("mac_intt", mac_intt(self.ITWID))
         out += self._sub("mac_first", self._mac(True))
         out += self._sub("mac_acc", self._mac(False))
-        if self.eta == 4:
-            out += self._sub("pack_s", [f"bn.lw w12, {_m(self.C_ETA)}",
-                                        f"bn.lw w13, {_m(self.C_SH)}"] + pack_eta4())
-        else:
-            out += self._sub("pack_s", [f"bn.lw w14, {_m(self.C_SH)}",
-                                        f"bn.lw w15, {_m(self.C_ETA)}"] + pack_eta2_mul())
-        out += self._sub("pack_t", [f"bn.lw w14, {_m(self.C_ROUND)}",
-                                    f"bn.lw w15, {_m(self.C_M13)}"] +
-                         pack_fields(t_load, [(D, t0_field, "x9"), (10, t1_field, "x6")]))
+        out += self._sub("pack_s", [f"bn.lw w15, {_m(self.C_ETA)}"] + pack_s_pk(self.sbits))
+        out += self._sub("pack_t", [f"bn.lw w13, {_m(self.C_ETA)}",
+                                    f"bn.lw w14, {_m(self.C_ROUND)}",
+                                    f"bn.lw w15, {_m(self.C_M13)}"] + pack_t_s2_pk(self.sbits))
         return out + ["keygen_end:"]          # the end of pack_t (ct_policy's bounds)
 
     # ---------------------------------------------------------------- main line
@@ -465,8 +516,16 @@ class Keygen:
         steps, dst, shat = self._plan()
         job = self._job
         L, known = ([] if first_started else job(0)), {}
+        # the two s2 buffers (BUFS[:2]: the overlay keeps them clear of the packed rows);
+        # s2[0]'s is free before the last tile's mac_intt
+        assert l > 1 and steps[-1][0] == "a"
+        busy = {dst[-1], shat.get(l - 1)}
+        s2buf = sorted(self.BUFS[:2], key=lambda b: b in busy)
+        assert s2buf[0] not in busy
         for n, (kind, j, il) in enumerate(steps):
-            L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else [])
+            # after the last tile: s2[0]'s job, in the last mac_intt's shadow
+            L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else
+                                 self._start_eta(s2buf[0], "x22", l))
             if kind == "eta":
                 if self.single:              # s1[j]'s only sampling: packed here too
                     L += _li(5, dst[n]) + _li(6, self.SK_S1 + self.sbytes * j) + \
@@ -477,25 +536,24 @@ class Keygen:
                 # the mac leaves its pointers past their polynomials: the next call's
                 # often one addi away (the accumulators are consecutive)
                 sh = shat[j] if j in shat else self.SLOTS + 1024 * j
+                if j == l - 1:               # the last column: the row's INTT too
+                    L += _set_reg(10, dst[n], known) + _set_reg(15, sh, known) + \
+                        _set_reg(8, self.ACCS[il], known) + self._call("mac_intt")
+                    known = {10: dst[n], 15: sh, 8: self.ACCS[il]}
+                    continue
                 L += _set_reg(10, dst[n], known) + _set_reg(15, sh, known) + \
                     _set_reg(20, self.ACCS[il], known) + \
                     self._call("mac_first" if j == 0 else "mac_acc")
                 known = {10: dst[n] + 1024, 15: sh + 1024,
                          20: self.ACCS[il] + (1024 if j else 0)}
-        # INTTs, then per row: s2 (sampled in the background of the previous row's
-        # packing), packed, Power2Round, t0 / t1 packed
-        s2buf = self.BUFS[:2]
-        L += self._start_eta(s2buf[0], "x22", l)
-        for il in range(G):
-            L += _li(8, self.ACCS[il]) + self._call("intt_x8")
+        # per row: s2 (sampled in the background of the previous row's packing), packed,
+        # Power2Round, t0 / t1 packed
         for il in range(G):
             acc = self.ACCS[il]
             L += ["smp.wait"]
             if il + 1 < G:
                 L += self._start_eta(s2buf[(il + 1) % 2], "x22", l + il + 1)
-            L += _li(5, s2buf[il % 2]) + ["addi x6, x26, 0"] + self._call("pack_s")
-            L += _li(5, acc) + _li(7, s2buf[il % 2]) + ["addi x6, x24, 0", "addi x9, x25, 0"] + \
-                self._call("pack_t")
+            L += _li(5, acc) + _li(7, s2buf[il % 2]) + self._call("pack_t")
             L += [f"addi x26, x26, {self.sbytes}", "addi x24, x24, 320", "addi x25, x25, 416"]
         if G < self.k:                       # the next group
             L += [f"addi x21, x21, {256 * G}", f"addi x22, x22, {G}", "addi x29, x29, -1"]
