@@ -122,7 +122,6 @@ from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import (li as _li, loop as _loop, mem as _m, poly_io,
                                      twiddle_loads, u32 as _u32)
 from ip.acc.kernels.mldsa import ntt, products
-from ip.acc.kernels.mldsa.packing import pack_fields
 from ip.acc.kernels.mldsa.params import D, FULL, Q
 from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
@@ -386,19 +385,34 @@ def mac_intt_body(itwid, tiles, racc=()):
     return sched.schedule(out, [("x0", "x8")] + [(x, "x8") for pr in ptrs for x in pr])
 
 
-def _pack_tree(tmp=("w8", "w9")):
-    """w0..w7 (4-bit values, word t lane i = coefficient 8 t + i) -> w0 lane t = the 8
-    nibbles of word t, lane i's at bit 4 i: three rounds of unzip.lo / .hi of word pairs,
-    the odd lanes shifted over the even ones by 4, 8, 16 bits (packing.or_tree's order,
-    without a multiplication by 16^lane before it)."""
-    out, n, sh = [], 8, 4
-    while n > 1:
-        for i in range(n // 2):
-            out += [f"bn.unzip.lo {tmp[0]}, w{2 * i}, w{2 * i + 1}",
-                    f"bn.unzip.hi {tmp[1]}, w{2 * i}, w{2 * i + 1}",
-                    f"bn.shlv {tmp[1]}, {tmp[1]}, {sh}", f"bn.or w{i}, {tmp[0]}, {tmp[1]}"]
-        n, sh = n // 2, 2 * sh
-    return out
+def pk_stream(p, load, d, base):
+    """SimpleBitPack of a polynomial by bn.pk (VMODE 1: a chunk of d bytes per word):
+    load(p, r, dst) emits the prog.Prog ops that bring word r (coefficients 8r..8r+7, d-bit
+    values) into dst; its lanes are appended to a byte stream whose full 32-byte words go
+    to base + 32 n (bn.sw). The pending register holds f bytes on top;
+    a chunk that does not fit gives the full word (off = 32 - f) and the next one (off = d),
+    as isa.yml's bn.pk says. The first chunk of each word shifts in wrs2's stale bytes,
+    which the following chunks push out."""
+    f, cur, n_out = 0, None, 0
+
+    def store(reg):
+        nonlocal n_out
+        p.raw(f"bn.sw {{0}}, {32 * n_out}({{1}})", [], [reg, base])
+        n_out += 1
+    for k in range(32):
+        w = f"%pkw{k}"
+        load(p, k, w)
+        prev = cur or w
+        if f + d > 32:
+            p.op("bn.pk", f"%pkf{k}", w, prev, str(d), str(32 - f))
+            store(f"%pkf{k}")
+            f -= 32
+        p.op("bn.pk", f"%pk{k}", w, prev, str(d), str(d))
+        cur, f = f"%pk{k}", f + d
+        if f == 32:
+            store(cur)
+            cur, f = None, 0
+    assert f == 0 and n_out == d, (f, n_out)
 
 
 def hw1_mult(gamma2: int) -> int:
@@ -755,17 +769,10 @@ class Verify:
         return _li(1, val) + [f"bn.bcast {w}, x1"]
 
     def _hw1_encode(self):
-        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes). r1 = mulv.hi((r +
-        gamma2) mod q, hw1_mult) >> 11, in [0, m) with no wrap fix-up (the q - 1 wrap's r
-        give (r + gamma2) mod q < gamma2: r1 = 0)."""
+        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes, 32-byte aligned) by
+        bn.pk (pk_stream). r1 = mulv.hi((r + gamma2) mod q, hw1_mult) >> 11, in [0, m) with
+        no wrap fix-up (the q - 1 wrap's r give (r + gamma2) mod q < gamma2: r1 = 0)."""
         consts = self._bcast("w10", self.gamma2) + self._bcast("w11", hw1_mult(self.gamma2))
-        if self.w1bits == 4:
-            body = [f"bn.lw.pi w{n}, 0(x5)" for n in range(8)]
-            for n in range(8):
-                body += [f"bn.addvm w{n}, w{n}, w10", f"bn.mulv.hi w{n}, w{n}, w11",
-                         f"bn.shrv w{n}, w{n}, 11"]
-            body += _pack_tree() + ["bn.sw.pi w0, 0(x6)"]
-            return consts + _loop(4, sched.schedule(body))
 
         def load(p, r, dst):
             u, t = f"%hu{r}", f"%ht{r}"
@@ -773,7 +780,9 @@ class Verify:
             p.op("bn.addvm", u, u, "w10")
             p.op("bn.mulv.hi", t, u, "w11")
             p.op("bn.shrv", dst, t, "11")
-        return consts + pack_fields(load, [(self.w1bits, None, "x6")], pool=10)
+        p = Prog([f"w{k}" for k in range(10)])
+        pk_stream(p, load, self.w1bits, "x6")
+        return consts + p.text().splitlines()
 
     def _body(self, name):
         """The routines the row loop runs once per row, inlined there (no call / return;
