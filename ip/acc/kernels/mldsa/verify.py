@@ -217,6 +217,25 @@ def mac_pair(racc):
     return p.text().splitlines()
 
 
+def mac_acc_unrolled(racc):
+    """acc += tile o z_hat (x10, x15): words 0..n-1 in registers (racc), words n..31 in
+    DMEM (x20 read, x23 write), unrolled on the 16 - n other registers (prog.Prog)."""
+    n = len(racc)
+    p = Prog(r_acc(n)[1])
+    for w in range(32):
+        a, b = f"%a{w}", f"%b{w}"
+        p.lw_pi(a, "x10")
+        p.lw_pi(b, "x15")
+        p.op("bn.mulvm", f"%p{w}", a, b)
+        if w < n:
+            p.op("bn.addvm", racc[w], racc[w], f"%p{w}")
+        else:
+            p.lw_pi(f"%c{w}", "x20")
+            p.op("bn.addvm", f"%d{w}", f"%c{w}", f"%p{w}")
+            p.sw_pi(f"%d{w}", "x23")
+    return p.text().splitlines()
+
+
 def mac_acc(racc):
     """acc += tile o z_hat (x10, x15): words 0..n-1 in registers (racc), words n..31 in
     DMEM (x20 read, x23 write), 2 words a loop iteration (n even, <= 10: w0..w5 free)."""
@@ -432,7 +451,7 @@ class Verify:
 
     RING = 12288            # the 4-tile ring (ML-DSA-44 / -65): 0x3000..0x3fff
 
-    sib_words = 8           # SampleInBall's digest words per squeeze (tests use fewer)
+    sib_words = 4           # SampleInBall's digest words per squeeze (tests use fewer)
 
     def __init__(self, param: int, dmem_size: int = DMEM_SIZE):
         if param not in FULL:
@@ -485,8 +504,9 @@ class Verify:
         self.z_pre = list(range(l - 2)) if self.pairs else [l - 2, l - 1]
         self.z_post = [j for j in range(l) if j not in self.z_pre]
         # accumulator words in registers: 8 with the pairs (mac_pair wants 8 temporaries),
-        # else 10 (mac_acc's loop takes 2 words an iteration with w0..w5)
-        self.n_racc = 8 if self.pairs else 10
+        # else 11 (mac_acc_unrolled on the other 5; 12 leaves the t1 piece's allocation
+        # no register for its last accumulator words)
+        self.n_racc = 8 if self.pairs else 11
         # M' (read in step 1 only): the larger free stretch then
         free = [(self.C_HAT, self.ZP), (self.ACC + self.zb, dmem_size)]
         self.MSG, end = max(free, key=lambda r: r[1] - r[0])
@@ -866,7 +886,7 @@ class Verify:
             if j == 0:                     # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
                 L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
             elif j < l - 1:                # inline (IMEM has the room): no call / return
-                L += ["addi x23, x25, 0"] + mac_acc(self._first_piece()[1])
+                L += ["addi x23, x25, 0"] + mac_acc_unrolled(self._first_piece()[1])
             else:
                 L += _li(8, self.ACC) + self._body("mac_intt1")
             L += ["xor x26, x26, x29", "xor x27, x27, x29"]
