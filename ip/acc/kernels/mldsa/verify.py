@@ -109,7 +109,7 @@ Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c
 z unpack + NTT (twice: with and without pk's message words); the row loop's pieces (t1
 unpack + NTT + first multiply-accumulate, the multiply-accumulates mac_acc or mac_pair,
 mac_intt, the hint fix-up, HighBits + w1Encode) are inlined, one copy each (ML-DSA-87's
-mac_acc once per entry). Main-line registers of the row loop: x18 hint position, x19 rows
+mac_acc once per entry). Main-line registers of the row loop: x18 hint position (its byte address), x19 rows
 left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25 ACC's DMEM words, x26 / x27 the tile to
 consume / to sample into (x29 their xor with two tiles; x30, x31 the ring's wrap mask and
 base), x1..x4, x7 the sampler jobs' constants (set again after the pieces that use them);
@@ -724,17 +724,19 @@ class Verify:
 
     def _hint_fix(self):
         """UseHint for row x22's hinted coefficients (HighBits of the rest is the plain
-        pass, _hw1_encode): count = byte omega + x22 checked (>= x18, the previous count, and
-        <= omega), indices x18 .. count - 1 checked strictly increasing; each hinted r at
+        pass, _hw1_encode): count = byte omega + x22 checked (HINT + count >= x18, the
+        previous one's byte address, and count <= omega), the index bytes x18 .. HINT +
+        count - 1 checked strictly increasing (their coefficients' addresses); each hinted r at
         ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
         Eight at a time: lane k of w0 gathered from the address in x(10 + k) (lw +
         bn.ins), the formula on the 8 lanes, scattered back (bn.ext + sw); the lanes of a
-        last partial batch go to a dummy word (HDR + 12). x18 = count after. Constants in
+        last partial batch go to a dummy word (HDR + 12). x18 = HINT + count after. Constants in
         w8..w15; x7 = HINT."""
         C = self._fix_consts()
         L = _li(7, self.HINT) + [f"addi x9, x22, {self.omega}"] + self._byte(8, "x9", 1)
-        L += [*_far("bltu", "x8", "x18", "exit_count"), f"addi x2, x0, {self.omega}",
-              *_far("bltu", "x2", "x8", "exit_count"), "bgeu x18, x8, fix_done"]
+        L += ["add x8, x8, x7", *_far("bltu", "x8", "x18", "exit_count"),
+              f"addi x2, x7, {self.omega}", *_far("bltu", "x2", "x8", "exit_count"),
+              "bgeu x18, x8, fix_done"]
         L += self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2)) + \
             self._bcast("w10", 2) + self._bcast("w11", -1) + \
             self._bcast("w12", 2 * self.gamma2)
@@ -743,18 +745,20 @@ class Verify:
         L += _li(6, self.ACC) + _li(2, self.HDR + 12) + ["addi x4, x0, -1", "fix_batch:"] + \
             [f"addi x{10 + k}, x2, 0" for k in range(8)]
         for k in range(8):
-            a = f"x{10 + k}"
-            L += [f"bgeu x18, x8, fix_last"] + self._byte(3, "x18", 1) + \
-                [*_far("bge", "x4", "x3", "exit_order"), "addi x4, x3, 0",
-                 f"slli {a}, x3, 2", f"add {a}, {a}, x6", f"lw x5, 0({a})",
-                 f"bn.ins w0, x5, {k}", "addi x18, x18, 1"]
+            a, prev = f"x{10 + k}", "x4" if k == 0 else f"x{9 + k}"
+            # the index byte at x18 (srl takes the shift amount mod 32: 8 (x18 mod 4)),
+            # its coefficient's address ACC + 4 idx; addresses strictly increasing
+            L += ["bgeu x18, x8, fix_last", "andi x1, x18, -4", "lw x3, 0(x1)",
+                  "slli x1, x18, 3", "srl x3, x3, x1", "andi x3, x3, 255", "slli x3, x3, 2",
+                  f"add {a}, x3, x6", *_far("bge", prev, a, "exit_order"),
+                  f"lw x5, 0({a})", f"bn.ins w0, x5, {k}", "addi x18, x18, 1"]
         L += ["addi x9, x0, 1", "jal x0, fix_go", "fix_last:", "addi x9, x0, 0", "fix_go:"]
         L += ["bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
               "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
               "bn.addv w3, w3, w11"] + C + ["bn.mulv.lo w5, w3, w12"]
         for k in range(8):
             L += [f"bn.ext x5, w5, {k}", f"sw x5, 0(x{10 + k})"]
-        L += ["bne x9, x0, fix_batch", "fix_done:"]
+        L += ["addi x4, x17, 0", "bne x9, x0, fix_batch", "fix_done:"]
         return L
 
     def _fix_consts(self):
@@ -861,10 +865,10 @@ class Verify:
         """Per row (two tiles): t1 unpack + NTT, t1_hat o c_hat + sum_j A_hat[i][j] o z_hat[j]
         (the next A entry sampled into the other tile; the last one with the INTT),
         UseHint, w1Encode over t1_i.
-        x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position, x19 rows left,
+        x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position (address), x19 rows left,
         x26 / x27 = this / the other tile (x29 = their xor), x25 = ACC + 32 n_racc."""
         l = self.l
-        L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
+        L = ["addi x22, x0, 0", "addi x21, x0, 0", f"addi x19, x0, {self.k}"] + _li(18, self.HINT)
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1]) + \
             _li(29, self.TILES[0] ^ self.TILES[1]) + _li(25, self.ACC + 32 * self.n_racc)
         L += ["row_loop:"]
@@ -929,7 +933,7 @@ class Verify:
                 assert e - 4 < first, (l, g)
         done = sorted(g % 256 + (l if g >= 256 else 0) for g in jobs if g is not None)
         assert done == list(range(3, l + 3)), done     # the row's jobs: entries 3 .. l + 2
-        L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
+        L = ["addi x22, x0, 0", "addi x21, x0, 0", f"addi x19, x0, {self.k}"] + _li(18, self.HINT)
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[3]) + \
             _li(25, self.ACC + 32 * self.n_racc) + _li(30, 0x3FFF) + _li(31, self.RING)
         L += ["row_loop:"]
