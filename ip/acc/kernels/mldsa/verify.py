@@ -499,6 +499,7 @@ class Verify:
                 [self.ACC + 1024, self.ACC + 2048]
             self.SIB = self.Z_HAT           # slot 0, free from mu to z_0's NTT
             self.END = self.ACC + 3072
+        self.SIGNS = self.SIB + 32 * 8      # SampleInBall's sign values (_sign_table)
         # z_j NTT'd while the KMAC absorbs pk (before mu: outside M'), the others after c
         # (with the ring, the last two in the shadow of A_hat[0][1], [0][2])
         self.z_pre = list(range(l - 2)) if self.pairs else [l - 2, l - 1]
@@ -521,7 +522,7 @@ class Verify:
         def packed(j):
             return (self.ZP + self.zb * j, self.ZP + self.zb * (j + 1))
         msg = (self.MSG, self.MSG + self.MSG_MAX)
-        sib = (self.SIB, self.SIB + 32 * self.sib_words)
+        sib = (self.SIB, self.SIGNS + 32 * 8)
         tile = [(t, t + 1024) for t in self.TILES]
         steps = [(("z", j), [(self.z_slots[j], self.z_slots[j] + 1024)]) for j in self.z_pre]
         steps += [("mu", []), ("c", [sib, (self.C_HAT, self.C_HAT + 1024)])]
@@ -666,28 +667,51 @@ class Verify:
                  _li(3, (1 << (n - 32)) - 1) + ["kmac.msg w2, x3"])
         return L
 
+    def _sign_table(self):
+        """SampleInBall's value for the k-th accepted position, k < tau, -> SIGNS + 4 k:
+        -2^d (-1)^(bit k of the sign bytes) mod q, i.e. 2^d for a set bit, q - 2^d for a
+        clear one. 8 at a time: the sign byte broadcast, lane j's bit j moved to bit 31 by
+        mulv.lo with 2^(31 - j) (w5), a mask by srav 31; x10 / x11 the sign words."""
+        L = []
+        for j in range(8):
+            L += _li(1, 1 << (31 - j)) + [f"bn.ins w5, x1, {j}"]
+        L += self._bcast("w6", (1 << (D + 1)) - Q) + self._bcast("w7", Q - (1 << D))
+        for g in range((self.tau + 7) // 8):
+            src = "x10" if g < 4 else "x11"
+            if g % 4:
+                L += [f"srli x1, {src}, {8 * (g % 4)}"]
+            else:
+                L += [f"addi x1, {src}, 0"]
+            L += ["bn.bcast w8, x1", "bn.mulv.lo w8, w8, w5", "bn.srav w8, w8, 31",
+                  "bn.and w8, w8, w6", "bn.addv w8, w8, w7",
+                  f"bn.sw w8, {_m(self.SIGNS + 32 * g)}"]
+        return L
+
     def _sample_in_ball(self, sib_words=8):
         """c = SampleInBall(c_tilde) -> C_HAT, scaled by -2^d (values 0, -2^d, 2^d mod q: so
         c_hat o t1_hat is -(c t1 2^d) in the NTT domain and t1 is unpacked as is): the 8
         sign bytes and the candidates from SIB (sib_words digest words), more squeezed when
         they run out (the KMAC keeps squeezing). The rejection loop reads a word at a time
-        (4 candidates); the sign of the k-th accepted is bit i mod 32 (srl's shift amount)
-        of a sign word rotated right by tau (x10: signs 0..31, then 32..63)."""
+        (4 candidates); the value written for the k-th accepted comes from the table of
+        _sign_table (SIGNS, after the digest words), read at x18 + SIGNS - C_HAT - 4 first
+        (x18 = C_HAT + 4 i) or by its own pointer x20 when that offset is out of range."""
         sib, end, tau = self.SIB, self.SIB + 32 * sib_words, self.tau
         first = 256 - tau
-        assert 32 < tau < 64
+        assert 32 < tau < 64 and sib_words <= 8
         squeeze = _li(6, sib) + _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
         # c cleared while the KMAC permutes (M' may have lain there: only after mu)
         L = self._ctil_absorb() + _li(7, self.C_HAT) + ["bn.xor w4, w4, w4"] + \
             _loop(32, ["bn.sw.pi w4, 0(x7)"]) + squeeze
         L += _li(7, self.C_HAT) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"]
-        for x in ("x10", "x11"):                          # rotate right by tau mod 32
-            L += [f"srli x14, {x}, {tau % 32}", f"slli {x}, {x}, {32 - tau % 32}",
-                  f"or {x}, {x}, x14"]
+        L += self._sign_table()
+        off = self.SIGNS - (self.C_HAT + 4 * first)
+        if -2048 <= off < 2048:
+            value = [f"lw x19, {off}(x18)"]
+        else:
+            value = ["lw x19, 0(x20)", "addi x20, x20, 4"]
+            L += _li(20, self.SIGNS)
         L += _li(12, sib + 8) + _li(26, end) + [f"addi x13, x0, {first}"] + \
-            _li(18, self.C_HAT + 4 * first) + [f"addi x24, x0, {first + 32}",
-                                                "addi x9, x0, 256"] + \
-            _li(21, (1 << (D + 1)) - Q) + _li(23, Q - (1 << D))
+            _li(18, self.C_HAT + 4 * first) + ["addi x9, x0, 256"]
         L += ["sib_go:", "lw x15, 0(x12)", "addi x12, x12, 4"]
         for k in range(4):
             nxt = f"sib_b{k + 1}"
@@ -696,14 +720,10 @@ class Verify:
                 (["andi x16, x16, 255"] if k < 3 else [])
             # reject j > i; else c_i = c_j, c_j = -2^d (-1)^sign
             L += [f"bltu x13, x16, {nxt}", "slli x16, x16, 2", "add x16, x16, x7",
-                  "lw x17, 0(x16)", "srl x19, x10, x13", "andi x19, x19, 1",
-                  "sub x19, x0, x19", "and x19, x19, x21", "add x19, x19, x23",
-                  "sw x17, 0(x18)", "sw x19, 0(x16)", "addi x18, x18, 4", "addi x13, x13, 1",
-                  f"beq x13, x24, sib_lim{k}"]
+                  "lw x17, 0(x16)"] + value + \
+                ["sw x17, 0(x18)", "sw x19, 0(x16)", "addi x18, x18, 4", "addi x13, x13, 1",
+                 "beq x13, x9, sib_done"]
         L += ["sib_b4:", "bne x12, x26, sib_go"] + squeeze + _li(12, sib) + ["jal x0, sib_go"]
-        for k in range(4):                    # 32 signs used (x24 = first + 32) or done (256)
-            L += [f"sib_lim{k}:", "beq x13, x9, sib_done", "addi x10, x11, 0",
-                  "addi x24, x9, 0", f"jal x0, sib_b{k + 1}"]
         return L + ["sib_done:"]
 
     def _hint_tail(self):
@@ -737,8 +757,11 @@ class Verify:
         L += ["add x8, x8, x7", *_far("bltu", "x8", "x18", "exit_count"),
               f"addi x2, x7, {self.omega}", *_far("bltu", "x2", "x8", "exit_count"),
               "bgeu x18, x8, fix_done"]
-        L += self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2)) + \
-            self._bcast("w10", 2) + self._bcast("w11", -1) + \
+        if self.m == 16:                    # set for the HighBits pass too: before the exit
+            L = L[:-1] + self._hb_consts() + L[-1:]
+        else:
+            L += self._hb_consts()
+        L += self._bcast("w10", 2) + self._bcast("w11", -1) + \
             self._bcast("w12", 2 * self.gamma2)
         L += self._bcast("w13", 15) if self.m == 16 else \
             self._bcast("w13", 43) + self._bcast("w14", 44) + self._bcast("w15", 45)
@@ -792,19 +815,33 @@ class Verify:
     def _bcast(w, val):
         return _li(1, val) + [f"bn.bcast {w}, x1"]
 
+    def _hb_consts(self):
+        """w8 = gamma2 - 1, w9 = hb_mult: UseHint's p = mulv.hi(r + gamma2 - 1, hb_mult)."""
+        return self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2))
+
     def _hw1_encode(self):
         """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes, 32-byte aligned) by
-        bn.pk (pk_stream). r1 = mulv.hi((r + gamma2) mod q, hw1_mult) >> 11, in [0, m) with
-        no wrap fix-up (the q - 1 wrap's r give (r + gamma2) mod q < gamma2: r1 = 0)."""
-        consts = self._bcast("w10", self.gamma2) + self._bcast("w11", hw1_mult(self.gamma2))
+        bn.pk (pk_stream). m = 16 (ML-DSA-65 / -87): r1 = (p >> 11) mod 16 with UseHint's p
+        (w8, w9 as _hint_fix left them; p >> 11 is r1, or m = 16 in the q - 1 wrap) and
+        bn.pk's 4-bit fields taking the mod. m = 44: r1 = mulv.hi((r + gamma2) mod q,
+        hw1_mult) >> 11, in [0, m) with no wrap fix-up (the q - 1 wrap's r give (r + gamma2)
+        mod q < gamma2: r1 = 0)."""
+        if self.m == 16:
+            consts, add, k_add, k_mul = [], "bn.addv", "w8", "w9"
+            pool = [f"w{k}" for k in range(16) if k not in (8, 9)]
+        else:
+            consts = self._bcast("w10", self.gamma2) + \
+                self._bcast("w11", hw1_mult(self.gamma2))
+            add, k_add, k_mul = "bn.addvm", "w10", "w11"
+            pool = [f"w{k}" for k in range(10)]
 
         def load(p, r, dst):
             u, t = f"%hu{r}", f"%ht{r}"
             p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [u], ["x5"])
-            p.op("bn.addvm", u, u, "w10")
-            p.op("bn.mulv.hi", t, u, "w11")
+            p.op(add, u, u, k_add)
+            p.op("bn.mulv.hi", t, u, k_mul)
             p.op("bn.shrv", dst, t, "11")
-        p = Prog([f"w{k}" for k in range(10)])
+        p = Prog(pool)
         pk_stream(p, load, self.w1bits, "x6")
         return consts + p.text().splitlines()
 
