@@ -217,22 +217,24 @@ def mac_pair(racc):
     return p.text().splitlines()
 
 
-def mac_acc_unrolled(racc):
-    """acc += tile o z_hat (x10, x15): words 0..n-1 in registers (racc), words n..31 in
-    DMEM (x20 read, x23 write), unrolled on the 16 - n other registers (prog.Prog)."""
+def mac_acc_unrolled(racc, tile="x26", acc="x25"):
+    """acc += tile o z_hat (the tile at `tile`, z_hat at x15, post-incremented): words
+    0..n-1 in registers (racc), words n..31 in DMEM from `acc` on (read and written back at
+    offsets: no pointer set per entry), unrolled on the 16 - n other registers (prog.Prog)."""
     n = len(racc)
     p = Prog(r_acc(n)[1])
     for w in range(32):
         a, b = f"%a{w}", f"%b{w}"
-        p.lw_pi(a, "x10")
+        p.raw(f"bn.lw {{0}}, {32 * w}({{1}})", [a], [tile])
         p.lw_pi(b, "x15")
         p.op("bn.mulvm", f"%p{w}", a, b)
         if w < n:
             p.op("bn.addvm", racc[w], racc[w], f"%p{w}")
         else:
-            p.lw_pi(f"%c{w}", "x20")
-            p.op("bn.addvm", f"%d{w}", f"%c{w}", f"%p{w}")
-            p.sw_pi(f"%d{w}", "x23")
+            c, d = f"%c{w}", f"%d{w}"
+            p.raw(f"bn.lw {{0}}, {32 * (w - n)}({{1}})", [c], [acc])
+            p.op("bn.addvm", d, c, f"%p{w}")
+            p.raw(f"bn.sw {{0}}, {32 * (w - n)}({{1}})", [], [d, acc])
     return p.text().splitlines()
 
 
@@ -921,13 +923,14 @@ class Verify:
                 L += ["last_row_0:"]
             # x15 runs on through z_hat[j]; entry 0 with t1_hat o c_hat, the last one with
             # the INTT
-            L += ["addi x10, x26, 0", "addi x20, x25, 0"]
+            if j in (0, l - 1):            # the middle entries read the tile at x26
+                L += ["addi x10, x26, 0"]
             if j == l - 2:                 # z_hat l - 2, l - 1 lie after ACC
                 L += _li(15, self.z_slots[j])
             if j == 0:                     # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
                 L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
             elif j < l - 1:                # inline (IMEM has the room): no call / return
-                L += ["addi x23, x25, 0"] + mac_acc_unrolled(self._first_piece()[1])
+                L += mac_acc_unrolled(self._first_piece()[1])
             else:
                 L += _li(8, self.ACC) + self._body("mac_intt1")
             L += ["xor x26, x26, x29", "xor x27, x27, x29"]
