@@ -777,7 +777,8 @@ class Verify:
                   "slli x1, x18, 3", "srl x3, x3, x1", "andi x3, x3, 255", "slli x3, x3, 2",
                   f"add {a}, x3, x6", *_far("bge", prev, a, "exit_order"),
                   f"lw x5, 0({a})", f"bn.ins w0, x5, {k}", "addi x18, x18, 1"]
-        L += ["addi x9, x0, 1", "jal x0, fix_go", "fix_last:", "addi x9, x0, 0", "fix_go:"]
+        # another batch only if indices remain (none after exactly 8)
+        L += ["sltu x9, x18, x8", "jal x0, fix_go", "fix_last:", "addi x9, x0, 0", "fix_go:"]
         L += ["bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
               "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
               "bn.addv w3, w3, w11"] + C + ["bn.mulv.lo w5, w3, w12"]
