@@ -300,7 +300,8 @@ def test_use_hint_formula_is_exact(param):
     """For every r in [0, q): p = mulv.hi(r + gamma2 - 1, hb_mult) (32-bit lanes): p >> 11
     is floor((r + gamma2 - 1) / (2 gamma2)) = r1 (m in the q - 1 wrap) and bit 10 of p is
     [r0 > 0] of Decompose (FIPS 204 Alg. 36); so UseHint as the program computes it equals
-    Alg. 40 for h = 0 and h = 1."""
+    Alg. 40 for h = 0 and h = 1, and with m = 16 (ML-DSA-65 / -87) p >> 11 mod 16 is the
+    HighBits pass's r1."""
     g2 = FULL[param]["gamma2"]
     a, m = 2 * g2, (Q - 1) // (2 * g2)
     r = np.arange(Q, dtype=np.uint64)

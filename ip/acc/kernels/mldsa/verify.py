@@ -28,10 +28,12 @@ Program (VMODE 1, KMAC port held throughout):
      in registers); with M', pk's words are fed to the KMAC in the shadow of these NTTs
      (the KMAC's absorption stalls the core all the same: 4 cycles a word, 24 a block).
   3. the rest of pk: tr = H(pk), mu = H(tr || M') -> MU (unless EXT_MU).
-  4. SHAKE256(c_tilde): 8 digest words -> SIB; c = SampleInBall -> C_HAT scaled by -2^d
+  4. SHAKE256(c_tilde): 4 digest words -> SIB; c = SampleInBall -> C_HAT scaled by -2^d
      (values 0, -2^d, 2^d mod q: c_hat o t1_hat is then -(c t1 2^d) in the NTT domain and
-     t1 needs no map), a word of candidates at a time (refilled from the KMAC if the 248
-     candidate bytes run out, which no honest signature needs).
+     t1 needs no map), a word of candidates at a time (refilled from the KMAC if the 120
+     candidate bytes run out, which an honest signature needs with a negligible
+     probability), the value of the k-th accepted position read from a table built from
+     the 64 sign bits 8 at a time (SIGNS, _sign_table).
   5. the hint's last count and zero padding checked (a word at a time), NTT(c), the other z_j
      as in 2 (z_post), A_hat[0][0] = RejNTTPoly(rho || 0 || 0) started on the stream unit
      before NTT(c) (ML-DSA-87: after the z, its tiles lie over their packed bytes); with the
@@ -42,7 +44,7 @@ Program (VMODE 1, KMAC port held throughout):
   6. per row i: t1_i unpacked by bn.unpk straight into its NTT, whose outputs go on into
      ACC = t1_hat o c_hat + A_hat[i][0] o z_hat[0] (unpack_ntt_body with mac; words
      0..n_racc-1 of ACC computed last, left in registers across the row), then ACC +=
-     A_hat[i][j] o z_hat[j] (mac_acc), the last entry fused with the INTT (mac_intt_body,
+     A_hat[i][j] o z_hat[j] (mac_acc_unrolled), the last entry fused with the INTT (mac_intt_body,
      the register words taken in place; its Montgomery twiddles remove the products'
      2^-32); A_hat[i][j] are sampled on the stream unit into tiles while the core
      multiply-accumulates: ML-DSA-87, two tiles (DMEM has no room for more), one entry at
@@ -52,27 +54,28 @@ Program (VMODE 1, KMAC port held throughout):
      most 4 ahead. Then the row's hint indices checked (count non-decreasing and <= omega,
      indices strictly increasing) and each hinted coefficient r replaced by alpha
      UseHint(1, r), eight at a time (gathered into lanes, scattered back), so that one
-     HighBits + w1Encode pass over the row gives w1' (packed over t1_i's bytes in pk, read
-     for the last time).
+     HighBits + w1Encode pass over the row gives w1' (packed by bn.pk, one per word:
+     pk_stream, over t1_i's bytes in pk, read for the last time).
   7. c_tilde' = H(mu || w1Encode(w1'), lambda / 4) compared with c_tilde: STATUS_VALID or
      STATUS_INVALID.
 
-HighBits (w1Encode pass): r1 = mulv.hi((r + gamma2) mod q, floor(2^43 / alpha)) >> 11,
-exact on [0, q) with the q - 1 wrap giving 0 (no fix-up; checked exhaustively in the
-tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha))
+HighBits (w1Encode pass, ML-DSA-44): r1 = mulv.hi((r + gamma2) mod q, floor(2^43 /
+alpha)) >> 11, exact on [0, q) with the q - 1 wrap giving 0 (no fix-up; checked
+exhaustively in the tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha))
 (alpha = 2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and
 bit 10 of p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2
-[r0 > 0] - 1) mod m.
+[r0 > 0] - 1) mod m. With m = 16 (ML-DSA-65 / -87) the HighBits pass uses this p too:
+r1 = t mod 16, the mod taken by bn.pk's 4-bit fields (the wrap's t = 16 gives 0).
 
-Measured (ISS, a dilithium-py signature; on the RTL all three count the same cycles and leave
-the same DMEM, `python -m ip.acc.dv.jobs mldsa_verify --rtl`; ML-DSA-65 in
-ip/acc/tests/test_rtl_acc.py):
+Measured (ISS, a dilithium-py signature; on the RTL, `python -m ip.acc.dv.jobs mldsa_verify
+--rtl` and ML-DSA-65 in ip/acc/tests/test_rtl_acc.py, the program before bn.pk counted the
+same cycles and left the same DMEM; this one awaits bn.pk in the RTL):
 
 | set | cycles | IMEM B | DMEM B (working set) | M' max B |
 |---|---|---|---|---|
-| ML-DSA-44 | 13 255 | 14 436 | 16 384 | 7 040 (up to 16 KiB) |
-| ML-DSA-65 | 17 248 | 13 764 | 16 384 | 5 344 (up to 16 KiB) |
-| ML-DSA-87 | 26 261 | 13 128 | 16 192 | 4 352 (inside the working set) |
+| ML-DSA-44 | 12 061 | 13 576 | 16 384 | 7 040 (up to 16 KiB) |
+| ML-DSA-65 | 16 443 | 14 200 | 16 384 | 5 344 (up to 16 KiB) |
+| ML-DSA-87 | 24 914 | 15 832 | 16 192 | 4 352 (inside the working set) |
 
 (Before this program's rework: 19 869 / 25 783 / 37 450; before bn.unpk and the steps
 below it: 16 407 / 20 979 / 31 283. What bn.unpk changed: t1's 10-bit and z's 18-bit
@@ -81,36 +84,47 @@ polynomial), the 20-bit z by lane transposes through a scratch; now 40 / 48 wide
 and 32 bn.unpk a polynomial: -2.9 k / -3.3 k / -4.6 k. Then pk absorbed in the z NTTs'
 shadow: -0.1 k / -0.2 k / -0.15 k (the KMAC's absorption stalls the core: little is
 hidden); the accumulator's register words kept in registers from the row's first piece
-to its INTT: -0.1 k / -0.2 k / -0.3 k.) The core is the bottleneck (the sampler, ~150
-cycles an entry, never makes it wait long), at about one instruction a cycle almost
-everywhere. ML-DSA-87 per phase (ISS, the row loop's pieces as if separate): 40 single
-multiply-accumulates 7.0 k (175 cycles each), t1 unpack + NTT + t1_hat o c_hat + the
-row's first entry 4.3 k, z unpack + NTT 4.2 k (0.7 k of it the KMAC absorbing pk), the
-rows' last entry + INTT 3.8 k, HighBits + w1Encode 2.0 k, hint fix-ups 1.5 k,
-SampleInBall 1.3 k, the rows' main line (sampler starts, pointers) 1.2 k, c_tilde' 0.5
-k, NTT(c) 0.3 k, the rest of tr and mu 0.15 k; 1.8 k of the total are KMAC message and
-digest waits (pk, mu || w1, the samplers' seeds: the KMAC's rate, not the program). The
-count depends on public data only (the number of hints, SampleInBall's rejections, M''s
-length). What bounds ML-DSA-87: the 16 KiB DMEM holds only two A_hat tiles beside its 7
-z_hat, C_HAT and ACC (192 B free), so its entries go one at a time, 6 instructions a
-product for the 22 accumulator words in DMEM (a pair would need a third tile: 1 KiB);
-the rest is instruction-bound (NTT / INTT passes with their loads and stores, the
-bn.unpk loads, HighBits + w1Encode, the hints' scalar byte fetches).
+to its INTT: -0.1 k / -0.2 k / -0.3 k. Then 13 255 / 17 248 / 26 261 became the figures
+above: w1Encode by bn.pk, one per word, instead of unzip trees (4-bit) or lane transposes
+(6-bit, packing.pack_fields): -0.86 k / -0.49 k / -0.65 k; the hint indices fetched through
+a byte address and ordered by their coefficients' addresses, no empty batch after exactly
+8: -0.17 k / -0.16 k / -0.22 k; SampleInBall's sign table and 4 digest words: -0.1 k /
+-0.1 k / -0.2 k; with m = 16 the HighBits pass on UseHint's p (no constants of its own):
+-0.04 k / -0.05 k; ML-DSA-87's single multiply-accumulates unrolled with 11 accumulator
+words in registers (12 leave the t1 piece no register) and the tile and accumulator read
+at offsets: -0.24 k.) The core is the bottleneck (the sampler, ~150 cycles an entry,
+never makes it wait long), at about one instruction a cycle almost everywhere.
+ML-DSA-87 per phase (ISS, the row loop's pieces as if separate): 40 single
+multiply-accumulates 6.8 k (170 cycles each), t1 unpack + NTT + t1_hat o c_hat + the
+row's first entry 4.35 k, z unpack + NTT 4.15 k (0.8 k of it the KMAC absorbing pk), the
+rows' last entry + INTT 3.75 k, HighBits + w1Encode 1.3 k (164 cycles a row), hint
+fix-ups 1.3 k (46 hints), SampleInBall 1.1 k, the rows' main line (sampler starts,
+pointers) 1.1 k, c_tilde' 0.5 k, NTT(c) 0.3 k, the rest of tr and mu 0.15 k; the kmac.*
+instructions take 1.75 k cycles (1.45 k of them waiting: pk, mu || w1, the samplers'
+seeds: the KMAC's rate, not the program). The count depends on public data only (the
+number of hints, SampleInBall's rejections, M''s length). What bounds ML-DSA-87: the 16
+KiB DMEM holds only two A_hat tiles beside its 7 z_hat, C_HAT and ACC (192 B free), so
+its entries go one at a time, 6 instructions a product for the 21 accumulator words in
+DMEM (a pair would need a third tile: 1 KiB); the t1 piece and the INTT are bound by the
+multiplier (one multiply or butterfly per 2 cycles: 192 and 176 of them a row); the rest
+is instruction-bound (NTT passes with their loads and stores, the bn.unpk loads, the
+hints' scalar byte fetches).
 
 DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU, a
 dummy word for UseHint's spare lanes); MU, CTIL, HINT (omega + k bytes); C_HAT; the z_hat
 slots (l polynomials from Z_HAT) with the packed z at their end (ZP); ACC over the packed
-z's last polynomial; the A tiles: the ring of 4 at 0x3000 (ML-DSA-44 / -65; SIB in the
-last tile until the rows), or (ML-DSA-87) two in z_hat slots l - 2, l - 1, whose z_hat
-lie after ACC instead (computed before mu, outside M'; SIB in slot 0 until z_0). M' lies
+z's last polynomial; the A tiles: the ring of 4 at 0x3000 (ML-DSA-44 / -65; SIB and
+SIGNS in the last tile until the rows), or (ML-DSA-87) two in z_hat slots l - 2, l - 1,
+whose z_hat lie after ACC instead (computed before mu, outside M'; SIB and SIGNS in slot
+0 until z_0). M' lies
 wherever more room is free before step 3 (MSG .. MSG + MSG_MAX).
 
 Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c) and the
 z unpack + NTT (twice: with and without pk's message words); the row loop's pieces (t1
-unpack + NTT + first multiply-accumulate, the multiply-accumulates mac_acc or mac_pair,
-mac_intt, the hint fix-up, HighBits + w1Encode) are inlined, one copy each (ML-DSA-87's
-mac_acc once per entry). Main-line registers of the row loop: x18 hint position (its byte address), x19 rows
-left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25 ACC's DMEM words, x26 / x27 the tile to
+unpack + NTT + first multiply-accumulate, the multiply-accumulates mac_acc_unrolled or
+mac_pair, mac_intt, the hint fix-up, HighBits + w1Encode) are inlined, one copy each
+(ML-DSA-87's mac_acc_unrolled once per entry). Main-line registers of the row loop: x18
+the hint position (its byte address), x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25 ACC's DMEM words, x26 / x27 the tile to
 consume / to sample into (x29 their xor with two tiles; x30, x31 the ring's wrap mask and
 base), x1..x4, x7 the sampler jobs' constants (set again after the pieces that use them);
 the pieces use x1..x17, x20, x23. Before the rows x30 = EXT_MU (the z NTTs without pk's
