@@ -44,9 +44,9 @@ Program (VMODE 1, KMAC port held throughout):
   6. per row i: t1_i unpacked by bn.unpk straight into its NTT, whose outputs go on into
      ACC = t1_hat o c_hat + A_hat[i][0] o z_hat[0] (unpack_ntt_body with mac; words
      0..n_racc-1 of ACC computed last, left in registers across the row), then ACC +=
-     A_hat[i][j] o z_hat[j] (mac_acc_unrolled), the last entry fused with the INTT (mac_intt_body,
-     the register words taken in place; its Montgomery twiddles remove the products'
-     2^-32); A_hat[i][j] are sampled on the stream unit into tiles while the core
+     A_hat[i][j] o z_hat[j] (mac_acc_unrolled), the last entry fused with the INTT
+     (mac_intt_body, the register words taken in place; its Montgomery twiddles remove the
+     products' 2^-32); A_hat[i][j] are sampled on the stream unit into tiles while the core
      multiply-accumulates: ML-DSA-87, two tiles (DMEM has no room for more), one entry at
      a time; ML-DSA-44 / -65, a ring of 4 tiles with the entries after the first
      multiply-accumulated in pairs (mac_pair, mac_intt_body with 2 tiles: 5 instructions a
@@ -61,8 +61,8 @@ Program (VMODE 1, KMAC port held throughout):
 
 HighBits (w1Encode pass, ML-DSA-44): r1 = mulv.hi((r + gamma2) mod q, floor(2^43 /
 alpha)) >> 11, exact on [0, q) with the q - 1 wrap giving 0 (no fix-up; checked
-exhaustively in the tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha))
-(alpha = 2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and
+exhaustively in the tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p =
+mulv.hi(u, ceil(2^43 / alpha)) (alpha = 2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and
 bit 10 of p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2
 [r0 > 0] - 1) mod m. With m = 16 (ML-DSA-65 / -87) the HighBits pass uses this p too:
 r1 = t mod 16, the mod taken by bn.pk's 4-bit fields (the wrap's t = 16 gives 0).
@@ -88,9 +88,9 @@ to its INTT: -0.1 k / -0.2 k / -0.3 k. Then 13 255 / 17 248 / 26 261 became the 
 above: w1Encode by bn.pk, one per word, instead of unzip trees (4-bit) or lane transposes
 (6-bit, packing.pack_fields): -0.86 k / -0.49 k / -0.65 k; the hint indices fetched through
 a byte address and ordered by their coefficients' addresses, no empty batch after exactly
-8: -0.17 k / -0.16 k / -0.22 k; SampleInBall's sign table and 4 digest words: -0.1 k /
--0.1 k / -0.2 k; with m = 16 the HighBits pass on UseHint's p (no constants of its own):
--0.04 k / -0.05 k; ML-DSA-87's single multiply-accumulates unrolled with 11 accumulator
+8: -0.24 k / -0.17 k / -0.21 k; SampleInBall's sign table and 4 digest words: -0.09 k /
+-0.11 k / -0.2 k; with m = 16 the HighBits pass on UseHint's p (no constants of its own):
+-0.04 k / -0.05 k (65 / 87); ML-DSA-87's single multiply-accumulates unrolled with 11 accumulator
 words in registers (12 leave the t1 piece no register) and the tile and accumulator read
 at offsets: -0.24 k.) The core is the bottleneck (the sampler, ~150 cycles an entry,
 never makes it wait long), at about one instruction a cycle almost everywhere.
@@ -116,18 +116,18 @@ slots (l polynomials from Z_HAT) with the packed z at their end (ZP); ACC over t
 z's last polynomial; the A tiles: the ring of 4 at 0x3000 (ML-DSA-44 / -65; SIB and
 SIGNS in the last tile until the rows), or (ML-DSA-87) two in z_hat slots l - 2, l - 1,
 whose z_hat lie after ACC instead (computed before mu, outside M'; SIB and SIGNS in slot
-0 until z_0). M' lies
-wherever more room is free before step 3 (MSG .. MSG + MSG_MAX).
+0 until z_0). M' lies wherever more room is free before step 3 (MSG .. MSG + MSG_MAX).
 
 Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c) and the
 z unpack + NTT (twice: with and without pk's message words); the row loop's pieces (t1
 unpack + NTT + first multiply-accumulate, the multiply-accumulates mac_acc_unrolled or
 mac_pair, mac_intt, the hint fix-up, HighBits + w1Encode) are inlined, one copy each
 (ML-DSA-87's mac_acc_unrolled once per entry). Main-line registers of the row loop: x18
-the hint position (its byte address), x19 rows left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25 ACC's DMEM words, x26 / x27 the tile to
-consume / to sample into (x29 their xor with two tiles; x30, x31 the ring's wrap mask and
-base), x1..x4, x7 the sampler jobs' constants (set again after the pieces that use them);
-the pieces use x1..x17, x20, x23. Before the rows x30 = EXT_MU (the z NTTs without pk's
+the hint position (its byte address), x19 rows left, x21 = i << 8, x22 = i, x24 pk's
+t1_i, x25 ACC's DMEM words, x26 / x27 the tile to consume / to sample into (x29 their
+xor with two tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler
+jobs' constants (set again after the pieces that use them); the pieces use x1..x17, x20,
+x23. Before the rows x30 = EXT_MU (the z NTTs without pk's
 words, no tr / mu).
 """
 import re
@@ -424,9 +424,9 @@ def pk_stream(p, load, d, base):
     """SimpleBitPack of a polynomial by bn.pk (VMODE 1: a chunk of d bytes per word):
     load(p, r, dst) emits the prog.Prog ops that bring word r (coefficients 8r..8r+7, d-bit
     values) into dst; its lanes are appended to a byte stream whose full 32-byte words go
-    to base + 32 n (bn.sw). The pending register holds f bytes on top;
-    a chunk that does not fit gives the full word (off = 32 - f) and the next one (off = d),
-    as isa.yml's bn.pk says. The first chunk of each word shifts in wrs2's stale bytes,
+    to base + 32 n (bn.sw). The pending register holds f bytes on top; a chunk that does
+    not fit gives the full word (off = 32 - f) and the next one (off = d), as isa.yml's
+    bn.pk says. The first chunk of each word shifts in wrs2's stale bytes,
     which the following chunks push out."""
     f, cur, n_out = 0, None, 0
 
@@ -762,12 +762,13 @@ class Verify:
         """UseHint for row x22's hinted coefficients (HighBits of the rest is the plain
         pass, _hw1_encode): count = byte omega + x22 checked (HINT + count >= x18, the
         previous one's byte address, and count <= omega), the index bytes x18 .. HINT +
-        count - 1 checked strictly increasing (their coefficients' addresses); each hinted r at
-        ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
+        count - 1 checked strictly increasing (their coefficients' addresses); each hinted r
+        at ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
         Eight at a time: lane k of w0 gathered from the address in x(10 + k) (lw +
         bn.ins), the formula on the 8 lanes, scattered back (bn.ext + sw); the lanes of a
-        last partial batch go to a dummy word (HDR + 12). x18 = HINT + count after. Constants in
-        w8..w15; x7 = HINT."""
+        last partial batch go to a dummy word (HDR + 12). x18 = HINT + count after.
+        Constants in w8..w15 (w8, w9 set even without hints when m = 16: the HighBits pass
+        reads them); x7 = HINT."""
         C = self._fix_consts()
         L = _li(7, self.HINT) + [f"addi x9, x22, {self.omega}"] + self._byte(8, "x9", 1)
         L += ["add x8, x8, x7", *_far("bltu", "x8", "x18", "exit_count"),
