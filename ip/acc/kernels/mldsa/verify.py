@@ -64,8 +64,9 @@ alpha)) >> 11, exact on [0, q) with the q - 1 wrap giving 0 (no fix-up; checked
 exhaustively in the tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p =
 mulv.hi(u, ceil(2^43 / alpha)) (alpha = 2 gamma2): t = p >> 11 = floor(u / alpha) (r1,
 or m for r in the q - 1 wrap) and bit 10 of p = [r0 > 0] (exact on [0, q): checked
-exhaustively in the tests); r1' = (t + 2 [r0 > 0] - 1) mod m. With m = 16 (ML-DSA-65 / -87) the HighBits pass uses this p too:
-r1 = t mod 16, the mod taken by bn.pk's 4-bit fields (the wrap's t = 16 gives 0).
+exhaustively in the tests); r1' = (t + 2 [r0 > 0] - 1) mod m. With m = 16 (ML-DSA-65 /
+-87) the HighBits pass uses this p too: r1 = t mod 16, the mod taken by bn.pk's 4-bit
+fields (the wrap's t = 16 gives 0).
 
 Measured (ISS, a dilithium-py signature; on the RTL, `python -m ip.acc.dv.jobs mldsa_verify
 --rtl` and ML-DSA-65 in ip/acc/tests/test_rtl_acc.py, the program before bn.pk counted the
