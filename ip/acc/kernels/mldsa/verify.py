@@ -28,10 +28,12 @@ Program (VMODE 1, KMAC port held throughout):
      in registers); with M', pk's words are fed to the KMAC in the shadow of these NTTs
      (the KMAC's absorption stalls the core all the same: 4 cycles a word, 24 a block).
   3. the rest of pk: tr = H(pk), mu = H(tr || M') -> MU (unless EXT_MU).
-  4. SHAKE256(c_tilde): 8 digest words -> SIB; c = SampleInBall -> C_HAT scaled by -2^d
+  4. SHAKE256(c_tilde): 4 digest words -> SIB; c = SampleInBall -> C_HAT scaled by -2^d
      (values 0, -2^d, 2^d mod q: c_hat o t1_hat is then -(c t1 2^d) in the NTT domain and
-     t1 needs no map), a word of candidates at a time (refilled from the KMAC if the 248
-     candidate bytes run out, which no honest signature needs).
+     t1 needs no map), a word of candidates at a time (refilled from the KMAC if the 120
+     candidate bytes run out, which an honest signature needs with a negligible
+     probability), the value of the k-th accepted position read from a table built from
+     the 64 sign bits 8 at a time (SIGNS, _sign_table).
   5. the hint's last count and zero padding checked (a word at a time), NTT(c), the other z_j
      as in 2 (z_post), A_hat[0][0] = RejNTTPoly(rho || 0 || 0) started on the stream unit
      before NTT(c) (ML-DSA-87: after the z, its tiles lie over their packed bytes); with the
@@ -42,9 +44,9 @@ Program (VMODE 1, KMAC port held throughout):
   6. per row i: t1_i unpacked by bn.unpk straight into its NTT, whose outputs go on into
      ACC = t1_hat o c_hat + A_hat[i][0] o z_hat[0] (unpack_ntt_body with mac; words
      0..n_racc-1 of ACC computed last, left in registers across the row), then ACC +=
-     A_hat[i][j] o z_hat[j] (mac_acc), the last entry fused with the INTT (mac_intt_body,
-     the register words taken in place; its Montgomery twiddles remove the products'
-     2^-32); A_hat[i][j] are sampled on the stream unit into tiles while the core
+     A_hat[i][j] o z_hat[j] (mac_acc_unrolled), the last entry fused with the INTT
+     (mac_intt_body, the register words taken in place; its Montgomery twiddles remove the
+     products' 2^-32); A_hat[i][j] are sampled on the stream unit into tiles while the core
      multiply-accumulates: ML-DSA-87, two tiles (DMEM has no room for more), one entry at
      a time; ML-DSA-44 / -65, a ring of 4 tiles with the entries after the first
      multiply-accumulated in pairs (mac_pair, mac_intt_body with 2 tiles: 5 instructions a
@@ -52,27 +54,29 @@ Program (VMODE 1, KMAC port held throughout):
      most 4 ahead. Then the row's hint indices checked (count non-decreasing and <= omega,
      indices strictly increasing) and each hinted coefficient r replaced by alpha
      UseHint(1, r), eight at a time (gathered into lanes, scattered back), so that one
-     HighBits + w1Encode pass over the row gives w1' (packed over t1_i's bytes in pk, read
-     for the last time).
+     HighBits + w1Encode pass over the row gives w1' (packed by bn.pk, one per word:
+     pk_stream, over t1_i's bytes in pk, read for the last time).
   7. c_tilde' = H(mu || w1Encode(w1'), lambda / 4) compared with c_tilde: STATUS_VALID or
      STATUS_INVALID.
 
-HighBits (w1Encode pass): r1 = mulv.hi((r + gamma2) mod q, floor(2^43 / alpha)) >> 11,
-exact on [0, q) with the q - 1 wrap giving 0 (no fix-up; checked exhaustively in the
-tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p = mulv.hi(u, ceil(2^43 / alpha))
-(alpha = 2 gamma2): t = p >> 11 = floor(u / alpha) (r1, or m for r in the q - 1 wrap) and
-bit 10 of p = [r0 > 0] (exact on [0, q): checked exhaustively in the tests); r1' = (t + 2
-[r0 > 0] - 1) mod m.
+HighBits (w1Encode pass, ML-DSA-44): r1 = mulv.hi((r + gamma2) mod q, floor(2^43 /
+alpha)) >> 11, exact on [0, q) with the q - 1 wrap giving 0 (no fix-up; checked
+exhaustively in the tests). UseHint (FIPS 204 Alg. 40): u = r + gamma2 - 1, p =
+mulv.hi(u, ceil(2^43 / alpha)) (alpha = 2 gamma2): t = p >> 11 = floor(u / alpha) (r1,
+or m for r in the q - 1 wrap) and bit 10 of p = [r0 > 0] (exact on [0, q): checked
+exhaustively in the tests); r1' = (t + 2 [r0 > 0] - 1) mod m. With m = 16 (ML-DSA-65 /
+-87) the HighBits pass uses this p too: r1 = t mod 16, the mod taken by bn.pk's 4-bit
+fields (the wrap's t = 16 gives 0).
 
-Measured (ISS, a dilithium-py signature; on the RTL all three count the same cycles and leave
-the same DMEM, `python -m ip.acc.dv.jobs mldsa_verify --rtl`; ML-DSA-65 in
-ip/acc/tests/test_rtl_acc.py):
+Measured (ISS, a dilithium-py signature; on the RTL, `python -m ip.acc.dv.jobs mldsa_verify
+--rtl` and ML-DSA-65 in ip/acc/tests/test_rtl_acc.py, the program before bn.pk counted the
+same cycles and left the same DMEM; this one awaits bn.pk in the RTL):
 
 | set | cycles | IMEM B | DMEM B (working set) | M' max B |
 |---|---|---|---|---|
-| ML-DSA-44 | 13 255 | 14 436 | 16 384 | 7 040 (up to 16 KiB) |
-| ML-DSA-65 | 17 248 | 13 764 | 16 384 | 5 344 (up to 16 KiB) |
-| ML-DSA-87 | 26 261 | 13 128 | 16 192 | 4 352 (inside the working set) |
+| ML-DSA-44 | 12 061 | 13 576 | 16 384 | 7 040 (up to 16 KiB) |
+| ML-DSA-65 | 16 443 | 14 200 | 16 384 | 5 344 (up to 16 KiB) |
+| ML-DSA-87 | 24 914 | 15 832 | 16 192 | 4 352 (inside the working set) |
 
 (Before this program's rework: 19 869 / 25 783 / 37 450; before bn.unpk and the steps
 below it: 16 407 / 20 979 / 31 283. What bn.unpk changed: t1's 10-bit and z's 18-bit
@@ -81,39 +85,50 @@ polynomial), the 20-bit z by lane transposes through a scratch; now 40 / 48 wide
 and 32 bn.unpk a polynomial: -2.9 k / -3.3 k / -4.6 k. Then pk absorbed in the z NTTs'
 shadow: -0.1 k / -0.2 k / -0.15 k (the KMAC's absorption stalls the core: little is
 hidden); the accumulator's register words kept in registers from the row's first piece
-to its INTT: -0.1 k / -0.2 k / -0.3 k.) The core is the bottleneck (the sampler, ~150
-cycles an entry, never makes it wait long), at about one instruction a cycle almost
-everywhere. ML-DSA-87 per phase (ISS, the row loop's pieces as if separate): 40 single
-multiply-accumulates 7.0 k (175 cycles each), t1 unpack + NTT + t1_hat o c_hat + the
-row's first entry 4.3 k, z unpack + NTT 4.2 k (0.7 k of it the KMAC absorbing pk), the
-rows' last entry + INTT 3.8 k, HighBits + w1Encode 2.0 k, hint fix-ups 1.5 k,
-SampleInBall 1.3 k, the rows' main line (sampler starts, pointers) 1.2 k, c_tilde' 0.5
-k, NTT(c) 0.3 k, the rest of tr and mu 0.15 k; 1.8 k of the total are KMAC message and
-digest waits (pk, mu || w1, the samplers' seeds: the KMAC's rate, not the program). The
-count depends on public data only (the number of hints, SampleInBall's rejections, M''s
-length). What bounds ML-DSA-87: the 16 KiB DMEM holds only two A_hat tiles beside its 7
-z_hat, C_HAT and ACC (192 B free), so its entries go one at a time, 6 instructions a
-product for the 22 accumulator words in DMEM (a pair would need a third tile: 1 KiB);
-the rest is instruction-bound (NTT / INTT passes with their loads and stores, the
-bn.unpk loads, HighBits + w1Encode, the hints' scalar byte fetches).
+to its INTT: -0.1 k / -0.2 k / -0.3 k. Then 13 255 / 17 248 / 26 261 became the figures
+above: w1Encode by bn.pk, one per word, instead of unzip trees (4-bit) or lane transposes
+(6-bit, packing.pack_fields): -0.86 k / -0.49 k / -0.65 k; the hint indices fetched through
+a byte address and ordered by their coefficients' addresses, no empty batch after exactly
+8: -0.24 k / -0.17 k / -0.21 k; SampleInBall's sign table and 4 digest words: -0.09 k /
+-0.11 k / -0.2 k; with m = 16 the HighBits pass on UseHint's p (no constants of its own):
+-0.04 k / -0.05 k (65 / 87); ML-DSA-87's single multiply-accumulates unrolled with 11 accumulator
+words in registers (12 leave the t1 piece no register) and the tile and accumulator read
+at offsets: -0.24 k.) The core is the bottleneck (the sampler, ~150 cycles an entry,
+never makes it wait long), at about one instruction a cycle almost everywhere.
+ML-DSA-87 per phase (ISS, the row loop's pieces as if separate): 40 single
+multiply-accumulates 6.8 k (170 cycles each), t1 unpack + NTT + t1_hat o c_hat + the
+row's first entry 4.35 k, z unpack + NTT 4.15 k (0.8 k of it the KMAC absorbing pk), the
+rows' last entry + INTT 3.75 k, HighBits + w1Encode 1.3 k (164 cycles a row), hint
+fix-ups 1.3 k (46 hints), SampleInBall 1.1 k, the rows' main line (sampler starts,
+pointers) 1.1 k, c_tilde' 0.5 k, NTT(c) 0.3 k, the rest of tr and mu 0.15 k; the kmac.*
+instructions take 1.75 k cycles (1.45 k of them waiting: pk, mu || w1, the samplers'
+seeds: the KMAC's rate, not the program). The count depends on public data only (the
+number of hints, SampleInBall's rejections, M''s length). What bounds ML-DSA-87: the 16
+KiB DMEM holds only two A_hat tiles beside its 7 z_hat, C_HAT and ACC (192 B free), so
+its entries go one at a time, 6 instructions a product for the 21 accumulator words in
+DMEM (a pair would need a third tile: 1 KiB); the t1 piece and the INTT are bound by the
+multiplier (one multiply or butterfly per 2 cycles: 192 and 176 of them a row); the rest
+is instruction-bound (NTT passes with their loads and stores, the bn.unpk loads, the
+hints' scalar byte fetches).
 
 DMEM layout: pk at 0 (rho | t1); the twiddle tables; a header (STATUS, MLEN, EXT_MU, a
 dummy word for UseHint's spare lanes); MU, CTIL, HINT (omega + k bytes); C_HAT; the z_hat
 slots (l polynomials from Z_HAT) with the packed z at their end (ZP); ACC over the packed
-z's last polynomial; the A tiles: the ring of 4 at 0x3000 (ML-DSA-44 / -65; SIB in the
-last tile until the rows), or (ML-DSA-87) two in z_hat slots l - 2, l - 1, whose z_hat
-lie after ACC instead (computed before mu, outside M'; SIB in slot 0 until z_0). M' lies
-wherever more room is free before step 3 (MSG .. MSG + MSG_MAX).
+z's last polynomial; the A tiles: the ring of 4 at 0x3000 (ML-DSA-44 / -65; SIB and
+SIGNS in the last tile until the rows), or (ML-DSA-87) two in z_hat slots l - 2, l - 1,
+whose z_hat lie after ACC instead (computed before mu, outside M'; SIB and SIGNS in slot
+0 until z_0). M' lies wherever more room is free before step 3 (MSG .. MSG + MSG_MAX).
 
 Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c) and the
 z unpack + NTT (twice: with and without pk's message words); the row loop's pieces (t1
-unpack + NTT + first multiply-accumulate, the multiply-accumulates mac_acc or mac_pair,
-mac_intt, the hint fix-up, HighBits + w1Encode) are inlined, one copy each (ML-DSA-87's
-mac_acc once per entry). Main-line registers of the row loop: x18 hint position, x19 rows
-left, x21 = i << 8, x22 = i, x24 pk's t1_i, x25 ACC's DMEM words, x26 / x27 the tile to
-consume / to sample into (x29 their xor with two tiles; x30, x31 the ring's wrap mask and
-base), x1..x4, x7 the sampler jobs' constants (set again after the pieces that use them);
-the pieces use x1..x17, x20, x23. Before the rows x30 = EXT_MU (the z NTTs without pk's
+unpack + NTT + first multiply-accumulate, the multiply-accumulates mac_acc_unrolled or
+mac_pair, mac_intt, the hint fix-up, HighBits + w1Encode) are inlined, one copy each
+(ML-DSA-87's mac_acc_unrolled once per entry). Main-line registers of the row loop: x18
+the hint position (its byte address), x19 rows left, x21 = i << 8, x22 = i, x24 pk's
+t1_i, x25 ACC's DMEM words, x26 / x27 the tile to consume / to sample into (x29 their
+xor with two tiles; x30, x31 the ring's wrap mask and base), x1..x4, x7 the sampler
+jobs' constants (set again after the pieces that use them); the pieces use x1..x17, x20,
+x23. Before the rows x30 = EXT_MU (the z NTTs without pk's
 words, no tr / mu).
 """
 import re
@@ -122,7 +137,6 @@ from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.asm_util import (li as _li, loop as _loop, mem as _m, poly_io,
                                      twiddle_loads, u32 as _u32)
 from ip.acc.kernels.mldsa import ntt, products
-from ip.acc.kernels.mldsa.packing import pack_fields
 from ip.acc.kernels.mldsa.params import D, FULL, Q
 from ip.acc.kernels.prog import Prog
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
@@ -215,6 +229,27 @@ def mac_pair(racc):
             p.lw_pi(f"%c{w}", "x20")
             p.op("bn.addvm", f"%d{w}", f"%c{w}", f"%s{w}")
             p.sw_pi(f"%d{w}", "x23")
+    return p.text().splitlines()
+
+
+def mac_acc_unrolled(racc, tile="x26", acc="x25"):
+    """acc += tile o z_hat (the tile at `tile`, z_hat at x15, post-incremented): words
+    0..n-1 in registers (racc), words n..31 in DMEM from `acc` on (read and written back at
+    offsets: no pointer set per entry), unrolled on the 16 - n other registers (prog.Prog)."""
+    n = len(racc)
+    p = Prog(r_acc(n)[1])
+    for w in range(32):
+        a, b = f"%a{w}", f"%b{w}"
+        p.raw(f"bn.lw {{0}}, {32 * w}({{1}})", [a], [tile])
+        p.lw_pi(b, "x15")
+        p.op("bn.mulvm", f"%p{w}", a, b)
+        if w < n:
+            p.op("bn.addvm", racc[w], racc[w], f"%p{w}")
+        else:
+            c, d = f"%c{w}", f"%d{w}"
+            p.raw(f"bn.lw {{0}}, {32 * (w - n)}({{1}})", [c], [acc])
+            p.op("bn.addvm", d, c, f"%p{w}")
+            p.raw(f"bn.sw {{0}}, {32 * (w - n)}({{1}})", [], [d, acc])
     return p.text().splitlines()
 
 
@@ -386,19 +421,34 @@ def mac_intt_body(itwid, tiles, racc=()):
     return sched.schedule(out, [("x0", "x8")] + [(x, "x8") for pr in ptrs for x in pr])
 
 
-def _pack_tree(tmp=("w8", "w9")):
-    """w0..w7 (4-bit values, word t lane i = coefficient 8 t + i) -> w0 lane t = the 8
-    nibbles of word t, lane i's at bit 4 i: three rounds of unzip.lo / .hi of word pairs,
-    the odd lanes shifted over the even ones by 4, 8, 16 bits (packing.or_tree's order,
-    without a multiplication by 16^lane before it)."""
-    out, n, sh = [], 8, 4
-    while n > 1:
-        for i in range(n // 2):
-            out += [f"bn.unzip.lo {tmp[0]}, w{2 * i}, w{2 * i + 1}",
-                    f"bn.unzip.hi {tmp[1]}, w{2 * i}, w{2 * i + 1}",
-                    f"bn.shlv {tmp[1]}, {tmp[1]}, {sh}", f"bn.or w{i}, {tmp[0]}, {tmp[1]}"]
-        n, sh = n // 2, 2 * sh
-    return out
+def pk_stream(p, load, d, base):
+    """SimpleBitPack of a polynomial by bn.pk (VMODE 1: a chunk of d bytes per word):
+    load(p, r, dst) emits the prog.Prog ops that bring word r (coefficients 8r..8r+7, d-bit
+    values) into dst; its lanes are appended to a byte stream whose full 32-byte words go
+    to base + 32 n (bn.sw). The pending register holds f bytes on top; a chunk that does
+    not fit gives the full word (off = 32 - f) and the next one (off = d), as isa.yml's
+    bn.pk says. The first chunk of each word shifts in wrs2's stale bytes,
+    which the following chunks push out."""
+    f, cur, n_out = 0, None, 0
+
+    def store(reg):
+        nonlocal n_out
+        p.raw(f"bn.sw {{0}}, {32 * n_out}({{1}})", [], [reg, base])
+        n_out += 1
+    for k in range(32):
+        w = f"%pkw{k}"
+        load(p, k, w)
+        prev = cur or w
+        if f + d > 32:
+            p.op("bn.pk", f"%pkf{k}", w, prev, str(d), str(32 - f))
+            store(f"%pkf{k}")
+            f -= 32
+        p.op("bn.pk", f"%pk{k}", w, prev, str(d), str(d))
+        cur, f = f"%pk{k}", f + d
+        if f == 32:
+            store(cur)
+            cur, f = None, 0
+    assert f == 0 and n_out == d, (f, n_out)
 
 
 def hw1_mult(gamma2: int) -> int:
@@ -418,7 +468,7 @@ class Verify:
 
     RING = 12288            # the 4-tile ring (ML-DSA-44 / -65): 0x3000..0x3fff
 
-    sib_words = 8           # SampleInBall's digest words per squeeze (tests use fewer)
+    sib_words = 4           # SampleInBall's digest words per squeeze (tests use fewer)
 
     def __init__(self, param: int, dmem_size: int = DMEM_SIZE):
         if param not in FULL:
@@ -466,13 +516,15 @@ class Verify:
                 [self.ACC + 1024, self.ACC + 2048]
             self.SIB = self.Z_HAT           # slot 0, free from mu to z_0's NTT
             self.END = self.ACC + 3072
+        self.SIGNS = self.SIB + 32 * 8      # SampleInBall's sign values (_sign_table)
         # z_j NTT'd while the KMAC absorbs pk (before mu: outside M'), the others after c
         # (with the ring, the last two in the shadow of A_hat[0][1], [0][2])
         self.z_pre = list(range(l - 2)) if self.pairs else [l - 2, l - 1]
         self.z_post = [j for j in range(l) if j not in self.z_pre]
         # accumulator words in registers: 8 with the pairs (mac_pair wants 8 temporaries),
-        # else 10 (mac_acc's loop takes 2 words an iteration with w0..w5)
-        self.n_racc = 8 if self.pairs else 10
+        # else 11 (mac_acc_unrolled on the other 5; 12 leaves the t1 piece's allocation
+        # no register for its last accumulator words)
+        self.n_racc = 8 if self.pairs else 11
         # M' (read in step 1 only): the larger free stretch then
         free = [(self.C_HAT, self.ZP), (self.ACC + self.zb, dmem_size)]
         self.MSG, end = max(free, key=lambda r: r[1] - r[0])
@@ -487,7 +539,7 @@ class Verify:
         def packed(j):
             return (self.ZP + self.zb * j, self.ZP + self.zb * (j + 1))
         msg = (self.MSG, self.MSG + self.MSG_MAX)
-        sib = (self.SIB, self.SIB + 32 * self.sib_words)
+        sib = (self.SIB, self.SIGNS + 32 * 8)
         tile = [(t, t + 1024) for t in self.TILES]
         steps = [(("z", j), [(self.z_slots[j], self.z_slots[j] + 1024)]) for j in self.z_pre]
         steps += [("mu", []), ("c", [sib, (self.C_HAT, self.C_HAT + 1024)])]
@@ -632,28 +684,51 @@ class Verify:
                  _li(3, (1 << (n - 32)) - 1) + ["kmac.msg w2, x3"])
         return L
 
+    def _sign_table(self):
+        """SampleInBall's value for the k-th accepted position, k < tau, -> SIGNS + 4 k:
+        -2^d (-1)^(bit k of the sign bytes) mod q, i.e. 2^d for a set bit, q - 2^d for a
+        clear one. 8 at a time: the sign byte broadcast, lane j's bit j moved to bit 31 by
+        mulv.lo with 2^(31 - j) (w5), a mask by srav 31; x10 / x11 the sign words."""
+        L = []
+        for j in range(8):
+            L += _li(1, 1 << (31 - j)) + [f"bn.ins w5, x1, {j}"]
+        L += self._bcast("w6", (1 << (D + 1)) - Q) + self._bcast("w7", Q - (1 << D))
+        for g in range((self.tau + 7) // 8):
+            src = "x10" if g < 4 else "x11"
+            if g % 4:
+                L += [f"srli x1, {src}, {8 * (g % 4)}"]
+            else:
+                L += [f"addi x1, {src}, 0"]
+            L += ["bn.bcast w8, x1", "bn.mulv.lo w8, w8, w5", "bn.srav w8, w8, 31",
+                  "bn.and w8, w8, w6", "bn.addv w8, w8, w7",
+                  f"bn.sw w8, {_m(self.SIGNS + 32 * g)}"]
+        return L
+
     def _sample_in_ball(self, sib_words=8):
         """c = SampleInBall(c_tilde) -> C_HAT, scaled by -2^d (values 0, -2^d, 2^d mod q: so
         c_hat o t1_hat is -(c t1 2^d) in the NTT domain and t1 is unpacked as is): the 8
         sign bytes and the candidates from SIB (sib_words digest words), more squeezed when
         they run out (the KMAC keeps squeezing). The rejection loop reads a word at a time
-        (4 candidates); the sign of the k-th accepted is bit i mod 32 (srl's shift amount)
-        of a sign word rotated right by tau (x10: signs 0..31, then 32..63)."""
+        (4 candidates); the value written for the k-th accepted comes from the table of
+        _sign_table (SIGNS, after the digest words), read at x18 + SIGNS - C_HAT - 4 first
+        (x18 = C_HAT + 4 i) or by its own pointer x20 when that offset is out of range."""
         sib, end, tau = self.SIB, self.SIB + 32 * sib_words, self.tau
         first = 256 - tau
-        assert 32 < tau < 64
+        assert 32 < tau < 64 and sib_words <= 8
         squeeze = _li(6, sib) + _loop(sib_words, ["kmac.dig w3", "bn.sw.pi w3, 0(x6)"])
         # c cleared while the KMAC permutes (M' may have lain there: only after mu)
         L = self._ctil_absorb() + _li(7, self.C_HAT) + ["bn.xor w4, w4, w4"] + \
             _loop(32, ["bn.sw.pi w4, 0(x7)"]) + squeeze
         L += _li(7, self.C_HAT) + _li(25, sib) + ["lw x10, 0(x25)", "lw x11, 4(x25)"]
-        for x in ("x10", "x11"):                          # rotate right by tau mod 32
-            L += [f"srli x14, {x}, {tau % 32}", f"slli {x}, {x}, {32 - tau % 32}",
-                  f"or {x}, {x}, x14"]
+        L += self._sign_table()
+        off = self.SIGNS - (self.C_HAT + 4 * first)
+        if -2048 <= off < 2048:
+            value = [f"lw x19, {off}(x18)"]
+        else:
+            value = ["lw x19, 0(x20)", "addi x20, x20, 4"]
+            L += _li(20, self.SIGNS)
         L += _li(12, sib + 8) + _li(26, end) + [f"addi x13, x0, {first}"] + \
-            _li(18, self.C_HAT + 4 * first) + [f"addi x24, x0, {first + 32}",
-                                                "addi x9, x0, 256"] + \
-            _li(21, (1 << (D + 1)) - Q) + _li(23, Q - (1 << D))
+            _li(18, self.C_HAT + 4 * first) + ["addi x9, x0, 256"]
         L += ["sib_go:", "lw x15, 0(x12)", "addi x12, x12, 4"]
         for k in range(4):
             nxt = f"sib_b{k + 1}"
@@ -662,14 +737,10 @@ class Verify:
                 (["andi x16, x16, 255"] if k < 3 else [])
             # reject j > i; else c_i = c_j, c_j = -2^d (-1)^sign
             L += [f"bltu x13, x16, {nxt}", "slli x16, x16, 2", "add x16, x16, x7",
-                  "lw x17, 0(x16)", "srl x19, x10, x13", "andi x19, x19, 1",
-                  "sub x19, x0, x19", "and x19, x19, x21", "add x19, x19, x23",
-                  "sw x17, 0(x18)", "sw x19, 0(x16)", "addi x18, x18, 4", "addi x13, x13, 1",
-                  f"beq x13, x24, sib_lim{k}"]
+                  "lw x17, 0(x16)"] + value + \
+                ["sw x17, 0(x18)", "sw x19, 0(x16)", "addi x18, x18, 4", "addi x13, x13, 1",
+                 "beq x13, x9, sib_done"]
         L += ["sib_b4:", "bne x12, x26, sib_go"] + squeeze + _li(12, sib) + ["jal x0, sib_go"]
-        for k in range(4):                    # 32 signs used (x24 = first + 32) or done (256)
-            L += [f"sib_lim{k}:", "beq x13, x9, sib_done", "addi x10, x11, 0",
-                  "addi x24, x9, 0", f"jal x0, sib_b{k + 1}"]
         return L + ["sib_done:"]
 
     def _hint_tail(self):
@@ -690,37 +761,46 @@ class Verify:
 
     def _hint_fix(self):
         """UseHint for row x22's hinted coefficients (HighBits of the rest is the plain
-        pass, _hw1_encode): count = byte omega + x22 checked (>= x18, the previous count, and
-        <= omega), indices x18 .. count - 1 checked strictly increasing; each hinted r at
-        ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
+        pass, _hw1_encode): count = byte omega + x22 checked (HINT + count >= x18, the
+        previous one's byte address, and count <= omega), the index bytes x18 .. HINT +
+        count - 1 checked strictly increasing (their coefficients' addresses); each hinted r
+        at ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
         Eight at a time: lane k of w0 gathered from the address in x(10 + k) (lw +
         bn.ins), the formula on the 8 lanes, scattered back (bn.ext + sw); the lanes of a
-        last partial batch go to a dummy word (HDR + 12). x18 = count after. Constants in
-        w8..w15; x7 = HINT."""
+        last partial batch go to a dummy word (HDR + 12). x18 = HINT + count after.
+        Constants in w8..w15 (w8, w9 set even without hints when m = 16: the HighBits pass
+        reads them); x7 = HINT."""
         C = self._fix_consts()
         L = _li(7, self.HINT) + [f"addi x9, x22, {self.omega}"] + self._byte(8, "x9", 1)
-        L += [*_far("bltu", "x8", "x18", "exit_count"), f"addi x2, x0, {self.omega}",
-              *_far("bltu", "x2", "x8", "exit_count"), "bgeu x18, x8, fix_done"]
-        L += self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2)) + \
-            self._bcast("w10", 2) + self._bcast("w11", -1) + \
+        L += ["add x8, x8, x7", *_far("bltu", "x8", "x18", "exit_count"),
+              f"addi x2, x7, {self.omega}", *_far("bltu", "x2", "x8", "exit_count"),
+              "bgeu x18, x8, fix_done"]
+        if self.m == 16:                    # set for the HighBits pass too: before the exit
+            L = L[:-1] + self._hb_consts() + L[-1:]
+        else:
+            L += self._hb_consts()
+        L += self._bcast("w10", 2) + self._bcast("w11", -1) + \
             self._bcast("w12", 2 * self.gamma2)
         L += self._bcast("w13", 15) if self.m == 16 else \
             self._bcast("w13", 43) + self._bcast("w14", 44) + self._bcast("w15", 45)
         L += _li(6, self.ACC) + _li(2, self.HDR + 12) + ["addi x4, x0, -1", "fix_batch:"] + \
             [f"addi x{10 + k}, x2, 0" for k in range(8)]
         for k in range(8):
-            a = f"x{10 + k}"
-            L += [f"bgeu x18, x8, fix_last"] + self._byte(3, "x18", 1) + \
-                [*_far("bge", "x4", "x3", "exit_order"), "addi x4, x3, 0",
-                 f"slli {a}, x3, 2", f"add {a}, {a}, x6", f"lw x5, 0({a})",
-                 f"bn.ins w0, x5, {k}", "addi x18, x18, 1"]
-        L += ["addi x9, x0, 1", "jal x0, fix_go", "fix_last:", "addi x9, x0, 0", "fix_go:"]
+            a, prev = f"x{10 + k}", "x4" if k == 0 else f"x{9 + k}"
+            # the index byte at x18 (srl takes the shift amount mod 32: 8 (x18 mod 4)),
+            # its coefficient's address ACC + 4 idx; addresses strictly increasing
+            L += ["bgeu x18, x8, fix_last", "andi x1, x18, -4", "lw x3, 0(x1)",
+                  "slli x1, x18, 3", "srl x3, x3, x1", "andi x3, x3, 255", "slli x3, x3, 2",
+                  f"add {a}, x3, x6", *_far("bge", prev, a, "exit_order"),
+                  f"lw x5, 0({a})", f"bn.ins w0, x5, {k}", "addi x18, x18, 1"]
+        # another batch only if indices remain (none after exactly 8)
+        L += ["sltu x9, x18, x8", "jal x0, fix_go", "fix_last:", "addi x9, x0, 0", "fix_go:"]
         L += ["bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
               "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
               "bn.addv w3, w3, w11"] + C + ["bn.mulv.lo w5, w3, w12"]
         for k in range(8):
             L += [f"bn.ext x5, w5, {k}", f"sw x5, 0(x{10 + k})"]
-        L += ["bne x9, x0, fix_batch", "fix_done:"]
+        L += ["addi x4, x17, 0", "bne x9, x0, fix_batch", "fix_done:"]
         return L
 
     def _fix_consts(self):
@@ -754,26 +834,35 @@ class Verify:
     def _bcast(w, val):
         return _li(1, val) + [f"bn.bcast {w}, x1"]
 
+    def _hb_consts(self):
+        """w8 = gamma2 - 1, w9 = hb_mult: UseHint's p = mulv.hi(r + gamma2 - 1, hb_mult)."""
+        return self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2))
+
     def _hw1_encode(self):
-        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes). r1 = mulv.hi((r +
-        gamma2) mod q, hw1_mult) >> 11, in [0, m) with no wrap fix-up (the q - 1 wrap's r
-        give (r + gamma2) mod q < gamma2: r1 = 0)."""
-        consts = self._bcast("w10", self.gamma2) + self._bcast("w11", hw1_mult(self.gamma2))
-        if self.w1bits == 4:
-            body = [f"bn.lw.pi w{n}, 0(x5)" for n in range(8)]
-            for n in range(8):
-                body += [f"bn.addvm w{n}, w{n}, w10", f"bn.mulv.hi w{n}, w{n}, w11",
-                         f"bn.shrv w{n}, w{n}, 11"]
-            body += _pack_tree() + ["bn.sw.pi w0, 0(x6)"]
-            return consts + _loop(4, sched.schedule(body))
+        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes, 32-byte aligned) by
+        bn.pk (pk_stream). m = 16 (ML-DSA-65 / -87): r1 = (p >> 11) mod 16 with UseHint's p
+        (w8, w9 as _hint_fix left them; p >> 11 is r1, or m = 16 in the q - 1 wrap) and
+        bn.pk's 4-bit fields taking the mod. m = 44: r1 = mulv.hi((r + gamma2) mod q,
+        hw1_mult) >> 11, in [0, m) with no wrap fix-up (the q - 1 wrap's r give (r + gamma2)
+        mod q < gamma2: r1 = 0)."""
+        if self.m == 16:
+            consts, add, k_add, k_mul = [], "bn.addv", "w8", "w9"
+            pool = [f"w{k}" for k in range(16) if k not in (8, 9)]
+        else:
+            consts = self._bcast("w10", self.gamma2) + \
+                self._bcast("w11", hw1_mult(self.gamma2))
+            add, k_add, k_mul = "bn.addvm", "w10", "w11"
+            pool = [f"w{k}" for k in range(10)]
 
         def load(p, r, dst):
             u, t = f"%hu{r}", f"%ht{r}"
             p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [u], ["x5"])
-            p.op("bn.addvm", u, u, "w10")
-            p.op("bn.mulv.hi", t, u, "w11")
+            p.op(add, u, u, k_add)
+            p.op("bn.mulv.hi", t, u, k_mul)
             p.op("bn.shrv", dst, t, "11")
-        return consts + pack_fields(load, [(self.w1bits, None, "x6")], pool=10)
+        p = Prog(pool)
+        pk_stream(p, load, self.w1bits, "x6")
+        return consts + p.text().splitlines()
 
     def _body(self, name):
         """The routines the row loop runs once per row, inlined there (no call / return;
@@ -832,10 +921,10 @@ class Verify:
         """Per row (two tiles): t1 unpack + NTT, t1_hat o c_hat + sum_j A_hat[i][j] o z_hat[j]
         (the next A entry sampled into the other tile; the last one with the INTT),
         UseHint, w1Encode over t1_i.
-        x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position, x19 rows left,
+        x22 = i, x21 = i << 8, x24 = pk's t1_i, x18 = hint position (address), x19 rows left,
         x26 / x27 = this / the other tile (x29 = their xor), x25 = ACC + 32 n_racc."""
         l = self.l
-        L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
+        L = ["addi x22, x0, 0", "addi x21, x0, 0", f"addi x19, x0, {self.k}"] + _li(18, self.HINT)
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[1]) + \
             _li(29, self.TILES[0] ^ self.TILES[1]) + _li(25, self.ACC + 32 * self.n_racc)
         L += ["row_loop:"]
@@ -851,13 +940,14 @@ class Verify:
                 L += ["last_row_0:"]
             # x15 runs on through z_hat[j]; entry 0 with t1_hat o c_hat, the last one with
             # the INTT
-            L += ["addi x10, x26, 0", "addi x20, x25, 0"]
+            if j in (0, l - 1):            # the middle entries read the tile at x26
+                L += ["addi x10, x26, 0"]
             if j == l - 2:                 # z_hat l - 2, l - 1 lie after ACC
                 L += _li(15, self.z_slots[j])
             if j == 0:                     # t1_i unpacked, NTT'd, o c_hat + A_hat[i][0] o z_hat[0]
                 L += ["addi x5, x24, 0"] + _li(8, self.ACC) + self._body("unpack_t1_mac")
             elif j < l - 1:                # inline (IMEM has the room): no call / return
-                L += ["addi x23, x25, 0"] + mac_acc(self._first_piece()[1])
+                L += mac_acc_unrolled(self._first_piece()[1])
             else:
                 L += _li(8, self.ACC) + self._body("mac_intt1")
             L += ["xor x26, x26, x29", "xor x27, x27, x29"]
@@ -900,7 +990,7 @@ class Verify:
                 assert e - 4 < first, (l, g)
         done = sorted(g % 256 + (l if g >= 256 else 0) for g in jobs if g is not None)
         assert done == list(range(3, l + 3)), done     # the row's jobs: entries 3 .. l + 2
-        L = ["addi x22, x0, 0", "addi x21, x0, 0", "addi x18, x0, 0", f"addi x19, x0, {self.k}"]
+        L = ["addi x22, x0, 0", "addi x21, x0, 0", f"addi x19, x0, {self.k}"] + _li(18, self.HINT)
         L += _li(24, self.PK + 32) + _li(26, self.TILES[0]) + _li(27, self.TILES[3]) + \
             _li(25, self.ACC + 32 * self.n_racc) + _li(30, 0x3FFF) + _li(31, self.RING)
         L += ["row_loop:"]
