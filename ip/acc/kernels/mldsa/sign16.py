@@ -212,7 +212,7 @@ the same declared exceptions; the end wipe as for the other sets
 import re
 
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
-from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling, unpack
+from ip.acc.kernels.mldsa import layout, pack, packing, params, products, rounding, sampling, unpack
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
 from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
@@ -479,15 +479,16 @@ class Sign16:
         pre = VMODE1 + ["kmac.acq", f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + 128 * K) + \
             ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}",
              f"bn.lw w2, {_m(MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"] + _li(22, self.W)
-        word = rounding.highbits_word()
-        assert word[:8] == [f"bn.lw.pi w{q}, 0(x5)" for q in range(8)]
+        regs = [f"w{q}" for q in range(8)]
         # the 8 words just loaded are also packed back into w_i (x22) before HighBits
-        # works on them in place: w8 / w9 temporaries (the tree's, free until then), w10
-        # = 0xFF000000 lanes (unused by highbits_word)
-        word = word[:8] + self._pack_out(0) + self._pack_out(4) + word[8:]
+        # works on them in place: w8 / w9 temporaries, w10 = 0xFF000000 lanes; w11 / w12
+        # HighBits' constants; w1Encode built in w14 (the unpack's mask until then)
+        word = [f"bn.lw.pi {r}, 0(x5)" for r in regs] + self._pack_out(0) + \
+            self._pack_out(4) + pack.hb4_word(regs, "w14") + ["kmac.msg w14, x3"]
         poly = self._masks() + ["addi x20, x22, 0"] + _li(23, YJ) + self._unpack_poly(20, 23) + \
             _li(8, YJ) + INTT + _li(1, 0xFF000000) + ["bn.bcast w10, x1"] + \
-            rounding.highbits_consts() + _li(5, YJ) + _loop(4, word + ["kmac.msg w0, x3"])
+            [f"bn.lw w11, {_m(self.XA['g2m1'])}", f"bn.lw w12, {_m(self.XA['hbm'])}"] + \
+            _li(5, YJ) + _loop(4, word)
         fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
                f"bn.sw w2, {_m(self.CTIL + 32)}"]
         return [("init: c_tilde hash", pre),
@@ -686,10 +687,12 @@ class Sign16:
         the stream of y_j (ExpandMask again, kappa + j), y_j -> YB, z_j = y_j + c s1_j ->
         YB with the ||z|| check, packed into the signature (x26 -> s1_j, x27 -> the
         signature's z part); x9 = 0 iff all pass."""
-        YB, SB = self.YB, self.SB
+        SB = self.SB
+        consts = [f"bn.lw w{12 + q}, {_m(KA[n])}" for q, n in enumerate(("zb", "z2b", "ones",
+                                                                        "g1"))]
         body = sampling.mask_start() + ["addi x5, x26, 0"] + self._dec_eta(SB) + \
-            ["addi x26, x5, 0"] + self._times_c(SB) + self._mask_unpack(YB) + \
-            rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + self._z_pack()
+            ["addi x26, x5, 0"] + self._times_c(SB) + consts + _li(11, SB) + \
+            pack.z_check_pack(self.zbits)
         return [(f"{self.l} x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15", "kmac.acq",
                            f"lw x7, {KAPPA}(x0)"] + _li(26, self.S1P) + _li(27, self.SIG_Z) +
@@ -703,9 +706,8 @@ class Sign16:
         if self.packed:
             return self._highbits_packed()
         if self.m == 16:
-            return rounding.highbits_phases(w=self.W, w1e=self.W1E, ctil=self.CTIL)
-        return rounding.highbits_pack_phases(self.W, self.W1E, self.CTIL, self.k, self.m,
-                                             self.XA)
+            return pack.highbits_phases(self.W, self.CTIL, self.k, self.XA)
+        return pack.highbits6_phases(self.W, self.CTIL, self.k, self.m, self.XA)
 
     def challenge_phases(self):
         chal = sampling.challenge_phases(ctil=self.CTIL, sib=self.SIB, ch=self.CH,
