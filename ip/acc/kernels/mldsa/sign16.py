@@ -247,6 +247,16 @@ def _loop_l(n, body):
 _MAC24_HEAD = 15         # products.mac_acc24_body: 11 loads (4 tile, 4 y, 3 w), 4 products
 
 
+def _mac_set24_body():
+    """products.mac_acc24_body for w = 0 (column 0): one group of w = tile o y_hat packed
+    (pack24), w not read: tile at x10, y_hat at x15, w written at x23 (post-incremented);
+    w15 = 0xFF000000 lanes. Uses w0..w7."""
+    return [f"bn.lw.pi w{q}, 0(x10)" for q in range(4)] + \
+        [f"bn.lw.pi w{4 + q}, 0(x15)" for q in range(4)] + \
+        [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)] + products.pack24_group() + \
+        [f"bn.sw.pi w{q}, 0(x23)" for q in range(3)]
+
+
 def _wdr_renamed(lines, names):
     """lines with the WDRs w<a> renamed w<b> for a, b in names (a code piece moved into a
     stretch where its own WDRs are live)."""
@@ -439,37 +449,42 @@ class Sign16:
         the NTT runs, the next column's SHAKE256 starts after the column's last A entry.
         x21 = j + 256 i (the sampler's suffix), x22 -> w_i."""
         K, L, W, YJ, TA = self.k, self.l, self.W, self.YJ, self.TILEA
-        zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
-            _loop(K * 24, ["bn.sw.pi w0, 0(x6)"])
         start_a = _smp_start(SHAKE128, RHO, 0, 2, TA, "uni23", suffix_base="x21")
         def poll(tag):
             # wait until the unit has written x16 coefficients (SMP_STATUS[31:16])
             return [f"aw_poll_{tag}:", "csrrs x1, SMP_STATUS, x0", "srli x1, x1, 16",
                     f"bltu x1, x16, aw_poll_{tag}"]
 
-        def mac(tag, restart):
+        def mac(tag, restart, first):
             # the MAC follows the sampler through the one tile: groups 0..2 each once the
             # unit has written it, then (the unit twice as fast as the MAC) all 256; the
-            # unit restarts (`restart`) once the last group's tile words are loaded
-            grp = products.mac_acc24_body()
-            head = grp[:_MAC24_HEAD]
+            # unit restarts (`restart`) once the last group's tile words are loaded.
+            # first (column 0): w_i = A_i0 o y_0 packed, w not read (no w = 0 pass)
+            grp = _mac_set24_body() if first else products.mac_acc24_body()
+            nhead = _MAC24_HEAD - 3 if first else _MAC24_HEAD
+            head = grp[:nhead]
             assert head[-4:] == [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)]
             return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0",
                                                  "addi x16, x0, 0"] + \
                 _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp) + \
                 ["addi x16, x0, 256"] + poll(tag + "a") + _loop(4, grp) + \
-                head + ["smp.wait"] + restart + grp[_MAC24_HEAD:] + \
-                ["addi x22, x20, 0"]
-        # the restarts use w4..w7, free between the group's products and its pack
-        entry = mac("e", ["addi x21, x21, 256"] + _wdr_renamed(start_a, {1: 4, 2: 5}))
-        col = self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
-            _li(22, W) + _loop_l(K - 1, entry) + \
-            mac("l", _wdr_renamed(sampling.mask_start(), {3: 4, 4: 5, 5: 6})) + \
-            [f"addi x21, x21, {1 - 256 * (K - 1)}"]
-        return [("w = 0 (packed)", VMODE1 + zero),
-                (f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
-                 "(packed)]", ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
-                 sampling.mask_start() + _loop_l(L, col) + ["kmac.rel"])]
+                head + ["smp.wait"] + restart + grp[nhead:] + \
+                [f"addi x22, x{23 if first else 20}, 0"]
+
+        def col(first):
+            t = "f" if first else ""
+            # the restarts use w4..w7, free between the group's products and its pack
+            entry = mac("e" + t, ["addi x21, x21, 256"] + _wdr_renamed(start_a, {1: 4, 2: 5}),
+                        first)
+            return self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
+                _li(22, W) + _loop_l(K - 1, entry) + \
+                mac("l" + t, _wdr_renamed(sampling.mask_start(), {3: 4, 4: 5, 5: 6}), first) + \
+                [f"addi x21, x21, {1 - 256 * (K - 1)}"]
+        return [(f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
+                 "(packed; column 0: w_i = A_i0 o y_0)]",
+                 VMODE1 + ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
+                 sampling.mask_start() + col(True) + _loop_l(L - 1, col(False)) +
+                 ["kmac.rel"])]
 
     def _highbits_packed(self):
         """Per polynomial: w_i unpacked into YJ, INTT; HighBits + w1Encode of YJ absorbed
