@@ -284,6 +284,24 @@ def _swap(lines, old, new):
     return out
 
 
+def _r0_check16(xa, head=(), subtract=True):
+    """rounding.r0_check for gamma2 = (q-1)/32 with HighBits by mulv.hi (pack.hb_ops; bits
+    11.. of it are 16 only at the q - 1 wrap, & 15 -> 0): 10 instructions a word instead
+    of 12 (subtract=False). One polynomial: v = w (x13) - c s2 (x14) -> x15, or v read
+    at x13 (subtract=False); ||LowBits(v)||inf < gamma2 - beta into ACC / x9. Constants
+    in w8..w14; w0..w4 temporaries (w5..w7 free for _two_words)."""
+    consts = [f"bn.lw w{8 + k}, {_m(KA[n])}" for k, n in
+              enumerate(["rb", "r2b", "ones"])] + \
+        [f"bn.lw w11, {_m(xa['g2m1'])}", f"bn.lw w12, {_m(xa['hbm'])}",
+         f"bn.lw w13, {_m(KA['alpha'])}", f"bn.lw w14, {_m(KA['c15'])}"]
+    load = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
+            "bn.sw.pi w2, 0(x15)"] if subtract else ["bn.lw.pi w2, 0(x13)"]
+    chk = load + ["bn.addv w3, w2, w11", "bn.mulv.hi w3, w3, w12", "bn.shrv w3, w3, 11",
+                  "bn.and w3, w3, w14", "bn.mulv.lo w3, w3, w13", "bn.addvm w4, w2, w8",
+                  "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
+    return consts + list(head) + _loop(32, chk)
+
+
 _TWIN = {"w0": "w5", "w1": "w6", "w2": "w7", "w3": "w0", "w4": "w1"}
 
 
@@ -524,7 +542,7 @@ class Sign16:
         body = self._dec_eta(T) + self._times_c(T) + self._masks() + \
             ["addi x20, x24, 0", "addi x23, x24, 0"] + _li(11, T) + _li(12, T) + \
             _loop(8, sub) + ["addi x24, x23, 0"] + \
-            _two_words(rounding.r0_check(_li(13, T), subtract=False))
+            _two_words(_r0_check16(self.XA, _li(13, T), subtract=False))
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + _li(24, self.W) + _loop(self.k, body))]
@@ -681,7 +699,7 @@ class Sign16:
             return self._r0_packed()
         T = self.T
         # x13 / x15 (-> w_r) kept across the decode, the NTT and the INTT
-        check = rounding.r0_check(_li(14, T)) if self.m == 16 else \
+        check = _r0_check16(self.XA, _li(14, T)) if self.m == 16 else \
             rounding.r0_check(_li(14, T), m=self.m, xa=self.XA)
         body = self._dec_eta(T) + self._times_c(T) + _two_words(check)
         ptr = _li(13, self.W) + _li(15, self.W)
