@@ -139,28 +139,31 @@ only (plan(87)["options"], each option's peak: one tile 18 272, w 24-bit packed 
 the host 15 968 but a host protocol; the INTT without ITWID, 16 256 with w packed and two
 tiles, needs a lane reversal the ACC lacks). Its program runs on plan(87)["chosen"] (peak
 16 320 B, every phase listed there):
-* w packed 24-bit from w = 0 to the z phase (products.pack24: a group of 4 words -> 3 by
-  lane-wise shifts and masks, no lane moves; 768 B a polynomial);
+* w packed 24-bit from w = A y to the z phase (products.pack24: a group of 4 words -> 3 by
+  lane-wise shifts and masks, no lane moves; 768 B a polynomial; 24 is no bn.pk / bn.unpk
+  width: see below);
 * w = A y: the column loop as above, one A tile (TILEA, over the hint scratch and the
   key's head as TILE2), the entry multiply-accumulated into the packed w_i
   (products.mac_acc24_body: unpack, add, pack in registers) while the sampler still
   writes it: groups 0..2 each once SMP_STATUS counts its coefficients, then once all 256
   (the unit writes twice as fast as the MAC reads; the next entry, or the next column's
   SHAKE256, starts once the last group's tile words are loaded and multiplied, so it
-  never overwrites an unread word; A is public, so is the wait);
+  never overwrites an unread word; A is public, so is the wait); column 0 writes w_i =
+  A_i0 o y_0 packed without reading w (_mac_set24_body: 23 instructions a group against
+  40; no w = 0 pass);
 * per polynomial: w_i unpacked into YJ, INTT, its HighBits + w1Encode words absorbed one
-  by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer), each 8 words packed
-  back into w_i as HighBits loads them;
+  by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer; pack.hb4_word: HighBits
+  by mulv.hi, 8 bn.pk a word), each 8 words packed back into w_i as HighBits loads them;
 * r0: T = c s2_r, then T = unpack(w_r) - T, packed back into w_r in the same pass, the
-  check on T (rounding.r0_check with subtract=False);
+  check on T (_r0_check16 with subtract=False);
 * hint: the polynomials in reverse order, so the bitmaps HB lie in w_7's last 256 B (dead
   once w_7 is read), above the signature and YB; for w_7, c t0_7 packed in place in T, per
   4-word group c t0 and w - c s2 unpacked into SCR0 / SCR1 (T's last 256 B) and
   rounding.hint_body run on them; for the others, c t0_r read unpacked from T, w - c s2
   unpacked into SCRV (w_7's dead head), no pack; sigEncode takes HB there and the hint
   words in TILEA;
-* z, sigEncode, the end wipe and the length refusal as above; SampleInBall from a 64-byte
-  c_tilde.
+* z, sigEncode, the end wipe and the length refusal as above (YB unused since
+  pack.z_check_pack); SampleInBall from a 64-byte c_tilde.
 DMEM (bytes; peak = END = 16 320, plan(87)["chosen"]): constants, XC words, DBT 0..3264;
 TILEA 3264..4288 (A tile; SIB; T with SCR0 4032, SCR1 4160; SB; FLAG; HW; the key's head rho
 / K / tr at SK = 4160 before the loop); KEYP 4288..9056 (s1 | s2 3-bit, t0); W 9056..15200
@@ -180,24 +183,29 @@ expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
 | sign16, ML-DSA-87, + the sampler restarted inside the last MAC group | 10 068 | 16 320 | 174 407.5 | 258 923 | 78 462 | 931 030 |
 | sign16, ML-DSA-87, + the hint without c t0's pack / unpack after w_7 | 11 200 | 16 320 | 172 393.5 | 255 801 | 76 448 | 922 974 |
 | sign16, ML-DSA-87, + r0's subtract and pack in one pass | 11 152 | 16 320 | 171 241.5 | 254 092 | 76 064 | 916 446 |
-| sign16, ML-DSA-87, + HighBits packing w_i back as it loads it (this program) | 11 148 | 16 320 | 170 089.5 | 252 384 | 75 680 | 909 918 |
+| sign16, ML-DSA-87, + HighBits packing w_i back as it loads it | 11 148 | 16 320 | 170 089.5 | 252 384 | 75 680 | 909 918 |
+| sign16, ML-DSA-87, + bn.pk: w1Encode and z (pack.py), column 0 without w, r0 check by mulv.hi (this program) | 11 528 | 16 320 | 157 241.5 | 233 274 | 68 760 | 843 920 |
 
-(~56.7 k cycles an iteration on average: ~218 k at the expected 3.85 iterations, the mean of
-these 20 (4.45 iterations) still above the 220 k target; the w = A y phase, 24.6 k an
-iteration, is the largest: 56 A entries of ~375 cycles, 320 of them the packed MAC (40
-instructions a 4-word group: 11 loads, 4 products, 10 to unpack, 4 sums, 8 to pack, 3
-stores). bn.unpk does not reach it: a bn.unpk width of 24 (32-bit lanes) would unpack a
-group in 4 instructions instead of 10, but only from 24-bit fields packed back to back,
-and packing to that form moves bytes across lanes by lane-dependent amounts, which the
-lane-wise shifts and whole-lane bn.trn / bn.unzip do not do in fewer than the 6
-instructions it would save; products.pack24 keeps every field in its lane.)
+Fitted cycles = a + b x iterations over the 20 (least squares): this program 16 455 + 48 723
+n, 204 040 at FIPS 204's expected 3.85 iterations (within the 220 k target; the mean of these
+20, at 4.45 iterations, is above it); the one before 18 813 + 52 488 n, 220 891 at 3.85. The
+w = A y phase, 23.6 k an iteration, is the largest: 48 A entries of ~345 cycles, 320 of
+them the packed MAC (40 instructions a 4-word group: 11 loads, 4 products, 10 to unpack,
+4 sums, 8 to pack, 3 stores), and column 0's 8 of ~200. Neither bn.unpk nor bn.pk reaches
+it: 24 is not one of their widths (VMODE 1: 3 4 6 10 13 18 20), and 23 bits as 20 + 3 (or
+13 + 10) take two streams, a shift and an or: 14 instructions a group to pack and 16 to
+unpack against 8 and 10 (the lane-wise products.pack24, every field in its lane; a width of
+24 would unpack a group in 4, but packing fields back to back moves bytes across lanes by
+lane-dependent amounts, which the lane-wise shifts and whole-lane bn.trn / bn.unzip do not
+do in fewer than the 6 instructions it would save).
 
-This program, one iteration (test seed 3, accepted at once: 75 692 cycles, RTL = ISS): w = A
-y 24.6 k (~375 cycles an A entry; the 7 y_j ~180 cycles each with their SHAKE256), unpack /
-INTT + HighBits + c_tilde (w_i packed back) 7.7 k, SampleInBall + NTT(c) 2.1 k, r0 12.7 k, c
-t0 + hint 13.6 k (w_7 1.9 k, the others 1.7 k each), z 12.8 k, sigEncode 1.5 k, wipe 0.4 k:
-~47 k an iteration rejected at r0, ~61 k at the hint, ~73.5 k at z (before the last four
-changes: 79 879; ~49 k, ~65 k, ~78 k).
+This program, one iteration (test seed 3, accepted at once: 68 768 cycles; RTL not run yet:
+bn.pk): w = A y 23.6 k (~345 cycles an A entry, ~200 in column 0; the 7 y_j ~180 cycles
+each with their SHAKE256), unpack / INTT + HighBits + c_tilde (w_i packed back) 6.2 k,
+SampleInBall + NTT(c) 2.1 k, r0 12.2 k, c t0 + hint 13.6 k (w_7 1.9 k, the others 1.7 k
+each), z 8.9 k (y, z + check, pack in one pass from the digest words), sigEncode 1.5 k, wipe
+0.4 k: ~44 k an iteration rejected at r0, ~58 k at the hint, ~66.5 k at z (before bn.pk:
+75 692; ~47 k, ~61 k, ~73.5 k; before the four changes ahead of it: 79 879).
 
 Before unpack.py (seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
 29.5 k (56 A entries, ~526 cycles each: 7 ExpandMask + NTT, the packed MAC 329 alone, the
@@ -242,9 +250,6 @@ def subroutines():
 def _loop_l(n, body):
     """asm_util.loop for a body holding labels (the loop counts instructions only)."""
     return [f"loopi {n}, {sum(not x.endswith(':') for x in body)}"] + body
-
-
-_MAC24_HEAD = 15         # products.mac_acc24_body: 11 loads (4 tile, 4 y, 3 w), 4 products
 
 
 def _mac_set24_body():
@@ -479,19 +484,25 @@ class Sign16:
             # unit restarts (`restart`) once the last group's tile words are loaded.
             # first (column 0): w_i = A_i0 o y_0 packed, w not read (no w = 0 pass)
             grp = _mac_set24_body() if first else products.mac_acc24_body()
-            nhead = _MAC24_HEAD - 3 if first else _MAC24_HEAD
+            # the last group's 4 tile loads, then the restart (its WDRs w4..w6 are the
+            # y words', loaded after it), then the rest of the group
+            nhead = 4
             head = grp[:nhead]
-            assert head[-4:] == [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)]
-            return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0",
-                                                 "addi x16, x0, 0"] + \
-                _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp) + \
-                ["addi x16, x0, 256"] + poll(tag + "a") + _loop(4, grp) + \
+            assert head == [f"bn.lw.pi w{q}, 0(x10)" for q in range(4)]
+            if first:      # 25-cycle groups: each of 0..2 waits for its own 32
+                follow = ["addi x16, x0, 0"] + \
+                    _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp)
+            else:          # 40-cycle groups: the unit is ahead of group 1 by then
+                follow = ["addi x16, x0, 32"] + poll(tag) + grp + ["addi x16, x0, 96"] + \
+                    poll(tag + "b") + _loop(2, grp)
+            return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
+                follow + ["addi x16, x0, 256"] + poll(tag + "a") + _loop(4, grp) + \
                 head + ["smp.wait"] + restart + grp[nhead:] + \
                 [f"addi x22, x{23 if first else 20}, 0"]
 
         def col(first):
             t = "f" if first else ""
-            # the restarts use w4..w7, free between the group's products and its pack
+            # the restarts use w4..w6 (the y words', loaded after the restart)
             entry = mac("e" + t, ["addi x21, x21, 256"] + _wdr_renamed(start_a, {1: 4, 2: 5}),
                         first)
             return self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
@@ -707,18 +718,11 @@ class Sign16:
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + ptr + _loop(self.k, body))]
 
-    def _z_pack(self):
-        """z_j at YB -> the signature's z part at x27 (post-incremented)."""
-        if self.zbits != 20:
-            return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, self.YB) + ["addi x6, x27, 0"] + \
-                packing.zpack_bits(self.zbits) + [f"addi x27, x27, {32 * self.zbits}"]
-        return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, self.YB) + ["addi x6, x27, 0"] + \
-            _loop(4, packing.zpack_group()) + ["addi x27, x6, 0"]
-
     def z_phases(self):
         """Per polynomial j: s1_j decoded + NTT -> SB and c s1_j while the KMAC computes
-        the stream of y_j (ExpandMask again, kappa + j), y_j -> YB, z_j = y_j + c s1_j ->
-        YB with the ||z|| check, packed into the signature (x26 -> s1_j, x27 -> the
+        the stream of y_j (ExpandMask again, kappa + j); then pack.z_check_pack: y_j read
+        from the digest words, z_j = y_j + c s1_j, the ||z|| check and z_j's bn.pk stream
+        into the signature, in one pass with no y / z buffer (x26 -> s1_j, x27 -> the
         signature's z part); x9 = 0 iff all pass."""
         SB = self.SB
         consts = [f"bn.lw w{12 + q}, {_m(KA[n])}" for q, n in enumerate(("zb", "z2b", "ones",
