@@ -31,7 +31,14 @@ What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A til
   packed at once into the signature, which lies over w;
 * the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use;
 * the r0 check (rounding.r0_check) runs two words an iteration (_two_words: the list
-  scheduler interleaves the two chains), ~80 cycles less a polynomial.
+  scheduler interleaves the two chains), ~80 cycles less a polynomial;
+* bn.pk (pack.py): w1Encode absorbed word by word into c_tilde's hash without a buffer
+  (HighBits by mulv.hi, whose low 4 bits bn.pk keeps: 3 lane-wise ops and one bn.pk a
+  word, against rounding.highbits_word's 7 and its lane shift + unzip tree), and z checked
+  and packed in one pass straight from ExpandMask's digest words (pack.z_check_pack: no y
+  or z buffer, one bn.pk a word against packing.zpack_group's transposes and per-granule
+  stores; YB is unused since); the r0 check's HighBits by mulv.hi too (_r0_check16: 10
+  instructions a word against 12).
 
 Inputs placed by the host: the secret key (4032 B) at SK, M' at MSG (at most MSG_MAX =
 8192 bytes; image() raises beyond), its length (word) at MLEN, rnd (32 B) at RND, and
@@ -51,14 +58,19 @@ signatures (`--program sign`; iterations median 5, mean 4.8):
 | sign16, two A tiles | 10 680 | 16 384 | 173 181 | 167 806 | 51 835 | 322 029 |
 | sign16, + each ExpandMask SHAKE256 started early | 10 728 | 16 384 | 172 391 | 167 038 | 51 565 | 320 609 |
 | sign16, + end-of-operation wipe | 11 296 | 16 384 | 172 871 | 167 518 | 52 045 | 321 089 |
-| sign16, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 8 560 | 16 384 | 148 006.5 | 143 348 | 43 563 | 276 373 |
+| sign16, + bn.unpk unpacking (unpack.py), r0 check two words an iteration | 8 560 | 16 384 | 148 006.5 | 143 348 | 43 563 | 276 373 |
+| sign16, + bn.pk: w1Encode and z (pack.py), r0 check by mulv.hi (this program) | 7 544 | 16 384 | 136 146.5 | 131 792 | 39 210 | 255 483 |
+
+(Fitted cycles = a + b x iterations over these 20: this program 18 509 + 23 601 n, 138 872
+at FIPS 204's expected 5.1 iterations; before bn.pk 21 617 + 25 360 n, 150 956.)
 
 (sign.py measured before its M' length check, which adds 5 cycles to each.) The 4-iteration
-signature of mldsa_preloaded (firmware mldsa16_preloaded) takes 133 459 ACC cycles on the
-ISS; before unpack.py the silicon SoC's RTL (block soc, 16 KiB ACC memories,
+signature of mldsa_preloaded (firmware mldsa16_preloaded) takes 121 707 ACC cycles on the
+ISS (133 459 before bn.pk); before unpack.py the silicon SoC's RTL (block soc, 16 KiB ACC memories,
 sim/tests/test_silicon.py) took 157 361, equal to the ISS (156 881 before the end wipe),
 and was not re-run since; ip/acc/tests/test_rtl_acc.py signs once per set on the ACC's
-RTL, cycles and DMEM equal to the ISS's (ML-DSA-65 seed 4: 43 733 cycles).
+RTL, cycles and DMEM equal to the ISS's (ML-DSA-65 seed 4: 43 733 cycles before bn.pk,
+39 380 on the ISS now; not re-run on the RTL until it has bn.pk).
 
 Wipe (issue #24 item 5; +480 cycles a signature, +568 B IMEM, no DMEM): after sigEncode
 (the KMAC released after z), all of DMEM zeroed but the signature (with the 3 zero bytes
@@ -75,10 +87,13 @@ two-tile version): w = A y 12.4 k (5 ExpandMask + NTT,
 (6 x s2 decode + NTT + c s2 + check), c t0 + hint 11.1 k, z 12.5 k (5 x ExpandMask again,
 s1 decode + NTT, c s1, check, pack), pre-loop 0.2 k, sigEncode 1.1 k: an iteration costs
 ~28.9 k when rejected at r0, ~40.1 k at the hint, ~52.6 k at z (sign.py: ~20.4 k at z,
-~26.3 k at r0, its order). This program (unpack.py, the two-word r0 check; seed 4, 43 733
+~26.3 k at r0, its order). With unpack.py and the two-word r0 check (seed 4, 43 733
 cycles): w = A y 9.1 k, 6 INTT 2.0 k, HighBits + c_tilde 2.4 k, SampleInBall + NTT(c)
 1.8 k, r0 8.4 k, c t0 + hint 8.9 k, z 9.2 k, sigEncode 1.1 k, wipe 0.5 k: ~23.8 k an
-iteration rejected at r0, ~32.8 k at the hint, ~42.0 k at z.
+iteration rejected at r0, ~32.8 k at the hint, ~42.0 k at z. This program (+ bn.pk, pack.py;
+seed 4, 39 380 cycles; RTL not run yet: bn.pk): w = A y 9.1 k, 6 INTT 2.0 k, HighBits +
+c_tilde 1.2 k, SampleInBall + NTT(c) 1.8 k, r0 8.1 k, c t0 + hint 8.9 k, z 6.4 k, sigEncode
+1.0 k, wipe 0.5 k: ~22.2 k an iteration rejected at r0, ~31.1 k at the hint, ~37.5 k at z.
 
 DMEM layout (bytes; peak = END = 16 384 of 16 384):
 
@@ -97,12 +112,12 @@ ML-DSA-44 (signer(44): k = l = 4, eta = 2, gamma1 = 2^17, gamma2 = (q-1)/88, tau
 lambda = 128, omega = 80): the same program, phases and order, with the set's pieces, each
 a parameter of the library kernel (no per-set copy):
 * HighBits for gamma2 = (q-1)/88 (44 values): t = bits 11.. of mulv.hi(r + gamma2 - 1,
-  ceil(2^43 / alpha)), t = 44 (the q - 1 wrap) -> 0; w1Encode 6-bit by pack_fields, then
-  c_tilde = H(mu || w1Encode(w1)) over the 768 bytes (rounding.highbits_pack_phases); the
+  ceil(2^43 / alpha)), t = 44 (the q - 1 wrap) -> 0; w1Encode 6-bit by a bn.pk stream
+  absorbed word by word into c_tilde = H(mu || w1Encode(w1)) (pack.highbits6_phases); the
   r0 check (r0 = v - r1 alpha) and MakeHint (HighBits compared after the wrap) on the same
   formula (rounding.r0_check / hint_body with m = 44);
 * ExpandMask with 18-bit fields (unpack.unpack_mask: bn.unpk on the 18 digest words);
-  z packed 18-bit (packing.zpack_bits);
+  z checked and packed 18-bit from the digest words (pack.z_check_pack);
 * s1 / s2 decoded from 3 bits (unpack.unpack_eta); 32-byte c_tilde, tau = 39; 84 hint
   bytes (96 hint words: layout.x_area(hw_words), 3 wide stores, 12 zero bytes after the
   signature, kept by the wipe).
@@ -110,7 +125,8 @@ DMEM (bytes; peak = END = 14 912, plan(44)): constants, XC words and TILE2 as ab
 hint words end at 3840, CTIL 3840, CNT 3904, SK 4160); KEYP 4288..6720 (s1 | s2 3-bit, t0);
 W 6720..10816 (w; then the 2420-byte signature at W, SIG = W; M' before the loop,
 MSG_MAX = 9664); YJ / CH 10816..11840; TILE
-11840..12864; YB 12864..13888 (the signature fills w); SB 13888..14912.
+11840..12864; YB 12864..13888 (the signature fills w; unused since pack.z_check_pack, kept
+so the layout stays plan(44)'s); SB 13888..14912.
 
 Measured (ISS, `python -m ip.acc.dv.jobs mldsa44_sign --n 20 --seed 2`; every signature
 equal to dilithium-py's and verified; iterations median 4, mean 5.6, max 19 (FIPS 204's
@@ -119,12 +135,16 @@ expected 4.25); rejections 54 at z, 38 at r0):
 | program | IMEM B | peak DMEM B | median cycles | mean | min | max |
 |---|---|---|---|---|---|---|
 | sign16, ML-DSA-44 | 15 852 | 14 912 | 117 646.5 | 154 377 | 40 162 | 510 957 |
-| sign16, ML-DSA-44, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 12 320 | 14 912 | 97 114.5 | 126 923 | 32 778 | 420 053 |
+| sign16, ML-DSA-44, + bn.unpk unpacking (unpack.py), r0 check two words an iteration | 12 320 | 14 912 | 97 114.5 | 126 923 | 32 778 | 420 053 |
+| sign16, ML-DSA-44, + bn.pk: 6-bit w1Encode and z (pack.py) (this program) | 9 148 | 14 912 | 89 307 | 116 281 | 29 619 | 385 664 |
 
-(one iteration accepted at once: 32 530 cycles, test seed 0, RTL = ISS; 39 914 before
-unpack.py; 5 iterations r0, z, hint, z, ok (seed 15): 105 420, 126 804 before. Per phase,
-seed 0: w = A y 5.5 k, 4 INTT 1.4 k, HighBits + c_tilde 2.3 k, SampleInBall + NTT(c) 1.5 k,
-r0 5.6 k, c t0 + hint 7.0 k, z 7.2 k, sigEncode 1.2 k, wipe 0.5 k. The 18-bit y and the
+(Fitted cycles = a + b x iterations over these 20: this program 10 335 + 18 919 n, 90 741
+at FIPS 204's expected 4.25 iterations; before bn.pk 11 992 + 20 523 n, 99 216. One
+iteration accepted at once: 29 371 cycles, test seed 0 (RTL not run yet: bn.pk); 32 530
+before bn.pk (RTL = ISS), 39 914 before unpack.py; 5 iterations r0, z, hint, z, ok (seed
+15): 98 169, 105 420 before bn.pk, 126 804 before unpack.py. Per phase, seed 0: w = A y
+5.5 k, 4 INTT 1.4 k, HighBits + c_tilde 1.3 k (2.3 k before bn.pk), SampleInBall + NTT(c)
+1.5 k, r0 5.6 k, c t0 + hint 7.0 k, z 5.1 k (7.2 k), sigEncode 1.2 k, wipe 0.5 k. The 18-bit y and the
 3-bit s, subroutines before (IMEM), are now short enough to inline.) The end wipe and the length refusal as for ML-DSA-65
 (ip/acc/tests/test_mldsa_wipe.py); the constant-time check (mldsa44_sign16) finds what it
 finds for ML-DSA-65, with the same declared exceptions.
@@ -184,14 +204,16 @@ expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
 | sign16, ML-DSA-87, + the hint without c t0's pack / unpack after w_7 | 11 200 | 16 320 | 172 393.5 | 255 801 | 76 448 | 922 974 |
 | sign16, ML-DSA-87, + r0's subtract and pack in one pass | 11 152 | 16 320 | 171 241.5 | 254 092 | 76 064 | 916 446 |
 | sign16, ML-DSA-87, + HighBits packing w_i back as it loads it | 11 148 | 16 320 | 170 089.5 | 252 384 | 75 680 | 909 918 |
-| sign16, ML-DSA-87, + bn.pk: w1Encode and z (pack.py), column 0 without w, r0 check by mulv.hi (this program) | 11 528 | 16 320 | 157 241.5 | 233 274 | 68 760 | 843 920 |
+| sign16, ML-DSA-87, + bn.pk: w1Encode and z (pack.py), column 0 without w, r0 check by mulv.hi | 11 528 | 16 320 | 157 241.5 | 233 274 | 68 760 | 843 920 |
+| sign16, ML-DSA-87, + the sampler restarted after the last group's tile loads (this program) | 11 872 | 16 320 | 155 306.5 | 230 378 | 68 107 | 832 615 |
 
-Fitted cycles = a + b x iterations over the 20 (least squares): this program 16 455 + 48 723
-n, 204 040 at FIPS 204's expected 3.85 iterations (within the 220 k target; the mean of these
-20, at 4.45 iterations, is above it); the one before 18 813 + 52 488 n, 220 891 at 3.85. The
-w = A y phase, 23.6 k an iteration, is the largest: 48 A entries of ~345 cycles, 320 of
+Fitted cycles = a + b x iterations over the 20 (least squares): this program 16 476 + 48 068
+n, 201 537 at FIPS 204's expected 3.85 iterations (within the 220 k target; the mean of these
+20, at 4.45 iterations, is above it); before bn.pk 18 813 + 52 488 n, 220 891 at 3.85. The
+w = A y phase, 22.9 k an iteration, is the largest: 48 A entries of 365 cycles, 320 of
 them the packed MAC (40 instructions a 4-word group: 11 loads, 4 products, 10 to unpack,
-4 sums, 8 to pack, 3 stores), and column 0's 8 of ~200. Neither bn.unpk nor bn.pk reaches
+4 sums, 8 to pack, 3 stores; 3 polls, the 20-cycle restart of the sampler and the
+pointers the rest), and column 0's 8 of 271. Neither bn.unpk nor bn.pk reaches
 it: 24 is not one of their widths (VMODE 1: 3 4 6 10 13 18 20), and 23 bits as 20 + 3 (or
 13 + 10) take two streams, a shift and an or: 14 instructions a group to pack and 16 to
 unpack against 8 and 10 (the lane-wise products.pack24, every field in its lane; a width of
@@ -199,12 +221,12 @@ unpack against 8 and 10 (the lane-wise products.pack24, every field in its lane;
 lane-dependent amounts, which the lane-wise shifts and whole-lane bn.trn / bn.unzip do not
 do in fewer than the 6 instructions it would save).
 
-This program, one iteration (test seed 3, accepted at once: 68 768 cycles; RTL not run yet:
-bn.pk): w = A y 23.6 k (~345 cycles an A entry, ~200 in column 0; the 7 y_j ~180 cycles
+This program, one iteration (test seed 3, accepted at once: 68 115 cycles; RTL not run yet:
+bn.pk): w = A y 22.9 k (365 cycles an A entry, 271 in column 0; the 7 y_j ~180 cycles
 each with their SHAKE256), unpack / INTT + HighBits + c_tilde (w_i packed back) 6.2 k,
 SampleInBall + NTT(c) 2.1 k, r0 12.2 k, c t0 + hint 13.6 k (w_7 1.9 k, the others 1.7 k
 each), z 8.9 k (y, z + check, pack in one pass from the digest words), sigEncode 1.5 k, wipe
-0.4 k: ~44 k an iteration rejected at r0, ~58 k at the hint, ~66.5 k at z (before bn.pk:
+0.4 k: ~43.4 k an iteration rejected at r0, ~57 k at the hint, ~66 k at z (before bn.pk:
 75 692; ~47 k, ~61 k, ~73.5 k; before the four changes ahead of it: 79 879).
 
 Before unpack.py (seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
