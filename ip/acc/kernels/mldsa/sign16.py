@@ -476,17 +476,6 @@ class Sign16:
             [f"bn.sw.pi w{q}, 0(x{dst})" for q in range(3)]
         return _loop(8, g)
 
-    @staticmethod
-    def _pack_out(q):
-        """products.pack24_group of w{q}..w{q+3} stored at x22 (post-incremented) with the
-        inputs kept: w8, w9 temporaries, w10 = 0xFF000000 lanes."""
-        a, b, c, d = (f"w{q + n}" for n in range(4))
-        out = []
-        for x, sh in ((a, 24), (b, 16), (c, 8)):
-            out += [f"bn.shlv w8, {d}, {sh}"] + (["bn.and w8, w8, w10"] if sh != 24 else []) + \
-                [f"bn.or w9, {x}, w8", "bn.sw.pi w9, 0(x22)"]
-        return out
-
     def _aw_packed(self):
         """w = A_hat o y_hat (NTT domain, packed): column by column, y_j = ExpandMask + NTT
         -> YJ, then A_hat[i][j] for i < k sampled into the one tile and multiply-
@@ -539,43 +528,45 @@ class Sign16:
 
     def _highbits_packed(self):
         """Per polynomial: w_i unpacked into YJ, INTT; HighBits + w1Encode of YJ absorbed
-        word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL, each 8 words
-        packed back into w_i as HighBits loads them."""
+        word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL. w_i stays
+        w_hat_i (NTT domain): r0 takes w_hat_r - c_hat o s2_hat_r before its INTT."""
         K, YJ = self.k, self.YJ
         pre = VMODE1 + ["kmac.acq", f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + 128 * K) + \
             ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}",
              f"bn.lw w2, {_m(MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"] + _li(22, self.W)
         regs = [f"w{q}" for q in range(8)]
-        # the 8 words just loaded are also packed back into w_i (x22) before HighBits
-        # works on them in place: w8 / w9 temporaries, w10 = 0xFF000000 lanes; w11 / w12
-        # HighBits' constants; w1Encode built in w14 (the unpack's mask until then)
-        word = [f"bn.lw.pi {r}, 0(x5)" for r in regs] + self._pack_out(0) + \
-            self._pack_out(4) + pack.hb4_word(regs, "w14") + ["kmac.msg w14, x3"]
-        poly = self._masks() + ["addi x20, x22, 0"] + _li(23, YJ) + self._unpack_poly(20, 23) + \
-            _li(8, YJ) + INTT + _li(1, 0xFF000000) + ["bn.bcast w10, x1"] + \
+        # w11 / w12 HighBits' constants; w1Encode built in w14 (the unpack's mask until
+        # then)
+        word = [f"bn.lw.pi {r}, 0(x5)" for r in regs] + pack.hb4_word(regs, "w14") + \
+            ["kmac.msg w14, x3"]
+        poly = self._masks() + _li(23, YJ) + self._unpack_poly(22, 23) + \
+            _li(8, YJ) + INTT + \
             [f"bn.lw w11, {_m(self.XA['g2m1'])}", f"bn.lw w12, {_m(self.XA['hbm'])}"] + \
             _li(5, YJ) + _loop(4, word)
         fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
                f"bn.sw w2, {_m(self.CTIL + 32)}"]
         return [("init: c_tilde hash", pre),
-                (f"{K} x [unpack w_i, INTT; HighBits + w1Encode absorbed, w_i packed back]",
+                (f"{K} x [unpack w_i, INTT; HighBits + w1Encode absorbed]",
                  _loop(K, poly)),
                 ("c_tilde", fin)]
 
     def _r0_packed(self):
-        """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), T = w_r
-        (unpacked) - T, packed back into w_r in the same pass, then the ||LowBits(T)||
-        check (x24 -> w_r)."""
+        """Per polynomial r: s2_r decoded + NTT -> T; T = w_hat_r (unpacked) - c_hat o T
+        in one pass (both carry 2^-32, which the INTT removes), INTT: T = w_r - c s2_r, the
+        ||LowBits(T)|| check, and T packed into w_r (x24 -> w_r) for the hint. One INTT a
+        polynomial for w - c s2 besides HighBits' of w."""
         T = self.T
-        sub = [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)] + products.unpack24_group() + \
-            [f"bn.lw.pi w{q}, 0(x11)" for q in range(4)] + \
+        sub = [f"bn.lw.pi w{q}, 0(x12)" for q in range(4)] + \
+            [f"bn.lw.pi w{4 + q}, 0(x10)" for q in range(4)] + \
+            [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)] + \
+            [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)] + products.unpack24_group() + \
             [f"bn.subvm w{q}, w{8 + q}, w{q}" for q in range(4)] + \
-            [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)] + products.pack24_group() + \
-            [f"bn.sw.pi w{q}, 0(x23)" for q in range(3)]
-        body = self._dec_eta(T) + self._times_c(T) + self._masks() + \
-            ["addi x20, x24, 0", "addi x23, x24, 0"] + _li(11, T) + _li(12, T) + \
-            _loop(8, sub) + ["addi x24, x23, 0"] + \
-            _two_words(_r0_check16(self.XA, _li(13, T), subtract=False))
+            [f"bn.sw.pi w{q}, 0(x11)" for q in range(4)]
+        body = self._dec_eta(T) + self._masks() + ["addi x20, x24, 0"] + _li(12, self.CH) + \
+            _li(10, T) + _li(11, T) + _loop(8, sub) + _li(8, T) + INTT + \
+            _two_words(_r0_check16(self.XA, _li(13, T), subtract=False)) + \
+            self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
+            ["addi x24, x23, 0"]
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + _li(24, self.W) + _loop(self.k, body))]
