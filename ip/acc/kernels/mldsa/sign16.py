@@ -173,9 +173,11 @@ tiles, needs a lane reversal the ACC lacks). Its program runs on plan(87)["chose
   40; no w = 0 pass);
 * per polynomial: w_i unpacked into YJ, INTT, its HighBits + w1Encode words absorbed one
   by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer; pack.hb4_word: HighBits
-  by mulv.hi, 8 bn.pk a word), each 8 words packed back into w_i as HighBits loads them;
-* r0: T = c s2_r, then T = unpack(w_r) - T, packed back into w_r in the same pass, the
-  check on T (_r0_check16 with subtract=False);
+  by mulv.hi, 8 bn.pk a word); w_i stays w_hat_i (NTT domain) in W;
+* r0: T = NTT(s2_r), then T = unpack(w_hat_r) - c_hat o T in one pass (both carry the
+  Montgomery 2^-32 the INTT removes), INTT: T = w_r - c s2_r (one INTT a polynomial
+  instead of HighBits' result packed back and a second INTT for c s2_r), the check on T
+  (_r0_check16 with subtract=False), T packed into w_r for the hint;
 * hint: the polynomials in reverse order, so the bitmaps HB lie in w_7's last 256 B (dead
   once w_7 is read), above the signature and YB; for w_7, c t0_7 packed in place in T, per
   4-word group c t0 and w - c s2 unpacked into SCR0 / SCR1 (T's last 256 B) and
@@ -205,11 +207,13 @@ expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
 | sign16, ML-DSA-87, + r0's subtract and pack in one pass | 11 152 | 16 320 | 171 241.5 | 254 092 | 76 064 | 916 446 |
 | sign16, ML-DSA-87, + HighBits packing w_i back as it loads it | 11 148 | 16 320 | 170 089.5 | 252 384 | 75 680 | 909 918 |
 | sign16, ML-DSA-87, + bn.pk: w1Encode and z (pack.py), column 0 without w, r0 check by mulv.hi | 11 528 | 16 320 | 157 241.5 | 233 274 | 68 760 | 843 920 |
-| sign16, ML-DSA-87, + the sampler restarted after the last group's tile loads (this program) | 11 872 | 16 320 | 155 306.5 | 230 378 | 68 107 | 832 615 |
+| sign16, ML-DSA-87, + the sampler restarted after the last group's tile loads | 11 872 | 16 320 | 155 306.5 | 230 378 | 68 107 | 832 615 |
+| sign16, ML-DSA-87, + w_hat kept, r0's w - c s2 by one INTT (this program) | 11 768 | 16 320 | 152 426.5 | 226 106 | 67 147 | 816 295 |
 
-Fitted cycles = a + b x iterations over the 20 (least squares): this program 16 476 + 48 068
-n, 201 537 at FIPS 204's expected 3.85 iterations (within the 220 k target; the mean of these
-20, at 4.45 iterations, is above it); before bn.pk 18 813 + 52 488 n, 220 891 at 3.85. The
+Fitted cycles = a + b x iterations over the 20 (least squares): this program 16 476 + 47 108
+n, 197 841 at FIPS 204's expected 3.85 iterations (within the 220 k target; the mean of these
+20, at 4.45 iterations, is above it); the two rows before it 16 476 + 48 068 n (201 537) and
+16 455 + 48 723 n (204 040); before bn.pk 18 813 + 52 488 n, 220 891 at 3.85. The
 w = A y phase, 22.9 k an iteration, is the largest: 48 A entries of 365 cycles, 320 of
 them the packed MAC (40 instructions a 4-word group: 11 loads, 4 products, 10 to unpack,
 4 sums, 8 to pack, 3 stores; 3 polls, the 20-cycle restart of the sampler and the
@@ -221,12 +225,12 @@ unpack against 8 and 10 (the lane-wise products.pack24, every field in its lane;
 lane-dependent amounts, which the lane-wise shifts and whole-lane bn.trn / bn.unzip do not
 do in fewer than the 6 instructions it would save).
 
-This program, one iteration (test seed 3, accepted at once: 68 115 cycles; RTL not run yet:
+This program, one iteration (test seed 3, accepted at once: 67 155 cycles; RTL not run yet:
 bn.pk): w = A y 22.9 k (365 cycles an A entry, 271 in column 0; the 7 y_j ~180 cycles
-each with their SHAKE256), unpack / INTT + HighBits + c_tilde (w_i packed back) 6.2 k,
-SampleInBall + NTT(c) 2.1 k, r0 12.2 k, c t0 + hint 13.6 k (w_7 1.9 k, the others 1.7 k
+each with their SHAKE256), unpack / INTT + HighBits + c_tilde 5.4 k,
+SampleInBall + NTT(c) 2.1 k, r0 12.0 k, c t0 + hint 13.6 k (w_7 1.9 k, the others 1.7 k
 each), z 8.9 k (y, z + check, pack in one pass from the digest words), sigEncode 1.5 k, wipe
-0.4 k: ~43.4 k an iteration rejected at r0, ~57 k at the hint, ~66 k at z (before bn.pk:
+0.4 k: ~42.4 k an iteration rejected at r0, ~56 k at the hint, ~65 k at z (before bn.pk:
 75 692; ~47 k, ~61 k, ~73.5 k; before the four changes ahead of it: 79 879).
 
 Before unpack.py (seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
@@ -567,7 +571,8 @@ class Sign16:
             _two_words(_r0_check16(self.XA, _li(13, T), subtract=False)) + \
             self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
             ["addi x24, x23, 0"]
-        return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
+        return [(f"{self.k} x [s2_r decode + NTT, w_hat_r - c_hat o s2_hat_r, INTT, r0 check, "
+                  "packed]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + _li(24, self.W) + _loop(self.k, body))]
 
@@ -980,8 +985,8 @@ def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
     * the key (s1 | s2 | t0 packed, the host's bytes; SK = keyp - 128 under TILEA);
     * W (6144): w packed. w = A y: mac_acc24_body (unpack, add, pack in registers); then
       per polynomial: unpack into YJ, INTT, HighBits absorbed into the c_tilde hash word
-      by word (no w1Encode buffer), pack back; r0: T = unpack(w_r) - c s2_r, the check
-      on T, T packed back into w_r; hint: c t0_r packed in place in T, per 4-word group
+      by word (no w1Encode buffer), w_hat kept; r0: T = INTT(unpack(w_hat_r) - c_hat o
+      s2_hat_r), the check on T, T packed into w_r; hint: c t0_r packed in place in T, per 4-word group
       c t0 and w - c s2 unpacked into T's upper 256 B and rounding.hint_body run on them,
       polynomials in reverse order with the bitmaps HB_r in w_{k-1}'s last 256 B (dead
       once w_{k-1} is read); z: the signature at W (4627 B + 13 zero bytes), YB after it
