@@ -503,3 +503,24 @@ def test_sign16_87_fits():
     assert S87.SIG + S87.SIG_LEN + S87.SIG_PAD <= S87.YB and S87.YB + 1024 <= S87.HB
     assert f"| {4 * len(WORDS87) // 1000} {4 * len(WORDS87) % 1000:03d} | " \
         f"{S87.END // 1000} {S87.END % 1000:03d} |" in ms.__doc__
+
+
+# ------------------------------------------------------------------ pack.py (bn.pk)
+@pytest.mark.parametrize("param", [44, 87])
+def test_highbits_mulhi_exact(param):
+    """pack.py's HighBits: t = bits 11.. of mulv.hi(r + gamma2 - 1, layout.hb_mult) for every
+    r in [0, q) is FIPS 204 HighBits (Alg. 36) with t = m at the q - 1 wrap only; for
+    gamma2 = (q-1)/32 (65, 87) the low 4 bits bn.pk keeps are HighBits itself."""
+    import numpy as np
+    from ip.acc.kernels.mldsa import params
+    from ip.acc.kernels.mldsa.layout import hb_mult
+    q, g2 = params.Q, params.FULL[param]["gamma2"]
+    alpha, m = 2 * g2, (params.Q - 1) // (2 * g2)
+    r = np.arange(q, dtype=np.int64)
+    t = (((r + g2 - 1) * hb_mult(g2)) >> 32) >> 11
+    r0 = r % alpha
+    r0 = np.where(r0 > g2, r0 - alpha, r0)
+    r1 = np.where(r - r0 == q - 1, 0, (r - r0) // alpha)
+    assert ((t == r1) | ((t == m) & (r1 == 0))).all() and (t <= m).all()
+    if m == 16:
+        assert ((t & 15) == r1).all()

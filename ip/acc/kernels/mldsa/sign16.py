@@ -31,7 +31,14 @@ What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A til
   packed at once into the signature, which lies over w;
 * the NTT and the INTT are subroutines (jal / jalr x28), not inlined per use;
 * the r0 check (rounding.r0_check) runs two words an iteration (_two_words: the list
-  scheduler interleaves the two chains), ~80 cycles less a polynomial.
+  scheduler interleaves the two chains), ~80 cycles less a polynomial;
+* bn.pk (pack.py): w1Encode absorbed word by word into c_tilde's hash without a buffer
+  (HighBits by mulv.hi, whose low 4 bits bn.pk keeps: 3 lane-wise ops and one bn.pk a
+  word, against rounding.highbits_word's 7 and its lane shift + unzip tree), and z checked
+  and packed in one pass straight from ExpandMask's digest words (pack.z_check_pack: no y
+  or z buffer, one bn.pk a word against packing.zpack_group's transposes and per-granule
+  stores; YB is unused since); the r0 check's HighBits by mulv.hi too (_r0_check16: 10
+  instructions a word against 12).
 
 Inputs placed by the host: the secret key (4032 B) at SK, M' at MSG (at most MSG_MAX =
 8192 bytes; image() raises beyond), its length (word) at MLEN, rnd (32 B) at RND, and
@@ -51,14 +58,19 @@ signatures (`--program sign`; iterations median 5, mean 4.8):
 | sign16, two A tiles | 10 680 | 16 384 | 173 181 | 167 806 | 51 835 | 322 029 |
 | sign16, + each ExpandMask SHAKE256 started early | 10 728 | 16 384 | 172 391 | 167 038 | 51 565 | 320 609 |
 | sign16, + end-of-operation wipe | 11 296 | 16 384 | 172 871 | 167 518 | 52 045 | 321 089 |
-| sign16, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 8 560 | 16 384 | 148 006.5 | 143 348 | 43 563 | 276 373 |
+| sign16, + bn.unpk unpacking (unpack.py), r0 check two words an iteration | 8 560 | 16 384 | 148 006.5 | 143 348 | 43 563 | 276 373 |
+| sign16, + bn.pk: w1Encode and z (pack.py), r0 check by mulv.hi (this program) | 7 544 | 16 384 | 136 146.5 | 131 792 | 39 210 | 255 483 |
+
+(Fitted cycles = a + b x iterations over these 20: this program 18 509 + 23 601 n, 138 872
+at FIPS 204's expected 5.1 iterations; before bn.pk 21 617 + 25 360 n, 150 956.)
 
 (sign.py measured before its M' length check, which adds 5 cycles to each.) The 4-iteration
-signature of mldsa_preloaded (firmware mldsa16_preloaded) takes 133 459 ACC cycles on the
-ISS; before unpack.py the silicon SoC's RTL (block soc, 16 KiB ACC memories,
+signature of mldsa_preloaded (firmware mldsa16_preloaded) takes 121 707 ACC cycles on the
+ISS (133 459 before bn.pk); before unpack.py the silicon SoC's RTL (block soc, 16 KiB ACC memories,
 sim/tests/test_silicon.py) took 157 361, equal to the ISS (156 881 before the end wipe),
 and was not re-run since; ip/acc/tests/test_rtl_acc.py signs once per set on the ACC's
-RTL, cycles and DMEM equal to the ISS's (ML-DSA-65 seed 4: 43 733 cycles).
+RTL, cycles and DMEM equal to the ISS's (ML-DSA-65 seed 4: 43 733 cycles before bn.pk,
+39 380 on the ISS now; not re-run on the RTL until it has bn.pk).
 
 Wipe (issue #24 item 5; +480 cycles a signature, +568 B IMEM, no DMEM): after sigEncode
 (the KMAC released after z), all of DMEM zeroed but the signature (with the 3 zero bytes
@@ -75,10 +87,13 @@ two-tile version): w = A y 12.4 k (5 ExpandMask + NTT,
 (6 x s2 decode + NTT + c s2 + check), c t0 + hint 11.1 k, z 12.5 k (5 x ExpandMask again,
 s1 decode + NTT, c s1, check, pack), pre-loop 0.2 k, sigEncode 1.1 k: an iteration costs
 ~28.9 k when rejected at r0, ~40.1 k at the hint, ~52.6 k at z (sign.py: ~20.4 k at z,
-~26.3 k at r0, its order). This program (unpack.py, the two-word r0 check; seed 4, 43 733
+~26.3 k at r0, its order). With unpack.py and the two-word r0 check (seed 4, 43 733
 cycles): w = A y 9.1 k, 6 INTT 2.0 k, HighBits + c_tilde 2.4 k, SampleInBall + NTT(c)
 1.8 k, r0 8.4 k, c t0 + hint 8.9 k, z 9.2 k, sigEncode 1.1 k, wipe 0.5 k: ~23.8 k an
-iteration rejected at r0, ~32.8 k at the hint, ~42.0 k at z.
+iteration rejected at r0, ~32.8 k at the hint, ~42.0 k at z. This program (+ bn.pk, pack.py;
+seed 4, 39 380 cycles; RTL not run yet: bn.pk): w = A y 9.1 k, 6 INTT 2.0 k, HighBits +
+c_tilde 1.2 k, SampleInBall + NTT(c) 1.8 k, r0 8.1 k, c t0 + hint 8.9 k, z 6.4 k, sigEncode
+1.0 k, wipe 0.5 k: ~22.2 k an iteration rejected at r0, ~31.1 k at the hint, ~37.5 k at z.
 
 DMEM layout (bytes; peak = END = 16 384 of 16 384):
 
@@ -97,12 +112,12 @@ ML-DSA-44 (signer(44): k = l = 4, eta = 2, gamma1 = 2^17, gamma2 = (q-1)/88, tau
 lambda = 128, omega = 80): the same program, phases and order, with the set's pieces, each
 a parameter of the library kernel (no per-set copy):
 * HighBits for gamma2 = (q-1)/88 (44 values): t = bits 11.. of mulv.hi(r + gamma2 - 1,
-  ceil(2^43 / alpha)), t = 44 (the q - 1 wrap) -> 0; w1Encode 6-bit by pack_fields, then
-  c_tilde = H(mu || w1Encode(w1)) over the 768 bytes (rounding.highbits_pack_phases); the
+  ceil(2^43 / alpha)), t = 44 (the q - 1 wrap) -> 0; w1Encode 6-bit by a bn.pk stream
+  absorbed word by word into c_tilde = H(mu || w1Encode(w1)) (pack.highbits6_phases); the
   r0 check (r0 = v - r1 alpha) and MakeHint (HighBits compared after the wrap) on the same
   formula (rounding.r0_check / hint_body with m = 44);
 * ExpandMask with 18-bit fields (unpack.unpack_mask: bn.unpk on the 18 digest words);
-  z packed 18-bit (packing.zpack_bits);
+  z checked and packed 18-bit from the digest words (pack.z_check_pack);
 * s1 / s2 decoded from 3 bits (unpack.unpack_eta); 32-byte c_tilde, tau = 39; 84 hint
   bytes (96 hint words: layout.x_area(hw_words), 3 wide stores, 12 zero bytes after the
   signature, kept by the wipe).
@@ -110,7 +125,8 @@ DMEM (bytes; peak = END = 14 912, plan(44)): constants, XC words and TILE2 as ab
 hint words end at 3840, CTIL 3840, CNT 3904, SK 4160); KEYP 4288..6720 (s1 | s2 3-bit, t0);
 W 6720..10816 (w; then the 2420-byte signature at W, SIG = W; M' before the loop,
 MSG_MAX = 9664); YJ / CH 10816..11840; TILE
-11840..12864; YB 12864..13888 (the signature fills w); SB 13888..14912.
+11840..12864; YB 12864..13888 (the signature fills w; unused since pack.z_check_pack, kept
+so the layout stays plan(44)'s); SB 13888..14912.
 
 Measured (ISS, `python -m ip.acc.dv.jobs mldsa44_sign --n 20 --seed 2`; every signature
 equal to dilithium-py's and verified; iterations median 4, mean 5.6, max 19 (FIPS 204's
@@ -119,12 +135,16 @@ expected 4.25); rejections 54 at z, 38 at r0):
 | program | IMEM B | peak DMEM B | median cycles | mean | min | max |
 |---|---|---|---|---|---|---|
 | sign16, ML-DSA-44 | 15 852 | 14 912 | 117 646.5 | 154 377 | 40 162 | 510 957 |
-| sign16, ML-DSA-44, + bn.unpk unpacking (unpack.py), r0 check two words an iteration (this program) | 12 320 | 14 912 | 97 114.5 | 126 923 | 32 778 | 420 053 |
+| sign16, ML-DSA-44, + bn.unpk unpacking (unpack.py), r0 check two words an iteration | 12 320 | 14 912 | 97 114.5 | 126 923 | 32 778 | 420 053 |
+| sign16, ML-DSA-44, + bn.pk: 6-bit w1Encode and z (pack.py) (this program) | 9 148 | 14 912 | 89 307 | 116 281 | 29 619 | 385 664 |
 
-(one iteration accepted at once: 32 530 cycles, test seed 0, RTL = ISS; 39 914 before
-unpack.py; 5 iterations r0, z, hint, z, ok (seed 15): 105 420, 126 804 before. Per phase,
-seed 0: w = A y 5.5 k, 4 INTT 1.4 k, HighBits + c_tilde 2.3 k, SampleInBall + NTT(c) 1.5 k,
-r0 5.6 k, c t0 + hint 7.0 k, z 7.2 k, sigEncode 1.2 k, wipe 0.5 k. The 18-bit y and the
+(Fitted cycles = a + b x iterations over these 20: this program 10 335 + 18 919 n, 90 741
+at FIPS 204's expected 4.25 iterations; before bn.pk 11 992 + 20 523 n, 99 216. One
+iteration accepted at once: 29 371 cycles, test seed 0 (RTL not run yet: bn.pk); 32 530
+before bn.pk (RTL = ISS), 39 914 before unpack.py; 5 iterations r0, z, hint, z, ok (seed
+15): 98 169, 105 420 before bn.pk, 126 804 before unpack.py. Per phase, seed 0: w = A y
+5.5 k, 4 INTT 1.4 k, HighBits + c_tilde 1.3 k (2.3 k before bn.pk), SampleInBall + NTT(c)
+1.5 k, r0 5.6 k, c t0 + hint 7.0 k, z 5.1 k (7.2 k), sigEncode 1.2 k, wipe 0.5 k. The 18-bit y and the
 3-bit s, subroutines before (IMEM), are now short enough to inline.) The end wipe and the length refusal as for ML-DSA-65
 (ip/acc/tests/test_mldsa_wipe.py); the constant-time check (mldsa44_sign16) finds what it
 finds for ML-DSA-65, with the same declared exceptions.
@@ -139,28 +159,33 @@ only (plan(87)["options"], each option's peak: one tile 18 272, w 24-bit packed 
 the host 15 968 but a host protocol; the INTT without ITWID, 16 256 with w packed and two
 tiles, needs a lane reversal the ACC lacks). Its program runs on plan(87)["chosen"] (peak
 16 320 B, every phase listed there):
-* w packed 24-bit from w = 0 to the z phase (products.pack24: a group of 4 words -> 3 by
-  lane-wise shifts and masks, no lane moves; 768 B a polynomial);
+* w packed 24-bit from w = A y to the z phase (products.pack24: a group of 4 words -> 3 by
+  lane-wise shifts and masks, no lane moves; 768 B a polynomial; 24 is no bn.pk / bn.unpk
+  width: see below);
 * w = A y: the column loop as above, one A tile (TILEA, over the hint scratch and the
   key's head as TILE2), the entry multiply-accumulated into the packed w_i
   (products.mac_acc24_body: unpack, add, pack in registers) while the sampler still
   writes it: groups 0..2 each once SMP_STATUS counts its coefficients, then once all 256
   (the unit writes twice as fast as the MAC reads; the next entry, or the next column's
   SHAKE256, starts once the last group's tile words are loaded and multiplied, so it
-  never overwrites an unread word; A is public, so is the wait);
+  never overwrites an unread word; A is public, so is the wait); column 0 writes w_i =
+  A_i0 o y_0 packed without reading w (_mac_set24_body: 23 instructions a group against
+  40; no w = 0 pass);
 * per polynomial: w_i unpacked into YJ, INTT, its HighBits + w1Encode words absorbed one
-  by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer), each 8 words packed
-  back into w_i as HighBits loads them;
-* r0: T = c s2_r, then T = unpack(w_r) - T, packed back into w_r in the same pass, the
-  check on T (rounding.r0_check with subtract=False);
+  by one into c_tilde = H(mu || w1Encode(w1)) (no w1Encode buffer; pack.hb4_word: HighBits
+  by mulv.hi, 8 bn.pk a word); w_i stays w_hat_i (NTT domain) in W;
+* r0: T = NTT(s2_r), then T = unpack(w_hat_r) - c_hat o T in one pass (both carry the
+  Montgomery 2^-32 the INTT removes), INTT: T = w_r - c s2_r (one INTT a polynomial
+  instead of HighBits' result packed back and a second INTT for c s2_r), the check on T
+  (_r0_check16 with subtract=False), T packed into w_r for the hint;
 * hint: the polynomials in reverse order, so the bitmaps HB lie in w_7's last 256 B (dead
   once w_7 is read), above the signature and YB; for w_7, c t0_7 packed in place in T, per
   4-word group c t0 and w - c s2 unpacked into SCR0 / SCR1 (T's last 256 B) and
   rounding.hint_body run on them; for the others, c t0_r read unpacked from T, w - c s2
   unpacked into SCRV (w_7's dead head), no pack; sigEncode takes HB there and the hint
   words in TILEA;
-* z, sigEncode, the end wipe and the length refusal as above; SampleInBall from a 64-byte
-  c_tilde.
+* z, sigEncode, the end wipe and the length refusal as above (YB unused since
+  pack.z_check_pack); SampleInBall from a 64-byte c_tilde.
 DMEM (bytes; peak = END = 16 320, plan(87)["chosen"]): constants, XC words, DBT 0..3264;
 TILEA 3264..4288 (A tile; SIB; T with SCR0 4032, SCR1 4160; SB; FLAG; HW; the key's head rho
 / K / tr at SK = 4160 before the loop); KEYP 4288..9056 (s1 | s2 3-bit, t0); W 9056..15200
@@ -180,24 +205,33 @@ expected 3.85); rejections 39 at r0, 30 at z in dilithium-py's order):
 | sign16, ML-DSA-87, + the sampler restarted inside the last MAC group | 10 068 | 16 320 | 174 407.5 | 258 923 | 78 462 | 931 030 |
 | sign16, ML-DSA-87, + the hint without c t0's pack / unpack after w_7 | 11 200 | 16 320 | 172 393.5 | 255 801 | 76 448 | 922 974 |
 | sign16, ML-DSA-87, + r0's subtract and pack in one pass | 11 152 | 16 320 | 171 241.5 | 254 092 | 76 064 | 916 446 |
-| sign16, ML-DSA-87, + HighBits packing w_i back as it loads it (this program) | 11 148 | 16 320 | 170 089.5 | 252 384 | 75 680 | 909 918 |
+| sign16, ML-DSA-87, + HighBits packing w_i back as it loads it | 11 148 | 16 320 | 170 089.5 | 252 384 | 75 680 | 909 918 |
+| sign16, ML-DSA-87, + bn.pk: w1Encode and z (pack.py), column 0 without w, r0 check by mulv.hi | 11 528 | 16 320 | 157 241.5 | 233 274 | 68 760 | 843 920 |
+| sign16, ML-DSA-87, + the sampler restarted after the last group's tile loads | 11 872 | 16 320 | 155 306.5 | 230 378 | 68 107 | 832 615 |
+| sign16, ML-DSA-87, + w_hat kept, r0's w - c s2 by one INTT (this program) | 11 768 | 16 320 | 152 426.5 | 226 106 | 67 147 | 816 295 |
 
-(~56.7 k cycles an iteration on average: ~218 k at the expected 3.85 iterations, the mean of
-these 20 (4.45 iterations) still above the 220 k target; the w = A y phase, 24.6 k an
-iteration, is the largest: 56 A entries of ~375 cycles, 320 of them the packed MAC (40
-instructions a 4-word group: 11 loads, 4 products, 10 to unpack, 4 sums, 8 to pack, 3
-stores). bn.unpk does not reach it: a bn.unpk width of 24 (32-bit lanes) would unpack a
-group in 4 instructions instead of 10, but only from 24-bit fields packed back to back,
-and packing to that form moves bytes across lanes by lane-dependent amounts, which the
-lane-wise shifts and whole-lane bn.trn / bn.unzip do not do in fewer than the 6
-instructions it would save; products.pack24 keeps every field in its lane.)
+Fitted cycles = a + b x iterations over the 20 (least squares): this program 16 476 + 47 108
+n, 197 841 at FIPS 204's expected 3.85 iterations (within the 220 k target; the mean of these
+20, at 4.45 iterations, is above it); the two rows before it 16 476 + 48 068 n (201 537) and
+16 455 + 48 723 n (204 040); before bn.pk 18 813 + 52 488 n, 220 891 at 3.85. The
+w = A y phase, 22.9 k an iteration, is the largest: 48 A entries of 365 cycles, 320 of
+them the packed MAC (40 instructions a 4-word group: 11 loads, 4 products, 10 to unpack,
+4 sums, 8 to pack, 3 stores; 3 polls, the 20-cycle restart of the sampler and the
+pointers the rest), and column 0's 8 of 271. Neither bn.unpk nor bn.pk reaches
+it: 24 is not one of their widths (VMODE 1: 3 4 6 10 13 18 20), and 23 bits as 20 + 3 (or
+13 + 10) take two streams, a shift and an or: 14 instructions a group to pack and 16 to
+unpack against 8 and 10 (the lane-wise products.pack24, every field in its lane; a width of
+24 would unpack a group in 4, but packing fields back to back moves bytes across lanes by
+lane-dependent amounts, which the lane-wise shifts and whole-lane bn.trn / bn.unzip do not
+do in fewer than the 6 instructions it would save).
 
-This program, one iteration (test seed 3, accepted at once: 75 692 cycles, RTL = ISS): w = A
-y 24.6 k (~375 cycles an A entry; the 7 y_j ~180 cycles each with their SHAKE256), unpack /
-INTT + HighBits + c_tilde (w_i packed back) 7.7 k, SampleInBall + NTT(c) 2.1 k, r0 12.7 k, c
-t0 + hint 13.6 k (w_7 1.9 k, the others 1.7 k each), z 12.8 k, sigEncode 1.5 k, wipe 0.4 k:
-~47 k an iteration rejected at r0, ~61 k at the hint, ~73.5 k at z (before the last four
-changes: 79 879; ~49 k, ~65 k, ~78 k).
+This program, one iteration (test seed 3, accepted at once: 67 155 cycles; RTL not run yet:
+bn.pk): w = A y 22.9 k (365 cycles an A entry, 271 in column 0; the 7 y_j ~180 cycles
+each with their SHAKE256), unpack / INTT + HighBits + c_tilde 5.4 k,
+SampleInBall + NTT(c) 2.1 k, r0 12.0 k, c t0 + hint 13.6 k (w_7 1.9 k, the others 1.7 k
+each), z 8.9 k (y, z + check, pack in one pass from the digest words), sigEncode 1.5 k, wipe
+0.4 k: ~42.4 k an iteration rejected at r0, ~56 k at the hint, ~65 k at z (before bn.pk:
+75 692; ~47 k, ~61 k, ~73.5 k; before the four changes ahead of it: 79 879).
 
 Before unpack.py (seed 3, accepted at once: 93 782 cycles; ISS cycles by phase): w = A y
 29.5 k (56 A entries, ~526 cycles each: 7 ExpandMask + NTT, the packed MAC 329 alone, the
@@ -212,7 +246,7 @@ the same declared exceptions; the end wipe as for the other sets
 import re
 
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
-from ip.acc.kernels.mldsa import layout, packing, params, products, rounding, sampling, unpack
+from ip.acc.kernels.mldsa import layout, pack, packing, params, products, rounding, sampling, unpack
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
 from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
@@ -244,7 +278,14 @@ def _loop_l(n, body):
     return [f"loopi {n}, {sum(not x.endswith(':') for x in body)}"] + body
 
 
-_MAC24_HEAD = 15         # products.mac_acc24_body: 11 loads (4 tile, 4 y, 3 w), 4 products
+def _mac_set24_body():
+    """products.mac_acc24_body for w = 0 (column 0): one group of w = tile o y_hat packed
+    (pack24), w not read: tile at x10, y_hat at x15, w written at x23 (post-incremented);
+    w15 = 0xFF000000 lanes. Uses w0..w7."""
+    return [f"bn.lw.pi w{q}, 0(x10)" for q in range(4)] + \
+        [f"bn.lw.pi w{4 + q}, 0(x15)" for q in range(4)] + \
+        [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)] + products.pack24_group() + \
+        [f"bn.sw.pi w{q}, 0(x23)" for q in range(3)]
 
 
 def _wdr_renamed(lines, names):
@@ -272,6 +313,24 @@ def _swap(lines, old, new):
             if body and body[0] <= a and a + n - 1 <= body[-1]:
                 out[j] = f"loopi {cnt}, {size + len(new) - n}"
     return out
+
+
+def _r0_check16(xa, head=(), subtract=True):
+    """rounding.r0_check for gamma2 = (q-1)/32 with HighBits by mulv.hi (pack.hb_ops; bits
+    11.. of it are 16 only at the q - 1 wrap, & 15 -> 0): 10 instructions a word instead
+    of 12 (subtract=False). One polynomial: v = w (x13) - c s2 (x14) -> x15, or v read
+    at x13 (subtract=False); ||LowBits(v)||inf < gamma2 - beta into ACC / x9. Constants
+    in w8..w14; w0..w4 temporaries (w5..w7 free for _two_words)."""
+    consts = [f"bn.lw w{8 + k}, {_m(KA[n])}" for k, n in
+              enumerate(["rb", "r2b", "ones"])] + \
+        [f"bn.lw w11, {_m(xa['g2m1'])}", f"bn.lw w12, {_m(xa['hbm'])}",
+         f"bn.lw w13, {_m(KA['alpha'])}", f"bn.lw w14, {_m(KA['c15'])}"]
+    load = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
+            "bn.sw.pi w2, 0(x15)"] if subtract else ["bn.lw.pi w2, 0(x13)"]
+    chk = load + ["bn.addv w3, w2, w11", "bn.mulv.hi w3, w3, w12", "bn.shrv w3, w3, 11",
+                  "bn.and w3, w3, w14", "bn.mulv.lo w3, w3, w13", "bn.addvm w4, w2, w8",
+                  "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
+    return consts + list(head) + _loop(32, chk)
 
 
 _TWIN = {"w0": "w5", "w1": "w6", "w2": "w7", "w3": "w0", "w4": "w1"}
@@ -421,17 +480,6 @@ class Sign16:
             [f"bn.sw.pi w{q}, 0(x{dst})" for q in range(3)]
         return _loop(8, g)
 
-    @staticmethod
-    def _pack_out(q):
-        """products.pack24_group of w{q}..w{q+3} stored at x22 (post-incremented) with the
-        inputs kept: w8, w9 temporaries, w10 = 0xFF000000 lanes."""
-        a, b, c, d = (f"w{q + n}" for n in range(4))
-        out = []
-        for x, sh in ((a, 24), (b, 16), (c, 8)):
-            out += [f"bn.shlv w8, {d}, {sh}"] + (["bn.and w8, w8, w10"] if sh != 24 else []) + \
-                [f"bn.or w9, {x}, w8", "bn.sw.pi w9, 0(x22)"]
-        return out
-
     def _aw_packed(self):
         """w = A_hat o y_hat (NTT domain, packed): column by column, y_j = ExpandMask + NTT
         -> YJ, then A_hat[i][j] for i < k sampled into the one tile and multiply-
@@ -439,77 +487,92 @@ class Sign16:
         the NTT runs, the next column's SHAKE256 starts after the column's last A entry.
         x21 = j + 256 i (the sampler's suffix), x22 -> w_i."""
         K, L, W, YJ, TA = self.k, self.l, self.W, self.YJ, self.TILEA
-        zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
-            _loop(K * 24, ["bn.sw.pi w0, 0(x6)"])
         start_a = _smp_start(SHAKE128, RHO, 0, 2, TA, "uni23", suffix_base="x21")
         def poll(tag):
             # wait until the unit has written x16 coefficients (SMP_STATUS[31:16])
             return [f"aw_poll_{tag}:", "csrrs x1, SMP_STATUS, x0", "srli x1, x1, 16",
                     f"bltu x1, x16, aw_poll_{tag}"]
 
-        def mac(tag, restart):
+        def mac(tag, restart, first):
             # the MAC follows the sampler through the one tile: groups 0..2 each once the
             # unit has written it, then (the unit twice as fast as the MAC) all 256; the
-            # unit restarts (`restart`) once the last group's tile words are loaded
-            grp = products.mac_acc24_body()
-            head = grp[:_MAC24_HEAD]
-            assert head[-4:] == [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)]
-            return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0",
-                                                 "addi x16, x0, 0"] + \
-                _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp) + \
-                ["addi x16, x0, 256"] + poll(tag + "a") + _loop(4, grp) + \
-                head + ["smp.wait"] + restart + grp[_MAC24_HEAD:] + \
-                ["addi x22, x20, 0"]
-        # the restarts use w4..w7, free between the group's products and its pack
-        entry = mac("e", ["addi x21, x21, 256"] + _wdr_renamed(start_a, {1: 4, 2: 5}))
-        col = self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
-            _li(22, W) + _loop_l(K - 1, entry) + \
-            mac("l", _wdr_renamed(sampling.mask_start(), {3: 4, 4: 5, 5: 6})) + \
-            [f"addi x21, x21, {1 - 256 * (K - 1)}"]
-        return [("w = 0 (packed)", VMODE1 + zero),
-                (f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
-                 "(packed)]", ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
-                 sampling.mask_start() + _loop_l(L, col) + ["kmac.rel"])]
+            # unit restarts (`restart`) once the last group's tile words are loaded.
+            # first (column 0): w_i = A_i0 o y_0 packed, w not read (no w = 0 pass)
+            grp = _mac_set24_body() if first else products.mac_acc24_body()
+            # the last group's 4 tile loads, then the restart (its WDRs w4..w6 are the
+            # y words', loaded after it), then the rest of the group
+            nhead = 4
+            head = grp[:nhead]
+            assert head == [f"bn.lw.pi w{q}, 0(x10)" for q in range(4)]
+            if first:      # 25-cycle groups: each of 0..2 waits for its own 32
+                follow = ["addi x16, x0, 0"] + \
+                    _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp)
+            else:          # 40-cycle groups: the unit is ahead of group 1 by then
+                follow = ["addi x16, x0, 32"] + poll(tag) + grp + ["addi x16, x0, 96"] + \
+                    poll(tag + "b") + _loop(2, grp)
+            return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
+                follow + ["addi x16, x0, 256"] + poll(tag + "a") + _loop(4, grp) + \
+                head + ["smp.wait"] + restart + grp[nhead:] + \
+                [f"addi x22, x{23 if first else 20}, 0"]
+
+        def col(first):
+            t = "f" if first else ""
+            # the restarts use w4..w6 (the y words', loaded after the restart)
+            entry = mac("e" + t, ["addi x21, x21, 256"] + _wdr_renamed(start_a, {1: 4, 2: 5}),
+                        first)
+            return self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
+                _li(22, W) + _loop_l(K - 1, entry) + \
+                mac("l" + t, _wdr_renamed(sampling.mask_start(), {3: 4, 4: 5, 5: 6}), first) + \
+                [f"addi x21, x21, {1 - 256 * (K - 1)}"]
+        return [(f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
+                 "(packed; column 0: w_i = A_i0 o y_0)]",
+                 VMODE1 + ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
+                 sampling.mask_start() + col(True) + _loop_l(L - 1, col(False)) +
+                 ["kmac.rel"])]
 
     def _highbits_packed(self):
         """Per polynomial: w_i unpacked into YJ, INTT; HighBits + w1Encode of YJ absorbed
-        word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL, each 8 words
-        packed back into w_i as HighBits loads them."""
+        word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL. w_i stays
+        w_hat_i (NTT domain): r0 takes w_hat_r - c_hat o s2_hat_r before its INTT."""
         K, YJ = self.k, self.YJ
         pre = VMODE1 + ["kmac.acq", f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + 128 * K) + \
             ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}",
              f"bn.lw w2, {_m(MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"] + _li(22, self.W)
-        word = rounding.highbits_word()
-        assert word[:8] == [f"bn.lw.pi w{q}, 0(x5)" for q in range(8)]
-        # the 8 words just loaded are also packed back into w_i (x22) before HighBits
-        # works on them in place: w8 / w9 temporaries (the tree's, free until then), w10
-        # = 0xFF000000 lanes (unused by highbits_word)
-        word = word[:8] + self._pack_out(0) + self._pack_out(4) + word[8:]
-        poly = self._masks() + ["addi x20, x22, 0"] + _li(23, YJ) + self._unpack_poly(20, 23) + \
-            _li(8, YJ) + INTT + _li(1, 0xFF000000) + ["bn.bcast w10, x1"] + \
-            rounding.highbits_consts() + _li(5, YJ) + _loop(4, word + ["kmac.msg w0, x3"])
+        regs = [f"w{q}" for q in range(8)]
+        # w11 / w12 HighBits' constants; w1Encode built in w14 (the unpack's mask until
+        # then)
+        word = [f"bn.lw.pi {r}, 0(x5)" for r in regs] + pack.hb4_word(regs, "w14") + \
+            ["kmac.msg w14, x3"]
+        poly = self._masks() + _li(23, YJ) + self._unpack_poly(22, 23) + \
+            _li(8, YJ) + INTT + \
+            [f"bn.lw w11, {_m(self.XA['g2m1'])}", f"bn.lw w12, {_m(self.XA['hbm'])}"] + \
+            _li(5, YJ) + _loop(4, word)
         fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
                f"bn.sw w2, {_m(self.CTIL + 32)}"]
         return [("init: c_tilde hash", pre),
-                (f"{K} x [unpack w_i, INTT; HighBits + w1Encode absorbed, w_i packed back]",
+                (f"{K} x [unpack w_i, INTT; HighBits + w1Encode absorbed]",
                  _loop(K, poly)),
                 ("c_tilde", fin)]
 
     def _r0_packed(self):
-        """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), T = w_r
-        (unpacked) - T, packed back into w_r in the same pass, then the ||LowBits(T)||
-        check (x24 -> w_r)."""
+        """Per polynomial r: s2_r decoded + NTT -> T; T = w_hat_r (unpacked) - c_hat o T
+        in one pass (both carry 2^-32, which the INTT removes), INTT: T = w_r - c s2_r, the
+        ||LowBits(T)|| check, and T packed into w_r (x24 -> w_r) for the hint. One INTT a
+        polynomial for w - c s2 besides HighBits' of w."""
         T = self.T
-        sub = [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)] + products.unpack24_group() + \
-            [f"bn.lw.pi w{q}, 0(x11)" for q in range(4)] + \
+        sub = [f"bn.lw.pi w{q}, 0(x12)" for q in range(4)] + \
+            [f"bn.lw.pi w{4 + q}, 0(x10)" for q in range(4)] + \
+            [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)] + \
+            [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)] + products.unpack24_group() + \
             [f"bn.subvm w{q}, w{8 + q}, w{q}" for q in range(4)] + \
-            [f"bn.sw.pi w{q}, 0(x12)" for q in range(4)] + products.pack24_group() + \
-            [f"bn.sw.pi w{q}, 0(x23)" for q in range(3)]
-        body = self._dec_eta(T) + self._times_c(T) + self._masks() + \
-            ["addi x20, x24, 0", "addi x23, x24, 0"] + _li(11, T) + _li(12, T) + \
-            _loop(8, sub) + ["addi x24, x23, 0"] + \
-            _two_words(rounding.r0_check(_li(13, T), subtract=False))
-        return [(f"{self.k} x [s2_r decode + NTT, c s2_r, w_r - c s2_r (packed), r0 check]",
+            [f"bn.sw.pi w{q}, 0(x11)" for q in range(4)]
+        body = self._dec_eta(T) + self._masks() + ["addi x20, x24, 0"] + _li(12, self.CH) + \
+            _li(10, T) + _li(11, T) + _loop(8, sub) + _li(8, T) + INTT + \
+            _two_words(_r0_check16(self.XA, _li(13, T), subtract=False)) + \
+            self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
+            ["addi x24, x23, 0"]
+        return [(f"{self.k} x [s2_r decode + NTT, w_hat_r - c_hat o s2_hat_r, INTT, r0 check, "
+                  "packed]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + _li(24, self.W) + _loop(self.k, body))]
 
@@ -665,7 +728,7 @@ class Sign16:
             return self._r0_packed()
         T = self.T
         # x13 / x15 (-> w_r) kept across the decode, the NTT and the INTT
-        check = rounding.r0_check(_li(14, T)) if self.m == 16 else \
+        check = _r0_check16(self.XA, _li(14, T)) if self.m == 16 else \
             rounding.r0_check(_li(14, T), m=self.m, xa=self.XA)
         body = self._dec_eta(T) + self._times_c(T) + _two_words(check)
         ptr = _li(13, self.W) + _li(15, self.W)
@@ -673,23 +736,18 @@ class Sign16:
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
                  _li(5, self.S2P) + ptr + _loop(self.k, body))]
 
-    def _z_pack(self):
-        """z_j at YB -> the signature's z part at x27 (post-incremented)."""
-        if self.zbits != 20:
-            return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, self.YB) + ["addi x6, x27, 0"] + \
-                packing.zpack_bits(self.zbits) + [f"addi x27, x27, {32 * self.zbits}"]
-        return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(5, self.YB) + ["addi x6, x27, 0"] + \
-            _loop(4, packing.zpack_group()) + ["addi x27, x6, 0"]
-
     def z_phases(self):
         """Per polynomial j: s1_j decoded + NTT -> SB and c s1_j while the KMAC computes
-        the stream of y_j (ExpandMask again, kappa + j), y_j -> YB, z_j = y_j + c s1_j ->
-        YB with the ||z|| check, packed into the signature (x26 -> s1_j, x27 -> the
+        the stream of y_j (ExpandMask again, kappa + j); then pack.z_check_pack: y_j read
+        from the digest words, z_j = y_j + c s1_j, the ||z|| check and z_j's bn.pk stream
+        into the signature, in one pass with no y / z buffer (x26 -> s1_j, x27 -> the
         signature's z part); x9 = 0 iff all pass."""
-        YB, SB = self.YB, self.SB
+        SB = self.SB
+        consts = [f"bn.lw w{12 + q}, {_m(KA[n])}" for q, n in enumerate(("zb", "z2b", "ones",
+                                                                        "g1"))]
         body = sampling.mask_start() + ["addi x5, x26, 0"] + self._dec_eta(SB) + \
-            ["addi x26, x5, 0"] + self._times_c(SB) + self._mask_unpack(YB) + \
-            rounding.z_add_check(32, _li(10, YB) + _li(11, SB) + _li(12, YB)) + self._z_pack()
+            ["addi x26, x5, 0"] + self._times_c(SB) + consts + _li(11, SB) + \
+            pack.z_check_pack(self.zbits)
         return [(f"{self.l} x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15", "kmac.acq",
                            f"lw x7, {KAPPA}(x0)"] + _li(26, self.S1P) + _li(27, self.SIG_Z) +
@@ -703,9 +761,8 @@ class Sign16:
         if self.packed:
             return self._highbits_packed()
         if self.m == 16:
-            return rounding.highbits_phases(w=self.W, w1e=self.W1E, ctil=self.CTIL)
-        return rounding.highbits_pack_phases(self.W, self.W1E, self.CTIL, self.k, self.m,
-                                             self.XA)
+            return pack.highbits_phases(self.W, self.CTIL, self.k, self.XA)
+        return pack.highbits6_phases(self.W, self.CTIL, self.k, self.m, self.XA)
 
     def challenge_phases(self):
         chal = sampling.challenge_phases(ctil=self.CTIL, sib=self.SIB, ch=self.CH,
@@ -929,8 +986,8 @@ def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
     * the key (s1 | s2 | t0 packed, the host's bytes; SK = keyp - 128 under TILEA);
     * W (6144): w packed. w = A y: mac_acc24_body (unpack, add, pack in registers); then
       per polynomial: unpack into YJ, INTT, HighBits absorbed into the c_tilde hash word
-      by word (no w1Encode buffer), pack back; r0: T = unpack(w_r) - c s2_r, the check
-      on T, T packed back into w_r; hint: c t0_r packed in place in T, per 4-word group
+      by word (no w1Encode buffer), w_hat kept; r0: T = INTT(unpack(w_hat_r) - c_hat o
+      s2_hat_r), the check on T, T packed into w_r; hint: c t0_r packed in place in T, per 4-word group
       c t0 and w - c s2 unpacked into T's upper 256 B and rounding.hint_body run on them,
       polynomials in reverse order with the bitmaps HB_r in w_{k-1}'s last 256 B (dead
       once w_{k-1} is read); z: the signature at W (4627 B + 13 zero bytes), YB after it
