@@ -28,19 +28,20 @@ WDR, ACC and GPR (asm_util.zero_registers); ip/acc/tests/test_mldsa_wipe.py chec
 byte and register on the ISS (every set) and the RTL (44). Peak DMEM is the data's; the
 wipe covers all of it (program(wipe=False) runs in a DMEM cut to END).
 
-The core is the bottleneck (the samplers finish in its shadow). Where ML-DSA-87's 21 620
-go (ISS): multiply-accumulate of the A_hat entries of the columns before the last 8 896 (mac_first 8 x 132, mac_acc 40 x 196: 6 instructions a
-coefficient word, tile, s1_hat and accumulator loads, bn.mulvm, bn.addvm, store), the last
-column's multiply-accumulate with the INTTs 3 640 (mac_intt, 8 x 455: the products' loads
-and adds fill the multiplier-bound INTT's idle slots; 535 apart), the row ends 2 984
-(pack_t, 8 x 373: one pass over acc and s2, ~10 instructions a word, one wide store per
-32 output bytes), NTTs 2 135, s1 packing 728 (7 x 104), the main line 3 237 (of it tr with
-the DMEM wipe 1 262: the KMAC takes a message word in 6 cycles, a word that completes a
-rate block ~30, and the core waits; the 71 sampler job starts ~1 100). Issue #24's 25 000
-for ML-DSA-87 is met. Nearly every cycle issues an instruction, so more needs fewer
-instructions: the multiply-accumulate passes (two A_hat tiles per pass save one of the 6
-per word but want two more 1 KiB buffers than the DMEM has: with one more, the sampler
-waits for a free buffer each pair) or the main line's job starts.
+The core is the bottleneck (the samplers finish in its shadow). Where ML-DSA-87's 21 620 go
+(ISS): multiply-accumulate of the A_hat entries of the columns before the last 8 896
+(mac_first 8 x 132, mac_acc 40 x 196: 6 instructions a coefficient word, tile, s1_hat and
+accumulator loads, bn.mulvm, bn.addvm, store), the last column's multiply-accumulate with
+the INTTs 3 640 (mac_intt, 8 x 455: the products' loads and adds fill the multiplier-bound
+INTT's idle slots; 535 apart), the row ends 2 984 (pack_t, 8 x 373: one pass over acc and
+s2, ~10 instructions a word, one wide store per 32 output bytes), NTTs 2 135, s1 packing
+728 (7 x 104), the main line 3 237 (of it tr with the DMEM wipe 1 262: the KMAC takes a
+message word in 6 cycles, a word that completes a rate block ~30, and the core waits; the
+71 sampler job starts ~1 100). Issue #24's 25 000 for ML-DSA-87 is met. Nearly every cycle
+issues an instruction, so more needs fewer instructions: the multiply-accumulate passes
+(two A_hat tiles per pass save one of the 6 per word but want two more 1 KiB buffers than
+the DMEM has: with one more, the sampler waits for a free buffer each pair) or the main
+line's job starts.
 
 Timing (issue #24 item 8: public data only): the count does not depend on the secret rho'
 (it moves by a few cycles with the public rho: the A_hat jobs). An ExpandS job
@@ -646,7 +647,8 @@ class Keygen:
         per = n_wipe // words
         zero = ["bn.sw.pi w0, 0(x5)"]
         return [f"addi x1, x0, {SHAKE256}"] + _li(2, self.pk_len) + \
-            ["expand_s_end:", "kmac.start x1, x2", "addi x3, x0, -1", "bn.xor w0, w0, w0"] + _li(5, top) + \
+            ["expand_s_end:", "kmac.start x1, x2", "addi x3, x0, -1", "bn.xor w0, w0, w0"] + \
+            _li(5, top) + \
             _li(7, self.PK) + \
             _loop(words, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"] + zero * per) + \
             (_loop(n_wipe - per * words, zero) if n_wipe > per * words else []) + \
