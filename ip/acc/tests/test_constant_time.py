@@ -552,21 +552,35 @@ def test_mlkem_keygen_is_clean(param):
 
 @pytest.mark.parametrize("param", [44, 65, 87])
 def test_mldsa_keygen_findings_are_the_expand_s_jobs(param):
-    """ML-DSA keygen (xi secret, rho released as published in pk): the findings are exactly
-    the RejBoundedPoly job sites of ExpandS (eta2 / eta4 rejection sampling on the secret
-    rho': its run time depends on rho', measured by test_mldsa_keygen.py's timing test):
-    every such `smp.run` of the program and nothing on a branch, an address or a loop count.
-    Issue #24 item 8's open point for keygen."""
+    """ML-DSA keygen (xi secret, rho released as published in pk) passes with one declared
+    exception: the ExpandS range [expand_s, expand_s_end) (its RejBoundedPoly jobs on the
+    secret rho' end inside fixed shadows or fixed delays, which the static check cannot
+    see; test_mldsa_keygen.py's timing tests check them). Without the exception the findings
+    are exactly the eta2 / eta4 `smp.run` of the program (every one inside the range) and
+    nothing on a branch, an address or a loop count; a secret branch seeded inside the
+    range is still found."""
+    from ip.acc.kernels.asm_util import li
     from ip.acc.kernels.mldsa.keygen import keygen
     src_fn, pol_fn = ct.kernels()[f"mldsa{param}_keygen"]
-    prog = ct.Program.from_asm(src_fn())
-    rep = ct.check(prog, pol_fn())
+    src, pol = src_fn(), pol_fn()
+    prog = ct.Program.from_asm(src)
+    rep = ct.check(prog, pol)
+    assert rep.ok, rep.text()
+    assert [w for w in rep.warnings if not w.startswith(("release used", "assumption used"))] == []
     mode = "eta2" if keygen(param).eta == 2 else "eta4"
     sites = [4 * i for i, t in enumerate(prog.texts) if t.startswith("smp.run") and t.endswith(mode)]
     assert len(sites) >= keygen(param).l + keygen(param).k
+    lo, hi = prog.labels["expand_s"], prog.labels["expand_s_end"]
+    assert all(lo <= pc < hi for pc in sites)
+    assert [(v.pc, v.kind) for v in rep.violations] == [(pc, "timing") for pc in sites]
+    assert all(v.allowed_by for v in rep.violations)
+    rep = ct.check(prog, dict(pol, allow=[]))
     assert [(v.pc, v.kind) for v in rep.failures] == [(pc, "timing") for pc in sites], rep.text()
-    assert not rep.unused_allows
-    assert [w for w in rep.warnings if not w.startswith(("release used", "assumption used"))] == []
+    rho_prime = "\n".join(li(27, keygen(param).RHOP))         # a secret: rho'
+    seeded = src.replace("expand_s:\n", f"expand_s:\n{rho_prime}\nlw x27, 0(x27)\n"
+                         "beq x27, x0, Lx\nLx:\n", 1)
+    rep = ct.check(ct.Program.from_asm(seeded), pol)
+    assert [v.text for v in rep.failures] == ["beq x27, x0, Lx"]
 
 
 def test_mldsa87_keygen_bounds_hold_on_the_iss():

@@ -15,9 +15,9 @@ ip/acc/tests/test_rtl_acc.py runs the 65 program on the RTL):
 
 | set | cycles | before the wipe | IMEM B | peak DMEM B | layout | s1_hat kept | NTTs |
 |---|---|---|---|---|---|---|---|
-| ML-DSA-44 | 8 726 | 8 351 | 7 056 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
-| ML-DSA-65 | 13 661 | 13 343 | 8 088 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
-| ML-DSA-87 | 21 569 | 21 305 | 10 016 | 14 816 | overlaid (8 rows) | 0 of 7 | 7 |
+| ML-DSA-44 | 8 775 | 8 400 | 7 064 | 15 552 | grouped, G = 4 | 4 of 4 | 4 |
+| ML-DSA-65 | 13 728 | 13 410 | 8 116 | 16 224 | grouped, G = 6 | 1 of 5 | 5 |
+| ML-DSA-87 | 21 620 | 21 356 | 9 980 | 15 840 | overlaid (8 rows) | 0 of 7 | 7 |
 
 (xi from seed 7, the benchmark's.) The end wipe (issue #24 item 5; +375 / +318 / +264
 cycles, +236 / +220 / +212 B IMEM): all of the 16 KiB DMEM but pk and sk zeroed (wide
@@ -28,26 +28,39 @@ WDR, ACC and GPR (asm_util.zero_registers); ip/acc/tests/test_mldsa_wipe.py chec
 byte and register on the ISS (every set) and the RTL (44). Peak DMEM is the data's; the
 wipe covers all of it (program(wipe=False) runs in a DMEM cut to END).
 
-The core is the bottleneck (the samplers finish in its shadow; the count hardly varies
-with xi). Where ML-DSA-87's 21 569 go (ISS): multiply-accumulate of the A_hat entries of
-the columns before the last 8 896 (mac_first 8 x 132, mac_acc 40 x 196: 6 instructions a
-coefficient word, tile, s1_hat and accumulator loads, bn.mulvm, bn.addvm, store), the last
-column's multiply-accumulate with the INTTs 3 640 (mac_intt, 8 x 455: the products' loads
-and adds fill the multiplier-bound INTT's idle slots; 535 apart), the row ends 2 984
-(pack_t, 8 x 373: one pass over acc and s2, ~10 instructions a word, one wide store per
-32 output bytes), NTTs 2 135, s1 packing 728 (7 x 104), the main line 3 186 (of it tr with
-the DMEM wipe 1 262: the KMAC takes a message word in 6 cycles, a word that completes a
-rate block ~30, and the core waits; the 71 sampler job starts ~1 100). Issue #24's 25 000
-for ML-DSA-87 is met. Nearly every cycle issues an instruction, so more needs fewer
-instructions: the multiply-accumulate passes (two A_hat tiles per pass save one of the 6
-per word but want two more 1 KiB buffers than the DMEM has: with one more, the sampler
-waits for a free buffer each pair) or the main line's job starts.
+The core is the bottleneck (the samplers finish in its shadow). Where ML-DSA-87's 21 620 go
+(ISS): multiply-accumulate of the A_hat entries of the columns before the last 8 896
+(mac_first 8 x 132, mac_acc 40 x 196: 6 instructions a coefficient word, tile, s1_hat and
+accumulator loads, bn.mulvm, bn.addvm, store), the last column's multiply-accumulate with
+the INTTs 3 640 (mac_intt, 8 x 455: the products' loads and adds fill the multiplier-bound
+INTT's idle slots; 535 apart), the row ends 2 984 (pack_t, 8 x 373: one pass over acc and
+s2, ~10 instructions a word, one wide store per 32 output bytes), NTTs 2 135, s1 packing
+728 (7 x 104), the main line 3 237 (of it tr with the DMEM wipe 1 262: the KMAC takes a
+message word in 6 cycles, a word that completes a rate block ~30, and the core waits; the
+71 sampler job starts ~1 100). Issue #24's 25 000 for ML-DSA-87 is met. Nearly every cycle
+issues an instruction, so more needs fewer instructions: the multiply-accumulate passes
+(two A_hat tiles per pass save one of the 6 per word but want two more 1 KiB buffers than
+the DMEM has: with one more, the sampler waits for a free buffer each pair) or the main
+line's job starts.
 
-Timing: with rho (public) fixed, the count still moves by a few tens of cycles with rho'
-on ML-DSA-65 (measured spread 46 over 4 rho'; 0 on -44 and -87): the core waits for the
-first RejBoundedPoly job (eta4, the more rejections), with no work in its shadow;
-issue #24 item 8 (public data only) is open for keygen
-(ip/acc/tests/test_mldsa_keygen.py::test_keygen_timing_vs_rho_prime measures it).
+Timing (issue #24 item 8: public data only): the count does not depend on the secret rho'
+(it moves by a few cycles with the public rho: the A_hat jobs). An ExpandS job
+(RejBoundedPoly, eta2 / eta4 on rho') reads as many SHAKE256 blocks as its rejections
+need, and the KMAC squeezes one block ahead, so its end and the KMAC's settle (the next
+START waits for the permutation in flight) move with rho'. Every ExpandS job runs in a
+shadow that covers its worst case within 3 blocks (eta4; a 4th is needed with probability
+4e-47) or 2 (eta2; a 3rd: below 1e-300): a pack and an NTT, a mac_intt or a row end, else
+a fixed delay before its smp.wait (ETA_PAD: the first job, 152 / 116 cycles for eta4 /
+eta2; 65's s1[2..4] after a mac_acc, 10). Measured on the ISS with injected digests (the
+256th coefficient at the last nibble of the last block, most accepted first: the unit then
+fetches one digest word at a time; or mid-block: the KMAC still permutes): the worst 3-block
+eta4 job waits 140 cycles after its start where a typical one waits 85, 2-block eta2 102
+(typical 64), and the next START up to 23 cycles more. To keep the delays few, 65 samples
+s1[1] first (in the shadow of s1[0]'s pack and NTT, not of a mac_first) and 87 samples
+s1[1] right after s1[0] into a fourth buffer. Cost: +49 / +67 / +51 cycles (44 / 65 / 87).
+ip/acc/tests/test_mldsa_keygen.py: test_keygen_timing_* (16 random rho', injected worst
+cases, xi found with a 3-block job), test_constant_time.py (the ExpandS range is ct_policy's
+one exception).
 
 Program (VMODE 1, KMAC port held throughout):
   1. (rho, rho', K) = H(xi || k || l, 128) (SHAKE256); rho -> pk and sk, K -> sk, rho' kept.
@@ -84,7 +97,8 @@ accumulators, which cost a second group 6 re-made s1_hat and NTTs): all k rows i
 group, column by column, each s1_hat made once; the k accumulators, the twiddle tables
 and the buffers lie over the parts of pk and sk that the end packs write only after
 their last use (`_overlay`: the tables and one buffer over the rows' areas, row i's
-accumulator where only rows after i write, the two s2 buffers above sk).
+accumulator where only rows after i write, the two s2 buffers above sk; where it
+fits, a fourth buffer for s1_hat[1], dead after the columns: Timing).
 
 Subroutines (jal x28 / jalr x0, 0(x28); never inside a hardware loop): the NTT in place
 at x8, the multiply(-accumulate) of one entry, the last one fused with the INTT at x8,
@@ -287,11 +301,12 @@ class Keygen:
         overlay = self._overlay(dmem_budget)
         if overlay is not None and (best is None or l < best[0][0]):
             self.G, self.n_keep, self.SLOTS = k, 0, None
-            self.TWID, self.ITWID, self.BUFS, self.ACCS, self.END = overlay
+            self.TWID, self.ITWID, self.BUFS, self.ACCS, self.END, self.PRE = overlay
         elif best is None:
             raise ValueError(f"ML-DSA-{param} keygen: no room for the buffers in {dmem_budget} B")
         else:
             _, self.G, self.n_keep, self.TWID, base = best
+            self.PRE = None
             self.ITWID = self.TWID + 32 * 32
             self.BUFS = [self.ITWID + 33 * 32 + 1024 * n for n in range(3)]  # tiles, s1_hat again
             self.SLOTS = base                        # kept s1_hat[j], j < n_keep
@@ -303,14 +318,16 @@ class Keygen:
         self.single = self.G == k
 
     def _overlay(self, dmem_budget):
-        """The overlaid layout, or None if it does not fit: (TWID, ITWID, BUFS, ACCS, END).
+        """The overlaid layout, or None if it does not fit: (TWID, ITWID, BUFS, ACCS, END,
+        PRE).
         Every byte of DMEM gets the index of the first end-pack row that writes it (t1, s2
         and t0 of row i: row i; pk's rho, sk's head and s1, and rho' with the constants
         in the last t1 row: never free; above sk: never written). An object may lie where
         no row before its last use writes: the tables and the third buffer (dead after
         the columns: the INTTs all run before the first row is packed) anywhere in the
         rows' areas, row i's accumulator where only rows after i write, the two s2
-        buffers (used up to the last row) above sk. First fit, in that order."""
+        buffers (used up to the last row) above sk. First fit, in that order; then, if it
+        fits, a fourth buffer (PRE, else None) dead after the columns."""
         k, n = self.k, dmem_budget // 32
         never, free = -1, 1 << 30
         first = [free] * n                            # per 32-byte word
@@ -339,9 +356,12 @@ class Keygen:
         at = [place(size, alive) for size, alive in objs]
         if None in at:
             return None
+        # where it fits, a fourth buffer (dead after the columns) for s1_hat[1], sampled
+        # right after s1[0] (_plan): its job then runs in the shadow of s1[0]'s pack and NTT
+        pre = place(1024, 0)
         twid, itwid, buf2, accs, bufs01 = at[0], at[1], at[2], at[3:3 + k], at[3 + k:]
-        end = max(a + size for a, (size, _) in zip(at, objs))
-        return twid, itwid, bufs01 + [buf2], accs, end
+        end = max([a + size for a, (size, _) in zip(at, objs)] + ([pre + 1024] if pre else []))
+        return twid, itwid, bufs01 + [buf2], accs, end, pre
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
@@ -362,9 +382,12 @@ class Keygen:
         entry: xi; public: the constant tables; any other DMEM byte counts as secret. Declared
         releases: rho, published in pk (and its copy in sk), so the A_hat sampling may depend
         on it; rho' and K stay secret. Two pointer bounds (assumptions, checked on the ISS).
-        No exceptions: the ExpandS jobs (RejBoundedPoly on rho', a rejection sampler) are
-        findings (test_constant_time.py lists them), which is issue #24 item 8's open point
-        for keygen."""
+        One exception: the ExpandS jobs (RejBoundedPoly on rho', a rejection sampler: their
+        smp.run, the findings without it) run in fixed shadows or fixed delays (ETA_PAD)
+        sized for a job within 3 SHAKE256 blocks (eta4) / 2 (eta2) and the KMAC's settle, so
+        the cycle count does not depend on rho' unless a job needs more (probability < 1e-46);
+        ip/acc/tests/test_mldsa_keygen.py's timing tests check it (random rho', xi found with
+        3-block jobs, injected worst-case digest streams)."""
         public = {f"constants@{a}": (a, a + len(b)) for a, b in sorted(self.const_image().items())}
         why = "rho, published in pk (FIPS 204 Alg. 6)"
         # the packers' output pointers advance across the group loop where there is one (a
@@ -377,7 +400,12 @@ class Keygen:
                    "reason": "pack_t reads the work buffers and constants, writes pk's t1 and "
                    "sk's s2 and t0"}]
         return {"secret": {"xi": (self.XI, self.XI + 32)}, "public": public, "rest": "secret",
-                "allow": [], "bounds": bounds,
+                "allow": [{"kind": "timing", "within": ("expand_s", "expand_s_end"),
+                           "reason": "ExpandS (RejBoundedPoly on rho'): each job ends inside a "
+                           "fixed shadow or fixed delay sized for 3 SHAKE256 blocks (eta4) / 2 "
+                           "(eta2) with the KMAC's settle; test_mldsa_keygen.py "
+                           "test_keygen_timing_* checks it"}],
+                "bounds": bounds,
                 "release": [{"dmem": (self.PK, self.PK + 32), "reason": why},
                             {"dmem": (self.SK, self.SK + 32), "reason": why + ", its copy in sk"}]}
 
@@ -394,6 +422,29 @@ class Keygen:
     JOB_CONSTANTS = [f"addi x1, x0, {SHAKE128}", "addi x2, x0, 34", "addi x3, x0, -1",
                      "addi x18, x0, 3", "addi x19, x0, 256", f"addi x30, x0, {SHAKE256}",
                      "addi x31, x0, 66"]
+
+    # Fixed delays (core cycles, a loopi of nops) before the smp.wait of an ExpandS job whose
+    # shadow is shorter than the job's worst case, per eta and shadow: "none" (the first
+    # job), "mac_first" / "mac_acc" (one multiply-accumulate of a tile; mac_first only
+    # where 87 has no fourth buffer); the long shadows (a pack and an NTT, a mac_intt; the
+    # s2 jobs': a row end) need none. Sized on the ISS for the worst case of a job within 3
+    # SHAKE256 blocks (eta4) / 2 (eta2), the KMAC's settle (its next block's permutation)
+    # included, plus 6 cycles: the smallest delays for which injected worst-case digests
+    # (test_mldsa_keygen.py) leave every cycle as it is were 146 / 4 (eta4 none / mac_acc),
+    # 110 / 53 / 0 (eta2 none / mac_first / mac_acc). A shadow without a figure is refused.
+    ETA_PAD = {2: {"none": 116, "mac_first": 59, "mac_acc": 0},
+               4: {"none": 152, "mac_acc": 10}}
+    LONG_SHADOWS = ("pack_ntt", "mac_intt")
+
+    def _pad(self, shadow):
+        """The fixed delay before waiting for an ExpandS job with this shadow."""
+        if shadow in self.LONG_SHADOWS:
+            return []
+        if shadow not in self.ETA_PAD[self.eta]:
+            raise ValueError(f"ML-DSA-{self.param} keygen: no measured delay for an eta"
+                             f"{self.eta} job in the shadow of {shadow} (ETA_PAD)")
+        n = self.ETA_PAD[self.eta][shadow]
+        return [f"loopi {n}, 1", "addi x0, x0, 0"] if n else []
 
     def _start_eta(self, dst, base="x0", idx=0):
         """RejBoundedPoly(rho' || IntegerToBytes(base + idx, 2)) -> dst, in the
@@ -468,7 +519,9 @@ class Keygen:
         assert not then or set(bufs).isdisjoint(self.BUFS)    # one group: kept slots only
         L = self._start_eta(bufs[0], idx=0)
         for j in range(n):
-            L += ["smp.wait"]
+            # the first job has no work in its shadow; the others have a pack and an NTT
+            L += self._pad("none" if j == 0 else "pack_ntt" if j - 1 < self.n_keep else
+                           "pack_s") + ["smp.wait"]
             L += self._start_eta(bufs[j + 1], idx=j + 1) if j + 1 < n else list(then)
             L += _li(5, bufs[j]) + _li(6, self.SK_S1 + self.sbytes * j) + self._call("pack_s")
             if j < self.n_keep:
@@ -485,11 +538,22 @@ class Keygen:
             if j >= self.n_keep:
                 steps.append(("eta", j, None))
             steps += [("a", j, il) for il in range(self.G)]
+        if 0 < self.n_keep < self.l:
+            # the first column made here is sampled first, so that its job runs in the
+            # shadow of a pack and an NTT rather than a mac_first (column 0's s1_hat is kept,
+            # so the tiles of the columns before it still rotate in two buffers)
+            steps.remove(("eta", self.n_keep, None))
+            steps.insert(0, ("eta", self.n_keep, None))
+        elif self.PRE is not None and self.n_keep == 0 and self.l > 1:
+            # the same with no s1_hat kept: s1_hat[1] in the fourth buffer (_overlay)
+            steps.remove(("eta", 1, None))
+            steps.insert(1, ("eta", 1, None))
         shat, reads, dst = {}, [], []
         for kind, j, il in steps:
             prev = reads[-1] if reads else set()
-            busy = set(prev) | ({shat[j]} if j in shat else set())
-            d = next(b for b in self.BUFS if b not in busy)
+            busy = set(prev) | {b for c, b in shat.items() if c >= j}   # s1_hat still needed
+            d = self.PRE if (kind, j) == ("eta", 1) and self.PRE is not None and \
+                self.n_keep == 0 else next(b for b in self.BUFS if b not in busy)
             dst.append(d)
             if kind == "eta":
                 shat[j] = d
@@ -505,6 +569,16 @@ class Keygen:
         if kind == "eta":
             return self._start_eta(dst[n], idx=j)
         return self._start_a(j + 256 * il, dst[n])
+
+    def _shadow(self, steps, n, first_started):
+        """The core work in whose shadow the group's n-th job runs: the processing of the
+        job before it ("none" for a first job started here)."""
+        if n == 0:
+            return "pack_ntt" if first_started else "none"
+        kind, j, _ = steps[n - 1]
+        if kind == "eta":
+            return "pack_ntt"
+        return "mac_first" if j == 0 else "mac_intt" if j == self.l - 1 else "mac_acc"
 
     def _group(self, first_started=False):
         """G rows i0 .. i0 + G - 1 of t (x21 = i0 << 8, x22 = i0): column by column,
@@ -523,6 +597,8 @@ class Keygen:
         s2buf = sorted(self.BUFS[:2], key=lambda b: b in busy)
         assert s2buf[0] not in busy
         for n, (kind, j, il) in enumerate(steps):
+            if kind == "eta":                # a fixed delay where the shadow is too short
+                L += self._pad(self._shadow(steps, n, first_started))
             # after the last tile: s2[0]'s job, in the last mac_intt's shadow
             L += ["smp.wait"] + (job(n + 1) if n + 1 < len(steps) else
                                  self._start_eta(s2buf[0], "x22", l))
@@ -571,7 +647,8 @@ class Keygen:
         per = n_wipe // words
         zero = ["bn.sw.pi w0, 0(x5)"]
         return [f"addi x1, x0, {SHAKE256}"] + _li(2, self.pk_len) + \
-            ["kmac.start x1, x2", "addi x3, x0, -1", "bn.xor w0, w0, w0"] + _li(5, top) + \
+            ["expand_s_end:", "kmac.start x1, x2", "addi x3, x0, -1", "bn.xor w0, w0, w0"] + \
+            _li(5, top) + \
             _li(7, self.PK) + \
             _loop(words, ["bn.lw.pi w1, 0(x7)", "kmac.msg w1, x3"] + zero * per) + \
             (_loop(n_wipe - per * words, zero) if n_wipe > per * words else []) + \
@@ -604,6 +681,11 @@ class Keygen:
         lines = []
         for _, L in self.phases(wipe):
             lines += L
+        # the ExpandS job sites lie in [expand_s, expand_s_end) (ct_policy's exception):
+        # from the first sampler start to tr's KMAC start (_tr; each label before a
+        # barrier, so the schedule does not change)
+        first = next(n for n, t in enumerate(lines) if t.startswith("smp.run"))
+        lines = lines[:first] + ["expand_s:"] + lines[first:]
         lines += ["ecall"] + self.subroutines()
         return "\n".join(sched.schedule(lines)) + "\n"
 
