@@ -80,6 +80,18 @@ def _status(prog, r, name: str) -> None:
         raise ApiError(f"{name}: {status.message(code)}")
 
 
+_RTL = []
+
+
+def _rtl_backend():
+    """One RTL backend per process: making one emits the ACC's Verilog (seconds), which the
+    calls of a session share."""
+    if not _RTL:
+        from ip.acc.dv.rtl_runner import RtlBackend
+        _RTL.append(RtlBackend(acc_block.IMEM_SIZE, MEM))
+    return _RTL[0]
+
+
 def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000_000):
     from ip.acc.dv.lockstep import IssBackend, compare
     from ip.acc.tools.asm import assemble
@@ -91,8 +103,7 @@ def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000
     job = (words, _image(dm, name), max_cycles)
     r = IssBackend(acc_block.IMEM_SIZE, MEM).run(*job)
     if engine == "rtl":
-        from ip.acc.dv.rtl_runner import RtlBackend
-        rtl = RtlBackend(acc_block.IMEM_SIZE, MEM).run_many([job])[0]
+        rtl = _rtl_backend().run_many([job])[0]
         diffs = compare(r, rtl, ("iss", "rtl"))
         if diffs:
             raise ApiError(f"{name}: the RTL differs from the ISS: {diffs[:3]}")

@@ -299,17 +299,17 @@ def _blocks(eta):
 
 @pytest.mark.parametrize("param", PARAMS)
 def test_keygen_timing_independent_of_rho_prime(param):
-    """With rho (public) fixed, the cycle count is the same for 16 random (rho', K)
+    """With rho (public) fixed, the cycle count is the same for 8 random (rho', K)
     (issue #24 item 8: keygen's timing depends on public data only). The public rho moves it
     by a few cycles (the A_hat jobs, uni23 on rho)."""
     kg = keygen(param)
     words = _host_seed_words(kg)
     rho = random.Random(1).randbytes(32)
     cycles = set()
-    for s in range(16):
+    for s in range(8):
         r = random.Random(100 + s)
         cycles.add(_seeded_cycles(kg, words, rho, r.randbytes(64), r.randbytes(32)))
-    print(f"\nML-DSA-{param} keygen cycles over 16 rho' (rho fixed): {sorted(cycles)}")
+    print(f"\nML-DSA-{param} keygen cycles over 8 rho' (rho fixed): {sorted(cycles)}")
     assert len(cycles) == 1
 
 
