@@ -17,6 +17,8 @@ import hashlib
 import json
 import random
 
+import pytest
+
 from firmware import pqc_mldsa_layout as lay
 from ip.acc import api
 
@@ -151,3 +153,32 @@ def test_soc_engine_is_plugged_in_from_a_floor_up(monkeypatch):
         api.mldsa_keygen(65, bytes(32), engine="soc")
     with pytest.raises(api.ApiError, match="xi is 31 bytes"):
         api.mldsa_keygen(65, bytes(31), engine="soc")
+
+
+# deterministic signatures of one iteration (the seeds of ip/acc/tests/test_mldsa_sign_api.py)
+SOC_SEEDS = {44: 1, 87: 5}
+
+
+@pytest.mark.parametrize("param", [44, 87])
+def test_soc_engine_other_sets_agree_with_cryptography(capsys, soc_dir, model, param):
+    """ML-DSA-44 and -87 through the firmware API on the simulated SoC: keygen's pk equal to
+    OpenSSL's key from the seed, a deterministic signature with a context that OpenSSL
+    accepts, and OpenSSL's own signature valid for the SoC's verify."""
+    from cryptography.hazmat.primitives.asymmetric import mldsa
+    from pqsoc.cli import main
+    rng = random.Random(f"rtl{param}-{SOC_SEEDS[param]}")
+    xi, msg, ctx = rng.randbytes(32), rng.randbytes(33), b"rtl engine"
+    ossl = getattr(mldsa, f"MLDSA{param}PrivateKey").from_seed_bytes(xi)
+
+    def cli(*argv):
+        rc = main(["mldsa", *argv, "--param", str(param), "--engine", "soc"])
+        out, err = capsys.readouterr()
+        assert rc == 0, err
+        return json.loads(out)
+    kg = cli("keygen", "--xi", xi.hex())
+    assert bytes.fromhex(kg["pk"]) == ossl.public_key().public_bytes_raw()
+    sg = cli("sign", "--sk", kg["sk"], "--msg", msg.hex(), "--ctx", ctx.hex(), "--deterministic")
+    ossl.public_key().verify(bytes.fromhex(sg["sig"]), msg, ctx)      # raises if not valid
+    vf = cli("verify", "--pk", kg["pk"], "--msg", msg.hex(), "--ctx", ctx.hex(),
+             "--sig", ossl.sign(msg, ctx).hex())
+    assert vf["valid"] is True
