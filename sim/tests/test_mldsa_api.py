@@ -10,8 +10,9 @@
   a signature).
 - `pqsoc mldsa ... --engine soc` (sim/mldsa_soc.py): keygen, sign (from M', from mu), verify
   and a bad signature,
-  equal to the ISS engine, dilithium-py and the `cryptography` package.
-~2 min (model cached): the firmware test ~7 M simulated cycles, then five SoC runs (each
+  equal to the ISS engine, dilithium-py and the `cryptography` package; for ML-DSA-44 and
+  -87 keygen, deterministic signing and verify against the `cryptography` package.
+~3 min (model cached): the firmware test ~7 M simulated cycles, then eleven SoC runs (each
 with its own firmware build)."""
 import hashlib
 import json
