@@ -1,7 +1,7 @@
 """ML-DSA key generation on the ACC: ML-DSA.KeyGen_internal(xi) (FIPS 204 Alg. 6) as one
 program for ML-DSA-44, -65 and -87: the parameter set is the argument ((k, l, eta) from
 params.SETS), the kernels are the library's (ntt.py, the stream unit's uni23 / eta2 / eta4
-samplers) plus this file's bn.pk packers (pack_s_pk, pack_t_s2_pk) and the last column's
+samplers) plus this file's bn.pk packers (pack_s_pk, pack_t_s2_pk, on pack.Stream) and the last column's
 multiply-accumulate fused into the INTT (mac_intt), and everything fits the taped-out
 16 KiB IMEM and DMEM (ip/acc/block.py).
 
@@ -114,6 +114,7 @@ from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, u32 as 
 from ip.acc.kernels.asm_util import base_of, place_and_schedule, poly_io, twiddle_loads
 from ip.acc.kernels.asm_util import zero_registers
 from ip.acc.kernels.mldsa import ntt
+from ip.acc.kernels.mldsa.pack import Stream, store_at
 from ip.acc.block import DMEM_SIZE
 from ip.acc.kernels.mldsa.params import D, SETS
 from ip.acc.kernels.prog import Prog
@@ -128,50 +129,12 @@ def _a32(x):
     return (x + 31) // 32 * 32
 
 
-class _ByteStream:
-    """A byte string built with bn.pk on a prog.Prog (isa.yml's recipe, VMODE 1): put(src)
-    appends the low d bits of src's 8 lanes (a chunk of d bytes); the pending bytes ride on
-    the top of the last result, each finished 32-byte word is stored at 32 n(base) (base a
-    GPR, the string 32-byte aligned). The stores are ordered only through registers: the
-    block must not read what it writes."""
-
-    def __init__(self, p, d, base, name):
-        self.p, self.d, self.base, self.name = p, d, base, name
-        self.f, self.cur, self.n, self.out = 0, None, 0, 0
-
-    def _pk(self, src, off):
-        self.n += 1
-        r = f"%pk_{self.name}{self.n}"
-        self.p.raw(f"bn.pk {{0}}, {{1}}, {{2}}, {self.d}, {off}", [r],
-                   [src, self.cur or src])         # a fresh word: any low half will do
-        return r
-
-    def _store(self, r):
-        self.p.raw(f"bn.sw {{0}}, {32 * self.out}({{1}})", [], [r, self.base])
-        self.out += 1
-
-    def put(self, src):
-        c = self.d
-        if self.f + c > 32:                          # the chunk straddles a word boundary
-            self._store(self._pk(src, 32 - self.f))
-        nxt = self._pk(src, c)
-        self.f = self.f + c - 32 if self.f + c > 32 else self.f + c
-        if self.f == 32:
-            self._store(nxt)
-            self.f, self.cur = 0, None
-        else:
-            self.cur = nxt
-
-    def close(self):
-        assert self.f == 0, "the packed string must end on a word boundary"
-
-
 def pack_s_pk(sbits, eta="w15", pool=15):
     """BitPack of one s polynomial (FIPS 204 skEncode: eta - s in sbits = 3 or 4 bits) with
     bn.pk: 32 words at x5 -> 32 sbits bytes at x6 (32-byte aligned; neither moved); eta in
     every lane of `eta`. w0..w{pool-1}."""
     p = Prog([f"w{k}" for k in range(pool)])
-    out = _ByteStream(p, sbits, "x6", "s")
+    out = Stream(p, sbits, store_at("x6"), "s")
     for r in range(32):
         p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%l{r}"], ["x5"])
         p.op("bn.subvm", f"%f{r}", eta, f"%l{r}")
@@ -188,9 +151,9 @@ def pack_t_s2_pk(sbits):
     loaded once. w13 = eta, w14 = 2^12 - 1, w15 = 2^13 - 1 (lanes); w0..w12. No pointer
     moved."""
     p = Prog([f"w{k}" for k in range(13)])
-    t1 = _ByteStream(p, 10, "x24", "a")
-    t0 = _ByteStream(p, D, "x25", "b")
-    s2 = _ByteStream(p, sbits, "x26", "c")
+    t1 = Stream(p, 10, store_at("x24"), "a")
+    t0 = Stream(p, D, store_at("x25"), "b")
+    s2 = Stream(p, sbits, store_at("x26"), "c")
     for r in range(32):
         p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%a{r}"], ["x5"])
         p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [f"%e{r}"], ["x7"])

@@ -1,9 +1,9 @@
-"""ML-DSA bit packing by bn.pk (VMODE 1), for sign16.py's rejection loop: the inverse of
-unpack.py, one bn.pk per chunk appended to a byte stream (two where the chunk crosses a
+"""ML-DSA bit packing by bn.pk (VMODE 1), for sign16.py's rejection loop and keygen.py's
+key packing: the inverse of unpack.py, one bn.pk per chunk appended to a byte stream (two where the chunk crosses a
 32-byte word), no lane transposes.
 
     Stream(p, d, sink)           # prog.Prog helper: append d-bit fields of a word, each
-                                 # finished 32-byte word to sink (a store or kmac.msg)
+                                 # finished 32-byte word to sink (store, store_at, absorb)
     hb4_word(...)                # 8 words -> HighBits + w1Encode (4-bit) in one word
     highbits_phases(...)         # ML-DSA-65: HighBits + w1Encode absorbed into c_tilde
     highbits6_phases(...)        # ML-DSA-44: the same with 6-bit w1 (44 values)
@@ -32,6 +32,17 @@ def store(ptr):
     """Stream sink: bn.sw.pi to the GPR ptr (post-incremented by 32)."""
     def sink(p, reg):
         p.sw_pi(reg, ptr)
+    return sink
+
+
+def store_at(base):
+    """Stream sink: bn.sw to 32 n(base) for the n-th word, base not moved (the stores are
+    ordered only through registers: the block must not read what it writes)."""
+    n = []
+
+    def sink(p, reg):
+        p.raw(f"bn.sw {{0}}, {32 * len(n)}({{1}})", [], [reg, base])
+        n.append(reg)
     return sink
 
 
@@ -69,6 +80,10 @@ class Stream:
         if self.f == 32:
             self.sink(p, new)
             self.f = 0
+
+    def close(self):
+        """The stream must end on a word boundary (nothing left unstored)."""
+        assert self.f == 0, "the packed string must end on a word boundary"
 
 
 # ------------------------------------------------------------------ HighBits + w1Encode
