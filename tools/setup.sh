@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # One-command setup on Debian 12: pinned apt packages, a pinned Python venv (.venv), the PDK check.
+# In the Nix shell (flake.nix) the same command makes the venv and checks the PDK, without apt.
 # Idempotent: every step first checks whether its result is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,19 +21,35 @@ APT_PACKAGES=(
 
 step() { echo "[setup] $*"; }
 
-missing=()
-for spec in "${APT_PACKAGES[@]}"; do
-  name=${spec%%=*}; want=${spec#*=}
-  have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
-  if [ "$have" != "install ok installed $want" ]; then missing+=("$spec"); fi
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  step "apt: installing ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Inside the Nix shell of flake.nix (IN_NIX_SHELL is set by `nix develop`) or on a host without
+# Debian's package tools, the tools come from Nix or the host: nothing is installed with apt, the
+# ones the flow starts are looked up and the missing ones named (only the commands that need them
+# fail, by name).
+TOOLS=(verilator iverilog sta magic netgen klayout)
+if [ -n "${IN_NIX_SHELL:-}" ] || ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+  why="no apt on this host"; [ -n "${IN_NIX_SHELL:-}" ] && why="Nix shell"
+  absent=()
+  for t in "${TOOLS[@]}"; do command -v "$t" >/dev/null || absent+=("$t"); done
+  if [ ${#absent[@]} -gt 0 ]; then
+    step "apt: skipped ($why); not on PATH: ${absent[*]}"
+  else
+    step "apt: skipped ($why); ${TOOLS[*]} on PATH"
+  fi
 else
-  step "apt: all ${#APT_PACKAGES[@]} pinned packages present"
+  missing=()
+  for spec in "${APT_PACKAGES[@]}"; do
+    name=${spec%%=*}; want=${spec#*=}
+    have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
+    if [ "$have" != "install ok installed $want" ]; then missing+=("$spec"); fi
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    step "apt: installing ${missing[*]}"
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  else
+    step "apt: all ${#APT_PACKAGES[@]} pinned packages present"
+  fi
 fi
 
 PY=${PYTHON:-python3}

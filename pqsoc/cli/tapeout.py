@@ -30,7 +30,7 @@ def project() -> flow.Project:
     from ip.common import SYS_CLK_PERIOD_NS
     from ip.common.sram import MACROS
     from pqsoc.cli import blocks
-    from pqsoc.flow.pdk import OPEN_PDKS_REV, PDK, SCL
+    from pqsoc.flow.pdk import PDK, SCL, open_pdks_rev
     from pqsoc.flow.caravel import wrapper as caravel_wrapper
     from soc import silicon
     from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
@@ -47,7 +47,7 @@ def project() -> flow.Project:
         shuttle={"program": "chipIgnite", "provider": "ChipFoundry", "harness": "Caravel",
                  "slot": "user project area", "area_um": _area_um(caravel_wrapper().die)},
         clock_period_ns=SYS_CLK_PERIOD_NS, clock_from="ip/common SYS_CLK_PERIOD_NS",
-        pdk={"name": PDK.rstrip("AB"), "variant": PDK, "std_cell_library": SCL, "open_pdks_rev": OPEN_PDKS_REV},
+        pdk={"name": PDK.rstrip("AB"), "variant": PDK, "std_cell_library": SCL, "open_pdks_rev": open_pdks_rev()},
         sram_macro=silicon.SRAM_MACRO, sram_macro_bytes=words * bits // 8,
         memories=(flow.Memory("ACC IMEM", silicon.ACC_IMEM_SIZE, "ip/acc/block.py IMEM_SIZE"),
                   flow.Memory("ACC DMEM", silicon.ACC_DMEM_SIZE, "ip/acc/block.py DMEM_SIZE"),

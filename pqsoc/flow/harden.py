@@ -1,9 +1,14 @@
-"""`pqsoc harden BLOCK`: OpenLane 2 place-and-route of a block with its pnr/<block>/config.json.
+"""`pqsoc harden BLOCK`: LibreLane's Classic flow (place-and-route to signoff) on a block's
+pnr/<block>/config.json.
 
-OpenLane's steps from Floorplan on need OpenROAD, which no Debian or PyPI package provides: this
-runs only inside the Nix shell of flake.nix (`nix develop`). Elsewhere it stops with that message.
+LibreLane's steps from Floorplan on need OpenROAD, which no Debian or PyPI package provides: this
+runs only inside the Nix shell of flake.nix (`nix develop`), which brings LibreLane at the version
+requirements.txt pins with its tools. Elsewhere it stops with that message. The PDK is the one
+at PDK_ROOT, given to LibreLane as it is (`--manual-pdk`), after checking that it is the open_pdks
+revision LibreLane pins (pqsoc/flow/pdk.py open_pdks_rev; `make setup` installs it with ciel).
 """
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,7 +16,54 @@ from pathlib import Path
 from pqsoc import REPO, REPORTS, FlowError
 from pqsoc.flow import block as blocks_mod
 from pqsoc.flow import openlane, provenance
-from pqsoc.flow.pdk import find_pdk
+from pqsoc.flow.pdk import PDK, find_pdk, installed_rev, open_pdks_rev
+
+# LibreLane's console script (OpenLane 2's was `openlane`) and the tools its steps start
+FLOW_TOOL = "librelane"
+NEEDED_TOOLS = (FLOW_TOOL, "openroad", "yosys", "magic", "netgen", "klayout")
+
+
+def pinned_version(package: str, requirements: Path = REPO / "requirements.txt") -> str:
+    """The version requirements.txt pins for package (`name==version`)."""
+    for line in requirements.read_text().splitlines():
+        m = re.match(rf"\s*{re.escape(package)}==([^\s#]+)", line, re.I)
+        if m:
+            return m.group(1)
+    raise FlowError(f"requirements.txt pins no version of {package}")
+
+
+def tool_version(output: str) -> str | None:
+    """The version in `librelane --version`'s output (`LibreLane v3.0.17`)."""
+    m = re.search(r"LibreLane v?(\d+\.\d+\.\d+\S*)", output)
+    return m.group(1) if m else None
+
+
+def preflight(pdk_root: Path) -> list[str]:
+    """What stops a hardening run before it starts: a missing tool, a LibreLane other than the
+    pinned one (the configurations are checked with that one's loader), a PDK at another
+    open_pdks revision than LibreLane's. Empty when the run may start."""
+    problems = []
+    if missing := [t for t in NEEDED_TOOLS if shutil.which(t) is None]:
+        return [f"hardening needs {', '.join(missing)} on PATH. OpenROAD has no Debian or PyPI package, "
+                f"so place-and-route cannot run on this machine: run it in the Nix shell (`nix develop`, "
+                f"which brings LibreLane {pinned_version('librelane')} and OpenROAD), then `make harden`. "
+                f"Synthesis and STA (`make report`) run without it."]
+    r = subprocess.run([FLOW_TOOL, "--version"], capture_output=True, text=True)
+    have, want = tool_version(r.stdout + r.stderr), pinned_version("librelane")
+    if have != want:
+        problems.append(f"{shutil.which(FLOW_TOOL)} is LibreLane {have or '(unknown version)'}; the "
+                        f"configurations are checked with {want} (requirements.txt, flake.nix)")
+    rev, want_rev = installed_rev(pdk_root), open_pdks_rev()
+    if rev != want_rev:
+        problems.append(f"the PDK at {pdk_root} is open_pdks {rev or '(no SOURCES file)'}; LibreLane "
+                        f"{want} pins {want_rev}: `make setup` with PDK_ROOT pointing at an empty "
+                        f"folder installs it with ciel")
+    return problems
+
+
+def command(config: Path, pdk_root: Path) -> list[str]:
+    """The LibreLane run of one configuration, on the PDK at pdk_root as it is."""
+    return [FLOW_TOOL, "--manual-pdk", "--pdk-root", str(pdk_root), "--pdk", PDK, str(config)]
 
 
 def harden(name: str) -> None:
@@ -22,14 +74,9 @@ def harden(name: str) -> None:
         raise FlowError(f"no OpenLane config for {name}: expected {shown}")
     if config.read_text() != openlane.render(block):
         raise FlowError(f"{shown} differs from the block's declaration: run `pqsoc pnr-config {name}`")
-    missing = [t for t in ("openroad", "openlane") if shutil.which(t) is None]
-    if missing:
-        raise FlowError(
-            f"hardening needs {' and '.join(missing)} on PATH. OpenROAD has no Debian or PyPI package, "
-            f"so OpenLane's place-and-route cannot run on this machine: run it in the Nix shell "
-            f"(`nix develop`, which brings OpenLane 2 and OpenROAD), then `make harden BLOCKS={name}`. "
-            f"Synthesis and STA (`make report`) run without it.")
     pdk = find_pdk()
+    if problems := preflight(pdk.root):
+        raise FlowError(f"{name}: " + "\n  ".join(problems))
     block.emit(block.rtl_dir())
     if block.openlane_inputs is not None and (problems := block.openlane_inputs()):
         raise FlowError(f"{name}: the configuration's inputs are not right: " + "; ".join(problems))
@@ -39,10 +86,11 @@ def harden(name: str) -> None:
     stamp = provenance.stamp()     # the design as the run starts (tapeout.json's staleness rule)
     runs = config.parent / "runs"
     before = set(runs.iterdir()) if runs.is_dir() else set()
-    print(f"[harden] {name}: openlane {shown}", flush=True)
-    r = subprocess.run(["openlane", "--pdk-root", str(pdk.root), str(config)])
+    cmd = command(config, pdk.root)
+    print(f"[harden] {name}: {' '.join(cmd)}", flush=True)
+    r = subprocess.run(cmd)
     if r.returncode != 0:
-        raise FlowError(f"OpenLane failed for {name} (exit {r.returncode}); see its run folder under pnr/{name}/runs/")
+        raise FlowError(f"LibreLane failed for {name} (exit {r.returncode}); see its run folder under pnr/{name}/runs/")
     new = sorted((d for d in runs.iterdir() if d not in before), key=lambda d: d.stat().st_mtime) \
         if runs.is_dir() else []
     if not new:

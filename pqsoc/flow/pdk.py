@@ -4,6 +4,8 @@ The PDK is never part of the repository: `PDK_ROOT` points at an open_pdks-style
 (`$PDK_ROOT/sky130A/libs.ref/...`). `make setup` installs a pinned one with ciel when
 `PDK_ROOT` does not hold one and the network allows.
 """
+import functools
+import importlib.util
 import os
 import subprocess
 import sys
@@ -14,8 +16,36 @@ from pqsoc import FlowError
 
 PDK = "sky130A"
 SCL = "sky130_fd_sc_hd"
-# open_pdks revision that OpenLane 2.3.10 pins (openlane/open_pdks_rev in its wheel).
-OPEN_PDKS_REV = "0fe599b2afb6708d281543108caf8310912f54af"
+FAMILY = "sky130"
+
+
+@functools.lru_cache(maxsize=1)
+def open_pdks_rev() -> str:
+    """The open_pdks revision of the PDK: the one the pinned LibreLane (requirements.txt) was
+    released with, read from its own pdk_hashes.yaml, so that `make setup`'s ciel install, the
+    hardening run and tapeout.json name one revision, stated once (by LibreLane)."""
+    import yaml
+    spec = importlib.util.find_spec("librelane")
+    if spec is None or spec.origin is None:
+        raise FlowError("librelane is not installed (requirements.txt pins it): run `make setup`")
+    path = Path(spec.origin).parent / "pdk_hashes.yaml"
+    rev = (yaml.safe_load(path.read_text()) or {}).get(FAMILY) if path.is_file() else None
+    if not isinstance(rev, str) or len(rev) != 40:
+        raise FlowError(f"LibreLane's {path} names no open_pdks revision for {FAMILY}")
+    return rev
+
+
+def installed_rev(root: Path) -> str | None:
+    """The open_pdks revision of the PDK at root, from the `SOURCES` file open_pdks writes
+    (`open_pdks <rev>`); None when it has none."""
+    sources = Path(root) / PDK / "SOURCES"
+    if not sources.is_file():
+        return None
+    for line in sources.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "open_pdks":
+            return parts[1]
+    return None
 DEFAULT_PDK_ROOT = Path.home() / ".ciel"
 
 CORNERS = {"tt": "tt_025C_1v80", "ss": "ss_n40C_1v40", "ff": "ff_100C_1v95"}
@@ -69,7 +99,7 @@ def find_pdk() -> Pdk:
         raise FlowError(
             f"no {PDK} PDK found ({where}). Set PDK_ROOT to a folder that holds {PDK}/ "
             f"(e.g. PDK_ROOT=../shared/pdk), or run `make setup` with network access to install "
-            f"open_pdks {OPEN_PDKS_REV[:10]} with ciel.")
+            f"open_pdks {open_pdks_rev()[:10]} with ciel.")
     pdk = Pdk(root)
     pdk.liberty("tt")
     return pdk
@@ -78,10 +108,11 @@ def find_pdk() -> Pdk:
 def install_with_ciel(root: Path) -> None:
     """Install the pinned sky130 PDK into root with ciel (needs network access to its sources)."""
     from importlib.metadata import version   # ciel is pinned in requirements.txt (librelane's)
-    print(f"[pdk] installing {PDK} (open_pdks {OPEN_PDKS_REV}) into {root} with ciel {version('ciel')}",
+    rev = open_pdks_rev()
+    print(f"[pdk] installing {PDK} (open_pdks {rev}) into {root} with ciel {version('ciel')}",
           flush=True)
     r = subprocess.run([sys.executable, "-m", "ciel", "enable", "--pdk-family", "sky130",
-                        "--pdk-root", str(root), OPEN_PDKS_REV])
+                        "--pdk-root", str(root), rev])
     if r.returncode != 0:
         raise FlowError(
             f"ciel could not install the PDK (exit {r.returncode}); without network access, "

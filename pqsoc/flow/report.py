@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pqsoc import BUILD, REPORTS, FlowError
 from pqsoc.flow import block as blocks_mod
-from pqsoc.flow.pdk import OPEN_PDKS_REV, PDK, find_pdk
+from pqsoc.flow.pdk import PDK, find_pdk, open_pdks_rev
 from pqsoc.flow import sta as sta_mod
 from pqsoc.flow import synth as synth_mod
 from pqsoc.flow import fanout
@@ -245,7 +245,7 @@ def ppa(names: list[str] | None = None, reuse: bool = False) -> dict:
             "generated": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "provenance": provenance.stamp(),     # the design these figures describe
             "pdk": {"name": PDK, "library": "sky130_fd_sc_hd", "root_is_full_install": (pdk.root / PDK / "libs.ref" / "sky130_fd_pr").is_dir(),
-                    "open_pdks_rev_for_full_install": OPEN_PDKS_REV},
+                    "open_pdks_rev_for_full_install": open_pdks_rev()},
             "tools": tool_versions(),
             "constraints": {"uncertainty_ns": sta_mod.UNCERTAINTY_NS, "io_delay_fraction": sta_mod.IO_DELAY_FRACTION,
                             "wire_load": sta_mod.WIRE_LOAD, "derate_late": sta_mod.DERATE_LATE,

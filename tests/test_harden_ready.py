@@ -1,0 +1,129 @@
+"""The first real `make harden` (issue #35): each finding of the review that would stop it before
+or after place-and-route has a test here, named by its number. Each fails on the state the review
+found and passes on the fix; the larger checks it names (pdngen's rules, power reach, routing
+capacity, LibreLane's own lint and synthesis front end) have their own modules and are run by
+`pqsoc pnr check`."""
+import json
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pqsoc import REPO
+from pqsoc.flow import harden
+from pqsoc.flow.pdk import installed_rev, open_pdks_rev
+
+
+# --- finding 1: the Nix shell ------------------------------------------------------------------
+def _flake(attr: str):
+    """An attribute of flake.nix, evaluated by Nix itself without fetching any input."""
+    if shutil.which("nix-instantiate") is None:
+        pytest.fail("nix-instantiate is missing (apt package nix-bin, tools/setup.sh)")
+    r = subprocess.run(["nix-instantiate", "--eval", "--strict", "--json", "-E",
+                        f"(import {REPO / 'flake.nix'}).{attr}"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_1_flake_follows_an_input_it_has():
+    """`nixpkgs.follows` must name a path through inputs the flake (and, one level down, the
+    LibreLane flake: its `nix-eda` input, which has `nixpkgs`) declares; OpenLane 2.3.10's flake
+    has no `nixpkgs` input, so `openlane2/nixpkgs` failed before any build."""
+    inputs = _flake("inputs")
+    follows = inputs["nixpkgs"]["follows"].split("/")
+    assert follows[0] in inputs and "url" in inputs[follows[0]]
+    assert follows == ["librelane", "nix-eda", "nixpkgs"]   # LibreLane 3.0's flake.nix inputs
+
+
+def test_1_flake_names_the_binary_cache():
+    cfg = _flake("nixConfig")
+    assert "https://nix-cache.fossi-foundation.org" in cfg["extra-substituters"]
+    assert any(k.startswith("nix-cache.fossi-foundation.org:") for k in cfg["extra-trusted-public-keys"])
+
+
+# --- finding 2: the tool and the PDK revision ----------------------------------------------------
+def test_2_flake_pins_the_librelane_that_checks_the_configs():
+    url = _flake("inputs")["librelane"]["url"]
+    assert url == f"github:librelane/librelane/{harden.pinned_version('librelane')}"
+    assert "openlane2" not in (REPO / "flake.nix").read_text()
+
+
+def test_2_harden_runs_librelanes_console_script_on_the_pinned_pdk(tmp_path):
+    from importlib.metadata import entry_points
+    scripts = {e.name for e in entry_points(group="console_scripts") if e.value.startswith("librelane")}
+    assert harden.FLOW_TOOL in scripts
+    cmd = harden.command(Path("pnr/acc/config.json"), tmp_path)
+    assert cmd[0] == "librelane" and "--manual-pdk" in cmd
+    assert cmd[cmd.index("--pdk-root") + 1] == str(tmp_path)
+
+
+def test_2_one_open_pdks_revision():
+    """The revision setup installs, harden requires and tapeout.json states is LibreLane's own."""
+    import yaml
+    import librelane
+    hashes = yaml.safe_load((Path(librelane.__file__).parent / "pdk_hashes.yaml").read_text())
+    assert open_pdks_rev() == hashes["sky130"]
+    assert json.loads((REPO / "tapeout.json").read_text())["pdk"]["open_pdks_rev"] == hashes["sky130"]
+    for path in ("pqsoc/flow/pdk.py", "pqsoc/cli/tapeout.py", "pqsoc/flow/report.py", "README.md"):
+        assert "0fe599b2afb6708d281543108caf8310912f54af" not in (REPO / path).read_text(), path
+
+
+def _stub(folder: Path, name: str, text: str) -> None:
+    p = folder / name
+    p.write_text("#!/bin/sh\n" + text + "\n")
+    p.chmod(p.stat().st_mode | stat.S_IEXEC)
+
+
+def _pdk(root: Path, rev: str) -> Path:
+    (root / "sky130A").mkdir(parents=True)
+    (root / "sky130A" / "SOURCES").write_text(f"skywater-pdk abc\nopen_pdks {rev}\n")
+    return root
+
+
+@pytest.mark.parametrize("version, rev, expect", [
+    ("3.0.17", None, []),
+    ("3.0.10", None, ["is LibreLane 3.0.10"]),
+    ("3.0.17", "0" * 40, ["open_pdks " + "0" * 40]),
+])
+def test_2_preflight_refuses_another_librelane_or_pdk(tmp_path, monkeypatch, version, rev, expect):
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for t in harden.NEEDED_TOOLS:
+        _stub(bin_, t, f"echo 'LibreLane v{version}'")
+    monkeypatch.setenv("PATH", str(bin_))
+    monkeypatch.setattr(harden, "pinned_version", lambda p: "3.0.17")
+    problems = harden.preflight(_pdk(tmp_path / "pdk", rev or open_pdks_rev()))
+    assert len(problems) == len(expect) and all(e in p for e, p in zip(expect, problems)), problems
+
+
+def test_2_preflight_without_openroad_says_where_it_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    [problem] = harden.preflight(tmp_path)
+    assert "librelane, openroad" in problem and "nix develop" in problem
+
+
+def test_installed_rev_reads_open_pdks_sources(tmp_path):
+    assert installed_rev(_pdk(tmp_path, "ab" * 20)) == "ab" * 20
+    assert installed_rev(tmp_path / "none") is None
+
+
+# --- finding 3: `make setup` inside the Nix shell -----------------------------------------------
+def test_3_setup_in_the_nix_shell_runs_no_apt(tmp_path, pdk_root, caravel_root):
+    """tools/setup.sh with IN_NIX_SHELL set: apt-get and dpkg-query (stubs that fail and leave a
+    mark) are never called; the venv and PDK steps still run."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    mark = tmp_path / "apt_called"
+    for t in ("apt-get", "dpkg-query", "sudo"):
+        _stub(bin_, t, f"echo {t} >> {mark}; exit 1")
+    env = {**os.environ, "IN_NIX_SHELL": "impure", "PATH": f"{bin_}:{os.environ['PATH']}",
+           "PDK_ROOT": str(pdk_root), "CARAVEL_ROOT": str(caravel_root)}
+    r = subprocess.run(["bash", str(REPO / "tools" / "setup.sh")], env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not mark.exists(), mark.read_text()
+    assert "apt: skipped (Nix shell)" in r.stdout
+    assert "[setup] done" in r.stdout
