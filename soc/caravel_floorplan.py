@@ -16,6 +16,7 @@ reports/floorplan.{json,png,md}.
 import dataclasses
 import json
 import math
+import os
 from pathlib import Path
 
 from ip.acc import block as acc_block
@@ -469,12 +470,23 @@ def report(ctx: Context, out: Path | None = None) -> dict:
 ALL_CORNERS = "*"
 
 
-def sram_views() -> dict:
-    """The SRAM macro's views from the PDK (`pdk_dir::`): GDS, LEF, its TT Liberty for every corner."""
+def sram_views(block_name: str) -> dict:
+    """The SRAM macro's views for the configuration of block_name: GDS, LEF and Liberty from the
+    PDK (`pdk_dir::`), and the port-only Verilog header that LibreLane's lint and synthesis read
+    (`vh`, made from the PDK's model by sram_header). OpenRAM ships one Liberty, TT 1.8 V 25 C
+    (analytical timing), for these macros: it serves every corner, and the 40 % pre-layout timing
+    margin (issue #35) is partly for that."""
     cell = acc_block.SRAM_MACRO
     base = "pdk_dir::libs.ref/sky130_sram_macros"
+    vh = "dir::" + os.path.relpath(openlane.macro_header_path(cell), REPO / "pnr" / block_name)
     return {cell: {"gds": [f"{base}/gds/{cell}.gds"], "lef": [f"{base}/lef/{cell}.lef"],
-                   "lib": {ALL_CORNERS: [f"{base}/lib/{cell}_TT_1p8V_25C.lib"]}}}
+                   "vh": [vh], "lib": {ALL_CORNERS: [f"{base}/lib/{cell}_TT_1p8V_25C.lib"]}}}
+
+
+def sram_header() -> Path:
+    """The SRAM macro's `vh` view (pqsoc/flow/openlane.py blackbox_header) under build/."""
+    cell = acc_block.SRAM_MACRO
+    return openlane.write_macro_header(cell, find_pdk().sram(cell, "verilog"))
 
 
 def acc_openlane(ctx: Context, acc: fpm.Floorplan) -> dict:
@@ -484,7 +496,7 @@ def acc_openlane(ctx: Context, acc: fpm.Floorplan) -> dict:
     The SRAM views are the PDK's (`pdk_dir::`); the 2021 PDK subset has no SRAM GDS, for which
     `pqsoc pnr check` stands in until a full PDK is used."""
     # placement density a tenth above the cell utilisation, as the project's defaults (45 / 55 %)
-    return {**openlane.floorplan_variables(acc, sram_views()),
+    return {**openlane.floorplan_variables(acc, sram_views("acc")),
             "PL_TARGET_DENSITY_PCT": round(100 * acc.max_util) + 10}
 
 

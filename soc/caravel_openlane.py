@@ -21,14 +21,32 @@ from pathlib import Path
 
 from ip.acc import block as acc_block
 from pqsoc import BUILD, REPO, FlowError
-from pqsoc.flow import caravel, openlane
+from pqsoc.flow import caravel, harden, openlane
 from pqsoc.flow import floorplan as fpm
 from soc import caravel_floorplan
 
 # Where `make harden` collects a hardened block's views: the Caravel submission's folders
 # (caravel_user_project's layout, pqsoc/flow/tapeout.py caravel_submission), which the wrapper's
-# configuration names.
+# configuration names. Timing: the macro's Liberty per process corner and its parasitics per RC
+# corner (LibreLane's corner names: `nom_tt_025C_1v80`, `max_ss_100C_1v60`, ...), so the wrapper's
+# STA and CTS time the paths into and between the macros (ACC <-> KMAC side-load, CPU <-> ACC).
+# pqsoc/flow/harden.py collect_views copies each from the run's final/ folder.
 HARD_MACRO_VIEWS = {"gds": "gds/{top}.gds", "lef": "lef/{top}.lef", "nl": "verilog/gl/{top}.v"}
+HARD_MACRO_LIB = {f"*_{c}_*": path for c, path in harden.SUBMISSION_LIB.items()}
+HARD_MACRO_SPEF = {f"{rc}_*": path for rc, path in harden.SUBMISSION_SPEF.items()}
+
+
+def hard_macro_views(name: str) -> dict:
+    """The MACROS views of hard macro `name` in the wrapper's configuration: the collected
+    GDS / LEF / netlist, Liberty and SPEF (HARD_MACRO_*), and a port-only header (`vh`) that
+    LibreLane's lint and synthesis read instead of the netlist."""
+    from pqsoc.flow.block import get
+    top = get(name).top
+    out = {k: [_rel(REPO / v.format(top=top), WRAPPER_BLOCK)] for k, v in HARD_MACRO_VIEWS.items()}
+    out["vh"] = [_rel(openlane.macro_header_path(top), WRAPPER_BLOCK)]
+    out["lib"] = {k: [_rel(REPO / v.format(top=top), WRAPPER_BLOCK)] for k, v in HARD_MACRO_LIB.items()}
+    out["spef"] = {k: [_rel(REPO / v.format(top=top), WRAPPER_BLOCK)] for k, v in HARD_MACRO_SPEF.items()}
+    return out
 # The wrapper's hard macros (blocks hardened on their own; the floorplan names them by block),
 # in the order `make harden` makes them, before the wrapper (tapeout.json lists them so too).
 HARD_MACROS = ("kmac", "acc")
@@ -37,6 +55,9 @@ HARDEN_ORDER = (*HARD_MACROS, WRAPPER_BLOCK)
 # The wrapper's sources as LibreLane reads them (made by openlane_inputs): numbered copies in
 # reading order, the include folders, and Caravel's fixed files.
 WRAPPER_SRC = BUILD / "rtl" / "caravel" / "openlane"
+# Caravel's defines, which the wrapper includes by this name: an include folder of its own, not a
+# source (LibreLane's read_slang takes each source as a unit of its own)
+CARAVEL_DEFINES = "defines.v"
 CARAVEL_FILES = BUILD / "caravel"
 @functools.lru_cache(maxsize=1)
 def checked_plan():
@@ -109,10 +130,12 @@ def pin_order(name: str) -> str:
 
 
 def hard_macro_inputs(name: str) -> list[str]:
-    """What a hard macro's configuration names under build/: its pin order file."""
+    """What a hard macro's configuration names under build/: its pin order file and the SRAM
+    macro's Verilog header."""
     path = pin_order_path(name)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(pin_order(name))
+    caravel_floorplan.sram_header()
     return []
 
 
@@ -431,13 +454,14 @@ def wrapper_config() -> dict:
     # the floorplan under the RTL's instance paths
     renamed = dataclasses.replace(fp, placements={names[n][0]: p for n, p in fp.placements.items()},
                                   macros={names[n][0]: fp.macros[n] for n in fp.placements})
-    views = caravel_floorplan.sram_views()
+    views = caravel_floorplan.sram_views(WRAPPER_BLOCK)
     for name in HARD_MACROS:
-        views[name] = {k: [_rel(REPO / v.format(top=name), "caravel")] for k, v in HARD_MACRO_VIEWS.items()}
+        views[name] = hard_macro_views(name)
     cfg = {
         "VERILOG_FILES": _rel(WRAPPER_SRC / "src" / "*", "caravel"),
-        "VERILOG_INCLUDE_DIRS": [_rel(WRAPPER_SRC / "include" / str(k), "caravel")
-                                 for k in range(len(ibex.include_paths()))],
+        "VERILOG_INCLUDE_DIRS": [_rel(WRAPPER_SRC / "include" / "caravel", "caravel"),
+                                 *(_rel(WRAPPER_SRC / "include" / str(k), "caravel")
+                                   for k in range(len(ibex.include_paths())))],
         "VERILOG_DEFINES": ["SYNTHESIS"],
         "USE_SLANG": True,
         **_caravel_settings(),
@@ -462,11 +486,20 @@ def wrapper_inputs() -> list[str]:
     template). Returns the problems (each fails `pqsoc pnr check` and stops `pqsoc harden`)."""
     from soc import ibex
     files = _emitted_wrapper()
+    caravel_floorplan.sram_header()
+    for name in HARD_MACROS:      # their `vh` views, from the RTL the macros are hardened from
+        from pqsoc.flow.block import get
+        b = get(name)
+        openlane.write_macro_header(b.top, b.rtl_dir() / f"{b.top}.v")
     if WRAPPER_SRC.exists():
         shutil.rmtree(WRAPPER_SRC)
     (WRAPPER_SRC / "src").mkdir(parents=True)
     problems = []
     for k, f in enumerate(files):
+        if Path(f).name == CARAVEL_DEFINES:   # included by name, `include "defines.v"`
+            (WRAPPER_SRC / "include" / "caravel").mkdir(parents=True)
+            shutil.copyfile(f, WRAPPER_SRC / "include" / "caravel" / CARAVEL_DEFINES)
+            continue
         text = Path(f).read_text()
         if Path(f).name == "pqc.v":
             try:

@@ -127,3 +127,73 @@ def test_3_setup_in_the_nix_shell_runs_no_apt(tmp_path, pdk_root, caravel_root):
     assert not mark.exists(), mark.read_text()
     assert "apt: skipped (Nix shell)" in r.stdout
     assert "[setup] done" in r.stdout
+
+
+# --- findings 4 and 5: LibreLane's own steps before place-and-route ------------------------------
+def _loaded(name: str) -> Path:
+    """The configuration file LibreLane loads for block `name` (`pqsoc pnr check`'s)."""
+    from pqsoc.cli import blocks
+    from pqsoc.flow import openlane
+    from pqsoc.flow.pdk import find_pdk
+    b = blocks.get(name)
+    assert openlane.prepare(b) == []
+    root, _ = openlane.loader_pdk_root(find_pdk().root)
+    return Path(openlane.check(b, root, find_pdk().root)["config_file"]), root
+
+
+def _variant(config_file: Path, tag: str, change) -> Path:
+    """A copy of a loaded configuration beside it (its `dir::` paths stay right), changed."""
+    cfg = json.loads(config_file.read_text())
+    change(cfg)
+    out = config_file.parent / f"config_{tag}.json"
+    out.write_text(json.dumps(cfg, indent=1))
+    return out
+
+
+def _steps(name, config_file, root, tag):
+    from pqsoc.flow import prepnr
+    r = prepnr.run(name, config_file, root, "sky130A", "sky130_fd_sc_hd",
+                   out=config_file.parent / f"librelane_{tag}")
+    return dict(r["steps"]), r
+
+
+def test_4_acc_lints_with_its_sram_macros(pdk_root):
+    """Verilator.Lint and its checkers on the ACC: the SRAM macro has a `vh` view (a port-only
+    header from the PDK's model); without it (gds / lef / lib only, the state the review found)
+    LibreLane's LintErrors stops the run on the 16 unresolved SRAM instances."""
+    cfg, root = _loaded("acc")
+    steps, r = _steps("acc", cfg, root, "ok")
+    assert r["ok"], r
+    sram = "sky130_sram_2kbyte_1rw1r_32x512_8"
+    header = json.loads(cfg.read_text())["MACROS"][sram]["vh"][0]
+    assert "module sky130_sram_2kbyte_1rw1r_32x512_8 (" in Path(header).read_text() \
+        if Path(header).is_absolute() else (cfg.parent / header[5:]).read_text()
+
+    def no_vh(c):
+        del c["MACROS"][sram]["vh"]
+    steps, r = _steps("acc", _variant(cfg, "no_vh", no_vh), root, "no_vh")
+    assert steps["Checker.LintErrors"] == "failed" and steps["Yosys.JsonHeader"] == "not reached"
+    log = (r["run_dir"] / "1-verilator-lint" / "verilator-lint.log").read_text()
+    assert log.count("Cannot find file containing module") >= 16 or "sky130_sram" in log
+
+
+def test_5_wrapper_reads_with_librelanes_slang_arguments(pdk_root, caravel_root):
+    """Yosys.JsonHeader on the wrapper (LibreLane's script, read_slang with its arguments): Caravel's
+    `include "defines.v"` resolves through the include folder; with only Ibex' folders (the state
+    the review found) the step fails."""
+    cfg, root = _loaded("caravel")
+    steps, r = _steps("caravel", cfg, root, "ok")
+    assert r["ok"], r
+    assert all(state == "passed" for state in steps.values())
+
+    def ibex_only(c):   # as it was: defines.v a source of its own, only Ibex' include folders
+        ours = [d for d in c["VERILOG_INCLUDE_DIRS"] if d.rstrip("/").endswith("caravel")]
+        assert len(ours) == 1
+        c["VERILOG_INCLUDE_DIRS"].remove(ours[0])
+        files = c["VERILOG_FILES"]
+        c["VERILOG_FILES"] = [ours[0].rstrip("/") + "/defines.v", *([files] if isinstance(files, str) else files)]
+    steps, r = _steps("caravel", _variant(cfg, "ibex_only", ibex_only), root, "ibex_only")
+    assert steps["Checker.LintErrors"] == "passed", steps
+    assert steps["Yosys.JsonHeader"] == "failed", steps
+    log = next((r["run_dir"]).glob("5-yosys-jsonheader/*.log")).read_text()
+    assert "defines.v" in log

@@ -373,20 +373,32 @@ def test_harden_without_blocks_takes_the_chip_in_order_and_refuses_without_openr
     assert caravel_openlane.HARDEN_ORDER == ("kmac", "acc", "caravel")
     assert main(["harden"]) != 0
     out = capsys.readouterr()
-    assert "[harden] block 1/3: kmac" in out.out and "hardening needs openroad and openlane on PATH" in out.err
+    assert "[harden] block 1/3: kmac" in out.out and "hardening needs librelane, openroad" in out.err
 
 
 def test_harden_collects_views_where_the_wrapper_reads_them(tmp_path):
     from pqsoc.flow import harden
     run = tmp_path / "run"
-    for folder, name in (("gds", "acc.gds"), ("lef", "acc.lef"), ("nl", "acc.nl.v")):
+    # a LibreLane run's final/ folder: views by format, Liberty by STA corner, SPEF by RC corner
+    for folder, name in (("gds", "acc.gds"), ("lef", "acc.lef"), ("nl", "acc.nl.v"),
+                         *((f"lib/{k}_{c}", f"acc__{k}_{c}.lib") for k in ("nom", "min", "max")
+                           for c in ("tt_025C_1v80", "ss_100C_1v60", "ff_n40C_1v95")),
+                         *((f"spef/{rc}_", f"acc.{rc}.spef") for rc in ("nom", "min", "max"))):
         (run / "final" / folder).mkdir(parents=True)
         (run / "final" / folder / name).write_text(folder)
     out = harden.collect_views(run, "acc", repo=tmp_path)
-    assert [p.relative_to(tmp_path).as_posix() for p in out] == ["gds/acc.gds", "lef/acc.lef", "verilog/gl/acc.v"]
+    got = [p.relative_to(tmp_path).as_posix() for p in out]
+    assert got == ["gds/acc.gds", "lef/acc.lef", "verilog/gl/acc.v", "lib/acc__tt.lib", "lib/acc__ss.lib",
+                   "lib/acc__ff.lib", "spef/multicorner/acc.nom.spef", "spef/multicorner/acc.min.spef",
+                   "spef/multicorner/acc.max.spef"]
+    assert (tmp_path / "lib/acc__ss.lib").read_text() == "lib/nom_ss_100C_1v60"
     wrapper = json.loads(openlane.config_path(blocks.get("caravel")).read_text())["MACROS"]["acc"]
     assert [wrapper[v][0] for v in ("gds", "lef", "nl")] == [f"dir::../../{p}" for p in
                                                              ("gds/acc.gds", "lef/acc.lef", "verilog/gl/acc.v")]
+    # finding 13: the wrapper reads the collected timing views, every corner
+    assert wrapper["lib"] == {f"*_{c}_*": [f"dir::../../lib/acc__{c}.lib"] for c in ("tt", "ss", "ff")}
+    assert wrapper["spef"] == {f"{rc}_*": [f"dir::../../spef/multicorner/acc.{rc}.spef"]
+                               for rc in ("nom", "min", "max")}
     (run / "final" / "lef" / "acc.lef").unlink()
     with pytest.raises(FlowError, match="has no final/lef/acc.lef"):
         harden.collect_views(run, "acc", repo=tmp_path)

@@ -93,10 +93,28 @@ def _pnr(args) -> int:
             print(f"pqsoc pnr check: error: {name}: {p}", file=sys.stderr)
         if problems:
             failed.append(name)
+            continue
+        if not _librelane_steps(name, r["config_file"], root):
+            failed.append(name)
     if failed:
         print(f"pqsoc pnr check: failed: {' '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _librelane_steps(name: str, config_file, pdk_root) -> bool:
+    """LibreLane's steps before place-and-route on one configuration (pqsoc/flow/prepnr.py),
+    a line each; False when one fails."""
+    from pqsoc.flow import prepnr
+    from pqsoc.flow.pdk import PDK, SCL
+    r = prepnr.run(name, config_file, pdk_root, PDK, SCL)
+    for step, state in r["steps"]:
+        print(f"[pnr check] {name}: LibreLane {step}: {state}")
+    shown = r["run_dir"].relative_to(REPO) if r["run_dir"].is_relative_to(REPO) else r["run_dir"]
+    if not r["ok"]:
+        print(f"pqsoc pnr check: error: {name}: LibreLane's steps before place-and-route failed: "
+              f"{r['error']} (logs under {shown})", file=sys.stderr)
+    return r["ok"]
 
 
 def _floorplan_check(ctx=None) -> bool:
@@ -241,7 +259,8 @@ def main(argv=None) -> int:
     p.add_argument("blocks", nargs="*", help="default: every block with an OpenLane configuration")
     p.set_defaults(func=_pnr_config)
 
-    p = sub.add_parser("pnr", help="check the OpenLane configurations with LibreLane's config loader")
+    p = sub.add_parser("pnr", help="check the LibreLane configurations: its loader, its steps before "
+                       "place-and-route (lint, synthesis front end, SDC files), the floorplan")
     p.add_argument("action", choices=["check"])
     p.add_argument("blocks", nargs="*", help="default: every block with an OpenLane configuration, "
                                              "and the floorplan check")

@@ -105,14 +105,35 @@ def harden(name: str) -> None:
 # pqsoc/flow/tapeout.py lists), where a configuration that places this block as a macro reads them.
 SUBMISSION_VIEWS = (("gds", "{top}.gds", "gds/{top}.gds"), ("lef", "{top}.lef", "lef/{top}.lef"),
                     ("nl", "{top}.nl.v", "verilog/gl/{top}.v"))
+# Timing views: final/lib/<corner>/ holds a Liberty per STA corner (`nom_tt_025C_1v80`, ...); the
+# nominal one of each process corner is kept. final/spef/<rc>_/ holds the parasitics per RC corner.
+SUBMISSION_LIB = {c: f"lib/{{top}}__{c}.lib" for c in ("tt", "ss", "ff")}
+SUBMISSION_SPEF = {rc: f"spef/multicorner/{{top}}.{rc}.spef" for rc in ("nom", "min", "max")}
+
+
+def _one(files: list[Path], what: str, run_dir: Path) -> Path:
+    if len(files) != 1:
+        raise FlowError(f"the run {run_dir} has {len(files)} files for {what}, not one: "
+                        + ", ".join(str(f.relative_to(run_dir)) for f in files))
+    return files[0]
 
 
 def collect_views(run_dir: Path, top: str, repo: Path = REPO) -> list[Path]:
-    out = []
+    run_dir = Path(run_dir)
+    final = run_dir / "final"
+    pairs = []
     for folder, name, dest in SUBMISSION_VIEWS:
-        src = Path(run_dir) / "final" / folder / name.format(top=top)
+        src = final / folder / name.format(top=top)
         if not src.is_file():
-            raise FlowError(f"the OpenLane run {run_dir} has no {src.relative_to(run_dir)}")
+            raise FlowError(f"the run {run_dir} has no {src.relative_to(run_dir)}")
+        pairs.append((src, dest))
+    for corner, dest in SUBMISSION_LIB.items():
+        pairs.append((_one(sorted(final.glob(f"lib/nom_{corner}_*/*.lib")), f"the nominal {corner} Liberty",
+                           run_dir), dest))
+    for rc, dest in SUBMISSION_SPEF.items():
+        pairs.append((_one(sorted(final.glob(f"spef/{rc}*/*.spef")), f"the {rc} parasitics", run_dir), dest))
+    out = []
+    for src, dest in pairs:
         target = repo / dest.format(top=top)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, target)
@@ -121,12 +142,17 @@ def collect_views(run_dir: Path, top: str, repo: Path = REPO) -> list[Path]:
 
 
 def missing_macro_views(config: Path) -> list[str]:
-    """The `dir::` macro views of a configuration (another block's hardened views) that do not exist."""
+    """The `dir::` macro views of a configuration (another block's hardened views, the headers
+    under build/) that do not exist."""
     cfg = json.loads(config.read_text())
     out = []
     for cell, m in (cfg.get("MACROS") or {}).items():
-        for view in ("gds", "lef", "nl"):
-            for v in m.get(view, []):
+        for view, value in m.items():
+            if view == "instances":
+                continue
+            paths = [p for ps in value.values() for p in ps] if isinstance(value, dict) else \
+                ([value] if isinstance(value, str) else value)
+            for v in paths:
                 if v.startswith("dir::") and not (config.parent / v[5:]).resolve().is_file():
                     out.append(f"{cell} {view} {v[5:]}")
     return out

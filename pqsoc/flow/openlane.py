@@ -215,7 +215,8 @@ def check(block: Block, pdk_root: Path, real_pdk_root: Path | None = None) -> di
     """`pqsoc pnr check` for one block: the committed file is the generated one, and LibreLane
     loads it. A file the loader misses that only `make harden` or a full PDK gives
     (pending_reason) is stood in by an empty file in build/pnr_check/<block>/ and listed; any
-    other refusal is an error. Returns {'variables': n, 'stand_ins': [(path, reason)], KEY_VARIABLES...}."""
+    other refusal is an error. Returns {'variables': n, 'stand_ins': [(path, reason)], 'config_file':
+    the file LibreLane loaded (the committed one, or its copy with the stand-ins), KEY_VARIABLES...}."""
     from librelane.config import InvalidConfig
     from librelane.flows import Flow
     from pqsoc import BUILD
@@ -262,7 +263,7 @@ def check(block: Block, pdk_root: Path, real_pdk_root: Path | None = None) -> di
     else:
         raise FlowError(f"{block.name}: more than 200 rounds of missing files in {_shown(path)}")
     return {"variables": len(cfg), "stand_ins": [(str(p), r) for p, r in sorted(reasons.items())],
-            **{k: cfg.get(k) for k in KEY_VARIABLES}}
+            "config_file": target, **{k: cfg.get(k) for k in KEY_VARIABLES}}
 
 
 def macro_errors(cfg: dict, placements: dict[str, tuple[float, float, str]], instances: list[str]) -> list[str]:
@@ -327,3 +328,64 @@ def floorplan_variables(fp, views: dict, power: tuple[str, str] = ("vccd1", "vss
         "FP_MACRO_HORIZONTAL_HALO": halo,
         "FP_MACRO_VERTICAL_HALO": halo,
     }
+
+
+# --- a macro's port-only Verilog header (LibreLane's `vh` view) ------------------------------------
+# LibreLane's Verilator.Lint and Yosys steps know a macro only through its Verilog views (`vh`,
+# `pnl`, `nl`); one with gds / lef / lib alone is an unresolved module and stops the lint. The
+# OpenRAM models in the PDK are behavioural (delays, $display), so the view given is a header
+# with the model's ports and nothing else, made from the PDK's model by Yosys itself.
+POWER_PINS = ("vccd1", "vssd1")
+
+
+def blackbox_header(model: Path, cell: str, power_pins=POWER_PINS) -> str:
+    """A port-only `(* blackbox *)` module of cell from its Verilog model (read by Yosys with
+    `-lib`: parameters resolved to the port widths); the power pins under `USE_POWER_PINS`."""
+    import subprocess
+    import sys
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out, script = Path(tmp) / "bb.v", Path(tmp) / "bb.ys"
+        script.write_text(f"read_verilog -sv -lib {model}\nwrite_verilog -noattr -blackboxes {out}\n")
+        r = subprocess.run([sys.executable, "-m", "pqsoc.flow.yosys_run", str(script)],
+                           capture_output=True, text=True, timeout=300)
+        if r.returncode != 0 or "@@done" not in r.stdout:
+            raise FlowError(f"Yosys could not read {model}: {(r.stdout + r.stderr)[-800:]}")
+        text = out.read_text()
+    ports = _ports(text, cell)
+    if not ports:
+        raise FlowError(f"{model} has no module {cell} with ports")
+    lines = [f"// {cell}: ports only (pqsoc/flow/openlane.py blackbox_header, from the PDK's model",
+             f"// {model.name}); LibreLane's `vh` view for lint and synthesis",
+             "(* blackbox *)", f"module {cell} ("]
+    power = [p for p in power_pins if p not in ports]
+    if power:
+        lines += ["`ifdef USE_POWER_PINS", *[f"    inout {p}," for p in power], "`endif"]
+    body = [f"    {decl} {name}" for name, decl in ports.items()]
+    lines += [",\n".join(body), ");", "endmodule", ""]
+    return "\n".join(lines)
+
+
+def _ports(verilog: str, module: str) -> dict[str, str]:
+    """A module's ports in order with their direction and range (`input [8:0]`)."""
+    for m in re.finditer(r"^module\s+(\\\S+|\w+)\s*\(.*?\);(.*?)^endmodule", verilog, re.S | re.M):
+        if m.group(1).lstrip("\\") == module:
+            return {name.lstrip("\\"): f"{d}{(' ' + r) if r else ''}" for d, r, name in
+                    re.findall(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(\[[^\]]+\])?\s*(\\?\S+)\s*;",
+                               m.group(2), re.M)}
+    return {}
+
+
+def macro_header_path(cell: str) -> Path:
+    from pqsoc import BUILD
+    return BUILD / "pnr" / "macros" / f"{cell}.vh"
+
+
+def write_macro_header(cell: str, model: Path) -> Path:
+    """The header of cell at macro_header_path (rewritten only when it changes)."""
+    path = macro_header_path(cell)
+    text = blackbox_header(model, cell)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+    return path
