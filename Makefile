@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 # pqsoc: the user interface. `make setup`, then `make test`; `make report` is the main job.
 SHELL := /bin/bash
 VENV := .venv

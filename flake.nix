@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 {
   # Nix dev shell: the tools of the local flow plus OpenLane 2 (with OpenROAD, Magic, Netgen,
   # KLayout) for hardening. On Debian, `make setup` installs the local flow without Nix.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """SPDX headers of the project's own source files (the licence is LICENSE, Apache-2.0).
 
 ChipFoundry's precheck (its licence check) wants an approved licence at the repository root and,

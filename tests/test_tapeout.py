@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """tapeout.json's generator, schema and check (pqsoc/flow/tapeout.py) on a throwaway git repository
 with fixture reports: a missing report gives a missing figure, never a number; the check flags a
 stale figure, a failed signoff check, a missing field, and passes when everything is there."""

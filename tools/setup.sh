@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 # One-command setup on Debian 12: pinned apt packages, a pinned Python venv (.venv), the PDK check.
 # Idempotent: every step first checks whether its result is already there.
 set -euo pipefail

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Check or add the SPDX headers of the project's source files (pqsoc/spdx.py has the rules).
 
     python tools/spdx.py --check

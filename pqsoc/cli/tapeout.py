@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc tapeout write` / `pqsoc tapeout check`: tapeout.json from the reports (pqsoc/flow/tapeout.py),
 with this project's facts taken from where they are declared (block registry, ip/acc/block.py,
 soc/target.py, ip/common)."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc harden BLOCK`: OpenLane 2 place-and-route of a block with its pnr/<block>/config.json.
 
 OpenLane's steps from Floorplan on need OpenROAD, which no Debian or PyPI package provides: this

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """tapeout.json: the chip as it stands, written from the reports that exist, and its check.
 
 `pqsoc tapeout write` (the last step of `make report`) fills tapeout.json from reports/: every
