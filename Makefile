@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 # pqsoc: the user interface. `make setup`, then `make test`; `make report` is the main job.
 SHELL := /bin/bash
 VENV := .venv
@@ -46,6 +48,7 @@ report: $(PQSOC)
 	$(VENV)/bin/python -m ip.acc.dv.bench_mlkem --n 1000 --seed 1 --json reports/mlkem_bench.json
 	$(VENV)/bin/python -m ip.acc.dv.bench_mldsa --n 1000 --seed 1 --json reports/mldsa_bench.json
 	$(VENV)/bin/python -m ip.acc.dv.jobs mldsa65_sign --program sign16 --n 200 --seed 2 --json reports/mldsa65_sign16.json
+	$(PQSOC) tapeout submission   # third_party/used_external_repos.csv, lvs/*/lvs_config.json (commit them)
 	$(PQSOC) tapeout write
 
 # Without BLOCKS `pqsoc harden` takes the chip's blocks in dependency order: the KMAC macro (it

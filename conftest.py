@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """pytest, every test folder: the blocks registered with the flow as the command line registers
 them (pqsoc/cli/blocks.py), so a test can name a block; the PDK fixture."""
 import os

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 {
   # The hardening shell: LibreLane (OpenLane 2's continuation, the flow ChipFoundry runs for the
   # Caravel shuttles) with the tools it drives (OpenROAD, Yosys with slang, Magic, Netgen,

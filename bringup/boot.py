@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Booting the silicon SoC over the bridge: its boot memory ("rom" region, at the CPU's reset
 address) is a RAM that holds nothing at power-up, and the CPU fetches nothing while the
 `boot_hold` CSR is 1 (soc/target.py BootHold; power-up value 1). `boot` holds the CPU and puts

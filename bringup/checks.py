@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The bring-up checks. Each takes a bus (read(addr, count) -> [words], write(addr, words),
 read1(addr)) and the SocMap, and returns a dict: "pass", "problems" (what went wrong, with
 addresses) and figures. A bus that stops answering raises uartbone.BridgeError.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc bringup PORT [--csr FILE] [--baud N] [--timeout S] [CHECK ...]` (also
 `python -m bringup`): runs the bring-up checks over the chip's bring-up UART and prints one
 JSON line per check and a summary; exit status 1 if any check fails, 2 on bad arguments."""

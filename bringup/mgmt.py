@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The management-Wishbone path of bring-up: on a Caravel chip, the management core (its own
 firmware, from Caravel's SPI flash) boots our SoC with no host attached. `pqsoc bringup
 --mgmt-image DIR --boot FW.bin --csr CSR.json` writes, for the management firmware:

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The chip's address map as the LiteX build exported it (build/soc/csr.json): CSR registers,
 CSR banks, memory regions and constants. Every address the checks use comes from here or from
 the blocks' register descriptions (ip/*/data/*_regs.yml), never from a copied number."""

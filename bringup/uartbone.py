@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Host side of the LiteX UART bridge ("uartbone") on the chip's bring-up UART.
 
 Wire format: soc/bridge.py. Writes are not acknowledged. The bridge drops bytes that arrive while it sends a reply, so a

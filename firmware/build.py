@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Build firmware programs for the pqsoc SoC with riscv64-unknown-elf-gcc and picolibc.
 
 A program is firmware/programs/NAME.c linked with firmware/lib/*; the SoC build

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """How Caravel's management core boots our SoC: the Wishbone writes (management-core addresses,
 soc/mgmt_port.py) that put a firmware image into the boot RAM, for a *_preloaded program the
 ACC's program and DMEM image into the ACC (firmware/build.py PRELOADED), and then clear

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The generated C side of the firmware's ML-KEM API (firmware/lib/pqc.c, pqc.h).
 
 One source: the ACC programs of ip/acc/kernels/mlkem (keygen.py, encaps.py, decaps.py). From

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The generated C side of the firmware's ML-DSA API (firmware/lib/pqc.c, pqc.h): the sibling
 of pqc_layout.py (ML-KEM), with its FNV-1a sums and image format.
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """pqsoc: the project's command line and flow steps (synthesis, STA, reports, simulation, tools)."""
 from pathlib import Path
 

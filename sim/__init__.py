@@ -1,1 +1,3 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Full-system Verilator simulation of the pqsoc SoC."""

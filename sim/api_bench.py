@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """End to end from the firmware API (issues 23 and 24): firmware/programs/pqc_mlkem_api.c and
 pqc_mldsa_api.c on the simulation SoC, each op called twice (loading, then resident), their
 known-answer checks included (a failed one fails the run). Returns, per op, the ACC's cycles

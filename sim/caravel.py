@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc sim caravel`: the chip as Caravel's management core sees it. Caravel's
 user_project_wrapper around the silicon SoC (soc/caravel.py), its RTL in Verilator
 (sim/caravel_harness.cpp), and a model of the management firmware driving wbs_*: it writes our

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 pqsoc contributors
+// SPDX-License-Identifier: Apache-2.0
 // Verilator harness for Caravel's user_project_wrapper around the silicon SoC (soc/caravel.py):
 // the chip as the management core sees it. Nothing is preloaded: a model of the management
 // firmware (--mgmt FILE, written by sim/caravel.py) drives wbs_* as Caravel's management core

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 // What the Verilator harnesses of the pqsoc SoCs share (harness.cpp: the simulation SoC;
 // silicon_harness.cpp: the silicon SoC's RTL and gate-level netlist): the exit statuses, the
 // options both take, the clock loop with its reset release, GPIO loopback, bridge UART and

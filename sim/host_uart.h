@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 // Host end of a UART of the pqsoc SoC, shared by the Verilator harnesses (harness.cpp for the
 // simulation SoC, silicon_harness.cpp for the silicon SoC's RTL and gate-level netlist).
 #pragma once

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA on the whole simulated SoC: `pqsoc mldsa keygen|sign|verify --engine soc`
 (ip.acc.api's mldsa_* functions with engine="soc").
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM on the whole simulated SoC: `pqsoc mlkem keygen|encaps|decaps --engine soc`.
 
 The call's inputs go into a generated header for firmware/programs/pqc_mlkem_api.c (the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Build (cached) and run the Verilator model of the pqsoc SoC, and judge a firmware's output.
 
 The model is built (pqsoc.flow.verilator.build_model) once per distinct (SoC Verilog, Ibex

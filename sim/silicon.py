@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc gls soc` / `pqsoc gls soc_acc32k`: firmware on the silicon SoC's gate-level netlist,
 against the same SoC's RTL.
 

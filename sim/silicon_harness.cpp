@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 pqsoc contributors
+// SPDX-License-Identifier: Apache-2.0
 // Verilator harness for the silicon SoC (soc/silicon.py, top `pqsoc`): its RTL and its
 // gate-level netlist, which have the same pins (sys_clk, sys_rst, uart_tx/rx, bringup_tx/rx,
 // gpio_in/out) and the same SRAM macros (cycle models, pqsoc.flow.gls.sram_cycle_model, built

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The steps every `--engine soc` shares (sim/mlkem_soc.py, sim/mldsa_soc.py): the SoC build
 (once per process), a firmware API program built with the call's generated header, the
 Verilator model of the SoC (cached in build/sim/model), the simulation, and the firmware's

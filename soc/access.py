@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Bus access policy for the masters from outside the chip's own CPU: the UART bring-up bridge and,
 in the Caravel wrapper, the management core's Wishbone (soc/caravel.py).
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The silicon SoC as blocks of the flow: `soc` (the ACC's 16 KiB memories) and `soc_acc32k`
 (the anchor's 32 KiB ones). Declared once; the registry (pqsoc/cli/blocks.py) wires their
 gate-level run (firmware on sim/'s harness: sim/silicon.py)."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The wire format of the SoC's UART bridge (LiteX's uartbone, soc/target.py), written once for
 the host (bringup/uartbone.py) and for the simulation harness's boot script (sim/silicon.py).
 

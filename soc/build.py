@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Generate the SoC: Verilog, csr.json/csr.csv and C headers, through the LiteX Builder."""
 import filecmp
 import json

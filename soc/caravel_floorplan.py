@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The tape-out floorplans, computed from the block definitions and checked (pqsoc/flow/floorplan.py).
 
 Hierarchy planned for Caravel's user_project_wrapper:

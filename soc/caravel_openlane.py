@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The OpenLane 2 / LibreLane configurations of the taped-out hierarchy, from its checked floorplans.
 
 Two configurations come from here (wired to the blocks by the registry, pqsoc/cli/blocks.py, and

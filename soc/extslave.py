@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Hook for our own Verilog Wishbone blocks (the PQC subsystem: KMAC + coprocessor).
 
 They are Amaranth designs emitted as Verilog. One Verilog module (a `WishboneBlock`) may expose

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Our Ibex CPU for LiteX: the upstream wrapper fixed for the current Ibex RTL.
 
 Checked against litex 2024.12 (litex/soc/cores/cpu/ibex/core.py) and

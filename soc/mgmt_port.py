@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The Caravel management core's Wishbone (`wbs_*`, clock `wb_clk_i`) as a bus master of our SoC,
 whatever clock the SoC runs on (soc/caravel.py: `wb_clk_i` or `user_clock2`).
 

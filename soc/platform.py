@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """A technology-neutral LiteX platform: the SoC's top-level ports, and a "build" that only writes
 Verilog plus a file list (synthesis and simulation are separate flow steps that read them)."""
 import json

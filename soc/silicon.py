@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The silicon SoC: the configuration `pqsoc synth soc` / `pqsoc sta soc` measure (whole-SoC PPA).
 
 Every memory is on sky130 OpenRAM macros (black boxes in synthesis, LEF area in the report): the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Simulation control: firmware writes an exit code here to end a simulation.
 
 A LiteX core like any other: one CSR, so its address lands in csr.h/csr.json. Only the

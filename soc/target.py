@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The pqsoc SoC: Ibex (rv32imc) + boot ROM + main SRAM + UART, timer, GPIO, UART bridge
 (+ sim control in the simulation variant) + the PQC subsystem (KMAC block and the ACC
 coprocessor, one Verilog module `pqc`, ip/acc/rtl/pqc.py).

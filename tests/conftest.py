@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures of the flow tests: a throwaway block from Verilog text, registered for one test;
 the tt Liberty as the fanout repair sees it."""
 from pathlib import Path

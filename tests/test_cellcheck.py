@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Cell models cross-check: the Yosys (Liberty) cell models and the PDK's Verilog models agree in Icarus."""
 import re
 from pathlib import Path

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Fanout repair and driver upsizing (pqsoc/flow/fanout.py), the stand-in for OpenROAD's
 repair_design: buffer trees, buffer-chain collapse, escaped names, upsizing within dont_use."""
 import pytest

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The generic floorplan (pqsoc/flow/floorplan.py) and Caravel's wrapper as read from CARAVEL_ROOT
 (pqsoc/flow/caravel.py): LEF facts, the placer's output passes the checker, and the checker
 reports every seeded violation."""

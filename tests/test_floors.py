@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The floors: each package imports only the floors below it, and no module imports itself back
 through others (an import circle). Every import counts, those inside function bodies too.
 
@@ -12,6 +14,7 @@ Ground up (../shared/STYLE.md, README.md "Layout"):
     sim                    Verilator harnesses and runners (they build firmware)
     bringup                host scripts for the chip
     pqsoc.cli              the command line and the block registry
+    tools                  repository scripts (tools/spdx.py)
 Test modules (tests/ folders, conftest.py) may import any floor and are not checked.
 """
 import ast
@@ -20,7 +23,7 @@ from pathlib import Path
 from pqsoc import REPO
 
 FLOORS = ("pqsoc", "pqsoc.flow", "ip.common", "ip.kmac", "ip.acc", "soc", "firmware", "sim",
-          "bringup", "pqsoc.cli")
+          "bringup", "pqsoc.cli", "tools")
 SKIP_DIRS = {".venv", "build", "reports", ".git", "__pycache__"}
 
 

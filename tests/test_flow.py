@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The local PPA flow: synthesis, STA and reports on a real block, and every bad-input path."""
 import json
 import os

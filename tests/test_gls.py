@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Gate-level simulation: the synthesized Keccak netlist runs the RTL's cocotb test with equal cycles."""
 import json
 

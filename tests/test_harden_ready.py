@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The first real `make harden` (issue #35): each finding of the review that would stop it before
 or after place-and-route has a test here, named by its number. Each fails on the state the review
 found and passes on the fix; the larger checks it names (pdngen's rules, power reach, routing

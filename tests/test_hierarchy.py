@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Block.keep_hierarchy: kept modules through synthesis, fanout repair, STA, reports and the
 gate-level flattening."""
 import re

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The local layout flow (pqsoc.flow.layout): Coriolis set up for sky130_fd_sc_hd from the PDK's
 LEF files, placement + taps + fill checked with Magic's DRC, and a route that is incomplete or
 not DRC-clean is reported as such, never as clean."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """pnr/<block>/config.json is what the block's declaration makes (`pqsoc pnr-config`): one clock
 period, design name, Verilog and exclusion list for the local flow and for OpenLane."""
 import json

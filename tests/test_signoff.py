@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc signoff` on tiny hand-written layouts: two sky130_fd_sc_hd inverters and a well tap in
 one unithd row, routed on met1 through L1M1_PR vias to the cells' li1 pins, met1 power rails.
 

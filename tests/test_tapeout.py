@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """tapeout.json's generator, schema and check (pqsoc/flow/tapeout.py) on a throwaway git repository
 with fixture reports: a missing report gives a missing figure, never a number; the check flags a
 stale figure, a failed signoff check, a missing field, and passes when everything is there."""
@@ -280,3 +282,29 @@ def test_harden_metrics_are_collected_for_tapeout(tmp_path):
     assert out == tmp_path / "reports" / "harden" / "kmac" / "metrics.json"
     data = json.loads(out.read_text())
     assert data["design__instance__count"] == 5 and data["provenance"]["commit"] == "c" * 40
+
+
+def test_check_names_submission_files_missing_or_stale(repo, monkeypatch, capsys):
+    """The files `pqsoc tapeout submission` writes: missing or differing from the generator's
+    output is a named problem; written, they pass."""
+    import dataclasses
+    from pqsoc import cli
+    from pqsoc.cli import tapeout as cli_tapeout
+    from pqsoc.flow import submission as sf
+    proj = dataclasses.replace(
+        PROJECT, external_repos=(sf.ExternalRepo("https://github.com/a/b", "1" * 40, "x", "y"),),
+        lvs=sf.LvsInputs(top="wrapper", hard_macros=("blk",), std_cell_library="sky130_fd_sc_hd",
+                         sram_macros=("ram",)))
+    write_reports(repo)
+    tp.write(proj, repo)
+    found = tp.check(proj, repo=repo)["problems"]
+    assert "missing: third_party/used_external_repos.csv: run `pqsoc tapeout submission`" in found
+    assert "missing: lvs/wrapper/lvs_config.json: run `pqsoc tapeout submission`" in found
+    monkeypatch.setattr(cli_tapeout, "REPO", repo)
+    monkeypatch.setattr(cli_tapeout, "project", lambda: proj)
+    assert cli.main(["tapeout", "submission"]) == 0
+    assert "wrote lvs/wrapper/lvs_config.json" in capsys.readouterr().out
+    assert tp.check(proj, repo=repo)["problems"] == []
+    (repo / "third_party" / "used_external_repos.csv").write_text("repository name,commit hash\n")
+    assert tp.check(proj, repo=repo)["problems"] == [
+        "stale: third_party/used_external_repos.csv differs from what `pqsoc tapeout submission` writes now: run it"]

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The committed tapeout.json is what `pqsoc tapeout write` writes (pqsoc/cli/tapeout.py): it matches
 the schema, its facts are the declarations' (clock, memories, blocks), and with the reports this
 checkout has it is the generator's output. reports/ is not committed: on a fresh clone every

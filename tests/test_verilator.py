@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """pqsoc.flow.verilator: the model flag sets and the cached model build."""
 import subprocess
 

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 # One-command setup on Debian 12: pinned apt packages, a pinned Python venv (.venv), the PDK check.
 # In the Nix shell (flake.nix) the same command makes the venv and checks the PDK, without apt.
 # Idempotent: every step first checks whether its result is already there.

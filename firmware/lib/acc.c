@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ACC coprocessor driver; see acc.h and ip/acc/data/acc_regs.yml. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Driver for the ACC coprocessor (ip/acc, registers in the generated acc_regs.h, error bits in
  * the generated acc_errors.h from ip/acc/data/isa.yml): load a program into IMEM, data into
  * DMEM, run it (CTRL.START, poll STATUS.STATE until IDLE, with a bound), read the results; or

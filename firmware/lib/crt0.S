@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Start-up for Ibex. Ibex fetches its first instruction at boot_addr + 0x80 and traps to
  * boot_addr + 4*cause (mtvec is always vectored), so the ROM starts with 32 vector slots. */
     .section .text.vectors, "ax"

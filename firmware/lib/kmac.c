@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* KMAC block driver; see kmac.h and ip/kmac/doc/spec.md ("CPU programming", "cSHAKE and KMAC
  * in software"). The block knows only the sponge, its paddings and PAD_BLOCK; the SP 800-185
  * encodings are formed here. */

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Driver for the KMAC block (ip/kmac, registers in the generated kmac_regs.h): SHA3, SHAKE,
  * cSHAKE and KMAC / KMACXOF on the hardware sponge, polling STATUS (no interrupts yet).
  *

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ML-KEM and ML-DSA on the ACC through caller-supplied program images; see pqc.h. */
 #include <string.h>
 #include <generated/mem.h>

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ML-KEM (FIPS 203 KeyGen_internal, Encaps_internal, Decaps_internal) and ML-DSA (FIPS 204
  * KeyGen_internal, Sign_internal, Verify_internal) on the ACC coprocessor, for ML-KEM-512 /
  * -768 / -1024 and ML-DSA-44 / -65 / -87 (the parameter set is an argument; ML-DSA signing

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One JSON line per test, then a summary line; sim/run.py parses exactly this format:
  *   {"test": "NAME", "pass": true, "cycles": N}
  *   {"summary": "PROGRAM", "tests": T, "passed": P, "failed": F}                        */

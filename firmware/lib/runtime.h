@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Firmware runtime: console, cycle counter, traps and interrupts, simulation exit. */
 #ifndef PQSOC_RUNTIME_H
 #define PQSOC_RUNTIME_H

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Straightforward Keccak-f[1600] on 25 64-bit lanes (FIPS 202, section 3). Small, not fast. */
 #include <string.h>
 #include "sha3.h"

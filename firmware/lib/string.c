@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memset and memcpy a word at a time where the pointers allow it. They replace picolibc's
  * (the linker takes these before the library's): those are built for size and move a byte
  * per loop turn, and the CPU fetches every instruction over the bus (~5 cycles each), so

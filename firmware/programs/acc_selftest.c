@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Self-test of the ACC coprocessor through firmware/lib/acc.c. Programs, DMEM images and the
  * expected results are generated at build time (acc_vectors.h: ip.acc.tools.asm, kyber-py,
  * dilithium-py, hashlib); nothing here is computed by our own hardware.

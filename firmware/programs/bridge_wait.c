@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Waits for a host to write BRIDGE_MAGIC into the ctrl scratch register over the bring-up UART
  * bridge (no CPU involvement on that path), then reports. Used by the bring-up test. */
 #include <generated/csr.h>

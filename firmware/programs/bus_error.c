@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deliberately loads from an unmapped address: the runner must report a load access fault. */
 #include <stdio.h>
 #include <stdint.h>

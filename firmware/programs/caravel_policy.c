@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bus access policy seen from the firmware's side of a Caravel run (sim/caravel.py,
  * sim/tests/test_caravel.py): the management core loaded the ACC (ML-KEM-768 decaps, as for
  * mlkem_preloaded) and watches the console. While the ACC runs, the management core's reads of

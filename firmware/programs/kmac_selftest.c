@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Self-test of the KMAC block through firmware/lib/kmac.c: known answers for every mode
  * (expected values generated at build time from hashlib / pycryptodome), byte-granular
  * streaming, hardware vs software SHA3-256 timing, and the driver's error paths.

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ML-DSA-65 signing (the 4-iteration signature of mldsa_preloaded) on the ACC with its IMEM
  * and DMEM loaded by the host, by the program that fits the taped-out 16 KiB memories
  * (ip/acc/kernels/mldsa/sign16.py): the silicon SoC (block soc). Checks the signature against

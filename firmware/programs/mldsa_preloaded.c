@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ML-DSA-65 signing (a 4-iteration signature: the median) on the ACC with its IMEM and DMEM
  * loaded by the host. Needs ACC memories of 32 KiB each (program 23.1 KB, DMEM 32.1 KB): the
  * silicon SoC variant soc_acc32k. Checks the signature against dilithium-py's, kappa and the

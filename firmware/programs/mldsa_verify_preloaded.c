@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ML-DSA-65 verification (ip/acc/kernels/mldsa/verify.py, within the taped-out 16 KiB ACC
  * memories) of mldsa_preloaded's signature, the ACC's IMEM and DMEM loaded by the host: the
  * silicon SoC (block soc). Checks the status word (VALID: dilithium-py accepts the signature)

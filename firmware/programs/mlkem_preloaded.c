@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ML-KEM-768 decapsulation (valid ciphertext) on the ACC with its IMEM and DMEM loaded by the
  * host, for the silicon SoC, whose 8 KiB boot RAM cannot hold the program and its inputs
  * (pqc_ops carries them in a 128 KiB ROM). Checks K against kyber-py's and the ACC's cycles

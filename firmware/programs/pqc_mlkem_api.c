@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ML-KEM through the firmware API (lib/pqc.c) on the simulation SoC, whose 128 KiB ROM holds
  * the program images (on the silicon SoC they come from outside: pqc.h).
  *

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The real PQC operations on the ACC coprocessor, driven through firmware/lib/acc.c:
  *   - ML-KEM-768 decapsulation (ip/acc/kernels/mlkem/decaps.py): K of a valid ciphertext and the
  *     implicit-rejection K of a ciphertext with one bit flipped;

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The body of the preloaded-ACC programs (mlkem_preloaded.c, mldsa_preloaded.c): each includes
  * its generated <name>_vectors.h (firmware/build.py preloaded_op, write_preload_vectors), then
  * this file. The host has loaded the ACC's IMEM and DMEM (on the chip over the UART bridge;

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Self-test of the SoC: console, cycle counter, timer + interrupt, GPIO, main SRAM, bus errors,
  * SHA3-256. */
 #include <stdio.h>

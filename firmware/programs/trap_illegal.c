@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deliberately executes an illegal instruction: the runner must report mcause 2 and this PC. */
 #include <stdio.h>
 

@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Prints a result line cut short and exits "successfully": the runner must reject it. */
 #include <stdio.h>
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The ACC: a programmable PQC coprocessor (spec in doc/, RTL in rtl/, tools/, iss/, kernels/, dv/).
 
 Its data files, named once: the instruction set and the host register map."""

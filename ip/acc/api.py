@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Host API of the ACC's ML-KEM programs (FIPS 203 KeyGen_internal, Encaps_internal,
 Decaps_internal) and ML-DSA programs (FIPS 204 KeyGen_internal, Sign, Verify): what `pqsoc
 mlkem` and `pqsoc mldsa` run, and what a host script calls.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The ACC as a block: its constants, declared once, and the flow's view of it.
 
 The SoC (soc/), the ISS jobs and benchmarks (ip/acc/dv/), the firmware, the reports and the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """What every block shares: the Wishbone signature, the register bank and its YAML tool, the
 SRAM wrapper, the clock gate, and the one system clock."""
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Integrated clock gate: `gclk` follows the `sync` clock in the cycles whose `en` is 1.
 
 `en` is sampled while the clock is low (as a latch-based ICG does), so `gclk` has no glitch and

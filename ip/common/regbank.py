@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Wishbone register bank generated at elaboration from a register map (ip/common/regtool.py).
 
 Ports, per register R and field F (lower case):

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Register maps described once in YAML; RTL register bank, C header and Markdown from it.
 
     pqsoc regtool ip/kmac/data/kmac_regs.yml --c build/firmware/gen/kmac_regs.h \

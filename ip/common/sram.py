@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Single-ported SRAM bank: a behavioural Amaranth memory, or a tiling of sky130 OpenRAM macros.
 
 Ports (all synchronous to the bank's clock domain):

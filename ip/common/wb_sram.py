@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Wishbone-classic slave memories on sky130 OpenRAM macros: the silicon SoC's boot RAM and main
 SRAM (soc/target.py, `macro_memories`), where LiteX's own memories would become flip-flops.
 

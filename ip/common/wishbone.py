@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Wishbone B4 classic bus signature, 32-bit data, word addresses (LiteX's convention); a master
 may add the cycle type identifier for incrementing bursts (registered feedback)."""
 from amaranth.lib import wiring

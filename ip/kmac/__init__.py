@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """KMAC block: Keccak-f[1600], SHA3/SHAKE/cSHAKE/KMAC sponge, CPU and coprocessor side-load interfaces.
 
 Its register map, named once."""

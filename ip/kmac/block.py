@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The Keccak core and the KMAC block as blocks of the flow (declared once; the registry,
 pqsoc/cli/blocks.py, wires the benchmark from ip/kmac/dv/)."""
 from ip.common import SYS_CLK_PERIOD_NS

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc`: the project's one command-line entry point. Each subcommand lives in its own module."""
 import argparse
 import sys

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc acc asm|dis|run|ct|fuzz`: the ACC's tools (ip/acc/tools: ct is the constant-time
 check) and its lockstep fuzzer (ip/acc/dv)."""
 import argparse

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The blocks the command line knows, by name: each block's own declaration (ip/kmac/block.py,
 ip/acc/block.py, soc/block.py) registered with the flow, with the verification hooks that live
 on floors above the declaration wired in here (a benchmark in the block's dv/; the silicon SoC's

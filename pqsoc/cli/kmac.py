@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc kmac MODE --msg HEX ...`: hash with the KMAC block in the Amaranth simulator, driven
 through its CPU registers with the same sequence firmware uses (ip/kmac/dv/wb_driver.py)."""
 from pqsoc import FlowError

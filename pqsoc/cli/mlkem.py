@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]`, `pqsoc mldsa keygen
 --param P --xi HEX`, `pqsoc mldsa sign --param P --sk HEX (--msg HEX [--ctx HEX] | --mu HEX)
 [--rnd HEX | --deterministic]` and `pqsoc mldsa verify --param P --pk HEX (--msg HEX [--ctx

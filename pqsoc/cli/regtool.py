@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc regtool YML --c OUT.h --md OUT.md`: a register description as a C header and Markdown
 (ip/common/regtool.py; the RTL register bank is built from the same YAML)."""
 import sys

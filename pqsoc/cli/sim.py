@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc sim build` and `pqsoc sim run`: the full-system Verilator simulation of the SoC."""
 import json
 import shutil

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc soc build` and `pqsoc soc firmware`: generate the LiteX SoC and build firmware for it."""
 import json
 

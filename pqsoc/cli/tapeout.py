@@ -1,11 +1,16 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc tapeout write` / `pqsoc tapeout check`: tapeout.json from the reports (pqsoc/flow/tapeout.py),
 with this project's facts taken from where they are declared (block registry, ip/acc/block.py,
-soc/target.py, ip/common)."""
+soc/target.py, ip/common); `pqsoc tapeout submission`: the submission files written from those
+facts (third_party/used_external_repos.csv, lvs/user_project_wrapper/lvs_config.json)."""
+import re
 import sys
 
-from pqsoc import REPO
+from pqsoc import REPO, FlowError
+from pqsoc.flow import submission as subfiles
 from pqsoc.flow import tapeout as flow
-from soc.caravel_openlane import HARD_MACROS   # blocks hardened on their own and placed in the wrapper
+from soc.caravel_openlane import HARD_MACRO_VIEWS, HARD_MACROS   # blocks hardened on their own, placed in the wrapper
 
 WRAPPER = "user_project_wrapper"      # the cell Caravel's user project area takes (fixed name)
 WRAPPER_RTL_DIR = "build/rtl/caravel"     # where `pqsoc soc caravel` writes the wrapper and user_defines.v
@@ -23,6 +28,77 @@ TESTS = (("pytest (make test)", "reports/pytest.xml", "junit"),
          ("firmware PQC operations (RTL SoC)", "reports/sim_pqc_ops.json", "sim"),
          ("ACC random programs vs ISS (RTL)", "reports/acc_fuzz.json", "counts"),
          ("gate level vs RTL (pqsoc gls)", "reports/gls.json", "gls"))
+
+
+# The external repositories the submitted design is built from. The version of each is pinned
+# where the project pins it (requirements.txt, tools/setup.sh, pqsoc/flow/pdk.py); this table only
+# says which repository and commit a pinned release is. A pin without an entry here stops
+# `pqsoc tapeout submission`; an entry whose commit is not known yet holds the release tag, and
+# `pqsoc tapeout check` names it.
+RELEASES = {
+    # pythondata-cpu-ibex packs Ibex' RTL; the package records the Ibex commit (data_git_hash)
+    ("pythondata-cpu-ibex", "0.0.post2937"): ("https://github.com/lowRISC/ibex",
+                                             "5da1679f360b00ae330aab33cc8d79d73dfabb98"),
+    ("litex", "2024.12"): ("https://github.com/enjoy-digital/litex", "a1ea5a2f60c34656f426f8bf9961afbaeffa4fdd"),
+    ("migen", "0.10.0"): ("https://github.com/m-labs/migen", "0.10.0"),
+    ("amaranth", "0.5.10"): ("https://github.com/amaranth-lang/amaranth", "v0.5.10"),
+}
+USES = {"pythondata-cpu-ibex": "Ibex RISC-V core (the SoC's CPU), SystemVerilog RTL",
+        "litex": "LiteX SoC builder: interconnect, peripherals, the CPU wrapper",
+        "migen": "Migen, the HDL LiteX describes the SoC in",
+        "amaranth": "Amaranth HDL: the KMAC and ACC blocks are written in it"}
+
+
+def _pins(path) -> dict[str, str]:
+    """name -> version of each `name==version` line."""
+    out = {}
+    for line in path.read_text().splitlines():
+        m = re.match(r"\s*([A-Za-z0-9_.-]+)==([^\s#;]+)", line)
+        if m:
+            out[m.group(1).lower()] = m.group(2)
+    return out
+
+
+def _shell_var(path, name: str) -> str:
+    m = re.search(rf"^{name}=(\S+)$", path.read_text(), re.M)
+    if not m:
+        raise FlowError(f"{path.relative_to(REPO)} sets no {name}")
+    return m.group(1)
+
+
+def external_repos() -> tuple[subfiles.ExternalRepo, ...]:
+    from pqsoc.flow.pdk import open_pdks_rev
+    pins = _pins(REPO / "requirements.txt")
+    out = []
+    for (package, _), _repo in RELEASES.items():
+        if package not in pins:
+            raise FlowError(f"pqsoc/cli/tapeout.py RELEASES names {package}, which requirements.txt does not pin")
+        key = (package, pins[package])
+        if key not in RELEASES:
+            raise FlowError(f"requirements.txt pins {package}=={pins[package]}: pqsoc/cli/tapeout.py RELEASES "
+                            "has no repository and commit for that release")
+        url, commit = RELEASES[key]
+        out.append(subfiles.ExternalRepo(url, commit, f"requirements.txt: {package}=={pins[package]}",
+                                         USES[package]))
+    setup = REPO / "tools" / "setup.sh"
+    out.append(subfiles.ExternalRepo(_shell_var(setup, "CARAVEL_REPO"), _shell_var(setup, "CARAVEL_COMMIT"),
+                                     "tools/setup.sh: CARAVEL_COMMIT",
+                                     "Caravel's user project: the wrapper's ports, pin template, power grid"))
+    out.append(subfiles.ExternalRepo("https://github.com/RTimothyEdwards/open_pdks", open_pdks_rev(),
+                                     "LibreLane's pdk_hashes.yaml (pqsoc/flow/pdk.py open_pdks_rev)",
+                                     "sky130A: the sky130_fd_sc_hd cells and OpenRAM's SRAM macros (sky130_sram_macros)"))
+    return tuple(out)
+
+
+def lvs_inputs() -> subfiles.LvsInputs:
+    from ip.acc import block as acc_block
+    from pqsoc.cli import blocks
+    from pqsoc.flow.pdk import SCL
+    from soc import silicon
+    return subfiles.LvsInputs(
+        top=WRAPPER, hard_macros=tuple(blocks.get(n).top for n in HARD_MACROS), std_cell_library=SCL,
+        sram_macros=tuple(sorted({silicon.SRAM_MACRO, acc_block.SRAM_MACRO})),
+        gl_path=HARD_MACRO_VIEWS["nl"].format(top="{cell}"))
 
 
 def project() -> flow.Project:
@@ -59,6 +135,8 @@ def project() -> flow.Project:
         design_paths=DESIGN_PATHS,
         submission=flow.caravel_submission(WRAPPER, tuple(m.cell for m in macros if m.role == "hard macro"),
                                            WRAPPER_RTL_DIR),
+        external_repos=external_repos(),
+        lvs=lvs_inputs(),
     )
 
 
@@ -70,6 +148,12 @@ def _area_um(die) -> list[float]:
 def _write(args) -> int:
     out = flow.write(project(), REPO)
     print(f"[tapeout] wrote {out.relative_to(REPO)}")
+    return 0
+
+
+def _submission(args) -> int:
+    for rel in flow.write_submission(project(), REPO):
+        print(f"[tapeout] wrote {rel}")
     return 0
 
 
@@ -95,5 +179,8 @@ def add_parser(sub) -> None:
     s = p.add_subparsers(dest="tapeout_cmd", required=True)
     s.add_parser("write", help="fill tapeout.json from the reports that exist (last step of make report)"
                  ).set_defaults(func=_write)
+    s.add_parser("submission", help="write the submission files made from the project's facts: "
+                 "third_party/used_external_repos.csv, lvs/user_project_wrapper/lvs_config.json"
+                 ).set_defaults(func=_submission)
     s.add_parser("check", help="fail on a missing or stale figure or a failed check; list the "
                  "Caravel submission files").set_defaults(func=_check)

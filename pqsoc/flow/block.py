@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """What the flow knows of a hardware block, and the table of blocks by name.
 
 A block declares itself once, in its own home (`ip/<block>/block.py`, `soc/block.py`): its

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Caravel's user_project_wrapper as the floorplan sees it, read from ChipFoundry's fixed files.
 
 `CARAVEL_ROOT` points at a caravel_user_project checkout (CI: ../shared/caravel); nothing of it

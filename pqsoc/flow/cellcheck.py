@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Cross-check of the gate-level cell models against the PDK's own Verilog models, in Icarus.
 
 `pqsoc gls` simulates netlists with cell models that Yosys writes from the tt Liberty

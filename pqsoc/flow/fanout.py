@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Fanout repair of a mapped netlist: buffer trees on nets with more than MAX_FANOUT sinks.
 
 ABC's `buffer` never buffers its primary inputs, and to ABC every flip-flop output is a primary

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Macro floorplans: placed by a script from the macros' abstracts, checked by a separate checker.
 
 Knows no block by name. A floorplan is a core area on a placement grid (site width x row

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc gls BLOCK`: gate-level simulation of the netlist that `pqsoc synth` produced and STA measured.
 
 The netlist is built with Verilator, each cell replaced by the function Yosys reads from the PDK's

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc harden BLOCK`: LibreLane's Classic flow (place-and-route to signoff) on a block's
 pnr/<block>/config.json.
 

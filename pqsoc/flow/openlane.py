@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """OpenLane 2 configurations (pnr/<block>/config.json), written from the block's declaration.
 
 The clock, the design name, the Verilog the flow emits and the cells synthesis may not use come

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Where the sky130A PDK is, and the files of it that the flow reads.
 
 The PDK is never part of the repository: `PDK_ROOT` points at an open_pdks-style tree

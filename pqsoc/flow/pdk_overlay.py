@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """A LibreLane-loadable view of an old (OpenLane 1 era) sky130A PDK: build/pdk_overlay/sky130A.
 
 LibreLane (ChipFoundry's flow, OpenLane 2's continuation) reads the PDK's

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """LibreLane's own steps before place-and-route, run by LibreLane on this machine.
 
 The Classic flow starts with steps that need no OpenROAD: Verilator.Lint and its three checkers

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Which design a report describes: the git commit it was made at and the tracked files that
 differed from that commit. Every report `make report` writes carries this stamp, so
 `pqsoc tapeout check` can tell a current figure from a stale one (pqsoc/flow/tapeout.py)."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`make report` / `pqsoc ppa`: synthesis + STA (+ block benchmarks) -> reports/ppa.json, ppa.md, ppa.png.
 
 All figures are computed before anything is written; on any failure the old reports are removed,

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Local signoff of a finished layout (DEF or GDS): DRC, LVS, extraction and post-route STA.
 
 `pqsoc signoff LAYOUT --netlist V --top NAME` runs, on a layout made by any flow (this

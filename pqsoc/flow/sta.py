@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Static timing of a synthesized block with OpenSTA (Debian `sta`) at the tt and ss corners.
 
 Constraints (written per block to build/sta/<block>/block.sdc):

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Synthesis of a block to sky130_fd_sc_hd with Yosys (pyosys), after OpenLane's own recipe.
 
 Steps: read Liberty (cells and SRAM macros as black boxes) -> read the block's Verilog ->

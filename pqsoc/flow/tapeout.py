@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """tapeout.json: the chip as it stands, written from the reports that exist, and its check.
 
 `pqsoc tapeout write` (the last step of `make report`) fills tapeout.json from reports/: every
@@ -26,7 +28,9 @@ Where a figure comes from, best first:
     stamp cannot be placed and counts as stale. Across reports, the gate-level latencies must be
     of the netlist the PPA figures are of (netlist_sha256), and a newer synthesis in build/synth
     makes the PPA figures stale.
-It also lists the Caravel submission files: which exist, and which only `make harden` makes.
+It also lists the Caravel submission files: which exist, and which only `make harden` makes;
+those written from the project's facts (`pqsoc tapeout submission`: the external repositories'
+list and the LVS configuration, pqsoc/flow/submission.py) must be what their generator writes now.
 """
 import hashlib
 import json
@@ -35,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pqsoc import REPO, FlowError
-from pqsoc.flow import provenance
+from pqsoc.flow import provenance, submission as subfiles
 
 SCHEMA = Path(__file__).with_name("tapeout.schema.json")
 SCHEMA_NAME = "pqsoc/flow/tapeout.schema.json"
@@ -92,10 +96,22 @@ class Project:
     design_paths: tuple[str, ...]         # what a report describes; see the staleness rule
     submission: tuple[tuple[str, str, tuple[str, ...]], ...] = field(default=())
     # (path in the submission, what makes it, other places the same file may be found)
+    external_repos: tuple[subfiles.ExternalRepo, ...] = field(default=())
+    lvs: subfiles.LvsInputs | None = None    # the LVS configuration's facts (None: not written)
 
     @property
     def signoff_cells(self) -> tuple[str, ...]:
         return (self.top_module,) + tuple(m.cell for m in self.macros if m.role == "hard macro")
+
+
+SUBMISSION_CMD = "pqsoc tapeout submission"
+
+
+def write_submission(p: Project, repo: Path = REPO) -> list[str]:
+    """The submission files written from the project's facts (pqsoc/flow/submission.py)."""
+    if p.lvs is None:
+        raise FlowError("the project declares no LVS inputs: no submission files to write")
+    return subfiles.write(p.external_repos, p.lvs, repo)
 
 
 def caravel_submission(top: str, hard_macros: tuple[str, ...], wrapper_rtl_dir: str) -> tuple:
@@ -106,11 +122,11 @@ def caravel_submission(top: str, hard_macros: tuple[str, ...], wrapper_rtl_dir: 
              ("verilog/rtl/user_defines.v", "pqsoc soc caravel", (f"{wrapper_rtl_dir}/user_defines.v",)),
              (f"verilog/rtl/{top}.v", "pqsoc soc caravel", (f"{wrapper_rtl_dir}/{top}.v",)),
              (f"verilog/gl/{top}.v", harden, ()),
-             (f"lvs/{top}/lvs_config.json", "not generated yet (Caravel's example: $CARAVEL_ROOT/lvs)", ())]
+             (subfiles.lvs_config_path(top), SUBMISSION_CMD, ())]
     for m in hard_macros:
         files += [(f"gds/{m}.gds", harden, ()), (f"lef/{m}.lef", harden, ()), (f"verilog/gl/{m}.v", harden, ())]
     files += [(f"signoff/{c}/final_summary_report.csv", harden, ()) for c in (top,) + hard_macros]
-    files += [("third_party/used_external_repos.csv", "not written yet (the repositories the design uses)", ()),
+    files += [(subfiles.EXTERNAL_REPOS_CSV, SUBMISSION_CMD, ()),
               ("LICENSE", "the repository", ()), ("README.md", "the repository", ())]
     return tuple(files)
 
@@ -614,6 +630,8 @@ def check(p: Project, path: Path | None = None, repo: Path = REPO, build_dir: Pa
     if fp.get("status") == "measured" and fp.get("value") is False:
         problems.append(f"failed: floorplan: the design does not fit ({fp.get('report')})")
     problems += staleness(p, manifest, repo, build_dir)
+    if p.lvs is not None:
+        problems += subfiles.problems(p.external_repos, p.lvs, repo, SUBMISSION_CMD)
     sub = submission(p, repo)
     absent = [s for s in sub if not s["exists"]]
     if absent:

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Verilator, the one place the project builds simulation models with it.
 
 - Flags: the warnings every model turns off, and named sets (initial state, C++ options) that

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Run a Yosys script through pyosys in this process: `python -m pqsoc.flow.yosys_run SCRIPT`.
 
 A Yosys ERROR ends the whole process, so the flow runs this module in a subprocess of its own.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Session fixtures: the SoC, the firmware programs and the Verilator model are built once per
 session into build/ (and reused across sessions while their inputs are unchanged)."""
 import pytest

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The ACC coprocessor inside the SoC (PQC subsystem: ACC + KMAC, side-load wired inside),
 driven by firmware/lib/acc.c: acc_selftest (NTT / INTT kernels against kyber-py / dilithium-py,
 SHAKE128 through the side-load port against hashlib, error paths, the KMAC from the CPU after

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """sim/api_bench.py's reading of the API programs' result lines (the runs themselves are
 test_mlkem_api.py's and test_mldsa_api.py's)."""
 import pytest

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The bring-up path: a host reads and writes the SoC bus over the UART bridge (LiteX uartbone;
 command bytes as in litex/tools/remote/comm_uart.py: cmd, word count, word address big-endian,
 data big-endian). The bring-up scripts (bringup/) run against the simulated SoC through the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The chip booted by Caravel's management core (sim/caravel.py): the wrapper's RTL in
 Verilator, the management firmware's model loading our firmware (and the ACC) over wbs_* and
 releasing the CPU. Self-test, ML-KEM-768 decapsulation, and the bus access policy as the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The hook for our own Wishbone blocks, end to end: a Verilog slave added with
 soc.extslave.add_wishbone_slave is reached by firmware (reads, byte-select writes, err) and
 its interrupt line reaches the CPU."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The KMAC block inside the SoC, driven by firmware/lib/kmac.c: kmac_selftest (known answers
 from hashlib / pycryptodome generated at firmware build time, error paths, timings) through
 `pqsoc sim run`, and the build plumbing (its port of the PQC subsystem, register header, cache).

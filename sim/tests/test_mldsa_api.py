@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA through the firmware API (firmware/lib/pqc.c pqc_mldsa_*) on the whole simulated SoC.
 
 - programs/pqc_mldsa_api.c: ML-DSA-65 keygen, sign (M' with a context, hedged; and from the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM through the firmware API (firmware/lib/pqc.c) on the whole simulated SoC.
 
 - programs/pqc_mlkem_api.c: ML-KEM-768 keygen, encaps and decaps with kyber-py's inputs,

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The real operations on the full SoC: firmware/programs/pqc_ops.c runs ML-KEM-768 decaps
 (valid and implicitly rejected ciphertext) and ML-DSA-65 signing (4 iterations, the median,
 and 1) as whole ACC programs loaded through firmware/lib/acc.c, through `pqsoc sim run`.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The silicon SoC (soc/silicon.py) simulated at its pins: RTL model, SRAM macro cycle models,
 boot RAM loaded at time 0, boot_hold released over the UART bridge (sim/silicon.py,
 sim/silicon_harness.cpp). `pqsoc gls soc` runs the same harness on the netlist (make report)."""

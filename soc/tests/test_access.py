@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The bus access policy for outside masters (soc/access.py) and the management Wishbone port
 across clocks (soc/mgmt_port.py), in Migen's simulator: each refusal, and that what is allowed
 still reaches the bus."""

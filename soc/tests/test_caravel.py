@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The Caravel wrapper (soc/caravel.py): ports exactly Caravel's, the pin plan consistent with the
 generated GPIO defaults, the SoC top's Caravel ports."""
 import re

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The tape-out floorplans (soc/caravel_floorplan.py) on fixture logic areas: the ACC macro is
 sized and passes its checks, the wrapper fits or not depending on the CPU memories, `pqsoc
 floorplan` writes its reports and exits non-zero when the plan does not fit, and ppa.json's

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 pqsoc contributors
+// SPDX-License-Identifier: Apache-2.0
 // Host-bus driver for the emitted ACC top (`acc`) under Verilator: runs a batch of programs
 // back to back (no reset in between) through the Wishbone host interface, as firmware does,
 // and prints what the host can see. Used by ip/acc/dv/rtl_runner.py for RTL and netlists.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The machinery the ACC benchmarks share (bench_mlkem.py, bench_mldsa.py): the command line,
 random cases run in worker processes with progress lines, a failing case kept by name, and
 the JSON report with its provenance."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA benchmark: keygen, sign and verify of every parameter set on the ACC ISS for N random
 cases, each result compared with two independent implementations, and the cycle counts
 collected as issue 24 items 7 and 8 ask (sign: min / median / mean / p90 / max and the

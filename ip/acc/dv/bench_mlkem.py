@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM benchmark: every operation of every parameter set on the ACC ISS for N random cases,
 each result compared with two independent implementations, and the cycle counts collected to
 show what they depend on (issue 23 items 6 and 7).

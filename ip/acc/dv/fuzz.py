@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc acc fuzz`: random programs (ip/acc/dv/rig) on the ISS and a second backend in
 lockstep (ip/acc/dv/lockstep.py).
 

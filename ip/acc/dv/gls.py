@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc gls acc`: the ACC netlist's gate-level run, the hook the ACC hands the generic flow
 (pqsoc/flow/gls.py calls Block.gls; pqsoc/cli/blocks.py wires it).
 

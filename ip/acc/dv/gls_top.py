@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Gate-level simulation top of the ACC: the synthesized `acc` netlist with a KMAC beside it.
 
 The synthesized block `acc` (pqsoc/cli/blocks.py) is the ACC alone, SRAM macros as black boxes; the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Cycle figures of the ACC kernels, measured on the ISS and on the RTL (Verilator): the
 two counts must be equal (the ISS is the golden model), else the benchmark fails.
 

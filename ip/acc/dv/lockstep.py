@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Lockstep comparison: run each program on two backends and compare halt, error bits, cycles,
 instructions, stop pc and the whole DMEM.
 

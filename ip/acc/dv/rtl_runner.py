@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The RTL side of `pqsoc acc fuzz` (and of the gate-level runs): the ACC top under
 Verilator, driven through its host bus by a small C++ driver (ip/acc/dv/acc_host.cpp).
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Simulation top: the ACC with a KMAC block on its side-load port (the KMAC's CPU bus idle),
 as in the SoC (the hookup is ip/acc/rtl/pqc.py's kmac_on_sideload, the SoC's own). Emitted
 under the name `acc` with the ACC's ports, so the host driver (ip/acc/dv/acc_host.cpp) runs it

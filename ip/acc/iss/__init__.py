@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ACC instruction-set simulator (golden model for the RTL).
 
 Small files named after what they model (as OpenTitan's otbnsim):

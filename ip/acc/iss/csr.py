@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """CSRs and WSRs by the names and addresses in isa.yml (csrs:, wsrs:).
 
 A register whose isa.yml description starts with "Read-only" rejects writes (ILLEGAL_INSN);

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Data memory: bytes, little-endian; 32-bit accesses 4-byte aligned, wide 32-byte aligned."""
 from ip.acc.iss.errors import AccError
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Error conditions. The bit of each error comes from isa.yml (errors:)."""
 
 

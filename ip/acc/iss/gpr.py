@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """General-purpose registers x0..x31 (32 bits); x0 reads 0, writes are dropped."""
 MASK32 = 0xFFFF_FFFF
 

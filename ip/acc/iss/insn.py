@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """One function per instruction of isa.yml; each reads like the `doc:` it implements.
 
 Every function takes (state, ops) -- ops are the operand values decoded by ip.acc.tools.isa --

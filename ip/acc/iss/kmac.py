@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """kmac.* instructions: the side-load master, cycle by cycle against `ip.kmac.model.cycle`.
 
 The core's side of the port (the RTL core is built to this rule):

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Hardware loop stack: entries (start, end, remaining), isa.yml loop_depth of them."""
 from dataclasses import dataclass
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Fetch, decode (ip.acc.tools.isa only), execute, count cycles; halts are defined results.
 
     iss = Iss()                       # DMEM 32 KiB, IMEM 32 KiB (isa parameters)

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Stream unit (sampler slice): exact per-cycle model of ip/acc/rtl/stream_unit.py.
 
 `StreamUnitModel(dmem_words)`:

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Issue timing from isa.yml's `latency` and `unit` fields (the ISS's stalls; the RTL's
 interlocks do the same, checked in lockstep by the fuzzer).
 

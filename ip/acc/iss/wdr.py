@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Wide data registers w0..w<n-1> (256 bits; n = isa.yml wdrs) and the lane view selected by VMODE."""
 from dataclasses import dataclass
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ACC programs ("kernels") generated as assembly text.
 
 Shared by both schemes (this folder): asm_util (assembly-text helpers, the NTT building

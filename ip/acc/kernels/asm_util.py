@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Assembly-text helpers shared by the kernels of both schemes: constants into GPRs, DMEM
 operands, zero-overhead loops, phases joined into one program, and the pieces the NTT
 generators are built from (butterfly layers, virtual-register loads / stores, placement

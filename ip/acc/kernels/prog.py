@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Straight-line ACC code on virtual registers: `Prog` takes instructions in program order on
 virtual ("%name") and fixed ("w15", "x10") registers, allocates the virtual ones FIFO from a
 pool of WDRs and list-schedules the block on the ISS's timing model (result latencies and

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Sampling on the KMAC side-load + stream unit, shared by both schemes: a matrix entry
 A_hat[i][j] = SampleNTT(XOF(rho || j || i)) (ML-KEM, FIPS 203 Alg. 7, uni12) or
 RejNTTPoly(rho || j || i) (ML-DSA, FIPS 204 Alg. 30, uni23), and a CBD / bounded-eta

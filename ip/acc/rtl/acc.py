@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ACC top: core + IMEM + DMEM + Wishbone host interface (ip/acc/data/acc_regs.yml).
 
 Host view (byte offsets inside the slave's region): 0x00000 registers, 0x10000 IMEM,

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ACC core: fetch, decode (from isa.yml), control, GPRs, loop stack, CSRs/WSRs, WDRs.
 
 One file of ~630 lines on purpose: it is one pipeline whose stall, fetch-guess, write-back and

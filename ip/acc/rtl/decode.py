@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Instruction decoder built at elaboration time from ip/acc/data/isa.yml.
 
 No encoding is written here: every instruction's mask/match and every operand's bit slices

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The ACC's DMA: copies 32-bit words between the system bus and the ACC's IMEM / DMEM while the
 core is idle, so that firmware moves a program, its constant tables and a call's inputs and
 outputs without a CPU load and store per word (registers DMA_*, ip/acc/data/acc_regs.yml).

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """PQC subsystem: the ACC coprocessor and the KMAC block, with the ACC's side-load master port
 wired to the KMAC inside (`kmac_on_sideload`, which the test tops ip/acc/dv/rtl_top.py and
 ip/acc/dv/gls_top.py use too), so the SoC instantiates one Verilog

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ACC stream unit, sampler slice: KMAC digest stream -> rejection / CBD samplers -> DMEM.
 
 Modes (isa.yml smp.run `mode` enum index): 0 uni12 (FIPS 203 SampleNTT), 1 uni23 (FIPS 204

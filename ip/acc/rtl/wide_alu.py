@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Wide (256-bit) datapath of the ACC coprocessor: vector arithmetic, permutations, butterflies.
 
 Bit-exact with the ISS (ip/acc/iss/insn.py) for any lane values, including values >= q.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Count ML-DSA-65 signing-loop iterations with dilithium-py (FIPS 204 Algorithm 7).
 
 Usage: .venv/bin/python ip/acc/scripts/count_sign_iterations.py [N]

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Helpers for the ISS tests: assemble, load, run; lane packing for reference values."""
 from ip.acc.tools.asm import assemble
 from ip.acc.tools.isa import load_isa

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Assembler / disassembler (ip.acc.tools.asm, ip.acc.tools.dis): round trips over every instruction."""
 import random
 import subprocess

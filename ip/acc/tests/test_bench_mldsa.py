@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The ML-DSA benchmark (ip/acc/dv/bench_mldsa.py): a case passes against both references, a
 wrong output is named, a failing case fails the command, and the sign statistics carry the
 iteration histogram."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The ML-KEM benchmark (ip/acc/dv/bench_mlkem.py): a case passes against both references, a
 wrong output or an unequal decaps count is reported, and the command exits non-zero on it."""
 import json

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The constant-time check (ip/acc/tools/constant_time.py): seeded violations in small
 programs must be reported, their clean counterparts must pass, the ML-KEM-768 decaps
 program must pass, and the ML-DSA-65 signing program's findings stay the known ones."""

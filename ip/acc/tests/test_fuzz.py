@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Random program generator and lockstep driver (ip/acc/dv/rig, ip/acc/dv/lockstep.py, ip/acc/dv/fuzz.py).
 
 The generator must be deterministic, cover every instruction of the modelled groups, both

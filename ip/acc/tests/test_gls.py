@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Gate-level simulation of the ACC (`pqsoc gls acc`): the cheap parts, for `make test`.
 
 The full run (the synthesized ~208 k-cell netlist under Verilator, kernels and random programs in

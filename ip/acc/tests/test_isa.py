@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ip/acc/data/isa.yml: validator (ip.acc.tools.isa) and generated doc (ip.acc.tools.isa_doc)."""
 import random
 

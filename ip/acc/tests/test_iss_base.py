@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ISS base group: ALU, GPR memory, branches/jumps, CSRs, ecall; cycles from isa.yml."""
 import random
 

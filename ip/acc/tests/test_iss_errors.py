@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ISS error halts: each isa.yml error class halts with its bit in ERR_BITS, and after
 reset() the same simulator runs a correct program. Also KMAC / stream unit instructions
 halt as 'not yet modelled', and the cycle limit."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The NTT kernels of ip/acc/kernels run on the ISS and match kyber-py / dilithium-py.
 Prints the ISS cycle counts (issue cycles + result-latency stalls)."""
 import random

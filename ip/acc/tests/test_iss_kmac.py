@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ISS kmac.* group: hashes against hashlib, cycle counts against a co-simulation of the real
 KMAC RTL (Amaranth) driven by a small hand-written side-load master that follows the core's
 cycle rule (ip/acc/iss/kmac.py), error halts."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ISS hardware loops: zero-overhead iterations, nesting, and the LOOP error conditions."""
 import pytest
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """python -m ip.acc.tools.run: exit codes and output."""
 import subprocess
 import sys

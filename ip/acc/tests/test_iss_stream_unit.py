@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Stream unit in the ISS (KMAC side-load + rejection samplers), programs checked against
 kyber-py / dilithium-py; error cases end in defined halts and the next program runs."""
 import random

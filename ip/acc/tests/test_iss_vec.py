@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ISS vector and NTT groups against plain reference arithmetic, in both VMODEs.
 
 Reference: lanes of 16 bits / q = 3329 (FIPS 203) and 32 bits / q = 8380417 (FIPS 204);

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ISS wide-memory group: bn.lw/sw (+pi), bn.mov, bn.bcast, bn.ins/ext, WSRs."""
 import random
 

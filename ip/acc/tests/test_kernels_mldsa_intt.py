@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA inverse NTT kernel (ip/acc/kernels/mldsa/ntt.py: intt_program) on the ISS, equal to
 dilithium-py's PolynomialNTT.from_ntt (including its 256^-1 scaling). Prints ISS cycles."""
 import random

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """NTT-domain product kernels (ip/acc/kernels/mldsa/products.py, mlkem/basemul.py) on the
 ISS, checked against dilithium-py's / kyber-py's NTT-domain multiplication; prints ISS
 cycle counts."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA.KeyGen_internal(xi) on the ISS (ip/acc/kernels/mldsa/keygen.py) for ML-DSA-44, -65
 and -87 with the taped-out 16 KiB IMEM / DMEM: pk and sk against dilithium-py, pk against the
 `cryptography` package (OpenSSL), the sk usable (its signature verified by `cryptography`);

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65 signing phases (ip/acc/kernels/mldsa/: sampling.py, products.py,
 rounding.py) on the ISS against dilithium-py's
 intermediates of sign_internal; cycles printed (per phase: prefix runs)."""

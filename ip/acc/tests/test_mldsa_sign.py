@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65 signing as one ACC program (ip/acc/kernels/mldsa/sign.py) on the ISS: the
 signature must equal dilithium-py's _sign_internal byte for byte (same sk, M', rnd) and
 verify; the loop must run as many iterations as dilithium-py's (final kappa = 5 x

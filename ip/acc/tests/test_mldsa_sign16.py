@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65 signing inside the taped-out memories (ip/acc/kernels/mldsa/sign16.py) on the
 ISS with 16 KiB IMEM and DMEM (ip/acc/block.py): the signature equal to dilithium-py's
 _sign_internal byte for byte and verified, the loop as many iterations as dilithium-py's

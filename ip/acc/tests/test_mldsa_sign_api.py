@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc mldsa sign` and api.mldsa_sign (ip/acc/api.py, the program of
 ip/acc/kernels/mldsa/sign16.py): a deterministic signature with a context equal to
 dilithium-py's and verified by OpenSSL (the `cryptography` package) and by our verify

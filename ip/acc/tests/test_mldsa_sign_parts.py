@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65 signing parts (ip/acc/kernels/mldsa/: packing.py skDecode + NTT, sigEncode;
 rounding.py c t0 + MakeHint) on the ISS against dilithium-py; cycles printed."""
 import random

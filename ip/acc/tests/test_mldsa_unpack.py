@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ip/acc/kernels/mldsa/unpack.py on the ISS against dilithium-py: the secret key's s1, s2
 (3 and 4 bits) and t0 (13 bits) unpacked polynomial by polynomial, and ExpandMask's y
 (18 and 20 bits) from the SHAKE256 stream, for ML-DSA-44, -65 and -87; the constant-time

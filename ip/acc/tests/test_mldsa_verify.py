@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA.Verify_internal on the ISS (ip/acc/kernels/mldsa/verify.py) for ML-DSA-44, -65 and -87
 with the taped-out 16 KiB IMEM / DMEM: signatures by the `cryptography` package (OpenSSL)
 and by dilithium-py accepted; single-bit flips of the signature (c_tilde, z, hint), the

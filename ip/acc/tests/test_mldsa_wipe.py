@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """End-of-operation wiping of the ML-DSA programs (keygen 44 / 65 / 87, sign16 65 / 44 / 87, sign.py and
 the signers' length refusal; issue #24 item 5): after the ecall, every DMEM byte but the
 outputs is zero (keygen: pk and sk; signing: the signature, kappa, the status word;

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc mlkem` and its host API (ip/acc/api.py): results equal kyber-py's and the
 `cryptography` package's, bad input named with exit status 2."""
 import json

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM.Encaps_internal(ek, m) on the ISS (ip/acc/kernels/mlkem/encaps.py) for ML-KEM-512,
 -768 and -1024 against kyber-py, and for 768 / 1024 decapsulated by the `cryptography`
 package (OpenSSL); Compress_d + ByteEncode_d (codec.compress / codec.encode) on their own;

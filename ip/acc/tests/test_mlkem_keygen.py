@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM.KeyGen_internal(d, z) on the ISS (ip/acc/kernels/mlkem/keygen.py) for ML-KEM-512,
 -768 and -1024 against kyber-py, and for 768 / 1024 against the `cryptography` package
 (OpenSSL); ByteEncode12 (codec.encode12) on its own; cycles printed."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM-768 programs (ip/acc/kernels/mlkem/decaps.py) on the ISS against kyber-py:
 K-PKE.Decrypt (FIPS 203 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), cycles printed."""
 import random

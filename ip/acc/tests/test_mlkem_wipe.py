@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """End-of-operation wiping of the ML-KEM programs (keygen, encaps, decaps; every set): after
 the ecall, all of DMEM but the outputs and the status slot is zero, and so are every WDR, the
 ACC WSR and every GPR. The registers are observed by a dump epilogue put before the main

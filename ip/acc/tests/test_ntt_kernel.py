@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The NTT schedules (ip/acc/kernels/mlkem/ntt.py, mldsa/ntt.py) assemble, fit the cycle
 budget, and compute FIPS 203's / FIPS 204's NTT under the bn.bfly.ct semantics of isa.yml.
 

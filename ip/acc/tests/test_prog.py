@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ip/acc/kernels/prog.py: virtual-register allocation and scheduling of straight-line code,
 run on the ISS and compared with lane arithmetic done here."""
 import random

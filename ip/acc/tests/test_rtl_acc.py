@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The ACC RTL (emitted Verilog under Verilator, driven through its host bus) against the ISS.
 
 - lockstep fuzz: random programs (every base/loop/wide/vector/NTT instruction, KMAC side-load

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The ACC core's clock gate (ip/acc/rtl/acc.py): the core gets clock edges only in the cycles the
 design says (START, the two fetch cycles, every RUN cycle, the cycle after it stops; WIPE and its
 DMEM rows it clears and the one after), none while idle or while the host loads IMEM/DMEM, and the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The ACC's DMA (ip/acc/rtl/dma.py, registers DMA_* of ip/acc/data/acc_regs.yml) in the Amaranth
 simulator, with a model of the system bus on its master port: a word memory that acks one cycle
 after a request (as LiteX's SRAM), answers err at ERR_WORD and never answers at DEAD_WORD.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ACC host interface (ip/acc/data/acc_regs.yml) in the Amaranth simulator: loading, START,
 status, counters, interrupt, WIPE/abort, and host misuse (flagged, nothing lost)."""
 from amaranth.sim import Simulator

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ip/common/sram.py: SramBank in behavioural mode (Amaranth simulator vs a Python model) and in
 macro mode (Verilog text: instance count and port hookup; a short Icarus run on the OpenRAM
 behavioural models when Icarus and the PDK are there)."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ip/acc/rtl/wide_alu.py against the ISS, bit for bit.
 
 One stream of random vectors (every WideOp, both VMODEs, every dist, several tidx / shamt /

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ip/acc/tools/sched.py: dependences, barriers, loop bodies, and random straight-line
 programs that give the same machine state on the ISS after scheduling, never slower."""
 import random

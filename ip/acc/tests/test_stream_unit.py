@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ip/acc/rtl/stream_unit.py (sampler slice) against its cycle model ip/acc/iss/stream_unit.py and
 against kyber-py / dilithium-py.
 

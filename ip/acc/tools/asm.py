@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ACC assembler, driven only by ip/acc/data/isa.yml.
 
     python -m ip.acc.tools.asm prog.s -o prog.hex     # one 32-bit word per line, hex

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Static constant-time check of ACC programs: an information-flow (taint) analysis driven by
 isa.yml (each instruction's flow / mem / control / timing / stream keys).
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ACC disassembler, driven only by ip/acc/data/isa.yml.
 
     python -m ip.acc.tools.dis prog.hex          # one hex word per line

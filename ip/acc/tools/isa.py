@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Load and validate the ACC instruction set (ip/acc/data/isa.yml).
 
 The YAML is the single description of every instruction; this module turns it into

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Generate ip/acc/doc/isa.md from ip/acc/data/isa.yml.
 
     python -m ip.acc.tools.isa_doc            # writes ip/acc/doc/isa.md

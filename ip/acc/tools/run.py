@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Run an ACC program on the ISS.
 
     python -m ip.acc.tools.run PROGRAM.hex [--dmem-in FILE] [--dmem-out FILE] [--max-cycles N]

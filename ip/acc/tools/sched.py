@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """List scheduler for straight-line ACC assembly (lines of text on physical registers).
 
     from ip.acc.tools import sched

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ClockGate (ip/common/clock_gate.py) in the simulators the project uses: a flop on the gated
 clock takes a ungated counter's pre-edge value exactly in the cycles whose `en` was 1, in
 Verilator (the SoC simulation, the ACC fuzzer) and Icarus, for the behavioural gate and for the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The Wishbone SRAM of the silicon SoC (ip/common/wb_sram.py): every access acknowledged once,
 one cycle after it is requested; reads return what was written, byte selects honoured.
 Checked against a Python dict of bytes, in both forms: the behavioural bank (Amaranth

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Cycle figures of the KMAC block, measured in the Amaranth simulator on the side-load port.
 
     from ip.kmac.dv.bench import measure; measure()  ->  {"cycles_per_permutation": 24, ...}

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """NIST SP 800-185 encodings (section 2.3), formed by the driver, not the hardware.
 
 The hardware only knows the cSHAKE padding and PAD_BLOCK (zero-fill and absorb the current

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The register sequence firmware uses, as amaranth.sim testbench coroutines on the Kmac top.
 
 Offsets and codes come from the register map (ip/kmac/data/kmac_regs.yml), as in C.

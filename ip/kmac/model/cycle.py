@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Cycle-exact model of the KMAC top (`ip/kmac/rtl/kmac.py`, rounds_per_cycle=1) as seen from the
 side-load port, CPU bus idle. For the coprocessor ISS, whose cycle counts must equal the RTL's.
 

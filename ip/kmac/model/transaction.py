@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Transaction-level model of the KMAC sponge engine (ip/kmac/rtl/sponge.py): same commands, same
 errors, same output stream, no cycles. Meant for the coprocessor ISS and as a test oracle for
 sequencing (never for hash values: those come from hashlib / pycryptodome).

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Keccak-f[1600] permutation core (FIPS 202, section 3), iterative: `rounds_per_cycle` rounds a cycle.
 
 The state is 1600 bits, lane (x, y) at bits [64*(x+5*y), +64), bytes little-endian, so byte k of

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """KMAC block top (Verilog top `kmac`): sponge engine, CPU Wishbone registers, side-load port.
 
 One owner at a time: NONE, CPU (CMD.START .. CMD.DONE) or SIDELOAD (while `hold`, granted

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Stream signatures of the sponge engine and the coprocessor side-load port.
 
 Signatures are written from the producer's side (valid/payload Out, ready In); flip them with

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """KMAC sponge engine: SHA3 / SHAKE / cSHAKE around KeccakCore (FIPS 202, SP 800-185).
 
 Datapath, chosen for area:

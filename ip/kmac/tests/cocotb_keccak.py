@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """cocotb test of the Keccak-f[1600] core, run on the emitted RTL and on the gate-level netlist.
 
 The testbench absorbs messages block by block on the core (state ^= block, permute) and compares

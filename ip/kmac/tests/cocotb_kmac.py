@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """cocotb test of the emitted KMAC top (`kmac`), for RTL and gate-level runs (Verilator).
 
 Same register sequence as firmware (offsets/codes from the register YAML) and the side-load

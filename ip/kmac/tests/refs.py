@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Reference outputs from hashlib / pycryptodome only (never the design's own output).
 
 pycryptodome's public API lacks cSHAKE's N and KMACXOF; both are formed with its own

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Testbench helpers that drive the sponge's stream ports (also the side-load port)."""
 import random
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Cycle figures (ip/kmac/dv/bench.py) and the transaction-level model (ip/kmac/model/transaction.py)."""
 import random
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """`pqsoc kmac` as a subprocess against hashlib / pycryptodome; `pqsoc regtool` outputs."""
 import subprocess
 import sys

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """KmacCycleModel against the real Kmac RTL (Amaranth simulator, CPU bus idle): a random
 side-load master, every output compared in every cycle; digests of clean operations checked
 against hashlib / pycryptodome."""

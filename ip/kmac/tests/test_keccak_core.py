@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Keccak-f[1600] core against hashlib: one padded block absorbed by hand, one permutation."""
 import hashlib
 

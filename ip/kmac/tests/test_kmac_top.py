@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """KMAC top: CPU register interface, side-load port, arbitration, against hashlib/pycryptodome."""
 import random
 

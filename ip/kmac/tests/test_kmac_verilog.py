@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The emitted Verilog of the KMAC top under Verilator + cocotb (tests/cocotb_kmac.py), and lint."""
 import shutil
 import subprocess

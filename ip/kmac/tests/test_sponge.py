@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Sponge engine (ip/kmac/rtl/sponge.py) on its stream ports against hashlib / pycryptodome."""
 import random
 

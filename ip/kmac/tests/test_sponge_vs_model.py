@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Random command sequences (good and bad) on the RTL engine and the model in lock step:
 the same error bits for every request and the same output words. The model's own hash
 values are checked against hashlib in test_bench_model.py."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Local layout of a synthesized block with an installable engine: Coriolis (coriolis-eda on PyPI;
 placer Etesian, router Katana), set up for sky130_fd_sc_hd from the PDK's tech LEF and cell LEF
 (pqsoc.flow.layout.coriolis_tech), checked with Magic's DRC.

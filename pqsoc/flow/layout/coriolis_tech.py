@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Coriolis (coriolis-eda) technology and library setup for a LEF standard-cell library: the
 sky130_fd_sc_hd cells of the PDK, from its tech LEF and cell LEF.
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Place and route one gate netlist with Coriolis (Etesian placer, Katana router).
 
 Run in its own process (`python -m pqsoc.flow.layout.pnr JOB.json`): Coriolis keeps one global

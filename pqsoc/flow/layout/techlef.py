@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The facts a placer and router need from a LEF technology file: sites, routing layers (direction,
 pitch, offset, width, spacing, minimum area) and cut layers (size, spacing, enclosures).
 

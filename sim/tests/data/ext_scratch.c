@@ -1,3 +1,5 @@
+/* SPDX-FileCopyrightText: 2026 pqsoc contributors */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Runs on the SoC variant with wb_scratch.v added through soc.extslave (region "scratch"). */
 #include <stdint.h>
 #include <generated/mem.h>

@@ -1,3 +1,5 @@
+// SPDX-FileCopyrightText: 2026 pqsoc contributors
+// SPDX-License-Identifier: Apache-2.0
 // A stand-in for our Amaranth Wishbone blocks (KMAC, coprocessor), to test the SoC's hook:
 // Wishbone classic slave with Amaranth's port names (bus__*), word addresses, one irq.
 //   word 0: scratch register, byte selects honoured

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Random ACC program generator (as OpenTitan otbn's rig).
 
 Generator (`generate(rng, cfg) -> Program`): assembly text (replayable with `pqsoc acc asm`),

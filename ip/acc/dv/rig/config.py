@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """What a random program may touch: the knobs (FuzzConfig), the DMEM layout of the
 data area and register dump (Layout), the program record, value helpers."""
 from __future__ import annotations

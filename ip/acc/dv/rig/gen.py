@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The program builder: prologue, a body of random blocks (with one error construct in an
 error program), the register-dump epilogue, assembly. Blocks are drawn from the snippet
 generators of ip/acc/dv/rig/gens."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The generator state one program is built on, and the random register / value helpers
 every snippet generator (ip/acc/dv/rig/gens) draws from.
 

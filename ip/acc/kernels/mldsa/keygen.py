@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA key generation on the ACC: ML-DSA.KeyGen_internal(xi) (FIPS 204 Alg. 6) as one
 program for ML-DSA-44, -65 and -87: the parameter set is the argument ((k, l, eta) from
 params.SETS), the kernels are the library's (ntt.py, the stream unit's uni23 / eta2 / eta4

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """DMEM layout and constant words of the ML-DSA-65 signing programs (VMODE 1: a polynomial
 is 32 words of 8 x 32-bit lanes, word r = coefficients 8r..8r+7, natural order, values in
 [0, q)), and the NTT bound to its twiddle tables.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA forward NTT (FIPS 204 Algorithm 41) and inverse (Algorithm 42, `intt_program`,
 equal to dilithium-py's from_ntt) as straight-line ACC assembly (VMODE 1).
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA bit packing by bn.pk (VMODE 1), for sign16.py's rejection loop and keygen.py's
 key packing: the inverse of unpack.py, one bn.pk per chunk appended to a byte stream (two where the chunk crosses a
 32-byte word), no lane transposes.

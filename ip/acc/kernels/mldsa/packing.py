@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65 bit packing on the ACC (VMODE 1): skDecode of s1, s2, t0 (FIPS 204 Alg. 25)
 with their NTTs, and sigEncode (Alg. 26: c_tilde || BitPack(z) || HintBitPack(h)), plus the
 lane tools the unpacking and packing pieces share (8 x 8 lane transpose, OR tree).

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65 parameters (FIPS 204 Table 1) as the ACC programs use them."""
 Q = 8380417
 K, L = 6, 5

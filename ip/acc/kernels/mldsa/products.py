@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA NTT-domain products on the ACC (VMODE 1): standalone pointwise kernels, and the
 product loops of the signing programs: w = INTT(A_hat o y_hat) with A_hat sampled in the
 background, and c_hat o s_hat + INTT.

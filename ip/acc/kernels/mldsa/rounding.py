@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65 rounding and rejection checks on the ACC (VMODE 1, gamma2 = (q-1)/32):
 HighBits + w1Encode + the c_tilde hash, the norm checks of z, of LowBits(w - c s2) and of
 c t0, and MakeHint with the hint count; each with the product + INTT that feeds it.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65 sampling on the ACC (VMODE 1): y = ExpandMask(rho'', kappa) (FIPS 204 Alg.
 34) with y_hat = NTT(y), and the challenge c = SampleInBall(c_tilde) (Alg. 29) with
 c_hat = NTT(c); the matrix A_hat is sampled inside the product loop (products.py).

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE ACC program: the phase
 generators of sampling.py / products.py / rounding.py / packing.py on one DMEM layout in
 32 KiB, the pre-loop

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA-65, ML-DSA-44 and ML-DSA-87 signing (FIPS 204 Alg. 7, ML-DSA.Sign_internal) as ONE
 ACC program inside the taped-out memories (ip/acc/block.py IMEM_SIZE / DMEM_SIZE, 16 KiB
 each), from one generator: the set is the argument (Sign16(param), signer(param)); the module-level names

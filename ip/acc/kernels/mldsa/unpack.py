@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA bit unpacking by bn.unpk (VMODE 1): FIPS 204 SimpleBitUnpack / BitUnpack of one
 polynomial, one instruction per output word.
 

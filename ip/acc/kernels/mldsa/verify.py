@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-DSA verification on the ACC: ML-DSA.Verify_internal(pk, M', sigma) (FIPS 204 Alg. 8)
 as one program for ML-DSA-44, -65 and -87 (the parameter set is the argument, params.FULL),
 strict (sigDecode / HintBitUnpack, Alg. 27 / 21, checked by the program), within the

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM NTT-domain products (FIPS 203 Algorithm 11 MultiplyNTTs / Algorithm 12
 BaseCaseMultiply, VMODE 0) as straight-line ACC assembly, optionally accumulating, and the
 looped form the decapsulation program uses.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM encodings and roundings on the ACC (FIPS 203 4.2.1, 4.2.2): ByteDecode_d (by
 bn.unpk) with Decompress_d on the way, Compress_d compared lane by lane
 with a decoded ciphertext (the re-encryption check), and Compress_1 + ByteEncode_1 of the

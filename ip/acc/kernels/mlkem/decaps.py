@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM decapsulation on the ACC: complete programs for K-PKE.Decrypt (FIPS 203
 Alg. 15) and ML-KEM.Decaps_internal (Alg. 18), their DMEM layout and image, for
 ML-KEM-512 / -768 / -1024 (Decaps(k), k = 2, 3, 4; the module-level names are Decaps(3)'s).

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM encapsulation on the ACC: ML-KEM.Encaps_internal(ek, m) (FIPS 203 Alg. 17, with
 K-PKE.Encrypt Alg. 14) as one program, for ML-KEM-512 / -768 / -1024: the parameter set
 is the argument k (2, 3, 4; eta1 = 3 for k = 2, else 2; eta2 = 2; du = 10, 10, 11;

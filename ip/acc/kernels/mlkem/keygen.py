@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM key generation on the ACC: ML-KEM.KeyGen_internal(d, z) (FIPS 203 Alg. 16, with
 K-PKE.KeyGen Alg. 13) as one program, for ML-KEM-512 / -768 / -1024: the parameter set is
 the argument k (2, 3, 4; eta1 = 3 for k = 2, else 2), the kernels are the library's

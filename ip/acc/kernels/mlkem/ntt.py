@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ML-KEM NTT (FIPS 203 Algorithm 9) and inverse (Algorithm 10) as straight-line ACC assembly.
 
 Layout: polynomial at DMEM[POLY] as 16 words of 16 x 16-bit lanes (word r = coefficients

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """The status word of the ML-KEM programs (keygen.py, encaps.py, decaps.py): the codes, declared
 once, and the lines that write one.
 

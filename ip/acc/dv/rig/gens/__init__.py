@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Snippet generators: one module per kind of snippet a random ACC program is made of.
 
 Each takes the program's State (ip/acc/dv/rig/state.py) and returns assembly lines (those

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Branch snippets: a forward conditional branch, jal or jalr over a small sub-block.
 
 Control flow only ever goes forward (the hardware loop is the only way back), so every

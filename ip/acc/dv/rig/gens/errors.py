@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Error snippets: one construct per error class, placed where an error program ends
 (ILLEGAL_INSN, BAD_INSN_ADDR, BAD_DATA_ADDR, LOOP; KMAC and SAMPLER with cfg.kmac)."""
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Hazard snippets: a result-latency producer (lw, a multiplier-unit op, a butterfly,
 bn.lw.pi's pointer) followed by a reader of its result, so the RTL's interlocks and
 forwarding are exercised."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """KMAC snippets: one side-load session (kmac.acq, kmac.start, message words, kmac.finish,
 digest words or a stream-unit run, kmac.rel) with plain instructions in between, since the
 KMAC works in the background; or one of its misuse constructs (KMAC / SAMPLER errors)."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Loop snippets: a hardware loop (loopi, or loop with the count in a GPR) around a random
 block, and nests of loops directly inside each other (deep nesting, shared loop ends).
 

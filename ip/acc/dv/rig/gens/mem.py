@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Memory snippets: a GPR or WDR load / store (lw, sw, bn.lw[.pi], bn.sw[.pi]) whose
 effective address is a data-area address, reached through a random base register and offset.
 The error constructs reuse it with a bad address (BAD_DATA_ADDR)."""

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Straight-line snippets: one plain instruction with random operands (every instruction of
 the fuzzed groups without special handling), a constant load (li / bn.bcast), a CSR or WSR
 access."""

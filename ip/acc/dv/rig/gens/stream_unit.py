@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """Stream-unit snippets: smp.run samples the KMAC output stream into the data area (in one
 of the sampling modes) while core instructions run beside it, then smp.wait and kmac.rel;
 or one of the misuse constructs of SMP_MISUSE."""
