@@ -17,7 +17,7 @@ help:
 	@echo "make report   synthesis + STA + benchmarks (ppa.json/md), RTL vs gate-level cycles (gls.json),"
 	@echo "              firmware self-tests and ML-KEM / ML-DSA from firmware on the full-SoC"
 	@echo "              simulation (sim_*.json) -> reports/"
-	@echo "make harden   OpenLane 2 hardening of kmac, acc, then the Caravel wrapper (BLOCKS=... for others;"
+	@echo "make harden   LibreLane hardening of kmac, acc, then the Caravel wrapper (BLOCKS=... for others;"
 	@echo "              needs the Nix shell: OpenROAD is not installable here)"
 	@echo "make layout   local place-and-route with Coriolis + Magic DRC (BLOCKS=..., default keccak)"
 	@echo "make clean    remove build/ and reports/"

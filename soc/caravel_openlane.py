@@ -168,6 +168,14 @@ def kmac_config() -> dict:
             "RT_MAX_LAYER": "met4"}
 
 
+# A design that holds OpenRAM macros: Magic's DRC reads the DEF with the macros as LEF abstracts
+# instead of the whole GDS. On the GDS it checks OpenRAM's bitcells, drawn to the foundry's
+# special SRAM rules, and reports them by the million; ERROR_ON_MAGIC_DRC would stop the run
+# before the views are written. The macros' own layout is OpenRAM's; the shuttle precheck's
+# KLayout DRC reads the whole GDS.
+SRAM_DRC = {"MAGIC_DRC_USE_GDS": False}
+
+
 def acc_config() -> dict:
     """Block acc's OpenLane variables beyond the flow's defaults."""
     ctx, p = checked_plan()
@@ -191,6 +199,7 @@ def acc_config() -> dict:
         **hard_macro_power(ctx),
         **hard_macro_pins("acc"),
         **pdn,
+        **SRAM_DRC,
     }
 
 
@@ -291,6 +300,23 @@ def _caravel_settings() -> dict:
 # wrapper_inputs, named by the configuration for place-and-route and signoff).
 BASE_SDC = caravel.WRAPPER_DIR / "base_user_project_wrapper.sdc"
 WRAPPER_SDC = CARAVEL_FILES / "user_project_wrapper.sdc"
+# The same constraints for place-and-route, without the clock propagation commands: LibreLane then
+# keeps the clocks ideal before clock-tree synthesis and propagates them after it (its io.tcl
+# decides so only when the SDC names neither form); propagated clocks before the tree exists time
+# every register as if its clock arrived with no insertion delay at all.
+WRAPPER_PNR_SDC = CARAVEL_FILES / "user_project_wrapper.pnr.sdc"
+PROPAGATION = re.compile(r"^\s*(?:un)?set_propagated_clock\b.*\n", re.M)
+
+
+def pnr_sdc(signoff: str) -> str:
+    """The place-and-route SDC from the signoff one: every line that sets clock propagation
+    removed (and the words gone from comments too, which LibreLane's check also reads)."""
+    text, n = PROPAGATION.subn("", signoff)
+    if n == 0:
+        raise FlowError("the wrapper SDC sets no clock propagation: update soc/caravel_openlane.py pnr_sdc")
+    text = text.replace("set_propagated_clock", "clock propagation")
+    return ("# Place-and-route form of user_project_wrapper.sdc (soc/caravel_openlane.py pnr_sdc): clock\n"
+            "# propagation left to LibreLane, ideal before CTS and propagated after.\n" + text)
 # OpenLane 1 variables Caravel's SDC reads -> (the Tcl expression of LibreLane's variable, how
 # often the file reads it); SYNTH_TIMING_DERATE was a fraction, TIME_DERATING_CONSTRAINT is a
 # percentage.
@@ -474,8 +500,13 @@ def wrapper_config() -> dict:
         # standard cells at the top level: the rails stay on (Caravel's example, a macro-only
         # wrapper, turns them off)
         "PDN_ENABLE_RAILS": True,
+        **SRAM_DRC,
+        # OpenROAD's power-grid node check (PSM) on a wrapper of hard macros reports the macros'
+        # internal grids as unconnected nodes; Caravel's own wrapper configuration turns the stop
+        # off (FP_PDN_CHECK_NODES 0) and LVS checks every power connection instead
+        "ERROR_ON_PDN_VIOLATIONS": False,
         # Caravel's constraints (wrapper_sdc, written by wrapper_inputs), not LibreLane's defaults
-        "PNR_SDC_FILE": _rel(WRAPPER_SDC, "caravel"),
+        "PNR_SDC_FILE": _rel(WRAPPER_PNR_SDC, "caravel"),
         "SIGNOFF_SDC_FILE": _rel(WRAPPER_SDC, "caravel"),
     }
     return cfg
@@ -516,6 +547,7 @@ def wrapper_inputs() -> list[str]:
     shutil.copyfile(caravel.caravel_root() / caravel.GOLDEN_DEF, CARAVEL_FILES / caravel.GOLDEN_DEF.name)
     try:
         WRAPPER_SDC.write_text(wrapper_sdc())
+        WRAPPER_PNR_SDC.write_text(pnr_sdc(WRAPPER_SDC.read_text()))
     except FlowError as e:
         problems.append(f"wrapper SDC: {e}")
     return problems

@@ -199,3 +199,59 @@ def test_5_wrapper_reads_with_librelanes_slang_arguments(pdk_root, caravel_root)
     assert steps["Yosys.JsonHeader"] == "failed", steps
     log = next((r["run_dir"]).glob("5-yosys-jsonheader/*.log")).read_text()
     assert "defines.v" in log
+
+
+# --- findings 6 and 9: pdngen's rules and the metal of a hard macro -------------------------------
+def _grid(**over):
+    cfg = {"PDN_VERTICAL_LAYER": "met4", "PDN_HORIZONTAL_LAYER": "met5", "PDN_MULTILAYER": True,
+           "PDN_VWIDTH": 3.1, "PDN_VSPACING": 15.5, "PDN_VPITCH": 180, "PDN_VOFFSET": 5,
+           "PDN_HWIDTH": 3.1, "PDN_HSPACING": 15.5, "PDN_HPITCH": 180, "PDN_HOFFSET": 5,
+           "CORE_AREA": [0, 0, 1000, 1000]}
+    return {**cfg, **over}
+
+
+def test_6_pdngen_pitch_rule():
+    """PDN-0175 (OpenROAD's straps.cpp): pitch >= 2 width + 2 spacing for a power / ground pair.
+    The ACC's grid as the review found it (180 / 3.1 / 158.3) breaks it; Caravel's wrapper grid
+    values hold."""
+    from pqsoc.flow import pdn_rules
+    assert pdn_rules.strap_problems(_grid()) == []
+    [bad] = pdn_rules.strap_problems(_grid(PDN_HSPACING=158.3))
+    assert "PDN_HPITCH 180" in bad and "322.8" in bad and "PDN-0175" in bad
+    assert pdn_rules.strap_problems(_grid(PDN_HSPACING=158.3, PDN_MULTILAYER=False)) == []   # no met5 grid
+    assert any("PDN_VOFFSET 5.002" in p for p in pdn_rules.strap_problems(_grid(PDN_VOFFSET=5.002)))
+    assert any("PDN-0185" in p for p in pdn_rules.strap_problems(_grid(PDN_VOFFSET=990)))
+
+
+def test_6_committed_wrapper_and_kmac_grids_hold(pdk_root, caravel_root):
+    from pqsoc.flow import pdn_rules
+    for name in ("kmac", "caravel"):
+        cfg, root = _loaded(name)
+        from librelane.flows import Flow
+        resolved = Flow.factory.get("Classic")(str(cfg), pdk_root=str(root), pdk="sky130A",
+                                               scl="sky130_fd_sc_hd").config
+        assert pdn_rules.strap_problems(resolved) == [], name
+
+
+def test_9_hard_macro_has_no_met5():
+    from pqsoc.flow import pdn_rules
+    assert pdn_rules.macro_metal_problems("kmac", {"PDN_MULTILAYER": False, "RT_MAX_LAYER": "met4"}) == []
+    [p] = pdn_rules.macro_metal_problems("acc", {"PDN_MULTILAYER": True, "RT_MAX_LAYER": "met4"})
+    assert "PDN_MULTILAYER is true" in p
+    assert pdn_rules.macro_metal_problems("x", {"PDN_MULTILAYER": False, "RT_MAX_LAYER": "met5"})
+
+
+# --- findings 10, 12: signoff settings of the designs that hold SRAM macros -----------------------
+def _committed(name):
+    return json.loads((REPO / "pnr" / name / "config.json").read_text())
+
+
+def test_10_magic_drc_reads_the_sram_abstracts():
+    for name in ("acc", "caravel"):
+        cfg = _committed(name)
+        if "sky130_sram_2kbyte_1rw1r_32x512_8" in cfg["MACROS"]:
+            assert cfg["MAGIC_DRC_USE_GDS"] is False, name
+
+
+def test_12_wrapper_does_not_stop_on_psm_nodes():
+    assert _committed("caravel")["ERROR_ON_PDN_VIOLATIONS"] is False

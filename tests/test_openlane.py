@@ -432,7 +432,14 @@ def test_wrapper_sdc_is_caravels_with_io_sync_set():
     assert "set_timing_derate -late [expr {1+($::env(TIME_DERATING_CONSTRAINT) / 100.0)}]" in ours
     cfg = caravel_openlane.wrapper_config()
     want = "dir::" + str(Path("..", "..", caravel_openlane.WRAPPER_SDC.relative_to(REPO)))
-    assert cfg["PNR_SDC_FILE"] == cfg["SIGNOFF_SDC_FILE"] == want
+    assert cfg["SIGNOFF_SDC_FILE"] == want
+    # finding 13 (#35): place-and-route reads the SDC without clock propagation (LibreLane keeps
+    # the clocks ideal before CTS); signoff's propagates them
+    assert cfg["PNR_SDC_FILE"] == "dir::" + str(Path("..", "..", caravel_openlane.WRAPPER_PNR_SDC.relative_to(REPO)))
+    pnr = caravel_openlane.pnr_sdc(ours)
+    assert ours.count("set_propagated_clock") == 2 and "set_propagated_clock" not in pnr
+    assert [ln for ln in ours.splitlines() if "propagated" not in ln and not ln.startswith("#")] == \
+        [ln for ln in pnr.splitlines() if not ln.startswith("#")]
 
 
 def test_wrapper_sdc_refuses_a_changed_caravel_file(monkeypatch, tmp_path):

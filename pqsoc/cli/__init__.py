@@ -96,12 +96,30 @@ def _pnr(args) -> int:
         if problems:
             failed.append(name)
             continue
+        if not _power_rules(name, r["config"]):
+            failed.append(name)
         if not _librelane_steps(name, r["config_file"], root):
             failed.append(name)
     if failed:
         print(f"pqsoc pnr check: failed: {' '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _power_rules(name: str, cfg) -> bool:
+    """pdngen's strap rules on the block's grid, and for a hard macro of the wrapper the metal it
+    may use under the wrapper's grid (pqsoc/flow/pdn_rules.py); False when one is broken."""
+    from pqsoc.flow import pdn_rules
+    from soc.caravel_openlane import HARD_MACROS
+    problems = pdn_rules.strap_problems(cfg)
+    if name in HARD_MACROS:
+        problems += pdn_rules.macro_metal_problems(name, cfg)
+    for p in problems:
+        print(f"pqsoc pnr check: error: {name}: power grid: {p}", file=sys.stderr)
+    if not problems:
+        print(f"[pnr check] {name}: power grid: pdngen's strap rules hold"
+              + (", no met5 under the wrapper's grid" if name in HARD_MACROS else ""))
+    return not problems
 
 
 def _librelane_steps(name: str, config_file, pdk_root) -> bool:

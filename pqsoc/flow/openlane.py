@@ -265,7 +265,7 @@ def check(block: Block, pdk_root: Path, real_pdk_root: Path | None = None) -> di
     else:
         raise FlowError(f"{block.name}: more than 200 rounds of missing files in {_shown(path)}")
     return {"variables": len(cfg), "stand_ins": [(str(p), r) for p, r in sorted(reasons.items())],
-            "config_file": target, **{k: cfg.get(k) for k in KEY_VARIABLES}}
+            "config_file": target, "config": cfg, **{k: cfg.get(k) for k in KEY_VARIABLES}}
 
 
 def macro_errors(cfg: dict, placements: dict[str, tuple[float, float, str]], instances: list[str]) -> list[str]:
