@@ -255,3 +255,45 @@ def test_10_magic_drc_reads_the_sram_abstracts():
 
 def test_12_wrapper_does_not_stop_on_psm_nodes():
     assert _committed("caravel")["ERROR_ON_PDN_VIOLATIONS"] is False
+
+
+# --- finding 7: power reach of every cell row ---------------------------------------------------------
+def _reach_cfg(macros, **over):
+    cfg = {**_grid(PDN_VWIDTH=1.6, PDN_VSPACING=1.7, PDN_VPITCH=50, PDN_VOFFSET=10,
+                   PDN_HPITCH=180, PDN_HOFFSET=5, CORE_AREA=[0, 0, 460, 1000]),
+           "VDD_NETS": ["vccd1"], "GND_NETS": ["vssd1"], "FP_MACRO_HORIZONTAL_HALO": 10,
+           "FP_MACRO_VERTICAL_HALO": 10, "PDN_HORIZONTAL_HALO": 10, "PDN_VERTICAL_HALO": 10,
+           "PDN_CORE_RING": False, "PDN_EXTEND_TO": "core_ring",
+           "MACROS": {"m": {"instances": {f"m{k}": {"location": [x, y], "orientation": "N"}
+                                          for k, (x, y) in enumerate(macros)}}}}
+    return {**cfg, **over}
+
+
+def test_7_rows_between_shelves_without_a_met5_strap_are_unpowered():
+    """Two shelves of wall-to-wall macros (met1-met4 obstructed) leave a 60 um channel that no met5
+    strap crosses (pitch 180): its rows have no path to power; the rows above the top shelf do."""
+    from pqsoc.flow import pdn_rules
+    sizes = {"m": (460, 300)}
+    cfg = _reach_cfg([(0, 100), (0, 460)])        # channel y 400 .. 460, straps at 5 + 180 k
+    r = pdn_rules.power_reach(cfg, sizes)
+    ys = {u[0] for u in r["unpowered"]}
+    assert ys and all(400 < y < 460 for y in ys) and r["unpowered_um2"] > 0
+    assert not any(y > 770 for y in ys)
+    # the same channel moved over a strap pair (y 365 / 383.6 in 360 .. 440): powered
+    r = pdn_rules.power_reach(_reach_cfg([(0, 40), (0, 440)], PDN_HOFFSET=5, PDN_HSPACING=15.5), sizes)
+    assert not any(360 < u[0] < 440 for u in r["unpowered"]), r["unpowered"][:3]
+
+
+def test_7_columns_open_to_the_core_ring_are_powered():
+    from pqsoc.flow import pdn_rules
+    sizes = {"m": (200, 300)}
+    cfg = _reach_cfg([(0, 100)], CORE_AREA=[0, 0, 460, 420], PDN_HOFFSET=400)   # no met5 strap below y 400
+    assert any(u[0] < 90 for u in pdn_rules.power_reach(cfg, sizes)["unpowered"])
+    ringed = pdn_rules.power_reach({**cfg, "PDN_CORE_RING": True}, sizes)
+    assert not any(u[0] < 90 for u in ringed["unpowered"])
+
+
+def test_7_met4_only_macro_is_powered_from_above():
+    from pqsoc.flow import pdn_rules
+    r = pdn_rules.power_reach(_reach_cfg([(0, 100), (0, 460)], PDN_MULTILAYER=False), {"m": (460, 300)})
+    assert r["unpowered"] == [] and r["from_above"]

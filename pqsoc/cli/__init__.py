@@ -114,12 +114,38 @@ def _power_rules(name: str, cfg) -> bool:
     problems = pdn_rules.strap_problems(cfg)
     if name in HARD_MACROS:
         problems += pdn_rules.macro_metal_problems(name, cfg)
+    reach = pdn_rules.power_reach(cfg, _macro_sizes()) if cfg.get("MACROS") else None
+    if reach and reach["unpowered"]:
+        ys = sorted({u[0] for u in reach["unpowered"]})
+        problems.append(f"{len({u[:3] for u in reach['unpowered']})} of {reach['rows']} cell row segments "
+                        f"({reach['unpowered_um2'] / 1e6:.3f} mm2, rows at y {ys[0]:.2f} .. {ys[-1]:.2f} um) "
+                        "have no met4 strap reaching a met5 strap of each net through the macros (power reach)")
     for p in problems:
         print(f"pqsoc pnr check: error: {name}: power grid: {p}", file=sys.stderr)
     if not problems:
         print(f"[pnr check] {name}: power grid: pdngen's strap rules hold"
+              + (", every cell row reaches both nets" if reach else "")
               + (", no met5 under the wrapper's grid" if name in HARD_MACROS else ""))
     return not problems
+
+
+def _macro_sizes() -> dict:
+    """Cell -> (w, h) of every macro a configuration may place: the SRAM macros' LEFs, and the
+    hard macros' dies from their configurations (their LEFs exist only after `make harden`)."""
+    from pqsoc.flow import openlane
+    from pqsoc.flow import floorplan as fpm
+    from pqsoc.flow.pdk import SRAM_MACROS, find_pdk
+    from soc.caravel_openlane import HARD_MACROS
+    pdk = find_pdk()
+    out = {}
+    for cell in SRAM_MACROS:
+        a = fpm.read_lef(pdk.sram(cell, "lef"))
+        out[a.cell] = (a.w, a.h)
+    for name in HARD_MACROS:
+        b = blocks.get(name)
+        d = [float(v) for v in openlane.config(b)["DIE_AREA"]]
+        out[b.top] = (d[2] - d[0], d[3] - d[1])
+    return out
 
 
 def _librelane_steps(name: str, config_file, pdk_root) -> bool:
