@@ -297,3 +297,80 @@ def test_7_met4_only_macro_is_powered_from_above():
     from pqsoc.flow import pdn_rules
     r = pdn_rules.power_reach(_reach_cfg([(0, 100), (0, 460)], PDN_MULTILAYER=False), {"m": (460, 300)})
     assert r["unpowered"] == [] and r["from_above"]
+
+
+# --- findings 8 and 11: the routing-capacity estimate ---------------------------------------------------
+_ROUTING = {"li1": ("VERTICAL", 0.46), "met1": ("HORIZONTAL", 0.34), "met2": ("VERTICAL", 0.46),
+            "met3": ("HORIZONTAL", 0.68), "met4": ("VERTICAL", 0.92), "met5": ("HORIZONTAL", 3.4)}
+_GRT = {"RT_MIN_LAYER": "met1", "RT_MAX_LAYER": "met4", "GRT_ADJUSTMENT": 0.3,
+        "GRT_LAYER_ADJUSTMENTS": [0.99, 0, 0, 0, 0, 0]}
+
+
+def test_8_tracks_per_micron_follow_the_tech_and_the_router_adjustment():
+    from pqsoc.flow import route_capacity as rc
+    assert abs(rc.tracks_per_um(_ROUTING, _GRT, "VERTICAL") - 0.7 * (1 / 0.46 + 1 / 0.92)) < 1e-9
+    assert abs(rc.tracks_per_um(_ROUTING, {**_GRT, "RT_MAX_LAYER": "met5"}, "HORIZONTAL")
+               - 0.7 * (1 / 0.34 + 1 / 0.68 + 1 / 3.4)) < 1e-9
+
+
+def test_8_nets_through_a_shelf_gap():
+    """A shelf of macros wall to wall but a 20 um gap, 500 nets from macros below it to cells above
+    it: over capacity (20 um x 3.26 tracks/um x 0.7 = 46 tracks); with a 500 um gap it passes."""
+    from pqsoc.flow import route_capacity as rc
+    from pqsoc.flow.floorplan import Rect
+    core = Rect(0, 0, 1000, 1000)
+    rows_above = [(y, 0.0, 1000.0) for y in range(700, 1000, 3)]
+
+    def run(gap):
+        shelf = {"a": Rect(0, 400, 500 - gap / 2, 600), "b": Rect(500 + gap / 2, 400, 1000, 600),
+                 "low": Rect(300, 100, 700, 300)}
+        nets = [rc.Nets(rc.Endpoint("low N", (500, 300)), rc.ROWS, 500)]
+        return {ln["line"].split(" through ")[1]: ln for ln in
+                rc.estimate(core, shelf, rows_above, 3.0, nets, _ROUTING, _GRT)}
+    tight = run(20)
+    line = next(v for k, v in tight.items() if v["axis"] == "y" and v["at"] == 500)
+    assert line["demand"] == 500 and 40 < line["capacity"] < 50 and not line["ok"]
+    assert line["crossing"] == {"low N - cells": 500}
+    wide = run(500)
+    assert all(v["ok"] for v in wide.values() if v["axis"] == "y" and v["at"] == 500)
+
+
+def test_11_point_to_point_nets_cross_only_between_their_ends():
+    from pqsoc.flow import route_capacity as rc
+    from pqsoc.flow.floorplan import Rect
+    core = Rect(0, 0, 1000, 1000)
+    bodies = {"wall": Rect(0, 480, 990, 520)}
+    a, b = rc.Endpoint("acc S", (100, 900)), rc.Endpoint("kmac N", (100, 100))
+    lines = rc.estimate(core, bodies, [], 2.72, [rc.Nets(a, b, 600)], _ROUTING, _GRT)
+    h = next(ln for ln in lines if ln["axis"] == "y")
+    assert h["demand"] == 600 and not h["ok"]                 # 10 um gap: 23 tracks
+    v = next(ln for ln in lines if ln["axis"] == "x")
+    assert v["demand"] == 0                                   # both ends left of x = 495
+
+
+def test_11_wrapper_nets_hold_the_sideload_port(pdk_root, caravel_root):
+    """The wrapper's net model: the ACC <-> KMAC side-load port (600 nets, their `sideload__*`
+    ports) between the two macros' pin edges; every SRAM pin edge to the cells."""
+    from librelane.flows import Flow
+    from pqsoc.cli import _macro_sizes
+    from pqsoc.flow import floorplan as fpm
+    from pqsoc.flow.pdk import find_pdk
+    from soc import route_model
+    from soc.caravel_openlane import hardened_ports, _width, pin_order
+    cfg_file, root = _loaded("caravel")
+    cfg = Flow.factory.get("Classic")(str(cfg_file), pdk_root=str(root), pdk="sky130A",
+                                      scl="sky130_fd_sc_hd").config
+    sram = fpm.read_lef(find_pdk().sram("sky130_sram_2kbyte_1rw1r_32x512_8", "lef"))
+    sizes = _macro_sizes()
+    hard = {n: {"size": sizes[n], "face": pin_order(n).splitlines()[0].lstrip("#"),
+                "ports": {p: _width(d) for p, d in hardened_ports(n).items()}} for n in ("acc", "kmac")}
+    bodies, nets = route_model.nets(cfg, {sram.cell: sram}, hard)
+    side = [n for n in nets if n.a.at is not None and n.b.at is not None]
+    assert [(n.a.name.split()[0], n.b.name.split()[0], n.count) for n in side] in (
+        [("acc", "kmac", 600)], [("kmac", "acc", 600)])
+    assert sum(n.count for n in nets if n.b is route_capacity_rows()) >= 6 * 100 + 199 + 86
+
+
+def route_capacity_rows():
+    from pqsoc.flow import route_capacity
+    return route_capacity.ROWS

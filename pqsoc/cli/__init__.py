@@ -98,10 +98,12 @@ def _pnr(args) -> int:
             continue
         if not _power_rules(name, r["config"]):
             failed.append(name)
+        if not _routing(name, r["config"]):
+            failed.append(name)
         if not _librelane_steps(name, r["config_file"], root):
             failed.append(name)
     if failed:
-        print(f"pqsoc pnr check: failed: {' '.join(failed)}", file=sys.stderr)
+        print(f"pqsoc pnr check: failed: {' '.join(dict.fromkeys(failed))}", file=sys.stderr)
         return 1
     return 0
 
@@ -127,6 +129,57 @@ def _power_rules(name: str, cfg) -> bool:
               + (", every cell row reaches both nets" if reach else "")
               + (", no met5 under the wrapper's grid" if name in HARD_MACROS else ""))
     return not problems
+
+
+def _routing(name: str, cfg) -> bool:
+    """The routing-capacity estimate of a configuration with macros (pqsoc/flow/route_capacity.py,
+    the nets of soc/route_model.py): the worst cut lines, a line each; False when one is over."""
+    if not cfg.get("MACROS"):
+        return True
+    lines = _route_estimate(cfg)
+    bad = [ln for ln in lines if not ln["ok"]]
+    from pqsoc.flow.route_capacity import MARGIN
+    worst = max(lines, key=lambda ln: ln["ratio"])
+    for ln in sorted(bad, key=lambda ln: -ln["ratio"])[:4]:
+        print(f"pqsoc pnr check: error: {name}: routing: {ln['line']} ({ln['axis']} = {ln['at']} um): "
+              f"{ln['demand']} nets cross, {ln['capacity']} tracks ({ln['ratio']:.2f} of them; at most "
+              f"{MARGIN:.0%}): {', '.join(f'{k} {v}' for k, v in ln['crossing'].items())}", file=sys.stderr)
+    if bad:
+        print(f"pqsoc pnr check: error: {name}: routing: {len(bad)} of {len(lines)} cut lines over capacity",
+              file=sys.stderr)
+    else:
+        print(f"[pnr check] {name}: routing: {len(lines)} cut lines within {MARGIN:.0%} of their tracks "
+              f"(worst {worst['ratio']:.2f}, {worst['line']})")
+    return not bad
+
+
+def _route_estimate(cfg) -> list[dict]:
+    from pqsoc.flow import floorplan as fpm
+    from pqsoc.flow import route_capacity
+    from pqsoc.flow.pdk import SCL, SRAM_MACROS, find_pdk
+    from pqsoc.flow.pdn_rules import ROW_H, SITE_W
+    from soc import route_model
+    from soc.caravel_openlane import HARD_MACROS, hardened_ports, _width, pin_order
+    pdk = find_pdk()
+    abstracts = {}
+    for cell in SRAM_MACROS:
+        a = fpm.read_lef(pdk.sram(cell, "lef"))
+        abstracts[a.cell] = a
+    sizes = _macro_sizes()
+    hard = {}
+    for name in HARD_MACROS:
+        top = blocks.get(name).top
+        if top in (cfg.get("MACROS") or {}):
+            hard[top] = {"size": sizes[top], "face": pin_order(name).splitlines()[0].lstrip("#"),
+                         "ports": {p: _width(d) for p, d in hardened_ports(name).items()}}
+    bodies, nets = route_model.nets(cfg, abstracts, hard)
+    core = fpm.Rect(*[float(v) for v in cfg["CORE_AREA"]])
+    hh = float(cfg.get("FP_MACRO_HORIZONTAL_HALO") or 0)
+    vh = float(cfg.get("FP_MACRO_VERTICAL_HALO") or 0)
+    rows = fpm.cell_rows(core, ROW_H, SITE_W, [fpm.Rect(b.x0 - hh, b.y0 - vh, b.x1 + hh, b.y1 + vh)
+                                               for b in bodies.values()])
+    tech = fpm.read_tech_lef(pdk.base / "libs.ref" / SCL / "techlef" / f"{SCL}.tlef")
+    return route_capacity.estimate(core, bodies, rows, ROW_H, nets, tech["routing"], cfg)
 
 
 def _macro_sizes() -> dict:
