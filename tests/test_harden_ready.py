@@ -352,7 +352,7 @@ def test_11_wrapper_nets_hold_the_sideload_port(pdk_root, caravel_root):
     """The wrapper's net model: the ACC <-> KMAC side-load port (600 nets, their `sideload__*`
     ports) between the two macros' pin edges; every SRAM pin edge to the cells."""
     from librelane.flows import Flow
-    from pqsoc.cli import _macro_sizes
+    from pqsoc.cli.pnr import macro_sizes as _macro_sizes
     from pqsoc.flow import floorplan as fpm
     from pqsoc.flow.pdk import find_pdk
     from soc import route_model

@@ -88,6 +88,11 @@ def write_reports(repo: Path, signoff_status="pass", gls_netlist=NETLIST):
          "timing__setup__ws__corner:nom_ss_100C_1v60": -5.0}))
     (repo / "gds").mkdir(exist_ok=True)
     (repo / "gds" / "wrapper.gds").write_bytes(b"\0")
+    ok = [{"check": "LibreLane Verilator.Lint", "ok": True, "detail": "passed"},
+          {"check": "power reach", "ok": True, "detail": "every row"}]
+    (r / "pnr_check.json").write_text(json.dumps({
+        "provenance": stamp, "only_a_real_run": ["LVS"],
+        "blocks": {"caravel": {"ok": True, "checks": ok}, "blk": {"ok": True, "checks": ok}}}))
 
 
 def problems(repo):
@@ -308,3 +313,24 @@ def test_check_names_submission_files_missing_or_stale(repo, monkeypatch, capsys
     (repo / "third_party" / "used_external_repos.csv").write_text("repository name,commit hash\n")
     assert tp.check(proj, repo=repo)["problems"] == [
         "stale: third_party/used_external_repos.csv differs from what `pqsoc tapeout submission` writes now: run it"]
+
+
+def test_preflight_lists_the_checks_passed_here_and_what_only_a_real_run_passes(repo):
+    """#35 deliverable 5: per macro, `pqsoc pnr check`'s verdicts (reports/pnr_check.json) and
+    what only a real run can pass; a failed one is a problem of the check, a missing report a
+    missing figure."""
+    write_reports(repo)
+    m = tp.build(PROJECT, repo)
+    assert tp.validate(m) == []
+    assert m["preflight"]["blk"] == {"status": "measured", "report": "reports/pnr_check.json", "block": "blk",
+                                     "passed": ["LibreLane Verilator.Lint", "power reach"], "failed": [],
+                                     "only_a_real_run": ["LVS"]}
+    assert m["preflight"]["wrapper"]["block"] == "caravel"
+    data = json.loads((repo / "reports" / "pnr_check.json").read_text())
+    data["blocks"]["blk"]["checks"][1] = {"check": "power reach", "ok": False, "detail": "35 rows unpowered"}
+    (repo / "reports" / "pnr_check.json").write_text(json.dumps(data))
+    tp.write(PROJECT, repo)
+    assert "failed: preflight blk power reach: 35 rows unpowered" in problems(repo)
+    (repo / "reports" / "pnr_check.json").unlink()
+    m = tp.build(PROJECT, repo)
+    assert m["preflight"]["blk"]["status"] == "missing" and tp.validate(m) == []

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pqsoc import REPO, FlowError, positive
 from pqsoc.cli import blocks  # registers every block with the flow
+from pqsoc.cli import pnr
 
 
 def _pdk(args):
@@ -47,192 +48,6 @@ def _pnr_config(args):
     names = args.blocks or [b.name for b in blocks.BLOCKS.values() if b.openlane is not None]
     for name in names:
         print(openlane.write(blocks.get(name)).relative_to(REPO))
-
-
-def _pnr(args) -> int:
-    """`pqsoc pnr check [BLOCK ...] [--floorplan]`: without blocks (or with --floorplan) the
-    current memory plan's floorplan check (soc/caravel_floorplan.py); then each OpenLane config
-    is the generated one and LibreLane's Classic flow loads it with the PDK (or, for the old 2021
-    subset, the overlay under build/)."""
-    from pqsoc.flow import openlane
-    from pqsoc.flow.pdk import find_pdk
-    names = args.blocks or [b.name for b in blocks.BLOCKS.values() if b.openlane is not None]
-    pdk_root = find_pdk().root
-    root, state = openlane.loader_pdk_root(pdk_root)
-    if state is None:
-        print(f"[pnr check] PDK {pdk_root} (LibreLane accepts its configuration as it is)")
-    else:
-        shown = root.relative_to(REPO) if root.is_relative_to(REPO) else root
-        print(f"[pnr check] PDK {pdk_root} has an OpenLane 1 configuration: LibreLane loads it "
-              f"through the overlay {shown} ({state})")
-    failed = []
-    if args.floorplan or not args.blocks:
-        try:
-            if not _floorplan_check():
-                failed.append("floorplan")
-        except FlowError as e:
-            print(f"pqsoc pnr check: error: floorplan check not run: {e}", file=sys.stderr)
-            failed.append("floorplan")
-    for name in names:
-        block = blocks.get(name)
-        if block.openlane is None:
-            raise FlowError(f"block {name} has no OpenLane configuration (Block.openlane)")
-        print(f"[pnr check] {name}: generating its configuration and the files it names", flush=True)
-        try:
-            problems = openlane.prepare(block)   # VERILOG_FILES and the other build files must exist
-            r = openlane.check(block, root, pdk_root)
-        except FlowError as e:
-            print(f"pqsoc pnr check: error: {e}", file=sys.stderr)
-            failed.append(name)
-            continue
-        keys = " ".join(f"{k}={r[k]}" for k in openlane.KEY_VARIABLES
-                        if not (k == "FP_CORE_UTIL" and r["FP_SIZING"] == "absolute"))
-        print(f"[pnr check] {name}: OK, {r['variables']} variables resolved; {keys}")
-        for path, why in r["stand_ins"]:
-            shown = Path(path).relative_to(REPO) if Path(path).is_relative_to(REPO) else path
-            print(f"[pnr check] {name}:   stood in (empty file) for {shown}: {why}")
-        for p in problems:
-            print(f"pqsoc pnr check: error: {name}: {p}", file=sys.stderr)
-        if problems:
-            failed.append(name)
-            continue
-        if not _power_rules(name, r["config"]):
-            failed.append(name)
-        if not _routing(name, r["config"]):
-            failed.append(name)
-        if not _librelane_steps(name, r["config_file"], root):
-            failed.append(name)
-    if failed:
-        print(f"pqsoc pnr check: failed: {' '.join(dict.fromkeys(failed))}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _power_rules(name: str, cfg) -> bool:
-    """pdngen's strap rules on the block's grid, and for a hard macro of the wrapper the metal it
-    may use under the wrapper's grid (pqsoc/flow/pdn_rules.py); False when one is broken."""
-    from pqsoc.flow import pdn_rules
-    from soc.caravel_openlane import HARD_MACROS
-    problems = pdn_rules.strap_problems(cfg)
-    if name in HARD_MACROS:
-        problems += pdn_rules.macro_metal_problems(name, cfg)
-    reach = pdn_rules.power_reach(cfg, _macro_sizes()) if cfg.get("MACROS") else None
-    if reach and reach["unpowered"]:
-        ys = sorted({u[0] for u in reach["unpowered"]})
-        problems.append(f"{len({u[:3] for u in reach['unpowered']})} of {reach['rows']} cell row segments "
-                        f"({reach['unpowered_um2'] / 1e6:.3f} mm2, rows at y {ys[0]:.2f} .. {ys[-1]:.2f} um) "
-                        "have no met4 strap reaching a met5 strap of each net through the macros (power reach)")
-    for p in problems:
-        print(f"pqsoc pnr check: error: {name}: power grid: {p}", file=sys.stderr)
-    if not problems:
-        print(f"[pnr check] {name}: power grid: pdngen's strap rules hold"
-              + (", every cell row reaches both nets" if reach else "")
-              + (", no met5 under the wrapper's grid" if name in HARD_MACROS else ""))
-    return not problems
-
-
-def _routing(name: str, cfg) -> bool:
-    """The routing-capacity estimate of a configuration with macros (pqsoc/flow/route_capacity.py,
-    the nets of soc/route_model.py): the worst cut lines, a line each; False when one is over."""
-    if not cfg.get("MACROS"):
-        return True
-    lines = _route_estimate(cfg)
-    bad = [ln for ln in lines if not ln["ok"]]
-    from pqsoc.flow.route_capacity import MARGIN
-    worst = max(lines, key=lambda ln: ln["ratio"])
-    for ln in sorted(bad, key=lambda ln: -ln["ratio"])[:4]:
-        print(f"pqsoc pnr check: error: {name}: routing: {ln['line']} ({ln['axis']} = {ln['at']} um): "
-              f"{ln['demand']} nets cross, {ln['capacity']} tracks ({ln['ratio']:.2f} of them; at most "
-              f"{MARGIN:.0%}): {', '.join(f'{k} {v}' for k, v in ln['crossing'].items())}", file=sys.stderr)
-    if bad:
-        print(f"pqsoc pnr check: error: {name}: routing: {len(bad)} of {len(lines)} cut lines over capacity",
-              file=sys.stderr)
-    else:
-        print(f"[pnr check] {name}: routing: {len(lines)} cut lines within {MARGIN:.0%} of their tracks "
-              f"(worst {worst['ratio']:.2f}, {worst['line']})")
-    return not bad
-
-
-def _route_estimate(cfg) -> list[dict]:
-    from pqsoc.flow import floorplan as fpm
-    from pqsoc.flow import route_capacity
-    from pqsoc.flow.pdk import SCL, SRAM_MACROS, find_pdk
-    from pqsoc.flow.pdn_rules import ROW_H, SITE_W
-    from soc import route_model
-    from soc.caravel_openlane import HARD_MACROS, hardened_ports, _width, pin_order
-    pdk = find_pdk()
-    abstracts = {}
-    for cell in SRAM_MACROS:
-        a = fpm.read_lef(pdk.sram(cell, "lef"))
-        abstracts[a.cell] = a
-    sizes = _macro_sizes()
-    hard = {}
-    for name in HARD_MACROS:
-        top = blocks.get(name).top
-        if top in (cfg.get("MACROS") or {}):
-            hard[top] = {"size": sizes[top], "face": pin_order(name).splitlines()[0].lstrip("#"),
-                         "ports": {p: _width(d) for p, d in hardened_ports(name).items()}}
-    bodies, nets = route_model.nets(cfg, abstracts, hard)
-    core = fpm.Rect(*[float(v) for v in cfg["CORE_AREA"]])
-    hh = float(cfg.get("FP_MACRO_HORIZONTAL_HALO") or 0)
-    vh = float(cfg.get("FP_MACRO_VERTICAL_HALO") or 0)
-    rows = fpm.cell_rows(core, ROW_H, SITE_W, [fpm.Rect(b.x0 - hh, b.y0 - vh, b.x1 + hh, b.y1 + vh)
-                                               for b in bodies.values()])
-    tech = fpm.read_tech_lef(pdk.base / "libs.ref" / SCL / "techlef" / f"{SCL}.tlef")
-    return route_capacity.estimate(core, bodies, rows, ROW_H, nets, tech["routing"], cfg)
-
-
-def _macro_sizes() -> dict:
-    """Cell -> (w, h) of every macro a configuration may place: the SRAM macros' LEFs, and the
-    hard macros' dies from their configurations (their LEFs exist only after `make harden`)."""
-    from pqsoc.flow import openlane
-    from pqsoc.flow import floorplan as fpm
-    from pqsoc.flow.pdk import SRAM_MACROS, find_pdk
-    from soc.caravel_openlane import HARD_MACROS
-    pdk = find_pdk()
-    out = {}
-    for cell in SRAM_MACROS:
-        a = fpm.read_lef(pdk.sram(cell, "lef"))
-        out[a.cell] = (a.w, a.h)
-    for name in HARD_MACROS:
-        b = blocks.get(name)
-        d = [float(v) for v in openlane.config(b)["DIE_AREA"]]
-        out[b.top] = (d[2] - d[0], d[3] - d[1])
-    return out
-
-
-def _librelane_steps(name: str, config_file, pdk_root) -> bool:
-    """LibreLane's steps before place-and-route on one configuration (pqsoc/flow/prepnr.py),
-    a line each; False when one fails."""
-    from pqsoc.flow import prepnr
-    from pqsoc.flow.pdk import PDK, SCL
-    r = prepnr.run(name, config_file, pdk_root, PDK, SCL)
-    for step, state in r["steps"]:
-        print(f"[pnr check] {name}: LibreLane {step}: {state}")
-    shown = r["run_dir"].relative_to(REPO) if r["run_dir"].is_relative_to(REPO) else r["run_dir"]
-    if not r["ok"]:
-        print(f"pqsoc pnr check: error: {name}: LibreLane's steps before place-and-route failed: "
-              f"{r['error']} (logs under {shown})", file=sys.stderr)
-    return r["ok"]
-
-
-def _floorplan_check(ctx=None) -> bool:
-    """The current memory plan's floorplans (ACC macro, Caravel wrapper), checked; printed."""
-    from soc import caravel_floorplan
-    p = caravel_floorplan.plan(ctx or caravel_floorplan.context(), options=False)
-    acc, _ = next((a, r) for a, r in p["accs"] if a is p["chosen"]["acc"])
-    print(f"[floorplan] ACC macro {acc.die.w:.1f} x {acc.die.h:.1f} um ({len(acc.placements)} SRAM macros, "
-          f"{acc.notes['per_shelf']} per shelf): every check passes")
-    c = p["chosen"]
-    for r in c["results"]:
-        print(f"[floorplan] wrapper {r['name']}: {'pass' if r['ok'] else 'FAIL'}: {r['detail']}")
-    plan = f"CPU boot RAM {p['boot'] // 1024} KiB + main SRAM {p['main'] // 1024} KiB"
-    if c["fits"]:
-        print(f"[floorplan] user_project_wrapper with {plan}: fits, every check passes")
-    else:
-        print(f"floorplan check: user_project_wrapper with {plan} does NOT fit: "
-              + ", ".join(r["name"] for r in c["results"] if not r["ok"]), file=sys.stderr)
-    return c["fits"]
 
 
 def _floorplan(args) -> int:
@@ -365,7 +180,9 @@ def main(argv=None) -> int:
                                              "and the floorplan check")
     p.add_argument("--floorplan", action="store_true",
                    help="also check the floorplan when blocks are named (pqsoc floorplan's checks, no report)")
-    p.set_defaults(func=_pnr)
+    p.add_argument("--json", metavar="PATH", help="also write every check's verdict to PATH (make report: "
+                   "reports/pnr_check.json, which tapeout.json reads)")
+    p.set_defaults(func=pnr.check_command)
 
     p = sub.add_parser("floorplan", help="place and check the ACC macro and Caravel wrapper floorplans; "
                                          "reports/floorplan.{json,png,md}")

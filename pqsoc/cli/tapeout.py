@@ -10,7 +10,7 @@ import sys
 from pqsoc import REPO, FlowError
 from pqsoc.flow import submission as subfiles
 from pqsoc.flow import tapeout as flow
-from soc.caravel_openlane import HARD_MACRO_VIEWS, HARD_MACROS   # blocks hardened on their own, placed in the wrapper
+from soc.caravel_openlane import HARD_MACRO_VIEWS, HARD_MACROS, WRAPPER_BLOCK   # blocks hardened on their own, placed in the wrapper
 
 WRAPPER = "user_project_wrapper"      # the cell Caravel's user project area takes (fixed name)
 WRAPPER_RTL_DIR = "build/rtl/caravel"     # where `pqsoc soc caravel` writes the wrapper and user_defines.v
@@ -119,7 +119,7 @@ def project() -> flow.Project:
         name="pqsoc",
         description=("post-quantum SoC: LiteX + Ibex, a PQC coprocessor (ACC) and a KMAC block, "
                      f"inside Caravel's {WRAPPER}"),
-        top_module=WRAPPER, core_block=core.name, core_cell=core.top,
+        top_module=WRAPPER, core_block=core.name, core_cell=core.top, wrapper_block=WRAPPER_BLOCK,
         shuttle={"program": "chipIgnite", "provider": "ChipFoundry", "harness": "Caravel",
                  "slot": "user project area", "area_um": _area_um(caravel_wrapper().die)},
         clock_period_ns=SYS_CLK_PERIOD_NS, clock_from="ip/common SYS_CLK_PERIOD_NS",

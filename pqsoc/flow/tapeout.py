@@ -98,6 +98,8 @@ class Project:
     # (path in the submission, what makes it, other places the same file may be found)
     external_repos: tuple[subfiles.ExternalRepo, ...] = field(default=())
     lvs: subfiles.LvsInputs | None = None    # the LVS configuration's facts (None: not written)
+    # the block whose LibreLane configuration is the wrapper's (pqsoc pnr check names blocks)
+    wrapper_block: str = "caravel"
 
     @property
     def signoff_cells(self) -> tuple[str, ...]:
@@ -429,6 +431,29 @@ def submission(p: Project, repo: Path) -> list[dict]:
     return out
 
 
+PNR_CHECK = "reports/pnr_check.json"
+
+
+def preflight(p: Project, reports: "Reports") -> dict:
+    """Per cell (the wrapper and every hard macro): the checks `pqsoc pnr check` passed and failed
+    on it here (no OpenROAD), and what only a real LibreLane run can pass."""
+    data = reports.get(PNR_CHECK)
+    blocks = {p.top_module: p.wrapper_block, **{m.cell: m.name for m in p.macros if m.role == "hard macro"}}
+    out = {}
+    for cell, block in blocks.items():
+        entry = (data or {}).get("blocks", {}).get(block) if isinstance(data, dict) else None
+        if entry is None:
+            why = reports.why(PNR_CHECK) if data is None else f"{PNR_CHECK} has no block {block}"
+            out[cell] = missing(why, PNR_CHECK)
+            continue
+        checks = entry.get("checks") or []
+        out[cell] = {"status": "measured", "report": PNR_CHECK, "block": block,
+                     "passed": [c["check"] for c in checks if c.get("ok")],
+                     "failed": [{"check": c["check"], "detail": c.get("detail", "")} for c in checks if not c.get("ok")],
+                     "only_a_real_run": list(data.get("only_a_real_run") or [])}
+    return out
+
+
 def build(p: Project, repo: Path = REPO) -> dict:
     """tapeout.json's content from the reports under repo (nothing is run)."""
     reports = Reports(repo)
@@ -449,6 +474,7 @@ def build(p: Project, repo: Path = REPO) -> dict:
         "latencies": latencies(p, reports),
         "tests": [{"suite": t.suite, "report": t.report, "result": suite_result(t, reports)} for t in p.tests],
         "signoff": {c: signoff_checks(reports, c) for c in p.signoff_cells},
+        "preflight": preflight(p, reports),
     }
     fp_rel = "reports/floorplan.json"
     fp = reports.get(fp_rel)
@@ -620,6 +646,9 @@ def check(p: Project, path: Path | None = None, repo: Path = REPO, build_dir: Pa
         elif r.get("status") == "measured" and r.get("passed") != r.get("run"):
             problems.append(f"failed: tests {t['suite']}: {r['run'] - r['passed']} of {r['run']} failed "
                             f"({t['report']})")
+    for cell, pf in (manifest.get("preflight") or {}).items():
+        for c in pf.get("failed") or []:
+            problems.append(f"failed: preflight {cell} {c['check']}: {c['detail'][:200]}")
     for cell, checks in (manifest.get("signoff") or {}).items():
         for name, c in checks.items():
             if c.get("status") == "fail":
