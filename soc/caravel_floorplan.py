@@ -393,6 +393,64 @@ def plan(ctx: Context, options: bool = True) -> dict:
             "boot": boot, "main": main}
 
 
+# --- the physical architectures compared by area (issue #35 deliverable 1) ----------------------
+# A hard macro's die holds its logic at this utilisation (LibreLane macros of this size run at
+# 45-60 %; the upper end is taken, the most favourable to the hard-macro architectures).
+HARD_MACRO_UTIL = 0.55
+SILICON_PROVEN_SRAM = "sky130_sram_1kbyte_1rw1r_32x256_8"   # the only one reported working in silicon
+
+
+def architectures(ctx: Context, cpu_bytes: int | None = None) -> list[dict]:
+    """Each candidate physical architecture of the memory plan (ACC 16 + 16 KiB, the CPU's boot
+    RAM and SRAM) by area, before any placement: what the macros take (each with its halo), what
+    is left of the wrapper's core for standard cells, and the utilisation the logic then needs at
+    least. A lower bound: channels, pin escapes and power reach only take more. Candidates:
+    - `nested` (the configuration committed today): the ACC a hard macro holding its 16 SRAMs;
+      the KMAC a hard macro; the CPU's SRAMs and the rest flat in the wrapper;
+    - `hard_logic`: every SRAM at the wrapper level; the ACC's and the KMAC's logic hard macros
+      (met4 only) at HARD_MACRO_UTIL; the rest flat;
+    - `flat`: every SRAM at the wrapper level, all logic flat in the wrapper (one hardening run);
+    - `flat_1k`: as `flat`, on the 1 KiB macro (the only one reported working in silicon)."""
+    pdk = find_pdk()
+    boot, main = current_sizes() if cpu_bytes is None else (cpu_bytes, 0)
+    core_um2 = (ctx.wrapper.core[2] - ctx.wrapper.core[0]) * (ctx.wrapper.core[3] - ctx.wrapper.core[1])
+    acc_bytes = acc_block.IMEM_SIZE + acc_block.DMEM_SIZE
+    logic = ctx.logic_um2
+    out = []
+    for name, cell in (("nested", acc_block.SRAM_MACRO), ("hard_logic", acc_block.SRAM_MACRO),
+                       ("flat", acc_block.SRAM_MACRO), ("flat_1k", SILICON_PROVEN_SRAM)):
+        a = ctx.sram if cell == acc_block.SRAM_MACRO else fpm.read_lef(pdk.sram(cell, "lef"))
+        from ip.common.sram import MACROS
+        words, bits, _ = MACROS[cell]
+        per = words * bits // 8
+        n = -(-acc_bytes // per) + -(-(boot + main) // per)
+        with_halo = (a.w + 2 * HALO_UM) * (a.h + 2 * HALO_UM)
+        macros_um2 = n * with_halo
+        flat_logic = logic["top"] + (0 if name in ("nested", "hard_logic") else logic["acc"] + logic["kmac"])
+        hard_um2 = 0.0
+        if name == "hard_logic":
+            hard_um2 = sum((logic[b] / HARD_MACRO_UTIL + 0) for b in ("acc", "kmac"))
+            hard_um2 += 2 * HARD_MACRO_CHANNEL_UM * math.sqrt(hard_um2)        # their pin channels
+        if name == "nested":
+            # the ACC die as the committed floorplan sizes it; the KMAC at HARD_MACRO_UTIL
+            acc = acc_candidates(ctx, acc_block.CELL_UTIL)[0][0]
+            hard_um2 = acc.die.w * acc.die.h + logic["kmac"] / HARD_MACRO_UTIL
+            macros_um2 = -(-(boot + main) // per) * with_halo
+        rows = core_um2 - macros_um2 - hard_um2
+        util = flat_logic / rows if rows > 0 else math.inf
+        out.append({"architecture": name, "sram_macro": cell, "sram_macros": n,
+                    "macros_with_halo_um2": round(macros_um2, 1), "hard_macro_dies_um2": round(hard_um2, 1),
+                    "flat_logic_um2": round(flat_logic, 1), "rows_at_most_um2": round(rows, 1),
+                    "utilisation_at_least": round(util, 4) if rows > 0 else None,
+                    "fits_area": rows > 0 and util <= ARCH_MAX_UTIL})
+    return out
+
+
+# The densest utilisation an architecture may need at its lower bound to count as buildable: a
+# first run with SRAM channels to route leaves at least a third of the rows empty.
+ARCH_MAX_UTIL = 0.60
+
+
 REPORT_NAME = "reports/floorplan.json"
 
 
@@ -427,6 +485,7 @@ def report(ctx: Context, out: Path | None = None) -> dict:
         "acc": fpm.summary(acc_fp, acc_res),
         "openlane": {"acc": acc_openlane(ctx, acc_fp)},
         "memory_options": p["options"],
+        "architectures": architectures(ctx),
         "parameters": {"halo_um": HALO_UM, "track_use": TRACK_USE, "hard_macro_channel_um": HARD_MACRO_CHANNEL_UM,
                        "max_utilisation": MAX_UTIL, "acc_utilisation": acc_block.CELL_UTIL,
                        "sram_macro": ctx.sram.cell,
@@ -555,4 +614,16 @@ def render_md(data: dict) -> str:
               "arrangement fits.", "", "Sources: " + "; ".join(f"{k}: {v}" for k, v in data["sources"].items()) + ".",
               "", "Open items: " + " ".join(f"({i + 1}) {x}." for i, x in enumerate(data["open_items"])),
               "", "![floorplan](floorplan.png)", ""]
-    return "\n".join(lines)
+    if data.get("architectures"):
+        lines += ["", "Physical architectures by area (a lower bound: `architectures`; the rows left after the "
+                  "macros and their halos, and the utilisation the flat logic needs there):", "",
+                  "| architecture | SRAM macro | macros | macros + halos (mm2) | hard macro dies (mm2) | "
+                  "flat logic (mm2) | rows at most (mm2) | utilisation at least | fits by area |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in data["architectures"]:
+            u = r["utilisation_at_least"]
+            lines.append(f"| {r['architecture']} | {r['sram_macro']} | {r['sram_macros']} | "
+                         f"{r['macros_with_halo_um2'] / 1e6:.3f} | {r['hard_macro_dies_um2'] / 1e6:.3f} | "
+                         f"{r['flat_logic_um2'] / 1e6:.3f} | {r['rows_at_most_um2'] / 1e6:.3f} | "
+                         f"{'-' if u is None else f'{u:.1%}'} | {'yes' if r['fits_area'] else 'no'} |")
+    return "\n".join(lines) + "\n"

@@ -159,6 +159,8 @@ def test_acc_openlane_variables_load_in_librelane(ctx, accs, tmp_path):
     gds.write_bytes(b"\0")
     v["MACROS"][cell]["gds"] = [str(gds)]
     v["MACROS"][cell]["lef"] = [str(find_pdk().sram(cell, "lef"))]
+    assert v["MACROS"][cell]["vh"] == ["dir::../../build/pnr/macros/sky130_sram_2kbyte_1rw1r_32x512_8.vh"]
+    v["MACROS"][cell]["vh"] = [str(cf.sram_header())]      # the port-only header, made as harden makes it
     rtl = tmp_path / "acc.v"
     rtl.write_text("module acc(input clk); endmodule\n")
     kmac = blocks.get("kmac")
@@ -188,3 +190,20 @@ def test_macro_pdn_from_the_pdk(pdk_root):
     added = {k: float(v) for k, v, _ in pdk_overlay.PDK_ADDITIONS if k.startswith("FP_PDN_")}
     assert p["FP_PDN_VWIDTH"] == 1.6 and p["FP_PDN_HSPACING"] == 1.7
     assert p["FP_PDN_VPITCH"] == added.get("FP_PDN_VPITCH", p["FP_PDN_VPITCH"]) > 100
+
+
+def test_architectures_by_area(ctx, monkeypatch):
+    """#35 deliverable 1: the candidates by area. Every SRAM at the wrapper level takes 22 x (the
+    macro + its halo); flat logic then needs its area over the rows left; the 1 KiB macro needs
+    twice the macros and does not leave room for the logic; the nested ACC takes its die."""
+    monkeypatch.setattr(cf, "current_sizes", lambda: (8 * 1024, 4 * 1024))
+    rows = {r["architecture"]: r for r in cf.architectures(ctx)}
+    core = (ctx.wrapper.core[2] - ctx.wrapper.core[0]) * (ctx.wrapper.core[3] - ctx.wrapper.core[1])
+    one = (ctx.sram.w + 2 * cf.HALO_UM) * (ctx.sram.h + 2 * cf.HALO_UM)
+    flat = rows["flat"]
+    assert flat["sram_macros"] == 22 and abs(flat["macros_with_halo_um2"] - 22 * one) < 1
+    assert abs(flat["rows_at_most_um2"] - (core - 22 * one)) < 1
+    assert abs(flat["utilisation_at_least"] - sum(LOGIC.values()) / (core - 22 * one)) < 1e-3
+    assert rows["flat_1k"]["sram_macros"] == 44
+    assert rows["hard_logic"]["flat_logic_um2"] == round(LOGIC["top"], 1)
+    assert rows["nested"]["hard_macro_dies_um2"] > 16 * ctx.sram.w * ctx.sram.h
