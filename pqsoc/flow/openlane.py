@@ -354,7 +354,7 @@ def blackbox_header(model: Path, cell: str, power_pins=POWER_PINS) -> str:
         if r.returncode != 0 or "@@done" not in r.stdout:
             raise FlowError(f"Yosys could not read {model}: {(r.stdout + r.stderr)[-800:]}")
         text = out.read_text()
-    ports = _ports(text, cell)
+    ports = module_ports(text, cell)
     if not ports:
         raise FlowError(f"{model} has no module {cell} with ports")
     lines = [f"// {cell}: ports only (pqsoc/flow/openlane.py blackbox_header, from the PDK's model",
@@ -368,14 +368,15 @@ def blackbox_header(model: Path, cell: str, power_pins=POWER_PINS) -> str:
     return "\n".join(lines)
 
 
-def _ports(verilog: str, module: str) -> dict[str, str]:
-    """A module's ports in order with their direction and range (`input [8:0]`)."""
+def module_ports(verilog: str, module: str) -> dict[str, str]:
+    """A module's ports in order with their direction and range, e.g. {'bus__adr': 'input [15:0]'}
+    (Verilog as Amaranth and Yosys write it: one declaration a line)."""
     for m in re.finditer(r"^module\s+(\\\S+|\w+)\s*\(.*?\);(.*?)^endmodule", verilog, re.S | re.M):
         if m.group(1).lstrip("\\") == module:
             return {name.lstrip("\\"): f"{d}{(' ' + r) if r else ''}" for d, r, name in
                     re.findall(r"^\s*(input|output|inout)\s+(?:wire\s+|reg\s+)?(\[[^\]]+\])?\s*(\\?\S+)\s*;",
                                m.group(2), re.M)}
-    return {}
+    raise FlowError(f"module {module} not in the Verilog")
 
 
 def macro_header_path(cell: str) -> Path:
