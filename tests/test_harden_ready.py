@@ -374,3 +374,16 @@ def test_11_wrapper_nets_hold_the_sideload_port(pdk_root, caravel_root):
 def route_capacity_rows():
     from pqsoc.flow import route_capacity
     return route_capacity.ROWS
+
+
+# --- deliverable 5: the verdicts kept for tapeout.json -----------------------------------------------
+def test_pnr_check_json_keeps_every_verdict(tmp_path, pdk_root, capsys):
+    from pqsoc.cli import main
+    out = tmp_path / "pnr_check.json"
+    assert main(["pnr", "check", "keccak", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    checks = {c["check"]: c["ok"] for c in data["blocks"]["keccak"]["checks"]}
+    assert data["blocks"]["keccak"]["ok"] and all(checks.values())
+    assert {"LibreLane config loader", "pdngen strap rules", "LibreLane Verilator.Lint",
+            "LibreLane Yosys.JsonHeader", "LibreLane OpenROAD.CheckSDCFiles"} <= set(checks)
+    assert "LVS" in data["only_a_real_run"] and data["provenance"]["commit"]
