@@ -446,6 +446,19 @@ def architectures(ctx: Context, cpu_bytes: int | None = None) -> list[dict]:
     return out
 
 
+def _flat_study(ctx: Context, boot: int, main: int) -> dict:
+    """soc/flat_floorplan.py's study of the `flat` architecture for the current CPU memories and
+    for the one-shelf 4 + 4 KiB (its figures in reports/floorplan.json)."""
+    from soc import flat_floorplan
+    out = {}
+    for b, m in dict.fromkeys(((boot, main), (4096, 4096))):
+        try:
+            out[f"{b // 1024}+{m // 1024} KiB"] = flat_floorplan.summary(flat_floorplan.study(ctx, b, m))
+        except FlowError as e:       # a plan the study's layout cannot hold at all
+            out[f"{b // 1024}+{m // 1024} KiB"] = {"fits": False, "error": str(e)}
+    return out
+
+
 # The densest utilisation an architecture may need at its lower bound to count as buildable: a
 # first run with SRAM channels to route leaves at least a third of the rows empty.
 ARCH_MAX_UTIL = 0.60
@@ -486,6 +499,7 @@ def report(ctx: Context, out: Path | None = None) -> dict:
         "openlane": {"acc": acc_openlane(ctx, acc_fp)},
         "memory_options": p["options"],
         "architectures": architectures(ctx),
+        "flat_study": _flat_study(ctx, p["boot"], p["main"]),
         "parameters": {"halo_um": HALO_UM, "track_use": TRACK_USE, "hard_macro_channel_um": HARD_MACRO_CHANNEL_UM,
                        "max_utilisation": MAX_UTIL, "acc_utilisation": acc_block.CELL_UTIL,
                        "sram_macro": ctx.sram.cell,
@@ -614,6 +628,17 @@ def render_md(data: dict) -> str:
               "arrangement fits.", "", "Sources: " + "; ".join(f"{k}: {v}" for k, v in data["sources"].items()) + ".",
               "", "Open items: " + " ".join(f"({i + 1}) {x}." for i, x in enumerate(data["open_items"])),
               "", "![floorplan](floorplan.png)", ""]
+    for plan, st in (data.get("flat_study") or {}).items():
+        if "error" in st:
+            lines += ["", f"Flat architecture study, CPU {plan}: does NOT fit: {st['error']}"]
+            continue
+        bands = ", ".join(f"{n} {u:.1%}" for n, u in st["band_utilisation"].items())
+        failed = [c["name"] for c in st["checks"] if not c["ok"]]
+        lines += ["", f"Flat architecture study, CPU {plan} (`soc/flat_floorplan.py`): "
+                  f"{'fits' if st['fits'] else 'does NOT fit'}; bands {bands}; unpowered rows "
+                  f"{st['unpowered_rows_um2'] / 1e6:.3f} mm2; routing worst {st['routing_worst']['ratio']:.2f} "
+                  f"({st['routing_worst']['line']}), {st['routing_lines_over']} lines over"
+                  + (f"; failed floorplan checks: {', '.join(failed)}" if failed else "")]
     if data.get("architectures"):
         lines += ["", "Physical architectures by area (a lower bound: `architectures`; the rows left after the "
                   "macros and their halos, and the utilisation the flat logic needs there):", "",

@@ -207,3 +207,27 @@ def test_architectures_by_area(ctx, monkeypatch):
     assert rows["flat_1k"]["sram_macros"] == 44
     assert rows["hard_logic"]["flat_logic_um2"] == round(LOGIC["top"], 1)
     assert rows["nested"]["hard_macro_dies_um2"] > 16 * ctx.sram.w * ctx.sram.h
+
+
+def test_flat_study_faces_every_sram_to_a_band(ctx):
+    """soc/flat_floorplan.py: the bands in order from the south (CPU, control, datapath); every SRAM
+    turned so that port 0's edge (the abstract's south, 72 pins) faces the band it belongs to; no
+    cell row between back-to-back shelves; its checks run and report."""
+    from soc import flat_floorplan as ff
+    fp, bands = ff.floorplan(ctx, 4096, 4096)
+    assert list(bands) == ["cpu", "control", "datapath"]
+    assert bands["cpu"][1] <= bands["control"][0] <= bands["datapath"][0]
+    for name, pl in fp.placements.items():
+        r = pl.rect(ctx.sram)
+        group = "cpu" if name.startswith(("boot", "main")) else "control" if name.startswith("imem") else "datapath"
+        y0, y1, _ = bands[group]
+        port0 = r.y0 if pl.orient == "N" else r.y1      # N: the abstract's south edge at the bottom
+        assert abs(port0 - (y1 if pl.orient == "N" else y0)) < 1e-6, (name, pl, bands[group])
+    shelves = sorted({(pl.y, pl.orient) for pl in fp.placements.values()})
+    for (ya, oa), (yb, ob) in zip(shelves, shelves[1:]):
+        if oa == "N" and ob == "FS":                      # back to back: no row between
+            assert not [y for y, _, _ in fp.rows if ya + ctx.sram.h < y < yb]
+    st = ff.summary(ff.study(ctx, 4096, 4096, ports={"acc": 799, "kmac": 686, "sideload": 600}))
+    assert set(st["band_utilisation"]) == {"cpu", "control", "datapath"}
+    assert {c["name"] for c in st["checks"]} >= {"no_overlap", "pin_channels", "power", "utilisation"}
+    assert st["routing_worst"]["capacity"] > 0 and isinstance(st["fits"], bool)
