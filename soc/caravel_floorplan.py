@@ -446,19 +446,6 @@ def architectures(ctx: Context, cpu_bytes: int | None = None) -> list[dict]:
     return out
 
 
-def _flat_study(ctx: Context, boot: int, main: int) -> dict:
-    """soc/flat_floorplan.py's study of the `flat` architecture for the current CPU memories and
-    for the one-shelf 4 + 4 KiB (its figures in reports/floorplan.json)."""
-    from soc import flat_floorplan
-    out = {}
-    for b, m in dict.fromkeys(((boot, main), (4096, 4096))):
-        try:
-            out[f"{b // 1024}+{m // 1024} KiB"] = flat_floorplan.summary(flat_floorplan.study(ctx, b, m))
-        except FlowError as e:       # a plan the study's layout cannot hold at all
-            out[f"{b // 1024}+{m // 1024} KiB"] = {"fits": False, "error": str(e)}
-    return out
-
-
 # The densest utilisation an architecture may need at its lower bound to count as buildable: a
 # first run with SRAM channels to route leaves at least a third of the rows empty.
 ARCH_MAX_UTIL = 0.60
@@ -480,9 +467,11 @@ def ppa_entry(entry: dict) -> dict:
             "checks": [{"name": r["name"], "ok": r["ok"]} for r in c["results"]]}
 
 
-def report(ctx: Context, out: Path | None = None) -> dict:
+def report(ctx: Context, out: Path | None = None, studies=None) -> dict:
     """reports/floorplan.json, floorplan.png and floorplan.md (into out); returns the JSON data.
-    The caller exits non-zero when data['fits'] is false."""
+    The caller exits non-zero when data['fits'] is false. studies(ctx, boot, main): the figures of
+    the architecture studies that build on this module (soc/flat_floorplan.py study_plans), which
+    the caller passes in (they import this module)."""
     out = out or REPORTS
     p = plan(ctx)
     chosen = p["chosen"]
@@ -499,7 +488,7 @@ def report(ctx: Context, out: Path | None = None) -> dict:
         "openlane": {"acc": acc_openlane(ctx, acc_fp)},
         "memory_options": p["options"],
         "architectures": architectures(ctx),
-        "flat_study": _flat_study(ctx, p["boot"], p["main"]),
+        "flat_study": studies(ctx, p["boot"], p["main"]) if studies else {},
         "parameters": {"halo_um": HALO_UM, "track_use": TRACK_USE, "hard_macro_channel_um": HARD_MACRO_CHANNEL_UM,
                        "max_utilisation": MAX_UTIL, "acc_utilisation": acc_block.CELL_UTIL,
                        "sram_macro": ctx.sram.cell,

@@ -195,3 +195,15 @@ def summary(s: dict) -> dict:
             "routing_lines_over": len(s["routing_over"]),
             "assumptions": {"acc_control_share": ACC_CONTROL_SHARE, "control_datapath_nets": CONTROL_DATAPATH_NETS,
                             "halo_um": HALO_UM, "max_band_utilisation": cf.ARCH_MAX_UTIL}}
+
+
+def study_plans(ctx: cf.Context, boot: int, main: int) -> dict:
+    """The study for the current CPU memories and for the one-shelf 4 + 4 KiB, as
+    reports/floorplan.json `flat_study` holds it (caravel_floorplan.report's `studies`)."""
+    out = {}
+    for b, m in dict.fromkeys(((boot, main), (4096, 4096))):
+        try:
+            out[f"{b // 1024}+{m // 1024} KiB"] = summary(study(ctx, b, m))
+        except FlowError as e:       # a plan the study's layout cannot hold at all
+            out[f"{b // 1024}+{m // 1024} KiB"] = {"fits": False, "error": str(e)}
+    return out

@@ -60,7 +60,8 @@ def _floorplan(args) -> int:
     print("[floorplan] reading the blocks' logic areas, Caravel's wrapper and the macros' LEFs", flush=True)
     ctx = caravel_floorplan.context()
     print("[floorplan] placing and checking the current plan and the memory options (~1 min)", flush=True)
-    data = caravel_floorplan.report(ctx)
+    from soc import flat_floorplan
+    data = caravel_floorplan.report(ctx, studies=flat_floorplan.study_plans)
     for o in data["memory_options"]:
         print(f"[floorplan] option boot RAM {o['boot_ram_kib']:2d} KiB + main SRAM {o['main_sram_kib']} KiB: "
               f"{o['macros']} macros, " + ("fits" if o["fits"] else "does not fit"))

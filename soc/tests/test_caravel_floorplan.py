@@ -77,6 +77,10 @@ def test_floorplan_command_reports_and_exit_code(ctx, monkeypatch, tmp_path, cap
     assert "does NOT fit" in capsys.readouterr().err
     data = json.loads((tmp_path / "floorplan.json").read_text())
     assert data["fits"] is False and data["memory_plan"]["boot_ram_bytes"] == 16 * 1024
+    # the flat study: 16 + 8 KiB (12 macros) is more than its layout holds, 4 + 4 KiB is studied
+    assert "do not fit two shelves" in data["flat_study"]["16+8 KiB"]["error"]
+    assert set(data["flat_study"]["4+4 KiB"]["band_utilisation"]) == {"cpu", "control", "datapath"}
+    assert {r["architecture"] for r in data["architectures"]} == {"nested", "hard_logic", "flat", "flat_1k"}
     assert (tmp_path / "floorplan.png").stat().st_size > 10_000
     assert "Does NOT fit" in (tmp_path / "floorplan.md").read_text()
     monkeypatch.setattr(cf, "current_sizes", lambda: (4 * 1024, 2 * 1024))
