@@ -351,6 +351,10 @@ def check(response: dict, expected: dict, prompt: dict | None = None,
             raise AcvpError(f"{names[0]} is {key} {response[key]!r}, {names[1]} {expected[key]!r}")
     if "vsId" in expected and response.get("vsId") != expected["vsId"]:
         raise AcvpError(f"{names[0]} is vsId {response.get('vsId')!r}, {names[1]} {expected['vsId']!r}")
+    for key in ("algorithm", "mode"):
+        if prompt is not None and prompt.get(key) != response[key]:
+            raise AcvpError(f"the prompt (group names) is {key} {prompt.get(key)!r}, {names[0]} "
+                            f"{response[key]!r}")
     want = {g["tgId"]: g for g in expected["testGroups"]}
     info = {g["tgId"]: g for g in (prompt or {}).get("testGroups", [])}
     sampled = response.get("sample")

@@ -188,6 +188,8 @@ def test_malformed_files_exit_2_naming_the_problem(capsys, tmp_path, acvp_root):
         assert rc == 2 and msg in err, (name, err)
     rc, _, err = _check(capsys, exp, tmp_path / "none.json")
     assert rc != 0 and "none.json" in err
+    rc, _, err = _check(capsys, exp, exp, "--prompt", acvp_root / "ML-DSA-keyGen-FIPS204" / "prompt.json")
+    assert rc == 2 and "the prompt (group names) is algorithm 'ML-DSA', " in err
     prompt = _kem_keygen_prompt(acvp_root, 1)
     prompt["testGroups"][0]["tests"][0]["d"] = "XYZ"
     assert main(["acvp", "run", _write(tmp_path / "p.json", prompt)]) == 2
