@@ -17,8 +17,14 @@ from ip.acc import acvp, api
 from pqsoc import REPO
 from pqsoc.cli import main
 
-FOLDERS = ("ML-KEM-keyGen-FIPS203", "ML-KEM-encapDecap-FIPS203", "ML-DSA-keyGen-FIPS204",
-           "ML-DSA-sigVer-FIPS204", "ML-DSA-sigGen-FIPS204")
+# --seed of the one-case-per-group sample of each vector set, chosen from a full run's side
+# report (README.md "NIST ACVP conformance"): encapDecap's has a valid and a modified-ciphertext
+# decapsulation; sigVer's 3 valid signatures and every kind of invalid one; sigGen's 2.2 M ACC
+# cycles against 3.7 M for the median seed (the ISS is slow at signing); both ML-DSA ones a case
+# whose M' is over the program's buffer (mu on the host).
+SEEDS = {"ML-KEM-keyGen-FIPS203": "1", "ML-KEM-encapDecap-FIPS203": "1", "ML-DSA-keyGen-FIPS204": "1",
+         "ML-DSA-sigVer-FIPS204": "0", "ML-DSA-sigGen-FIPS204": "1382"}
+FOLDERS = tuple(SEEDS)
 
 
 @pytest.fixture(scope="session")
@@ -272,7 +278,7 @@ def test_one_case_per_group_on_the_iss_passes(capsys, tmp_path, acvp_root, folde
     mode, one case each, ends `N passed, 0 failed` with N the number of groups."""
     prompt, expected = acvp_root / folder / "prompt.json", acvp_root / folder / "expectedResults.json"
     out, cyc = tmp_path / "response.json", tmp_path / "cycles.json"
-    rc = main(["acvp", "run", str(prompt), "--sample", "1", "--seed", "1", "--out", str(out),
+    rc = main(["acvp", "run", str(prompt), "--sample", "1", "--seed", SEEDS[folder], "--out", str(out),
                "--cycles", str(cyc)])
     err = capsys.readouterr().err
     assert rc == 0, err
@@ -283,3 +289,5 @@ def test_one_case_per_group_on_the_iss_passes(capsys, tmp_path, acvp_root, folde
     report = json.loads(cyc.read_text())
     run_on_acc = [c for g in report["groups"] for c in g["cases"] if c["cycles"] is not None]
     assert all(c["cycles"] > 0 for c in run_on_acc) and len(run_on_acc) >= n - 6
+    if folder.startswith("ML-DSA-sig"):
+        assert any(c["mu"] == "host" for c in run_on_acc)
