@@ -11,15 +11,20 @@ mlkem` and `pqsoc mldsa` run, and what a host script calls.
     r = api.mldsa_keygen(65, xi)                # {"pk", "sk", "cycles"}
     r = api.mldsa_sign(65, sk, msg, ctx=b"", rnd=None)  # {"sig", "cycles", "iterations"}
     r = api.mldsa_verify(65, pk, msg, sig, ctx=b"")   # {"valid", "status", "cycles"}
+    r = api.mlkem_check_ek(768, ek)             # {"valid", "check", "reason"} (host-side)
+    r = api.mlkem_check_dk(768, dk)             # {"valid", "check", "reason"} (host-side)
 
 Each call builds the program for the parameter set (ip/acc/kernels/mlkem: keygen.py,
 encaps.py, decaps.py; ip/acc/kernels/mldsa: keygen.py, sign16.py, verify.py), loads it and
 its inputs into the taped-out memories (ip/acc/block.py: 16 KiB IMEM, 16 KiB DMEM) and runs it
 on an engine: "iss" (the cycle-accurate ISS) or "rtl" (the ACC's RTL in Verilator: the same
-cycles, checked against the ISS). ML-DSA signing: pure ML-DSA with a context (M' = 0 ||
-len(ctx) || ctx || M formed by the host) or from an external mu, hedged (rnd given) or
-deterministic (rnd None: 32 zero bytes); ML-DSA-65 only (no 44 / 87 signing program yet:
-BadInput saying so). Inputs of a wrong length (FIPS 203 7.2 / 7.3 type checks: the host's), a
+cycles, checked against the ISS). ML-DSA signing and verifying: pure ML-DSA with a context
+(M' = 0 || len(ctx) || ctx || M formed by the host), M' given by the caller (mprime=:
+Sign_internal / Verify_internal, FIPS 204 Alg. 7 / 8, e.g. HashML-DSA's M' formed by the
+caller) or from an external mu; signing hedged (rnd given) or deterministic (rnd None: 32 zero
+bytes), for ML-DSA-44, -65 and -87 (kernels/mldsa/sign16.py). The ML-KEM key checks of FIPS
+203 7.2 / 7.3 as standalone calls (mlkem_check_ek / mlkem_check_dk) run on the host in Python,
+no program. Inputs of a wrong length (FIPS 203 7.2 / 7.3 type checks: the host's), a
 parameter set without a program, a run that does not end in `ecall`, or a program whose
 status word (ip/acc/kernels/mlkem/status.py, at its layout's `status_addr`; sign16's STATUS)
 is not OK raise ApiError with a message naming the problem (BadInput, a subclass, for the
@@ -149,6 +154,64 @@ def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss") -> dict:
     return {"K": de.outputs(r.dmem), "cycles": r.cycles}
 
 
+Q = 3329
+
+
+def _byte_decode12(b: bytes) -> list[int]:
+    """ByteDecode_12 (FIPS 203 Alg. 6, d = 12: each 12-bit value taken mod q)."""
+    out = []
+    for i in range(0, len(b), 3):
+        x = b[i] | b[i + 1] << 8 | b[i + 2] << 16
+        out += [(x & 0xFFF) % Q, (x >> 12) % Q]
+    return out
+
+
+def _byte_encode12(f: list[int]) -> bytes:
+    """ByteEncode_12 (FIPS 203 Alg. 5, d = 12): two 12-bit values in three bytes."""
+    out = bytearray()
+    for i in range(0, len(f), 2):
+        out += (f[i] | f[i + 1] << 12).to_bytes(3, "little")
+    return bytes(out)
+
+
+def mlkem_check_ek(param: int, ek: bytes) -> dict:
+    """FIPS 203 7.2 encapsulation key check, computed on the host in Python (no program on the
+    ACC; hashlib only, written from FIPS 203, not kyber-py): the type check (ek is 384k + 32
+    bytes: BadInput naming ek otherwise) and the modulus check ByteEncode_12(ByteDecode_12(
+    ek[0:384k])) == ek[0:384k], i.e. every 12-bit coefficient of t_hat below q. Returns
+    {"valid", "check", "reason"} ("reason": the first coefficient >= q, or "")."""
+    k = _k(param)
+    n = sizes(param)["ek"]
+    if len(ek) != n:
+        raise BadInput(f"ek is {len(ek)} bytes, ML-KEM-{param} needs {n}")
+    t = bytes(ek[:384 * k])
+    valid = _byte_encode12(_byte_decode12(t)) == t
+    reason = ""
+    if not valid:
+        raw = [(t[i] | t[i + 1] << 8 | t[i + 2] << 16) >> s & 0xFFF
+               for i in range(0, len(t), 3) for s in (0, 12)]
+        j = next(i for i, v in enumerate(raw) if v >= Q)
+        reason = f"coefficient {j} of t_hat is {raw[j]} >= q = {Q}"
+    return {"valid": valid, "check": "FIPS 203 7.2 modulus check", "reason": reason}
+
+
+def mlkem_check_dk(param: int, dk: bytes) -> dict:
+    """FIPS 203 7.3 decapsulation key check, computed on the host in Python (no program on the
+    ACC; hashlib's SHA3-256 as H, written from FIPS 203, not kyber-py): the type check (dk is
+    768k + 96 bytes: BadInput naming dk otherwise) and the hash check H(dk[384k : 768k + 32])
+    == dk[768k + 32 : 768k + 64], the H(ek) stored in dk. Returns {"valid", "check",
+    "reason"}."""
+    import hashlib
+    k = _k(param)
+    n = sizes(param)["dk"]
+    if len(dk) != n:
+        raise BadInput(f"dk is {len(dk)} bytes, ML-KEM-{param} needs {n}")
+    ek = bytes(dk[384 * k:768 * k + 32])
+    valid = hashlib.sha3_256(ek).digest() == bytes(dk[768 * k + 32:768 * k + 64])
+    return {"valid": valid, "check": "FIPS 203 7.3 hash check",
+            "reason": "" if valid else "H(ek) differs from the hash stored in dk"}
+
+
 MLDSA_PARAMS = (44, 65, 87)
 MLDSA_ENGINES = ENGINES + ("soc",)
 
@@ -186,10 +249,18 @@ def mldsa_keygen(param: int, xi: bytes, engine: str = "iss") -> dict:
     return {"pk": pk, "sk": sk, "cycles": r.cycles}
 
 
-def _m_prime(msg, ctx: bytes, mu, msg_max: int, program: str) -> bytes:
-    """M' = 0 || len(ctx) || ctx || msg (FIPS 204 Alg. 2 / 3, pure ML-DSA), b"" with an
-    external mu; BadInput for a missing or doubled input, a context over 255 bytes, a mu not
-    64 bytes, or an M' over the program's buffer (msg_max bytes)."""
+def _m_prime(msg, ctx: bytes, mu, msg_max: int, program: str, mprime=None) -> bytes:
+    """M' = 0 || len(ctx) || ctx || msg (FIPS 204 Alg. 2 / 3, pure ML-DSA), mprime itself when
+    given (Sign_internal / Verify_internal on the caller's M'), b"" with an external mu;
+    BadInput for a missing or doubled input, a context over 255 bytes, a mu not 64 bytes, or an
+    M' over the program's buffer (msg_max bytes)."""
+    if mprime is not None:
+        if msg is not None or ctx or mu is not None:
+            raise BadInput("give M' (mprime) alone, not with the message, context or mu")
+        if len(mprime) > msg_max:
+            raise BadInput(f"M' is {len(mprime)} bytes, the {program} takes at most {msg_max} "
+                           "(give mu instead)")
+        return bytes(mprime)
     if mu is not None:
         if msg is not None or ctx:
             raise BadInput("give either mu or the message (and context), not both")
@@ -208,10 +279,11 @@ def _m_prime(msg, ctx: bytes, mu, msg_max: int, program: str) -> bytes:
 
 
 def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: bytes = b"",
-                 engine: str = "iss", mu: bytes | None = None) -> dict:
+                 engine: str = "iss", mu: bytes | None = None, mprime: bytes | None = None) -> dict:
     """ML-DSA.Verify (FIPS 204 Alg. 3, pure: M' = 0 || len(ctx) || ctx || msg, formed here)
-    by the program of kernels/mldsa/verify.py, which computes tr and mu itself; or, with
-    mu (64 bytes, msg None), Verify_internal from the external mu. A signature of the
+    by the program of kernels/mldsa/verify.py, which computes tr and mu itself; with mprime
+    (msg None, no context) Verify_internal (Alg. 8) on the caller's M'; or, with mu (64
+    bytes, msg None), Verify_internal from the external mu. A signature of the
     right length that does not verify (malformed hint, z out of range, c_tilde mismatch) is
     {"valid": False}; wrong lengths, a context over 255 bytes or an M' longer than the
     program's buffer (MSG_MAX of the set; use mu instead) raise BadInput."""
@@ -222,7 +294,7 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
     for name, value, length in (("pk", pk, v.pk_len), ("sig", sig, v.sig_len)):
         if len(value) != length:
             raise BadInput(f"{name} is {len(value)} bytes, ML-DSA-{param} needs {length}")
-    m_prime = _m_prime(msg, ctx, mu, v.MSG_MAX, f"ML-DSA-{param} program")
+    m_prime = _m_prime(msg, ctx, mu, v.MSG_MAX, f"ML-DSA-{param} program", mprime)
     _mldsa_engine(engine)
     if engine == "soc":
         return _mldsa_soc("verify", param, {"pk": bytes(pk), "sig": bytes(sig),
@@ -246,16 +318,18 @@ SIGN_MAX_CYCLES = 10_000_000
 
 
 def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b"",
-               rnd: bytes | None = None, engine: str = "iss", mu: bytes | None = None) -> dict:
+               rnd: bytes | None = None, engine: str = "iss", mu: bytes | None = None,
+               mprime: bytes | None = None) -> dict:
     """ML-DSA.Sign (FIPS 204 Alg. 2, pure: M' = 0 || len(ctx) || ctx || msg, formed here) by
     the program of kernels/mldsa/sign16.py (Sign_internal, Alg. 7: tr, mu, rho'' and the
-    rejection loop on the ACC); or, with mu (64 bytes = H(tr || M', 64), msg None, no
-    context), Sign_internal from the external mu. rnd: 32 bytes (hedged), or None for the
-    deterministic variant (rnd = 32 zero bytes, FIPS 204 3.4 / Alg. 2). Returns {"sig",
-    "cycles", "iterations"} (iterations of the rejection loop: the program's final kappa / l).
-    ML-DSA-44, -65 and -87; wrong lengths, a
-    context over 255 bytes or an M' longer than the program's buffer (MSG_MAX; give mu
-    instead) raise BadInput; a status word other than OK raises ApiError naming it."""
+    rejection loop on the ACC); with mprime (msg None, no context) Sign_internal on the
+    caller's M' (e.g. HashML-DSA's 1 || len(ctx) || ctx || OID || PH(M)); or, with mu (64
+    bytes = H(tr || M', 64), msg None, no context), Sign_internal from the external mu. rnd:
+    32 bytes (hedged), or None for the deterministic variant (rnd = 32 zero bytes, FIPS 204
+    3.4 / Alg. 2). Returns {"sig", "cycles", "iterations"} (iterations of the rejection loop:
+    the program's final kappa / l). ML-DSA-44, -65 and -87; wrong lengths, a context over 255
+    bytes or an M' longer than the program's buffer (MSG_MAX; give mu instead) raise
+    BadInput; a status word other than OK raises ApiError naming it."""
     from ip.acc.kernels.mldsa import sign as sign32, sign16
     from ip.acc.kernels.mldsa.layout import KAPPA
     if param not in MLDSA_PARAMS:
@@ -272,7 +346,7 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
         rnd = bytes(32)
     elif len(rnd) != 32:
         raise BadInput(f"rnd is {len(rnd)} bytes, ML-DSA needs 32")
-    m_prime = _m_prime(msg, ctx, mu, signer.MSG_MAX, f"ML-DSA-{param} signing program")
+    m_prime = _m_prime(msg, ctx, mu, signer.MSG_MAX, f"ML-DSA-{param} signing program", mprime)
     _mldsa_engine(engine)
     if engine == "soc":
         return _mldsa_soc("sign", param, {"sk": bytes(sk), "rnd": bytes(rnd),

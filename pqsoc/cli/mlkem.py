@@ -1,6 +1,8 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]`, `pqsoc mldsa keygen
+"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]`, `pqsoc mlkem
+check-ek --param P --ek HEX` / `check-dk --param P --dk HEX` (FIPS 203 7.2 / 7.3 key checks, on
+the host: exit 0 pass, 1 fail naming the section, 2 bad input), `pqsoc mldsa keygen
 --param P --xi HEX`, `pqsoc mldsa sign --param P --sk HEX (--msg HEX [--ctx HEX] | --mu HEX)
 [--rnd HEX | --deterministic]` and `pqsoc mldsa verify --param P --pk HEX (--msg HEX [--ctx
 HEX] | --mu HEX) --sig HEX`: the ACC's ML-KEM / ML-DSA programs through the host API
@@ -121,6 +123,13 @@ def _run(args) -> int:
                                  args.engine, None if args.mu is None else _hex("mu", args.mu))
         elif args.scheme == "mldsa":
             r = api.mldsa_keygen(args.param, _hex("xi", args.xi), args.engine)
+        elif args.op in ("check-ek", "check-dk"):
+            key = args.op[-2:]
+            check = api.mlkem_check_ek if key == "ek" else api.mlkem_check_dk
+            r = check(args.param, _hex(key, getattr(args, key)))
+            if not r["valid"]:
+                print(f"pqsoc mlkem {args.op}: {key} fails the {r['check']}: {r['reason']}",
+                      file=sys.stderr)
         elif args.op == "keygen":
             r = api.mlkem_keygen(args.param, _hex("d", args.d), _hex("z", args.z), args.engine)
         elif args.op == "encaps":
@@ -144,7 +153,8 @@ MLDSA_ENGINE_HELP = ("iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilat
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("mlkem", help="ML-KEM keygen / encaps / decaps on the ACC (ISS or RTL): one JSON line")
+    p = sub.add_parser("mlkem", help="ML-KEM keygen / encaps / decaps on the ACC (ISS, RTL or the whole "
+                                     "SoC), key checks check-ek / check-dk on the host: one JSON line")
     s = p.add_subparsers(dest="op", required=True)
     for op, ins in (("keygen", ("d", "z")), ("encaps", ("ek", "m")), ("decaps", ("dk", "c"))):
         q = s.add_parser(op)
@@ -155,6 +165,13 @@ def add_parser(sub) -> None:
                        help="iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator; soc: the "
                             "firmware API (firmware/lib/pqc.c) on the whole simulated SoC, adds "
                             "cpu_cycles (slow; default iss)")
+        q.set_defaults(func=_run, scheme="mlkem")
+    for op, key, what in (("check-ek", "ek", "FIPS 203 7.2: length and modulus check"),
+                          ("check-dk", "dk", "FIPS 203 7.3: length and hash check H(ek)")):
+        q = s.add_parser(op, help=f"{what}, on the host: {{valid, check, reason}}; exit 0 pass, "
+                                  "1 fail, 2 bad input")
+        q.add_argument("--param", type=int, required=True, choices=(512, 768, 1024))
+        q.add_argument(f"--{key}", required=True, metavar="HEX", help="hex, or @FILE holding it")
         q.set_defaults(func=_run, scheme="mlkem")
     p = sub.add_parser("mldsa", help="ML-DSA keygen / sign / verify on the ACC (ISS, RTL or the whole SoC): one JSON line")
     s = p.add_subparsers(dest="op", required=True)

@@ -1,0 +1,123 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""`pqsoc acvp run PROMPT.json [--engine iss|rtl] [--sample N] [--seed S] [--out RESPONSE.json]
+[--cycles CYCLES.json] [--allow-unsupported]` and `pqsoc acvp check RESPONSE.json
+EXPECTED.json [--prompt PROMPT.json]`: NIST ACVP vector sets of ML-KEM (FIPS 203) and ML-DSA
+(FIPS 204) through the host API (ip/acc/acvp.py).
+
+run: a progress line per test group (stderr), the response in ACVP's layout to --out (or
+stdout), each case's cycles to --cycles. Exit 0 when every case ran; 1 when a case failed to
+run (its tcId alone in the response) or a group is unsupported (listed by tgId; exit 0 with
+--allow-unsupported); 2 on a malformed prompt, naming the problem.
+
+check: a line per group of the response, `tgId function/parameterSet: passed|failed`, then
+`N passed, M failed` (M: wrong or missing cases of the response's groups; a sampled response
+only on its cases). Exit 0 when M is 0, 1 otherwise, 2 on a malformed or mismatched file.
+Group names come from the prompt (--prompt, default prompt.json beside EXPECTED)."""
+import json
+import sys
+from pathlib import Path
+
+from pqsoc import positive
+
+
+def _err(cmd: str, msg: str) -> None:
+    print(f"pqsoc acvp {cmd}: error: {msg}", file=sys.stderr)
+
+
+def _write(path: str | None, doc: dict) -> None:
+    text = json.dumps(doc, indent=2) + "\n"
+    if path is None:
+        sys.stdout.write(text)
+    else:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text)
+
+
+def _run(args) -> int:
+    from ip.acc import acvp
+    try:
+        prompt = acvp.load(args.prompt)
+        response, report = acvp.run(prompt, engine=args.engine, sample=args.sample, seed=args.seed,
+                                    progress=lambda line: print(line, file=sys.stderr, flush=True))
+    except acvp.AcvpError as e:
+        _err("run", str(e))
+        return 2
+    _write(args.out, response)
+    if args.cycles:
+        _write(args.cycles, report)
+    n = sum(len(g["tests"]) for g in response["testGroups"])
+    print(f"[acvp] {response['algorithm']} {response['mode']}: {n} cases in the response, "
+          f"{len(report['errors'])} failed to run, {report['wall_s']:.1f} s on {args.engine}"
+          + (f"; response {args.out}" if args.out else ""), file=sys.stderr)
+    for e in report["errors"]:
+        _err("run", f"tgId {e['tgId']} tcId {e['tcId']}: {e['error']}")
+    rc = 1 if report["errors"] else 0
+    if report["unsupported"]:
+        cases = sum(u["cases"] for u in report["unsupported"])
+        tgs = ", ".join(str(u["tgId"]) for u in report["unsupported"])
+        msg = (f"{len(report['unsupported'])} test groups unsupported ({cases} cases, not run): "
+               f"tgId {tgs}")
+        if args.allow_unsupported:
+            print(f"[acvp] {msg} (allowed)", file=sys.stderr)
+        else:
+            _err("run", msg + " (--allow-unsupported to accept)")
+            rc = 1
+    return rc
+
+
+def _check(args) -> int:
+    from ip.acc import acvp
+    try:
+        response = acvp.load(args.response)
+        expected = acvp.load(args.expected)
+        prompt_path = Path(args.prompt) if args.prompt else Path(args.expected).parent / "prompt.json"
+        prompt = acvp.load(prompt_path) if (args.prompt or prompt_path.is_file()) else None
+        if response.get("sample") is not None and not isinstance(response["sample"], dict):
+            raise acvp.AcvpError(f"{args.response}: sample is not an object")
+        r = acvp.check(response, expected, prompt, names=(args.response, args.expected))
+    except acvp.AcvpError as e:
+        _err("check", str(e))
+        return 2
+    for g in r["groups"]:
+        head = f"{g['tgId']} {g['label']}" if g["label"] else f"{g['tgId']}"
+        if g["failed"]:
+            print(f"{head}: failed ({g['failed']} of {g['passed'] + g['failed']}: "
+                  + "; ".join(g["problems"][:5]) + (" ..." if len(g["problems"]) > 5 else "") + ")")
+        else:
+            print(f"{head}: passed ({g['passed']})")
+    if r["not_in_response"]:
+        print(f"groups not in the response (not counted): tgId {', '.join(map(str, r['not_in_response']))}")
+    if r["sampled"]:
+        s = r["sampled"]
+        print(f"sampled response ({s.get('perGroup')} per group, seed {s.get('seed')}): "
+              f"{s['checked']} of {s['of']} cases of its groups checked")
+    print(f"{r['passed']} passed, {r['failed']} failed")
+    return 1 if r["failed"] else 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("acvp", help="NIST ACVP vector sets (ML-KEM, ML-DSA) through the host API: "
+                                    "run a prompt, check a response")
+    s = p.add_subparsers(dest="op", required=True)
+    q = s.add_parser("run", help="run every case (or a sample) of an ACVP prompt.json; write the response")
+    q.add_argument("prompt", metavar="PROMPT.json")
+    q.add_argument("--engine", choices=("iss", "rtl"), default="iss",
+                   help="iss: the ACC's cycle-accurate ISS (default); rtl: its RTL in Verilator")
+    q.add_argument("--sample", type=positive(int), default=None, metavar="N",
+                   help="N cases per test group, chosen reproducibly by --seed (default: all)")
+    q.add_argument("--seed", default="0", help="seed of the --sample choice (default 0)")
+    q.add_argument("--out", metavar="RESPONSE.json", help="the response (default: stdout)")
+    q.add_argument("--cycles", metavar="CYCLES.json", help="side report: cycles of every case, "
+                   "unsupported groups, errors, wall time")
+    q.add_argument("--allow-unsupported", action="store_true",
+                   help="exit 0 even when test groups are unsupported (they are still listed)")
+    q.set_defaults(func=_run)
+    q = s.add_parser("check", help="compare a response with expectedResults.json: per group, then "
+                                   "`N passed, M failed`")
+    q.add_argument("response", metavar="RESPONSE.json")
+    q.add_argument("expected", metavar="EXPECTED.json")
+    q.add_argument("--prompt", metavar="PROMPT.json",
+                   help="for the groups' names (default: prompt.json beside EXPECTED.json, if there)")
+    q.set_defaults(func=_check)
+
