@@ -165,7 +165,7 @@ def main(argv=None) -> int:
                         "instead of running them again")
     p.set_defaults(func=_ppa)
 
-    p = sub.add_parser("harden", help="OpenLane 2 place-and-route (needs the Nix shell for OpenROAD); "
+    p = sub.add_parser("harden", help="LibreLane place-and-route (needs the Nix shell for OpenROAD); "
                                       "without blocks: kmac, acc, then the Caravel wrapper")
     p.add_argument("blocks", nargs="*")
     p.set_defaults(func=_harden)
