@@ -531,7 +531,11 @@ class AccCore(wiring.Component):
                 m.d.sync += [p1_a_v.eq(1), p1_a.eq(wa_i), p1_b_v.eq(1), p1_b.eq(wb_i)]
             with m.Elif(is_wide2):
                 m.d.sync += [p1_a_v.eq(1), p1_a.eq(wd_i)]
-            # loop stack
+        # loop stack: updated on adv, not go, so that the fault checks (GPR reads, address
+        # adders) stay off the fetch look-ahead (fetch_next reads n_*) and the IMEM address.
+        # A faulting instruction's update is harmless: the fault clears every entry's valid
+        # bit (clear, below), and no entry is read unless valid.
+        with m.If(adv):
             with m.If(is_loop):
                 for i in range(depth):
                     src = (pc + 4, new_end, l_count, Const(1)) if i == 0 else \
