@@ -34,10 +34,8 @@ def _prefix_or(bits):
 
 
 def _mask_bounds(mask):
-    """(lowest set bit, highest set bit + 1, contiguous) of a mask, the first two 0 if it is
-    empty: the first / last set bit one-hot from prefix ORs, then an OR of the one-hots per
-    index bit; the mask is one non-empty contiguous range iff it is set at every position
-    between its first and last set bit (no adders)."""
+    """(lowest set bit, highest set bit + 1) of a 32-bit mask, both 0 if it is empty: the
+    first / last set bit one-hot from prefix ORs, then an OR of the one-hots per index bit."""
     n = len(mask)
     below = _prefix_or([mask[i] for i in range(n)])                  # any(mask[:i+1])
     above = _prefix_or([mask[i] for i in reversed(range(n))])[::-1]  # any(mask[i:])
@@ -46,8 +44,7 @@ def _mask_bounds(mask):
     bits = n.bit_length()
     lo = Cat(*(Cat(*(first[i] for i in range(n) if (i >> b) & 1)).any() for b in range(bits)))
     hi = Cat(*(Cat(*(last[i] for i in range(n) if ((i + 1) >> b) & 1)).any() for b in range(bits)))
-    contig = (mask != 0) & ((Cat(*below) & Cat(*above)) == mask)
-    return lo, hi, contig
+    return lo, hi
 
 
 class Sponge(wiring.Component):
@@ -127,15 +124,18 @@ class Sponge(wiring.Component):
 
         # --- message word intake: mask must be one contiguous, non-empty byte range
         mask = self.msg.mask
+        low = Signal(32)
         contig = Signal()
         lo = Signal(6)
         hi = Signal(6)
+        m.d.comb += [low.eq(mask & (~mask + 1)),
+                     contig.eq((mask != 0) & (((mask + low)[:32] & mask) == 0))]
         # lo = lowest set bit, hi = highest set bit + 1 (both 0 for an empty mask), as
         # one-hot AND-ORs behind log-depth prefix ORs, not 32-deep priority chains: in the
         # SoC the mask comes straight from the ACC's GPR read and this starts the longest
         # path (mask -> lo -> byte window -> staging lane -> Keccak state)
-        lo_v, hi_v, contig_v = _mask_bounds(mask)
-        m.d.comb += [lo.eq(lo_v), hi.eq(hi_v), contig.eq(contig_v)]
+        lo_v, hi_v = _mask_bounds(mask)
+        m.d.comb += [lo.eq(lo_v), hi.eq(hi_v)]
         nbytes = Signal(6)
         newcount = Signal(33)
         m.d.comb += [nbytes.eq(hi - lo), newcount.eq(count + nbytes)]
