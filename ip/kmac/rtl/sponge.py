@@ -23,30 +23,6 @@ from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, CmdSignature, Dige
 MAX_RATE_LANES = 21   # SHAKE128: 168 bytes
 
 
-def _prefix_or(bits):
-    """out[i] = bits[0] | ... | bits[i], in log2(n) levels (Sklansky)."""
-    out, d = list(bits), 1
-    while d < len(out):
-        out = [v | out[(i // (2 * d)) * 2 * d + d - 1] if (i // d) % 2 else v
-               for i, v in enumerate(out)]
-        d *= 2
-    return out
-
-
-def _mask_bounds(mask):
-    """(lowest set bit, highest set bit + 1) of a 32-bit mask, both 0 if it is empty: the
-    first / last set bit one-hot from prefix ORs, then an OR of the one-hots per index bit."""
-    n = len(mask)
-    below = _prefix_or([mask[i] for i in range(n)])                  # any(mask[:i+1])
-    above = _prefix_or([mask[i] for i in reversed(range(n))])[::-1]  # any(mask[i:])
-    first = [mask[i] & ~below[i - 1] if i else mask[0] for i in range(n)]
-    last = [mask[i] & ~above[i + 1] if i < n - 1 else mask[n - 1] for i in range(n)]
-    bits = n.bit_length()
-    lo = Cat(*(Cat(*(first[i] for i in range(n) if (i >> b) & 1)).any() for b in range(bits)))
-    hi = Cat(*(Cat(*(last[i] for i in range(n) if ((i + 1) >> b) & 1)).any() for b in range(bits)))
-    return lo, hi
-
-
 class Sponge(wiring.Component):
     """cmd / msg / digest streams (ip/kmac/rtl/sideload.py); `wipe` aborts silently (release).
 
@@ -130,12 +106,12 @@ class Sponge(wiring.Component):
         hi = Signal(6)
         m.d.comb += [low.eq(mask & (~mask + 1)),
                      contig.eq((mask != 0) & (((mask + low)[:32] & mask) == 0))]
-        # lo = lowest set bit, hi = highest set bit + 1 (both 0 for an empty mask), as
-        # one-hot AND-ORs behind log-depth prefix ORs, not 32-deep priority chains: in the
-        # SoC the mask comes straight from the ACC's GPR read and this starts the longest
-        # path (mask -> lo -> byte window -> staging lane -> Keccak state)
-        lo_v, hi_v = _mask_bounds(mask)
-        m.d.comb += [lo.eq(lo_v), hi.eq(hi_v)]
+        for i in reversed(range(32)):
+            with m.If(mask[i]):
+                m.d.comb += lo.eq(i)
+        for i in range(32):
+            with m.If(mask[i]):
+                m.d.comb += hi.eq(i + 1)
         nbytes = Signal(6)
         newcount = Signal(33)
         m.d.comb += [nbytes.eq(hi - lo), newcount.eq(count + nbytes)]
