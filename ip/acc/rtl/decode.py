@@ -21,8 +21,8 @@ undefined encoding like any other: no operands, no stall, ILLEGAL_INSN.
 Predecode: Decoder(m, ir, isa, word=w, load=l) matches `w` (the word that goes into the
 register `ir` when `l`) and registers the match flags under the same condition, so the
 mask/match logic runs in the fetch stage and execute sees one flop per instruction; the
-port indices of `index` are registered the same way (execute's register-file read muxes
-then start from flops).
+port indices of `index` and the values of `encode` are registered the same way (execute's
+register-file read muxes and the wide ALU's op then start from flops).
 """
 from amaranth import Cat, Const, Mux, Signal
 
@@ -37,13 +37,17 @@ class Decoder:
         self.isa = isa
         self.insns = [i for i in isa.insns if groups is None or i.group in groups]
         self._is = {}
+        self._next = {}        # predecode: the match flags of `word` (before the register)
         for insn in self.insns:
             s = Signal(name=_sig_name(insn.mnemonic))
             if word is None:
                 m.d.comb += s.eq((ir & insn.dec_mask) == insn.match)
             else:
+                nx = Signal(name="nx_" + _sig_name(insn.mnemonic)[3:])
+                m.d.comb += nx.eq((word & insn.dec_mask) == insn.match)
                 with m.If(load):
-                    m.d.sync += s.eq((word & insn.dec_mask) == insn.match)
+                    m.d.sync += s.eq(nx)
+                self._next[insn.mnemonic] = nx
             self._is[insn.mnemonic] = s
         self.valid = Signal()
         m.d.comb += self.valid.eq(Cat(*self._is.values()).any())
@@ -58,6 +62,24 @@ class Decoder:
     def any_of(self, mnemonics):
         sigs = [self._is[m] for m in mnemonics if m in self._is]
         return Cat(*sigs).any() if sigs else Const(0)
+
+    def encode(self, values: dict, width: int, name: str):
+        """values[mnemonic] for the instruction in ir (0 for any other) as a `width`-bit
+        signal: an OR of the match flags (at most one is set), not a priority chain. With
+        predecode it is computed from `word` and registered with the flags, so execute reads
+        a flop (a wide control field, e.g. the wide ALU's op, then costs no decode time)."""
+        flags = self._is if self._word is None else self._next
+        expr = Const(0, width)
+        for mn, v in values.items():
+            if mn in flags:
+                expr = expr | Mux(flags[mn], Const(v, width), 0)
+        out = Signal(width, name=name)
+        if self._word is None:
+            self._m.d.comb += out.eq(expr)
+        else:
+            with self._m.If(self._load):
+                self._m.d.sync += out.eq(expr)
+        return out
 
     def with_operand(self, name: str, kind: str | None = None) -> list:
         """Mnemonics that have an operand of this name (and kind)."""

@@ -101,12 +101,14 @@ class StreamUnit(wiring.Component):
         b = [win[8 * i:8 * i + 8] for i in range(12)]
         f3 = Signal(5)          # floor(cnt / 3), cnt <= 64
         m.d.comb += f3.eq((cnt * 171) >> 9)
-        g3 = Mux(f3 >= 4, 4, f3[:3])
+        # the group counts min(4 or 2, floor(cnt / 3)) by compares on cnt, not through the
+        # constant multiplier of f3 (it starts the unit's longest path: consume, busy, acc)
+        g3 = Mux(cnt >= 12, 4, Mux(cnt >= 9, 3, Mux(cnt >= 6, 2, Mux(cnt >= 3, 1, 0))))
         g = Signal(3)
         with m.If(uni12 | uni23):
             m.d.comb += g.eq(g3)
         with m.Elif(cbd3):
-            m.d.comb += g.eq(Mux(f3 >= 2, 2, f3[:2]))
+            m.d.comb += g.eq(Mux(cnt >= 6, 2, Mux(cnt >= 3, 1, 0)))
         with m.Elif(cbd2 | eta2 | eta4):
             m.d.comb += g.eq(Mux(cnt >= 4, 4, cnt[:3]))
         gbytes = Signal(4)

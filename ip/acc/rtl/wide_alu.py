@@ -15,7 +15,9 @@ reducers) and takes the two halves one cycle apart, as a two-stage pipeline:
     propagation) into the stage register; words 4..7 go into hx_r / hy_r;
   next cycle: the arrays take words 4..7 from hx_r / hy_r; the second stage (Montgomery
     reduction straight from the carry-save stage register, CT add/subtract, and the product
-    adders for mulv.lo / .hi) finishes the low half into out0_lo_r / out1_lo_r;
+    adders for mulv.lo / .hi) finishes the low half into out0_lo_r / out1_lo_r. The CT
+    add/subtract is built once per Montgomery candidate (v, v - q, v - 2q) and selected
+    after it, so its adders do not wait for the candidates' signs;
   the cycle after (`res2_valid`): the second stage finishes the high half; with the low
     half it is un-routed into `res2_a` / `res2_b`, which the core writes at the end of it.
 The core issues no other multiplier op in the cycle after an issue (isa.yml units: mul,
@@ -176,7 +178,7 @@ def _csa_sum(m, rows, const, width, name):
     return _sig(m, (a + b)[:width], f"{name}_sum")
 
 
-def _mont_reduce(m, ts, tc, w, q, name):
+def _mont_reduce(m, ts, tc, w, q, name, en=None):
     """ISS _mont of the product t = ts + tc, given in carry-save form (the stage register):
     m = t*q' mod R; u = (t + m*q) / R; d = u - q if u >= q. No carry-propagate adder before
     the last one: t mod R enters the q' rows as two operands and m stays in carry-save form
@@ -186,7 +188,8 @@ def _mont_reduce(m, ts, tc, w, q, name):
     give v, v - q and v - 2q; their signs and k select d (k = 0: v >= q ? v - q : v; k = 1,
     v = u + q: v - q >= q ? v - 2q : v - q), exactly the ISS's value for any lane inputs.
     ts + tc = t exactly (no carry is ever dropped: see the stage register in WideAlu), and
-    the low w bits of the sums are 0."""
+    the low w bits of the sums are 0. Returns d as one-hot (select, value) terms, each
+    select ANDed with `en`."""
     r = 1 << w
     width = 2 * w + 2                # t + m'*q < 2^(2w) + 2^(w+1)*q, and a sign bit below 0
     qinv = (-pow(q, -1, r)) % r
@@ -203,14 +206,21 @@ def _mont_reduce(m, ts, tc, w, q, name):
     v = _csa_sum(m, [a, b], ones, width, f"{name}_v")
     v_q = _csa_sum(m, [a, b], ones - (q << w), width, f"{name}_vq")
     v_2q = _csa_sum(m, [a, b], ones - (2 * q << w), width, f"{name}_v2q")
-    d0 = Mux(v_q[width - 1], v[w:2 * w], v_q[w:2 * w])        # k = 0
-    d1 = Mux(v_2q[width - 1], v_q[w:2 * w], v_2q[w:2 * w])    # k = 1
-    return _sig(m, Mux(k, d1, d0), f"{name}_d")
+    # k = 0: v_q < 0 ? v : v_q; k = 1: v_2q < 0 ? v_q : v_2q. Returned as three one-hot
+    # (select, value) terms, for the caller to merge with its mode select into one AND-OR
+    # (the signs arrive with the sums: two levels of muxes after them cost ~0.6 ns).
+    n_q, n_2q = v_q[width - 1], v_2q[width - 1]
+    en = Const(1) if en is None else en
+    sel_v = _sig(m, en & ~k & n_q, f"{name}_sv")
+    sel_vq = _sig(m, en & Mux(k, n_2q, ~n_q), f"{name}_svq")
+    sel_v2q = _sig(m, en & k & ~n_2q, f"{name}_sv2q")
+    return [(sel_v, v[w:2 * w]), (sel_vq, v_q[w:2 * w]), (sel_v2q, v_2q[w:2 * w])]
 
 
-def _and_or(terms, width):
-    """OR of the selected (one-hot) terms as a balanced tree (the flow keeps the structure)."""
-    vals = [sel.replicate(width) & v for sel, v in terms]
+def _and_or(terms, width, wide_sel=False):
+    """OR of the selected (one-hot) terms as a balanced tree (the flow keeps the structure).
+    wide_sel: each select is already `width` bits (one per result bit)."""
+    vals = [(sel if wide_sel else sel.replicate(width)) & v for sel, v in terms]
     while len(vals) > 1:
         vals = [vals[i] | vals[i + 1] if i + 1 < len(vals) else vals[i]
                 for i in range(0, len(vals), 2)]
@@ -271,7 +281,7 @@ def _modarith(m, x, y, vmode, name):
     addvm = _sig(m, _chunk_mux(s_ge_q, s_mq, s), f"{name}_addvm")
     d_pq, _ = _vadd3(m, x, ~y, q, 1, vmode, f"{name}_subq")    # x - y + q
     subvm = _sig(m, _chunk_mux(d_nb, d, d_pq), f"{name}_subvm")
-    return s, d, addvm, subvm, d_nb
+    return s, d, addvm, subvm, d_nb, d_pq
 
 
 def _rev_lanes(v, w):
@@ -356,7 +366,8 @@ class WideAlu(wiring.Component):
     b: In(256)
     t: In(256)
     imm: In(5)
-    dist: In(3)
+    dist: In(3)             # a butterfly's dist; 0 (r) for every other op (the core's
+                            # decoder gives 0 for instructions without the field)
     width: In(4)            # bn.unpk's d field (index into UNPK_WIDTHS)
     gpr: In(32)
     acc: In(256)
@@ -407,15 +418,16 @@ class WideAlu(wiring.Component):
         m.d.comb += rot.eq(v)
 
         # ---- butterfly operand routing: lane j of X / Y / Z = x / y / zeta of butterfly j.
-        # Non-butterfly ops use dist r, so X = a and Y = b for them.
-        eff_dist = Mux(is_bfly, dist, 0)
+        # Non-butterfly ops come with dist 0 (r: see the port), so X = a and Y = b for them;
+        # the routing selects decode only the dist flops (not the op: through it they came
+        # ~2.5 ns late to the 256-bit routing and the GS subtraction behind it)
         xyz = {}
         for mode, (lanes, w, _) in enumerate(MODES):
             regs = (_lanes(a, w), _lanes(b, w))
             rz = _lanes(rot, w)
             x, y, z = Signal(256, name=f"x{mode}"), Signal(256, name=f"y{mode}"), \
                 Signal(256, name=f"z{mode}")
-            with m.Switch(eff_dist):
+            with m.Switch(dist):
                 for k, d in _legal_dists(mode):
                     pairs = _bfly_pairs(lanes, d)
                     with (m.Case(k) if k else m.Default()):
@@ -430,12 +442,12 @@ class WideAlu(wiring.Component):
         Z = _sig(m, Mux(vmode, xyz[1][2], xyz[0][2]), "bz")
 
         # ---- lane-wise add/sub family (also the GS first step)
-        s_xy, d_xy, addvm_xy, subvm_xy, ge_xy = _modarith(m, X, Y, vmode, "xy")
+        s_xy, d_xy, addvm_xy, subvm_xy, ge_xy, dpq_xy = _modarith(m, X, Y, vmode, "xy")
 
         # ---- multipliers: CT z*y, GS z*(x -q y), mul ops a*b. Half the lanes per cycle:
         # words 0..3 of the routed operands (butterflies 0..L/2-1) in the issue cycle, words
         # 4..7 from hx_r / hy_r in the next one (the core issues no other multiplier op then).
-        mul_x = _sig(m, Mux(is_gs, subvm_xy, Mux(is_ct, Y, X)), "mul_x")
+        mul_x = _sig(m, Mux(is_gs, subvm_xy, Mux(is_ct, Y, X)), "mul_x")   # high half: hx_r
         mul_y = _sig(m, Mux(is_bfly, Z, Y), "mul_y")
         hx_r = Signal(128, reset_less=True)
         hy_r = Signal(128, reset_less=True)
@@ -444,17 +456,31 @@ class WideAlu(wiring.Component):
         m.d.sync += [hi_phase.eq(self.issue & lat2), st2_hi.eq(hi_phase)]
         with m.If(self.issue & lat2):
             m.d.sync += [hx_r.eq(mul_x[128:]), hy_r.eq(mul_y[128:])]
-        arr_x = _sig(m, Mux(hi_phase, hx_r, mul_x[:128]), "arr_x")
         arr_y = _sig(m, Mux(hi_phase, hy_r, mul_y[:128]), "arr_y")
         psum, pcarry = [], []
         vmode_r = Signal()                  # the issued op's VMODE (also for its high half)
-        arr_mode = Mux(hi_phase, vmode_r, vmode)
-        lo_mask = Mux(arr_mode, Const(0xFFFF_FFFF, 32), Const(0x0000_FFFF, 32))
-        hi_mask = Mux(arr_mode, Const(0xFFFF_FFFF, 32), Const(0xFFFF_0000, 32))
+
+        def arr_x(masked):
+            """The arrays' x operand, masked per 16-bit chunk (VMODE 0: the low multiplier
+            rows see only the low 16 bits of a word, the high rows only the high 16): the
+            GS difference's +q choice, the CT / mul operand, hx_r and the mask as one
+            AND-OR per bit with selects from flops and the lane borrows, not a chain of
+            muxes after the subtraction."""
+            out = []
+            for c in range(8):
+                ch = slice(16 * c, 16 * c + 16)
+                now = ~hi_phase & vmode if masked[c % 2] else ~hi_phase
+                hi = hi_phase & vmode_r if masked[c % 2] else hi_phase
+                gs = now & is_gs
+                out.append(_and_or([(gs & ge_xy[c], d_xy[ch]), (gs & ~ge_xy[c], dpq_xy[ch]),
+                                    (now & is_ct, Y[ch]), (now & ~is_bfly, X[ch]),
+                                    (hi, hx_r[ch])], 16))
+            return Cat(*out)
+        arr_x_lo = _sig(m, arr_x((False, True)), "mulx_lo")
+        arr_x_hi = _sig(m, arr_x((True, False)), "mulx_hi")
         for k in range(4):
-            x, y = arr_x[32 * k:32 * k + 32], arr_y[32 * k:32 * k + 32]
-            x_lo = _sig(m, x & lo_mask, f"mulx_lo{k}")
-            x_hi = _sig(m, x & hi_mask, f"mulx_hi{k}")
+            y = arr_y[32 * k:32 * k + 32]
+            x_lo, x_hi = arr_x_lo[32 * k:32 * k + 32], arr_x_hi[32 * k:32 * k + 32]
             rows = [Cat(Const(0, i), Mux(y[i], x_lo if i < 16 else x_hi, 0))[:64]
                     if i else Mux(y[0], x_lo, 0) for i in range(32)]
             rows = [_sig(m, Cat(r, Const(0, 64 - len(r))) if len(r) < 64 else r,
@@ -507,24 +533,55 @@ class WideAlu(wiring.Component):
         # for mulv.lo / .hi. out0 = new x of a butterfly, out1 = its new y or the mul result.
         p_r = Cat(*(_sig(m, (ps_r[64 * k:64 * k + 64] + pc_r[64 * k:64 * k + 64])[:64], f"prod{k}")
                     for k in range(4)))
-        mont_m = [Cat(*(_mont_reduce(m, ps_r[32 * i:32 * i + 32], pc_r[32 * i:32 * i + 32], 16,
-                                     MODES[0][2], f"mont16_{i}") for i in range(8))),
-                  Cat(*(_mont_reduce(m, ps_r[64 * k:64 * k + 64], pc_r[64 * k:64 * k + 64], 32,
-                                     MODES[1][2], f"mont32_{k}") for k in range(4)))]
-        mont_m = [_sig(m, v, f"mont{md}") for md, v in enumerate(mont_m)]
+        # the reducers' final selects and the mode select form one AND-OR per bit: the
+        # three (select, value) terms of each lane in each mode, the selects gated by vmode_r
+        mont_terms = []
+        cand_sel = [[], [], []]         # per candidate j: its select per 16-bit chunk
+        cand_val = [[], [], []]         # per candidate j: its 128-bit value per mode
+        for md, (lanes, w, q) in enumerate(MODES):
+            per_lane = [_mont_reduce(m, ps_r[2 * w * i:2 * w * i + 2 * w],
+                                     pc_r[2 * w * i:2 * w * i + 2 * w], w, q,
+                                     f"mont{w}_{i}", vmode_r if md else ~vmode_r)
+                        for i in range(lanes // 2)]
+            for j in range(3):          # lane selects spread over their lane's bits
+                mont_terms.append((Cat(*(lt[j][0].replicate(w) for lt in per_lane)),
+                                   Cat(*(lt[j][1] for lt in per_lane))))
+                cand_sel[j].append([per_lane[c * 16 // w][j][0] for c in range(8)])
+                cand_val[j].append(Cat(*(lt[j][1] for lt in per_lane)))
+        mont = _sig(m, _and_or([(sel, val) for sel, val in mont_terms], 128, wide_sel=True),
+                    "mont")
         lo_m = [Cat(*(p_r[32 * i:32 * i + 16] for i in range(8))),
                 Cat(*(p_r[64 * k:64 * k + 32] for k in range(4)))]
         hi_m = [Cat(*(p_r[32 * i + 16:32 * i + 32] for i in range(8))),
                 Cat(*(p_r[64 * k + 32:64 * k + 64] for k in range(4)))]
-        mont = Mux(vmode_r, mont_m[1], mont_m[0])
         s_h = s_r[:128]
-        _, _, ct_add, ct_sub, _ = _modarith(m, s_h, mont, vmode_r, "ct")
-        out0 = _sig(m, Mux(is_ct_r, ct_add, s_h), "out0")
-        terms1 = [(is_ct_r, ct_sub)]
+        # CT: x + d and x - d mod q (as _modarith) for each of the reducers' three
+        # candidates d (v, v - q, v - 2q) side by side, so that the adders start from the
+        # candidates' sums and not after the select on their signs (~1.5 ns); the select
+        # (one-hot per lane), the +-q choice and is_ct_r form one AND-OR behind them.
+        q_h = _qvec(vmode_r, 128)
+        t0, t1 = [((~is_ct_r).replicate(128), s_h)], []
+        for j in range(3):
+            d = _sig(m, Mux(vmode_r, cand_val[j][1], cand_val[j][0]), f"ct{j}_d")
+            ct_s, _ = _vadd(m, s_h, d, 0, vmode_r, f"ct{j}_add")
+            ct_d, ct_nb = _vadd(m, s_h, ~d, 1, vmode_r, f"ct{j}_sub")      # no borrow: x >= d
+            ct_smq, ct_ge = _vadd3(m, s_h, d, ~q_h, 1, vmode_r, f"ct{j}_addq")   # x + d - q
+            ct_dpq, _ = _vadd3(m, s_h, ~d, q_h, 1, vmode_r, f"ct{j}_subq")      # x - d + q
+            ge, lt, nb, br = [], [], [], []
+            for c in range(8):
+                cs = _sig(m, is_ct_r & (cand_sel[j][0][c] | cand_sel[j][1][c]), f"ct{j}_sel{c}")
+                ge.append((cs & ct_ge[c]).replicate(16))
+                lt.append((cs & ~ct_ge[c]).replicate(16))
+                nb.append((cs & ct_nb[c]).replicate(16))
+                br.append((cs & ~ct_nb[c]).replicate(16))
+            t0 += [(Cat(*ge), ct_smq), (Cat(*lt), ct_s)]
+            t1 += [(Cat(*nb), ct_d), (Cat(*br), ct_dpq)]
+        out0 = _sig(m, _and_or(t0, 128, wide_sel=True), "out0")
+        terms1 = t1 + [((sel_r["mont_0"] | sel_r["mont_1"]).replicate(128), mont)]
         for md in (0, 1):
-            terms1 += [(sel_r[f"mont_{md}"], mont_m[md]), (sel_r[f"lo_{md}"], lo_m[md]),
-                       (sel_r[f"hi_{md}"], hi_m[md])]
-        out1 = _sig(m, _and_or(terms1, 128), "out1")
+            terms1 += [(sel_r[f"lo_{md}"].replicate(128), lo_m[md]),
+                       (sel_r[f"hi_{md}"].replicate(128), hi_m[md])]
+        out1 = _sig(m, _and_or(terms1, 128, wide_sel=True), "out1")
         # the low half's results wait a cycle for the high half's
         out0_lo_r = Signal(128, reset_less=True)
         out1_lo_r = Signal(128, reset_less=True)
@@ -534,17 +591,28 @@ class WideAlu(wiring.Component):
         out1_w = Cat(out1_lo_r, out1)
 
         # ---- un-routing (valid in the cycle after the high half: st2_hi)
-        terms_a, terms_b = [(mulop_r, out1_w)], []
+        # Per result bit, the (select, source bit) pairs; the selects of one source bit are
+        # OR-ed (flops only), so each bit is an AND-OR over its distinct sources (3 or 4)
+        # instead of over all 10 routes.
+        srcs = ({b: {(1, b): [mulop_r]} for b in range(256)}, {b: {} for b in range(256)})
         for md, (lanes, w, _) in enumerate(MODES):
-            o0, o1 = _lanes(out0_w, w), _lanes(out1_w, w)
             for _, d in _legal_dists(md):
-                dest = {}
-                for j, (xs, ys, _) in enumerate(_bfly_pairs(lanes, d)):
-                    dest[xs], dest[ys] = o0[j], o1[j]
                 sel = sel_r[f"bfly_{d}_{md}"]
-                terms_a.append((sel, Cat(*(dest[0, i] for i in range(lanes)))))
-                terms_b.append((sel, Cat(*(dest[1, i] for i in range(lanes)))))
-        m.d.comb += [self.res2_a.eq(_and_or(terms_a, 256)), self.res2_b.eq(_and_or(terms_b, 256)),
+                for j, (xs, ys, _) in enumerate(_bfly_pairs(lanes, d)):
+                    for o, (reg, i) in ((0, xs), (1, ys)):
+                        for bit in range(w):
+                            srcs[reg][w * i + bit].setdefault((o, w * j + bit), []).append(sel)
+        out_w = (out0_w, out1_w)
+        or_sel = {}
+
+        def sel_of(sels):
+            key = tuple(sorted(s.name for s in sels))
+            if key not in or_sel:
+                or_sel[key] = _sig(m, Cat(*sels).any(), "rsel_" + "_".join(key))
+            return or_sel[key]
+        res2 = [Cat(*(_and_or([(sel_of(sels), out_w[o][p]) for (o, p), sels in srcs[r][b].items()], 1)
+                      for b in range(256))) for r in (0, 1)]
+        m.d.comb += [self.res2_a.eq(res2[0]), self.res2_b.eq(res2[1]),
                      self.res2_valid.eq(st2_hi)]
 
         # ---- or.acc
