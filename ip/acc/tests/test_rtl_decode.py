@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
 """ip/acc/rtl/decode.py: Decoder.encode, combinational and predecoded (registered with the
 match flags when the word loads into IR), against the mnemonic the assembler encoded."""
 from amaranth.hdl import Module, Signal
