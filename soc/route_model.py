@@ -34,9 +34,7 @@ def nets(cfg, abstracts: dict, hard_macros: dict) -> tuple[dict, list]:
     for cell, m in (cfg.get("MACROS") or {}).items():
         instances = m.get("instances") if isinstance(m, dict) else m.instances
         for name, inst in instances.items():
-            loc = inst["location"] if isinstance(inst, dict) else inst.location
             orient = str(inst["orientation"] if isinstance(inst, dict) else inst.orientation)
-            p = fpm.Placement(name, float(loc[0]), float(loc[1]), orient)
             if cell in abstracts:
                 a = abstracts[cell]
                 by_edge: dict[str, int] = {}

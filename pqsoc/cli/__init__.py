@@ -3,7 +3,6 @@
 """`pqsoc`: the project's one command-line entry point. Each subcommand lives in its own module."""
 import argparse
 import sys
-from pathlib import Path
 
 from pqsoc import REPO, FlowError, positive
 from pqsoc.cli import blocks  # registers every block with the flow
