@@ -416,11 +416,11 @@ def architectures(ctx: Context, cpu_bytes: int | None = None) -> list[dict]:
     core_um2 = (ctx.wrapper.core[2] - ctx.wrapper.core[0]) * (ctx.wrapper.core[3] - ctx.wrapper.core[1])
     acc_bytes = acc_block.IMEM_SIZE + acc_block.DMEM_SIZE
     logic = ctx.logic_um2
+    from ip.common.sram import MACROS
     out = []
     for name, cell in (("nested", acc_block.SRAM_MACRO), ("hard_logic", acc_block.SRAM_MACRO),
                        ("flat", acc_block.SRAM_MACRO), ("flat_1k", SILICON_PROVEN_SRAM)):
         a = ctx.sram if cell == acc_block.SRAM_MACRO else fpm.read_lef(pdk.sram(cell, "lef"))
-        from ip.common.sram import MACROS
         words, bits, _ = MACROS[cell]
         per = words * bits // 8
         n = -(-acc_bytes // per) + -(-(boot + main) // per)
@@ -429,7 +429,7 @@ def architectures(ctx: Context, cpu_bytes: int | None = None) -> list[dict]:
         flat_logic = logic["top"] + (0 if name in ("nested", "hard_logic") else logic["acc"] + logic["kmac"])
         hard_um2 = 0.0
         if name == "hard_logic":
-            hard_um2 = sum((logic[b] / HARD_MACRO_UTIL + 0) for b in ("acc", "kmac"))
+            hard_um2 = sum(logic[b] / HARD_MACRO_UTIL for b in ("acc", "kmac"))
             hard_um2 += 2 * HARD_MACRO_CHANNEL_UM * math.sqrt(hard_um2)        # their pin channels
         if name == "nested":
             # the ACC die as the committed floorplan sizes it; the KMAC at HARD_MACRO_UTIL
