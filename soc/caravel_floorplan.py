@@ -619,15 +619,18 @@ def render_md(data: dict) -> str:
               "", "![floorplan](floorplan.png)", ""]
     for plan, st in (data.get("flat_study") or {}).items():
         if "error" in st:
-            lines += ["", f"Flat architecture study, CPU {plan}: does NOT fit: {st['error']}"]
+            lines += ["", f"Flat architecture study {plan}: does NOT fit: {st['error']}"]
             continue
         bands = ", ".join(f"{n} {u:.1%}" for n, u in st["band_utilisation"].items())
         failed = [c["name"] for c in st["checks"] if not c["ok"]]
-        lines += ["", f"Flat architecture study, CPU {plan} (`soc/flat_floorplan.py`): "
+        lines += ["", f"Flat architecture study {plan} (`soc/flat_floorplan.py`): "
                   f"{'fits' if st['fits'] else 'does NOT fit'}; bands {bands}; unpowered rows "
-                  f"{st['unpowered_rows_um2'] / 1e6:.3f} mm2; routing worst {st['routing_worst']['ratio']:.2f} "
-                  f"({st['routing_worst']['line']}), {st['routing_lines_over']} lines over"
+                  f"{st['unpowered_rows_um2'] / 1e6:.3f} mm2; routing: the worst line's nets take "
+                  f"{st['routing_worst']['ratio']:.2f} of its tracks ({st['routing_worst']['line']}; at most "
+                  f"{st['assumptions'].get('routing_margin', 0.5)} passes), {st['routing_lines_over']} lines over"
                   + (f"; failed floorplan checks: {', '.join(failed)}" if failed else "")]
+    if data.get("flat_study"):
+        lines += ["", "![flat floorplan](floorplan_flat.png)"]
     if data.get("architectures"):
         lines += ["", "Physical architectures by area (a lower bound: `architectures`; the rows left after the "
                   "macros and their halos, and the utilisation the flat logic needs there):", "",

@@ -1,119 +1,221 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""A study of the `flat` physical architecture (soc/README.md "The physical architecture"): every
-SRAM macro at the wrapper level, all logic flat, checked with the same checks `pqsoc pnr check`
-runs on a configuration. Not the chip's configuration yet: `pqsoc floorplan` reports it (reports/floorplan.json
-`flat_study`).
+"""The `flat` physical architecture (soc/README.md "The physical architecture"): every SRAM
+macro at the wrapper level, all logic flat in the one wrapper run, checked with the same checks
+`pqsoc pnr check` runs on a configuration; `pqsoc floorplan` reports it (reports/floorplan.json
+`flat_study`, floorplan_flat.png). A study: not the chip's configuration yet.
 
-The layout, from the south edge (Caravel's Wishbone and logic-analyzer pins) up: three
-"sandwiches", each a shelf of SRAMs with port 0's edge (72 pins, the abstract's south edge) turned
-up, a band of standard cells, and a shelf with that edge turned down, so that every SRAM's data
-pins face the cells that use them: the CPU's memories around the CPU's band (Ibex, LiteX: beside
-Caravel's pins), the ACC's IMEM around its control, the DMEM around its 256-bit datapath and the
-KMAC. Between sandwiches the shelves stand back to back (their north edges carry only port 1,
-which the SoC leaves unused: outputs open, inputs tied), a gap no wider than two halos so that no
-cell row (which no strap could reach) is left in it. The bands share the height left in proportion
-to the logic they hold (BAND_SHARE); the wrapper's met5 strap pitch is Caravel's.
+Shelves of SRAMs alternate with bands of standard cells; each shelf is turned so that port 0's
+edge (72 pins, the abstract's south edge) faces its band, and two shelves between bands stand back
+to back (their north edges carry port 1's few connected pins). A shelf of up to PER_SHELF macros
+leaves a street of cells STREET_AFTER macros from the west edge; the streets line up into one
+vertical spine that joins the bands, so the nets between bands cross no shelf. The LAYOUTS:
+- comb: seven shelves of three (the top one four), the lowest facing down into a band on the
+  south edge;
+- hybrid: a full shelf of four standing on the south edge facing up, four shelves of three, and
+  a full shelf of four at the top facing down: three bands.
+The macros fill the shelves in the order CPU memories, IMEM, DMEM from the south (the CPU's logic
+beside Caravel's pins, the ACC's datapath and the KMAC high). Each band's logic is that of its
+memories' owners in proportion to the macros it faces; a band is at least as high as its facing
+edges' channels and as the horizontal tracks (within the routing margin) that carry the nets of
+the macros west of the street to it; the rest of the height goes to the bands so that they have
+about the same utilisation.
+
+Back-to-back shelves stand two vertical halos apart and the macros of a shelf two horizontal
+halos apart: the halos meet, no cell row is left between them, and each gap holds the channels of
+the pin edges that face it.
 """
 import math
 
 from ip.acc import block as acc_block
+from ip.common import sram
 from pqsoc import FlowError
 from pqsoc.flow import floorplan as fpm
 from pqsoc.flow import pdn_rules
 from pqsoc.flow import route_capacity as rc
 from soc import caravel_floorplan as cf
 
-# The SRAMs' halo here: wide enough that a back-to-back gap of two halos holds port 1's channel
-# (15.9 um for its 35 pins) and no cell row, and that the gaps between the SRAMs of a full shelf
-# (the core's width less four macros, over three gaps) hold no sliver of row that no strap reaches.
-HALO_UM = 25.0
-PER_SHELF = 4
-# The share of the ACC's logic in the IMEM band (control: fetch, decode, GPRs, loops) against the
-# DMEM band (the wide datapath: WDRs, the wide ALU, the stream unit); a planning figure, to be
-# replaced by the synthesized split once the hierarchy reports it.
+# The SRAMs' halos (keep-outs for cells; each pin edge's routing channel is its own, from its
+# pins, floorplan.channel_widths): vertical, half the gap between back-to-back shelves, which must
+# hold two north edges' channels (15.9 um each); horizontal, half the gap between the macros of a
+# shelf (at least a west and an east edge's channels, 10 um each) and a full shelf's gaps and
+# edges (four macros: 176 um of the core's width left, over three gaps and two edges: 22.1 um
+# each at least), so that no sliver of row is left beside a macro for no strap to reach.
+HALO_Y_UM = 16.0
+HALO_X_UM = 23.0
+# A shelf of up to PER_SHELF macros leaves a street STREET_AFTER macros from the west edge; a
+# fuller one stands wall to wall.
+PER_SHELF = 3
+STREET_AFTER = 2
+# The layouts studied: macros per shelf from the south, and whether the lowest shelf faces up
+# (standing on the core's south edge, its back to Caravel's pins) or down (a band below it).
+LAYOUTS = {"comb": ((3, 3, 3, 3, 3, 3, 4), False),
+           "hybrid": ((4, 3, 3, 3, 3, 4), True)}
+# The share of the ACC's logic that sits with the IMEM (control: fetch, decode, GPRs, loops)
+# against the DMEM (the wide datapath: WDRs, the wide ALU, the stream unit); a planning figure,
+# to be replaced by the synthesized split once the hierarchy reports it.
 ACC_CONTROL_SHARE = 0.3
-# Nets between bands (an estimate: no netlist is partitioned yet): control <-> datapath (decoded
-# operation, register indices, GPR values, flags, loop state), CPU <-> ACC (the ACC's and the
-# KMAC's ports other than the side-load: bus, DMA, interrupts).
+# Nets between the owners' logic (an estimate: no netlist is partitioned yet): control <->
+# datapath (decoded operation, register indices, GPR values, flags, loop state), CPU <-> ACC and
+# KMAC (their ports other than the side-load: bus, DMA, interrupts).
 CONTROL_DATAPATH_NETS = 250
+OWNERS = ("cpu", "control", "datapath")
+# The global router's settings the routing estimate assumes (the wrapper's LibreLane config).
+ROUTING = {"RT_MIN_LAYER": "met1", "GRT_ADJUSTMENT": 0.3, "GRT_LAYER_ADJUSTMENTS": [0.99, 0, 0, 0, 0, 0]}
 
 
 def _sram(ctx: cf.Context, name: str) -> fpm.Macro:
-    ch = fpm.channel_widths(ctx.sram, ctx.tech["routing"], ctx.wrapper.rt_max_layer, cf.TRACK_USE, HALO_UM)
-    return fpm.Macro(name, ctx.sram, HALO_UM, ch, face="S")
+    ch = fpm.channel_widths(ctx.sram, ctx.tech["routing"], ctx.wrapper.rt_max_layer, cf.TRACK_USE, cf.HALO_UM)
+    return fpm.Macro(name, ctx.sram, HALO_Y_UM, ch, face="S", halo_x=HALO_X_UM)
 
 
-def _shelf(ctx, names, y, orient, core) -> dict:
-    """A shelf of SRAMs at y: the outer ones a halo from the core's edges, the rest of the width
-    shared by the gaps between them (site grid)."""
-    w = ctx.sram.w
-    site = ctx.wrapper.site_w
-    n = len(names)
-    gap = (core.w - n * w - 2 * HALO_UM) / (n - 1) if n > 1 else 0.0
-    out = {}
-    for k, name in enumerate(names):
-        x = fpm._snap_up(core.x0 + HALO_UM + (gap + w) * k, core.x0, site)
-        out[name] = fpm.Placement(name, round(x, 4), round(y, 4), orient)
+def routed_edge_pins(m: fpm.Macro, orient: str) -> dict[str, int]:
+    """placed edge -> the signal pins on it that carry a net: every pin but the outputs the SoC
+    leaves open (sram.OPEN_PORTS: port 1's read data), each pin once however many shapes it has."""
+    names: dict[str, set] = {}
+    for p in m.abstract.pins:
+        e = m.abstract.edge_of(p.rect)
+        if e and p.name.split("[")[0] not in sram.OPEN_PORTS:
+            names.setdefault(fpm.placed_edge(e, orient), set()).add(p.name)
+    return {e: len(v) for e, v in names.items()}
+
+
+def owner(name: str) -> str:
+    return "cpu" if name.startswith(("boot_ram", "main_sram")) else "control" if name.startswith("imem") else "datapath"
+
+
+def memories(boot: int, main: int) -> list[str]:
+    """The SRAM instances in shelf order: CPU boot RAM and main SRAM, ACC IMEM, ACC DMEM."""
+    per = acc_block.MACRO_BYTES
+    return ([f"boot_ram{k}" for k in range(boot // per)] + [f"main_sram{k}" for k in range(main // per)]
+            + [f"imem{k}" for k in range(acc_block.IMEM_SIZE // per)]
+            + [f"dmem{k}" for k in range(acc_block.DMEM_SIZE // per)])
+
+
+def shelves(names: list[str], sizes: tuple[int, ...]) -> list[list[str]]:
+    """The names by shelf from the south, sizes[k] to shelf k (the last ones may stay empty)."""
+    if len(names) > sum(sizes):
+        raise FlowError(f"{len(names)} SRAMs do not fit shelves of {'+'.join(map(str, sizes))}")
+    out, k = [], 0
+    for n in sizes:
+        if k < len(names):
+            out.append(names[k:k + n])
+        k += n
     return out
 
 
-def floorplan(ctx: cf.Context, boot: int, main: int) -> tuple[fpm.Floorplan, dict]:
-    """The flat wrapper floorplan for CPU memories boot + main bytes: (floorplan, bands), bands:
-    name -> (y0, y1, logic um2 it is to hold)."""
+def _shelf_x(ctx: cf.Context, n: int, core: fpm.Rect) -> list[float]:
+    """The x of n macros (site grid): a full shelf (n > PER_SHELF) wall to wall, centred, two
+    halos apart (the last placed from the east); otherwise STREET_AFTER from the west edge, the
+    rest from the east edge, a halo from the edges and two halos apart."""
+    w, site = ctx.sram.w, ctx.wrapper.site_w
+    step = w + 2 * HALO_X_UM
+    if n > PER_SHELF:
+        edge = (core.w - n * w - (n - 1) * 2 * HALO_X_UM) / 2
+        if edge < 0:
+            raise FlowError(f"{n} SRAMs two halos apart are wider than the core")
+        west = n - 1
+    else:
+        edge, west = HALO_X_UM, min(n, STREET_AFTER)
+    xs = [fpm._snap_up(core.x0 + edge + step * k, core.x0, site) for k in range(west)]
+    east = [fpm._snap_down(core.x1 - edge - step * k - w, core.x0, site) for k in range(n - west)]
+    return xs + east[::-1]
+
+
+def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid") -> tuple[fpm.Floorplan, dict]:
+    """The flat wrapper floorplan (LAYOUTS[layout]) for CPU memories boot + main bytes: (floorplan, bands), bands:
+    name -> {'strip': (y0, y1) of the band's own rows across the core, 'region': (y0, y1) the band
+    with the shelves that face it (the street beside them), 'faces': the SRAMs whose port 0
+    faces it, 'logic': {owner: um2} it is to hold}."""
     w = ctx.wrapper
     core = fpm.Rect(*w.core)
-    per = acc_block.MACRO_BYTES
-    cpu = [f"boot_ram{k}" for k in range(boot // per)] + [f"main_sram{k}" for k in range(main // per)]
-    imem = [f"imem{k}" for k in range(acc_block.IMEM_SIZE // per)]
-    dmem = [f"dmem{k}" for k in range(acc_block.DMEM_SIZE // per)]
-    sandwiches = [("cpu", cpu), ("control", imem), ("datapath", dmem)]
-    macros = {n: _sram(ctx, n) for _, names in sandwiches for n in names}
-    h = ctx.sram.h
-    need_s = max(macros[cpu[0]].channel.get("S", HALO_UM), HALO_UM)
-    need_n = max(macros[cpu[0]].channel.get("N", HALO_UM), HALO_UM)
-    logic = ctx.logic_um2
-    wants = {"cpu": logic["top"], "control": ACC_CONTROL_SHARE * logic["acc"],
-             "datapath": (1 - ACC_CONTROL_SHARE) * logic["acc"] + logic["kmac"]}
-    shelves = []
-    for name, names in sandwiches:
-        if len(names) > 2 * PER_SHELF:
-            raise FlowError(f"{name}: {len(names)} SRAMs do not fit two shelves of {PER_SHELF}")
-        # two shelves facing each other across the band, or one above it facing down
-        lower = names[:len(names) // 2] if len(names) > PER_SHELF else []
-        shelves.append((name, lower, names[len(lower):]))
-    fixed = (need_n * (1 + bool(shelves[0][1])) + sum(h * (bool(lo) + bool(up)) for _, lo, up in shelves)
-             + 2 * HALO_UM * (len(shelves) - 1))
-    left = core.h - fixed
-    if left <= 0:
-        raise FlowError(f"the shelves alone take {fixed:.1f} um of the core's {core.h:.1f} um")
-    # each band at least its two SRAM edges' channels; the rest in proportion to its logic
-    minimum = 2 * need_s
-    spare = left - minimum * len(shelves)
-    total = sum(wants.values())
-    heights = {n: minimum + max(0.0, spare) * wants[n] / total for n, _, _ in shelves}
-    row = w.row_h
-    placements, bands = {}, {}
-    y = core.y0 + (need_n if shelves[0][1] else 0)
-    for k, (name, lower, upper) in enumerate(shelves):
-        y = fpm._snap_up(y, core.y0, row)
-        if lower:
-            placements.update(_shelf(ctx, lower, y, "FS", core))     # port 0 up, into the band
-            band0 = y + h
+    names = memories(boot, main)
+    macros = {n: _sram(ctx, n) for n in names}
+    sizes, first_up = LAYOUTS[layout]
+    sh = shelves(names, sizes)
+    h, row = ctx.sram.h, w.row_h
+    m0 = macros[names[0]]
+    need_s, need_n = m0.channel["S"], max(m0.channel["N"], HALO_Y_UM)
+    # the band each shelf faces, and whether it faces up (FS: port 0 at the top) or down (N)
+    lift = 0 if first_up else 1
+    band_of = [(i + lift) // 2 for i in range(len(sh))]
+    up = [(i + lift) % 2 == 0 for i in range(len(sh))]
+    nb = max(band_of) + 1
+    faces = [[] for _ in range(nb)]
+    for i, group in enumerate(sh):
+        faces[band_of[i]] += group
+    count = {o: sum(owner(n) == o for n in names) for o in OWNERS}
+    wants = {"cpu": ctx.logic_um2["top"], "control": ACC_CONTROL_SHARE * ctx.logic_um2["acc"],
+             "datapath": (1 - ACC_CONTROL_SHARE) * ctx.logic_um2["acc"] + ctx.logic_um2["kmac"]}
+    logic = [{o: wants[o] * sum(owner(n) == o for n in f) / count[o] for o in OWNERS if count[o]} for f in faces]
+    # the street beside each shelf belongs to the band the shelf faces
+    street = [0.0] * nb
+    for i, group in enumerate(sh):
+        if len(group) <= PER_SHELF:
+            street[band_of[i]] += max(0.0, core.w - len(group) * (ctx.sram.w + 2 * HALO_X_UM)) * h
+    # a shelf facing down with another facing up above it: back to back
+    pairs = sum(1 for i in range(len(sh) - 1) if not up[i] and up[i + 1])
+    bottom_gap = need_n if up[0] else 0.0    # a lowest shelf facing up turns its back to the edge
+    top_gap = need_n if not up[-1] else 0.0
+    left = (core.h - len(sh) * h - pairs * 2 * HALO_Y_UM - bottom_gap - top_gap
+            - (nb + pairs + 1) * row)         # a row for every position snapped up to the grid
+    # each band at least both facing edges' channels, and the height whose horizontal tracks
+    # (within the routing margin) carry the nets of the macros west of the street to it
+    per_um = rc.tracks_per_um(ctx.tech["routing"], {**ROUTING, "RT_MAX_LAYER": w.rt_max_layer}, "HORIZONTAL")
+    pins = sum(routed_edge_pins(m0, "N").values())
+    far = [0] * nb
+    for i, group in enumerate(sh):
+        if len(group) <= PER_SHELF:
+            far[band_of[i]] += min(len(group), STREET_AFTER) * pins
+    minimum = [max(2 * need_s, f / (per_um * rc.MARGIN)) for f in far]
+    if left < sum(minimum):
+        raise FlowError(f"{len(sh)} shelves leave {left:.1f} um of the core's {core.h:.1f} um; its {nb} bands "
+                        f"need {sum(minimum):.1f} um for their channels")
+
+    def heights(u):
+        return [max(mn, (sum(lg.values()) / u - st) / core.w) for mn, lg, st in zip(minimum, logic, street)]
+    lo, hi = 1e-3, 10.0                      # the utilisation at which the bands fill the height
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if sum(heights(mid)) > left else (lo, mid)
+    hs = heights(hi)
+    hs = [x + (left - sum(hs)) * x / sum(hs) for x in hs]
+    placements, strips = {}, []
+    y = core.y0 + bottom_gap
+    for i, group in enumerate(sh):
+        if not up[i]:                         # the band below this shelf ends here
+            if i == 0 or up[i - 1]:
+                y0 = fpm._snap_up(y, core.y0, row)
+                y = fpm._snap_down(y0 + hs[band_of[i]], core.y0, row)
+                strips.append((round(y0, 4), round(y, 4)))
+            orient = "N"
         else:
-            band0 = y if k else core.y0                               # the band from the core's edge
-        band1 = fpm._snap_down(band0 + heights[name], core.y0, row)
-        bands[name] = (round(band0, 4), round(band1, 4), wants[name])
-        if upper:
-            placements.update(_shelf(ctx, upper, band1, "N", core))   # port 0 down
-            y = band1 + h + 2 * HALO_UM
-        else:
-            y = band1
+            if i and not up[i - 1]:           # back to back with the shelf below
+                y += 2 * HALO_Y_UM
+            y = fpm._snap_up(y, core.y0, row)
+            orient = "FS"
+        for n, x in zip(group, _shelf_x(ctx, len(group), core)):
+            placements[n] = fpm.Placement(n, round(x, 4), round(y, 4), orient)
+        y += h
+        if up[i] and (i == len(sh) - 1):      # the top band above a last shelf facing up
+            y0 = fpm._snap_up(y, core.y0, row)
+            y = fpm._snap_down(y0 + hs[band_of[i]], core.y0, row)
+            strips.append((round(y0, 4), round(y, 4)))
+    if y > core.y1 - top_gap + 1e-6:
+        raise FlowError(f"the flat floorplan ends at y {y:.2f}, above the core's {core.y1 - top_gap:.2f}")
+    regions = []
+    for k, (y0, y1) in enumerate(strips):
+        below = y0 - h - HALO_Y_UM if k or up[0] else core.y0
+        above = y1 + h + HALO_Y_UM if k < nb - 1 or not up[-1] else core.y1
+        regions.append((round(max(below, core.y0), 4), round(min(above, core.y1), 4)))
+    bands = {f"band{k}": {"strip": strips[k], "region": regions[k], "faces": faces[k], "logic": logic[k]}
+             for k in range(nb)}
     fp = fpm.Floorplan(name="user_project_wrapper (flat)", die=fpm.Rect(*w.die), core=core, site_w=w.site_w,
                        row_h=row, mfg_grid=ctx.tech["manufacturing_grid"], macros=macros,
-                       placements=placements, logic_um2=sum(logic.values()), max_util=cf.ARCH_MAX_UTIL,
+                       placements=placements, logic_um2=sum(ctx.logic_um2.values()), max_util=cf.ARCH_MAX_UTIL,
                        straps=cf.wrapper_straps(ctx), pin_layers=cf.SIGNAL_PIN_LAYERS,
-                       notes={"boot_ram_bytes": boot, "main_sram_bytes": main, "halo_um": HALO_UM})
+                       notes={"boot_ram_bytes": boot, "main_sram_bytes": main,
+                              "halo_x_um": HALO_X_UM, "halo_y_um": HALO_Y_UM})
     return fpm.fill_rows(fp), bands
 
 
@@ -128,43 +230,64 @@ def as_config(ctx: cf.Context, fp: fpm.Floorplan) -> dict:
             "PDN_VWIDTH": v.width, "PDN_VSPACING": v.spacing, "PDN_VPITCH": v.pitch, "PDN_VOFFSET": v.offset,
             "PDN_HWIDTH": h.width, "PDN_HSPACING": h.spacing, "PDN_HPITCH": h.pitch, "PDN_HOFFSET": h.offset,
             "PDN_VERTICAL_LAYER": v.layer, "PDN_HORIZONTAL_LAYER": h.layer,
-            "FP_MACRO_HORIZONTAL_HALO": HALO_UM, "FP_MACRO_VERTICAL_HALO": HALO_UM,
+            "FP_MACRO_HORIZONTAL_HALO": HALO_X_UM, "FP_MACRO_VERTICAL_HALO": HALO_Y_UM,
             "PDN_HORIZONTAL_HALO": cf.HALO_UM, "PDN_VERTICAL_HALO": cf.HALO_UM,
-            "RT_MIN_LAYER": "met1", "RT_MAX_LAYER": ctx.wrapper.rt_max_layer, "GRT_ADJUSTMENT": 0.3,
-            "GRT_LAYER_ADJUSTMENTS": [0.99, 0, 0, 0, 0, 0],
+            **ROUTING, "RT_MAX_LAYER": ctx.wrapper.rt_max_layer,
             "MACROS": {cell: {"instances": {n: {"location": [pl.x, pl.y], "orientation": pl.orient}
                                             for n, pl in fp.placements.items()}}}}
 
 
-def nets(ctx: cf.Context, fp: fpm.Floorplan, bands: dict, sideload: int, acc_ports: int,
-         kmac_ports: int) -> list[rc.Nets]:
-    """The net groups of the study: each SRAM's pin edges to the band they face (the cells that
-    drive and take them sit there), the side-load port inside the datapath band, the bands
-    between them (CONTROL_DATAPATH_NETS; CPU <-> ACC and KMAC: their ports but the side-load)."""
-    def band_ep(name):
-        y0, y1, _ = bands[name]
-        return rc.Endpoint(f"{name} band", ((fp.core.x0 + fp.core.x1) / 2, (y0 + y1) / 2))
-    out = []
-    for n, pl in fp.placements.items():
-        r = pl.rect(ctx.sram)
-        for edge, layers in fpm.placed_edge_pins(fp.macros[n], pl.orient).items():
-            at = {"S": ((r.x0 + r.x1) / 2, r.y0), "N": ((r.x0 + r.x1) / 2, r.y1),
-                  "W": (r.x0, (r.y0 + r.y1) / 2), "E": (r.x1, (r.y0 + r.y1) / 2)}[edge]
-            # the band whose rows are nearest this edge's middle
-            near = min(bands, key=lambda b: 0 if bands[b][0] <= at[1] <= bands[b][1]
-                       else min(abs(at[1] - bands[b][0]), abs(at[1] - bands[b][1])))
-            out.append(rc.Nets(rc.Endpoint(f"{n} {edge}", at), band_ep(near), sum(layers.values())))
-    out.append(rc.Nets(band_ep("control"), band_ep("datapath"), CONTROL_DATAPATH_NETS))
-    out.append(rc.Nets(band_ep("cpu"), band_ep("control"), acc_ports - sideload))
-    out.append(rc.Nets(band_ep("cpu"), band_ep("datapath"), kmac_ports - sideload))
+def _in_region(y: float, region: tuple) -> bool:
+    return region[0] - 1e-6 <= y < region[1] - 1e-6
+
+
+def band_rows(fp: fpm.Floorplan, bands: dict) -> dict:
+    """band -> its row area (um2) and the centroid of its rows (where its logic is, on average)."""
+    out = {}
+    for name, b in bands.items():
+        segs = [(y, x0, x1) for y, x0, x1 in fp.rows if _in_region(y, b["region"])]
+        area = sum((x1 - x0) * fp.row_h for _, x0, x1 in segs)
+        cx = sum((x1 - x0) * (x0 + x1) / 2 for _, x0, x1 in segs) * fp.row_h / area if area else 0.0
+        cy = sum((x1 - x0) * (y + fp.row_h / 2) for y, x0, x1 in segs) * fp.row_h / area if area else 0.0
+        out[name] = {"area": area, "at": (cx, cy)}
     return out
 
 
-def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None) -> dict:
+def nets(ctx: cf.Context, fp: fpm.Floorplan, bands: dict, sideload: int, acc_ports: int,
+         kmac_ports: int) -> list[rc.Nets]:
+    """The net groups of the study: each SRAM's connected pins to the band it faces (the cells
+    that drive and take them sit there), and the nets between the owners' logic (CONTROL_DATAPATH_NETS;
+    CPU <-> ACC and KMAC: their ports but the side-load), each owner at the centroid of its
+    logic over the bands; the side-load port stays inside the datapath's logic."""
+    rows = band_rows(fp, bands)
+    where = {n: b for b, v in bands.items() for n in v["faces"]}
+    out = []
+    for n, pl in fp.placements.items():
+        r = pl.rect(ctx.sram)
+        band = rc.Endpoint(f"{where[n]} cells", rows[where[n]]["at"])
+        for edge, count in routed_edge_pins(fp.macros[n], pl.orient).items():
+            at = {"S": ((r.x0 + r.x1) / 2, r.y0), "N": ((r.x0 + r.x1) / 2, r.y1),
+                  "W": (r.x0, (r.y0 + r.y1) / 2), "E": (r.x1, (r.y0 + r.y1) / 2)}[edge]
+            out.append(rc.Nets(rc.Endpoint(f"{n} {edge}", at), band, count))
+    ends = {}
+    for o in OWNERS:
+        weights = {b: v["logic"].get(o, 0.0) for b, v in bands.items()}
+        total = sum(weights.values())
+        if total:
+            ends[o] = rc.Endpoint(f"{o} logic", tuple(sum(weights[b] * rows[b]["at"][i] for b in bands) / total
+                                                      for i in (0, 1)))
+    out.append(rc.Nets(ends["control"], ends["datapath"], CONTROL_DATAPATH_NETS))
+    out.append(rc.Nets(ends["cpu"], ends["control"], acc_ports - sideload))
+    out.append(rc.Nets(ends["cpu"], ends["datapath"], kmac_ports - sideload))
+    return out
+
+
+def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None, layout: str = "hybrid") -> dict:
     """The flat floorplan for these CPU memories with every check: the floorplan's own (fpm.check),
-    power reach, and the routing estimate of its nets. ports: {'acc': n, 'kmac': n, 'sideload': n}
-    (the hard blocks' port bits; default the stored syntheses' with the 600-bit side-load)."""
-    fp, bands = floorplan(ctx, boot, main)
+    power reach, the routing estimate of its nets and each band's utilisation. ports: {'acc': n,
+    'kmac': n, 'sideload': n} (the blocks' port bits; default the stored syntheses' with the
+    600-bit side-load)."""
+    fp, bands = floorplan(ctx, boot, main, layout)
     results = fpm.check(fp)
     cfg = as_config(ctx, fp)
     reach = pdn_rules.power_reach(cfg, {ctx.sram.cell: (ctx.sram.w, ctx.sram.h)})
@@ -172,38 +295,55 @@ def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None) -> d
     groups = nets(ctx, fp, bands, ports["sideload"], ports["acc"], ports["kmac"])
     bodies = {n: pl.rect(ctx.sram) for n, pl in fp.placements.items()}
     lines = rc.estimate(fp.core, bodies, fp.rows, fp.row_h, groups, ctx.tech["routing"], cfg)
-    band_util = {}
-    for name, (y0, y1, want) in bands.items():
-        area = sum((x1 - x0) * fp.row_h for y, x0, x1 in fp.rows if y0 - 1e-6 <= y < y1 - 1e-6)
-        band_util[name] = round(want / area, 4) if area else math.inf
+    rows = band_rows(fp, bands)
+    band_util = {n: round(sum(b["logic"].values()) / rows[n]["area"], 4) if rows[n]["area"] else math.inf
+                 for n, b in bands.items()}
     worst = max(lines, key=lambda ln: ln["ratio"])
     ok = (all(r["ok"] for r in results) and not reach["unpowered"] and all(ln["ok"] for ln in lines)
           and all(u <= cf.ARCH_MAX_UTIL for u in band_util.values()))
-    return {"fits": ok, "fp": fp, "results": results, "bands": bands, "band_utilisation": band_util,
-            "unpowered_um2": reach["unpowered_um2"], "routing_worst": worst,
+    return {"fits": ok, "layout": layout, "fp": fp, "results": results, "bands": bands, "band_utilisation": band_util,
+            "unpowered_um2": reach["unpowered_um2"], "routing_worst": worst, "routing_lines": len(lines),
             "routing_over": [ln for ln in lines if not ln["ok"]]}
 
 
 def summary(s: dict) -> dict:
     """The study's figures for reports/floorplan.json."""
     fp = s["fp"]
-    return {"fits": s["fits"], "memory": fp.notes,
+    return {"fits": s["fits"], "memory": fp.notes, "layout": s["layout"],
             "checks": [{"name": r["name"], "ok": r["ok"], "detail": r["detail"]} for r in s["results"]],
-            "bands_um": {n: [b[0], b[1]] for n, b in s["bands"].items()},
+            "bands": {n: {"strip_um": list(b["strip"]), "region_um": list(b["region"]), "faces": b["faces"],
+                          "logic_um2": {o: round(v, 1) for o, v in b["logic"].items()}}
+                      for n, b in s["bands"].items()},
             "band_utilisation": s["band_utilisation"], "unpowered_rows_um2": s["unpowered_um2"],
             "routing_worst": {k: s["routing_worst"][k] for k in ("line", "demand", "capacity", "ratio")},
-            "routing_lines_over": len(s["routing_over"]),
+            "routing_lines": s["routing_lines"], "routing_lines_over": len(s["routing_over"]),
             "assumptions": {"acc_control_share": ACC_CONTROL_SHARE, "control_datapath_nets": CONTROL_DATAPATH_NETS,
-                            "halo_um": HALO_UM, "max_band_utilisation": cf.ARCH_MAX_UTIL}}
+                            "halo_x_um": HALO_X_UM, "halo_y_um": HALO_Y_UM, "per_shelf": PER_SHELF,
+                            "street_after": STREET_AFTER, "shelves": list(LAYOUTS[s["layout"]][0]),
+                            "max_band_utilisation": cf.ARCH_MAX_UTIL, "routing_margin": rc.MARGIN}}
+
+
+def picture(ctx: cf.Context, path, boot: int = 4096, main: int = 4096, layout: str = "hybrid") -> dict:
+    """The flat floorplan for these CPU memories drawn (floorplan.plot) into path; its study."""
+    s = study(ctx, boot, main, layout=layout)
+    over = len(s["routing_over"])
+    fpm.plot([(s["fp"], s["results"])], path, ring=cf.ring_rects(ctx), title=(
+        f"Flat ({layout}): CPU boot RAM {boot // 1024} KiB + main SRAM {main // 1024} KiB, ACC IMEM / DMEM "
+        f"at the wrapper level ({len(s['fp'].placements)} SRAMs): "
+        + ("fits" if s["fits"] else f"does NOT fit ({over} routing lines over, worst "
+                                    f"{s['routing_worst']['ratio']:.2f} of its tracks)")))
+    return s
 
 
 def study_plans(ctx: cf.Context, boot: int, main: int) -> dict:
-    """The study for the current CPU memories and for the one-shelf 4 + 4 KiB, as
+    """The study of each layout for the current CPU memories and the smaller plans beside it, as
     reports/floorplan.json `flat_study` holds it (caravel_floorplan.report's `studies`)."""
     out = {}
-    for b, m in dict.fromkeys(((boot, main), (4096, 4096))):
-        try:
-            out[f"{b // 1024}+{m // 1024} KiB"] = summary(study(ctx, b, m))
-        except FlowError as e:       # a plan the study's layout cannot hold at all
-            out[f"{b // 1024}+{m // 1024} KiB"] = {"fits": False, "error": str(e)}
+    for layout in LAYOUTS:
+        for b, m in dict.fromkeys(((boot, main), (8192, 2048), (4096, 4096))):
+            key = f"{layout} {b // 1024}+{m // 1024} KiB"
+            try:
+                out[key] = summary(study(ctx, b, m, layout=layout))
+            except FlowError as e:       # a plan the layout cannot hold at all
+                out[key] = {"fits": False, "layout": layout, "error": str(e)}
     return out

@@ -117,6 +117,29 @@ def test_checker_reports_seeded_violations(sram):
         assert message in failed[check], f"{case}: {failed[check]!r}"
 
 
+def test_halo_per_direction(sram):
+    """A macro's horizontal halo (halo_x, LibreLane's FP_MACRO_HORIZONTAL_HALO) cuts rows and
+    keeps cells off its west and east sides, the vertical one its south and north; the OpenLane
+    variables carry each; the gap two side-by-side macros need is their channels or halo_x."""
+    from pqsoc.flow import openlane
+    ch = {"S": 32.7, "N": 15.9, "W": 10.0, "E": 10.0}
+    m = fpm.Macro("m0", sram, 16.0, ch, face="S", halo_x=10.0)
+    body = fpm.Rect(100, 200, 100 + sram.w, 200 + sram.h)
+    assert m.keepout(body).as_list() == [90.0, 184.0, round(110 + sram.w, 4), round(216 + sram.h, 4)]
+    assert m.halo_on("E") == m.halo_on("W") == 10.0 and m.halo_on("S") == m.halo_on("N") == 16.0
+    assert fpm.gap_needed(m, "N", "E", m, "N", "W") == 20.0          # the two 10 um channels
+    fp = _base(sram)
+    fp = fpm.fill_rows(dataclasses.replace(fp, macros={n: dataclasses.replace(x, halo=16.0, halo_x=10.0)
+                                                       for n, x in fp.macros.items()}))
+    r0 = fp.placements["m0"].rect(sram)
+    beside = [x0 for y, x0, x1 in fp.rows if r0.y0 <= y < r0.y1 and x0 >= r0.x1]
+    assert min(beside) == pytest.approx(r0.x1 + 10.0, abs=SITE)
+    above = [y for y, x0, x1 in fp.rows if x0 < r0.x1 and x1 > r0.x0 and y >= r0.y1]
+    assert min(above) >= r0.y1 + 16.0 - 1e-6 and min(above) < r0.y1 + 16.0 + ROW and _failed(fp) == {}
+    v = openlane.floorplan_variables(fp, {SRAM2K: {"lef": ["x.lef"], "gds": ["x.gds"]}})
+    assert (v["FP_MACRO_HORIZONTAL_HALO"], v["FP_MACRO_VERTICAL_HALO"]) == (10.0, 16.0)
+
+
 def test_power_needs_a_strap_within_the_rail(sram):
     """Straps every 180 um cross any 416 um-high SRAM; straps 600 um apart can miss one."""
     fp = _base(sram, count=1)

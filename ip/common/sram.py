@@ -30,6 +30,10 @@ MACROS = {
 }
 
 
+# The macro outputs no instance connects (port 1 is disabled): no net, nothing to route.
+OPEN_PORTS = ("dout1",)
+
+
 def _abits(depth: int) -> int:
     return max(1, (depth - 1).bit_length())
 

@@ -64,7 +64,10 @@ def _floorplan(args) -> int:
     for o in data["memory_options"]:
         print(f"[floorplan] option boot RAM {o['boot_ram_kib']:2d} KiB + main SRAM {o['main_sram_kib']} KiB: "
               f"{o['macros']} macros, " + ("fits" if o["fits"] else "does not fit"))
-    print(f"[floorplan] wrote {caravel_floorplan.REPORT_NAME}, floorplan.md and floorplan.png")
+    for plan, st in data["flat_study"].items():
+        print(f"[floorplan] flat architecture study {plan}: " + ("fits" if st["fits"] else "does not fit"))
+    flat_floorplan.picture(ctx, caravel_floorplan.REPORTS / "floorplan_flat.png")
+    print(f"[floorplan] wrote {caravel_floorplan.REPORT_NAME}, floorplan.md, floorplan.png and floorplan_flat.png")
     if not data["fits"]:
         failed = ", ".join(r["name"] for r in data["wrapper"]["checks"] if not r["ok"])
         print(f"pqsoc floorplan: the current memory plan does NOT fit Caravel's user_project_wrapper "

@@ -53,8 +53,10 @@ class Rect:
     def area(self) -> float:
         return self.w * self.h
 
-    def inflate(self, d: float) -> "Rect":
-        return Rect(self.x0 - d, self.y0 - d, self.x1 + d, self.y1 + d)
+    def inflate(self, d: float, dy: float | None = None) -> "Rect":
+        """Grown by d on the west and east sides and dy (default d) on the south and north."""
+        dy = d if dy is None else dy
+        return Rect(self.x0 - d, self.y0 - dy, self.x1 + d, self.y1 + dy)
 
     def overlaps(self, o: "Rect") -> bool:
         """A common area (touching edges do not count)."""
@@ -162,10 +164,20 @@ class Macro:
     """One macro instance to place."""
     name: str                 # instance name
     abstract: Abstract
-    halo: float               # no standard cell closer than this to the macro
+    halo: float               # no standard cell closer than this to the macro (south, north)
     # the routing channel (body to body) each pin edge of the abstract needs in front of it
     channel: dict             # abstract edge -> um (channel_widths)
     face: str | None = None   # the abstract's edge that should face the open cell region
+    # the halo on the west and east sides when it differs (LibreLane's FP_MACRO_HORIZONTAL_HALO
+    # against FP_MACRO_VERTICAL_HALO)
+    halo_x: float | None = None
+
+    def keepout(self, body: "Rect") -> "Rect":
+        """The placed body with its halos: no cell row inside."""
+        return body.inflate(self.halo if self.halo_x is None else self.halo_x, self.halo)
+
+    def halo_on(self, placed_edge: str) -> float:
+        return self.halo if placed_edge in ("S", "N") or self.halo_x is None else self.halo_x
 
     def need(self, orient: str, placed_edge: str) -> float:
         """The channel the placed edge asks for (0 without pins). Every allowed orientation maps
@@ -235,6 +247,11 @@ def read_tech_lef(path: Path) -> dict:
     return {"manufacturing_grid": float(grid.group(1)), "sites": sites, "routing": routing}
 
 
+def placed_edge(edge: str, orient: str) -> str:
+    """Where an abstract's edge lands once placed in `orient`."""
+    return _EDGE_AFTER[orient][edge]
+
+
 def placed_edge_pins(m: Macro, orient: str) -> dict[str, dict[str, int]]:
     return {_EDGE_AFTER[orient][e]: v for e, v in m.abstract.edge_pins().items()}
 
@@ -278,7 +295,7 @@ def _snap_down(v: float, origin: float, step: float) -> float:
 def gap_needed(a: Macro, a_orient: str, a_edge: str, b: Macro, b_orient: str, b_edge: str) -> float:
     """Body-to-body distance between two facing edges: both channels (each pin edge has its
     own), and at least either halo."""
-    return max(a.halo, b.halo, a.need(a_orient, a_edge) + b.need(b_orient, b_edge))
+    return max(a.halo_on(a_edge), b.halo_on(b_edge), a.need(a_orient, a_edge) + b.need(b_orient, b_edge))
 
 
 def orientation_for(m: Macro, from_edge: str) -> str:
@@ -411,7 +428,7 @@ def cell_rows(core: Rect, row_h: float, site_w: float, blockages: list[Rect]) ->
 
 
 def blockages(fp: Floorplan) -> list[Rect]:
-    return [p.rect(fp.macros[n].abstract).inflate(fp.macros[n].halo) for n, p in fp.placements.items()]
+    return [fp.macros[n].keepout(p.rect(fp.macros[n].abstract)) for n, p in fp.placements.items()]
 
 
 def fill_rows(fp: Floorplan) -> Floorplan:
@@ -483,8 +500,8 @@ def check(fp: Floorplan) -> list[dict]:
     names = sorted(rects)
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            if rects[a].overlaps(rects[b].inflate(fp.macros[b].halo)) or \
-                    rects[b].overlaps(rects[a].inflate(fp.macros[a].halo)):
+            if rects[a].overlaps(fp.macros[b].keepout(rects[b])) or \
+                    rects[b].overlaps(fp.macros[a].keepout(rects[a])):
                 what = "overlaps" if rects[a].overlaps(rects[b]) else "is inside the halo of"
                 over.append(f"{a} {what} {b}")
     add("no_overlap", over, "no macro overlaps another or its halo")
@@ -522,7 +539,7 @@ def check(fp: Floorplan) -> list[dict]:
                                          f"{net} strap")
         add("power", unpowered, f"every macro's {'/'.join(fp.power_pins)} pins crossed by "
                                 f"{fp.straps.layer} straps of their net")
-    blk = {n: r.inflate(fp.macros[n].halo) for n, r in rects.items()}
+    blk = {n: fp.macros[n].keepout(r) for n, r in rects.items()}
     bad_rows = []
     for y, x0, x1 in fp.rows:
         seg = Rect(x0, y, x1, y + fp.row_h)
@@ -584,6 +601,7 @@ def summary(fp: Floorplan, results: list[dict]) -> dict:
         "macros": {n: {"cell": fp.macros[n].abstract.cell, "x_um": p.x, "y_um": p.y, "orientation": p.orient,
                        "w_um": fp.macros[n].abstract.w, "h_um": fp.macros[n].abstract.h,
                        "halo_um": fp.macros[n].halo,
+                       **({"halo_x_um": fp.macros[n].halo_x} if fp.macros[n].halo_x is not None else {}),
                        "pin_edges": {e: v for e, v in sorted(placed_edge_pins(fp.macros[n], p.orient).items())}
                        if p.orient in ORIENTATIONS else {}}
                    for n, p in fp.placements.items()},
@@ -616,7 +634,7 @@ def size_core(macros: list[Macro], logic_um2: float, max_util: float, site_w: fl
         pl = place_shelves(core, macros, site_w, row_h, from_edge, per_shelf) if macros else {}
         if not all(core.contains(pl[m.name].rect(m.abstract)) for m in macros):
             return None
-        blk = [pl[m.name].rect(m.abstract).inflate(m.halo) for m in macros]
+        blk = [m.keepout(pl[m.name].rect(m.abstract)) for m in macros]
         rows = cell_rows(core, row_h, site_w, blk)
         area = sum((x1 - x0) * row_h for _, x0, x1 in rows)
         return (core, pl, rows) if logic_um2 <= max_util * area + EPS else None
@@ -699,7 +717,7 @@ def plot(fps: list[tuple[Floorplan, list[dict]]], path: Path, ring: list[Rect] |
         for n, p in fp.placements.items():
             m = fp.macros[n]
             r = p.rect(m.abstract)
-            h = r.inflate(m.halo)
+            h = m.keepout(r)
             ax.add_patch(Rectangle((h.x0, h.y0), h.w, h.h, fill=False, ec="gray", lw=0.5, ls=":"))
             outside = not fp.core.contains(r)
             ax.add_patch(Rectangle((r.x0, r.y0), r.w, r.h, fc="#f4b6b6" if outside else "#c9d7ea",

@@ -316,10 +316,11 @@ def floorplan_variables(fp, views: dict, power: tuple[str, str] = ("vccd1", "vss
             raise FlowError(f"no GDS / LEF given for macro cell {cell} (instance {name})")
         entry = macros.setdefault(cell, {**json.loads(json.dumps(views[cell])), "instances": {}})
         entry["instances"][name] = {"location": [p.x, p.y], "orientation": p.orient}
-    halos = {m.halo for m in fp.macros.values()}
+    # LibreLane cuts rows with one halo per direction (cut_rows.tcl -halo_width_x / _y)
+    halos = {(m.halo_on("E"), m.halo) for m in fp.macros.values()}
     if len(halos) != 1:
-        raise FlowError(f"OpenLane has one macro halo; the floorplan has {sorted(halos)}")
-    halo = halos.pop()
+        raise FlowError(f"OpenLane has one macro halo per direction; the floorplan has {sorted(halos)}")
+    halo_x, halo_y = halos.pop()
     vdd, gnd = power
     return {
         "FP_SIZING": "absolute",
@@ -327,8 +328,8 @@ def floorplan_variables(fp, views: dict, power: tuple[str, str] = ("vccd1", "vss
         "CORE_AREA": fp.core.as_list(),
         "MACROS": macros,
         "PDN_MACRO_CONNECTIONS": [f"{re.escape(n)} {vdd} {gnd} {vdd} {gnd}" for n in sorted(fp.placements)],
-        "FP_MACRO_HORIZONTAL_HALO": halo,
-        "FP_MACRO_VERTICAL_HALO": halo,
+        "FP_MACRO_HORIZONTAL_HALO": halo_x,
+        "FP_MACRO_VERTICAL_HALO": halo_y,
     }
 
 

@@ -5,8 +5,9 @@ findings 8 and 11).
 
 Macros (SRAMs, hard macros) obstruct every layer up to the configuration's RT_MAX_LAYER, so a net
 that must get past one goes through the gaps beside it. The estimate cuts the core with a line
-through the middle of every macro, horizontal and vertical, and compares on each line:
-- capacity: the line's length outside every macro body, times the tracks per micron of the
+through the middle of every macro, horizontal and vertical, and compares, on each open segment
+of a line (a channel: the stretch between two macros, or a macro and the core's edge):
+- capacity: the segment's length, times the tracks per micron of the
   routing layers (RT_MIN_LAYER .. RT_MAX_LAYER, tech LEF pitches) that cross it, each reduced by
   the global router's adjustment (GRT_ADJUSTMENT, or the layer's GRT_LAYER_ADJUSTMENTS entry when
   larger), as OpenROAD's global router derates its gcells;
@@ -14,8 +15,9 @@ through the middle of every macro, horizontal and vertical, and compares on each
   middle) or the design's cell rows (the logic, spread over the rows in proportion to their
   area, since no placement exists yet). A group of n nets between endpoints a and b crosses the
   line n * (P(a below) P(b above) + P(a above) P(b below)) times, P of a pin edge 0 or 1, of the
-  rows the share of row area on that side.
-A line passes when demand <= MARGIN * capacity: the other half of the tracks are left to the
+  rows the share of row area on that side. A net between two points takes the segment its
+  straight path meets (or the nearest), a net to the rows is shared over the segments by length.
+A line passes when every segment's demand <= MARGIN * its capacity: the other half of the tracks are left to the
 cells' own wiring, detours and the power grid's vias, which this estimate does not model. What
 it does not show: congestion inside a region of cells, pin access, and detailed routing; those
 only a real global route measures.
@@ -88,9 +90,29 @@ def _rows_below(rows: list[tuple[float, float, float]], row_h: float, axis: str,
     return part / total
 
 
+def _open_segments(span: tuple[float, float], blocks: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The parts of span outside the union of the blocks (intervals), in order."""
+    lo, hi = span
+    out, x = [], lo
+    for b0, b1 in sorted(blocks):
+        b0, b1 = max(b0, lo), min(b1, hi)
+        if b1 <= b0:
+            continue
+        if b0 > x:
+            out.append((x, b0))
+        x = max(x, b1)
+    if hi > x:
+        out.append((x, hi))
+    return out
+
+
 def estimate(core: Rect, bodies: dict[str, Rect], rows: list, row_h: float, nets: list[Nets],
              routing: dict, cfg) -> list[dict]:
-    """Every cut line: {'line', 'axis', 'at', 'demand', 'capacity', 'ratio', 'ok', 'crossing'}."""
+    """Every cut line: {'line', 'axis', 'at', 'demand', 'capacity', 'ratio', 'ok', 'crossing',
+    'segment', 'segments'}, the figures those of its worst open segment (the stretch of the line
+    between two macros, or a macro and the core's edge: a channel). A net between two points
+    crosses the line in the segment its straight path meets (or the nearest one); a net to the
+    cell rows (ROWS, no placement yet) is shared over the segments by their length."""
     cap_h = tracks_per_um(routing, cfg, "VERTICAL")      # cross a horizontal line
     cap_v = tracks_per_um(routing, cfg, "HORIZONTAL")    # cross a vertical line
     lines: dict = {}          # one line per distinct position, named by the macros it passes
@@ -100,30 +122,55 @@ def estimate(core: Rect, bodies: dict[str, Rect], rows: list, row_h: float, nets
     out = []
     for (axis, c), names in sorted(lines.items()):
         name = names[0] + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
-        if True:
-            if axis == "y":
-                span, blocks = (core.x0, core.x1), [(r.x0, r.x1) for r in bodies.values() if r.y0 < c < r.y1]
-                capacity = _open_length(span, blocks) * cap_h
-            else:
-                span, blocks = (core.y0, core.y1), [(r.y0, r.y1) for r in bodies.values() if r.x0 < c < r.x1]
-                capacity = _open_length(span, blocks) * cap_v
-            rows_lo = _rows_below(rows, row_h, axis, c)
+        if axis == "y":
+            segs = _open_segments((core.x0, core.x1), [(r.x0, r.x1) for r in bodies.values() if r.y0 < c < r.y1])
+            per_um = cap_h
+        else:
+            segs = _open_segments((core.y0, core.y1), [(r.y0, r.y1) for r in bodies.values() if r.x0 < c < r.x1])
+            per_um = cap_v
+        open_len = sum(b - a for a, b in segs)
+        rows_lo = _rows_below(rows, row_h, axis, c)
 
-            def below(e: Endpoint) -> float:
-                if e.at is None:
-                    return rows_lo
-                return 1.0 if (e.at[1] if axis == "y" else e.at[0]) < c else 0.0
-            demand, crossing = 0.0, {}
-            for n in nets:
-                pa, pb = below(n.a), below(n.b)
-                d = n.count * (pa * (1 - pb) + (1 - pa) * pb)
-                if d > 0:
-                    demand += d
-                    key = f"{n.a.name} - {n.b.name}"
-                    crossing[key] = crossing.get(key, 0.0) + d
-            ratio = demand / capacity if capacity > 0 else (float("inf") if demand > 0 else 0.0)
-            out.append({"line": f"{'horizontal' if axis == 'y' else 'vertical'} through {name}",
-                        "axis": axis, "at": round(c, 2), "demand": round(demand), "capacity": round(capacity),
-                        "ratio": round(ratio, 3), "ok": demand <= MARGIN * capacity + 1e-9,
-                        "crossing": {k: round(v) for k, v in sorted(crossing.items(), key=lambda kv: -kv[1])[:4]}})
+        def below(e: Endpoint) -> float:
+            if e.at is None:
+                return rows_lo
+            return 1.0 if (e.at[1] if axis == "y" else e.at[0]) < c else 0.0
+
+        def along(e: Endpoint) -> float:
+            return e.at[0] if axis == "y" else e.at[1]
+
+        def across(e: Endpoint) -> float:
+            return e.at[1] if axis == "y" else e.at[0]
+        demand = [0.0] * len(segs)
+        crossing = [dict() for _ in segs]
+        for n in nets:
+            pa, pb = below(n.a), below(n.b)
+            d = n.count * (pa * (1 - pb) + (1 - pa) * pb)
+            if d <= 0 or not segs:
+                continue
+            if n.a.at is not None and n.b.at is not None:
+                ta, tb = across(n.a), across(n.b)
+                t = (c - ta) / (tb - ta) if tb != ta else 0.5
+                p = along(n.a) + t * (along(n.b) - along(n.a))
+                k = min(range(len(segs)), key=lambda i: 0.0 if segs[i][0] <= p <= segs[i][1]
+                        else min(abs(p - segs[i][0]), abs(p - segs[i][1])))
+                shares = {k: 1.0}
+            else:
+                shares = {i: (b - a) / open_len for i, (a, b) in enumerate(segs)} if open_len else {}
+            for i, f in shares.items():
+                demand[i] += d * f
+                key = f"{n.a.name} - {n.b.name}"
+                crossing[i][key] = crossing[i].get(key, 0.0) + d * f
+        if not segs:
+            segs, demand, crossing = [(c, c)], [0.0], [{}]
+        ratios = [dm / ((b - a) * per_um) if (b - a) * per_um > 0 else (float("inf") if dm > 0 else 0.0)
+                  for dm, (a, b) in zip(demand, segs)]
+        k = max(range(len(segs)), key=lambda i: ratios[i])
+        capacity = (segs[k][1] - segs[k][0]) * per_um
+        out.append({"line": f"{'horizontal' if axis == 'y' else 'vertical'} through {name}",
+                    "axis": axis, "at": round(c, 2), "demand": round(demand[k]), "capacity": round(capacity),
+                    "ratio": round(ratios[k], 3), "ok": all(dm <= MARGIN * (b - a) * per_um + 1e-9
+                                                           for dm, (a, b) in zip(demand, segs)),
+                    "segment": [round(v, 2) for v in segs[k]], "segments": len(segs),
+                    "crossing": {kk: round(v) for kk, v in sorted(crossing[k].items(), key=lambda kv: -kv[1])[:4]}})
     return out
