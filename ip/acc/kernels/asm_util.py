@@ -35,6 +35,23 @@ def loop(n: int, body: list[str]) -> list[str]:
     return [f"loopi {n}, {len(body)}"] + body
 
 
+def bcast(w: str, val: int) -> list[str]:
+    """WDR w = val in every 32-bit lane (through x1)."""
+    return li(1, val) + [f"bn.bcast {w}, x1"]
+
+
+_INV = {"beq": "bne", "bne": "beq", "bltu": "bgeu", "bgeu": "bltu", "blt": "bge", "bge": "blt"}
+_N_FAR = [0]
+
+
+def far(op: str, a: str, b: str, target: str) -> list[str]:
+    """A branch to a label out of the +-4 KiB branch range: the inverse branch over a jal
+    (labels far_1, far_2, ... numbered across every program generated in this process)."""
+    _N_FAR[0] += 1
+    skip = f"far_{_N_FAR[0]}"
+    return [f"{_INV[op]} {a}, {b}, {skip}", f"jal x0, {target}", f"{skip}:"]
+
+
 def phase_program(phases, schedule: bool = False, head=()) -> str:
     """[(name, lines)] run in order, then ecall, as one program: after `head`, with schedule
     the straight-line stretches list-scheduled across the phases' seams too (sched.schedule),
