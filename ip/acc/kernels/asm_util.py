@@ -12,6 +12,11 @@ def u32(vals) -> bytes:
     return b"".join((v % (1 << 32)).to_bytes(4, "little") for v in vals)
 
 
+
+def a32(x: int) -> int:
+    """x rounded up to a multiple of 32 (a wide word)."""
+    return (x + 31) // 32 * 32
+
 def li(reg: int, val: int) -> list[str]:
     """Load a 32-bit constant into x{reg}: addi, or lui + addi."""
     hi, lo = (val + 0x800) >> 12, val & 0xFFF

@@ -138,7 +138,7 @@ x23. Before the rows x30 = EXT_MU (the z NTTs without pk's
 words, no tr / mu).
 """
 from ip.acc.block import DMEM_SIZE
-from ip.acc.kernels.asm_util import bcast, far, li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.asm_util import a32, bcast, far, li as _li, loop as _loop, mem as _m, u32 as _u32
 from ip.acc.kernels.mldsa import ntt, verify_hint
 from ip.acc.kernels.mldsa.params import D, FULL, Q
 from ip.acc.kernels.mldsa.verify_row import (mac_acc, mac_acc_unrolled, mac_intt_body, mac_pair,
@@ -176,10 +176,6 @@ def _with_messages(body, n, reg="w15"):
     return out
 
 
-def _a32(x):
-    return (x + 31) // 32 * 32
-
-
 class Verify:
     """The verify program and its DMEM layout for one parameter set (44, 65, 87)."""
 
@@ -205,14 +201,14 @@ class Verify:
         k, l = self.k, self.l
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.PK = 0
-        self.TWID = _a32(self.pk_len)
+        self.TWID = a32(self.pk_len)
         self.ITWID = self.TWID + 32 * 32
         self.HDR = self.ITWID + 33 * 32
         self.STATUS, self.MLEN, self.EXT_MU = self.HDR, self.HDR + 4, self.HDR + 8
         self.MU = self.HDR + 32
         self.CTIL = self.MU + 64
         self.HINT = self.CTIL + 64
-        self.C_HAT = self.HINT + _a32(self.omega + k)
+        self.C_HAT = self.HINT + a32(self.omega + k)
         self.Z_HAT = self.C_HAT + 1024
         # packed z_j at ZP + zb j: slot j (1 KiB) ends at or before packed z_(j+1) starts
         self.ZP = self.Z_HAT + 1024 * l - self.zb * (l - 1)
