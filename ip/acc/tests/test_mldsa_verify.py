@@ -393,15 +393,15 @@ def test_constant_time_check_follows_the_program():
     """The verify programs are in the constant-time check's kernel list; with their policy
     (everything public) they pass; with c_tilde declared secret the check finds
     SampleInBall's branch on it (so it follows the program through its subroutine calls)."""
-    from ip.acc.tools import constant_time as ct
-    ks = ct.kernels()
+    from ip.acc.tools import constant_time as ct, ct_cli, ct_data
+    ks = ct_cli.kernels()
     for param in PARAMS:
         src_fn, pol_fn = ks[f"mldsa{param}_verify"]
-        rep = ct.check(ct.Program.from_asm(src_fn()), pol_fn(), dmem_size=acc_block.DMEM_SIZE)
+        rep = ct.check(ct_data.Program.from_asm(src_fn()), pol_fn(), dmem_size=acc_block.DMEM_SIZE)
         assert rep.ok, rep.text()
     v = V.verify(87)
     pol = dict(v.ct_policy(), secret={"c_tilde": (v.CTIL, v.CTIL + 64)},
                public={"below": (0, v.CTIL)})
-    rep = ct.check(ct.Program.from_asm(v.program()), pol, dmem_size=acc_block.DMEM_SIZE)
+    rep = ct.check(ct_data.Program.from_asm(v.program()), pol, dmem_size=acc_block.DMEM_SIZE)
     assert any(f.kind == "branch" and f.text.startswith("bltu x13, x16, sib_b")
                for f in rep.failures), rep.text()
