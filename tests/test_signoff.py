@@ -13,11 +13,12 @@ The tools are Debian packages that `make setup` installs (tools/setup.sh): the t
 """
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
 from pqsoc.cli import main as cli_main
-from pqsoc.flow import signoff
+from pqsoc.flow import signoff, signoff_check, signoff_drc, signoff_lvs, signoff_netlist, signoff_sta
 from pqsoc.flow.pdk import Pdk
 
 TOP = "tiny"
@@ -98,7 +99,7 @@ endmodule
 
 @pytest.fixture(scope="module")
 def tools():
-    missing = [t for t in signoff.TOOLS.values() if shutil.which(t) is None]
+    missing = [t for t in signoff_check.TOOLS.values() if shutil.which(t) is None]
     if missing:
         pytest.fail(f"signoff tools missing: {', '.join(missing)} (run `make setup`)")
 
@@ -148,16 +149,16 @@ def test_extracted_capacitance_reaches_sta(clean):
     tmp, _, rep = clean
     spef = open(rep["checks"]["sta"]["spef"]).read()
     assert "*D_NET n1 " in spef and "*I u1:Y O" in spef and "*I u2:A I" in spef
-    caps = signoff.net_capacitance(open(f"{rep['workdir']}/{TOP}.rc.spice").read(), TOP)
+    caps = signoff_sta.net_capacitance(open(f"{rep['workdir']}/{TOP}.rc.spice").read(), TOP)
     assert caps["u2/A"] > 0    # Magic names the unlabelled internal net after a pin on it
 
 
 def _sta(rep, tmp_path, period, clock=None):
     from pqsoc.flow.pdk import find_pdk
-    work = signoff.Path(rep["workdir"])
+    work = Path(rep["workdir"])
     netlist = tmp_path / "tiny.v"
     netlist.write_text(tiny_v())
-    return signoff.run_sta(netlist, TOP, work / f"{TOP}.rc.spice", period, clock, find_pdk(), tmp_path,
+    return signoff_sta.run_sta(netlist, TOP, work / f"{TOP}.rc.spice", period, clock, find_pdk(), tmp_path,
                            ("tt",), 120)
 
 
@@ -202,7 +203,7 @@ def test_gds_xor_finds_a_different_layout(clean, pdk_root, tmp_path):
     _, _, rep = clean
     bad = tmp_path / "bad.def"
     bad.write_text(tiny_def(drc_error=True))
-    chk = signoff.run_stream_xor(bad, signoff.Path(rep["workdir"]) / f"{TOP}.gds", TOP, find_pdk(), tmp_path, 120)
+    chk = signoff_drc.run_stream_xor(bad, Path(rep["workdir"]) / f"{TOP}.gds", TOP, find_pdk(), tmp_path, 120)
     assert chk.status == "fail"
     assert "68/20" in chk.details["layers_differing"] and "67/44" in chk.details["layers_differing"]
 
@@ -213,7 +214,7 @@ def test_lvs_with_physical_cells_in_the_netlist(clean, pdk_root, tmp_path):
     _, _, rep = clean
     netlist = tmp_path / "tiny.v"
     netlist.write_text(tiny_v(tap=True))
-    chk = signoff.run_lvs(signoff.Path(rep["workdir"]) / f"{TOP}.spice", netlist, TOP, find_pdk(), tmp_path, 120)
+    chk = signoff_lvs.run_lvs(Path(rep["workdir"]) / f"{TOP}.spice", netlist, TOP, find_pdk(), tmp_path, 120)
     assert chk.status == "pass", chk.reason
     assert "tapvpwrvgnd_1 in circuit 2" in open(chk.log).read()
 
@@ -241,7 +242,7 @@ def test_klayout_streamed_gds_passes(clean, tmp_path):
 
 
 def test_missing_tool_is_not_run_with_the_reason(pdk_root, tmp_path, monkeypatch, capsys):
-    monkeypatch.setitem(signoff.TOOLS, "magic", "magic-not-installed-here")
+    monkeypatch.setitem(signoff_check.TOOLS, "magic", "magic-not-installed-here")
     rc, rep = run_cli(tmp_path, tiny_def(), tiny_v())
     c = rep["checks"]
     assert rc == 1
@@ -279,17 +280,17 @@ def test_bad_input_is_an_error(pdk_root, tmp_path, capsys):
 
 def test_powered_netlist_adds_supplies_once():
     cells = {"sky130_fd_sc_hd__inv_1": ["A", "VGND", "VNB", "VPB", "VPWR", "Y"]}
-    text, added = signoff.powered_netlist(tiny_v(), cells)
+    text, added = signoff_netlist.powered_netlist(tiny_v(), cells)
     assert added == 8
     assert "module tiny(a, y, VPWR, VGND);" in text and "inout VPWR;" in text
     assert ".VPB(VPWR)" in text and ".VNB(VGND)" in text
-    again, added2 = signoff.powered_netlist(text, cells)     # an already powered netlist stays
+    again, added2 = signoff_netlist.powered_netlist(text, cells)     # an already powered netlist stays
     assert added2 == 0 and again == text
 
 
 def test_physical_only_cells():
     for cell in ("sky130_fd_sc_hd__tapvpwrvgnd_1", "sky130_fd_sc_hd__fill_2", "sky130_fd_sc_hd__decap_3",
                  "sky130_fd_sc_hd__diode_2", "sky130_ef_sc_hd__decap_12"):
-        assert signoff.PHYSICAL_ONLY.match(cell), cell
+        assert signoff_netlist.PHYSICAL_ONLY.match(cell), cell
     for cell in ("sky130_fd_sc_hd__inv_1", "sky130_fd_sc_hd__dfxtp_1", "sky130_fd_sc_hd__conb_1"):
-        assert not signoff.PHYSICAL_ONLY.match(cell), cell
+        assert not signoff_netlist.PHYSICAL_ONLY.match(cell), cell

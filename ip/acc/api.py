@@ -307,7 +307,7 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
 
 
 # Signing programs on the ACC: kernels/mldsa/sign16.py (the taped-out 16 KiB memories),
-# one generator for ML-DSA-44, -65 and -87 (87 on sign16.plan(87)'s packed-w layout).
+# one generator for ML-DSA-44, -65 and -87 (87 on sign16_plan.plan(87)'s packed-w layout).
 MLDSA_SIGN_PARAMS = (44, 65, 87)
 # the signing programs' STATUS word (kernels/mldsa/sign.py: one source)
 # The rejection loop has no bound of its own (FIPS 204 Alg. 7); an iteration costs at most
@@ -330,13 +330,13 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
     the program's final kappa / l). ML-DSA-44, -65 and -87; wrong lengths, a context over 255
     bytes or an M' longer than the program's buffer (MSG_MAX; give mu instead) raise
     BadInput; a status word other than OK raises ApiError naming it."""
-    from ip.acc.kernels.mldsa import sign as sign32, sign16
+    from ip.acc.kernels.mldsa import sign as sign32, sign16, sign16_plan
     from ip.acc.kernels.mldsa.layout import KAPPA
     if param not in MLDSA_PARAMS:
         raise BadInput(f"ML-DSA-{param}: no such parameter set (one of {', '.join(map(str, MLDSA_PARAMS))})")
     if param not in MLDSA_SIGN_PARAMS:
         raise BadInput(f"ML-DSA-{param} signing: no program on the ACC (its DMEM needs "
-                       f"{sign16.plan(param)['END']} B of {sign16.DMEM}; issue 24)")
+                       f"{sign16_plan.plan(param)['END']} B of {sign16_plan.DMEM}; issue 24)")
     name = f"mldsa{param}_sign"
     signer = sign16.signer(param)
     L = signer.l

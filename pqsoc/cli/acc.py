@@ -7,8 +7,8 @@ import argparse
 
 def _acc_tool(args) -> int:
     from ip.acc.dv import fuzz
-    from ip.acc.tools import asm, constant_time, dis, run
-    return {"asm": asm.main, "dis": dis.main, "run": run.main, "ct": constant_time.main,
+    from ip.acc.tools import asm, ct_cli, dis, run
+    return {"asm": asm.main, "dis": dis.main, "run": run.main, "ct": ct_cli.main,
             "fuzz": fuzz.main}[args.tool](args.args)
 
 

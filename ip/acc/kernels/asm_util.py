@@ -12,6 +12,11 @@ def u32(vals) -> bytes:
     return b"".join((v % (1 << 32)).to_bytes(4, "little") for v in vals)
 
 
+
+def a32(x: int) -> int:
+    """x rounded up to a multiple of 32 (a wide word)."""
+    return (x + 31) // 32 * 32
+
 def li(reg: int, val: int) -> list[str]:
     """Load a 32-bit constant into x{reg}: addi, or lui + addi."""
     hi, lo = (val + 0x800) >> 12, val & 0xFFF
@@ -33,6 +38,23 @@ def loop(n: int, body: list[str]) -> list[str]:
     if n == 1:
         return body
     return [f"loopi {n}, {len(body)}"] + body
+
+
+def bcast(w: str, val: int) -> list[str]:
+    """WDR w = val in every 32-bit lane (through x1)."""
+    return li(1, val) + [f"bn.bcast {w}, x1"]
+
+
+_INV = {"beq": "bne", "bne": "beq", "bltu": "bgeu", "bgeu": "bltu", "blt": "bge", "bge": "blt"}
+_N_FAR = [0]
+
+
+def far(op: str, a: str, b: str, target: str) -> list[str]:
+    """A branch to a label out of the +-4 KiB branch range: the inverse branch over a jal
+    (labels far_1, far_2, ... numbered across every program generated in this process)."""
+    _N_FAR[0] += 1
+    skip = f"far_{_N_FAR[0]}"
+    return [f"{_INV[op]} {a}, {b}, {skip}", f"jal x0, {target}", f"{skip}:"]
 
 
 def phase_program(phases, schedule: bool = False, head=()) -> str:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ip.acc.tools import constant_time as ct
+from ip.acc.tools import constant_time as ct, ct_cli, ct_data
 from ip.acc.tools.isa import IsaError, Loc, flow_covers_registers, load_isa, parse_isa
 
 # DMEM 0..64 secret, the rest public; 64.. is scratch / public data
@@ -15,7 +15,7 @@ POLICY = {"secret": {"key": (0, 64)}, "rest": "public"}
 
 
 def run(src, policy=POLICY):
-    return ct.check(ct.Program.from_asm(src + "\necall\n"), policy)
+    return ct.check(ct_data.Program.from_asm(src + "\necall\n"), policy)
 
 
 def kinds(rep):
@@ -144,7 +144,7 @@ def test_declared_exceptions():
     assert not rep.ok and len(rep.failures) == 1 and len(rep.unused_allows) == 1
     rep = run("lw x5, 64(x0)\nbeq x5, x0, L\nL:", dict(POLICY, allow=[allow]))
     assert not rep.ok and rep.unused_allows
-    with pytest.raises(ct.CtError, match="label"):
+    with pytest.raises(ct_data.CtError, match="label"):
         run(src, dict(POLICY, allow=[dict(allow, target="nowhere")]))
 
 
@@ -167,7 +167,7 @@ def test_declared_release():
     assert rep.ok
     rep = run(src, dict(POLICY, release=[{"dmem": (400, 404), "reason": "r"}]))
     assert kinds(rep) == [("branch", "beq")] and len(rep.unused_allows) == 1
-    with pytest.raises(ct.CtError, match="release"):
+    with pytest.raises(ct_data.CtError, match="release"):
         run(src, dict(POLICY, release=[{"dmem": (300, 304)}]))
 
 
@@ -182,22 +182,22 @@ def test_rest_secret_catches_reading_unwritten_buffers():
 def test_cli(tmp_path, capsys):
     p = tmp_path / "p.s"
     p.write_text("lw x5, 0(x0)\nbeq x5, x0, L\nL:\necall\n")
-    assert ct.main([str(p), "--secret", "k=0:4", "--rest", "public"]) == 1
+    assert ct_cli.main([str(p), "--secret", "k=0:4", "--rest", "public"]) == 1
     assert "beq x5, x0, L" in capsys.readouterr().out
-    assert ct.main([str(p), "--secret", "k=8:12", "--rest", "public"]) == 0
-    assert ct.main([str(p), "--secret", "k=0:4", "--rest", "public",
+    assert ct_cli.main([str(p), "--secret", "k=8:12", "--rest", "public"]) == 0
+    assert ct_cli.main([str(p), "--secret", "k=0:4", "--rest", "public",
                     "--allow", "branch:L:test"]) == 0
-    assert ct.main([str(p), "--secret", "0:99999"]) == 2
-    assert ct.main([str(tmp_path / "missing.s")]) == 2
+    assert ct_cli.main([str(p), "--secret", "0:99999"]) == 2
+    assert ct_cli.main([str(tmp_path / "missing.s")]) == 2
     # hex words (the disassembler gives the text; no labels)
     from ip.acc.tools.asm import assemble
     h = tmp_path / "p.hex"
     h.write_text("".join(f"{w:08x}\n" for w in assemble(p.read_text())))
-    assert ct.main([str(h), "--secret", "0:4", "--rest", "public"]) == 1
-    assert ct.main([str(h), "--secret", "8:12", "--rest", "public"]) == 0
+    assert ct_cli.main([str(h), "--secret", "0:4", "--rest", "public"]) == 1
+    assert ct_cli.main([str(h), "--secret", "8:12", "--rest", "public"]) == 0
     p.write_text("bogus x1\n")
-    assert ct.main([str(p)]) == 2
-    assert ct.main(["--kernel", "nope"]) == 2
+    assert ct_cli.main([str(p)]) == 2
+    assert ct_cli.main(["--kernel", "nope"]) == 2
 
 
 def test_isa_flow_describes_every_register_operand():
@@ -219,8 +219,8 @@ def test_isa_flow_validation():
 
 
 def test_mlkem768_decaps_is_clean():
-    src_fn, pol_fn = ct.kernels()["mlkem768_decaps"]
-    prog = ct.Program.from_asm(src_fn())
+    src_fn, pol_fn = ct_cli.kernels()["mlkem768_decaps"]
+    prog = ct_data.Program.from_asm(src_fn())
     t0 = time.time()
     rep = ct.check(prog, pol_fn())
     assert rep.ok, rep.text()
@@ -230,7 +230,7 @@ def test_mlkem768_decaps_is_clean():
     from ip.acc.kernels.mlkem import decaps
     seeded = src_fn()[:-len("ecall\n")] + \
         f"bn.lw w1, {decaps.K_OUT}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
-    rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
+    rep = ct.check(ct_data.Program.from_asm(seeded), pol_fn())
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
 
 
@@ -244,8 +244,8 @@ def test_mldsa_sign_is_clean_but_the_iteration_count(kernel):
     Without the release SampleInBall's loop and accesses are findings again; declassifying
     the bitmaps before the checks (at the first accepting branch of the three) leaves the
     hint packing's branches as findings, since the later checks write them again."""
-    src_fn, pol_fn = ct.kernels()[kernel]
-    prog = ct.Program.from_asm(src_fn())
+    src_fn, pol_fn = ct_cli.kernels()[kernel]
+    prog = ct_data.Program.from_asm(src_fn())
     pol = pol_fn()
     rep = ct.check(prog, pol)
     assert rep.ok, rep.text()
@@ -269,7 +269,7 @@ def test_mldsa_sign_external_mu_is_clean_but_the_iteration_count(param):
     same single exception."""
     from ip.acc.kernels.mldsa import sign16
     s = sign16.signer(param)
-    rep = ct.check(ct.Program.from_asm(s.program(external_mu=True)), s.ct_policy(external_mu=True))
+    rep = ct.check(ct_data.Program.from_asm(s.program(external_mu=True)), s.ct_policy(external_mu=True))
     assert rep.ok, rep.text()
     assert sorted(v.text.split(",")[-1].strip() for v in rep.violations) == \
         ["pass_ct0", "pass_r0", "pass_z"]
@@ -293,9 +293,9 @@ def test_declassify_at_a_label():
     assert kinds(rep) == [("branch", "beq")]
     rep = run("ecall\nD:\nlw x6, 300(x0)", dict(POLICY, declassify=[dec]))
     assert not rep.ok and len(rep.unused_allows) == 1         # never reached
-    with pytest.raises(ct.CtError, match="label"):
+    with pytest.raises(ct_data.CtError, match="label"):
         run(src, dict(POLICY, declassify=[dict(dec, at="nowhere")]))
-    with pytest.raises(ct.CtError, match="declassify"):
+    with pytest.raises(ct_data.CtError, match="declassify"):
         run(src, dict(POLICY, declassify=[{"at": "D", "dmem": (300, 304)}]))
 
 
@@ -458,8 +458,8 @@ def test_mldsa65_sign_bounds_hold_on_the_iss(kernel, mem):
     from ip.acc.iss import Iss
     from ip.acc.tests.test_mldsa_sign import _case
     ms = importlib.import_module(f"ip.acc.kernels.mldsa.{kernel.split('_')[1]}")
-    src_fn, pol_fn = ct.kernels()[kernel]
-    prog = ct.Program.from_asm(src_fn())
+    src_fn, pol_fn = ct_cli.kernels()[kernel]
+    prog = ct_data.Program.from_asm(src_fn())
     _, sk, msg, r = _case(4)
     if kernel.startswith(("mldsa44", "mldsa87")):
         from dilithium_py import ml_dsa
@@ -474,9 +474,9 @@ def test_mldsa65_sign_bounds_hold_on_the_iss(kernel, mem):
 def test_mlkem_encaps_is_clean(param):
     """Encaps (m secret; ek public) has no finding; the same program with K (derived from
     m) steering a branch before the ecall, or used as a load address, has exactly that."""
-    src_fn, pol_fn = ct.kernels()[f"mlkem{param}_encaps"]
+    src_fn, pol_fn = ct_cli.kernels()[f"mlkem{param}_encaps"]
     src = src_fn()
-    rep = ct.check(ct.Program.from_asm(src), pol_fn())
+    rep = ct.check(ct_data.Program.from_asm(src), pol_fn())
     assert rep.ok, rep.text()
     assert not rep.violations and not rep.warnings
     from ip.acc.kernels.mlkem.encaps import encaps
@@ -484,11 +484,11 @@ def test_mlkem_encaps_is_clean(param):
     main, fail = src.split("EK_FAIL:\n")          # the seeds go before the main path's ecall
     seeded = main[:-len("ecall\n")] + \
         f"bn.lw w1, {k_out}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\nEK_FAIL:\n" + fail
-    rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
+    rep = ct.check(ct_data.Program.from_asm(seeded), pol_fn())
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
     seeded = main[:-len("ecall\n")] + \
         f"bn.lw w1, {k_out}(x0)\nbn.ext x5, w1, 0\nandi x5, x5, 4\nlw x6, 0(x5)\necall\nEK_FAIL:\n" + fail
-    rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
+    rep = ct.check(ct_data.Program.from_asm(seeded), pol_fn())
     assert [(v.kind, v.text) for v in rep.failures] == [("address", "lw x6, 0(x5)")]
 
 
@@ -496,15 +496,15 @@ def test_mlkem_encaps_is_clean(param):
 def test_mlkem_decaps_is_clean(param):
     """Decaps(2), Decaps(4), the 768 generator with k = 2, 4: no finding; K steering a
     branch is found."""
-    src_fn, pol_fn = ct.kernels()[f"mlkem{param}_decaps"]
+    src_fn, pol_fn = ct_cli.kernels()[f"mlkem{param}_decaps"]
     src = src_fn()
-    rep = ct.check(ct.Program.from_asm(src), pol_fn())
+    rep = ct.check(ct_data.Program.from_asm(src), pol_fn())
     assert rep.ok, rep.text()
     assert not rep.violations and not rep.warnings
     from ip.acc.kernels.mlkem.decaps import decaps
     seeded = src[:-len("ecall\n")] + \
         f"bn.lw w1, {decaps(param).K_OUT}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
-    rep = ct.check(ct.Program.from_asm(seeded), pol_fn())
+    rep = ct.check(ct_data.Program.from_asm(seeded), pol_fn())
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
 
 
@@ -523,11 +523,11 @@ def test_mlkem_decaps_hash_check_is_branch_free(param):
     pol["secret"]["dk.t_hat"] = (de.DK_T, de.DK_RHO)
     pol["secret"]["dk.h"] = pol["public"].pop("dk.h")
     src = de.program()
-    rep = ct.check(ct.Program.from_asm(src), pol)
+    rep = ct.check(ct_data.Program.from_asm(src), pol)
     assert rep.ok, rep.text()
     seeded = src[:-len("ecall\n")] + "\n".join(li(29, de.status_addr)) + \
         "\nlw x10, 0(x29)\nbeq x10, x0, Lx\nLx:\necall\n"
-    rep = ct.check(ct.Program.from_asm(seeded), pol)
+    rep = ct.check(ct_data.Program.from_asm(seeded), pol)
     assert [v.text for v in rep.failures] == ["beq x10, x0, Lx"]
 
 
@@ -537,18 +537,18 @@ def test_mlkem_keygen_is_clean(param):
     without the release the A_hat sampling jobs (SampleNTT on a digest of the secret d's
     G output) are found, and a branch on s_hat's encoding (seeded before the ecall) is."""
     from ip.acc.kernels.mlkem.keygen import keygen
-    src_fn, pol_fn = ct.kernels()[f"mlkem{param}_keygen"]
+    src_fn, pol_fn = ct_cli.kernels()[f"mlkem{param}_keygen"]
     src, pol = src_fn(), pol_fn()
-    rep = ct.check(ct.Program.from_asm(src), pol)
+    rep = ct.check(ct_data.Program.from_asm(src), pol)
     assert rep.ok, rep.text()
     assert not rep.violations and rep.warnings == [
         f"release used: DMEM[{keygen(param).RHO}:{keygen(param).RHO + 32}] "
         "(rho, published in ek (FIPS 203 Alg. 13))"]
-    rep = ct.check(ct.Program.from_asm(src), dict(pol, release=[]))
+    rep = ct.check(ct_data.Program.from_asm(src), dict(pol, release=[]))
     k = keygen(param).k
     assert kinds(rep) == [("timing", "smp.run")] * (k * k)
     seeded = src[:-len("ecall\n")] + "bn.lw w1, 0(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
-    rep = ct.check(ct.Program.from_asm(seeded), pol)
+    rep = ct.check(ct_data.Program.from_asm(seeded), pol)
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
 
 
@@ -563,9 +563,9 @@ def test_mldsa_keygen_findings_are_the_expand_s_jobs(param):
     range is still found."""
     from ip.acc.kernels.asm_util import li
     from ip.acc.kernels.mldsa.keygen import keygen
-    src_fn, pol_fn = ct.kernels()[f"mldsa{param}_keygen"]
+    src_fn, pol_fn = ct_cli.kernels()[f"mldsa{param}_keygen"]
     src, pol = src_fn(), pol_fn()
-    prog = ct.Program.from_asm(src)
+    prog = ct_data.Program.from_asm(src)
     rep = ct.check(prog, pol)
     assert rep.ok, rep.text()
     assert [w for w in rep.warnings if not w.startswith(("release used", "assumption used"))] == []
@@ -581,7 +581,7 @@ def test_mldsa_keygen_findings_are_the_expand_s_jobs(param):
     rho_prime = "\n".join(li(27, keygen(param).RHOP))         # a secret: rho'
     seeded = src.replace("expand_s:\n", f"expand_s:\n{rho_prime}\nlw x27, 0(x27)\n"
                          "beq x27, x0, Lx\nLx:\n", 1)
-    rep = ct.check(ct.Program.from_asm(seeded), pol)
+    rep = ct.check(ct_data.Program.from_asm(seeded), pol)
     assert [v.text for v in rep.failures] == ["beq x27, x0, Lx"]
 
 
@@ -591,8 +591,8 @@ def test_mldsa87_keygen_bounds_hold_on_the_iss():
     from ip.acc import block as acc_block
     from ip.acc.iss import Iss
     from ip.acc.kernels.mldsa.keygen import keygen
-    src_fn, pol_fn = ct.kernels()["mldsa87_keygen"]
-    prog = ct.Program.from_asm(src_fn())
+    src_fn, pol_fn = ct_cli.kernels()["mldsa87_keygen"]
+    prog = ct_data.Program.from_asm(src_fn())
     sim = Iss(dmem_size=acc_block.DMEM_SIZE, imem_size=acc_block.IMEM_SIZE)
     assert _bounded_accesses(sim, prog, pol_fn()["bounds"], keygen(87).image(bytes(range(32))),
                              200_000) > 500

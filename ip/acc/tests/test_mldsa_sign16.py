@@ -22,6 +22,7 @@ from ip.acc.dv.jobs import dsa_sign_stages
 from ip.acc.iss import Iss
 from ip.acc.kernels.mldsa import sign as sign32
 from ip.acc.kernels.mldsa import sign16 as ms
+from ip.acc.kernels.mldsa.sign16_plan import SIG_SETS, plan
 from ip.acc.tools.asm import assemble
 
 WORDS = assemble(ms.sign_program(), "mldsa_sign16.s")
@@ -132,26 +133,26 @@ def test_sign16_plan_per_set():
     ML-DSA-87 does not in this layout (19 296 B: plan(87)["chosen"] is the one it uses)."""
     from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
     for param, dsa in ((44, ML_DSA_44), (65, ML_DSA_65), (87, ML_DSA_87)):
-        lam, g1bits, omega = ms.SIG_SETS[param]
+        lam, g1bits, omega = SIG_SETS[param]
         assert (dsa.c_tilde_bytes, dsa.gamma_1, dsa.omega) == (lam // 4, 1 << g1bits, omega)
-        pl = ms.plan(param)
+        pl = plan(param)
         pk, sk = dsa._keygen_internal(bytes(32))
         assert pl["sig_len"] == len(dsa._sign_internal(sk, b"", bytes(32)))
         assert pl["key_packed"] == len(sk) - 128
         spans = list(pl["regions"].values())
         assert all(a1 == b0 for (_, a1), (b0, _) in zip(spans, spans[1:]))
         print(f"\nML-DSA-{param}: peak DMEM {pl['END']} B, fits 16 KiB: {pl['fits']}")
-    pl = ms.plan(65)
+    pl = plan(65)
     assert pl["END"] == ms.END and pl["regions"]["key: s1 | s2 | t0 packed"] == (ms.KEYP, ms.W)
-    assert ms.plan(44)["fits"] and not ms.plan(87)["fits"]
-    assert ms.plan(87)["END"] - 8 * 416 <= acc_block.DMEM_SIZE
+    assert plan(44)["fits"] and not plan(87)["fits"]
+    assert plan(87)["END"] - 8 * 416 <= acc_block.DMEM_SIZE
 
 
 def test_sign16_plan_87():
     """plan(87): the options' peaks (the docstring states them); the only one that fits
     without a host protocol or a lane reversal is the chosen one, whose regions tile the
     DMEM without overlap up to its peak, which every phase stays within."""
-    pl = ms.plan(87)
+    pl = plan(87)
     opts = {n: o["peak"] for n, o in pl["options"].items()}
     fitting = [n for n, o in pl["options"].items()
                if o["fits"] and not o["verdict"].startswith("rejected")]
@@ -318,10 +319,10 @@ def test_sign16_44_fits():
     states both), the key and signature sizes dilithium-py's."""
     from dilithium_py.ml_dsa import ML_DSA_44
     assert 4 * len(WORDS44) <= acc_block.IMEM_SIZE and S44.END <= acc_block.DMEM_SIZE
-    assert S44.END == ms.plan(44)["END"]
-    assert (S44.KEYP, S44.W) == ms.plan(44)["regions"]["key: s1 | s2 | t0 packed"]
+    assert S44.END == plan(44)["END"]
+    assert (S44.KEYP, S44.W) == plan(44)["regions"]["key: s1 | s2 | t0 packed"]
     _, sk = ML_DSA_44._keygen_internal(bytes(32))
-    assert len(sk) == S44.SK_LEN and S44.SIG_LEN == ms.plan(44)["sig_len"] == 2420
+    assert len(sk) == S44.SK_LEN and S44.SIG_LEN == plan(44)["sig_len"] == 2420
     assert S44.SK + S44.SK_LEN == S44.W and S44.MSG + S44.MSG_MAX == ms.DMEM
     assert S44.SIG + S44.SIG_LEN + S44.SIG_PAD <= S44.YJ and S44.YB >= S44.TILE + 1024
     assert f"| {4 * len(WORDS44) // 1000} {4 * len(WORDS44) % 1000:03d} | " \
@@ -375,7 +376,7 @@ def test_mac_acc24():
     _, vm = _run_lines(VMODE1, {})
     costs = {"mac32": cyc32 - base - 2, "mac24": cyc24 - base - 2, "sample": smp - vm}
     print(f"\nper A entry: {costs}")
-    assert costs == ms.plan(87)["chosen"]["entry_cycles"]
+    assert costs == plan(87)["chosen"]["entry_cycles"]
 
 
 def _words(blob):
@@ -496,11 +497,11 @@ def test_sign16_87_fits():
     both), the key and signature sizes dilithium-py's, the regions as planned."""
     from dilithium_py.ml_dsa import ML_DSA_87
     assert 4 * len(WORDS87) <= acc_block.IMEM_SIZE and S87.END <= acc_block.DMEM_SIZE
-    ch = ms.plan(87)["chosen"]
+    ch = plan(87)["chosen"]
     assert S87.END == ch["END"] and (S87.KEYP, S87.W) == ch["regions"]["key"]
     assert (S87.W, S87.YJ) == ch["regions"]["W (w packed 24-bit)"]
     _, sk = ML_DSA_87._keygen_internal(bytes(32))
-    assert len(sk) == S87.SK_LEN and S87.SIG_LEN == ms.plan(87)["sig_len"] == 4627
+    assert len(sk) == S87.SK_LEN and S87.SIG_LEN == plan(87)["sig_len"] == 4627
     assert S87.SK + S87.SK_LEN == S87.W and S87.MSG + S87.MSG_MAX == ms.DMEM
     assert S87.SIG + S87.SIG_LEN + S87.SIG_PAD <= S87.YB and S87.YB + 1024 <= S87.HB
     assert f"| {4 * len(WORDS87) // 1000} {4 * len(WORDS87) % 1000:03d} | " \

@@ -17,7 +17,9 @@ from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
 from ip.acc import block as acc_block
 from ip.acc.iss import Iss
 from ip.acc.kernels.mldsa import verify as V
+from ip.acc.kernels.mldsa.layout import hb_mult
 from ip.acc.kernels.mldsa.params import FULL, Q
+from ip.acc.kernels.mldsa.verify_hint import hw1_mult
 from ip.acc.tools.asm import assemble
 
 REF = {44: ML_DSA_44, 65: ML_DSA_65, 87: ML_DSA_87}
@@ -307,7 +309,7 @@ def test_use_hint_formula_is_exact(param):
     g2 = FULL[param]["gamma2"]
     a, m = 2 * g2, (Q - 1) // (2 * g2)
     r = np.arange(Q, dtype=np.uint64)
-    p = ((r + g2 - 1) * V.hb_mult(g2)) >> np.uint64(32)
+    p = ((r + g2 - 1) * hb_mult(g2)) >> np.uint64(32)
     t = p >> np.uint64(11)
     pos = (p >> np.uint64(10)) & np.uint64(1)
     r0 = r.astype(np.int64) % a
@@ -337,7 +339,7 @@ def test_high_bits_formula_is_exact(param):
 
     def high(x):
         v = ((x + g2) % Q).astype(np.uint64)
-        return ((v * np.uint64(V.hw1_mult(g2))) >> np.uint64(32)) >> np.uint64(11)
+        return ((v * np.uint64(hw1_mult(g2))) >> np.uint64(32)) >> np.uint64(11)
     assert np.array_equal(high(r).astype(np.int64), r1)
     assert np.array_equal(high(a * np.arange(m, dtype=np.int64)), np.arange(m))
 
@@ -391,15 +393,15 @@ def test_constant_time_check_follows_the_program():
     """The verify programs are in the constant-time check's kernel list; with their policy
     (everything public) they pass; with c_tilde declared secret the check finds
     SampleInBall's branch on it (so it follows the program through its subroutine calls)."""
-    from ip.acc.tools import constant_time as ct
-    ks = ct.kernels()
+    from ip.acc.tools import constant_time as ct, ct_cli, ct_data
+    ks = ct_cli.kernels()
     for param in PARAMS:
         src_fn, pol_fn = ks[f"mldsa{param}_verify"]
-        rep = ct.check(ct.Program.from_asm(src_fn()), pol_fn(), dmem_size=acc_block.DMEM_SIZE)
+        rep = ct.check(ct_data.Program.from_asm(src_fn()), pol_fn(), dmem_size=acc_block.DMEM_SIZE)
         assert rep.ok, rep.text()
     v = V.verify(87)
     pol = dict(v.ct_policy(), secret={"c_tilde": (v.CTIL, v.CTIL + 64)},
                public={"below": (0, v.CTIL)})
-    rep = ct.check(ct.Program.from_asm(v.program()), pol, dmem_size=acc_block.DMEM_SIZE)
+    rep = ct.check(ct_data.Program.from_asm(v.program()), pol, dmem_size=acc_block.DMEM_SIZE)
     assert any(f.kind == "branch" and f.text.startswith("bltu x13, x16, sib_b")
                for f in rep.failures), rep.text()

@@ -3,8 +3,8 @@
 """Static constant-time check of ACC programs: an information-flow (taint) analysis driven by
 isa.yml (each instruction's flow / mem / control / timing / stream keys).
 
-    python -m ip.acc.tools.constant_time PROG.s --secret 0:1152 --public 1152:2368 ...
-    python -m ip.acc.tools.constant_time --kernel mlkem768_decaps
+    python -m ip.acc.tools.ct_cli PROG.s --secret 0:1152 --public 1152:2368 ...
+    python -m ip.acc.tools.ct_cli --kernel mlkem768_decaps
     pqsoc acc ct ...                    (the same)
 
 Exit 0: no secret reaches a sink; 1: violations (listed with PC, instruction and the taint
@@ -57,11 +57,7 @@ label the analysis never reaches is an error (stale).
 """
 from __future__ import annotations
 
-import argparse
-import sys
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
 from types import SimpleNamespace
 
 from ip.acc.iss.csr import Csrs
@@ -69,134 +65,10 @@ from ip.acc.iss.dmem import Dmem
 from ip.acc.iss.gpr import Gprs
 from ip.acc.iss.insn import executor
 from ip.acc.iss.wdr import VMODES, Wdrs
+from ip.acc.tools.ct_data import KINDS, Allow, CtError, Policy, Program, Report, Violation
 from ip.acc.tools.isa import Isa, load_isa
 
-KINDS = ("branch", "loop-count", "address", "timing")
 FULL = 0xFFFF_FFFF               # all 32 bytes of a wide register
-
-
-class CtError(ValueError):
-    """Bad input: the program, a range, a policy or a jump the analysis cannot follow."""
-
-
-@dataclass(frozen=True)
-class Allow:
-    """A declared exception: violations of `kind` at a branch to label `target`, or at a PC
-    in [label within[0], label within[1]), are expected; `reason` says why."""
-    kind: str
-    reason: str
-    target: str = ""
-    within: tuple = ()
-
-
-@dataclass
-class Policy:
-    secret: dict = field(default_factory=dict)     # name -> (lo, hi) DMEM bytes at entry
-    public: dict = field(default_factory=dict)     # name -> (lo, hi)
-    rest: str = "secret"                           # DMEM bytes neither list declares
-    secret_regs: tuple = ()                        # "x5", "w3" secret at entry
-    allow: tuple = ()                              # Allow
-    # assumptions: {within: (label1, label2), dmem: (lo, hi), reason[, base: ("x5", ...)]}:
-    # loads and stores at PCs in [label1, label2) (through one of the base GPRs, if given)
-    # whose address is unknown stay inside DMEM[lo:hi) (instead of anywhere)
-    bounds: tuple = ()
-    # declared releases: {dmem: (lo, hi), reason}: values stored there are published
-    release: tuple = ()
-    # declassifications: {at: label, dmem: (lo, hi), reason}: the range is public from there on
-    declassify: tuple = ()
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Policy":
-        allow = tuple(a if isinstance(a, Allow) else Allow(**a) for a in d.get("allow", ()))
-        return cls(dict(d.get("secret", {})), dict(d.get("public", {})), d.get("rest", "secret"),
-                   tuple(d.get("secret_regs", ())), allow, tuple(d.get("bounds", ())),
-                   tuple(d.get("release", ())), tuple(d.get("declassify", ())))
-
-
-@dataclass
-class Violation:
-    pc: int
-    text: str
-    kind: str
-    why: str
-    path: list
-    allowed_by: Allow | None = None
-
-    def __str__(self):
-        s = f"{self.pc:#06x}  {self.text:<28} {self.kind}: {self.why}"
-        if self.allowed_by:
-            s += f"  [allowed: {self.allowed_by.reason}]"
-        return s + "".join(f"\n          <- {p}" for p in self.path)
-
-
-@dataclass
-class Report:
-    violations: list
-    warnings: list
-    unused_allows: list
-    insns: int
-    blocks: int
-    contexts: int
-    steps: int
-    seconds: float
-
-    @property
-    def failures(self) -> list:
-        return [v for v in self.violations if v.allowed_by is None]
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures and not self.unused_allows
-
-    def text(self) -> str:
-        L = [f"{self.insns} instructions, {self.blocks} basic blocks, {self.contexts} contexts, "
-             f"{self.steps} instruction steps analysed in {self.seconds:.1f} s"]
-        L += [f"warning: {w}" for w in self.warnings]
-        allowed = [v for v in self.violations if v.allowed_by]
-        if allowed:
-            L.append(f"{len(allowed)} declared exception(s) matched:")
-            L += [str(v) for v in allowed]
-        for a in self.unused_allows:
-            L.append(f"error: declared exception matches nothing (stale?): {a.kind} "
-                     f"{a.target or a.within}: {a.reason}")
-        if self.failures:
-            L.append(f"{len(self.failures)} violation(s):")
-            L += [str(v) for v in self.failures]
-        L.append("constant-time check: " + ("PASS" if self.ok else "FAIL"))
-        return "\n".join(L)
-
-
-# ---------------------------------------------------------------------------- program
-@dataclass
-class Program:
-    words: list
-    texts: list
-    labels: dict = field(default_factory=dict)
-
-    @classmethod
-    def from_asm(cls, source: str, name: str = "<asm>", isa: Isa | None = None) -> "Program":
-        from ip.acc.tools.asm import AsmError, Assembler
-        try:
-            words, labels, texts = Assembler(isa).listing(source, name)
-        except AsmError as exc:
-            raise CtError(str(exc)) from None
-        return cls(words, texts, labels)
-
-    @classmethod
-    def from_file(cls, path: str, isa: Isa | None = None) -> "Program":
-        p = Path(path)
-        if not p.is_file():
-            raise CtError(f"{path}: no such file")
-        if p.suffix in (".hex", ".txt"):
-            from ip.acc.tools.dis import Disassembler
-            from ip.acc.tools.run import read_hex
-            try:
-                words = read_hex(path)
-            except (ValueError, OSError) as exc:
-                raise CtError(f"{path}: {exc}") from None
-            d = Disassembler(isa)
-            return cls(words, [d.line(w, 4 * i) for i, w in enumerate(words)], {})
-        return cls.from_asm(p.read_text(), path, isa)
 
 
 # ---------------------------------------------------------------------------- abstract state
@@ -858,106 +730,3 @@ def check(program: Program, policy: Policy | dict, isa: Isa | None = None, **kw)
     if isinstance(policy, dict):
         policy = Policy.from_dict(policy)
     return Checker(program, policy, isa, **kw).run()
-
-
-# ---------------------------------------------------------------------------- kernels, CLI
-def kernels() -> dict:
-    """name -> (assembly text function, policy function) of the programs with a declared
-    constant-time policy."""
-    from ip.acc.kernels.mldsa import sign, sign16
-    from ip.acc.kernels.mldsa.keygen import keygen as mldsa_keygen
-    from ip.acc.kernels.mldsa.verify import verify
-    from ip.acc.kernels.mlkem import decaps
-    from ip.acc.kernels.mlkem.encaps import encaps
-    from ip.acc.kernels.mlkem.keygen import keygen
-    out = {"mlkem768_decaps": (decaps.decaps_program, decaps.ct_policy)}
-    for p in (512, 1024):
-        out[f"mlkem{p}_decaps"] = (lambda p=p: decaps.decaps(p).program(),
-                                   lambda p=p: decaps.decaps(p).ct_policy())
-    for p in (512, 768, 1024):
-        out[f"mlkem{p}_keygen"] = (lambda p=p: keygen(p).program(),
-                                   lambda p=p: keygen(p).ct_policy())
-        out[f"mlkem{p}_encaps"] = (lambda p=p: encaps(p).program(),
-                                   lambda p=p: encaps(p).ct_policy())
-    out["mldsa65_sign"] = (sign.sign_program, sign.ct_policy)
-    for p in (44, 65, 87):
-        out[f"mldsa{p}_keygen"] = (lambda p=p: mldsa_keygen(p).program(),
-                                   lambda p=p: mldsa_keygen(p).ct_policy())
-    for p in (44, 65, 87):
-        out[f"mldsa{p}_verify"] = (lambda p=p: verify(p).program(),
-                                   lambda p=p: verify(p).ct_policy())
-    out["mldsa65_sign16"] = (sign16.sign_program, sign16.ct_policy)
-    out["mldsa44_sign16"] = (lambda: sign16.signer(44).program(),
-                             lambda: sign16.signer(44).ct_policy())
-    out["mldsa87_sign16"] = (lambda: sign16.signer(87).program(),
-                             lambda: sign16.signer(87).ct_policy())
-    return out
-
-
-def _parse_range(text):
-    name, _, rng = text.rpartition("=")
-    lo, sep, hi = rng.partition(":")
-    try:
-        return (name or rng), (int(lo, 0), int(hi, 0))
-    except ValueError:
-        raise CtError(f"range {text!r}: want LO:HI or NAME=LO:HI (bytes, hi exclusive)") from None
-
-
-def _parse_allow(text):
-    parts = text.split(":", 2)
-    if len(parts) < 2:
-        raise CtError(f"--allow {text!r}: want KIND:LABEL[:REASON] or KIND:LABEL1..LABEL2[:REASON]")
-    kind, where = parts[0], parts[1]
-    reason = parts[2] if len(parts) > 2 else "declared on the command line"
-    if ".." in where:
-        return Allow(kind, reason, within=tuple(where.split("..", 1)))
-    return Allow(kind, reason, target=where)
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="constant_time",
-        description="Static constant-time (information-flow) check of an ACC program.")
-    ap.add_argument("program", nargs="?", help="assembly (.s) or hex words (.hex)")
-    ap.add_argument("--kernel", help=f"check a built-in program with its declared policy "
-                    f"(one of: mlkem{{512,768,1024}}_decaps, mlkem{{512,768,1024}}_encaps, mldsa65_sign, "
-                    f"mldsa{{65,44,87}}_sign16, mldsa{{44,65,87}}_verify)")
-    ap.add_argument("--secret", action="append", default=[], metavar="[NAME=]LO:HI",
-                    help="DMEM bytes secret at entry (repeatable)")
-    ap.add_argument("--public", action="append", default=[], metavar="[NAME=]LO:HI",
-                    help="DMEM bytes public at entry (repeatable)")
-    ap.add_argument("--rest", choices=("secret", "public"), default="secret",
-                    help="undeclared DMEM bytes (default: secret)")
-    ap.add_argument("--secret-reg", action="append", default=[], metavar="xN|wN")
-    ap.add_argument("--allow", action="append", default=[], metavar="KIND:LABEL[:REASON]",
-                    help="declared exception: KIND (branch, loop-count, address, timing) at a "
-                         "branch to LABEL or in LABEL1..LABEL2")
-    ap.add_argument("--dmem", type=int, default=32 * 1024, help="DMEM bytes (default 32768)")
-    a = ap.parse_args(argv)
-    try:
-        if a.kernel:
-            ks = kernels()
-            if a.kernel not in ks:
-                raise CtError(f"unknown kernel {a.kernel!r} (known: {', '.join(ks)})")
-            src_fn, pol_fn = ks[a.kernel]
-            print(f"{a.kernel}: generating the program", flush=True)
-            prog = Program.from_asm(src_fn(), a.kernel)
-            pol = Policy.from_dict(pol_fn())
-        elif a.program:
-            prog = Program.from_file(a.program)
-            pol = Policy(dict(_parse_range(t) for t in a.secret),
-                         dict(_parse_range(t) for t in a.public), a.rest,
-                         tuple(a.secret_reg), tuple(_parse_allow(t) for t in a.allow))
-        else:
-            raise CtError("give a PROGRAM or --kernel NAME")
-        print(f"analysing {len(prog.words)} instructions", flush=True)
-        rep = check(prog, pol, dmem_size=a.dmem)
-    except CtError as exc:
-        print(f"constant_time: error: {exc}", file=sys.stderr)
-        return 2
-    print(rep.text())
-    return 0 if rep.ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

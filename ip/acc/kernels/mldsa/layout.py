@@ -169,6 +169,11 @@ def read_poly(blob: bytes) -> list:
     return [int.from_bytes(blob[4 * k:4 * k + 4], "little") for k in range(256)]
 
 
+# calls of the NTT / INTT in place at x8 as subroutines (labels ntt_x8, intt_x8: fwd_ntt(8,
+# 8), inv_ntt(8, 8), each followed by jalr x0, 0(x28))
+NTT_X8, INTT_X8 = ["jal x28, ntt_x8"], ["jal x28, intt_x8"]
+
+
 def fwd_ntt(s, d):
     """mldsa.ntt's forward NTT on this layout's twiddles: polynomial at x{s} -> NTT at x{d}
     (may be equal)."""

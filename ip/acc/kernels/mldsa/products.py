@@ -277,7 +277,7 @@ def mac_acc_body(per=4):
 
 
 # ------------------------------------------------------------------ w packed 24-bit
-# (sign16.plan(87): the ML-DSA-87 signer's w fits 16 KiB only packed.) Lane-split packing:
+# (sign16_plan.plan(87): the ML-DSA-87 signer's w fits 16 KiB only packed.) Lane-split packing:
 # a group of 4 words (a, b, c, d: 32 coefficients, each < 2^24) is kept as 3 words,
 # P0 = a | d << 24, P1 = b | (d << 16) & 0xFF000000, P2 = c | (d << 8) & 0xFF000000:
 # lane-wise shifts and masks only (no lane moves), 768 B a polynomial instead of 1024.

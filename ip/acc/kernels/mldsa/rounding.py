@@ -31,6 +31,8 @@ Design:
   h = 1) are summed in w15 (bn.subv) and ANDed with 2^(8 s + lane) for word 4t + s, ORed
   per 4 words and reduced by the 3-level unzip tree of w1Encode to the bitmap.
 """
+import re
+
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, phase_program
 from ip.acc.kernels.mldsa.layout import (CH, CNTS, CTIL, FLAG, HB, KA, MU, SH, T, VMODE1, W,
                                          W1E, XA, XC, Y, YH, ZO, fwd_ntt, inv_ntt,
@@ -219,6 +221,42 @@ def r0_check(head=(), m=16, xa=XA, subtract=True):
 
 def _bcast(w, val):
     return _li(1, val) + [f"bn.bcast {w}, x1"]
+
+
+def r0_check16(xa, head=(), subtract=True):
+    """rounding.r0_check for gamma2 = (q-1)/32 with HighBits by mulv.hi (pack.hb_ops; bits
+    11.. of it are 16 only at the q - 1 wrap, & 15 -> 0): 10 instructions a word instead
+    of 12 (subtract=False). One polynomial: v = w (x13) - c s2 (x14) -> x15, or v read
+    at x13 (subtract=False); ||LowBits(v)||inf < gamma2 - beta into ACC / x9. Constants
+    in w8..w14; w0..w4 temporaries (w5..w7 free for two_words)."""
+    consts = [f"bn.lw w{8 + k}, {_m(KA[n])}" for k, n in
+              enumerate(["rb", "r2b", "ones"])] + \
+        [f"bn.lw w11, {_m(xa['g2m1'])}", f"bn.lw w12, {_m(xa['hbm'])}",
+         f"bn.lw w13, {_m(KA['alpha'])}", f"bn.lw w14, {_m(KA['c15'])}"]
+    load = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
+            "bn.sw.pi w2, 0(x15)"] if subtract else ["bn.lw.pi w2, 0(x13)"]
+    chk = load + ["bn.addv w3, w2, w11", "bn.mulv.hi w3, w3, w12", "bn.shrv w3, w3, 11",
+                  "bn.and w3, w3, w14", "bn.mulv.lo w3, w3, w13", "bn.addvm w4, w2, w8",
+                  "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
+    return consts + list(head) + _loop(32, chk)
+
+
+_TWIN = {"w0": "w5", "w1": "w6", "w2": "w7", "w3": "w0", "w4": "w1"}
+
+
+def two_words(lines):
+    """rounding.r0_check (one word an iteration, w0..w4 its temporaries, w5..w7 unused)
+    with its loop body twice an iteration, the second copy on w5, w6, w7, w0, w1: the
+    list scheduler interleaves the two dependence chains (one word alone stalls on the
+    multiplies' latency)."""
+    i = max(j for j, x in enumerate(lines) if x.startswith("loopi "))
+    cnt, size = (int(v) for v in lines[i][6:].split(","))
+    body = lines[i + 1:]
+    assert cnt % 2 == 0 and size == len(body) and not any(
+        w in x for x in body for w in ("w5", "w6", "w7"))
+    twin = [re.sub(r"\bw[0-4]\b", lambda m: _TWIN[m.group(0)], x) for x in body]
+    return lines[:i] + [f"loopi {cnt // 2}, {2 * size}"] + body + twin
+
 
 
 def _r0_check_hbm(head, m, xa):

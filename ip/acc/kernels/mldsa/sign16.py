@@ -13,6 +13,10 @@ ML-DSA-65 version. Checked on the ISS against dilithium-py, the signature byte f
     dmem[STATUS] == STATUS_OK           # else STATUS_NAMES says why: nothing signed
     sig = dmem[SIG:SIG + SIG_LEN]       # 3309 bytes
 
+Code: this file holds the layout of ML-DSA-44 / -65, the image and the phases;
+sign16_packed.py ML-DSA-87's packed-w layout and phases; sign16_plan.py the DMEM plans
+(plan(param)) with the options weighed for ML-DSA-87.
+
 What changes against sign.py (which keeps s1_hat, s2_hat, y_hat, w and two A tiles):
 * s1, s2, t0 stay packed in the key (3904 B); each polynomial is decoded + NTT'd where
   it is used (c s2 per polynomial of the r0 check, c t0 per polynomial of the hint, c s1
@@ -245,57 +249,23 @@ The constant-time check (mldsa87_sign16) finds what it finds for ML-DSA-44 / -65
 the same declared exceptions; the end wipe as for the other sets
 (ip/acc/tests/test_mldsa_wipe.py).
 """
-import re
-
-from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
-from ip.acc.kernels.mldsa import layout, pack, packing, params, products, rounding, sampling, unpack
+from ip.acc.kernels.asm_util import a32, li as _li, loop as _loop, mem as _m, wipe_all_but
+from ip.acc.kernels.mldsa import layout, pack, packing, params, rounding, sampling, sign16_packed, unpack
 from ip.acc.kernels.mldsa import sign as sign32
-from ip.acc.kernels.mldsa.layout import KA, KAPPA, VMODE1
+from ip.acc.kernels.mldsa.layout import INTT_X8 as INTT, KA, KAPPA, NTT_X8 as NTT, VMODE1
 from ip.acc.kernels.mldsa.products import mac_acc_body, pw_inplace_body
+from ip.acc.kernels.mldsa.sign16_plan import DMEM
 from ip.acc.kernels.sample import SHAKE128, SHAKE256, start as _smp_start
 from ip.acc.tools import sched
 
-DMEM = 16 * 1024             # ip/acc/block.py DMEM_SIZE (checked in the tests)
 RHO, RHOPP, MU = layout.RHO, layout.RHOPP, layout.MU
 RND, MLEN, STATUS = sign32.RND, sign32.MLEN, sign32.STATUS
 STATUS_OK, STATUS_MSG_LENGTH, STATUS_NAMES = sign32.STATUS_OK, sign32.STATUS_MSG_LENGTH, sign32.STATUS_NAMES
-NTT, INTT = ["jal x28, ntt_x8"], ["jal x28, intt_x8"]
-
-# FIPS 204 Table 1 / 2, signature side: set -> (lambda bits, gamma1 bits, omega); with
-# params.SETS' (k, l, eta). Checked against dilithium-py in the tests.
-SIG_SETS = {44: (128, 17, 80), 65: (192, 19, 55), 87: (256, 19, 75)}
-
-
-def _a32(x):
-    return (x + 31) // 32 * 32
 
 
 def subroutines():
     return (["ntt_x8:"] + layout.fwd_ntt(8, 8) + ["jalr x0, 0(x28)"] +
             ["intt_x8:"] + layout.inv_ntt(8, 8) + ["jalr x0, 0(x28)"])
-
-
-def _loop_l(n, body):
-    """asm_util.loop for a body holding labels (the loop counts instructions only)."""
-    return [f"loopi {n}, {sum(not x.endswith(':') for x in body)}"] + body
-
-
-def _mac_set24_body():
-    """products.mac_acc24_body for w = 0 (column 0): one group of w = tile o y_hat packed
-    (pack24), w not read: tile at x10, y_hat at x15, w written at x23 (post-incremented);
-    w15 = 0xFF000000 lanes. Uses w0..w7."""
-    return [f"bn.lw.pi w{q}, 0(x10)" for q in range(4)] + \
-        [f"bn.lw.pi w{4 + q}, 0(x15)" for q in range(4)] + \
-        [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)] + products.pack24_group() + \
-        [f"bn.sw.pi w{q}, 0(x23)" for q in range(3)]
-
-
-def _wdr_renamed(lines, names):
-    """lines with the WDRs w<a> renamed w<b> for a, b in names (a code piece moved into a
-    stretch where its own WDRs are live)."""
-    def rename(m):
-        return f"w{names.get(int(m.group(1)), int(m.group(1)))}"
-    return [re.sub(r"\bw(\d+)\b", rename, x) for x in lines]
 
 
 def _swap(lines, old, new):
@@ -315,41 +285,6 @@ def _swap(lines, old, new):
             if body and body[0] <= a and a + n - 1 <= body[-1]:
                 out[j] = f"loopi {cnt}, {size + len(new) - n}"
     return out
-
-
-def _r0_check16(xa, head=(), subtract=True):
-    """rounding.r0_check for gamma2 = (q-1)/32 with HighBits by mulv.hi (pack.hb_ops; bits
-    11.. of it are 16 only at the q - 1 wrap, & 15 -> 0): 10 instructions a word instead
-    of 12 (subtract=False). One polynomial: v = w (x13) - c s2 (x14) -> x15, or v read
-    at x13 (subtract=False); ||LowBits(v)||inf < gamma2 - beta into ACC / x9. Constants
-    in w8..w14; w0..w4 temporaries (w5..w7 free for _two_words)."""
-    consts = [f"bn.lw w{8 + k}, {_m(KA[n])}" for k, n in
-              enumerate(["rb", "r2b", "ones"])] + \
-        [f"bn.lw w11, {_m(xa['g2m1'])}", f"bn.lw w12, {_m(xa['hbm'])}",
-         f"bn.lw w13, {_m(KA['alpha'])}", f"bn.lw w14, {_m(KA['c15'])}"]
-    load = ["bn.lw.pi w0, 0(x13)", "bn.lw.pi w1, 0(x14)", "bn.subvm w2, w0, w1",
-            "bn.sw.pi w2, 0(x15)"] if subtract else ["bn.lw.pi w2, 0(x13)"]
-    chk = load + ["bn.addv w3, w2, w11", "bn.mulv.hi w3, w3, w12", "bn.shrv w3, w3, 11",
-                  "bn.and w3, w3, w14", "bn.mulv.lo w3, w3, w13", "bn.addvm w4, w2, w8",
-                  "bn.subvm w4, w4, w3", "bn.ltv w4, w4, w9", "bn.or.acc x9, w4, w10"]
-    return consts + list(head) + _loop(32, chk)
-
-
-_TWIN = {"w0": "w5", "w1": "w6", "w2": "w7", "w3": "w0", "w4": "w1"}
-
-
-def _two_words(lines):
-    """rounding.r0_check (one word an iteration, w0..w4 its temporaries, w5..w7 unused)
-    with its loop body twice an iteration, the second copy on w5, w6, w7, w0, w1: the
-    list scheduler interleaves the two dependence chains (one word alone stalls on the
-    multiplies' latency)."""
-    i = max(j for j, x in enumerate(lines) if x.startswith("loopi "))
-    cnt, size = (int(v) for v in lines[i][6:].split(","))
-    body = lines[i + 1:]
-    assert cnt % 2 == 0 and size == len(body) and not any(
-        w in x for x in body for w in ("w5", "w6", "w7"))
-    twin = [re.sub(r"\bw[0-4]\b", lambda m: _TWIN[m.group(0)], x) for x in body]
-    return lines[:i] + [f"loopi {cnt // 2}, {2 * size}"] + body + twin
 
 
 def _reject(tag):
@@ -376,7 +311,7 @@ class Sign16:
         self.hw_words = -(-(self.omega + k) // 32) * 32     # hint bytes, one per word
         self.packed = param == 87                # w packed 24-bit: plan(87)["chosen"]
         if self.packed:
-            self._layout_packed()
+            sign16_packed.lay_out(self)
             return
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.XC = layout.KC + 32 * len(layout.CONST_NAMES)
@@ -402,11 +337,11 @@ class Sign16:
         self.SIG_Z = self.SIG + self.ctil_len
         self.SIG_LEN = self.ctil_len + l * 32 * self.zbits + self.omega + k
         # the hint bytes are stored a wide word at a time: zero bytes up to a word's end
-        self.SIG_PAD = self.SIG_Z + l * 32 * self.zbits + _a32(self.omega + k) - \
+        self.SIG_PAD = self.SIG_Z + l * 32 * self.zbits + a32(self.omega + k) - \
             self.SIG - self.SIG_LEN
         self.END = self.TILE + 1024
-        if _a32(self.SIG + self.SIG_LEN + self.SIG_PAD) + 2048 <= self.YJ:
-            self.YB = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)   # y_j, then z_j
+        if a32(self.SIG + self.SIG_LEN + self.SIG_PAD) + 2048 <= self.YJ:
+            self.YB = a32(self.SIG + self.SIG_LEN + self.SIG_PAD)   # y_j, then z_j
         else:                                   # the signature fills w: past TILE
             self.YB = self.END
             self.END += 2048
@@ -417,218 +352,6 @@ class Sign16:
         assert all(a % 32 == 0 for a in (self.CTIL, self.CNT, self.XC, self.TILE2, self.KEYP,
                                          self.W, self.YJ, self.TILE, self.SIG_Z, self.YB,
                                          self.SB))
-
-    def _layout_packed(self):
-        """plan(87)["chosen"]: one A tile (TILEA) over the hint scratch and the key's head;
-        w packed 24-bit (products.pack24) at W; YJ (y_hat_j, the unpack + INTT scratch, then
-        c_hat); CTIL, CNT past it. TILEA is also SIB, T (c s2_r; c t0_r packed in place
-        with the hint's 4-word unpack scratch SCR0 / SCR1 above it), SB (c s1_j), FLAG and
-        the hint words HW; the bitmaps HB lie in w_(k-1)'s last 256 B (the hint runs the
-        polynomials in reverse order), above the signature and YB."""
-        k, l = self.k, self.l
-        self.XC = layout.KC + 32 * len(layout.CONST_NAMES)
-        self.XAREA = xar = layout.x_area(self.XC, k=k, hw_words=self.hw_words)
-        self.XA = xar["XA"]
-        self.TILE2 = self.TILE = self.TILEA = xar["HB"]
-        self.KEYP = self.TILEA + 1024
-        sb = 32 * self.sbits
-        self.S1P, self.S2P = self.KEYP, self.KEYP + l * sb
-        self.T0P = self.KEYP + (l + k) * sb
-        self.SK = self.KEYP - 128
-        self.SK_LEN = 128 + (l + k) * sb + k * 416
-        self.W = self.T0P + k * 416
-        self.YJ = self.CH = self.W + 768 * k
-        self.CTIL = self.YJ + 1024
-        self.CNT = self.CTIL + 64
-        self.END = self.CNT + 32
-        self.W1E = None                          # w1Encode absorbed word by word
-        self.SIB = self.T = self.SB = self.FLAG = self.HW = self.TILEA
-        self.SCR0, self.SCR1 = self.T + 768, self.T + 896
-        self.SCRV = self.W + 768 * (k - 1)       # w_(k-1)'s head: dead once r = k-1 is done
-        self.HB = self.YJ - 32 * k
-        self.MSG = self.W
-        self.MSG_MAX = DMEM - self.MSG
-        self.SIG = self.W + (-self.ctil_len) % 32
-        self.SIG_Z = self.SIG + self.ctil_len
-        self.SIG_LEN = self.ctil_len + l * 32 * self.zbits + self.omega + k
-        self.SIG_PAD = self.SIG_Z + l * 32 * self.zbits + _a32(self.omega + k) - \
-            self.SIG - self.SIG_LEN
-        self.YB = _a32(self.SIG + self.SIG_LEN + self.SIG_PAD)
-        assert self.zbits == 20 and self.m == 16
-        assert self.YB + 1024 <= self.HB and self.END == plan(87)["chosen"]["END"] <= DMEM
-        assert self.hw_words * 4 <= 1024 and self.SK + self.SK_LEN == self.W
-        assert all(a % 32 == 0 for a in (self.TILEA, self.KEYP, self.W, self.YJ, self.CTIL,
-                                         self.CNT, self.SIG_Z, self.YB, self.HB))
-
-    # ------------------------------------------------ the packed-w pieces (ML-DSA-87)
-    @staticmethod
-    def _masks(m24="w14", mhi="w15"):
-        return _li(1, 0xFFFFFF) + [f"bn.bcast {m24}, x1"] + _li(1, 0xFF000000) + \
-            [f"bn.bcast {mhi}, x1"]
-
-    @staticmethod
-    def _unpack_poly(src, dst):
-        """Packed w at x{src} (post-incremented by 768) -> 32 words at x{dst} (post-
-        incremented); w14, w15 the masks."""
-        g = [f"bn.lw.pi w{8 + q}, 0(x{src})" for q in range(3)] + products.unpack24_group() + \
-            [f"bn.sw.pi w{8 + q}, 0(x{dst})" for q in range(4)]
-        return _loop(8, g)
-
-    @staticmethod
-    def _pack_poly(src, dst):
-        """32 words at x{src} -> packed at x{dst} (both post-incremented; in place
-        allowed: each group's 3 words are written after its 4 are read); w15 the mask."""
-        g = [f"bn.lw.pi w{q}, 0(x{src})" for q in range(4)] + products.pack24_group() + \
-            [f"bn.sw.pi w{q}, 0(x{dst})" for q in range(3)]
-        return _loop(8, g)
-
-    def _aw_packed(self):
-        """w = A_hat o y_hat (NTT domain, packed): column by column, y_j = ExpandMask + NTT
-        -> YJ, then A_hat[i][j] for i < k sampled into the one tile and multiply-
-        accumulated into the packed w_i (products.mac_acc24_body); A_0j is sampled while
-        the NTT runs, the next column's SHAKE256 starts after the column's last A entry.
-        x21 = j + 256 i (the sampler's suffix), x22 -> w_i."""
-        K, L, W, YJ, TA = self.k, self.l, self.W, self.YJ, self.TILEA
-        start_a = _smp_start(SHAKE128, RHO, 0, 2, TA, "uni23", suffix_base="x21")
-        def poll(tag):
-            # wait until the unit has written x16 coefficients (SMP_STATUS[31:16])
-            return [f"aw_poll_{tag}:", "csrrs x1, SMP_STATUS, x0", "srli x1, x1, 16",
-                    f"bltu x1, x16, aw_poll_{tag}"]
-
-        def mac(tag, restart, first):
-            # the MAC follows the sampler through the one tile: groups 0..2 each once the
-            # unit has written it, then (the unit twice as fast as the MAC) all 256; the
-            # unit restarts (`restart`) once the last group's tile words are loaded.
-            # first (column 0): w_i = A_i0 o y_0 packed, w not read (no w = 0 pass)
-            grp = _mac_set24_body() if first else products.mac_acc24_body()
-            # the last group's 4 tile loads, then the restart (its WDRs w4..w6 are the
-            # y words', loaded after it), then the rest of the group
-            nhead = 4
-            head = grp[:nhead]
-            assert head == [f"bn.lw.pi w{q}, 0(x10)" for q in range(4)]
-            if first:      # 25-cycle groups: each of 0..2 waits for its own 32
-                follow = ["addi x16, x0, 0"] + \
-                    _loop_l(3, ["addi x16, x16, 32"] + poll(tag) + grp)
-            else:          # 40-cycle groups: the unit is ahead of group 1 by then
-                follow = ["addi x16, x0, 32"] + poll(tag) + grp + ["addi x16, x0, 96"] + \
-                    poll(tag + "b") + _loop(2, grp)
-            return _li(10, TA) + _li(15, YJ) + ["addi x20, x22, 0", "addi x23, x22, 0"] + \
-                follow + ["addi x16, x0, 256"] + poll(tag + "a") + _loop(4, grp) + \
-                head + ["smp.wait"] + restart + grp[nhead:] + \
-                [f"addi x22, x{23 if first else 20}, 0"]
-
-        def col(first):
-            t = "f" if first else ""
-            # the restarts use w4..w6 (the y words', loaded after the restart)
-            entry = mac("e" + t, ["addi x21, x21, 256"] + _wdr_renamed(start_a, {1: 4, 2: 5}),
-                        first)
-            return self._mask_unpack(YJ) + start_a + _li(8, YJ) + NTT + self._masks() + \
-                _li(22, W) + _loop_l(K - 1, entry) + \
-                mac("l" + t, _wdr_renamed(sampling.mask_start(), {3: 4, 4: 5, 5: 6}), first) + \
-                [f"addi x21, x21, {1 - 256 * (K - 1)}"]
-        return [(f"{L} columns: ExpandMask y_j + NTT, {K} x [sample A_ij, w_i += A_ij o y_j "
-                 "(packed; column 0: w_i = A_i0 o y_0)]",
-                 VMODE1 + ["kmac.acq", f"lw x7, {KAPPA}(x0)", "addi x21, x0, 0"] +
-                 sampling.mask_start() + col(True) + _loop_l(L - 1, col(False)) +
-                 ["kmac.rel"])]
-
-    def _highbits_packed(self):
-        """Per polynomial: w_i unpacked into YJ, INTT; HighBits + w1Encode of YJ absorbed
-        word by word into c_tilde = H(mu || w1Encode(w1)) (no buffer) -> CTIL. w_i stays
-        w_hat_i (NTT domain): r0 takes w_hat_r - c_hat o s2_hat_r before its INTT."""
-        K, YJ = self.k, self.YJ
-        pre = VMODE1 + ["kmac.acq", f"addi x1, x0, {SHAKE256}"] + _li(2, 64 + 128 * K) + \
-            ["kmac.start x1, x2", "addi x3, x0, -1", f"bn.lw w1, {_m(MU)}",
-             f"bn.lw w2, {_m(MU + 32)}", "kmac.msg w1, x3", "kmac.msg w2, x3"] + _li(22, self.W)
-        regs = [f"w{q}" for q in range(8)]
-        # w11 / w12 HighBits' constants; w1Encode built in w14 (the unpack's mask until
-        # then)
-        word = [f"bn.lw.pi {r}, 0(x5)" for r in regs] + pack.hb4_word(regs, "w14") + \
-            ["kmac.msg w14, x3"]
-        poly = self._masks() + _li(23, YJ) + self._unpack_poly(22, 23) + \
-            _li(8, YJ) + INTT + \
-            [f"bn.lw w11, {_m(self.XA['g2m1'])}", f"bn.lw w12, {_m(self.XA['hbm'])}"] + \
-            _li(5, YJ) + _loop(4, word)
-        fin = ["kmac.dig w1", "kmac.dig w2", f"bn.sw w1, {_m(self.CTIL)}",
-               f"bn.sw w2, {_m(self.CTIL + 32)}"]
-        return [("init: c_tilde hash", pre),
-                (f"{K} x [unpack w_i, INTT; HighBits + w1Encode absorbed]",
-                 _loop(K, poly)),
-                ("c_tilde", fin)]
-
-    def _r0_packed(self):
-        """Per polynomial r: s2_r decoded + NTT -> T; T = w_hat_r (unpacked) - c_hat o T
-        in one pass (both carry 2^-32, which the INTT removes), INTT: T = w_r - c s2_r, the
-        ||LowBits(T)|| check, and T packed into w_r (x24 -> w_r) for the hint. One INTT a
-        polynomial for w - c s2 besides HighBits' of w."""
-        T = self.T
-        sub = [f"bn.lw.pi w{q}, 0(x12)" for q in range(4)] + \
-            [f"bn.lw.pi w{4 + q}, 0(x10)" for q in range(4)] + \
-            [f"bn.lw.pi w{8 + q}, 0(x20)" for q in range(3)] + \
-            [f"bn.mulvm w{q}, w{q}, w{4 + q}" for q in range(4)] + products.unpack24_group() + \
-            [f"bn.subvm w{q}, w{8 + q}, w{q}" for q in range(4)] + \
-            [f"bn.sw.pi w{q}, 0(x11)" for q in range(4)]
-        body = self._dec_eta(T) + self._masks() + ["addi x20, x24, 0"] + _li(12, self.CH) + \
-            _li(10, T) + _li(11, T) + _loop(8, sub) + _li(8, T) + INTT + \
-            _two_words(_r0_check16(self.XA, _li(13, T), subtract=False)) + \
-            self._masks() + _li(20, T) + ["addi x23, x24, 0"] + self._pack_poly(20, 23) + \
-            ["addi x24, x23, 0"]
-        return [(f"{self.k} x [s2_r decode + NTT, w_hat_r - c_hat o s2_hat_r, INTT, r0 check, "
-                  "packed]",
-                 VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
-                 _li(5, self.S2P) + _li(24, self.W) + _loop(self.k, body))]
-
-    def _hint_packed(self):
-        """rounding.ct0_hint_t0_phases on packed w, the polynomials in reverse order (HB
-        over w_(k-1), dead once read): per r, t0_r decoded + NTT -> T, c t0_r = INTT(c_hat
-        o .); per 4-word group, v = w - c s2 unpacked and rounding.hint_body run on c t0
-        and v (P words over T's words, read); the bitmap -> HB_r. r = k-1 first: c t0
-        packed in place in T and both unpacked into SCR0 / SCR1 (T's last 256 B); the
-        others (_hint_poly(False)): c t0 read unpacked from T, v unpacked into w_(k-1)'s
-        dead head (SCRV), no pack. x9 = FLAG word 0 = 0 iff the iteration passes."""
-        k = self.k
-        init = VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15",
-                         f"bn.sw w15, {_m(self.CNT)}"] + \
-            _li(5, self.T0P + 416 * (k - 1)) + _li(25, self.W + 768 * (k - 1)) + \
-            _li(24, self.HB + 32 * (k - 1))
-        return [("init", init),
-                (f"r = {k - 1}: t0 decode + NTT, c t0, packed; per group unpack + norm + "
-                 "MakeHint + count; bitmap", self._hint_poly(True)),
-                (f"{k - 1} x [t0 decode + NTT, c t0; per group v unpacked + norm + MakeHint "
-                 f"+ count; bitmap] (r = {k - 2} .. 0)", _loop(k - 1, self._hint_poly(False))),
-                ("hint count, flag", rounding._hint_flag(self.FLAG, self.omega))]
-
-    def _hint_poly(self, first):
-        """One polynomial of _hint_packed (x5 -> t0_r packed, x25 -> w_r packed, x24 ->
-        HB_r; each moved to r - 1)."""
-        T, xa = self.T, self.XA
-        prod = []
-        for n in range(4):
-            prod += [f"bn.lw.pi w{n}, 0(x12)", f"bn.lw.pi w{4 + n}, 0(x10)"]
-        prod += [f"bn.mulvm w{8 + q}, w{q}, w{4 + q}" for q in range(4)]
-        prod += [f"bn.sw.pi w{8 + q}, 0(x11)" for q in range(4)]
-        pairs = (("x20", self.SCR0), ("x21", self.SCR1)) if first else (("x21", self.SCRV),)
-        unp = []
-        for src, dst in pairs:
-            unp += [f"bn.lw.pi w{2 + q}, 0({src})" for q in range(3)] + \
-                products.unpack24_group((2, 3, 4), 5, (6, 7), "w0", "w1") + \
-                [f"bn.sw w{2 + q}, {_m(dst + 32 * q)}" for q in range(4)]
-        # first: c t0 from SCR0 each group; else straight through T (x14 not reset)
-        group = ["bn.bcast w0, x18", "bn.bcast w1, x19"] + unp + \
-            (_li(14, self.SCR0) + _li(13, self.SCR1) if first else _li(13, self.SCRV)) + \
-            rounding.hint_body(16)
-        tree = [f"bn.lw w{q}, {_m(T + 32 * q)}" for q in range(8)] + packing.or_tree() + \
-            ["bn.sw.pi w0, 0(x24)", "addi x24, x24, -64"]
-        pack = self._masks() + _li(20, T) + _li(21, T) + self._pack_poly(20, 21) if first \
-            else []
-        return [f"bn.lw w15, {_m(xa['t0c'])}"] + \
-            _li(6, T) + unpack.unpack_t0() + ["addi x5, x5, -832"] + _li(8, T) + NTT + \
-            _li(12, self.CH) + _li(10, T) + _li(11, T) + _loop(8, prod) + _li(8, T) + INTT + \
-            pack + _li(18, 0xFFFFFF) + _li(19, 0xFF000000) + _li(20, T) + _li(14, T) + \
-            ["addi x21, x25, 0"] + \
-            rounding.hint_consts(xa, 16) + [f"bn.lw {rounding.CNT_REG}, {_m(self.CNT)}"] + \
-            _li(15, T) + _loop(8, group) + [f"bn.sw {rounding.CNT_REG}, {_m(self.CNT)}",
-                                            "addi x25, x25, -768"] + tree
 
     # ---------------------------------------------------------------- image
     def const_image(self) -> dict:
@@ -668,13 +391,13 @@ class Sign16:
         return img
 
     # ---------------------------------------------------------------- pieces
-    def _mask_unpack(self, dst):
+    def mask_unpack(self, dst):
         """y = ExpandMask(rho'', kappa) (one polynomial, plain) -> dst from the SHAKE256
         started by sampling.mask_start (its permutations run while the core did other
         work): unpack.unpack_mask, bn.unpk straight from the digest words. Port held."""
         return [f"bn.lw w15, {_m(KA['g1'])}"] + _li(6, dst) + unpack.unpack_mask(self.zbits)
 
-    def _dec_eta(self, dst):
+    def dec_eta(self, dst):
         """s (eta 4 or 2) at x5 (post-incremented by 32 sbits) -> dst (unpack.unpack_eta),
         then NTT in place."""
         return [f"bn.lw w14, {_m(self.XA['eta'])}"] + _li(6, dst) + \
@@ -695,7 +418,7 @@ class Sign16:
         multiply-accumulates the current one; x21 = j + 256 i, the sampler's suffix;
         x22 -> w_i)."""
         if self.packed:
-            return self._aw_packed()
+            return sign16_packed.aw_phases(self)
         K, L, W, YJ, TILE, TILE2 = self.k, self.l, self.W, self.YJ, self.TILE, self.TILE2
         zero = [f"bn.lw w0, {_m(KA['zero'])}"] + _li(6, W) + \
             _loop(K * 32, ["bn.sw.pi w0, 0(x6)"])
@@ -712,7 +435,7 @@ class Sign16:
         # column starts an unused one)
         last = nxt + start_a(TILE2) + mac(TILE) + ["smp.wait"] + sampling.mask_start() + \
             mac(TILE2)
-        col = self._mask_unpack(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
+        col = self.mask_unpack(YJ) + start_a(TILE) + _li(8, YJ) + NTT + _li(22, W) + \
             (_loop(K // 2 - 1, pair) if K > 2 else []) + last + \
             [f"addi x21, x21, {1 - 256 * (K - 1)}"]
         ph = [("w = 0", VMODE1 + zero)]
@@ -727,12 +450,12 @@ class Sign16:
         """Per polynomial r: s2_r decoded + NTT -> T, c s2_r = INTT(c_hat o .), w_r - c s2_r
         -> W (kept), ||LowBits|| check; x9 = 0 iff all pass."""
         if self.packed:
-            return self._r0_packed()
+            return sign16_packed.r0_phases(self)
         T = self.T
         # x13 / x15 (-> w_r) kept across the decode, the NTT and the INTT
-        check = _r0_check16(self.XA, _li(14, T)) if self.m == 16 else \
+        check = rounding.r0_check16(self.XA, _li(14, T)) if self.m == 16 else \
             rounding.r0_check(_li(14, T), m=self.m, xa=self.XA)
-        body = self._dec_eta(T) + self._times_c(T) + _two_words(check)
+        body = self.dec_eta(T) + self._times_c(T) + rounding.two_words(check)
         ptr = _li(13, self.W) + _li(15, self.W)
         return [(f"{self.k} x [s2_r decode + NTT, c s2_r, r0 check]",
                  VMODE1 + [f"bn.lw w15, {_m(KA['zero'])}", "bn.wsrw ACC, w15"] +
@@ -747,7 +470,7 @@ class Sign16:
         SB = self.SB
         consts = [f"bn.lw w{12 + q}, {_m(KA[n])}" for q, n in enumerate(("zb", "z2b", "ones",
                                                                         "g1"))]
-        body = sampling.mask_start() + ["addi x5, x26, 0"] + self._dec_eta(SB) + \
+        body = sampling.mask_start() + ["addi x5, x26, 0"] + self.dec_eta(SB) + \
             ["addi x26, x5, 0"] + self._times_c(SB) + consts + _li(11, SB) + \
             pack.z_check_pack(self.zbits)
         return [(f"{self.l} x [ExpandMask y_j, s1_j decode + NTT, c s1_j, z_j + check, pack]",
@@ -761,7 +484,7 @@ class Sign16:
 
     def highbits_phases(self):
         if self.packed:
-            return self._highbits_packed()
+            return sign16_packed.highbits_phases(self)
         if self.m == 16:
             return pack.highbits_phases(self.W, self.CTIL, self.k, self.XA)
         return pack.highbits6_phases(self.W, self.CTIL, self.k, self.m, self.XA)
@@ -774,7 +497,7 @@ class Sign16:
 
     def ct0_hint_phases(self):
         if self.packed:
-            return self._hint_packed()
+            return sign16_packed.hint_phases(self)
         ph = rounding.ct0_hint_t0_phases(ch=self.CH, t=self.T, w=self.W, t0p=self.T0P,
                                          cnt=self.CNT, xc=self.XC, ntt_x8=NTT,
                                          intt_x8=INTT, k=self.k, omega=self.omega, m=self.m,
@@ -907,124 +630,3 @@ def ct_policy(external_mu=False) -> dict:
 
 def length_check():
     return _S65.length_check()
-
-
-# ------------------------------------------------------------------ the other sets
-# ML-DSA-87 building-block cycles (ISS; ip/acc/tests/test_mldsa_sign16.py::test_mac_acc24
-# measures them): one A_hat entry multiply-accumulated into a 32-bit w_i (mac_acc_body, x 8),
-# into a 24-bit packed w_i (products.mac_acc24_body, x 8), and one uni23 entry sampled alone
-ENTRY_CYCLES = {"mac32": 191, "mac24": 321, "sample": 163}
-
-
-def plan(param: int) -> dict:
-    """This program's DMEM plan for ML-DSA-44 / -65 / -87 (bytes; the layout of 44 and 65;
-    87 runs on plan(87)["chosen"]): the regions in address order and END, the peak. The sets differ
-    in the packed key (s in 3 or 4 bits, t0), w (k KiB), the hint area (k bitmaps, omega
-    + k hint bytes) and the signature, which must fit with y_j / c s1_j (2 KiB) over w,
-    else past TILE. "options": the layouts considered to fit 16 KiB (name -> peak of the
-    w = A y phase, which is the peak of every option: constants, key, w, y_hat_j and the A
-    tiles are all live there); "chosen": _chosen_plan (ML-DSA-87)."""
-    k, l, eta = params.SETS[param]
-    lam, g1bits, omega = SIG_SETS[param]
-    sbits = 3 if eta == 2 else 4
-    sig_len = lam // 4 + l * 32 * (g1bits + 1) + omega + k
-    hw = -(-(omega + k) // 32) * 32 * 4            # hint bytes, one per word
-    xc = layout.KC + 32 * len(layout.CONST_NAMES)
-    hb = xc + 32 * len(layout._XC_NAMES) + 128     # after the XC words and the DBT
-    scratch = hb + 32 * k + 64 + hw + 96           # HB, FLAG, CNTS, HW, CTIL, CNT
-    keyp = max(hb + 1024, scratch + 128)           # TILE2 over the scratch, key head
-    key = (k + l) * 32 * sbits + k * 416
-    w = keyp + key
-    tile = w + k * 1024 + 1024
-    end = tile + 1024
-    extra = 0 if 16 + sig_len + 3 + 2048 <= k * 1024 else 2048
-    regions = {"constants": (0, xc), "XC words + DBT": (xc, hb),
-               "TILE2 over HB / FLAG / CNTS / HW / CTIL / CNT / key head": (hb, keyp),
-               "key: s1 | s2 | t0 packed": (keyp, w), "W (w, then SIG, YB, SB)": (w, w + k * 1024),
-               "YJ / CH": (w + k * 1024, tile), "TILE": (tile, end)}
-    if extra:
-        regions["YB, SB (past TILE: the signature fills w)"] = (end, end + extra)
-    peak = end + extra
-    # name -> (peak of the w = A y phase, verdict)
-    options = {
-        "this layout (two A tiles, w 32-bit)": (peak, "ML-DSA-44 / -65"),
-        "t0 streamed by the host per polynomial": (
-            peak - k * 416, "rejected: a host protocol in the middle of the program"),
-        "(a) one A tile": (peak - 1024, "too large alone"),
-        "(b) w packed 24-bit, two A tiles": (peak - 256 * k, "too large alone"),
-        "(b') w packed 23-bit, two A tiles": (peak - 288 * k, "too large alone"),
-        "(a) + (b): one A tile, w packed 24-bit": (
-            peak - 1024 - 256 * k, "chosen (plan()['chosen'])"),
-        # rows one at a time, y_j regenerated for every row: the finished rows packed,
-        # one row 32-bit, y_hat_j, one tile
-        "(g) row by row, y regenerated, w packed 24-bit, one A tile": (
-            keyp + key + 768 * (k - 1) + 1024 + 1024, "too large, and k x the ExpandMask"),
-        # ITWID's words 0..30 are TWID's 31..1 negated in reverse lane order, but the
-        # within-word GS butterflies take consecutive lanes and the ACC has no lane
-        # reversal: an INTT on TWID alone is a new transform
-        "(f) + (b): the INTT without ITWID (1056 B; its 64-byte last words kept), w packed, "
-        "two A tiles": (peak - 256 * k - 1056 + 64, "rejected: needs a lane reversal"),
-        # (c) w - c s2 kept denser, (d) more overlaps (signature, M', y_j / z_j, hint
-        # scratch: all already over w or the tile) and (e) the key (already packed and
-        # decoded on the fly, its head under the tile) change nothing in the w = A y
-        # phase, the peak
-    }
-    out = {"regions": regions, "END": peak, "sig_len": sig_len, "key_packed": key,
-           "fits": peak <= DMEM, "options": {n: {"peak": p, "fits": p <= DMEM, "verdict": v}
-                                             for n, (p, v) in options.items()}}
-    if param == 87:
-        out["chosen"] = _chosen_plan(k, l, hb, keyp, key, sig_len, xc)
-    return out
-
-
-def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
-    """ML-DSA-87 in 16 KiB: (a) + (b), the only option that fits without a host protocol
-    or a lane reversal (plan()["options"]): w stays packed 24-bit (products.pack24, 768 B a
-    polynomial) from w = 0 to the z phase, and one A tile lies over the hint scratch and
-    the key's head (as TILE2 does). Regions and per-phase use (bytes):
-    * TILEA (hb..keyp, 1024): the A tile; SIB; T (c s2_r: r0; c t0_r then packed in
-      place, the upper 256 B the hint's unpack scratch); FLAG; SB (c s1_j: z); HW (hint
-      bytes: sigEncode);
-    * the key (s1 | s2 | t0 packed, the host's bytes; SK = keyp - 128 under TILEA);
-    * W (6144): w packed. w = A y: mac_acc24_body (unpack, add, pack in registers); then
-      per polynomial: unpack into YJ, INTT, HighBits absorbed into the c_tilde hash word
-      by word (no w1Encode buffer), w_hat kept; r0: T = INTT(unpack(w_hat_r) - c_hat o
-      s2_hat_r), the check on T, T packed into w_r; hint: c t0_r packed in place in T, per 4-word group
-      c t0 and w - c s2 unpacked into T's upper 256 B and rounding.hint_body run on them,
-      polynomials in reverse order with the bitmaps HB_r in w_{k-1}'s last 256 B (dead
-      once w_{k-1} is read); z: the signature at W (4627 B + 13 zero bytes), YB after it
-      (1024), HB untouched above;
-    * YJ (1024): y_hat_j; then the unpack + INTT scratch; CH (c_hat);
-    * tail: CTIL (64), CNT (32).
-    The cycle cost (ENTRY_CYCLES, the building blocks measured on the ISS): an A entry
-    takes ~max(sample, mac32) with two tiles, sample + mac24 with one packed tile done one
-    after the other: +293 cycles an entry, +16.4 k an iteration (56 entries). The program
-    (Sign16(87)) lets the MAC follow the sampler through SMP_STATUS's count of written
-    coefficients instead (~526 cycles an entry in the program, the module docstring)."""
-    tile_a, kp = hb, keyp
-    w = kp + key
-    yj = w + 768 * k
-    tail = yj + 1024
-    ctil, cnt = tail, tail + 64
-    end = cnt + 32
-    regions = {"constants, XC words + DBT": (0, hb), "TILEA": (hb, kp), "key": (kp, w),
-               "W (w packed 24-bit)": (w, yj), "YJ / CH": (yj, tail), "CTIL": (ctil, cnt),
-               "CNT": (cnt, end)}
-    sig_end = _a32(w + sig_len) + 32            # the hint words end within 32 B
-    hb_bitmaps = yj - 32 * k
-    base = kp + key + 768 * k + 1024            # constants, TILEA, key, W, YJ
-    live = {                # phase -> bytes in use (the highest address used)
-        "w = A y": base,
-        "INTT + HighBits + c_tilde (CTIL)": base + 64,
-        "challenge (SIB in TILEA, CH at YJ)": base + 64,
-        "r0 (T in TILEA)": base + 64,
-        "c t0 + hint (+ CNT; HB in w_(k-1))": base + 96,
-        "z (signature + YB over W, SB in TILEA)": base + 96,
-        "sigEncode (HW in TILEA)": base + 96,
-    }
-    assert sig_end + 1024 <= hb_bitmaps               # the signature and YB below HB
-    assert max(live.values()) == end
-    return {"name": "(a) + (b): one A tile, w packed 24-bit", "regions": regions,
-            "END": end, "phases": live, "fits": end <= DMEM, "entry_cycles": ENTRY_CYCLES,
-            "extra_cycles_per_entry": ENTRY_CYCLES["sample"] + ENTRY_CYCLES["mac24"] -
-            max(ENTRY_CYCLES["sample"], ENTRY_CYCLES["mac32"])}

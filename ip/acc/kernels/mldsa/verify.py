@@ -121,6 +121,10 @@ SIGNS in the last tile until the rows), or (ML-DSA-87) two in z_hat slots l - 2,
 whose z_hat lie after ACC instead (computed before mu, outside M'; SIB and SIGNS in slot
 0 until z_0). M' lies wherever more room is free before step 3 (MSG .. MSG + MSG_MAX).
 
+Code: this file holds the layout, the image, the main line and the row loop's placement;
+verify_row.py the layout-free pieces (unpack + NTT, the multiply-accumulates, MAC + INTT),
+verify_hint.py the hint checks, UseHint and HighBits + w1Encode.
+
 Subroutines (jal x28 / jalr x0, 0(x28), never inside a hardware loop): NTT (of c) and the
 z unpack + NTT (twice: with and without pk's message words); the row loop's pieces (t1
 unpack + NTT + first multiply-accumulate, the multiply-accumulates mac_acc_unrolled or
@@ -133,14 +137,12 @@ jobs' constants (set again after the pieces that use them); the pieces use x1..x
 x23. Before the rows x30 = EXT_MU (the z NTTs without pk's
 words, no tr / mu).
 """
-import re
-
 from ip.acc.block import DMEM_SIZE
-from ip.acc.kernels.asm_util import (li as _li, loop as _loop, mem as _m, poly_io,
-                                     twiddle_loads, u32 as _u32)
-from ip.acc.kernels.mldsa import ntt, products
+from ip.acc.kernels.asm_util import a32, bcast, far, li as _li, loop as _loop, mem as _m, u32 as _u32
+from ip.acc.kernels.mldsa import ntt, verify_hint
 from ip.acc.kernels.mldsa.params import D, FULL, Q
-from ip.acc.kernels.prog import Prog
+from ip.acc.kernels.mldsa.verify_row import (mac_acc, mac_acc_unrolled, mac_intt_body, mac_pair,
+                                             unpack_ntt_body, unpk_chunk_lines)
 from ip.acc.kernels.sample import SHAKE128, SHAKE256
 from ip.acc.tools import sched
 
@@ -162,17 +164,6 @@ STATUS_NAMES = {STATUS_NONE: "none", STATUS_VALID: "valid", STATUS_INVALID: "inv
                 STATUS_MSG_LENGTH: "message length over MSG_MAX"}
 
 
-_INV = {"beq": "bne", "bne": "beq", "bltu": "bgeu", "bgeu": "bltu", "blt": "bge", "bge": "blt"}
-_N_FAR = [0]
-
-
-def _far(op, a, b, target):
-    """A branch to a label out of the +-4 KiB branch range: the inverse branch over a jal."""
-    _N_FAR[0] += 1
-    skip = f"far_{_N_FAR[0]}"
-    return [f"{_INV[op]} {a}, {b}, {skip}", f"jal x0, {target}", f"{skip}:"]
-
-
 def _with_messages(body, n, reg="w15"):
     """body (scheduled lines) with n message words fed to the KMAC spread over it: each
     loaded from DMEM[x7] (post-increment) into reg a segment before its kmac.msg (mask x3)."""
@@ -183,286 +174,6 @@ def _with_messages(body, n, reg="w15"):
         out += seg[:1] + [f"bn.lw.pi {reg}, 0(x7)"] + seg[1:cut] + [f"kmac.msg {reg}, x3"] + \
             seg[cut:]
     return out
-
-
-def _a32(x):
-    return (x + 31) // 32 * 32
-
-
-def r_acc(n):
-    """The row accumulator's words 0..n-1 live in w(16-n)..w15; w0..w(15-n) are the
-    multiply-accumulates' temporaries."""
-    return [f"w{16 - n + k}" for k in range(n)], [f"w{k}" for k in range(16 - n)]
-
-
-def _mac_regs(racc):
-    """Words 0..n-1 of acc += tile o z_hat (x10 tile, x15 z_hat, both post-incremented)
-    in registers (word k in racc[k]); temporaries allocated by prog.Prog."""
-    n = len(racc)
-    tmp = r_acc(n)[1]
-    p = Prog(tmp)
-    for w in range(n):
-        a, b = f"%a{w}", f"%b{w}"
-        p.lw_pi(a, "x10")
-        p.lw_pi(b, "x15")
-        p.op("bn.mulvm", f"%p{w}", a, b)
-        p.op("bn.addvm", racc[w], racc[w], f"%p{w}")
-    return p.text().splitlines()
-
-
-def mac_pair(racc):
-    """acc += tile o z_hat + tile' o z_hat' (tiles at x10, x11, z_hat at x15, z_hat' at x12,
-    all post-incremented): words 0..n-1 in registers, words n..31 in DMEM (x20 read, x23
-    write): 5 instructions a product instead of 6. Unrolled; temporaries allocated by
-    prog.Prog."""
-    n = len(racc)
-    tmp = r_acc(n)[1]
-    p = Prog(tmp)
-    for w in range(32):
-        a, z, b, y = (f"%{x}{w}" for x in "azby")
-        for r, ptr in ((a, "x10"), (z, "x15"), (b, "x11"), (y, "x12")):
-            p.lw_pi(r, ptr)
-        p.op("bn.mulvm", f"%p{w}", a, z)
-        p.op("bn.mulvm", f"%q{w}", b, y)
-        p.op("bn.addvm", f"%s{w}", f"%p{w}", f"%q{w}")
-        if w < n:
-            p.op("bn.addvm", racc[w], racc[w], f"%s{w}")
-        else:
-            p.lw_pi(f"%c{w}", "x20")
-            p.op("bn.addvm", f"%d{w}", f"%c{w}", f"%s{w}")
-            p.sw_pi(f"%d{w}", "x23")
-    return p.text().splitlines()
-
-
-def mac_acc_unrolled(racc, tile="x26", acc="x25"):
-    """acc += tile o z_hat (the tile at `tile`, z_hat at x15, post-incremented): words
-    0..n-1 in registers (racc), words n..31 in DMEM from `acc` on (read and written back at
-    offsets: no pointer set per entry), unrolled on the 16 - n other registers (prog.Prog)."""
-    n = len(racc)
-    p = Prog(r_acc(n)[1])
-    for w in range(32):
-        a, b = f"%a{w}", f"%b{w}"
-        p.raw(f"bn.lw {{0}}, {32 * w}({{1}})", [a], [tile])
-        p.lw_pi(b, "x15")
-        p.op("bn.mulvm", f"%p{w}", a, b)
-        if w < n:
-            p.op("bn.addvm", racc[w], racc[w], f"%p{w}")
-        else:
-            c, d = f"%c{w}", f"%d{w}"
-            p.raw(f"bn.lw {{0}}, {32 * (w - n)}({{1}})", [c], [acc])
-            p.op("bn.addvm", d, c, f"%p{w}")
-            p.raw(f"bn.sw {{0}}, {32 * (w - n)}({{1}})", [], [d, acc])
-    return p.text().splitlines()
-
-
-def mac_acc(racc):
-    """acc += tile o z_hat (x10, x15): words 0..n-1 in registers (racc), words n..31 in
-    DMEM (x20 read, x23 write), 2 words a loop iteration (n even, <= 10: w0..w5 free)."""
-    n = len(racc)
-    assert n % 2 == 0 and n <= 10
-    return _mac_regs(racc) + _loop((32 - n) // 2, products.mac_pair_body())
-
-
-def _unpk_chunk_lines(b, c, out_names, tag, field=None):
-    """Chunk c of a b-bit polynomial packed at x5 (32-byte aligned) by bn.unpk: word r = 4 m
-    + c (coefficients 8 r .. 8 r + 7) is the b bytes at b r, from the pair of packed words
-    holding them (each loaded when the chunk first needs it), field(src, dst, tag) lines
-    after (None: the fields themselves) -> out_names[m]."""
-    out, got = [], {}
-
-    def word(a):
-        if a not in got:
-            got[a] = f"%{tag}k{a}"
-            out.append(f"bn.lw {got[a]}, {32 * a}(x5)")
-        return got[a]
-    for m in range(8):
-        a, off = divmod(b * (4 * m + c), 32)
-        lo = word(a)
-        hi = word(a + 1) if off + b > 32 else lo
-        dst = out_names[m] if field is None else f"%{tag}f{m}"
-        out.append(f"bn.unpk {dst}, {lo}, {hi}, {b}, {off}")
-        if field is not None:
-            out += field(dst, out_names[m], f"{tag}g{m}")
-    return out
-
-
-def unpack_ntt_body(b, twid, chunk=None, pool=15, mac=None, placed=None):
-    """SimpleBitUnpack of a b-bit polynomial packed at x5 fused with the forward NTT into
-    x8 (ntt.ntt_body's passes): chunk c of the unpack (_unpk_chunk_lines by default) is
-    exactly pass 1's group c (the words 4 m + c), so pass 1 takes the unpacked words in
-    registers (no store / load between them). chunk(c, names): the lines of chunk c,
-    names[m] the word 4 m + c. w0..w(pool-1) allocated. mac = (c_hat address, n): pass
-    2's outputs t1_hat are not stored but go on into the row's first multiply-accumulate,
-    acc = t1_hat o c_hat + tile o z_hat (tile at x10, z_hat at x15; x15 += 1024 after)
-    -> x8, its words 0..n-1 left in registers instead (chosen among r_acc(n)'s: placed[
-    "%s<k>"] is word k's)."""
-    chunk = chunk or (lambda c, names: _unpk_chunk_lines(b, c, names, f"u{c}"))
-    mem = _m
-    loads, stores, out = twiddle_loads(mem, twid, 32), {}, []
-    for g in range(4):                                   # pass 1
-        words = [g + 4 * i for i in range(8)]
-        regs = {r: f"%a{r}" for r in words}
-        out += chunk(g, [f"%a{4 * m + g}" for m in range(8)])
-        for r in words:
-            stores[f"%a{r}"] = f"bn.sw %a{r}, {32 * r}(x8)"
-        out += ntt.ntt_pass1(words, regs)
-    racc = r_acc(mac[1])[0] if mac else []
-    # with mac, chunk 0 last: the accumulator's register words are computed last, straight
-    # into their registers (r_acc); the tile and z_hat read at offsets (x15 += 1024 after)
-    for c in ((3, 2, 1, 0) if mac else range(4)):       # pass 2 (as ntt.ntt_body)
-        words = list(range(8 * c, 8 * c + 8))
-        regs = {r: f"%b{r}" for r in words}
-        poly_io(loads, stores, "%b", words, 0, "x8", "x8")
-        out += ntt.ntt_pass2(words, regs)
-        if mac:
-            for r in words:
-                del stores[f"%b{r}"]
-                out += [f"bn.lw %cc{r}, {_m(mac[0] + 32 * r)}", f"bn.lw %A{r}, {32 * r}(x10)",
-                        f"bn.lw %Z{r}, {32 * r}(x15)", f"bn.mulvm %p{r}, %b{r}, %cc{r}",
-                        f"bn.mulvm %q{r}, %A{r}, %Z{r}", f"bn.addvm %s{r}, %p{r}, %q{r}"]
-                if r >= mac[1]:
-                    out.append(f"bn.sw %s{r}, {32 * r}(x8)")
-    out = sched.just_in_time(out, loads, stores)
-    out = _allocate_reserved(out, [f"w{i}" for i in range(pool)], placed=placed,
-                             claims={f"%s{k}": set(racc) for k in range(len(racc))})
-    if mac:
-        out.append("addi x15, x15, 1024")
-    return sched.schedule(out, [("x0", "x8"), ("x5", "x8"), ("x10", "x8"), ("x15", "x8")])
-
-
-_VIRTUAL = re.compile(r"%[A-Za-z0-9_.]+")
-
-
-def _allocate_reserved(lines, pool, reserved=(), claims=None, placed=None, near=60):
-    """sched.allocate (virtual registers FIFO from pool) with the fixed registers `reserved`
-    (holding values on entry) kept out of the pool until the last line that names them,
-    and the virtual registers of `claims` ({name: set of registers}: outputs, kept to the
-    end) each given a register of its set (-> placed[name]), which the other virtual
-    registers avoid within `near` lines before the claim."""
-    claims = claims or {}
-    placed = {} if placed is None else placed
-    last, first = {}, {}
-    for i, text in enumerate(lines):
-        for v in _VIRTUAL.findall(text):
-            last[v] = i
-            first.setdefault(v, i)
-        for r in reserved:
-            if re.search(rf"\b{r}\b", text):
-                last[r] = i
-    for v in claims:
-        last[v] = len(lines)
-    free = [w for w in pool if w not in reserved]
-    phys, out = {}, []
-    for i, text in enumerate(lines):
-        names = list(dict.fromkeys(_VIRTUAL.findall(text)))
-        for v in names:
-            if v in phys:
-                continue
-            if v in claims:                  # any free register of the claimed set
-                pick = next((w for w in free if w in claims[v]), None)
-                if pick is None:
-                    raise ValueError(f"line {i}: none of {sorted(claims[v])} free for {v}")
-                free.remove(pick)
-                phys[v] = pick
-                placed[v] = pick
-                continue
-            avoid = set().union(*(claims[c] for c in claims
-                                  if c not in phys and first[c] - i < near))
-            pick = next((w for w in free if w not in avoid), None) or \
-                next(iter(free), None)
-            if pick is None:
-                raise ValueError(f"line {i} ({text!r}): no register left for {v}")
-            free.remove(pick)
-            phys[v] = pick
-        out.append(_VIRTUAL.sub(lambda m: phys[m.group(0)], text))
-        free += [phys.pop(v) for v in names if last[v] == i]
-        free += [r for r in reserved if last.get(r) == i]
-    return out
-
-
-def mac_intt_body(itwid, tiles, racc=()):
-    """A row's last multiply-accumulate fused with its inverse NTT (ntt.intt_body's passes),
-    in place at x8 = ACC: word w of pass A's chunk = acc[w] + sum over tiles (x10, x11) of
-    tile o z_hat (x15, x12), kept in registers for the INTT (no store / load between them);
-    the accumulator's words 0..n_racc-1 are taken from their registers (r_acc), in place.
-    The other registers allocated from w0..w15."""
-    loads, stores, out = twiddle_loads(_m, itwid, 33), {}, []
-    ptrs = [("x10", "x15"), ("x11", "x12")][:tiles]
-    n_racc = len(racc)
-    fixed = {}
-    for c in range(4):                                   # pass A
-        words = list(range(8 * c, 8 * c + 8))
-        regs = [racc[r] if r < n_racc else f"%a{r}" for r in words]
-        for r, reg in zip(words, regs):
-            if r < n_racc:
-                acc = reg
-            else:
-                acc = f"%c{r}"
-                out.append(f"bn.lw {acc}, {32 * r}(x8)")
-            for k, (ta, tz) in enumerate(ptrs):
-                out += [f"bn.lw.pi %x{r}_{k}, 0({ta})", f"bn.lw.pi %y{r}_{k}, 0({tz})",
-                        f"bn.mulvm %x{r}_{k}, %x{r}_{k}, %y{r}_{k}"]
-            if tiles == 2:
-                out.append(f"bn.addvm %x{r}_0, %x{r}_0, %x{r}_1")
-            out.append(f"bn.addvm {reg}, {acc}, %x{r}_0")
-            if r < n_racc:
-                fixed[reg] = f"bn.sw {reg}, {32 * r}(x8)"
-            else:
-                stores[reg] = f"bn.sw {reg}, {32 * r}(x8)"
-        out += ntt.intt_pass_a(regs, c)
-    for reg, st in fixed.items():                        # after the register's last use
-        i = max(k for k, t in enumerate(out) if re.search(rf"\b{reg}\b", t))
-        out.insert(i + 1, st)
-    for g in range(4):                                   # pass B (as ntt.intt_body)
-        words = [g + 4 * i for i in range(8)]
-        regs = [f"%b{r}" for r in words]
-        poly_io(loads, stores, "%b", words, 0, "x8", "x8")
-        out += ntt.intt_pass_b(words, regs)
-    out = sched.just_in_time(out, loads, stores)
-    out = _allocate_reserved(out, [f"w{i}" for i in range(16)], racc)
-    return sched.schedule(out, [("x0", "x8")] + [(x, "x8") for pr in ptrs for x in pr])
-
-
-def pk_stream(p, load, d, base):
-    """SimpleBitPack of a polynomial by bn.pk (VMODE 1: a chunk of d bytes per word):
-    load(p, r, dst) emits the prog.Prog ops that bring word r (coefficients 8r..8r+7, d-bit
-    values) into dst; its lanes are appended to a byte stream whose full 32-byte words go
-    to base + 32 n (bn.sw). The pending register holds f bytes on top; a chunk that does
-    not fit gives the full word (off = 32 - f) and the next one (off = d), as isa.yml's
-    bn.pk says. The first chunk of each word shifts in wrs2's stale bytes,
-    which the following chunks push out."""
-    f, cur, n_out = 0, None, 0
-
-    def store(reg):
-        nonlocal n_out
-        p.raw(f"bn.sw {{0}}, {32 * n_out}({{1}})", [], [reg, base])
-        n_out += 1
-    for k in range(32):
-        w = f"%pkw{k}"
-        load(p, k, w)
-        prev = cur or w
-        if f + d > 32:
-            p.op("bn.pk", f"%pkf{k}", w, prev, str(d), str(32 - f))
-            store(f"%pkf{k}")
-            f -= 32
-        p.op("bn.pk", f"%pk{k}", w, prev, str(d), str(d))
-        cur, f = f"%pk{k}", f + d
-        if f == 32:
-            store(cur)
-            cur, f = None, 0
-    assert f == 0 and n_out == d, (f, n_out)
-
-
-def hw1_mult(gamma2: int) -> int:
-    """floor(2^43 / (2 gamma2)): mulv.hi((r + gamma2) mod q, it) >> 11 = HighBits(r) on
-    [0, q) (the q - 1 wrap included: checked exhaustively in the tests)."""
-    return (1 << 43) // (2 * gamma2)
-
-
-def hb_mult(gamma2: int) -> int:
-    """ceil(2^43 / (2 gamma2)): mulv.hi(r + gamma2 - 1, it) >> 11 = floor((r + gamma2 - 1)
-    / (2 gamma2)) on [0, q), bit 10 = [r0 > 0]."""
-    return -(-(1 << 43) // (2 * gamma2))
 
 
 class Verify:
@@ -490,14 +201,14 @@ class Verify:
         k, l = self.k, self.l
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.PK = 0
-        self.TWID = _a32(self.pk_len)
+        self.TWID = a32(self.pk_len)
         self.ITWID = self.TWID + 32 * 32
         self.HDR = self.ITWID + 33 * 32
         self.STATUS, self.MLEN, self.EXT_MU = self.HDR, self.HDR + 4, self.HDR + 8
         self.MU = self.HDR + 32
         self.CTIL = self.MU + 64
         self.HINT = self.CTIL + 64
-        self.C_HAT = self.HINT + _a32(self.omega + k)
+        self.C_HAT = self.HINT + a32(self.omega + k)
         self.Z_HAT = self.C_HAT + 1024
         # packed z_j at ZP + zb j: slot j (1 KiB) ends at or before packed z_(j+1) starts
         self.ZP = self.Z_HAT + 1024 * l - self.zb * (l - 1)
@@ -617,12 +328,6 @@ class Verify:
         return [f"{label}:", f"addi x1, x0, {code}"] + _li(2, self.STATUS) + \
             ["sw x1, 0(x2)", "smp.wait", "kmac.rel", "ecall"]
 
-    def _byte(self, dst, idx, tmp):
-        """x{dst} = hint byte idx (a GPR name); x{tmp} scratch; x7 = HINT."""
-        return [f"andi x{tmp}, {idx}, -4", f"add x{tmp}, x{tmp}, x7", f"lw x{dst}, 0(x{tmp})",
-                f"andi x{tmp}, {idx}, 3", f"slli x{tmp}, x{tmp}, 3",
-                f"srl x{dst}, x{dst}, x{tmp}", f"andi x{dst}, x{dst}, 255"]
-
     def _start_a(self, idx_reg, idx_off, dst_reg):
         """RejNTTPoly(rho || (idx_reg + idx_off) as 2 bytes) -> the tile at dst_reg, in the
         background (x1..x5, w1, w2)."""
@@ -637,7 +342,7 @@ class Verify:
         x7 = PK: the words follow in the z NTTs' shadow, _z_pre)."""
         L = _li(1, self.EXT_MU) + ["lw x30, 0(x1)", "bne x30, x0, tr_started"]
         L += _li(1, self.MLEN) + ["lw x4, 0(x1)"] + _li(2, self.MSG_MAX) + \
-            [*_far("bltu", "x2", "x4", "exit_msg")]
+            [*far("bltu", "x2", "x4", "exit_msg")]
         L += [f"addi x1, x0, {SHAKE256}"] + _li(2, self.pk_len) + \
             ["kmac.start x1, x2", "addi x3, x0, -1"] + _li(7, self.PK)
         return L + ["tr_started:"]
@@ -654,7 +359,7 @@ class Verify:
             L += _li(5, self.ZP + self.zb * j) + _li(8, self.z_slots[j]) + \
                 [f"bne x30, x0, z_plain_{j}"] + self._call("unpack_z_ntt_msg") + \
                 [f"jal x0, z_done_{j}", f"z_plain_{j}:"] + self._call("unpack_z_ntt") + \
-                [f"z_done_{j}:", *_far("bne", "x9", "x0", "exit_z")]
+                [f"z_done_{j}:", *far("bne", "x9", "x0", "exit_z")]
         return L
 
     def _hash_mu(self):
@@ -694,7 +399,7 @@ class Verify:
         L = []
         for j in range(8):
             L += _li(1, 1 << (31 - j)) + [f"bn.ins w5, x1, {j}"]
-        L += self._bcast("w6", (1 << (D + 1)) - Q) + self._bcast("w7", Q - (1 << D))
+        L += bcast("w6", (1 << (D + 1)) - Q) + bcast("w7", Q - (1 << D))
         for g in range((self.tau + 7) // 8):
             src = "x10" if g < 4 else "x11"
             if g % 4:
@@ -745,75 +450,6 @@ class Verify:
         L += ["sib_b4:", "bne x12, x26, sib_go"] + squeeze + _li(12, sib) + ["jal x0, sib_go"]
         return L + ["sib_done:"]
 
-    def _hint_tail(self):
-        """The last count <= omega and the bytes after the last index (up to omega) zero, a
-        word at a time (the first word shifted past the indices, the last masked to
-        the bytes below omega); x7 = HINT."""
-        om = self.omega
-        L = _li(7, self.HINT) + [f"addi x9, x0, {om + self.k - 1}"] + self._byte(8, "x9", 1)
-        L += [f"addi x2, x0, {om}", *_far("bltu", "x2", "x8", "exit_count"),
-              "bgeu x8, x2, tail_done", "andi x9, x8, -4", "add x9, x9, x7",
-              "andi x10, x8, 3", "slli x10, x10, 3", "lw x3, 0(x9)", "srl x3, x3, x10",
-              "sll x3, x3, x10"] + _li(11, self.HINT + ((om - 1) & ~3))
-        L += ["tail_loop:", "beq x9, x11, tail_last", *_far("bne", "x3", "x0", "exit_pad"),
-              "addi x9, x9, 4", "lw x3, 0(x9)", "jal x0, tail_loop", "tail_last:"]
-        if om % 4:
-            L += _li(12, (1 << (8 * (om % 4))) - 1) + ["and x3, x3, x12"]
-        return L + [*_far("bne", "x3", "x0", "exit_pad"), "tail_done:"]
-
-    def _hint_fix(self):
-        """UseHint for row x22's hinted coefficients (HighBits of the rest is the plain
-        pass, _hw1_encode): count = byte omega + x22 checked (HINT + count >= x18, the
-        previous one's byte address, and count <= omega), the index bytes x18 .. HINT +
-        count - 1 checked strictly increasing (their coefficients' addresses); each hinted r
-        at ACC + 4 idx is replaced by alpha r1' (r1' = UseHint(1, r)), whose HighBits is r1'.
-        Eight at a time: lane k of w0 gathered from the address in x(10 + k) (lw +
-        bn.ins), the formula on the 8 lanes, scattered back (bn.ext + sw); the lanes of a
-        last partial batch go to a dummy word (HDR + 12). x18 = HINT + count after.
-        Constants in w8..w15 (w8, w9 set even without hints when m = 16: the HighBits pass
-        reads them); x7 = HINT."""
-        C = self._fix_consts()
-        L = _li(7, self.HINT) + [f"addi x9, x22, {self.omega}"] + self._byte(8, "x9", 1)
-        L += ["add x8, x8, x7", *_far("bltu", "x8", "x18", "exit_count"),
-              f"addi x2, x7, {self.omega}", *_far("bltu", "x2", "x8", "exit_count"),
-              "bgeu x18, x8, fix_done"]
-        if self.m == 16:                    # set for the HighBits pass too: before the exit
-            L = L[:-1] + self._hb_consts() + L[-1:]
-        else:
-            L += self._hb_consts()
-        L += self._bcast("w10", 2) + self._bcast("w11", -1) + \
-            self._bcast("w12", 2 * self.gamma2)
-        L += self._bcast("w13", 15) if self.m == 16 else \
-            self._bcast("w13", 43) + self._bcast("w14", 44) + self._bcast("w15", 45)
-        L += _li(6, self.ACC) + _li(2, self.HDR + 12) + ["addi x4, x0, -1", "fix_batch:"] + \
-            [f"addi x{10 + k}, x2, 0" for k in range(8)]
-        for k in range(8):
-            a, prev = f"x{10 + k}", "x4" if k == 0 else f"x{9 + k}"
-            # the index byte at x18 (srl takes the shift amount mod 32: 8 (x18 mod 4)),
-            # its coefficient's address ACC + 4 idx; addresses strictly increasing
-            L += ["bgeu x18, x8, fix_last", "andi x1, x18, -4", "lw x3, 0(x1)",
-                  "slli x1, x18, 3", "srl x3, x3, x1", "andi x3, x3, 255", "slli x3, x3, 2",
-                  f"add {a}, x3, x6", *_far("bge", prev, a, "exit_order"),
-                  f"lw x5, 0({a})", f"bn.ins w0, x5, {k}", "addi x18, x18, 1"]
-        # another batch only if indices remain (none after exactly 8)
-        L += ["sltu x9, x18, x8", "jal x0, fix_go", "fix_last:", "addi x9, x0, 0", "fix_go:"]
-        L += ["bn.addv w1, w0, w8", "bn.mulv.hi w2, w1, w9", "bn.shrv w3, w2, 11",
-              "bn.shrv w4, w2, 9", "bn.and w4, w4, w10", "bn.addv w3, w3, w4",
-              "bn.addv w3, w3, w11"] + C + ["bn.mulv.lo w5, w3, w12"]
-        for k in range(8):
-            L += [f"bn.ext x5, w5, {k}", f"sw x5, 0(x{10 + k})"]
-        L += ["addi x4, x17, 0", "bne x9, x0, fix_batch", "fix_done:"]
-        return L
-
-    def _fix_consts(self):
-        """w3 = t + 2 [r0 > 0] - 1 in [-1, m + 1] -> mod m (w13.. constants)."""
-        if self.m == 16:
-            return ["bn.and w3, w3, w13"]
-        # m = 44: - 44 [w3 >= 44 unsigned, -1 included], + 88 [w3 = -1]
-        return ["bn.ltv w6, w13, w3", "bn.ltv w7, w15, w3", "bn.and w6, w6, w14",
-                "bn.and w7, w7, w14", "bn.subv w3, w3, w6", "bn.addv w3, w3, w7",
-                "bn.addv w3, w3, w7"]
-
     # ---------------------------------------------------------------- subroutines
     def _z_field(self, src, dst, tag):
         """z = gamma1 - f (mod q); ACC |= [f <= beta or f >= 2 gamma1 - beta] per lane (x9).
@@ -825,46 +461,12 @@ class Verify:
         """z_j packed at x5 -> z_hat_j at x8: unpacked by bn.unpk (z = gamma1 - field, the
         range check in x9) straight into the NTT (unpack_ntt_body)."""
         b = self.zbits
-        consts = self._bcast("w14", self.gamma1) + self._bcast("w13", self.beta + 1) + \
-            self._bcast("w12", 2 * self.gamma1 - self.beta - 1)
+        consts = bcast("w14", self.gamma1) + bcast("w13", self.beta + 1) + \
+            bcast("w12", 2 * self.gamma1 - self.beta - 1)
 
         def chunk(c, names):
-            return _unpk_chunk_lines(b, c, names, f"u{c}", self._z_field)
+            return unpk_chunk_lines(b, c, names, f"u{c}", self._z_field)
         return consts + unpack_ntt_body(b, self.TWID, chunk, pool=12)
-
-    @staticmethod
-    def _bcast(w, val):
-        return _li(1, val) + [f"bn.bcast {w}, x1"]
-
-    def _hb_consts(self):
-        """w8 = gamma2 - 1, w9 = hb_mult: UseHint's p = mulv.hi(r + gamma2 - 1, hb_mult)."""
-        return self._bcast("w8", self.gamma2 - 1) + self._bcast("w9", hb_mult(self.gamma2))
-
-    def _hw1_encode(self):
-        """w1 = HighBits(ACC) (x5) and w1Encode -> x6 (32 w1bits bytes, 32-byte aligned) by
-        bn.pk (pk_stream). m = 16 (ML-DSA-65 / -87): r1 = (p >> 11) mod 16 with UseHint's p
-        (w8, w9 as _hint_fix left them; p >> 11 is r1, or m = 16 in the q - 1 wrap) and
-        bn.pk's 4-bit fields taking the mod. m = 44: r1 = mulv.hi((r + gamma2) mod q,
-        hw1_mult) >> 11, in [0, m) with no wrap fix-up (the q - 1 wrap's r give (r + gamma2)
-        mod q < gamma2: r1 = 0)."""
-        if self.m == 16:
-            consts, add, k_add, k_mul = [], "bn.addv", "w8", "w9"
-            pool = [f"w{k}" for k in range(16) if k not in (8, 9)]
-        else:
-            consts = self._bcast("w10", self.gamma2) + \
-                self._bcast("w11", hw1_mult(self.gamma2))
-            add, k_add, k_mul = "bn.addvm", "w10", "w11"
-            pool = [f"w{k}" for k in range(10)]
-
-        def load(p, r, dst):
-            u, t = f"%hu{r}", f"%ht{r}"
-            p.raw(f"bn.lw {{0}}, {32 * r}({{1}})", [u], ["x5"])
-            p.op(add, u, u, k_add)
-            p.op("bn.mulv.hi", t, u, k_mul)
-            p.op("bn.shrv", dst, t, "11")
-        p = Prog(pool)
-        pk_stream(p, load, self.w1bits, "x6")
-        return consts + p.text().splitlines()
 
     def _body(self, name):
         """The routines the row loop runs once per row, inlined there (no call / return;
@@ -874,7 +476,8 @@ class Verify:
                 "mac_pair": lambda: mac_pair(self._first_piece()[1]),
                 "mac_intt1": lambda: mac_intt_body(self.ITWID, 1, self._first_piece()[1]),
                 "mac_intt2": lambda: mac_intt_body(self.ITWID, 2, self._first_piece()[1]),
-                "hint_fix": self._hint_fix, "hw1_encode": self._hw1_encode}[name]()
+                "hint_fix": lambda: verify_hint.hint_fix(self),
+                "hw1_encode": lambda: verify_hint.hw1_encode(self)}[name]()
 
     def _first_piece(self):
         """(lines, racc) of the row's first piece: t1_i unpacked (bn.unpk) into its NTT, on
@@ -884,7 +487,7 @@ class Verify:
             placed = {}
             lines = unpack_ntt_body(10, self.TWID, mac=(self.C_HAT, self.n_racc), pool=16,
                                     placed=placed,
-                                    chunk=lambda c, nm: _unpk_chunk_lines(10, c, nm, f"u{c}"))
+                                    chunk=lambda c, nm: unpk_chunk_lines(10, c, nm, f"u{c}"))
             self._first = lines, [placed[f"%s{k}"] for k in range(self.n_racc)]
         return self._first
 
@@ -909,7 +512,7 @@ class Verify:
                     self._start_a("x21", n + 1, "x27")
             L += _li(5, self.ZP + self.zb * j) + _li(8, self.z_slots[j]) + \
                 self._call("unpack_z_ntt")
-            L += [*_far("bne", "x9", "x0", "exit_z")]
+            L += [*far("bne", "x9", "x0", "exit_z")]
         return L
 
     def _start_a_row(self, off):
@@ -956,7 +559,7 @@ class Verify:
         L += self._body("hint_fix")
         L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._body("hw1_encode")
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
-              "addi x19, x19, -1", *_far("bne", "x19", "x0", "row_loop")]
+              "addi x19, x19, -1", *far("bne", "x19", "x0", "row_loop")]
         return L
 
     def _adv(self, x):
@@ -1019,7 +622,7 @@ class Verify:
               "addi x7, x0, 3", "addi x4, x0, 256"] + self._job(jobs[len(units) + 1])
         L += _li(5, self.ACC) + ["addi x6, x24, 0"] + self._body("hw1_encode")
         L += ["addi x24, x24, 320", "addi x21, x21, 256", "addi x22, x22, 1",
-              "addi x19, x19, -1", *_far("bne", "x19", "x0", "row_loop")]
+              "addi x19, x19, -1", *far("bne", "x19", "x0", "row_loop")]
         return L
 
     def _rows(self):
@@ -1041,7 +644,7 @@ class Verify:
             if self.ctil_len < 64:
                 L += [f"bn.ins w2, x0, {q}" for q in range((self.ctil_len - 32) // 4, 8)]
             L += ["bn.or.acc x9, w2, w4"]
-        L += [*_far("bne", "x9", "x0", "exit_invalid"), f"addi x1, x0, {STATUS_VALID}"] + \
+        L += [*far("bne", "x9", "x0", "exit_invalid"), f"addi x1, x0, {STATUS_VALID}"] + \
             _li(2, self.STATUS) + ["sw x1, 0(x2)", "kmac.rel", "ecall"]
         return L
 
@@ -1055,11 +658,11 @@ class Verify:
             self._start_a("x21", 0, "x27")
         if self.pairs:
             ph.append(("A_hat[0][0] started; hint tail check; NTT(c)",
-                       start_a00 + self._hint_tail() + _li(8, self.C_HAT) +
+                       start_a00 + verify_hint.hint_tail(self) + _li(8, self.C_HAT) +
                        self._call("ntt_x8")))
             ph.append(("z_j (z_post): unpack + range check + NTT", self._z_post()))
         else:                   # the tiles lie over the packed z_post: sampled after them
-            ph.append(("hint tail check", self._hint_tail()))
+            ph.append(("hint tail check", verify_hint.hint_tail(self)))
             ph.append(("z_j (z_post): unpack + range check + NTT", self._z_post()))
             ph.append(("A_hat[0][0] started; NTT(c)",
                        start_a00 + _li(8, self.C_HAT) + self._call("ntt_x8")))
