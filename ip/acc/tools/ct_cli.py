@@ -74,9 +74,9 @@ def main(argv=None) -> int:
         prog="constant_time",
         description="Static constant-time (information-flow) check of an ACC program.")
     ap.add_argument("program", nargs="?", help="assembly (.s) or hex words (.hex)")
-    ap.add_argument("--kernel", help=f"check a built-in program with its declared policy "
-                    f"(one of: mlkem{{512,768,1024}}_decaps, mlkem{{512,768,1024}}_encaps, mldsa65_sign, "
-                    f"mldsa{{65,44,87}}_sign16, mldsa{{44,65,87}}_verify)")
+    ap.add_argument("--kernel", help="check a built-in program with its declared policy "
+                    "(one of: mlkem{512,768,1024}_decaps, mlkem{512,768,1024}_encaps, mldsa65_sign, "
+                    "mldsa{65,44,87}_sign16, mldsa{44,65,87}_verify)")
     ap.add_argument("--secret", action="append", default=[], metavar="[NAME=]LO:HI",
                     help="DMEM bytes secret at entry (repeatable)")
     ap.add_argument("--public", action="append", default=[], metavar="[NAME=]LO:HI",

@@ -107,7 +107,7 @@ def _chosen_plan(k, l, hb, keyp, key, sig_len, xc):
     after the other: +293 cycles an entry, +16.4 k an iteration (56 entries). The program
     (Sign16(87)) lets the MAC follow the sampler through SMP_STATUS's count of written
     coefficients instead (~526 cycles an entry in the program, the module docstring)."""
-    tile_a, kp = hb, keyp
+    kp = keyp
     w = kp + key
     yj = w + 768 * k
     tail = yj + 1024
