@@ -19,7 +19,8 @@ beside Caravel's pins, the ACC's datapath and the KMAC high). Each band's logic 
 memories' owners in proportion to the macros it faces; a band is at least as high as its facing
 edges' channels and as the horizontal tracks (within the routing margin) that carry the nets of
 the macros west of the street to it; the rest of the height goes to the bands so that they have
-about the same utilisation.
+about the same utilisation. The study then runs the routing estimate and raises a band whose
+channel is over to the height its nets need (SIZING_ROUNDS), taking it from the others.
 
 Back-to-back shelves stand two vertical halos apart and the macros of a shelf two horizontal
 halos apart: the halos meet, no cell row is left between them, and each gap holds the channels of
@@ -61,6 +62,9 @@ ACC_CONTROL_SHARE = 0.3
 CONTROL_DATAPATH_NETS = 250
 OWNERS = ("cpu", "control", "datapath")
 # The global router's settings the routing estimate assumes (the wrapper's LibreLane config).
+# Times the study may place again with a band raised to what the routing estimate found its
+# channel needs (a fixed point: a higher band takes height from the others).
+SIZING_ROUNDS = 6
 ROUTING = {"RT_MIN_LAYER": "met1", "GRT_ADJUSTMENT": 0.3, "GRT_LAYER_ADJUSTMENTS": [0.99, 0, 0, 0, 0, 0]}
 
 
@@ -122,11 +126,13 @@ def _shelf_x(ctx: cf.Context, n: int, core: fpm.Rect) -> list[float]:
     return xs + east[::-1]
 
 
-def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid") -> tuple[fpm.Floorplan, dict]:
+def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
+              least: dict | None = None) -> tuple[fpm.Floorplan, dict]:
     """The flat wrapper floorplan (LAYOUTS[layout]) for CPU memories boot + main bytes: (floorplan, bands), bands:
     name -> {'strip': (y0, y1) of the band's own rows across the core, 'region': (y0, y1) the band
     with the shelves that face it (the street beside them), 'faces': the SRAMs whose port 0
-    faces it, 'logic': {owner: um2} it is to hold}."""
+    faces it, 'logic': {owner: um2} it is to hold}. least: band index -> a height (um) it must
+    have at least (study's: what the routing estimate found its channel needs)."""
     w = ctx.wrapper
     core = fpm.Rect(*w.core)
     names = memories(boot, main)
@@ -167,7 +173,7 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid") -> 
     for i, group in enumerate(sh):
         if len(group) <= PER_SHELF:
             far[band_of[i]] += min(len(group), STREET_AFTER) * pins
-    minimum = [max(2 * need_s, f / (per_um * rc.MARGIN)) for f in far]
+    minimum = [max(2 * need_s, f / (per_um * rc.MARGIN), (least or {}).get(k, 0.0)) for k, f in enumerate(far)]
     if left < sum(minimum):
         raise FlowError(f"{len(sh)} shelves leave {left:.1f} um of the core's {core.h:.1f} um; its {nb} bands "
                         f"need {sum(minimum):.1f} um for their channels")
@@ -287,14 +293,31 @@ def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None, layo
     power reach, the routing estimate of its nets and each band's utilisation. ports: {'acc': n,
     'kmac': n, 'sideload': n} (the blocks' port bits; default the stored syntheses' with the
     600-bit side-load)."""
-    fp, bands = floorplan(ctx, boot, main, layout)
-    results = fpm.check(fp)
-    cfg = as_config(ctx, fp)
-    reach = pdn_rules.power_reach(cfg, {ctx.sram.cell: (ctx.sram.w, ctx.sram.h)})
     ports = ports or {"acc": ctx.port_bits.get("acc", 0), "kmac": ctx.port_bits.get("kmac", 0), "sideload": 600}
-    groups = nets(ctx, fp, bands, ports["sideload"], ports["acc"], ports["kmac"])
-    bodies = {n: pl.rect(ctx.sram) for n, pl in fp.placements.items()}
-    lines = rc.estimate(fp.core, bodies, fp.rows, fp.row_h, groups, ctx.tech["routing"], cfg)
+    least: dict = {}
+    for _ in range(SIZING_ROUNDS):
+        fp, bands = floorplan(ctx, boot, main, layout, least)
+        cfg = as_config(ctx, fp)
+        groups = nets(ctx, fp, bands, ports["sideload"], ports["acc"], ports["kmac"])
+        bodies = {n: pl.rect(ctx.sram) for n, pl in fp.placements.items()}
+        lines = rc.estimate(fp.core, bodies, fp.rows, fp.row_h, groups, ctx.tech["routing"], cfg)
+        # a vertical line's worst channel inside a band: that band is too low for the nets
+        # that run along it; give it the height they need and place again
+        grow = {}
+        for ln in lines:
+            if ln["ok"] or ln["axis"] != "x":
+                continue
+            y0, y1 = ln["segment"]
+            for k, b in enumerate(bands.values()):
+                s0, s1 = b["strip"]
+                if min(y1, s1) - max(y0, s0) > 0.5 * (y1 - y0):
+                    per_um = ln["capacity"] / (y1 - y0)
+                    grow[k] = max(grow.get(k, 0.0), ln["demand"] / (per_um * rc.MARGIN) + fp.row_h)
+        if not grow or all(least.get(k, 0.0) >= v for k, v in grow.items()):
+            break
+        least.update({k: max(least.get(k, 0.0), v) for k, v in grow.items()})
+    results = fpm.check(fp)
+    reach = pdn_rules.power_reach(cfg, {ctx.sram.cell: (ctx.sram.w, ctx.sram.h)})
     rows = band_rows(fp, bands)
     band_util = {n: round(sum(b["logic"].values()) / rows[n]["area"], 4) if rows[n]["area"] else math.inf
                  for n, b in bands.items()}
@@ -323,7 +346,7 @@ def summary(s: dict) -> dict:
                             "max_band_utilisation": cf.ARCH_MAX_UTIL, "routing_margin": rc.MARGIN}}
 
 
-def picture(ctx: cf.Context, path, boot: int = 4096, main: int = 4096, layout: str = "hybrid") -> dict:
+def picture(ctx: cf.Context, path, boot: int = 6144, main: int = 2048, layout: str = "hybrid") -> dict:
     """The flat floorplan for these CPU memories drawn (floorplan.plot) into path; its study."""
     s = study(ctx, boot, main, layout=layout)
     over = len(s["routing_over"])
@@ -340,7 +363,7 @@ def study_plans(ctx: cf.Context, boot: int, main: int) -> dict:
     reports/floorplan.json `flat_study` holds it (caravel_floorplan.report's `studies`)."""
     out = {}
     for layout in LAYOUTS:
-        for b, m in dict.fromkeys(((boot, main), (8192, 2048), (4096, 4096))):
+        for b, m in dict.fromkeys(((boot, main), (8192, 2048), (6144, 2048), (4096, 4096))):
             key = f"{layout} {b // 1024}+{m // 1024} KiB"
             try:
                 out[key] = summary(study(ctx, b, m, layout=layout))
