@@ -54,9 +54,9 @@ report: $(PQSOC)
 	$(PQSOC) tapeout submission   # third_party/used_external_repos.csv, lvs/*/lvs_config.json (commit them)
 	$(PQSOC) tapeout write
 
-# Without BLOCKS `pqsoc harden` takes the chip's blocks in dependency order: the KMAC macro (it
-# holds the Keccak core; block keccak is that core alone, hardened only on request), the ACC
-# macro, then Caravel's wrapper around them (soc/caravel_openlane.py HARDEN_ORDER).
+# Without BLOCKS `pqsoc harden` hardens the chip: Caravel's wrapper, the one run of the flat
+# architecture (soc/caravel_openlane.py HARDEN_ORDER; block keccak, the Keccak core alone, only
+# on request).
 harden: $(PQSOC)
 	$(PQSOC) harden $(BLOCKS)
 

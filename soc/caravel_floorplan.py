@@ -454,43 +454,38 @@ ARCH_MAX_UTIL = 0.60
 REPORT_NAME = "reports/floorplan.json"
 
 
-def ppa_entry(entry: dict) -> dict:
-    """Block soc's `floorplan` in reports/ppa.json: the current plan's checked wrapper floorplan
-    in short (the whole of it: `pqsoc floorplan`, reports/floorplan.json)."""
-    p = plan(context(), options=False)
-    c = p["chosen"]
-    fp = c["fp"]
-    return {"fits": c["fits"], "report": f"{REPORT_NAME} (`pqsoc floorplan`)",
-            "memory_plan": {"boot_ram_bytes": p["boot"], "main_sram_bytes": p["main"],
-                            "acc_imem_bytes": acc_block.IMEM_SIZE, "acc_dmem_bytes": acc_block.DMEM_SIZE},
-            "utilisation": round(fp.logic_um2 / fpm.cell_area(fp), 4) if fp and fpm.cell_area(fp) else None,
-            "checks": [{"name": r["name"], "ok": r["ok"]} for r in c["results"]]}
-
-
-def report(ctx: Context, out: Path | None = None, studies=None) -> dict:
-    """reports/floorplan.json, floorplan.png and floorplan.md (into out); returns the JSON data.
-    The caller exits non-zero when data['fits'] is false. studies(ctx, boot, main): the figures of
-    the architecture studies that build on this module (soc/flat_floorplan.py study_plans), which
-    the caller passes in (they import this module)."""
+def report(ctx: Context, out: Path | None = None, studies=None, chip=None) -> dict:
+    """reports/floorplan.json, floorplan.png, floorplan_nested.png and floorplan.md (into out);
+    returns the JSON data. The caller exits non-zero when data['fits'] is false. The modules that
+    build on this one (soc/flat_floorplan.py), which the caller passes in: chip(ctx, boot, main,
+    path): the chip's floorplan checked (its `wrapper` entry, drawn into path); studies(ctx,
+    boot, main): the figures of the flat layouts studied. This module's own plan, the nested
+    hierarchy (the ACC a hard macro holding its SRAMs), is kept as the study that rejected it."""
     out = out or REPORTS
+    out.mkdir(parents=True, exist_ok=True)
     p = plan(ctx)
     chosen = p["chosen"]
     acc_fp, acc_res = next((a, r) for a, r in p["accs"] if a is chosen["acc"])
     w = ctx.wrapper
+    nested = {"fits": chosen["fits"],
+              "wrapper": (fpm.summary(chosen["fp"], chosen["results"]) if chosen["fp"] else
+                          {"fits": False, "checks": chosen["results"]}),
+              "acc": fpm.summary(acc_fp, acc_res),
+              "memory_options": p["options"]}
+    wrapper = chip(ctx, p["boot"], p["main"], out / "floorplan.png") if chip else nested["wrapper"]
     data = {
-        "fits": chosen["fits"],
+        "fits": bool(wrapper.get("fits")),
+        "architecture": "flat" if chip else "nested",
         "memory_plan": {"acc_imem_bytes": acc_block.IMEM_SIZE, "acc_dmem_bytes": acc_block.DMEM_SIZE,
                         "boot_ram_bytes": p["boot"], "main_sram_bytes": p["main"],
                         "from": "ip/acc/block.py, soc/target.py SILICON_ROM_SIZE / SILICON_SRAM_SIZE"},
-        "wrapper": (fpm.summary(chosen["fp"], chosen["results"]) if chosen["fp"] else
-                    {"fits": False, "checks": chosen["results"]}),
-        "acc": fpm.summary(acc_fp, acc_res),
-        "openlane": {"acc": acc_openlane(ctx, acc_fp)},
-        "memory_options": p["options"],
+        "wrapper": wrapper,
+        "nested": nested,
         "architectures": architectures(ctx),
         "flat_study": studies(ctx, p["boot"], p["main"]) if studies else {},
         "parameters": {"halo_um": HALO_UM, "track_use": TRACK_USE, "hard_macro_channel_um": HARD_MACRO_CHANNEL_UM,
-                       "max_utilisation": MAX_UTIL, "acc_utilisation": acc_block.CELL_UTIL,
+                       "max_utilisation": MAX_UTIL, "arch_max_utilisation": ARCH_MAX_UTIL,
+                       "acc_utilisation": acc_block.CELL_UTIL,
                        "sram_macro": ctx.sram.cell,
                        "sram_pin_edges": ctx.sram.edge_pins(),
                        "sram_channels_um": _sram(ctx, "x").channel,
@@ -500,32 +495,30 @@ def report(ctx: Context, out: Path | None = None, studies=None) -> dict:
                     "sram": f"$PDK_ROOT/{Path(ctx.sram.source).relative_to(find_pdk().root)}"},
         "core_um2": round((w.core[2] - w.core[0]) * (w.core[3] - w.core[1]), 1),
         "open_items": [
-            "the ACC's power grid (pnr/acc/config.json, soc/caravel_openlane.py): its SRAMs' power "
-            "pins are met4, so it has met5 straps (PDN_MULTILAYER) and no met5 signal routing "
-            "(RT_MAX_LAYER met4); its met5 straps are laid on the wrapper's vccd1/vssd1 straps "
-            "where the ACC is placed (same pitch and width, offset and spacing computed, checked), "
-            "so the wrapper's straps cross it on the same nets; whether OpenROAD's pdngen merges "
-            "the coinciding straps without DRC errors and connects the wrapper's other-domain "
-            "straps around the ACC cannot be decided without running it (`make harden`)",
+            "the flat floorplan's nets between the owners' logic and each band's share of the "
+            "ACC's logic are planning figures (soc/flat_floorplan.py ACC_CONTROL_SHARE, "
+            "CONTROL_DATAPATH_NETS): the routing estimate counts the nets in each channel against "
+            "half its tracks, but congestion inside a band, pin access and detailed routing are "
+            "measured only by a real global route (`make harden`)",
             "the wrapper's SDC is Caravel's base SDC made for LibreLane (soc/caravel_openlane.py "
             "wrapper_sdc: IO_SYNC 0 from Caravel's example config, LibreLane's variable names), "
             "read by OpenSTA against the wrapper's glue netlist with the SoC a black box (a parse "
-            "and port check); it constrains wb_clk_i only, not user_clock2 (LA clk_sel), and the "
-            "SoC's paths are timed only in a LibreLane run (`make harden`)",
-            "hard macros (acc, kmac) are abstracts made from their sized dies (pins on one edge, "
-            "their own met4 straps as power pins) until `make harden` writes their LEFs; their pin "
-            "edges are a first guess (the ACC <-> KMAC side-load port, ~600 of their 706 port bits "
-            "each, would rather face each other): their configs put every pin on that edge "
-            "(IO_PIN_ORDER_CFG from this floorplan)",
+            "and port check); it constrains wb_clk_i only, not user_clock2 (LA clk_sel); the "
+            "SoC's own paths (ACC <-> KMAC side-load, CPU <-> ACC) are in one netlist and timed "
+            "by `pqsoc sta soc`, and after placement only in a LibreLane run",
+            "the 2 KiB OpenRAM macro is not reported working in silicon (users reported "
+            "supply-dependent failures; the 1 KiB one is): the memory plan does not fit on the "
+            "1 KiB macro (`architectures`, flat_1k)",
         ],
     }
-    out.mkdir(parents=True, exist_ok=True)
     (out / "floorplan.json").write_text(json.dumps(data, indent=2) + "\n")
     (out / "floorplan.md").write_text(render_md(data))
     panels = [(acc_fp, acc_res)] + ([(chosen["fp"], chosen["results"])] if chosen["fp"] else [])
-    fpm.plot(panels[::-1], out / "floorplan.png", ring=ring_rects(ctx), inner={"acc": acc_fp}, title=(
-        f"Caravel user_project_wrapper (left) with CPU boot RAM {p['boot'] // 1024} KiB + main SRAM "
-        f"{p['main'] // 1024} KiB, and the ACC hard macro (right, {len(ctx.acc_instances)} SRAM macros)"))
+    fpm.plot(panels[::-1], out / ("floorplan_nested.png" if chip else "floorplan.png"), ring=ring_rects(ctx),
+             inner={"acc": acc_fp}, title=(
+                 f"Nested (rejected): user_project_wrapper (left) with CPU boot RAM {p['boot'] // 1024} KiB + "
+                 f"main SRAM {p['main'] // 1024} KiB, and the ACC hard macro (right, "
+                 f"{len(ctx.acc_instances)} SRAM macros)"))
     return data
 
 
@@ -553,17 +546,6 @@ def sram_header() -> Path:
     return openlane.write_macro_header(cell, find_pdk().sram(cell, "verilog"))
 
 
-def acc_openlane(ctx: Context, acc: fpm.Floorplan) -> dict:
-    """Block acc's OpenLane variables from its checked floorplan: DIE_AREA, CORE_AREA, MACROS (its
-    SRAM instances, named as in its emitted Verilog, at their placements) and
-    PDN_MACRO_CONNECTIONS; pnr/acc/config.json adds its power grid (soc/caravel_openlane.py).
-    The SRAM views are the PDK's (`pdk_dir::`); the 2021 PDK subset has no SRAM GDS, for which
-    `pqsoc pnr check` stands in until a full PDK is used."""
-    # placement density a tenth above the cell utilisation, as the project's defaults (45 / 55 %)
-    return {**openlane.floorplan_variables(acc, sram_views("acc")),
-            "PL_TARGET_DENSITY_PCT": round(100 * acc.max_util) + 10}
-
-
 def ring_rects(ctx: Context) -> list[fpm.Rect]:
     """Caravel's core ring (vccd1 innermost, then the other nets outward), for the picture."""
     w = ctx.wrapper
@@ -581,59 +563,42 @@ def ring_rects(ctx: Context) -> list[fpm.Rect]:
 def render_md(data: dict) -> str:
     wr = data["wrapper"]
     mp = data["memory_plan"]
+    nested = data["nested"]
+    where = ("every SRAM macro at the wrapper level, all logic flat (architecture `flat`, layout "
+             f"`{wr.get('layout')}`)" if data["architecture"] == "flat" else "the ACC's SRAMs in the ACC macro")
     lines = ["# Floorplan (generated by `pqsoc floorplan`; do not edit)", "",
-             f"Memory plan: ACC IMEM {mp['acc_imem_bytes'] // 1024} KiB + DMEM {mp['acc_dmem_bytes'] // 1024} KiB "
-             f"(in the ACC macro), CPU boot RAM {mp['boot_ram_bytes'] // 1024} KiB + main SRAM "
-             f"{mp['main_sram_bytes'] // 1024} KiB (wrapper top level). "
-             f"**{'Fits' if data['fits'] else 'Does NOT fit'}** Caravel's user_project_wrapper"
-             + (f": top-level cells at {wr['utilisation']:.1%} of {wr['cell_rows_um2'] / 1e6:.2f} mm2 of rows "
-                f"(at most {data['parameters']['max_utilisation']:.0%})." if wr.get("utilisation") else "."),
-             "", "| check | result | detail |", "|---|---|---|"]
-    lines += [f"| {r['name']} | {'pass' if r['ok'] else 'FAIL'} | {r['detail']} |" for r in wr["checks"]]
-    acc = data["acc"]
-    lines += ["", f"ACC macro: die {acc['die_um'][2]:.1f} x {acc['die_um'][3]:.1f} um, "
-              f"{len(acc['macros'])} SRAM macros, logic {acc['logic_um2'] / 1e6:.3f} mm2 at "
-              f"{acc['utilisation']:.1%} of {acc['cell_rows_um2'] / 1e6:.2f} mm2 of rows; checks "
-              + ("all pass." if acc["fits"] else "FAIL: " + ", ".join(r["name"] for r in acc["checks"] if not r["ok"])),
-              "", "## Memory options (ACC 16 + 16 KiB fixed)", "",
-              "Each row: the best of the arrangements tried (ACC shelf width, KMAC shape, order), checked.", "",
-              f"'fits': with the ACC macro's cells at {data['parameters']['acc_utilisation']:.0%} (the plan's, "
-              f"ip/acc/block.py CELL_UTIL), the KMAC's and the top level's at most "
-              f"{data['parameters']['max_utilisation']:.0%}; the next column: the lowest ACC utilisation "
-              "(ACC die sized for it) at which the option fits.", "",
-              "| boot RAM KiB | main SRAM KiB | macros (CPU) | macro mm2 | logic mm2 (top) | top cell rows mm2 "
-              "| top utilisation | fits | fits with ACC at | area bound mm2 |",
-              "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
-    for o in data["memory_options"]:
-        util = f"{o['top_utilisation']:.1%}" if o["top_utilisation"] else "-"
-        lines.append(f"| {o['boot_ram_kib']} | {o['main_sram_kib']} | {o['macros']} ({o['cpu_macros']}) | "
-                     f"{o['macro_um2'] / 1e6:.2f} | {o['logic_um2'] / 1e6:.2f} ({o['top_logic_um2'] / 1e6:.2f}) | "
-                     f"{o['top_cell_rows_um2'] / 1e6:.2f} | {util} | "
-                     + ("yes" if o["fits"] else "no: " + ", ".join(o["failed_checks"])) + " | "
-                     + (f"{o['fits_with_acc_utilisation']:.0%}" if o["fits_with_acc_utilisation"] is not None else
-                        f"> {ACC_UTIL_STEPS[-1]:.0%}") + f" | {o['area_lower_bound_um2'] / 1e6:.2f} |")
-    lines += ["", f"Area bound: every SRAM macro with a halo and all logic at "
-              f"{data['parameters']['max_utilisation']:.0%}; above the core's {data['core_um2'] / 1e6:.2f} mm2 no "
-              "arrangement fits.", "", "Sources: " + "; ".join(f"{k}: {v}" for k, v in data["sources"].items()) + ".",
-              "", "Open items: " + " ".join(f"({i + 1}) {x}." for i, x in enumerate(data["open_items"])),
-              "", "![floorplan](floorplan.png)", ""]
+             f"Memory plan: ACC IMEM {mp['acc_imem_bytes'] // 1024} KiB + DMEM {mp['acc_dmem_bytes'] // 1024} KiB, "
+             f"CPU boot RAM {mp['boot_ram_bytes'] // 1024} KiB + main SRAM {mp['main_sram_bytes'] // 1024} KiB; "
+             f"{where}. **{'Fits' if data['fits'] else 'Does NOT fit'}** Caravel's user_project_wrapper"
+             + (f": logic at {wr['utilisation']:.1%} of {wr['cell_rows_um2'] / 1e6:.2f} mm2 of rows." if wr.get("utilisation")
+                else f": {wr['error']}." if wr.get("error") else "."), ""]
+    if wr.get("band_utilisation"):
+        rw = wr["routing_worst"]
+        lines += ["Bands (utilisation): " + ", ".join(f"{n} {u:.1%}" for n, u in wr["band_utilisation"].items())
+                  + f" (at most {data['parameters']['arch_max_utilisation']:.0%}); routing: the worst channel's nets "
+                  f"take {rw['ratio']:.2f} of its tracks ({rw['line']}; at most "
+                  f"{wr['assumptions']['routing_margin']} passes).", ""]
+    lines += ["| check | result | detail |", "|---|---|---|"]
+    lines += [f"| {r['name']} | {'pass' if r['ok'] else 'FAIL'} | {r['detail']} |" for r in wr.get("checks", [])]
+    lines += ["", "![floorplan](floorplan.png)"]
+    if data.get("flat_study"):
+        lines += ["", "## Flat layouts studied (`soc/flat_floorplan.py`)"]
     for plan, st in (data.get("flat_study") or {}).items():
         if "error" in st:
             lines += ["", f"Flat architecture study {plan}: does NOT fit: {st['error']}"]
             continue
         bands = ", ".join(f"{n} {u:.1%}" for n, u in st["band_utilisation"].items())
         failed = [c["name"] for c in st["checks"] if not c["ok"]]
-        lines += ["", f"Flat architecture study {plan} (`soc/flat_floorplan.py`): "
+        lines += ["", f"Flat architecture study {plan}: "
                   f"{'fits' if st['fits'] else 'does NOT fit'}; bands {bands}; unpowered rows "
-                  f"{st['unpowered_rows_um2'] / 1e6:.3f} mm2; routing: the worst line's nets take "
+                  f"{st['unpowered_rows_um2'] / 1e6:.3f} mm2; routing: the worst channel's nets take "
                   f"{st['routing_worst']['ratio']:.2f} of its tracks ({st['routing_worst']['line']}; at most "
                   f"{st['assumptions'].get('routing_margin', 0.5)} passes), {st['routing_lines_over']} lines over"
                   + (f"; failed floorplan checks: {', '.join(failed)}" if failed else "")]
-    if data.get("flat_study"):
-        lines += ["", "![flat floorplan](floorplan_flat.png)"]
     if data.get("architectures"):
-        lines += ["", "Physical architectures by area (a lower bound: `architectures`; the rows left after the "
-                  "macros and their halos, and the utilisation the flat logic needs there):", "",
+        lines += ["", "## Physical architectures by area", "",
+                  "A lower bound (`architectures`): the rows left after the macros and their halos, and the "
+                  "utilisation the flat logic needs there.", "",
                   "| architecture | SRAM macro | macros | macros + halos (mm2) | hard macro dies (mm2) | "
                   "flat logic (mm2) | rows at most (mm2) | utilisation at least | fits by area |",
                   "|---|---|---|---|---|---|---|---|---|"]
@@ -643,4 +608,38 @@ def render_md(data: dict) -> str:
                          f"{r['macros_with_halo_um2'] / 1e6:.3f} | {r['hard_macro_dies_um2'] / 1e6:.3f} | "
                          f"{r['flat_logic_um2'] / 1e6:.3f} | {r['rows_at_most_um2'] / 1e6:.3f} | "
                          f"{'-' if u is None else f'{u:.1%}'} | {'yes' if r['fits_area'] else 'no'} |")
+    acc = nested["acc"]
+    nw = nested["wrapper"]
+    lines += ["", "## The nested architecture (rejected, issue #35; soc/README.md \"The physical architecture\")", "",
+              f"The ACC a hard macro holding its 16 SRAMs: die {acc['die_um'][2]:.1f} x {acc['die_um'][3]:.1f} um, "
+              f"logic {acc['logic_um2'] / 1e6:.3f} mm2 at {acc['utilisation']:.1%} of {acc['cell_rows_um2'] / 1e6:.2f} "
+              "mm2 of rows; its floorplan checks " + ("all pass" if acc["fits"] else "FAIL") + "; the wrapper around it "
+              + ("passes its floorplan checks" if nw.get("fits") else "fails its floorplan checks: "
+                 + ", ".join(r["name"] for r in nw.get("checks", []) if not r["ok"]))
+              + ". What rejected it are the checks of `pqsoc pnr check` on its configurations (power grid, power "
+              "reach, routing), not these.", "",
+              "![nested floorplan](floorplan_nested.png)", "",
+              "### Memory options of the nested architecture (ACC 16 + 16 KiB fixed)", "",
+              "Each row: the best of the arrangements tried (ACC shelf width, KMAC shape, order), checked.", "",
+              f"'fits': with the ACC macro's cells at {data['parameters']['acc_utilisation']:.0%} (the plan's, "
+              f"ip/acc/block.py CELL_UTIL), the KMAC's and the top level's at most "
+              f"{data['parameters']['max_utilisation']:.0%}; the next column: the lowest ACC utilisation "
+              "(ACC die sized for it) at which the option fits.", "",
+              "| boot RAM KiB | main SRAM KiB | macros (CPU) | macro mm2 | logic mm2 (top) | top cell rows mm2 "
+              "| top utilisation | fits | fits with ACC at | area bound mm2 |",
+              "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
+    for o in nested["memory_options"]:
+        util = f"{o['top_utilisation']:.1%}" if o["top_utilisation"] else "-"
+        lines.append(f"| {o['boot_ram_kib']} | {o['main_sram_kib']} | {o['macros']} ({o['cpu_macros']}) | "
+                     f"{o['macro_um2'] / 1e6:.2f} | {o['logic_um2'] / 1e6:.2f} ({o['top_logic_um2'] / 1e6:.2f}) | "
+                     f"{o['top_cell_rows_um2'] / 1e6:.2f} | {util} | "
+                     + ("yes" if o["fits"] else "no: " + ", ".join(o["failed_checks"])) + " | "
+                     + (f"{o['fits_with_acc_utilisation']:.0%}" if o["fits_with_acc_utilisation"] is not None else
+                        f"> {ACC_UTIL_STEPS[-1]:.0%}") + f" | {o['area_lower_bound_um2'] / 1e6:.2f} |")
+    lines += ["", f"Area bound: every SRAM macro with a halo and all logic at "
+              f"{data['parameters']['max_utilisation']:.0%}; above the core's {data['core_um2'] / 1e6:.2f} mm2 no "
+              "arrangement fits.", "",
+              "## Sources and open items", "",
+              "Sources: " + "; ".join(f"{k}: {v}" for k, v in data["sources"].items()) + ".",
+              "", "Open items: " + " ".join(f"({i + 1}) {x}." for i, x in enumerate(data["open_items"])), ""]
     return "\n".join(lines) + "\n"

@@ -1,17 +1,15 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""The OpenLane 2 / LibreLane configurations of the taped-out hierarchy, from its checked floorplans.
+"""The LibreLane configuration of the taped-out chip, from its checked floorplan.
 
-Two configurations come from here (wired to the blocks by the registry, pqsoc/cli/blocks.py, and
-written by `pqsoc pnr-config`):
-- block `acc`, the ACC hard macro: die, core, its 16 SRAM macros at their places, and a power
-  grid whose met5 straps lie on the wrapper's vccd1/vssd1 straps where the ACC is placed;
-- block `caravel`, Caravel's user_project_wrapper: die, pin template, core ring and power grid
-  from Caravel's fixed files (CARAVEL_ROOT, read when the configuration is generated), the ACC,
-  the KMAC and the CPU's 6 SRAM macros at their places, the top-level logic (Ibex, LiteX) as
-  standard cells around them, under Caravel's base SDC made for LibreLane (wrapper_sdc).
-Every number comes from the floorplan (soc/caravel_floorplan.py), the PDK or Caravel's files; see
-soc/README.md ("The wrapper's OpenLane configuration") for the choices.
+The physical architecture is `flat` (soc/README.md "The physical architecture"): one configuration,
+block `caravel`, Caravel's user_project_wrapper (written by `pqsoc pnr-config`, wired to the block
+by the registry, pqsoc/cli/blocks.py): die, pin template, core ring and power grid from Caravel's
+fixed files (CARAVEL_ROOT, read when the configuration is generated); the SoC's 20 SRAM macros
+(the CPU's boot RAM and main SRAM, the ACC's IMEM and DMEM) at the places of the flat floorplan
+(soc/flat_floorplan.py, its hybrid layout), under their instance paths in the SoC's RTL; all logic
+(Ibex, LiteX, the ACC, the KMAC) as standard cells around them in the one run, under Caravel's
+base SDC made for LibreLane (wrapper_sdc). No block is hardened on its own.
 """
 import dataclasses
 import functools
@@ -23,37 +21,18 @@ from pathlib import Path
 
 from ip.acc import block as acc_block
 from pqsoc import BUILD, REPO, FlowError
-from pqsoc.flow import caravel, harden, openlane
+from pqsoc.flow import caravel, openlane
 from pqsoc.flow import floorplan as fpm
-from soc import caravel_floorplan
+from soc import caravel_floorplan, flat_floorplan
 
-# Where `make harden` collects a hardened block's views: the Caravel submission's folders
-# (caravel_user_project's layout, pqsoc/flow/tapeout.py caravel_submission), which the wrapper's
-# configuration names. Timing: the macro's Liberty per process corner and its parasitics per RC
-# corner (LibreLane's corner names: `nom_tt_025C_1v80`, `max_ss_100C_1v60`, ...), so the wrapper's
-# STA and CTS time the paths into and between the macros (ACC <-> KMAC side-load, CPU <-> ACC).
-# pqsoc/flow/harden.py collect_views copies each from the run's final/ folder.
-HARD_MACRO_VIEWS = {"gds": "gds/{top}.gds", "lef": "lef/{top}.lef", "nl": "verilog/gl/{top}.v"}
-HARD_MACRO_LIB = {f"*_{c}_*": path for c, path in harden.SUBMISSION_LIB.items()}
-HARD_MACRO_SPEF = {f"{rc}_*": path for rc, path in harden.SUBMISSION_SPEF.items()}
-
-
-def hard_macro_views(name: str) -> dict:
-    """The MACROS views of hard macro `name` in the wrapper's configuration: the collected
-    GDS / LEF / netlist, Liberty and SPEF (HARD_MACRO_*), and a port-only header (`vh`) that
-    LibreLane's lint and synthesis read instead of the netlist."""
-    from pqsoc.flow.block import get
-    top = get(name).top
-    out = {k: [_rel(REPO / v.format(top=top), WRAPPER_BLOCK)] for k, v in HARD_MACRO_VIEWS.items()}
-    out["vh"] = [_rel(openlane.macro_header_path(top), WRAPPER_BLOCK)]
-    out["lib"] = {k: [_rel(REPO / v.format(top=top), WRAPPER_BLOCK)] for k, v in HARD_MACRO_LIB.items()}
-    out["spef"] = {k: [_rel(REPO / v.format(top=top), WRAPPER_BLOCK)] for k, v in HARD_MACRO_SPEF.items()}
-    return out
-# The wrapper's hard macros (blocks hardened on their own; the floorplan names them by block),
-# in the order `make harden` makes them, before the wrapper (tapeout.json lists them so too).
-HARD_MACROS = ("kmac", "acc")
+# The flat architecture hardens no block on its own: the wrapper is the one run.
+HARD_MACROS: tuple[str, ...] = ()
 WRAPPER_BLOCK = "caravel"
-HARDEN_ORDER = (*HARD_MACROS, WRAPPER_BLOCK)
+HARDEN_ORDER = (WRAPPER_BLOCK,)
+# The floorplan's SRAM names -> where their instances sit in the wrapper's RTL (in RTL order:
+# rows, then columns of each SramBank, ip/common/sram.py).
+SRAM_GROUPS = (("boot_ram", ".memories.rom."), ("main_sram", ".memories.sram."),
+               ("imem", ".pqc.acc.imem."), ("dmem", ".pqc.acc.dmem."))
 # The wrapper's sources as LibreLane reads them (made by openlane_inputs): numbered copies in
 # reading order, the include folders, and Caravel's fixed files.
 WRAPPER_SRC = BUILD / "rtl" / "caravel" / "openlane"
@@ -63,109 +42,24 @@ CARAVEL_DEFINES = "defines.v"
 CARAVEL_FILES = BUILD / "caravel"
 @functools.lru_cache(maxsize=1)
 def checked_plan():
-    """(context, plan) of the current memory plan; FlowError when it does not fit."""
+    """(context, study) of the flat floorplan for the current CPU memories (soc/target.py
+    SILICON_ROM_SIZE / SILICON_SRAM_SIZE); FlowError when it does not pass every check."""
     ctx = caravel_floorplan.context()
-    p = caravel_floorplan.plan(ctx, options=False)
-    c = p["chosen"]
-    if not c["fits"]:
-        failed = ", ".join(r["name"] for r in c["results"] if not r["ok"])
-        raise FlowError(f"the current memory plan does not fit Caravel's wrapper ({failed}): "
-                        "no OpenLane configuration from a floorplan that fails its checks (`pqsoc floorplan`)")
-    return ctx, p
+    boot, main = caravel_floorplan.current_sizes()
+    s = flat_floorplan.study(ctx, boot, main, layout=flat_floorplan.CHIP_LAYOUT)
+    if not s["fits"]:
+        failed = [r["name"] for r in s["results"] if not r["ok"]] + \
+                 (["power reach"] if s["unpowered_um2"] else []) + \
+                 ([f"routing ({len(s['routing_over'])} lines over)"] if s["routing_over"] else []) + \
+                 [f"{b} utilisation" for b, u in s["band_utilisation"].items() if u > caravel_floorplan.ARCH_MAX_UTIL]
+        raise FlowError(f"the flat floorplan with CPU memories {boot // 1024} + {main // 1024} KiB does not pass "
+                        f"({', '.join(failed)}): no OpenLane configuration from a floorplan that fails its "
+                        "checks (`pqsoc floorplan`)")
+    return ctx, s
 
 
 def _rel(path: Path, block_name: str) -> str:
     return "dir::" + os.path.relpath(path, REPO / "pnr" / block_name)
-
-
-# --- the ACC's met5 straps on the wrapper's ------------------------------------------------------
-def aligned_straps(acc: fpm.Floorplan, at: fpm.Placement, wrapper: caravel.Wrapper) -> dict:
-    """PDN_HPITCH / HWIDTH / HSPACING / HOFFSET of the ACC's own met5 straps such that, with the
-    ACC at `at` in the wrapper, each of its vccd1 / vssd1 straps lies exactly on a wrapper strap
-    of the same net (the wrapper's straps then cross the ACC without a short; OpenLane issue
-    #1157: overlapping met5 straps of a macro and the top level give DRC errors unless they
-    coincide). Same pitch and width as the wrapper; a flipped placement (S, FS) reverses the
-    net order, so the spacing becomes pitch - 2 width - the wrapper's spacing."""
-    h = wrapper.pdn.horizontal
-    vdd_first = h.origin + h.offset                 # the wrapper's first vccd1 strap centre
-    flipped = at.orient in ("S", "FS")
-    if flipped:   # local y -> at.y + die.h - y
-        spacing = h.pitch - 2 * h.width - h.spacing
-        first = at.y + acc.die.h - vdd_first
-    else:
-        spacing = h.spacing
-        first = vdd_first - at.y
-    offset = (first - acc.core.y0) % h.pitch
-    return {"PDN_HPITCH": h.pitch, "PDN_HWIDTH": h.width, "PDN_HSPACING": round(spacing, 4),
-            "PDN_HOFFSET": round(offset, 4)}
-
-
-def acc_straps(acc: fpm.Floorplan, pdn: dict) -> fpm.Straps:
-    return fpm.horizontal_straps("met5", acc.power_pins, pdn["PDN_HWIDTH"], pdn["PDN_HSPACING"],
-                                 pdn["PDN_HPITCH"], pdn["PDN_HOFFSET"], acc.core)
-
-
-def strap_misalignments(acc: fpm.Floorplan, at: fpm.Placement, wrapper_fp: fpm.Floorplan,
-                        pdn: dict) -> list[str]:
-    """Each ACC met5 strap (placed in the wrapper) that does not lie on a wrapper strap of its net."""
-    out = []
-    theirs = wrapper_fp.straps.by_net
-    for net, rects in acc_straps(acc, pdn).by_net.items():
-        for r in rects:
-            placed = at.transform(wrapper_fp.macros[at.name].abstract, r)
-            y0, y1 = sorted((placed.y0, placed.y1))
-            if not any(abs(t.y0 - y0) < 1e-3 and abs(t.y1 - y1) < 1e-3 for t in theirs[net]):
-                out.append(f"{net} strap at y {y0:.3f}..{y1:.3f} (wrapper)")
-    return out
-
-
-# A hard macro's pin order file (LibreLane's IO_PIN_ORDER_CFG), made by hard_macro_inputs.
-def pin_order_path(name: str) -> Path:
-    return BUILD / "pnr" / name / "pin_order.cfg"
-
-
-def pin_order(name: str) -> str:
-    """Every pin of hard macro `name` on the edge the wrapper's floorplan turned towards the cells
-    (its `face`, in the macro's own coordinates), in LibreLane's pin order format."""
-    _, p = checked_plan()
-    return f"#{p['chosen']['fp'].macros[name].face}\n.*\n"
-
-
-def hard_macro_inputs(name: str) -> list[str]:
-    """What a hard macro's configuration names under build/: its pin order file and the SRAM
-    macro's Verilog header."""
-    path = pin_order_path(name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(pin_order(name))
-    caravel_floorplan.sram_header()
-    return []
-
-
-def hard_macro_pins(name: str) -> dict:
-    return {"IO_PIN_ORDER_CFG": _rel(pin_order_path(name), name)}
-
-
-def hard_macro_power(ctx) -> dict:
-    """A hard macro's power nets: the wrapper's first domain (Caravel's VDD_NETS[0] / GND_NETS[0],
-    vccd1 / vssd1), so its pins are named as PDN_MACRO_CONNECTIONS and its SRAMs' pins are
-    (without them LibreLane names the grid after the cells' pins, VPWR / VGND)."""
-    nets = ctx.wrapper.pdn.nets
-    return {"VDD_NETS": [nets[0]], "GND_NETS": [nets[1]]}
-
-
-def kmac_config() -> dict:
-    """Block kmac's OpenLane variables: the die the wrapper's floorplan placed (as wide as its logic
-    needs at the flow's utilisation, its height chosen by the floorplan), the core inside the
-    same margins as the ACC's; its grid on met4 only and no met5 routing (LibreLane's
-    PDN_MULTILAYER false, "useful when hardening a macro for integrating into a larger top-level
-    design"): the wrapper's met5 straps cross it and meet its met4 straps."""
-    ctx, p = checked_plan()
-    a = p["chosen"]["fp"].macros["kmac"].abstract
-    mx, my = caravel_floorplan.core_margins(ctx)
-    return {"FP_SIZING": "absolute", "DIE_AREA": [0, 0, round(a.w, 4), round(a.h, 4)],
-            "CORE_AREA": [mx, my, round(a.w - mx, 4), round(a.h - my, 4)],
-            **hard_macro_power(ctx), **hard_macro_pins("kmac"), "PDN_MULTILAYER": False,
-            "RT_MAX_LAYER": "met4"}
 
 
 # A design that holds OpenRAM macros: Magic's DRC reads the DEF with the macros as LEF abstracts
@@ -174,33 +68,6 @@ def kmac_config() -> dict:
 # before the views are written. The macros' own layout is OpenRAM's; the shuttle precheck's
 # KLayout DRC reads the whole GDS.
 SRAM_DRC = {"MAGIC_DRC_USE_GDS": False}
-
-
-def acc_config() -> dict:
-    """Block acc's OpenLane variables beyond the flow's defaults."""
-    ctx, p = checked_plan()
-    acc = p["chosen"]["acc"]
-    wrapper_fp = p["chosen"]["fp"]
-    at = wrapper_fp.placements["acc"]
-    pdn = aligned_straps(acc, at, ctx.wrapper)
-    if bad := strap_misalignments(acc, at, wrapper_fp, pdn):
-        raise FlowError("the ACC's met5 straps miss the wrapper's: " + "; ".join(bad[:4]))
-    # the ACC's SRAM checks (met4 power rails crossed by met5 straps of their net) with these straps
-    rechecked = fpm.check(dataclasses.replace(acc, straps=acc_straps(acc, pdn)))
-    if failed := [r for r in rechecked if not r["ok"]]:
-        raise FlowError("the ACC floorplan with the wrapper-aligned straps fails: "
-                        + "; ".join(f"{r['name']}: {r['detail']}" for r in failed))
-    return {
-        **caravel_floorplan.acc_openlane(ctx, acc),
-        # the SRAMs' power pins are met4: the ACC's grid has met5 straps to reach them, so no
-        # signal routing on met5, which the wrapper's straps cross
-        "PDN_MULTILAYER": True,
-        "RT_MAX_LAYER": "met4",
-        **hard_macro_power(ctx),
-        **hard_macro_pins("acc"),
-        **pdn,
-        **SRAM_DRC,
-    }
 
 
 def _places(fp: fpm.Floorplan, names: dict[str, str] | None = None) -> dict:
@@ -218,41 +85,20 @@ def area_errors(cfg: dict, die, core) -> list[str]:
     return out
 
 
-def acc_check(cfg: dict) -> list[str]:
-    """pnr/acc/config.json against the ACC floorplan (die, core, every SRAM's place) and the SRAM
-    instances of its RTL."""
-    ctx, p = checked_plan()
-    acc = p["chosen"]["acc"]
-    return (area_errors(cfg, acc.die.as_list(), acc.core.as_list())
-            + openlane.macro_errors(cfg, _places(acc), [n for n, _ in ctx.acc_instances]))
-
-
-def kmac_check(cfg: dict) -> list[str]:
-    """pnr/kmac/config.json's die against the one the wrapper's floorplan placed."""
-    want = kmac_config()
-    return area_errors(cfg, want["DIE_AREA"], want["CORE_AREA"])
-
-
 # --- the wrapper ---------------------------------------------------------------------------------
 def wrapper_instances() -> dict[str, tuple[str, str]]:
-    """The floorplan's macro names -> (instance path in the wrapper's RTL, cell): the ACC and the
-    KMAC by their module in the SoC, the CPU's SRAM macros in the order the RTL holds them (boot
-    RAM = the SoC memories' `rom`, main SRAM = its `sram`)."""
+    """The floorplan's SRAM names -> (instance path in the wrapper's RTL, cell), each group
+    (SRAM_GROUPS) in the order the RTL holds its instances."""
     from pqsoc.flow.block import get
     block = get("caravel")
-    src = _wrapper_text(block)
-    modules = {"pqc.acc": "acc", "pqc.kmac": "kmac"}
-    found = fpm.macro_instances(src, block.top, (acc_block.SRAM_MACRO, *modules))
+    found = fpm.macro_instances(_wrapper_text(block), block.top, (acc_block.SRAM_MACRO,))
     out = {}
-    for name in HARD_MACROS:
-        paths = [p for p, c in found if modules.get(c) == name]
-        if len(paths) != 1:
-            raise FlowError(f"the wrapper's RTL has {len(paths)} instances of the {name} module, not one")
-        out[name] = (paths[0], name)
-    for prefix, where in (("boot_ram", ".memories.rom."), ("main_sram", ".memories.sram.")):
-        paths = [p for p, c in found if c == acc_block.SRAM_MACRO and where in p]
+    for prefix, where in SRAM_GROUPS:
+        paths = [p for p, c in found if where in p]
         for k, path in enumerate(paths):
             out[f"{prefix}{k}"] = (path, acc_block.SRAM_MACRO)
+    if stray := sorted({p for p, _ in found} - {p for p, _ in out.values()}):
+        raise FlowError(f"SRAM instances in the wrapper's RTL in no group of SRAM_GROUPS: {', '.join(stray)}")
     return out
 
 
@@ -267,12 +113,12 @@ def _wrapper_text(block) -> str:
 
 
 def wrapper_check(cfg: dict) -> list[str]:
-    """pnr/caravel/config.json's macros against the wrapper floorplan and the macro instances of
-    the wrapper's RTL."""
-    ctx, p = checked_plan()
+    """pnr/caravel/config.json's macros against the flat floorplan and the SRAM instances of the
+    wrapper's RTL."""
+    ctx, s = checked_plan()
     names = {n: path for n, (path, _) in wrapper_instances().items()}
     return (area_errors(cfg, list(ctx.wrapper.die), list(ctx.wrapper.core))
-            + openlane.macro_errors(cfg, _places(p["chosen"]["fp"], names), sorted(names.values())))
+            + openlane.macro_errors(cfg, _places(s["fp"], names), sorted(names.values())))
 
 
 def _caravel_settings() -> dict:
@@ -471,8 +317,8 @@ def check_wrapper_sdc(sdc: Path, env: dict[str, str], out: Path) -> tuple[list[s
 def wrapper_config() -> dict:
     """Block caravel's OpenLane variables beyond the flow's defaults."""
     from soc import ibex
-    ctx, p = checked_plan()
-    fp = p["chosen"]["fp"]
+    ctx, st = checked_plan()
+    fp = st["fp"]
     w = ctx.wrapper
     names = wrapper_instances()
     if missing := sorted(set(fp.placements) - set(names)):
@@ -483,8 +329,6 @@ def wrapper_config() -> dict:
     renamed = dataclasses.replace(fp, placements={names[n][0]: p for n, p in fp.placements.items()},
                                   macros={names[n][0]: fp.macros[n] for n in fp.placements})
     views = caravel_floorplan.sram_views(WRAPPER_BLOCK)
-    for name in HARD_MACROS:
-        views[name] = hard_macro_views(name)
     cfg = {
         "VERILOG_FILES": _rel(WRAPPER_SRC / "src" / "*", "caravel"),
         "VERILOG_INCLUDE_DIRS": [_rel(WRAPPER_SRC / "include" / "caravel", "caravel"),
@@ -501,9 +345,9 @@ def wrapper_config() -> dict:
         # wrapper, turns them off)
         "PDN_ENABLE_RAILS": True,
         **SRAM_DRC,
-        # OpenROAD's power-grid node check (PSM) on a wrapper of hard macros reports the macros'
-        # internal grids as unconnected nodes; Caravel's own wrapper configuration turns the stop
-        # off (FP_PDN_CHECK_NODES 0) and LVS checks every power connection instead
+        # OpenROAD's power-grid node check (PSM) reports the macros' internal grids as
+        # unconnected nodes; Caravel's own wrapper configuration turns the stop off
+        # (FP_PDN_CHECK_NODES 0) and LVS checks every power connection instead
         "ERROR_ON_PDN_VIOLATIONS": False,
         # Caravel's constraints (wrapper_sdc, written by wrapper_inputs), not LibreLane's defaults
         "PNR_SDC_FILE": _rel(WRAPPER_PNR_SDC, "caravel"),
@@ -513,17 +357,12 @@ def wrapper_config() -> dict:
 
 
 def wrapper_inputs() -> list[str]:
-    """What the wrapper's configuration names under build/: its sources in reading order, with
-    the PQC subsystem (pqc.v) emitted with the ACC and the KMAC as black-box instances of the
-    hardened cells (pqc_with_hard_macros), Ibex' include folders, Caravel's golden DEF (the pin
-    template). Returns the problems (each fails `pqsoc pnr check` and stops `pqsoc harden`)."""
+    """What the wrapper's configuration names under build/: its sources in reading order, Ibex'
+    include folders, the SRAM macro's port-only header, Caravel's golden DEF (the pin template).
+    Returns the problems (each fails `pqsoc pnr check` and stops `pqsoc harden`)."""
     from soc import ibex
     files = _emitted_wrapper()
     caravel_floorplan.sram_header()
-    for name in HARD_MACROS:      # their `vh` views, from the RTL the macros are hardened from
-        from pqsoc.flow.block import get
-        b = get(name)
-        openlane.write_macro_header(b.top, b.rtl_dir() / f"{b.top}.v")
     if WRAPPER_SRC.exists():
         shutil.rmtree(WRAPPER_SRC)
     (WRAPPER_SRC / "src").mkdir(parents=True)
@@ -533,13 +372,7 @@ def wrapper_inputs() -> list[str]:
             (WRAPPER_SRC / "include" / "caravel").mkdir(parents=True)
             shutil.copyfile(f, WRAPPER_SRC / "include" / "caravel" / CARAVEL_DEFINES)
             continue
-        text = Path(f).read_text()
-        if Path(f).name == "pqc.v":
-            try:
-                text = pqc_with_hard_macros(text)
-            except FlowError as e:
-                problems.append(f"black boxes: {e}")
-        (WRAPPER_SRC / "src" / f"{k:03d}_{Path(f).name}").write_text(text)
+        (WRAPPER_SRC / "src" / f"{k:03d}_{Path(f).name}").write_text(Path(f).read_text())
     for k, d in enumerate(ibex.include_paths()):
         shutil.copytree(d, WRAPPER_SRC / "include" / str(k),
                         ignore=shutil.ignore_patterns("*.core", "*.md", "*.py", "*.hjson"))
@@ -560,93 +393,3 @@ def _emitted_wrapper() -> tuple[Path, ...]:
     from pqsoc.flow.block import get
     block = get("caravel")
     return tuple(block.emit(block.rtl_dir()))
-
-
-@functools.lru_cache(maxsize=None)
-def hardened_ports(name: str) -> dict[str, str]:
-    """The ports of block `name` as hardened: its Verilog emitted afresh (once a process: an
-    emission left by an earlier version of the block must not stand for it)."""
-    from pqsoc.flow.block import get
-    b = get(name)
-    b.emit(b.rtl_dir())
-    return module_ports((b.rtl_dir() / f"{b.top}.v").read_text(), b.top)
-
-
-def _width(decl: str) -> int:
-    m = re.search(r"\[(\d+):(\d+)\]", decl)
-    return abs(int(m.group(1)) - int(m.group(2))) + 1 if m else 1
-
-
-def hard_macro_instance(m, cell: str, component, ports: dict[str, str]):
-    """An Amaranth Instance of the hardened `cell` (ports: module_ports of its Verilog) wired to
-    `component`'s interface signals by name (Amaranth's flattened names, `bus__adr`), clk / rst to
-    the domain's clock and reset. A port of the cell with no signal, a signal with no port, a
-    direction or a width that differs is an error: the hardened cell must be the SoC's component
-    (blocks acc and kmac take the SoC's bus widths, ip/acc/rtl/pqc.py), nothing is extended or
-    cut on the way."""
-    from amaranth.hdl import ClockSignal, Instance, ResetSignal, Signal
-    from amaranth.lib.wiring import In
-    signals = {"__".join(str(x) for x in path): (value, member.flow == In)
-               for path, member, value in component.signature.flatten(component)}
-    errors, kw = [], {}
-    for name, decl in ports.items():
-        is_input = decl.startswith("input")
-        if name in ("clk", "rst") and is_input and name not in signals:
-            kw[f"i_{name}"] = ClockSignal() if name == "clk" else ResetSignal()
-            continue
-        if name not in signals:
-            errors.append(f"{cell} port {name} has no signal in the SoC's {cell}")
-            continue
-        value, value_is_input = signals[name]
-        if value_is_input != is_input:
-            errors.append(f"{cell} port {name} is an {decl.split()[0]}, the SoC's signal is not")
-            continue
-        if _width(decl) != len(value):
-            errors.append(f"{cell} port {name} is {_width(decl)} bits wide, the SoC's signal {len(value)}")
-            continue
-        wire = Signal(len(value), name=f"{cell}_{name}")
-        m.d.comb += wire.eq(value) if is_input else value.eq(wire)
-        kw[("i_" if is_input else "o_") + name] = wire
-    errors += [f"the SoC's {cell} signal {n} is no port of the hardened {cell}" for n in signals if n not in ports]
-    if errors:
-        raise FlowError("; ".join(errors))
-    return Instance(cell, **kw)
-
-
-def _not_elaborated(obj, seen=None) -> None:
-    """Tells Amaranth that obj and the elaboratables it holds are meant not to be elaborated
-    (a black box stands for them), so it does not warn about them as unused."""
-    from amaranth.hdl import Elaboratable
-    seen = seen if seen is not None else set()
-    if id(obj) in seen or not isinstance(obj, Elaboratable):
-        return
-    seen.add(id(obj))
-    obj._MustUse__silence = True
-    for v in vars(obj).values():
-        _not_elaborated(v, seen)
-
-
-def pqc_with_hard_macros(original: str) -> str:
-    """The PQC subsystem (module pqc, ports as in `original`, the SoC's pqc.v) with the ACC and the
-    KMAC as black-box instances of the hardened blocks acc and kmac (their emitted ports)."""
-    from amaranth.back import verilog
-    from ip.acc.rtl.pqc import PqcSubsystem
-    from soc import silicon
-    ports = {name: hardened_ports(name) for name in HARD_MACROS}
-
-    class WithHardMacros(PqcSubsystem):
-        def add_block(self, m, name, component):
-            m.submodules[name] = hard_macro_instance(m, name, component, ports[name])
-            _not_elaborated(component)
-
-    # as soc/build.py emit_pqc makes the silicon SoC's (its module ports are checked equal below)
-    top = WithHardMacros(silicon.ACC_IMEM_SIZE, silicon.ACC_DMEM_SIZE, sram_macro=silicon.SRAM_MACRO,
-                         clock_gate="sky130")
-    text = verilog.convert(top, name="pqc", emit_src=False)
-    if module_ports(text, "pqc") != module_ports(original, "pqc"):
-        raise FlowError("the PQC subsystem with hard macros has other ports than the SoC's pqc")
-    return text
-
-
-# one place that reads a module's ports (pqsoc/flow/openlane.py); named here for its callers
-module_ports = openlane.module_ports

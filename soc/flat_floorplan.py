@@ -3,7 +3,8 @@
 """The `flat` physical architecture (soc/README.md "The physical architecture"): every SRAM
 macro at the wrapper level, all logic flat in the one wrapper run, checked with the same checks
 `pqsoc pnr check` runs on a configuration; `pqsoc floorplan` reports it (reports/floorplan.json
-`flat_study`, floorplan_flat.png). A study: not the chip's configuration yet.
+`wrapper` for the chip's layout, `flat_study` for every layout; floorplan.png), and
+soc/caravel_openlane.py makes the chip's LibreLane configuration from CHIP_LAYOUT's.
 
 Shelves of SRAMs alternate with bands of standard cells; each shelf is turned so that port 0's
 edge (72 pins, the abstract's south edge) faces its band, and two shelves between bands stand back
@@ -27,6 +28,7 @@ halos apart: the halos meet, no cell row is left between them, and each gap hold
 the pin edges that face it.
 """
 import math
+from pathlib import Path
 
 from ip.acc import block as acc_block
 from ip.common import sram
@@ -52,6 +54,8 @@ STREET_AFTER = 2
 # (standing on the core's south edge, its back to Caravel's pins) or down (a band below it).
 LAYOUTS = {"comb": ((3, 3, 3, 3, 3, 3, 4), False),
            "hybrid": ((4, 3, 3, 3, 3, 4), True)}
+# The layout the chip is built on (soc/caravel_openlane.py makes its configuration).
+CHIP_LAYOUT = "hybrid"
 # The share of the ACC's logic that sits with the IMEM (control: fetch, decode, GPRs, loops)
 # against the DMEM (the wide datapath: WDRs, the wide ALU, the stream unit); a planning figure,
 # to be replaced by the synthesized split once the hierarchy reports it.
@@ -60,6 +64,8 @@ ACC_CONTROL_SHARE = 0.3
 # datapath (decoded operation, register indices, GPR values, flags, loop state), CPU <-> ACC and
 # KMAC (their ports other than the side-load: bus, DMA, interrupts).
 CONTROL_DATAPATH_NETS = 250
+# The ACC -> KMAC side-load port's nets (both ends in the datapath's logic, not between owners).
+SIDELOAD_NETS = 600
 OWNERS = ("cpu", "control", "datapath")
 # The global router's settings the routing estimate assumes (the wrapper's LibreLane config).
 # Times the study may place again with a band raised to what the routing estimate found its
@@ -293,7 +299,8 @@ def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None, layo
     power reach, the routing estimate of its nets and each band's utilisation. ports: {'acc': n,
     'kmac': n, 'sideload': n} (the blocks' port bits; default the stored syntheses' with the
     600-bit side-load)."""
-    ports = ports or {"acc": ctx.port_bits.get("acc", 0), "kmac": ctx.port_bits.get("kmac", 0), "sideload": 600}
+    ports = ports or {"acc": ctx.port_bits.get("acc", 0), "kmac": ctx.port_bits.get("kmac", 0),
+                      "sideload": SIDELOAD_NETS}
     least: dict = {}
     for _ in range(SIZING_ROUNDS):
         fp, bands = floorplan(ctx, boot, main, layout, least)
@@ -346,16 +353,50 @@ def summary(s: dict) -> dict:
                             "max_band_utilisation": cf.ARCH_MAX_UTIL, "routing_margin": rc.MARGIN}}
 
 
-def picture(ctx: cf.Context, path, boot: int = 6144, main: int = 2048, layout: str = "hybrid") -> dict:
-    """The flat floorplan for these CPU memories drawn (floorplan.plot) into path; its study."""
-    s = study(ctx, boot, main, layout=layout)
-    over = len(s["routing_over"])
-    fpm.plot([(s["fp"], s["results"])], path, ring=cf.ring_rects(ctx), title=(
-        f"Flat ({layout}): CPU boot RAM {boot // 1024} KiB + main SRAM {main // 1024} KiB, ACC IMEM / DMEM "
-        f"at the wrapper level ({len(s['fp'].placements)} SRAMs): "
-        + ("fits" if s["fits"] else f"does NOT fit ({over} routing lines over, worst "
-                                    f"{s['routing_worst']['ratio']:.2f} of its tracks)")))
-    return s
+def chip(ctx: cf.Context, boot: int, main: int, path=None) -> dict:
+    """The chip's floorplan (CHIP_LAYOUT) for these CPU memories, as reports/floorplan.json
+    `wrapper` holds it: the floorplan's summary, the study's figures, and every check (the
+    floorplan's own, power reach, band utilisation, routing) in `checks`; drawn into path."""
+    try:
+        s = study(ctx, boot, main, layout=CHIP_LAYOUT)
+    except FlowError as e:        # the layout cannot hold these memories at all
+        if path is not None and Path(path).exists():
+            Path(path).unlink()       # no picture of an earlier plan left beside this verdict
+        return {"fits": False, "architecture": "flat", "layout": CHIP_LAYOUT, "error": str(e),
+                "checks": [{"name": "layout", "ok": False, "detail": str(e)}]}
+    w = s["routing_worst"]
+    over = s["routing_over"]
+    util = s["band_utilisation"]
+    checks = [*({"name": r["name"], "ok": r["ok"], "detail": r["detail"]} for r in s["results"]),
+              {"name": "power_reach", "ok": not s["unpowered_um2"],
+               "detail": f"{s['unpowered_um2'] / 1e6:.3f} mm2 of rows reach no met5 strap of each net"
+               if s["unpowered_um2"] else "every cell row reaches a met5 strap of vccd1 and of vssd1"},
+              {"name": "band_utilisation", "ok": all(u <= cf.ARCH_MAX_UTIL for u in util.values()),
+               "detail": ", ".join(f"{n} {u:.1%}" for n, u in util.items()) + f" (at most {cf.ARCH_MAX_UTIL:.0%})"},
+              {"name": "routing", "ok": not over,
+               "detail": (f"{len(over)} of {s['routing_lines']} cut lines have a channel over {rc.MARGIN:.0%} of its "
+                          "tracks" if over else f"every channel of {s['routing_lines']} cut lines within "
+                          f"{rc.MARGIN:.0%} of its tracks") + f"; worst {w['ratio']:.2f} ({w['line']})"}]
+    if path is not None:
+        fpm.plot([(s["fp"], s["results"])], path, ring=cf.ring_rects(ctx), title=(
+            f"Flat ({CHIP_LAYOUT}): CPU boot RAM {boot // 1024} KiB + main SRAM {main // 1024} KiB, ACC IMEM / "
+            f"DMEM at the wrapper level ({len(s['fp'].placements)} SRAMs): "
+            + ("every check passes" if s["fits"] else "FAILS: " + ", ".join(c["name"] for c in checks if not c["ok"]))))
+    return {**fpm.summary(s["fp"], s["results"]), **summary(s), "architecture": "flat", "checks": checks}
+
+
+def ppa_entry(entry: dict) -> dict:
+    """Block soc's `floorplan` in reports/ppa.json: the chip's floorplan for the current memory
+    plan in short (the whole of it: `pqsoc floorplan`, reports/floorplan.json)."""
+    ctx = cf.context()
+    boot, main = cf.current_sizes()
+    c = chip(ctx, boot, main)
+    return {"fits": c["fits"], "report": f"{cf.REPORT_NAME} (`pqsoc floorplan`)", "architecture": "flat",
+            "layout": CHIP_LAYOUT,
+            "memory_plan": {"boot_ram_bytes": boot, "main_sram_bytes": main,
+                            "acc_imem_bytes": acc_block.IMEM_SIZE, "acc_dmem_bytes": acc_block.DMEM_SIZE},
+            "utilisation": c.get("utilisation"),
+            "checks": [{"name": r["name"], "ok": r["ok"]} for r in c["checks"]]}
 
 
 def study_plans(ctx: cf.Context, boot: int, main: int) -> dict:

@@ -57,7 +57,7 @@ def test_2_harden_runs_librelanes_console_script_on_the_pinned_pdk(tmp_path):
     from importlib.metadata import entry_points
     scripts = {e.name for e in entry_points(group="console_scripts") if e.value.startswith("librelane")}
     assert harden.FLOW_TOOL in scripts
-    cmd = harden.command(Path("pnr/acc/config.json"), tmp_path)
+    cmd = harden.command(Path("pnr/caravel/config.json"), tmp_path)
     assert cmd[0] == "librelane" and "--manual-pdk" in cmd
     assert cmd[cmd.index("--pdk-root") + 1] == str(tmp_path)
 
@@ -159,13 +159,12 @@ def _steps(name, config_file, root, tag):
     return dict(r["steps"]), r
 
 
-def test_4_acc_lints_with_its_sram_macros(pdk_root):
-    """Verilator.Lint and its checkers on the ACC: the SRAM macro has a `vh` view (a port-only
-    header from the PDK's model); without it (gds / lef / lib only, the state the review found)
-    LibreLane's LintErrors stops the run on the 16 unresolved SRAM instances."""
-    cfg, root = _loaded("acc")
-    steps, r = _steps("acc", cfg, root, "ok")
-    assert r["ok"], r
+def test_4_wrapper_lints_with_its_sram_macros(pdk_root, caravel_root):
+    """Verilator.Lint and its checkers on the wrapper, whose 20 SRAM macros (the CPU's and the
+    ACC's, flat) have a `vh` view (a port-only header from the PDK's model): it lints clean
+    (test_5 runs it); without the view (gds / lef / lib only, the state the review found)
+    LibreLane's LintErrors stops the run on the unresolved SRAM instances."""
+    cfg, root = _loaded("caravel")
     sram = "sky130_sram_2kbyte_1rw1r_32x512_8"
     header = json.loads(cfg.read_text())["MACROS"][sram]["vh"][0]
     assert "module sky130_sram_2kbyte_1rw1r_32x512_8 (" in Path(header).read_text() \
@@ -173,7 +172,7 @@ def test_4_acc_lints_with_its_sram_macros(pdk_root):
 
     def no_vh(c):
         del c["MACROS"][sram]["vh"]
-    steps, r = _steps("acc", _variant(cfg, "no_vh", no_vh), root, "no_vh")
+    steps, r = _steps("caravel", _variant(cfg, "no_vh", no_vh), root, "no_vh")
     assert steps["Checker.LintErrors"] == "failed" and steps["Yosys.JsonHeader"] == "not reached"
     log = (r["run_dir"] / "1-verilator-lint" / "verilator-lint.log").read_text()
     assert log.count("Cannot find file containing module") >= 16 or "sky130_sram" in log
@@ -223,9 +222,9 @@ def test_6_pdngen_pitch_rule():
     assert any("PDN-0185" in p for p in pdn_rules.strap_problems(_grid(PDN_VOFFSET=990)))
 
 
-def test_6_committed_wrapper_and_kmac_grids_hold(pdk_root, caravel_root):
+def test_6_committed_grids_hold(pdk_root, caravel_root):
     from pqsoc.flow import pdn_rules
-    for name in ("kmac", "caravel"):
+    for name in ("keccak", "caravel"):
         cfg, root = _loaded(name)
         from librelane.flows import Flow
         resolved = Flow.factory.get("Classic")(str(cfg), pdk_root=str(root), pdk="sky130A",
@@ -247,7 +246,7 @@ def _committed(name):
 
 
 def test_10_magic_drc_reads_the_sram_abstracts():
-    for name in ("acc", "caravel"):
+    for name in ("caravel",):
         cfg = _committed(name)
         if "sky130_sram_2kbyte_1rw1r_32x512_8" in cfg["MACROS"]:
             assert cfg["MAGIC_DRC_USE_GDS"] is False, name
@@ -348,28 +347,23 @@ def test_11_point_to_point_nets_cross_only_between_their_ends():
     assert v["demand"] == 0                                   # both ends left of x = 495
 
 
-def test_11_wrapper_nets_hold_the_sideload_port(pdk_root, caravel_root):
-    """The wrapper's net model: the ACC <-> KMAC side-load port (600 nets, their `sideload__*`
-    ports) between the two macros' pin edges; every SRAM pin edge to the cells."""
-    from librelane.flows import Flow
-    from pqsoc.cli.pnr import macro_sizes as _macro_sizes
-    from pqsoc.flow import floorplan as fpm
-    from pqsoc.flow.pdk import find_pdk
-    from soc import route_model
-    from soc.caravel_openlane import hardened_ports, _width, pin_order
-    cfg_file, root = _loaded("caravel")
-    cfg = Flow.factory.get("Classic")(str(cfg_file), pdk_root=str(root), pdk="sky130A",
-                                      scl="sky130_fd_sc_hd").config
-    sram = fpm.read_lef(find_pdk().sram("sky130_sram_2kbyte_1rw1r_32x512_8", "lef"))
-    sizes = _macro_sizes()
-    hard = {n: {"size": sizes[n], "face": pin_order(n).splitlines()[0].lstrip("#"),
-                "ports": {p: _width(d) for p, d in hardened_ports(n).items()}} for n in ("acc", "kmac")}
-    bodies, nets = route_model.nets(cfg, {sram.cell: sram}, hard)
-    side = [n for n in nets if n.a.at is not None and n.b.at is not None]
-    assert [(n.a.name.split()[0], n.b.name.split()[0], n.count) for n in side] in (
-        [("acc", "kmac", 600)], [("kmac", "acc", 600)])
-    from pqsoc.flow.route_capacity import ROWS
-    assert sum(n.count for n in nets if n.b is ROWS) >= 6 * 100 + 199 + 86
+def test_11_wrapper_routing_is_the_flat_floorplans(pdk_root, caravel_root):
+    """The wrapper's routing estimate (`pqsoc pnr check`) routes the flat floorplan's nets on the
+    places the configuration gives the SRAMs: every SRAM pin edge to the band it faces, and the
+    nets between the owners' logic (the ACC's and the KMAC's ports but the side-load, which stays
+    inside the datapath's logic); every channel within the margin."""
+    from pqsoc.cli.pnr import route_estimate
+    from soc import caravel_openlane, flat_floorplan
+    lines = route_estimate()
+    assert lines and all(ln["ok"] for ln in lines), [ln for ln in lines if not ln["ok"]][:2]
+    ctx, st = caravel_openlane.checked_plan()
+    nets = flat_floorplan.nets(ctx, st["fp"], st["bands"], flat_floorplan.SIDELOAD_NETS,
+                               ctx.port_bits["acc"], ctx.port_bits["kmac"])
+    between = {(n.a.name, n.b.name): n.count for n in nets if n.a.name.endswith(" logic")}
+    assert between == {("control logic", "datapath logic"): flat_floorplan.CONTROL_DATAPATH_NETS,
+                       ("cpu logic", "control logic"): ctx.port_bits["acc"] - flat_floorplan.SIDELOAD_NETS,
+                       ("cpu logic", "datapath logic"): ctx.port_bits["kmac"] - flat_floorplan.SIDELOAD_NETS}
+    assert sum(n.count for n in nets if not n.a.name.endswith(" logic")) == 20 * 91
 
 
 # --- deliverable 5: the verdicts kept for tapeout.json -----------------------------------------------

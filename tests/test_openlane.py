@@ -17,12 +17,13 @@ from pqsoc.flow import openlane
 def test_every_config_belongs_to_a_block():
     with_config = [b for b in blocks.BLOCKS.values() if b.openlane is not None]
     assert {b.name for b in with_config} == {p.parent.name for p in (REPO / "pnr").glob("*/config.json")}
-    assert {b.name for b in with_config} == {"keccak", "kmac", "acc", "caravel"}
+    # the flat architecture: the wrapper is the chip's one run; keccak is a block of its own
+    assert {b.name for b in with_config} == {"keccak", "caravel"}
 
 
-# one block at a time: acc's and caravel's need their emitted RTL (the SRAM and macro instance
-# names; ~5 and ~20 s on a fresh clone) and the floorplan
-@pytest.mark.parametrize("name", ["keccak", "kmac", "acc", "caravel"])
+# one block at a time: caravel's needs its emitted RTL (the SRAM instance names; ~20 s on a
+# fresh clone) and the floorplan
+@pytest.mark.parametrize("name", ["keccak", "caravel"])
 def test_committed_configs_are_the_generated_ones(name):
     b = blocks.get(name)
     path = openlane.config_path(b)
@@ -56,8 +57,6 @@ def test_harden_refuses_a_config_that_differs(monkeypatch, tmp_path):
 
 
 # --- `pqsoc pnr check`: LibreLane's own config loader ----------------------------------------
-from pathlib import Path
-
 from pqsoc.flow import pdk_overlay
 from pqsoc.flow.pdk import find_pdk
 
@@ -75,7 +74,7 @@ def _with_rtl(name):
     return b
 
 
-@pytest.mark.parametrize("name", ["keccak", "kmac"])
+@pytest.mark.parametrize("name", ["keccak"])
 def test_pnr_check_loads_the_committed_configs(name, loader_root):
     r = openlane.check(_with_rtl(name), loader_root)
     b = blocks.get(name)
@@ -95,8 +94,8 @@ def test_pnr_check_cli(capsys):
 
 
 def _bad_config(tmp_path, **changes):
-    """kmac's configuration with absolute paths, changed."""
-    b = _with_rtl("kmac")
+    """keccak's configuration with absolute paths, changed."""
+    b = _with_rtl("keccak")
     cfg = openlane.config(b)
     cfg["VERILOG_FILES"] = [str((b.rtl_dir() / f"{b.top}.v").resolve())]
     cfg["SYNTH_EXCLUDED_CELL_FILE"] = str(openlane.SYNTH_EXCLUDE_CELLS.resolve())
@@ -115,13 +114,13 @@ def _bad_config(tmp_path, **changes):
 @pytest.mark.parametrize("changes, message", [
     ({"CLOCK_PERIOD": "abc"}, r"'CLOCK_PERIOD' of type Decimal is invalid: 'abc'"),
     ({"FP_CORE_UTILISATION": 30}, r"Unknown key 'FP_CORE_UTILISATION'"),
-    ({"VERILOG_FILES": ["/nonexistent/kmac.v"]}, r"'VERILOG_FILES\[0\]' is invalid: '/nonexistent/kmac.v' does not exist"),
+    ({"VERILOG_FILES": ["/nonexistent/keccak.v"]}, r"'VERILOG_FILES\[0\]' is invalid: '/nonexistent/keccak.v' does not exist"),
 ])
 def test_pnr_check_names_the_bad_variable(tmp_path, loader_root, changes, message):
     b, good = _bad_config(tmp_path / "good")
-    assert openlane.load(b, loader_root, good)["DESIGN_NAME"] == "kmac"   # only the change fails
+    assert openlane.load(b, loader_root, good)["DESIGN_NAME"] == "keccak_core"   # only the change fails
     b, path = _bad_config(tmp_path, **changes)
-    with pytest.raises(FlowError, match=r"kmac: LibreLane refuses .*\n(.|\n)*" + message):
+    with pytest.raises(FlowError, match=r"keccak: LibreLane refuses .*\n(.|\n)*" + message):
         openlane.load(b, loader_root, path)
 
 
@@ -169,22 +168,17 @@ def test_full_pdk_is_not_overlaid(tmp_path):
         openlane.loader_pdk_root(tmp_path)
 
 
-# --- the ACC macro and Caravel's wrapper: configurations from their floorplans --------------------
+# --- Caravel's wrapper: the configuration from the flat floorplan ----------------------------------
 from soc import caravel_openlane
 
 
-def test_acc_and_wrapper_configs_come_from_the_floorplan():
-    """No hand-typed coordinates: die, core and every macro place are the checked floorplan's,
-    the wrapper's die, ring and grid Caravel's fixed files' (CARAVEL_ROOT)."""
+def test_wrapper_config_comes_from_the_flat_floorplan():
+    """No hand-typed coordinates: every SRAM's place is the checked flat floorplan's, under its
+    instance path in the SoC's RTL; the wrapper's die, ring and grid are Caravel's fixed files'
+    (CARAVEL_ROOT); no hard macro."""
     from pqsoc.flow import caravel
-    ctx, p = caravel_openlane.checked_plan()
-    acc_fp, wrapper_fp = p["chosen"]["acc"], p["chosen"]["fp"]
-    acc = openlane.config(blocks.get("acc"))
-    assert acc["DIE_AREA"] == acc_fp.die.as_list() and acc["CORE_AREA"] == acc_fp.core.as_list()
-    sram = acc["MACROS"][caravel_openlane.acc_block.SRAM_MACRO]
-    assert set(sram["instances"]) == {n for n, _ in ctx.acc_instances}
-    assert sram["lib"] == {"*": [f"pdk_dir::libs.ref/sky130_sram_macros/lib/{caravel_openlane.acc_block.SRAM_MACRO}_TT_1p8V_25C.lib"]}
-    assert acc["PDN_MULTILAYER"] is True and acc["RT_MAX_LAYER"] == "met4"
+    ctx, st = caravel_openlane.checked_plan()
+    fp = st["fp"]
     w = openlane.config(blocks.get("caravel"))
     wr = caravel.wrapper()
     assert w["DESIGN_NAME"] == "user_project_wrapper" and w["DIE_AREA"] == list(wr.die)
@@ -192,36 +186,39 @@ def test_acc_and_wrapper_configs_come_from_the_floorplan():
     assert (w["PDN_VWIDTH"], w["PDN_VPITCH"]) == (wr.pdn.vertical.width, wr.pdn.vertical.pitch)
     assert w["RT_MAX_LAYER"] == "met4" and w["PDN_ENABLE_RAILS"] is True
     assert w["FP_DEF_TEMPLATE"] == "dir::../../build/caravel/user_project_wrapper.def"
-    placed = {name: inst for m in w["MACROS"].values() for name, inst in m["instances"].items()}
-    assert len(placed) == len(wrapper_fp.placements) == 8
-    assert placed["soc.pqc.acc"]["location"] == [wrapper_fp.placements["acc"].x, wrapper_fp.placements["acc"].y]
-    assert w["MACROS"]["acc"]["lef"] == ["dir::../../lef/acc.lef"]
-    assert len(w["PDN_MACRO_CONNECTIONS"]) == 8
-    text = openlane.render(blocks.get("caravel")) + openlane.render(blocks.get("acc"))
+    cell = caravel_openlane.acc_block.SRAM_MACRO
+    assert list(w["MACROS"]) == [cell]
+    placed = w["MACROS"][cell]["instances"]
+    names = {n: path for n, (path, _) in caravel_openlane.wrapper_instances().items()}
+    assert len(placed) == len(fp.placements) == 20 and set(placed) == set(names.values())
+    for n, pl in fp.placements.items():
+        assert placed[names[n]] == {"location": [pl.x, pl.y], "orientation": pl.orient}, n
+    assert names["imem0"] == "soc.pqc.acc.imem.ram_r0_c0" and names["dmem7"] == "soc.pqc.acc.dmem.ram_r0_c7"
+    assert names["boot_ram0"].startswith("soc.memories.rom.") and names["main_sram0"].startswith("soc.memories.sram.")
+    assert w["MACROS"][cell]["lib"] == {"*": [f"pdk_dir::libs.ref/sky130_sram_macros/lib/{cell}_TT_1p8V_25C.lib"]}
+    assert (w["FP_MACRO_HORIZONTAL_HALO"], w["FP_MACRO_VERTICAL_HALO"]) == (
+        caravel_openlane.flat_floorplan.HALO_X_UM, caravel_openlane.flat_floorplan.HALO_Y_UM)
+    assert len(w["PDN_MACRO_CONNECTIONS"]) == 20 and w["MAGIC_DRC_USE_GDS"] is False
+    assert caravel_openlane.HARD_MACROS == () and caravel_openlane.HARDEN_ORDER == ("caravel",)
+    text = openlane.render(blocks.get("caravel"))
     assert "/work/" not in text and str(openlane.REPO) not in text     # no machine paths
 
 
-def test_acc_met5_straps_lie_on_the_wrappers():
-    """The ACC's own met5 straps, placed (FS) in the wrapper, coincide with the wrapper's straps of
-    their net; one strap off by a pitch's share is found."""
-    _, p = caravel_openlane.checked_plan()
-    acc, fp = p["chosen"]["acc"], p["chosen"]["fp"]
-    at = fp.placements["acc"]
-    pdn = caravel_openlane.aligned_straps(acc, at, caravel_openlane.caravel.wrapper())
-    assert not caravel_openlane.strap_misalignments(acc, at, fp, pdn)
-    assert caravel_openlane.acc_straps(acc, pdn).by_net["vccd1"]
-    bad = dict(pdn, PDN_HOFFSET=pdn["PDN_HOFFSET"] + 5)
-    assert caravel_openlane.strap_misalignments(acc, at, fp, bad)
-    bad = dict(pdn, PDN_HSPACING=pdn["PDN_HSPACING"] - 1)
-    assert any(m.startswith("vssd1") for m in caravel_openlane.strap_misalignments(acc, at, fp, bad))
+def test_wrapper_sources_are_the_socs_own():
+    """The flat wrapper reads the SoC's RTL as emitted: the ACC and the KMAC are modules of it,
+    not black boxes."""
+    b = blocks.get("caravel")
+    assert openlane.prepare(b) == []
+    pqc = next((caravel_openlane.WRAPPER_SRC / "src").glob("*_pqc.v")).read_text()
+    assert pqc == (b.rtl_dir() / "soc" / "rtl" / "pqc.v").read_text()
+    assert "module \\pqc.acc" in pqc and "module \\pqc.kmac" in pqc
 
 
-@pytest.mark.parametrize("name", ["acc", "caravel"])
-def test_macro_check_seeded_errors(name):
+def test_macro_check_seeded_errors():
     """The committed config's macros pass the check; an instance left out of MACROS or of
     PDN_MACRO_CONNECTIONS, or moved off its floorplan place, fails it."""
     import copy
-    b = blocks.get(name)
+    b = blocks.get("caravel")
     cfg = json.loads(openlane.config_path(b).read_text())
     assert b.openlane_check(cfg) == []
     cell, m = next(iter(cfg["MACROS"].items()))
@@ -238,60 +235,45 @@ def test_macro_check_seeded_errors(name):
     c = copy.deepcopy(cfg)
     c["MACROS"][cell]["instances"][inst]["orientation"] = "S"
     assert b.openlane_check(c)
+    c = copy.deepcopy(cfg)
+    c["DIE_AREA"][3] += 2.72
+    assert any(e.startswith("DIE_AREA") and "the floorplan has" in e for e in b.openlane_check(c))
 
 
-@pytest.mark.parametrize("name", ["kmac", "acc", "caravel"])
-def test_die_off_the_floorplan_fails_the_check(name):
-    b = blocks.get(name)
-    cfg = json.loads(openlane.config_path(b).read_text())
-    assert b.openlane_check(cfg) == []
-    cfg["DIE_AREA"][3] += 2.72
-    assert any(e.startswith("DIE_AREA") and "the floorplan has" in e for e in b.openlane_check(cfg))
-
-
-def test_kmac_die_is_the_one_the_wrapper_places():
-    _, p = caravel_openlane.checked_plan()
-    a = p["chosen"]["fp"].macros["kmac"].abstract
-    cfg = openlane.config(blocks.get("kmac"))
-    assert cfg["DIE_AREA"] == [0, 0, round(a.w, 4), round(a.h, 4)] and cfg["FP_SIZING"] == "absolute"
-    assert cfg["PDN_MULTILAYER"] is False and cfg["RT_MAX_LAYER"] == "met4"
-    assert cfg["VDD_NETS"] == ["vccd1"] and cfg["GND_NETS"] == ["vssd1"]
-
-
-@pytest.mark.parametrize("name", ["kmac", "acc"])
-def test_hard_macro_pins_on_the_edge_the_floorplan_turned_to_the_cells(name):
-    _, p = caravel_openlane.checked_plan()
-    b = blocks.get(name)
-    assert openlane.prepare(b) == []
-    cfg = openlane.config(b)
-    path = openlane.config_path(b).parent / cfg["IO_PIN_ORDER_CFG"][5:]
-    assert path.read_text() == f"#{p['chosen']['fp'].macros[name].face}\n.*\n"
+def test_checked_plan_refuses_a_floorplan_that_fails(monkeypatch):
+    """No configuration from a floorplan that fails a check: 22 SRAMs (CPU 8 + 4 KiB) do not fit
+    the chip's layout, and the refusal says so."""
+    from soc import caravel_floorplan
+    monkeypatch.setattr(caravel_floorplan, "current_sizes", lambda: (8 * 1024, 4 * 1024))
+    caravel_openlane.checked_plan.cache_clear()
+    try:
+        with pytest.raises(FlowError, match="22 SRAMs do not fit"):
+            caravel_openlane.checked_plan()
+    finally:
+        caravel_openlane.checked_plan.cache_clear()
 
 
 def test_pnr_check_refuses_a_config_off_its_floorplan(monkeypatch, tmp_path, loader_root):
     monkeypatch.setattr(openlane, "PNR", tmp_path)
-    b = blocks.get("acc")
+    b = blocks.get("caravel")
     path = openlane.write(b)
     cfg = json.loads(path.read_text())
     cell = next(iter(cfg["MACROS"]))
     first = next(iter(cfg["MACROS"][cell]["instances"].values()))
     first["location"][1] += 2.72
     path.write_text(json.dumps(cfg, indent=2) + "\n")
-    with pytest.raises(FlowError, match=r"acc: .* does not match its floorplan and RTL:\n .*the floorplan has"):
+    with pytest.raises(FlowError, match=r"caravel: .* does not match its floorplan and RTL:\n .*the floorplan has"):
         openlane.check(b, loader_root)
 
 
-@pytest.mark.parametrize("name", ["acc", "caravel"])
-def test_pnr_check_loads_the_floorplan_configs(name, loader_root):
-    """LibreLane resolves them; files only `make harden` or a full PDK gives are stood in and listed."""
-    b = blocks.get(name)
+def test_pnr_check_loads_the_wrapper_config(loader_root):
+    """LibreLane resolves it; files only a full PDK gives are stood in and listed."""
+    b = blocks.get("caravel")
     openlane.prepare(b)
     r = openlane.check(b, loader_root, find_pdk().root)
     assert r["DESIGN_NAME"] == b.top and r["variables"] > 300
     for path, why in r["stand_ins"]:
         assert "make harden" in why or "not in the PDK in use" in why, (path, why)
-    if name == "caravel":
-        assert {Path(p).name for p, _ in r["stand_ins"]} >= {"acc.gds", "acc.lef", "acc.v", "kmac.lef"}
 
 
 def test_pnr_check_stands_in_only_for_pending_files(tmp_path):
@@ -300,83 +282,15 @@ def test_pnr_check_stands_in_only_for_pending_files(tmp_path):
     assert openlane.pending_reason(openlane.REPO / "pnr" / "acc" / "x.lef", (tmp_path,)) is None
 
 
-def test_hard_macro_instance_wires_the_cells_ports_by_name():
-    """The black box of a hardened block in the SoC: its ports (from its Verilog) wired to the
-    SoC's component by name; a missing, extra or reversed port is an error, and so is one of
-    another width (nothing is extended or cut between the SoC and a hardened cell)."""
-    from amaranth import Module
-    from amaranth.lib import wiring
-    from amaranth.lib.wiring import In, Out
-
-    class Part(wiring.Component):
-        def __init__(self):
-            super().__init__({"a": In(4), "y": Out(1)})
-
-        def elaborate(self, platform):
-            return Module()
-
-    def make(ports):
-        m, part = Module(), Part()
-        for x in (m, part):             # never elaborated here: no warnings about them
-            caravel_openlane._not_elaborated(x)
-        return caravel_openlane.hard_macro_instance(m, "part", part, ports)
-
-    ports = {"clk": "input", "rst": "input", "a": "input [3:0]", "y": "output"}
-    caravel_openlane._not_elaborated(make(ports))
-    with pytest.raises(FlowError, match="part port a is 8 bits wide, the SoC's signal 4"):
-        make({**ports, "a": "input [7:0]"})
-    with pytest.raises(FlowError, match="part port y is 2 bits wide, the SoC's signal 1"):
-        make({**ports, "y": "output [1:0]"})
-    with pytest.raises(FlowError, match="part port b has no signal"):
-        make({**ports, "b": "input"})
-    with pytest.raises(FlowError, match="signal y is no port of the hardened part"):
-        make({"a": "input [3:0]"})
-    with pytest.raises(FlowError, match="part port a is an output, the SoC's signal is not"):
-        make({**ports, "a": "output [3:0]"})
-
-
-def test_wrapper_sources_hold_the_hard_macros_as_black_boxes():
-    b = blocks.get("caravel")
-    assert openlane.prepare(b) == []
-    pqc = next((caravel_openlane.WRAPPER_SRC / "src").glob("*_pqc.v")).read_text()
-    assert re.search(r"^  acc acc \(", pqc, re.M) and re.search(r"^  kmac kmac \(", pqc, re.M)
-    assert "module \\pqc.acc" not in pqc and "module \\pqc.kmac" not in pqc
-    original = (b.rtl_dir() / "soc" / "rtl" / "pqc.v").read_text()
-    assert caravel_openlane.module_ports(pqc, "pqc") == caravel_openlane.module_ports(original, "pqc")
-
-
-@pytest.mark.parametrize("name", caravel_openlane.HARD_MACROS)
-def test_hardened_blocks_are_the_socs_components(name):
-    """Blocks acc and kmac as hardened (their emitted Verilog) have the ports of the SoC's ACC and
-    KMAC, port for port and bit for bit: the bus address is the SoC's (ACC_ADDR_WIDTH,
-    KMAC_ADDR_WIDTH), not the components' 30-bit default, so the wrapper's black box is the SoC's
-    component with nothing extended or cut."""
-    from amaranth.lib.wiring import In
-    from ip.acc.rtl import pqc
-    from ip.kmac import block as kmac_block
-    soc = pqc.PqcSubsystem()
-    caravel_openlane._not_elaborated(soc)          # only its ports are read
-    component = {"acc": soc.acc, "kmac": soc.kmac}[name]
-    want = {"__".join(map(str, path)): ("input" if member.flow == In else "output", len(value))
-            for path, member, value in component.signature.flatten(component)}
-    got = {port: (decl.split()[0], caravel_openlane._width(decl))
-           for port, decl in caravel_openlane.hardened_ports(name).items() if port not in ("clk", "rst")}
-    width = {"acc": pqc.ACC_ADDR_WIDTH, "kmac": pqc.KMAC_ADDR_WIDTH}[name]
-    assert got["bus__adr"] == ("input", width), f"block {name}'s bus address is not the SoC's {width} bits"
-    assert got == want
-    # what ports cannot show: the KMAC's Keccak speed (block kmac's constant, the SoC's pqc.py's)
-    assert kmac_block.ROUNDS_PER_CYCLE == pqc.KMAC_ROUNDS_PER_CYCLE == soc.kmac.rounds_per_cycle
-
-
 # --- `pqsoc harden`: the chip's order, the hardened views ------------------------------------------
-def test_harden_without_blocks_takes_the_chip_in_order_and_refuses_without_openroad(monkeypatch, capsys):
+def test_harden_without_blocks_takes_the_chip_and_refuses_without_openroad(monkeypatch, capsys):
     from pqsoc.cli import main
     from pqsoc.flow import harden
     monkeypatch.setattr(harden.shutil, "which", lambda tool: None)
-    assert caravel_openlane.HARDEN_ORDER == ("kmac", "acc", "caravel")
+    assert caravel_openlane.HARDEN_ORDER == ("caravel",)
     assert main(["harden"]) != 0
     out = capsys.readouterr()
-    assert "[harden] block 1/3: kmac" in out.out and "hardening needs librelane, openroad" in out.err
+    assert "[harden] block 1/1: caravel" in out.out and "hardening needs librelane, openroad" in out.err
 
 
 def test_harden_collects_views_where_the_wrapper_reads_them(tmp_path):
@@ -395,13 +309,6 @@ def test_harden_collects_views_where_the_wrapper_reads_them(tmp_path):
                    "lib/acc__ff.lib", "spef/multicorner/acc.nom.spef", "spef/multicorner/acc.min.spef",
                    "spef/multicorner/acc.max.spef"]
     assert (tmp_path / "lib/acc__ss.lib").read_text() == "lib/nom_ss_100C_1v60"
-    wrapper = json.loads(openlane.config_path(blocks.get("caravel")).read_text())["MACROS"]["acc"]
-    assert [wrapper[v][0] for v in ("gds", "lef", "nl")] == [f"dir::../../{p}" for p in
-                                                             ("gds/acc.gds", "lef/acc.lef", "verilog/gl/acc.v")]
-    # finding 13: the wrapper reads the collected timing views, every corner
-    assert wrapper["lib"] == {f"*_{c}_*": [f"dir::../../lib/acc__{c}.lib"] for c in ("tt", "ss", "ff")}
-    assert wrapper["spef"] == {f"{rc}_*": [f"dir::../../spef/multicorner/acc.{rc}.spef"]
-                               for rc in ("nom", "min", "max")}
     (run / "final" / "lef" / "acc.lef").unlink()
     with pytest.raises(FlowError, match="has no final/lef/acc.lef"):
         harden.collect_views(run, "acc", repo=tmp_path)

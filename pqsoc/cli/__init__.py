@@ -32,8 +32,8 @@ def _ppa(args):
 
 
 def _harden(args):
-    """`pqsoc harden [BLOCK ...]`: without blocks the chip's, in dependency order (the hard
-    macros, then the wrapper that places them: soc/caravel_openlane.py HARDEN_ORDER)."""
+    """`pqsoc harden [BLOCK ...]`: without blocks the chip's, in dependency order
+    (soc/caravel_openlane.py HARDEN_ORDER: the wrapper alone, the flat architecture)."""
     from pqsoc.flow import harden
     from soc.caravel_openlane import HARDEN_ORDER
     names = args.blocks or list(HARDEN_ORDER)
@@ -60,20 +60,22 @@ def _floorplan(args) -> int:
     ctx = caravel_floorplan.context()
     print("[floorplan] placing and checking the current plan and the memory options (~1 min)", flush=True)
     from soc import flat_floorplan
-    data = caravel_floorplan.report(ctx, studies=flat_floorplan.study_plans)
-    for o in data["memory_options"]:
-        print(f"[floorplan] option boot RAM {o['boot_ram_kib']:2d} KiB + main SRAM {o['main_sram_kib']} KiB: "
-              f"{o['macros']} macros, " + ("fits" if o["fits"] else "does not fit"))
+    data = caravel_floorplan.report(ctx, studies=flat_floorplan.study_plans, chip=flat_floorplan.chip)
     for plan, st in data["flat_study"].items():
-        print(f"[floorplan] flat architecture study {plan}: " + ("fits" if st["fits"] else "does not fit"))
-    flat_floorplan.picture(ctx, caravel_floorplan.REPORTS / "floorplan_flat.png")
-    print(f"[floorplan] wrote {caravel_floorplan.REPORT_NAME}, floorplan.md, floorplan.png and floorplan_flat.png")
+        print(f"[floorplan] flat layout study {plan}: " + ("fits" if st["fits"] else "does not fit"))
+    for o in data["nested"]["memory_options"]:
+        print(f"[floorplan] nested (rejected) option boot RAM {o['boot_ram_kib']:2d} KiB + main SRAM "
+              f"{o['main_sram_kib']} KiB: {o['macros']} macros, " + ("fits" if o["fits"] else "does not fit"))
+    print(f"[floorplan] wrote {caravel_floorplan.REPORT_NAME}, floorplan.md, floorplan.png and floorplan_nested.png")
+    mp = data["memory_plan"]
+    plan = f"CPU boot RAM {mp['boot_ram_bytes'] // 1024} KiB + main SRAM {mp['main_sram_bytes'] // 1024} KiB"
     if not data["fits"]:
         failed = ", ".join(r["name"] for r in data["wrapper"]["checks"] if not r["ok"])
-        print(f"pqsoc floorplan: the current memory plan does NOT fit Caravel's user_project_wrapper "
-              f"(failed: {failed}); see reports/floorplan.md", file=sys.stderr)
+        print(f"pqsoc floorplan: the chip's floorplan (flat, {flat_floorplan.CHIP_LAYOUT}) with {plan} does NOT "
+              f"fit Caravel's user_project_wrapper (failed: {failed}); see reports/floorplan.md", file=sys.stderr)
         return 1
-    print("[floorplan] the current memory plan fits Caravel's user_project_wrapper; every check passes")
+    print(f"[floorplan] the chip's floorplan (flat, {flat_floorplan.CHIP_LAYOUT}) with {plan} fits Caravel's "
+          "user_project_wrapper; every check passes")
     return 0
 
 

@@ -17,7 +17,7 @@ from sim import api_bench
 from sim import caravel as caravel_sim
 from sim import silicon as silicon_sim
 from soc import block as soc_block
-from soc import caravel_floorplan, caravel_openlane
+from soc import caravel_openlane, flat_floorplan
 
 __all__ = ["BLOCKS", "Block", "emit_amaranth", "get", "register"]
 
@@ -39,22 +39,18 @@ def _acc_bench() -> dict:
 
 
 register(kmac_block.KECCAK)
-# The KMAC's die is the one the wrapper's floorplan placed (soc/caravel_openlane.py).
-register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench, openlane=caravel_openlane.kmac_config,
-                             openlane_check=caravel_openlane.kmac_check,
-                             openlane_inputs=functools.partial(caravel_openlane.hard_macro_inputs, "kmac")))
-# The ACC's and the wrapper's OpenLane configurations come from their floorplans (soc/caravel_openlane.py).
-register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc,
-                             openlane=caravel_openlane.acc_config,
-                             openlane_check=caravel_openlane.acc_check,
-                             openlane_inputs=functools.partial(caravel_openlane.hard_macro_inputs, "acc")))
+# The KMAC and the ACC are flat logic in the wrapper's one run (soc/README.md "The physical
+# architecture"): no configuration of their own.
+register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench, openlane=None))
+register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc, openlane=None))
 # Block soc's benchmark: the firmware API end to end on the simulation SoC (sim/api_bench.py).
 for _b, _bench in ((soc_block.SOC, api_bench.measure), (soc_block.SOC_ACC32K, None)):
     register(dataclasses.replace(_b, gls=functools.partial(silicon_sim.gls_soc, block=_b.name),
                                  bench=_bench))
+# The wrapper's configuration comes from the flat floorplan (soc/caravel_openlane.py).
 register(dataclasses.replace(soc_block.CARAVEL, gls=caravel_sim.gls_caravel, openlane=caravel_openlane.wrapper_config,
                              openlane_inputs=caravel_openlane.wrapper_inputs,
                              openlane_check=caravel_openlane.wrapper_check))
 # The Caravel wrapper's floorplan is the taped-out SoC's (ACC 16 + 16 KiB): block soc's; the
 # 32 KiB-ACC variant has none (its ACC alone is larger than the wrapper, soc/README.md).
-register(dataclasses.replace(BLOCKS["soc"], floorplan=caravel_floorplan.ppa_entry))
+register(dataclasses.replace(BLOCKS["soc"], floorplan=flat_floorplan.ppa_entry))

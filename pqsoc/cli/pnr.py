@@ -4,10 +4,11 @@
 configurations that needs no OpenROAD (README "Hardening"), a line each, non-zero on any failure.
 
 Per block: the committed configuration is the generated one and LibreLane's loader resolves it;
-pdngen's strap rules, power reach and (for a hard macro of the wrapper) no met5
-(pqsoc/flow/pdn_rules.py); the routing-capacity estimate (pqsoc/flow/route_capacity.py with the
-nets of soc/route_model.py); LibreLane's own steps before place-and-route (pqsoc/flow/prepnr.py).
-Without blocks (or with --floorplan) first the floorplan check of the current memory plan.
+pdngen's strap rules, power reach and (for a hard macro of the wrapper, none in the flat
+architecture) no met5 (pqsoc/flow/pdn_rules.py); the routing-capacity estimate of the wrapper
+(pqsoc/flow/route_capacity.py with the nets of the flat floorplan, soc/flat_floorplan.py);
+LibreLane's own steps before place-and-route (pqsoc/flow/prepnr.py). Without blocks (or with
+--floorplan) first the floorplan check of the current memory plan.
 `--json` writes every verdict, which tapeout.json reads as each macro's checks passed here.
 """
 import json
@@ -130,68 +131,53 @@ def power_rules(name: str, cfg, res: Results) -> None:
 
 
 def routing(name: str, cfg, res: Results) -> None:
-    """The routing-capacity estimate of a configuration with macros."""
+    """The routing-capacity estimate of the wrapper: the flat floorplan's nets (soc/flat_floorplan.py)
+    on the places its configuration gives the macros (the configuration's check holds them equal)."""
     from pqsoc.flow.route_capacity import MARGIN
+    from soc.caravel_openlane import WRAPPER_BLOCK
     if not cfg.get("MACROS"):
         return
-    lines = route_estimate(cfg)
+    if name != WRAPPER_BLOCK:
+        res.add(name, "routing capacity", False, "no net model for a configuration with macros other than the wrapper's")
+        return
+    lines = route_estimate()
     bad = sorted((ln for ln in lines if not ln["ok"]), key=lambda ln: -ln["ratio"])
     worst = max(lines, key=lambda ln: ln["ratio"])
     for ln in bad[:4]:
-        print(f"pqsoc pnr check: error: {name}: routing: {ln['line']} ({ln['axis']} = {ln['at']} um): "
-              f"{ln['demand']} nets cross, {ln['capacity']} tracks ({ln['ratio']:.2f} of them; at most "
-              f"{MARGIN:.0%}): {', '.join(f'{k} {v}' for k, v in ln['crossing'].items())}", file=sys.stderr)
-    detail = (f"{len(bad)} of {len(lines)} cut lines over {MARGIN:.0%} of their tracks; worst "
+        print(f"pqsoc pnr check: error: {name}: routing: {ln['line']} ({ln['axis']} = {ln['at']} um, channel "
+              f"{ln['segment'][0]} .. {ln['segment'][1]}): {ln['demand']} nets cross, {ln['capacity']} tracks "
+              f"({ln['ratio']:.2f} of them; at most {MARGIN:.0%}): "
+              f"{', '.join(f'{k} {v}' for k, v in ln['crossing'].items())}", file=sys.stderr)
+    detail = (f"{len(bad)} of {len(lines)} cut lines have a channel over {MARGIN:.0%} of its tracks; worst "
               f"{worst['ratio']:.2f} ({worst['demand']} nets, {worst['capacity']} tracks, {worst['line']})") if bad else \
-        f"{len(lines)} cut lines within {MARGIN:.0%} of their tracks (worst {worst['ratio']:.2f}, {worst['line']})"
+        (f"{len(lines)} cut lines, every channel within {MARGIN:.0%} of its tracks (worst {worst['ratio']:.2f}, "
+         f"{worst['line']})")
     res.add(name, "routing capacity", not bad, detail)
 
 
-def route_estimate(cfg) -> list[dict]:
-    from pqsoc.flow import floorplan as fpm
+def route_estimate() -> list[dict]:
+    """The flat floorplan's routing estimate (its study, soc/flat_floorplan.py) for the current
+    CPU memories."""
     from pqsoc.flow import route_capacity
-    from pqsoc.flow.pdk import SCL, SRAM_MACROS, find_pdk
-    from pqsoc.flow.pdn_rules import ROW_H, SITE_W
-    from soc import route_model
-    from soc.caravel_openlane import HARD_MACROS, hardened_ports, _width, pin_order
-    pdk = find_pdk()
-    abstracts = {}
-    for cell in SRAM_MACROS:
-        a = fpm.read_lef(pdk.sram(cell, "lef"))
-        abstracts[a.cell] = a
-    sizes = macro_sizes()
-    hard = {}
-    for name in HARD_MACROS:
-        top = blocks.get(name).top
-        if top in (cfg.get("MACROS") or {}):
-            hard[top] = {"size": sizes[top], "face": pin_order(name).splitlines()[0].lstrip("#"),
-                         "ports": {p: _width(d) for p, d in hardened_ports(name).items()}}
-    bodies, nets = route_model.nets(cfg, abstracts, hard)
-    core = fpm.Rect(*[float(v) for v in cfg["CORE_AREA"]])
-    hh = float(cfg.get("FP_MACRO_HORIZONTAL_HALO") or 0)
-    vh = float(cfg.get("FP_MACRO_VERTICAL_HALO") or 0)
-    rows = fpm.cell_rows(core, ROW_H, SITE_W, [fpm.Rect(b.x0 - hh, b.y0 - vh, b.x1 + hh, b.y1 + vh)
-                                               for b in bodies.values()])
-    tech = fpm.read_tech_lef(pdk.base / "libs.ref" / SCL / "techlef" / f"{SCL}.tlef")
-    return route_capacity.estimate(core, bodies, rows, ROW_H, nets, tech["routing"], cfg)
+    from soc import caravel_openlane, flat_floorplan
+    ctx, study = caravel_openlane.checked_plan()
+    fp = study["fp"]
+    groups = flat_floorplan.nets(ctx, fp, study["bands"], flat_floorplan.SIDELOAD_NETS,
+                                 ctx.port_bits.get("acc", 0), ctx.port_bits.get("kmac", 0))
+    bodies = {n: pl.rect(ctx.sram) for n, pl in fp.placements.items()}
+    return route_capacity.estimate(fp.core, bodies, fp.rows, fp.row_h, groups, ctx.tech["routing"],
+                                   flat_floorplan.as_config(ctx, fp))
 
 
 def macro_sizes() -> dict:
-    """Cell -> (w, h) of every macro a configuration may place: the SRAM macros' LEFs, and the
-    hard macros' dies from their configurations (their LEFs exist only after `make harden`)."""
-    from pqsoc.flow import openlane
+    """Cell -> (w, h) of every macro a configuration may place: the SRAM macros' LEFs."""
     from pqsoc.flow import floorplan as fpm
     from pqsoc.flow.pdk import SRAM_MACROS, find_pdk
-    from soc.caravel_openlane import HARD_MACROS
     pdk = find_pdk()
     out = {}
     for cell in SRAM_MACROS:
         a = fpm.read_lef(pdk.sram(cell, "lef"))
         out[a.cell] = (a.w, a.h)
-    for name in HARD_MACROS:
-        b = blocks.get(name)
-        d = [float(v) for v in openlane.config(b)["DIE_AREA"]]
-        out[b.top] = (d[2] - d[0], d[3] - d[1])
     return out
 
 
@@ -207,17 +193,22 @@ def librelane_steps(name: str, config_file, pdk_root, res: Results) -> None:
 
 
 def floorplan_check(ctx=None) -> tuple[bool, str]:
-    """The current memory plan's floorplans (ACC macro, Caravel wrapper), checked; printed."""
-    from soc import caravel_floorplan
-    p = caravel_floorplan.plan(ctx or caravel_floorplan.context(), options=False)
-    acc, _ = next((a, r) for a, r in p["accs"] if a is p["chosen"]["acc"])
-    print(f"[floorplan] ACC macro {acc.die.w:.1f} x {acc.die.h:.1f} um ({len(acc.placements)} SRAM macros, "
-          f"{acc.notes['per_shelf']} per shelf): every check passes")
-    c = p["chosen"]
-    for r in c["results"]:
+    """The current memory plan's flat floorplan (soc/flat_floorplan.py, the chip's layout),
+    checked; printed."""
+    from soc import caravel_floorplan, flat_floorplan
+    ctx = ctx or caravel_floorplan.context()
+    boot, main = caravel_floorplan.current_sizes()
+    s = flat_floorplan.study(ctx, boot, main, layout=flat_floorplan.CHIP_LAYOUT)
+    for r in s["results"]:
         print(f"[floorplan] wrapper {r['name']}: {'pass' if r['ok'] else 'FAIL'}: {r['detail']}")
-    plan = f"CPU boot RAM {p['boot'] // 1024} KiB + main SRAM {p['main'] // 1024} KiB"
-    if c["fits"]:
-        return True, f"user_project_wrapper with {plan}: fits, every floorplan check passes"
-    return False, (f"user_project_wrapper with {plan} does NOT fit: "
-                   + ", ".join(r["name"] for r in c["results"] if not r["ok"]))
+    util = ", ".join(f"{b} {u:.1%}" for b, u in s["band_utilisation"].items())
+    w = s["routing_worst"]
+    print(f"[floorplan] wrapper power reach: {s['unpowered_um2'] / 1e6:.3f} mm2 of rows unpowered; bands {util}; "
+          f"routing worst {w['ratio']:.2f} of its tracks ({w['line']})")
+    plan = f"CPU boot RAM {boot // 1024} KiB + main SRAM {main // 1024} KiB, {flat_floorplan.CHIP_LAYOUT} layout"
+    if s["fits"]:
+        return True, f"user_project_wrapper (flat) with {plan}: fits, every floorplan check passes"
+    failed = [r["name"] for r in s["results"] if not r["ok"]] + (["power reach"] if s["unpowered_um2"] else []) \
+        + (["routing"] if s["routing_over"] else []) \
+        + [f"{b} utilisation" for b, u in s["band_utilisation"].items() if u > caravel_floorplan.ARCH_MAX_UTIL]
+    return False, f"user_project_wrapper (flat) with {plan} does NOT fit: " + ", ".join(failed)

@@ -9,8 +9,9 @@ import sys
 
 from pqsoc import REPO, FlowError
 from pqsoc.flow import submission as subfiles
+from pqsoc.flow.harden import SUBMISSION_VIEWS
 from pqsoc.flow import tapeout as flow
-from soc.caravel_openlane import HARD_MACRO_VIEWS, HARD_MACROS, WRAPPER_BLOCK   # blocks hardened on their own, placed in the wrapper
+from soc.caravel_openlane import HARD_MACROS, WRAPPER_BLOCK   # blocks hardened on their own (none: flat), the wrapper
 
 WRAPPER = "user_project_wrapper"      # the cell Caravel's user project area takes (fixed name)
 WRAPPER_RTL_DIR = "build/rtl/caravel"     # where `pqsoc soc caravel` writes the wrapper and user_defines.v
@@ -98,11 +99,10 @@ def lvs_inputs() -> subfiles.LvsInputs:
     return subfiles.LvsInputs(
         top=WRAPPER, hard_macros=tuple(blocks.get(n).top for n in HARD_MACROS), std_cell_library=SCL,
         sram_macros=tuple(sorted({silicon.SRAM_MACRO, acc_block.SRAM_MACRO})),
-        gl_path=HARD_MACRO_VIEWS["nl"].format(top="{cell}"))
+        gl_path=next(dest for kind, _, dest in SUBMISSION_VIEWS if kind == "nl").format(top="{cell}"))
 
 
 def project() -> flow.Project:
-    from ip.acc import block as acc_block
     from ip.common import SYS_CLK_PERIOD_NS
     from ip.common.sram import MACROS
     from pqsoc.cli import blocks

@@ -57,7 +57,7 @@ class Block:
     # (pnr/<name>/config.json) of its own.
     openlane: dict | Callable[[], dict] | None = None
     # Makes the build files the OpenLane configuration names besides the emitted Verilog (the
-    # Caravel wrapper's sources with its hard macros as black boxes, Caravel's fixed files):
+    # Caravel wrapper's sources in reading order, the SRAM's header, Caravel's fixed files):
     # called by `pqsoc pnr check` and `pqsoc harden` before LibreLane reads the configuration;
     # returns the problems found making them (each fails the check and stops the hardening).
     openlane_inputs: Callable[[], list[str]] | None = None

@@ -81,16 +81,20 @@ def test_floorplan_command_reports_and_exit_code(ctx, monkeypatch, tmp_path, cap
     assert "do not fit shelves" in data["flat_study"]["hybrid 16+8 KiB"]["error"]
     assert set(data["flat_study"]["hybrid 4+4 KiB"]["band_utilisation"]) == {f"band{k}" for k in range(3)}
     assert {r["architecture"] for r in data["architectures"]} == {"nested", "hard_logic", "flat", "flat_1k"}
-    assert (tmp_path / "floorplan.png").stat().st_size > 10_000
+    assert data["architecture"] == "flat" and "do not fit shelves" in data["wrapper"]["error"]
+    assert not (tmp_path / "floorplan.png").exists()                  # no picture of a plan that fails
+    assert (tmp_path / "floorplan_nested.png").stat().st_size > 10_000
     assert "Does NOT fit" in (tmp_path / "floorplan.md").read_text()
-    monkeypatch.setattr(cf, "current_sizes", lambda: (4 * 1024, 2 * 1024))
+    monkeypatch.setattr(cf, "current_sizes", lambda: (6 * 1024, 2 * 1024))
     assert cli.main(["floorplan"]) == 0
     data = json.loads((tmp_path / "floorplan.json").read_text())
-    assert data["fits"] and data["wrapper"]["fits"] and data["acc"]["fits"]
-    assert set(data["wrapper"]["macros"]["acc"]) >= {"x_um", "y_um", "orientation", "pin_edges"}
-    assert all(c["ok"] for c in data["wrapper"]["channels"])
+    assert data["fits"] and data["wrapper"]["fits"] and data["nested"]["acc"]["fits"]
+    assert set(data["wrapper"]["macros"]["imem0"]) >= {"x_um", "y_um", "orientation", "pin_edges"}
+    assert len(data["wrapper"]["macros"]) == 20 and all(c["ok"] for c in data["wrapper"]["channels"])
+    assert {c["name"] for c in data["wrapper"]["checks"]} >= {"no_overlap", "power_reach", "routing", "band_utilisation"}
+    assert (tmp_path / "floorplan.png").stat().st_size > 10_000
     md = (tmp_path / "floorplan.md").read_text()
-    assert "| 4 | 2 | 19 (3) |" in md and "**Fits**" in md
+    assert "| 4 | 2 | 19 (3) |" in md and "**Fits**" in md and "layout `hybrid`" in md
 
 
 def test_pnr_check_runs_the_floorplan_check(ctx, monkeypatch, capsys):
@@ -99,17 +103,22 @@ def test_pnr_check_runs_the_floorplan_check(ctx, monkeypatch, capsys):
     monkeypatch.setattr(cf, "current_sizes", lambda: (16 * 1024, 8 * 1024))
     assert cli.main(["pnr", "check", "keccak", "--floorplan"]) == 1
     assert "floorplan" in capsys.readouterr().err
-    monkeypatch.setattr(cf, "current_sizes", lambda: (4 * 1024, 2 * 1024))
+    monkeypatch.setattr(cf, "current_sizes", lambda: (6 * 1024, 2 * 1024))
     assert cli.main(["pnr", "check", "keccak", "--floorplan"]) == 0
-    assert "user_project_wrapper with CPU boot RAM 4 KiB + main SRAM 2 KiB: fits" in capsys.readouterr().out
+    assert ("user_project_wrapper (flat) with CPU boot RAM 6 KiB + main SRAM 2 KiB, hybrid layout: fits"
+            in capsys.readouterr().out)
 
 
 def test_ppa_floorplan_entry_is_the_check(ctx, monkeypatch):
+    from soc import flat_floorplan as ff
     monkeypatch.setattr(cf, "context", lambda *a, **k: ctx)
-    monkeypatch.setattr(cf, "current_sizes", lambda: (4 * 1024, 2 * 1024))
-    e = cf.ppa_entry({})
-    assert e["fits"] and e["report"].startswith("reports/floorplan.json")
-    assert {c["name"] for c in e["checks"]} >= {"no_overlap", "pin_channels", "power", "utilisation"}
+    monkeypatch.setattr(cf, "current_sizes", lambda: (6 * 1024, 2 * 1024))
+    e = ff.ppa_entry({})
+    assert e["fits"] and e["report"].startswith("reports/floorplan.json") and e["layout"] == "hybrid"
+    assert {c["name"] for c in e["checks"]} >= {"no_overlap", "pin_channels", "power", "utilisation",
+                                                 "power_reach", "routing", "band_utilisation"}
+    monkeypatch.setattr(cf, "current_sizes", lambda: (8 * 1024, 4 * 1024))
+    assert not ff.ppa_entry({})["fits"]
 
 
 def test_missing_synthesis_falls_back_to_the_committed_inputs(monkeypatch, tmp_path, pdk_root):
@@ -145,44 +154,6 @@ def test_acc_instances_from_its_verilog(pdk_root):
     assert len(names) == 16 and len(set(names)) == 16
     assert sum(n.startswith("imem.") for n in names) == acc_block.IMEM_SIZE // acc_block.MACRO_BYTES
     assert sum(n.startswith("dmem.") for n in names) == acc_block.DMEM_SIZE // acc_block.MACRO_BYTES
-
-
-def test_acc_openlane_variables_load_in_librelane(ctx, accs, tmp_path):
-    """MACROS / PDN_MACRO_CONNECTIONS / DIE_AREA from the checked ACC floorplan, as LibreLane's
-    Classic loader reads them (the SRAM GDS is a stand-in file: the 2021 PDK subset has none)."""
-    from decimal import Decimal
-    from pqsoc.cli import blocks
-    from pqsoc.flow import openlane
-    from pqsoc.flow.pdk import find_pdk
-    acc = next(a for a, _ in accs if a.notes["per_shelf"] == 4)
-    v = cf.acc_openlane(ctx, acc)
-    cell = acc_block.SRAM_MACRO
-    assert v["MACROS"][cell]["lef"] == [f"pdk_dir::libs.ref/sky130_sram_macros/lef/{cell}.lef"]
-    assert len(v["PDN_MACRO_CONNECTIONS"]) == 16 and r"mem\.ram0 vccd1 vssd1 vccd1 vssd1" in v["PDN_MACRO_CONNECTIONS"]
-    gds = tmp_path / f"{cell}.gds"
-    gds.write_bytes(b"\0")
-    v["MACROS"][cell]["gds"] = [str(gds)]
-    v["MACROS"][cell]["lef"] = [str(find_pdk().sram(cell, "lef"))]
-    assert v["MACROS"][cell]["vh"] == ["dir::../../build/pnr/macros/sky130_sram_2kbyte_1rw1r_32x512_8.vh"]
-    v["MACROS"][cell]["vh"] = [str(cf.sram_header())]      # the port-only header, made as harden makes it
-    rtl = tmp_path / "acc.v"
-    rtl.write_text("module acc(input clk); endmodule\n")
-    kmac = blocks.get("kmac")
-    cfg = openlane.config(kmac) | {"DESIGN_NAME": "acc", "VERILOG_FILES": [str(rtl)],
-                                   "SYNTH_EXCLUDED_CELL_FILE": str(openlane.SYNTH_EXCLUDE_CELLS.resolve())} | v
-    for k in ("FP_CORE_UTIL", "IO_PIN_ORDER_CFG"):     # kmac's own, not under test here
-        cfg.pop(k, None)
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    root, _ = openlane.loader_pdk_root(find_pdk().root)
-    loaded = openlane.load(kmac, root, path)
-    inst = loaded["MACROS"][cell].instances
-    assert set(inst) == {n for n, _ in INSTANCES}
-    p = acc.placements["mem.ram0"]
-    assert inst["mem.ram0"].location == (Decimal(str(p.x)), Decimal(str(p.y)))
-    assert str(inst["mem.ram0"].orientation).endswith("FS")
-    assert [float(x) for x in loaded["DIE_AREA"]] == acc.die.as_list()
-    assert loaded["FP_MACRO_HORIZONTAL_HALO"] == Decimal("10.0")
 
 
 def test_macro_pdn_from_the_pdk(pdk_root):

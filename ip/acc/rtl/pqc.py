@@ -62,8 +62,8 @@ class PqcSubsystem(wiring.Component):
                           "kmac_irq": Out(1), "acc_irq": Out(1), "acc_busy": Out(1)})
 
     def add_block(self, m: Module, name: str, component) -> None:
-        """Adds the ACC or the KMAC to the subsystem (a subclass may put a black box instead:
-        soc/caravel_openlane.py, for the wrapper that places them as hard macros)."""
+        """Adds the ACC or the KMAC to the subsystem (a subclass may put a black box instead,
+        for a flow that hardens them on their own)."""
         add_submodule(m, name, component)
 
     def elaborate(self, platform):
