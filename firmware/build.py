@@ -26,7 +26,7 @@ from pathlib import Path
 
 import ip.acc as acc_ip
 import ip.kmac as kmac_ip
-from firmware import pqc_layout, pqc_mldsa_layout
+from firmware import pqc_layout, pqc_mldsa_layout, stack
 
 import litex
 
@@ -640,7 +640,7 @@ def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS,
 
     sources = [src, *sorted(LIB.glob("*.c")), *sorted(LIB.glob("*.S"))]
     inputs = sources + sorted(LIB.glob("*.h")) + sorted(Path(programs_dir).glob("*.h")) \
-        + [LIB / "link.ld", Path(__file__)] \
+        + [LIB / "link.ld", Path(__file__), Path(stack.__file__)] \
         + [gen / h for h in generated_headers] + sorted((generated / "generated").glob("*"))
     elf, binf = out / f"{name}.elf", out / f"{name}.bin"
     if binf.exists() and binf.stat().st_mtime >= max(p.stat().st_mtime for p in inputs):
@@ -653,9 +653,14 @@ def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS,
         o = out / "obj" / name / (s.parent.name + "_" + s.name + ".o")
         o.parent.mkdir(parents=True, exist_ok=True)
         speed = SPEED_FLAGS if s.parent == LIB and s.name in SPEED else []
-        _run([CROSS + "gcc", *CFLAGS, *speed, *incs, "-c", str(s), "-o", str(o)])
+        _run([CROSS + "gcc", *CFLAGS, *speed, *stack.FLAGS, *incs, "-c", str(s), "-o", str(o)])
         objs.append(str(o))
     _run([CROSS + "gcc", *LDFLAGS, f"-L{generated / 'generated'}", f"-T{LIB / 'link.ld'}",
           f"-Wl,-Map,{out / (name + '.map')}", *objs, "-o", str(elf)])
     _run([CROSS + "objcopy", "-O", "binary", str(elf), str(binf)])
+    try:   # the worst-case stack must fit link.ld's reserve (firmware/stack.py)
+        stack.check(elf, out / "obj" / name)
+    except stack.StackError as e:
+        binf.unlink()
+        raise FirmwareError(str(e)) from None
     return binf
