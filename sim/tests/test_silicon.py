@@ -156,9 +156,9 @@ def test_firmware_cli_builds_for_the_silicon_soc(model, capsys):
     assert "build/firmware/silicon/trap_illegal.bin" in capsys.readouterr().out
     import re
     linked = (gls_soc.SILICON_FIRMWARE_DIR / "trap_illegal.map").read_text()
-    # the silicon SoC's 8 KiB boot RAM and 4 KiB main SRAM (not the simulation SoC's 128 / 32)
+    # the silicon SoC's 8 KiB boot RAM and 2 KiB main SRAM (not the simulation SoC's 128 / 32)
     assert re.search(r"^rom\s+0x00000000\s+0x00002000$", linked, re.M)
-    assert re.search(r"^sram\s+0x01000000\s+0x00001000$", linked, re.M)
+    assert re.search(r"^sram\s+0x01000000\s+0x00000800$", linked, re.M)
 
 
 def test_firmware_cli_builds_for_the_32k_acc_soc(capsys):
