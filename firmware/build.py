@@ -593,6 +593,20 @@ def write_sha3_vectors(path: Path) -> None:
         path.write_text(text)
 
 
+def rom_size(regions_ld: Path) -> int:
+    """Bytes of the SoC's "rom" region (the boot ROM, or the silicon SoC's boot RAM) in LiteX's
+    regions.ld, the limit the linker applies to the image."""
+    m = re.search(r"^\s*rom\s*:\s*ORIGIN\s*=\s*\w+\s*,\s*LENGTH\s*=\s*(\w+)", regions_ld.read_text(), re.M)
+    if not m:
+        raise FirmwareError(f"{regions_ld}: no rom region")
+    return int(m[1], 0)
+
+
+def _too_large(name: str, what: str, rom: int, regions_ld: Path) -> str:
+    return (f"{name}: the image is {what} the SoC's boot memory holds (region rom, {rom} bytes, "
+            f"{regions_ld}): make the program smaller or build it for another SoC")
+
+
 def _run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -674,9 +688,22 @@ def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS,
         speed = SPEED_FLAGS if s.parent == LIB and s.name in SPEED else []
         _run([CROSS + "gcc", *CFLAGS, *speed, *stack.FLAGS, *incs, "-c", str(s), "-o", str(o)])
         objs.append(str(o))
-    _run([CROSS + "gcc", *LDFLAGS, f"-L{generated / 'generated'}", f"-T{LIB / 'link.ld'}",
-          f"-Wl,-Map,{out / (name + '.map')}", *objs, "-o", str(elf)])
+    regions = generated / "generated" / "regions.ld"
+    rom = rom_size(regions)
+    try:
+        _run([CROSS + "gcc", *LDFLAGS, f"-L{generated / 'generated'}", f"-T{LIB / 'link.ld'}",
+              f"-Wl,-Map,{out / (name + '.map')}", *objs, "-o", str(elf)])
+    except FirmwareError as e:
+        over = re.search(r"region `rom' overflowed by (\d+) bytes", str(e))
+        if over:
+            raise FirmwareError(_too_large(name, f"{over[1]} bytes more than", rom, regions)
+                                + f"\n{e}") from None
+        raise
     _run([CROSS + "objcopy", "-O", "binary", str(elf), str(binf)])
+    if binf.stat().st_size > rom:   # the linker's check, restated on the image itself
+        size = binf.stat().st_size
+        binf.unlink()
+        raise FirmwareError(_too_large(name, f"{size} bytes, more than", rom, regions))
     try:   # the worst-case stack must fit link.ld's reserve (firmware/stack.py)
         stack.check(elf, out / "obj" / name)
     except stack.StackError as e:
