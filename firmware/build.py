@@ -38,7 +38,7 @@ CROSS = "riscv64-unknown-elf-"
 # but link with plain rv32imc: `_zicsr` is not in gcc's multilib table and would silently select
 # the rv64 default picolibc (rv32imc selects rv32im/ilp32).
 # picolibc's integer-only printf (no float formatting, which no program uses): 4.3 KB instead of
-# ~12 KB of printf + dtoa tables, so that a program fits the silicon SoC's 8 KiB boot RAM.
+# ~12 KB of printf + dtoa tables, so that a program fits the silicon SoC's 6 KiB boot RAM.
 INT_PRINTF = "-DPICOLIBC_INTEGER_PRINTF_SCANF"
 CFLAGS = ["-march=rv32imc_zicsr", "-mabi=ilp32", "-Os", "-g", "-Wall", "-Wextra", "-Werror",
           "-ffunction-sections", "-fdata-sections", "--specs=picolibc.specs", INT_PRINTF]
@@ -454,7 +454,7 @@ def write_pqc_vectors(path: Path) -> None:
 
 
 # Programs that run one pqc_ops() operation on an ACC whose IMEM and DMEM the host loaded
-# (programs/<name>.c; the silicon SoC's 8 KiB boot RAM cannot hold the program and inputs): the
+# (programs/<name>.c; the silicon SoC's 6 KiB boot RAM cannot hold the program and inputs): the
 # operation each one runs. Each includes "<name>_vectors.h" (write_preload_vectors).
 PRELOADED = {"mlkem_preloaded": "mlkem768_decaps",      # ML-KEM-768 decaps, valid ciphertext
              "mldsa_preloaded": "mldsa65_sign",         # ML-DSA-65 signing, 4 iterations (median)
