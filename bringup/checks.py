@@ -10,21 +10,18 @@ register offsets. References: hashlib (KMAC), kyber-py through ip.acc.dv.jobs.ke
 ACC instruction-set simulator (ACC).
 """
 import hashlib
-import re
 import struct
 import time
-from pathlib import Path
 
 import ip.acc as acc_ip
 import ip.kmac as kmac_ip
-from pqsoc import REPO
 
 from firmware.build import acc_segments
+from firmware.stack import stack_reserve
 
 KMAC_REGS = kmac_ip.REGS_YML
 ACC_REGS = acc_ip.REGS_YML
 ACC_ISA = acc_ip.ISA_YML
-LINK_LD = REPO / "firmware" / "lib" / "link.ld"
 
 IDENT_PREFIX = "pqsoc"
 SCRATCH_PATTERNS = (0x00000000, 0xFFFFFFFF, 0xA5A5A5A5, 0x5A5A5A5A, 0x12345678)
@@ -89,14 +86,6 @@ def check_scratch(bus, soc) -> dict:
             problems.append(f"ctrl_scratch {addr:#010x}: wrote {p:#010x} read {got:#010x}")
     bus.write(addr, [old])
     return {"pass": not problems, "patterns": len(SCRATCH_PATTERNS), "problems": problems}
-
-
-def stack_reserve(link_ld: Path = LINK_LD) -> int:
-    """Bytes the firmware's linker script keeps for the stack at the top of main SRAM."""
-    m = re.search(r"_stack_bottom\s*=\s*_stack_top\s*-\s*(\w+)", link_ld.read_text())
-    if not m:
-        raise ValueError(f"{link_ld}: no `_stack_bottom = _stack_top - N`")
-    return int(m[1], 0)
 
 
 def sram_window(soc) -> tuple[int, int]:

@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from pqsoc import positive
+from pqsoc import REPO, positive
 
-from bringup.checks import CHECKS, EXTRA_CHECKS, REPO
+from bringup.checks import CHECKS, EXTRA_CHECKS
 
 DEFAULT_CSR = REPO / "build" / "soc" / "csr.json"
 

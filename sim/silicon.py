@@ -36,7 +36,7 @@ from pqsoc.flow.gls import (check_cells, check_macros, compare_cycles, flat_netl
                             write_sram_models)
 from pqsoc.flow.synth import load_manifest, synth_dir
 
-# Firmware run on each silicon SoC: what fits its boot RAM (8 KiB). The *_preloaded programs run one
+# Firmware run on each silicon SoC: what fits its boot RAM (6 KiB). The *_preloaded programs run one
 # ML-KEM / ML-DSA operation with the ACC's IMEM and DMEM loaded by the host (firmware/build.py
 # PRELOADED, preloaded_op): on block soc ML-KEM-768 decaps and ML-DSA-65 signing (sign16) and
 # verification, the programs that fit its 16 KiB ACC memories. soc_acc32k runs the operations
@@ -210,9 +210,15 @@ def firmware_dir(block: str = "soc") -> Path:
 
 
 def silicon_headers(block: str = "soc") -> Path:
-    """The silicon SoC build folder with its generated headers (emitted first where missing)."""
+    """The silicon SoC build folder with its generated headers, emitted first where missing or
+    where its boot RAM / main SRAM are not soc/target.py's SILICON_* (a build from before a
+    change of the memory plan: firmware linked against it would check the wrong sizes)."""
+    from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
     soc_dir = silicon_dir(block)
-    if not (soc_dir / "csr.json").is_file():
+    csr = soc_dir / "csr.json"
+    mem = json.loads(csr.read_text())["memories"] if csr.is_file() else {}
+    if {k: mem.get(k, {}).get("size") for k in ("rom", "sram")} != \
+            {"rom": SILICON_ROM_SIZE, "sram": SILICON_SRAM_SIZE}:
         _block(block).emit(soc_dir)
     return soc_dir
 

@@ -27,8 +27,12 @@ from litex.soc.integration.soc import SoCRegion
 @dataclass(frozen=True)
 class SlavePort:
     name: str              # SoC region / interrupt name (lower case C identifier)
-    origin: int            # bus address (byte), aligned to size
-    size: int              # bytes, power of two
+    origin: int            # bus address (byte), aligned to the window (next power of two of size)
+    # bytes, a multiple of 4. LiteX decodes a region to the next power of two (SoCRegion.size_pow2)
+    # and writes the size itself to csr.json, mem.h and regions.ld (the linker's limit); the port
+    # gets the window's address bits, and the block must answer the tail past `size` itself
+    # (ip/common/wb_sram.py answers err), or that tail would alias or read garbage.
+    size: int
     port_prefix: str = "bus__"   # Amaranth's flattened name of the port's members: bus__adr, ...
     irq: str | None = "irq"      # name of this port's interrupt output, None if none
     # LiteX maps uncached regions only inside the CPU's io region (0x8000_0000 up); memories
@@ -87,13 +91,18 @@ class WishboneSlave:
                              clock=self.clock, reset=self.reset, tie_inputs=self.tie_inputs)
 
 
+def _window(size: int) -> int:
+    """The bytes LiteX's decoder gives a region of `size`: the next power of two."""
+    return 1 << max(0, (size - 1).bit_length())
+
+
 def _check(b: WishboneBlock) -> None:
     if not b.ports:
         raise ValueError(f"{b.instance}: a Wishbone block needs at least one slave port")
     for s in b.ports:
-        if s.size < 4 or s.size & (s.size - 1) or s.origin % s.size:
-            raise ValueError(f"{s.name}: size {s.size:#x} must be a power of two and origin "
-                             f"{s.origin:#x} aligned to it")
+        if s.size < 4 or s.size % 4 or s.origin % _window(s.size):
+            raise ValueError(f"{s.name}: size {s.size:#x} must be a multiple of 4 and origin "
+                             f"{s.origin:#x} aligned to {_window(s.size):#x}, the decoded window")
     for port, width, value in b.tie_inputs:
         if not 0 <= value < 1 << width:
             raise ValueError(f"{b.instance}: tie-off {port}={value} does not fit {width} bits")
@@ -112,8 +121,8 @@ def add_wishbone_block(soc, b: WishboneBlock) -> dict:
         soc.block_outputs = {}
     buses, irqs = {}, []
     for s in b.ports:
-        # LiteX's address_width counts byte-address bits; adr gets log2(size) - 2 word bits.
-        bus = wishbone.Interface(data_width=32, address_width=int(math.log2(s.size)),
+        # LiteX's address_width counts byte-address bits; adr gets log2(window) - 2 word bits.
+        bus = wishbone.Interface(data_width=32, address_width=int(math.log2(_window(s.size))),
                                  addressing="word")
         p = s.port_prefix
         conns.update({

@@ -3,8 +3,8 @@
 """The silicon SoC: the configuration `pqsoc synth soc` / `pqsoc sta soc` measure (whole-SoC PPA).
 
 Every memory is on sky130 OpenRAM macros (black boxes in synthesis, LEF area in the report): the
-ACC's IMEM and DMEM (16 KiB each, the sizes the ACC block is synthesized with), an 8 KiB boot RAM
-at the CPU's reset address and 4 KiB of main SRAM (soc/target.py SILICON_*, the memory plan). The boot RAM holds
+ACC's IMEM and DMEM (16 KiB each, the sizes the ACC block is synthesized with), a 6 KiB boot RAM
+at the CPU's reset address and 2 KiB of main SRAM (soc/target.py SILICON_*, the memory plan). The boot RAM holds
 nothing at power-up: the CPU waits in reset (`boot_hold`) until the host has loaded it over the
 UART bridge. Real UART pins, no simulation control.
 

@@ -226,11 +226,16 @@ SRAM_BASE = 0x0100_0000   # LiteX's default main SRAM origin (SoCCore.mem_map["s
 # Silicon SoC (`memories_block`, `soc.build.build(sram_macro=...)`): boot RAM and main SRAM on
 # 2 KiB OpenRAM macros, sized for the Caravel memory plan (soc/README.md, "The memory plan"): ACC programs and
 # their inputs come from outside (the management core's flash or the host), not from CPU memory,
-# so the boot RAM holds the firmware only: the silicon programs with picolibc's integer printf
-# are 3-6.4 KB (selftest 6.4 KB). 8 KiB of boot RAM (4 macros) and 4 KiB of main SRAM (2
-# macros: data, bss and the 2 KiB stack) instead of 16 + 8 (12 macros): 22 macros in all.
-SILICON_ROM_SIZE = 8 * 1024
-SILICON_SRAM_SIZE = 4 * 1024
+# so the boot RAM holds the firmware only (the silicon programs are 3-6 KB with picolibc's
+# integer printf; every build fails when an image exceeds the "rom" region). 6 KiB of boot RAM
+# (3 macros) and 2 KiB of main SRAM (1 macro: data and bss, at most 396 B, and link.ld's 1408 B
+# stack reserve, which firmware/stack.py checks every program against): 4 macros for the CPU,
+# 20 in all with the ACC's 16, what the hybrid flat floorplan holds (soc/flat_floorplan.py; 8 + 4
+# KiB, 22 macros, did not fit the Caravel floorplan).
+# The boot RAM is not a power of two: LiteX decodes 8 KiB at 0, and accesses to 0x1800-0x1fff
+# answer a bus error (ip/common/wb_sram.py; soc/extslave.py SlavePort).
+SILICON_ROM_SIZE = 6 * 1024
+SILICON_SRAM_SIZE = 2 * 1024
 
 
 def memories_block(verilog: "Path", rom_size: int, sram_size: int) -> WishboneBlock:

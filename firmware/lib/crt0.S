@@ -16,6 +16,7 @@ _reset:                    /* offset 0x80 */
 
     .text
     .globl _start
+    .type _start, @function        /* typed and sized: firmware/stack.py reads where it ends */
 _start:
     .option push
     .option norelax
@@ -42,9 +43,11 @@ _start:
     call main
     call sim_exit            /* a0 = main's return value */
 5:  j 5b
+    .size _start, . - _start
 
 /* Save the caller-saved registers, let C handle the trap, restore, return. */
     .globl _trap_entry
+    .type _trap_entry, @function
     .balign 4
 _trap_entry:
     addi sp, sp, -64
@@ -62,3 +65,4 @@ _trap_entry:
     lw t3, 48(sp); lw t4, 52(sp); lw t5, 56(sp); lw t6, 60(sp)
     addi sp, sp, 64
     mret
+    .size _trap_entry, . - _trap_entry

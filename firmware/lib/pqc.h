@@ -7,7 +7,7 @@
  * PQC_ERR_PARAM).
  *
  * The ACC programs and their constant tables are NOT part of this library: the silicon SoC's
- * CPU has 8 KiB boot RAM and 4 KiB main SRAM, less than one program. The caller hands each
+ * CPU has 6 KiB boot RAM and 2 KiB main SRAM, less than one program. The caller hands each
  * (operation, set) an image (struct pqc_image: program words + constant segments) with
  * pqc_mlkem_set_image(); the image stays where the caller keeps it (ROM, flash, a buffer the
  * host filled) and must stay valid. The images are made by firmware/pqc_layout.py from

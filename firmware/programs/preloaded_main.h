@@ -20,7 +20,7 @@
 #endif
 
 /* The output is read back in chunks and hashed with the KMAC block's SHA3-256 as it streams
- * (no CPU buffer the size of a signature: the silicon SoC's main SRAM is 4 KiB); the expected
+ * (no CPU buffer the size of a signature: the silicon SoC's main SRAM is 2 KiB); the expected
  * digest is hashlib's of the reference's output. */
 #define CHUNK 256
 

@@ -6,7 +6,11 @@ SRAM (soc/target.py, `macro_memories`), where LiteX's own memories would become 
 `WishboneSram`: one 32-bit Wishbone port on an `SramBank` (ip/common/sram.py: rows of macros).
 Every access takes two cycles: the macro samples address / data / byte mask at the first clock
 edge, and ack (with the read word) follows one cycle later. A write with no byte selected is a
-no-op that is still acknowledged. The whole window is memory, so no access is an error.
+no-op that is still acknowledged. The size need not be a power of two (the silicon boot RAM is
+6 KiB, three macros): the port's window is the next power of two, as LiteX decodes the region
+(SoCRegion.size_pow2, soc/extslave.py), and an access to the window's tail touches no macro and
+answers err one cycle later (the CPU takes an access fault), so it neither aliases nor reads
+garbage.
 
 `SocMemories`: the two memories in one Verilog module (top `soc_memories`), ports `rom_bus`
 and `sram_bus`, as the SoC maps them (soc/extslave.py WishboneBlock).
@@ -23,8 +27,8 @@ from ip.common.wishbone import WishboneSignature
 class WishboneSram(wiring.Component):
     def __init__(self, size_bytes: int, macro: str | None = None):
         self._MustUse__silence = True          # no "never used" warning if a check below fails
-        if size_bytes < 4 or size_bytes & (size_bytes - 1):
-            raise ValueError(f"WishboneSram size {size_bytes} must be a power of two of at least 4 bytes")
+        if size_bytes < 4 or size_bytes % 4:
+            raise ValueError(f"WishboneSram size {size_bytes} must be a multiple of 4 bytes")
         if macro is not None:
             words, bits, _ = MACROS[macro]
             if size_bytes % (words * bits // 8):
@@ -33,17 +37,20 @@ class WishboneSram(wiring.Component):
         self._MustUse__silence = False
         self.size_bytes = size_bytes
         self.macro = macro
-        self.addr_width = max(1, (size_bytes // 4 - 1).bit_length())
+        self.words = size_bytes // 4
+        self.addr_width = max(1, (self.words - 1).bit_length())   # the power-of-two window
         super().__init__({"bus": In(WishboneSignature(self.addr_width))})
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.bank = bank = SramBank(self.size_bytes // 4, 32, self.macro)
+        m.submodules.bank = bank = SramBank(self.words, 32, self.macro)
         bus = self.bus
-        ack = Signal()
-        # one access per stb: start it in the cycle it is requested, never in its ack cycle
-        start = bus.cyc & bus.stb & ~ack
-        m.d.sync += ack.eq(start)
+        ack, err = Signal(), Signal()
+        # one answer per stb: take the request in the cycle it comes, never in its answer's cycle
+        request = bus.cyc & bus.stb & ~ack & ~err
+        inside = bus.adr < self.words if self.words < 1 << self.addr_width else 1
+        start = request & inside
+        m.d.sync += [ack.eq(start), err.eq(request & ~inside)]
         m.d.comb += [
             bank.addr.eq(bus.adr),
             bank.en.eq(start & ~bus.we),
@@ -51,7 +58,7 @@ class WishboneSram(wiring.Component):
             bank.wdata.eq(bus.dat_w),
             bus.dat_r.eq(bank.rdata),
             bus.ack.eq(ack),
-            bus.err.eq(0),
+            bus.err.eq(err),
         ]
         return m
 

@@ -83,7 +83,7 @@ def add_subcommands(sub) -> None:
     f = s.add_parser("firmware", help="build firmware programs (firmware/programs/*.c) into build/firmware/")
     f.add_argument("programs", nargs="*", help="program names (default: all)")
     f.add_argument("--silicon", action="store_true",
-                   help="for the silicon SoC (build/rtl/soc: 8 KiB boot RAM, 4 KiB SRAM, console "
+                   help="for the silicon SoC (build/rtl/soc: 6 KiB boot RAM, 2 KiB SRAM, console "
                         "on pins) into build/firmware/silicon/")
     f.add_argument("--block", default=None,
                    help="with --silicon: the silicon SoC block (soc, the default, or soc_acc32k: ACC "

@@ -155,10 +155,16 @@ def test_firmware_cli_builds_for_the_silicon_soc(model, capsys):
     assert cli.main(["soc", "firmware", "--silicon", "trap_illegal"]) == 0
     assert "build/firmware/silicon/trap_illegal.bin" in capsys.readouterr().out
     import re
+    from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
     linked = (gls_soc.SILICON_FIRMWARE_DIR / "trap_illegal.map").read_text()
-    # the silicon SoC's 8 KiB boot RAM and 4 KiB main SRAM (not the simulation SoC's 128 / 32)
-    assert re.search(r"^rom\s+0x00000000\s+0x00002000$", linked, re.M)
-    assert re.search(r"^sram\s+0x01000000\s+0x00001000$", linked, re.M)
+    # the silicon SoC's 6 KiB boot RAM and 2 KiB main SRAM (not the simulation SoC's 128 / 32)
+    assert re.search(rf"^rom\s+0x00000000\s+0x{SILICON_ROM_SIZE:08x}$", linked, re.M)
+    assert re.search(rf"^sram\s+0x01000000\s+0x{SILICON_SRAM_SIZE:08x}$", linked, re.M)
+    # a program too large for the boot RAM fails the build, saying so
+    assert cli.main(["soc", "firmware", "--silicon", "kmac_selftest"]) == 1
+    assert ("kmac_selftest: the image is" in (err := capsys.readouterr().err)
+            and f"the SoC's boot memory holds (region rom, {SILICON_ROM_SIZE} bytes" in err), err
+    assert not (gls_soc.SILICON_FIRMWARE_DIR / "kmac_selftest.bin").exists()
 
 
 def test_firmware_cli_builds_for_the_32k_acc_soc(capsys):

@@ -89,9 +89,55 @@ def test_behavioural_bank_reads_back_writes_with_byte_selects():
         assert g & mask == value & mask, f"word {adr}: read {g:#x}, wrote {value:#x} (mask {mask:#x})"
 
 
+def test_window_tail_answers_err():
+    """A size that is not a power of two (the silicon boot RAM, 6 KiB on three macros): the port
+    has the window's 11 address bits; words past the size answer err one cycle later, never
+    ack, and do not alias into the memory (a write there leaves word adr - 512 alone)."""
+    dut = WishboneSram(6 * 1024)
+    assert dut.addr_width == 11
+    seen = []
+
+    async def bench(ctx):
+        bus = dut.bus
+
+        async def access(adr, we=0, data=0):
+            ctx.set(bus.adr, adr)
+            ctx.set(bus.we, we)
+            ctx.set(bus.dat_w, data)
+            ctx.set(bus.sel, 0xf)
+            ctx.set(bus.cyc, 1)
+            ctx.set(bus.stb, 1)
+            await ctx.tick()
+            got = (ctx.get(bus.ack), ctx.get(bus.err), ctx.get(bus.dat_r))
+            await ctx.tick()      # stb still up: no second answer
+            again = (ctx.get(bus.ack), ctx.get(bus.err))
+            ctx.set(bus.cyc, 0)
+            ctx.set(bus.stb, 0)
+            await ctx.tick()
+            seen.append((adr, we, got, again))
+
+        await access(1535 - 512, 1, 0x11111111)   # last row's neighbour below
+        await access(1535, 1, 0x22222222)         # last word
+        await access(1536, 1, 0xdeadbeef)         # first word of the tail
+        await access(2047, 1, 0xdeadbeef)
+        await access(1536)
+        await access(1535 - 512)
+        await access(1535)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    for adr, we, (ack, err, data), again in seen:
+        assert again == (0, 0), f"word {adr}: answered twice"
+        assert (ack, err) == ((1, 0) if adr < 1536 else (0, 1)), f"word {adr}: ack {ack} err {err}"
+    reads = {adr: data for adr, we, (ack, err, data), _ in seen if not we and ack}
+    assert reads == {1023: 0x11111111, 1535: 0x22222222}
+
+
 def test_size_checks():
-    with pytest.raises(ValueError, match="power of two"):
-        WishboneSram(3000)
+    with pytest.raises(ValueError, match="multiple of 4"):
+        WishboneSram(3002)
     with pytest.raises(ValueError, match="not a multiple of macro"):
         WishboneSram(1024, MACRO)
 
