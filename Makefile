@@ -31,7 +31,9 @@ test: $(PQSOC)
 
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)
-	$(PQSOC) floorplan --update-inputs
+	@# the floorplan's estimates may fail (routing channels, band utilisation): the report goes
+	@# on, and tapeout.json and `pqsoc tapeout check` carry the verdict
+	-$(PQSOC) floorplan --update-inputs
 	$(PQSOC) pnr-config    # the macros' dies and places follow the floorplan (commit pnr/ with it)
 	$(PQSOC) gls $(or $(BLOCKS),keccak kmac acc soc soc_acc32k caravel) --seeds 2 --json reports/gls.json
 	$(PQSOC) soc build

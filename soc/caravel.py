@@ -60,6 +60,21 @@ LA_CLK_SEL = 64          # 1: the SoC runs on user_clock2 (change only in reset)
 LA_USER_RST = 65         # 1: hold the SoC in reset
 
 
+def used_pins() -> tuple[str, ...]:
+    """The wrapper's pins whose nets reach the SoC's logic (a constant's, a tie cell's beside the
+    pin, do not): the management Wishbone, the LA bits read (clk_sel, user_rst: data and oenb)
+    and driven (the probes, la_data_out[0..]), the interrupts, user_clock2, and each mprj_io the
+    pin plan uses (io_in of an input, io_out of an output; its io_oeb is a constant)."""
+    wb = ["wb_clk_i", "wb_rst_i", "wbs_stb_i", "wbs_cyc_i", "wbs_we_i", "wbs_ack_o",
+          *(f"wbs_sel_i[{k}]" for k in range(4)),
+          *(f"wbs_{n}[{k}]" for n in ("dat_i", "adr_i", "dat_o") for k in range(32))]
+    la = [f"la_{n}[{b}]" for b in (LA_CLK_SEL, LA_USER_RST) for n in ("data_in", "oenb")]
+    la += [f"la_data_out[{k}]" for k in range(len(LA_PROBES))]
+    irq = [f"user_irq[{k}]" for k in range(len(USER_IRQ))]
+    io = [f"io_{'out' if p.output else 'in'}[{p.io}]" for p in PINS if p.port]
+    return (*wb, *la, *irq, "user_clock2", *io)
+
+
 def _strip_comments(text: str) -> str:
     return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
 

@@ -43,16 +43,17 @@ CARAVEL_FILES = BUILD / "caravel"
 @functools.lru_cache(maxsize=1)
 def checked_plan():
     """(context, study) of the flat floorplan for the current CPU memories (soc/target.py
-    SILICON_ROM_SIZE / SILICON_SRAM_SIZE); FlowError when it does not pass every check."""
+    SILICON_ROM_SIZE / SILICON_SRAM_SIZE); FlowError when a macro's place fails a floorplan check
+    or a row has no power: no configuration from such a floorplan. The study's estimates (the
+    routing channels, the bands' utilisation) are verdicts of their own, which `pqsoc floorplan`
+    and `pqsoc pnr check` report: a configuration they find at risk is still the one a first run
+    would measure."""
     ctx = caravel_floorplan.context()
     boot, main = caravel_floorplan.current_sizes()
     s = flat_floorplan.study(ctx, boot, main, layout=flat_floorplan.CHIP_LAYOUT)
-    if not s["fits"]:
-        failed = [r["name"] for r in s["results"] if not r["ok"]] + \
-                 (["power reach"] if s["unpowered_um2"] else []) + \
-                 ([f"routing ({len(s['routing_over'])} lines over)"] if s["routing_over"] else []) + \
-                 [f"{b} utilisation" for b, u in s["band_utilisation"].items() if u > caravel_floorplan.ARCH_MAX_UTIL]
-        raise FlowError(f"the flat floorplan with CPU memories {boot // 1024} + {main // 1024} KiB does not pass "
+    if not s["placed"]:
+        failed = [r["name"] for r in s["results"] if not r["ok"]] + (["power reach"] if s["unpowered_um2"] else [])
+        raise FlowError(f"the flat floorplan with CPU memories {boot // 1024} + {main // 1024} KiB fails "
                         f"({', '.join(failed)}): no OpenLane configuration from a floorplan that fails its "
                         "checks (`pqsoc floorplan`)")
     return ctx, s

@@ -13,10 +13,12 @@ leaves a street of cells STREET_AFTER macros from the west edge; the streets lin
 vertical spine that joins the bands, so the nets between bands cross no shelf. The LAYOUTS:
 - comb: seven shelves of three (the top one four), the lowest facing down into a band on the
   south edge;
-- hybrid: a full shelf of four standing on the south edge facing up, four shelves of three, and
-  a full shelf of four at the top facing down: three bands.
-The macros fill the shelves in the order CPU memories, IMEM, DMEM from the south (the CPU's logic
-beside Caravel's pins, the ACC's datapath and the KMAC high). Each band's logic is that of its
+- hybrid: a band of rows along the south edge for Caravel's pins (the pin band), a full shelf
+  of four on it facing up, four shelves of three, and a full shelf of four at the top facing
+  down: three bands of logic.
+The macros fill the shelves in the order CPU memories, DMEM, IMEM from the south (MEMORY_ORDER:
+the CPU's logic beside Caravel's pins, the ACC's datapath and the KMAC in the middle, its
+control at the top). Each band's logic is that of its
 memories' owners in proportion to the macros it faces; a band is at least as high as its facing
 edges' channels and as the horizontal tracks (within the routing margin) that carry the nets of
 the macros west of the street to it; the rest of the height goes to the bands so that they have
@@ -27,15 +29,18 @@ Back-to-back shelves stand two vertical halos apart and the macros of a shelf tw
 halos apart: the halos meet, no cell row is left between them, and each gap holds the channels of
 the pin edges that face it.
 """
+import functools
 import math
 from pathlib import Path
 
 from ip.acc import block as acc_block
 from ip.common import sram
 from pqsoc import FlowError
+from pqsoc.flow import caravel
 from pqsoc.flow import floorplan as fpm
 from pqsoc.flow import pdn_rules
 from pqsoc.flow import route_capacity as rc
+from soc import caravel as caravel_soc
 from soc import caravel_floorplan as cf
 
 # The SRAMs' halos (keep-outs for cells; each pin edge's routing channel is its own, from its
@@ -67,7 +72,15 @@ CONTROL_DATAPATH_NETS = 250
 # The ACC -> KMAC side-load port's nets (both ends in the datapath's logic, not between owners).
 SIDELOAD_NETS = 600
 OWNERS = ("cpu", "control", "datapath")
+# The owners' memories from the south: the CPU's beside Caravel's pins, then the DMEM (its
+# datapath and the KMAC, the most logic, in the middle bands, which have the street beside
+# their shelves), then the IMEM (the ACC's control) at the top. With the IMEM second the
+# datapath's band at the top holds 7 of the 8 DMEM macros' logic (70 %, over ARCH_MAX_UTIL).
+MEMORY_ORDER = ("cpu", "datapath", "control")
 # The global router's settings the routing estimate assumes (the wrapper's LibreLane config).
+# How far (in macro widths) a net through a shelf may go along the band to a neighbouring gap
+# (route_capacity.estimate detour_um): one macro, the gap on each side of the one it meets.
+DETOUR_MACROS = 1.0
 # Times the study may place again with a band raised to what the routing estimate found its
 # channel needs (a fixed point: a higher band takes height from the others).
 SIZING_ROUNDS = 6
@@ -95,11 +108,13 @@ def owner(name: str) -> str:
 
 
 def memories(boot: int, main: int) -> list[str]:
-    """The SRAM instances in shelf order: CPU boot RAM and main SRAM, ACC IMEM, ACC DMEM."""
+    """The SRAM instances in shelf order (MEMORY_ORDER by owner): the CPU's boot RAM and main
+    SRAM, the ACC's DMEM, the ACC's IMEM."""
     per = acc_block.MACRO_BYTES
-    return ([f"boot_ram{k}" for k in range(boot // per)] + [f"main_sram{k}" for k in range(main // per)]
-            + [f"imem{k}" for k in range(acc_block.IMEM_SIZE // per)]
-            + [f"dmem{k}" for k in range(acc_block.DMEM_SIZE // per)])
+    names = {"cpu": [f"boot_ram{k}" for k in range(boot // per)] + [f"main_sram{k}" for k in range(main // per)],
+             "datapath": [f"dmem{k}" for k in range(acc_block.DMEM_SIZE // per)],
+             "control": [f"imem{k}" for k in range(acc_block.IMEM_SIZE // per)]}
+    return [n for o in MEMORY_ORDER for n in names[o]]
 
 
 def shelves(names: list[str], sizes: tuple[int, ...]) -> list[list[str]]:
@@ -148,8 +163,11 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
     h, row = ctx.sram.h, w.row_h
     m0 = macros[names[0]]
     need_s, need_n = m0.channel["S"], max(m0.channel["N"], HALO_Y_UM)
-    # the band each shelf faces, and whether it faces up (FS: port 0 at the top) or down (N)
-    lift = 0 if first_up else 1
+    # the band each shelf faces, and whether it faces up (FS: port 0 at the top) or down (N); a
+    # lowest shelf facing up stands on band 0, the pin band: rows along the south edge that
+    # carry Caravel's Wishbone and logic-analyzer pins to the shelf's gaps and hold the tie
+    # cells of its constant outputs
+    lift = 2 if first_up else 1
     band_of = [(i + lift) // 2 for i in range(len(sh))]
     up = [(i + lift) % 2 == 0 for i in range(len(sh))]
     nb = max(band_of) + 1
@@ -167,7 +185,7 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
             street[band_of[i]] += max(0.0, core.w - len(group) * (ctx.sram.w + 2 * HALO_X_UM)) * h
     # a shelf facing down with another facing up above it: back to back
     pairs = sum(1 for i in range(len(sh) - 1) if not up[i] and up[i + 1])
-    bottom_gap = need_n if up[0] else 0.0    # a lowest shelf facing up turns its back to the edge
+    bottom_gap = need_n if up[0] else 0.0    # a lowest shelf facing up turns its back to the pin band
     top_gap = need_n if not up[-1] else 0.0
     left = (core.h - len(sh) * h - pairs * 2 * HALO_Y_UM - bottom_gap - top_gap
             - (nb + pairs + 1) * row)         # a row for every position snapped up to the grid
@@ -179,7 +197,8 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
     for i, group in enumerate(sh):
         if len(group) <= PER_SHELF:
             far[band_of[i]] += min(len(group), STREET_AFTER) * pins
-    minimum = [max(2 * need_s, f / (per_um * rc.MARGIN), (least or {}).get(k, 0.0)) for k, f in enumerate(far)]
+    minimum = [max(2 * need_s if faces[k] else row, f / (per_um * rc.MARGIN), (least or {}).get(k, 0.0))
+               for k, f in enumerate(far)]
     if left < sum(minimum):
         raise FlowError(f"{len(sh)} shelves leave {left:.1f} um of the core's {core.h:.1f} um; its {nb} bands "
                         f"need {sum(minimum):.1f} um for their channels")
@@ -193,7 +212,7 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
     hs = heights(hi)
     hs = [x + (left - sum(hs)) * x / sum(hs) for x in hs]
     placements, strips = {}, []
-    y = core.y0 + bottom_gap
+    y = core.y0
     for i, group in enumerate(sh):
         if not up[i]:                         # the band below this shelf ends here
             if i == 0 or up[i - 1]:
@@ -202,7 +221,11 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
                 strips.append((round(y0, 4), round(y, 4)))
             orient = "N"
         else:
-            if i and not up[i - 1]:           # back to back with the shelf below
+            if i == 0:                        # the pin band below it, then its back's channel
+                y1 = fpm._snap_down(core.y0 + hs[0], core.y0, row)
+                strips.append((round(core.y0, 4), round(y1, 4)))
+                y = y1 + bottom_gap
+            elif not up[i - 1]:               # back to back with the shelf below
                 y += 2 * HALO_Y_UM
             y = fpm._snap_up(y, core.y0, row)
             orient = "FS"
@@ -217,8 +240,9 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
         raise FlowError(f"the flat floorplan ends at y {y:.2f}, above the core's {core.y1 - top_gap:.2f}")
     regions = []
     for k, (y0, y1) in enumerate(strips):
-        below = y0 - h - HALO_Y_UM if k or up[0] else core.y0
-        above = y1 + h + HALO_Y_UM if k < nb - 1 or not up[-1] else core.y1
+        pin_band = first_up and k == 0
+        below = core.y0 if k == 0 else y0 - h - HALO_Y_UM
+        above = (y1 + bottom_gap if pin_band else y1 + h + HALO_Y_UM) if k < nb - 1 or not up[-1] else core.y1
         regions.append((round(max(below, core.y0), 4), round(min(above, core.y1), 4)))
     bands = {f"band{k}": {"strip": strips[k], "region": regions[k], "faces": faces[k], "logic": logic[k]}
              for k in range(nb)}
@@ -265,12 +289,19 @@ def band_rows(fp: fpm.Floorplan, bands: dict) -> dict:
     return out
 
 
+@functools.lru_cache(maxsize=1)
+def wrapper_pins() -> dict:
+    """Caravel's wrapper pins (name -> point, um) from its golden DEF (CARAVEL_ROOT)."""
+    return caravel.read_pins(caravel.caravel_root() / caravel.GOLDEN_DEF)
+
+
 def nets(ctx: cf.Context, fp: fpm.Floorplan, bands: dict, sideload: int, acc_ports: int,
          kmac_ports: int) -> list[rc.Nets]:
     """The net groups of the study: each SRAM's connected pins to the band it faces (the cells
-    that drive and take them sit there), and the nets between the owners' logic (CONTROL_DATAPATH_NETS;
-    CPU <-> ACC and KMAC: their ports but the side-load), each owner at the centroid of its
-    logic over the bands; the side-load port stays inside the datapath's logic."""
+    that drive and take them sit there), Caravel's pins that reach the SoC's logic to the CPU's,
+    and the nets between the owners' logic (CONTROL_DATAPATH_NETS; CPU <-> ACC and KMAC: their
+    ports but the side-load), each owner at the centroid of its logic over the bands; the
+    side-load port stays inside the datapath's logic."""
     rows = band_rows(fp, bands)
     where = {n: b for b, v in bands.items() for n in v["faces"]}
     out = []
@@ -288,6 +319,10 @@ def nets(ctx: cf.Context, fp: fpm.Floorplan, bands: dict, sideload: int, acc_por
         if total:
             ends[o] = rc.Endpoint(f"{o} logic", tuple(sum(weights[b] * rows[b]["at"][i] for b in bands) / total
                                                       for i in (0, 1)))
+    # Caravel's pins that reach the SoC's logic (soc/caravel.py used_pins), each to the CPU's
+    pins = wrapper_pins()
+    for name in caravel_soc.used_pins():
+        out.append(rc.Nets(rc.Endpoint(f"pin {name}", pins[name]), ends["cpu"], 1))
     out.append(rc.Nets(ends["control"], ends["datapath"], CONTROL_DATAPATH_NETS))
     out.append(rc.Nets(ends["cpu"], ends["control"], acc_ports - sideload))
     out.append(rc.Nets(ends["cpu"], ends["datapath"], kmac_ports - sideload))
@@ -307,19 +342,23 @@ def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None, layo
         cfg = as_config(ctx, fp)
         groups = nets(ctx, fp, bands, ports["sideload"], ports["acc"], ports["kmac"])
         bodies = {n: pl.rect(ctx.sram) for n, pl in fp.placements.items()}
-        lines = rc.estimate(fp.core, bodies, fp.rows, fp.row_h, groups, ctx.tech["routing"], cfg)
+        lines = rc.estimate(fp.core, bodies, fp.rows, fp.row_h, groups, ctx.tech["routing"], cfg,
+                            detour_um=ctx.sram.w * DETOUR_MACROS)
         # a vertical line's worst channel inside a band: that band is too low for the nets
         # that run along it; give it the height they need and place again
+        strips = [b["strip"] for b in bands.values()]
         grow = {}
         for ln in lines:
             if ln["ok"] or ln["axis"] != "x":
                 continue
             y0, y1 = ln["segment"]
-            for k, b in enumerate(bands.values()):
-                s0, s1 = b["strip"]
-                if min(y1, s1) - max(y0, s0) > 0.5 * (y1 - y0):
-                    per_um = ln["capacity"] / (y1 - y0)
-                    grow[k] = max(grow.get(k, 0.0), ln["demand"] / (per_um * rc.MARGIN) + fp.row_h)
+            mid = (y0 + y1) / 2
+            k = min(range(len(bands)), key=lambda j: 0.0 if strips[j][0] <= mid <= strips[j][1]
+                    else min(abs(mid - strips[j][0]), abs(mid - strips[j][1])))
+            # the strip's height for these nets, plus what of the channel is not the strip (halos)
+            per_um = ln["capacity"] / (y1 - y0)
+            extra = (y1 - y0) - (strips[k][1] - strips[k][0])
+            grow[k] = max(grow.get(k, 0.0), ln["demand"] / (per_um * rc.MARGIN) - extra + fp.row_h)
         if not grow or all(least.get(k, 0.0) >= v for k, v in grow.items()):
             break
         least.update({k: max(least.get(k, 0.0), v) for k, v in grow.items()})
@@ -329,9 +368,9 @@ def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None, layo
     band_util = {n: round(sum(b["logic"].values()) / rows[n]["area"], 4) if rows[n]["area"] else math.inf
                  for n, b in bands.items()}
     worst = max(lines, key=lambda ln: ln["ratio"])
-    ok = (all(r["ok"] for r in results) and not reach["unpowered"] and all(ln["ok"] for ln in lines)
-          and all(u <= cf.ARCH_MAX_UTIL for u in band_util.values()))
-    return {"fits": ok, "layout": layout, "fp": fp, "results": results, "bands": bands, "band_utilisation": band_util,
+    placed = all(r["ok"] for r in results) and not reach["unpowered"]
+    ok = placed and all(ln["ok"] for ln in lines) and all(u <= cf.ARCH_MAX_UTIL for u in band_util.values())
+    return {"fits": ok, "placed": placed, "layout": layout, "fp": fp, "results": results, "bands": bands, "band_utilisation": band_util,
             "unpowered_um2": reach["unpowered_um2"], "routing_worst": worst, "routing_lines": len(lines),
             "routing_over": [ln for ln in lines if not ln["ok"]]}
 
@@ -339,7 +378,7 @@ def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None, layo
 def summary(s: dict) -> dict:
     """The study's figures for reports/floorplan.json."""
     fp = s["fp"]
-    return {"fits": s["fits"], "memory": fp.notes, "layout": s["layout"],
+    return {"fits": s["fits"], "placed": s["placed"], "memory": fp.notes, "layout": s["layout"],
             "checks": [{"name": r["name"], "ok": r["ok"], "detail": r["detail"]} for r in s["results"]],
             "bands": {n: {"strip_um": list(b["strip"]), "region_um": list(b["region"]), "faces": b["faces"],
                           "logic_um2": {o: round(v, 1) for o, v in b["logic"].items()}}

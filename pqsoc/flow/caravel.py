@@ -155,6 +155,24 @@ def read_rows(def_path: Path) -> tuple[tuple[float, float, float, float], float,
     return (x0, ys[0] / dbu, x1, ys[-1] / dbu + row_h), site_w, row_h
 
 
+def read_pins(def_path: Path) -> dict[str, tuple[float, float]]:
+    """Each placed PIN of a DEF by name (`wbs_adr_i[3]`) -> its point (x, y um)."""
+    text = def_path.read_text()
+    m = re.search(r"^UNITS DISTANCE MICRONS (\d+)", text, re.M)
+    section = re.search(r"^PINS \d+ ;(.*?)^END PINS", text, re.S | re.M)
+    if not m or not section:
+        raise FlowError(f"{def_path}: no UNITS DISTANCE MICRONS or PINS section")
+    dbu = float(m.group(1))
+    out = {}
+    for entry in re.split(r"^\s*-\s+", section.group(1), flags=re.M)[1:]:
+        at = re.search(r"\+\s+PLACED\s+\(\s*(-?\d+)\s+(-?\d+)\s*\)", entry)
+        if at:
+            out[entry.split()[0].replace("\\", "")] = (int(at.group(1)) / dbu, int(at.group(2)) / dbu)
+    if not out:
+        raise FlowError(f"{def_path}: no placed PINS")
+    return out
+
+
 def wrapper(root: Path | None = None) -> Wrapper:
     root = root or caravel_root()
     fixed, default = root / FIXED_CFG, root / DEFAULT_CFG

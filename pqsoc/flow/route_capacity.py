@@ -107,12 +107,15 @@ def _open_segments(span: tuple[float, float], blocks: list[tuple[float, float]])
 
 
 def estimate(core: Rect, bodies: dict[str, Rect], rows: list, row_h: float, nets: list[Nets],
-             routing: dict, cfg) -> list[dict]:
+             routing: dict, cfg, detour_um: float = 0.0) -> list[dict]:
     """Every cut line: {'line', 'axis', 'at', 'demand', 'capacity', 'ratio', 'ok', 'crossing',
     'segment', 'segments'}, the figures those of its worst open segment (the stretch of the line
     between two macros, or a macro and the core's edge: a channel). A net between two points
-    crosses the line in the segment its straight path meets (or the nearest one); a net to the
-    cell rows (ROWS, no placement yet) is shared over the segments by their length."""
+    crosses the line in the segment its straight path meets (or the nearest one) and, through a
+    shelf of macros (a horizontal line), in every segment within detour_um of that point too,
+    shared by their length, as a global router spreads a congested channel's nets over its
+    neighbours; a net to the cell rows (ROWS, no placement yet) is shared over the segments by
+    their length."""
     cap_h = tracks_per_um(routing, cfg, "VERTICAL")      # cross a horizontal line
     cap_v = tracks_per_um(routing, cfg, "HORIZONTAL")    # cross a vertical line
     lines: dict = {}          # one line per distinct position, named by the macros it passes
@@ -152,9 +155,12 @@ def estimate(core: Rect, bodies: dict[str, Rect], rows: list, row_h: float, nets
                 ta, tb = across(n.a), across(n.b)
                 t = (c - ta) / (tb - ta) if tb != ta else 0.5
                 p = along(n.a) + t * (along(n.b) - along(n.a))
-                k = min(range(len(segs)), key=lambda i: 0.0 if segs[i][0] <= p <= segs[i][1]
-                        else min(abs(p - segs[i][0]), abs(p - segs[i][1])))
-                shares = {k: 1.0}
+                def dist(i):
+                    return 0.0 if segs[i][0] <= p <= segs[i][1] else min(abs(p - segs[i][0]), abs(p - segs[i][1]))
+                k = min(range(len(segs)), key=dist)
+                near = [i for i in range(len(segs)) if axis == "y" and dist(i) <= detour_um] or [k]
+                total = sum(segs[i][1] - segs[i][0] for i in near)
+                shares = {i: (segs[i][1] - segs[i][0]) / total for i in near} if total > 0 else {k: 1.0}
             else:
                 shares = {i: (b - a) / open_len for i, (a, b) in enumerate(segs)} if open_len else {}
             for i, f in shares.items():
