@@ -18,8 +18,8 @@ vertical spine that joins the bands, so the nets between bands cross no shelf. T
   down: three bands of logic.
 The macros fill the shelves in the order CPU memories, DMEM, IMEM from the south (MEMORY_ORDER:
 the CPU's logic beside Caravel's pins, the ACC's datapath and the KMAC in the middle, its
-control at the top). Each band's logic is that of its
-memories' owners in proportion to the macros it faces; a band is at least as high as its facing
+control at the top). Each band's logic is that of its memories' owners in proportion to the
+macros it faces; a band is at least as high as its facing
 edges' channels and as the horizontal tracks (within the routing margin) that carry the nets of
 the macros west of the street to it; the rest of the height goes to the bands so that they have
 about the same utilisation. The study then runs the routing estimate and raises a band whose
@@ -56,7 +56,7 @@ HALO_X_UM = 23.0
 PER_SHELF = 3
 STREET_AFTER = 2
 # The layouts studied: macros per shelf from the south, and whether the lowest shelf faces up
-# (standing on the core's south edge, its back to Caravel's pins) or down (a band below it).
+# (over the pin band, its back to Caravel's pins) or down (into a band of logic below it).
 LAYOUTS = {"comb": ((3, 3, 3, 3, 3, 3, 4), False),
            "hybrid": ((4, 3, 3, 3, 3, 4), True)}
 # The layout the chip is built on (soc/caravel_openlane.py makes its configuration).
