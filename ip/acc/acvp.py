@@ -1,8 +1,8 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
 """NIST ACVP vector sets (ML-KEM, FIPS 203; ML-DSA, FIPS 204) through the host API
-(ip/acc/api.py, what `pqsoc mlkem` / `pqsoc mldsa` run): `pqsoc acvp run` and `pqsoc acvp
-check` (pqsoc/cli/acvp.py).
+(ip/acc/api.py, what `pqsoc mlkem` / `pqsoc mldsa` run): `pqsoc acvp run`, `pqsoc acvp
+check` and `pqsoc acvp report` (pqsoc/cli/acvp.py).
 
 run(prompt): each case of an ACVP prompt (a dict as in prompt.json: vsId, algorithm, mode,
 revision, testGroups [{tgId, parameterSet, ..., tests [{tcId, ...}]}]) through the API; the
@@ -37,13 +37,20 @@ check(response, expected, prompt=None): per group of the response, every case of
 group compared field by field (hex case-insensitively); a case missing from the response fails,
 unless the response is sampled (then only its cases are compared). Malformed files raise
 AcvpError naming the problem.
+
+vector_sets(root) and conformance(vector set): every prompt under ACVP_ROOT run and checked
+against its expectedResults with run() and check(), the figures per mode that `pqsoc acvp
+report` writes to reports/acvp.json (and tapeout.json's `conformance` reads).
 """
 import hashlib
 import json
+import os
 import random
 import time
+from pathlib import Path
 
 from ip.acc import api
+from pqsoc import REPO
 
 
 class AcvpError(ValueError):
@@ -51,8 +58,11 @@ class AcvpError(ValueError):
     the file and the field."""
 
 
-MODES = {("ML-KEM", "keyGen"), ("ML-KEM", "encapDecap"), ("ML-DSA", "keyGen"),
-         ("ML-DSA", "sigGen"), ("ML-DSA", "sigVer")}
+# the modes in the order `pqsoc acvp report` runs them (ML-DSA sigGen, the long one, last)
+MODE_ORDER = (("ML-KEM", "keyGen"), ("ML-KEM", "encapDecap"), ("ML-DSA", "keyGen"),
+              ("ML-DSA", "sigVer"), ("ML-DSA", "sigGen"))
+MODES = set(MODE_ORDER)
+MODE_NAMES = tuple(f"{a} {m}" for a, m in MODE_ORDER)     # reports/acvp.json's keys, tapeout.json's
 REVISIONS = {"ML-KEM": "FIPS203", "ML-DSA": "FIPS204"}
 KEM_FUNCTIONS = ("encapsulation", "decapsulation", "encapsulationKeyCheck", "decapsulationKeyCheck")
 
@@ -389,3 +399,66 @@ def check(response: dict, expected: dict, prompt: dict | None = None,
     return {"groups": groups, "passed": passed, "failed": failed,
             "sampled": {"checked": checked, "of": total, **sampled} if sampled else None,
             "not_in_response": sorted(set(want) - {g["tgId"] for g in response["testGroups"]})}
+
+
+# --- conformance: every vector set under a root, run and checked ---------------------------
+
+def default_root() -> Path:
+    """ACVP_ROOT, or ../shared/acvp beside the repository (where CI has NIST's vector sets)."""
+    return Path(os.environ.get("ACVP_ROOT") or REPO.parent / "shared" / "acvp")
+
+
+def mode_name(doc: dict) -> str:
+    """A vector set's mode, e.g. "ML-KEM keyGen"; another revision than this runner's adds it
+    ("ML-KEM encapDecap FIPS203-tr1")."""
+    alg, mode, rev = doc.get("algorithm"), doc.get("mode"), doc.get("revision")
+    return f"{alg} {mode}" + ("" if REVISIONS.get(alg) == rev else f" {rev}")
+
+
+def vector_sets(root) -> list[dict]:
+    """Every folder under root with a prompt.json and an expectedResults.json, loaded: [{name
+    (mode_name), folder, prompt, expected}], in MODE_ORDER, other modes after by name. AcvpError
+    when there are none, two folders hold one mode, or a prompt and its expected results do not go
+    together (check() on a response of the prompt's cases, before anything runs)."""
+    root = Path(root)
+    sets = []
+    for prompt_path in sorted(root.glob("*/prompt.json")):
+        expected_path = prompt_path.with_name("expectedResults.json")
+        if not expected_path.is_file():
+            continue
+        prompt, expected = load(prompt_path), load(expected_path)
+        skeleton = {k: prompt.get(k) for k in ("vsId", "algorithm", "mode", "revision")} | {
+            "testGroups": [{"tgId": g["tgId"], "tests": [{"tcId": t["tcId"]} for t in g["tests"]]}
+                           for g in prompt["testGroups"]]}
+        check(skeleton, expected, prompt, names=(str(prompt_path), str(expected_path)))
+        sets.append({"name": mode_name(prompt), "folder": prompt_path.parent.name,
+                     "prompt": prompt, "expected": expected})
+    if not sets:
+        raise AcvpError(f"{root}: no folder with a prompt.json and an expectedResults.json (ACVP_ROOT)")
+    names = [s["name"] for s in sets]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise AcvpError(f"{root}: more than one vector set of {', '.join(twice)}")
+    order = {n: i for i, n in enumerate(MODE_NAMES)}
+    return sorted(sets, key=lambda s: (order.get(s["name"], len(order)), s["name"]))
+
+
+def conformance(vs: dict, engine: str = "iss", sample: int | None = None, seed=0,
+                progress=print) -> dict:
+    """One vector set (an entry of vector_sets) through run() and check(): the figures
+    reports/acvp.json holds per mode. total: cases in expectedResults; run: cases in the
+    response; passed / failed as check() counts them (a full run: failed includes the cases
+    that failed to run; unsupported groups are in neither); errors: the cases that failed to
+    run; sample: None or {perGroup, seed}."""
+    t0 = time.monotonic()
+    response, rep = run(vs["prompt"], engine=engine, sample=sample, seed=seed, progress=progress)
+    r = check(response, vs["expected"], vs["prompt"], names=(f"the response to {vs['folder']}", vs["folder"]))
+    return {"folder": vs["folder"], "vsId": response["vsId"], "algorithm": response["algorithm"],
+            "mode": response["mode"], "revision": response["revision"], "engine": engine,
+            "total": sum(len(g["tests"]) for g in vs["expected"]["testGroups"]),
+            "run": sum(len(g["tests"]) for g in response["testGroups"]),
+            "passed": r["passed"], "failed": r["failed"], "errors": rep["errors"],
+            "unsupported": [{k: u[k] for k in ("tgId", "group", "reason", "cases")} for u in rep["unsupported"]],
+            "sample": response.get("sample"),
+            "groups": [g | {"problems": g["problems"][:10]} for g in r["groups"]],
+            "wall_s": round(time.monotonic() - t0, 2)}

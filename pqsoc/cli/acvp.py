@@ -13,12 +13,21 @@ run (its tcId alone in the response) or a group is unsupported (listed by tgId; 
 check: a line per group of the response, `tgId function/parameterSet: passed|failed`, then
 `N passed, M failed` (M: wrong or missing cases of the response's groups; a sampled response
 only on its cases). Exit 0 when M is 0, 1 otherwise, 2 on a malformed or mismatched file.
-Group names come from the prompt (--prompt, default prompt.json beside EXPECTED)."""
+Group names come from the prompt (--prompt, default prompt.json beside EXPECTED).
+
+`pqsoc acvp report [--root DIR] [--engine iss|rtl] [--sample N] [--seed S] [--json REPORT.json]
+[--allow-unsupported]`: every vector set under --root (default ACVP_ROOT, or ../shared/acvp
+beside the repository) run and checked as `run` and `check` do, one mode after another; a line
+per group and per mode; reports/acvp.json: per mode the engine, cases in expectedResults, run,
+passed, failed, the cases that failed to run, unsupported groups, the sample, wall time, and a
+`provenance` stamp (tapeout.json's `conformance` reads it). Exit 0 when every case checked
+passed; 1 when one failed or (without --allow-unsupported) a group is unsupported; 2 on a
+malformed or mismatched file (before anything runs)."""
 import json
 import sys
 from pathlib import Path
 
-from pqsoc import positive
+from pqsoc import REPO, positive
 
 
 def _err(cmd: str, msg: str) -> None:
@@ -54,16 +63,28 @@ def _run(args) -> int:
         _err("run", f"tgId {e['tgId']} tcId {e['tcId']}: {e['error']}")
     rc = 1 if report["errors"] else 0
     if report["unsupported"]:
-        cases = sum(u["cases"] for u in report["unsupported"])
-        tgs = ", ".join(str(u["tgId"]) for u in report["unsupported"])
-        msg = (f"{len(report['unsupported'])} test groups unsupported ({cases} cases, not run): "
-               f"tgId {tgs}")
+        msg = _unsupported_msg(report["unsupported"])
         if args.allow_unsupported:
             print(f"[acvp] {msg} (allowed)", file=sys.stderr)
         else:
             _err("run", msg + " (--allow-unsupported to accept)")
             rc = 1
     return rc
+
+
+def _group_line(g: dict) -> str:
+    """`tgId function/parameterSet: passed (N)` or `...: failed (M of N: problems)`."""
+    head = f"{g['tgId']} {g['label']}" if g["label"] else f"{g['tgId']}"
+    if g["failed"]:
+        return (f"{head}: failed ({g['failed']} of {g['passed'] + g['failed']}: "
+                + "; ".join(g["problems"][:5]) + (" ..." if len(g["problems"]) > 5 else "") + ")")
+    return f"{head}: passed ({g['passed']})"
+
+
+def _unsupported_msg(unsupported: list) -> str:
+    cases = sum(u["cases"] for u in unsupported)
+    tgs = ", ".join(str(u["tgId"]) for u in unsupported)
+    return f"{len(unsupported)} test groups unsupported ({cases} cases, not run): tgId {tgs}"
 
 
 def _check(args) -> int:
@@ -80,12 +101,7 @@ def _check(args) -> int:
         _err("check", str(e))
         return 2
     for g in r["groups"]:
-        head = f"{g['tgId']} {g['label']}" if g["label"] else f"{g['tgId']}"
-        if g["failed"]:
-            print(f"{head}: failed ({g['failed']} of {g['passed'] + g['failed']}: "
-                  + "; ".join(g["problems"][:5]) + (" ..." if len(g["problems"]) > 5 else "") + ")")
-        else:
-            print(f"{head}: passed ({g['passed']})")
+        print(_group_line(g))
     if r["not_in_response"]:
         print(f"groups not in the response (not counted): tgId {', '.join(map(str, r['not_in_response']))}")
     if r["sampled"]:
@@ -96,22 +112,79 @@ def _check(args) -> int:
     return 1 if r["failed"] else 0
 
 
-def add_parser(sub) -> None:
-    p = sub.add_parser("acvp", help="NIST ACVP vector sets (ML-KEM, ML-DSA) through the host API: "
-                                    "run a prompt, check a response")
-    s = p.add_subparsers(dest="op", required=True)
-    q = s.add_parser("run", help="run every case (or a sample) of an ACVP prompt.json; write the response")
-    q.add_argument("prompt", metavar="PROMPT.json")
+def _report(args) -> int:
+    import time
+    from ip.acc import acvp
+    from pqsoc.flow import provenance
+    stamp = provenance.stamp()      # the design as the runs start (tapeout.json's staleness rule)
+    root = Path(args.root) if args.root else acvp.default_root()
+    try:
+        sets = acvp.vector_sets(root)
+    except (acvp.AcvpError, OSError) as e:
+        _err("report", str(e))
+        return 2
+    sample = {"perGroup": args.sample, "seed": args.seed} if args.sample else None
+    print(f"[acvp] {len(sets)} vector set{'s' * (len(sets) != 1)} under {root} on {args.engine}: {', '.join(s['name'] for s in sets)}"
+          + (f"; a sample of {args.sample} per group, seed {args.seed}" if sample else ""), flush=True)
+    modes, t0 = {}, time.monotonic()
+    for vs in sets:
+        try:
+            e = acvp.conformance(vs, engine=args.engine, sample=args.sample, seed=args.seed,
+                                 progress=lambda line: print(f"  {line}", flush=True))
+        except acvp.AcvpError as err:
+            _err("report", f"{vs['folder']}: {err}")
+            return 2
+        modes[vs["name"]] = e
+        u = sum(x["cases"] for x in e["unsupported"])
+        print(f"[acvp] {vs['name']} on {e['engine']}: {e['run']} of {e['total']} cases run"
+              + (f" (a sample, {args.sample} per group, seed {args.seed})" if sample else "")
+              + f": {e['passed']} passed, {e['failed']} failed"
+              + (f", {len(e['errors'])} failed to run" if e["errors"] else "")
+              + (f", {len(e['unsupported'])} groups unsupported ({u} cases)" if e["unsupported"] else "")
+              + f", {e['wall_s']:.1f} s", flush=True)
+        for g in e["groups"]:
+            if g["failed"]:
+                print(f"  {_group_line(g)}", flush=True)
+    doc = {"provenance": stamp, "root": str(root), "engine": args.engine, "sample": sample,
+           "modes": modes,
+           "total": sum(e["total"] for e in modes.values()), "run": sum(e["run"] for e in modes.values()),
+           "passed": sum(e["passed"] for e in modes.values()), "failed": sum(e["failed"] for e in modes.values()),
+           "wall_s": round(time.monotonic() - t0, 2)}
+    _write(args.json, doc)
+    print(f"[acvp] in all {doc['run']} of {doc['total']} cases run: {doc['passed']} passed, {doc['failed']} "
+          f"failed, {doc['wall_s']:.1f} s; wrote {args.json}", flush=True)
+    unsupported = [u for e in modes.values() for u in e["unsupported"]]
+    rc = 1 if doc["failed"] else 0
+    if unsupported:
+        if args.allow_unsupported:
+            print(f"[acvp] {_unsupported_msg(unsupported)} (allowed)")
+        else:
+            _err("report", _unsupported_msg(unsupported) + " (--allow-unsupported to accept)")
+            rc = 1
+    return rc
+
+
+def _run_options(q) -> None:
+    """The options `run` and `report` share: how the cases run and which."""
     q.add_argument("--engine", choices=("iss", "rtl"), default="iss",
                    help="iss: the ACC's cycle-accurate ISS (default); rtl: its RTL in Verilator")
     q.add_argument("--sample", type=positive(int), default=None, metavar="N",
                    help="N cases per test group, chosen reproducibly by --seed (default: all)")
     q.add_argument("--seed", default="0", help="seed of the --sample choice (default 0)")
+    q.add_argument("--allow-unsupported", action="store_true",
+                   help="exit 0 even when test groups are unsupported (they are still listed)")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("acvp", help="NIST ACVP vector sets (ML-KEM, ML-DSA) through the host API: "
+                                    "run a prompt, check a response, report on them all")
+    s = p.add_subparsers(dest="op", required=True)
+    q = s.add_parser("run", help="run every case (or a sample) of an ACVP prompt.json; write the response")
+    q.add_argument("prompt", metavar="PROMPT.json")
+    _run_options(q)
     q.add_argument("--out", metavar="RESPONSE.json", help="the response (default: stdout)")
     q.add_argument("--cycles", metavar="CYCLES.json", help="side report: cycles of every case, "
                    "unsupported groups, errors, wall time")
-    q.add_argument("--allow-unsupported", action="store_true",
-                   help="exit 0 even when test groups are unsupported (they are still listed)")
     q.set_defaults(func=_run)
     q = s.add_parser("check", help="compare a response with expectedResults.json: per group, then "
                                    "`N passed, M failed`")
@@ -120,4 +193,12 @@ def add_parser(sub) -> None:
     q.add_argument("--prompt", metavar="PROMPT.json",
                    help="for the groups' names (default: prompt.json beside EXPECTED.json, if there)")
     q.set_defaults(func=_check)
+    q = s.add_parser("report", help="run and check every vector set under ACVP_ROOT (one after "
+                                    "another); write the conformance report (reports/acvp.json)")
+    q.add_argument("--root", metavar="DIR", help="the vector sets: folders with prompt.json and "
+                   "expectedResults.json (default: ACVP_ROOT, or ../shared/acvp beside the repository)")
+    _run_options(q)
+    q.add_argument("--json", default=str(REPO / "reports" / "acvp.json"), metavar="REPORT.json",
+                   help="the report (default reports/acvp.json)")
+    q.set_defaults(func=_report)
 
