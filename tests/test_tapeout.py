@@ -33,6 +33,7 @@ PROJECT = tp.Project(
     latency_reports=("reports/sim_fw.json",),
     design_paths=("rtl",),
     submission=(("gds/wrapper.gds", "make harden", ()), ("README.md", "the repository", ())),
+    conformance=("ML-KEM keyGen", "ML-DSA sigVer"),
 )
 NETLIST = "ab" * 32
 
@@ -93,6 +94,20 @@ def write_reports(repo: Path, signoff_status="pass", gls_netlist=NETLIST):
     (r / "pnr_check.json").write_text(json.dumps({
         "provenance": stamp, "only_a_real_run": ["LVS"],
         "blocks": {"caravel": {"ok": True, "checks": ok}, "blk": {"ok": True, "checks": ok}}}))
+    write_acvp(repo, stamp)
+
+
+def write_acvp(repo: Path, stamp: dict, failed: int = 0, sample=None, modes=("ML-KEM keyGen", "ML-DSA sigVer")):
+    """reports/acvp.json as `pqsoc acvp report` writes it (the fields tapeout.json reads): every
+    case of each mode run on the ISS, `failed` of them wrong; a sample passes 3 of the 75."""
+    entries = {}
+    for mode in modes:
+        total = 75
+        run = 3 if sample else total
+        entries[mode] = {"engine": "iss", "total": total, "run": run, "passed": run - failed, "failed": failed,
+                         "errors": [], "unsupported": [], "sample": sample, "groups": [], "wall_s": 1.0}
+    (repo / "reports" / "acvp.json").write_text(json.dumps(
+        {"provenance": stamp, "engine": "iss", "sample": sample, "modes": entries}))
 
 
 def problems(repo):
@@ -119,6 +134,9 @@ def test_complete_reports_give_a_valid_file_that_the_check_passes(repo):
     assert lat[("blk", "op_cycles")]["gate_level_cycles"]["value"] == 42
     assert lat[("core", "fw:t1")]["rtl_cycles"]["value"] == 100
     assert m["memory_plan"]["macro_count"] == 2
+    assert m["conformance"]["ML-KEM keyGen"] == {
+        "status": "measured", "report": "reports/acvp.json", "engine": "iss", "passed": 75, "failed": 0,
+        "total": 75, "sample": None, "unsupported_cases": 0}
     assert m["commit"]["sha"] == head(repo)
     assert problems(repo) == []
 
@@ -334,3 +352,39 @@ def test_preflight_lists_the_checks_passed_here_and_what_only_a_real_run_passes(
     (repo / "reports" / "pnr_check.json").unlink()
     m = tp.build(PROJECT, repo)
     assert m["preflight"]["blk"]["status"] == "missing" and tp.validate(m) == []
+
+
+def test_conformance_failed_sampled_missing_and_stale(repo):
+    """#36: NIST ACVP conformance per mode from reports/acvp.json (`pqsoc acvp report`): a failed
+    case, a sample (not every case) and a mode without a run are problems of the check; no
+    report is a missing figure, never a number; a design change after the run makes it stale."""
+    write_reports(repo)
+    stamp = {"commit": head(repo), "dirty": []}
+    write_acvp(repo, stamp, failed=2)
+    tp.write(PROJECT, repo)
+    assert tp.validate(json.loads((repo / "tapeout.json").read_text())) == []
+    assert "failed: conformance ML-KEM keyGen: 2 of 75 NIST ACVP cases failed (iss, reports/acvp.json)" \
+        in problems(repo)
+    write_acvp(repo, stamp, sample={"perGroup": 1, "seed": "0"})
+    tp.write(PROJECT, repo)
+    assert ("not-run: conformance ML-DSA sigVer: 3 of 75 NIST ACVP cases passed, the others not run: "
+            "a sample, 1 per group (iss, reports/acvp.json)") in problems(repo)
+    write_acvp(repo, stamp, modes=("ML-KEM keyGen",))
+    tp.write(PROJECT, repo)
+    assert problems(repo) == ["missing: conformance.ML-DSA sigVer: reports/acvp.json has no run of ML-DSA sigVer"]
+    (repo / "reports" / "acvp.json").unlink()
+    m = tp.build(PROJECT, repo)
+    assert tp.validate(m) == []
+    assert m["conformance"]["ML-KEM keyGen"] == {"status": "missing", "reason": "reports/acvp.json does not exist",
+                                                 "report": "reports/acvp.json"}
+    tp.write(PROJECT, repo)
+    assert [p for p in problems(repo) if "conformance" in p] == [
+        "missing: conformance.ML-KEM keyGen: reports/acvp.json does not exist",
+        "missing: conformance.ML-DSA sigVer: reports/acvp.json does not exist"]
+    write_acvp(repo, stamp)
+    tp.write(PROJECT, repo)
+    assert problems(repo) == []
+    (repo / "rtl" / "blk.v").write_text("module blk; wire w; endmodule\n")
+    commit_all(repo, "design change")
+    tp.write(PROJECT, repo)
+    assert any(p.startswith("stale: reports/acvp.json was made at ") and "rtl/blk.v" in p for p in problems(repo))

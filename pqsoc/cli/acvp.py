@@ -124,7 +124,8 @@ def _report(args) -> int:
         _err("report", str(e))
         return 2
     sample = {"perGroup": args.sample, "seed": args.seed} if args.sample else None
-    print(f"[acvp] {len(sets)} vector set{'s' * (len(sets) != 1)} under {root} on {args.engine}: {', '.join(s['name'] for s in sets)}"
+    print(f"[acvp] {len(sets)} vector set{'s' * (len(sets) != 1)} under {root} on {args.engine}: "
+          + ", ".join(s["name"] for s in sets)
           + (f"; a sample of {args.sample} per group, seed {args.seed}" if sample else ""), flush=True)
     modes, t0 = {}, time.monotonic()
     for vs in sets:

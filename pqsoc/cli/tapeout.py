@@ -103,6 +103,7 @@ def lvs_inputs() -> subfiles.LvsInputs:
 
 
 def project() -> flow.Project:
+    from ip.acc.acvp import MODE_NAMES
     from ip.common import SYS_CLK_PERIOD_NS
     from ip.common.sram import MACROS
     from pqsoc.cli import blocks
@@ -137,6 +138,7 @@ def project() -> flow.Project:
                                            WRAPPER_RTL_DIR),
         external_repos=external_repos(),
         lvs=lvs_inputs(),
+        conformance=MODE_NAMES,      # NIST ACVP, every mode the ACC runs (`pqsoc acvp report`)
     )
 
 

@@ -19,6 +19,8 @@ Where a figure comes from, best first:
 `pqsoc tapeout check` fails (listing each problem) when
   - the file does not match the schema, or differs from what `tapeout write` writes now;
   - a figure or a test count is missing, a test failed, a signoff check failed or did not run;
+  - a mode's NIST ACVP conformance (reports/acvp.json, `pqsoc acvp report`) is missing, has a
+    failed case, or passed fewer than all of its cases (a sample, unsupported groups);
   - a figure is stale. The staleness rule: a report describes the design of the commit it was
     made at (its `provenance` stamp: commit + tracked files that differed). It is current when
     that stamp exists, the report made then had no uncommitted changes under the design paths,
@@ -100,6 +102,8 @@ class Project:
     lvs: subfiles.LvsInputs | None = None    # the LVS configuration's facts (None: not written)
     # the block whose LibreLane configuration is the wrapper's (pqsoc pnr check names blocks)
     wrapper_block: str = "caravel"
+    # the modes whose NIST ACVP conformance reports/acvp.json must show ("ML-KEM keyGen", ...)
+    conformance: tuple[str, ...] = field(default=())
 
     @property
     def signoff_cells(self) -> tuple[str, ...]:
@@ -431,6 +435,32 @@ def submission(p: Project, repo: Path) -> list[dict]:
     return out
 
 
+CONFORMANCE = "reports/acvp.json"
+
+
+def conformance(p: Project, reports: "Reports") -> dict:
+    """Per mode the project declares: passed / total of NIST's ACVP cases and the engine, from
+    `pqsoc acvp report` (reports/acvp.json); missing with the reason when there is no such run.
+    total is the cases in the expected results: a sampled run, or one with unsupported groups,
+    passes fewer than that (`sample` says which)."""
+    if not p.conformance:
+        return {}
+    data = reports.get(CONFORMANCE)
+    modes = data.get("modes") if isinstance(data, dict) else None
+    out = {}
+    for mode in p.conformance:
+        e = (modes or {}).get(mode)
+        if not isinstance(e, dict):
+            why = reports.why(CONFORMANCE) if data is None else f"{CONFORMANCE} has no run of {mode}"
+            out[mode] = missing(why, CONFORMANCE)
+            continue
+        out[mode] = {"status": "measured", "report": CONFORMANCE, "engine": str(e.get("engine")),
+                     "passed": int(e.get("passed", 0)), "failed": int(e.get("failed", 0)),
+                     "total": int(e.get("total", 0)), "sample": e.get("sample"),
+                     "unsupported_cases": sum(int(u.get("cases", 0)) for u in e.get("unsupported") or [])}
+    return out
+
+
 PNR_CHECK = "reports/pnr_check.json"
 
 
@@ -473,6 +503,7 @@ def build(p: Project, repo: Path = REPO) -> dict:
         "macros": [macro_figures(p, reports, m) for m in p.macros],
         "latencies": latencies(p, reports),
         "tests": [{"suite": t.suite, "report": t.report, "result": suite_result(t, reports)} for t in p.tests],
+        "conformance": conformance(p, reports),
         "signoff": {c: signoff_checks(reports, c) for c in p.signoff_cells},
         "preflight": preflight(p, reports),
     }
@@ -646,6 +677,18 @@ def check(p: Project, path: Path | None = None, repo: Path = REPO, build_dir: Pa
         elif r.get("status") == "measured" and r.get("passed") != r.get("run"):
             problems.append(f"failed: tests {t['suite']}: {r['run'] - r['passed']} of {r['run']} failed "
                             f"({t['report']})")
+    for mode, c in (manifest.get("conformance") or {}).items():
+        if c.get("status") != "measured":
+            continue
+        where = f"({c['engine']}, {c['report']})"
+        if c["failed"]:
+            problems.append(f"failed: conformance {mode}: {c['failed']} of {c['passed'] + c['failed']} "
+                            f"NIST ACVP cases failed {where}")
+        elif c["passed"] < c["total"]:
+            why = [f"a sample, {c['sample'].get('perGroup')} per group"] if c.get("sample") else []
+            why += [f"{c['unsupported_cases']} cases unsupported"] if c.get("unsupported_cases") else []
+            problems.append(f"not-run: conformance {mode}: {c['passed']} of {c['total']} NIST ACVP cases "
+                            f"passed, the others not run: {'; '.join(why) or 'not in the report'} {where}")
     for cell, pf in (manifest.get("preflight") or {}).items():
         for c in pf.get("failed") or []:
             problems.append(f"failed: preflight {cell} {c['check']}: {c['detail'][:200]}")
