@@ -1,11 +1,12 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""`pqsoc acvp run` / `pqsoc acvp check` (ip/acc/acvp.py, pqsoc/cli/acvp.py) and the ML-KEM key
+"""`pqsoc acvp run` / `check` / `report` (ip/acc/acvp.py, pqsoc/cli/acvp.py) and the ML-KEM key
 checks (api.mlkem_check_ek / mlkem_check_dk, `pqsoc mlkem check-ek` / `check-dk`) on NIST's
 ACVP vector sets, read from ACVP_ROOT (default ../shared/acvp beside the repository; CI has
 it there). The response writer and the checker on small and tampered files (no program run);
 every keyCheck case (host-side, fast); and on the ISS one sampled case of every test group of
-every mode (`run --sample 1`, then `check`: `N passed, 0 failed`)."""
+every mode (`run --sample 1`, then `check`: `N passed, 0 failed`); `report --sample 1` on ML-KEM
+keyGen, its counts against the expected file's."""
 import copy
 import json
 import os
@@ -291,3 +292,62 @@ def test_one_case_per_group_on_the_iss_passes(capsys, tmp_path, acvp_root, folde
     assert all(c["cycles"] > 0 for c in run_on_acc) and len(run_on_acc) >= n - 6
     if folder.startswith("ML-DSA-sig"):
         assert any(c["mu"] == "host" for c in run_on_acc)
+
+
+def _expected_counts(path: Path) -> tuple[int, int]:
+    """(groups, cases) of an expectedResults.json, read as plain JSON."""
+    groups = json.loads(path.read_text())["testGroups"]
+    return len(groups), sum(len(g["tests"]) for g in groups)
+
+
+def test_report_counts_a_sample_against_the_expected_results(capsys, tmp_path, acvp_root):
+    """`pqsoc acvp report --sample 1` on the ISS over a root holding ML-KEM keyGen: the report's
+    counts are the expected file's (one case of each of its groups run, every one passed, its
+    total the file's cases); with one group's answers in the expected file changed, exactly that
+    group's case fails and the command exits 1. A line per group and one per mode."""
+    folder = acvp_root / "ML-KEM-keyGen-FIPS203"
+    n_groups, n_cases = _expected_counts(folder / "expectedResults.json")
+    root = tmp_path / "root"
+    (root / folder.name).mkdir(parents=True)
+    (root / folder.name / "prompt.json").symlink_to(folder / "prompt.json")
+    (root / folder.name / "expectedResults.json").symlink_to(folder / "expectedResults.json")
+    out = tmp_path / "acvp.json"
+    rc = main(["acvp", "report", "--root", str(root), "--sample", "1", "--seed", "1", "--json", str(out)])
+    lines = capsys.readouterr().out.splitlines()
+    assert rc == 0, lines
+    report = json.loads(out.read_text())
+    e = report["modes"]["ML-KEM keyGen"]
+    assert (e["total"], e["run"], e["passed"], e["failed"]) == (n_cases, n_groups, n_groups, 0)
+    assert e["engine"] == "iss" and e["sample"] == {"perGroup": 1, "seed": "1"} and e["unsupported"] == []
+    assert report["provenance"]["commit"] and e["wall_s"] > 0
+    assert sum(1 for x in lines if x.startswith("  [acvp] tg ")) == n_groups
+    assert f"[acvp] ML-KEM keyGen on iss: {n_groups} of {n_cases} cases run (a sample, 1 per group, seed 1): " \
+           f"{n_groups} passed, 0 failed" in "\n".join(lines)
+    # the expected file's answers to group 1 changed: its sampled case fails, the others pass
+    bad = json.loads((folder / "expectedResults.json").read_text())
+    for t in bad["testGroups"][0]["tests"]:
+        t["ek"] = ("0" if t["ek"][0] != "0" else "1") + t["ek"][1:]
+    (root / folder.name / "expectedResults.json").unlink()
+    _write(root / folder.name / "expectedResults.json", bad)
+    assert main(["acvp", "report", "--root", str(root), "--sample", "1", "--seed", "1", "--json", str(out)]) == 1
+    e = json.loads(out.read_text())["modes"]["ML-KEM keyGen"]
+    assert (e["passed"], e["failed"]) == (n_groups - 1, 1)
+    assert [g["failed"] for g in e["groups"]] == [1] + [0] * (n_groups - 1)
+    assert "  1 keyGen/ML-KEM-512: failed (1 of 1: tc " in capsys.readouterr().out
+
+
+def test_report_finds_every_mode_and_refuses_a_bad_root(capsys, tmp_path, acvp_root):
+    """vector_sets: the five modes of ACVP_ROOT in the report's order, each with its expected
+    results; a root without vector sets, or a prompt whose expected results are another mode's,
+    exits 2 naming it before anything runs."""
+    sets = acvp.vector_sets(acvp_root)
+    assert [s["name"] for s in sets] == list(acvp.MODE_NAMES)
+    assert {s["folder"] for s in sets} == set(FOLDERS)
+    assert main(["acvp", "report", "--root", str(tmp_path), "--json", str(tmp_path / "a.json")]) == 2
+    assert "no folder with a prompt.json and an expectedResults.json" in capsys.readouterr().err
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "prompt.json").symlink_to(acvp_root / "ML-KEM-keyGen-FIPS203" / "prompt.json")
+    (mixed / "expectedResults.json").symlink_to(acvp_root / "ML-DSA-keyGen-FIPS204" / "expectedResults.json")
+    assert main(["acvp", "report", "--root", str(tmp_path), "--json", str(tmp_path / "a.json")]) == 2
+    assert "is algorithm 'ML-KEM'" in capsys.readouterr().err and not (tmp_path / "a.json").exists()
