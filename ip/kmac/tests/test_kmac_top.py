@@ -262,3 +262,45 @@ def test_sideload_start_while_squeezing():
 
     simulate(bench)
     assert log == [(True, True, 0)] * 4, log
+
+
+def test_cpu_msg_ack_after_intake_register():
+    """A CPU MSG write goes through the engine's intake register: it is taken in the cycle it
+    arrives and acked in the cycle after the register is empty again (the word packed or
+    refused), so its ERR_CODE bit is set when the next access reads it, as before the register;
+    a 4-byte word's access takes 4 cycles to its ack (2 before the register). A CMD write is
+    acted on from the cycle after it arrives (the bus never reaches the engine's command
+    logic in the same cycle): START on a free block 4 cycles (the claim, then the START), a
+    PAD_BLOCK with nothing to pad 3 (one more each than before)."""
+    got = {}
+
+    async def timed_write(ctx, bus, value, sel=0xF, reg="MSG"):
+        ctx.set(bus.adr, wb.OFF[reg] >> 2)
+        ctx.set(bus.dat_w, value)
+        ctx.set(bus.sel, sel)
+        ctx.set(bus.we, 1)
+        ctx.set(bus.cyc, 1)
+        ctx.set(bus.stb, 1)
+        n = 0
+        while True:
+            await ctx.tick()
+            n += 1
+            if ctx.get(bus.ack):
+                break
+            assert n < 50
+        ctx.set(bus.cyc, 0)
+        ctx.set(bus.stb, 0)
+        ctx.set(bus.we, 0)
+        return n
+
+    async def bench(ctx, dut):
+        bus = dut.bus
+        await wb.write(ctx, bus, "CFG", 1)                  # SHAKE128
+        got["start"] = await timed_write(ctx, bus, wb.OPS["START"], reg="CMD")
+        got["pad"] = await timed_write(ctx, bus, wb.OPS["PAD_BLOCK"], reg="CMD")
+        got["word"] = await timed_write(ctx, bus, 0x11223344)
+        got["bad"] = await timed_write(ctx, bus, 0x11223344, sel=0b0101)
+        got["err"] = await wb.read(ctx, bus, "ERR_CODE")
+
+    simulate(bench)
+    assert got == {"start": 4, "pad": 3, "word": 4, "bad": 4, "err": ERR_MASK}, got
