@@ -274,32 +274,15 @@ def test_cpu_msg_ack_after_intake_register():
     PAD_BLOCK with nothing to pad 3 (one more each than before)."""
     got = {}
 
-    async def timed_write(ctx, bus, value, sel=0xF, reg="MSG"):
-        ctx.set(bus.adr, wb.OFF[reg] >> 2)
-        ctx.set(bus.dat_w, value)
-        ctx.set(bus.sel, sel)
-        ctx.set(bus.we, 1)
-        ctx.set(bus.cyc, 1)
-        ctx.set(bus.stb, 1)
-        n = 0
-        while True:
-            await ctx.tick()
-            n += 1
-            if ctx.get(bus.ack):
-                break
-            assert n < 50
-        ctx.set(bus.cyc, 0)
-        ctx.set(bus.stb, 0)
-        ctx.set(bus.we, 0)
-        return n
-
     async def bench(ctx, dut):
         bus = dut.bus
         await wb.write(ctx, bus, "CFG", 1)                  # SHAKE128
-        got["start"] = await timed_write(ctx, bus, wb.OPS["START"], reg="CMD")
-        got["pad"] = await timed_write(ctx, bus, wb.OPS["PAD_BLOCK"], reg="CMD")
-        got["word"] = await timed_write(ctx, bus, 0x11223344)
-        got["bad"] = await timed_write(ctx, bus, 0x11223344, sel=0b0101)
+        waited = []
+        await wb.cmd(ctx, bus, "START", waited)
+        await wb.cmd(ctx, bus, "PAD_BLOCK", waited)
+        await wb.write(ctx, bus, "MSG", 0x11223344, waited=waited)
+        await wb.write(ctx, bus, "MSG", 0x11223344, sel=0b0101, waited=waited)
+        got.update(zip(("start", "pad", "word", "bad"), waited))
         got["err"] = await wb.read(ctx, bus, "ERR_CODE")
 
     simulate(bench)
