@@ -54,9 +54,10 @@ SOC = Block(
     full_adders=acc_block.FULL_ADDERS,        # the ACC's, as in block acc
     notes=("Ibex and LiteX's top read with Yosys read_slang, the PQC subsystem and memories with "
            "read_verilog; the ACC (pqc.acc) is kept as its own module (ABC maps it alone, as a "
-           "hardened ACC), the rest is flat; critical path: ACC side-load msg (mask) -> KMAC byte "
-           "packing -> KMAC flop, which block acc does not time (kmac.msg registers the KMAC's "
-           "msg.ready: no combinational loop back into the ACC); the ACC core's clock comes through "
+           "hardened ACC), the rest is flat; critical path: the ACC's own (wide ALU walu.ps_r -> walu.ps_r, "
+           "as in block acc); the ACC's side-load msg and the CPU's KMAC writes end in the "
+           "KMAC's message intake register and command flop, so neither reaches the sponge's mask "
+           "checks or the Keccak state in the same cycle; the ACC core's clock comes through "
            "sky130_fd_sc_hd__dlclkp_1 (its idle clock gate); Ibex' clock gate is the generic latch + AND "
            "(prim_generic_clock_gating), timed as an ideal clock like every clock here; "
            "the ACC's partial-product trees map their full adders to sky130_fd_sc_hd__fa_1 (as block acc); "

@@ -114,7 +114,8 @@ def kmac_msg(s, o):
     req = {"msg_valid": 1, "msg_data": s.wdr.read(o["wrs"]), "msg_mask": s.gpr.read(o["grs1"])}
     _transfer(s, req, lambda out: out["msg_ready"])
     # completes in the cycle after the handshake (the core registers msg.ready), presenting
-    # no request in it; a KMAC error showing in that cycle faults like in any other
+    # no request in it; a KMAC error showing in that cycle faults like in any other. The KMAC
+    # model packs the word from its intake register from that cycle on (ip/kmac/model/cycle.py)
     _kmac_cycle(s, s._kmac_cycles)
     s._kmac_cycles += 1
 

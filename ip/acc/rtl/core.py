@@ -315,10 +315,11 @@ class AccCore(wiring.Component):
                 m.d.comb += kfault.eq(1)
             with m.Elif((acq_wait | is_kreq) & sl.error):
                 m.d.comb += [kfault.eq(1), kcode.eq(sl.error_code)]
-        # kmac.msg completes in the cycle after its handshake: the KMAC's msg.ready depends
-        # combinationally on the offered mask (its checks and byte packing, ~13 ns), so it is
-        # registered here instead of steering the fetch and the core's write enables in the
-        # same cycle; no request is presented in that completion cycle
+        # kmac.msg completes in the cycle after its handshake (msg.ready registered here, so
+        # it never steers the fetch and the core's write enables in the same cycle); no request
+        # is presented in that completion cycle. The KMAC takes the word into its intake
+        # register (its msg.ready is that register's "empty", a flop) and packs it from there:
+        # nothing of the offered mask / data reaches the KMAC's checks in the offering cycle.
         kmsg_took = Signal()
         present = Signal()
         m.d.comb += present.eq(kcycle & is_kreq & hold & ~sl.error & ~(is_kmsg & kmsg_took))

@@ -262,15 +262,19 @@ def trace(src):
 
 
 def test_cycle_figures():
-    """SHAKE128 (rate 168 = 5.25 words): acq 3 cycles on a free block, START 1, a full word 4
-    + 1 (kmac.msg completes the cycle after its handshake), the word that completes a block
-    4 + 24 + 1 (its first lane starts the permutation, the other 3 wait), FINISH 1, first digest word 30 cycles after FINISH, then 4 per word while
-    obuf holds lanes, 8 for the word that waits for the refill; acq right after rel 3."""
+    """SHAKE128 (rate 168 = 5.25 words): acq 3 cycles on a free block, START 1; kmac.msg hands
+    its word to the KMAC's intake register and completes the cycle after (2 cycles when the
+    register is free), the KMAC packs it from there in 4 lane steps, so each following full
+    word waits for those: 5; the 6th word's first lane completes the block and starts the
+    permutation, its other 3 lanes wait for it, and FINISH waits for them: 28 (the same 55
+    cycles for the 6 words and FINISH as when kmac.msg waited for its own packing: 5 x 5 + 29
+    + 1); first digest word 30 cycles after FINISH, then 4 per word while obuf holds lanes, 8
+    for the word that waits for the refill; acq right after rel 3."""
     src = ("addi x1, x0, 1\naddi x3, x0, -1\nkmac.acq\nkmac.start x1, x0\n"
            + "kmac.msg w0, x3\n" * 6 + "kmac.finish\n" + "kmac.dig w1\n" * 8
            + "kmac.rel\nkmac.acq\nkmac.rel\necall\n")
     got = [c for _, c in trace(src)]
-    assert got == [1, 1, 3, 1] + [5] * 5 + [29] + [1] + [30, 4, 4, 4, 4, 8, 4, 4] + [1, 3, 1, 1]
+    assert got == [1, 1, 3, 1] + [2] + [5] * 5 + [28] + [30, 4, 4, 4, 4, 8, 4, 4] + [1, 3, 1, 1]
     # single-byte words: 1 + 1 cycles each
     src = ("addi x1, x0, 1\naddi x3, x0, 1\nkmac.acq\nkmac.start x1, x0\n"
            + "kmac.msg w0, x3\n" * 3 + "kmac.finish\nkmac.dig w1\nkmac.rel\necall\n")
@@ -307,16 +311,17 @@ def test_error_double_acq():
 
 
 def test_error_reported_by_kmac():
-    """A non-contiguous mask: the word is refused at once (msg completes in 1 + 1 cycles); the
-    KMAC's error shows 2 cycles after the refusal, in kmac.finish's first cycle."""
+    """A non-contiguous mask: the word is taken into the KMAC's intake register at once (msg
+    completes in 1 + 1 cycles) and refused from there in the next cycle; the KMAC's error shows
+    2 cycles after the refusal, in kmac.finish's second cycle."""
     src = ("addi x1, x0, 1\naddi x5, x0, 5\nkmac.acq\nkmac.start x1, x0\nkmac.msg w0, x5\n"
            "kmac.finish\necall\n")
     sim, h = run(src)
     assert h.reason == "error" and h.err_bits == KMAC_BIT, h
     assert sim.csr.values["ERR_KMAC"] == ERR_MASK
-    # addi x2, acq 3, start 1, msg 1 + 1 (refused at once), error in finish's first cycle
-    # (not counted)
-    assert h.cycles == cyc("addi", "addi") + 3 + 1 + 1 + 1
+    # addi x2, acq 3, start 1, msg 1 + 1 (taken at once, refused in its second cycle), finish
+    # 1 (waits: the abort's state wipe), error in finish's second cycle (not counted)
+    assert h.cycles == cyc("addi", "addi") + 3 + 1 + 1 + 1 + 1
     assert sim.kmac_hold == 0
     # The error halt drops hold: the KMAC's error ends with that ownership, so the next
     # program's kmac.* instructions start clean (was: the sticky error failed its kmac.acq).
@@ -333,7 +338,8 @@ def test_error_reported_by_kmac():
 def test_dig_while_not_squeezing_is_a_kmac_error():
     """digest.ready while the KMAC is not squeezing (before FINISH, or idle) sets the
     side-load's DIGEST_EARLY error one cycle later: kmac.dig presents it for one cycle, sees
-    error in its second and halts (was: waited for ever). A declared-length message that is
+    error in its second and halts (was: waited for ever); while a word is still in the KMAC's
+    intake register it waits for it first. A declared-length message that is
     complete counts as squeezing: kmac.dig waits for the digest there (test_hashes_match_
     hashlib)."""
     for body in ("kmac.start x1, x0\nkmac.dig w1\n",            # absorbing
@@ -343,8 +349,9 @@ def test_dig_while_not_squeezing_is_a_kmac_error():
         sim, h = run(src, max_cycles=500)
         assert h.reason == "error" and h.err_bits == KMAC_BIT, (body, h)
         assert sim.csr.values["ERR_KMAC"] == ERR_DIGEST_EARLY, body
-        # addi x2, acq 3, start 1, msg 4 + 1 (full word), dig 1 (error in its second cycle,
-        # not counted)
+        # addi x2, acq 3, start 1, dig 1 (error in its second cycle, not counted); with a
+        # full word before it: msg 1 + 1 and dig 3 + 1 more (it waits while the word is in the
+        # KMAC's intake register, 4 lane steps), the same 5 cycles as msg 4 + 1 before
         want = cyc("addi", "addi") + 3 + ("start" in body) + 5 * ("msg" in body) + 1
         assert h.cycles == want, (body, h.cycles, want)
         assert sim.kmac_hold == 0

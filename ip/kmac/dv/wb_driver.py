@@ -15,19 +15,22 @@ OPS = RM.field("CMD", "OP").values
 BUS_TIMEOUT = 500
 
 
-async def wb_access(ctx, bus, offset, data=0, sel=0xF, we=False):
+async def wb_access(ctx, bus, offset, data=0, sel=0xF, we=False, waited=None):
+    """waited: a list that gets the access's cycles up to its ack appended."""
     ctx.set(bus.adr, offset >> 2)
     ctx.set(bus.dat_w, data)
     ctx.set(bus.sel, sel)
     ctx.set(bus.we, int(we))
     ctx.set(bus.cyc, 1)
     ctx.set(bus.stb, 1)
-    for _ in range(BUS_TIMEOUT):
+    for n in range(1, BUS_TIMEOUT + 1):
         await ctx.tick()
         if ctx.get(bus.ack) or ctx.get(bus.err):
             break
     else:
         raise AssertionError(f"bus access at {offset:#x} never acknowledged")
+    if waited is not None:
+        waited.append(n)
     val = ctx.get(bus.dat_r)
     ctx.set(bus.cyc, 0)
     ctx.set(bus.stb, 0)
@@ -35,16 +38,16 @@ async def wb_access(ctx, bus, offset, data=0, sel=0xF, we=False):
     return val
 
 
-async def write(ctx, bus, reg, value, sel=0xF):
-    await wb_access(ctx, bus, OFF[reg] if isinstance(reg, str) else reg, value, sel, True)
+async def write(ctx, bus, reg, value, sel=0xF, waited=None):
+    await wb_access(ctx, bus, OFF[reg] if isinstance(reg, str) else reg, value, sel, True, waited)
 
 
 async def read(ctx, bus, reg):
     return await wb_access(ctx, bus, OFF[reg] if isinstance(reg, str) else reg)
 
 
-async def cmd(ctx, bus, name):
-    await write(ctx, bus, "CMD", OPS[name])
+async def cmd(ctx, bus, name, waited=None):
+    await write(ctx, bus, "CMD", OPS[name], waited=waited)
 
 
 async def send(ctx, bus, data: bytes, rng: random.Random | None = None):

@@ -3,7 +3,7 @@
 """Cycle-exact model of the KMAC top (`ip/kmac/rtl/kmac.py`, rounds_per_cycle=1) as seen from the
 side-load port, CPU bus idle. For the coprocessor ISS, whose cycle counts must equal the RTL's.
 
-It mirrors the RTL register by register (owner, side-load error, the sponge engine's FSM,
+It mirrors the RTL register by register (owner, side-load error, message intake register, the sponge engine's FSM,
 staging lane, output shift buffer, Keccak core busy/step), so every output is exact in every
 cycle; the Keccak state itself is computed with `model.keccak_f` when a permutation starts and
 becomes visible 24 cycles later, as in the iterative core.
@@ -17,27 +17,33 @@ msg_valid, msg_data, msg_mask, digest_ready. Outputs: granted, cmd_ready, msg_re
 digest_valid, digest_data, error, error_code.
 
 Combinational paths (inputs -> outputs in the same cycle), from the RTL:
-- cmd_ready <- msg_valid (a word offered with a command goes first: ready = 0 while granted).
-- msg_ready <- msg_valid, msg_mask (refusal / word size), hold (a release cycle refuses no
-  word), and the side-load's own state. Not from msg_data.
+- cmd_ready <- msg_valid (a word offered with a command goes first: ready = 0 while granted;
+  then the word waits in the intake register and is packed, and cmd_ready waits for that).
+- msg_ready: registers only ("the side-load intake register is empty"; a word is taken into
+  it and packed by the engine from the next cycle on), so nothing of the offered word (mask,
+  data) reaches an output or, past the register, the engine in the cycle it is offered.
 - granted, digest_valid, digest_data, error, error_code: registers only.
 When not granted, cmd_ready = msg_ready = 1 (requests are consumed and flagged ERR_OWNER).
 
 Timing summary (rpc = 1; see the RTL for the exact rules):
 - hold seen in cycle t (block free) -> granted from t+1; hold dropped -> owner NONE (wipe) after
   one cycle, so a new hold is granted 2 cycles after the drop at the earliest.
-- message word: one cycle per staging-lane step (<= 8 bytes, not crossing a lane boundary);
-  ready in the cycle of its last byte; a completed rate block starts a 24-cycle permutation
-  and the next lane write waits for it.
+- message word: taken into the intake register when it is empty (msg_ready = 1); the engine
+  packs it from the next cycle, one cycle per staging-lane step (<= 8 bytes, not crossing a
+  lane boundary), and the register is empty again (msg_ready = 1) from the cycle after the
+  one of its last byte: a full aligned word every 5 cycles. A completed rate block starts a
+  24-cycle permutation and the next lane write waits for it. The word's checks (mask,
+  oversize, sequence) happen in its first engine cycle, the cycle after it was taken.
 - FINISH (or the declared length reached) pads in one cycle and permutes (24); then 1 cycle
   copy into the output buffer (and the next permutation starts there), 4 lane shifts: the
   first digest word is valid 29 cycles after the edge that takes FINISH.
 - error / error_code: sticky until the next accepted START, the release (the cycle that sees
   hold low while granted clears them) or the grant (keeps only that cycle's new codes), so
   every acquisition starts clean. Engine errors appear 2 cycles after the offending cycle
-  (registered in the engine, then in the front-end); ERR_OWNER and ERR_DIGEST_EARLY
-  (digest_ready while not squeezing: not in SQUEEZE and no declared-length message
-  complete) 1 cycle after.
+  (registered in the engine, then in the front-end; for a word, 3 cycles after it was taken);
+  ERR_OWNER and ERR_DIGEST_EARLY
+  (digest_ready while not squeezing: not in SQUEEZE, no declared-length message
+  complete and no word in the intake register, which may complete one) 1 cycle after.
 - a START while the previous output is still shifting begins from an empty output path.
 """
 from ip.kmac.model.transaction import (ABSORB, DSBYTE, ERR_DIGEST_EARLY, ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_OWNER, ERR_SEQUENCE, ERR_UNDERSIZE, IDLE, SQUEEZE, keccak_f, rate_bytes)
@@ -69,6 +75,9 @@ class KmacCycleModel:
         # front-end
         self.owner = OWNER_NONE
         self.sl_err = 0
+        self.iw_valid = 0              # message intake register (the side-load fills it here)
+        self.iw_data = 0
+        self.iw_mask = 0
         # engine
         self.phase = IDLE
         self.rl = 0
@@ -102,11 +111,12 @@ class KmacCycleModel:
         hold = g("hold")
         is_sl = self.owner == OWNER_SL
         wipe = is_sl and not hold
-        e_cmd_valid = is_sl and g("cmd_valid")
-        e_msg_valid = is_sl and g("msg_valid")
+        e_cmd_valid = is_sl and g("cmd_valid") and not g("msg_valid")   # the word goes first
+        # the engine packs the word held in the intake register, not the port's
+        e_msg_valid = is_sl and self.iw_valid
         e_dig_ready = is_sl and g("digest_ready")
-        mask = g("msg_mask") & 0xFFFF_FFFF
-        data = g("msg_data")
+        mask = self.iw_mask
+        data = self.iw_data
         busy = self.busy
         c = {}                         # comb results (engine)
         n = {}                         # next register values (sync, last assignment wins)
@@ -271,9 +281,21 @@ class KmacCycleModel:
             cmd_ready = msg_ready = 1
             sl_set = ERR_OWNER if (g("cmd_valid") or g("msg_valid")) else 0
         else:
-            cmd_ready, msg_ready = int(cmd_ready_e), int(msg_ready_e)
+            cmd_ready = int(cmd_ready_e and not g("msg_valid"))
+            msg_ready = int(not self.iw_valid)
             sl_set = 0
-        if is_sl and g("digest_ready") and not (self.phase == SQUEEZE or self.fin_pend):
+        # intake register: filled when empty, emptied when the engine takes the word's last
+        # byte (or refuses it) and at the release
+        if wipe:
+            n["iw_valid"] = 0
+        elif self.iw_valid:
+            if msg_ready_e:
+                n["iw_valid"] = 0
+        elif is_sl and g("msg_valid"):
+            n.update(iw_valid=1, iw_data=g("msg_data") & ((1 << 256) - 1),
+                     iw_mask=g("msg_mask") & 0xFFFF_FFFF)
+        if (is_sl and g("digest_ready") and not (self.phase == SQUEEZE or self.fin_pend)
+                and not self.iw_valid):        # a word in the intake register: wait
             sl_set |= ERR_DIGEST_EARLY
         if self.err and is_sl:
             sl_set |= self.err_code
@@ -315,7 +337,7 @@ class KmacCycleModel:
 
     def _quiescent(self, hold) -> bool:
         """True when an idle cycle (no request) with this hold changes no register."""
-        if self.busy or self.zap_pend or self.err:
+        if self.busy or self.zap_pend or self.err or self.iw_valid:
             return False
         if hold != (self.owner == OWNER_SL):
             return False

@@ -7,7 +7,9 @@ when free; the CPU wins a same-cycle claim). A request from the non-owner is ref
 error bit (CPU: ERR_CODE.OWNER, side-load: error/error_code) and never reaches the engine.
 A digest request while not squeezing is DIGEST_EARLY on both paths. The side-load's error is
 sticky within one ownership: the release clears it and the grant drops older codes (every
-acquisition starts clean).
+acquisition starts clean). Message words (CPU and side-load) go through an intake register in
+front of the engine (MSG ack / msg.ready = it is empty), which cuts the bus / coprocessor
+register read -> mask checks / byte packing -> Keccak state paths.
 The register decode is generated from ip/kmac/data/kmac_regs.yml (ip/common/regtool.py).
 """
 
@@ -22,7 +24,7 @@ from ip.common.regtool import load
 
 from ip.kmac.model.transaction import ERR_DIGEST_EARLY, ERR_OWNER, ERR_SEQUENCE, SQUEEZE
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
-from ip.kmac.rtl.sponge import Sponge
+from ip.kmac.rtl.sponge import Sponge, mask_decode
 
 _CMD = load(REGS_YML).field("CMD", "OP").values
 CMD_START, CMD_PAD_BLOCK, CMD_FINISH, CMD_NEXT, CMD_DONE = (
@@ -41,7 +43,7 @@ class Kmac(wiring.Component):
                           "sideload": In(SideloadSignature()),
                           "irq": Out(1)})
         self.addr_width = addr_width
-        self.engine = Sponge(rounds_per_cycle)
+        self.engine = Sponge(rounds_per_cycle, predecoded=True)
 
     def elaborate(self, platform):
         m = Module()
@@ -58,6 +60,23 @@ class Kmac(wiring.Component):
         # A declared-length message that is complete counts as squeezing: reads then wait.
         m.d.comb += squeezing.eq((eng.phase == SQUEEZE) | eng.finishing)
 
+        # Message intake register, in front of the engine for both owners: a word (the CPU's MSG
+        # write or the side-load's msg) is taken into it when it is empty, which is what the
+        # side-load's msg.ready is (no path from the offered mask or data to it), and the engine
+        # packs it from there from the next cycle on; the CPU's write is acked once the register
+        # is empty again (the word packed or refused, as it was acked before); it empties
+        # in the cycle the engine's ready rises (last byte packed, or refused) and at a wipe
+        # (DONE, release). The owner changes only through a wipe, so a word in it is always the
+        # owner's. It cuts the bus / coprocessor register read -> mask checks / byte packing ->
+        # Keccak state paths (the SoC's critical paths without it).
+        iw_valid = Signal()
+        iw_data = Signal(256)
+        iw_contig = Signal()             # the word's mask as mask_decode() of it, computed before
+        iw_lo = Signal(6)                # the register (the engine needs only these three)
+        iw_hi = Signal(6)
+        iw_load = Signal()               # the owner offers a word and the register is empty
+        cpu_took = Signal()              # the CPU's pending MSG write is in the register (or was)
+
         # Refusal code for a CPU request it may not make: the side-load owns, or nobody does.
         not_owner = Mux(is_sl, ERR_OWNER, ERR_SEQUENCE)
         ferr = Signal(8)                 # front-end error bits raised this cycle (CPU side)
@@ -66,12 +85,20 @@ class Kmac(wiring.Component):
         cpu_claim = Signal()
         wipe = Signal()
 
-        # --- CMD (acked when the engine takes it)
-        op = rb.cmd_op
-        with m.If(rb.cmd_req):
-            with m.If(~rb.write):
-                m.d.comb += rb.cmd_ack.eq(1)
-            with m.Elif((op == CMD_START) & (owner == OWNER_NONE)):
+        # --- CMD (acked when the engine takes it). A write is acted on from the cycle after it
+        # arrives (cq_valid: it is still waiting, as the bus holds it until its ack), so the
+        # bus / crossbar paths end in a flop instead of running on through the engine's
+        # command logic into the Keccak state; a command costs the CPU one cycle more.
+        cq_valid = Signal()
+        cq_op = Signal.like(rb.cmd_op)
+        m.d.sync += [cq_valid.eq(rb.cmd_req & rb.write & ~rb.cmd_ack), cq_op.eq(rb.cmd_op)]
+        op = cq_op
+        with m.If(rb.cmd_req & ~rb.write):
+            m.d.comb += rb.cmd_ack.eq(1)
+        # (not an Elif of the read above, nor gated by cmd_req, which would bring the bus back
+        # in: a Wishbone master holds its write until the ack, so cq_valid implies it)
+        with m.If(cq_valid):
+            with m.If((op == CMD_START) & (owner == OWNER_NONE)):
                 m.d.comb += cpu_claim.eq(1)      # owner = CPU now, the START goes next cycle
                 m.d.sync += owner.eq(OWNER_CPU)
             with m.Elif((op == CMD_START) | (op == CMD_PAD_BLOCK) | (op == CMD_FINISH)):
@@ -102,7 +129,9 @@ class Kmac(wiring.Component):
             with m.If(~rb.write):
                 m.d.comb += rb.msg_ack.eq(1)
             with m.Elif(is_cpu):
-                m.d.comb += [cpu_msg.eq(1), rb.msg_ack.eq(eng.msg.ready)]
+                # acked when the engine has taken (or refused) the word: from the intake
+                # register, two cycles later than straight from the bus; its errors show then
+                m.d.comb += [cpu_msg.eq(1), rb.msg_ack.eq(cpu_took & ~iw_valid)]
             with m.Else():
                 m.d.comb += [ferr.eq(not_owner), rb.msg_ack.eq(1)]
 
@@ -145,10 +174,14 @@ class Kmac(wiring.Component):
             with m.If(sl.cmd.valid | sl.msg.valid):
                 m.d.comb += sl_own.eq(ERR_OWNER)
         with m.Else():
-            m.d.comb += [sl.cmd.ready.eq(eng.cmd.ready), sl.msg.ready.eq(eng.msg.ready)]
+            # a word offered with a command goes first: the command waits while it is offered
+            # (then while it is in the intake register and being packed: the engine's ready)
+            m.d.comb += [sl.cmd.ready.eq(eng.cmd.ready & ~sl.msg.valid), sl.msg.ready.eq(~iw_valid)]
         # As the CPU's NEXT / DIGEST read: asking for a word while not squeezing is an error
         # (the request is consumed; the engine never sees it, as take needs SQUEEZE).
-        with m.If(is_sl & sl.digest.ready & ~squeezing):
+        # A word still in the intake register may complete a declared-length message (the
+        # engine sets `finishing` in the word's first cycle there): meanwhile the request waits.
+        with m.If(is_sl & sl.digest.ready & ~squeezing & ~iw_valid):
             m.d.comb += sl_early.eq(ERR_DIGEST_EARLY)
         m.d.comb += [sl.digest.valid.eq(is_sl & eng.digest.valid), sl.digest.data.eq(eng.digest.data)]
         m.d.comb += sl_set.eq(sl_own | sl_early | Mux(eng.err & is_sl, eng.err_code, 0))
@@ -159,16 +192,33 @@ class Kmac(wiring.Component):
         with m.Else():
             m.d.sync += sl_err.eq(sl_err | sl_set)
 
-        # --- engine input mux
+        # --- intake register and engine input
+        m.d.comb += iw_load.eq(~iw_valid & Mux(is_cpu, cpu_msg & ~cpu_took, is_sl & sl.msg.valid))
+        in_mask = Signal(32)
+        m.d.comb += in_mask.eq(Mux(is_cpu, rb.wsel, sl.msg.mask))
+        in_contig, in_lo, in_hi = mask_decode(m, in_mask)
+        with m.If(wipe | rb.msg_ack):
+            m.d.sync += cpu_took.eq(0)
+        with m.Elif(iw_load & is_cpu):
+            m.d.sync += cpu_took.eq(1)
+        with m.If(wipe):
+            m.d.sync += iw_valid.eq(0)
+        with m.Elif(iw_valid):
+            with m.If(eng.msg.ready):
+                m.d.sync += iw_valid.eq(0)
+        with m.Elif(iw_load):
+            m.d.sync += [iw_valid.eq(1),
+                         iw_data.eq(Mux(is_cpu, rb.wdata, sl.msg.data)),
+                         iw_contig.eq(in_contig), iw_lo.eq(in_lo), iw_hi.eq(in_hi)]
         m.d.comb += [
-            eng.cmd.valid.eq(Mux(is_cpu, cpu_cmd, is_sl & sl.cmd.valid)),
+            eng.cmd.valid.eq(Mux(is_cpu, cpu_cmd, is_sl & sl.cmd.valid & ~sl.msg.valid)),
             eng.cmd.op.eq(Mux(is_cpu, op[:2], sl.cmd.op)),
             eng.cmd.mode.eq(Mux(is_cpu, rb.cfg_mode, sl.cmd.mode)),
             eng.cmd.strength.eq(Mux(is_cpu, rb.cfg_strength, sl.cmd.strength)),
             eng.cmd.msg_len.eq(Mux(is_cpu, rb.msg_len_len, sl.cmd.msg_len)),
-            eng.msg.valid.eq(Mux(is_cpu, cpu_msg, is_sl & sl.msg.valid)),
-            eng.msg.data.eq(Mux(is_cpu, rb.wdata, sl.msg.data)),
-            eng.msg.mask.eq(Mux(is_cpu, rb.wsel, sl.msg.mask)),
+            eng.msg.valid.eq(iw_valid),
+            eng.msg.data.eq(iw_data),
+            eng.msg_contig.eq(iw_contig), eng.msg_lo.eq(iw_lo), eng.msg_hi.eq(iw_hi),
             eng.digest.ready.eq(Mux(is_cpu, cpu_next, is_sl & sl.digest.ready)),
             eng.wipe.eq(wipe),
         ]

@@ -25,8 +25,9 @@ class CmdSignature(wiring.Signature):
 class MsgSignature(wiring.Signature):
     """256-bit word, byte i = data[8i+7:8i]; mask selects a contiguous byte range [lo, hi).
 
-    The engine packs the word straight from these wires: hold data and mask stable while
-    valid & ~ready."""
+    The sponge engine packs the word straight from these wires: hold data and mask stable
+    while valid & ~ready. On the side-load port the KMAC top takes the word into its intake
+    register (ready = the register is empty, no path from the payload) and packs it from there."""
     def __init__(self):
         super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256), "mask": Out(32)})
 

@@ -25,10 +25,31 @@ from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, CmdSignature, Dige
 MAX_RATE_LANES = 21   # SHAKE128: 168 bytes
 
 
+def mask_decode(m, mask):
+    """(contig, lo, hi) of a 32-bit byte mask: one contiguous, non-empty run of ones [lo, hi)?
+    lo = the lowest set bit, hi = the highest + 1 (priority encoders)."""
+    low = Signal(32)
+    contig = Signal()
+    lo = Signal(6)
+    hi = Signal(6)
+    m.d.comb += [low.eq(mask & (~mask + 1)),
+                 contig.eq((mask != 0) & (((mask + low)[:32] & mask) == 0))]
+    for i in reversed(range(32)):
+        with m.If(mask[i]):
+            m.d.comb += lo.eq(i)
+    for i in range(32):
+        with m.If(mask[i]):
+            m.d.comb += hi.eq(i + 1)
+    return contig, lo, hi
+
+
 class Sponge(wiring.Component):
     """cmd / msg / digest streams (ip/kmac/rtl/sideload.py); `wipe` aborts silently (release).
 
     `err` pulses for one cycle with the ERR_* bits in `err_code` when a request fails.
+    predecoded=True: the word's mask_decode() comes in on msg_contig / msg_lo / msg_hi (the
+    Kmac top computes it before its intake register), else the engine computes it from
+    msg.mask (msg_* unused).
     """
     cmd: In(CmdSignature())
     msg: In(MsgSignature())
@@ -39,9 +60,13 @@ class Sponge(wiring.Component):
     phase: Out(2)
     busy: Out(1)
     finishing: Out(1)   # declared length reached, the final block is on its way to SQUEEZE
+    msg_contig: In(1)
+    msg_lo: In(6)
+    msg_hi: In(6)
 
-    def __init__(self, rounds_per_cycle: int = 1):
+    def __init__(self, rounds_per_cycle: int = 1, predecoded: bool = False):
         self.rounds_per_cycle = rounds_per_cycle
+        self.predecoded = predecoded
         self.core = KeccakCore(rounds_per_cycle)    # built here so benches can probe it
         super().__init__()
 
@@ -101,19 +126,10 @@ class Sponge(wiring.Component):
         m.d.comb += drained.eq(~inword & (sfill != 8) & ~core.busy)
 
         # --- message word intake: mask must be one contiguous, non-empty byte range
-        mask = self.msg.mask
-        low = Signal(32)
-        contig = Signal()
-        lo = Signal(6)
-        hi = Signal(6)
-        m.d.comb += [low.eq(mask & (~mask + 1)),
-                     contig.eq((mask != 0) & (((mask + low)[:32] & mask) == 0))]
-        for i in reversed(range(32)):
-            with m.If(mask[i]):
-                m.d.comb += lo.eq(i)
-        for i in range(32):
-            with m.If(mask[i]):
-                m.d.comb += hi.eq(i + 1)
+        if self.predecoded:
+            contig, lo, hi = self.msg_contig, self.msg_lo, self.msg_hi
+        else:
+            contig, lo, hi = mask_decode(m, self.msg.mask)
         nbytes = Signal(6)
         newcount = Signal(33)
         m.d.comb += [nbytes.eq(hi - lo), newcount.eq(count + nbytes)]

@@ -306,8 +306,9 @@ def _scripted(script):
 
 
 def test_combinational_paths_and_error_codes():
-    """cmd_ready falls with msg_valid in the same cycle; msg_ready follows the mask; errors
-    are sticky and cleared by the next accepted START."""
+    """cmd_ready falls with msg_valid in the same cycle; msg_ready is the intake register's
+    "empty" (it never follows the offered mask); errors are sticky and cleared by the next
+    accepted START."""
     H = {"hold": 1}
     start = dict(H, cmd_valid=1, cmd_op=OP_START, cmd_mode=1, cmd_strength=0)
     script = [H, H, H, start, H,
@@ -318,9 +319,11 @@ def test_combinational_paths_and_error_codes():
     log = _scripted(script)
     assert log[0]["granted"] == 0 and log[1]["granted"] == 1      # hold seen in 0: granted in 1
     assert log[5]["cmd_ready"] == 0 and log[5]["msg_ready"] == 1  # the word goes first
-    assert log[6]["cmd_ready"] == 1
-    assert log[7]["msg_ready"] == 1                       # refused word consumed at once
-    assert log[8]["error"] == 0 and log[9]["error_code"] == ERR_MASK     # 2 cycles later
+    assert log[6]["cmd_ready"] == 0 and log[6]["msg_ready"] == 0  # packed from the register
+    assert log[7]["msg_ready"] == 1                       # its 1 byte went in cycle 6
+    assert log[8]["msg_ready"] == 0                       # bad mask: checked in the register
+    assert log[9]["msg_ready"] == 1                       # refused word consumed at once
+    assert log[9]["error"] == 0 and log[10]["error_code"] == ERR_MASK    # 3 cycles after taken
     assert log[12]["cmd_ready"] == 0                      # state wipe after the abort
     assert log[13]["error_code"] == ERR_MASK | ERR_SEQUENCE              # sticky, OR-ed
     assert log[15]["error"] == 1 and log[16]["error"] == 0               # cleared by START
@@ -438,8 +441,9 @@ def test_release_clears_side_load_error():
                           lambda o: o["cmd_ready"])
         yield from _until(dict(H, msg_valid=1, msg_mask=0b101), lambda o: o["msg_ready"])
         yield H
+        yield H
         out = yield H
-        log["err"] = out["error_code"]                   # 2 cycles after the refused word
+        log["err"] = out["error_code"]                   # 3 cycles after the refused word
         out = yield {"hold": 0}                          # release cycle: still shown
         log["rel"] = out["error_code"]
         out = yield {}
@@ -510,3 +514,51 @@ def test_tick_idle_fast_path_equals_tick():
     except StopIteration:
         pass
     assert idle
+
+
+def test_intake_register_word_timing():
+    """The side-load message word goes through the KMAC's intake register: msg_ready is that
+    register's "empty" (no path from the offered mask or data), the word is packed from the
+    register from the next cycle on, so the master may change data and mask right after the
+    handshake, and back-to-back full aligned words are taken every 5 cycles (1 cycle into the
+    register, 4 lane steps) until a rate block completes (SHA3-256: 136 bytes, the 5th word
+    waits for the permutation, so the 6th is taken late)."""
+    H = {"hold": 1}
+    msg = random.Random(5).randbytes(32 * 6)
+    taken = []
+    res = {}
+
+    def gen():
+        yield from _until(H, lambda o: o["granted"])
+        yield from _until(dict(H, cmd_valid=1, cmd_op=OP_START, cmd_mode=0, cmd_strength=2),
+                          lambda o: o["cmd_ready"])
+        cyc = 0
+        for i in range(0, len(msg), 32):
+            while True:
+                out = yield dict(H, msg_valid=1, msg_data=int.from_bytes(msg[i:i + 32], "little"),
+                                 msg_mask=0xFFFF_FFFF)
+                cyc += 1
+                if out["msg_ready"]:
+                    taken.append(cyc)
+                    break
+            out = yield dict(H, msg_data=(1 << 256) - 1, msg_mask=0b101)   # junk, not valid
+            cyc += 1
+            assert out["msg_ready"] == 0 and out["cmd_ready"] == 0
+        yield from _until(dict(H, cmd_valid=1, cmd_op=OP_FINISH), lambda o: o["cmd_ready"])
+        o = yield from _until(dict(H, digest_ready=1), lambda o: o["digest_valid"])
+        res["digest"] = o["digest_data"].to_bytes(32, "little")
+        out = yield H
+        res["err"] = out["error"]
+
+    _reactive(gen)
+    steps = [b - a for a, b in zip(taken, taken[1:])]
+    assert steps[:4] == [5, 5, 5, 5], taken
+    assert steps[4] > 5 + 20, taken                      # the block's permutation (24 cycles)
+    assert res == {"digest": reference("sha3", 256, msg, 32), "err": 0}
+
+    # the outputs of a cycle do not depend on the word offered in it
+    model = KmacCycleModel()
+    model.tick(H)
+    for mask in (0, 1, 0b101, 0xFFFF_FFFF):
+        assert model.outputs(dict(H, msg_valid=1, msg_mask=mask, msg_data=mask)) == \
+            model.outputs(dict(H, msg_valid=1))

@@ -262,3 +262,28 @@ def test_sideload_start_while_squeezing():
 
     simulate(bench)
     assert log == [(True, True, 0)] * 4, log
+
+
+def test_cpu_msg_ack_after_intake_register():
+    """A CPU MSG write goes through the engine's intake register: it is taken in the cycle it
+    arrives and acked in the cycle after the register is empty again (the word packed or
+    refused), so its ERR_CODE bit is set when the next access reads it, as before the register;
+    a 4-byte word's access takes 4 cycles to its ack (2 before the register). A CMD write is
+    acted on from the cycle after it arrives (the bus never reaches the engine's command
+    logic in the same cycle): START on a free block 4 cycles (the claim, then the START), a
+    PAD_BLOCK with nothing to pad 3 (one more each than before)."""
+    got = {}
+
+    async def bench(ctx, dut):
+        bus = dut.bus
+        await wb.write(ctx, bus, "CFG", 1)                  # SHAKE128
+        waited = []
+        await wb.cmd(ctx, bus, "START", waited)
+        await wb.cmd(ctx, bus, "PAD_BLOCK", waited)
+        await wb.write(ctx, bus, "MSG", 0x11223344, waited=waited)
+        await wb.write(ctx, bus, "MSG", 0x11223344, sel=0b0101, waited=waited)
+        got.update(zip(("start", "pad", "word", "bad"), waited))
+        got["err"] = await wb.read(ctx, bus, "ERR_CODE")
+
+    simulate(bench)
+    assert got == {"start": 4, "pad": 3, "word": 4, "bad": 4, "err": ERR_MASK}, got
