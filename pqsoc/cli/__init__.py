@@ -170,7 +170,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=_ppa)
 
     p = sub.add_parser("harden", help="LibreLane place-and-route (needs the Nix shell for OpenROAD); "
-                                      "without blocks: kmac, acc, then the Caravel wrapper")
+                                      "without blocks: the Caravel wrapper (the flat architecture's one run)")
     p.add_argument("blocks", nargs="*")
     p.set_defaults(func=_harden)
 
@@ -189,8 +189,8 @@ def main(argv=None) -> int:
                    "reports/pnr_check.json, which tapeout.json reads)")
     p.set_defaults(func=pnr.check_command)
 
-    p = sub.add_parser("floorplan", help="place and check the ACC macro and Caravel wrapper floorplans; "
-                                         "reports/floorplan.{json,png,md}")
+    p = sub.add_parser("floorplan", help="place and check the chip's floorplan (flat: every SRAM in "
+                                         "Caravel's wrapper) and the layouts studied; reports/floorplan.{json,png,md}")
     p.add_argument("--update-inputs", action="store_true",
                    help="first write pnr/floorplan_inputs.json (logic areas, port bits, hashes) from the "
                         "stored syntheses of acc, kmac and soc")
