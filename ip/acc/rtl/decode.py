@@ -73,12 +73,15 @@ class Decoder:
         for mn, v in values.items():
             if mn in flags:
                 expr = expr | Mux(flags[mn], Const(v, width), 0)
-        out = Signal(width, name=name)
+        return self._drive(Signal(width, name=name), expr)
+
+    def _drive(self, out: Signal, value) -> Signal:
+        """out = value: combinational, or (predecoded) a flop loaded with the next word's."""
         if self._word is None:
-            self._m.d.comb += out.eq(expr)
+            self._m.d.comb += out.eq(value)
         else:
             with self._m.If(self._load):
-                self._m.d.sync += out.eq(expr)
+                self._m.d.sync += out.eq(value)
         return out
 
     def with_operand(self, name: str, kind: str | None = None) -> list:
@@ -132,10 +135,4 @@ class Decoder:
             hit = Cat(*((word & by_mnem[mn].mask) == by_mnem[mn].match
                         for mn in layouts[lo, w])).any()
             value = Mux(hit, word[lo:lo + width], value)
-        out = Signal(width, name="idx_" + "_".join(names))
-        if self._word is None:
-            self._m.d.comb += out.eq(value)
-        else:
-            with self._m.If(self._load):
-                self._m.d.sync += out.eq(value)
-        return out
+        return self._drive(Signal(width, name="idx_" + "_".join(names)), value)
