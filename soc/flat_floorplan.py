@@ -78,9 +78,6 @@ OWNERS = ("cpu", "control", "datapath")
 # datapath's band at the top holds 7 of the 8 DMEM macros' logic (70 %, over ARCH_MAX_UTIL).
 MEMORY_ORDER = ("cpu", "datapath", "control")
 # The global router's settings the routing estimate assumes (the wrapper's LibreLane config).
-# How far (in macro widths) a net through a shelf may go along the band to a neighbouring gap
-# (route_capacity.estimate detour_um): one macro, the gap on each side of the one it meets.
-DETOUR_MACROS = 1.0
 # Times the study may place again with a band raised to what the routing estimate found its
 # channel needs (a fixed point: a higher band takes height from the others).
 SIZING_ROUNDS = 6
@@ -342,8 +339,7 @@ def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None, layo
         cfg = as_config(ctx, fp)
         groups = nets(ctx, fp, bands, ports["sideload"], ports["acc"], ports["kmac"])
         bodies = {n: pl.rect(ctx.sram) for n, pl in fp.placements.items()}
-        lines = rc.estimate(fp.core, bodies, fp.rows, fp.row_h, groups, ctx.tech["routing"], cfg,
-                            detour_um=ctx.sram.w * DETOUR_MACROS)
+        lines = rc.estimate(fp.core, bodies, fp.rows, fp.row_h, groups, ctx.tech["routing"], cfg)
         # a vertical line's worst channel inside a band: that band is too low for the nets
         # that run along it; give it the height they need and place again
         strips = [b["strip"] for b in bands.values()]
@@ -372,6 +368,7 @@ def study(ctx: cf.Context, boot: int, main: int, ports: dict | None = None, layo
     ok = placed and all(ln["ok"] for ln in lines) and all(u <= cf.ARCH_MAX_UTIL for u in band_util.values())
     return {"fits": ok, "placed": placed, "layout": layout, "fp": fp, "results": results, "bands": bands, "band_utilisation": band_util,
             "unpowered_um2": reach["unpowered_um2"], "routing_worst": worst, "routing_lines": len(lines),
+            "routing": lines,
             "routing_over": [ln for ln in lines if not ln["ok"]]}
 
 

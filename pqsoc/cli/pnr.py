@@ -166,8 +166,7 @@ def route_estimate() -> list[dict]:
                                  ctx.port_bits.get("acc", 0), ctx.port_bits.get("kmac", 0))
     bodies = {n: pl.rect(ctx.sram) for n, pl in fp.placements.items()}
     return route_capacity.estimate(fp.core, bodies, fp.rows, fp.row_h, groups, ctx.tech["routing"],
-                                   flat_floorplan.as_config(ctx, fp),
-                                   detour_um=ctx.sram.w * flat_floorplan.DETOUR_MACROS)
+                                   flat_floorplan.as_config(ctx, fp))
 
 
 def macro_sizes() -> dict:

@@ -15,10 +15,12 @@ of a line (a channel: the stretch between two macros, or a macro and the core's 
   middle) or the design's cell rows (the logic, spread over the rows in proportion to their
   area, since no placement exists yet). A group of n nets between endpoints a and b crosses the
   line n * (P(a below) P(b above) + P(a above) P(b below)) times, P of a pin edge 0 or 1, of the
-  rows the share of row area on that side. A net between two points takes the segment its
-  straight path meets (or the nearest), a net to the rows is shared over the segments by length.
+  rows the share of row area on that side; a net to the rows is shared over the segments by
+  length. A net between two points is routed as a path through the shelves from the south: at
+  each it takes the nearest channel with room and bends there, so that a detour to a farther
+  gap is counted where it runs along a band (estimate's docstring).
 A line passes when every segment's demand <= MARGIN * its capacity: the other half of the tracks are left to the
-cells' own wiring, detours and the power grid's vias, which this estimate does not model. What
+cells' own wiring and the power grid's vias, which this estimate does not model. What
 it does not show: congestion inside a region of cells, pin access, and detailed routing; those
 only a real global route measures.
 """
@@ -106,77 +108,120 @@ def _open_segments(span: tuple[float, float], blocks: list[tuple[float, float]])
     return out
 
 
+def _dist(seg: tuple[float, float], p: float) -> float:
+    return 0.0 if seg[0] <= p <= seg[1] else min(abs(p - seg[0]), abs(p - seg[1]))
+
+
 def estimate(core: Rect, bodies: dict[str, Rect], rows: list, row_h: float, nets: list[Nets],
-             routing: dict, cfg, detour_um: float = 0.0) -> list[dict]:
+             routing: dict, cfg) -> list[dict]:
     """Every cut line: {'line', 'axis', 'at', 'demand', 'capacity', 'ratio', 'ok', 'crossing',
-    'segment', 'segments'}, the figures those of its worst open segment (the stretch of the line
-    between two macros, or a macro and the core's edge: a channel). A net between two points
-    crosses the line in the segment its straight path meets (or the nearest one) and, through a
-    shelf of macros (a horizontal line), in every segment within detour_um of that point too,
-    shared by their length, as a global router spreads a congested channel's nets over its
-    neighbours; a net to the cell rows (ROWS, no placement yet) is shared over the segments by
-    their length."""
+    'segment', 'segments', 'channels'}, the figures those of its worst open segment (the stretch
+    of the line between two macros, or a macro and the core's edge: a channel); 'channels': every
+    segment's [from, to, demand, capacity].
+
+    A net to the cell rows (ROWS, no placement yet) is shared over a line's segments by their
+    length. A net between two points is a path from its lower end to its upper one, routed
+    through the horizontal lines (the shelves) from the south: where its straight leg meets a
+    line, it takes the nearest segment with room (demand under MARGIN of its tracks, the nets to
+    the rows counted first), the next nearest when that one is full (a group of nets may split),
+    the nearest when all are full, as a global router spreads a congested channel's nets over its
+    neighbours; it bends there (at the point of the segment nearest its straight leg) and goes on
+    straight. The lateral travel to a farther gap is thereby counted on the vertical lines its
+    legs cross (a vertical line's crossing takes the segment nearest it)."""
     cap_h = tracks_per_um(routing, cfg, "VERTICAL")      # cross a horizontal line
     cap_v = tracks_per_um(routing, cfg, "HORIZONTAL")    # cross a vertical line
-    lines: dict = {}          # one line per distinct position, named by the macros it passes
+    names_at: dict = {}       # one line per distinct position, named by the macros it passes
     for name, b in sorted(bodies.items()):
         for axis, c in (("y", (b.y0 + b.y1) / 2), ("x", (b.x0 + b.x1) / 2)):
-            lines.setdefault((axis, round(c, 3)), []).append(name)
-    out = []
-    for (axis, c), names in sorted(lines.items()):
-        name = names[0] + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
+            names_at.setdefault((axis, round(c, 3)), []).append(name)
+    segs, demand, crossing = {}, {}, {}
+    for key in names_at:
+        axis, c = key
         if axis == "y":
-            segs = _open_segments((core.x0, core.x1), [(r.x0, r.x1) for r in bodies.values() if r.y0 < c < r.y1])
-            per_um = cap_h
+            segs[key] = _open_segments((core.x0, core.x1), [(r.x0, r.x1) for r in bodies.values() if r.y0 < c < r.y1])
         else:
-            segs = _open_segments((core.y0, core.y1), [(r.y0, r.y1) for r in bodies.values() if r.x0 < c < r.x1])
-            per_um = cap_v
-        open_len = sum(b - a for a, b in segs)
+            segs[key] = _open_segments((core.y0, core.y1), [(r.y0, r.y1) for r in bodies.values() if r.x0 < c < r.x1])
+        demand[key] = [0.0] * len(segs[key])
+        crossing[key] = [dict() for _ in segs[key]]
+
+    def add(key, i, label, n):
+        demand[key][i] += n
+        crossing[key][i][label] = crossing[key][i].get(label, 0.0) + n
+
+    # the nets to the rows, shared over each line's segments by length
+    for key, ss in segs.items():
+        axis, c = key
+        open_len = sum(b - a for a, b in ss)
         rows_lo = _rows_below(rows, row_h, axis, c)
 
         def below(e: Endpoint) -> float:
             if e.at is None:
                 return rows_lo
             return 1.0 if (e.at[1] if axis == "y" else e.at[0]) < c else 0.0
-
-        def along(e: Endpoint) -> float:
-            return e.at[0] if axis == "y" else e.at[1]
-
-        def across(e: Endpoint) -> float:
-            return e.at[1] if axis == "y" else e.at[0]
-        demand = [0.0] * len(segs)
-        crossing = [dict() for _ in segs]
         for n in nets:
+            if n.a.at is not None and n.b.at is not None or not open_len:
+                continue
             pa, pb = below(n.a), below(n.b)
             d = n.count * (pa * (1 - pb) + (1 - pa) * pb)
-            if d <= 0 or not segs:
-                continue
-            if n.a.at is not None and n.b.at is not None:
-                ta, tb = across(n.a), across(n.b)
-                t = (c - ta) / (tb - ta) if tb != ta else 0.5
-                p = along(n.a) + t * (along(n.b) - along(n.a))
-                def dist(i):
-                    return 0.0 if segs[i][0] <= p <= segs[i][1] else min(abs(p - segs[i][0]), abs(p - segs[i][1]))
-                k = min(range(len(segs)), key=dist)
-                near = [i for i in range(len(segs)) if axis == "y" and dist(i) <= detour_um] or [k]
-                total = sum(segs[i][1] - segs[i][0] for i in near)
-                shares = {i: (segs[i][1] - segs[i][0]) / total for i in near} if total > 0 else {k: 1.0}
+            for i, (a, b) in enumerate(ss):
+                if d > 0:
+                    add(key, i, f"{n.a.name} - {n.b.name}", d * (b - a) / open_len)
+    # the point-to-point nets: paths (points so far, end, count, label) bent at each shelf line
+    paths = []
+    for n in nets:
+        if n.a.at is not None and n.b.at is not None and n.count > 0:
+            lo, hi = sorted((n.a.at, n.b.at), key=lambda q: q[1])
+            paths.append(([lo], hi, float(n.count), f"{n.a.name} - {n.b.name}"))
+    for key in sorted(k for k in segs if k[0] == "y"):
+        c, ss = key[1], segs[key]
+        room = [MARGIN * (b - a) * cap_h - demand[key][i] for i, (a, b) in enumerate(ss)]
+        here, rest = [], []
+        for path in paths:
+            (x0, y0), (x1, y1) = path[0][-1], path[1]
+            if y0 < c <= y1 and ss:
+                p = x0 + (c - y0) / (y1 - y0) * (x1 - x0)
+                here.append((min(_dist(g, p) for g in ss), p, path))
             else:
-                shares = {i: (b - a) / open_len for i, (a, b) in enumerate(segs)} if open_len else {}
-            for i, f in shares.items():
-                demand[i] += d * f
-                key = f"{n.a.name} - {n.b.name}"
-                crossing[i][key] = crossing[i].get(key, 0.0) + d * f
-        if not segs:
-            segs, demand, crossing = [(c, c)], [0.0], [{}]
-        ratios = [dm / ((b - a) * per_um) if (b - a) * per_um > 0 else (float("inf") if dm > 0 else 0.0)
-                  for dm, (a, b) in zip(demand, segs)]
-        k = max(range(len(segs)), key=lambda i: ratios[i])
-        capacity = (segs[k][1] - segs[k][0]) * per_um
+                rest.append(path)
+        for _, p, (pts, end, count, label) in sorted(here, key=lambda h: h[0]):
+            order = sorted(range(len(ss)), key=lambda i: _dist(ss[i], p))
+            takes, left = {}, count
+            for i in order:
+                t = min(left, max(0.0, room[i]))
+                if t > 1e-9:
+                    takes[i], left = t, left - t
+            if left > 1e-9:
+                takes[order[0]] = takes.get(order[0], 0.0) + left
+            for i, t in takes.items():
+                room[i] -= t
+                add(key, i, label, t)
+                rest.append((pts + [(min(max(p, ss[i][0]), ss[i][1]), c)], end, t, label))
+        paths = rest
+    for key in sorted(k for k in segs if k[0] == "x"):
+        c, ss = key[1], segs[key]
+        for pts, end, count, label in paths:
+            pts = pts + [end]
+            for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+                if (x0 < c) != (x1 < c) and ss:
+                    y = y0 + (c - x0) / (x1 - x0) * (y1 - y0)
+                    add(key, min(range(len(ss)), key=lambda i: _dist(ss[i], y)), label, count)
+    out = []
+    for key, names in sorted(names_at.items()):
+        axis, c = key
+        ss, dm, cr = segs[key], demand[key], crossing[key]
+        per_um = cap_h if axis == "y" else cap_v
+        name = names[0] + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
+        if not ss:
+            ss, dm, cr = [(c, c)], [0.0], [{}]
+        ratios = [d / ((b - a) * per_um) if (b - a) * per_um > 0 else (float("inf") if d > 0 else 0.0)
+                  for d, (a, b) in zip(dm, ss)]
+        k = max(range(len(ss)), key=lambda i: ratios[i])
         out.append({"line": f"{'horizontal' if axis == 'y' else 'vertical'} through {name}",
-                    "axis": axis, "at": round(c, 2), "demand": round(demand[k]), "capacity": round(capacity),
-                    "ratio": round(ratios[k], 3), "ok": all(dm <= MARGIN * (b - a) * per_um + 1e-9
-                                                           for dm, (a, b) in zip(demand, segs)),
-                    "segment": [round(v, 2) for v in segs[k]], "segments": len(segs),
-                    "crossing": {kk: round(v) for kk, v in sorted(crossing[k].items(), key=lambda kv: -kv[1])[:4]}})
+                    "axis": axis, "at": round(c, 2), "demand": round(dm[k]),
+                    "capacity": round((ss[k][1] - ss[k][0]) * per_um), "ratio": round(ratios[k], 3),
+                    "ok": all(d <= MARGIN * (b - a) * per_um + 1e-9 for d, (a, b) in zip(dm, ss)),
+                    "segment": [round(v, 2) for v in ss[k]], "segments": len(ss),
+                    "channels": [[round(a, 2), round(b, 2), round(d, 1), round((b - a) * per_um)]
+                                 for d, (a, b) in zip(dm, ss)],
+                    "crossing": {kk: round(v) for kk, v in sorted(cr[k].items(), key=lambda kv: -kv[1])[:4]}})
     return out

@@ -86,16 +86,25 @@ def test_floorplan_command_reports_and_exit_code(ctx, monkeypatch, tmp_path, cap
     assert (tmp_path / "floorplan_nested.png").stat().st_size > 10_000
     assert "Does NOT fit" in (tmp_path / "floorplan.md").read_text()
     monkeypatch.setattr(cf, "current_sizes", lambda: (6 * 1024, 2 * 1024))
-    assert cli.main(["floorplan"]) == 1            # placed, but a routing channel over (test_flat_study_figures)
+    assert cli.main(["floorplan"]) == 0
     data = json.loads((tmp_path / "floorplan.json").read_text())
-    assert not data["fits"] and data["wrapper"]["placed"] and data["nested"]["acc"]["fits"]
+    assert data["fits"] and data["wrapper"]["placed"] and data["nested"]["acc"]["fits"]
     assert set(data["wrapper"]["macros"]["imem0"]) >= {"x_um", "y_um", "orientation", "pin_edges"}
     assert len(data["wrapper"]["macros"]) == 20 and all(c["ok"] for c in data["wrapper"]["channels"])
     verdicts = {c["name"]: c["ok"] for c in data["wrapper"]["checks"]}
-    assert verdicts["routing"] is False and verdicts["power_reach"] and verdicts["band_utilisation"]
+    assert verdicts["routing"] and verdicts["power_reach"] and verdicts["band_utilisation"]
     assert (tmp_path / "floorplan.png").stat().st_size > 10_000
     md = (tmp_path / "floorplan.md").read_text()
-    assert "| 4 | 2 | 19 (3) |" in md and "| routing | FAIL |" in md and "layout `hybrid`" in md
+    assert "| 4 | 2 | 19 (3) |" in md and "| routing | pass |" in md and "layout `hybrid`" in md
+    # twelve times the planning figure of nets between the ACC's control and datapath: placed,
+    # but channels over; the command says so and fails
+    from soc import flat_floorplan as ff
+    monkeypatch.setattr(ff, "CONTROL_DATAPATH_NETS", 3000)
+    assert cli.main(["floorplan"]) == 1
+    data = json.loads((tmp_path / "floorplan.json").read_text())
+    verdicts = {c["name"]: c["ok"] for c in data["wrapper"]["checks"]}
+    assert not data["fits"] and data["wrapper"]["placed"] and verdicts["routing"] is False
+    assert "| routing | FAIL |" in (tmp_path / "floorplan.md").read_text()
 
 
 def test_pnr_check_runs_the_floorplan_check(ctx, monkeypatch, capsys):
@@ -105,8 +114,6 @@ def test_pnr_check_runs_the_floorplan_check(ctx, monkeypatch, capsys):
     assert cli.main(["pnr", "check", "keccak", "--floorplan"]) == 1
     assert "floorplan" in capsys.readouterr().err
     monkeypatch.setattr(cf, "current_sizes", lambda: (6 * 1024, 2 * 1024))
-    from soc import caravel as caravel_soc
-    monkeypatch.setattr(caravel_soc, "used_pins", lambda: ())     # the one estimate over: see above
     assert cli.main(["pnr", "check", "keccak", "--floorplan"]) == 0
     assert ("user_project_wrapper (flat) with CPU boot RAM 6 KiB + main SRAM 2 KiB, hybrid layout: fits"
             in capsys.readouterr().out)
@@ -116,8 +123,6 @@ def test_ppa_floorplan_entry_is_the_check(ctx, monkeypatch):
     from soc import flat_floorplan as ff
     monkeypatch.setattr(cf, "context", lambda *a, **k: ctx)
     monkeypatch.setattr(cf, "current_sizes", lambda: (6 * 1024, 2 * 1024))
-    from soc import caravel as caravel_soc
-    monkeypatch.setattr(caravel_soc, "used_pins", lambda: ())
     e = ff.ppa_entry({})
     assert e["fits"] and e["report"].startswith("reports/floorplan.json") and e["layout"] == "hybrid"
     assert {c["name"] for c in e["checks"]} >= {"no_overlap", "pin_channels", "power", "utilisation",
@@ -239,9 +244,10 @@ def test_flat_study_figures(ctx, monkeypatch):
     """The study's findings on the fixture areas: the comb's seven shelves leave less height than
     its bands' channels need (the nets of the macros west of the street run along the band); the
     hybrid holds 20 SRAMs, not 21; with the CPU's 6 + 2 KiB every macro is placed and checked,
-    every row powered, every band at most ARCH_MAX_UTIL, and one estimate fails: Caravel's
-    Wishbone pins (under the bottom shelf's west end) reach the CPU's logic through the bottom
-    shelf's gaps at more than half their tracks. Without Caravel's pins every channel holds."""
+    every row powered, every band at most ARCH_MAX_UTIL and every channel within the margin:
+    Caravel's Wishbone pins (under the bottom shelf's west end) fill the bottom shelf's nearest
+    gaps and run east along the pin band to the next ones. Without Caravel's pins nothing runs
+    along the pin band."""
     from soc import caravel as caravel_soc
     from soc import flat_floorplan as ff
     ports = {"acc": 799, "kmac": 686, "sideload": 600}
@@ -253,15 +259,18 @@ def test_flat_study_figures(ctx, monkeypatch):
     assert all(r["ok"] for r in hy["results"]), hy["results"]
     assert hy["placed"] and hy["unpowered_um2"] == 0
     assert max(hy["band_utilisation"].values()) <= cf.ARCH_MAX_UTIL
-    over = hy["routing_over"]
-    assert over and not hy["fits"]
-    bottom = min(pl.y for pl in hy["fp"].placements.values())
-    for ln in over:      # every channel over is in the bottom shelf, carrying Caravel's pins
-        assert ln["axis"] == "y" and abs(ln["at"] - (bottom + ctx.sram.h / 2)) < 1, ln
-        assert any(k.startswith("pin wbs_") for k in ln["crossing"]), ln
+    assert hy["fits"] and not hy["routing_over"]
+    assert hy["routing_worst"]["ratio"] <= 0.5
+
+    def along_pin_band(st):
+        bottom = min(pl.y for pl in st["fp"].placements.values())
+        return [ln for ln in st["routing"] if ln["axis"] == "x" and ln["segment"][1] <= bottom + 1e-6
+                and ln["demand"] > 0]
+    assert any(any(k.startswith("pin wbs_") for k in ln["crossing"]) for ln in along_pin_band(hy))
     monkeypatch.setattr(caravel_soc, "used_pins", lambda: ())
     bare = ff.study(ctx, 6144, 2048, ports=ports, layout="hybrid")
     assert bare["fits"] and not bare["routing_over"]
+    assert not any(any(k.startswith("pin ") for k in ln["crossing"]) for ln in along_pin_band(bare))
     st = ff.summary(hy)
     assert st["assumptions"]["routing_margin"] == 0.5 and st["layout"] == "hybrid"
 
