@@ -6,6 +6,7 @@ through others (an import circle). Every import counts, those inside function bo
 Ground up (../shared/STYLE.md, README.md "Layout"):
     pqsoc (the package's own __init__: REPO, BUILD, FlowError)
     pqsoc.flow             generic flow steps; knows no block by name
+    pqsoc.campaign         the campaign layer (Dask, SQLite results); knows no block by name
     ip.common              bus, register bank and tool, SRAM wrapper, clock gate
     ip.kmac                the KMAC block
     ip.acc                 the ACC (its side-load port is the KMAC's)
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from pqsoc import REPO
 
-FLOORS = ("pqsoc", "pqsoc.flow", "ip.common", "ip.kmac", "ip.acc", "soc", "firmware", "sim",
+FLOORS = ("pqsoc", "pqsoc.flow", "pqsoc.campaign", "ip.common", "ip.kmac", "ip.acc", "soc", "firmware", "sim",
           "bringup", "pqsoc.cli", "tools")
 SKIP_DIRS = {".venv", "build", "reports", ".git", "__pycache__"}
 

@@ -20,6 +20,10 @@ from ip.acc.dv.lockstep import IssBackend, fuzz
 from ip.acc.dv.rig import FuzzConfig
 from pqsoc.flow import provenance
 
+# The memories of a fuzz run on the RTL or the ISS unless given (programs stay small: the random
+# program generator's sizes; the gate-level backend has the netlist's).
+DEFAULT_MEM = 2048
+
 
 def _rtl_backend(imem_size: int, dmem_size: int):
     try:
@@ -43,8 +47,8 @@ def main(argv=None) -> int:
                     help="gls: seed of the random initial state (flops and SRAM contents)")
     ap.add_argument("--out", default="build/acc_fuzz", help="failing programs go here (.s, .hex, .dmem)")
     ap.add_argument("--kmac", action="store_true", help="also generate kmac / smp instructions")
-    ap.add_argument("--imem-size", type=int, default=None, help="default 2048; gls: the netlist's")
-    ap.add_argument("--dmem-size", type=int, default=None, help="default 2048; gls: the netlist's")
+    ap.add_argument("--imem-size", type=int, default=None, help=f"default {DEFAULT_MEM}; gls: the netlist's")
+    ap.add_argument("--dmem-size", type=int, default=None, help=f"default {DEFAULT_MEM}; gls: the netlist's")
     ap.add_argument("--max-cycles", type=int, default=20_000)
     ap.add_argument("--error-fraction", type=float, default=0.25)
     ap.add_argument("--show", type=int, default=3, help="failures printed in full")
@@ -58,8 +62,8 @@ def main(argv=None) -> int:
                       file=sys.stderr)
                 return 2
         a.imem_size, a.dmem_size = ACC_IMEM, ACC_DMEM
-    a.imem_size = a.imem_size or 2048
-    a.dmem_size = a.dmem_size or 2048
+    a.imem_size = a.imem_size or DEFAULT_MEM
+    a.dmem_size = a.dmem_size or DEFAULT_MEM
     cfg = FuzzConfig(imem_size=a.imem_size, dmem_size=a.dmem_size, max_cycles=a.max_cycles,
                      error_fraction=a.error_fraction, kmac=a.kmac)
     ref = IssBackend(a.imem_size, a.dmem_size)

@@ -8,6 +8,8 @@ firmware would run them. The Verilator model is built (pqsoc.flow.verilator.buil
 per (sources, driver, flags, Verilator version) hash into
 build/acc_rtl/i<IMEM>_d<DMEM>/model_<hash>/.
 """
+import hashlib
+import os
 import subprocess
 from pathlib import Path
 
@@ -25,14 +27,35 @@ FLAGS = vl.model_flags("acc", x=vl.X_ZERO, cxx=vl.BLOCK_RTL_CXX, jobs=0, **MODEL
 REG_ORDER = ("CTRL", "STATUS", "ERR_BITS", "STOP_PC", "CYCLES", "INSNS", "INTR_STATE", "INTR_ENABLE")
 
 
+IP = Path(__file__).resolve().parents[2]     # ip/
+
+
+def _source_key(imem_size: int, dmem_size: int) -> str:
+    """What the emitted RTL follows from: every Python and YAML file of ip/ (tests aside), the
+    memory sizes and amaranth's version."""
+    import amaranth
+    h = hashlib.sha256(f"{amaranth.__version__} {imem_size} {dmem_size}".encode())
+    for f in sorted(IP.rglob("*")):
+        if f.suffix in (".py", ".yml", ".yaml") and "tests" not in f.relative_to(IP).parts:
+            h.update(str(f.relative_to(IP)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def emit(imem_size: int, dmem_size: int, out: Path) -> Path:
-    """The ACC with its KMAC (rtl_top.AccWithKmac), as the SoC connects them."""
+    """The ACC with its KMAC (rtl_top.AccWithKmac), as the SoC connects them. Converting it takes
+    ~13 s (RTLIL alone ~10 s), so the Verilog is kept with the key of its sources (_source_key)
+    and converted again only when they change: a campaign's processes each start a fuzz run."""
+    path, stamp = out / "acc.v", out / "acc.v.key"
+    key = _source_key(imem_size, dmem_size)
+    if path.is_file() and stamp.is_file() and stamp.read_text() == key:
+        return path
     from amaranth.back import verilog
     out.mkdir(parents=True, exist_ok=True)
     text = verilog.convert(AccWithKmac(imem_size, dmem_size), name="acc", emit_src=False)
-    path = out / "acc.v"
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
+    for f, body in ((path, text), (stamp, key)):     # whole or not at all: a campaign's processes
+        tmp = f.with_name(f".{f.name}.{os.getpid()}")   # may emit side by side
+        tmp.write_text(body)
+        os.replace(tmp, f)
     return path
 
 

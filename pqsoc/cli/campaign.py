@@ -1,0 +1,239 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""`pqsoc campaign KIND ...`: long runs on the campaign layer (pqsoc/campaign: Dask distributed,
+one SQLite file per campaign under reports/campaigns/; docs/campaigns.md).
+
+    pqsoc campaign fuzz --count N --seed S [--chunk C] [--backend rtl|gls|iss] [--kmac] [--x-seed X]
+    pqsoc campaign sleep --count N --seconds S        (the layer's own overhead and scaling)
+    pqsoc campaign show NAME                          (state, failures, reports/campaigns/NAME.png)
+
+Where: a LocalCluster of one worker per core (default; --workers N), a running scheduler
+(--scheduler tcp://HOST:PORT), or SLURM / PBS / LSF through dask-jobqueue (--cluster KIND --jobs
+N, site settings in jobqueue.yaml). --name NAME names the campaign (default: the kind and its
+arguments); --resume continues one without redoing its finished tasks; the same name without
+--resume runs it again from the start, in the same rows. Caps per task: --task-timeout S,
+--task-memory MB. Exit 0 when every task passed, 1 when one failed or ended in error, 130 when
+interrupted (Ctrl-C: `--resume` finishes it), 2 on bad arguments or a scheduler that does not
+answer.
+
+The kinds: each makes the tasks (their commands, each a line that reproduces it locally),
+prepares what they share before any runs (a simulator model is built once, here, not per task)
+and sums their figures.
+"""
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from pqsoc import REPO, FlowError, positive
+from pqsoc.flow import provenance
+
+CAMPAIGNS = REPO / "reports" / "campaigns"
+
+
+@dataclass(frozen=True)
+class Kind:
+    args: Callable          # (argparse namespace) -> the arguments that define the campaign
+    tasks: Callable         # (args dict) -> [engine.Task]
+    prepare: Callable       # (args dict, log) -> None: what every task shares, made once
+    summary: Callable       # (rows) -> (lines, figures: {'passed', 'failed', ...})
+
+
+# ---- fuzz: ACC random programs in lockstep (ip/acc/dv/fuzz.py), in chunks of --chunk programs --
+def _fuzz_args(a) -> dict:
+    return {"count": a.count, "seed": a.seed, "chunk": a.chunk, "backend": a.backend, "kmac": a.kmac,
+            "x_seed": a.x_seed if a.backend == "gls" else None}
+
+
+def _fuzz_tasks(args: dict) -> list:
+    from pqsoc.campaign.engine import Task
+    out = []
+    for start in range(0, args["count"], args["chunk"]):
+        n = min(args["chunk"], args["count"] - start)
+        cmd = (f"pqsoc acc fuzz --count {n} --seed {args['seed']} --start {start} --backend {args['backend']}"
+               + (" --kmac" if args["kmac"] else "")
+               + (f" --x-seed {args['x_seed']}" if args["backend"] == "gls" else "")
+               + f" --out build/acc_fuzz/{args['seed']}_{start}")
+        out.append(Task(key=f"start{start:07d}", inputs={"seed": args["seed"], "start": start, "count": n}, command=cmd))
+    return out
+
+
+def _fuzz_prepare(args: dict, log) -> None:
+    if args["backend"] == "rtl":
+        from ip.acc.dv.rtl_runner import make_rtl_backend
+        from ip.acc.dv.fuzz import DEFAULT_MEM
+        log("[campaign] building the ACC's RTL model once for every task")
+        make_rtl_backend(DEFAULT_MEM, DEFAULT_MEM).build()
+    elif args["backend"] == "gls":
+        from ip.acc.dv.gls import acc_backend
+        log("[campaign] building the ACC netlist's model once for every task")
+        acc_backend(args["x_seed"], log=log).build()
+
+
+def _fuzz_summary(rows) -> tuple[list[str], dict]:
+    programs = sum(r["figures"].get("programs", 0) for r in rows)
+    passed = sum(r["figures"].get("passed", 0) for r in rows)
+    failed = sum(r["figures"].get("failed", 0) for r in rows)
+    lost = sum(r["inputs"]["count"] for r in rows if "programs" not in r["figures"])
+    secs = sum(r["figures"].get("seconds", 0) for r in rows)
+    lines = [f"fuzz: {programs} programs checked in {len(rows)} tasks"
+             + (f" ({programs / secs:.1f} programs per task-second)" if secs else "")]
+    if lost:
+        lines.append(f"{lost} programs in tasks that reported no figures (an error, or not run) count as failed")
+    # the figures `pqsoc acc fuzz --json` writes (tapeout.json reads programs and passed)
+    return lines, {"programs": programs + lost, "passed": passed, "failed": failed + lost,
+                   "programs_per_task_second": round(programs / secs, 1) if secs else None}
+
+
+# ---- sleep: tasks that only sleep: the layer's per-task overhead and scheduler throughput ----------
+def _sleep_args(a) -> dict:
+    return {"count": a.count, "seconds": a.seconds}
+
+
+def _sleep_tasks(args: dict) -> list:
+    from pqsoc.campaign.engine import Task
+    return [Task(key=f"t{k:07d}", inputs={"k": k}, command=f"sleep {args['seconds']:g}", json=False)
+            for k in range(args["count"])]
+
+
+def _no_prepare(args: dict, log) -> None:
+    return None
+
+
+def _task_summary(rows) -> tuple[list[str], dict]:
+    passed = sum(r["state"] == "passed" for r in rows)
+    return [], {"passed": passed, "failed": len(rows) - passed}
+
+
+KINDS = {"fuzz": Kind(_fuzz_args, _fuzz_tasks, _fuzz_prepare, _fuzz_summary),
+         "sleep": Kind(_sleep_args, _sleep_tasks, _no_prepare, _task_summary)}
+
+
+def default_name(kind: str, args: dict) -> str:
+    parts = [kind] + [f"{k}{v}" for k, v in sorted(args.items()) if v not in (None, False)]
+    return re.sub(r"[^A-Za-z0-9_.-]+", "", "-".join(str(p) for p in parts))
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
+
+
+def db_path(name: str) -> Path:
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise FlowError(f"campaign name {name!r}: letters, digits, '.', '_' and '-' only")
+    return CAMPAIGNS / f"{name}.sqlite"
+
+
+def run_kind(kind: str, a) -> int:
+    from pqsoc.campaign import engine
+    from pqsoc.campaign.db import CampaignDB
+    k = KINDS[kind]
+    args = k.args(a)
+    name = a.name or default_name(kind, args)
+    tasks = k.tasks(args)
+    db = CampaignDB(db_path(name))
+    stamp = provenance.stamp()      # the design as the campaign starts (tapeout.json's staleness rule)
+    t0 = time.monotonic()
+    try:
+        db.open(name, kind, args, [{"key": t.key, "inputs": t.inputs, "command": t.command} for t in tasks],
+                resume=a.resume)
+        log = lambda m: print(m, file=sys.stderr, flush=True)   # noqa: E731
+        left = len(db.pending())
+        log(f"[campaign] {name}: {len(tasks)} tasks, {left} to run ({_shown(db.path)})")
+        if left:
+            k.prepare(args, log)
+            with engine.client(a.scheduler, a.cluster, a.jobs, a.workers, log=log) as c:
+                workers = len(c.scheduler_info()["workers"])
+                out = engine.run(db, tasks, c, kind, timeout_s=a.task_timeout, memory_mb=a.task_memory)
+            if out.interrupted:
+                counts = db.counts()
+                log(f"[campaign] interrupted: {sum(counts[s] for s in ('passed', 'failed', 'error'))} tasks "
+                    f"recorded, {counts['pending']} pending; `--resume` with the same arguments finishes them")
+                return 130
+        else:
+            workers = 0
+        counts = db.counts()
+        from pqsoc.campaign import show
+        for line in show.text(db, shown=5):
+            print(line)
+        lines, figures = k.summary(db.rows())
+        for line in lines:
+            print(line)
+        if a.json:
+            Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(a.json).write_text(json.dumps({"name": name, "kind": kind, "args": args, "tasks": counts,
+                                                **figures, "workers": workers,
+                                                "seconds": round(time.monotonic() - t0, 1),
+                                                "database": _shown(db.path), "provenance": stamp}, indent=2) + "\n")
+        print(f"{figures['passed']} passed, {figures['failed']} failed")
+        return 0 if figures["failed"] == 0 and counts["error"] == 0 and counts["failed"] == 0 else 1
+    finally:
+        db.close()
+
+
+def show_cmd(a) -> int:
+    from pqsoc.campaign import show
+    from pqsoc.campaign.db import CampaignDB
+    path = db_path(a.name)
+    if not path.is_file():
+        have = sorted(p.stem for p in CAMPAIGNS.glob("*.sqlite")) if CAMPAIGNS.is_dir() else []
+        raise FlowError(f"no campaign {a.name!r} ({_shown(path)} does not exist)"
+                        + (f"; there are: {', '.join(have)}" if have else ""))
+    db = CampaignDB(path)
+    try:
+        for line in show.text(db):
+            print(line)
+        png = show.picture(db, CAMPAIGNS / f"{a.name}.png")
+        if png:
+            print(f"wrote {_shown(png)}")
+    finally:
+        db.close()
+    return 0
+
+
+def main(a) -> int:
+    try:
+        if a.kind == "show":
+            return show_cmd(a)
+        return run_kind(a.kind, a)
+    except FlowError as exc:
+        print(f"pqsoc campaign: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def add_parser(sub) -> None:
+    from pqsoc.campaign import engine
+    p = sub.add_parser("campaign", help="long runs split into tasks on Dask (local, a scheduler, or "
+                                        "SLURM/PBS/LSF), recorded in reports/campaigns/NAME.sqlite")
+    kinds = p.add_subparsers(dest="kind", required=True)
+
+    def common(q):
+        q.add_argument("--name", help="the campaign's name (default: the kind and its arguments)")
+        q.add_argument("--resume", action="store_true", help="continue it: finished tasks are not run again")
+        where = q.add_mutually_exclusive_group()
+        where.add_argument("--scheduler", help="a running Dask scheduler, tcp://HOST:PORT")
+        where.add_argument("--cluster", choices=engine.CLUSTERS, help="a batch scheduler through dask-jobqueue")
+        q.add_argument("--jobs", type=positive(int), default=1, help="--cluster: batch jobs to start")
+        q.add_argument("--workers", type=positive(int), help="local worker processes (default: one per core)")
+        q.add_argument("--task-timeout", type=positive(float), default=engine.TASK_TIMEOUT_S, help="seconds a task may take")
+        q.add_argument("--task-memory", type=int, default=engine.TASK_MEMORY_MB,
+                       help="MB of writable memory each process of a task may take (0: no cap)")
+        q.add_argument("--json", help="also write the summary to this JSON file")
+    q = kinds.add_parser("fuzz", help="ACC random programs in lockstep with the ISS (pqsoc acc fuzz), in chunks")
+    q.add_argument("--count", type=positive(int), required=True)
+    q.add_argument("--seed", type=int, default=1)
+    q.add_argument("--chunk", type=positive(int), default=200, help="programs per task")
+    q.add_argument("--backend", choices=["rtl", "gls", "iss"], default="rtl")
+    q.add_argument("--kmac", action="store_true")
+    q.add_argument("--x-seed", type=int, default=1, help="gls: the random initial state's seed")
+    common(q)
+    q = kinds.add_parser("sleep", help="tasks that only sleep: the layer's overhead and throughput")
+    q.add_argument("--count", type=positive(int), required=True)
+    q.add_argument("--seconds", type=float, default=0.0)
+    common(q)
+    q = kinds.add_parser("show", help="a campaign's state from its database, and its picture")
+    q.add_argument("name")
+    p.set_defaults(func=main)

@@ -1,0 +1,188 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""The campaign layer (pqsoc/campaign, `pqsoc campaign`; issue #37): a task's states and caps, the
+results database, and on a LocalCluster of 2 workers: a worker killed mid-campaign, Ctrl-C and
+--resume, a hanging task, a scheduler that does not answer, and a small fuzz campaign."""
+import json
+import os
+import signal
+import sqlite3
+import sys
+import threading
+import time
+
+import pytest
+
+from pqsoc import FlowError
+from pqsoc.campaign import engine
+from pqsoc.campaign.db import CampaignDB
+
+
+@pytest.fixture
+def campaigns(tmp_path, monkeypatch):
+    from pqsoc.cli import campaign
+    monkeypatch.setattr(campaign, "CAMPAIGNS", tmp_path)
+    return tmp_path
+
+
+def _rows(path):
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("SELECT key, state, finished, message, command FROM tasks ORDER BY seq").fetchall()
+    finally:
+        con.close()
+
+
+# --- one task ------------------------------------------------------------------------------------
+def test_a_tasks_exit_status_is_its_state(tmp_path):
+    run = lambda cmd, js=False, t=30.0, mb=0: engine.run_task(cmd, js, str(tmp_path), t, mb)   # noqa: E731
+    assert run("true")["state"] == "passed"
+    assert run("false")["state"] == "failed"
+    r = run("sh -c 'echo boom >&2; exit 3'")
+    assert r["state"] == "error" and r["message"] == "exit status 3: boom"
+    r = run("sh -c 'kill -9 $$'")
+    assert r["state"] == "error" and r["message"].startswith("killed by signal 9")
+    # a command that writes figures: exit 1 with them is its verdict, without them a crash
+    r = run(f"{sys.executable} -c \"import json,sys; json.dump({{'n': 3}}, open(sys.argv[2], 'w')); print('FAIL x'); "
+            "sys.exit(1)\"", js=True)
+    assert r["state"] == "failed" and r["figures"] == {"n": 3} and r["message"] == "FAIL x"
+    r = run(f"{sys.executable} -c \"raise SystemExit(1)\"", js=True)
+    assert r["state"] == "error" and r["message"].startswith("exit status 1")
+
+
+def test_a_task_is_capped_in_time_and_memory(tmp_path):
+    t0 = time.monotonic()
+    r = engine.run_task("sh -c 'sleep 60 & sleep 60'", False, str(tmp_path), 1.0, 0)   # the group goes
+    assert r["state"] == "error" and r["message"] == "timed out after 1 s (killed)"
+    assert time.monotonic() - t0 < 10
+    big = f"{sys.executable} -c \"b = bytearray(800 * 2**20)\""
+    assert engine.run_task(big, False, str(tmp_path), 60.0, 0)["state"] == "passed"
+    r = engine.run_task(big, True, str(tmp_path), 60.0, 300)
+    assert r["state"] == "error" and "MemoryError" in r["message"]
+
+
+# --- the database --------------------------------------------------------------------------------
+def test_the_database_records_once_resumes_and_refuses_another_campaign(tmp_path):
+    tasks = [{"key": f"t{k}", "inputs": {"k": k}, "command": f"sleep {k}"} for k in range(3)]
+    db = CampaignDB(tmp_path / "c.sqlite")
+    db.open("c", "sleep", {"count": 3}, tasks, resume=False)
+    assert [t["key"] for t in db.pending()] == ["t0", "t1", "t2"]
+    db.running("t0")
+    db.running("t1")
+    assert db.record("t0", {"state": "passed", "seconds": 1.0, "host": "h"})
+    assert not db.record("t0", {"state": "failed"})         # a second completion is not recorded
+    db.release()                                            # an interrupted client
+    assert db.counts() == {"pending": 2, "running": 0, "passed": 1, "failed": 0, "error": 0}
+    db.open("c", "sleep", {"count": 3}, tasks, resume=True)   # the same campaign again: no new rows
+    assert len(db.rows()) == 3 and [t["key"] for t in db.pending()] == ["t1", "t2"]
+    db.open("c", "sleep", {"count": 3}, tasks, resume=False)  # from the start, in the same rows
+    assert len(db.rows()) == 3 and len(db.pending()) == 3
+    with pytest.raises(FlowError, match="count differ"):
+        db.open("c", "sleep", {"count": 4}, tasks, resume=True)
+    with pytest.raises(ValueError):
+        db.record("t1", {"state": "running"})
+    db.close()
+
+
+# --- on a LocalCluster of 2 workers --------------------------------------------------------------
+def _wait(cond, limit=120):
+    t0 = time.monotonic()
+    while not cond():
+        if time.monotonic() - t0 > limit:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.1)
+
+
+def test_a_worker_killed_mid_campaign_loses_and_duplicates_nothing(tmp_path):
+    tasks = [engine.Task(key=f"t{k}", inputs={"k": k}, command="sleep 1.5", json=False) for k in range(8)]
+    db = CampaignDB(tmp_path / "k.sqlite")
+    db.open("k", "sleep", {}, [{"key": t.key, "inputs": t.inputs, "command": t.command} for t in tasks], False)
+    killed = []
+    with engine.client(workers=2, log=lambda m: None) as c:
+        def kill():
+            _wait(lambda: db_counts()["passed"] >= 1)
+            busy = [w for w, keys in c.processing().items() if keys]
+            pid = c.run(os.getpid, workers=busy[:1])[busy[0]]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+        def db_counts():
+            con = sqlite3.connect(tmp_path / "k.sqlite")
+            try:
+                return dict(con.execute("SELECT state, COUNT(*) FROM tasks GROUP BY state").fetchall()) | \
+                    {"passed": con.execute("SELECT COUNT(*) FROM tasks WHERE state='passed'").fetchone()[0]}
+            finally:
+                con.close()
+        th = threading.Thread(target=kill)
+        th.start()
+        out = engine.run(db, tasks, c, "sleep", timeout_s=60, memory_mb=0)
+        th.join()
+    assert killed and not out.interrupted
+    rows = db.rows()
+    assert len(rows) == 8 and all(r["state"] == "passed" for r in rows), rows
+    db.close()
+
+
+def test_ctrl_c_then_resume_loses_and_duplicates_nothing(campaigns, capsys):
+    from pqsoc import cli
+    path = campaigns / "cc.sqlite"
+
+    def interrupt():
+        _wait(lambda: path.is_file() and sum(r[1] == "passed" for r in _rows(path)) >= 2)
+        os.kill(os.getpid(), signal.SIGINT)
+    th = threading.Thread(target=interrupt)
+    th.start()
+    rc = cli.main(["campaign", "sleep", "--count", "12", "--seconds", "0.5", "--workers", "2", "--name", "cc"])
+    th.join()
+    assert rc == 130
+    first = _rows(path)
+    states = [r[1] for r in first]
+    assert "running" not in states and states.count("passed") >= 2 and "pending" in states
+    assert "--resume" in capsys.readouterr().err
+    assert cli.main(["campaign", "sleep", "--count", "12", "--seconds", "0.5", "--workers", "2", "--name", "cc",
+                     "--resume"]) == 0
+    second = _rows(path)
+    assert len(second) == 12 and all(r[1] == "passed" for r in second)
+    done_before = {r[0]: r[2] for r in first if r[1] == "passed"}
+    assert all(dict((r[0], r[2]) for r in second)[k] == t for k, t in done_before.items())   # not run again
+    assert capsys.readouterr().out.rstrip().endswith("12 passed, 0 failed")
+
+
+def test_a_hanging_task_times_out_with_its_reproducer(campaigns, capsys):
+    from pqsoc import cli
+    assert cli.main(["campaign", "sleep", "--count", "2", "--seconds", "60", "--task-timeout", "1",
+                     "--workers", "2", "--name", "hang"]) == 1
+    rows = _rows(campaigns / "hang.sqlite")
+    assert [r[1] for r in rows] == ["error", "error"]
+    assert all(r[3] == "timed out after 1 s (killed)" and r[4] == "sleep 60" for r in rows)
+    out = capsys.readouterr().out
+    assert "reproduce: sleep 60" in out and out.rstrip().endswith("0 passed, 2 failed")
+    assert cli.main(["campaign", "show", "hang"]) == 0
+    assert (campaigns / "hang.png").stat().st_size > 5_000
+
+
+def test_a_scheduler_that_does_not_answer_is_named(campaigns, capsys):
+    from pqsoc import cli
+    assert cli.main(["campaign", "sleep", "--count", "1", "--scheduler", "tcp://127.0.0.1:9", "--name", "s"]) == 2
+    assert "no Dask scheduler answers at tcp://127.0.0.1:9" in capsys.readouterr().err
+    assert cli.main(["campaign", "show", "nothing-here"]) == 2
+    assert "no campaign 'nothing-here'" in capsys.readouterr().err
+    import dask
+    with dask.config.set({"jobqueue.slurm.cores": None, "jobqueue.slurm.memory": None}):
+        assert cli.main(["campaign", "sleep", "--count", "1", "--cluster", "slurm", "--name", "s"]) == 2
+    assert "set jobqueue.slurm in ~/.config/dask/jobqueue.yaml" in capsys.readouterr().err
+
+
+def test_a_fuzz_campaign_ends_in_its_counts(campaigns, capsys):
+    """ACC random programs on the RTL in lockstep with the ISS, in 3 tasks: the same programs as
+    one `pqsoc acc fuzz --count 45 --seed 11` (indices 0..44)."""
+    from pqsoc import cli
+    assert cli.main(["campaign", "fuzz", "--count", "45", "--chunk", "15", "--seed", "11", "--workers", "2",
+                     "--json", str(campaigns / "fuzz.json")]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("45 passed, 0 failed")
+    data = json.loads((campaigns / "fuzz.json").read_text())
+    assert data["tasks"]["passed"] == 3 and data["passed"] == data["programs"] == 45 and data["failed"] == 0
+    assert data["workers"] == 2 and data["provenance"]["commit"]
+    rows = _rows(campaigns / f"{data['name']}.sqlite")
+    assert [r[4].split(" --out")[0] for r in rows] == [
+        f"pqsoc acc fuzz --count 15 --seed 11 --start {s} --backend rtl" for s in (0, 15, 30)]
