@@ -16,7 +16,7 @@ help:
 	@echo "make test     run every test of the project"
 	@echo "make report   synthesis + STA + benchmarks (ppa.json/md), RTL vs gate-level cycles (gls.json),"
 	@echo "              firmware self-tests and ML-KEM / ML-DSA from firmware on the full-SoC"
-	@echo "              simulation (sim_*.json), NIST ACVP conformance on the ISS (acvp.json, ~51 min)"
+	@echo "              simulation (sim_*.json), NIST ACVP conformance on the ISS (acvp.json, a campaign)"
 	@echo "              -> reports/, then tapeout.json"
 	@echo "make harden   LibreLane hardening of kmac, acc, then the Caravel wrapper (BLOCKS=... for others;"
 	@echo "              needs the Nix shell: OpenROAD is not installable here)"
@@ -58,7 +58,7 @@ report: $(PQSOC)
 	@# NIST ACVP conformance, every case of every ML-KEM / ML-DSA mode under ACVP_ROOT on the ISS
 	@# (855 cases, ~51 min on 2 shared cores; ML-DSA sigGen ~37 of them). A failed case is a finding
 	@# that tapeout.json records and `pqsoc tapeout check` reports, so the report goes on past it
-	-$(PQSOC) acvp report --engine iss --json reports/acvp.json
+	-$(PQSOC) campaign acvp --engine iss --name acvp --json reports/acvp.json
 	$(PQSOC) tapeout write
 
 # Without BLOCKS `pqsoc harden` hardens the chip: Caravel's wrapper, the one run of the flat

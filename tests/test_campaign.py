@@ -186,3 +186,41 @@ def test_a_fuzz_campaign_ends_in_its_counts(campaigns, capsys):
     rows = _rows(campaigns / f"{data['name']}.sqlite")
     assert [r[4].split(" --out")[0] for r in rows] == [
         f"pqsoc acc fuzz --count 15 --seed 11 --start {s} --backend rtl" for s in (0, 15, 30)]
+
+
+def _small_acvp_root(tmp_path) -> "Path":
+    """ML-KEM keyGen and encapDecap cut to two groups of two cases each, from ACVP_ROOT."""
+    from ip.acc import acvp
+    src = acvp.default_root()
+    root = tmp_path / "acvp"
+    for folder, tgs in (("ML-KEM-keyGen-FIPS203", (1, 2)), ("ML-KEM-encapDecap-FIPS203", (2, 5))):
+        (root / folder).mkdir(parents=True)
+        for f in ("prompt.json", "expectedResults.json"):
+            doc = json.loads((src / folder / f).read_text())
+            doc["testGroups"] = [g | {"tests": g["tests"][:2]} for g in doc["testGroups"] if g["tgId"] in tgs]
+            (root / folder / f).write_text(json.dumps(doc))
+    return root
+
+
+def test_an_acvp_campaign_is_the_serial_report(campaigns, tmp_path, capsys):
+    """A task per test group; the merged report has the layout and the figures of one serial
+    `pqsoc acvp report` of the same vector sets (each case checked against NIST's expected
+    results), and `--group` refuses what is not there."""
+    from pqsoc import cli
+    root = _small_acvp_root(tmp_path)
+    assert cli.main(["acvp", "report", "--root", str(root), "--json", str(tmp_path / "serial.json")]) == 0
+    assert cli.main(["campaign", "acvp", "--root", str(root), "--workers", "2", "--name", "acvp",
+                     "--json", str(tmp_path / "campaign.json")]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("8 passed, 0 failed")
+    serial = json.loads((tmp_path / "serial.json").read_text())
+    merged = json.loads((tmp_path / "campaign.json").read_text())
+    assert merged["tasks"]["passed"] == 4 and set(merged["modes"]) == set(serial["modes"])
+    for mode, m in serial["modes"].items():
+        got = merged["modes"][mode]
+        assert {k: got[k] for k in ("total", "run", "passed", "failed", "engine", "vsId")} == \
+               {k: m[k] for k in ("total", "run", "passed", "failed", "engine", "vsId")}
+        assert sorted(g["tgId"] for g in got["groups"]) == sorted(g["tgId"] for g in m["groups"])
+    assert cli.main(["acvp", "report", "--root", str(root), "--group", "ML-KEM-keyGen-FIPS203:9"]) == 2
+    assert "has no test group 9" in capsys.readouterr().err
+    assert cli.main(["acvp", "report", "--root", str(root), "--group", "nowhere:1"]) == 2
+    assert "no vector set in folder 'nowhere'" in capsys.readouterr().err

@@ -443,6 +443,32 @@ def vector_sets(root) -> list[dict]:
     return sorted(sets, key=lambda s: (order.get(s["name"], len(order)), s["name"]))
 
 
+def only_groups(sets: list[dict], wanted: list[str]) -> list[dict]:
+    """The vector sets (of vector_sets) cut to the test groups named FOLDER:TGID, in their order;
+    AcvpError naming a folder or group that is not there."""
+    by_folder: dict = {}
+    for w in wanted:
+        folder, _, tg = w.rpartition(":")
+        if not folder or not tg.isdigit():
+            raise AcvpError(f"--group {w!r}: expected FOLDER:TGID")
+        by_folder.setdefault(folder, set()).add(int(tg))
+    known = {s["folder"] for s in sets}
+    for folder, tgs in by_folder.items():
+        if folder not in known:
+            raise AcvpError(f"no vector set in folder {folder!r} (there are: {', '.join(sorted(known))})")
+    out = []
+    for s in sets:
+        tgs = by_folder.get(s["folder"])
+        if not tgs:
+            continue
+        have = {g["tgId"] for g in s["prompt"]["testGroups"]}
+        if tgs - have:
+            raise AcvpError(f"{s['folder']} has no test group {', '.join(map(str, sorted(tgs - have)))}")
+        cut = {k: [g for g in s[k]["testGroups"] if g["tgId"] in tgs] for k in ("prompt", "expected")}
+        out.append(s | {k: s[k] | {"testGroups": cut[k]} for k in ("prompt", "expected")})
+    return out
+
+
 def conformance(vs: dict, engine: str = "iss", sample: int | None = None, seed=0,
                 progress=print) -> dict:
     """One vector set (an entry of vector_sets) through run() and check(): the figures

@@ -5,8 +5,8 @@
 Table `campaign` (one row): the name, the kind, its arguments (JSON) and when it was made.
 Table `tasks`: key (the task's identity, unique: a second run updates its row, never adds one),
 inputs (JSON), the command line that reproduces it, state (pending / running / passed / failed
-/ error), figures (JSON), a one-line message, seconds, the worker's host, and when it started and
-finished (Unix time). Every state change is its own transaction, so an interrupted campaign
+/ error), figures (JSON), a one-line message, seconds, the worker's host, and when it started (on
+its worker; submitted, while it runs) and finished (Unix time). Every state change is its own transaction, so an interrupted campaign
 leaves a consistent file: rows done stay done; rows left `running` are pending again on --resume.
 """
 import json
@@ -78,16 +78,16 @@ class CampaignDB:
                              (time.time(), key))
 
     def record(self, key: str, result: dict) -> bool:
-        """A task's result ({'state', 'figures', 'message', 'seconds', 'host'}), once: False when
+        """A task's result ({'state', 'figures', 'message', 'seconds', 'host', 'started'}), once: False when
         the row is already finished (a task that ran twice is recorded the first time)."""
         if result["state"] not in DONE:
             raise ValueError(f"not a final state: {result['state']!r}")
         with self.con:
             cur = self.con.execute(
-                "UPDATE tasks SET state = ?, figures = ?, message = ?, seconds = ?, host = ?, finished = ? "
-                "WHERE key = ? AND state NOT IN ('passed', 'failed', 'error')",
+                "UPDATE tasks SET state = ?, figures = ?, message = ?, seconds = ?, host = ?, finished = ?, "
+                "started = COALESCE(?, started) WHERE key = ? AND state NOT IN ('passed', 'failed', 'error')",
                 (result["state"], json.dumps(result.get("figures") or {}, sort_keys=True), result.get("message", ""),
-                 result.get("seconds"), result.get("host"), time.time(), key))
+                 result.get("seconds"), result.get("host"), time.time(), result.get("started"), key))
         return cur.rowcount == 1
 
     def release(self) -> None:

@@ -192,3 +192,28 @@ def run(db: CampaignDB, tasks: list[Task], dask_client, label: str, timeout_s: f
         return Outcome(db.counts(), interrupted=True)
     bar.close()
     return Outcome(db.counts())
+
+
+def nap(seconds: float) -> float:
+    """A task that only sleeps in its worker (no process): what the scheduler alone can carry."""
+    time.sleep(seconds)
+    return seconds
+
+
+def scheduler_throughput(workers: int, tasks_per_worker: int = 20, seconds: float = 0.5) -> dict:
+    """Tasks per second a LocalCluster of `workers` single-threaded processes finishes on tasks
+    of `seconds` each, against the ideal workers / seconds (the cluster's start not counted)."""
+    from dask.distributed import Client, LocalCluster, wait
+    t_start = time.monotonic()
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=0,
+                      dashboard_address=None, silence_logs=logging.ERROR) as cl, Client(cl) as c:
+        c.wait_for_workers(workers)
+        started = time.monotonic() - t_start
+        n = workers * tasks_per_worker
+        t0 = time.monotonic()
+        wait(c.map(nap, [seconds] * n, pure=False))
+        wall = time.monotonic() - t0
+    ideal = workers / seconds
+    return {"workers": workers, "tasks": n, "task_seconds": seconds, "wall_s": round(wall, 2),
+            "tasks_per_s": round(n / wall, 1), "ideal_tasks_per_s": round(ideal, 1),
+            "efficiency": round(n / wall / ideal, 3), "cluster_start_s": round(started, 1)}

@@ -16,7 +16,8 @@ only on its cases). Exit 0 when M is 0, 1 otherwise, 2 on a malformed or mismatc
 Group names come from the prompt (--prompt, default prompt.json beside EXPECTED).
 
 `pqsoc acvp report [--root DIR] [--engine iss|rtl] [--sample N] [--seed S] [--json REPORT.json]
-[--allow-unsupported]`: every vector set under --root (default ACVP_ROOT, or ../shared/acvp
+[--allow-unsupported] [--group FOLDER:TGID ...]`: every vector set (or only the groups named: a
+task of `pqsoc campaign acvp`, which runs the groups on Dask and merges the reports) under --root (default ACVP_ROOT, or ../shared/acvp
 beside the repository) run and checked as `run` and `check` do, one mode after another; a line
 per group and per mode; reports/acvp.json: per mode the engine, cases in expectedResults, run,
 passed, failed, the cases that failed to run, unsupported groups, the sample, wall time, and a
@@ -120,6 +121,8 @@ def _report(args) -> int:
     root = Path(args.root) if args.root else acvp.default_root()
     try:
         sets = acvp.vector_sets(root)
+        if args.group:
+            sets = acvp.only_groups(sets, args.group)
     except (acvp.AcvpError, OSError) as e:
         _err("report", str(e))
         return 2
@@ -201,5 +204,7 @@ def add_parser(sub) -> None:
     _run_options(q)
     q.add_argument("--json", default=str(REPO / "reports" / "acvp.json"), metavar="REPORT.json",
                    help="the report (default reports/acvp.json)")
+    q.add_argument("--group", action="append", metavar="FOLDER:TGID",
+                   help="only this test group of the vector set in FOLDER (repeatable; a campaign's task)")
     q.set_defaults(func=_report)
 

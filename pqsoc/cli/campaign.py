@@ -4,8 +4,10 @@
 one SQLite file per campaign under reports/campaigns/; docs/campaigns.md).
 
     pqsoc campaign fuzz --count N --seed S [--chunk C] [--backend rtl|gls|iss] [--kmac] [--x-seed X]
+    pqsoc campaign acvp [--root DIR] [--engine iss|rtl] [--sample N] (a task per ACVP test group)
     pqsoc campaign sleep --count N --seconds S        (the layer's own overhead and scaling)
     pqsoc campaign show NAME                          (state, failures, reports/campaigns/NAME.png)
+    pqsoc campaign measure [--fuzz-campaign NAME]     (the layer's figures: reports/campaigns.json)
 
 Where: a LocalCluster of one worker per core (default; --workers N), a running scheduler
 (--scheduler tcp://HOST:PORT), or SLURM / PBS / LSF through dask-jobqueue (--cluster KIND --jobs
@@ -22,6 +24,7 @@ and sums their figures.
 """
 import json
 import re
+import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -88,6 +91,60 @@ def _fuzz_summary(rows) -> tuple[list[str], dict]:
                    "programs_per_task_second": round(programs / secs, 1) if secs else None}
 
 
+# ---- acvp: NIST's ACVP vector sets (pqsoc acvp report), a task per test group ---------------------
+def _acvp_args(a) -> dict:
+    from ip.acc import acvp
+    root = Path(a.root) if a.root else acvp.default_root()
+    return {"root": str(root.resolve()), "engine": a.engine, "sample": a.sample,
+            "seed": a.sample_seed if a.sample else None}
+
+
+def _acvp_tasks(args: dict) -> list:
+    from ip.acc import acvp
+    from pqsoc.campaign.engine import Task
+    try:
+        sets = acvp.vector_sets(args["root"])
+    except (acvp.AcvpError, OSError) as exc:
+        raise FlowError(str(exc)) from None
+    opts = f" --engine {args['engine']}" + (f" --sample {args['sample']} --seed {args['seed']}" if args["sample"] else "")
+    return [Task(key=f"{vs['folder']}:{g['tgId']:03d}", inputs={"mode": vs["name"], "folder": vs["folder"],
+                                                                 "tgId": g["tgId"], "cases": len(g["tests"])},
+                 command=f"pqsoc acvp report --root {shlex.quote(args['root'])}{opts} --allow-unsupported "
+                         f"--group {shlex.quote(vs['folder'])}:{g['tgId']}")
+            for vs in sets for g in vs["prompt"]["testGroups"]]
+
+
+def _acvp_summary(rows) -> tuple[list[str], dict]:
+    """The tasks' reports merged into the layout of `pqsoc acvp report`'s (reports/acvp.json):
+    per mode total / run / passed / failed, errors, unsupported groups, groups; a group whose
+    task reported nothing counts its cases as failed."""
+    modes: dict = {}
+    for r in rows:
+        mode = r["inputs"]["mode"]
+        got = (r["figures"].get("modes") or {}).get(mode)
+        if got is None:      # the task died or did not run: its cases are not conformant
+            got = {"total": r["inputs"]["cases"], "run": 0, "passed": 0, "failed": r["inputs"]["cases"],
+                   "errors": [{"tgId": r["inputs"]["tgId"], "tcId": None, "error": r["message"] or r["state"]}],
+                   "unsupported": [], "groups": [], "wall_s": 0.0}
+        m = modes.setdefault(mode, {k: got.get(k) for k in ("folder", "vsId", "algorithm", "mode", "revision",
+                                                             "engine", "sample")}
+                             | {"total": 0, "run": 0, "passed": 0, "failed": 0, "errors": [], "unsupported": [],
+                                "groups": [], "wall_s": 0.0})
+        for k in ("total", "run", "passed", "failed"):
+            m[k] += got[k]
+        for k in ("errors", "unsupported", "groups"):
+            m[k] += got[k]
+        m["wall_s"] = round(m["wall_s"] + got["wall_s"], 2)
+    lines = [f"{name}: {m['passed']} passed, {m['failed']} failed of {m['total']} cases"
+             + (f", {sum(u['cases'] for u in m['unsupported'])} unsupported" if m["unsupported"] else "")
+             for name, m in modes.items()]
+    passed, failed = sum(m["passed"] for m in modes.values()), sum(m["failed"] for m in modes.values())
+    first = next((r["figures"] for r in rows if r["figures"]), {})
+    return lines, {"passed": passed, "failed": failed, "modes": modes, "engine": first.get("engine"),
+                   "sample": first.get("sample"), "root": first.get("root"),
+                   "total": sum(m["total"] for m in modes.values()), "run": sum(m["run"] for m in modes.values())}
+
+
 # ---- sleep: tasks that only sleep: the layer's per-task overhead and scheduler throughput ----------
 def _sleep_args(a) -> dict:
     return {"count": a.count, "seconds": a.seconds}
@@ -109,6 +166,7 @@ def _task_summary(rows) -> tuple[list[str], dict]:
 
 
 KINDS = {"fuzz": Kind(_fuzz_args, _fuzz_tasks, _fuzz_prepare, _fuzz_summary),
+         "acvp": Kind(_acvp_args, _acvp_tasks, _no_prepare, _acvp_summary),
          "sleep": Kind(_sleep_args, _sleep_tasks, _no_prepare, _task_summary)}
 
 
@@ -198,6 +256,9 @@ def main(a) -> int:
     try:
         if a.kind == "show":
             return show_cmd(a)
+        if a.kind == "measure":
+            from pqsoc.cli.campaign_measure import measure
+            return measure(a)
         return run_kind(a.kind, a)
     except FlowError as exc:
         print(f"pqsoc campaign: error: {exc}", file=sys.stderr)
@@ -225,10 +286,17 @@ def add_parser(sub) -> None:
     q = kinds.add_parser("fuzz", help="ACC random programs in lockstep with the ISS (pqsoc acc fuzz), in chunks")
     q.add_argument("--count", type=positive(int), required=True)
     q.add_argument("--seed", type=int, default=1)
-    q.add_argument("--chunk", type=positive(int), default=200, help="programs per task")
+    q.add_argument("--chunk", type=positive(int), default=1000, help="programs per task (a task starts a process: ~1 s)")
     q.add_argument("--backend", choices=["rtl", "gls", "iss"], default="rtl")
     q.add_argument("--kmac", action="store_true")
     q.add_argument("--x-seed", type=int, default=1, help="gls: the random initial state's seed")
+    common(q)
+    q = kinds.add_parser("acvp", help="NIST's ACVP vector sets (pqsoc acvp report), a task per test group; "
+                                      "--json writes the merged conformance report (reports/acvp.json)")
+    q.add_argument("--root", help="the vector sets (default: ACVP_ROOT, or ../shared/acvp)")
+    q.add_argument("--engine", choices=["iss", "rtl"], default="iss")
+    q.add_argument("--sample", type=positive(int), help="cases per group (default: all)")
+    q.add_argument("--sample-seed", default="0", help="seed of the --sample choice")
     common(q)
     q = kinds.add_parser("sleep", help="tasks that only sleep: the layer's overhead and throughput")
     q.add_argument("--count", type=positive(int), required=True)
@@ -236,4 +304,8 @@ def add_parser(sub) -> None:
     common(q)
     q = kinds.add_parser("show", help="a campaign's state from its database, and its picture")
     q.add_argument("name")
+    from pqsoc.cli import campaign_measure
+    q = kinds.add_parser("measure", help="the layer's figures (fuzz speed-up, cost per task, scheduler "
+                                         "throughput, projections) into reports/campaigns.json")
+    campaign_measure.add_arguments(q)
     p.set_defaults(func=main)
