@@ -258,7 +258,7 @@ def main(a) -> int:
             return show_cmd(a)
         if a.kind == "measure":
             from pqsoc.cli.campaign_measure import measure
-            return measure(a)
+            return measure(a, KINDS["fuzz"].prepare, db_path)
         return run_kind(a.kind, a)
     except FlowError as exc:
         print(f"pqsoc campaign: error: {exc}", file=sys.stderr)

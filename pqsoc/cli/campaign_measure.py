@@ -41,9 +41,8 @@ def _timed(argv: list[str], log) -> tuple[float, dict]:
         return wall, json.loads(out.read_text())
 
 
-def _campaign_span(name: str) -> dict:
+def _campaign_span(name: str, db_path) -> dict:
     from pqsoc.campaign.db import CampaignDB
-    from pqsoc.cli.campaign import db_path
     path = db_path(name)
     if not path.is_file():
         raise FlowError(f"no campaign {name!r} ({path} does not exist)")
@@ -59,22 +58,22 @@ def _campaign_span(name: str) -> dict:
     return {"meta": meta, "counts": counts, "rows": rows, "span_s": span}
 
 
-def measure(a) -> int:
-    from pqsoc.cli import campaign
+def measure(a, prepare_fuzz, db_path) -> int:
+    """prepare_fuzz(args, log), db_path(name): the fuzz kind's and the campaigns' (pqsoc/cli/campaign.py)."""
     log = lambda m: print(m, file=sys.stderr, flush=True)   # noqa: E731
     stamp = provenance.stamp()
     out: dict = {"host": {"cores": os.cpu_count()}, "provenance": stamp}
     args = {"count": a.count, "seed": a.seed, "chunk": a.chunk, "backend": "rtl", "kmac": False, "x_seed": None}
-    campaign.KINDS["fuzz"].prepare(args, log)        # the model, once, outside both timings
+    prepare_fuzz(args, log)                          # the model, once, outside both timings
     for name in ("measure-fuzz", "measure-sleep"):     # this command's own campaigns, made afresh
-        campaign.db_path(name).unlink(missing_ok=True)
+        db_path(name).unlink(missing_ok=True)
     serial_wall, serial = _timed(["acc", "fuzz", "--count", str(a.count), "--seed", str(a.seed)], log)
     layer_wall, layer = _timed(["campaign", "fuzz", "--count", str(a.count), "--seed", str(a.seed),
                                 "--chunk", str(a.chunk), "--workers", str(a.workers), "--name", "measure-fuzz"], log)
     if serial["failed"] or layer["failed"] or serial["programs"] != layer["programs"]:
         raise FlowError(f"the fuzz runs disagree or failed: serial {serial['passed']}/{serial['programs']}, "
                         f"campaign {layer['passed']}/{layer['programs']}")
-    phase = _campaign_span("measure-fuzz")["span_s"]
+    phase = _campaign_span("measure-fuzz", db_path)["span_s"]
     out["fuzz"] = {"programs": a.count, "seed": a.seed, "chunk": a.chunk, "workers": a.workers,
                    "serial_wall_s": round(serial_wall, 1), "campaign_wall_s": round(layer_wall, 1),
                    "speedup": round(serial_wall / layer_wall, 2),
@@ -90,7 +89,7 @@ def measure(a) -> int:
     n_sleep = a.sleep_tasks
     _timed(["campaign", "sleep", "--count", str(n_sleep), "--seconds", "0", "--workers", str(a.workers),
             "--name", "measure-sleep"], log)
-    sp = _campaign_span("measure-sleep")
+    sp = _campaign_span("measure-sleep", db_path)
     own = sum(r["seconds"] for r in sp["rows"]) / len(sp["rows"])
     per = sp["span_s"] * a.workers / len(sp["rows"])
     out["per_task"] = {"tasks": n_sleep, "workers": a.workers, "span_s": round(sp["span_s"], 2),
@@ -133,7 +132,7 @@ def measure(a) -> int:
         "not_counted": "batch queue wait, the power model's toggle counting (not built yet), a shared "
                        "filesystem's load; the model built once per node from a shared cache"}}
     if a.fuzz_campaign:
-        fc = _campaign_span(a.fuzz_campaign)
+        fc = _campaign_span(a.fuzz_campaign, db_path)
         rows = fc["rows"]
         out["fuzz_campaign"] = {"name": a.fuzz_campaign, "args": fc["meta"]["args"], "tasks": fc["counts"],
                                 "programs": sum(r["figures"].get("programs", 0) for r in rows),
