@@ -5,6 +5,9 @@ SHELL := /bin/bash
 VENV := .venv
 PQSOC := $(VENV)/bin/pqsoc
 PYTEST := $(VENV)/bin/pytest
+# `make test` on every core: pytest-xdist workers (TEST_JOBS=0: one process, no workers); conftest.py
+# keeps the tests that share the SoC's build folders on one worker
+TEST_JOBS ?= auto
 BLOCKS ?=
 # Caravel's fixed user-project files (soc/caravel.py); `make setup` fetches them into .caravel
 export CARAVEL_ROOT ?= $(CURDIR)/.caravel
@@ -28,7 +31,7 @@ setup:
 
 test: $(PQSOC)
 	$(PQSOC) pdk check
-	$(PYTEST) -q --junitxml=reports/pytest.xml
+	$(PYTEST) -q -n $(TEST_JOBS) --dist loadgroup --junitxml=reports/pytest.xml
 
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)

@@ -28,12 +28,31 @@ def caravel_root() -> Path:
     return Path(root)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _junit_provenance(record_testsuite_property):
+def pytest_sessionstart(session):
     """`make test` writes reports/pytest.xml (JUnit XML); the commit and the changed files it ran
-    on go in as suite properties, so tapeout.json can tell whether the count is for HEAD."""
+    on go in as suite properties, so tapeout.json can tell whether the count is for HEAD. Added
+    by the process that writes the file (pytest-xdist's controller, or pytest alone): a worker's
+    record_testsuite_property would not reach it."""
     import json
+    from _pytest.junitxml import xml_key
+    if hasattr(session.config, "workerinput"):
+        return
+    xml = session.config.stash.get(xml_key, None)
+    if xml is None:
+        return
     from pqsoc.flow import provenance
     st = provenance.stamp()
-    record_testsuite_property("commit", st["commit"] or "")
-    record_testsuite_property("dirty", json.dumps(st["dirty"]))
+    xml.add_global_property("commit", st["commit"] or "")
+    xml.add_global_property("dirty", json.dumps(st["dirty"]))
+
+
+def pytest_collection_modifyitems(config, items):
+    """pytest-xdist (`make test`: -n auto --dist loadgroup): the tests that build and run the SoC,
+    its firmware and the flow's shared folders (build/soc, build/sim, build/firmware, build/synth
+    ...) stay on one worker, group "system" (sim/, soc/, tests/, bringup/, firmware/); ip/'s
+    tests run a file at a time on any worker (what they share, Verilator models and cocotb
+    folders, is built under pqsoc/flow/locks.py's locks)."""
+    from pqsoc import REPO
+    for item in items:
+        rel = Path(str(item.fspath)).resolve().relative_to(REPO)
+        item.add_marker(pytest.mark.xdist_group(str(rel) if rel.parts[0] == "ip" else "system"))

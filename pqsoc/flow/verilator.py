@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pqsoc import REPO, FlowError
+from pqsoc.flow import locks
 
 # ---- flags --------------------------------------------------------------------------------------
 
@@ -183,6 +184,13 @@ def build_model(*, flags: list[str], sources, driver: Path, out: Path, exe: str,
     key = model_key(flags, sources, driver, headers, include_paths)
     if is_built(out, exe, key):
         return Model(out / exe, key, True, 0.0)
+    with locks.exclusive(out):          # another process may be building the same model
+        if is_built(out, exe, key):
+            return Model(out / exe, key, True, 0.0)
+        return _build_model(flags, sources, driver, out, exe, include_paths, label, log, key)
+
+
+def _build_model(flags, sources, driver, out: Path, exe: str, include_paths, label: str, log, key: str) -> Model:
     tool = verilator()
     out.mkdir(parents=True, exist_ok=True)
     # make rebuilds an object only when its source changed, not when the compiler flags or the
@@ -224,7 +232,14 @@ class SimResult:
 def run_cocotb(*, sources: list[Path], top: str, test_module: str, build_dir: Path,
                build_args: list[str] = (), plusargs: list[str] = (), seed: int = 1,
                label: str = "", cxx: str | None = None) -> SimResult:
-    """cxx: the C++ compiler of the model instead of verilated.mk's (gate level: GL_CXX)."""
+    """cxx: the C++ compiler of the model instead of verilated.mk's (gate level: GL_CXX). The
+    build and the run hold build_dir's lock (cocotb builds and runs in that one folder)."""
+    with locks.exclusive(build_dir):
+        return _run_cocotb(sources=sources, top=top, test_module=test_module, build_dir=build_dir,
+                           build_args=build_args, plusargs=plusargs, seed=seed, label=label, cxx=cxx)
+
+
+def _run_cocotb(*, sources, top, test_module, build_dir: Path, build_args, plusargs, seed, label, cxx) -> SimResult:
     verilator()
     if cxx and shutil.which(cxx) is None:
         raise FlowError(f"{cxx} not found: the C++ compiler of the {label or top} model")
