@@ -13,8 +13,9 @@ def text(db: CampaignDB, shown: int = 20) -> list[str]:
     rows = db.rows()
     counts = db.counts()
     args = " ".join(f"{k}={v}" for k, v in sorted(meta["args"].items()))
+    # a row is `running` from its submission: the scheduler may still hold it in its queue
     out = [f"campaign {meta['name']} ({meta['kind']}: {args}), {len(rows)} tasks: "
-           + ", ".join(f"{n} {s}" for s, n in counts.items() if n)]
+           + ", ".join(f"{n} {'running or queued' if s == 'running' else s}" for s, n in counts.items() if n)]
     done = [r for r in rows if r["state"] in DONE and r["finished"]]
     if done:
         secs = [r["seconds"] for r in done if r["seconds"] is not None]
