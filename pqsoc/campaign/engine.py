@@ -96,7 +96,8 @@ def run_task(command: str, want_json: bool, cwd: str, timeout_s: float, memory_m
         figures = {}
         if want_json and os.path.isfile(out):
             with contextlib.suppress(ValueError):
-                figures = json.loads(open(out).read())
+                with open(out) as f:
+                    figures = json.load(f)
         figures.pop("provenance", None)
     rc = proc.returncode
     lines = [ln for ln in (stderr + "\n" + stdout).splitlines() if ln.strip()]

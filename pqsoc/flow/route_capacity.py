@@ -66,20 +66,6 @@ def tracks_per_um(routing: dict, cfg, direction: str) -> float:
     return total
 
 
-def _open_length(span: tuple[float, float], blocks: list[tuple[float, float]]) -> float:
-    """Length of span outside the union of the blocks (intervals)."""
-    lo, hi = span
-    free, x = 0.0, lo
-    for b0, b1 in sorted(blocks):
-        b0, b1 = max(b0, lo), min(b1, hi)
-        if b1 <= b0:
-            continue
-        if b0 > x:
-            free += b0 - x
-        x = max(x, b1)
-    return free + max(0.0, hi - x)
-
-
 def _rows_below(rows: list[tuple[float, float, float]], row_h: float, axis: str, c: float) -> float:
     """Share of the row area below (axis y) or left of (axis x) the line at c."""
     total = sum((x1 - x0) * row_h for _, x0, x1 in rows)
