@@ -17,7 +17,8 @@ export CARAVEL_ROOT ?= $(CURDIR)/.caravel
 help:
 	@echo "make setup    install pinned apt + Python packages (.venv) and check the PDK (PDK_ROOT)"
 	@echo "make test     run every test of the project"
-	@echo "make report   synthesis + STA + benchmarks (ppa.json/md), RTL vs gate-level cycles (gls.json),"
+	@echo "make report   synthesis + STA + benchmarks (ppa.json/md), a PPA sweep (ppa_sweep.json), RTL vs"
+	@echo "              gate-level cycles (gls.json),"
 	@echo "              firmware self-tests and ML-KEM / ML-DSA from firmware on the full-SoC"
 	@echo "              simulation (sim_*.json), NIST ACVP conformance on the ISS (acvp.json, a campaign)"
 	@echo "              -> reports/, then tapeout.json"
@@ -35,11 +36,15 @@ test: $(PQSOC)
 
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)
+	@# a PPA sweep on the campaign layer (a point per task, folders under build/sweep): area against
+	@# fmax of the Keccak core and the KMAC over clock period x ABC choice computation, Pareto front
+	$(PQSOC) campaign sweep keccak kmac --periods 5,10,20 --abc-dch on,off --name ppa_sweep --json reports/ppa_sweep.json
 	@# the floorplan's estimates may fail (routing channels, band utilisation): the report goes
 	@# on, and tapeout.json and `pqsoc tapeout check` carry the verdict
 	-$(PQSOC) floorplan --update-inputs
 	$(PQSOC) pnr-config    # the macros' dies and places follow the floorplan (commit pnr/ with it)
-	$(PQSOC) gls $(or $(BLOCKS),keccak kmac acc soc soc_acc32k caravel) --seeds 2 --json reports/gls.json
+	@# gate level: a task per block and random initial state on the campaign layer (models built once)
+	$(PQSOC) campaign gls $(BLOCKS) --seeds 2 --json reports/gls.json
 	$(PQSOC) soc build
 	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest pqc_ops pqc_mlkem_api pqc_mldsa_api
 	$(PQSOC) sim run build/firmware/selftest.bin --json reports/sim_selftest.json

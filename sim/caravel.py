@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from pqsoc import BUILD, FlowError
+from pqsoc.flow import locks
 from pqsoc.flow import verilator as vl
 from pqsoc.flow.gls import write_cell_models, write_sram_models
 
@@ -139,22 +140,39 @@ def run(exe: Path, fw: Path, soc_dir: Path, run_dir: Path, extra_ops=(), max_cyc
     return res
 
 
+def _models(log, programs) -> tuple:
+    manifest, gl_exe, gl_build_s = gl_model(log)     # first: refuse a stale netlist before any work
+    rtl_exe, e = rtl_model(log)
+    return manifest, gl_exe, gl_build_s, rtl_exe, e, firmware(programs, e["soc_dir"])
+
+
+def prepare_caravel(log=print) -> None:
+    """What every gate-level run of the wrapper shares (`pqsoc campaign gls`): the netlist's and
+    the RTL's models and the firmware, built once."""
+    with locks.exclusive(BUILD / "gls" / "caravel"):
+        _models(log, PROGRAMS)
+
+
 def gls_caravel(seeds=SEEDS, programs=PROGRAMS, log=print) -> dict:
     """`pqsoc gls caravel`: each program booted through the management Wishbone on the wrapper's
     RTL, then on its netlist with each random initial state; every test must pass and every cycle
     count (each test's and the whole run's) must equal the RTL's."""
     from pqsoc.flow.gls import compare_cycles
-    manifest, gl_exe, gl_build_s = gl_model(log)     # first: refuse a stale netlist before any work
-    rtl_exe, e = rtl_model(log)
-    fws = firmware(programs, e["soc_dir"])
     runs = BUILD / "gls" / "caravel" / "runs"
+    refs = {}
+    # the models, the firmware and the RTL runs under the block's lock: a campaign's tasks (one
+    # per seed) share them; each gate-level run has a folder of its own
+    with locks.exclusive(BUILD / "gls" / "caravel"):
+        manifest, gl_exe, gl_build_s, rtl_exe, e, fws = _models(log, programs)
+        for fw in fws:
+            log(f"[gls] caravel: {fw.stem} on the RTL (booted by the management core's model)")
+            ref = run(rtl_exe, fw, e["soc_dir"], runs / fw.stem / "rtl")
+            if not ref.ok:
+                raise FlowError(f"caravel RTL: {fw.stem} failed: " + "; ".join(ref.problems))
+            refs[fw.stem] = {t["test"]: t["cycles"] for t in ref.tests} | {"run_total": ref.cycles}
     table = {}
     for fw in fws:
-        log(f"[gls] caravel: {fw.stem} on the RTL (booted by the management core's model)")
-        ref = run(rtl_exe, fw, e["soc_dir"], runs / fw.stem / "rtl")
-        if not ref.ok:
-            raise FlowError(f"caravel RTL: {fw.stem} failed: " + "; ".join(ref.problems))
-        figs = {t["test"]: t["cycles"] for t in ref.tests} | {"run_total": ref.cycles}
+        figs = refs[fw.stem]
         for seed in seeds:
             log(f"[gls] caravel: {fw.stem} at gate level, random initial state seed {seed}")
             res = run(gl_exe, fw, e["soc_dir"], runs / fw.stem / f"gls-{seed}", seed=seed)

@@ -31,6 +31,7 @@ from pqsoc import BUILD, FlowError
 from ip.common.sram import MACROS as SRAM_GEOMETRY
 from pqsoc.flow import block as blocks_mod
 from pqsoc.flow.pdk import find_pdk
+from pqsoc.flow import locks
 from pqsoc.flow import verilator as vl
 from pqsoc.flow.gls import (check_cells, check_macros, compare_cycles, flat_netlist, write_cell_models,
                             write_sram_models)
@@ -93,7 +94,7 @@ def _macro_models(out: Path, block: str) -> list[Path]:
 def rtl_model(log=print, block: str = "soc") -> tuple[Path, float]:
     """The silicon SoC's RTL (the files synthesis reads) with the macro and clock-gate models."""
     soc_dir = silicon_dir(block)
-    sources = _block(block).emit(soc_dir)
+    sources = _block(block).emit_rtl()
     files = json.loads((soc_dir / "gateware" / "files.json").read_text())
     out = BUILD / "gls" / block / "rtl"
     out.mkdir(parents=True, exist_ok=True)
@@ -219,7 +220,7 @@ def silicon_headers(block: str = "soc") -> Path:
     mem = json.loads(csr.read_text())["memories"] if csr.is_file() else {}
     if {k: mem.get(k, {}).get("size") for k in ("rom", "sram")} != \
             {"rom": SILICON_ROM_SIZE, "sram": SILICON_SRAM_SIZE}:
-        _block(block).emit(soc_dir)
+        _block(block).emit_rtl()
     return soc_dir
 
 
@@ -253,20 +254,37 @@ def _figures(res) -> dict:
     return figs
 
 
+def _models(log, block: str, programs) -> tuple:
+    manifest, gl_exe, gl_build = gl_model(log, block)   # first: refuse a stale netlist before any work
+    rtl_exe, rtl_build_s = rtl_model(log, block)
+    return manifest, gl_exe, gl_build, rtl_exe, rtl_build_s, firmware(programs, block)
+
+
+def prepare_soc(log=print, block: str = "soc") -> None:
+    """What every gate-level run of the block shares (`pqsoc campaign gls`): the netlist's and the
+    RTL's models and the firmware, built once."""
+    with locks.exclusive(BUILD / "gls" / block):
+        _models(log, block, SOC_BLOCKS[_block(block).name])
+
+
 def gls_soc(seeds=SOC_SEEDS, programs=None, log=print, block: str = "soc") -> dict:
     """`pqsoc gls soc` (or soc_acc32k): each program on the RTL, then on the netlist with each
     random initial state; all tests must pass and every cycle count must equal the RTL's."""
     programs = tuple(programs or SOC_BLOCKS[_block(block).name])
-    manifest, gl_exe, gl_build = gl_model(log, block)   # first: refuse a stale netlist before any work
-    rtl_exe, rtl_build_s = rtl_model(log, block)
-    fws = firmware(programs, block)
     out = BUILD / "gls" / block / "runs"
+    refs = {}
+    # the models, the firmware and the RTL runs under the block's lock: a campaign's tasks (one
+    # per seed) share them; each gate-level run has a folder of its own
+    with locks.exclusive(BUILD / "gls" / block):
+        manifest, gl_exe, gl_build, rtl_exe, rtl_build_s, fws = _models(log, block, programs)
+        for name, fw in zip(programs, fws):
+            log(f"[gls] {block}: {name} on the RTL")
+            refs[name] = ref = run(rtl_exe, fw, out / name / "rtl", block=block)
+            if not ref.ok:
+                raise FlowError(f"{block} RTL: {name} failed: " + "; ".join(ref.problems))
     table, speed = {}, {}
     for name, fw in zip(programs, fws):
-        log(f"[gls] {block}: {name} on the RTL")
-        ref = run(rtl_exe, fw, out / name / "rtl", block=block)
-        if not ref.ok:
-            raise FlowError(f"{block} RTL: {name} failed: " + "; ".join(ref.problems))
+        ref = refs[name]
         for seed in seeds:
             log(f"[gls] {block}: {name} at gate level, random initial state seed {seed}")
             t0 = time.monotonic()

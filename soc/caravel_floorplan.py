@@ -164,7 +164,7 @@ def acc_instances() -> tuple:
     block = acc_block.ACC
     rtl = block.rtl_dir() / f"{block.top}.v"
     if not rtl.is_file():
-        block.emit(block.rtl_dir())
+        block.emit_rtl()
     found = fpm.macro_instances(rtl.read_text(), block.top, (acc_block.SRAM_MACRO,))
     expected = (acc_block.IMEM_SIZE + acc_block.DMEM_SIZE) // acc_block.MACRO_BYTES
     if len(found) != expected:

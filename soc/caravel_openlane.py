@@ -393,4 +393,4 @@ def _emitted_wrapper() -> tuple[Path, ...]:
     ~15 s; `pqsoc harden` runs in a process of its own, after its own emission)."""
     from pqsoc.flow.block import get
     block = get("caravel")
-    return tuple(block.emit(block.rtl_dir()))
+    return tuple(block.emit_rtl())

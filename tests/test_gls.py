@@ -23,6 +23,69 @@ def test_keccak_gate_level_matches_rtl(keccak_netlist):
     assert res["cycles"]["sha3_256_empty"]["rtl"] == 24   # one permutation, one round a cycle
 
 
+def test_a_gls_campaign_runs_a_task_per_seed_on_shared_models(keccak_netlist, tmp_path, monkeypatch, capsys):
+    """`pqsoc campaign gls keccak --seeds 2` (issue #37): the models are built once before the
+    tasks (a task's build step finds them up to date: the executable is not rewritten), each seed
+    is a task, and the merged entry is what `pqsoc gls` reports: every cycle count equal to the
+    RTL's, a permutation in 24 cycles (one round a cycle), tests counted per seed."""
+    from pqsoc import cli
+    from pqsoc.cli import campaign
+    from pqsoc.flow import tapeout
+    monkeypatch.setattr(campaign, "CAMPAIGNS", tmp_path)
+    gls.prepare("keccak")
+    manifest = synth.load_manifest("keccak")
+    exe = gls.BUILD / "vsim" / "keccak" / f"gls-{manifest['netlist_sha256'][:12]}" / "keccak_core"
+    rtl_exe = gls.BUILD / "vsim" / "keccak" / "rtl" / "keccak_core"
+    built = exe.stat().st_mtime_ns, rtl_exe.stat().st_mtime_ns
+    out = tmp_path / "gls.json"
+    assert cli.main(["campaign", "gls", "keccak", "--seeds", "2", "--workers", "2", "--json", str(out)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("2 passed, 0 failed")
+    assert (exe.stat().st_mtime_ns, rtl_exe.stat().st_mtime_ns) == built
+    data = json.loads(out.read_text())
+    entry = data["blocks"]["keccak"]
+    assert entry["seeds"] == [1, 2] and set(entry["runs"]) == {"1", "2"} and data["failed_runs"] == []
+    assert entry["netlist_sha256"] == manifest["netlist_sha256"]
+    assert all(v["rtl"] == v["gls"] for v in entry["cycles"].values())
+    assert entry["cycles"]["sha3_256_empty"] == {"rtl": 24, "gls": 24}
+    assert entry["tests"] == sum(r["tests"] for r in entry["runs"].values()) >= 2
+    assert tapeout.gls_entries(data) == data["blocks"]
+
+
+def test_a_gls_campaign_counts_a_run_that_did_not_pass(tmp_path):
+    """A block with a seed that did not pass has no entry (as `pqsoc gls` writes none) and the
+    run is listed; tapeout.json's test count includes it as a failure."""
+    from pqsoc.cli.campaign import KINDS
+    from pqsoc.flow import tapeout
+    ok = {"blk": {"block": "blk", "tests": 3, "cycles": {"t": {"rtl": 5, "gls": 5}}}}
+    rows = [{"inputs": {"block": "blk", "seed": 1}, "state": "passed", "figures": ok, "message": "",
+             "seconds": 1.0, "host": "h"},
+            {"inputs": {"block": "blk", "seed": 2}, "state": "error", "figures": {},
+             "message": "exit status 1: pqsoc gls: error: blk: gate-level cycle counts differ", "seconds": 1.0,
+             "host": "h"},
+            {"inputs": {"block": "other", "seed": 1}, "state": "passed",
+             "figures": {"other": {"block": "other", "tests": 2, "cycles": {"u": {"rtl": 7, "gls": 7}}}},
+             "message": "", "seconds": 2.0, "host": "h"}]
+    lines, figures = KINDS["gls"].summary(rows)
+    assert set(figures["blocks"]) == {"other"} and (figures["passed"], figures["failed"]) == (2, 1)
+    # a block's own per-seed figures (the ACC's random programs) add up over its seeds
+    acc = [{"inputs": {"block": "acc", "seed": s}, "state": "passed", "message": "", "seconds": 1.0, "host": "h",
+            "figures": {"acc": {"tests": 110, "cycles": {"k": {"rtl": 3, "gls": 3}},
+                                "fuzz": {"seed": 1, "programs": 100, "passed": 100, "failed": 0},
+                                "per_seed": {str(s): {"fuzz_programs": 100}}}}} for s in (1, 2)]
+    entry = KINDS["gls"].summary(acc)[1]["blocks"]["acc"]
+    assert entry["fuzz"] == {"seed": 1, "programs": 200, "passed": 200, "failed": 0}
+    assert set(entry["per_seed"]) == {"1", "2"} and entry["tests"] == 220 and entry["seeds"] == [1, 2]
+    assert figures["failed_runs"] == [{"block": "blk", "seed": 2, "state": "error",
+                                       "message": rows[1]["message"]}]
+    assert "blk: 1 of 2 seeds did not pass" in lines
+    data = {"kind": "gls", **figures}
+    assert tapeout.gls_entries(data) == figures["blocks"]
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "gls.json").write_text(json.dumps(data))
+    got = tapeout.suite_result(tapeout.TestReport("gls", "reports/gls.json", "gls"), tapeout.Reports(tmp_path))
+    assert (got["run"], got["passed"]) == (3, 2)      # block other's 2 tests, and blk's failed run
+
+
 def test_stale_rtl_is_refused(keccak_netlist, tmp_path):
     mf = synth.synth_dir("keccak") / "synth.json"
     saved = mf.read_text()

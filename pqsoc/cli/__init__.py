@@ -15,9 +15,31 @@ def _pdk(args):
 
 
 def _synth(args):
-    from pqsoc.flow import synth
-    for block in args.blocks:
-        synth.synth(block, period_ns=args.period)
+    """`pqsoc synth BLOCK...`; with --dir, one PPA point of one block in a folder of its own (a
+    sweep's task: `pqsoc campaign sweep`), --sta its timing, --json its figures."""
+    import json
+    from pathlib import Path
+    from pqsoc.flow import locks, sta, synth
+    abc_dch = {"on": True, "off": False, None: None}[args.abc_dch]
+    if args.dir is None:
+        if args.sta or args.json:
+            raise FlowError("--sta and --json belong to a PPA point: give --dir DIR (and one block)")
+        for block in args.blocks:
+            synth.synth(block, period_ns=args.period, abc_dch=abc_dch)
+        return
+    if len(args.blocks) != 1:
+        raise FlowError(f"--dir holds one block's point; got {len(args.blocks)} blocks")
+    name, out = args.blocks[0], Path(args.dir)
+    with locks.exclusive(out):       # two campaigns asking for one point take turns
+        m = synth.synth(name, period_ns=args.period, out=out / "synth", abc_dch=abc_dch)
+        point = {"block": name, "period_ns": m["period_ns"], "abc_dch": m["abc_dch"], "cells": m["cells"],
+                 "area_um2": m["area_um2"], "netlist_sha256": m["netlist_sha256"], "synth_s": m["seconds"]}
+        if args.sta:
+            r = sta.sta(name, synth_out=out / "synth", out=out / "sta")
+            point["corners"] = {c: {k: v[k] for k in ("fmax_mhz", "wns_ns", "critical_path_ns")}
+                                for c, v in r["corners"].items()}
+    if args.json:
+        Path(args.json).write_text(json.dumps(point, indent=2) + "\n")
 
 
 def _sta(args):
@@ -106,8 +128,8 @@ def _gls(args):
     from pathlib import Path
     from pqsoc.flow import gls, provenance
     stamp = provenance.stamp()      # the design as the runs start (tapeout.json's staleness rule)
-    results = {b: gls.gls(b, seeds=tuple(range(1, args.seeds + 1))) | {"provenance": stamp}
-               for b in args.blocks}
+    seeds = tuple(args.seed) if args.seed else tuple(range(1, args.seeds + 1))
+    results = {b: gls.gls(b, seeds=seeds) | {"provenance": stamp} for b in args.blocks}
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
@@ -155,7 +177,12 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("synth", help="synthesize blocks to sky130_fd_sc_hd (Yosys via pyosys)")
     p.add_argument("blocks", nargs="+")
-    p.add_argument("--period", type=float, default=None, help="clock period in ns (default: the block's)")
+    p.add_argument("--period", type=positive(float), default=None, help="clock period in ns (default: the block's)")
+    p.add_argument("--abc-dch", choices=["on", "off"], help="ABC's choice computation (default: the block's)")
+    p.add_argument("--dir", help="one PPA point: synthesize into DIR/synth (not build/synth/BLOCK, which "
+                                 "the flow reads), STA into DIR/sta")
+    p.add_argument("--sta", action="store_true", help="with --dir: STA of the point (tt and ss)")
+    p.add_argument("--json", help="with --dir: write the point's figures (cells, area, fmax per corner)")
     p.set_defaults(func=_synth)
 
     p = sub.add_parser("sta", help="static timing analysis of a synthesized block (OpenSTA, tt and ss)")
@@ -207,7 +234,9 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("gls", help="gate-level simulation of a synthesized block against its RTL")
     p.add_argument("blocks", nargs="+")
-    p.add_argument("--seeds", type=int, default=3, help="random initial states to try (default 3)")
+    p.add_argument("--seeds", type=positive(int), default=3, help="random initial states to try: 1..N (default 3)")
+    p.add_argument("--seed", type=positive(int), action="append",
+                   help="this random initial state (repeatable; instead of --seeds)")
     p.add_argument("--json", help="write RTL vs gate-level cycle counts to this file")
     p.set_defaults(func=_gls)
 

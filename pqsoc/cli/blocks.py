@@ -42,13 +42,16 @@ register(kmac_block.KECCAK)
 # The KMAC and the ACC are flat logic in the wrapper's one run (soc/README.md "The physical
 # architecture"): no configuration of their own.
 register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench, openlane=None))
-register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc, openlane=None))
+register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc, gls_prepare=acc_gls.prepare_acc,
+                             openlane=None))
 # Block soc's benchmark: the firmware API end to end on the simulation SoC (sim/api_bench.py).
 for _b, _bench in ((soc_block.SOC, api_bench.measure), (soc_block.SOC_ACC32K, None)):
     register(dataclasses.replace(_b, gls=functools.partial(silicon_sim.gls_soc, block=_b.name),
+                                 gls_prepare=functools.partial(silicon_sim.prepare_soc, block=_b.name),
                                  bench=_bench))
 # The wrapper's configuration comes from the flat floorplan (soc/caravel_openlane.py).
-register(dataclasses.replace(soc_block.CARAVEL, gls=caravel_sim.gls_caravel, openlane=caravel_openlane.wrapper_config,
+register(dataclasses.replace(soc_block.CARAVEL, gls=caravel_sim.gls_caravel, gls_prepare=caravel_sim.prepare_caravel,
+                             openlane=caravel_openlane.wrapper_config,
                              openlane_inputs=caravel_openlane.wrapper_inputs,
                              openlane_check=caravel_openlane.wrapper_check))
 # The Caravel wrapper's floorplan is the taped-out SoC's (ACC 16 + 16 KiB): block soc's; the

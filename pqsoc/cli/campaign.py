@@ -5,6 +5,8 @@ one SQLite file per campaign under reports/campaigns/; docs/campaigns.md).
 
     pqsoc campaign fuzz --count N --seed S [--chunk C] [--backend rtl|gls|iss] [--kmac] [--x-seed X]
     pqsoc campaign acvp [--root DIR] [--engine iss|rtl] [--sample N] (a task per ACVP test group)
+    pqsoc campaign gls [BLOCK ...] [--seeds N]       (a task per block and random initial state)
+    pqsoc campaign sweep BLOCK ... --periods 8,10,12 [--abc-dch on,off]   (a PPA point per task)
     pqsoc campaign sleep --count N --seconds S        (the layer's own overhead and scaling)
     pqsoc campaign show NAME                          (state, failures, reports/campaigns/NAME.png)
     pqsoc campaign measure [--fuzz-campaign NAME]     (the layer's figures: reports/campaigns.json)
@@ -43,6 +45,7 @@ class Kind:
     tasks: Callable         # (args dict) -> [engine.Task]
     prepare: Callable       # (args dict, log) -> None: what every task shares, made once
     summary: Callable       # (rows) -> (lines, figures: {'passed', 'failed', ...})
+    picture: Callable | None = None   # (rows, name) -> the PNG it wrote of the results, or None
 
 
 # ---- fuzz: ACC random programs in lockstep (ip/acc/dv/fuzz.py), in chunks of --chunk programs --
@@ -145,6 +148,147 @@ def _acvp_summary(rows) -> tuple[list[str], dict]:
                    "total": sum(m["total"] for m in modes.values()), "run": sum(m["run"] for m in modes.values())}
 
 
+# ---- gls: blocks x random initial states at gate level (pqsoc gls BLOCK --seed S) --------------
+GLS_BLOCKS = ("keccak", "kmac", "acc", "soc", "soc_acc32k", "caravel")
+
+
+def _gls_args(a) -> dict:
+    from pqsoc.flow import block as blocks_mod
+    for b in a.blocks:
+        blocks_mod.get(b)        # an unknown block is refused by name before anything runs
+    return {"blocks": list(a.blocks), "seeds": a.seeds}
+
+
+def _gls_tasks(args: dict) -> list:
+    from pqsoc.campaign.engine import Task
+    return [Task(key=f"{b}:{s}", inputs={"block": b, "seed": s}, command=f"pqsoc gls {b} --seed {s}")
+            for b in args["blocks"] for s in range(1, args["seeds"] + 1)]
+
+
+def _gls_prepare(args: dict, log) -> None:
+    from pqsoc.flow import gls
+    for b in args["blocks"]:
+        gls.prepare(b, log=log)
+
+
+def _gls_summary(rows) -> tuple[list[str], dict]:
+    """The tasks' entries merged into `pqsoc gls --json`'s layout, under 'blocks': one entry per
+    block whose every seed passed (its seeds, the first seed's cycles, gate-level tests summed over
+    the seeds, each seed's figures under 'runs'); a block with a seed that did not pass has none
+    (`pqsoc gls` writes a block only when every run matched the RTL) and is listed in 'failed_runs'."""
+    by_block: dict = {}
+    for r in rows:
+        by_block.setdefault(r["inputs"]["block"], []).append(r)
+    blocks, bad, lines = {}, [], []
+    for b, rs in by_block.items():
+        rs = sorted(rs, key=lambda r: r["inputs"]["seed"])
+        miss = [r for r in rs if r["state"] != "passed" or b not in r["figures"]]
+        for r in miss:
+            bad.append({"block": b, "seed": r["inputs"]["seed"], "state": r["state"], "message": r["message"]})
+        if miss:
+            lines.append(f"{b}: {len(miss)} of {len(rs)} seeds did not pass")
+            continue
+        first = rs[0]["figures"][b]
+        entry = dict(first, seeds=[r["inputs"]["seed"] for r in rs],
+                     tests=sum(r["figures"][b].get("tests") or 0 for r in rs) or None,
+                     runs={str(r["inputs"]["seed"]): {"tests": r["figures"][b].get("tests"),
+                                                      "seconds": r["seconds"], "host": r["host"]} for r in rs})
+        if entry["tests"] is None:
+            del entry["tests"]
+        # a block's own figures per seed (the ACC's random programs): summed, and kept per seed
+        if isinstance(first.get("fuzz"), dict):
+            entry["fuzz"] = dict(first["fuzz"], **{k: sum(r["figures"][b]["fuzz"][k] for r in rs)
+                                                  for k in ("programs", "passed", "failed")})
+        if isinstance(first.get("per_seed"), dict):
+            entry["per_seed"] = {s: v for r in rs for s, v in r["figures"][b]["per_seed"].items()}
+        blocks[b] = entry
+        lines.append(f"{b}: seeds {', '.join(map(str, entry['seeds']))} pass, cycles equal to the RTL's")
+    passed = sum(r["state"] == "passed" for r in rows)
+    return lines, {"passed": passed, "failed": len(rows) - passed, "blocks": blocks, "failed_runs": bad}
+
+
+# ---- sweep: synthesis + STA over a grid, a PPA point per task (pqsoc synth --dir --sta) ----------
+def _floats(text: str) -> list[float]:
+    try:
+        out = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise FlowError(f"--periods {text!r}: numbers in ns, separated by commas") from None
+    if not out or min(out) <= 0:
+        raise FlowError(f"--periods {text!r}: positive numbers in ns, separated by commas")
+    return out
+
+
+def _sweep_args(a) -> dict:
+    from pqsoc.flow import block as blocks_mod
+    for b in a.blocks:
+        blocks_mod.get(b)
+    dch = [x for x in a.abc_dch.split(",") if x] if a.abc_dch else ["block"]
+    bad = [x for x in dch if x not in ("on", "off", "block")]
+    if bad:
+        raise FlowError(f"--abc-dch: on, off or block (the block's own setting), not {', '.join(bad)}")
+    return {"blocks": list(a.blocks), "periods": _floats(a.periods), "abc_dch": dch}
+
+
+def _point_key(block: str, period: float, dch: str) -> str:
+    return f"{block}-p{period:g}-dch{dch}"
+
+
+def _sweep_tasks(args: dict) -> list:
+    from pqsoc.campaign.engine import Task
+    out = []
+    for b in args["blocks"]:
+        for period in args["periods"]:
+            for dch in args["abc_dch"]:
+                key = _point_key(b, period, dch)
+                out.append(Task(key=key, inputs={"block": b, "period_ns": period, "abc_dch": dch},
+                                command=f"pqsoc synth {b} --period {period:g}"
+                                        + ("" if dch == "block" else f" --abc-dch {dch}")
+                                        + f" --dir build/sweep/{key} --sta"))
+    return out
+
+
+def _sweep_prepare(args: dict, log) -> None:
+    from pqsoc.flow import block as blocks_mod
+    for b in args["blocks"]:
+        log(f"[campaign] {b}: emitting its Verilog once for every point")
+        blocks_mod.get(b).emit_rtl()
+
+
+def _sweep_points(rows) -> list[dict]:
+    out = []
+    for r in rows:
+        f = r["figures"]
+        if r["state"] == "passed" and "area_um2" in f and "corners" in f:
+            out.append({"key": r["key"], "block": f["block"], "period_ns": f["period_ns"], "abc_dch": f["abc_dch"],
+                        "cells": f["cells"], "area_um2": f["area_um2"],
+                        "fmax_tt_mhz": f["corners"]["tt"]["fmax_mhz"], "fmax_ss_mhz": f["corners"]["ss"]["fmax_mhz"],
+                        "wns_tt_ns": f["corners"]["tt"]["wns_ns"]})
+    return out
+
+
+def _sweep_summary(rows) -> tuple[list[str], dict]:
+    """Every PPA point, and per block the Pareto front of area (smaller) against tt fmax (larger)."""
+    from pqsoc.campaign import pareto
+    points = _sweep_points(rows)
+    fronts = {b: [p["key"] for p in pareto.front([p for p in points if p["block"] == b], "area_um2", "fmax_tt_mhz")]
+              for b in sorted({p["block"] for p in points})}
+    lines = [f"{'point':<28} {'cells':>8} {'area um2':>11} {'fmax tt':>8} {'fmax ss':>8}  Pareto"]
+    for p in sorted(points, key=lambda p: (p["block"], p["period_ns"], str(p["abc_dch"]))):
+        lines.append(f"{p['key']:<28} {p['cells']:>8} {p['area_um2']:>11.0f} {p['fmax_tt_mhz']:>8.1f} "
+                     f"{p['fmax_ss_mhz']:>8.1f}  {'*' if p['key'] in fronts[p['block']] else ''}")
+    passed = sum(r["state"] == "passed" for r in rows)
+    return lines, {"passed": passed, "failed": len(rows) - passed, "points": points, "pareto": fronts}
+
+
+def _sweep_picture(rows, name: str) -> Path | None:
+    from pqsoc.campaign import pareto
+    points = _sweep_points(rows)
+    return pareto.picture(points, "area_um2", "fmax_tt_mhz",
+                          lambda p: f"{p['block']} {p['period_ns']:g} ns" + ("" if p["abc_dch"] else " no dch"),
+                          f"PPA sweep {name}:\narea against fmax (tt, reg2reg)", CAMPAIGNS / f"{name}_pareto.png",
+                          "area (um2, synthesis)", "fmax tt (MHz)")
+
+
 # ---- sleep: tasks that only sleep: the layer's per-task overhead and scheduler throughput ----------
 def _sleep_args(a) -> dict:
     return {"count": a.count, "seconds": a.seconds}
@@ -167,11 +311,15 @@ def _task_summary(rows) -> tuple[list[str], dict]:
 
 KINDS = {"fuzz": Kind(_fuzz_args, _fuzz_tasks, _fuzz_prepare, _fuzz_summary),
          "acvp": Kind(_acvp_args, _acvp_tasks, _no_prepare, _acvp_summary),
+         "gls": Kind(_gls_args, _gls_tasks, _gls_prepare, _gls_summary),
+         "sweep": Kind(_sweep_args, _sweep_tasks, _sweep_prepare, _sweep_summary, _sweep_picture),
          "sleep": Kind(_sleep_args, _sleep_tasks, _no_prepare, _task_summary)}
 
 
 def default_name(kind: str, args: dict) -> str:
-    parts = [kind] + [f"{k}{v}" for k, v in sorted(args.items()) if v not in (None, False)]
+    def shown(v):
+        return "_".join(f"{x:g}" if isinstance(x, float) else str(x) for x in v) if isinstance(v, list) else v
+    parts = [kind] + [f"{k}{shown(v)}" for k, v in sorted(args.items()) if v not in (None, False)]
     return re.sub(r"[^A-Za-z0-9_.-]+", "", "-".join(str(p) for p in parts))
 
 
@@ -220,6 +368,9 @@ def run_kind(kind: str, a) -> int:
         lines, figures = k.summary(db.rows())
         for line in lines:
             print(line)
+        png = k.picture(db.rows(), name) if k.picture else None
+        if png:
+            print(f"wrote {_shown(png)}")
         if a.json:
             Path(a.json).parent.mkdir(parents=True, exist_ok=True)
             Path(a.json).write_text(json.dumps({"name": name, "kind": kind, "args": args, "tasks": counts,
@@ -297,6 +448,17 @@ def add_parser(sub) -> None:
     q.add_argument("--engine", choices=["iss", "rtl"], default="iss")
     q.add_argument("--sample", type=positive(int), help="cases per group (default: all)")
     q.add_argument("--sample-seed", default="0", help="seed of the --sample choice")
+    common(q)
+    q = kinds.add_parser("gls", help="blocks x random initial states at gate level (pqsoc gls), a task per "
+                                     "block and seed; --json writes the merged report (reports/gls.json)")
+    q.add_argument("blocks", nargs="*", default=list(GLS_BLOCKS), help=f"default: {' '.join(GLS_BLOCKS)}")
+    q.add_argument("--seeds", type=positive(int), default=2, help="random initial states 1..N per block")
+    common(q)
+    q = kinds.add_parser("sweep", help="synthesis + STA over a grid (blocks x clock periods x ABC choice "
+                                       "computation), a PPA point per task, the Pareto front of area and fmax")
+    q.add_argument("blocks", nargs="+")
+    q.add_argument("--periods", required=True, help="clock periods in ns, e.g. 8,10,12")
+    q.add_argument("--abc-dch", help="ABC's choice computation per point: on,off (default: the block's)")
     common(q)
     q = kinds.add_parser("sleep", help="tasks that only sleep: the layer's overhead and throughput")
     q.add_argument("--count", type=positive(int), required=True)

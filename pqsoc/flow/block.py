@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from pqsoc import BUILD, FlowError
+from pqsoc.flow import locks
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,9 @@ class Block:
     # The block's own gate-level run (`pqsoc gls`) where a cocotb test does not fit: called with
     # the random initial-state seeds, returns the report entry (RTL vs gate-level cycles).
     gls: Callable[[tuple[int, ...]], dict] | None = None
+    # What every gate-level run of the block shares, made once before a campaign's tasks start
+    # (models, firmware); None with a gls hook: its first run builds them (`pqsoc campaign gls`)
+    gls_prepare: Callable[..., None] | None = None
     # ABC's `&dch -f` (choice computation) improves mapping but did not finish in 34 min on the
     # ACC's 395 k AND nodes; large blocks map without it (recorded in the report's notes).
     abc_dch: bool = True
@@ -68,6 +72,12 @@ class Block:
     def rtl_dir(self) -> Path:
         return BUILD / "rtl" / self.name
 
+    def emit_rtl(self) -> list[Path]:
+        """The block's Verilog written into rtl_dir(), under that folder's lock: processes that
+        run at once (a campaign's tasks, test workers) emit into the one folder."""
+        with locks.exclusive(self.rtl_dir()):
+            return self.emit(self.rtl_dir())
+
 
 def emit_amaranth(factory, top: str):
     """An `emit` for an Amaranth component: factory() -> the component, written as `top`.v."""
@@ -76,7 +86,8 @@ def emit_amaranth(factory, top: str):
         out.mkdir(parents=True, exist_ok=True)
         text = verilog.convert(factory(), name=top, emit_src=False)
         path = out / f"{top}.v"
-        path.write_text(text)
+        if not path.is_file() or path.read_text() != text:   # unchanged: no rebuild of its models
+            path.write_text(text)
         return [path]
     return emit
 

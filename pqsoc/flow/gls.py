@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pqsoc import BUILD, FlowError
 from pqsoc.flow import block as blocks_mod
+from pqsoc.flow import locks
 from pqsoc.flow.pdk import SCL, find_pdk
 from pqsoc.flow.synth import load_manifest, run_yosys, synth_dir
 from pqsoc.flow.verilator import GL_CXX, X_RANDOM, gl_cxx, run_cocotb
@@ -122,8 +123,11 @@ def public_ports_config(flat: Path, top: str, path: Path) -> Path:
     if bad or not ports:
         raise FlowError(f"{flat}: module {top} has port names this flow cannot make public: {bad or 'none'}")
     names = sorted({n for p in ports for n in (p, p.replace("__", "___05F"))})
-    path.write_text("`verilator_config\n"
-                    + "".join(f'public_flat_rw -module "{top}" -var "{n}"\n' for n in names))
+    text = "`verilator_config\n" + "".join(f'public_flat_rw -module "{top}" -var "{n}"\n' for n in names)
+    # rewritten only when it changes: Verilator reruns (and the model is compiled again) when an
+    # input file is newer, and a campaign's tasks each ask for this file
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
     return path
 
 
@@ -153,37 +157,64 @@ def _test_module(block) -> str:
     return block.cocotb_test
 
 
-def rtl(name: str):
+def rtl(name: str, build_only: bool = False):
     block = blocks_mod.get(name)
-    sources = block.emit(block.rtl_dir())
-    return run_cocotb(sources=sources, top=block.top, test_module=_test_module(block),
-                      build_dir=BUILD / "vsim" / name / "rtl", label=f"{name} RTL")
+    rtl_build = BUILD / "vsim" / name / "rtl"
+    return run_cocotb(sources=block.emit_rtl(), top=block.top, test_module=_test_module(block),
+                      build_dir=rtl_build, label=f"{name} RTL", build_only=build_only)
 
 
-def gls(name: str, seeds=(1, 2, 3)) -> dict:
+def _netlist_model(name: str, log=print):
+    """(block, manifest, flat netlist, public-ports file, build folder) of a cocotb-tested block's
+    netlist; refused when stale. Under the block's lock: tasks of one campaign share the folder."""
     block = blocks_mod.get(name)
-    if block.gls is not None:        # the block's own gate-level run (Block.gls)
-        return block.gls(seeds=tuple(seeds))
     pdk = find_pdk()
     gl_cxx()
     manifest = load_manifest(name, check_rtl=True)
     netlist = synth_dir(name) / "netlist.v"
     check_cells(netlist, pdk)
     build_dir = BUILD / "vsim" / name / f"gls-{manifest['netlist_sha256'][:12]}"
-    flat = flat_netlist(netlist, block.top, pdk, build_dir, log=lambda m: print(m, flush=True))
+    with locks.exclusive(BUILD / "vsim" / name):
+        flat = flat_netlist(netlist, block.top, pdk, build_dir, log=log)
+        ports = public_ports_config(flat, block.top, build_dir / "public_ports.vlt")
+    return block, manifest, flat, ports, build_dir
+
+
+def _gate_level(block, flat, ports, build_dir, seed: int, build_only: bool = False):
+    return run_cocotb(sources=[flat], top=block.top, test_module=_test_module(block),
+                      build_dir=build_dir, build_args=X_RANDOM + ["--no-public-flat-rw", str(ports)],
+                      seed=seed, plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"],
+                      label=f"{block.name} gate level", cxx=GL_CXX, build_only=build_only)
+
+
+def prepare(name: str, log=print) -> None:
+    """Build what every gate-level run of block NAME shares (netlist model, RTL model, firmware),
+    once, before a campaign's tasks start (`pqsoc campaign gls`): a task then only runs."""
+    block = blocks_mod.get(name)
+    if block.gls is not None:
+        if block.gls_prepare is not None:
+            block.gls_prepare(log=log)
+        return
+    _test_module(block)
+    blk, _, flat, ports, build_dir = _netlist_model(name, log)
+    log(f"[gls] {name}: building the RTL's and the gate-level models once for every task")
+    rtl(name, build_only=True)
+    _gate_level(blk, flat, ports, build_dir, seed=1, build_only=True)
+
+
+def gls(name: str, seeds=(1, 2, 3)) -> dict:
+    block = blocks_mod.get(name)
+    if block.gls is not None:        # the block's own gate-level run (Block.gls)
+        return block.gls(seeds=tuple(seeds))
+    _, manifest, flat, ports, build_dir = _netlist_model(name, log=lambda m: print(m, flush=True))
     print(f"[gls] {name}: RTL run", flush=True)
     ref = rtl(name)
     if ref.failed or not ref.tests:
         raise FlowError(f"{name}: RTL simulation failed ({ref.failed}/{ref.tests}); log: {ref.log}")
-    ports = public_ports_config(flat, block.top, build_dir / "public_ports.vlt")
     runs = {}
     for seed in seeds:
         print(f"[gls] {name}: gate-level run, random initial state seed {seed}", flush=True)
-        res = run_cocotb(sources=[flat], top=block.top, test_module=_test_module(block),
-                         build_dir=build_dir, build_args=X_RANDOM + ["--no-public-flat-rw", str(ports)],
-                         seed=seed,
-                         plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"],
-                         label=f"{name} gate level", cxx=GL_CXX)
+        res = _gate_level(block, flat, ports, build_dir, seed)
         if res.failed or not res.tests:
             raise FlowError(f"{name}: gate-level simulation failed with seed {seed} "
                             f"({res.failed}/{res.tests} tests); log: {res.log}")
@@ -194,7 +225,6 @@ def gls(name: str, seeds=(1, 2, 3)) -> dict:
         print(f"[gls] {name}: {k}: RTL {v['rtl']}, gate level {v['gls']}", flush=True)
     return {"block": name, "netlist_sha256": manifest["netlist_sha256"], "seeds": list(seeds),
             "tests": ref.tests, "cycles": table}
-
 
 
 def sram_cycle_model(macro: str, words: int, bits: int, gran: int) -> str:

@@ -79,7 +79,7 @@ def harden(name: str) -> None:
     pdk = find_pdk()
     if problems := preflight(pdk.root):
         raise FlowError(f"{name}: " + "\n  ".join(problems))
-    block.emit(block.rtl_dir())
+    block.emit_rtl()
     if block.openlane_inputs is not None and (problems := block.openlane_inputs()):
         raise FlowError(f"{name}: the configuration's inputs are not right: " + "; ".join(problems))
     if missing := missing_macro_views(config):

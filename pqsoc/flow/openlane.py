@@ -165,7 +165,7 @@ def prepare(block: Block) -> list[str]:
     the block's openlane_inputs makes (LibreLane's loader checks that every path exists).
     Returns the problems openlane_inputs found."""
     if not (block.rtl_dir() / f"{block.top}.v").is_file():
-        block.emit(block.rtl_dir())
+        block.emit_rtl()
     return block.openlane_inputs() if block.openlane_inputs is not None else []
 
 

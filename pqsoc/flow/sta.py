@@ -166,20 +166,23 @@ def parse(out: str, period: float, groups_sel: dict | None = None) -> dict:
     return res
 
 
-def sta(name: str) -> dict:
+def sta(name: str, synth_out: Path | None = None, out: Path | None = None) -> dict:
+    """STA of block NAME's netlist in synth_out (default build/synth/NAME) at its synthesis
+    period, into OUT (default build/sta/NAME)."""
     block = blocks_mod.get(name)
     pdk = find_pdk()
     if shutil.which("sta") is None:
         raise FlowError("OpenSTA (`sta`) is not on PATH: run `make setup` (Debian package opensta)")
-    manifest = load_manifest(name)
+    synth_out = Path(synth_out) if synth_out is not None else synth_dir(name)
+    manifest = load_manifest(name, out=synth_out)
     period = manifest["period_ns"]
-    out = BUILD / "sta" / name
+    out = Path(out) if out is not None else BUILD / "sta" / name
     out.mkdir(parents=True, exist_ok=True)
     (out / "sta.json").unlink(missing_ok=True)
     sdc_path = out / "block.sdc"
     sdc_path.write_text(sdc(block, period))
     tcl_path = out / "sta.tcl"
-    tcl_path.write_text(tcl(block, pdk, synth_dir(name) / "netlist.v", sdc_path))
+    tcl_path.write_text(tcl(block, pdk, synth_out / "netlist.v", sdc_path))
     print(f"[sta] {name}: corners {', '.join(STA_CORNERS)} at {period} ns", flush=True)
     r = subprocess.run(["sta", "-no_splash", "-exit", str(tcl_path)], capture_output=True, text=True)
     log = r.stdout + r.stderr

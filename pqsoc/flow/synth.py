@@ -10,6 +10,7 @@ and ABC maps it on its own; cells and area are the totals over the hierarchy.
 Outputs go to build/synth/<block>/: netlist.v, stat.json, yosys.log, synth.json (hashes of the
 RTL and netlist, so later steps can refuse a stale netlist).
 """
+import dataclasses
 import fnmatch
 import hashlib
 import json
@@ -252,18 +253,23 @@ def check_mapped(stat: dict, pdk, macros, keep=(), rtl_cells=frozenset()) -> Non
                         f"drc_exclude.cells): {', '.join(excluded)}")
 
 
-def synth(name: str, period_ns: float | None = None) -> dict:
+def synth(name: str, period_ns: float | None = None, out: Path | None = None,
+          abc_dch: bool | None = None) -> dict:
+    """Synthesize block NAME into OUT (default build/synth/NAME, which the flow's later steps
+    read); period_ns and abc_dch override the block's (a PPA sweep's point, in a folder of its own)."""
     block = blocks_mod.get(name)
+    if abc_dch is not None:
+        block = dataclasses.replace(block, abc_dch=abc_dch)
     pdk = find_pdk()
     period = period_ns or block.period_ns
-    out = synth_dir(name)
+    out = Path(out) if out is not None else synth_dir(name)
     out.mkdir(parents=True, exist_ok=True)
     for stale in ("netlist.unbuffered.v", "netlist.v", "stat.json", "synth.json"):
         (out / stale).unlink(missing_ok=True)
 
     t0 = time.time()
     print(f"[synth] {name}: emitting Verilog", flush=True)
-    rtl = block.emit(block.rtl_dir())
+    rtl = block.emit_rtl()
     script = out / "synth.ys"
     script.write_text(yosys_script(block, rtl, pdk, period, out))
     print(f"[synth] {name}: Yosys at {period} ns (log: {out / 'yosys.log'})", flush=True)
@@ -287,6 +293,7 @@ def synth(name: str, period_ns: float | None = None) -> dict:
         "block": name,
         "top": block.top,
         "period_ns": period,
+        "abc_dch": block.abc_dch,
         # files outside build/ (the Ibex sources of the soc) by their full path
         "rtl": [str(p.relative_to(BUILD)) if p.is_relative_to(BUILD) else str(p) for p in rtl],
         "rtl_sha256": sha256_files(rtl),
@@ -310,12 +317,13 @@ def synth(name: str, period_ns: float | None = None) -> dict:
     return manifest
 
 
-def load_manifest(name: str, check_rtl: bool = False) -> dict:
-    """The synthesis manifest of a block, refusing a missing or stale netlist.
+def load_manifest(name: str, check_rtl: bool = False, out: Path | None = None) -> dict:
+    """The synthesis manifest of a block (in OUT, default build/synth/NAME), refusing a missing
+    or stale netlist.
 
     With check_rtl, the block's Verilog is emitted again and must hash to what was synthesized.
     """
-    out = synth_dir(name)
+    out = Path(out) if out is not None else synth_dir(name)
     mf = out / "synth.json"
     netlist = out / "netlist.v"
     if not mf.is_file() or not netlist.is_file():
@@ -330,7 +338,7 @@ def load_manifest(name: str, check_rtl: bool = False) -> dict:
                         f"`pqsoc synth {name}` again")
     if check_rtl:
         block = blocks_mod.get(name)
-        if sha256_files(block.emit(block.rtl_dir())) != manifest["rtl_sha256"]:
+        if sha256_files(block.emit_rtl()) != manifest["rtl_sha256"]:
             raise FlowError(f"netlist of {name} is stale: its RTL changed since synthesis; "
                             f"run `pqsoc synth {name}` again")
     return manifest

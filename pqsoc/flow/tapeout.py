@@ -190,6 +190,15 @@ class Reports:
         return self.index.get(rel, {}).get("reason", f"{rel} has no {what}")
 
 
+def gls_entries(data) -> dict:
+    """reports/gls.json's block entries: `pqsoc gls --json` writes {block: entry}, `pqsoc campaign
+    gls --json` its summary with them under 'blocks' (and the runs that did not pass under
+    'failed_runs')."""
+    if isinstance(data, dict) and data.get("kind") == "gls" and isinstance(data.get("blocks"), dict):
+        return data["blocks"]
+    return data if isinstance(data, dict) else {}
+
+
 def _provenance(data) -> dict:
     """The stamp of a report: its own `provenance`, or (gls.json: one entry per block) the first
     entry's when all entries agree; {} when the report has none."""
@@ -365,7 +374,7 @@ def latencies(p: Project, reports: Reports) -> dict:
     gls = reports.get(gls_rel)
     if gls is None:
         gone.append(missing(reports.why(gls_rel), gls_rel))
-    for block, entry in (gls or {}).items():
+    for block, entry in gls_entries(gls).items():
         if isinstance(entry, dict) and isinstance(entry.get("cycles"), dict):
             for name, r, g in _flat_cycles(entry["cycles"]):
                 rows[(block, name)] = {
@@ -414,10 +423,12 @@ def suite_result(t: TestReport, reports: Reports) -> dict:
         run, passed = data.get("programs", 0), data.get("passed", 0)
     elif t.kind == "gls":
         # `pqsoc gls` writes its file only when every run matched the RTL: each block's tests
-        # (or, where it gives no count, each figure it compared) ran at gate level and passed
+        # (or, where it gives no count, each figure it compared) ran at gate level and passed;
+        # a campaign's file also lists the runs (block, seed) that did not pass: one failure each
         run = sum(e["tests"] if isinstance(e.get("tests"), int) else len(list(_flat_cycles(e.get("cycles") or {})))
-                  for e in data.values() if isinstance(e, dict))
+                  for e in gls_entries(data).values() if isinstance(e, dict))
         passed = run
+        run += len(data.get("failed_runs") or []) if data.get("kind") == "gls" else 0
     else:
         raise FlowError(f"unknown test report kind {t.kind!r}")
     return {"status": "measured", "run": int(run), "passed": int(passed)}
@@ -633,7 +644,7 @@ def _netlist_problems(p: Project, repo: Path, build_dir: Path) -> list[str]:
     except ValueError:
         return out   # an unreadable report is already a missing figure
     blocks = ppa.get("blocks") or {}
-    for name, entry in gls.items():
+    for name, entry in gls_entries(gls).items():
         want = (blocks.get(name) or {}).get("netlist_sha256")
         got = entry.get("netlist_sha256") if isinstance(entry, dict) else None
         if want and got and want != got:

@@ -231,15 +231,18 @@ class SimResult:
 
 def run_cocotb(*, sources: list[Path], top: str, test_module: str, build_dir: Path,
                build_args: list[str] = (), plusargs: list[str] = (), seed: int = 1,
-               label: str = "", cxx: str | None = None) -> SimResult:
+               label: str = "", cxx: str | None = None, build_only: bool = False) -> SimResult | None:
     """cxx: the C++ compiler of the model instead of verilated.mk's (gate level: GL_CXX). The
-    build and the run hold build_dir's lock (cocotb builds and runs in that one folder)."""
+    build and the run hold build_dir's lock (cocotb builds and runs in that one folder).
+    build_only: build the model (a campaign's shared step) and return None."""
     with locks.exclusive(build_dir):
         return _run_cocotb(sources=sources, top=top, test_module=test_module, build_dir=build_dir,
-                           build_args=build_args, plusargs=plusargs, seed=seed, label=label, cxx=cxx)
+                           build_args=build_args, plusargs=plusargs, seed=seed, label=label, cxx=cxx,
+                           build_only=build_only)
 
 
-def _run_cocotb(*, sources, top, test_module, build_dir: Path, build_args, plusargs, seed, label, cxx) -> SimResult:
+def _run_cocotb(*, sources, top, test_module, build_dir: Path, build_args, plusargs, seed, label, cxx,
+                build_only) -> SimResult | None:
     verilator()
     if cxx and shutil.which(cxx) is None:
         raise FlowError(f"{cxx} not found: the C++ compiler of the {label or top} model")
@@ -271,6 +274,8 @@ def _run_cocotb(*, sources, top, test_module, build_dir: Path, build_args, plusa
             os.environ.pop("MAKEFLAGS", None)
         else:
             os.environ["MAKEFLAGS"] = saved
+    if build_only:
+        return None
     figures_path = build_dir / f"figures_seed{seed}.json"
     figures_path.unlink(missing_ok=True)
     results = build_dir / f"results_seed{seed}.xml"

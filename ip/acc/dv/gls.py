@@ -14,6 +14,7 @@ import time
 from ip.acc import block as acc_block
 from ip.common.sram import MACROS as SRAM_GEOMETRY
 from pqsoc import BUILD, FlowError
+from pqsoc.flow import locks
 from pqsoc.flow import synth as synth_mod
 from pqsoc.flow.gls import (check_cells, check_macros, compare_cycles, flat_netlist, write_sram_models)
 from pqsoc.flow.pdk import find_pdk
@@ -36,12 +37,22 @@ def acc_gl_model(log=print):
     check_macros(netlist, block.macros)
     build_dir = BUILD / "gls" / "acc" / f"gls-{manifest['netlist_sha256'][:12]}"
     t0 = time.monotonic()
-    flat = flat_netlist(netlist, block.top, pdk, build_dir, log=log,
-                        blackboxes=[pdk.sram(m, "lib") for m in block.macros], rename=ACC_NETLIST_MODULE)
-    flatten_s = time.monotonic() - t0
-    srams = write_sram_models(block.macros, SRAM_GEOMETRY, build_dir / "sram_models.v")
-    top = gls_top.emit(flat.read_text(), ACC_NETLIST_MODULE, build_dir)
+    with locks.exclusive(build_dir):     # a campaign's tasks share the folder
+        flat = flat_netlist(netlist, block.top, pdk, build_dir, log=log,
+                            blackboxes=[pdk.sram(m, "lib") for m in block.macros], rename=ACC_NETLIST_MODULE)
+        flatten_s = time.monotonic() - t0
+        srams = write_sram_models(block.macros, SRAM_GEOMETRY, build_dir / "sram_models.v")
+        top = gls_top.emit(flat.read_text(), ACC_NETLIST_MODULE, build_dir)
     return manifest, [top, flat, srams], build_dir, flatten_s
+
+
+def prepare_acc(log=print) -> None:
+    """What every gate-level run of the ACC shares (`pqsoc campaign gls`): the netlist's model and
+    the RTL model of the kernels' reference run, built once."""
+    from ip.acc.dv.rtl_runner import RtlBackend
+    log("[gls] acc: building the netlist's and the RTL's models once for every task")
+    acc_backend(1, log=log).build()
+    RtlBackend(acc_block.IMEM_SIZE, acc_block.DMEM_SIZE, log=log).build()
 
 
 def acc_backend(seed: int, log=print):
@@ -155,6 +166,8 @@ def gls_acc(seeds=(1, 2, 3), fuzz_per_seed: int = ACC_FUZZ_PER_SEED, log=print,
     from ip.acc.dv.gls_top import GateLevelBackend
     from ip.acc.dv.rig import FuzzConfig
     from ip.acc.dv.lockstep import IssBackend, fuzz
+    if not seeds or min(seeds) < 1:
+        raise FlowError(f"acc: random initial-state seeds are numbered from 1 (got {list(seeds)})")
     size_i, size_d = acc_block.IMEM_SIZE, acc_block.DMEM_SIZE
     manifest, sources, build_dir, flatten_s = acc_gl_model(log)
     jobs = acc_kernel_jobs()
@@ -187,7 +200,9 @@ def gls_acc(seeds=(1, 2, 3), fuzz_per_seed: int = ACC_FUZZ_PER_SEED, log=print,
         compare_cycles("acc", ref, gl, seed)
         gl_by_seed[seed] = gl
         kernel_cycles = sum(gl.values())
-        start = k * fuzz_per_seed
+        # programs by seed, not by place in the list: a run of seed 2 alone (a campaign's task)
+        # checks what seed 2 checks in `pqsoc gls acc --seeds 3`
+        start = (seed - 1) * fuzz_per_seed
         log(f"[gls] acc: {fuzz_per_seed} random programs (fuzz seed {ACC_FUZZ_SEED}, "
             f"{start}..{start + fuzz_per_seed - 1}) at gate level, seed {seed}")
         be.sim_cycles = 0
