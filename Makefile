@@ -18,7 +18,7 @@ help:
 	@echo "make setup    install pinned apt + Python packages (.venv) and check the PDK (PDK_ROOT)"
 	@echo "make test     run every test of the project"
 	@echo "make report   synthesis + STA + benchmarks (ppa.json/md), a PPA sweep (ppa_sweep.json), RTL vs"
-	@echo "              gate-level cycles (gls.json),"
+	@echo "              gate-level cycles (gls.json), leakage t-tests of ACC programs (sca/),"
 	@echo "              firmware self-tests and ML-KEM / ML-DSA from firmware on the full-SoC"
 	@echo "              simulation (sim_*.json), NIST ACVP conformance on the ISS (acvp.json, a campaign)"
 	@echo "              -> reports/, then tapeout.json"
@@ -67,6 +67,10 @@ report: $(PQSOC)
 	@# (855 cases, ~51 min on 2 shared cores; ML-DSA sigGen ~37 of them). A failed case is a finding
 	@# that tapeout.json records and `pqsoc tapeout check` reports, so the report goes on past it
 	-$(PQSOC) campaign acvp --engine iss --name acvp --json reports/acvp.json
+	@# side channels (docs/side_channels.md): fixed-vs-random t-tests on the ACC's RTL power model,
+	@# a campaign of chunks: today's unmasked ML-KEM-768 decapsulation (flagged) and the control
+	$(PQSOC) campaign tvla mlkem768_decaps_unmasked --traces 2000 --chunk 250 --name sca_mlkem768_unmasked --json reports/sca/mlkem768_decaps_unmasked.json
+	$(PQSOC) campaign tvla mlkem768_decaps_control --traces 2000 --chunk 250 --order 2 --name sca_mlkem768_control --json reports/sca/mlkem768_decaps_control.json
 	$(PQSOC) tapeout write
 
 # Without BLOCKS `pqsoc harden` hardens the chip: Caravel's wrapper, the one run of the flat

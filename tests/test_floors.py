@@ -7,6 +7,7 @@ Ground up (../shared/STYLE.md, README.md "Layout"):
     pqsoc (the package's own __init__: REPO, BUILD, FlowError)
     pqsoc.flow             generic flow steps; knows no block by name
     pqsoc.campaign         the campaign layer (Dask, SQLite results); knows no block by name
+    pqsoc.sca              leakage statistics (online Welch t-test); knows no block by name
     ip.common              bus, register bank and tool, SRAM wrapper, clock gate
     ip.kmac                the KMAC block
     ip.acc                 the ACC (its side-load port is the KMAC's)
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from pqsoc import REPO
 
-FLOORS = ("pqsoc", "pqsoc.flow", "pqsoc.campaign", "ip.common", "ip.kmac", "ip.acc", "soc", "firmware", "sim",
+FLOORS = ("pqsoc", "pqsoc.flow", "pqsoc.campaign", "pqsoc.sca", "ip.common", "ip.kmac", "ip.acc", "soc", "firmware", "sim",
           "bringup", "pqsoc.cli", "tools")
 SKIP_DIRS = {".venv", "build", "reports", ".git", "__pycache__"}
 

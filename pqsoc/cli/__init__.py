@@ -257,7 +257,7 @@ def main(argv=None) -> int:
 
     p = sub.add_parser("blocks", help="list the blocks the flow knows")
     p.set_defaults(func=_list_blocks)
-    from pqsoc.cli import acc, acvp, campaign, kmac, mlkem, regtool, sim, soc, tapeout
+    from pqsoc.cli import acc, acvp, campaign, kmac, mlkem, regtool, sca, sim, soc, tapeout
     soc.add_subcommands(sub)
     sim.add_subcommands(sub)
     kmac.add_parser(sub)
@@ -267,6 +267,7 @@ def main(argv=None) -> int:
     acvp.add_parser(sub)
     tapeout.add_parser(sub)
     campaign.add_parser(sub)
+    sca.add_parser(sub)
     from bringup import cli as bringup_cli   # host-side chip bring-up (bringup/)
     bringup_cli.add_parser(sub)
 

@@ -7,6 +7,7 @@ one SQLite file per campaign under reports/campaigns/; docs/campaigns.md).
     pqsoc campaign acvp [--root DIR] [--engine iss|rtl] [--sample N] (a task per ACVP test group)
     pqsoc campaign gls [BLOCK ...] [--seeds N]       (a task per block and random initial state)
     pqsoc campaign sweep BLOCK ... --periods 8,10,12 [--abc-dch on,off]   (a PPA point per task)
+    pqsoc campaign tvla PROGRAM --traces N [--chunk C] (a leakage assessment, C traces per task)
     pqsoc campaign sleep --count N --seconds S        (the layer's own overhead and scaling)
     pqsoc campaign show NAME                          (state, failures, reports/campaigns/NAME.png)
     pqsoc campaign measure [--fuzz-campaign NAME]     (the layer's figures: reports/campaigns.json)
@@ -289,6 +290,85 @@ def _sweep_picture(rows, name: str) -> Path | None:
                           "area (um2, synthesis)", "fmax tt (MHz)")
 
 
+# ---- tvla: a leakage assessment's traces in chunks (pqsoc sca tvla --start --state) ---------------
+def _tvla_args(a) -> dict:
+    from ip.acc.dv import tvla
+    tvla.program(a.program)          # an unknown program is refused by name before anything runs
+    return {"program": a.program, "traces": a.traces, "chunk": a.chunk, "seed": a.seed, "order": a.order}
+
+
+def _tvla_state(args: dict, start: int) -> str:
+    return f"build/sca/{args['program']}-s{args['seed']}/{start:09d}.npz"
+
+
+def _tvla_tasks(args: dict) -> list:
+    from pqsoc.campaign.engine import Task
+    out = []
+    for start in range(0, args["traces"], args["chunk"]):
+        n = min(args["chunk"], args["traces"] - start)
+        out.append(Task(key=f"t{start:09d}", inputs={"start": start, "count": n, "state": _tvla_state(args, start)},
+                        command=f"pqsoc sca tvla {args['program']} --traces {n} --seed {args['seed']} "
+                                f"--start {start} --order {args['order']} --state {_tvla_state(args, start)}"))
+    return out
+
+
+def _tvla_prepare(args: dict, log) -> None:
+    from ip.acc import block
+    from ip.acc.dv.power import PowerBackend
+    log("[campaign] building the ACC's RTL power model once for every task")
+    PowerBackend(block.IMEM_SIZE, block.DMEM_SIZE, log=log).build()
+
+
+def _tvla_merged(rows):
+    """(t-test of every chunk that passed, merged in trace order; [(traces, max |t|)] after each)."""
+    import numpy as np
+    from pqsoc.sca.ttest import Assessment
+    tt, history = None, []
+    for r in sorted((r for r in rows if r["state"] == "passed"), key=lambda r: r["inputs"]["start"]):
+        part = Assessment.load(REPO / r["inputs"]["state"])
+        if tt is None:
+            tt = part
+        else:
+            tt.merge(part)
+        if min(tt.counts) >= 2:
+            history.append((sum(tt.counts), float(np.abs(tt.whole().t(1)).max()), bool(tt.confirmed(1).any())))
+    return tt, history
+
+
+def _tvla_summary(rows) -> tuple[list[str], dict]:
+    """The chunks' accumulators merged into one assessment: `pqsoc sca tvla`'s report of all the
+    traces (history at chunk steps); a chunk that did not pass counts its traces as failed."""
+    from ip.acc.dv import tvla
+    from ip.acc.dv.power import UNITS
+    meta = rows[0]["figures"] if rows and rows[0]["figures"] else {}
+    tt, history = _tvla_merged(rows)
+    lost = sum(r["inputs"]["count"] for r in rows if r["state"] != "passed")
+    if tt is None:
+        return ["no chunk passed"], {"passed": 0, "failed": lost}
+    program = meta.get("program") or next(r["command"].split()[3] for r in rows)
+    seed = meta.get("seed", 1)
+    order = max(int(o) for o in (meta.get("orders") or {"1": 0}))
+    units = [u for u in UNITS if u in (meta.get("orders") or {}).get("1", {}).get("units", {})] or list(UNITS)
+    rep = tvla.report(program, tvla.program(program), tt, units, order, history, seed,
+                      sum(r["seconds"] or 0 for r in rows))
+    lines = [f"order {o}: max |t| {r['max_abs_t']} in {r['unit']} at cycle {r['cycle']} ({r['insn']}): "
+             + ("LEAKS" if r["leaks"] else "no leak") for o, r in rep["orders"].items()]
+    if rep["first_flagged_at_traces"]:
+        lines.append(f"a leak first confirmed after {rep['first_flagged_at_traces']} traces (chunk steps)")
+    return lines, {**rep, "passed": sum(tt.counts), "failed": lost}
+
+
+def _tvla_picture(rows, name: str) -> Path | None:
+    from ip.acc.dv import tvla
+    from ip.acc.dv.power import UNITS
+    tt, _ = _tvla_merged(rows)
+    if tt is None:
+        return None
+    lines, rep = _tvla_summary(rows)
+    units = [u for u in UNITS if u in rep["orders"]["1"]["units"]]
+    return tvla.picture(rep, tt, units, CAMPAIGNS / f"{name}_t.png")
+
+
 # ---- sleep: tasks that only sleep: the layer's per-task overhead and scheduler throughput ----------
 def _sleep_args(a) -> dict:
     return {"count": a.count, "seconds": a.seconds}
@@ -313,6 +393,7 @@ KINDS = {"fuzz": Kind(_fuzz_args, _fuzz_tasks, _fuzz_prepare, _fuzz_summary),
          "acvp": Kind(_acvp_args, _acvp_tasks, _no_prepare, _acvp_summary),
          "gls": Kind(_gls_args, _gls_tasks, _gls_prepare, _gls_summary),
          "sweep": Kind(_sweep_args, _sweep_tasks, _sweep_prepare, _sweep_summary, _sweep_picture),
+         "tvla": Kind(_tvla_args, _tvla_tasks, _tvla_prepare, _tvla_summary, _tvla_picture),
          "sleep": Kind(_sleep_args, _sleep_tasks, _no_prepare, _task_summary)}
 
 
@@ -459,6 +540,14 @@ def add_parser(sub) -> None:
     q.add_argument("blocks", nargs="+")
     q.add_argument("--periods", required=True, help="clock periods in ns, e.g. 8,10,12")
     q.add_argument("--abc-dch", help="ABC's choice computation per point: on,off (default: the block's)")
+    common(q)
+    q = kinds.add_parser("tvla", help="a leakage assessment (pqsoc sca tvla) in chunks of traces; the chunks' "
+                                      "t-test accumulators merge into the report of the whole")
+    q.add_argument("program")
+    q.add_argument("--traces", type=positive(int), required=True)
+    q.add_argument("--chunk", type=positive(int), default=500, help="traces per task")
+    q.add_argument("--seed", type=int, default=1)
+    q.add_argument("--order", type=int, choices=[1, 2], default=1)
     common(q)
     q = kinds.add_parser("sleep", help="tasks that only sleep: the layer's overhead and throughput")
     q.add_argument("--count", type=positive(int), required=True)

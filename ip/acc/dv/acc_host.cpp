@@ -9,6 +9,9 @@
 //         ndmemwords hex 32-bit DMEM words (from 0), each on its own line; "END\n".
 // stdout: per job "RES halt err_bits cycles insns stop_pc\n" (halt: ecall|error|cycle_limit)
 //         then ndmemwords hex lines (DMEM read back). Exit 2 on a bus that never acknowledges.
+// Built with PQSOC_POWER (the power model of ip/acc/dv/power.py), it also appends, per job, the
+// toggles of each unit in every cycle from START to the end of the program to the file named by
+// PQSOC_POWER_OUT: uint32 cycles, uint32 units, then cycles x units uint16 (little endian).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +21,9 @@
 
 #include "Vacc.h"
 #include "verilated.h"
+#ifdef PQSOC_POWER
+#include "power_ports.h"
+#endif
 
 // Verilator escapes the double underscore of the Amaranth port names (bus__adr).
 #define BUS(name) bus___05F##name
@@ -77,6 +83,15 @@ int main(int argc, char** argv) {
         return 3;
     }
     wr(OFF_IEN, 1);
+#ifdef PQSOC_POWER
+    const char* power_path = getenv("PQSOC_POWER_OUT");
+    FILE* power = power_path ? fopen(power_path, "wb") : nullptr;
+    if (!power) {
+        fprintf(stderr, "acc_host: PQSOC_POWER_OUT names no file that can be written\n");
+        return 3;
+    }
+    std::vector<uint16_t> samples;
+#endif
     std::vector<uint32_t> known;
     while (fgets(line, sizeof line, stdin)) {
         if (!strncmp(line, "END", 3)) break;
@@ -100,7 +115,21 @@ int main(int argc, char** argv) {
         wr(OFF_CTRL, 1);  // START
         const char* halt = nullptr;
         unsigned long long n = 0;
+#ifdef PQSOC_POWER
+        samples.clear();
+        while (!top->irq && n < maxc + 16) {
+            tick();
+            n++;
+            uint16_t s[PQSOC_POWER_UNITS];
+            pqsoc_power_sample(top, s);
+            samples.insert(samples.end(), s, s + PQSOC_POWER_UNITS);
+        }
+        uint32_t head[2] = {(uint32_t)(samples.size() / PQSOC_POWER_UNITS), (uint32_t)PQSOC_POWER_UNITS};
+        fwrite(head, sizeof head, 1, power);
+        fwrite(samples.data(), sizeof(uint16_t), samples.size(), power);
+#else
         while (!top->irq && n < maxc + 16) { tick(); n++; }
+#endif
         if (!top->irq) {
             wr(OFF_CTRL, 2);  // WIPE aborts the program
             for (unsigned long long k = 0; !top->irq && k < 1000000; k++) tick();
@@ -120,6 +149,9 @@ int main(int argc, char** argv) {
         }
         fflush(stdout);
     }
+#ifdef PQSOC_POWER
+    fclose(power);
+#endif
     top->final();
     delete top;
     return 0;

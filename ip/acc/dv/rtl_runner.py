@@ -80,6 +80,7 @@ class RtlBackend:
         self.offsets = " ".join(f"{offs[n]:x}" for n in REG_ORDER)
         self.build_seconds = 0.0
         self.sim_cycles = 0
+        self.env = None          # the simulator's environment (None: this process's)
 
     @property
     def built(self) -> bool:
@@ -109,7 +110,8 @@ class RtlBackend:
             lines += [f"{w:08x}" for w in words]
             lines += [f"{int.from_bytes(dmem[i:i + 4], 'little'):08x}" for i in range(0, len(dmem), 4)]
         lines.append("END")
-        r = subprocess.run([str(exe), *self.plusargs], input="\n".join(lines) + "\n", capture_output=True, text=True)
+        r = subprocess.run([str(exe), *self.plusargs], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                           env=self.env)
         if r.returncode != 0:
             raise FlowError(f"{self.label}: simulation failed (exit {r.returncode}): {r.stderr.strip()[-500:]}")
         out = r.stdout.splitlines()

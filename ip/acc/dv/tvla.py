@@ -1,0 +1,209 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""Fixed-vs-random leakage assessment of ACC programs (`pqsoc sca tvla`; docs/side_channels.md).
+
+A program under test names its secret and how to make one trace's inputs: class 0 keeps the
+secret fixed, class 1 draws it at random; public inputs are fresh in every trace of both classes
+(TVLA's fixed-vs-random test), and the classes are interleaved at random. Each trace is one run
+of the program on the power model (ip/acc/dv/power.py: per cycle and unit, the Hamming distance
+of every register and memory port), the t-test accumulates online (pqsoc/sca/ttest.py), and the
+report names per unit the largest |t|, its cycle and the instruction the ISS ran there.
+
+Programs:
+    mlkem<P>_decaps_unmasked   ML-KEM decapsulation (512 / 768 / 1024), secret: the decapsulation
+                               key dk (s, z and the hashes of ek in it); public: a ciphertext of
+                               its ek, fresh each trace (valid: re-encryption succeeds)
+    mlkem768_decaps_control    the same program, both classes drawing dk and c at random (the
+                               class decides nothing the program reads): must stay under the
+                               threshold, or the assessment itself is biased
+"""
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from pqsoc import FlowError
+
+MAX_CYCLES = 200_000
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    description: str
+    words: Callable[[], list]                 # the program, assembled
+    inputs: Callable[[object, bytes | None], bytes]   # (rng, fixed secret or None: random) -> DMEM image
+    fixed_secret: Callable[[object], bytes]   # (rng) -> the fixed class's secret
+
+
+def _mlkem_decaps(param: int, control: bool = False) -> Program:
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.decaps import decaps
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    kem = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    obj = decaps(param)
+
+    def keypair(seed: bytes):
+        ek, dk = kem._keygen_internal(seed[:32], seed[32:])
+        return ek, dk
+
+    def fixed_secret(rng) -> bytes:
+        return rng.bytes(64)          # the key's seed: d || z
+
+    def inputs(rng, fixed: bytes | None) -> bytes:
+        ek, dk = keypair(fixed if fixed is not None and not control else rng.bytes(64))
+        _, c = kem._encaps_internal(ek, rng.bytes(32))
+        return image(obj.image(dk, c), block.DMEM_SIZE)
+
+    name = f"mlkem{param}_decaps_" + ("control" if control else "unmasked")
+    what = ("both classes random (control)" if control else
+            "secret dk fixed vs random, ciphertext fresh each trace")
+    return Program(name, f"ML-KEM-{param} decapsulation, unmasked: {what}",
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
+
+
+def programs() -> dict[str, Callable[[], Program]]:
+    out = {f"mlkem{p}_decaps_unmasked": (lambda p=p: _mlkem_decaps(p)) for p in (512, 768, 1024)}
+    out["mlkem768_decaps_control"] = lambda: _mlkem_decaps(768, control=True)
+    return out
+
+
+def program(name: str) -> Program:
+    table = programs()
+    if name not in table:
+        raise FlowError(f"unknown program {name!r} for a leakage assessment; known: {', '.join(sorted(table))}")
+    return table[name]()
+
+
+def instruction_map(prog: Program, dmem: bytes) -> list[tuple[int, int, str]]:
+    """[(first cycle, pc, disassembly)] of each instruction the ISS runs on these inputs."""
+    from ip.acc import block
+    from ip.acc.iss import Iss
+    from ip.acc.tools.dis import Disassembler
+    words = prog.words()
+    sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+    sim.reset()
+    sim.load_program(words)
+    sim.dmem.write_bytes(0, dmem)
+    dis, out = Disassembler(), []
+    while sim.cycles < MAX_CYCLES:
+        out.append((sim.cycles, sim.pc, dis.line(words[sim.pc // 4], sim.pc)))
+        if sim.step() is not None:
+            break
+    return out
+
+
+def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 1, log=print,
+           state_out: Path | None = None, start: int = 0) -> tuple:
+    """Run `traces` traces (classes at random) through the RTL power model; returns (the report,
+    the t-tests' accumulators: pqsoc.sca.ttest.Assessment, the units).
+    seed / start: trace k's inputs come from (seed, start + k), so chunks of one assessment run
+    apart (a campaign's tasks) and merge to the whole (state_out: the accumulators, .npz)."""
+    from ip.acc import block
+    from ip.acc.dv.power import PowerBackend, UNITS
+    from pqsoc.sca.ttest import Assessment
+    prog = program(name)
+    words = prog.words()
+    fixed = prog.fixed_secret(np.random.default_rng([seed, 0xF1C5]))
+    be = PowerBackend(block.IMEM_SIZE, block.DMEM_SIZE, log=log)
+    be.build()
+    units = [u for u in UNITS if u in be.widths]
+    tt, length, t0 = None, None, time.monotonic()
+    history = []            # (traces so far, max |t| first order, a confirmed leak) after each batch
+    done = 0
+    while done < traces:
+        n = min(batch, traces - done)
+        classes, jobs = [], []
+        for k in range(start + done, start + done + n):
+            rng = np.random.default_rng([seed, k])
+            c = int(rng.integers(0, 2))
+            classes.append(c)
+            jobs.append((words, prog.inputs(rng, fixed if c == 0 else None), MAX_CYCLES))
+        results, power = be.run_power(jobs)
+        for r in results:
+            if r.halt != "ecall":
+                raise FlowError(f"{name}: a trace ended in {r.halt} (err bits {r.err_bits:#x}), not ecall")
+        lens = {p.shape[0] for p in power}
+        if length is None:
+            length = min(lens)
+        if lens != {length}:
+            raise FlowError(f"{name}: traces of {sorted(lens)} cycles: the program's time depends on its "
+                            "inputs (not constant time), so its traces cannot be compared cycle by cycle")
+        if tt is None:
+            tt = Assessment((length, len(units)))
+        tt.add(np.stack(power), np.array(classes), np.arange(start + done, start + done + n))
+        done += n
+        if min(tt.counts) >= 2:
+            history.append((done, float(np.abs(tt.whole().t(1)).max()), bool(tt.confirmed(1).any())))
+            log(f"[sca] {name}: {done}/{traces} traces, max |t| {history[-1][1]:.1f} (first order)"
+                + (", a leak confirmed by both halves" if history[-1][2] else ""))
+    if state_out is not None:
+        tt.save(state_out)
+    return report(name, prog, tt, units, order, history, seed, time.monotonic() - t0, start), tt, units
+
+
+def report(name: str, prog: Program, tt, units: list[str], order: int, history, seed: int, seconds: float,
+           start: int = 0) -> dict:
+    from pqsoc.sca.ttest import THRESHOLD
+    rng = np.random.default_rng([seed, 0xF1C5])
+    imap = instruction_map(prog, prog.inputs(np.random.default_rng([seed, 1 << 40]), prog.fixed_secret(rng)))
+    starts = [c for c, _, _ in imap]
+
+    def insn_at(cycle: int) -> dict:
+        k = max(0, np.searchsorted(starts, cycle, side="right") - 1)
+        return {"pc": imap[k][1], "insn": imap[k][2]}
+
+    whole = tt.whole()
+    out = {"program": name, "description": prog.description, "engine": "rtl",
+           "power_model": "per cycle and unit: Hamming distance of every register and memory port (ip/acc/dv/power.py)",
+           "traces": {"fixed": tt.counts[0], "random": tt.counts[1]}, "cycles": int(whole.cls[0].mean.shape[0]),
+           "seed": seed, "first_trace": start, "threshold": THRESHOLD,
+           "verdict": ("leaks where |t| > threshold with the same sign in both independent halves (even- and "
+                       "odd-numbered traces); max_abs_t is of all traces"),
+           "seconds": round(seconds, 1), "orders": {}}
+    for o in range(1, order + 1):
+        t = np.abs(whole.t(o))
+        conf = tt.confirmed(o)
+        per = {}
+        for j, u in enumerate(units):
+            c = int(np.argmax(t[:, j]))
+            per[u] = {"max_abs_t": round(float(t[c, j]), 2), "cycle": c, **insn_at(c),
+                      "cycles_over_threshold": int((t[:, j] > THRESHOLD).sum()),
+                      "cycles_confirmed": int(conf[:, j].sum())}
+        worst = max(per, key=lambda u: per[u]["max_abs_t"])
+        out["orders"][str(o)] = {"max_abs_t": per[worst]["max_abs_t"], "unit": worst,
+                                 "cycle": per[worst]["cycle"], "pc": per[worst]["pc"], "insn": per[worst]["insn"],
+                                 "leaks": bool(conf.any()), "units": per}
+    # after how many traces (at batch or chunk steps): max |t| of all traces first passed the
+    # threshold; and a leak was first confirmed by both halves (the verdict's rule)
+    out["first_over_threshold_at_traces"] = next((n for n, m, _ in history if m > THRESHOLD), None)
+    out["first_flagged_at_traces"] = next((n for n, _, c in history if c), None)
+    out["history"] = [{"traces": n, "max_abs_t": round(m, 2), "confirmed": c} for n, m, c in history]
+    return out
+
+
+def picture(rep: dict, tt, units: list[str], path: Path) -> Path:
+    """|t| (first order) over the cycles, one line per unit, and the threshold."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    t = np.abs(tt.whole().t(1))
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    for j, u in enumerate(units):
+        ax.plot(t[:, j], lw=0.6, label=u)
+    ax.axhline(rep["threshold"], color="red", ls="--", lw=1, label=f"|t| = {rep['threshold']}")
+    ax.set_yscale("symlog", linthresh=10)
+    ax.set_xlabel("cycle from START")
+    ax.set_ylabel("|t| (first order)")
+    n = rep["traces"]
+    ax.set_title(f"{rep['program']}: {n['fixed']} fixed + {n['random']} random traces, RTL power model", fontsize=10)
+    ax.legend(loc="upper right", fontsize=7, ncol=4)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,74 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""`pqsoc sca tvla PROGRAM --engine rtl --traces N [--order 1|2]`: fixed-vs-random leakage
+assessment of an ACC program on its RTL power model (ip/acc/dv/tvla.py, docs/side_channels.md).
+Writes reports/sca/PROGRAM.json (max |t| per unit and overall, the cycle and instruction of the
+peak, after how many traces it first passed 4.5) and PROGRAM.png (|t| over the cycles). Exit 0
+when the assessment ran (a leak is a finding, not an error: the JSON says `leaks`), 1 with
+--expect-pass when it leaked or --expect-leak when it did not, 2 on bad arguments."""
+import json
+import sys
+from pathlib import Path
+
+from pqsoc import REPO, FlowError, positive
+
+REPORTS = REPO / "reports" / "sca"
+
+
+def tvla_cmd(a) -> int:
+    from ip.acc.dv import tvla
+    from pqsoc.flow import provenance
+    if a.engine != "rtl":
+        raise FlowError(f"--engine {a.engine}: the gate-level power model (toggle counts of every net) "
+                        "is not built yet; --engine rtl is")
+    stamp = provenance.stamp()
+    state = Path(a.state) if a.state else None
+    if state is not None:
+        state.parent.mkdir(parents=True, exist_ok=True)
+    rep, tt, units = tvla.assess(a.program, a.traces, seed=a.seed, batch=a.batch, order=a.order,
+                                 log=lambda m: print(m, file=sys.stderr, flush=True), state_out=state,
+                                 start=a.start)
+    rep["provenance"] = stamp
+    out = Path(a.json) if a.json else REPORTS / f"{a.program}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(rep, indent=2) + "\n")
+    png = tvla.picture(rep, tt, units, out.with_suffix(".png"))
+    for o, r in rep["orders"].items():
+        print(f"order {o}: max |t| {r['max_abs_t']} in {r['unit']} at cycle {r['cycle']} "
+              f"(pc {r['pc']:#x}: {r['insn']}): {'LEAKS' if r['leaks'] else 'no leak'} at |t| > {rep['threshold']}")
+    if rep["first_flagged_at_traces"]:
+        print(f"a leak first confirmed by both halves after {rep['first_flagged_at_traces']} traces")
+    print(f"wrote {out.relative_to(REPO) if out.is_relative_to(REPO) else out} and {png.name}")
+    leaks = any(r["leaks"] for r in rep["orders"].values())
+    if (a.expect_pass and leaks) or (a.expect_leak and not leaks):
+        print(f"FAIL {a.program}: {'leaks' if leaks else 'no leak found'}, "
+              f"{'--expect-pass' if a.expect_pass else '--expect-leak'} given")
+        return 1
+    return 0
+
+
+def main(a) -> int:
+    try:
+        return tvla_cmd(a)
+    except FlowError as exc:
+        print(f"pqsoc sca: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("sca", help="side-channel leakage assessment of ACC programs (fixed-vs-random t-test)")
+    kinds = p.add_subparsers(dest="kind", required=True)
+    q = kinds.add_parser("tvla", help="fixed-vs-random Welch t-test on the RTL power model")
+    q.add_argument("program", help="e.g. mlkem768_decaps_unmasked, mlkem768_decaps_control")
+    q.add_argument("--engine", choices=["rtl", "gls"], default="rtl")
+    q.add_argument("--traces", type=positive(int), required=True)
+    q.add_argument("--order", type=int, choices=[1, 2], default=1, help="2: also the second order (centred squares)")
+    q.add_argument("--seed", type=int, default=1)
+    q.add_argument("--batch", type=positive(int), default=50, help="traces per simulator process")
+    q.add_argument("--start", type=int, default=0, help="the first trace's number (a campaign's chunk)")
+    q.add_argument("--state", help="also save the t-test's accumulators here (.npz; a campaign merges them)")
+    q.add_argument("--json", help="the report (default reports/sca/PROGRAM.json)")
+    g = q.add_mutually_exclusive_group()
+    g.add_argument("--expect-pass", action="store_true", help="exit 1 if it leaks")
+    g.add_argument("--expect-leak", action="store_true", help="exit 1 if it does not leak")
+    p.set_defaults(func=main)
