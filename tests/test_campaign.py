@@ -132,20 +132,22 @@ def test_ctrl_c_then_resume_loses_and_duplicates_nothing(campaigns, capsys):
         os.kill(os.getpid(), signal.SIGINT)
     th = threading.Thread(target=interrupt)
     th.start()
-    rc = cli.main(["campaign", "sleep", "--count", "12", "--seconds", "0.5", "--workers", "2", "--name", "cc"])
+    # 40 tasks of 0.5 s on 2 workers (~10 s): the interrupt lands while the campaign runs even
+    # on a loaded machine (with 12, a campaign once ended before the watcher saw 2 rows)
+    rc = cli.main(["campaign", "sleep", "--count", "40", "--seconds", "0.5", "--workers", "2", "--name", "cc"])
     th.join()
     assert rc == 130
     first = _rows(path)
     states = [r[1] for r in first]
     assert "running" not in states and states.count("passed") >= 2 and "pending" in states
     assert "--resume" in capsys.readouterr().err
-    assert cli.main(["campaign", "sleep", "--count", "12", "--seconds", "0.5", "--workers", "2", "--name", "cc",
+    assert cli.main(["campaign", "sleep", "--count", "40", "--seconds", "0.5", "--workers", "2", "--name", "cc",
                      "--resume"]) == 0
     second = _rows(path)
-    assert len(second) == 12 and all(r[1] == "passed" for r in second)
+    assert len(second) == 40 and all(r[1] == "passed" for r in second)
     done_before = {r[0]: r[2] for r in first if r[1] == "passed"}
     assert all(dict((r[0], r[2]) for r in second)[k] == t for k, t in done_before.items())   # not run again
-    assert capsys.readouterr().out.rstrip().endswith("12 passed, 0 failed")
+    assert capsys.readouterr().out.rstrip().endswith("40 passed, 0 failed")
 
 
 def test_a_hanging_task_times_out_with_its_reproducer(campaigns, capsys):
@@ -188,7 +190,7 @@ def test_a_fuzz_campaign_ends_in_its_counts(campaigns, capsys):
         f"pqsoc acc fuzz --count 15 --seed 11 --start {s} --backend rtl" for s in (0, 15, 30)]
 
 
-def _small_acvp_root(tmp_path) -> "Path":
+def _small_acvp_root(tmp_path):
     """ML-KEM keyGen and encapDecap cut to two groups of two cases each, from ACVP_ROOT."""
     from ip.acc import acvp
     src = acvp.default_root()

@@ -122,11 +122,20 @@ def test_magic_tech_copy_drops_the_version_requirement(tmp_path):
     assert "# requires magic-8.3.111" in out and "\n requires" not in out
 
 
-@pytest.fixture
-def counter_netlist(pdk_root, temp_block):
-    temp_block("t_layout_counter", COUNTER_V)
+@pytest.fixture(scope="module")
+def counter_netlist(pdk_root):
+    """Synthesized once for the module's tests (the block stays registered until its end)."""
+    from pqsoc.cli import blocks as blocks_mod
+
+    def emit(out):
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "t_layout_counter.v").write_text(COUNTER_V)
+        return [out / "t_layout_counter.v"]
+    blocks_mod.register(blocks_mod.Block(name="t_layout_counter", top="counter", description="test",
+                                         emit=emit))
     m = synth.synth("t_layout_counter")
-    return synth.synth_dir("t_layout_counter") / "netlist.v", m
+    yield synth.synth_dir("t_layout_counter") / "netlist.v", m
+    blocks_mod.BLOCKS.pop("t_layout_counter", None)
 
 
 def test_placement_taps_and_fill_are_drc_clean(counter_netlist, tmp_path):

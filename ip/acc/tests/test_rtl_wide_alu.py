@@ -120,13 +120,13 @@ def _vectors():
             elif mn in ("bn.unpk", "bn.pk"):
                 for code in range(16):
                     legal = code < len(UNPK_WIDTHS) and UNPK_WIDTHS[code] in UNPK_LEGAL[vmode]
-                    offs = (0, 2, 31, rng.randrange(32), rng.randrange(32)) if legal else \
+                    offs = (0, 31, rng.randrange(32)) if legal else \
                         (rng.randrange(32),)
                     for off in offs:
                         add(mn, vmode, imm=off, width=code)
             elif mn.startswith("bn.bfly"):
                 for dist in range(8):
-                    for tidx in (0, 5, 7, 8, 15):
+                    for tidx in (0, 7, 8, 15):          # the ends of 8 and 16 lanes
                         add(mn, vmode, imm=tidx | (rng.getrandbits(1) << 4), dist=dist)
             else:
                 add(mn, vmode, n=5 if mn.startswith("bn.mul") else 3)
@@ -214,7 +214,7 @@ def test_wide_alu_matches_iss():
     assert checked["res2"] > 100 and checked["res"] > 120
     for mn in ("bn.unpk", "bn.pk"):
         vecs = [v for v in stream if v is not None and v["mn"] == mn]
-        assert sum(not v["exp"]["illegal"] for v in vecs) == 5 * 13   # every legal d, 5 offsets
+        assert sum(not v["exp"]["illegal"] for v in vecs) == 3 * 13   # every legal d, 3 offsets
         assert sum(v["exp"]["illegal"] for v in vecs) == 16 * 2 - 13
 
 
