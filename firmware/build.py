@@ -259,6 +259,11 @@ def _c_words(ws) -> str:
     return "{" + ", ".join(f"0x{w:08x}" for w in ws) + "}"
 
 
+# RND: nine ENTROPY words (the pool keeps the last 8), then a program that reads all 8
+ACC_ENTROPY = [0x9E3779B9 * (i + 1) & 0xFFFF_FFFF for i in range(9)]
+ACC_RND_SRC = "bn.wsrr w1, RND\nbn.sw w1, 0(x0)\necall\n"
+
+
 def acc_programs() -> list[dict]:
     """Every ACC program of acc_selftest: name, words, DMEM segments, expected DMEM bytes
     (exp_addr, exp) after the run. Kernels and reference outputs: ip.acc.dv.jobs.kernel_jobs
@@ -280,6 +285,8 @@ def acc_programs() -> list[dict]:
                   "exp": hashlib.shake_128(ACC_SHAKE_MSG).digest(64)})
     progs.append({"name": "acc_err_illegal_insn", "words": assemble(ACC_ILLEGAL_SRC, "illegal.s"),
                   "segs": [], "exp_addr": 0, "exp": b""})
+    progs.append({"name": "acc_rnd", "words": assemble(ACC_RND_SRC, "rnd.s"), "segs": [],
+                  "exp_addr": 0, "exp": b"".join(w.to_bytes(4, "little") for w in ACC_ENTROPY[1:])})
     return progs
 
 
@@ -308,6 +315,8 @@ def write_acc_vectors(path: Path) -> None:
     lines += ["static const struct acc_program acc_programs[] = {", *rows, "};",
               f"#define ACC_PROGRAMS {len(rows)}u",
               f"#define ACC_ILLEGAL_PC {ACC_ILLEGAL_PC}u",
+              f"static const uint32_t acc_entropy_words[] = {_c_words(ACC_ENTROPY)};",
+              f"#define ACC_ENTROPY_WORDS {len(ACC_ENTROPY)}u",
               f"static const uint8_t acc_sha3_msg[] = {_c_bytes(ACC_SHA3_MSG)};",
               f"static const uint8_t acc_sha3_256[] = "
               f"{_c_bytes(hashlib.sha3_256(ACC_SHA3_MSG).digest())};", ""]

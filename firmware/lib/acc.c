@@ -341,6 +341,23 @@ int acc_wipe(uint32_t max_polls)
     return wait_idle(max_polls);
 }
 
+int acc_add_entropy(const uint32_t *words, size_t n)
+{
+    if (words == NULL && n)
+        return ACC_ERR_ARG;
+    if (!acc_idle())
+        return ACC_ERR_BUSY;           /* the hardware would ignore the words (BUSY_ACCESS) */
+    for (size_t i = 0; i < n; i++)
+        REG32(ACC_ENTROPY_REG_OFFSET) = words[i];
+    return ACC_OK;
+}
+
+unsigned acc_entropy_fresh(void)
+{
+    return (REG32(ACC_ENTROPY_FRESH_REG_OFFSET) & ACC_ENTROPY_FRESH_WORDS_MASK) >>
+           ACC_ENTROPY_FRESH_WORDS_SHIFT;
+}
+
 int acc_clean(void)
 {
     return (REG32(ACC_WIPED_REG_OFFSET) & ACC_WIPED_CLEAN_MASK) != 0;

@@ -55,6 +55,12 @@ int acc_read_dmem(uint32_t addr, void *dst, size_t len);
 int acc_write_dmem_words(uint32_t addr, const uint32_t *src, size_t n);
 int acc_read_dmem_words(uint32_t addr, uint32_t *dst, size_t n);
 
+/* n words of entropy (a DRBG's or a TRNG's output) into the ACC's RND pool, which keeps the
+ * last 8 (isa.yml RND: a program reads each once; the wipe empties the pool). ACC_ERR_BUSY
+ * unless idle. acc_entropy_fresh: the words written and not yet read or wiped (0..8). */
+int acc_add_entropy(const uint32_t *words, size_t n);
+unsigned acc_entropy_fresh(void);
+
 /* CTRL.START, then poll STATUS up to max_polls times (0: a default bound of ~10^6 polls);
  * on the halt fills *res (may be NULL) and returns ACC_OK or ACC_ERR_PROGRAM. */
 int acc_run(struct acc_result *res, uint32_t max_polls);

@@ -6,7 +6,7 @@
  *   - the ML-KEM NTT / INTT and ML-DSA NTT kernels;
  *   - SHAKE128 on the KMAC block through the ACC's side-load port;
  *   - an illegal instruction (ERR_BITS = ILLEGAL_INSN, STOP_PC), then a correct program
- *     without any reset; the KMAC from the CPU after the ACC released it; the DONE irq.
+ *     without any reset; entropy into RND's pool read by a program, then the RND error; the KMAC from the CPU after the ACC released it; the DONE irq.
  * For the ACC programs "cycles" is the ACC's CYCLES register; "cpu_cycles" is system clock cycles (lib/runtime.c cycles(): the uptime counter) around
  * acc_run (START + polling) and "total_cycles" system clock cycles (lib/runtime.c cycles(): the uptime counter) around the whole call (IMEM and DMEM
  * loads, run, read-back of the result). Other tests: "cycles" is system clock cycles (lib/runtime.c cycles(): the uptime counter) around the test. */
@@ -90,6 +90,26 @@ static void illegal_insn(void)
              "\"insns\": %lu", (unsigned long)res.err_bits, names, (unsigned long)res.stop_pc,
              (unsigned long)res.insns);
     report(p->name, ok, res.cycles, extra);
+}
+
+/* RND: the pool keeps the last 8 of the words written; a program reads them once, and a read
+ * with none fresh is the RND error (isa.yml RND). */
+static void rnd_entropy(void)
+{
+    uint64_t t0 = cycles();
+    int ok = acc_add_entropy(acc_entropy_words, ACC_ENTROPY_WORDS) == ACC_OK &&
+             acc_entropy_fresh() == 8;
+    report("acc_entropy_in", ok, cycles() - t0, NULL);
+    run_program(ACC_PROG_RND, NULL, 0);        /* no wipe: it would empty the pool */
+    const struct acc_program *p = &acc_programs[ACC_PROG_RND];
+    struct acc_result res = {0};
+    uint64_t cpu = 0;
+    char names[64];
+    int r = load_and_run(p, 0, &res, &cpu);     /* again: the pool is empty now */
+    acc_err_str(res.err_bits, names, sizeof names);
+    ok = r == ACC_ERR_PROGRAM && res.err_bits == ACC_ERR_RND_MASK && !strcmp(names, "RND") &&
+         acc_entropy_fresh() == 0;
+    report("acc_err_rnd", ok, res.cycles, NULL);
 }
 
 /* The KMAC from the CPU once the ACC has released it (kmac.rel in the SHAKE program). */
@@ -250,6 +270,7 @@ int main(void)
     illegal_insn();
     /* Straight after the error: no reset, no wipe (the ACC wiped itself on the error). */
     run_program(ACC_PROG_MLKEM_NTT, "acc_ok_after_error", 0);
+    rnd_entropy();
     dmem_bytes();
     dma_errors();
     list_calls();

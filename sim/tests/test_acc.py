@@ -18,7 +18,7 @@ from soc.target import ACC_SIZE, EXT_BASE, EXT_STRIDE
 
 ACC_TESTS = ["acc_mlkem_ntt", "acc_mlkem_intt", "acc_mldsa_ntt", "acc_kmac_shake128",
              "kmac_cpu_after_acc", "acc_err_illegal_insn", "acc_ok_after_error",
-             "acc_dmem_bytes_and_args", "acc_dma_errors", "acc_list_calls", "acc_irq"]
+             "acc_entropy_in", "acc_rnd", "acc_err_rnd", "acc_dmem_bytes_and_args", "acc_dma_errors", "acc_list_calls", "acc_irq"]
 
 
 def test_acc_selftest_passes_in_pqsoc_sim_run(sim_run_json):

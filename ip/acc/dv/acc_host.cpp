@@ -4,9 +4,10 @@
 // back to back (no reset in between) through the Wishbone host interface, as firmware does,
 // and prints what the host can see. Used by ip/acc/dv/rtl_runner.py for RTL and netlists.
 //
-// stdin : "OFFSETS ctrl status err_bits stop_pc cycles insns intr_state intr_enable\n"
-//         then per job: "JOB nwords ndmemwords max_cycles\n", nwords hex words (IMEM from 0),
-//         ndmemwords hex 32-bit DMEM words (from 0), each on its own line; "END\n".
+// stdin : "OFFSETS ctrl status err_bits stop_pc cycles insns intr_state intr_enable entropy\n"
+//         then per job: "JOB nwords ndmemwords max_cycles nentropy\n", nwords hex words (IMEM
+//         from 0), ndmemwords hex 32-bit DMEM words (from 0), nentropy hex words for the
+//         ENTROPY register (written before START), each on its own line; "END\n".
 // stdout: per job "RES halt err_bits cycles insns stop_pc\n" (halt: ecall|error|cycle_limit)
 //         then ndmemwords hex lines (DMEM read back). Exit 2 on a bus that never acknowledges.
 // Built with PQSOC_POWER (the power model of ip/acc/dv/power.py), it also appends, per job, the
@@ -30,7 +31,7 @@
 
 static Vacc* top;
 static const uint32_t IMEM = 0x10000, DMEM = 0x20000;
-static uint32_t OFF_CTRL, OFF_STATUS, OFF_ERR, OFF_PC, OFF_CYC, OFF_INS, OFF_IST, OFF_IEN;
+static uint32_t OFF_CTRL, OFF_STATUS, OFF_ERR, OFF_PC, OFF_CYC, OFF_INS, OFF_IST, OFF_IEN, OFF_ENT;
 
 static void tick() {
     top->clk = 1;
@@ -77,8 +78,8 @@ int main(int argc, char** argv) {
     top->eval();
     char line[256];
     if (!fgets(line, sizeof line, stdin) ||
-        sscanf(line, "OFFSETS %x %x %x %x %x %x %x %x", &OFF_CTRL, &OFF_STATUS, &OFF_ERR, &OFF_PC,
-               &OFF_CYC, &OFF_INS, &OFF_IST, &OFF_IEN) != 8) {
+        sscanf(line, "OFFSETS %x %x %x %x %x %x %x %x %x", &OFF_CTRL, &OFF_STATUS, &OFF_ERR, &OFF_PC,
+               &OFF_CYC, &OFF_INS, &OFF_IST, &OFF_IEN, &OFF_ENT) != 9) {
         fprintf(stderr, "acc_host: expected an OFFSETS line\n");
         return 3;
     }
@@ -95,9 +96,9 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> known;
     while (fgets(line, sizeof line, stdin)) {
         if (!strncmp(line, "END", 3)) break;
-        unsigned nw, nd;
+        unsigned nw, nd, ne;
         unsigned long long maxc;
-        if (sscanf(line, "JOB %u %u %llu", &nw, &nd, &maxc) != 3) {
+        if (sscanf(line, "JOB %u %u %llu %u", &nw, &nd, &maxc, &ne) != 4) {
             fprintf(stderr, "acc_host: bad job line: %s", line);
             return 3;
         }
@@ -110,6 +111,10 @@ int main(int argc, char** argv) {
             fgets(line, sizeof line, stdin);
             uint32_t w = (uint32_t)strtoul(line, nullptr, 16);
             if (w != known[i]) wr(DMEM + 4 * i, w);
+        }
+        for (unsigned i = 0; i < ne; i++) {
+            fgets(line, sizeof line, stdin);
+            wr(OFF_ENT, (uint32_t)strtoul(line, nullptr, 16));
         }
         wr(OFF_IST, 1);
         wr(OFF_CTRL, 1);  // START

@@ -28,9 +28,11 @@ class RunResult:
 
 
 class Backend(Protocol):
-    """A backend may also offer run_many([(words, dmem, max_cycles), ...]) -> [RunResult]
-    (one simulator start per batch); fuzz() then uses it for the whole batch."""
-    def run(self, program_words: list[int], dmem: bytes, max_cycles: int) -> RunResult: ...
+    """A backend may also offer run_many([(words, dmem, max_cycles[, entropy]), ...]) ->
+    [RunResult] (one simulator start per batch); fuzz() then uses it for the whole batch.
+    entropy: the words the host writes to ENTROPY before START (RND's pool)."""
+    def run(self, program_words: list[int], dmem: bytes, max_cycles: int,
+            entropy=()) -> RunResult: ...
 
 
 class IssBackend:
@@ -44,8 +46,10 @@ class IssBackend:
         self.collect = collect
         self.stats = Counter()
 
-    def run(self, program_words, dmem, max_cycles):
+    def run(self, program_words, dmem, max_cycles, entropy=()):
         sim = self.sim
+        for w in entropy:
+            sim.write_entropy(w)
         sim.reset()
         sim.load_program(program_words)
         sim.dmem.write_bytes(0, bytes(dmem))
@@ -148,12 +152,14 @@ def fuzz(count: int, seed: int, backend_a: Backend, backend_b: Backend, cfg: Fuz
     if hasattr(backend_b, "run_many"):        # simulators: one start for the whole batch
         for i in range(start, start + count):
             progs[i] = generate(program_rng(seed, i), cfg)
-        results = backend_b.run_many([(p.words, p.dmem, cfg.max_cycles) for p in progs.values()])
+        results = backend_b.run_many([(p.words, p.dmem, cfg.max_cycles, p.entropy)
+                                      for p in progs.values()])
         batch_b = dict(zip(progs, results))
     for i in range(start, start + count):
         prog = progs.get(i) or generate(program_rng(seed, i), cfg)
-        ra = backend_a.run(prog.words, prog.dmem, cfg.max_cycles)
-        rb = batch_b[i] if batch_b else backend_b.run(prog.words, prog.dmem, cfg.max_cycles)
+        ra = backend_a.run(prog.words, prog.dmem, cfg.max_cycles, prog.entropy)
+        rb = batch_b[i] if batch_b else backend_b.run(prog.words, prog.dmem, cfg.max_cycles,
+                                                      prog.entropy)
         diffs = compare(ra, rb)
         if (ra.halt == "cycle_limit" or (ra.halt == "unmodelled" and not cfg.kmac)) and not diffs:
             diffs = [f"reference halted with {ra.halt} (generator bug: programs must end "

@@ -15,6 +15,7 @@ the RTL hierarchy, so a leak points at its place:
     core      the control core (GPRs, loop stack, PC, decode, flags, CSRs)
     wide      the 256-bit datapath: the wide registers w0..w15, the accumulator, the wide ALU
     sampler   the stream unit (sampling straight from the KMAC into DMEM)
+    random    RND's entropy pool and URND's PRNG state (the masks' source)
     dmem      DMEM: its read-data register and its write / read ports
     imem      IMEM: the fetch register and ports (program, public)
     bus       the host side: register bank, DMA, the top's flops
@@ -37,11 +38,12 @@ from pqsoc import FlowError
 from pqsoc.flow import locks
 from pqsoc.flow import verilator as vl
 
-UNITS = ("core", "wide", "sampler", "dmem", "imem", "bus", "kmac")
+UNITS = ("core", "wide", "sampler", "random", "dmem", "imem", "bus", "kmac")
 
 # (unit, pattern on a flattened wire or memory name); first match wins
 _RULES = (("wide", r"acc\.core\.(walu\.|w\d+$|acc$)"),
           ("sampler", r"acc\.core\.smp\."),
+          ("random", r"acc\.core\.rnd\."),
           ("core", r"acc\.core\."),
           ("dmem", r"acc\.dmem\."),
           ("imem", r"acc\.imem\."),

@@ -24,7 +24,8 @@ DRIVER = Path(__file__).resolve().parent / "acc_host.cpp"
 # The host driver's model: top `acc` (emit below), prefix Vacc, the block warnings.
 MODEL = dict(warn=vl.BLOCK_WARNINGS, prefix="Vacc")
 FLAGS = vl.model_flags("acc", x=vl.X_ZERO, cxx=vl.BLOCK_RTL_CXX, jobs=0, **MODEL)
-REG_ORDER = ("CTRL", "STATUS", "ERR_BITS", "STOP_PC", "CYCLES", "INSNS", "INTR_STATE", "INTR_ENABLE")
+REG_ORDER = ("CTRL", "STATUS", "ERR_BITS", "STOP_PC", "CYCLES", "INSNS", "INTR_STATE", "INTR_ENABLE",
+             "ENTROPY")
 
 
 IP = Path(__file__).resolve().parents[2]     # ip/
@@ -93,12 +94,14 @@ class RtlBackend:
         return model.exe
 
     def run_many(self, jobs) -> list:
-        """jobs: (words, dmem bytes, max_cycles) tuples; returns fuzz.RunResult per job."""
+        """jobs: (words, dmem bytes, max_cycles[, entropy words]) tuples; returns
+        lockstep.RunResult per job."""
         from ip.acc.dv.lockstep import RunResult
         exe = self.build()
         lines = [f"OFFSETS {self.offsets}"]
         sizes = []
-        for words, dmem, cyc in jobs:
+        for words, dmem, cyc, *rest in jobs:
+            entropy = list(rest[0]) if rest else []
             dmem = bytes(dmem)
             if len(dmem) % 4 or len(dmem) > self.dmem_size:
                 raise FlowError(f"{self.label}: DMEM image of {len(dmem)} bytes does not fit "
@@ -106,9 +109,10 @@ class RtlBackend:
             if 4 * len(words) > self.imem_size:
                 raise FlowError(f"{self.label}: {len(words)} instructions do not fit IMEM")
             sizes.append(len(dmem))
-            lines.append(f"JOB {len(words)} {len(dmem) // 4} {cyc}")
+            lines.append(f"JOB {len(words)} {len(dmem) // 4} {cyc} {len(entropy)}")
             lines += [f"{w:08x}" for w in words]
             lines += [f"{int.from_bytes(dmem[i:i + 4], 'little'):08x}" for i in range(0, len(dmem), 4)]
+            lines += [f"{w:08x}" for w in entropy]
         lines.append("END")
         r = subprocess.run([str(exe), *self.plusargs], input="\n".join(lines) + "\n", capture_output=True, text=True,
                            env=self.env)
@@ -127,8 +131,8 @@ class RtlBackend:
             self.sim_cycles += int(head[3])
         return results
 
-    def run(self, program_words, dmem, max_cycles):
-        return self.run_many([(program_words, dmem, max_cycles)])[0]
+    def run(self, program_words, dmem, max_cycles, entropy=()):
+        return self.run_many([(program_words, dmem, max_cycles, entropy)])[0]
 
 
 def make_rtl_backend(imem_size: int, dmem_size: int) -> RtlBackend:

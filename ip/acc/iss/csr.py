@@ -4,9 +4,8 @@
 
 A register whose isa.yml description starts with "Read-only" rejects writes (ILLEGAL_INSN);
 an unknown address is ILLEGAL_INSN.
+RND and URND read from RandomRegs (random_regs.py); a URND WSR write reseeds URND.
 """
-import random
-
 from ip.acc.iss.errors import AccError
 from ip.acc.iss.wdr import MASK256
 
@@ -16,10 +15,10 @@ def _read_only(desc: str) -> bool:
 
 
 class Csrs:
-    def __init__(self, isa, seed: int = 0):
+    def __init__(self, isa, random_regs):
         self.by_addr = {r["addr"]: name for name, r in isa.csrs.items()}
         self.read_only = {name for name, r in isa.csrs.items() if _read_only(r["desc"])}
-        self.rng = random.Random(seed)
+        self.random = random_regs
         self.reset()
 
     def reset(self):
@@ -33,7 +32,9 @@ class Csrs:
     def read(self, addr: int) -> int:
         name = self.name(addr)
         if name == "RND":
-            return self.rng.getrandbits(32)
+            return self.random.rnd32()
+        if name == "URND":
+            return self.random.urnd.output(32)
         if name == "VMODE":
             return self.values[name] & 1
         return self.values[name]
@@ -53,10 +54,10 @@ class Csrs:
 
 
 class Wsrs:
-    def __init__(self, isa, seed: int = 0):
+    def __init__(self, isa, random_regs):
         self.by_addr = {r["addr"]: name for name, r in isa.wsrs.items()}
         self.read_only = {name for name, r in isa.wsrs.items() if _read_only(r["desc"])}
-        self.rng = random.Random(seed ^ 0x5EED)
+        self.random = random_regs
         self.reset()
 
     def reset(self):
@@ -70,11 +71,16 @@ class Wsrs:
     def read(self, addr: int) -> int:
         name = self.name(addr)
         if name == "RND":
-            return self.rng.getrandbits(256)
+            return self.random.rnd256()
+        if name == "URND":
+            return self.random.urnd.output(256)
         return self.values[name]
 
     def write(self, addr: int, value: int):
         name = self.name(addr)
         if name in self.read_only:
             raise AccError("ILLEGAL_INSN", f"write to read-only WSR {name}")
+        if name == "URND":
+            self.random.reseed(value)
+            return
         self.values[name] = value & MASK256

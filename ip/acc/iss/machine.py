@@ -37,6 +37,7 @@ from ip.acc.iss.gpr import Gprs
 from ip.acc.iss.insn import executor
 from ip.acc.iss.kmac import CycleLimit, kmac_status, smp_status
 from ip.acc.iss.loop import LoopStack
+from ip.acc.iss.random_regs import RandomRegs
 from ip.acc.iss.stream_unit import StreamUnitModel
 from ip.acc.iss.timing import Scoreboard
 from ip.acc.iss.wdr import VMODES, Wdrs
@@ -77,8 +78,7 @@ class Halt:
 
 
 class Iss:
-    def __init__(self, isa=None, dmem_size: int = 32 * 1024, imem_size: int = 32 * 1024,
-                 seed: int = 0):
+    def __init__(self, isa=None, dmem_size: int = 32 * 1024, imem_size: int = 32 * 1024):
         self.isa = isa or _default_isa()
         if imem_size <= 0 or imem_size % 4:
             raise ValueError(f"IMEM size {imem_size} must be a positive multiple of 4 bytes")
@@ -87,8 +87,9 @@ class Iss:
         self.dmem = Dmem(dmem_size)
         self.gpr = Gprs()
         self.wdr = Wdrs(self.isa.wdrs)
-        self.csr = Csrs(self.isa, seed)
-        self.wsr = Wsrs(self.isa, seed)
+        self.random = RandomRegs()      # RND's entropy pool, URND's generator
+        self.csr = Csrs(self.isa, self.random)
+        self.wsr = Wsrs(self.isa, self.random)
         self.loops = LoopStack(self.isa.loop_depth)
         self._exec = {i.mnemonic: executor(i) for i in self.isa.insns}
         self.timing = Scoreboard(self.isa)
@@ -107,6 +108,7 @@ class Iss:
         self.wdr.reset()
         self.csr.reset()
         self.wsr.reset()
+        self.random.start()
         self.loops.reset()
         self.pc = 0
         self.cycles = 0
@@ -135,9 +137,14 @@ class Iss:
         self.wdr.reset()
         self.csr.reset()
         self.wsr.reset()
+        self.random.wipe()
         self.loops.reset()
         self.timing.reset()
         self.dmem.clear()
+
+    def write_entropy(self, word: int):
+        """The host's ENTROPY register write (the core idle): one word into RND's pool."""
+        self.random.write_entropy(word)
 
     def load_program(self, words, addr: int = 0):
         if addr % 4 or addr < 0 or addr + 4 * len(words) > self.imem_size:

@@ -12,7 +12,8 @@ Memories are SramBank instances (ip/common/sram.py): behavioural Amaranth memori
 with sram_macro=None, or tiles of a sky130 OpenRAM macro (sram_macro=<macro name>).
 
 The core runs on its own gated clock (ip/common/clock_gate.py): it gets clock edges in reset,
-while it runs or wipes, in the cycle of START / WIPE and in the cycle after it stops (which
+while it runs or wipes, in the cycle of START / WIPE / an ENTROPY write (RND's pool is the
+core's) and in the cycle after it stops (which
 clears its `done` pulse); an idle core holds every flop, so it is not clocked. The memories,
 registers and host interface stay on the ungated clock. Nothing the core does is cycle-visible
 to the gate (the ISS counts the same cycles); it saves the idle core's clock power and, in the
@@ -21,7 +22,7 @@ clock_gate: "generic" (behavioural, RTL simulation), "sky130" (the ICG cell, syn
 (no gate: Amaranth's simulator, where a derived clock races its source domain's flops).
 """
 
-from amaranth import Cat, ClockDomain, ClockSignal, Const, DomainRenamer, Module, Mux, ResetSignal, Signal
+from amaranth import ClockDomain, ClockSignal, DomainRenamer, Module, Mux, ResetSignal, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -78,7 +79,7 @@ class Acc(wiring.Component):
             m.d.comb += [ClockSignal("acc_core").eq(gate.gclk),
                          ResetSignal("acc_core").eq(ResetSignal()),
                          gate.en.eq((core.state != ST_IDLE) | core.start | core.wipe | core.done
-                                    | ResetSignal())]
+                                    | core.entropy_we | ResetSignal())]
         m.submodules.imem = imem = SramBank(imem_words, 32, self.sram_macro)
         m.submodules.dmem = dmem = SramBank(dmem_words, 256, self.sram_macro)
         m.submodules.regs = rb = RegBank(self.regmap, len(self.bus.adr))
@@ -184,6 +185,15 @@ class Acc(wiring.Component):
                      bus.dat_r.eq(Mux(mem_ack, mem_dat, rbus.dat_r))]
 
         # ------------------------------------------------------------------ registers
+        # An ENTROPY write reaches RND's pool (the core's, on the gated clock) a cycle later,
+        # from flops: the gate's enable must be stable while the clock is low, which a bus
+        # strobe is not (a write is ignored unless idle; START comes by a later bus access)
+        ent_pend, ent_word = Signal(), Signal(32)
+        m.d.sync += ent_pend.eq(rb.entropy_we & idle)
+        with m.If(rb.entropy_we & idle):
+            m.d.sync += ent_word.eq(rb.entropy_word)
+        with m.Elif(ent_pend):
+            m.d.sync += ent_word.eq(0)            # in the pool now: not kept here
         start = rb.ctrl_we & rb.ctrl_start
         dma_start = rb.dma_ctrl_we & (rb.dma_ctrl_to_acc | rb.dma_ctrl_from_acc | rb.dma_ctrl_list)
         wipe = rb.ctrl_we & rb.ctrl_wipe
@@ -202,7 +212,9 @@ class Acc(wiring.Component):
                      rb.insns_count.eq(core.insns),
                      # a list's run or wipe is the list's: DONE when the list ends
                      rb.intr_state_done_set.eq((core.done & ~dma.busy) | dma.done),
-                     rb.host_err_busy_access_set.eq(host_busy),
+                     rb.host_err_busy_access_set.eq(host_busy | (rb.entropy_we & ~idle)),
+                     core.entropy_we.eq(ent_pend), core.entropy.eq(ent_word),
+                     rb.entropy_fresh_words.eq(core.entropy_fresh),
                      rb.host_err_busy_start_set.eq((start | dma_start) & ~idle),
                      rb.mem_size_imem_kib.eq(self.imem_size // 1024),
                      rb.mem_size_dmem_kib.eq(self.dmem_size // 1024),

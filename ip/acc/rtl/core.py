@@ -51,6 +51,7 @@ from ip.acc.tools.isa import load_isa
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
 
 from ip.acc.rtl.decode import Decoder
+from ip.acc.rtl.random_regs import RandomRegs
 from ip.acc.rtl.stream_unit import StreamUnit
 from ip.acc.rtl.wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, uses_mul_unit
 
@@ -85,6 +86,7 @@ class AccCore(wiring.Component):
             "dmem_addr": Out(self.da_bits), "dmem_re": Out(1), "dmem_we": Out(32),
             "dmem_wdata": Out(256), "dmem_rdata": In(256),
             "start": In(1), "wipe": In(1),
+            "entropy_we": In(1), "entropy": In(32), "entropy_fresh": Out(4),   # ENTROPY (idle)
             # rows a wipe clears, from 0 (Acc: those written since the last wipe)
             "wipe_rows": In(self.da_bits + 1),
             "state": Out(2), "done": Out(1),
@@ -118,11 +120,9 @@ class AccCore(wiring.Component):
         smp_cfg = Signal(32)
         smp_src = Signal(32)
         acc = Signal(256)
-        lfsr = Signal(32, init=1)          # placeholder entropy for the RND CSR/WSR
-        # advances only while a program runs: an idle ACC has no toggling logic (the SoC
-        # simulation evaluates its fan-out every cycle otherwise)
-        with m.If(state == ST_RUN):
-            m.d.sync += lfsr.eq(Cat(lfsr[1:], lfsr[0] ^ lfsr[1] ^ lfsr[21] ^ lfsr[31]))
+        m.submodules.rnd = rnd = RandomRegs()      # RND's entropy pool, URND's PRNG
+        m.d.comb += [rnd.entropy_we.eq(self.entropy_we), rnd.entropy.eq(self.entropy),
+                     self.entropy_fresh.eq(rnd.fresh)]
         depth = isa.loop_depth
         l_start = [Signal(32, name=f"loop{i}_start") for i in range(depth)]
         l_end = [Signal(32, name=f"loop{i}_end") for i in range(depth)]
@@ -266,6 +266,11 @@ class AccCore(wiring.Component):
                    | (dec.any_of(["bn.ins", "bn.ext"]) & (lane >= 8))
                    | (is_wide & walu.illegal))
 
+        # the random registers: a read of RND without fresh entropy faults (isa.yml RND)
+        rd_csr = {n: is_csr & (csr_addr == isa.csrs[n]["addr"]) for n in ("RND", "URND")}
+        rd_wsr = {n: dec.is_("bn.wsrr") & (wsr_addr == isa.wsrs[n]["addr"]) for n in ("RND", "URND")}
+        rnd_empty = (rd_csr["RND"] & (rnd.fresh == 0)) | (rd_wsr["RND"] & (rnd.fresh != 8))
+
         # loops
         is_loop = dec.any_of(["loop", "loopi"])
         l_count = Mux(dec.is_("loop"), g1, dec.operand("iters"))
@@ -281,6 +286,8 @@ class AccCore(wiring.Component):
             m.d.comb += faults.eq(err_bit["BAD_INSN_ADDR"])
         with m.Elif(illegal):
             m.d.comb += faults.eq(err_bit["ILLEGAL_INSN"])
+        with m.Elif(rnd_empty):
+            m.d.comb += faults.eq(err_bit["RND"])
         with m.Elif(loop_err | last_err):
             m.d.comb += faults.eq(err_bit["LOOP"])
         with m.Elif(smp_err):
@@ -374,7 +381,8 @@ class AccCore(wiring.Component):
 
         csr_old = Signal(32)
         for name, r in isa.csrs.items():
-            src = {"VMODE": vmode, "SMP_CFG": smp_cfg, "SMP_SRC": smp_src, "RND": lfsr,
+            src = {"VMODE": vmode, "SMP_CFG": smp_cfg, "SMP_SRC": smp_src, "RND": rnd.rnd_word,
+                   "URND": rnd.urnd32,
                    "KMAC_STATUS": Cat(sl.granted, sl.msg.ready, sl.digest.valid, sl.error),
                    "SMP_STATUS": Cat(smp.busy, Const(0, 15), smp.produced)}.get(name, 0)
             with m.If(csr_addr == r["addr"]):
@@ -409,7 +417,7 @@ class AccCore(wiring.Component):
                 with m.Case(k):
                     m.d.comb += ins_val[32 * k:32 * k + 32].eq(g1)
         wsr_val = Mux(wsr_addr == isa.wsrs["ACC"]["addr"], acc,
-                      Cat(*[lfsr.rotate_left(3 * k) for k in range(8)]))
+                      Mux(wsr_addr == isa.wsrs["RND"]["addr"], rnd.rnd_all, rnd.urnd256))
         with m.If(is_wide & ~is_wide2 & ~dec.is_("bn.or.acc")):
             m.d.comb += [w_we.eq(1), w_val.eq(walu.res)]
         with m.Elif(dec.is_("bn.mov")):
@@ -521,8 +529,11 @@ class AccCore(wiring.Component):
                     m.d.sync += smp_cfg.eq(csr_new)
                 with m.If(csr_addr == isa.csrs["SMP_SRC"]["addr"]):
                     m.d.sync += smp_src.eq(csr_new)
-            with m.If(dec.is_("bn.wsrw")):
+            with m.If(dec.is_("bn.wsrw") & (wsr_addr == isa.wsrs["ACC"]["addr"])):
                 m.d.sync += acc.eq(wA)
+            m.d.comb += [rnd.take_word.eq(rd_csr["RND"]), rnd.take_all.eq(rd_wsr["RND"]),
+                         rnd.step32.eq(rd_csr["URND"]), rnd.step256.eq(rd_wsr["URND"]),
+                         rnd.reseed.eq(dec.is_("bn.wsrw") & (wsr_addr == isa.wsrs["URND"]["addr"]))]
             with m.If(dec.is_("bn.or.acc")):
                 m.d.sync += acc.eq(walu.acc_next)
             # write-back stage
@@ -634,6 +645,9 @@ class AccCore(wiring.Component):
             m.d.sync += [state.eq(ST_WIPE), wipe_addr.eq(0), cnt.eq(0)]
             m.d.comb += clear.eq(1)
 
+        m.d.comb += [rnd.seed.eq(wA), rnd.start.eq(self.start & (state == ST_IDLE))]
+        with m.If(fault | (self.wipe & (state != ST_WIPE) & ~(self.start & (state == ST_IDLE)))):
+            m.d.comb += rnd.wipe.eq(1)            # as the wipe below: START wins when idle
         with m.If(clear):
             m.d.comb += smp.abort.eq(1)
             for i in range(32):

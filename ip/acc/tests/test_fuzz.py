@@ -43,7 +43,7 @@ def campaign():
     runs = []
     for i in range(300):
         p = generate(program_rng(1, i), CFG)
-        runs.append((p, be.run(p.words, p.dmem, CFG.max_cycles)))
+        runs.append((p, be.run(p.words, p.dmem, CFG.max_cycles, p.entropy)))
     return be.stats, runs
 
 
@@ -60,8 +60,9 @@ def test_programs_end_in_ecall_or_error_within_the_limit(campaign):
         if r.halt == "error":                                 # secure wipe
             assert r.dmem == bytes(CFG.dmem_size)
     # the program ends the way the generator meant (early ecall items are rare)
+    by_bit = {e["bit"]: name for name, e in ISA.errors.items()}
     missed = [(p.expect, r.halt) for p, r in runs
-              if p.expect != (r.halt if r.halt == "ecall" else ERROR_CLASSES[r.err_bits.bit_length() - 1])]
+              if p.expect != (r.halt if r.halt == "ecall" else by_bit[r.err_bits.bit_length() - 1])]
     assert len(missed) <= 0.03 * len(runs), missed
 
 
@@ -77,6 +78,15 @@ def test_every_instruction_error_class_vmode_and_stall(campaign):
     assert st["stalls"] > 1000
     assert st["loop_depth_8"] > 0                              # 8-deep nests run
     assert st["halt_ecall"] > 150
+
+
+def test_rnd_and_urnd_are_read_and_urnd_reseeded(campaign):
+    """RND reads served by the program's entropy words, URND reads and reseeds, in programs
+    that end in ecall (so their values reach the register dump)."""
+    _, runs = campaign
+    ok = [p.text for p, r in runs if r.halt == "ecall"]
+    for pattern in (", RND, x0", ", RND\n", ", URND, x0", ", URND\n", "URND, w"):
+        assert sum(pattern in t for t in ok) >= 5, pattern
 
 
 def test_kmac_groups_only_when_asked():

@@ -107,7 +107,7 @@ def test_csrs():
     sim, h = run("addi x1, x0, 1\ncsrrw x2, VMODE, x1\ncsrrs x3, VMODE, x0\n"
                  "addi x4, x0, 0x55\ncsrrw x0, SMP_CFG, x4\naddi x4, x0, 0x0f\n"
                  "csrrc x5, SMP_CFG, x4\ncsrrs x6, SMP_CFG, x0\ncsrrs x7, ERR_BITS, x0\n"
-                 "csrrs x8, RND, x0\necall\n")
+                 "csrrs x8, URND, x0\necall\n")
     assert h.ok, h
     assert sim.gpr.read(2) == 0 and sim.gpr.read(3) == 1
     assert sim.gpr.read(5) == 0x55 and sim.gpr.read(6) == 0x50

@@ -25,8 +25,11 @@ ERROR_CASES = [
     ("ILLEGAL_INSN", "csrrw x1, 0x123, x0\necall\n", "unknown CSR"),
     ("ILLEGAL_INSN", "addi x1, x0, 1\ncsrrw x0, ERR_BITS, x1\necall\n", "read-only CSR"),
     ("ILLEGAL_INSN", "csrrs x0, RND, x1\necall\n", "read-only CSR"),  # grs1 != x0: writes
-    ("ILLEGAL_INSN", "csrrs x2, RND, x0\necall\n", None),             # grs1 = x0: no write
+    ("ILLEGAL_INSN", "csrrs x2, ERR_KMAC, x0\necall\n", None),        # grs1 = x0: no write
+    ("ILLEGAL_INSN", "csrrc x0, URND, x1\necall\n", "read-only CSR"),
     ("ILLEGAL_INSN", "bn.wsrw RND, w0\necall\n", "read-only WSR"),
+    ("RND", "csrrs x2, RND, x0\necall\n", "no fresh entropy word"),     # the host wrote none
+    ("RND", "bn.wsrr w1, RND\necall\n", "0 of 8"),
     ("ILLEGAL_INSN", "bn.wsrr w0, 0x7\necall\n", "unknown WSR"),
     ("ILLEGAL_INSN", "bn.ins w0, x0, 8\necall\n", "word lane"),
     ("ILLEGAL_INSN", "bn.ext x1, w0, 9\necall\n", "word lane"),

@@ -113,3 +113,28 @@ def test_error_wipes_and_next_program_runs_without_reset():
         assert await wb.read(ctx, bus, "ERR_BITS") == 0
         assert await wb.read(ctx, bus, DMEM + 4) == 42
     _sim(bench)
+
+
+def test_entropy_fills_the_pool_only_while_idle_and_the_wipe_empties_it():
+    async def bench(ctx, dut):
+        bus = dut.bus
+        for w in (0x11, 0x22, 0x33):
+            await wb.write(ctx, bus, "ENTROPY", w)
+        assert await wb.read(ctx, bus, "ENTROPY_FRESH") == 3
+        # a RND read takes the oldest fresh word (isa.yml RND) and the count drops
+        await _load(ctx, bus, "csrrs x1, RND, x0\nsw x1, 0(x0)\necall\n")
+        await wb.write(ctx, bus, "CTRL", 1)
+        await _wait_idle(ctx, bus)
+        assert await wb.read(ctx, bus, "ERR_BITS") == 0
+        assert await wb.read(ctx, bus, DMEM) == 0x11
+        assert await wb.read(ctx, bus, "ENTROPY_FRESH") == 2
+        # while the core runs a write is ignored and flagged
+        await _load(ctx, bus, "spin:\njal x0, spin\n")
+        await wb.write(ctx, bus, "CTRL", 1)
+        await wb.write(ctx, bus, "ENTROPY", 0x44)
+        assert await wb.read(ctx, bus, "HOST_ERR") == 0b01
+        assert await wb.read(ctx, bus, "ENTROPY_FRESH") == 2
+        await wb.write(ctx, bus, "CTRL", 2)                        # WIPE: the pool too
+        await _wait_idle(ctx, bus)
+        assert await wb.read(ctx, bus, "ENTROPY_FRESH") == 0
+    _sim(bench)

@@ -28,6 +28,7 @@ def test_the_model_covers_the_architectural_registers(power_model):
     assert w["core"] >= 32 * 31                        # x1..x31 at least
     assert w["dmem"] >= 256 + 256                      # read-data register and write data
     assert w["kmac"] >= 1600                           # the Keccak state
+    assert w["random"] >= 288 + 8 * 32                 # URND's state, RND's pool
 
 
 @pytest.fixture(scope="module")

@@ -61,6 +61,7 @@ import time
 from types import SimpleNamespace
 
 from ip.acc.iss.csr import Csrs
+from ip.acc.iss.random_regs import RandomRegs
 from ip.acc.iss.dmem import Dmem
 from ip.acc.iss.gpr import Gprs
 from ip.acc.iss.insn import executor
@@ -145,7 +146,7 @@ class Checker:
                        if str(r["desc"]).lower().startswith("read-only")}
         self.wsr_ro = {n for n, r in self.isa.wsrs.items()
                        if str(r["desc"]).lower().startswith("read-only")}
-        self.fake = SimpleNamespace(gpr=Gprs(), csr=Csrs(self.isa), wdr=Wdrs(self.isa.wdrs),
+        self.fake = SimpleNamespace(gpr=Gprs(), csr=Csrs(self.isa, RandomRegs()), wdr=Wdrs(self.isa.wdrs),
                                     dmem=Dmem(dmem_size), pc=0, insn=None, done=False,
                                     lanes=VMODES[0])
         self.exec = {i.mnemonic: executor(i) for i in self.isa.insns}
@@ -307,9 +308,13 @@ class Checker:
                 return 0, None
             if self.isa.csrs[idx].get("ct") == "stream":
                 return (FULL if s.smp else 0), s.chain.get("smp")
+            if self.isa.csrs[idx].get("ct") == "secret":      # RND, URND
+                return FULL, None
             if idx in self.csr_ro:
                 return 0, None
             return (FULL if s.ct[idx] else 0), s.chain.get(("csr", idx))
+        if idx is not None and self.isa.wsrs[idx].get("ct") == "secret":
+            return FULL, None
         if idx is None or idx in self.wsr_ro:
             return 0, None
         return s.wsr[idx], s.chain.get(("wsr", idx))

@@ -533,6 +533,10 @@ def parse_isa(data) -> Isa:
         addrs = [r["addr"] for r in (data.get(table) or {}).values()]
         if len(set(addrs)) != len(addrs):
             raise IsaError(f"isa.yml: two {table} share an address")
+        for name, r in (data.get(table) or {}).items():
+            if r.get("ct", "address") not in ("address", "timing", "stream", "secret"):
+                raise IsaError(f"isa.yml: {table} {name}: ct {r['ct']!r} is not address, "
+                               "timing, stream or secret")
 
     units = dict(data.get("units") or {})
     for name, u in units.items():

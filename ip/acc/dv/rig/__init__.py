@@ -23,7 +23,9 @@ DMEM layout (Layout; DMEM must be >= 2 KiB):
 The dump area also starts with random bytes, so a dump store that does not happen shows up.
 Normal programs end with the epilogue that writes the dump, then `ecall`; so the final
 register state is part of the DMEM comparison. After an error both backends wipe DMEM.
-The random CSR RND / WSR RND are never read (their values are implementation-specific).
+RND and URND are read at the top level only (a loop would repeat the reads): RND as far as
+the 8 entropy words the program's host writes (Program.entropy) go; URND, which both
+backends model exactly, freely, and reseeded from any WDR.
 
 Each program is generated from random.Random(f"acc-fuzz:{seed}:{index}"), so (seed, index)
 replays one program.

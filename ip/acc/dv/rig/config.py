@@ -12,7 +12,7 @@ MASK32 = 0xFFFF_FFFF
 Q = (3329, 8380417)             # q for VMODE 0 / 1
 WIDTH = (16, 32)                # lane width
 LANES = (16, 8)
-ERROR_CLASSES = ("ILLEGAL_INSN", "BAD_INSN_ADDR", "BAD_DATA_ADDR", "LOOP")
+ERROR_CLASSES = ("ILLEGAL_INSN", "BAD_INSN_ADDR", "BAD_DATA_ADDR", "LOOP", "RND")
 FUZZ_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt")
 KMAC_GROUPS = ("kmac", "smp")
 # stream-unit misuse constructs (smp_dig is a KMAC error: kmac.dig / kmac.rel while it runs)
@@ -80,6 +80,7 @@ class Program:
     dmem: bytes                     # initial DMEM image (whole DMEM)
     desc: str                       # short description (expected end, features)
     expect: str = "ecall"           # "ecall" or the error class the program aims at
+    entropy: tuple = ()             # words the host writes to ENTROPY before START
 
 
 # ---------------------------------------------------------------------------------- values

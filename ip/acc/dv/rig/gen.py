@@ -13,12 +13,12 @@ from ip.acc.dv.rig.gens.hazard import hazard_item
 from ip.acc.dv.rig.gens.kmac import kmac_item
 from ip.acc.dv.rig.gens.loop import loop_item, nest_item
 from ip.acc.dv.rig.gens.mem import mem_item
-from ip.acc.dv.rig.gens.straight_line import csr_item, li_item, plain_item
+from ip.acc.dv.rig.gens.straight_line import csr_item, li_item, plain_item, rnd_item
 from ip.acc.dv.rig.state import State, TooLong
 
 # snippet kinds without a nested block: their cost is their length
 _STRAIGHT = {"plain": plain_item, "mem": mem_item, "hazard": hazard_item, "li": li_item,
-             "csr": csr_item, "kmac": kmac_item}
+             "csr": csr_item, "kmac": kmac_item, "rnd": rnd_item}
 
 
 class _Gen(State):
@@ -39,6 +39,8 @@ class _Gen(State):
                 kinds += ["loop"] * 8
                 if depth < 6 and left > 64:
                     kinds += ["nest"] * 2
+            if depth == 0:
+                kinds += ["rnd"] * 2             # top level only: rnd_item counts the reads
             if self.cfg.kmac and depth == 0 and left > 40:
                 kinds += ["kmac"] * 6            # top level only: a session costs ~100+ cycles
             if self.allow_ecall and r.random() < 0.004:
@@ -94,6 +96,9 @@ class _Gen(State):
         if r.random() < cfg.error_fraction:
             expect = r.choice(ERROR_CLASSES + (("KMAC", "SAMPLER") if cfg.kmac else ()))
             self.allow_ecall = False
+        # the host's ENTROPY words (8: the pool then holds this program's, whatever before)
+        entropy = tuple(r.getrandbits(32) for _ in range(8)) if self.chance(0.5) else ()
+        self.rnd_fresh = len(entropy)
         lines = ["# prologue"] + self.prologue()
         n = r.randint(cfg.min_items, cfg.max_items)
         if expect == "ecall":
@@ -111,7 +116,7 @@ class _Gen(State):
         feats = [k for k in ("vmode0", "vmode1", "hazard", "early_ecall") if self.features[k]]
         depth = max([int(k.rsplit("_", 1)[1]) for k in self.features if k.startswith("loop_depth")] or [0])
         desc = f"expect {expect}; {len(words)} words; loop depth {depth}; " + ", ".join(feats)
-        return Program(text, words, self.dmem_image(), desc, expect)
+        return Program(text, words, self.dmem_image(), desc, expect, entropy)
 
     def error_body(self, n: int, expect: str) -> list[str]:
         """n items with the error construct of class `expect` at a random place (30 %:

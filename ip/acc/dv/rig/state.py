@@ -37,6 +37,7 @@ class State:
         self.features = Counter()
         self.allow_ecall = True             # early `ecall` items (not before an error construct)
         self.falloff = False                # BAD_INSN_ADDR by running past the last IMEM word
+        self.rnd_fresh = 0                  # RND pool words left for this program (rnd_item)
         # kmac.* only in protocol sequences (kmac_item) and misuse constructs, never alone
         self.plain = [i.mnemonic for i in self.isa.insns if i.group in FUZZ_GROUPS
                       and i.mnemonic not in _SPECIAL]

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
 """Error snippets: one construct per error class, placed where an error program ends
-(ILLEGAL_INSN, BAD_INSN_ADDR, BAD_DATA_ADDR, LOOP; KMAC and SAMPLER with cfg.kmac)."""
+(ILLEGAL_INSN, BAD_INSN_ADDR, BAD_DATA_ADDR, LOOP, RND; KMAC and SAMPLER with cfg.kmac)."""
 from __future__ import annotations
 
 from ip.acc.tools.dis import Disassembler
@@ -28,6 +28,10 @@ def error_item(g: State, cls: str) -> list[str]:
         return bad_data_addr(g)
     if cls == "LOOP":
         return loop_error(g)
+    if cls == "RND":
+        # whatever the pool holds (this program's 8 words, an earlier program's leftovers or
+        # nothing), one of the two reads finds too few fresh words
+        return [f"csrrs x{g.gd()}, RND, x0", f"bn.wsrr w{g.w()}, RND"]
     raise ValueError(cls)
 
 

@@ -95,9 +95,25 @@ def li_item(g: State) -> list[str]:
     return _li(g.rng.randint(1, 31), g.value())
 
 
+def rnd_item(g: State) -> list[str]:
+    """At the top level (never repeated by a loop): a URND read (CSR / WSR) or reseed, or,
+    when the program wrote entropy, a RND read that the pool can serve. g.rnd_fresh counts
+    the fresh words at least left (a read skipped by a branch only leaves more)."""
+    r = g.rng
+    if g.rnd_fresh and g.chance(0.5):
+        g.features["rnd"] += 1
+        if g.rnd_fresh == 8 and g.chance(0.3):
+            g.rnd_fresh = 0
+            return [f"bn.wsrr w{g.w()}, RND"]
+        g.rnd_fresh -= 1
+        return [f"csrrs x{g.gd()}, RND, x0"]
+    g.features["urnd"] += 1
+    return [r.choice((f"csrrs x{g.gd()}, URND, x0", f"bn.wsrr w{g.w()}, URND",
+                      f"bn.wsrw URND, w{g.w()}"))]
+
+
 def csr_item(g: State) -> list[str]:
-    """VMODE / ERR_BITS reads and writes, ACC read / write (never the RND registers: their
-    values are implementation-specific)."""
+    """VMODE / ERR_BITS reads and writes, ACC read / write (RND and URND: rnd_item)."""
     r = g.rng
     k = r.randrange(5)
     g.features["csr"] += 1
