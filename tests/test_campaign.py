@@ -127,8 +127,14 @@ def test_ctrl_c_then_resume_loses_and_duplicates_nothing(campaigns, capsys):
     from pqsoc import cli
     path = campaigns / "cc.sqlite"
 
+    def passed_rows():
+        try:
+            return sum(r[1] == "passed" for r in _rows(path)) if path.is_file() else 0
+        except sqlite3.OperationalError:     # the file before its table, or a write in progress
+            return 0
+
     def interrupt():
-        _wait(lambda: path.is_file() and sum(r[1] == "passed" for r in _rows(path)) >= 2)
+        _wait(lambda: passed_rows() >= 2)    # an exception here would end the thread unseen
         os.kill(os.getpid(), signal.SIGINT)
     th = threading.Thread(target=interrupt)
     th.start()

@@ -46,7 +46,7 @@ class Kind:
     tasks: Callable         # (args dict) -> [engine.Task]
     prepare: Callable       # (args dict, log) -> None: what every task shares, made once
     summary: Callable       # (rows) -> (lines, figures: {'passed', 'failed', ...})
-    picture: Callable | None = None   # (rows, name) -> the PNG it wrote of the results, or None
+    picture: Callable | None = None   # (rows, name, summary figures) -> the PNG it wrote, or None
 
 
 # ---- fuzz: ACC random programs in lockstep (ip/acc/dv/fuzz.py), in chunks of --chunk programs --
@@ -281,7 +281,7 @@ def _sweep_summary(rows) -> tuple[list[str], dict]:
     return lines, {"passed": passed, "failed": len(rows) - passed, "points": points, "pareto": fronts}
 
 
-def _sweep_picture(rows, name: str) -> Path | None:
+def _sweep_picture(rows, name: str, figures: dict) -> Path | None:
     from pqsoc.campaign import pareto
     points = _sweep_points(rows)
     return pareto.picture(points, "area_um2", "fmax_tt_mhz",
@@ -358,13 +358,13 @@ def _tvla_summary(rows) -> tuple[list[str], dict]:
     return lines, {**rep, "passed": sum(tt.counts), "failed": lost}
 
 
-def _tvla_picture(rows, name: str) -> Path | None:
+def _tvla_picture(rows, name: str, rep: dict) -> Path | None:
+    """rep: _tvla_summary's report (its instruction map is not made twice)."""
     from ip.acc.dv import tvla
     from ip.acc.dv.power import UNITS
     tt, _ = _tvla_merged(rows)
     if tt is None:
         return None
-    lines, rep = _tvla_summary(rows)
     units = [u for u in UNITS if u in rep["orders"]["1"]["units"]]
     return tvla.picture(rep, tt, units, CAMPAIGNS / f"{name}_t.png")
 
@@ -449,7 +449,7 @@ def run_kind(kind: str, a) -> int:
         lines, figures = k.summary(db.rows())
         for line in lines:
             print(line)
-        png = k.picture(db.rows(), name) if k.picture else None
+        png = k.picture(db.rows(), name, figures) if k.picture else None
         if png:
             print(f"wrote {_shown(png)}")
         if a.json:
