@@ -32,7 +32,7 @@ setup:
 
 test: $(PQSOC)
 	$(PQSOC) pdk check
-	$(PYTEST) -q -n $(TEST_JOBS) --dist loadgroup --junitxml=reports/pytest.xml
+	$(PYTEST) -q -n $(TEST_JOBS) --dist loadgroup --durations=30 --junitxml=reports/pytest.xml
 
 report: $(PQSOC)
 	$(PQSOC) ppa $(BLOCKS)

@@ -47,12 +47,15 @@ def pytest_sessionstart(session):
 
 
 def pytest_collection_modifyitems(config, items):
-    """pytest-xdist (`make test`: -n auto --dist loadgroup): the tests that build and run the SoC,
-    its firmware and the flow's shared folders (build/soc, build/sim, build/firmware, build/synth
-    ...) stay on one worker, group "system" (sim/, soc/, tests/, bringup/, firmware/); ip/'s
-    tests run a file at a time on any worker (what they share, Verilator models and cocotb
-    folders, is built under pqsoc/flow/locks.py's locks)."""
+    """pytest-xdist (`make test`: -n auto --dist loadgroup): a group runs on one worker. ip/'s
+    tests run a file at a time on any worker. The rest form two groups, each serial within itself:
+    "system-sim" (sim/, bringup/, firmware/: the SoC's simulations, their run folders under
+    build/sim) and "system-flow" (tests/, soc/: synthesis, layout, LibreLane, tapeout). What the
+    groups share (build/soc, build/firmware, build/rtl, build/synth, Verilator models) is built
+    under pqsoc/flow/locks.py's per-folder locks, and rewritten only when it changes."""
     from pqsoc import REPO
     for item in items:
         rel = Path(str(item.fspath)).resolve().relative_to(REPO)
-        item.add_marker(pytest.mark.xdist_group(str(rel) if rel.parts[0] == "ip" else "system"))
+        top = rel.parts[0]
+        group = str(rel) if top == "ip" else "system-flow" if top in ("tests", "soc") else "system-sim"
+        item.add_marker(pytest.mark.xdist_group(group))

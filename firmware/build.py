@@ -27,6 +27,7 @@ from pathlib import Path
 import ip.acc as acc_ip
 import ip.kmac as kmac_ip
 from firmware import pqc_layout, pqc_mldsa_layout, stack
+from pqsoc.flow import locks
 
 import litex
 
@@ -628,7 +629,13 @@ def build(name: str, soc_dir: Path, out: Path, programs_dir: Path = PROGRAMS,
     every input (sources, headers, generated SoC headers). `programs_dir` lets tests keep
     programs for special SoC variants next to themselves. `headers` {file name: text}: headers
     the caller generated (e.g. `pqsoc mlkem --engine soc`'s inputs for programs/pqc_mlkem_api.c),
-    written into OUT/gen; use a separate OUT per set of headers."""
+    written into OUT/gen; use a separate OUT per set of headers. One builder at a time per OUT
+    (processes share OUT/gen)."""
+    with locks.exclusive(Path(out).resolve()):
+        return _build(name, soc_dir, out, programs_dir, headers)
+
+
+def _build(name: str, soc_dir: Path, out: Path, programs_dir: Path, headers: dict | None) -> Path:
     src = Path(programs_dir) / f"{name}.c"
     if not src.exists():
         known = ", ".join(sorted(p.stem for p in Path(programs_dir).glob("*.c")))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from litex.soc.integration.builder import Builder
 
+from pqsoc.flow import locks
 from soc.target import (ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, KMAC_SIZE, ROM_SIZE, PQSoC, memories_block, pqc_block)
 
 # LiteX stamps every generated file with the current time; those lines are ignored when deciding
@@ -101,6 +102,13 @@ def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = ROM_SIZE, sim: 
     if kmac is not None:
         pqc = kmac
     out = Path(out).resolve()
+    with locks.exclusive(out):      # one builder per folder (pytest-xdist workers, campaign tasks)
+        return _build(out, sram_size, rom_size, sim, ext_slaves, pqc, acc_imem_size, acc_dmem_size,
+                      sram_macro, caravel)
+
+
+def _build(out: Path, sram_size: int, rom_size: int, sim: bool, ext_slaves, pqc: bool,
+           acc_imem_size: int, acc_dmem_size: int, sram_macro: str | None, caravel: bool) -> dict:
     if pqc:
         ext_slaves = (pqc_block(emit_pqc(out / "rtl", acc_imem_size, acc_dmem_size, sram_macro)),
                       *ext_slaves)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pqsoc import FlowError, spdx
+from pqsoc.flow import locks
 from pqsoc.flow.caravel import caravel_root
 from soc.target import PROBES as LA_PROBES, USER_IRQ
 
@@ -201,9 +202,14 @@ def soc_top_ports(verilog: str) -> set[str]:
 def emit(out: Path) -> dict:
     """The Caravel SoC (soc/silicon.py's, caravel=True) under OUT/soc and the wrapper files in
     OUT. Returns the paths and `sources`: the SoC's files in reading order, then the wrapper."""
+    out = Path(out).resolve()
+    with locks.exclusive(out):      # one writer per folder (pytest-xdist workers, campaign tasks)
+        return _emit(out)
+
+
+def _emit(out: Path) -> dict:
     from soc import silicon
     caravel = caravel_root()
-    out = Path(out).resolve()
     sources = silicon.emit(out / "soc", caravel=True)
     top = sources[-1]
     wrapper = wrapper_verilog(soc_top_ports(top.read_text()))

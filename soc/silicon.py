@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ip.acc import block as acc_block
 from pqsoc import FlowError
+from pqsoc.flow import locks
 from soc import ibex
 from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
 
@@ -54,10 +55,15 @@ def emit(out: Path, acc_imem_size: int = ACC_IMEM_SIZE, acc_dmem_size: int = ACC
     reading order: Ibex (packages first; ibex_top.sv from the fixed copy), the PQC subsystem,
     the memories, then the LiteX top (pqsoc_synth.v). caravel: the top that Caravel's
     user_project_wrapper holds (soc/caravel.py)."""
+    out = Path(out).resolve()
+    with locks.exclusive(out):      # one writer per folder (pytest-xdist workers, campaign tasks)
+        return _emit(out, acc_imem_size, acc_dmem_size, caravel)
+
+
+def _emit(out: Path, acc_imem_size: int, acc_dmem_size: int, caravel: bool) -> list[Path]:
     import logging
     logging.getLogger("litex").setLevel(logging.WARNING)
     from soc.build import build
-    out = Path(out).resolve()
     files = build(out, sram_size=SILICON_SRAM_SIZE, rom_size=SILICON_ROM_SIZE, sim=False,
                   acc_imem_size=acc_imem_size, acc_dmem_size=acc_dmem_size, sram_macro=SRAM_MACRO,
                   caravel=caravel)

@@ -23,7 +23,7 @@ from pathlib import Path
 from pqsoc import BUILD, REPO, FlowError
 from pqsoc.flow import block as blocks_mod
 from pqsoc.flow.pdk import SCL, find_pdk
-from pqsoc.flow import fanout
+from pqsoc.flow import fanout, locks
 
 # The project's synthesis exclusion list (OpenLane's SYNTH_EXCLUDED_CELL_FILE in pnr/*/config.json)
 SYNTH_EXCLUDE_CELLS = REPO / "pnr" / f"{SCL}.synth_exclude.cells"
@@ -257,12 +257,17 @@ def synth(name: str, period_ns: float | None = None, out: Path | None = None,
           abc_dch: bool | None = None) -> dict:
     """Synthesize block NAME into OUT (default build/synth/NAME, which the flow's later steps
     read); period_ns and abc_dch override the block's (a PPA sweep's point, in a folder of its own)."""
+    out = Path(out) if out is not None else synth_dir(name)
+    with locks.exclusive(out):   # a second synthesis of the folder would delete the first's netlist
+        return _synth(name, period_ns, out, abc_dch)
+
+
+def _synth(name: str, period_ns: float | None, out: Path, abc_dch: bool | None) -> dict:
     block = blocks_mod.get(name)
     if abc_dch is not None:
         block = dataclasses.replace(block, abc_dch=abc_dch)
     pdk = find_pdk()
     period = period_ns or block.period_ns
-    out = Path(out) if out is not None else synth_dir(name)
     out.mkdir(parents=True, exist_ok=True)
     for stale in ("netlist.unbuffered.v", "netlist.v", "stat.json", "synth.json"):
         (out / stale).unlink(missing_ok=True)
