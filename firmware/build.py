@@ -263,6 +263,8 @@ def _c_words(ws) -> str:
 # RND: nine ENTROPY words (the pool keeps the last 8), then a program that reads all 8
 ACC_ENTROPY = [0x9E3779B9 * (i + 1) & 0xFFFF_FFFF for i in range(9)]
 ACC_RND_SRC = "bn.wsrr w1, RND\nbn.sw w1, 0(x0)\necall\n"
+# drbg_kat's KMAC failure: the ACC holds the block, so the CPU's START is refused (SEQUENCE)
+ACC_HOLD_KMAC_SRC = "kmac.acq\nhold:\n    jal x0, hold\n"
 
 
 def acc_programs() -> list[dict]:
@@ -682,6 +684,16 @@ def _build(name: str, soc_dir: Path, out: Path, programs_dir: Path, headers: dic
                      for k in ("ACC_IMEM_SIZE", "ACC_DMEM_SIZE")]
             write_preload_vectors(gen / f"{name}_vectors.h", name, *sizes)
             generated_headers.append(f"{name}_vectors.h")
+
+    if '#include "drbg_kat.h"' in src.read_text():
+        # OpenSSL's HMAC-DRBG answers (firmware/drbg_vectors.py): only for the program that uses them
+        from firmware import drbg_vectors
+        from ip.acc.tools.asm import assemble
+        hold = assemble(ACC_HOLD_KMAC_SRC, "hold.s")
+        _write_if_changed(gen / "drbg_kat.h", drbg_vectors.kat_header() +
+                          "/* firmware/build.py ACC_HOLD_KMAC_SRC: the ACC takes the KMAC and keeps it */\n"
+                          f"static const uint32_t acc_hold_kmac[] = {{{', '.join(f'0x{w:08x}u' for w in hold)}}};\n")
+        generated_headers.append("drbg_kat.h")
 
     for hname, text in (headers or {}).items():
         _write_if_changed(gen / hname, text)

@@ -242,6 +242,23 @@ def default_requests(param: int = 768) -> list[dict]:
             {"op": "decaps", "in": (dk, c), "exp": (K,)}]
 
 
+DRBG_ENTROPY = bytes(range(0x40, 0x60))     # the API test's DRBG instantiation (not secret)
+DRBG_NONCE = bytes(range(0x60, 0x70))
+
+
+def drbg_requests(param: int) -> dict:
+    """The API test of randomness left to the library (programs/pqc_mlkem_api.c t_drbg): the DRBG
+    instantiated from DRBG_ENTROPY / DRBG_NONCE gives d || z (64 bytes), then m (32 bytes), as
+    OpenSSL's HMAC-DRBG computes them; ek, dk, K, c are kyber-py's for those."""
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from firmware import drbg_vectors
+    ref = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    dz, m = drbg_vectors.draws(DRBG_ENTROPY, DRBG_NONCE, b"", [64, 32])
+    ek, dk = ref._keygen_internal(dz[:32], dz[32:])
+    K, c = ref._encaps_internal(ek, m)
+    return {"entropy": DRBG_ENTROPY, "nonce": DRBG_NONCE, "ek": ek, "dk": dk, "K": K, "c": c}
+
+
 def api_vectors(param: int, requests: list[dict], error_tests: bool) -> str:
     """pqc_mlkem_api_vectors.h: the images of the ops the requests use (all three with
     error_tests, which need them), each request's inputs and, when given, expected outputs
@@ -288,6 +305,8 @@ def api_vectors(param: int, requests: list[dict], error_tests: bool) -> str:
         bad_dk[768 * (param // 256) + 32] ^= 1             # a bit of H(ek) inside dk
         lines += [f"static const uint8_t api_bad_ek[] __attribute__((aligned(4))) = {_c_bytes(bad_ek)};",
                   f"static const uint8_t api_bad_dk[] __attribute__((aligned(4))) = {_c_bytes(bad_dk)};"]
+        lines += [f"static const uint8_t api_drbg_{k}[] __attribute__((aligned(4))) = {_c_bytes(v)};"
+                  for k, v in drbg_requests(param).items()]
     lines += ["struct api_request { const char *name; uint8_t op; const uint8_t *in[2];",
               "                     const uint8_t *exp[2]; const char *out_name[2];",
               "                     uint32_t out_len[2]; };",

@@ -267,6 +267,22 @@ def default_requests(param: int = 65) -> list[dict]:
             {"op": "verify", "in": {"pk": pk, "msg": mp, "sig": sig}, "exp": {"valid": True}}]
 
 
+def drbg_requests(param: int) -> dict:
+    """The API test of randomness left to the library (programs/pqc_mldsa_api.c t_drbg): the DRBG
+    instantiated as pqc_layout's ML-KEM test does gives xi (32 bytes), then the hedged rnd (32
+    bytes), as OpenSSL's HMAC-DRBG computes them; pk, sk are dilithium-py's keygen of xi, sig
+    its signature of the default requests' M' under their sk (API_XI's) with that rnd."""
+    from dilithium_py.ml_dsa import ML_DSA_44, ML_DSA_65, ML_DSA_87
+    from firmware import drbg_vectors
+    from firmware.pqc_layout import DRBG_ENTROPY, DRBG_NONCE
+    ref = {44: ML_DSA_44, 65: ML_DSA_65, 87: ML_DSA_87}[param]
+    xi, rnd = drbg_vectors.draws(DRBG_ENTROPY, DRBG_NONCE, b"", [32, 32])
+    pk, sk = ref._keygen_internal(xi)
+    _, api_sk = ref._keygen_internal(API_XI)
+    sig = ref._sign_internal(api_sk, m_prime(API_MSG, API_CTX), rnd)
+    return {"entropy": DRBG_ENTROPY, "nonce": DRBG_NONCE, "pk": pk, "sk": sk, "sig": sig}
+
+
 def request_name(param: int, r: dict) -> str:
     """The firmware's name of a request's result line: mldsa65_sign, mldsa65_sign_mu, ..."""
     return f"mldsa{param}_{_request_op(r)}"
@@ -331,6 +347,9 @@ def api_vectors(param: int, requests: list[dict], error_tests: bool) -> str:
                     f'{msg}, {mlen}u, {mu}, {{{e[0]}, {e[1]}}}, {valid}, '
                     f'{{"{o[0][0]}", "{o[1][0]}"}}, {{{o[0][1]}u, {o[1][1]}u}}}},')
     lines += [f"#define API_{k.upper()}_BYTES {v}u" for k, v in n.items() if k != "l"]
+    if error_tests:
+        lines += [f"static const uint8_t api_drbg_{k}[] __attribute__((aligned(4))) = {_c_bytes(v)};"
+                  for k, v in drbg_requests(param).items()]
     lines += ["/* op: keygen in = {xi}, sign {sk, rnd}, verify {pk, sig}; msg (M', mlen bytes)",
               " * or mu; exp_valid: -1 not checked / not verify, else 0 / 1 */",
               "struct api_request { const char *name; uint8_t op; const uint8_t *in[2];",

@@ -8,6 +8,8 @@
 #define PQC_MLKEM_LAYOUT_TABLE   /* the layout rows of pqc_mlkem_layout.h (pqc_layout.py) */
 #define PQC_MLDSA_LAYOUT_TABLE   /* and of pqc_mldsa_layout.h (pqc_mldsa_layout.py) */
 #include "pqc.h"
+#include "acc.h"
+#include "drbg.h"
 
 static const struct pqc_image *images[PQC_MLKEM_OPS][PQC_MLKEM_PARAMS];
 static const struct pqc_image *dsa_images[PQC_MLDSA_OPS][PQC_MLDSA_PARAMS];
@@ -101,7 +103,7 @@ const char *pqc_status_name(int status)
 {
     static const char *const names[] = {"OK", "PARAM", "IMAGE_MISSING", "IMAGE_WRONG", "ACC",
                                         "EK_INVALID", "DK_HASH_MISMATCH", "TIMEOUT", "BUSY",
-                                        "STATUS", "MLDSA_INVALID", "LENGTH"};
+                                        "STATUS", "MLDSA_INVALID", "LENGTH", "RANDOM"};
     return status >= 0 && (unsigned)status < sizeof names / sizeof names[0] ? names[status] : "?";
 }
 
@@ -290,18 +292,68 @@ static int run(unsigned op, unsigned param, const uint8_t *const in[2], uint8_t 
     return finish(&p, img, load, lay->status_addr, judge_mlkem);
 }
 
+/* ---- randomness the caller leaves to the library (pqc.h "Randomness") ------------------- */
+
+const uint8_t pqc_rnd_drbg[1];
+static uint8_t drawn[64] __attribute__((aligned(4)));   /* wiped after the call that used it */
+
+static void wipe_drawn(void)
+{
+    volatile uint8_t *b = drawn;
+    for (unsigned i = 0; i < sizeof drawn; i++)
+        b[i] = 0;
+}
+
+/* n bytes from the DRBG into drawn; PQC_ERR_RANDOM (recorded in last) if it cannot give them. */
+static int draw(unsigned n)
+{
+    if (drbg_generate(drawn, n, NULL, 0) == DRBG_OK)
+        return PQC_OK;
+    last = (struct pqc_info){0};
+    return last.status = PQC_ERR_RANDOM;
+}
+
+int pqc_feed_acc_entropy(unsigned n)
+{
+    uint32_t words[8];
+    if (n > 8)
+        return PQC_ERR_PARAM;
+    int st = drbg_generate((uint8_t *)words, 4 * n, NULL, 0) == DRBG_OK ? PQC_OK : PQC_ERR_RANDOM;
+    if (st == PQC_OK)
+        st = acc_add_entropy(words, n) == ACC_OK ? PQC_OK : PQC_ERR_BUSY;
+    volatile uint32_t *w = words;
+    for (unsigned i = 0; i < 8; i++)
+        w[i] = 0;
+    return st;
+}
+
 int pqc_mlkem_keypair(unsigned param, const uint8_t *d, const uint8_t *z, uint8_t *ek, uint8_t *dk)
 {
     const uint8_t *in[2] = {d, z};
     uint8_t *out[2] = {ek, dk};
-    return run(PQC_MLKEM_KEYGEN, param, in, out);
+    if (d == NULL && z == NULL) {
+        if (draw(64) != PQC_OK)
+            return PQC_ERR_RANDOM;
+        in[0] = drawn;
+        in[1] = drawn + 32;
+    }
+    int st = run(PQC_MLKEM_KEYGEN, param, in, out);
+    wipe_drawn();
+    return st;
 }
 
 int pqc_mlkem_encaps(unsigned param, const uint8_t *ek, const uint8_t *m, uint8_t *K, uint8_t *c)
 {
     const uint8_t *in[2] = {ek, m};
     uint8_t *out[2] = {K, c};
-    return run(PQC_MLKEM_ENCAPS, param, in, out);
+    if (m == NULL) {
+        if (draw(32) != PQC_OK)
+            return PQC_ERR_RANDOM;
+        in[1] = drawn;
+    }
+    int st = run(PQC_MLKEM_ENCAPS, param, in, out);
+    wipe_drawn();
+    return st;
 }
 
 int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_t *K)
@@ -401,18 +453,25 @@ int pqc_mldsa_keypair(unsigned param, const uint8_t *xi, uint8_t *pk, uint8_t *s
     struct program p;
     if (dsa_setup(PQC_MLDSA_KEYGEN, param, &lay, &set, &p) != PQC_OK)
         return last.status;
-    if (xi == NULL || pk == NULL || sk == NULL)
+    if (pk == NULL || sk == NULL)
         return last.status = PQC_ERR_PARAM;
     const struct pqc_image *img = dsa_image(PQC_MLDSA_KEYGEN, param);
     int load;
     if (begin(img, &p, &load) != PQC_OK)
         return last.status;
+    if (xi == NULL) {
+        if (draw(32) != PQC_OK)
+            return PQC_ERR_RANDOM;
+        xi = drawn;
+    }
     acc_list_in(&list, lay->xi, xi, PQC_MLDSA_SEED_BYTES);
     acc_list_run(&list);
     acc_list_out(&list, lay->pk, pk, set->pk);
     acc_list_out(&list, lay->sk, sk, set->sk);
     /* keygen writes no status word: ERR_BITS and the ecall are its checks */
-    return finish(&p, img, load, lay->status_addr, judge_none);
+    int st = finish(&p, img, load, lay->status_addr, judge_none);
+    wipe_drawn();
+    return st;
 }
 
 /* M' or mu, exactly one; M' within the program's buffer. */
@@ -446,6 +505,11 @@ int pqc_mldsa_sign(unsigned param, const uint8_t *sk, const uint8_t *mprime, uin
     int load;
     if (begin(img, &p, &load) != PQC_OK)
         return last.status;
+    if (rnd == PQC_RND_DRBG) {
+        if (draw(PQC_MLDSA_RND_BYTES) != PQC_OK)
+            return PQC_ERR_RANDOM;
+        rnd = drawn;
+    }
     acc_list_in(&list, lay->sk, sk, set->sk);
     acc_list_in(&list, lay->rnd, rnd != NULL ? rnd : zero_rnd, PQC_MLDSA_RND_BYTES);
     if (mu != NULL)
@@ -458,6 +522,7 @@ int pqc_mldsa_sign(unsigned param, const uint8_t *sk, const uint8_t *mprime, uin
     acc_list_out(&list, lay->sig, sig, set->sig);
     acc_list_out(&list, lay->kappa, &kappa, 4);
     st = finish(&p, img, load, lay->status_addr, judge_sign);
+    wipe_drawn();
     /* kappa starts at 0 and advances by l in every iteration, the accepted one included */
     if (st == PQC_OK && (kappa == 0 || kappa % set->l)) {
         memset(sig, 0, set->sig);

@@ -65,7 +65,20 @@ enum pqc_status {
                                     * PQC_MLDSA_VERIFY_STATUS_*) */
     PQC_ERR_LENGTH = 11,           /* M' longer than the program's buffer (layout msg_max;
                                     * give mu instead): refused before the run */
+    PQC_ERR_RANDOM = 12,           /* randomness the caller left to the library could not be
+                                    * drawn (lib/drbg.h: not instantiated, reseed required, a
+                                    * KMAC failure): nothing run, outputs untouched */
 };
+
+/* Randomness: where a call takes a random input (ML-KEM keypair d and z, encaps m; ML-DSA
+ * keypair xi) NULL draws it from the library's DRBG (lib/drbg.h, instantiated by the caller
+ * from its entropy), a 64-byte request for keypair's d || z, 32 bytes otherwise, wiped after
+ * the call. ML-DSA sign keeps NULL for the deterministic variant; PQC_RND_DRBG draws rnd. */
+extern const uint8_t pqc_rnd_drbg[1];
+#define PQC_RND_DRBG pqc_rnd_drbg
+/* n words from the DRBG into the ACC's RND pool (acc_add_entropy), for programs that read RND
+ * (URND's reseed). PQC_ERR_RANDOM if the DRBG cannot give them, PQC_ERR_BUSY unless idle. */
+int pqc_feed_acc_entropy(unsigned n);
 
 struct pqc_segment { uint32_t addr; const uint8_t *data; uint32_t len; };   /* DMEM bytes */
 
@@ -99,9 +112,10 @@ int pqc_mlkem_set_image(const struct pqc_image *img);
 /* Forgets a set image (op, param); the next call of that op returns PQC_ERR_IMAGE_MISSING. */
 void pqc_mlkem_clear_image(unsigned op, unsigned param);
 
-/* d, z: 32 bytes -> ek (PQC_MLKEM<set>_EK_BYTES), dk (PQC_MLKEM<set>_DK_BYTES). */
+/* d, z: 32 bytes (both NULL: from the DRBG) -> ek (PQC_MLKEM<set>_EK_BYTES), dk
+ * (PQC_MLKEM<set>_DK_BYTES). */
 int pqc_mlkem_keypair(unsigned param, const uint8_t *d, const uint8_t *z, uint8_t *ek, uint8_t *dk);
-/* ek, m (32 bytes) -> K (32 bytes), c (PQC_MLKEM<set>_C_BYTES). */
+/* ek, m (32 bytes; NULL: from the DRBG) -> K (32 bytes), c (PQC_MLKEM<set>_C_BYTES). */
 int pqc_mlkem_encaps(unsigned param, const uint8_t *ek, const uint8_t *m, uint8_t *K, uint8_t *c);
 /* dk, c -> K (32 bytes; the implicit-rejection key for a bad c, as FIPS 203 says). */
 int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_t *K);
@@ -115,12 +129,12 @@ int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_
  * verify 25 626 / ~64 k. */
 int pqc_mldsa_set_image(const struct pqc_image *img);
 void pqc_mldsa_clear_image(unsigned op, unsigned param);
-/* xi (32 bytes) -> pk, sk (FIPS 204 Alg. 6 KeyGen_internal). */
+/* xi (32 bytes; NULL: from the DRBG) -> pk, sk (FIPS 204 Alg. 6 KeyGen_internal). */
 int pqc_mldsa_keypair(unsigned param, const uint8_t *xi, uint8_t *pk, uint8_t *sk);
 /* sk and either M' (mprime, mprime_len bytes: 0 || len(ctx) || ctx || M for pure ML-DSA, formed
  * by the caller; mu NULL) or mu (64 bytes = H(tr || M', 64), external mu; mprime NULL) -> sig
- * (FIPS 204 Alg. 7 Sign_internal). rnd: 32 bytes (hedged), NULL for the deterministic variant
- * (32 zero bytes). M' over the program's buffer: PQC_ERR_LENGTH (give mu). pqc_last()->iterations:
+ * (FIPS 204 Alg. 7 Sign_internal). rnd: 32 bytes (hedged), PQC_RND_DRBG (hedged, rnd from the
+ * DRBG), NULL for the deterministic variant (32 zero bytes). M' over the program's buffer: PQC_ERR_LENGTH (give mu). pqc_last()->iterations:
  * the rejection loop's iterations. */
 int pqc_mldsa_sign(unsigned param, const uint8_t *sk, const uint8_t *mprime, uint32_t mprime_len,
                    const uint8_t *mu, const uint8_t *rnd, uint8_t *sig);

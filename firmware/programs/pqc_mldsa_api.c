@@ -24,6 +24,7 @@
 #include "runtime.h"
 #include "acc.h"
 #include "pqc.h"
+#include "drbg.h"
 #include "results.h"   /* print_hex */
 #ifndef ACC_BASE
 #error "pqc_mldsa_api needs a SoC with the ACC"
@@ -102,7 +103,7 @@ static int t_bad_param(void)
            pqc_mldsa_keypair(50, seed, out0, out1) == PQC_ERR_PARAM &&
            pqc_mldsa_sign(API_PARAM, s->in[0], s->msg, s->mlen, seed, seed, out0) == PQC_ERR_PARAM &&
            pqc_mldsa_verify(API_PARAM, out0, NULL, 0, NULL, out1) == PQC_ERR_PARAM &&
-           pqc_mldsa_keypair(API_PARAM, NULL, out0, out1) == PQC_ERR_PARAM &&
+           pqc_mldsa_keypair(API_PARAM, seed, NULL, out1) == PQC_ERR_PARAM &&
            pqc_mldsa_set_image(NULL) == PQC_ERR_PARAM;
 }
 
@@ -165,10 +166,33 @@ static int t_dmem_wiped(void)
     return any == 0;
 }
 
+/* Randomness left to the library (pqc.h "Randomness"): without an instantiated DRBG, keypair
+ * with xi NULL and sign with PQC_RND_DRBG are refused (PQC_ERR_RANDOM, output untouched); with
+ * the DRBG instantiated from api_drbg_entropy / _nonce, keypair takes xi from its first 32
+ * bytes and the hedged sign rnd from the next 32: pk, sk and the signature equal
+ * dilithium-py's for those (drawn by OpenSSL's HMAC-DRBG on the same entropy). */
+static int t_drbg(void)
+{
+    const struct api_request *s = request(PQC_MLDSA_SIGN);
+    drbg_uninstantiate();
+    memset(out0, 0x5a, API_SIG_BYTES);
+    int ok = pqc_mldsa_keypair(API_PARAM, NULL, out0, out1) == PQC_ERR_RANDOM && out0[0] == 0x5a &&
+             pqc_mldsa_sign(API_PARAM, s->in[0], s->msg, s->mlen, NULL, PQC_RND_DRBG, out0) ==
+             PQC_ERR_RANDOM && out0[0] == 0x5a;
+    ok = ok && drbg_instantiate(api_drbg_entropy, sizeof api_drbg_entropy, api_drbg_nonce,
+                                sizeof api_drbg_nonce, NULL, 0) == DRBG_OK;
+    ok = ok && pqc_mldsa_keypair(API_PARAM, NULL, out0, out1) == PQC_OK &&
+         memcmp(out0, api_drbg_pk, API_PK_BYTES) == 0 && memcmp(out1, api_drbg_sk, API_SK_BYTES) == 0;
+    ok = ok && pqc_mldsa_sign(API_PARAM, s->in[0], s->msg, s->mlen, NULL, PQC_RND_DRBG, out0) == PQC_OK &&
+         memcmp(out0, api_drbg_sig, API_SIG_BYTES) == 0;
+    drbg_uninstantiate();
+    return ok;
+}
+
 static const struct { const char *name; int (*fn)(void); } error_tests[] = {
     {"api_bad_param", t_bad_param}, {"api_bad_length", t_bad_length},
     {"api_invalid", t_invalid}, {"api_image_wrong", t_image_wrong},
-    {"api_dmem_wiped", t_dmem_wiped},
+    {"api_dmem_wiped", t_dmem_wiped}, {"api_drbg", t_drbg},
 };
 #define N_ERROR_TESTS (sizeof error_tests / sizeof error_tests[0])
 #endif

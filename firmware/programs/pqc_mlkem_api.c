@@ -25,6 +25,7 @@
 #include "kmac.h"
 #include "kmac_regs.h"
 #include "pqc.h"
+#include "drbg.h"
 #include "results.h"   /* print_hex */
 #include "acc_errors.h"   /* ACC_ERR_ILLEGAL_INSN_MASK */
 #ifndef ACC_BASE
@@ -228,12 +229,37 @@ static int t_preloaded(void)
     return pqc_mlkem_set_image(&api_img_keygen) == PQC_OK && ok;
 }
 
+/* Randomness left to the library (pqc.h "Randomness"): without an instantiated DRBG, keypair
+ * and encaps with NULL are refused (PQC_ERR_RANDOM, outputs untouched); with the DRBG
+ * instantiated from API_DRBG_*, keypair takes d || z from its first 64 bytes and encaps m from
+ * the next 32: ek, dk, K, c equal kyber-py's for those (drawn by OpenSSL's HMAC-DRBG on the same
+ * entropy). Then 8 DRBG words into the ACC's RND pool. */
+static int t_drbg(void)
+{
+    drbg_uninstantiate();
+    memset(out0, 0xa5, sizeof out0);
+    int ok = pqc_mlkem_keypair(API_PARAM, NULL, NULL, out0, out1) == PQC_ERR_RANDOM &&
+             pqc_last()->status == PQC_ERR_RANDOM && out0[0] == 0xa5 &&
+             pqc_mlkem_encaps(API_PARAM, api_drbg_ek, NULL, out0, out1) == PQC_ERR_RANDOM &&
+             pqc_feed_acc_entropy(8) == PQC_ERR_RANDOM;
+    ok = ok && drbg_instantiate(api_drbg_entropy, sizeof api_drbg_entropy, api_drbg_nonce,
+                                sizeof api_drbg_nonce, NULL, 0) == DRBG_OK;
+    ok = ok && pqc_mlkem_keypair(API_PARAM, NULL, NULL, out0, out1) == PQC_OK &&
+         memcmp(out0, api_drbg_ek, API_EK_BYTES) == 0 && memcmp(out1, api_drbg_dk, API_DK_BYTES) == 0;
+    ok = ok && pqc_mlkem_encaps(API_PARAM, api_drbg_ek, NULL, out0, out1) == PQC_OK &&
+         memcmp(out0, api_drbg_K, PQC_MLKEM_K_BYTES) == 0 && memcmp(out1, api_drbg_c, API_C_BYTES) == 0;
+    ok = ok && pqc_feed_acc_entropy(9) == PQC_ERR_PARAM && pqc_feed_acc_entropy(8) == PQC_OK &&
+         acc_entropy_fresh() == 8;
+    drbg_uninstantiate();
+    return ok && acc_wipe(0) == ACC_OK && acc_entropy_fresh() == 0;
+}
+
 static const struct { const char *name; int (*fn)(void); } error_tests[] = {
     {"api_bad_param", t_bad_param}, {"api_image_missing", t_image_missing},
     {"api_image_wrong", t_image_wrong}, {"api_ek_invalid", t_ek_invalid},
     {"api_dk_hash_mismatch", t_dk_hash_mismatch}, {"api_acc_error", t_acc_error},
     {"api_timeout", t_timeout}, {"api_reload", t_reload}, {"api_preloaded", t_preloaded},
-    {"api_dmem_wiped", t_dmem_wiped},
+    {"api_dmem_wiped", t_dmem_wiped}, {"api_drbg", t_drbg},
 };
 #define N_ERROR_TESTS (sizeof error_tests / sizeof error_tests[0])
 #else

@@ -26,7 +26,7 @@ from firmware import pqc_mldsa_layout as lay
 from ip.acc import api
 
 ERROR_TESTS = ["api_bad_param", "api_bad_length", "api_invalid", "api_image_wrong",
-               "api_dmem_wiped"]
+               "api_dmem_wiped", "api_drbg"]
 
 
 def test_pqc_mldsa_api_firmware(sim_run_json):

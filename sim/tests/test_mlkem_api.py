@@ -19,7 +19,7 @@ from firmware import pqc_layout
 
 ERROR_TESTS = ["api_bad_param", "api_image_missing", "api_image_wrong", "api_ek_invalid",
                "api_dk_hash_mismatch", "api_acc_error",
-               "api_timeout", "api_reload", "api_preloaded", "api_dmem_wiped"]
+               "api_timeout", "api_reload", "api_preloaded", "api_dmem_wiped", "api_drbg"]
 
 
 def test_pqc_mlkem_api_firmware(sim_run_json):
