@@ -685,6 +685,11 @@ def _build(name: str, soc_dir: Path, out: Path, programs_dir: Path, headers: dic
             write_preload_vectors(gen / f"{name}_vectors.h", name, *sizes)
             generated_headers.append(f"{name}_vectors.h")
 
+    if '#include "pqc_keycheck_vectors.h"' in src.read_text():
+        # NIST's ACVP keyCheck cases (pqc_layout.keycheck_vectors; ACVP_ROOT)
+        _write_if_changed(gen / "pqc_keycheck_vectors.h", pqc_layout.keycheck_vectors())
+        generated_headers.append("pqc_keycheck_vectors.h")
+
     if '#include "drbg_kat.h"' in src.read_text():
         # OpenSSL's HMAC-DRBG answers (firmware/drbg_vectors.py): only for the program that uses them
         from firmware import drbg_vectors

@@ -10,6 +10,7 @@
 #include "pqc.h"
 #include "acc.h"
 #include "drbg.h"
+#include "kmac.h"
 
 static const struct pqc_image *images[PQC_MLKEM_OPS][PQC_MLKEM_PARAMS];
 static const struct pqc_image *dsa_images[PQC_MLDSA_OPS][PQC_MLDSA_PARAMS];
@@ -103,7 +104,7 @@ const char *pqc_status_name(int status)
 {
     static const char *const names[] = {"OK", "PARAM", "IMAGE_MISSING", "IMAGE_WRONG", "ACC",
                                         "EK_INVALID", "DK_HASH_MISMATCH", "TIMEOUT", "BUSY",
-                                        "STATUS", "MLDSA_INVALID", "LENGTH", "RANDOM"};
+                                        "STATUS", "MLDSA_INVALID", "LENGTH", "RANDOM", "KMAC"};
     return status >= 0 && (unsigned)status < sizeof names / sizeof names[0] ? names[status] : "?";
 }
 
@@ -354,6 +355,41 @@ int pqc_mlkem_encaps(unsigned param, const uint8_t *ek, const uint8_t *m, uint8_
     int st = run(PQC_MLKEM_ENCAPS, param, in, out);
     wipe_drawn();
     return st;
+}
+
+/* ML-KEM's k for a set, 0 for none. */
+static unsigned mlkem_k(unsigned param)
+{
+    return param == 512 ? 2 : param == 768 ? 3 : param == 1024 ? 4 : 0;
+}
+
+int pqc_mlkem_check_ek(unsigned param, const uint8_t *ek)
+{
+    last = (struct pqc_info){0};
+    unsigned k = mlkem_k(param);
+    if (k == 0 || ek == NULL)
+        return last.status = PQC_ERR_PARAM;
+    unsigned over = 0;   /* ek is public: the count is only for a uniform loop */
+    for (unsigned i = 0; i < 384 * k; i += 3) {
+        uint32_t a = ek[i] | (ek[i + 1] & 0x0fu) << 8, b = ek[i + 1] >> 4 | (uint32_t)ek[i + 2] << 4;
+        over += (a >= 3329) + (b >= 3329);
+    }
+    return last.status = over ? PQC_ERR_EK_INVALID : PQC_OK;
+}
+
+int pqc_mlkem_check_dk(unsigned param, const uint8_t *dk)
+{
+    last = (struct pqc_info){0};
+    unsigned k = mlkem_k(param);
+    if (k == 0 || dk == NULL)
+        return last.status = PQC_ERR_PARAM;
+    uint8_t h[32] __attribute__((aligned(4)));
+    if (kmac_sha3_256(dk + 384 * k, 384 * k + 32, h) != KMAC_OK)
+        return last.status = PQC_ERR_KMAC;
+    uint8_t diff = 0;   /* both hashes of ek, public; compared whole anyway */
+    for (unsigned i = 0; i < 32; i++)
+        diff |= h[i] ^ dk[768 * k + 32 + i];
+    return last.status = diff ? PQC_ERR_DK_HASH_MISMATCH : PQC_OK;
 }
 
 int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_t *K)

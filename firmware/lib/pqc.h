@@ -68,6 +68,8 @@ enum pqc_status {
     PQC_ERR_RANDOM = 12,           /* randomness the caller left to the library could not be
                                     * drawn (lib/drbg.h: not instantiated, reseed required, a
                                     * KMAC failure): nothing run, outputs untouched */
+    PQC_ERR_KMAC = 13,             /* the KMAC block failed a hash the CPU asked of it
+                                    * (pqc_mlkem_check_dk; kmac_last_error()) */
 };
 
 /* Randomness: where a call takes a random input (ML-KEM keypair d and z, encaps m; ML-DSA
@@ -117,6 +119,14 @@ void pqc_mlkem_clear_image(unsigned op, unsigned param);
 int pqc_mlkem_keypair(unsigned param, const uint8_t *d, const uint8_t *z, uint8_t *ek, uint8_t *dk);
 /* ek, m (32 bytes; NULL: from the DRBG) -> K (32 bytes), c (PQC_MLKEM<set>_C_BYTES). */
 int pqc_mlkem_encaps(unsigned param, const uint8_t *ek, const uint8_t *m, uint8_t *K, uint8_t *c);
+/* FIPS 203 7.2 / 7.3 input checks as operations of their own (ACVP's keyCheck modes), on the
+ * CPU (no ACC program): ek (PQC_MLKEM<set>_EK_BYTES) passes when every 12-bit coefficient of
+ * t_hat is below q (else PQC_ERR_EK_INVALID); dk (PQC_MLKEM<set>_DK_BYTES) passes when the
+ * SHA3-256 of its ek, computed on the KMAC block, equals the H(ek) it stores (else
+ * PQC_ERR_DK_HASH_MISMATCH; PQC_ERR_KMAC if the block failed). The type check, the length, is
+ * the caller's: the set names it. pqc_last()->status holds the result. */
+int pqc_mlkem_check_ek(unsigned param, const uint8_t *ek);
+int pqc_mlkem_check_dk(unsigned param, const uint8_t *dk);
 /* dk, c -> K (32 bytes; the implicit-rejection key for a bad c, as FIPS 203 says). */
 int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_t *K);
 

@@ -96,3 +96,27 @@ def test_soc_engine_bad_input_before_any_build(capsys):
                  "--engine", "soc"]) == 2
     err = capsys.readouterr().err
     assert "--d: not a hex string" in err and "mlkem soc:" not in err
+
+
+def test_key_checks_on_the_firmware_api_equal_nist(sim_run_json):
+    """programs/pqc_keycheck.c: pqc_mlkem_check_ek / _dk (FIPS 203 7.2 / 7.3 on the CPU and the
+    KMAC) on NIST's ACVP keyCheck cases, two that NIST passes and two it fails from each of the
+    six groups (every set, both keys). Each result is read back here against NIST's
+    expectedResults.json itself, with the failure's name; then the argument errors."""
+    import re
+    from ip.acc import acvp
+    folder = acvp.default_root() / "ML-KEM-encapDecap-FIPS203"
+    expected = acvp.load(folder / "expectedResults.json")
+    nist = {(g["tgId"], t["tcId"]): t.get("testPassed") for g in expected["testGroups"] for t in g["tests"]}
+    res = sim_run_json("pqc_keycheck", timeout_s=300)
+    cases = res["tests"][:-1]
+    assert res["tests"][-1]["test"] == "keycheck_bad_args" and res["tests"][-1]["pass"]
+    seen = {}
+    for t in cases:
+        m = re.fullmatch(r"mlkem(\d+)_check_(ek|dk)_tg(\d+)_tc(\d+)", t["test"])
+        assert m, t["test"]
+        passed = nist[(int(m[3]), int(m[4]))]
+        assert t["pass"] and t["nist"] is passed, t
+        assert t["status"] == ("OK" if passed else {"ek": "EK_INVALID", "dk": "DK_HASH_MISMATCH"}[m[2]]), t
+        seen.setdefault((m[1], m[2]), set()).add(passed)
+    assert seen == {(p, k): {True, False} for p in ("512", "768", "1024") for k in ("ek", "dk")}
