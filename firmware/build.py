@@ -690,6 +690,10 @@ def _build(name: str, soc_dir: Path, out: Path, programs_dir: Path, headers: dic
         _write_if_changed(gen / "pqc_keycheck_vectors.h", pqc_layout.keycheck_vectors())
         generated_headers.append("pqc_keycheck_vectors.h")
 
+    if '#include "pqc_prehash_vectors.h"' in src.read_text():
+        _write_if_changed(gen / "pqc_prehash_vectors.h", pqc_mldsa_layout.prehash_vectors())
+        generated_headers.append("pqc_prehash_vectors.h")
+
     if '#include "drbg_kat.h"' in src.read_text():
         # OpenSSL's HMAC-DRBG answers (firmware/drbg_vectors.py): only for the program that uses them
         from firmware import drbg_vectors

@@ -154,6 +154,25 @@ int pqc_mldsa_sign(unsigned param, const uint8_t *sk, const uint8_t *mprime, uin
 int pqc_mldsa_verify(unsigned param, const uint8_t *pk, const uint8_t *mprime, uint32_t mprime_len,
                      const uint8_t *mu, const uint8_t *sig);
 
+/* HashML-DSA (FIPS 204 Alg. 4 / 5): the pre-hash form of M', 1 || len(ctx) || ctx || OID(PH) ||
+ * PH(M), for pqc_mldsa_sign / _verify's mprime (lib/pqc_mldsa_msg.c). ph is the last arc of
+ * the hash's OID (2.16.840.1.101.3.4.2.ph), PQC_PH_*. The SHA-3 and SHAKE pre-hashes are
+ * computed here from M on the KMAC block (pqc_mldsa_hash_mprime); the SHA-2 ones are the
+ * caller's (the host has SHA-2, this chip does not): pqc_mldsa_digest_mprime takes PH(M).
+ * mprime needs PQC_MLDSA_PREHASH_MPRIME_MAX bytes; *mprime_len gets the length.
+ * PQC_ERR_LENGTH: ctx over 255 bytes, a digest of the wrong length; PQC_ERR_PARAM: an unknown
+ * ph, a SHA-2 ph given to the hash form, NULL buffers; PQC_ERR_KMAC: the block failed. */
+enum {
+    PQC_PH_SHA2_256 = 1, PQC_PH_SHA2_384 = 2, PQC_PH_SHA2_512 = 3, PQC_PH_SHA2_224 = 4,
+    PQC_PH_SHA2_512_224 = 5, PQC_PH_SHA2_512_256 = 6, PQC_PH_SHA3_224 = 7, PQC_PH_SHA3_256 = 8,
+    PQC_PH_SHA3_384 = 9, PQC_PH_SHA3_512 = 10, PQC_PH_SHAKE128 = 11, PQC_PH_SHAKE256 = 12,
+};
+#define PQC_MLDSA_PREHASH_MPRIME_MAX (2u + 255u + 11u + 64u)
+int pqc_mldsa_hash_mprime(unsigned ph, const uint8_t *ctx, uint32_t ctx_len, const uint8_t *msg,
+                          uint32_t msg_len, uint8_t *mprime, uint32_t *mprime_len);
+int pqc_mldsa_digest_mprime(unsigned ph, const uint8_t *ctx, uint32_t ctx_len, const uint8_t *digest,
+                            uint32_t digest_len, uint8_t *mprime, uint32_t *mprime_len);
+
 const struct pqc_info *pqc_last(void);
 const char *pqc_status_name(int status);
 /* System clock cycles a call's DMA list may run before PQC_ERR_TIMEOUT (0: acc.h's

@@ -185,3 +185,15 @@ def test_soc_engine_other_sets_agree_with_cryptography(capsys, soc_dir, model, p
     vf = cli("verify", "--pk", kg["pk"], "--msg", msg.hex(), "--ctx", ctx.hex(),
              "--sig", ossl.sign(msg, ctx).hex())
     assert vf["valid"] is True
+
+
+def test_hashmldsa_mprime_on_the_firmware_api(sim_run_json):
+    """programs/pqc_prehash.c: HashML-DSA's M' (lib/pqc_mldsa_msg.c) for each of the twelve
+    pre-hashes NIST's vectors use equals the ACVP client's (ip/acc/acvp.py, which passes NIST's
+    sigGen and sigVer cases): SHA-3 / SHAKE hashed on the KMAC from M, every one from its digest,
+    the SHA-2 ones refused by the hash form; then the refusals (context over 255 bytes, digest
+    length, unknown pre-hash, NULL buffers)."""
+    from ip.acc import acvp
+    res = sim_run_json("pqc_prehash", timeout_s=300)
+    assert [t["test"] for t in res["tests"]] == [f"prehash_{a}" for a in acvp.PREHASH] + ["prehash_errors"]
+    assert all(t["pass"] for t in res["tests"])
