@@ -141,9 +141,9 @@ class DmemWindow:
         self.backend = backend
         self.size = size
 
-    def run(self, program_words, dmem, max_cycles):
+    def run(self, program_words, dmem, max_cycles, entropy=()):
         import dataclasses
-        r = self.backend.run(program_words, bytes(dmem)[:self.size], max_cycles)
+        r = self.backend.run(program_words, bytes(dmem)[:self.size], max_cycles, entropy)
         return dataclasses.replace(r, dmem=r.dmem[:self.size])
 
     def __getattr__(self, name):
@@ -152,7 +152,8 @@ class DmemWindow:
 
 class DmemWindowMany(DmemWindow):
     def run_many(self, jobs):
-        return self.backend.run_many([(w, bytes(d)[:self.size], c) for w, d, c in jobs])
+        # a job is (words, dmem, max_cycles[, entropy]) (lockstep.Backend.run_many)
+        return self.backend.run_many([(j[0], bytes(j[1])[:self.size], *j[2:]) for j in jobs])
 
 
 ACC_FUZZ_DMEM_WINDOW = 2048

@@ -320,3 +320,29 @@ def test_gate_level_kernels_hold_every_mlkem768_operation():
         r.dmem = bytearray(r.dmem)
         r.dmem[0] ^= 1                   # DMEM byte 0 lies in the outputs of both layouts
         assert check(r) == "outputs differ from kyber-py's", key
+
+
+def test_dmem_window_passes_entropy_to_the_backend():
+    """The gate-level lockstep's DMEM window (DmemWindow / DmemWindowMany) cuts DMEM and keeps a
+    fuzz job's ENTROPY words (lockstep jobs are (words, dmem, max_cycles[, entropy])): the
+    netlist gets the words the ISS gets. Its first version unpacked three fields and stopped the
+    gate-level fuzz."""
+    import dataclasses
+    from ip.acc.dv.gls import DmemWindow, DmemWindowMany
+    seen = []
+
+    @dataclasses.dataclass
+    class Result:
+        dmem: bytes
+
+    class Backend:
+        def run(self, words, dmem, max_cycles, entropy=()):
+            seen.append((len(dmem), tuple(entropy)))
+            return Result(bytes(len(dmem) + 8))
+
+        def run_many(self, jobs):
+            seen.extend((len(j[1]), tuple(j[3]) if len(j) > 3 else ()) for j in jobs)
+            return jobs
+    DmemWindowMany(Backend(), 16).run_many([([1], bytes(64), 10, (5, 6)), ([1], bytes(64), 10)])
+    r = DmemWindow(Backend(), 16).run([1], bytes(64), 10, (7,))
+    assert seen == [(16, (5, 6)), (16, ()), (16, (7,))] and len(r.dmem) == 16
