@@ -46,16 +46,24 @@ def pytest_sessionstart(session):
     xml.add_global_property("dirty", json.dumps(st["dirty"]))
 
 
+# Test files that share build folders with the other system group, placed with the tests they share
+# them with: the Caravel wrapper's emit (build/rtl/caravel: LibreLane's checks read it while it is
+# emitted), the silicon SoC's firmware (build/firmware/silicon, sim/silicon.py).
+GROUP_OF = {"sim/tests/test_caravel.py": "system-flow", "tests/test_firmware_stack.py": "system-sim"}
+
+
 def pytest_collection_modifyitems(config, items):
     """pytest-xdist (`make test`: -n auto --dist loadgroup): a group runs on one worker. ip/'s
     tests run a file at a time on any worker. The rest form two groups, each serial within itself:
     "system-sim" (sim/, bringup/, firmware/: the SoC's simulations, their run folders under
-    build/sim) and "system-flow" (tests/, soc/: synthesis, layout, LibreLane, tapeout). What the
-    groups share (build/soc, build/firmware, build/rtl, build/synth, Verilator models) is built
-    under pqsoc/flow/locks.py's per-folder locks, and rewritten only when it changes."""
+    build/sim) and "system-flow" (tests/, soc/: synthesis, layout, LibreLane, tapeout), with the
+    exceptions of GROUP_OF. What the groups still share (build/soc, build/firmware, build/synth,
+    Verilator models) is built under pqsoc/flow/locks.py's per-folder locks and rewritten only
+    when it changes, by atomic replacement (a reader never sees half a file)."""
     from pqsoc import REPO
     for item in items:
         rel = Path(str(item.fspath)).resolve().relative_to(REPO)
         top = rel.parts[0]
-        group = str(rel) if top == "ip" else "system-flow" if top in ("tests", "soc") else "system-sim"
+        group = GROUP_OF.get(rel.as_posix()) or (
+            str(rel) if top == "ip" else "system-flow" if top in ("tests", "soc") else "system-sim")
         item.add_marker(pytest.mark.xdist_group(group))

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Generate the SoC: Verilog, csr.json/csr.csv and C headers, through the LiteX Builder."""
 import filecmp
+import functools
 import json
 import re
 import shutil
@@ -38,7 +39,9 @@ def _sync(src: Path, dst: Path) -> None:
         if t.exists() and _same(f, t):
             continue
         t.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, t)
+        tmp = t.with_name(t.name + ".tmp")
+        shutil.copy2(f, tmp)
+        tmp.replace(t)          # atomic: a reader (another test worker) never sees half a file
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -57,16 +60,23 @@ def emit_pqc(out: Path, imem_size: int = ACC_IMEM_SIZE, dmem_size: int = ACC_DME
     every source in files.json). Behavioural ACC memories and the behavioural clock gate of the
     ACC core unless sram_macro is given (the silicon SoC, for synthesis: macros and the sky130
     ICG cell, which the gate-level flow models)."""
+    path = Path(out) / "pqc.v"
+    _write_if_changed(path, pqc_verilog(imem_size, dmem_size, sram_macro))
+    return path
+
+
+@functools.lru_cache(maxsize=None)
+def pqc_verilog(imem_size: int, dmem_size: int, sram_macro: str | None) -> str:
+    """The PQC subsystem's Verilog text. Converted once per process and configuration (~40 s
+    of Amaranth each time; a test process builds many SoCs); the design's source cannot change
+    under a running process. `pqc_verilog.cache_clear()` converts afresh."""
     from amaranth.back import verilog
     from ip.acc.rtl.pqc import ACC_ADDR_WIDTH, KMAC_ADDR_WIDTH, PqcSubsystem
     # the subsystem's word-address widths must cover the SoC's windows exactly
     assert (1 << (KMAC_ADDR_WIDTH + 2), 1 << (ACC_ADDR_WIDTH + 2)) == (KMAC_SIZE, ACC_SIZE)
     gate = "generic" if sram_macro is None else "sky130"
-    text = verilog.convert(PqcSubsystem(imem_size, dmem_size, sram_macro=sram_macro, clock_gate=gate),
+    return verilog.convert(PqcSubsystem(imem_size, dmem_size, sram_macro=sram_macro, clock_gate=gate),
                            name="pqc", emit_src=False)
-    path = Path(out) / "pqc.v"
-    _write_if_changed(path, text)
-    return path
 
 
 def emit_memories(out: Path, rom_size: int, sram_size: int, sram_macro: str) -> Path:

@@ -231,4 +231,6 @@ def _emit(out: Path) -> dict:
 def _write(path: Path, text: str) -> None:
     """Rewritten only when changed (cached simulation models hash their sources)."""
     if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(path)

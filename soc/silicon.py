@@ -84,7 +84,9 @@ def _emit(out: Path, acc_imem_size: int, acc_dmem_size: int, caravel: bool) -> l
     text = re.sub(r'\$readmemh\("(\w+\.init)"', lambda m: f'$readmemh("{gateware / m[1]}"', text)
     synth_top = out / "pqsoc_synth.v"
     if not synth_top.exists() or synth_top.read_text() != text:
-        synth_top.write_text(text)
+        tmp = synth_top.with_name(synth_top.name + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(synth_top)
     sources = []
     for s in files["sources"]:
         p = Path(s)
