@@ -59,7 +59,8 @@ def pytest_collection_modifyitems(config, items):
     build/sim) and "system-flow" (tests/, soc/: synthesis, layout, LibreLane, tapeout), with the
     exceptions of GROUP_OF. What the groups still share (build/soc, build/firmware, build/synth,
     Verilator models) is built under pqsoc/flow/locks.py's per-folder locks and rewritten only
-    when it changes, by atomic replacement (a reader never sees half a file)."""
+    when it changes; the generated SoC files are replaced atomically (a reader never sees half
+    a file)."""
     from pqsoc import REPO
     for item in items:
         rel = Path(str(item.fspath)).resolve().relative_to(REPO)
