@@ -447,8 +447,12 @@ class WideAlu(wiring.Component):
         # ---- multipliers: CT z*y, GS z*(x -q y), mul ops a*b. Half the lanes per cycle:
         # words 0..3 of the routed operands (butterflies 0..L/2-1) in the issue cycle, words
         # 4..7 from hx_r / hy_r in the next one (the core issues no other multiplier op then).
+        # Operand isolation: the arrays see zeros unless the op is a multiplier op, so that
+        # the other instructions' operands do not toggle them (power) and the stage registers
+        # below, which load every cycle, never hold a product of two unrelated instructions'
+        # operands (a masked program's shares would meet there: docs/side_channels.md).
         mul_x = _sig(m, Mux(is_gs, subvm_xy, Mux(is_ct, Y, X)), "mul_x")   # high half: hx_r
-        mul_y = _sig(m, Mux(is_bfly, Z, Y), "mul_y")
+        mul_y = _sig(m, Mux(is_bfly, Z, Y) & lat2.replicate(256), "mul_y")
         hx_r = Signal(128, reset_less=True)
         hy_r = Signal(128, reset_less=True)
         hi_phase = Signal()                 # the cycle after an issue: the high half
@@ -473,7 +477,7 @@ class WideAlu(wiring.Component):
                 hi = hi_phase & vmode_r if masked[c % 2] else hi_phase
                 gs = now & is_gs
                 out.append(_and_or([(gs & ge_xy[c], d_xy[ch]), (gs & ~ge_xy[c], dpq_xy[ch]),
-                                    (now & is_ct, Y[ch]), (now & ~is_bfly, X[ch]),
+                                    (now & is_ct, Y[ch]), (now & lat2 & ~is_bfly, X[ch]),
                                     (hi, hx_r[ch])], 16))
             return Cat(*out)
         arr_x_lo = _sig(m, arr_x((False, True)), "mulx_lo")
