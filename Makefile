@@ -71,6 +71,13 @@ report: $(PQSOC)
 	@# a campaign of chunks: today's unmasked ML-KEM-768 decapsulation (flagged) and the control
 	$(PQSOC) campaign tvla mlkem768_decaps_unmasked --traces 2000 --chunk 250 --name sca_mlkem768_unmasked --json reports/sca/mlkem768_decaps_unmasked.json
 	$(PQSOC) campaign tvla mlkem768_decaps_control --traces 2000 --chunk 250 --order 2 --name sca_mlkem768_control --json reports/sca/mlkem768_decaps_control.json
+	@# the first masked pieces (#38): cycles against the unmasked decryption, then their t-tests
+	$(VENV)/bin/python -m ip.acc.dv.bench_masked --n 50 --seed 1 --json reports/masked_bench.json
+	$(PQSOC) campaign tvla mlkem768_decrypt_masked --traces 10000 --chunk 500 --name sca_decrypt768_masked --json reports/sca/mlkem768_decrypt_masked.json
+	@# the masked decoding gadget alone (~0.25 s a trace): passes; its seeded leaks: flagged
+	$(PQSOC) campaign tvla mlkem_decode_masked --traces 10000 --chunk 500 --order 2 --name sca_decode_masked --json reports/sca/mlkem_decode_masked.json
+	$(PQSOC) campaign tvla mlkem_decode_masked_sum --traces 500 --chunk 250 --name sca_decode_sum --json reports/sca/mlkem_decode_masked_sum.json
+	$(PQSOC) campaign tvla mlkem_decode_masked_no_fresh --traces 2000 --chunk 500 --name sca_decode_no_fresh --json reports/sca/mlkem_decode_masked_no_fresh.json
 	$(PQSOC) tapeout write
 
 # Without BLOCKS `pqsoc harden` hardens the chip: Caravel's wrapper, the one run of the flat

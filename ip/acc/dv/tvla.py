@@ -16,6 +16,18 @@ Programs:
     mlkem768_decaps_control    the same program, both classes drawing dk and c at random (the
                                class decides nothing the program reads): must stay under the
                                threshold, or the assessment itself is biased
+    mlkem<P>_decrypt_masked    first-order masked K-PKE.Decrypt (ip/acc/kernels/mlkem/masked_decrypt.py),
+                               secret: s_hat (the key pair's seed fixed vs random); fresh each
+                               trace: a ciphertext of its ek, the arithmetic shares of s_hat,
+                               the URND seed
+    mlkem_decode_masked        the masked message decoding (ip/acc/kernels/mlkem/masked.py),
+                               secret: the polynomial x; public: nothing; fresh each trace: the
+                               arithmetic shares of x and the 256 bits of entropy URND is seeded
+                               from (ENTROPY register)
+    mlkem_decode_masked_sum, mlkem_decode_masked_no_fresh
+                               the same with a seeded first-order leak (the input shares added;
+                               the DOM ANDs without their fresh r): must be flagged, or the
+                               assessment cannot see what it claims to
 """
 import time
 from dataclasses import dataclass
@@ -34,7 +46,8 @@ class Program:
     name: str
     description: str
     words: Callable[[], list]                 # the program, assembled
-    inputs: Callable[[object, bytes | None], bytes]   # (rng, fixed secret or None: random) -> DMEM image
+    inputs: Callable[[object, bytes | None], tuple]   # (rng, fixed secret or None: random) -> (DMEM image,
+                                                      # the ENTROPY words the host writes before START)
     fixed_secret: Callable[[object], bytes]   # (rng) -> the fixed class's secret
 
 
@@ -57,7 +70,7 @@ def _mlkem_decaps(param: int, control: bool = False) -> Program:
     def inputs(rng, fixed: bytes | None) -> bytes:
         ek, dk = keypair(fixed if fixed is not None and not control else rng.bytes(64))
         _, c = kem._encaps_internal(ek, rng.bytes(32))
-        return image(obj.image(dk, c), block.DMEM_SIZE)
+        return image(obj.image(dk, c), block.DMEM_SIZE), ()
 
     name = f"mlkem{param}_decaps_" + ("control" if control else "unmasked")
     what = ("both classes random (control)" if control else
@@ -66,9 +79,66 @@ def _mlkem_decaps(param: int, control: bool = False) -> Program:
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
+def _mlkem_decode_masked(leak: str | None = None) -> Program:
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked import MaskedDecode, Q
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    obj = MaskedDecode(leak)
+
+    def fixed_secret(rng) -> bytes:
+        return b"".join(int(c).to_bytes(2, "little") for c in rng.integers(0, Q, 256))
+
+    def inputs(rng, fixed: bytes | None) -> tuple:
+        x = (np.frombuffer(fixed, "<u2").astype(np.int64) if fixed is not None
+             else rng.integers(0, Q, 256))
+        x0 = rng.integers(0, Q, 256)
+        x1 = (x - x0) % Q
+        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        return image(obj.image([int(c) for c in x0], [int(c) for c in x1]), block.DMEM_SIZE), entropy
+
+    name = "mlkem_decode_masked" + (f"_{leak}" if leak else "")
+    what = "x fixed vs random, fresh shares and masks each trace" + (
+        {None: "", "sum": "; a seeded leak: the shares added at the start",
+         "no_fresh": "; a seeded leak: the DOM ANDs without their fresh randomness"}[leak])
+    return Program(name, f"ML-KEM message decoding, first-order masked: {what}",
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
+
+
+def _mlkem_decrypt_masked(param: int) -> Program:
+    import random
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_decrypt import masked_decrypt, share_dk_pke
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    kem = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    obj = masked_decrypt(param)
+
+    def fixed_secret(rng) -> bytes:
+        return rng.bytes(64)          # the key pair's seed d || z
+
+    def inputs(rng, fixed: bytes | None) -> tuple:
+        seed = fixed if fixed is not None else rng.bytes(64)
+        ek, dk = kem._keygen_internal(seed[:32], seed[32:])
+        _, c = kem._encaps_internal(ek, rng.bytes(32))
+        s0, s1 = share_dk_pke(dk[:384 * obj.k], obj.k, random.Random(int(rng.integers(1 << 62))))
+        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        return image(obj.image(s0, s1, c), block.DMEM_SIZE), entropy
+
+    name = f"mlkem{param}_decrypt_masked"
+    return Program(name, f"ML-KEM-{param} K-PKE.Decrypt, first-order masked: secret s_hat fixed vs "
+                   "random, ciphertext, shares and masks fresh each trace",
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
+
+
 def programs() -> dict[str, Callable[[], Program]]:
     out = {f"mlkem{p}_decaps_unmasked": (lambda p=p: _mlkem_decaps(p)) for p in (512, 768, 1024)}
     out["mlkem768_decaps_control"] = lambda: _mlkem_decaps(768, control=True)
+    out.update({f"mlkem{p}_decrypt_masked": (lambda p=p: _mlkem_decrypt_masked(p)) for p in (512, 768, 1024)})
+    out["mlkem_decode_masked"] = lambda: _mlkem_decode_masked()
+    out["mlkem_decode_masked_sum"] = lambda: _mlkem_decode_masked("sum")
+    out["mlkem_decode_masked_no_fresh"] = lambda: _mlkem_decode_masked("no_fresh")
     return out
 
 
@@ -79,8 +149,9 @@ def program(name: str) -> Program:
     return table[name]()
 
 
-def instruction_map(prog: Program, dmem: bytes) -> list[tuple[int, int, str]]:
-    """[(first cycle, pc, disassembly)] of each instruction the ISS runs on these inputs."""
+def instruction_map(prog: Program, inputs: tuple) -> list[tuple[int, int, str]]:
+    """[(first cycle, pc, disassembly)] of each instruction the ISS runs on these inputs
+    ((DMEM image, entropy words))."""
     from ip.acc import block
     from ip.acc.iss import Iss
     from ip.acc.tools.dis import Disassembler
@@ -88,7 +159,10 @@ def instruction_map(prog: Program, dmem: bytes) -> list[tuple[int, int, str]]:
     sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
     sim.reset()
     sim.load_program(words)
+    dmem, entropy = inputs
     sim.dmem.write_bytes(0, dmem)
+    for w in entropy:
+        sim.write_entropy(w)
     dis, out = Disassembler(), []
     while sim.cycles < MAX_CYCLES:
         out.append((sim.cycles, sim.pc, dis.line(words[sim.pc // 4], sim.pc)))
@@ -122,7 +196,8 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
             rng = np.random.default_rng([seed, k])
             c = int(rng.integers(0, 2))
             classes.append(c)
-            jobs.append((words, prog.inputs(rng, fixed if c == 0 else None), MAX_CYCLES))
+            dmem, entropy = prog.inputs(rng, fixed if c == 0 else None)
+            jobs.append((words, dmem, MAX_CYCLES, entropy))
         results, power = be.run_power(jobs)
         for r in results:
             if r.halt != "ecall":

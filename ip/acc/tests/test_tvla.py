@@ -3,7 +3,9 @@
 """`pqsoc sca tvla` on the ACC's RTL power model (issue #38, CI-sized): today's unmasked ML-KEM
 decapsulation is flagged, confirmed by both independent halves of the traces; the control (the
 same program, classes that differ in nothing it reads) stays under the threshold at the first and
-second order; the model covers the registers the ISA names."""
+second order; the masked decryption stays under it and the seeded leaks of its decoding gadget do
+not; the model
+covers the registers the ISA names."""
 import json
 
 import pytest
@@ -75,6 +77,46 @@ def test_the_control_stays_under_the_threshold(power_model, tmp_path):
     rep = json.loads(out.read_text())
     assert not rep["orders"]["1"]["leaks"] and not rep["orders"]["2"]["leaks"]
     assert rep["first_flagged_at_traces"] is None
+
+
+def test_the_masked_decryption_stays_under_the_threshold(power_model, tmp_path):
+    """Masked K-PKE.Decrypt (ip/acc/kernels/mlkem/masked_decrypt.py: per-share products and INTT,
+    then the masked decoding gadget): s_hat fixed vs random; ciphertext, shares and masks fresh.
+    Before the multiplier's operand isolation (ip/acc/rtl/wide_alu.py) its stage register mixed
+    two instructions' operands, and the gadget alone was flagged after 200 traces."""
+    out = tmp_path / "m.json"
+    assert cli.main(["sca", "tvla", "mlkem768_decrypt_masked", "--traces", "200", "--batch", "100",
+                     "--expect-pass", "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert min(rep["traces"].values()) > 60 and rep["first_flagged_at_traces"] is None
+    assert rep["orders"]["1"]["units"]["wide"]["max_abs_t"] > 0
+
+
+@pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked"])
+def test_the_masked_programs_are_the_same_on_rtl_and_iss(power_model, name):
+    """ISS = RTL: cycles, halt and the whole DMEM (outputs, planes, the wipe)."""
+    import numpy as np
+    from ip.acc import block
+    from ip.acc.dv.lockstep import IssBackend
+    from ip.acc.dv.tvla import MAX_CYCLES, program
+    prog = program(name)
+    dmem, entropy = prog.inputs(np.random.default_rng(9), None)
+    (rtl,), (trace,) = power_model.run_power([(prog.words(), dmem, MAX_CYCLES, entropy)])
+    iss = IssBackend(block.IMEM_SIZE, block.DMEM_SIZE).run(prog.words(), dmem, MAX_CYCLES, entropy)
+    assert rtl.halt == iss.halt == "ecall"
+    assert (rtl.cycles, rtl.insns, rtl.dmem) == (iss.cycles, iss.insns, iss.dmem)
+    assert trace.shape[0] >= rtl.cycles
+
+
+@pytest.mark.parametrize("leak, traces", [("sum", 50), ("no_fresh", 300)])
+def test_seeded_leaks_in_the_masked_decoding_are_flagged(power_model, tmp_path, leak, traces):
+    """The shares added at the start (flagged at once), and DOM ANDs without their fresh r
+    (one share and the unmasked other operand together: flagged after ~300 traces)."""
+    out = tmp_path / f"{leak}.json"
+    assert cli.main(["sca", "tvla", f"mlkem_decode_masked_{leak}", "--traces", str(traces),
+                     "--batch", "100", "--expect-leak", "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["orders"]["1"]["unit"] == "wide"
 
 
 def test_bad_requests_are_refused_by_name(capsys):

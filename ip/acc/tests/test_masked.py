@@ -1,0 +1,176 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""The first-order masked message decoding (ip/acc/kernels/mlkem/masked.py) and K-PKE.Decrypt
+(masked_decrypt.py) on the ISS: m0 ^ m1 equals kyber-py's ByteEncode_1(Compress_1(x)) for
+every coefficient value and for shares at their extremes, and kyber-py's K-PKE.Decrypt for
+512 / 768 / 1024, in a time that depends on nothing, with registers and secret buffers wiped
+at the end; the seeded-leak variants compute the same. The leakage assessment itself (RTL
+power model) is in test_tvla.py."""
+import random
+
+import pytest
+from kyber_py.ml_kem.default_parameters import ML_KEM_768
+
+from ip.acc import block
+from ip.acc.iss import Iss
+from ip.acc.kernels.mlkem.masked import LEAKS, MaskedDecode, Q
+from ip.acc.kernels.mlkem.masked_decrypt import masked_decrypt, share_dk_pke
+from ip.acc.tools.asm import assemble
+
+R = ML_KEM_768.R
+
+
+def run(md, x0, x1, entropy):
+    sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+    sim.reset()
+    sim.load_program(assemble(md.program(), "masked_decode.s"))
+    for a, b in md.image(x0, x1).items():
+        sim.dmem.write_bytes(a, b)
+    for w in entropy:
+        sim.write_entropy(w)
+    halt = sim.run(max_cycles=100_000)
+    return sim, halt
+
+
+def shares(x, rng):
+    x0 = [rng.randrange(Q) for _ in x]
+    return x0, [(a - b) % Q for a, b in zip(x, x0)]
+
+
+def check(md, x, x0, x1, rng):
+    sim, halt = run(md, x0, x1, [rng.getrandbits(32) for _ in range(8)])
+    assert halt.ok, halt
+    m0, m1 = md.outputs(sim.dmem.read_bytes(0, block.DMEM_SIZE))
+    assert bytes(a ^ b for a, b in zip(m0, m1)) == R(list(x)).compress(1).encode(1)
+    return sim, halt, m0
+
+
+def test_every_coefficient_value_decodes_as_the_reference():
+    """13 polynomials hold every value 0..q-1 once (and a few twice), each in fresh shares."""
+    md, rng = MaskedDecode(), random.Random(1)
+    values = list(range(Q)) + list(range(13 * 256 - Q))
+    rng.shuffle(values)
+    cycles = set()
+    for i in range(13):
+        x = values[256 * i:256 * i + 256]
+        _, halt, _ = check(md, x, *shares(x, rng), rng)
+        cycles.add(halt.cycles)
+    assert len(cycles) == 1
+
+
+@pytest.mark.parametrize("share0", [0, Q - 1])
+def test_shares_at_their_extremes(share0):
+    """x0 = 0 or q - 1 everywhere: the sum of the shares is at the ends of [0, 2q)."""
+    md, rng = MaskedDecode(), random.Random(2)
+    x = [rng.randrange(Q) for _ in range(256)]
+    x0 = [share0] * 256
+    check(md, x, x0, [(a - share0) % Q for a in x], rng)
+
+
+def test_time_and_outputs_leave_nothing_behind():
+    """The cycles are the same for other x, shares and masks; every register is zero at the end;
+    share m0 changes with the masks while m0 ^ m1 does not."""
+    md, rng = MaskedDecode(), random.Random(3)
+    x = [rng.randrange(Q) for _ in range(256)]
+    runs = [check(md, x, *shares(x, rng), rng) for _ in range(2)]
+    y = [rng.randrange(Q) for _ in range(256)]
+    runs.append(check(md, y, *shares(y, rng), rng))
+    assert len({h.cycles for _, h, _ in runs}) == 1
+    assert runs[0][2] != runs[1][2]
+    sim = runs[0][0]
+    assert all(sim.wdr.read(i) == 0 for i in range(16))
+
+
+@pytest.mark.parametrize("leak", [v for v in LEAKS if v])
+def test_the_seeded_leaks_compute_the_same(leak):
+    md, rng = MaskedDecode(leak), random.Random(4)
+    x = [rng.randrange(Q) for _ in range(256)]
+    check(md, x, *shares(x, rng), rng)
+
+
+def test_without_entropy_the_program_stops_on_rnd():
+    md, rng = MaskedDecode(), random.Random(5)
+    x = [rng.randrange(Q) for _ in range(256)]
+    _, halt = run(md, *shares(x, rng), [])
+    assert not halt.ok and "RND" in str(halt)
+
+
+def test_bad_inputs_are_refused():
+    md = MaskedDecode()
+    with pytest.raises(ValueError, match="x0"):
+        md.image([0] * 255, [0] * 256)
+    with pytest.raises(ValueError, match="x1"):
+        md.image([0] * 256, [Q] + [0] * 255)
+    with pytest.raises(ValueError, match="seeded leak"):
+        MaskedDecode("bogus")
+
+
+# ---------------------------------------------------------------- masked K-PKE.Decrypt
+
+
+def run_decrypt(param, dk_pke, c, rng):
+    md = masked_decrypt(param)
+    s0, s1 = share_dk_pke(dk_pke, md.k, rng)
+    sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+    sim.reset()
+    words = assemble(md.program(), f"mlkem{param}_decrypt_masked.s")
+    sim.load_program(words)
+    for a, b in md.image(s0, s1, c).items():
+        sim.dmem.write_bytes(a, b)
+    for _ in range(8):
+        sim.write_entropy(rng.getrandbits(32))
+    halt = sim.run(max_cycles=200_000)
+    assert halt.ok, halt
+    dmem = sim.dmem.read_bytes(0, block.DMEM_SIZE)
+    m0, m1 = md.outputs(dmem)
+    return md, sim, halt, dmem, bytes(a ^ b for a, b in zip(m0, m1)), len(words) * 4
+
+
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_masked_decrypt_is_kpke_decrypt(param):
+    """m0 ^ m1 = kyber-py's K-PKE.Decrypt for valid and random ciphertexts, in constant time,
+    within the taped-out memories; afterwards DMEM holds nothing but the outputs and public
+    bytes (c, the constant tables, what is computed from c alone) and every register is 0."""
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    kem = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    rng = random.Random(param)
+    ek, dk = kem._keygen_internal(rng.randbytes(32), rng.randbytes(32))
+    dk_pke = dk[:384 * masked_decrypt(param).k]
+    cycles = set()
+    for valid in (True, False):
+        c = kem._encaps_internal(ek, rng.randbytes(32))[1] if valid else \
+            rng.randbytes(masked_decrypt(param).c_len)
+        md, sim, halt, dmem, m, imem = run_decrypt(param, dk_pke, c, rng)
+        assert m == kem._k_pke_decrypt(dk_pke, c)
+        cycles.add(halt.cycles)
+        assert imem <= block.IMEM_SIZE and md.END <= block.DMEM_SIZE
+        kept = md.public_kept() + [(md.gadget.M0, md.gadget.M0 + 32), (md.gadget.M1, md.gadget.M1 + 32)]
+        assert not any(dmem[a] for a in range(md.END) if not any(lo <= a < hi for lo, hi in kept))
+        assert all(sim.wdr.read(i) == 0 for i in range(16))
+    assert len(cycles) == 1
+
+
+def test_masked_decrypt_refuses_bad_inputs():
+    md, rng = masked_decrypt(768), random.Random(6)
+    with pytest.raises(ValueError, match="must be 2, 3 or 4|512, 768, 1024"):
+        masked_decrypt(769)
+    with pytest.raises(ValueError, match="1152 bytes"):
+        share_dk_pke(bytes(1151), 3, rng)
+    with pytest.raises(ValueError, match=">= q"):
+        share_dk_pke(b"\xff" * 1152, 3, rng)
+    with pytest.raises(ValueError, match="c must be 1088"):
+        md.image(bytes(1152), bytes(1152), bytes(1087))
+
+
+def test_the_benchmark_reports_cycles_against_the_unmasked_decryption(tmp_path):
+    import json
+    from ip.acc.dv import bench_masked
+    out = tmp_path / "m.json"
+    assert bench_masked.main(["--n", "1", "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())["programs"]
+    assert rep["mlkem_decode_masked"]["cycles"] > 0
+    for p in (512, 768, 1024):
+        r = rep[f"mlkem{p}_decrypt_masked"]
+        assert r["overhead"] == round(r["cycles"] / r["unmasked_decrypt_cycles"][0], 2) and r["overhead"] > 1
+        assert r["imem_bytes"] <= block.IMEM_SIZE and r["dmem_bytes"] <= block.DMEM_SIZE
+    assert bench_masked.main(["--n", "0"]) == 2
