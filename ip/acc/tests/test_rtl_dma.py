@@ -9,11 +9,8 @@ import random
 
 import pytest
 
-from amaranth.sim import Simulator
-
-from ip.acc.rtl.acc import Acc
 from ip.acc.rtl.dma import BURST, DESC_FROM_ACC, DESC_RUN, DESC_WIPE, TIMEOUT
-from ip.acc.tests.test_rtl_host import DMEM, IMEM, OFF, RM, STATE, _wait_idle, wb
+from ip.acc.tests.test_rtl_host import DMEM, IMEM, RM, STATE, SharedAccSim, _wait_idle, wb
 from ip.acc.tools.asm import assemble
 from ip.common.wishbone import CTI_INCR
 
@@ -82,44 +79,17 @@ class BusModel:
                 answer = "ack"
 
 
-class _SharedSim:
-    """One simulator of the ACC for the module: building it (elaborating the whole ACC for
-    Amaranth's simulator) is ~20 of the ~22 s a test took. Each test resets it
-    (Simulator.reset: every signal and memory back to its initial value, every process and
-    testbench restarted from its beginning) and runs its own bench and bus model."""
-
-    def __init__(self):
-        self.dut = Acc(1024, 1024, clock_gate=None)
-        self.bench_fn = self.model = None
-        self.sim = Simulator(self.dut)
-        self.sim.add_clock(1e-8)
-        self.runs = 0
-
-        async def bus(ctx):
-            await self.model.run(ctx, self.dut.dma)
-
-        async def bench(ctx):
-            await self.bench_fn(ctx, self.dut, self.model)
-
-        self.sim.add_process(bus)
-        self.sim.add_testbench(bench)
-
-    def run(self, bench_fn, model):
-        self.bench_fn, self.model = bench_fn, model
-        if self.runs:
-            self.sim.reset()
-        self.runs += 1
-        self.sim.run()
-
-
-_SHARED = []
+_SHARED = []          # one simulator for the module (test_rtl_host.SharedAccSim)
 
 
 def _sim(bench_fn, model=None):
     if not _SHARED:
-        _SHARED.append(_SharedSim())
+        _SHARED.append(SharedAccSim(bus=True))
     model = model or BusModel(bursting=True)     # as the SoC's bus
-    _SHARED[0].run(bench_fn, model)
+
+    async def bench(ctx, dut):
+        await bench_fn(ctx, dut, model)
+    _SHARED[0].run(bench, model)
     assert model.violations == []
 
 

@@ -26,16 +26,46 @@ class wb:
         return await wb_access(ctx, bus, OFF[reg] if isinstance(reg, str) else reg)
 
 
-def _sim(bench_fn, imem=1024, dmem=1024):
-    dut = Acc(imem, dmem, clock_gate=None)     # see ip/common/clock_gate.py
+class SharedAccSim:
+    """One simulator of an ACC (1 KiB IMEM and DMEM) for a test module: building it
+    (elaborating the whole ACC for Amaranth's simulator) is ~20 of the ~22 s a test took. Each
+    run after the first resets it (Simulator.reset: every signal and memory back to its
+    initial value, every process and testbench restarted from its beginning), then runs the
+    test's bench(ctx, dut). bus: also a process that runs the current `model` on the DMA's
+    master port (test_rtl_dma)."""
 
-    async def bench(ctx):
-        await bench_fn(ctx, dut)
+    def __init__(self, bus=False):
+        self.dut = Acc(1024, 1024, clock_gate=None)     # see ip/common/clock_gate.py
+        self.bench_fn = self.model = None
+        self.sim = Simulator(self.dut)
+        self.sim.add_clock(1e-8)
+        self.runs = 0
 
-    sim = Simulator(dut)
-    sim.add_clock(1e-8)
-    sim.add_testbench(bench)
-    sim.run()
+        async def bench(ctx):
+            await self.bench_fn(ctx, self.dut)
+
+        async def bus_process(ctx):
+            await self.model.run(ctx, self.dut.dma)
+
+        if bus:
+            self.sim.add_process(bus_process)
+        self.sim.add_testbench(bench)
+
+    def run(self, bench_fn, model=None):
+        self.bench_fn, self.model = bench_fn, model
+        if self.runs:
+            self.sim.reset()
+        self.runs += 1
+        self.sim.run()
+
+
+_SHARED = []
+
+
+def _sim(bench_fn):
+    if not _SHARED:
+        _SHARED.append(SharedAccSim())
+    _SHARED[0].run(bench_fn)
 
 
 async def _load(ctx, bus, src):
