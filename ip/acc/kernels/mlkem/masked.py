@@ -16,8 +16,9 @@ How (bitsliced: one 256-bit word is one bit of all 256 coefficients):
   (y0 ^ R, R)), y1's stand as (0, y1).
 * A masked ripple-carry adder gives s = y0 + y1 (13 bits, s < 2q) in Boolean shares, bit
   by bit, and three masked borrow chains compare s with public constants as the bits come:
-  y mod q < 1664 iff s < 1664 or q <= s < q + 1664, so m = [s < 1664] ^ ([s >= q] & [s < q +
-  1664]) (the first and second terms exclude each other).
+  y mod q < 1664 iff s < 1664 or q <= s < q + 1664. Over s's four intervals [0, 1664),
+  [1664, q), [q, q + 1664), [q + 1664, 2q) the borrows [s < 1664], [s < q], [s < q + 1664]
+  are 111, 011, 001, 000, so m = their XOR: no AND at the end.
 * Every AND of shared values is a DOM AND with a fresh URND word r:
   (a & b)_0 = a0 & b0 ^ (a0 & b1 ^ r), (a & b)_1 = a1 & b1 ^ (a1 & b0 ^ r).
 
@@ -194,11 +195,10 @@ class MaskedDecode:
                           f"bn.xor {b[1]}, {n1}, {s[1]}"]
                 else:
                     L += [f"bn.xor {b[0]}, {b[0]}, {n0}", f"bn.xor {b[1]}, {b[1]}, {n1}"]
-        # m = [s < LOW] ^ ([s >= q] & [s < HIGH]) = lo ^ hi ^ (bq & hi)  (~bq & hi = hi ^ bq & hi)
+        # m = [s < LOW] ^ [s < q] ^ [s < HIGH] (the module's docstring)
         lo, bq, hi = borrow
-        L += sec_and(bq, hi, (n0, n1))
-        L += [f"bn.xor {n0}, {n0}, {hi[0]}", f"bn.xor {n0}, {n0}, {lo[0]}",
-              f"bn.xor {n1}, {n1}, {hi[1]}", f"bn.xor {n1}, {n1}, {lo[1]}",
+        L += [f"bn.xor {n0}, {lo[0]}, {bq[0]}", f"bn.xor {n0}, {n0}, {hi[0]}",
+              f"bn.xor {n1}, {lo[1]}, {bq[1]}", f"bn.xor {n1}, {n1}, {hi[1]}",
               f"bn.sw {n0}, {mem(self.M0)}",
               f"bn.lw {t}, {mem(self.ZERO)}", f"bn.sw {t}, {mem(self.M0 + 32)}",
               f"bn.sw {n1}, {mem(self.M1)}"]
