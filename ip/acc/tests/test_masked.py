@@ -174,3 +174,17 @@ def test_the_benchmark_reports_cycles_against_the_unmasked_decryption(tmp_path):
         assert r["overhead"] == round(r["cycles"] / r["unmasked_decrypt_cycles"][0], 2) and r["overhead"] > 1
         assert r["imem_bytes"] <= block.IMEM_SIZE and r["dmem_bytes"] <= block.DMEM_SIZE
     assert bench_masked.main(["--n", "0"]) == 2
+
+
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_masked_decrypt_is_constant_time(param):
+    """The static check with both shares secret: no address, branch or duration depends on a
+    share or on URND's masks; the same program with a branch on m0 is caught."""
+    from ip.acc.tools import constant_time as ct, ct_data
+    md = masked_decrypt(param)
+    rep = ct.check(ct_data.Program.from_asm(md.program()), md.ct_policy())
+    assert rep.ok and not rep.violations and not rep.warnings, rep.text()
+    seeded = md.program()[:-len("ecall\n")] + \
+        f"bn.lw w1, {md.gadget.M0}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
+    rep = ct.check(ct_data.Program.from_asm(seeded), md.ct_policy())
+    assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]

@@ -85,6 +85,21 @@ class MaskedDecrypt:
         the program computes from c alone (u decoded and its NTT, v decoded and decompressed)."""
         return [(self.CT, self.WORK), (self.U, self.VD + 512)]
 
+    def ct_policy(self) -> dict:
+        """The constant-time check's view (ip/acc/tools/constant_time.py): both shares of s_hat
+        secret (the check has one secret label: it proves that no address, branch or duration
+        depends on either share or on URND's masks, not that the shares never meet: that is
+        the leakage assessment's); public: c and the constant tables; any other byte secret
+        until written."""
+        public = {"c": (self.CT, self.CT + self.c_len)}
+        for addr, blob in sorted(self.image(bytes(384 * self.k), bytes(384 * self.k),
+                                            bytes(self.c_len)).items()):
+            if addr >= self.TWID:
+                public[f"constants@{addr}"] = (addr, addr + len(blob))
+        return {"secret": {"s_hat share 0": (self.S0E, self.S1E),
+                           "s_hat share 1": (self.S1E, self.CT)},
+                "public": public, "rest": "secret", "allow": []}
+
     # ------------------------------------------------------------------ program
     def _public(self) -> list[str]:
         """u, v decoded; NTT(Decompress(u)) (transposed for the products); Decompress(v)."""
