@@ -188,3 +188,30 @@ def test_masked_decrypt_is_constant_time(param):
         f"bn.lw w1, {md.gadget.M0}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
     rep = ct.check(ct_data.Program.from_asm(seeded), md.ct_policy())
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
+
+
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_the_shares_meet_only_in_the_gadget(param):
+    """ip/acc/tools/share_check.py: no value outside the decoding gadget is computed from both
+    shares of s_hat; the same program with x0 + x1 formed before the gadget is caught there."""
+    from ip.acc.tools import share_check
+    from ip.acc.tools.ct_data import Program
+    md, rng = masked_decrypt(param), random.Random(7)
+    s0, s1 = share_dk_pke(bytes(384 * md.k), md.k, rng)
+    img, ent = md.image(s0, s1, rng.randbytes(md.c_len)), [rng.getrandbits(32) for _ in range(8)]
+    pol = md.share_policy()
+    assert share_check.check(Program.from_asm(md.program()), img, ent, **pol) == []
+    g = md.gadget
+    seeded = md.program().replace(f"{g.share_gadget().begin}:\n",
+                                  f"bn.lw w1, {g.X0}(x0)\nbn.lw w2, {g.X1}(x0)\nbn.addvm w3, w1, w2\n"
+                                  f"bn.xor w3, w3, w3\n{g.share_gadget().begin}:\n")
+    found = share_check.check(Program.from_asm(seeded), img, ent, **pol)
+    assert [(f.text, f.where) for f in found] == [("bn.addvm w3, w1, w2", "w3")]
+
+
+def test_the_share_check_refuses_a_missing_gadget_label():
+    from ip.acc.tools import share_check
+    from ip.acc.tools.ct_data import Program
+    md = MaskedDecode()
+    with pytest.raises(RuntimeError, match="not in the program"):
+        share_check.check(Program.from_asm("ecall\n"), {}, [], **md.share_policy())

@@ -96,7 +96,25 @@ class MaskedDecode:
 
     def body(self) -> list[str]:
         """The gadget (VMODE 0, URND seeded): shares at X0 / X1 -> m0, m1 at M0 / M1; every
-        register zero at the end; the planes stay in DMEM (the caller's wipe)."""
+        register zero at the end; the planes stay in DMEM (the caller's wipe). Between the
+        labels of share_gadget() (the share-domain check's gadget)."""
+        g = self.share_gadget()
+        return [f"{g.begin}:"] + self._body() + [f"{g.end}:"]
+
+    def share_gadget(self):
+        """The gadget for ip/acc/tools/share_check.py: its labels, and m0 / m1 as the outputs
+        of domain 0 / 1."""
+        from ip.acc.tools.share_check import Gadget
+        tag = f"masked_decode_{self.X0}"
+        return Gadget(f"{tag}_begin", f"{tag}_end",
+                      ((self.M0, self.M0 + 32, (0,)), (self.M1, self.M1 + 32, (1,))))
+
+    def share_policy(self) -> dict:
+        """For the share-domain check of the standalone program: the input shares, the gadget."""
+        return {"shares": {"x0": (self.X0, self.X0 + 512, 0), "x1": (self.X1, self.X1 + 512, 1)},
+                "gadgets": [self.share_gadget()]}
+
+    def _body(self) -> list[str]:
         L = []
         if self.leak == "sum":
             for r in range(16):

@@ -100,6 +100,13 @@ class MaskedDecrypt:
                            "s_hat share 1": (self.S1E, self.CT)},
                 "public": public, "rest": "secret", "allow": []}
 
+    def share_policy(self) -> dict:
+        """For the share-domain check (ip/acc/tools/share_check.py): the two shares of s_hat
+        and the one gadget, the message decoding."""
+        return {"shares": {"s_hat share 0": (self.S0E, self.S1E, 0),
+                           "s_hat share 1": (self.S1E, self.CT, 1)},
+                "gadgets": [self.gadget.share_gadget()]}
+
     # ------------------------------------------------------------------ program
     def _public(self) -> list[str]:
         """u, v decoded; NTT(Decompress(u)) (transposed for the products); Decompress(v)."""
