@@ -67,6 +67,9 @@ report: $(PQSOC)
 	@# (855 cases, ~51 min on 2 shared cores; ML-DSA sigGen ~37 of them). A failed case is a finding
 	@# that tapeout.json records and `pqsoc tapeout check` reports, so the report goes on past it
 	-$(PQSOC) campaign acvp --engine iss --name acvp --json reports/acvp.json
+	@# one case of each of the five modes through the firmware API on the simulated SoC (seconds a
+	@# case once the SoC's model is built)
+	-$(PQSOC) acvp report --engine soc --sample 1 --group ML-KEM-keyGen-FIPS203:2 --group ML-KEM-encapDecap-FIPS203:2 --group ML-KEM-encapDecap-FIPS203:5 --group ML-DSA-keyGen-FIPS204:2 --group ML-DSA-sigGen-FIPS204:15 --group ML-DSA-sigVer-FIPS204:3 --json reports/acvp_soc.json
 	@# side channels (docs/side_channels.md): fixed-vs-random t-tests on the ACC's RTL power model,
 	@# a campaign of chunks: today's unmasked ML-KEM-768 decapsulation (flagged) and the control
 	$(PQSOC) campaign tvla mlkem768_decaps_unmasked --traces 2000 --chunk 250 --name sca_mlkem768_unmasked --json reports/sca/mlkem768_decaps_unmasked.json

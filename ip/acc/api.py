@@ -30,10 +30,10 @@ status word (ip/acc/kernels/mlkem/status.py, at its layout's `status_addr`; sign
 is not OK raise ApiError with a message naming the problem (BadInput, a subclass, for the
 caller's inputs), e.g. "mlkem768_encaps: ek check failed: a coefficient >= q (FIPS 203 7.2)"
 (encaps checks ek's modulus, decaps the H(ek) inside dk, in the programs). The SoC engine
-(the firmware API on the simulated SoC) is a floor up: sim/mlkem_soc.py (`pqsoc mlkem ...
---engine soc`); for ML-DSA the mldsa_* functions take engine="soc" themselves (after the same
-input checks) through MLDSA_SOC_ENGINE, which the command line plugs in from a floor up
-(sim/mldsa_soc.py, the firmware's pqc_mldsa_* calls; adds "cpu_cycles").
+(the firmware API on the simulated SoC) is a floor up: the mlkem_* and mldsa_* functions take
+engine="soc" themselves (after the same input checks) through MLKEM_SOC_ENGINE /
+MLDSA_SOC_ENGINE, which the command line plugs in from a floor up (sim/mlkem_soc.py,
+sim/mldsa_soc.py: the firmware's pqc_* calls; they add "cpu_cycles").
 """
 from ip.acc import block as acc_block
 
@@ -120,11 +120,25 @@ def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000
     return r
 
 
+# engine "soc" for ML-KEM: as MLDSA_SOC_ENGINE below (sim/mlkem_soc.py, plugged in by
+# pqsoc/cli/mlkem.py): run(op, param, (in1, in2)) -> dict, raising ApiError for its failures.
+MLKEM_SOC_ENGINE = None
+
+
+def _mlkem_soc(op: str, param: int, ins: tuple) -> dict:
+    if MLKEM_SOC_ENGINE is None:
+        raise ApiError("engine soc: not plugged in at this floor (ip.acc.api.MLKEM_SOC_ENGINE; "
+                       "`pqsoc mlkem ... --engine soc` plugs in sim/mlkem_soc.py)")
+    return MLKEM_SOC_ENGINE(op, param, ins)
+
+
 def mlkem_keygen(param: int, d: bytes, z: bytes, engine: str = "iss") -> dict:
     from ip.acc.kernels.mlkem.keygen import keygen
     _need("d", d, 32)
     _need("z", z, 32)
     _k(param)
+    if engine == "soc":
+        return _mlkem_soc("keygen", param, (d, z))
     kg = keygen(param)
     r = _run(kg.program(), kg.image(d, z), engine, f"mlkem{param}_keygen")
     _status(kg, r, f"mlkem{param}_keygen")
@@ -136,6 +150,8 @@ def mlkem_encaps(param: int, ek: bytes, m: bytes, engine: str = "iss") -> dict:
     from ip.acc.kernels.mlkem.encaps import encaps
     _need("ek", ek, sizes(param)["ek"])
     _need("m", m, 32)
+    if engine == "soc":
+        return _mlkem_soc("encaps", param, (ek, m))
     en = encaps(param)
     r = _run(en.program(), en.image(ek, m), engine, f"mlkem{param}_encaps")
     _status(en, r, f"mlkem{param}_encaps")
@@ -148,6 +164,8 @@ def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss") -> dict:
     n = sizes(param)
     _need("dk", dk, n["dk"])
     _need("c", c, n["c"])
+    if engine == "soc":
+        return _mlkem_soc("decaps", param, (dk, c))
     de = decaps(param)
     r = _run(de.program(), de.image(dk, c), engine, f"mlkem{param}_decaps")
     _status(de, r, f"mlkem{param}_decaps")

@@ -120,3 +120,26 @@ def test_key_checks_on_the_firmware_api_equal_nist(sim_run_json):
         assert t["status"] == ("OK" if passed else {"ek": "EK_INVALID", "dk": "DK_HASH_MISMATCH"}[m[2]]), t
         seen.setdefault((m[1], m[2]), set()).add(passed)
     assert seen == {(p, k): {True, False} for p in ("512", "768", "1024") for k in ("ek", "dk")}
+
+
+def test_soc_engine_is_plugged_in_from_a_floor_up(monkeypatch):
+    """ip.acc.api cannot import sim/ (a floor above it): without the command line's plug its
+    engine "soc" is refused by name, after the input checks."""
+    import pytest
+    monkeypatch.setattr(api, "MLKEM_SOC_ENGINE", None)
+    with pytest.raises(api.ApiError, match="engine soc: not plugged in"):
+        api.mlkem_keygen(768, bytes(32), bytes(32), engine="soc")
+    with pytest.raises(api.ApiError, match="m is 31 bytes"):
+        api.mlkem_encaps(768, bytes(1184), bytes(31), engine="soc")
+
+
+def test_an_acvp_case_on_the_soc_engine(capsys, tmp_path, soc_dir, model):
+    """`pqsoc acvp report --engine soc`: a case of NIST's ML-KEM-768 keyGen group through the
+    firmware API on the simulated SoC, checked against NIST's expected results (make report
+    runs one case of each of the five modes)."""
+    from pqsoc.cli import main
+    out = tmp_path / "acvp_soc.json"
+    assert main(["acvp", "report", "--engine", "soc", "--sample", "1",
+                 "--group", "ML-KEM-keyGen-FIPS203:2", "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["engine"] == "soc" and rep["failed"] == 0 and rep["passed"] == 1
