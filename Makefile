@@ -67,6 +67,9 @@ report: $(PQSOC)
 	@# (855 cases, ~51 min on 2 shared cores; ML-DSA sigGen ~37 of them). A failed case is a finding
 	@# that tapeout.json records and `pqsoc tapeout check` reports, so the report goes on past it
 	-$(PQSOC) campaign acvp --engine iss --name acvp --json reports/acvp.json
+	@# at gate level (the ACC netlist `pqsoc ppa` synthesized; ISS = gate level checked per case):
+	@# one ML-KEM-768 decapsulation and one ML-DSA-65 sigVer case of NIST's, ~45 s
+	-$(PQSOC) acvp report --engine gls --sample 1 --group ML-KEM-encapDecap-FIPS203:5 --group ML-DSA-sigVer-FIPS204:3 --json reports/acvp_gls.json
 	@# one case of each of the five modes through the firmware API on the simulated SoC (seconds a
 	@# case once the SoC's model is built)
 	-$(PQSOC) acvp report --engine soc --sample 1 --group ML-KEM-keyGen-FIPS203:2 --group ML-KEM-encapDecap-FIPS203:2 --group ML-KEM-encapDecap-FIPS203:5 --group ML-DSA-keyGen-FIPS204:2 --group ML-DSA-sigGen-FIPS204:15 --group ML-DSA-sigVer-FIPS204:3 --json reports/acvp_soc.json

@@ -17,8 +17,9 @@ mlkem` and `pqsoc mldsa` run, and what a host script calls.
 Each call builds the program for the parameter set (ip/acc/kernels/mlkem: keygen.py,
 encaps.py, decaps.py; ip/acc/kernels/mldsa: keygen.py, sign16.py, verify.py), loads it and
 its inputs into the taped-out memories (ip/acc/block.py: 16 KiB IMEM, 16 KiB DMEM) and runs it
-on an engine: "iss" (the cycle-accurate ISS) or "rtl" (the ACC's RTL in Verilator: the same
-cycles, checked against the ISS). ML-DSA signing and verifying: pure ML-DSA with a context
+on an engine: "iss" (the cycle-accurate ISS), "rtl" (the ACC's RTL in Verilator: the same
+cycles, checked against the ISS) or "gls" (the ACC's synthesized netlist, `pqsoc synth acc`,
+at gate level in Verilator: the same cycles, checked against the ISS; slow to build once). ML-DSA signing and verifying: pure ML-DSA with a context
 (M' = 0 || len(ctx) || ctx || M formed by the host), M' given by the caller (mprime=:
 Sign_internal / Verify_internal, FIPS 204 Alg. 7 / 8, e.g. HashML-DSA's M' formed by the
 caller) or from an external mu; signing hedged (rnd given) or deterministic (rnd None: 32 zero
@@ -38,7 +39,7 @@ sim/mldsa_soc.py: the firmware's pqc_* calls; they add "cpu_cycles").
 from ip.acc import block as acc_block
 
 PARAMS = (512, 768, 1024)
-ENGINES = ("iss", "rtl")
+ENGINES = ("iss", "rtl", "gls")
 MEM = acc_block.DMEM_SIZE
 
 
@@ -99,6 +100,24 @@ def _rtl_backend():
     return _RTL[0]
 
 
+_GLS = []
+
+
+def _gls_backend():
+    """One gate-level backend per process: the netlist `pqsoc synth acc` wrote (refused when
+    missing or stale), in the harness of `pqsoc gls acc` (ip/acc/dv/gls.py; its model cached by
+    the netlist's hash), random initial state seed 1."""
+    if not _GLS:
+        import sys
+        from ip.acc.dv.gls import acc_backend
+        from pqsoc import FlowError
+        try:
+            _GLS.append(acc_backend(1, log=lambda s: print(s, file=sys.stderr, flush=True)))
+        except FlowError as e:
+            raise ApiError(f"engine gls: {e}") from None
+    return _GLS[0]
+
+
 def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000_000):
     from ip.acc.dv.lockstep import IssBackend, compare
     from ip.acc.tools.asm import assemble
@@ -109,12 +128,13 @@ def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000
         raise ApiError(f"{name}: the program is {4 * len(words)} bytes, IMEM holds {acc_block.IMEM_SIZE}")
     job = (words, _image(dm, name), max_cycles)
     r = IssBackend(acc_block.IMEM_SIZE, MEM).run(*job)
-    if engine == "rtl":
-        rtl = _rtl_backend().run_many([job])[0]
-        diffs = compare(r, rtl, ("iss", "rtl"))
+    if engine in ("rtl", "gls"):
+        other = (_rtl_backend() if engine == "rtl" else _gls_backend()).run_many([job])[0]
+        diffs = compare(r, other, ("iss", engine))
         if diffs:
-            raise ApiError(f"{name}: the RTL differs from the ISS: {diffs[:3]}")
-        r = rtl
+            what = "RTL" if engine == "rtl" else "gate-level netlist"
+            raise ApiError(f"{name}: the {what} differs from the ISS: {diffs[:3]}")
+        r = other
     if r.halt != "ecall":
         raise ApiError(f"{name}: the program stopped by {r.halt} (ERR_BITS {r.err_bits:#x})")
     return r

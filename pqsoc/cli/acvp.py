@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""`pqsoc acvp run PROMPT.json [--engine iss|rtl|soc] [--sample N] [--seed S] [--out RESPONSE.json]
+"""`pqsoc acvp run PROMPT.json [--engine iss|rtl|gls|soc] [--sample N] [--seed S] [--out RESPONSE.json]
 [--cycles CYCLES.json] [--allow-unsupported]` and `pqsoc acvp check RESPONSE.json
 EXPECTED.json [--prompt PROMPT.json]`: NIST ACVP vector sets of ML-KEM (FIPS 203) and ML-DSA
 (FIPS 204) through the host API (ip/acc/acvp.py).
@@ -15,7 +15,7 @@ check: a line per group of the response, `tgId function/parameterSet: passed|fai
 only on its cases). Exit 0 when M is 0, 1 otherwise, 2 on a malformed or mismatched file.
 Group names come from the prompt (--prompt, default prompt.json beside EXPECTED).
 
-`pqsoc acvp report [--root DIR] [--engine iss|rtl|soc] [--sample N] [--seed S] [--json REPORT.json]
+`pqsoc acvp report [--root DIR] [--engine iss|rtl|gls|soc] [--sample N] [--seed S] [--json REPORT.json]
 [--allow-unsupported] [--group FOLDER:TGID ...]`: every vector set (or only the groups named: a
 task of `pqsoc campaign acvp`, which runs the groups on Dask and merges the reports) under --root (default ACVP_ROOT, or ../shared/acvp
 beside the repository) run and checked as `run` and `check` do, one mode after another; a line
@@ -179,9 +179,10 @@ def _report(args) -> int:
 
 def _run_options(q) -> None:
     """The options `run` and `report` share: how the cases run and which."""
-    q.add_argument("--engine", choices=("iss", "rtl", "soc"), default="iss",
-                   help="iss: the ACC's cycle-accurate ISS (default); rtl: its RTL in Verilator; soc: "
-                   "the firmware API on the simulated SoC (slow: minutes a case)")
+    q.add_argument("--engine", choices=("iss", "rtl", "gls", "soc"), default="iss",
+                   help="iss: the ACC's cycle-accurate ISS (default); rtl: its RTL in Verilator; gls: "
+                   "its synthesized netlist at gate level (`pqsoc synth acc` first); soc: the firmware "
+                   "API on the simulated SoC (gls and soc: minutes to build their model once)")
     q.add_argument("--sample", type=positive(int), default=None, metavar="N",
                    help="N cases per test group, chosen reproducibly by --seed (default: all)")
     q.add_argument("--seed", default="0", help="seed of the --sample choice (default 0)")

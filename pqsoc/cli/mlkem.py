@@ -143,10 +143,11 @@ def _run(args) -> int:
     return 0 if r.get("valid", True) else 1
 
 
-MLDSA_ENGINES = ("iss", "rtl", "soc")
-MLDSA_ENGINE_HELP = ("iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator; soc: the firmware "
-                     "API (firmware/lib/pqc.c) on the whole simulated SoC, adds cpu_cycles (slow; "
-                     "default iss)")
+ENGINES = ("iss", "rtl", "gls", "soc")
+ENGINE_HELP = ("iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator; gls: its synthesized "
+               "netlist (`pqsoc synth acc`) at gate level in Verilator; soc: the firmware API "
+               "(firmware/lib/pqc.c) on the whole simulated SoC, adds cpu_cycles (gls and soc slow; "
+               "default iss)")
 
 
 def add_parser(sub) -> None:
@@ -158,10 +159,7 @@ def add_parser(sub) -> None:
         q.add_argument("--param", type=int, required=True, choices=(512, 768, 1024))
         for name in ins:
             q.add_argument(f"--{name}", required=True, metavar="HEX", help="hex, or @FILE holding it")
-        q.add_argument("--engine", choices=("iss", "rtl", "soc"), default="iss",
-                       help="iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator; soc: the "
-                            "firmware API (firmware/lib/pqc.c) on the whole simulated SoC, adds "
-                            "cpu_cycles (slow; default iss)")
+        q.add_argument("--engine", choices=ENGINES, default="iss", help=ENGINE_HELP)
         q.set_defaults(func=_run, scheme="mlkem")
     for op, key, what in (("check-ek", "ek", "FIPS 203 7.2: length and modulus check"),
                           ("check-dk", "dk", "FIPS 203 7.3: length and hash check H(ek)")):
@@ -175,7 +173,7 @@ def add_parser(sub) -> None:
     q = s.add_parser("keygen")
     q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
     q.add_argument("--xi", required=True, metavar="HEX", help="the 32-byte seed: hex, or @FILE holding it")
-    q.add_argument("--engine", choices=MLDSA_ENGINES, default="iss", help=MLDSA_ENGINE_HELP)
+    q.add_argument("--engine", choices=ENGINES, default="iss", help=ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")
     q = s.add_parser("sign", help="ML-DSA.Sign (pure, FIPS 204 Alg. 2) or Sign_internal from an "
                      "external mu, ML-DSA-44 / 65 / 87: {sig, cycles, "
@@ -189,7 +187,7 @@ def add_parser(sub) -> None:
                    "32 fresh bytes from os.urandom)")
     q.add_argument("--deterministic", action="store_true",
                    help="the deterministic variant (rnd = 32 zero bytes)")
-    q.add_argument("--engine", choices=MLDSA_ENGINES, default="iss", help=MLDSA_ENGINE_HELP)
+    q.add_argument("--engine", choices=ENGINES, default="iss", help=ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")
     q = s.add_parser("verify", help="ML-DSA.Verify (pure, FIPS 204 Alg. 3) or Verify_internal "
                      "from an external mu: {valid, status, cycles}; exit 0 valid, 1 invalid")
@@ -199,5 +197,5 @@ def add_parser(sub) -> None:
     q.add_argument("--msg", metavar="HEX", help="the message M: hex, or @FILE")
     q.add_argument("--ctx", metavar="HEX", help="the context (at most 255 bytes; default empty)")
     q.add_argument("--mu", metavar="HEX", help="mu (64 bytes) instead of --msg / --ctx")
-    q.add_argument("--engine", choices=MLDSA_ENGINES, default="iss", help=MLDSA_ENGINE_HELP)
+    q.add_argument("--engine", choices=ENGINES, default="iss", help=ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")

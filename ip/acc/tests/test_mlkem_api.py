@@ -221,3 +221,17 @@ def test_mldsa_verify_from_the_command_line(capsys, tmp_path):
                         "--msg", "00" * 8000], "takes at most")):
         assert main(["mldsa", "verify", *argv]) == 2
         assert err in capsys.readouterr().err, err
+
+
+def test_gls_engine_without_a_netlist_is_refused_by_name(monkeypatch, tmp_path, capsys):
+    """Engine gls runs `pqsoc synth acc`'s netlist; with none (a fresh clone) the call is refused
+    with the command to run, not faked on another engine. (With one: `make report`'s
+    reports/acvp_gls.json, ML-KEM-768 decaps and ML-DSA-65 sigVer cases of NIST's.)"""
+    from pqsoc.flow import synth
+    monkeypatch.setattr(synth, "synth_dir", lambda name: tmp_path / name)
+    monkeypatch.setattr(api, "_GLS", [])
+    with pytest.raises(api.ApiError, match=r"engine gls: no netlist for acc: run `pqsoc synth acc` first"):
+        api.mlkem_keygen(768, bytes(32), bytes(32), engine="gls")
+    assert main(["mlkem", "keygen", "--param", "768", "--d", "00" * 32, "--z", "00" * 32,
+                 "--engine", "gls"]) == 1
+    assert "no netlist for acc" in capsys.readouterr().err
