@@ -67,7 +67,7 @@ def _mlkem_decaps(param: int, control: bool = False) -> Program:
     def fixed_secret(rng) -> bytes:
         return rng.bytes(64)          # the key's seed: d || z
 
-    def inputs(rng, fixed: bytes | None) -> bytes:
+    def inputs(rng, fixed: bytes | None) -> tuple:
         ek, dk = keypair(fixed if fixed is not None and not control else rng.bytes(64))
         _, c = kem._encaps_internal(ek, rng.bytes(32))
         return image(obj.image(dk, c), block.DMEM_SIZE), ()

@@ -209,6 +209,16 @@ def test_the_shares_meet_only_in_the_gadget(param):
     assert [(f.text, f.where) for f in found] == [("bn.addvm w3, w1, w2", "w3")]
 
 
+def test_the_standalone_gadget_passes_the_share_check():
+    from ip.acc.tools import share_check
+    from ip.acc.tools.ct_data import Program
+    md, rng = MaskedDecode(), random.Random(8)
+    x = [rng.randrange(Q) for _ in range(256)]
+    img = md.image(*shares(x, rng))
+    assert share_check.check(Program.from_asm(md.program()), img,
+                             [rng.getrandbits(32) for _ in range(8)], **md.share_policy()) == []
+
+
 def test_the_share_check_refuses_a_missing_gadget_label():
     from ip.acc.tools import share_check
     from ip.acc.tools.ct_data import Program

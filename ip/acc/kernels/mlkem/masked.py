@@ -31,7 +31,7 @@ value is what the power model sees):
 * between the two shares' bit-plane passes every register is zeroed, and DMEM accesses of
   the two domains are separated by an access of a public word.
 
-Cycles and the leakage assessment: see MaskedDecode.CYCLES and docs/side_channels.md.
+Cycles and the leakage assessment: docs/side_channels.md.
 """
 from ip.acc.kernels.asm_util import mem
 
@@ -79,7 +79,8 @@ class MaskedDecode:
         for name, x in (("x0", x0), ("x1", x1)):
             if len(x) != 256 or not all(0 <= c < Q for c in x):
                 raise ValueError(f"{name}: 256 coefficients in [0, {Q}) expected")
-        words = lambda x: b"".join(c.to_bytes(2, "little") for c in x)
+        def words(x):
+            return b"".join(c.to_bytes(2, "little") for c in x)
         return {self.X0: words(x0), self.X1: words(x1), **self.const_image()}
 
     def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
