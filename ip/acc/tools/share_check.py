@@ -18,7 +18,8 @@ Why one run suffices: the masked programs pass the static constant-time check
 instructions at the same addresses, and the domains, which depend only on those, are the
 same in every run. The constant-time check's taint has one secret label and cannot do this.
 
-What it does not do: decide whether a gadget is secure (the leakage assessment, `pqsoc sca
+What it does not do: follow the stream unit's background DMEM writes (a program that starts a
+job is refused), decide whether a gadget is secure (the leakage assessment, `pqsoc sca
 tvla`, tests that), nor see transitions (a register overwritten by the other domain's value,
 a memory port: the power model sees those).
 """
@@ -101,6 +102,9 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
             for w in range(lo // 32, (hi + 31) // 32):
                 mem[w] = frozenset(dom)
         insn, ops = isa.decode(program.words[pc // 4])
+        if isinstance(insn.stream, dict):
+            raise RuntimeError(f"{pc:#x} {program.texts[pc // 4]}: the stream unit's background "
+                               "DMEM writes are not followed by this check")
         words = []
         if insn.mem:
             m = insn.mem
