@@ -77,17 +77,20 @@ def test_a_gls_campaign_counts_a_run_that_did_not_pass(tmp_path):
     assert (got["run"], got["passed"]) == (3, 2)      # block other's 2 tests, and blk's failed run
 
 
-def test_stale_rtl_is_refused(keccak_netlist, tmp_path):
-    mf = synth.synth_dir("keccak") / "synth.json"
-    saved = mf.read_text()
-    try:
-        data = json.loads(saved)
-        data["rtl_sha256"] = "0" * 64          # as if the RTL had changed since synthesis
-        mf.write_text(json.dumps(data))
-        with pytest.raises(FlowError, match="stale: its RTL changed"):
-            gls.gls("keccak", seeds=(1,))
-    finally:
-        mf.write_text(saved)
+def test_stale_rtl_is_refused(keccak_netlist, tmp_path, monkeypatch):
+    """On a private copy of the synthesis folder: the shared one is not edited under the other
+    tests (another worker may be reading or re-synthesizing it)."""
+    import shutil
+    from pqsoc.flow import locks
+    src, own = synth.synth_dir("keccak"), tmp_path / "synth" / "keccak"
+    with locks.exclusive(src):
+        shutil.copytree(src, own)
+    data = json.loads((own / "synth.json").read_text())
+    data["rtl_sha256"] = "0" * 64          # as if the RTL had changed since synthesis
+    (own / "synth.json").write_text(json.dumps(data))
+    monkeypatch.setattr(synth, "synth_dir", lambda name: tmp_path / "synth" / name)
+    with pytest.raises(FlowError, match="stale: its RTL changed"):
+        gls.gls("keccak", seeds=(1,))
 
 
 def test_unmodelled_cell_is_named(pdk_root, tmp_path, monkeypatch):
