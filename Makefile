@@ -71,8 +71,10 @@ report: $(PQSOC)
 	@# one ML-KEM-768 decapsulation and one ML-DSA-65 sigVer case of NIST's, ~45 s
 	-$(PQSOC) acvp report --engine gls --sample 1 --group ML-KEM-encapDecap-FIPS203:5 --group ML-DSA-sigVer-FIPS204:3 --json reports/acvp_gls.json
 	@# one case of each of the five modes through the firmware API on the simulated SoC (seconds a
-	@# case once the SoC's model is built)
-	-$(PQSOC) acvp report --engine soc --sample 1 --group ML-KEM-keyGen-FIPS203:2 --group ML-KEM-encapDecap-FIPS203:2 --group ML-KEM-encapDecap-FIPS203:5 --group ML-DSA-keyGen-FIPS204:2 --group ML-DSA-sigGen-FIPS204:15 --group ML-DSA-sigVer-FIPS204:3 --json reports/acvp_soc.json
+	@# case once the SoC's model is built); ML-DSA's pure, pre-hash and internal forms, and with
+	@# seed 3 the pure sigGen and sigVer cases have M' over the programs' buffers (the firmware
+	@# streams their mu through the KMAC block)
+	-$(PQSOC) acvp report --engine soc --sample 1 --seed 3 --group ML-KEM-keyGen-FIPS203:2 --group ML-KEM-encapDecap-FIPS203:2 --group ML-KEM-encapDecap-FIPS203:5 --group ML-DSA-keyGen-FIPS204:2 --group ML-DSA-sigGen-FIPS204:15 --group ML-DSA-sigGen-FIPS204:4 --group ML-DSA-sigGen-FIPS204:10 --group ML-DSA-sigVer-FIPS204:3 --group ML-DSA-sigVer-FIPS204:10 --json reports/acvp_soc.json
 	@# side channels (docs/side_channels.md): fixed-vs-random t-tests on the ACC's RTL power model,
 	@# a campaign of chunks: today's unmasked ML-KEM-768 decapsulation (flagged) and the control
 	$(PQSOC) campaign tvla mlkem768_decaps_unmasked --traces 2000 --chunk 250 --name sca_mlkem768_unmasked --json reports/sca/mlkem768_decaps_unmasked.json

@@ -32,13 +32,13 @@ def run(op: str, param: int, ins: dict, log=log_stderr, build_dir: Path = BUILD)
     if op not in OUTS:
         raise SocEngineError(f"ML-DSA: no operation {op!r} (one of {', '.join(OUTS)})")
     request = {"op": op, "in": ins, "exp": None}
-    if lay.layout(lay._request_op(request), param) is None:
-        raise SocEngineError(f"ML-DSA-{param} has no {lay._request_op(request)} program")
+    if lay.layout(lay.request_op(param, request), param) is None:
+        raise SocEngineError(f"ML-DSA-{param} has no {lay.request_op(param, request)} program")
     try:
         header = lay.api_vectors(param, [request], error_tests=False)
     except lay.LayoutError as e:
         raise SocEngineError(f"firmware build failed: {e}") from None
-    tag = f"{lay._request_op(request)}{param}"
+    tag = f"{lay.request_op(param, request)}{param}"
     call = run_api("mldsa", lay.API_PROGRAM, lay.API_HEADER, header, tag,
                    lay.request_name(param, request), log, build_dir)
     r = call.outputs(OUTS[op])

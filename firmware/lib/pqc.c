@@ -198,6 +198,8 @@ static int from_acc(int rc)
  * constant tables. *load: the program goes into IMEM in finish(). */
 static int begin(const struct pqc_image *img, const struct program *p, int *load)
 {
+    if (pqc_mldsa_mu_streaming())   /* the program's side-load would wait for the block */
+        return last.status = PQC_ERR_BUSY;
     if (img == NULL)
         return last.status = PQC_ERR_IMAGE_MISSING;
     *load = !resident.valid || resident.img != img ||
@@ -305,13 +307,15 @@ static void wipe_drawn(void)
         b[i] = 0;
 }
 
-/* n bytes from the DRBG into drawn; PQC_ERR_RANDOM (recorded in last) if it cannot give them. */
+/* n bytes from the DRBG into drawn; PQC_ERR_RANDOM (recorded in last) if it cannot give them,
+ * PQC_ERR_BUSY while a mu stream holds the KMAC block (the DRBG's HMAC would restart it). */
 static int draw(unsigned n)
 {
-    if (drbg_generate(drawn, n, NULL, 0) == DRBG_OK)
-        return PQC_OK;
-    last = (struct pqc_info){0};
-    return last.status = PQC_ERR_RANDOM;
+    int st = pqc_mldsa_mu_streaming() ? PQC_ERR_BUSY
+           : drbg_generate(drawn, n, NULL, 0) == DRBG_OK ? PQC_OK : PQC_ERR_RANDOM;
+    if (st != PQC_OK)
+        last = (struct pqc_info){.status = st};
+    return st;
 }
 
 int pqc_feed_acc_entropy(unsigned n)
@@ -319,6 +323,8 @@ int pqc_feed_acc_entropy(unsigned n)
     uint32_t words[8];
     if (n > 8)
         return PQC_ERR_PARAM;
+    if (pqc_mldsa_mu_streaming())
+        return PQC_ERR_BUSY;
     int st = drbg_generate((uint8_t *)words, 4 * n, NULL, 0) == DRBG_OK ? PQC_OK : PQC_ERR_RANDOM;
     if (st == PQC_OK)
         st = acc_add_entropy(words, n) == ACC_OK ? PQC_OK : PQC_ERR_BUSY;
@@ -334,7 +340,7 @@ int pqc_mlkem_keypair(unsigned param, const uint8_t *d, const uint8_t *z, uint8_
     uint8_t *out[2] = {ek, dk};
     if (d == NULL && z == NULL) {
         if (draw(64) != PQC_OK)
-            return PQC_ERR_RANDOM;
+            return last.status;
         in[0] = drawn;
         in[1] = drawn + 32;
     }
@@ -349,7 +355,7 @@ int pqc_mlkem_encaps(unsigned param, const uint8_t *ek, const uint8_t *m, uint8_
     uint8_t *out[2] = {K, c};
     if (m == NULL) {
         if (draw(32) != PQC_OK)
-            return PQC_ERR_RANDOM;
+            return last.status;
         in[1] = drawn;
     }
     int st = run(PQC_MLKEM_ENCAPS, param, in, out);
@@ -383,6 +389,8 @@ int pqc_mlkem_check_dk(unsigned param, const uint8_t *dk)
     unsigned k = mlkem_k(param);
     if (k == 0 || dk == NULL)
         return last.status = PQC_ERR_PARAM;
+    if (pqc_mldsa_mu_streaming())
+        return last.status = PQC_ERR_BUSY;
     uint8_t h[32] __attribute__((aligned(4)));
     if (kmac_sha3_256(dk + 384 * k, 384 * k + 32, h) != KMAC_OK)
         return last.status = PQC_ERR_KMAC;
@@ -497,7 +505,7 @@ int pqc_mldsa_keypair(unsigned param, const uint8_t *xi, uint8_t *pk, uint8_t *s
         return last.status;
     if (xi == NULL) {
         if (draw(32) != PQC_OK)
-            return PQC_ERR_RANDOM;
+            return last.status;
         xi = drawn;
     }
     acc_list_in(&list, lay->xi, xi, PQC_MLDSA_SEED_BYTES);
@@ -543,7 +551,7 @@ int pqc_mldsa_sign(unsigned param, const uint8_t *sk, const uint8_t *mprime, uin
         return last.status;
     if (rnd == PQC_RND_DRBG) {
         if (draw(PQC_MLDSA_RND_BYTES) != PQC_OK)
-            return PQC_ERR_RANDOM;
+            return last.status;
         rnd = drawn;
     }
     acc_list_in(&list, lay->sk, sk, set->sk);

@@ -57,14 +57,15 @@ enum pqc_status {
     PQC_ERR_EK_INVALID = 5,        /* FIPS 203 7.2 modulus check of ek failed (status word) */
     PQC_ERR_DK_HASH_MISMATCH = 6,  /* FIPS 203 7.3 hash check of dk failed (status word) */
     PQC_ERR_TIMEOUT = 7,           /* the ACC did not halt within the polling bound (wiped) */
-    PQC_ERR_BUSY = 8,              /* the ACC refused an access (not idle): another user */
+    PQC_ERR_BUSY = 8,              /* the ACC refused an access (not idle): another user; or a
+                                    * mu stream holds the KMAC block (pqc_mldsa_mu_*) */
     PQC_ERR_STATUS = 9,            /* the program's status word is not a known code (or
                                     * NOT_RUN: the program wrote none): pqc_last() */
     PQC_MLDSA_INVALID = 10,        /* ML-DSA verify ran: the signature does not verify (not an
                                     * error of the call; why: pqc_last()->status_word,
                                     * PQC_MLDSA_VERIFY_STATUS_*) */
     PQC_ERR_LENGTH = 11,           /* M' longer than the program's buffer (layout msg_max;
-                                    * give mu instead): refused before the run */
+                                    * give mu instead, pqc_mldsa_mu_*): refused before the run */
     PQC_ERR_RANDOM = 12,           /* randomness the caller left to the library could not be
                                     * drawn (lib/drbg.h: not instantiated, reseed required, a
                                     * KMAC failure): nothing run, outputs untouched */
@@ -144,7 +145,8 @@ int pqc_mldsa_keypair(unsigned param, const uint8_t *xi, uint8_t *pk, uint8_t *s
 /* sk and either M' (mprime, mprime_len bytes: 0 || len(ctx) || ctx || M for pure ML-DSA, formed
  * by the caller; mu NULL) or mu (64 bytes = H(tr || M', 64), external mu; mprime NULL) -> sig
  * (FIPS 204 Alg. 7 Sign_internal). rnd: 32 bytes (hedged), PQC_RND_DRBG (hedged, rnd from the
- * DRBG), NULL for the deterministic variant (32 zero bytes). M' over the program's buffer: PQC_ERR_LENGTH (give mu). pqc_last()->iterations:
+ * DRBG), NULL for the deterministic variant (32 zero bytes). M' over the program's buffer: PQC_ERR_LENGTH (give mu: pqc_mldsa_mu_*).
+ * pqc_last()->iterations:
  * the rejection loop's iterations. */
 int pqc_mldsa_sign(unsigned param, const uint8_t *sk, const uint8_t *mprime, uint32_t mprime_len,
                    const uint8_t *mu, const uint8_t *rnd, uint8_t *sig);
@@ -172,6 +174,26 @@ int pqc_mldsa_hash_mprime(unsigned ph, const uint8_t *ctx, uint32_t ctx_len, con
                           uint32_t msg_len, uint8_t *mprime, uint32_t *mprime_len);
 int pqc_mldsa_digest_mprime(unsigned ph, const uint8_t *ctx, uint32_t ctx_len, const uint8_t *digest,
                             uint32_t digest_len, uint8_t *mprime, uint32_t *mprime_len);
+
+/* mu of a long M' (FIPS 204 Alg. 7 line 6, Alg. 8 line 7: mu = H(tr || M', 64)), for an M'
+ * over the programs' buffer (pqc_mldsa_sign / _verify: PQC_ERR_LENGTH) or one that is not in
+ * memory at once: M' goes through the KMAC block in pieces of any length (lib/pqc_mldsa_msg.c),
+ * and the result is sign's / verify's mu. tr is the secret key's bytes 64..127 when signing,
+ * pqc_mldsa_tr(pk) (SHAKE256(pk, 64) on the block) when verifying. Pure ML-DSA's M' starts with
+ * 0 || len(ctx) || ctx, the caller's first piece. Between _begin and _end the CPU holds the
+ * KMAC block: every other call that uses it (the ACC's programs, the DRBG's draws, the
+ * pre-hash, the dk check) returns PQC_ERR_BUSY and changes nothing, and so does a second
+ * _begin; drbg.h's own calls are the caller's to keep out. _absorb / _end without an open
+ * stream, or NULL with a length: PQC_ERR_PARAM (an open stream goes on unchanged). _end
+ * closes the stream whatever happens (PQC_ERR_KMAC: the block failed, mu zero-filled);
+ * _abort drops an open stream. */
+#define PQC_MLDSA_TR_BYTES 64u
+int pqc_mldsa_tr(unsigned param, const uint8_t *pk, uint8_t tr[PQC_MLDSA_TR_BYTES]);
+int pqc_mldsa_mu_begin(const uint8_t tr[PQC_MLDSA_TR_BYTES]);
+int pqc_mldsa_mu_absorb(const uint8_t *piece, uint32_t len);
+int pqc_mldsa_mu_end(uint8_t mu[PQC_MLDSA_MU_BYTES]);
+void pqc_mldsa_mu_abort(void);
+int pqc_mldsa_mu_streaming(void);   /* 1 while a stream is open */
 
 const struct pqc_info *pqc_last(void);
 const char *pqc_status_name(int status);

@@ -1,12 +1,14 @@
 /* SPDX-FileCopyrightText: 2026 pqsoc contributors */
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ML-DSA message formation apart from the signing core (pqc.h "HashML-DSA"): the pre-hash M'
- * of FIPS 204 Alg. 4 / 5, the hash on the KMAC block where the chip has it. */
+/* ML-DSA message formation apart from the signing core (pqc.h "HashML-DSA" and "mu of a long
+ * M'"): the pre-hash M' of FIPS 204 Alg. 4 / 5, the hash on the KMAC block where the chip has
+ * it; mu = H(tr || M', 64) streamed through the KMAC block for an M' of any length. */
 #include <string.h>
 #include <generated/mem.h>
 
 #ifdef ACC_BASE   /* lib/ is linked into every program; pqc.h's API needs the ACC's SoC */
 #include "kmac.h"
+#include "kmac_regs.h"   /* generated: CFG mode and strength values */
 #include "pqc.h"
 
 /* DER of the hash OIDs 2.16.840.1.101.3.4.2.ph without the last arc */
@@ -54,9 +56,16 @@ int pqc_mldsa_digest_mprime(unsigned ph, const uint8_t *ctx, uint32_t ctx_len, c
     return PQC_OK;
 }
 
+/* 1 while a mu stream holds the KMAC block (between pqc_mldsa_mu_begin and _end) */
+static int mu_open;
+
+int pqc_mldsa_mu_streaming(void) { return mu_open; }
+
 int pqc_mldsa_hash_mprime(unsigned ph, const uint8_t *ctx, uint32_t ctx_len, const uint8_t *msg,
                           uint32_t msg_len, uint8_t *mprime, uint32_t *mprime_len)
 {
+    if (mu_open)
+        return PQC_ERR_BUSY;
     int st = args_ok(ph, ctx, ctx_len, mprime, mprime_len);
     if (st == PQC_OK && (ph < PQC_PH_SHA3_224 || (msg == NULL && msg_len)))
         st = PQC_ERR_PARAM;   /* SHA-2: the caller's digest (pqc_mldsa_digest_mprime) */
@@ -73,5 +82,68 @@ int pqc_mldsa_hash_mprime(unsigned ph, const uint8_t *ctx, uint32_t ctx_len, con
     }
     *mprime_len = head + n;
     return PQC_OK;
+}
+
+/* ---- mu = H(tr || M', 64) of an M' of any length (FIPS 204 Alg. 7 line 6, Alg. 8 line 7) -- */
+
+int pqc_mldsa_tr(unsigned param, const uint8_t *pk, uint8_t tr[PQC_MLDSA_TR_BYTES])
+{
+    uint32_t n = param == 44 ? PQC_MLDSA44_PK_BYTES : param == 65 ? PQC_MLDSA65_PK_BYTES
+               : param == 87 ? PQC_MLDSA87_PK_BYTES : 0;
+    if (n == 0 || pk == NULL || tr == NULL)
+        return PQC_ERR_PARAM;
+    if (mu_open)
+        return PQC_ERR_BUSY;
+    if (kmac_shake256(pk, n, tr, PQC_MLDSA_TR_BYTES) != KMAC_OK) {
+        memset(tr, 0, PQC_MLDSA_TR_BYTES);
+        return PQC_ERR_KMAC;
+    }
+    return PQC_OK;
+}
+
+int pqc_mldsa_mu_begin(const uint8_t tr[PQC_MLDSA_TR_BYTES])
+{
+    if (tr == NULL)
+        return PQC_ERR_PARAM;
+    if (mu_open)
+        return PQC_ERR_BUSY;
+    if (kmac_start(KMAC_CFG_MODE_VALUE_SHAKE, KMAC_CFG_STRENGTH_VALUE_L256) != KMAC_OK)
+        return PQC_ERR_KMAC;
+    mu_open = 1;
+    kmac_absorb(tr, PQC_MLDSA_TR_BYTES);
+    return PQC_OK;
+}
+
+int pqc_mldsa_mu_absorb(const uint8_t *piece, uint32_t len)
+{
+    if (!mu_open || (piece == NULL && len))
+        return PQC_ERR_PARAM;   /* the stream, if one is open, goes on unchanged */
+    kmac_absorb(piece, len);
+    return PQC_OK;
+}
+
+int pqc_mldsa_mu_end(uint8_t mu[PQC_MLDSA_MU_BYTES])
+{
+    if (!mu_open || mu == NULL)
+        return PQC_ERR_PARAM;
+    mu_open = 0;
+    /* A misused or failed block shows at FINISH at the latest; the driver releases it then. */
+    int r = kmac_finish();
+    if (r == KMAC_OK)
+        r = kmac_squeeze(mu, PQC_MLDSA_MU_BYTES);
+    if (r == KMAC_OK)
+        r = kmac_done();
+    if (r != KMAC_OK) {
+        memset(mu, 0, PQC_MLDSA_MU_BYTES);
+        return PQC_ERR_KMAC;
+    }
+    return PQC_OK;
+}
+
+void pqc_mldsa_mu_abort(void)
+{
+    if (mu_open)
+        kmac_done();
+    mu_open = 0;
 }
 #endif

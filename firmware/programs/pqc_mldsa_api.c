@@ -14,10 +14,13 @@
  * "cpu_cycles": system clock cycles (lib/runtime.c cycles(): the uptime counter) around the API call (end to end: checks, wipe, IMEM load if not
  * resident, DMEM writes, run, read-back, wipe), "loaded": 1 if it loaded IMEM, "status"
  * (pqc_status_name), "status_word" (the program's), "err_bits", "iterations" (sign), "valid"
- * (verify), then each output as hex ("pk", "sk" / "sig"). "pass": the call returned what the
+ * (verify), then each output as hex ("pk", "sk" / "sig"). A request whose M' is over the
+ * program's buffer ("stream") has its mu streamed through the KMAC block first (stream_mu;
+ * in cpu_cycles) and runs from that mu. "pass": the call returned what the
  * expected outputs say (PQC_OK with equal outputs; verify: PQC_OK or PQC_MLDSA_INVALID as
  * expected), or, without them, PQC_OK / PQC_MLDSA_INVALID. The first call of each op loads its
- * program; with API_ERROR_TESTS each op runs a second time resident ("_resident"). */
+ * program; with API_ERROR_TESTS each op runs a second time resident ("_resident"), then the
+ * error paths and the mu stream of a long M' run (one line each: pass and CPU cycles). */
 #include <stdio.h>
 #include <string.h>
 #include <generated/mem.h>
@@ -33,14 +36,36 @@
 
 static uint8_t out0[PQC_MLDSA_MAX_SK_BYTES] __attribute__((aligned(4)));
 static uint8_t out1[PQC_MLDSA_MAX_SK_BYTES] __attribute__((aligned(4)));
+static uint8_t mu_buf[PQC_MLDSA_MU_BYTES] __attribute__((aligned(4)));
+
+/* mu = H(tr || M', 64) of a request's M' through the KMAC block (pqc.h "mu of a long M'"):
+ * tr is the secret key's (sign) or H(pk, 64) (verify). */
+static int stream_mu(const struct api_request *r)
+{
+    uint8_t tr[PQC_MLDSA_TR_BYTES];
+    int st = r->op == PQC_MLDSA_SIGN ? (memcpy(tr, r->in[0] + 64, sizeof tr), PQC_OK)
+           : pqc_mldsa_tr(API_PARAM, r->in[0], tr);
+    if (st == PQC_OK)
+        st = pqc_mldsa_mu_begin(tr);
+    if (st == PQC_OK)
+        st = pqc_mldsa_mu_absorb(r->msg, r->mlen);
+    return st == PQC_OK ? pqc_mldsa_mu_end(mu_buf) : st;
+}
 
 static int call(const struct api_request *r)
 {
+    const uint8_t *msg = r->msg, *mu = r->mu;
+    uint32_t mlen = r->mlen;
+    if (r->stream) {
+        int st = stream_mu(r);
+        if (st != PQC_OK)
+            return st;
+        msg = NULL, mlen = 0, mu = mu_buf;
+    }
     switch (r->op) {
     case PQC_MLDSA_KEYGEN: return pqc_mldsa_keypair(API_PARAM, r->in[0], out0, out1);
-    case PQC_MLDSA_SIGN:
-        return pqc_mldsa_sign(API_PARAM, r->in[0], r->msg, r->mlen, r->mu, r->in[1], out0);
-    default: return pqc_mldsa_verify(API_PARAM, r->in[0], r->msg, r->mlen, r->mu, r->in[1]);
+    case PQC_MLDSA_SIGN: return pqc_mldsa_sign(API_PARAM, r->in[0], msg, mlen, mu, r->in[1], out0);
+    default: return pqc_mldsa_verify(API_PARAM, r->in[0], msg, mlen, mu, r->in[1]);
     }
 }
 
@@ -189,10 +214,85 @@ static int t_drbg(void)
     return ok;
 }
 
+/* mu of a long M' (pqc.h "mu of a long M'"): the M' of API_LONG_MPRIME_BYTES (byte i =
+ * api_long_pattern[i % 256], never in memory whole) goes into the open stream in pieces of 1,
+ * 3, 7, ... 255 bytes (odd lengths at odd offsets: the KMAC's byte enables). */
+
+static int absorb_long(void)
+{
+    uint32_t pos = 0, n = 1;
+    while (pos < API_LONG_MPRIME_BYTES) {
+        uint32_t off = pos % 256, len = n;
+        if (len > 256 - off)
+            len = 256 - off;
+        if (len > API_LONG_MPRIME_BYTES - pos)
+            len = API_LONG_MPRIME_BYTES - pos;
+        if (pqc_mldsa_mu_absorb(api_long_pattern + off, len) != PQC_OK)
+            return 0;
+        pos += len;
+        n = n < 200 ? 2 * n + 1 : 1;
+    }
+    return 1;
+}
+
+/* mu from the secret key's tr: hashlib's SHAKE256(tr || M', 64) */
+static int t_mu_stream(void)
+{
+    const uint8_t *sk = request(PQC_MLDSA_KEYGEN)->exp[1];
+    return pqc_mldsa_mu_begin(sk + 64) == PQC_OK && pqc_mldsa_mu_streaming() && absorb_long() &&
+           pqc_mldsa_mu_end(mu_buf) == PQC_OK && !pqc_mldsa_mu_streaming() &&
+           memcmp(mu_buf, api_long_mu, PQC_MLDSA_MU_BYTES) == 0;
+}
+
+/* the verifier's tr = H(pk, 64) on the block equals sk's; signing from the streamed mu gives
+ * dilithium-py's signature of the long M'; it verifies from the same mu */
+static int t_mu_sign_verify(void)
+{
+    const struct api_request *k = request(PQC_MLDSA_KEYGEN), *s = request(PQC_MLDSA_SIGN);
+    uint8_t tr[PQC_MLDSA_TR_BYTES];
+    int ok = pqc_mldsa_tr(API_PARAM, k->exp[0], tr) == PQC_OK &&
+             memcmp(tr, k->exp[1] + 64, sizeof tr) == 0 && pqc_mldsa_tr(50, k->exp[0], tr) == PQC_ERR_PARAM;
+    ok = ok && pqc_mldsa_mu_begin(tr) == PQC_OK && absorb_long() && pqc_mldsa_mu_end(mu_buf) == PQC_OK;
+    ok = ok && pqc_mldsa_sign(API_PARAM, k->exp[1], NULL, 0, mu_buf, s->in[1], out0) == PQC_OK &&
+         memcmp(out0, api_long_sig, API_SIG_BYTES) == 0;
+    return ok && pqc_mldsa_verify(API_PARAM, k->exp[0], NULL, 0, mu_buf, api_long_sig) == PQC_OK;
+}
+
+/* misuse: absorb / end without a stream, NULL; while one is open every other user of the
+ * block is refused (PQC_ERR_BUSY, output untouched) and the stream goes on to the right mu;
+ * an abandoned stream dropped, after which a signature works again */
+static int t_mu_busy(void)
+{
+    const struct api_request *k = request(PQC_MLDSA_KEYGEN), *s = request(PQC_MLDSA_SIGN);
+    const uint8_t *tr = k->exp[1] + 64;
+    uint32_t len = 0;
+    int ok = pqc_mldsa_mu_absorb(api_long_pattern, 1) == PQC_ERR_PARAM &&
+             pqc_mldsa_mu_end(mu_buf) == PQC_ERR_PARAM && pqc_mldsa_mu_begin(NULL) == PQC_ERR_PARAM &&
+             !pqc_mldsa_mu_streaming();
+    ok = ok && pqc_mldsa_mu_begin(tr) == PQC_OK;
+    memset(out0, 0x5a, API_SIG_BYTES);
+    ok = ok && pqc_mldsa_mu_begin(tr) == PQC_ERR_BUSY &&
+         pqc_mldsa_sign(API_PARAM, s->in[0], s->msg, s->mlen, NULL, s->in[1], out0) == PQC_ERR_BUSY &&
+         out0[0] == 0x5a && pqc_mldsa_keypair(API_PARAM, k->in[0], out0, out1) == PQC_ERR_BUSY &&
+         out0[0] == 0x5a &&
+         pqc_mldsa_hash_mprime(PQC_PH_SHA3_256, NULL, 0, api_long_pattern, 3, out1, &len) == PQC_ERR_BUSY &&
+         pqc_mldsa_tr(API_PARAM, k->exp[0], out1) == PQC_ERR_BUSY &&
+         pqc_mldsa_mu_absorb(NULL, 1) == PQC_ERR_PARAM && pqc_mldsa_mu_streaming();
+    ok = ok && absorb_long() && pqc_mldsa_mu_end(mu_buf) == PQC_OK &&
+         memcmp(mu_buf, api_long_mu, PQC_MLDSA_MU_BYTES) == 0;
+    ok = ok && pqc_mldsa_mu_begin(tr) == PQC_OK && absorb_long();
+    pqc_mldsa_mu_abort();
+    return ok && !pqc_mldsa_mu_streaming() &&
+           pqc_mldsa_sign(API_PARAM, s->in[0], s->msg, s->mlen, NULL, s->in[1], out0) == PQC_OK &&
+           memcmp(out0, s->exp[0], API_SIG_BYTES) == 0;
+}
+
 static const struct { const char *name; int (*fn)(void); } error_tests[] = {
     {"api_bad_param", t_bad_param}, {"api_bad_length", t_bad_length},
     {"api_invalid", t_invalid}, {"api_image_wrong", t_image_wrong},
     {"api_dmem_wiped", t_dmem_wiped}, {"api_drbg", t_drbg},
+    {"api_mu_stream", t_mu_stream}, {"api_mu_sign_verify", t_mu_sign_verify},
+    {"api_mu_busy", t_mu_busy},
 };
 #define N_ERROR_TESTS (sizeof error_tests / sizeof error_tests[0])
 #endif

@@ -24,7 +24,8 @@ formed here with hashlib; internal/message M' as given; internal/externalMu the 
 longer than the program's buffer (MSG_MAX of kernels/mldsa/sign16.py, verify.py: 4-9 KiB,
 ACVP's messages go to 8 KiB) is hashed to mu = H(tr || M', 64) here (tr from sk, or H(pk, 64)),
 as FIPS 204 section 6 allows mu to be computed outside, and signed or verified from mu: the
-side report says which cases ("mu": "host").
+side report says which cases ("mu": "host"). On engine soc the firmware streams such an M'
+through the KMAC block instead (firmware/lib/pqc.h pqc_mldsa_mu_*; "mu": "kmac").
 
 A group this module cannot express (an unknown algorithm, mode, revision, function, interface,
 hash, or a keyFormat other than the expanded key) is unsupported: not in the response, listed
@@ -207,9 +208,11 @@ def _msg_max(param: int, op: str) -> int:
     return sign16.signer(param).MSG_MAX if op == "sign" else Verify(param).MSG_MAX
 
 
-def _mldsa_inputs(group: dict, test: dict, where: str, param: int, op: str, tr) -> tuple[dict, str]:
+def _mldsa_inputs(group: dict, test: dict, where: str, param: int, op: str, tr,
+                  engine: str = "iss") -> tuple[dict, str]:
     """The API's message keywords for one sigGen / sigVer case (msg + ctx, mprime or mu) and
-    where mu is computed ("acc" or "host")."""
+    where mu is computed ("acc": by the program; "kmac": engine soc, M' over the program's
+    buffer, streamed by the firmware through the KMAC block; "host"; "given")."""
     if group["signatureInterface"] == "internal":
         if group.get("externalMu"):
             return {"mu": _bytes(test, "mu", where)}, "given"
@@ -228,6 +231,8 @@ def _mldsa_inputs(group: dict, test: dict, where: str, param: int, op: str, tr) 
             kw = {"msg": msg, "ctx": ctx}
     if len(m_prime) <= _msg_max(param, op):
         return kw, "acc"
+    if engine == "soc" and len(m_prime) <= api.SOC_MPRIME_MAX:
+        return kw, "kmac"
     return {"mu": hashlib.shake_256(tr() + m_prime).digest(64)}, "host"
 
 
@@ -259,14 +264,14 @@ def run_case(doc: dict, group: dict, test: dict, engine: str = "iss") -> tuple[d
         return {"pk": _hex(r["pk"]), "sk": _hex(r["sk"])}, {"cycles": r["cycles"]}
     if mode == "sigGen":
         sk = b("sk")
-        kw, mu = _mldsa_inputs(group, test, where, param, "sign", lambda: sk[64:128])
+        kw, mu = _mldsa_inputs(group, test, where, param, "sign", lambda: sk[64:128], engine)
         rnd = None if group.get("deterministic") else b("rnd")
         r = api.mldsa_sign(param, sk, rnd=rnd, engine=engine, **kw)
         return {"signature": _hex(r["sig"])}, {"cycles": r["cycles"], "iterations": r["iterations"],
                                                "mu": mu}
     pk = b("pk")
     kw, mu = _mldsa_inputs(group, test, where, param, "verify",
-                           lambda: hashlib.shake_256(pk).digest(64))
+                           lambda: hashlib.shake_256(pk).digest(64), engine)
     r = api.mldsa_verify(param, pk, kw.pop("msg", None), b("signature"), engine=engine, **kw)
     return {"testPassed": r["valid"]}, {"cycles": r["cycles"], "status": r["status"], "mu": mu}
 
@@ -327,6 +332,7 @@ def run(doc: dict, engine: str = "iss", sample: int | None = None, seed=0,
                                  "wall_s": round(dt, 2)})
         cyc = [c["cycles"] for c in cases if c.get("cycles")]
         host_mu = sum(1 for c in cases if c.get("mu") == "host")
+        kmac_mu = sum(1 for c in cases if c.get("mu") == "kmac")
         errs = sum(1 for e in report["errors"] if e["tgId"] == group["tgId"])
         progress(f"[acvp] tg {group['tgId']} {name}: {len(cases)}/{len(tests)} cases run"
                  + (f" (a sample of {len(tests)} from {len(group['tests'])})"
@@ -334,6 +340,7 @@ def run(doc: dict, engine: str = "iss", sample: int | None = None, seed=0,
                  + (f", {errs} failed to run" if errs else "")
                  + (f", {len(unsup)} unsupported" if unsup else "")
                  + (f", mu on the host for {host_mu}" if host_mu else "")
+                 + (f", mu streamed through the KMAC for {kmac_mu}" if kmac_mu else "")
                  + (f", cycles {min(cyc)}..{max(cyc)}" if cyc else ", host-side")
                  + f", {dt:.1f} s")
     report["wall_s"] = round(time.monotonic() - t_all, 2)

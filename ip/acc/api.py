@@ -34,7 +34,9 @@ caller's inputs), e.g. "mlkem768_encaps: ek check failed: a coefficient >= q (FI
 (the firmware API on the simulated SoC) is a floor up: the mlkem_* and mldsa_* functions take
 engine="soc" themselves (after the same input checks) through MLKEM_SOC_ENGINE /
 MLDSA_SOC_ENGINE, which the command line plugs in from a floor up (sim/mlkem_soc.py,
-sim/mldsa_soc.py: the firmware's pqc_* calls; they add "cpu_cycles").
+sim/mldsa_soc.py: the firmware's pqc_* calls; they add "cpu_cycles"). There an M' over the
+program's buffer is taken too (up to SOC_MPRIME_MAX): the firmware streams its mu through the
+KMAC block and runs the program from mu.
 """
 from ip.acc import block as acc_block
 
@@ -287,6 +289,18 @@ def mldsa_keygen(param: int, xi: bytes, engine: str = "iss") -> dict:
     return {"pk": pk, "sk": sk, "cycles": r.cycles}
 
 
+# Engine "soc": the firmware streams mu = H(tr || M', 64) of an M' over the program's buffer
+# through the KMAC block (firmware/lib/pqc.h pqc_mldsa_mu_*), so M' is bounded only by the
+# simulation ROM that carries the call's inputs (NIST's vectors: at most 8 192 + 257 bytes).
+SOC_MPRIME_MAX = 16384
+
+
+def _msg_limit(engine: str, program_max: int, program: str) -> tuple[int, str]:
+    """The longest M' an engine takes and what sets it: the program's buffer, or on the SoC
+    SOC_MPRIME_MAX."""
+    return (SOC_MPRIME_MAX, "soc engine's ROM") if engine == "soc" else (program_max, program)
+
+
 def _m_prime(msg, ctx: bytes, mu, msg_max: int, program: str, mprime=None) -> bytes:
     """M' = 0 || len(ctx) || ctx || msg (FIPS 204 Alg. 2 / 3, pure ML-DSA), mprime itself when
     given (Sign_internal / Verify_internal on the caller's M'), b"" with an external mu;
@@ -324,7 +338,8 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
     bytes, msg None), Verify_internal from the external mu. A signature of the
     right length that does not verify (malformed hint, z out of range, c_tilde mismatch) is
     {"valid": False}; wrong lengths, a context over 255 bytes or an M' longer than the
-    program's buffer (MSG_MAX of the set; use mu instead) raise BadInput."""
+    program's buffer (MSG_MAX of the set; use mu instead; engine soc: SOC_MPRIME_MAX, the
+    firmware streams the mu) raise BadInput."""
     from ip.acc.kernels.mldsa.verify import STATUS_NAMES, STATUS_VALID, Verify
     if param not in MLDSA_PARAMS:
         raise BadInput(f"ML-DSA-{param}: no such parameter set (one of {', '.join(map(str, MLDSA_PARAMS))})")
@@ -332,7 +347,7 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
     for name, value, length in (("pk", pk, v.pk_len), ("sig", sig, v.sig_len)):
         if len(value) != length:
             raise BadInput(f"{name} is {len(value)} bytes, ML-DSA-{param} needs {length}")
-    m_prime = _m_prime(msg, ctx, mu, v.MSG_MAX, f"ML-DSA-{param} program", mprime)
+    m_prime = _m_prime(msg, ctx, mu, *_msg_limit(engine, v.MSG_MAX, f"ML-DSA-{param} program"), mprime)
     _mldsa_engine(engine)
     if engine == "soc":
         return _mldsa_soc("verify", param, {"pk": bytes(pk), "sig": bytes(sig),
@@ -366,8 +381,8 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
     32 bytes (hedged), or None for the deterministic variant (rnd = 32 zero bytes, FIPS 204
     3.4 / Alg. 2). Returns {"sig", "cycles", "iterations"} (iterations of the rejection loop:
     the program's final kappa / l). ML-DSA-44, -65 and -87; wrong lengths, a context over 255
-    bytes or an M' longer than the program's buffer (MSG_MAX; give mu instead) raise
-    BadInput; a status word other than OK raises ApiError naming it."""
+    bytes or an M' longer than the program's buffer (MSG_MAX; give mu instead; engine soc:
+    SOC_MPRIME_MAX, the firmware streams the mu) raise BadInput; a status word other than OK raises ApiError naming it."""
     from ip.acc.kernels.mldsa import sign as sign32, sign16, sign16_plan
     from ip.acc.kernels.mldsa.layout import KAPPA
     if param not in MLDSA_PARAMS:
@@ -384,7 +399,8 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
         rnd = bytes(32)
     elif len(rnd) != 32:
         raise BadInput(f"rnd is {len(rnd)} bytes, ML-DSA needs 32")
-    m_prime = _m_prime(msg, ctx, mu, signer.MSG_MAX, f"ML-DSA-{param} signing program", mprime)
+    m_prime = _m_prime(msg, ctx, mu, *_msg_limit(engine, signer.MSG_MAX,
+                                                 f"ML-DSA-{param} signing program"), mprime)
     _mldsa_engine(engine)
     if engine == "soc":
         return _mldsa_soc("sign", param, {"sk": bytes(sk), "rnd": bytes(rnd),

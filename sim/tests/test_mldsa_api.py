@@ -10,8 +10,11 @@
   M' over the program's buffer: PQC_ERR_LENGTH, a signature that does not verify:
   PQC_MLDSA_INVALID with the program's status word, a wrong / missing image, DMEM wiped after
   a signature).
+- the mu of a long M' streamed through the KMAC block (pqc_mldsa_mu_*): 10 000 bytes in
+  pieces of 1 to 255 bytes give hashlib's mu, a signature from it dilithium-py's, verify from
+  it; every other user of the block refused while a stream is open.
 - `pqsoc mldsa ... --engine soc` (sim/mldsa_soc.py): keygen, sign (from M', from mu), verify
-  and a bad signature,
+  and a bad signature, an M' of 12 000 bytes (its mu streamed by the firmware),
   equal to the ISS engine, dilithium-py and the `cryptography` package; for ML-DSA-44 and
   -87 keygen, deterministic signing and verify against the `cryptography` package.
 ~3 min (model cached): the firmware test ~7 M simulated cycles, then eleven SoC runs (each
@@ -26,7 +29,7 @@ from firmware import pqc_mldsa_layout as lay
 from ip.acc import api
 
 ERROR_TESTS = ["api_bad_param", "api_bad_length", "api_invalid", "api_image_wrong",
-               "api_dmem_wiped", "api_drbg"]
+               "api_dmem_wiped", "api_drbg", "api_mu_stream", "api_mu_sign_verify", "api_mu_busy"]
 
 
 def test_pqc_mldsa_api_firmware(sim_run_json):
@@ -123,6 +126,11 @@ def test_soc_engine_bad_input_before_any_build(capsys):
                  "--deterministic", "--engine", "soc"]) == 2
     err = capsys.readouterr().err
     assert "sk is 2559 bytes, ML-DSA-44 needs 2560" in err and "mldsa soc:" not in err
+    # the firmware streams a long M', but the simulation ROM carries it: SOC_MPRIME_MAX
+    assert main(["mldsa", "sign", "--param", "44", "--sk", "00" * 2560, "--msg", "00" * 16383,
+                 "--deterministic", "--engine", "soc"]) == 2
+    err = capsys.readouterr().err
+    assert "is 16385 bytes, the soc engine's ROM takes at most 16384" in err and "mldsa soc:" not in err
 
 
 def test_layout_header_has_the_programs_and_reference_lengths():
@@ -197,3 +205,39 @@ def test_hashmldsa_mprime_on_the_firmware_api(sim_run_json):
     res = sim_run_json("pqc_prehash", timeout_s=300)
     assert [t["test"] for t in res["tests"]] == [f"prehash_{a}" for a in acvp.PREHASH] + ["prehash_errors"]
     assert all(t["pass"] for t in res["tests"])
+
+
+def test_soc_engine_streams_the_mu_of_a_long_message(capsys, soc_dir, model):
+    """An M' over the programs' buffers (12 000 bytes) on engine soc: the firmware streams mu =
+    H(tr || M', 64) through the KMAC block (pqc_mldsa_mu_*, tr from sk when signing, H(pk, 64)
+    on the block when verifying) and runs the programs from it. The deterministic signature
+    equals dilithium-py's and OpenSSL accepts it; its ACC cycles are the ISS's from the same mu;
+    OpenSSL's signature of the long message verifies, and not after one byte of it changes."""
+    from cryptography.hazmat.primitives.asymmetric import mldsa
+    from dilithium_py.ml_dsa import ML_DSA_44 as REF
+    from pqsoc.cli import main
+    rng = random.Random("long message")
+    xi, msg, ctx = rng.randbytes(32), rng.randbytes(12_000), b"long"
+    mp = bytes([0, len(ctx)]) + ctx + msg
+    assert len(mp) > max(lay.layout(op, 44)["fields"]["msg_max"] for op in ("sign", "verify"))
+    pk, sk = REF._keygen_internal(xi)
+    ossl = mldsa.MLDSA44PrivateKey.from_seed_bytes(xi)
+
+    def cli(*argv, rc=0):
+        got = main(["mldsa", *argv, "--param", "44", "--engine", "soc"])
+        out, err = capsys.readouterr()
+        assert got == rc, err
+        return json.loads(out)
+    sg = cli("sign", "--sk", sk.hex(), "--msg", msg.hex(), "--ctx", ctx.hex(), "--deterministic")
+    sig = bytes.fromhex(sg["sig"])
+    assert sig == REF._sign_internal(sk, mp, bytes(32))
+    ossl.public_key().verify(sig, msg, ctx)                              # raises if not valid
+    iss = api.mldsa_sign(44, sk, mu=hashlib.shake_256(sk[64:128] + mp).digest(64))
+    assert (sg["cycles"], sg["iterations"]) == (iss["cycles"], iss["iterations"])
+    theirs = ossl.sign(msg, ctx)
+    assert cli("verify", "--pk", pk.hex(), "--msg", msg.hex(), "--ctx", ctx.hex(),
+               "--sig", theirs.hex())["valid"] is True
+    other = bytearray(msg)
+    other[-1] ^= 1
+    assert cli("verify", "--pk", pk.hex(), "--msg", other.hex(), "--ctx", ctx.hex(),
+               "--sig", theirs.hex(), rc=1)["valid"] is False

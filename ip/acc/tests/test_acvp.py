@@ -251,8 +251,9 @@ def test_a_case_that_fails_to_run_is_reported_and_counted(capsys, tmp_path, acvp
 
 
 def test_long_messages_hash_mu_on_the_host_and_mprime_checks():
-    """M' over the program's buffer: mu = H(tr || M', 64) on the host (tr from sk); within it
-    the message goes to the program; HashML-DSA's M' is 1 || len(ctx) || ctx || OID || PH(M);
+    """M' over the program's buffer: mu = H(tr || M', 64) on the host (tr from sk), on engine
+    soc the message to the firmware (which streams its mu); within it the message goes to the
+    program; HashML-DSA's M' is 1 || len(ctx) || ctx || OID || PH(M);
     api's mprime= refuses company and an over-long M'."""
     import hashlib
     sk = bytes(range(256)) * 10
@@ -264,6 +265,10 @@ def test_long_messages_hash_mu_on_the_host_and_mprime_checks():
     kw, where = acvp._mldsa_inputs(group, {"message": long.hex(), "context": ""}, "x", 65, "sign",
                                    lambda: sk[64:128])
     assert where == "host" and kw == {"mu": hashlib.shake_256(sk[64:128] + b"\0\0" + long).digest(64)}
+    # on the SoC the firmware streams the long M' through the KMAC block: the message goes there
+    kw, where = acvp._mldsa_inputs(group, {"message": long.hex(), "context": ""}, "x", 65, "sign",
+                                   lambda: sk[64:128], "soc")
+    assert where == "kmac" and kw == {"msg": long, "ctx": b""}
     ph = acvp._hash_m_prime({"hashAlg": "SHA2-256"}, b"c", b"msg", "x")
     assert ph == b"\x01\x01c" + bytes.fromhex("0609608648016503040201") + hashlib.sha256(b"msg").digest()
     assert len(acvp._hash_m_prime({"hashAlg": "SHAKE-256"}, b"", b"m", "x")) == 2 + 11 + 64
@@ -351,3 +356,35 @@ def test_report_finds_every_mode_and_refuses_a_bad_root(capsys, tmp_path, acvp_r
     (mixed / "expectedResults.json").symlink_to(acvp_root / "ML-DSA-keyGen-FIPS204" / "expectedResults.json")
     assert main(["acvp", "report", "--root", str(tmp_path), "--json", str(tmp_path / "a.json")]) == 2
     assert "is algorithm 'ML-KEM'" in capsys.readouterr().err and not (tmp_path / "a.json").exists()
+
+
+# One group of each function, interface and message form (pure, pre-hash, internal M',
+# external mu; deterministic and hedged), across the three sets of each scheme.
+RTL_GROUPS = ("ML-KEM-keyGen-FIPS203:1", "ML-KEM-encapDecap-FIPS203:3", "ML-KEM-encapDecap-FIPS203:5",
+              "ML-KEM-encapDecap-FIPS203:7", "ML-KEM-encapDecap-FIPS203:10", "ML-DSA-keyGen-FIPS204:3",
+              "ML-DSA-sigGen-FIPS204:1", "ML-DSA-sigGen-FIPS204:4", "ML-DSA-sigGen-FIPS204:7",
+              "ML-DSA-sigGen-FIPS204:20", "ML-DSA-sigVer-FIPS204:3", "ML-DSA-sigVer-FIPS204:6",
+              "ML-DSA-sigVer-FIPS204:7", "ML-DSA-sigVer-FIPS204:10")
+
+
+def test_a_sample_of_every_mode_passes_on_the_rtl(capsys, tmp_path, acvp_root):
+    """`pqsoc acvp report --engine rtl` (the ACC's RTL in Verilator, each run compared with the
+    ISS) on one case of each group of RTL_GROUPS: every mode's sampled cases pass against NIST's
+    expected results, signing included; the ACC's cases report cycles."""
+    out = tmp_path / "acvp_rtl.json"
+    args = ["acvp", "report", "--root", str(acvp_root), "--engine", "rtl", "--sample", "1",
+            "--seed", "3", "--json", str(out)]
+    for g in RTL_GROUPS:
+        args += ["--group", g]
+    rc = main(args)
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    modes = json.loads(out.read_text())["modes"]
+    assert list(modes) == list(acvp.MODE_NAMES)
+    per_mode = {}
+    for g in RTL_GROUPS:
+        per_mode[g.split(":")[0]] = per_mode.get(g.split(":")[0], 0) + 1
+    for name, e in modes.items():
+        folder = next(f for f in FOLDERS if f.startswith(name.replace(" ", "-")))
+        assert e["engine"] == "rtl" and (e["run"], e["passed"], e["failed"]) == (per_mode[folder],) * 2 + (0,), e
+    assert "[acvp] ML-DSA sigGen on rtl: 4 of " in text
