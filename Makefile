@@ -55,6 +55,9 @@ report: $(PQSOC)
 	$(PQSOC) sim run build/firmware/pqc_mldsa_api.bin --json reports/sim_mldsa_api.json
 	$(PQSOC) sim caravel selftest mlkem_preloaded caravel_policy --json reports/sim_caravel.json
 	$(PQSOC) campaign fuzz --count 10000 --seed 1 --kmac --name acc_fuzz --json reports/acc_fuzz.json   # on Dask: docs/campaigns.md
+	@# the campaign layer's own figures (serial against campaign fuzz, per-task cost, scheduler
+	@# throughput, projections to 10 / 100 nodes; ~10 min, nothing else running)
+	$(PQSOC) campaign measure --json reports/campaigns.json
 	$(VENV)/bin/python -m ip.acc.dv.jobs mldsa65_sign --n 200 --seed 2 --json reports/mldsa65_sign.json
 	$(VENV)/bin/python -m ip.acc.dv.bench_mlkem --n 1000 --seed 1 --json reports/mlkem_bench.json
 	$(VENV)/bin/python -m ip.acc.dv.bench_mldsa --n 1000 --seed 1 --json reports/mldsa_bench.json

@@ -52,15 +52,32 @@ def pytest_sessionstart(session):
 GROUP_OF = {"sim/tests/test_caravel.py": "system-flow", "tests/test_firmware_stack.py": "system-sim"}
 
 
+class _GroupIds:
+    """pytest-xdist 3.8 marks a test's group by appending @GROUP to the item's `_nodeid`, which
+    pytest 9 no longer reads (a node id is `_id`): without this the groups do not take effect
+    (measured 3 Dec: loadgroup handed out single tests and one file's tests ran on both
+    workers). On a worker, after xdist's hook, the suffixed id becomes the node id, as xdist
+    expects (its scheduler reads the group from the id the worker reports)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        from _pytest.nodeid import coerce_node_id
+        for item in items:
+            suffixed = item.__dict__.get("_nodeid")
+            if suffixed and suffixed != item.nodeid:
+                item._id = coerce_node_id(suffixed)
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput") and config.getvalue("loadgroup"):
+        config.pluginmanager.register(_GroupIds(), "pqsoc-xdist-group-ids")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """pytest-xdist (`make test`: -n auto --dist loadgroup): a group runs on one worker.
-    Measured 3 Dec: with pytest 9.2 and pytest-xdist 3.8 the groups do not take effect. xdist
-    marks a group by appending @GROUP to the item's `_nodeid`, which pytest 9 no longer reads
-    (a node id comes from `_id`), so loadgroup hands out single tests, and one file's tests run
-    on both workers. Until that is mended upstream or here, what keeps concurrent tests apart
-    is the locks and atomic writes below, not the groups. tryfirst: the marks must exist before
-    xdist's own hook looks for them. ip/'s
+    """pytest-xdist (`make test`: -n auto --dist loadgroup): a group runs on one worker (with
+    pytest 9, through _GroupIds). tryfirst: the marks must exist before xdist's own hook looks
+    for them. ip/'s
     tests run a file at a time on any worker. The rest form two groups, each serial within itself:
     "system-sim" (sim/, bringup/, firmware/: the SoC's simulations, their run folders under
     build/sim) and "system-flow" (tests/, soc/: synthesis, layout, LibreLane, tapeout), with the

@@ -191,6 +191,11 @@ def test_a_fuzz_campaign_ends_in_its_counts(campaigns, capsys):
     data = json.loads((campaigns / "fuzz.json").read_text())
     assert data["tasks"]["passed"] == 3 and data["passed"] == data["programs"] == 45 and data["failed"] == 0
     assert data["workers"] == 2 and data["provenance"]["commit"]
+    # the command's wall time by phase, in order, within its total
+    ph = data["phases_s"]
+    assert list(ph) == ["open", "prepare", "cluster_start", "tasks", "cluster_close", "summary"]
+    assert all(v >= 0 for v in ph.values()) and ph["tasks"] > 0
+    assert sum(ph.values()) <= data["seconds"] + 0.1
     rows = _rows(campaigns / f"{data['name']}.sqlite")
     assert [r[4].split(" --out")[0] for r in rows] == [
         f"pqsoc acc fuzz --count 15 --seed 11 --start {s} --backend rtl" for s in (0, 15, 30)]

@@ -206,8 +206,9 @@ def scheduler_throughput(workers: int, tasks_per_worker: int = 20, seconds: floa
     of `seconds` each, against the ideal workers / seconds (the cluster's start not counted)."""
     from dask.distributed import Client, LocalCluster, wait
     t_start = time.monotonic()
+    # CRITICAL: many workers outlive the scheduler's close by a heartbeat, each logging an error
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, memory_limit=0,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cl, Client(cl) as c:
+                      dashboard_address=None, silence_logs=logging.CRITICAL) as cl, Client(cl) as c:
         c.wait_for_workers(workers)
         started = time.monotonic() - t_start
         n = workers * tasks_per_worker

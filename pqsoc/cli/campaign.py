@@ -424,17 +424,26 @@ def run_kind(kind: str, a) -> int:
     db = CampaignDB(db_path(name))
     stamp = provenance.stamp()      # the design as the campaign starts (tapeout.json's staleness rule)
     t0 = time.monotonic()
+    phases = {}                     # where the command's wall time went (seconds, in order)
+
+    def lap(phase: str) -> None:
+        phases[phase] = round(time.monotonic() - t0 - sum(phases.values()), 2)
     try:
         db.open(name, kind, args, [{"key": t.key, "inputs": t.inputs, "command": t.command} for t in tasks],
                 resume=a.resume)
         log = lambda m: print(m, file=sys.stderr, flush=True)   # noqa: E731
         left = len(db.pending())
         log(f"[campaign] {name}: {len(tasks)} tasks, {left} to run ({_shown(db.path)})")
+        lap("open")
         if left:
             k.prepare(args, log)
+            lap("prepare")
             with engine.client(a.scheduler, a.cluster, a.jobs, a.workers, log=log) as c:
                 workers = len(c.scheduler_info()["workers"])
+                lap("cluster_start")
                 out = engine.run(db, tasks, c, kind, timeout_s=a.task_timeout, memory_mb=a.task_memory)
+                lap("tasks")
+            lap("cluster_close")
             if out.interrupted:
                 counts = db.counts()
                 log(f"[campaign] interrupted: {sum(counts[s] for s in ('passed', 'failed', 'error'))} tasks "
@@ -452,11 +461,13 @@ def run_kind(kind: str, a) -> int:
         png = k.picture(db.rows(), name, figures) if k.picture else None
         if png:
             print(f"wrote {_shown(png)}")
+        lap("summary")
         if a.json:
             Path(a.json).parent.mkdir(parents=True, exist_ok=True)
             Path(a.json).write_text(json.dumps({"name": name, "kind": kind, "args": args, "tasks": counts,
                                                 **figures, "workers": workers,
                                                 "seconds": round(time.monotonic() - t0, 1),
+                                                "phases_s": phases,
                                                 "database": _shown(db.path), "provenance": stamp}, indent=2) + "\n")
         print(f"{figures['passed']} passed, {figures['failed']} failed")
         return 0 if figures["failed"] == 0 and counts["error"] == 0 and counts["failed"] == 0 else 1
