@@ -5,13 +5,23 @@ pqc_mldsa_api.c on the simulation SoC, each op called twice (loading, then resid
 known-answer checks included (a failed one fails the run). Returns, per op, the ACC's cycles
 (CYCLES register, = ISS), the system clock cycles of the call with the program loaded first
 and resident, and resident / ACC: the figures `make report` puts into reports/ppa.json
-(block soc's benchmark, pqsoc/cli/blocks.py). The simulation SoC is the silicon SoC's logic
-with behavioural memories (a 128 KiB ROM, 32 KiB ACC memories, soc/target.py)."""
+(block soc's benchmark, pqsoc/cli/blocks.py). Also the CPU-side calls, in system clock cycles
+(CALLS): the ML-KEM-768 key checks (the slowest of NIST's keyCheck cases in
+programs/pqc_keycheck.c), the DRBG's instantiate + 32-byte generate (programs/drbg_kat.c) and
+the mu stream of a 10 000-byte M' (pqc_mldsa_api.c). The simulation SoC is the silicon SoC's
+logic with behavioural memories (a 128 KiB ROM, 32 KiB ACC memories, soc/target.py)."""
+import re
+
 from pqsoc import BUILD
 
-PROGRAMS = ("pqc_mlkem_api", "pqc_mldsa_api")
+PROGRAMS = ("pqc_mlkem_api", "pqc_mldsa_api", "pqc_keycheck", "drbg_kat")
 OPS = ("mlkem768_keygen", "mlkem768_encaps", "mlkem768_decaps",
        "mldsa65_keygen", "mldsa65_sign", "mldsa65_sign_mu", "mldsa65_verify")
+# CPU-side calls: figure -> the result lines that time it (the largest of them is the figure)
+CALLS = {"sim_soc_mlkem768_check_ek_cycles": r"mlkem768_check_ek_tg\d+_tc\d+",
+         "sim_soc_mlkem768_check_dk_cycles": r"mlkem768_check_dk_tg\d+_tc\d+",
+         "sim_soc_drbg_instantiate_generate32_cycles": r"drbg_instantiate_generate32",
+         "sim_soc_mldsa65_mu_stream_10000B_cycles": r"api_mu_stream"}
 
 
 class ApiBenchError(Exception):
@@ -34,6 +44,10 @@ def figures(tests: list[dict]) -> dict:
         out[f"sim_soc_{op}_loading_cycles"] = int(first["cpu_cycles"])
         out[f"sim_soc_{op}_resident_cycles"] = resident
         out[f"sim_soc_{op}_resident_over_acc"] = round(resident / acc, 3)
+    for figure, pattern in CALLS.items():
+        timed = [int(t["cycles"]) for t in tests if re.fullmatch(pattern, t["test"]) and t["pass"]]
+        if timed:
+            out[figure] = max(timed)
     return out
 
 
@@ -54,7 +68,8 @@ def measure(log=print) -> dict:
         if not res.ok:
             raise ApiBenchError(f"{name}: the run failed: {'; '.join(res.problems)}")
         out.update(figures(res.tests))
-    missing = [op for op in OPS if f"sim_soc_{op}_resident_cycles" not in out]
+    missing = [op for op in OPS if f"sim_soc_{op}_resident_cycles" not in out] + \
+        [f for f in CALLS if f not in out]
     if missing:
         raise ApiBenchError(f"no figures for {', '.join(missing)}")
     return out
