@@ -67,17 +67,8 @@ MODE_NAMES = tuple(f"{a} {m}" for a, m in MODE_ORDER)     # reports/acvp.json's 
 REVISIONS = {"ML-KEM": "FIPS203", "ML-DSA": "FIPS204"}
 KEM_FUNCTIONS = ("encapsulation", "decapsulation", "encapsulationKeyCheck", "decapsulationKeyCheck")
 
-# HashML-DSA (FIPS 204 Alg. 4): hashAlg -> (hashlib name, output bytes, DER OID of the hash,
-# 2.16.840.1.101.3.4.2.n: 06 09 60 86 48 01 65 03 04 02 n)
-_OID = bytes.fromhex("06096086480165030402")
-PREHASH = {
-    "SHA2-256": ("sha256", None, 1), "SHA2-384": ("sha384", None, 2),
-    "SHA2-512": ("sha512", None, 3), "SHA2-224": ("sha224", None, 4),
-    "SHA2-512/224": ("sha512_224", None, 5), "SHA2-512/256": ("sha512_256", None, 6),
-    "SHA3-224": ("sha3_224", None, 7), "SHA3-256": ("sha3_256", None, 8),
-    "SHA3-384": ("sha3_384", None, 9), "SHA3-512": ("sha3_512", None, 10),
-    "SHAKE-128": ("shake_128", 32, 11), "SHAKE-256": ("shake_256", 64, 12),
-}
+# HashML-DSA's pre-hashes by ACVP's hashAlg names: the host API's table (api.PREHASH)
+PREHASH = api.PREHASH
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -188,14 +179,12 @@ def unsupported(doc: dict, group: dict) -> str | None:
 # --- running -------------------------------------------------------------------------------
 
 def _hash_m_prime(test: dict, ctx: bytes, msg: bytes, where: str) -> bytes:
-    """HashML-DSA's M' = 1 || len(ctx) || ctx || OID || PH(M) (FIPS 204 Alg. 4 / 5)."""
+    """HashML-DSA's M' = 1 || len(ctx) || ctx || OID || PH(M) (FIPS 204 Alg. 4 / 5), by the
+    host API's api.hash_mldsa_mprime; an unknown hashAlg makes the group unsupported."""
     alg = test.get("hashAlg")
     if alg not in PREHASH:
         raise _Unsupported(f"hashAlg {alg!r}: one of {', '.join(PREHASH)}")
-    name, out, n = PREHASH[alg]
-    h = hashlib.new(name, msg)
-    digest = h.digest(out) if out else h.digest()
-    return bytes([1, len(ctx)]) + ctx + _OID + bytes([n]) + digest
+    return api.hash_mldsa_mprime(alg, msg, ctx)
 
 
 class _Unsupported(Exception):

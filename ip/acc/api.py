@@ -22,7 +22,8 @@ cycles, checked against the ISS) or "gls" (the ACC's synthesized netlist, `pqsoc
 at gate level in Verilator: the same cycles, checked against the ISS; slow to build once). ML-DSA signing and verifying: pure ML-DSA with a context
 (M' = 0 || len(ctx) || ctx || M formed by the host), M' given by the caller (mprime=:
 Sign_internal / Verify_internal, FIPS 204 Alg. 7 / 8, e.g. HashML-DSA's M' formed by the
-caller) or from an external mu; signing hedged (rnd given) or deterministic (rnd None: 32 zero
+caller), HashML-DSA (prehash=: the pre-hash M' formed by the host, hash_mldsa_mprime) or from
+an external mu; signing hedged (rnd given) or deterministic (rnd None: 32 zero
 bytes), for ML-DSA-44, -65 and -87 (kernels/mldsa/sign16.py). The ML-KEM key checks of FIPS
 203 7.2 / 7.3 as standalone calls (mlkem_check_ek / mlkem_check_dk) run on the host in Python,
 no program. Inputs of a wrong length (FIPS 203 7.2 / 7.3 type checks: the host's), a
@@ -38,6 +39,8 @@ sim/mldsa_soc.py: the firmware's pqc_* calls; they add "cpu_cycles"). There an M
 program's buffer is taken too (up to SOC_MPRIME_MAX): the firmware streams its mu through the
 KMAC block and runs the program from mu.
 """
+import hashlib
+
 from ip.acc import block as acc_block
 
 PARAMS = (512, 768, 1024)
@@ -289,6 +292,35 @@ def mldsa_keygen(param: int, xi: bytes, engine: str = "iss") -> dict:
     return {"pk": pk, "sk": sk, "cycles": r.cycles}
 
 
+# HashML-DSA's pre-hash functions (FIPS 204 5.4, named as in NIST's ACVP vectors): hashlib's
+# name, its output bytes (None: the hash's own), the last arc n of the hash's OID
+# 2.16.840.1.101.3.4.2.n (DER: PREHASH_OID_PREFIX || n).
+PREHASH = {
+    "SHA2-256": ("sha256", None, 1), "SHA2-384": ("sha384", None, 2),
+    "SHA2-512": ("sha512", None, 3), "SHA2-224": ("sha224", None, 4),
+    "SHA2-512/224": ("sha512_224", None, 5), "SHA2-512/256": ("sha512_256", None, 6),
+    "SHA3-224": ("sha3_224", None, 7), "SHA3-256": ("sha3_256", None, 8),
+    "SHA3-384": ("sha3_384", None, 9), "SHA3-512": ("sha3_512", None, 10),
+    "SHAKE-128": ("shake_128", 32, 11), "SHAKE-256": ("shake_256", 64, 12),
+}
+PREHASH_OID_PREFIX = bytes.fromhex("06096086480165030402")
+
+
+def hash_mldsa_mprime(prehash: str, msg: bytes, ctx: bytes = b"") -> bytes:
+    """HashML-DSA's M' (FIPS 204 Alg. 4 / 5): 1 || len(ctx) || ctx || OID(PH) || PH(msg), PH
+    computed on the host (hashlib; the firmware API computes the SHA-3 / SHAKE ones on the KMAC
+    block, firmware/lib/pqc_mldsa_msg.c). BadInput for an unknown pre-hash or a context over
+    255 bytes."""
+    if prehash not in PREHASH:
+        raise BadInput(f"pre-hash {prehash!r}: one of {', '.join(PREHASH)}")
+    if len(ctx) > 255:
+        raise BadInput(f"the context is {len(ctx)} bytes, ML-DSA allows at most 255")
+    name, out, n = PREHASH[prehash]
+    h = hashlib.new(name, bytes(msg))
+    return bytes([1, len(ctx)]) + bytes(ctx) + PREHASH_OID_PREFIX + bytes([n]) + \
+        (h.digest(out) if out else h.digest())
+
+
 # Engine "soc": the firmware streams mu = H(tr || M', 64) of an M' over the program's buffer
 # through the KMAC block (firmware/lib/pqc.h pqc_mldsa_mu_*), so M' is bounded only by the
 # simulation ROM that carries the call's inputs (NIST's vectors: at most 8 192 + 257 bytes).
@@ -301,11 +333,16 @@ def _msg_limit(engine: str, program_max: int, program: str) -> tuple[int, str]:
     return (SOC_MPRIME_MAX, "soc engine's ROM") if engine == "soc" else (program_max, program)
 
 
-def _m_prime(msg, ctx: bytes, mu, msg_max: int, program: str, mprime=None) -> bytes:
-    """M' = 0 || len(ctx) || ctx || msg (FIPS 204 Alg. 2 / 3, pure ML-DSA), mprime itself when
-    given (Sign_internal / Verify_internal on the caller's M'), b"" with an external mu;
-    BadInput for a missing or doubled input, a context over 255 bytes, a mu not 64 bytes, or an
-    M' over the program's buffer (msg_max bytes)."""
+def _m_prime(msg, ctx: bytes, mu, msg_max: int, program: str, mprime=None, prehash=None) -> bytes:
+    """M' = 0 || len(ctx) || ctx || msg (FIPS 204 Alg. 2 / 3, pure ML-DSA), HashML-DSA's M' of
+    msg and ctx with a pre-hash (Alg. 4 / 5), mprime itself when given (Sign_internal /
+    Verify_internal on the caller's M'), b"" with an external mu; BadInput for a missing or
+    doubled input, a context over 255 bytes, an unknown pre-hash, a mu not 64 bytes, or an M'
+    over the program's buffer (msg_max bytes)."""
+    if prehash is not None:
+        if mprime is not None or mu is not None or msg is None:
+            raise BadInput("a pre-hash goes with the message (and context), not with M' or mu")
+        mprime, msg, ctx = hash_mldsa_mprime(prehash, msg, ctx), None, b""
     if mprime is not None:
         if msg is not None or ctx or mu is not None:
             raise BadInput("give M' (mprime) alone, not with the message, context or mu")
@@ -331,10 +368,12 @@ def _m_prime(msg, ctx: bytes, mu, msg_max: int, program: str, mprime=None) -> by
 
 
 def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: bytes = b"",
-                 engine: str = "iss", mu: bytes | None = None, mprime: bytes | None = None) -> dict:
+                 engine: str = "iss", mu: bytes | None = None, mprime: bytes | None = None,
+                 prehash: str | None = None) -> dict:
     """ML-DSA.Verify (FIPS 204 Alg. 3, pure: M' = 0 || len(ctx) || ctx || msg, formed here)
-    by the program of kernels/mldsa/verify.py, which computes tr and mu itself; with mprime
-    (msg None, no context) Verify_internal (Alg. 8) on the caller's M'; or, with mu (64
+    by the program of kernels/mldsa/verify.py, which computes tr and mu itself; with prehash
+    (a PREHASH name) HashML-DSA.Verify (Alg. 5: M' = hash_mldsa_mprime(prehash, msg, ctx));
+    with mprime (msg None, no context) Verify_internal (Alg. 8) on the caller's M'; or, with mu (64
     bytes, msg None), Verify_internal from the external mu. A signature of the
     right length that does not verify (malformed hint, z out of range, c_tilde mismatch) is
     {"valid": False}; wrong lengths, a context over 255 bytes or an M' longer than the
@@ -347,7 +386,8 @@ def mldsa_verify(param: int, pk: bytes, msg: bytes | None, sig: bytes, ctx: byte
     for name, value, length in (("pk", pk, v.pk_len), ("sig", sig, v.sig_len)):
         if len(value) != length:
             raise BadInput(f"{name} is {len(value)} bytes, ML-DSA-{param} needs {length}")
-    m_prime = _m_prime(msg, ctx, mu, *_msg_limit(engine, v.MSG_MAX, f"ML-DSA-{param} program"), mprime)
+    m_prime = _m_prime(msg, ctx, mu, *_msg_limit(engine, v.MSG_MAX, f"ML-DSA-{param} program"), mprime,
+                       prehash)
     _mldsa_engine(engine)
     if engine == "soc":
         return _mldsa_soc("verify", param, {"pk": bytes(pk), "sig": bytes(sig),
@@ -372,10 +412,11 @@ SIGN_MAX_CYCLES = 10_000_000
 
 def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b"",
                rnd: bytes | None = None, engine: str = "iss", mu: bytes | None = None,
-               mprime: bytes | None = None) -> dict:
+               mprime: bytes | None = None, prehash: str | None = None) -> dict:
     """ML-DSA.Sign (FIPS 204 Alg. 2, pure: M' = 0 || len(ctx) || ctx || msg, formed here) by
     the program of kernels/mldsa/sign16.py (Sign_internal, Alg. 7: tr, mu, rho'' and the
-    rejection loop on the ACC); with mprime (msg None, no context) Sign_internal on the
+    rejection loop on the ACC); with prehash (a PREHASH name) HashML-DSA.Sign (Alg. 4: M' =
+    hash_mldsa_mprime(prehash, msg, ctx)); with mprime (msg None, no context) Sign_internal on the
     caller's M' (e.g. HashML-DSA's 1 || len(ctx) || ctx || OID || PH(M)); or, with mu (64
     bytes = H(tr || M', 64), msg None, no context), Sign_internal from the external mu. rnd:
     32 bytes (hedged), or None for the deterministic variant (rnd = 32 zero bytes, FIPS 204
@@ -400,7 +441,7 @@ def mldsa_sign(param: int, sk: bytes, msg: bytes | None = None, ctx: bytes = b""
     elif len(rnd) != 32:
         raise BadInput(f"rnd is {len(rnd)} bytes, ML-DSA needs 32")
     m_prime = _m_prime(msg, ctx, mu, *_msg_limit(engine, signer.MSG_MAX,
-                                                 f"ML-DSA-{param} signing program"), mprime)
+                                                 f"ML-DSA-{param} signing program"), mprime, prehash)
     _mldsa_engine(engine)
     if engine == "soc":
         return _mldsa_soc("sign", param, {"sk": bytes(sk), "rnd": bytes(rnd),

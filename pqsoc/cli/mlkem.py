@@ -3,9 +3,9 @@
 """`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]`, `pqsoc mlkem
 check-ek --param P --ek HEX` / `check-dk --param P --dk HEX` (FIPS 203 7.2 / 7.3 key checks, on
 the host: exit 0 pass, 1 fail naming the section, 2 bad input), `pqsoc mldsa keygen
---param P --xi HEX`, `pqsoc mldsa sign --param P --sk HEX (--msg HEX [--ctx HEX] | --mu HEX)
-[--rnd HEX | --deterministic]` and `pqsoc mldsa verify --param P --pk HEX (--msg HEX [--ctx
-HEX] | --mu HEX) --sig HEX`: the ACC's ML-KEM / ML-DSA programs through the host API
+--param P --xi HEX`, `pqsoc mldsa sign --param P --sk HEX (--msg HEX [--ctx HEX] [--prehash
+ALG] | --mprime HEX | --mu HEX) [--rnd HEX | --deterministic]` and `pqsoc mldsa verify --param
+P --pk HEX (--msg HEX [--ctx HEX] [--prehash ALG] | --mprime HEX | --mu HEX) --sig HEX`: the ACC's ML-KEM / ML-DSA programs through the host API
 (ip/acc/api.py); `--engine soc` runs them through the firmware API on the simulated SoC
 (sim/mlkem_soc.py, sim/mldsa_soc.py) and adds cpu_cycles. Signing is hedged by default
 (FIPS 204 3.4: rnd = 32 fresh bytes from os.urandom, not printed); --rnd gives rnd,
@@ -44,28 +44,32 @@ def _hedged_rnd() -> bytes:
     return os.urandom(32)
 
 
-def _msg_or_mu(args) -> None:
-    if (args.msg is None) == (args.mu is None):
-        raise _BadInput("give --msg or --mu (one of them)")
-    if args.mu is not None and args.ctx is not None:
-        raise _BadInput("--ctx goes with --msg, not with --mu")
+def _message(args) -> dict:
+    """The API's message keywords from --msg [--ctx] [--prehash], --mprime or --mu (one of the
+    three forms)."""
+    given = [o for o in ("msg", "mprime", "mu") if getattr(args, o) is not None]
+    if len(given) != 1:
+        raise _BadInput("give one of --msg, --mprime or --mu")
+    if given != ["msg"] and (args.ctx is not None or args.prehash is not None):
+        raise _BadInput(f"--ctx and --prehash go with --msg, not with --{given[0]}")
+    if given == ["msg"]:
+        return {"msg": _hex("msg", args.msg), "ctx": b"" if args.ctx is None else _hex("ctx", args.ctx),
+                "prehash": args.prehash}
+    return {given[0]: _hex(given[0], getattr(args, given[0])), "msg": None}
 
 
 def _sign(args, api) -> dict:
-    _msg_or_mu(args)
+    kw = _message(args)
     if args.rnd is not None and args.deterministic:
         raise _BadInput("give --rnd or --deterministic, not both")
     sk = _hex("sk", args.sk)
-    msg = None if args.msg is None else _hex("msg", args.msg)
-    ctx = b"" if args.ctx is None else _hex("ctx", args.ctx)
-    mu = None if args.mu is None else _hex("mu", args.mu)
     if args.deterministic:
         rnd = None
     elif args.rnd is not None:
         rnd = _hex("rnd", args.rnd)       # its length: the API's check
     else:
         rnd = _hedged_rnd()
-    return api.mldsa_sign(args.param, sk, msg, ctx, rnd, args.engine, mu)
+    return api.mldsa_sign(args.param, sk, rnd=rnd, engine=args.engine, **kw)
 
 
 def _quiet_litex() -> None:
@@ -112,12 +116,9 @@ def _run(args) -> int:
         if args.scheme == "mldsa" and args.op == "sign":
             r = _sign(args, api)
         elif args.scheme == "mldsa" and args.op == "verify":
-            _msg_or_mu(args)
-            r = api.mldsa_verify(args.param, _hex("pk", args.pk),
-                                 None if args.msg is None else _hex("msg", args.msg),
-                                 _hex("sig", args.sig),
-                                 b"" if args.ctx is None else _hex("ctx", args.ctx),
-                                 args.engine, None if args.mu is None else _hex("mu", args.mu))
+            kw = _message(args)
+            r = api.mldsa_verify(args.param, _hex("pk", args.pk), kw.pop("msg"), _hex("sig", args.sig),
+                                 engine=args.engine, **kw)
         elif args.scheme == "mldsa":
             r = api.mldsa_keygen(args.param, _hex("xi", args.xi), args.engine)
         elif args.op in ("check-ek", "check-dk"):
@@ -150,6 +151,17 @@ ENGINE_HELP = ("iss: the ACC's cycle-accurate ISS; rtl: its RTL in Verilator; gl
                "default iss)")
 
 
+def _message_options(q) -> None:
+    """The message forms of sign and verify beside --msg / --ctx."""
+    from ip.acc.api import PREHASH
+    q.add_argument("--prehash", choices=tuple(PREHASH), metavar="ALG",
+                   help="HashML-DSA (FIPS 204 Alg. 4 / 5): M' = 1 || len(ctx) || ctx || OID || PH(M), "
+                        f"PH one of {', '.join(PREHASH)} (computed on the host)")
+    q.add_argument("--mprime", metavar="HEX", help="M' itself (the internal interface, FIPS 204 "
+                   "Alg. 7 / 8) instead of --msg / --ctx")
+    q.add_argument("--mu", metavar="HEX", help="mu = H(tr || M', 64) (64 bytes) instead of --msg / --ctx")
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("mlkem", help="ML-KEM keygen / encaps / decaps on the ACC (ISS, RTL or the whole "
                                      "SoC), key checks check-ek / check-dk on the host: one JSON line")
@@ -175,27 +187,28 @@ def add_parser(sub) -> None:
     q.add_argument("--xi", required=True, metavar="HEX", help="the 32-byte seed: hex, or @FILE holding it")
     q.add_argument("--engine", choices=ENGINES, default="iss", help=ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")
-    q = s.add_parser("sign", help="ML-DSA.Sign (pure, FIPS 204 Alg. 2) or Sign_internal from an "
-                     "external mu, ML-DSA-44 / 65 / 87: {sig, cycles, "
+    q = s.add_parser("sign", help="ML-DSA.Sign (pure, FIPS 204 Alg. 2), HashML-DSA.Sign (--prehash) "
+                     "or Sign_internal from M' or an external mu, ML-DSA-44 / 65 / 87: {sig, cycles, "
                      "iterations}; hedged by default (rnd from os.urandom)")
     q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
     q.add_argument("--sk", required=True, metavar="HEX", help="the secret key: hex, or @FILE")
     q.add_argument("--msg", metavar="HEX", help="the message M: hex, or @FILE")
     q.add_argument("--ctx", metavar="HEX", help="the context (at most 255 bytes; default empty)")
-    q.add_argument("--mu", metavar="HEX", help="mu = H(tr || M', 64) (64 bytes) instead of --msg / --ctx")
+    _message_options(q)
     q.add_argument("--rnd", metavar="HEX", help="rnd (32 bytes) of a hedged signature (default: "
                    "32 fresh bytes from os.urandom)")
     q.add_argument("--deterministic", action="store_true",
                    help="the deterministic variant (rnd = 32 zero bytes)")
     q.add_argument("--engine", choices=ENGINES, default="iss", help=ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")
-    q = s.add_parser("verify", help="ML-DSA.Verify (pure, FIPS 204 Alg. 3) or Verify_internal "
-                     "from an external mu: {valid, status, cycles}; exit 0 valid, 1 invalid")
+    q = s.add_parser("verify", help="ML-DSA.Verify (pure, FIPS 204 Alg. 3), HashML-DSA.Verify "
+                     "(--prehash) or Verify_internal from M' or an external mu: {valid, status, "
+                     "cycles}; exit 0 valid, 1 invalid")
     q.add_argument("--param", type=int, required=True, choices=(44, 65, 87))
     q.add_argument("--pk", required=True, metavar="HEX", help="the public key: hex, or @FILE")
     q.add_argument("--sig", required=True, metavar="HEX", help="the signature: hex, or @FILE")
     q.add_argument("--msg", metavar="HEX", help="the message M: hex, or @FILE")
     q.add_argument("--ctx", metavar="HEX", help="the context (at most 255 bytes; default empty)")
-    q.add_argument("--mu", metavar="HEX", help="mu (64 bytes) instead of --msg / --ctx")
+    _message_options(q)
     q.add_argument("--engine", choices=ENGINES, default="iss", help=ENGINE_HELP)
     q.set_defaults(func=_run, scheme="mldsa")

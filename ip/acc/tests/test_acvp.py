@@ -388,3 +388,55 @@ def test_a_sample_of_every_mode_passes_on_the_rtl(capsys, tmp_path, acvp_root):
         folder = next(f for f in FOLDERS if f.startswith(name.replace(" ", "-")))
         assert e["engine"] == "rtl" and (e["run"], e["passed"], e["failed"]) == (per_mode[folder],) * 2 + (0,), e
     assert "[acvp] ML-DSA sigGen on rtl: 4 of " in text
+
+
+def _cases(acvp_root, folder, tg):
+    """(prompt test, expected test) pairs of one group, shortest message first."""
+    prompt = acvp.load(acvp_root / folder / "prompt.json")
+    expected = acvp.load(acvp_root / folder / "expectedResults.json")
+    want = {t["tcId"]: t for g in expected["testGroups"] if g["tgId"] == tg for t in g["tests"]}
+    group = next(g for g in prompt["testGroups"] if g["tgId"] == tg)
+    return group, sorted(((t, want[t["tcId"]]) for t in group["tests"]), key=lambda c: len(c[0]["message"]))
+
+
+def _cli_json(capsys, argv, rc):
+    got = main(argv)
+    out, err = capsys.readouterr()
+    assert got == rc, err
+    return json.loads(out) if out else err
+
+
+def test_prehash_and_mprime_forms_on_the_command_line_equal_nist(capsys, acvp_root):
+    """`pqsoc mldsa sign|verify --prehash ALG` (HashML-DSA, Alg. 4 / 5) and `--mprime` (the
+    internal interface) on the ISS, against NIST's expected results: deterministic ML-DSA-65
+    signatures byte for byte, and sigVer verdicts, a failing one included; the forms refused
+    with each other by name (exit 2)."""
+    group, cases = _cases(acvp_root, "ML-DSA-sigGen-FIPS204", 4)
+    assert group["preHash"] == "preHash" and group["deterministic"]
+    t, want = cases[0]
+    sig = _cli_json(capsys, ["mldsa", "sign", "--param", "65", "--sk", t["sk"], "--msg", t["message"] or "",
+                             "--ctx", t["context"] or "", "--prehash", t["hashAlg"], "--deterministic"], 0)
+    assert sig["sig"] == want["signature"].lower()
+    group, cases = _cases(acvp_root, "ML-DSA-sigGen-FIPS204", 10)
+    assert group["signatureInterface"] == "internal" and not group.get("externalMu")
+    t, want = cases[0]
+    sig = _cli_json(capsys, ["mldsa", "sign", "--param", "65", "--sk", t["sk"], "--mprime", t["message"],
+                             "--deterministic"], 0)
+    assert sig["sig"] == want["signature"].lower()
+    for tg, form in ((4, "prehash"), (10, "mprime")):
+        group, cases = _cases(acvp_root, "ML-DSA-sigVer-FIPS204", tg)
+        # the shortest passing and the shortest failing case of the group
+        picked = [next(c for c in cases if c[1]["testPassed"]), next(c for c in cases if not c[1]["testPassed"])]
+        for t, want in picked:
+            argv = ["mldsa", "verify", "--param", "65", "--pk", t["pk"], "--sig", t["signature"]]
+            argv += (["--msg", t["message"] or "", "--ctx", t["context"] or "", "--prehash", t["hashAlg"]]
+                     if form == "prehash" else ["--mprime", t["message"]])
+            r = _cli_json(capsys, argv, 0 if want["testPassed"] else 1)
+            assert r["valid"] is want["testPassed"]
+    for extra, msg in ((["--mu", "00" * 64, "--prehash", "SHA2-256"], "--ctx and --prehash go with --msg, not with --mu"),
+                       (["--mprime", "00", "--ctx", "01"], "--ctx and --prehash go with --msg, not with --mprime"),
+                       (["--msg", "00", "--mprime", "00"], "give one of --msg, --mprime or --mu")):
+        err = _cli_json(capsys, ["mldsa", "sign", "--param", "65", "--sk", "00" * 4032, "--deterministic", *extra], 2)
+        assert msg in err
+    with pytest.raises(api.BadInput, match="pre-hash 'MD5': one of SHA2-256"):
+        api.mldsa_sign(65, bytes(4032), b"m", prehash="MD5")
