@@ -184,9 +184,9 @@ int pqc_mldsa_digest_mprime(unsigned ph, const uint8_t *ctx, uint32_t ctx_len, c
  * KMAC block: every other call that uses it (the ACC's programs, the DRBG's draws, the
  * pre-hash, the dk check) returns PQC_ERR_BUSY and changes nothing, and so does a second
  * _begin; drbg.h's own calls are the caller's to keep out. _absorb / _end without an open
- * stream, or NULL with a length: PQC_ERR_PARAM (an open stream goes on unchanged). _end
- * closes the stream whatever happens (PQC_ERR_KMAC: the block failed, mu zero-filled);
- * _abort drops an open stream. */
+ * stream, or NULL (with a length; _end's mu): PQC_ERR_PARAM (an open stream goes on
+ * unchanged). Otherwise _end closes the stream whatever happens (PQC_ERR_KMAC: the block
+ * failed, mu zero-filled); _abort drops an open stream. */
 #define PQC_MLDSA_TR_BYTES 64u
 int pqc_mldsa_tr(unsigned param, const uint8_t *pk, uint8_t tr[PQC_MLDSA_TR_BYTES]);
 int pqc_mldsa_mu_begin(const uint8_t tr[PQC_MLDSA_TR_BYTES]);
