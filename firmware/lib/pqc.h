@@ -134,10 +134,10 @@ int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_
 /* ML-DSA. The images: op PQC_MLDSA_KEYGEN, _SIGN (from M'), _SIGN_MU (from an external mu),
  * _VERIFY; set with pqc_mldsa_set_image() (PQC_ERR_PARAM for a set the generated layout has
  * no program of). Buffer lengths: PQC_MLDSA<set>_{PK,SK,SIG}_BYTES.
- * Measured on the simulation SoC (firmware/README.md, programs/pqc_mldsa_api.c), ML-DSA-65,
- * ACC cycles / CPU cycles end to end with the program resident (loading it: +~55 per word):
- * keypair 19 078 / ~58 k, sign 106 770 / ~158 k (3 iterations; ~29-53 k ACC cycles each),
- * verify 25 626 / ~64 k. */
+ * Measured on the simulation SoC (sim/api_bench.py, programs/pqc_mldsa_api.c, 3 Dec), ML-DSA-65,
+ * ACC cycles / system clock cycles end to end with the program resident (the first call, which
+ * loads it, ~60-80 k more): keypair 13 439 / 17 923, sign 83 205 / 89 011 (its test message),
+ * verify 15 841 / 20 203. */
 int pqc_mldsa_set_image(const struct pqc_image *img);
 void pqc_mldsa_clear_image(unsigned op, unsigned param);
 /* xi (32 bytes; NULL: from the DRBG) -> pk, sk (FIPS 204 Alg. 6 KeyGen_internal). */
