@@ -136,7 +136,7 @@ int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_
  * no program of). Buffer lengths: PQC_MLDSA<set>_{PK,SK,SIG}_BYTES.
  * Measured on the simulation SoC (sim/api_bench.py, programs/pqc_mldsa_api.c, 3 Dec), ML-DSA-65,
  * ACC cycles / system clock cycles end to end with the program resident (the first call, which
- * loads it, ~60-80 k more): keypair 13 439 / 17 923, sign 83 205 / 89 011 (its test message),
+ * loads it, 55-77 k more): keypair 13 439 / 17 923, sign 83 205 / 89 011 (its test message),
  * verify 15 841 / 20 203. */
 int pqc_mldsa_set_image(const struct pqc_image *img);
 void pqc_mldsa_clear_image(unsigned op, unsigned param);
