@@ -216,7 +216,7 @@ def test_mldsa_verify_from_the_command_line(capsys, tmp_path):
                       (["--param", "44", "--pk", pk.hex(), "--sig", "xy", "--msg", ""],
                        "--sig: not a hex string"),
                       (["--param", "44", "--pk", pk.hex(), "--sig", sig.hex(), "--msg", "",
-                        "--mu", mu.hex()], "--msg or --mu"),
+                        "--mu", mu.hex()], "give one of --msg, --mprime or --mu"),
                       (["--param", "44", "--pk", pk.hex(), "--sig", sig.hex(),
                         "--msg", "00" * 8000], "takes at most")):
         assert main(["mldsa", "verify", *argv]) == 2
