@@ -21,63 +21,9 @@ being its stage L - j (so the last stage is bit 0): n <= 64 rounds then read eve
 the state before them (the nearest tap is 66 stages from a register's input), as a few shifts.
 """
 from ip.acc.iss.errors import AccError
+from ip.common.trivium import SEED_FILL, Trivium
 
 POOL_WORDS = 8
-SEED_FILL = 0xFFFF_FFFF           # s257..s288 after a reseed
-_LA, _LB, _LC = 93, 84, 111         # register lengths: s1..s93, s94..s177, s178..s288
-
-
-def _tap(reg: int, length: int, stage: int, n: int) -> int:
-    """Bits 0..n-1: the register's stage `stage` in rounds 0..n-1 (stage - i of the start)."""
-    return (reg >> (length - stage)) & ((1 << n) - 1)
-
-
-class Trivium:
-    """State as (a, b, c); stages numbered within each register from 1."""
-
-    def __init__(self):
-        self.reset()
-
-    def reset(self):
-        self.a, self.b, self.c = (1 << _LA) - 1, (1 << _LB) - 1, (1 << _LC) - 1
-
-    def load(self, state: int):
-        """state: bit k-1 is s_k (k = 1..288)."""
-        def reg(first, length):
-            return sum(((state >> (first - 1 + k)) & 1) << (length - 1 - k) for k in range(length))
-        self.a, self.b, self.c = reg(1, _LA), reg(94, _LB), reg(178, _LC)
-
-    def state(self) -> int:
-        """The inverse of load()."""
-        out = 0
-        for first, length, reg in ((1, _LA, self.a), (94, _LB, self.b), (178, _LC, self.c)):
-            for k in range(length):
-                out |= ((reg >> (length - 1 - k)) & 1) << (first - 1 + k)
-        return out
-
-    def _rounds(self, n: int) -> int:
-        a, b, c = self.a, self.b, self.c
-        t1 = _tap(a, _LA, 66, n) ^ _tap(a, _LA, 93, n)
-        t2 = _tap(b, _LB, 69, n) ^ _tap(b, _LB, 84, n)          # s162, s177
-        t3 = _tap(c, _LC, 66, n) ^ _tap(c, _LC, 111, n)         # s243, s288
-        z = t1 ^ t2 ^ t3
-        t1 ^= (_tap(a, _LA, 91, n) & _tap(a, _LA, 92, n)) ^ _tap(b, _LB, 78, n)     # s171
-        t2 ^= (_tap(b, _LB, 82, n) & _tap(b, _LB, 83, n)) ^ _tap(c, _LC, 87, n)     # s264
-        t3 ^= (_tap(c, _LC, 109, n) & _tap(c, _LC, 110, n)) ^ _tap(a, _LA, 69, n)
-        # round i's new bit enters stage 1 and is at stage n - i after n rounds (bit L-n+i)
-        self.a = (a >> n) | (t3 << (_LA - n))
-        self.b = (b >> n) | (t1 << (_LB - n))
-        self.c = (c >> n) | (t2 << (_LC - n))
-        return z
-
-    def output(self, nbits: int) -> int:
-        """The next nbits output bits, the first in bit 0."""
-        out, done = 0, 0
-        while done < nbits:
-            n = min(64, nbits - done)
-            out |= self._rounds(n) << done
-            done += n
-        return out
 
 
 class RandomRegs:

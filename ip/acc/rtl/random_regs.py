@@ -15,28 +15,9 @@ from amaranth.hdl import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ip.common.trivium import STATE_BITS, trivium_rounds
+
 POOL_WORDS = 8
-STATE_BITS = 288
-
-
-def trivium_rounds(state, n: int):
-    """(output bits z_0..z_{n-1}, {k: the state after k rounds, as a list of 1-bit values}
-    for k = 32 and n), from a 288-bit state value: the specification's loop, unrolled."""
-    s = [None] + [state[k - 1] for k in range(1, STATE_BITS + 1)]
-    z, after = [], {}
-    for i in range(n):
-        if i == 32:
-            after[32] = s[1:]
-        t1 = s[66] ^ s[93]
-        t2 = s[162] ^ s[177]
-        t3 = s[243] ^ s[288]
-        z.append(t1 ^ t2 ^ t3)
-        t1 = t1 ^ (s[91] & s[92]) ^ s[171]
-        t2 = t2 ^ (s[175] & s[176]) ^ s[264]
-        t3 = t3 ^ (s[286] & s[287]) ^ s[69]
-        s = [None, t3] + s[1:93] + [t1] + s[94:177] + [t2] + s[178:288]
-    after[n] = s[1:]
-    return z, after
 
 
 class RandomRegs(wiring.Component):
