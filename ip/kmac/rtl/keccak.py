@@ -54,13 +54,16 @@ def _rotl(v, n):
     return v if n == 0 else Cat(v[64 - n:], v[:64 - n])
 
 
-def keccak_round(m, state, rc, name="r"):
-    """One round (theta, rho, pi, chi, iota) into a new 1600-bit signal; rc is 64 bits.
+def lanes_of(state):
+    """The 25 lanes of a 1600-bit value as a[x][y]."""
+    return [[state[64 * (x + 5 * y):64 * (x + 5 * y + 1)] for y in range(5)] for x in range(5)]
 
-    Theta's column parities and the round output are named signals so that simulators and
-    Verilog see shared nets instead of duplicated expression trees.
-    """
-    a = [[state[64 * (x + 5 * y):64 * (x + 5 * y + 1)] for y in range(5)] for x in range(5)]
+
+def theta_rho_pi(m, a, name):
+    """theta, rho and pi on lanes a[x][y], returning the lanes b[x][y] that chi reads. They are
+    linear over GF(2), so a masked core applies them to each share on its own. Theta's column
+    parities are named signals so that simulators and Verilog see shared nets instead of
+    duplicated expression trees."""
     c = [Signal(64, name=f"{name}_c{x}") for x in range(5)]
     m.d.comb += [c[x].eq(a[x][0] ^ a[x][1] ^ a[x][2] ^ a[x][3] ^ a[x][4]) for x in range(5)]
     d = [c[(x - 1) % 5] ^ _rotl(c[(x + 1) % 5], 1) for x in range(5)]
@@ -69,6 +72,13 @@ def keccak_round(m, state, rc, name="r"):
     for x in range(5):
         for y in range(5):
             b[y][(2 * x + 3 * y) % 5] = _rotl(a[x][y], RHO[(x, y)])
+    return b
+
+
+def keccak_round(m, state, rc, name="r"):
+    """One round (theta, rho, pi, chi, iota) into a new 1600-bit signal; rc is 64 bits. The
+    round output is a named signal (shared nets, as theta's parities)."""
+    b = theta_rho_pi(m, lanes_of(state), name)
     out = [[b[x][y] ^ (~b[(x + 1) % 5][y] & b[(x + 2) % 5][y]) for y in range(5)] for x in range(5)]
     out[0][0] = out[0][0] ^ rc
     res = Signal(1600, name=f"{name}_out")
