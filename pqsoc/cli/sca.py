@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
 """`pqsoc sca tvla PROGRAM --engine rtl --traces N [--order 1|2]`: fixed-vs-random leakage
-assessment of an ACC program on its RTL power model (ip/acc/dv/tvla.py, docs/side_channels.md).
+assessment of an ACC program on its RTL power model (ip/acc/dv/tvla.py, docs/side_channels.md),
+or of the masked Keccak-f core (PROGRAM keccak_masked and its seeded leaks, ip/kmac/dv/tvla_keccak.py).
 Writes reports/sca/PROGRAM.json (max |t| per unit and overall, the cycle and instruction of the
 peak, after how many traces it first passed 4.5) and PROGRAM.png (|t| over the cycles). Exit 0
 when the assessment ran (a leak is a finding, not an error: the JSON says `leaks`), 1 with
@@ -25,17 +26,30 @@ def tvla_cmd(a) -> int:
     state = Path(a.state) if a.state else None
     if state is not None:
         state.parent.mkdir(parents=True, exist_ok=True)
-    rep, tt, units = tvla.assess(a.program, a.traces, seed=a.seed, batch=a.batch, order=a.order,
-                                 log=lambda m: print(m, file=sys.stderr, flush=True), state_out=state,
-                                 start=a.start)
+    log = lambda m: print(m, file=sys.stderr, flush=True)     # noqa: E731
+    if a.program.startswith("keccak_"):
+        from ip.kmac.dv import tvla_keccak
+        from pqsoc.sca.plot import picture
+        if state is not None or a.start:
+            raise FlowError(f"{a.program}: the Keccak core's model runs 1e6 traces in minutes on one machine; "
+                            "--state / --start (a campaign's chunks) are for ACC programs")
+        rep, tt, units = tvla_keccak.assess(a.program, a.traces, seed=a.seed, batch=a.batch or 10000,
+                                            order=a.order, log=log)
+        xlabel = "clock edge from the load (two per round)"
+    else:
+        picture = tvla.picture
+        rep, tt, units = tvla.assess(a.program, a.traces, seed=a.seed, batch=a.batch or 50, order=a.order,
+                                     log=log, state_out=state, start=a.start)
+        xlabel = None
     rep["provenance"] = stamp
     out = Path(a.json) if a.json else REPORTS / f"{a.program}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rep, indent=2) + "\n")
-    png = tvla.picture(rep, tt, units, out.with_suffix(".png"))
+    png = picture(rep, tt, units, out.with_suffix(".png"), **({"xlabel": xlabel} if xlabel else {}))
     for o, r in rep["orders"].items():
+        where = r["insn"] if a.program.startswith("keccak_") else f"pc {r['pc']:#x}: {r['insn']}"
         print(f"order {o}: max |t| {r['max_abs_t']} in {r['unit']} at cycle {r['cycle']} "
-              f"(pc {r['pc']:#x}: {r['insn']}): {'LEAKS' if r['leaks'] else 'no leak'} at |t| > {rep['threshold']}")
+              f"({where}): {'LEAKS' if r['leaks'] else 'no leak'} at |t| > {rep['threshold']}")
     if rep["first_flagged_at_traces"]:
         print(f"a leak first confirmed by both halves after {rep['first_flagged_at_traces']} traces")
     print(f"wrote {out.relative_to(REPO) if out.is_relative_to(REPO) else out} and {png.name}")
@@ -59,12 +73,13 @@ def add_parser(sub) -> None:
     p = sub.add_parser("sca", help="side-channel leakage assessment of ACC programs (fixed-vs-random t-test)")
     kinds = p.add_subparsers(dest="kind", required=True)
     q = kinds.add_parser("tvla", help="fixed-vs-random Welch t-test on the RTL power model")
-    q.add_argument("program", help="e.g. mlkem768_decaps_unmasked, mlkem768_decaps_control")
+    q.add_argument("program", help="e.g. mlkem768_decaps_unmasked, mlkem768_decaps_control, keccak_masked")
     q.add_argument("--engine", choices=["rtl", "gls"], default="rtl")
     q.add_argument("--traces", type=positive(int), required=True)
     q.add_argument("--order", type=int, choices=[1, 2], default=1, help="2: also the second order (centred squares)")
     q.add_argument("--seed", type=int, default=1)
-    q.add_argument("--batch", type=positive(int), default=50, help="traces per simulator process")
+    q.add_argument("--batch", type=positive(int), help="traces per simulator process (default 50; the Keccak "
+                   "core's model: traces per numpy batch, default 10000)")
     q.add_argument("--start", type=int, default=0, help="the first trace's number (a campaign's chunk)")
     q.add_argument("--state", help="also save the t-test's accumulators here (.npz; a campaign merges them)")
     q.add_argument("--json", help="the report (default reports/sca/PROGRAM.json)")

@@ -263,22 +263,5 @@ def report(name: str, prog: Program, tt, units: list[str], order: int, history, 
 
 def picture(rep: dict, tt, units: list[str], path: Path) -> Path:
     """|t| (first order) over the cycles, one line per unit, and the threshold."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    t = np.abs(tt.whole().t(1))
-    fig, ax = plt.subplots(figsize=(10, 4.5))
-    for j, u in enumerate(units):
-        ax.plot(t[:, j], lw=0.6, label=u)
-    ax.axhline(rep["threshold"], color="red", ls="--", lw=1, label=f"|t| = {rep['threshold']}")
-    ax.set_yscale("symlog", linthresh=10)
-    ax.set_xlabel("cycle from START")
-    ax.set_ylabel("|t| (first order)")
-    n = rep["traces"]
-    ax.set_title(f"{rep['program']}: {n['fixed']} fixed + {n['random']} random traces, RTL power model", fontsize=10)
-    ax.legend(loc="upper right", fontsize=7, ncol=4)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    from pqsoc.sca.plot import picture as plot
+    return plot(rep, tt, units, path, xlabel="cycle from START")
