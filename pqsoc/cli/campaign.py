@@ -150,7 +150,7 @@ def _acvp_summary(rows) -> tuple[list[str], dict]:
 
 
 # ---- gls: blocks x random initial states at gate level (pqsoc gls BLOCK --seed S) --------------
-GLS_BLOCKS = ("keccak", "kmac", "acc", "soc", "soc_acc32k", "caravel")
+GLS_BLOCKS = ("keccak", "keccak_masked", "kmac", "acc", "soc", "soc_acc32k", "caravel")
 
 
 def _gls_args(a) -> dict:
