@@ -11,6 +11,12 @@ TEST_JOBS ?= auto
 BLOCKS ?=
 # Caravel's fixed user-project files (soc/caravel.py); `make setup` fetches them into .caravel
 export CARAVEL_ROOT ?= $(CURDIR)/.caravel
+# Verilator's C++ builds go through ccache where it is installed (`make setup` installs it): a model
+# whose generated C++ is unchanged compiles from the cache, also in another clone (paths are taken
+# relative to the clone). A cold cache builds as without it.
+export OBJCACHE ?= $(if $(shell command -v ccache),ccache)
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_MAXSIZE ?= 20G
 
 .PHONY: help setup test report synth sta harden layout clean
 

@@ -19,6 +19,7 @@ APT_PACKAGES=(
   "magic=8.3.105+ds.1-1.1"      # pqsoc signoff, pqsoc layout: DEF/GDS, DRC, extraction
   "netgen-lvs=1.5.133-1.2"      # pqsoc signoff: LVS
   "klayout=0.28.5-2"            # pqsoc signoff: the PDK's KLayout DRC runset
+  "ccache=4.8+really4.7.5-1"    # Verilator's C++ builds (OBJCACHE, Makefile): unchanged models recompile from the cache
 )
 
 step() { echo "[setup] $*"; }
