@@ -291,14 +291,29 @@ def _sweep_picture(rows, name: str, figures: dict) -> Path | None:
 
 
 # ---- tvla: a leakage assessment's traces in chunks (pqsoc sca tvla --start --state) ---------------
+def _keccak(program: str) -> bool:
+    """The masked Keccak core's programs (ip/kmac/dv/tvla_keccak.py); the others are the ACC's."""
+    return program.startswith("keccak_")
+
+
 def _tvla_args(a) -> dict:
-    from ip.acc.dv import tvla
-    tvla.program(a.program)          # an unknown program is refused by name before anything runs
-    return {"program": a.program, "traces": a.traces, "chunk": a.chunk, "seed": a.seed, "order": a.order}
+    # an unknown program or engine is refused by name before anything runs
+    if _keccak(a.program):
+        from ip.kmac.dv import tvla_keccak
+        if a.program not in tvla_keccak.VARIANTS:
+            raise FlowError(f"unknown Keccak variant {a.program!r}; known: {', '.join(tvla_keccak.VARIANTS)}")
+    else:
+        from ip.acc.dv import tvla
+        tvla.program(a.program)
+        if a.engine != "rtl":
+            raise FlowError(f"--engine {a.engine}: the ACC's programs have the RTL power model only")
+    return {"program": a.program, "traces": a.traces, "chunk": a.chunk, "seed": a.seed, "order": a.order,
+            "engine": a.engine}
 
 
 def _tvla_state(args: dict, start: int) -> str:
-    return f"build/sca/{args['program']}-s{args['seed']}/{start:09d}.npz"
+    engine = args.get("engine", "rtl")
+    return f"build/sca/{args['program']}{'' if engine == 'rtl' else '-' + engine}-s{args['seed']}/{start:09d}.npz"
 
 
 def _tvla_tasks(args: dict) -> list:
@@ -308,11 +323,18 @@ def _tvla_tasks(args: dict) -> list:
         n = min(args["chunk"], args["traces"] - start)
         out.append(Task(key=f"t{start:09d}", inputs={"start": start, "count": n, "state": _tvla_state(args, start)},
                         command=f"pqsoc sca tvla {args['program']} --traces {n} --seed {args['seed']} "
-                                f"--start {start} --order {args['order']} --state {_tvla_state(args, start)}"))
+                                f"--start {start} --order {args['order']} --engine {args.get('engine', 'rtl')} "
+                                f"--state {_tvla_state(args, start)}"))
     return out
 
 
 def _tvla_prepare(args: dict, log) -> None:
+    if _keccak(args["program"]):
+        if args.get("engine") == "gls":
+            from ip.kmac.dv import tvla_keccak
+            log("[campaign] building the masked Keccak core's gate-level power model once for every task")
+            tvla_keccak.GateLevel(log=log)
+        return
     from ip.acc import block
     from ip.acc.dv.power import PowerBackend
     log("[campaign] building the ACC's RTL power model once for every task")
@@ -348,9 +370,15 @@ def _tvla_summary(rows) -> tuple[list[str], dict]:
     program = meta.get("program") or next(r["command"].split()[3] for r in rows)
     seed = meta.get("seed", 1)
     order = max(int(o) for o in (meta.get("orders") or {"1": 0}))
-    units = [u for u in UNITS if u in (meta.get("orders") or {}).get("1", {}).get("units", {})] or list(UNITS)
-    rep = tvla.report(program, tvla.program(program), tt, units, order, history, seed,
-                      sum(r["seconds"] or 0 for r in rows))
+    seconds = sum(r["seconds"] or 0 for r in rows)
+    if _keccak(program):
+        from ip.kmac.dv import tvla_keccak
+        engine = meta.get("engine", "rtl")
+        units = list(tvla_keccak.GLS_UNITS if engine == "gls" else tvla_keccak.UNITS)
+        rep = tvla_keccak.report(program, tt, order, history, seed, seconds, engine, units)
+    else:
+        units = [u for u in UNITS if u in (meta.get("orders") or {}).get("1", {}).get("units", {})] or list(UNITS)
+        rep = tvla.report(program, tvla.program(program), tt, units, order, history, seed, seconds)
     lines = [f"order {o}: max |t| {r['max_abs_t']} in {r['unit']} at cycle {r['cycle']} ({r['insn']}): "
              + ("LEAKS" if r["leaks"] else "no leak") for o, r in rep["orders"].items()]
     if rep["first_flagged_at_traces"]:
@@ -365,7 +393,11 @@ def _tvla_picture(rows, name: str, rep: dict) -> Path | None:
     tt, _ = _tvla_merged(rows)
     if tt is None:
         return None
-    units = [u for u in UNITS if u in rep["orders"]["1"]["units"]]
+    units = list(rep["orders"]["1"]["units"])
+    if _keccak(rep["program"]):
+        from pqsoc.sca.plot import picture
+        return picture(rep, tt, units, CAMPAIGNS / f"{name}_t.png", xlabel="clock edge from the load (two per round)")
+    units = [u for u in UNITS if u in units]
     return tvla.picture(rep, tt, units, CAMPAIGNS / f"{name}_t.png")
 
 
@@ -559,6 +591,8 @@ def add_parser(sub) -> None:
     q.add_argument("--chunk", type=positive(int), default=500, help="traces per task")
     q.add_argument("--seed", type=int, default=1)
     q.add_argument("--order", type=int, choices=[1, 2], default=1)
+    q.add_argument("--engine", choices=["rtl", "gls"], default="rtl",
+                   help="gls: the gate-level power model (the masked Keccak core's programs)")
     common(q)
     q = kinds.add_parser("sleep", help="tasks that only sleep: the layer's overhead and throughput")
     q.add_argument("--count", type=positive(int), required=True)

@@ -19,22 +19,21 @@ REPORTS = REPO / "reports" / "sca"
 def tvla_cmd(a) -> int:
     from ip.acc.dv import tvla
     from pqsoc.flow import provenance
-    if a.engine != "rtl":
-        raise FlowError(f"--engine {a.engine}: the gate-level power model (toggle counts of every net) "
-                        "is not built yet; --engine rtl is")
+    keccak = a.program.startswith("keccak_")
+    if a.engine != "rtl" and not keccak:
+        raise FlowError(f"--engine {a.engine}: the ACC's gate-level power model (toggle counts of every net) "
+                        "is not built yet; --engine rtl is (the masked Keccak core has both)")
     stamp = provenance.stamp()
     state = Path(a.state) if a.state else None
     if state is not None:
         state.parent.mkdir(parents=True, exist_ok=True)
     log = lambda m: print(m, file=sys.stderr, flush=True)     # noqa: E731
-    if a.program.startswith("keccak_"):
+    if keccak:
         from ip.kmac.dv import tvla_keccak
         from pqsoc.sca.plot import picture
-        if state is not None or a.start:
-            raise FlowError(f"{a.program}: the Keccak core's model runs 1e6 traces in minutes on one machine; "
-                            "--state / --start (a campaign's chunks) are for ACC programs")
-        rep, tt, units = tvla_keccak.assess(a.program, a.traces, seed=a.seed, batch=a.batch or 10000,
-                                            order=a.order, log=log)
+        rep, tt, units = tvla_keccak.assess(a.program, a.traces, seed=a.seed, order=a.order, log=log,
+                                            batch=a.batch or (10000 if a.engine == "rtl" else 250), engine=a.engine,
+                                            start=a.start, state_out=state)
         xlabel = "clock edge from the load (two per round)"
     else:
         picture = tvla.picture
@@ -47,7 +46,7 @@ def tvla_cmd(a) -> int:
     out.write_text(json.dumps(rep, indent=2) + "\n")
     png = picture(rep, tt, units, out.with_suffix(".png"), **({"xlabel": xlabel} if xlabel else {}))
     for o, r in rep["orders"].items():
-        where = r["insn"] if a.program.startswith("keccak_") else f"pc {r['pc']:#x}: {r['insn']}"
+        where = r["insn"] if keccak else f"pc {r['pc']:#x}: {r['insn']}"
         print(f"order {o}: max |t| {r['max_abs_t']} in {r['unit']} at cycle {r['cycle']} "
               f"({where}): {'LEAKS' if r['leaks'] else 'no leak'} at |t| > {rep['threshold']}")
     if rep["first_flagged_at_traces"]:

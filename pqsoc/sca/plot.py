@@ -20,7 +20,7 @@ def picture(rep: dict, tt, units: list[str], path: Path, xlabel: str) -> Path:
     ax.set_xlabel(xlabel)
     ax.set_ylabel("|t| (first order)")
     n = rep["traces"]
-    ax.set_title(f"{rep['program']}: {n['fixed']} fixed + {n['random']} random traces, RTL power model", fontsize=10)
+    ax.set_title(f"{rep['program']}: {n['fixed']} fixed + {n['random']} random traces, {'gate-level' if rep.get('engine') == 'gls' else 'RTL'} power model", fontsize=10)
     ax.legend(loc="upper right", fontsize=7, ncol=4)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -55,8 +55,30 @@ def test_the_traces_are_the_registers_hamming_distances():
         prev = now
 
 
-def test_bad_requests_are_refused_by_name(capsys):
+def test_a_campaign_of_chunks_is_the_serial_assessment(tmp_path, monkeypatch):
+    """Two tasks of 2 000 traces on the campaign layer report the t values of one run of 4 000 in
+    batches of 2 000 (each batch's inputs come from the number of its first trace)."""
+    from pqsoc.cli import campaign
+    monkeypatch.setattr(campaign, "CAMPAIGNS", tmp_path)
+    serial = _run(tmp_path, "keccak_masked_no_fresh", 4000, "--batch", "2000")
+    out = tmp_path / "c.json"
+    assert cli.main(["campaign", "tvla", "keccak_masked_no_fresh", "--traces", "4000", "--chunk", "2000",
+                     "--workers", "2", "--name", "t_keccak", "--json", str(out)]) == 0
+    merged = json.loads(out.read_text())
+    assert merged["traces"] == serial["traces"] and merged["engine"] == "rtl"
+    for u, s in serial["orders"]["1"]["units"].items():
+        assert merged["orders"]["1"]["units"][u]["max_abs_t"] == pytest.approx(s["max_abs_t"], abs=0.011)
+
+
+def test_bad_requests_are_refused_by_name(capsys, tmp_path, monkeypatch):
     assert cli.main(["sca", "tvla", "keccak_nosuch", "--traces", "10"]) == 2
     assert "keccak_nosuch" in capsys.readouterr().err
-    assert cli.main(["sca", "tvla", "keccak_masked", "--traces", "10", "--start", "5"]) == 2
-    assert "--state / --start" in capsys.readouterr().err
+    assert cli.main(["sca", "tvla", "keccak_masked_no_fresh", "--traces", "10", "--engine", "gls"]) == 2
+    assert "no such mode" in capsys.readouterr().err
+    assert cli.main(["campaign", "tvla", "mlkem768_decaps_unmasked", "--traces", "10", "--engine", "gls"]) == 2
+    assert "RTL power model only" in capsys.readouterr().err
+    # the gate-level model needs the netlist of `pqsoc synth keccak_masked`: without one, it says so
+    from pqsoc.flow import synth
+    monkeypatch.setattr(synth, "synth_dir", lambda name: tmp_path / "no_synth" / name)
+    assert cli.main(["sca", "tvla", "keccak_masked", "--traces", "10", "--engine", "gls"]) == 2
+    assert "pqsoc synth keccak_masked" in capsys.readouterr().err
