@@ -25,10 +25,6 @@ _DECL = re.compile(rf"^\s*(input|output|wire|reg)\s+(?:\[(\d+):(\d+)\]\s*)?{_NAM
 _ALIAS = re.compile(rf"^\s*assign\s+{_NAME}\s*=\s*{_NAME};", re.M)
 
 
-def _ref(name: str) -> str:
-    return name if name.startswith("\\") else name
-
-
 def instrument(flat: Path, top: str, out: Path, clock: str = "clk",
                top_class: str = "Vtop") -> tuple[Path, dict[str, int]]:
     """out/power_flat.v (FLAT with the pwr_* outputs), out/power_ports.h (the driver's counting
@@ -64,7 +60,8 @@ def instrument(flat: Path, top: str, out: Path, clock: str = "clk",
     body = ["  // the gate-level power model (pqsoc/sca/netpower.py): each net's toggles at the last edge"]
     names, chunks = [], {}
     for u in UNITS:
-        bits = [f"{_ref(n)}[{i}]" if w > 1 else _ref(n) for n, w in nets[u] for i in range(w)]
+        # an escaped name (`\a.b `) keeps its closing space, so `[i]` and `,` can follow it
+        bits = [f"{n}[{i}]" if w > 1 else n for n, w in nets[u] for i in range(w)]
         chunks[u] = (len(bits) + CHUNK - 1) // CHUNK
         for k in range(chunks[u]):
             part = bits[k * CHUNK:(k + 1) * CHUNK]
