@@ -223,7 +223,6 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
 
 def report(name: str, prog: Program, tt, units: list[str], order: int, history, seed: int, seconds: float,
            start: int = 0) -> dict:
-    from pqsoc.sca.ttest import THRESHOLD
     rng = np.random.default_rng([seed, 0xF1C5])
     imap = instruction_map(prog, prog.inputs(np.random.default_rng([seed, 1 << 40]), prog.fixed_secret(rng)))
     starts = [c for c, _, _ in imap]
@@ -232,33 +231,11 @@ def report(name: str, prog: Program, tt, units: list[str], order: int, history, 
         k = max(0, np.searchsorted(starts, cycle, side="right") - 1)
         return {"pc": imap[k][1], "insn": imap[k][2]}
 
-    whole = tt.whole()
-    out = {"program": name, "description": prog.description, "engine": "rtl",
-           "power_model": "per cycle and unit: Hamming distance of every register and memory port (ip/acc/dv/power.py)",
-           "traces": {"fixed": tt.counts[0], "random": tt.counts[1]}, "cycles": int(whole.cls[0].mean.shape[0]),
-           "seed": seed, "first_trace": start, "threshold": THRESHOLD,
-           "verdict": ("leaks where |t| > threshold with the same sign in both independent halves (even- and "
-                       "odd-numbered traces); max_abs_t is of all traces"),
-           "seconds": round(seconds, 1), "orders": {}}
-    for o in range(1, order + 1):
-        t = np.abs(whole.t(o))
-        conf = tt.confirmed(o)
-        per = {}
-        for j, u in enumerate(units):
-            c = int(np.argmax(t[:, j]))
-            per[u] = {"max_abs_t": round(float(t[c, j]), 2), "cycle": c, **insn_at(c),
-                      "cycles_over_threshold": int((t[:, j] > THRESHOLD).sum()),
-                      "cycles_confirmed": int(conf[:, j].sum())}
-        worst = max(per, key=lambda u: per[u]["max_abs_t"])
-        out["orders"][str(o)] = {"max_abs_t": per[worst]["max_abs_t"], "unit": worst,
-                                 "cycle": per[worst]["cycle"], "pc": per[worst]["pc"], "insn": per[worst]["insn"],
-                                 "leaks": bool(conf.any()), "units": per}
-    # after how many traces (at batch or chunk steps): max |t| of all traces first passed the
-    # threshold; and a leak was first confirmed by both halves (the verdict's rule)
-    out["first_over_threshold_at_traces"] = next((n for n, m, _ in history if m > THRESHOLD), None)
-    out["first_flagged_at_traces"] = next((n for n, _, c in history if c), None)
-    out["history"] = [{"traces": n, "max_abs_t": round(m, 2), "confirmed": c} for n, m, c in history]
-    return out
+    from pqsoc.sca.report import summary
+    return {"program": name, "description": prog.description, "engine": "rtl",
+            "power_model": "per cycle and unit: Hamming distance of every register and memory port (ip/acc/dv/power.py)",
+            "seed": seed, "first_trace": start, "seconds": round(seconds, 1),
+            **summary(tt, units, order, history, insn_at)}
 
 
 def picture(rep: dict, tt, units: list[str], path: Path) -> Path:

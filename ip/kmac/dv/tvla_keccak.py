@@ -174,37 +174,14 @@ def assess(variant: str, n_traces: int, seed: int = 1, batch: int = 10000, order
 
 def report(variant: str, tt, order: int, history, seed: int, seconds: float, engine: str = "rtl",
            units=UNITS, start: int = 0) -> dict:
-    from pqsoc.sca.ttest import THRESHOLD
-    whole = tt.whole()
-    cycles = int(whole.cls[0].mean.shape[0])
+    from pqsoc.sca.report import summary
 
-    def where(c: int) -> str:
-        if c == 0:
-            return "load"
-        t = c - 1                      # the clock edge after the load
-        if t == 24 * SLICES:
-            return "last compress"
-        return f"round {t // SLICES}, slice {t % SLICES}"
+    def where(c: int) -> dict:
+        """Edge 0 is the load, then two edges a round; the ACC reports' pc has no meaning here."""
+        t = c - 1
+        insn = "load" if c == 0 else "last compress" if t == 24 * SLICES else f"round {t // SLICES}, slice {t % SLICES}"
+        return {"pc": 0, "insn": insn}
 
-    out = {"program": variant, "description": VARIANTS[variant], "engine": engine,
-           "power_model": POWER_MODEL[engine], "traces": {"fixed": tt.counts[0], "random": tt.counts[1]},
-           "cycles": cycles, "seed": seed, "first_trace": start, "threshold": THRESHOLD,
-           "verdict": ("leaks where |t| > threshold with the same sign in both independent halves (even- and "
-                       "odd-numbered traces); max_abs_t is of all traces"),
-           "seconds": round(seconds, 1), "orders": {}}
-    for o in range(1, order + 1):
-        t = np.abs(whole.t(o))
-        conf = tt.confirmed(o)
-        per = {}
-        for j, u in enumerate(units):
-            c = int(np.argmax(t[:, j]))
-            per[u] = {"max_abs_t": round(float(t[c, j]), 2), "cycle": c, "pc": 0, "insn": where(c),
-                      "cycles_over_threshold": int((t[:, j] > THRESHOLD).sum()),
-                      "cycles_confirmed": int(conf[:, j].sum())}
-        worst = max(per, key=lambda u: per[u]["max_abs_t"])
-        out["orders"][str(o)] = {"max_abs_t": per[worst]["max_abs_t"], "unit": worst, "cycle": per[worst]["cycle"],
-                                 "pc": 0, "insn": per[worst]["insn"], "leaks": bool(conf.any()), "units": per}
-    out["first_over_threshold_at_traces"] = next((n for n, m, _ in history if m > THRESHOLD), None)
-    out["first_flagged_at_traces"] = next((n for n, _, c in history if c), None)
-    out["history"] = [{"traces": n, "max_abs_t": round(m, 2), "confirmed": c} for n, m, c in history]
-    return out
+    return {"program": variant, "description": VARIANTS[variant], "engine": engine,
+            "power_model": POWER_MODEL[engine], "seed": seed, "first_trace": start, "seconds": round(seconds, 1),
+            **summary(tt, units, order, history, where)}
