@@ -15,31 +15,42 @@ SEED_BITS = 256
 SEED_FILL = 0xFFFF_FFFF           # s257..s288 after a reseed
 
 
-def trivium_rounds(state, n: int, m=None, name: str = "trivium"):
-    """(output bits z_0..z_{n-1}, {k: the state after k rounds, as a list of 1-bit values}
-    for k = 32 and n), from a 288-bit state value: the specification's loop, unrolled. Works on
-    Amaranth values and on lists of 0 / 1. Given a module m, the stages are named signals every
-    64 rounds, so a long unrolling is a chain of shared nets, not one expression tree."""
-    s = [None] + [state[k - 1] for k in range(1, STATE_BITS + 1)]
-    z, after = [], {}
-    for i in range(n):
-        if i == 32:
-            after[32] = s[1:]
-        if m is not None and i and i % 64 == 0:
-            from amaranth.hdl import Cat, Signal
-            mid = Signal(STATE_BITS, name=f"{name}_{i}")
-            m.d.comb += mid.eq(Cat(*s[1:]))
-            s = [None] + [mid[k] for k in range(STATE_BITS)]
-        t1 = s[66] ^ s[93]
-        t2 = s[162] ^ s[177]
-        t3 = s[243] ^ s[288]
-        z.append(t1 ^ t2 ^ t3)
-        t1 = t1 ^ (s[91] & s[92]) ^ s[171]
-        t2 = t2 ^ (s[175] & s[176]) ^ s[264]
-        t3 = t3 ^ (s[286] & s[287]) ^ s[69]
-        s = [None, t3] + s[1:93] + [t1] + s[94:177] + [t2] + s[178:288]
-    after[n] = s[1:]
-    return z, after
+def trivium_rounds(state, n: int, m, name: str = "trivium", stops=()):
+    """(z, after) for n rounds from a 288-bit Amaranth value `state`: z the n output bits (round
+    0 in bit 0), after[k] the state after k rounds for k in `stops` and n (named signals of m).
+
+    Word-parallel, as the model's _rounds: no tap lies closer than 66 stages to where its
+    register's new bits enter, so up to 64 rounds read only bits of the chunk's starting state
+    and are a handful of 64-bit XORs / ANDs. Within a chunk of k rounds, tap(j) is s_j over the
+    rounds with the last round in bit 0 (a plain slice), so the new bits of each register come
+    out in the order they take in the state, and only z is put back into round order."""
+    from amaranth.hdl import Cat, Signal
+    s = state
+    z, after, done = [], {}, 0
+    bounds = sorted({*stops, n})
+    while done < n:
+        nxt = min([b for b in bounds if b > done] + [done + 64])
+        k = nxt - done
+
+        def tap(j, s=s, k=k):
+            return s[j - k:j]
+        t1 = tap(66) ^ tap(93)
+        t2 = tap(162) ^ tap(177)
+        t3 = tap(243) ^ tap(288)
+        zr = Signal(k, name=f"{name}_z{done}")
+        m.d.comb += zr.eq(t1 ^ t2 ^ t3)
+        z += [zr[k - 1 - i] for i in range(k)]
+        t1 = t1 ^ (tap(91) & tap(92)) ^ tap(171)
+        t2 = t2 ^ (tap(175) & tap(176)) ^ tap(264)
+        t3 = t3 ^ (tap(286) & tap(287)) ^ tap(69)
+        nxs = Signal(STATE_BITS, name=f"{name}_{nxt}")
+        m.d.comb += nxs.eq(Cat(t3, s[:93 - k], t1, s[93:177 - k], t2, s[177:288 - k]))
+        s, done = nxs, nxt
+        if nxt in bounds:
+            after[nxt] = s
+    zv = Signal(n, name=f"{name}_z")
+    m.d.comb += zv.eq(Cat(*z))
+    return zv, after
 
 
 _LA, _LB, _LC = 93, 84, 111         # register lengths: s1..s93, s94..s177, s178..s288
@@ -58,6 +69,9 @@ class Trivium:
 
     def reset(self):
         self.a, self.b, self.c = (1 << _LA) - 1, (1 << _LB) - 1, (1 << _LC) - 1
+
+    def __eq__(self, other):
+        return isinstance(other, Trivium) and (self.a, self.b, self.c) == (other.a, other.b, other.c)
 
     def seed(self, value: int):
         """s1..s256 from value (bit i is s(i+1)), s257..s288 SEED_FILL."""

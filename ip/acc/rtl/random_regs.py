@@ -48,8 +48,8 @@ class RandomRegs(wiring.Component):
                 with m.Case(i):
                     m.d.comb += self.rnd_word.eq(pool[i])
 
-        z, after = trivium_rounds(state, 256)
-        m.d.comb += [self.urnd256.eq(Cat(*z)), self.urnd32.eq(Cat(*z[:32]))]
+        z, after = trivium_rounds(state, 256, m, name="urnd", stops=(32,))
+        m.d.comb += [self.urnd256.eq(z), self.urnd32.eq(z[:32])]
 
         with m.If(self.take_word):
             m.d.sync += fresh.eq(fresh - 1)
@@ -65,9 +65,9 @@ class RandomRegs(wiring.Component):
             m.d.sync += [pool[-1].eq(self.entropy), fresh.eq(Mux(fresh == POOL_WORDS, fresh, fresh + 1))]
 
         with m.If(self.step256):
-            m.d.sync += state.eq(Cat(*after[256]))
+            m.d.sync += state.eq(after[256])
         with m.Elif(self.step32):
-            m.d.sync += state.eq(Cat(*after[32]))
+            m.d.sync += state.eq(after[32])
         with m.Elif(self.reseed):
             m.d.sync += state.eq(Cat(self.seed, Const(0xFFFF_FFFF, 32)))
 

@@ -88,9 +88,7 @@ class MaskedKeccakCore(wiring.Component):
         prng = self.prng
         m.d.comb += [self.state0.eq(s[0]), self.state1.eq(s[1])]
 
-        z, after = trivium_rounds(prng, NB, m, name="prng")
-        zv = Signal(NB)
-        m.d.comb += zv.eq(Cat(*z))
+        zv, after = trivium_rounds(prng, NB, m, name="prng")
 
         # The pending slice (registered in cycle t-1) and its round; iota's bits of that round.
         tm1 = Signal(range(last + 1))
@@ -165,7 +163,7 @@ class MaskedKeccakCore(wiring.Component):
                              t.eq(0), self.busy.eq(0), self.done.eq(1)]
             with m.Else():
                 m.d.sync += [s[0].eq(nxt[0]), s[1].eq(nxt[1]), c[0].eq(Cat(*nc[0])),
-                             c[1].eq(Cat(*nc[1])), t.eq(t + 1), prng.eq(Cat(*after[NB]))]
+                             c[1].eq(Cat(*nc[1])), t.eq(t + 1), prng.eq(after[NB])]
         with m.Else():
             with m.If(self.load):
                 m.d.sync += [s[0].eq(self.load_data0), s[1].eq(self.load_data1)]
