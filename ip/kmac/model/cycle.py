@@ -6,15 +6,18 @@ side-load port, CPU bus idle. For the coprocessor ISS, whose cycle counts must e
 It mirrors the RTL register by register (owner, side-load error, message intake register, the sponge engine's FSM,
 staging lane, output shift buffer, Keccak core busy/step), so every output is exact in every
 cycle; the Keccak state itself is computed with `model.keccak_f` when a permutation starts and
-becomes visible 24 cycles later, as in the iterative core.
+becomes visible 24 cycles later, as in the iterative core. Masked mode (a START with
+cmd_masked): both shares of every register the RTL doubles (stg1, obuf1, dword1, the intake's
+second share), the masking PRNG (Trivium, reseeded from msg_data at that START) and the masked
+core's permutation, exact share for share (ip/kmac/model/masked_keccak.py), 49 cycles.
 
     m = KmacCycleModel()
     out = m.outputs(inp)    # this cycle's outputs for this cycle's master inputs
     m.tick(inp)             # clock edge
 
 Inputs (dict, missing keys = 0): hold, cmd_valid, cmd_op, cmd_mode, cmd_strength, cmd_msg_len,
-msg_valid, msg_data, msg_mask, digest_ready. Outputs: granted, cmd_ready, msg_ready,
-digest_valid, digest_data, error, error_code.
+cmd_masked, msg_valid, msg_data, msg_data1, msg_mask, digest_ready. Outputs: granted, cmd_ready,
+msg_ready, digest_valid, digest_data, digest_data1, error, error_code.
 
 Combinational paths (inputs -> outputs in the same cycle), from the RTL:
 - cmd_ready <- msg_valid (a word offered with a command goes first: ready = 0 while granted;
@@ -36,7 +39,8 @@ Timing summary (rpc = 1; see the RTL for the exact rules):
   oversize, sequence) happen in its first engine cycle, the cycle after it was taken.
 - FINISH (or the declared length reached) pads in one cycle and permutes (24); then 1 cycle
   copy into the output buffer (and the next permutation starts there), 4 lane shifts: the
-  first digest word is valid 29 cycles after the edge that takes FINISH.
+  first digest word is valid 29 cycles after the edge that takes FINISH. Masked: every
+  permutation takes 49 cycles instead of 24 (so 54 after FINISH), nothing else changes.
 - error / error_code: sticky until the next accepted START, the release (the cycle that sees
   hold low while granted clears them) or the grant (keeps only that cycle's new codes), so
   every acquisition starts clean. Engine errors appear 2 cycles after the offending cycle
@@ -46,15 +50,22 @@ Timing summary (rpc = 1; see the RTL for the exact rules):
   complete and no word in the intake register, which may complete one) 1 cycle after.
 - a START while the previous output is still shifting begins from an empty output path.
 """
+import numpy as np
+
+from ip.common.trivium import Trivium
+from ip.kmac.model import masked_keccak
 from ip.kmac.model.transaction import (ABSORB, DSBYTE, ERR_DIGEST_EARLY, ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_OWNER, ERR_SEQUENCE, ERR_UNDERSIZE, IDLE, SQUEEZE, keccak_f, rate_bytes)
+from ip.kmac.rtl.keccak_masked import SLICES
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
 NROUNDS = 24
+MASKED_CYCLES = NROUNDS * SLICES + 1
 M64 = (1 << 64) - 1
+M256 = (1 << 256) - 1
 MAX_RATE_LANES = 21
 OWNER_NONE, OWNER_SL = 0, 2
-INPUTS = ("hold", "cmd_valid", "cmd_op", "cmd_mode", "cmd_strength", "cmd_msg_len",
-          "msg_valid", "msg_data", "msg_mask", "digest_ready")
+INPUTS = ("hold", "cmd_valid", "cmd_op", "cmd_mode", "cmd_strength", "cmd_msg_len", "cmd_masked",
+          "msg_valid", "msg_data", "msg_data1", "msg_mask", "digest_ready")
 IDLE_INPUTS = {k: 0 for k in INPUTS}
 
 
@@ -67,6 +78,16 @@ def _mask_lo_hi(mask):
     return contig, low.bit_length() - 1, mask.bit_length()
 
 
+def masked_permutation(s0: list[int], s1: list[int], prng: Trivium) -> tuple[list[int], list[int]]:
+    """The masked core's permutation of two 25-lane shares, drawing its fresh bits from prng
+    (advanced as the RTL's: 800 bits in each of its 48 cross-term cycles)."""
+    a0 = np.array([s0], dtype=np.uint64)
+    a1 = np.array([s1], dtype=np.uint64)
+    for a0, a1, _, _ in masked_keccak.permute(a0, a1, masked_keccak.prng_fresh(prng, SLICES), SLICES):
+        pass
+    return [int(v) for v in a0[0]], [int(v) for v in a1[0]]
+
+
 class KmacCycleModel:
     def __init__(self):
         self.reset()
@@ -77,6 +98,7 @@ class KmacCycleModel:
         self.sl_err = 0
         self.iw_valid = 0              # message intake register (the side-load fills it here)
         self.iw_data = 0
+        self.iw_data1 = 0
         self.iw_mask = 0
         # engine
         self.phase = IDLE
@@ -89,19 +111,29 @@ class KmacCycleModel:
         self.inword = 0
         self.ptr = 0
         self.stg = 0
+        self.stg1 = 0
         self.sfill = 0
         self.lane = 0
         self.obuf = [0] * MAX_RATE_LANES
+        self.obuf1 = [0] * MAX_RATE_LANES
         self.ocnt = 0
         self.dword = [0] * 4           # lane 0 = bits [63:0]
+        self.dword1 = [0] * 4
         self.dcnt = 0
+        self.msk = 0                   # the operation is masked
         self.err = 0                   # engine's registered err / err_code
         self.err_code = 0
-        # Keccak core
+        # Keccak cores: the unmasked one, the masked one's shares and PRNG; busy / step are
+        # the operation's core's (only it ever runs)
         self.state = [0] * 25
+        self.mstate0 = [0] * 25
+        self.mstate1 = [0] * 25
+        self.prng = Trivium()
         self.busy = 0
         self.step = 0
         self._next_state = None
+        self._reseed = None            # set by _eval, applied by tick: the PRNG's new seed
+        self._permute = False          # set by _eval, done by tick: a masked permutation starts
         self.cycle = 0
 
     # ------------------------------------------------------------------ combinational
@@ -117,23 +149,24 @@ class KmacCycleModel:
         e_dig_ready = is_sl and g("digest_ready")
         mask = self.iw_mask
         data = self.iw_data
+        data1 = self.iw_data1 if self.msk else 0      # share 1 reaches nothing when unmasked
         busy = self.busy
-        c = {}                         # comb results (engine)
         n = {}                         # next register values (sync, last assignment wins)
 
         err = 0
         x_en = 0
         x_idx = 0
         x_val = 0
+        x_val1 = 0
         pad_last = 0
         zero = 0
         starting = 0
         start = 0
 
         def abort():
-            n.update(phase=IDLE, fin_pend=0, ptr=0, inword=0, stg=0, sfill=0, lane=0,
-                     obuf=[0] * MAX_RATE_LANES, ocnt=0, dword=[0] * 4, dcnt=0, count=0,
-                     zap_pend=1)
+            n.update(phase=IDLE, fin_pend=0, ptr=0, inword=0, stg=0, stg1=0, sfill=0, lane=0,
+                     obuf=[0] * MAX_RATE_LANES, obuf1=[0] * MAX_RATE_LANES, ocnt=0,
+                     dword=[0] * 4, dword1=[0] * 4, dcnt=0, count=0, zap_pend=1)
 
         drained = (not self.inword) and self.sfill != 8 and not busy
 
@@ -166,6 +199,8 @@ class KmacCycleModel:
         placed = (win << (8 * self.sfill)) & M64
         bmask = ((1 << (8 * nfill)) - 1) & ~((1 << (8 * self.sfill)) - 1) & M64
         merged = self.stg | (placed & bmask)
+        win1 = (data1 >> (8 * cur)) & M64 if cur < 32 else 0
+        merged1 = self.stg1 | ((win1 << (8 * self.sfill)) & M64 & bmask)
         msg_ready_e = refuse or word_done
 
         if self.phase == ABSORB and (have or self.sfill == 8):
@@ -173,8 +208,8 @@ class KmacCycleModel:
                 n["inword"] = int(not word_done)
                 n["ptr"] = (cur + t) & 63
             if nfill == 8 and not busy:
-                x_en, x_idx, x_val = 1, self.lane, merged
-                n["stg"] = 0
+                x_en, x_idx, x_val, x_val1 = 1, self.lane, merged, merged1
+                n["stg"] = n["stg1"] = 0
                 n["sfill"] = 0
                 if self.lane == self.rl - 1:
                     start = 1
@@ -183,14 +218,16 @@ class KmacCycleModel:
                     n["lane"] = (self.lane + 1) & 31
             else:
                 n["stg"] = merged
+                n["stg1"] = merged1
                 n["sfill"] = nfill & 15
 
         def do_finish():
-            nonlocal x_en, x_idx, x_val, pad_last, start
+            nonlocal x_en, x_idx, x_val, x_val1, pad_last, start
             x_en, x_idx = 1, self.lane
             x_val = (self.stg | (self.ds << (8 * (self.sfill & 7)))) & M64
+            x_val1 = self.stg1
             pad_last, start = 1, 1
-            n.update(phase=SQUEEZE, stg=0, sfill=0, lane=0, fin_pend=0)
+            n.update(phase=SQUEEZE, stg=0, stg1=0, sfill=0, lane=0, fin_pend=0)
 
         if self.fin_pend and drained and self.phase == ABSORB:
             do_finish()
@@ -203,6 +240,9 @@ class KmacCycleModel:
                 abort()
                 n["zap_pend"] = 0
                 n["msg_len"] = g("cmd_msg_len") & 0xFFFF_FFFF
+                n["msk"] = g("cmd_masked") & 1
+                if n["msk"]:
+                    n["_reseed"] = g("msg_data") & M256
                 r = rate_bytes(g("cmd_mode"), g("cmd_strength"))
                 if r is not None:
                     n["rl"] = r // 8
@@ -214,8 +254,8 @@ class KmacCycleModel:
                 if self.phase != ABSORB:
                     err = ERR_SEQUENCE
                 elif self.lane != 0 or self.sfill != 0:
-                    x_en, x_idx, x_val, start = 1, self.lane, self.stg, 1
-                    n.update(stg=0, sfill=0, lane=0)
+                    x_en, x_idx, x_val, x_val1, start = 1, self.lane, self.stg, self.stg1, 1
+                    n.update(stg=0, stg1=0, sfill=0, lane=0)
             elif op == OP_FINISH:
                 if self.phase != ABSORB:
                     err = ERR_SEQUENCE
@@ -233,12 +273,16 @@ class KmacCycleModel:
         if self.phase == SQUEEZE and not busy and self.ocnt == 0 and not starting:
             start = 1
             n["ocnt"] = self.rl
-            n["obuf"] = [self.state[i] if i < self.rl else 0 for i in range(MAX_RATE_LANES)]
+            src0, src1 = (self.mstate0, self.mstate1) if self.msk else (self.state, [0] * 25)
+            n["obuf"] = [src0[i] if i < self.rl else 0 for i in range(MAX_RATE_LANES)]
+            n["obuf1"] = [src1[i] if i < self.rl else 0 for i in range(MAX_RATE_LANES)]
         elif shift:
             n["obuf"] = self.obuf[1:] + [0]
+            n["obuf1"] = self.obuf1[1:] + [0]
             n["ocnt"] = self.ocnt - 1
         if shift:
             n["dword"] = self.dword[1:] + [self.obuf[0]]
+            n["dword1"] = self.dword1[1:] + [self.obuf1[0]]
             n["dcnt"] = 1 if take else self.dcnt + 1
         elif take:
             n["dcnt"] = 0
@@ -252,27 +296,38 @@ class KmacCycleModel:
         n["err"] = int(err != 0)
         n["err_code"] = err
 
-        # Keccak core
+        # Keccak cores (the operation's core; a wipe zeroes both, both idle then)
         if not busy:
-            load = x_en or pad_last or zero
-            if load:
-                if zero:
-                    st = [0] * 25
+            if zero:
+                n.update(state=[0] * 25, mstate0=[0] * 25, mstate1=[0] * 25)
+            elif x_en or pad_last:
+                st = list(self.mstate0 if self.msk else self.state)
+                st1 = list(self.mstate1)
+                for i in range(MAX_RATE_LANES):
+                    v = x_val if (x_en and x_idx == i) else 0
+                    if pad_last and self.rl == i + 1:
+                        v ^= 0x80 << 56
+                    st[i] ^= v
+                    if x_en and x_idx == i:
+                        st1[i] ^= x_val1
+                if self.msk:
+                    n.update(mstate0=st, mstate1=st1)
                 else:
-                    st = list(self.state)
-                    for i in range(MAX_RATE_LANES):
-                        v = x_val if (x_en and x_idx == i) else 0
-                        if pad_last and self.rl == i + 1:
-                            v ^= 0x80 << 56
-                        st[i] ^= v
-                n["state"] = st
+                    n["state"] = st
             if start:
                 n["busy"] = 1
                 n["step"] = 0
-                n["_next_state"] = keccak_f(n.get("state", self.state))
+                if self.msk:
+                    n["_permute"] = True
+                else:
+                    n["_next_state"] = keccak_f(n.get("state", self.state))
         else:
-            if self.step == NROUNDS - 1:
-                n.update(step=0, busy=0, state=self._next_state, _next_state=None)
+            if self.step == (MASKED_CYCLES if self.msk else NROUNDS) - 1:
+                if self.msk:
+                    n.update(step=0, busy=0, mstate0=self._next_state[0],
+                             mstate1=self._next_state[1], _next_state=None)
+                else:
+                    n.update(step=0, busy=0, state=self._next_state, _next_state=None)
             else:
                 n["step"] = self.step + 1
 
@@ -287,12 +342,12 @@ class KmacCycleModel:
         # intake register: filled when empty, emptied when the engine takes the word's last
         # byte (or refuses it) and at the release
         if wipe:
-            n["iw_valid"] = 0
+            n.update(iw_valid=0, iw_data=0, iw_data1=0)
         elif self.iw_valid:
             if msg_ready_e:
                 n["iw_valid"] = 0
         elif is_sl and g("msg_valid"):
-            n.update(iw_valid=1, iw_data=g("msg_data") & ((1 << 256) - 1),
+            n.update(iw_valid=1, iw_data=g("msg_data") & M256, iw_data1=g("msg_data1") & M256,
                      iw_mask=g("msg_mask") & 0xFFFF_FFFF)
         if (is_sl and g("digest_ready") and not (self.phase == SQUEEZE or self.fin_pend)
                 and not self.iw_valid):        # a word in the intake register: wait
@@ -318,6 +373,8 @@ class KmacCycleModel:
             "digest_valid": int(is_sl and dig_valid_e),
             "digest_data": (self.dword[0] | self.dword[1] << 64 | self.dword[2] << 128
                             | self.dword[3] << 192),
+            "digest_data1": (self.dword1[0] | self.dword1[1] << 64 | self.dword1[2] << 128
+                             | self.dword1[3] << 192),
             "error": int(self.sl_err != 0),
             "error_code": self.sl_err,
         }
@@ -332,6 +389,12 @@ class KmacCycleModel:
         out, n = self._eval(inputs or IDLE_INPUTS)
         for k, v in n.items():
             setattr(self, k, v)
+        if self._reseed is not None:         # a masked START: the PRNG's new seed
+            self.prng.seed(self._reseed)
+            self._reseed = None
+        if self._permute:                    # its fresh bits come from the seed just loaded
+            self._next_state = masked_permutation(self.mstate0, self.mstate1, self.prng)
+            self._permute = False
         self.cycle += 1
         return out
 

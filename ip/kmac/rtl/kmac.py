@@ -10,6 +10,9 @@ sticky within one ownership: the release clears it and the grant drops older cod
 acquisition starts clean). Message words (CPU and side-load) go through an intake register in
 front of the engine (MSG ack / msg.ready = it is empty), which cuts the bus / coprocessor
 register read -> mask checks / byte packing -> Keccak state paths.
+Masked mode is the side-load's only (the CPU's CFG has no masked bit; its words have no second
+share): a masked START reseeds the masking PRNG from the port's msg.data (ip/kmac/rtl/sideload.py),
+and the intake register keeps the word's second share beside the first (iw_data1).
 The register decode is generated from ip/kmac/data/kmac_regs.yml (ip/common/regtool.py).
 """
 
@@ -36,14 +39,14 @@ assert (OP_START, OP_PAD, OP_FINISH) == (CMD_START, CMD_PAD_BLOCK, CMD_FINISH)
 
 
 class Kmac(wiring.Component):
-    def __init__(self, rounds_per_cycle: int = 1, addr_width: int = 30):
+    def __init__(self, rounds_per_cycle: int = 1, addr_width: int = 30, masked: bool = True):
         self.rounds_per_cycle = rounds_per_cycle
         self.regmap = load(REGS_YML)
         super().__init__({"bus": In(WishboneSignature(addr_width)),
                           "sideload": In(SideloadSignature()),
                           "irq": Out(1)})
         self.addr_width = addr_width
-        self.engine = Sponge(rounds_per_cycle, predecoded=True)
+        self.engine = Sponge(rounds_per_cycle, predecoded=True, masked=masked)
 
     def elaborate(self, platform):
         m = Module()
@@ -71,6 +74,7 @@ class Kmac(wiring.Component):
         # Keccak state paths (the SoC's critical paths without it).
         iw_valid = Signal()
         iw_data = Signal(256)
+        iw_data1 = Signal(256)           # masked mode: the word's second share
         iw_contig = Signal()             # the word's mask as mask_decode() of it, computed before
         iw_lo = Signal(6)                # the register (the engine needs only these three)
         iw_hi = Signal(6)
@@ -183,7 +187,8 @@ class Kmac(wiring.Component):
         # engine sets `finishing` in the word's first cycle there): meanwhile the request waits.
         with m.If(is_sl & sl.digest.ready & ~squeezing & ~iw_valid):
             m.d.comb += sl_early.eq(ERR_DIGEST_EARLY)
-        m.d.comb += [sl.digest.valid.eq(is_sl & eng.digest.valid), sl.digest.data.eq(eng.digest.data)]
+        m.d.comb += [sl.digest.valid.eq(is_sl & eng.digest.valid), sl.digest.data.eq(eng.digest.data),
+                     sl.digest.data1.eq(eng.digest.data1)]
         m.d.comb += sl_set.eq(sl_own | sl_early | Mux(eng.err & is_sl, eng.err_code, 0))
         with m.If(is_sl & ~sl.hold):
             m.d.sync += sl_err.eq(0)
@@ -201,14 +206,15 @@ class Kmac(wiring.Component):
             m.d.sync += cpu_took.eq(0)
         with m.Elif(iw_load & is_cpu):
             m.d.sync += cpu_took.eq(1)
-        with m.If(wipe):
-            m.d.sync += iw_valid.eq(0)
+        with m.If(wipe):                 # the word dies with the ownership (secrets too)
+            m.d.sync += [iw_valid.eq(0), iw_data.eq(0), iw_data1.eq(0)]
         with m.Elif(iw_valid):
             with m.If(eng.msg.ready):
                 m.d.sync += iw_valid.eq(0)
         with m.Elif(iw_load):
             m.d.sync += [iw_valid.eq(1),
                          iw_data.eq(Mux(is_cpu, rb.wdata, sl.msg.data)),
+                         iw_data1.eq(Mux(is_cpu, 0, sl.msg.data1)),
                          iw_contig.eq(in_contig), iw_lo.eq(in_lo), iw_hi.eq(in_hi)]
         m.d.comb += [
             eng.cmd.valid.eq(Mux(is_cpu, cpu_cmd, is_sl & sl.cmd.valid & ~sl.msg.valid)),
@@ -216,8 +222,11 @@ class Kmac(wiring.Component):
             eng.cmd.mode.eq(Mux(is_cpu, rb.cfg_mode, sl.cmd.mode)),
             eng.cmd.strength.eq(Mux(is_cpu, rb.cfg_strength, sl.cmd.strength)),
             eng.cmd.msg_len.eq(Mux(is_cpu, rb.msg_len_len, sl.cmd.msg_len)),
+            eng.cmd.masked.eq(is_sl & sl.cmd.masked),
+            eng.seed.eq(sl.msg.data),
             eng.msg.valid.eq(iw_valid),
             eng.msg.data.eq(iw_data),
+            eng.msg.data1.eq(iw_data1),
             eng.msg_contig.eq(iw_contig), eng.msg_lo.eq(iw_lo), eng.msg_hi.eq(iw_hi),
             eng.digest.ready.eq(Mux(is_cpu, cpu_next, is_sl & sl.digest.ready)),
             eng.wipe.eq(wipe),

@@ -6,7 +6,10 @@ Signatures are written from the producer's side (valid/payload Out, ready In); f
 In(...) for the consumer. The side-load port is written from the coprocessor (master) side.
 Protocol (see doc/spec.md): raise `hold`, wait for `granted`, send START, message words,
 PAD_BLOCK/FINISH, then take digest words (taking one frees the output buffer for the eager
-refill). `error` is sticky until the next accepted START or the release (the grant drops older
+refill). Masked mode (side-load only): a START with `masked` = 1 runs the operation on two
+Boolean shares (the state in MaskedKeccakCore): each message word comes as data ^ data1, each
+digest word goes out as data ^ data1, and the START reseeds the masking PRNG from msg.data
+(the master drives fresh randomness there with the command; msg.valid stays low). `error` is sticky until the next accepted START or the release (the grant drops older
 codes); `error_code` holds the ERR_* bits.
 """
 from amaranth.lib import wiring
@@ -16,26 +19,29 @@ OP_START, OP_PAD, OP_FINISH = 1, 2, 3
 
 
 class CmdSignature(wiring.Signature):
-    """op: 1 START (mode, strength, msg_len latched), 2 PAD_BLOCK, 3 FINISH."""
+    """op: 1 START (mode, strength, msg_len, masked latched), 2 PAD_BLOCK, 3 FINISH."""
     def __init__(self):
         super().__init__({"valid": Out(1), "ready": In(1), "op": Out(2), "mode": Out(2),
-                          "strength": Out(3), "msg_len": Out(32)})
+                          "strength": Out(3), "msg_len": Out(32), "masked": Out(1)})
 
 
 class MsgSignature(wiring.Signature):
     """256-bit word, byte i = data[8i+7:8i]; mask selects a contiguous byte range [lo, hi).
+    data1: the word's second share in masked mode (the word is data ^ data1), else ignored.
 
     The sponge engine packs the word straight from these wires: hold data and mask stable
     while valid & ~ready. On the side-load port the KMAC top takes the word into its intake
     register (ready = the register is empty, no path from the payload) and packs it from there."""
     def __init__(self):
-        super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256), "mask": Out(32)})
+        super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256), "data1": Out(256),
+                          "mask": Out(32)})
 
 
 class DigestSignature(wiring.Signature):
-    """Word k of the output stream = output bytes [32k, 32k+32); ready = take it (NEXT)."""
+    """Word k of the output stream = output bytes [32k, 32k+32); ready = take it (NEXT).
+    Masked mode: the word is data ^ data1 (two shares); data1 is 0 otherwise."""
     def __init__(self):
-        super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256)})
+        super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256), "data1": Out(256)})
 
 
 class SideloadSignature(wiring.Signature):

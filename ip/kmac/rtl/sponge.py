@@ -13,12 +13,24 @@ Datapath, chosen for area:
   into the 256-bit digest word `dword`, so words straddling blocks assemble by themselves.
 Every error aborts the operation and wipes the state; the next START works normally. A START
 in any phase (also while the previous output is still shifting) begins from a clean output path.
+
+Masked mode (a START with cmd.masked, built with masked=True): the operation runs on the
+two-share core (ip/kmac/rtl/keccak_masked.py, 49 cycles a permutation), reseeded at that START
+from `seed`. The datapath above is doubled for the second share (staging lane, output buffer,
+digest word: stg1, obuf1, dword1, packed by the same byte window and control), and the shares
+never meet: share 0 goes where the unmasked value goes, share 1 only into share-1 registers;
+the padding is XORed into share 0. The unmasked core is then idle and holds zeros (both cores
+are zeroed at every START and wipe), as the masked one does in unmasked mode, where data1 is
+ignored and digest.data1 is 0. The fast unmasked core stays for public hashing (the matrix A,
+H(ek)), which would otherwise pay 49 cycles a permutation too.
 """
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ip.common.trivium import SEED_BITS
 from ip.kmac.rtl.keccak import KeccakCore
+from ip.kmac.rtl.keccak_masked import MaskedKeccakCore
 from ip.kmac.model.transaction import (ABSORB, DSBYTE, ERR_MASK, ERR_MODE, ERR_OVERSIZE, ERR_SEQUENCE, ERR_UNDERSIZE, IDLE, SQUEEZE, rate_bytes)
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, CmdSignature, DigestSignature, MsgSignature
 
@@ -49,7 +61,7 @@ class Sponge(wiring.Component):
     `err` pulses for one cycle with the ERR_* bits in `err_code` when a request fails.
     predecoded=True: the word's mask_decode() comes in on msg_contig / msg_lo / msg_hi (the
     Kmac top computes it before its intake register), else the engine computes it from
-    msg.mask (msg_* unused).
+    msg.mask (msg_* unused). masked=False builds no masked core: a masked START is ERR_MODE.
     """
     cmd: In(CmdSignature())
     msg: In(MsgSignature())
@@ -63,16 +75,22 @@ class Sponge(wiring.Component):
     msg_contig: In(1)
     msg_lo: In(6)
     msg_hi: In(6)
+    seed: In(SEED_BITS)     # the masking PRNG's seed, taken by a masked START
+    masked_mode: Out(1)     # the current operation is masked
 
-    def __init__(self, rounds_per_cycle: int = 1, predecoded: bool = False):
+    def __init__(self, rounds_per_cycle: int = 1, predecoded: bool = False, masked: bool = True):
         self.rounds_per_cycle = rounds_per_cycle
         self.predecoded = predecoded
-        self.core = KeccakCore(rounds_per_cycle)    # built here so benches can probe it
+        self.core = KeccakCore(rounds_per_cycle)    # built here so benches can probe them
+        self.mcore = MaskedKeccakCore() if masked else None
         super().__init__()
 
     def elaborate(self, platform):
         m = Module()
         m.submodules.core = core = self.core
+        mcore = self.mcore
+        if mcore is not None:
+            m.submodules.mcore = mcore
         NL = MAX_RATE_LANES
 
         phase = Signal(2)
@@ -85,45 +103,77 @@ class Sponge(wiring.Component):
         inword = Signal()           # a message word is being packed, bytes before ptr done
         ptr = Signal(6)
         stg = Signal(64)
+        stg1 = Signal(64)
         sfill = Signal(4)
         lane = Signal(5)
         obuf = Signal(64 * NL)
+        obuf1 = Signal(64 * NL)
         ocnt = Signal(5)
         dword = Signal(256)
+        dword1 = Signal(256)
         dcnt = Signal(3)
-        m.d.comb += [self.phase.eq(phase), self.finishing.eq(fin_pend),
-                     self.busy.eq(core.busy | zap_pend | fin_pend | inword | (sfill == 8))]
+        msk = Signal()              # this operation is masked (latched at START)
+        cbusy = Signal()            # the operation's core is permuting
+        # the operation's core's state, share 1 (0 when unmasked: no masked core, or idle)
+        cstate = Signal(1600)
+        cstate1 = Signal(1600)
+        if mcore is not None:
+            m.d.comb += [cbusy.eq(Mux(msk, mcore.busy, core.busy)),
+                         cstate.eq(Mux(msk, mcore.state0, core.state)),
+                         cstate1.eq(Mux(msk, mcore.state1, 0))]
+        else:
+            m.d.comb += [cbusy.eq(core.busy), cstate.eq(core.state)]
+        m.d.comb += [self.phase.eq(phase), self.finishing.eq(fin_pend), self.masked_mode.eq(msk),
+                     self.busy.eq(cbusy | zap_pend | fin_pend | inword | (sfill == 8))]
 
-        # State update: XOR one lane (message / padding) and/or the final 0x80, or wipe.
+        # State update: XOR one lane (message / padding) and/or the final 0x80, or wipe
+        # (both cores: both are idle then). Share 1 gets its message lane, never padding.
         x_en = Signal()
         x_idx = Signal(5)
         x_val = Signal(64)
+        x_val1 = Signal(64)
         pad_last = Signal()
         zero = Signal()
         starting = Signal()         # START accepted this cycle
         start = Signal()
         lanes_x = []
+        lanes_x1 = []
         for i in range(NL):
             li = Signal(64, name=f"xor_lane{i}")
             m.d.comb += li.eq(Mux(x_en & (x_idx == i), x_val, 0) ^
                               Mux(pad_last & (rl == i + 1), Const(0x80 << 56, 64), 0))
             lanes_x.append(li)
+            if mcore is not None:
+                li1 = Signal(64, name=f"xor1_lane{i}")
+                m.d.comb += li1.eq(Mux(x_en & (x_idx == i), x_val1, 0))
+                lanes_x1.append(li1)
+        update = Signal()
+        m.d.comb += update.eq(x_en | pad_last)
         xored = Signal(1600)
         m.d.comb += xored.eq(core.state ^ Cat(*lanes_x))
-        m.d.comb += [core.load.eq(x_en | pad_last | zero),
+        m.d.comb += [core.load.eq((update & ~msk) | zero),
                      core.load_data.eq(Mux(zero, 0, xored)),
-                     core.start.eq(start)]
+                     core.start.eq(start & ~msk)]
+        if mcore is not None:
+            mx0 = Signal(1600)
+            mx1 = Signal(1600)
+            m.d.comb += [mx0.eq(mcore.state0 ^ Cat(*lanes_x)), mx1.eq(mcore.state1 ^ Cat(*lanes_x1))]
+            m.d.comb += [mcore.load.eq((update & msk) | zero),
+                         mcore.load_data0.eq(Mux(zero, 0, mx0)),
+                         mcore.load_data1.eq(Mux(zero, 0, mx1)),
+                         mcore.start.eq(start & msk),
+                         mcore.seed.eq(self.seed)]
 
         err = Signal(8)             # this cycle's error bits
         m.d.sync += [self.err.eq(err != 0), self.err_code.eq(err)]
 
         def abort(m):
             m.d.sync += [phase.eq(IDLE), fin_pend.eq(0), ptr.eq(0), inword.eq(0), stg.eq(0),
-                         sfill.eq(0), lane.eq(0), obuf.eq(0), ocnt.eq(0), dword.eq(0),
-                         dcnt.eq(0), count.eq(0), zap_pend.eq(1)]
+                         stg1.eq(0), sfill.eq(0), lane.eq(0), obuf.eq(0), obuf1.eq(0), ocnt.eq(0),
+                         dword.eq(0), dword1.eq(0), dcnt.eq(0), count.eq(0), zap_pend.eq(1)]
 
         drained = Signal()
-        m.d.comb += drained.eq(~inword & (sfill != 8) & ~core.busy)
+        m.d.comb += drained.eq(~inword & (sfill != 8) & ~cbusy)
 
         # --- message word intake: mask must be one contiguous, non-empty byte range
         if self.predecoded:
@@ -161,6 +211,8 @@ class Sponge(wiring.Component):
         placed = Signal(64)
         bmask = Signal(8)
         merged = Signal(64)
+        win1 = Signal(64)
+        merged1 = Signal(64)
         nfill = Signal(4)
         word_done = Signal()
         m.d.comb += [have.eq(inword | good),
@@ -172,29 +224,36 @@ class Sponge(wiring.Component):
                      nfill.eq(sfill + t),
                      word_done.eq(have & (avail == t))]
         m.d.comb += bmask.eq(((Const(1, 9) << nfill) - 1)[:8] & ~((Const(1, 9) << sfill) - 1)[:8])
-        m.d.comb += merged.eq(stg | (placed & Cat(*[bmask[j].replicate(8) for j in range(8)])))
+        bits = Signal(64)
+        m.d.comb += bits.eq(Cat(*[bmask[j].replicate(8) for j in range(8)]))
+        m.d.comb += merged.eq(stg | (placed & bits))
+        if mcore is not None:
+            # share 1 through its own window (the same selects); nothing of it when unmasked
+            m.d.comb += [win1.eq(Cat(self.msg.data1, Const(0, 64)).bit_select(Cat(Const(0, 3), cur), 64)),
+                         merged1.eq(stg1 | ((win1 << Cat(Const(0, 3), sfill))[:64] & bits & msk.replicate(64)))]
         m.d.comb += self.msg.ready.eq(refuse | word_done)
 
         with m.If((phase == ABSORB) & (have | (sfill == 8))):
             with m.If(have):
                 m.d.sync += [inword.eq(~word_done), ptr.eq(cur + t)]
-            with m.If((nfill == 8) & ~core.busy):
-                m.d.comb += [x_en.eq(1), x_idx.eq(lane), x_val.eq(merged)]
-                m.d.sync += [stg.eq(0), sfill.eq(0)]
+            with m.If((nfill == 8) & ~cbusy):
+                m.d.comb += [x_en.eq(1), x_idx.eq(lane), x_val.eq(merged), x_val1.eq(merged1)]
+                m.d.sync += [stg.eq(0), stg1.eq(0), sfill.eq(0)]
                 with m.If(lane == rl - 1):
                     m.d.comb += start.eq(1)
                     m.d.sync += lane.eq(0)
                 with m.Else():
                     m.d.sync += lane.eq(lane + 1)
             with m.Else():
-                m.d.sync += [stg.eq(merged), sfill.eq(nfill)]
+                m.d.sync += [stg.eq(merged), stg1.eq(merged1), sfill.eq(nfill)]
 
         # --- final padding: ds byte at the next message byte, 0x80 in the last rate byte
         def do_finish(m):
             m.d.comb += [x_en.eq(1), x_idx.eq(lane),
-                         x_val.eq(stg | (ds << Cat(Const(0, 3), sfill[:3]))[:64]),
+                         x_val.eq(stg | (ds << Cat(Const(0, 3), sfill[:3]))[:64]), x_val1.eq(stg1),
                          pad_last.eq(1), start.eq(1)]
-            m.d.sync += [phase.eq(SQUEEZE), stg.eq(0), sfill.eq(0), lane.eq(0), fin_pend.eq(0)]
+            m.d.sync += [phase.eq(SQUEEZE), stg.eq(0), stg1.eq(0), sfill.eq(0), lane.eq(0),
+                         fin_pend.eq(0)]
 
         with m.If(fin_pend & drained & (phase == ABSORB)):
             do_finish(m)
@@ -208,6 +267,9 @@ class Sponge(wiring.Component):
                     m.d.comb += [zero.eq(1), starting.eq(1)]
                     abort(m)
                     m.d.sync += [zap_pend.eq(0), msg_len.eq(self.cmd.msg_len)]
+                    if mcore is not None:
+                        m.d.sync += msk.eq(self.cmd.masked)
+                        m.d.comb += mcore.reseed.eq(self.cmd.masked)
                     ok = Signal()
                     with m.Switch(Cat(self.cmd.strength, self.cmd.mode)):
                         for mode in range(3):
@@ -217,7 +279,9 @@ class Sponge(wiring.Component):
                                     with m.Case(sc | (mode << 3)):
                                         m.d.comb += ok.eq(1)
                                         m.d.sync += [rl.eq(r // 8), ds.eq(DSBYTE[mode])]
-                    with m.If(ok):
+                    # without a masked core, a masked START is refused as an unknown mode
+                    usable = ok if mcore is not None else ok & ~self.cmd.masked
+                    with m.If(usable):
                         m.d.sync += phase.eq(ABSORB)
                     with m.Else():
                         m.d.comb += err.eq(ERR_MODE)
@@ -225,8 +289,9 @@ class Sponge(wiring.Component):
                     with m.If(phase != ABSORB):
                         m.d.comb += err.eq(ERR_SEQUENCE)
                     with m.Elif((lane != 0) | (sfill != 0)):
-                        m.d.comb += [x_en.eq(1), x_idx.eq(lane), x_val.eq(stg), start.eq(1)]
-                        m.d.sync += [stg.eq(0), sfill.eq(0), lane.eq(0)]
+                        m.d.comb += [x_en.eq(1), x_idx.eq(lane), x_val.eq(stg), x_val1.eq(stg1),
+                                     start.eq(1)]
+                        m.d.sync += [stg.eq(0), stg1.eq(0), sfill.eq(0), lane.eq(0)]
                 with m.Case(OP_FINISH):
                     with m.If(phase != ABSORB):
                         m.d.comb += err.eq(ERR_SEQUENCE)
@@ -241,21 +306,24 @@ class Sponge(wiring.Component):
         take = Signal()
         shift = Signal()
         m.d.comb += [self.digest.valid.eq((dcnt == 4) & (phase == SQUEEZE)),
-                     self.digest.data.eq(dword),
+                     self.digest.data.eq(dword), self.digest.data1.eq(dword1),
                      take.eq(self.digest.valid & self.digest.ready),
                      shift.eq((ocnt != 0) & ((dcnt != 4) | take) & ~starting)]
         # Copy and the absorb-side starts are exclusive by phase. A START overrides the copy
         # and the shift: its abort (obuf, ocnt, dword, dcnt cleared) stands, so the new
         # operation begins with an empty output path.
-        with m.If((phase == SQUEEZE) & ~core.busy & (ocnt == 0) & ~starting):
+        with m.If((phase == SQUEEZE) & ~cbusy & (ocnt == 0) & ~starting):
             m.d.comb += start.eq(1)
             m.d.sync += [ocnt.eq(rl),
-                         obuf.eq(Cat(*[Mux(rl > i, core.state[64 * i:64 * i + 64], 0)
-                                       for i in range(NL)]))]
+                         obuf.eq(Cat(*[Mux(rl > i, cstate[64 * i:64 * i + 64], 0)
+                                       for i in range(NL)])),
+                         obuf1.eq(Cat(*[Mux(rl > i, cstate1[64 * i:64 * i + 64], 0)
+                                        for i in range(NL)]))]
         with m.Elif(shift):
-            m.d.sync += [obuf.eq(obuf >> 64), ocnt.eq(ocnt - 1)]
+            m.d.sync += [obuf.eq(obuf >> 64), obuf1.eq(obuf1 >> 64), ocnt.eq(ocnt - 1)]
         with m.If(shift):
-            m.d.sync += [dword.eq(Cat(dword[64:], obuf[:64])), dcnt.eq(Mux(take, 1, dcnt + 1))]
+            m.d.sync += [dword.eq(Cat(dword[64:], obuf[:64])), dword1.eq(Cat(dword1[64:], obuf1[:64])),
+                         dcnt.eq(Mux(take, 1, dcnt + 1))]
         with m.Elif(take):
             m.d.sync += dcnt.eq(0)
 
@@ -263,7 +331,7 @@ class Sponge(wiring.Component):
         with m.If((err != 0) | self.wipe):
             abort(m)
         # zap_pend only ever holds in IDLE, where nothing else drives the core.
-        with m.If(zap_pend & ~core.busy):
+        with m.If(zap_pend & ~cbusy):
             m.d.comb += zero.eq(1)
             m.d.sync += zap_pend.eq(0)
         return m

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """KmacCycleModel against the real Kmac RTL (Amaranth simulator, CPU bus idle): a random
 side-load master, every output compared in every cycle; digests of clean operations checked
-against hashlib / pycryptodome."""
+against hashlib / pycryptodome. A third of the operations are masked: every message word split
+into two random shares, the digest the XOR of the two it comes in."""
 import random
 
 import pytest
@@ -15,8 +16,8 @@ from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
 from ip.kmac.tests.refs import reference
 
-OUTPUTS = ("granted", "cmd_ready", "msg_ready", "digest_valid", "digest_data", "error",
-           "error_code")
+OUTPUTS = ("granted", "cmd_ready", "msg_ready", "digest_valid", "digest_data", "digest_data1",
+           "error", "error_code")
 MODES = [("sha3", 0, 1, 224), ("sha3", 0, 2, 256), ("sha3", 0, 3, 384), ("sha3", 0, 4, 512),
          ("shake", 1, 0, 128), ("shake", 1, 2, 256)]
 TIMEOUT = 300
@@ -25,11 +26,12 @@ TIMEOUT = 300
 def _ports(sl):
     ins = {"hold": sl.hold, "cmd_valid": sl.cmd.valid, "cmd_op": sl.cmd.op,
            "cmd_mode": sl.cmd.mode, "cmd_strength": sl.cmd.strength,
-           "cmd_msg_len": sl.cmd.msg_len, "msg_valid": sl.msg.valid, "msg_data": sl.msg.data,
-           "msg_mask": sl.msg.mask, "digest_ready": sl.digest.ready}
+           "cmd_msg_len": sl.cmd.msg_len, "cmd_masked": sl.cmd.masked, "msg_valid": sl.msg.valid,
+           "msg_data": sl.msg.data, "msg_data1": sl.msg.data1, "msg_mask": sl.msg.mask,
+           "digest_ready": sl.digest.ready}
     outs = {"granted": sl.granted, "cmd_ready": sl.cmd.ready, "msg_ready": sl.msg.ready,
             "digest_valid": sl.digest.valid, "digest_data": sl.digest.data,
-            "error": sl.error, "error_code": sl.error_code}
+            "digest_data1": sl.digest.data1, "error": sl.error, "error_code": sl.error_code}
     return ins, outs
 
 
@@ -46,17 +48,21 @@ class Master:
         self.ncycles = ncycles
         self.inp = {k: 0 for k in INPUTS}
         self.checked = []            # (what, got, expected) of clean operations
-        self.stats = {"ops": 0, "clean": 0, "errors": 0, "releases": 0, "blocks": 0}
+        self.stats = {"ops": 0, "clean": 0, "masked": 0, "errors": 0, "releases": 0, "blocks": 0}
         self.cycle = 0
+        self.masked = False          # the current operation's START was masked
 
     def _junk(self):
         """Random payload where it is ignored (valid low)."""
         r = self.rng
         if not self.inp["cmd_valid"]:
             self.inp.update(cmd_op=r.randrange(4), cmd_mode=r.randrange(4),
-                            cmd_strength=r.randrange(8), cmd_msg_len=r.getrandbits(32))
+                            cmd_strength=r.randrange(8), cmd_msg_len=r.getrandbits(32),
+                            cmd_masked=r.randrange(2))
         if not self.inp["msg_valid"]:
-            self.inp.update(msg_data=r.getrandbits(256), msg_mask=r.getrandbits(32))
+            # (a masked START's seed is what msg_data holds in its handshake cycle)
+            self.inp.update(msg_data=r.getrandbits(256), msg_data1=r.getrandbits(256),
+                            msg_mask=r.getrandbits(32))
 
     def cyc(self):
         self._junk()
@@ -71,9 +77,9 @@ class Master:
             out = yield from self.cyc()
         return None if n == 0 else out
 
-    def cmd(self, op, mode=0, strength=0, msg_len=0, with_digest_ready=False):
+    def cmd(self, op, mode=0, strength=0, msg_len=0, with_digest_ready=False, masked=0):
         self.inp.update(cmd_valid=1, cmd_op=op, cmd_mode=mode, cmd_strength=strength,
-                        cmd_msg_len=msg_len)
+                        cmd_msg_len=msg_len, cmd_masked=masked)
         for _ in range(TIMEOUT):
             if with_digest_ready:
                 self.inp["digest_ready"] = self.rng.random() < 0.5
@@ -89,7 +95,11 @@ class Master:
         buf[lo:lo + len(data)] = data
         if mask is None:
             mask = ((1 << len(data)) - 1) << lo
-        self.inp.update(msg_valid=1, msg_data=int.from_bytes(buf, "little"), msg_mask=mask)
+        word = int.from_bytes(buf, "little")
+        share1 = self.rng.getrandbits(256)
+        # masked: two random shares; unmasked: data1 is ignored, whatever it holds
+        data = word ^ share1 if self.masked else word
+        self.inp.update(msg_valid=1, msg_data=data, msg_data1=share1, msg_mask=mask)
         # sometimes offer a command in the same cycles (the word goes first)
         both = self.rng.random() < 0.1
         if both:
@@ -120,7 +130,10 @@ class Master:
             self.inp["digest_ready"] = int(self.rng.random() < p_ready)
             out = yield from self.cyc()
             if out["digest_valid"] and self.inp["digest_ready"]:
-                out_bytes += out["digest_data"].to_bytes(32, "little")
+                if not self.masked:
+                    assert out["digest_data1"] == 0, "share 1 of an unmasked digest"
+                word = out["digest_data"] ^ out["digest_data1"]
+                out_bytes += word.to_bytes(32, "little")
         else:
             raise AssertionError("digest stalled")
         self.inp["digest_ready"] = 0
@@ -155,12 +168,15 @@ class Master:
         misuse = r.choice([None] * 8 + ["mask", "finish_early", "op0", "mode", "msg_idle",
                                          "dig_early"])
         self.stats["ops"] += 1
+        masked = int(r.random() < 0.33)
         if misuse == "msg_idle":                   # message before START: SEQUENCE
             yield from self.msg(b"x", 0)
         if misuse == "mode":
             yield from self.cmd(OP_START, r.choice([0, 3]), r.choice([0, 5, 6, 7]))
             yield from self.idle(r.randrange(3))
-        yield from self.cmd(OP_START, mode, sc, len(msg) if declared else 0)
+        yield from self.cmd(OP_START, mode, sc, len(msg) if declared else 0, masked=masked)
+        self.masked = bool(masked)
+        self.stats["masked"] += masked
         yield from self.idle(r.choice([0, 0, 1, 5]))
         i = 0
         padded = False
@@ -207,7 +223,7 @@ class Master:
             if pad_at is None and nread:
                 want = reference(name, strength, msg, outlen if name == "shake" else strength // 8)
                 want = want[:len(got)]
-                self.checked.append(((name, strength, len(msg)), got[:len(want)], want))
+                self.checked.append(((name, strength, len(msg), masked), got[:len(want)], want))
                 self.stats["clean"] += 1
         else:
             # after an error the digest never comes: just idle a little
