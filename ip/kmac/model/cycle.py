@@ -16,8 +16,9 @@ core's permutation, exact share for share (ip/kmac/model/masked_keccak.py), 49 c
     m.tick(inp)             # clock edge
 
 Inputs (dict, missing keys = 0): hold, cmd_valid, cmd_op, cmd_mode, cmd_strength, cmd_msg_len,
-cmd_masked, msg_valid, msg_data, msg_data1, msg_mask, digest_ready. Outputs: granted, cmd_ready,
-msg_ready, digest_valid, digest_data, digest_data1, error, error_code.
+cmd_masked, msg_valid, msg_data, msg_data1, msg_mask, digest_ready, digest_share1. Outputs:
+granted, cmd_ready, msg_ready, digest_valid, digest_data (share 1 while digest_share1), error,
+error_code.
 
 Combinational paths (inputs -> outputs in the same cycle), from the RTL:
 - cmd_ready <- msg_valid (a word offered with a command goes first: ready = 0 while granted;
@@ -65,7 +66,7 @@ M256 = (1 << 256) - 1
 MAX_RATE_LANES = 21
 OWNER_NONE, OWNER_SL = 0, 2
 INPUTS = ("hold", "cmd_valid", "cmd_op", "cmd_mode", "cmd_strength", "cmd_msg_len", "cmd_masked",
-          "msg_valid", "msg_data", "msg_data1", "msg_mask", "digest_ready")
+          "msg_valid", "msg_data", "msg_data1", "msg_mask", "digest_ready", "digest_share1")
 IDLE_INPUTS = {k: 0 for k in INPUTS}
 
 
@@ -349,7 +350,8 @@ class KmacCycleModel:
         elif is_sl and g("msg_valid"):
             n.update(iw_valid=1, iw_data=g("msg_data") & M256, iw_data1=g("msg_data1") & M256,
                      iw_mask=g("msg_mask") & 0xFFFF_FFFF)
-        if (is_sl and g("digest_ready") and not (self.phase == SQUEEZE or self.fin_pend)
+        if (is_sl and (g("digest_ready") or g("digest_share1"))
+                and not (self.phase == SQUEEZE or self.fin_pend)
                 and not self.iw_valid):        # a word in the intake register: wait
             sl_set |= ERR_DIGEST_EARLY
         if self.err and is_sl:
@@ -371,10 +373,8 @@ class KmacCycleModel:
             "cmd_ready": cmd_ready,
             "msg_ready": msg_ready,
             "digest_valid": int(is_sl and dig_valid_e),
-            "digest_data": (self.dword[0] | self.dword[1] << 64 | self.dword[2] << 128
-                            | self.dword[3] << 192),
-            "digest_data1": (self.dword1[0] | self.dword1[1] << 64 | self.dword1[2] << 128
-                             | self.dword1[3] << 192),
+            "digest_data": sum(v << (64 * i) for i, v in enumerate(
+                self.dword1 if is_sl and g("digest_share1") else self.dword)),
             "error": int(self.sl_err != 0),
             "error_code": self.sl_err,
         }

@@ -185,10 +185,9 @@ class Kmac(wiring.Component):
         # (the request is consumed; the engine never sees it, as take needs SQUEEZE).
         # A word still in the intake register may complete a declared-length message (the
         # engine sets `finishing` in the word's first cycle there): meanwhile the request waits.
-        with m.If(is_sl & sl.digest.ready & ~squeezing & ~iw_valid):
+        with m.If(is_sl & (sl.digest.ready | sl.digest.share1) & ~squeezing & ~iw_valid):
             m.d.comb += sl_early.eq(ERR_DIGEST_EARLY)
-        m.d.comb += [sl.digest.valid.eq(is_sl & eng.digest.valid), sl.digest.data.eq(eng.digest.data),
-                     sl.digest.data1.eq(eng.digest.data1)]
+        m.d.comb += [sl.digest.valid.eq(is_sl & eng.digest.valid), sl.digest.data.eq(eng.digest.data)]
         m.d.comb += sl_set.eq(sl_own | sl_early | Mux(eng.err & is_sl, eng.err_code, 0))
         with m.If(is_sl & ~sl.hold):
             m.d.sync += sl_err.eq(0)
@@ -229,6 +228,7 @@ class Kmac(wiring.Component):
             eng.msg.data1.eq(iw_data1),
             eng.msg_contig.eq(iw_contig), eng.msg_lo.eq(iw_lo), eng.msg_hi.eq(iw_hi),
             eng.digest.ready.eq(Mux(is_cpu, cpu_next, is_sl & sl.digest.ready)),
+            eng.digest.share1.eq(is_sl & sl.digest.share1),
             eng.wipe.eq(wipe),
         ]
 

@@ -8,7 +8,8 @@ Protocol (see doc/spec.md): raise `hold`, wait for `granted`, send START, messag
 PAD_BLOCK/FINISH, then take digest words (taking one frees the output buffer for the eager
 refill). Masked mode (side-load only): a START with `masked` = 1 runs the operation on two
 Boolean shares (the state in MaskedKeccakCore): each message word comes as data ^ data1, each
-digest word goes out as data ^ data1, and the START reseeds the masking PRNG from msg.data
+digest word goes out as two shares, share 1 on data while digest.share1 asks for it (then
+share 0 with the take), and the START reseeds the masking PRNG from msg.data
 (the master drives fresh randomness there with the command; msg.valid stays low). `error` is sticky until the next accepted START or the release (the grant drops older
 codes); `error_code` holds the ERR_* bits.
 """
@@ -39,9 +40,12 @@ class MsgSignature(wiring.Signature):
 
 class DigestSignature(wiring.Signature):
     """Word k of the output stream = output bytes [32k, 32k+32); ready = take it (NEXT).
-    Masked mode: the word is data ^ data1 (two shares); data1 is 0 otherwise."""
+    share1 (the consumer's, like ready): data is the word's share 1 instead of its share 0 (0 in
+    unmasked mode) and nothing is taken unless ready is 1 too; asking while not squeezing is an
+    error, as for ready. One data bus for both shares: the consumer's write-back path is one
+    bus anyway, so the shares pass it in two cycles whatever the port's width."""
     def __init__(self):
-        super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256), "data1": Out(256)})
+        super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256), "share1": In(1)})
 
 
 class SideloadSignature(wiring.Signature):

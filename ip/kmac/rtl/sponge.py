@@ -21,7 +21,7 @@ digest word: stg1, obuf1, dword1, packed by the same byte window and control), a
 never meet: share 0 goes where the unmasked value goes, share 1 only into share-1 registers;
 the padding is XORed into share 0. The unmasked core is then idle and holds zeros (both cores
 are zeroed at every START and wipe), as the masked one does in unmasked mode, where data1 is
-ignored and digest.data1 is 0. The fast unmasked core stays for public hashing (the matrix A,
+ignored and share 1 of a digest word reads 0. The fast unmasked core stays for public hashing (the matrix A,
 H(ek)), which would otherwise pay 49 cycles a permutation too.
 """
 from amaranth import Cat, Const, Module, Mux, Signal
@@ -306,7 +306,7 @@ class Sponge(wiring.Component):
         take = Signal()
         shift = Signal()
         m.d.comb += [self.digest.valid.eq((dcnt == 4) & (phase == SQUEEZE)),
-                     self.digest.data.eq(dword), self.digest.data1.eq(dword1),
+                     self.digest.data.eq(Mux(self.digest.share1, dword1, dword)),
                      take.eq(self.digest.valid & self.digest.ready),
                      shift.eq((ocnt != 0) & ((dcnt != 4) | take) & ~starting)]
         # Copy and the absorb-side starts are exclusive by phase. A START overrides the copy

@@ -3,7 +3,8 @@
 """KmacCycleModel against the real Kmac RTL (Amaranth simulator, CPU bus idle): a random
 side-load master, every output compared in every cycle; digests of clean operations checked
 against hashlib / pycryptodome. A third of the operations are masked: every message word split
-into two random shares, the digest the XOR of the two it comes in."""
+into two random shares, the digest the XOR of the two it comes in (share 1 asked for first, then
+share 0 taken)."""
 import random
 
 import pytest
@@ -16,8 +17,8 @@ from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
 from ip.kmac.tests.refs import reference
 
-OUTPUTS = ("granted", "cmd_ready", "msg_ready", "digest_valid", "digest_data", "digest_data1",
-           "error", "error_code")
+OUTPUTS = ("granted", "cmd_ready", "msg_ready", "digest_valid", "digest_data", "error",
+           "error_code")
 MODES = [("sha3", 0, 1, 224), ("sha3", 0, 2, 256), ("sha3", 0, 3, 384), ("sha3", 0, 4, 512),
          ("shake", 1, 0, 128), ("shake", 1, 2, 256)]
 TIMEOUT = 300
@@ -28,10 +29,10 @@ def _ports(sl):
            "cmd_mode": sl.cmd.mode, "cmd_strength": sl.cmd.strength,
            "cmd_msg_len": sl.cmd.msg_len, "cmd_masked": sl.cmd.masked, "msg_valid": sl.msg.valid,
            "msg_data": sl.msg.data, "msg_data1": sl.msg.data1, "msg_mask": sl.msg.mask,
-           "digest_ready": sl.digest.ready}
+           "digest_ready": sl.digest.ready, "digest_share1": sl.digest.share1}
     outs = {"granted": sl.granted, "cmd_ready": sl.cmd.ready, "msg_ready": sl.msg.ready,
             "digest_valid": sl.digest.valid, "digest_data": sl.digest.data,
-            "digest_data1": sl.digest.data1, "error": sl.error, "error_code": sl.error_code}
+            "error": sl.error, "error_code": sl.error_code}
     return ins, outs
 
 
@@ -123,20 +124,29 @@ class Master:
         return both
 
     def read(self, nwords, p_ready):
+        """Masked: each word's share 1 (digest_share1 until valid), then share 0 (taken).
+        Unmasked: share 1 asked for now and then, and it reads 0."""
         out_bytes = bytearray()
+        share1 = None
         for _ in range(TIMEOUT * 4):
             if len(out_bytes) >= 32 * nwords:
                 break
-            self.inp["digest_ready"] = int(self.rng.random() < p_ready)
+            r = self.rng.random()
+            peek = share1 is None if self.masked else r < 0.1
+            self.inp["digest_share1"] = int(peek)
+            self.inp["digest_ready"] = int(not peek and r < p_ready)
             out = yield from self.cyc()
-            if out["digest_valid"] and self.inp["digest_ready"]:
-                if not self.masked:
-                    assert out["digest_data1"] == 0, "share 1 of an unmasked digest"
-                word = out["digest_data"] ^ out["digest_data1"]
-                out_bytes += word.to_bytes(32, "little")
+            if not out["digest_valid"]:
+                continue
+            if peek:
+                share1 = out["digest_data"]
+                assert self.masked or share1 == 0, "share 1 of an unmasked digest"
+            elif self.inp["digest_ready"]:
+                out_bytes += (out["digest_data"] ^ (share1 or 0)).to_bytes(32, "little")
+                share1 = None
         else:
             raise AssertionError("digest stalled")
-        self.inp["digest_ready"] = 0
+        self.inp.update(digest_ready=0, digest_share1=0)
         return bytes(out_bytes)
 
     def acquire(self):
@@ -200,10 +210,11 @@ class Master:
                 yield from self.acquire()
                 return
         if misuse == "dig_early":                 # digest.ready while absorbing: DIGEST_EARLY
-            # (no error when a declared-length message is complete: it waits, squeezing)
-            self.inp["digest_ready"] = 1
+            # (no error when a declared-length message is complete: it waits, squeezing);
+            # asking for share 1 is the same error
+            self.inp[r.choice(["digest_ready", "digest_share1"])] = 1
             yield from self.cyc()
-            self.inp["digest_ready"] = 0
+            self.inp.update(digest_ready=0, digest_share1=0)
         if misuse == "finish_early" and declared:
             yield from self.cmd(OP_FINISH)        # declared length reached: SEQUENCE
         elif misuse == "op0":
