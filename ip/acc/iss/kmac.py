@@ -5,9 +5,10 @@
 The core's side of the port (the RTL core is built to this rule):
 - a `hold` flop drives the KMAC's hold; kmac.acq sets it at the end of its first cycle,
   kmac.rel, ecall and every error halt clear it at the end of their cycle;
-- cmd.valid / msg.valid / digest.ready are 1 only in the cycles of kmac.start|pad|finish,
-  kmac.msg, kmac.dig (payload = the operands) and only while hold = 1 and error = 0: in the
-  cycle that detects a KMAC error no request is presented;
+- cmd.valid / msg.valid / digest.ready (digest.share1) are 1 only in the cycles of
+  kmac.start|pad|finish, kmac.msg|msgm, kmac.dig (kmac.dig1) (payload = the operands; a masked
+  kmac.start's msg.data = URND's next 256 bits, stepped at the handshake) and only while
+  hold = 1 and error = 0: in the cycle that detects a KMAC error no request is presented;
 - such an instruction presents its request each cycle and completes in the first cycle with
   the handshake (valid & ready); its cycle count is the number of cycles presented; kmac.dig
   writes wrd with digest.data of that cycle;
@@ -17,9 +18,11 @@ The core's side of the port (the RTL core is built to this rule):
   (while hold = 1); ERR_KMAC = error_code (0 for the core's own checks).
 The cycles before the detecting one count (sim.py: the detecting cycle itself does not).
 The KMAC side (ip/kmac/doc/spec.md): error clears when hold drops (every acquisition starts
-clean); digest.ready while not squeezing is answered with DIGEST_EARLY, so kmac.dig before
-FINISH halts in its second cycle instead of waiting.
+clean); digest.ready (or share1) while not squeezing is answered with DIGEST_EARLY, so kmac.dig
+(kmac.dig1) before FINISH halts in its second cycle instead of waiting.
 """
+import copy
+
 from ip.kmac.model.cycle import IDLE_INPUTS
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
@@ -102,16 +105,24 @@ def kmac_rel(s, o):
 def _cmd(op):
     def run(s, o):
         req = {"cmd_valid": 1, "cmd_op": op}
+        masked = False
         if op == OP_START:
             v = s.gpr.read(o["grs1"])
-            req.update(cmd_mode=v & 3, cmd_strength=(v >> 2) & 7,
+            masked = bool(v >> 5 & 1)
+            req.update(cmd_mode=v & 3, cmd_strength=(v >> 2) & 7, cmd_masked=int(masked),
                        cmd_msg_len=s.gpr.read(o["grs2"]))
+            if masked:     # the seed: URND's next 256 bits, on msg.data until the handshake
+                req["msg_data"] = copy.copy(s.random.urnd).output(256)
         _transfer(s, req, lambda out: out["cmd_ready"])
+        if masked:         # taken: URND steps as for a URND WSR read
+            s.random.urnd.output(256)
     return run
 
 
 def kmac_msg(s, o):
-    req = {"msg_valid": 1, "msg_data": s.wdr.read(o["wrs"]), "msg_mask": s.gpr.read(o["grs1"])}
+    share1 = s.wdr.read(o["wrs2"]) if "wrs2" in o else 0      # kmac.msgm; kmac.msg: public
+    req = {"msg_valid": 1, "msg_data": s.wdr.read(o["wrs"] if "wrs" in o else o["wrs1"]),
+           "msg_data1": share1, "msg_mask": s.gpr.read(o["grs1"])}
     _transfer(s, req, lambda out: out["msg_ready"])
     # completes in the cycle after the handshake (the core registers msg.ready), presenting
     # no request in it; a KMAC error showing in that cycle faults like in any other. The KMAC
@@ -126,6 +137,13 @@ def kmac_dig(s, o):
     s.wdr.write(o["wrd"], out["digest_data"])
 
 
+def kmac_dig1(s, o):
+    """Share 1 of the current digest word: digest.share1 until valid, nothing taken."""
+    _unit_owns_stream(s)
+    out = _transfer(s, {"digest_share1": 1}, lambda out: out["digest_valid"])
+    s.wdr.write(o["wrd"], out["digest_data"])
+
+
 EXEC = {
     "kmac.acq": kmac_acq,
     "kmac.rel": kmac_rel,
@@ -133,7 +151,9 @@ EXEC = {
     "kmac.pad": _cmd(OP_PAD),
     "kmac.finish": _cmd(OP_FINISH),
     "kmac.msg": kmac_msg,
+    "kmac.msgm": kmac_msg,
     "kmac.dig": kmac_dig,
+    "kmac.dig1": kmac_dig1,
 }
 
 

@@ -300,7 +300,10 @@ class AccCore(wiring.Component):
         acq_wait = Signal()                # kmac.acq past its first cycle (hold raised)
         is_acq = dec.is_("kmac.acq")
         is_kcmd = dec.any_of(["kmac.start", "kmac.pad", "kmac.finish"])
-        is_kmsg, is_kdig = dec.is_("kmac.msg"), dec.is_("kmac.dig")
+        is_kmsg = dec.any_of(["kmac.msg", "kmac.msgm"])
+        is_kdig = dec.any_of(["kmac.dig", "kmac.dig1"])      # dig1: share 1, nothing taken
+        is_kmstart = Signal()              # a masked kmac.start (grs1[5]): URND seeds the KMAC
+        m.d.comb += is_kmstart.eq(dec.is_("kmac.start") & g1[5])
         is_kreq = is_kcmd | is_kmsg | is_kdig
         kcycle = Signal()                  # a kmac.* instruction (not rel) is in execute
         m.d.comb += kcycle.eq(run & ~hazard & ~bad_pc & (is_acq | is_kreq))
@@ -336,8 +339,13 @@ class AccCore(wiring.Component):
                      sl.cmd.op.eq(Mux(dec.is_("kmac.start"), OP_START,
                                       Mux(dec.is_("kmac.pad"), OP_PAD, OP_FINISH))),
                      sl.cmd.mode.eq(g1[0:2]), sl.cmd.strength.eq(g1[2:5]), sl.cmd.msg_len.eq(g2),
-                     sl.msg.valid.eq(present & is_kmsg), sl.msg.data.eq(wA), sl.msg.mask.eq(g1),
-                     sl.digest.ready.eq((present & is_kdig) | smp.dig_ready)]
+                     sl.cmd.masked.eq(g1[5]),
+                     sl.msg.valid.eq(present & is_kmsg), sl.msg.mask.eq(g1),
+                     sl.msg.data.eq(Mux(is_kmstart, rnd.urnd256, wA)),
+                     # kmac.msg's word is public in a masked operation: share 1 = 0
+                     sl.msg.data1.eq(Mux(dec.is_("kmac.msgm"), wB, 0)),
+                     sl.digest.ready.eq((present & dec.is_("kmac.dig")) | smp.dig_ready),
+                     sl.digest.share1.eq(present & dec.is_("kmac.dig1"))]
         kdone = Signal()                   # the kmac.* instruction completes this cycle
         m.d.comb += kdone.eq((is_acq & acq_wait & sl.granted)
                              | (is_kcmd & sl.cmd.ready) | (is_kmsg & kmsg_took)
@@ -532,7 +540,8 @@ class AccCore(wiring.Component):
             with m.If(dec.is_("bn.wsrw") & (wsr_addr == isa.wsrs["ACC"]["addr"])):
                 m.d.sync += acc.eq(wA)
             m.d.comb += [rnd.take_word.eq(rd_csr["RND"]), rnd.take_all.eq(rd_wsr["RND"]),
-                         rnd.step32.eq(rd_csr["URND"]), rnd.step256.eq(rd_wsr["URND"]),
+                         rnd.step32.eq(rd_csr["URND"]),
+                         rnd.step256.eq(rd_wsr["URND"] | is_kmstart),     # (go: the handshake)
                          rnd.reseed.eq(dec.is_("bn.wsrw") & (wsr_addr == isa.wsrs["URND"]["addr"]))]
             with m.If(dec.is_("bn.or.acc")):
                 m.d.sync += acc.eq(walu.acc_next)

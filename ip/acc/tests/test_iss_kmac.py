@@ -343,6 +343,7 @@ def test_dig_while_not_squeezing_is_a_kmac_error():
     complete counts as squeezing: kmac.dig waits for the digest there (test_hashes_match_
     hashlib)."""
     for body in ("kmac.start x1, x0\nkmac.dig w1\n",            # absorbing
+                 "kmac.start x1, x0\nkmac.dig1 w1\n",           # share 1: the same error
                  "kmac.start x1, x0\nkmac.msg w0, x3\nkmac.dig w1\n",
                  "kmac.dig w1\n"):                               # granted, no START
         src = "addi x1, x0, 1\naddi x3, x0, -1\nkmac.acq\n" + body + "ecall\n"
@@ -356,3 +357,56 @@ def test_dig_while_not_squeezing_is_a_kmac_error():
         assert h.cycles == want, (body, h.cycles, want)
         assert sim.kmac_hold == 0
         _then_good(sim)
+
+
+def masked_prog(seed, share1):
+    """A masked SHAKE256 (kmac.start grs1[5]) of two words, the first in two shares (kmac.msgm),
+    the second public (kmac.msg); two digest words read as share 1 then share 0; URND read
+    after it. URND is seeded from DMEM 0; the shares and the public word at 32 / 64 / 96."""
+    rng = random.Random(7)
+    m1, m2 = rng.randbytes(32), rng.randbytes(32)
+    s0 = bytes(a ^ b for a, b in zip(m1, share1))
+    dmem = seed + s0 + share1 + m2
+    src = "\n".join(["bn.lw w1, 0(x0)", "bn.lw w2, 32(x0)", "bn.lw w3, 64(x0)", "bn.lw w4, 96(x0)",
+                     "bn.wsrw URND, w1", *li(1, SHAKE | S256 << 2 | 1 << 5), "addi x3, x0, -1",
+                     "kmac.acq", "kmac.start x1, x0", "kmac.msgm w2, w3, x3", "kmac.msg w4, x3",
+                     "kmac.finish", "kmac.dig1 w5", "kmac.dig w6", "kmac.dig1 w7", "kmac.dig w8",
+                     "kmac.rel", "bn.wsrr w9, URND", "ecall"]) + "\n"
+    sim, h = run(src, dmem={0: dmem})
+    assert h.ok, h
+    return sim, hashlib.shake_256(m1 + m2).digest(64)
+
+
+def test_masked_operation_gives_the_digest_in_two_shares():
+    """Shares XOR to hashlib's digest; share 0 is not the digest and changes with the URND seed
+    and with the message's split; the masked START took URND's next 256 bits (the next URND
+    read is the 256 after them)."""
+    from ip.common.trivium import Trivium
+    rng = random.Random(8)
+    runs = []
+    for seed, share1 in ((rng.randbytes(32), rng.randbytes(32)), (rng.randbytes(32), rng.randbytes(32)),
+                         (None, None)):
+        if seed is None:                        # the first seed again, another split
+            seed, share1 = runs[0][0], rng.randbytes(32)
+        sim, ref = masked_prog(seed, share1)
+        w = [sim.wdr.read(i).to_bytes(32, "little") for i in range(5, 10)]
+        got = bytes(a ^ b for a, b in zip(w[0] + w[2], w[1] + w[3]))
+        assert got == ref
+        assert w[1] != ref[:32] and w[3] != ref[32:]
+        t = Trivium()
+        t.seed(int.from_bytes(seed, "little"))
+        t.output(256)                           # the KMAC's seed
+        assert int.from_bytes(w[4], "little") == t.output(256)
+        runs.append((seed, w[1]))
+    assert len({r[1] for r in runs}) == 3
+
+
+def test_unmasked_operation_share_1_reads_zero():
+    src = "\n".join([*li(1, SHAKE | S128 << 2), "addi x3, x0, -1", "bn.wsrr w5, URND",
+                     "kmac.acq", "kmac.start x1, x0", "kmac.msgm w0, w5, x3", "kmac.finish",
+                     "kmac.dig1 w6", "kmac.dig w7", "kmac.rel", "ecall"]) + "\n"
+    sim, h = run(src)
+    assert h.ok, h
+    assert sim.wdr.read(6) == 0                 # share 1 of an unmasked digest
+    # unmasked: wrs2 of kmac.msgm is ignored, the word is w0 (zero)
+    assert sim.wdr.read(7).to_bytes(32, "little") == hashlib.shake_128(bytes(32)).digest(32)

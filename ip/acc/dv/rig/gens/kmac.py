@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """KMAC snippets: one side-load session (kmac.acq, kmac.start, message words, kmac.finish,
 digest words or a stream-unit run, kmac.rel) with plain instructions in between, since the
-KMAC works in the background; or one of its misuse constructs (KMAC / SAMPLER errors)."""
+KMAC works in the background; or one of its misuse constructs (KMAC / SAMPLER errors).
+A third of the sessions are masked (kmac.start grs1[5]: URND seeds the KMAC's masks): words
+in two shares (kmac.msgm) or public (kmac.msg), digest words as share 1 (kmac.dig1) then
+share 0 (kmac.dig); the unmasked ones use msgm and dig1 now and then too."""
 from __future__ import annotations
 
 from ip.acc.dv.rig.config import SMP_MISUSE, _li
@@ -52,12 +55,14 @@ def kmac_item(g: State, misuse: str | None = None) -> list[str]:
         words.append((mask, g.w()))
         total += n
     declared = total if (total and g.chance(0.3) and misuse != "smp_early") else 0
-    mode = 3 if misuse == "bad_mode" else kmac_mode(g)
+    masked = g.chance(0.33)
+    mode = 3 if misuse == "bad_mode" else kmac_mode(g) | masked << 5
     out += _li(ga, mode) + _li(gb, declared) + [f"kmac.start x{ga}, x{gb}"]
     if misuse == "early_dig":
-        return out + ["kmac.dig w1"]
+        return out + [r.choice(("kmac.dig w1", "kmac.dig1 w1"))]
     for k, (mask, w) in enumerate(words):
-        out += _li(ga, mask) + [f"kmac.msg w{w}, x{ga}"]
+        two = g.chance(0.7 if masked else 0.2)
+        out += _li(ga, mask) + [f"kmac.msgm w{w}, w{g.w()}, x{ga}" if two else f"kmac.msg w{w}, x{ga}"]
         if g.chance(0.3):
             out += plain_item(g)
         if declared == 0 and k == len(words) // 2 and g.chance(0.2):
@@ -69,6 +74,10 @@ def kmac_item(g: State, misuse: str | None = None) -> list[str]:
     for _ in range(r.randint(0, 4)):
         if g.chance(0.4):
             out += plain_item(g)
+        if g.chance(0.8 if masked else 0.2):
+            out.append(f"kmac.dig1 w{g.w()}")
+            if g.chance(0.2):
+                out += plain_item(g)
         out.append(f"kmac.dig w{g.w()}")
     if g.chance(0.3):
         out.append(f"csrrs x{g.gd()}, KMAC_STATUS, x0")

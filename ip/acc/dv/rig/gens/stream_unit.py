@@ -37,7 +37,7 @@ def smp_item(g: State, misuse: str | None = None) -> list[str]:
     if misuse == "smp_busy":
         return out + [f"smp.run x{gd}, x{gc}, {mode}"]
     if misuse == "smp_dig":
-        return out + [r.choice(("kmac.dig w3", "kmac.rel"))]
+        return out + [r.choice(("kmac.dig w3", "kmac.dig1 w3", "kmac.rel"))]
     for _ in range(r.randint(0, 4)):
         out += plain_item(g)
     if g.chance(0.3):
