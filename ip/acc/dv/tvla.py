@@ -28,6 +28,12 @@ Programs:
                                the same with a seeded first-order leak (the input shares added;
                                the DOM ANDs without their fresh r): must be flagged, or the
                                assessment cannot see what it claims to
+    mlkem_g_masked             G(m' || h) through the KMAC's masked mode
+                               (ip/acc/kernels/mlkem/masked_hash.py), secret: m'; fresh each
+                               trace: h, the Boolean shares of m', the entropy URND (and so the
+                               KMAC's masks) is seeded from
+    mlkem_g_masked_combined    the same with a seeded leak: m' = m0 ^ m1 in a register, sent to
+                               the KMAC as a public word
 """
 import time
 from dataclasses import dataclass
@@ -105,6 +111,30 @@ def _mlkem_decode_masked(leak: str | None = None) -> Program:
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
+def _mlkem_g_masked(leak: str | None = None) -> Program:
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_hash import MaskedG
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    obj = MaskedG(leak)
+
+    def fixed_secret(rng) -> bytes:
+        return rng.bytes(32)
+
+    def inputs(rng, fixed: bytes | None) -> tuple:
+        m = fixed if fixed is not None else rng.bytes(32)
+        m1 = rng.bytes(32)
+        m0 = bytes(a ^ b for a, b in zip(m, m1))
+        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        return image(obj.image(m0, m1, rng.bytes(32)), block.DMEM_SIZE), entropy
+
+    name = "mlkem_g_masked" + (f"_{leak}" if leak else "")
+    what = "m' fixed vs random; h, shares and masks fresh each trace" + (
+        "; a seeded leak: m' combined in a register and hashed as a public word" if leak else "")
+    return Program(name, f"ML-KEM G(m' || h) in the KMAC's masked mode: {what}",
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
+
+
 def _mlkem_decrypt_masked(param: int) -> Program:
     import random
     from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
@@ -139,6 +169,8 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_decode_masked"] = lambda: _mlkem_decode_masked()
     out["mlkem_decode_masked_sum"] = lambda: _mlkem_decode_masked("sum")
     out["mlkem_decode_masked_no_fresh"] = lambda: _mlkem_decode_masked("no_fresh")
+    out["mlkem_g_masked"] = lambda: _mlkem_g_masked()
+    out["mlkem_g_masked_combined"] = lambda: _mlkem_g_masked("combined")
     return out
 
 

@@ -3,8 +3,8 @@
 """`pqsoc sca tvla` on the ACC's RTL power model (issue #38, CI-sized): today's unmasked ML-KEM
 decapsulation is flagged, confirmed by both independent halves of the traces; the control (the
 same program, classes that differ in nothing it reads) stays under the threshold at the first and
-second order; the masked decryption stays under it and the seeded leaks of its decoding gadget do
-not; the model
+second order; the masked decryption and G through the masked KMAC stay under it and the seeded
+leaks of the decoding gadget and of G do not; the model
 covers the registers the ISA names."""
 import json
 
@@ -92,7 +92,7 @@ def test_the_masked_decryption_stays_under_the_threshold(power_model, tmp_path):
     assert rep["orders"]["1"]["units"]["wide"]["max_abs_t"] > 0
 
 
-@pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked"])
+@pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked", "mlkem_g_masked"])
 def test_the_masked_programs_are_the_same_on_rtl_and_iss(power_model, name):
     """ISS = RTL: cycles, halt and the whole DMEM (outputs, planes, the wipe)."""
     import numpy as np
@@ -117,6 +117,22 @@ def test_seeded_leaks_in_the_masked_decoding_are_flagged(power_model, tmp_path, 
                      "--batch", "100", "--expect-leak", "--json", str(out)]) == 0
     rep = json.loads(out.read_text())
     assert rep["orders"]["1"]["unit"] == "wide"
+
+
+def test_g_through_the_masked_kmac_stays_under_and_its_seeded_leak_does_not(power_model, tmp_path):
+    """G(m' || h) with m' in two shares through the KMAC's masked mode: under the threshold in
+    every unit (the KMAC's registers included); m' combined in a register and hashed as a public
+    word: flagged in the KMAC (its intake and state) and the wide registers."""
+    out = tmp_path / "g.json"
+    assert cli.main(["sca", "tvla", "mlkem_g_masked", "--traces", "200", "--batch", "100",
+                     "--expect-pass", "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert min(rep["traces"].values()) > 60 and rep["first_flagged_at_traces"] is None
+    out = tmp_path / "combined.json"
+    assert cli.main(["sca", "tvla", "mlkem_g_masked_combined", "--traces", "100", "--batch", "50",
+                     "--expect-leak", "--json", str(out)]) == 0
+    units = json.loads(out.read_text())["orders"]["1"]["units"]
+    assert units["kmac"]["cycles_confirmed"] > 0 and units["wide"]["cycles_confirmed"] > 0
 
 
 def test_bad_requests_are_refused_by_name(capsys):

@@ -1,0 +1,71 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""ML-KEM's G on a secret in two Boolean shares, through the KMAC's masked mode (issue #38).
+
+Decapsulation computes (K', r') = G(m' || h) with m' secret; in the masked decapsulation m'
+comes out of the masked decoding in Boolean shares (ip/acc/kernels/mlkem/masked.py), so G
+must take it that way and give K' and r' in shares too. The KMAC does it in hardware: a
+masked START (kmac.start grs1[5], the KMAC's masks seeded from URND), m' as one two-share word
+(kmac.msgm), h as a public word (kmac.msg: share 1 = 0), and each digest word read as share 1
+(kmac.dig1) then share 0 (kmac.dig). SHA3-512's 64 bytes are K' (word 0) and r' (word 1).
+
+Register and port discipline (the RTL power model counts every register's and memory port's
+Hamming distance, docs/side_channels.md): a domain-0 and a domain-1 value never follow each
+other in one register or on the DMEM ports; the loads and stores of the two domains are
+separated by a public word's (h, or the zero word).
+
+`leak` seeds a first-order leak for the assessment's own check: "combined" XORs the shares in
+a register and sends m' as a public word (the KMAC then holds m' itself).
+"""
+SHA3_512_MASKED = 0 | 4 << 2 | 1 << 5        # kmac.start grs1: SHA3, strength 512, masked
+LEAKS = (None, "combined")
+
+
+class MaskedG:
+    """(K'0 ^ K'1, r'0 ^ r'1) = SHA3-512(m' || h) for m' = m0 ^ m1 (32 bytes each), h public."""
+
+    def __init__(self, leak: str | None = None, base: int = 0):
+        if leak not in LEAKS:
+            raise ValueError(f"unknown seeded leak {leak!r}")
+        self.leak = leak
+        self.M0, self.H, self.M1, self.ZERO = (base + 32 * i for i in range(4))
+        self.K0, self.K1, self.R0, self.R1 = (base + 32 * i for i in range(4, 8))
+        self.END = base + 32 * 8
+
+    # ------------------------------------------------------------------ host side
+    def image(self, m0: bytes, m1: bytes, h: bytes) -> dict:
+        for name, v in (("m0", m0), ("m1", m1), ("h", h)):
+            if len(v) != 32:
+                raise ValueError(f"{name}: 32 bytes expected, got {len(v)}")
+        return {self.M0: m0, self.H: h, self.M1: m1, self.ZERO: bytes(32)}
+
+    def outputs(self, dmem: bytes) -> tuple[bytes, bytes, bytes, bytes]:
+        """(K'0, K'1, r'0, r'1)."""
+        return tuple(dmem[a:a + 32] for a in (self.K0, self.K1, self.R0, self.R1))
+
+    # ------------------------------------------------------------------ program
+    def program(self) -> str:
+        from ip.acc.kernels.mlkem.masked import seed_urnd
+        return "\n".join(seed_urnd() + self.body() + ["ecall"]) + "\n"
+
+    def body(self) -> list[str]:
+        """URND seeded -> the outputs at K0 / K1 / R0 / R1; the registers it used zeroed.
+        w1 / w5 / w7: domain 0; w2 / w6 / w8: domain 1; w3: h, w4: the zero word."""
+        L = [f"bn.lw w1, {self.M0}(x0)", f"bn.lw w3, {self.H}(x0)",      # h between the shares
+             f"bn.lw w2, {self.M1}(x0)", f"bn.lw w4, {self.ZERO}(x0)",
+             f"addi x1, x0, {SHA3_512_MASKED}", "addi x3, x0, -1",
+             "kmac.acq", "kmac.start x1, x0"]
+        if self.leak == "combined":
+            L += ["bn.xor w1, w1, w2", "kmac.msg w1, x3"]
+        else:
+            L += ["kmac.msgm w1, w2, x3"]
+        L += ["kmac.msg w3, x3", "kmac.finish",
+              "kmac.dig1 w6", "kmac.dig w5",                  # K': share 1, then share 0 (taken)
+              "kmac.dig1 w8", "kmac.dig w7",                  # r'
+              "kmac.rel"]
+        # stores: each domain's word after the zero word's
+        for reg, addr in (("w5", self.K0), ("w6", self.K1), ("w7", self.R0), ("w8", self.R1)):
+            L += [f"bn.sw w4, {self.ZERO}(x0)", f"bn.sw {reg}, {addr}(x0)"]
+        # wipe: one domain's registers, then the other's
+        L += [f"bn.xor {w}, {w}, {w}" for w in ("w1", "w5", "w7", "w2", "w6", "w8")]
+        return L
