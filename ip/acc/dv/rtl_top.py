@@ -12,13 +12,13 @@ from ip.common.wishbone import WishboneSignature
 from ip.kmac.rtl.kmac import Kmac
 
 from ip.acc.rtl.acc import Acc
-from ip.acc.rtl.pqc import KMAC_ROUNDS_PER_CYCLE, kmac_on_sideload
+from ip.acc.rtl.pqc import DV_KMAC_MASKED, KMAC_ROUNDS_PER_CYCLE, kmac_on_sideload
 
 
 class AccWithKmac(wiring.Component):
     def __init__(self, imem_size: int, dmem_size: int, addr_width: int = 30):
         self.acc = Acc(imem_size, dmem_size, addr_width=addr_width)
-        self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE)
+        self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, masked=DV_KMAC_MASKED)
         super().__init__({"bus": In(WishboneSignature(addr_width)), "irq": Out(1), "busy": Out(1)})
 
     def elaborate(self, platform):

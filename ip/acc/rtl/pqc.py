@@ -28,6 +28,10 @@ from ip.acc.rtl.acc import Acc
 KMAC_ADDR_WIDTH = kmac_block.ADDR_WIDTH   # word address bits of the 4 KiB KMAC window (block kmac's)
 ACC_ADDR_WIDTH = 16    # word address bits of the 256 KiB ACC window (regs, IMEM, DMEM)
 KMAC_ROUNDS_PER_CYCLE = 1
+# The ACC's test tops (ip/acc/dv: the lockstep fuzzer's RTL, the power model, the gate-level top)
+# hold a KMAC with its masked mode, so the ACC's masked instructions are tested against it (the
+# ISS's KMAC model has it too, ip/acc/iss/machine.py); the SoC's KMAC is kmac_block.MASKED's.
+DV_KMAC_MASKED = True
 
 
 def add_submodule(m: Module, name: str, component) -> None:
@@ -42,7 +46,7 @@ def kmac_on_sideload(m: Module, sideload, kmac: Kmac | None = None, cpu_bus_idle
     netlist's ports). cpu_bus_idle holds the KMAC's CPU bus idle (the ACC test tops, where only
     the ACC uses the KMAC); the SoC connects that bus itself."""
     if kmac is None:
-        kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE)
+        kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, masked=DV_KMAC_MASKED)
     add(m, "kmac", kmac)
     wiring.connect(m, sideload, kmac.sideload)
     if cpu_bus_idle:
@@ -55,7 +59,8 @@ class PqcSubsystem(wiring.Component):
                  sram_macro: str | None = None, clock_gate: str | None = "generic"):
         self.acc = Acc(imem_size, dmem_size, addr_width=ACC_ADDR_WIDTH, sram_macro=sram_macro,
                        clock_gate=clock_gate)
-        self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, addr_width=KMAC_ADDR_WIDTH)
+        self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, addr_width=KMAC_ADDR_WIDTH,
+                         masked=kmac_block.MASKED)
         super().__init__({"kmac_bus": In(WishboneSignature(KMAC_ADDR_WIDTH)),
                           "acc_bus": In(WishboneSignature(ACC_ADDR_WIDTH)),
                           "acc_dma": Out(WishboneSignature(30, burst=True)),

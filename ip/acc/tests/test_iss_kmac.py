@@ -410,3 +410,17 @@ def test_unmasked_operation_share_1_reads_zero():
     assert sim.wdr.read(6) == 0                 # share 1 of an unmasked digest
     # unmasked: wrs2 of kmac.msgm is ignored, the word is w0 (zero)
     assert sim.wdr.read(7).to_bytes(32, "little") == hashlib.shake_128(bytes(32)).digest(32)
+
+
+def test_soc_kmac_without_masked_mode_refuses_a_masked_start():
+    """Iss(kmac_masked=False) models the SoC's KMAC (ip/kmac/block.py MASKED): a masked START is
+    refused with MODE, which halts the program with the KMAC error, as on that RTL."""
+    from ip.kmac.model.transaction import ERR_MODE
+    src = "\n".join([*li(1, SHAKE | S128 << 2 | 1 << 5), "kmac.acq", "kmac.start x1, x0",
+                     "addi x0, x0, 0", "addi x0, x0, 0", "kmac.finish", "ecall"]) + "\n"
+    sim = Iss(ISA, kmac_masked=False)
+    sim, h = run(src, sim=sim)
+    assert h.reason == "error" and h.err_bits == KMAC_BIT, h
+    assert sim.csr.values["ERR_KMAC"] == ERR_MODE
+    sim, h = run(src)                            # the ACC's test tops' KMAC takes it
+    assert h.ok, h

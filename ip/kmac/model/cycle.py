@@ -90,7 +90,11 @@ def masked_permutation(s0: list[int], s1: list[int], prng: Trivium) -> tuple[lis
 
 
 class KmacCycleModel:
-    def __init__(self):
+    """masked: the KMAC has its masked mode (Kmac(masked=True)); without it a masked START is
+    refused with MODE, as the RTL's."""
+
+    def __init__(self, masked: bool = True):
+        self.has_masked = masked
         self.reset()
 
     def reset(self):
@@ -241,11 +245,13 @@ class KmacCycleModel:
                 abort()
                 n["zap_pend"] = 0
                 n["msg_len"] = g("cmd_msg_len") & 0xFFFF_FFFF
-                n["msk"] = g("cmd_masked") & 1
-                if n["msk"]:
-                    n["_reseed"] = g("msg_data") & M256
+                masked = g("cmd_masked") & 1
+                if self.has_masked:
+                    n["msk"] = masked
+                    if masked:
+                        n["_reseed"] = g("msg_data") & M256
                 r = rate_bytes(g("cmd_mode"), g("cmd_strength"))
-                if r is not None:
+                if r is not None and (self.has_masked or not masked):
                     n["rl"] = r // 8
                     n["ds"] = DSBYTE[g("cmd_mode")]
                     n["phase"] = ABSORB

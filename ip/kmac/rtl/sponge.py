@@ -78,7 +78,7 @@ class Sponge(wiring.Component):
     seed: In(SEED_BITS)     # the masking PRNG's seed, taken by a masked START
     masked_mode: Out(1)     # the current operation is masked
 
-    def __init__(self, rounds_per_cycle: int = 1, predecoded: bool = False, masked: bool = True):
+    def __init__(self, rounds_per_cycle: int = 1, predecoded: bool = False, masked: bool = False):
         self.rounds_per_cycle = rounds_per_cycle
         self.predecoded = predecoded
         self.core = KeccakCore(rounds_per_cycle)    # built here so benches can probe them

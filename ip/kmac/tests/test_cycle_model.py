@@ -12,7 +12,7 @@ from amaranth.sim import Simulator
 
 from ip.kmac.model.cycle import INPUTS, KmacCycleModel
 from ip.kmac.rtl.kmac import Kmac
-from ip.kmac.model.transaction import ERR_DIGEST_EARLY, ERR_MASK, ERR_OWNER, ERR_SEQUENCE
+from ip.kmac.model.transaction import ERR_DIGEST_EARLY, ERR_MASK, ERR_MODE, ERR_OWNER, ERR_SEQUENCE
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
 from ip.kmac.tests.refs import reference
@@ -44,8 +44,9 @@ class Master:
     """Random side-load master as a generator: yields this cycle's inputs, receives this
     cycle's outputs. Keeps valid and payload stable until ready (the protocol)."""
 
-    def __init__(self, rng, ncycles):
+    def __init__(self, rng, ncycles, kmac_masked=True):
         self.rng = rng
+        self.kmac_masked = kmac_masked     # the KMAC has its masked mode (else: refused, MODE)
         self.ncycles = ncycles
         self.inp = {k: 0 for k in INPUTS}
         self.checked = []            # (what, got, expected) of clean operations
@@ -179,6 +180,8 @@ class Master:
                                          "dig_early"])
         self.stats["ops"] += 1
         masked = int(r.random() < 0.33)
+        if masked and not self.kmac_masked:
+            misuse = "masked"                      # refused (MODE): no digest comes
         if misuse == "msg_idle":                   # message before START: SEQUENCE
             yield from self.msg(b"x", 0)
         if misuse == "mode":
@@ -260,11 +263,11 @@ class Master:
             return
 
 
-def cosim(seed, ncycles):
-    dut = Kmac()
-    model = KmacCycleModel()
+def cosim(seed, ncycles, masked=True):
+    dut = Kmac(masked=masked)
+    model = KmacCycleModel(masked=masked)
     rng = random.Random(seed)
-    master = Master(rng, ncycles)
+    master = Master(rng, ncycles, kmac_masked=masked)
     res = {"mismatch": None, "errcodes": set(), "max_ready_wait": 0}
 
     async def bench(ctx):
@@ -295,9 +298,11 @@ def cosim(seed, ncycles):
     return master, res
 
 
-@pytest.mark.parametrize("seed,ncycles", [(1, 7000), (2, 7000), (3, 7000)])
-def test_cycle_model_matches_rtl(seed, ncycles):
-    master, res = cosim(seed, ncycles)
+@pytest.mark.parametrize("seed,ncycles,masked", [(1, 7000, True), (2, 7000, True), (3, 7000, True),
+                                                (4, 4000, False)])
+def test_cycle_model_matches_rtl(seed, ncycles, masked):
+    """masked=False: the SoC's KMAC (ip/kmac/block.py MASKED), which refuses a masked START."""
+    master, res = cosim(seed, ncycles, masked)
     assert res["mismatch"] is None, res["mismatch"]
     bad = [(w, g.hex(), e.hex()) for w, g, e in master.checked if g != e]
     assert not bad, bad
@@ -305,11 +310,15 @@ def test_cycle_model_matches_rtl(seed, ncycles):
     # the random master reached the error paths too
     assert ERR_OWNER in res["errcodes"], (res["errcodes"], master.stats)
     assert any(c & ERR_DIGEST_EARLY for c in res["errcodes"]), res["errcodes"]
+    if not masked:                   # its masked STARTs were refused
+        assert any(c & ERR_MODE for c in res["errcodes"]), res["errcodes"]
+    else:
+        assert master.stats["masked"] >= 10, master.stats
 
 
 def _scripted(script):
     """Run a fixed list of per-cycle inputs through model and RTL; return model outputs."""
-    dut = Kmac()
+    dut = Kmac(masked=True)
     model = KmacCycleModel()
     log = []
 
@@ -359,7 +368,7 @@ def test_combinational_paths_and_error_codes():
 def _reactive(genfn):
     """Run a side-load master generator (yields inputs, receives that cycle's outputs)
     through model and RTL, comparing every output in every cycle."""
-    dut = Kmac()
+    dut = Kmac(masked=True)
     model = KmacCycleModel()
 
     async def bench(ctx):

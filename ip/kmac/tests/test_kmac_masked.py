@@ -128,7 +128,7 @@ def test_release_wipes_both_shares():
                 msg_mask=0xFFFF_FFFF)
     script = [H, H, start, H, word] + [H] * 6 + [dict(H, cmd_valid=1, cmd_op=2)] + [H] * 10
     script += [{}] * (MASKED_CYCLES + 10)
-    log, probes = _run(Kmac(), script)
+    log, probes = _run(Kmac(masked=True), script)
     assert any(o["granted"] for o in log) and not any(o["error"] for o in log)
     assert probes == {"state0": 0, "state1": 0, "c0": 0, "c1": 0, "core": 0}
 
