@@ -11,10 +11,11 @@ ROUNDS_PER_CYCLE = 1     # Keccak-f[1600] rounds per clock: 24 cycles a permutat
 # and the hardened block has it, so the wrapper's KMAC cell is the SoC's KMAC.
 ADDR_WIDTH = 10
 PERIOD_NS = SYS_CLK_PERIOD_NS   # synthesis, STA and hardening target: the SoC's clock
-# The SoC's KMAC has no masked mode (issue #38): with it (+0.66 mm2 of logic) the flat floorplan's
-# logic takes 67.2 % of the cell rows, above the plan's 60 % (docs/side_channels.md, "The masked
-# KMAC"), so the silicon leaves it out until that area is found. Block `kmac_masked` is the KMAC
-# with it (its figures); the ACC's test tops build that one (ip/acc/rtl/pqc.py DV_KMAC_MASKED).
+# The SoC's KMAC has no masked mode (issue #38): with it (+0.35 mm2 of logic in block kmac_masked,
+# one core for both modes) the flat floorplan's bands of the ACC's datapath are at 66 % and 65 %,
+# above the plan's 60 % (docs/side_channels.md, "The masked KMAC"), so the silicon leaves it out
+# until that area is found. Block `kmac_masked` is the KMAC with it (its figures); the ACC's test
+# tops build that one (ip/acc/rtl/pqc.py DV_KMAC_MASKED).
 MASKED = False
 
 
@@ -47,7 +48,7 @@ KECCAK = Block(
 KECCAK_MASKED = Block(
     name="keccak_masked",
     top="keccak_masked_core",
-    description="Keccak-f[1600] on two shares, DOM chi, its PRNG; 49 cycles (ip/kmac/rtl/keccak_masked.py)",
+    description="Keccak-f[1600] on two shares, DOM chi, its PRNG; 97 cycles masked, 24 unmasked (ip/kmac/rtl/keccak_masked.py)",
     emit=emit_amaranth(_keccak_masked, "keccak_masked_core"),
     period_ns=PERIOD_NS,
     cocotb_test="ip.kmac.tests.cocotb_keccak_masked",
@@ -67,7 +68,7 @@ KMAC = Block(
 KMAC_MASKED = Block(
     name="kmac_masked",
     top="kmac",
-    description="KMAC block with the masked mode (two-share sponge, masked Keccak core): not in the SoC (ip/kmac/block.py MASKED)",
+    description="KMAC block with the masked mode (two-share sponge, one Keccak core for both modes): not in the SoC (ip/kmac/block.py MASKED)",
     emit=emit_amaranth(lambda: _kmac(masked=True), "kmac"),
     period_ns=PERIOD_NS,
 )

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   top = new Vkm;
   top->rst = 1;
   top->load = top->start = top->reseed = 0;
+  top->masked = 1;   // the masked schedule, every permutation
   tick();
   tick();
   top->rst = 0;

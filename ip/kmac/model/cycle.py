@@ -7,9 +7,9 @@ It mirrors the RTL register by register (owner, side-load error, message intake 
 staging lane, output shift buffer, Keccak core busy/step), so every output is exact in every
 cycle; the Keccak state itself is computed with `model.keccak_f` when a permutation starts and
 becomes visible 24 cycles later, as in the iterative core. Masked mode (a START with
-cmd_masked): both shares of every register the RTL doubles (stg1, obuf1, dword1, the intake's
+cmd_masked): both shares of every register the RTL doubles (stg1, dword1, the intake's
 second share), the masking PRNG (Trivium, reseeded from msg_data at that START) and the masked
-core's permutation, exact share for share (ip/kmac/model/masked_keccak.py), 49 cycles.
+core's permutation, exact share for share (ip/kmac/model/masked_keccak.py), 97 cycles.
 
     m = KmacCycleModel()
     out = m.outputs(inp)    # this cycle's outputs for this cycle's master inputs
@@ -41,7 +41,9 @@ Timing summary (rpc = 1; see the RTL for the exact rules):
 - FINISH (or the declared length reached) pads in one cycle and permutes (24); then 1 cycle
   copy into the output buffer (and the next permutation starts there), 4 lane shifts: the
   first digest word is valid 29 cycles after the edge that takes FINISH. Masked: every
-  permutation takes 49 cycles instead of 24 (so 54 after FINISH), nothing else changes.
+  permutation takes 97 cycles instead of 24 (so 102 after FINISH), and the copy does not
+  start the next one: it starts when the block's last lane has shifted out (share 1's lanes
+  shift from the core's state, there is no second output buffer).
 - error / error_code: sticky until the next accepted START, the release (the cycle that sees
   hold low while granted clears them) or the grant (keeps only that cycle's new codes), so
   every acquisition starts clean. Engine errors appear 2 cycles after the offending cycle
@@ -81,7 +83,7 @@ def _mask_lo_hi(mask):
 
 def masked_permutation(s0: list[int], s1: list[int], prng: Trivium) -> tuple[list[int], list[int]]:
     """The masked core's permutation of two 25-lane shares, drawing its fresh bits from prng
-    (advanced as the RTL's: 800 bits in each of its 48 cross-term cycles)."""
+    (advanced as the RTL's: 400 bits in each of its 96 cross-term cycles)."""
     a0 = np.array([s0], dtype=np.uint64)
     a1 = np.array([s1], dtype=np.uint64)
     for a0, a1, _, _ in masked_keccak.permute(a0, a1, masked_keccak.prng_fresh(prng, SLICES), SLICES):
@@ -120,7 +122,7 @@ class KmacCycleModel:
         self.sfill = 0
         self.lane = 0
         self.obuf = [0] * MAX_RATE_LANES
-        self.obuf1 = [0] * MAX_RATE_LANES
+        self.refill = 0                # masked: a block copied out, its permutation waits
         self.ocnt = 0
         self.dword = [0] * 4           # lane 0 = bits [63:0]
         self.dword1 = [0] * 4
@@ -128,8 +130,9 @@ class KmacCycleModel:
         self.msk = 0                   # the operation is masked
         self.err = 0                   # engine's registered err / err_code
         self.err_code = 0
-        # Keccak cores: the unmasked one, the masked one's shares and PRNG; busy / step are
-        # the operation's core's (only it ever runs)
+        # The Keccak state of an unmasked operation, the shares of a masked one, the PRNG. The
+        # RTL holds both in one core (share 0 is the unmasked state); kept apart here, which
+        # no output can tell, since every START and wipe zeroes both. busy / step: the core's
         self.state = [0] * 25
         self.mstate0 = [0] * 25
         self.mstate1 = [0] * 25
@@ -170,7 +173,7 @@ class KmacCycleModel:
 
         def abort():
             n.update(phase=IDLE, fin_pend=0, ptr=0, inword=0, stg=0, stg1=0, sfill=0, lane=0,
-                     obuf=[0] * MAX_RATE_LANES, obuf1=[0] * MAX_RATE_LANES, ocnt=0,
+                     obuf=[0] * MAX_RATE_LANES, ocnt=0, refill=0,
                      dword=[0] * 4, dword1=[0] * 4, dcnt=0, count=0, zap_pend=1)
 
         drained = (not self.inword) and self.sfill != 8 and not busy
@@ -278,18 +281,23 @@ class KmacCycleModel:
         take = dig_valid_e and e_dig_ready
         shift = self.ocnt != 0 and (self.dcnt != 4 or take) and not starting
         if self.phase == SQUEEZE and not busy and self.ocnt == 0 and not starting:
-            start = 1
-            n["ocnt"] = self.rl
-            src0, src1 = (self.mstate0, self.mstate1) if self.msk else (self.state, [0] * 25)
-            n["obuf"] = [src0[i] if i < self.rl else 0 for i in range(MAX_RATE_LANES)]
-            n["obuf1"] = [src1[i] if i < self.rl else 0 for i in range(MAX_RATE_LANES)]
+            if self.refill:            # masked: the block is out, permute now
+                start = 1
+                n["refill"] = 0
+            else:                      # copy (unmasked: and permute at once, eager refill)
+                start = 0 if self.msk else 1
+                n["refill"] = self.msk
+                n["ocnt"] = self.rl
+                src0 = self.mstate0 if self.msk else self.state
+                n["obuf"] = [src0[i] if i < self.rl else 0 for i in range(MAX_RATE_LANES)]
         elif shift:
             n["obuf"] = self.obuf[1:] + [0]
-            n["obuf1"] = self.obuf1[1:] + [0]
             n["ocnt"] = self.ocnt - 1
         if shift:
+            # share 1 of the lane leaving obuf, straight from the (idle) masked core's state
+            lane1 = self.mstate1[(self.rl - self.ocnt) % 32] if self.msk and (self.rl - self.ocnt) % 32 < 25 else 0
             n["dword"] = self.dword[1:] + [self.obuf[0]]
-            n["dword1"] = self.dword1[1:] + [self.obuf1[0]]
+            n["dword1"] = self.dword1[1:] + [lane1]
             n["dcnt"] = 1 if take else self.dcnt + 1
         elif take:
             n["dcnt"] = 0

@@ -41,7 +41,10 @@ def linear(a: np.ndarray) -> np.ndarray:
 
 def permute(s0: np.ndarray, s1: np.ndarray, fresh: Callable[[], np.ndarray], slices: int = 2,
             no_fresh: bool = False) -> Iterator[tuple[np.ndarray, ...]]:
-    """Yields (s0, s1, c0, c1) after each of the permutation's 24*slices + 1 clock edges.
+    """Yields (s0, s1, c0, c1) after each of the permutation's 24*slices + 1 clock edges. The
+    shares' lanes rotate by W every edge but the last (the RTL's: the slice worked on is at
+    bits [0, W); theta, rho, pi and chi commute with it, iota's constant is placed for it), so
+    after t edges they are t*W bits off, and in place after the last.
 
     fresh() gives one cycle's fresh bits, (n, 25) values of W bits (lane i: the PRNG's bits
     [W*i, W*(i+1)) of that cycle). no_fresh drops them (a seeded leak: the DOM ANDs without
@@ -53,26 +56,23 @@ def permute(s0: np.ndarray, s1: np.ndarray, fresh: Callable[[], np.ndarray], sli
     last = NROUNDS * slices
     for t in range(last + 1):
         m0, m1 = s0, s1
-        if t > 0:                                   # compress the pending slice
-            j, r = (t - 1) % slices, (t - 1) // slices
-            sh = _U(j * w)
-            a0, a1 = (s0 >> sh) & wm, (s1 >> sh) & wm
+        if t > 0:        # compress the pending slice, at [0, W): offset t, canonical slice t % S
+            j, r = t % slices, (t - 1) // slices
+            a0, a1 = s0 & wm, s1 & wm
             o0 = a0 ^ (~a0[:, _P1] & a0[:, _P2] & wm) ^ c0
             o0[:, 0] ^= _U((RC[r] >> (j * w)) & ((1 << w) - 1))
             o1 = a1 ^ (a1[:, _P1] & a1[:, _P2]) ^ c1
-            keep = ~(wm << sh)
-            m0, m1 = (s0 & keep) | (o0 << sh), (s1 & keep) | (o1 << sh)
+            m0, m1 = (s0 & ~wm) | o0, (s1 & ~wm) | o1
         if t == last:
             s0, s1 = m0, m1
             c0, c1 = np.zeros_like(c0), np.zeros_like(c1)
         else:
-            j = t % slices
-            n0, n1 = (linear(m0), linear(m1)) if j == 0 else (m0, m1)
+            m0, m1 = _rot(m0, 64 - w), _rot(m1, 64 - w)    # the next slice to [0, W)
+            n0, n1 = (linear(m0), linear(m1)) if t % slices == 0 else (m0, m1)
             z = fresh()
             if no_fresh:
                 z = np.zeros_like(z)
-            sh = _U(j * w)
-            a0, a1 = (n0 >> sh) & wm, (n1 >> sh) & wm
+            a0, a1 = n0 & wm, n1 & wm
             c0 = (~a0[:, _P1] & a1[:, _P2] & wm) ^ z
             c1 = (a1[:, _P1] & a0[:, _P2]) ^ z
             s0, s1 = n0, n1

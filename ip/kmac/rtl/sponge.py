@@ -11,18 +11,22 @@ Datapath, chosen for area:
 - squeeze: the rate lanes are copied into `obuf` (a lane shift register) and the next
   permutation starts in the same cycle (eager refill); one lane per cycle shifts from `obuf`
   into the 256-bit digest word `dword`, so words straddling blocks assemble by themselves.
+  Masked, the refill waits until the block is out: share 1's lanes shift from the idle core's
+  state (no second output buffer), so the next permutation starts when the last has gone.
 Every error aborts the operation and wipes the state; the next START works normally. A START
 in any phase (also while the previous output is still shifting) begins from a clean output path.
 
 Masked mode (a START with cmd.masked, built with masked=True): the operation runs on the
-two-share core (ip/kmac/rtl/keccak_masked.py, 49 cycles a permutation), reseeded at that START
-from `seed`. The datapath above is doubled for the second share (staging lane, output buffer,
-digest word: stg1, obuf1, dword1, packed by the same byte window and control), and the shares
+two-share core (ip/kmac/rtl/keccak_masked.py, 97 cycles a permutation), reseeded at that START
+from `seed`. The datapath above is doubled for the second share (staging lane and digest word: stg1,
+dword1, packed by the same byte window and control; share 1's output lanes come from the core),
+and the shares
 never meet: share 0 goes where the unmasked value goes, share 1 only into share-1 registers;
-the padding is XORed into share 0. The unmasked core is then idle and holds zeros (both cores
-are zeroed at every START and wipe), as the masked one does in unmasked mode, where data1 is
-ignored and share 1 of a digest word reads 0. The fast unmasked core stays for public hashing (the matrix A,
-H(ek)), which would otherwise pay 49 cycles a permutation too.
+the padding is XORed into share 0. The same core does the unmasked operations in its unmasked
+schedule (share 0 alone, one round a cycle: 24 cycles, as KeccakCore), so public hashing (the
+matrix A, H(ek)) keeps its speed without a second core; there data1 is ignored and share 1
+stays zero (the core is zeroed at every START and wipe), so share 1 of a digest word reads 0.
+Built with masked=False, the engine has KeccakCore alone and refuses a masked START.
 """
 from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
@@ -76,21 +80,25 @@ class Sponge(wiring.Component):
     msg_lo: In(6)
     msg_hi: In(6)
     seed: In(SEED_BITS)     # the masking PRNG's seed, taken by a masked START
-    masked_mode: Out(1)     # the current operation is masked
 
     def __init__(self, rounds_per_cycle: int = 1, predecoded: bool = False, masked: bool = False):
         self.rounds_per_cycle = rounds_per_cycle
         self.predecoded = predecoded
-        self.core = KeccakCore(rounds_per_cycle)    # built here so benches can probe them
+        # one core, built here so benches can probe it
+        if masked and rounds_per_cycle != 1:
+            self._MustUse__silence = True
+            raise ValueError("the masked core does one round a cycle: rounds_per_cycle must be 1")
+        self.core = None if masked else KeccakCore(rounds_per_cycle)
         self.mcore = MaskedKeccakCore() if masked else None
         super().__init__()
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.core = core = self.core
-        mcore = self.mcore
+        core, mcore = self.core, self.mcore
         if mcore is not None:
             m.submodules.mcore = mcore
+        else:
+            m.submodules.core = core
         NL = MAX_RATE_LANES
 
         phase = Signal(2)
@@ -107,27 +115,25 @@ class Sponge(wiring.Component):
         sfill = Signal(4)
         lane = Signal(5)
         obuf = Signal(64 * NL)
-        obuf1 = Signal(64 * NL)
         ocnt = Signal(5)
         dword = Signal(256)
         dword1 = Signal(256)
+        refill = Signal()           # masked: a block copied out, its refill waits for ocnt = 0
         dcnt = Signal(3)
         msk = Signal()              # this operation is masked (latched at START)
         cbusy = Signal()            # the operation's core is permuting
-        # the operation's core's state, share 1 (0 when unmasked: no masked core, or idle)
+        # the core's state, share 1 (0 when unmasked: no masked core, or an unmasked operation)
         cstate = Signal(1600)
         cstate1 = Signal(1600)
         if mcore is not None:
-            m.d.comb += [cbusy.eq(Mux(msk, mcore.busy, core.busy)),
-                         cstate.eq(Mux(msk, mcore.state0, core.state)),
-                         cstate1.eq(Mux(msk, mcore.state1, 0))]
+            m.d.comb += [cbusy.eq(mcore.busy), cstate.eq(mcore.state0), cstate1.eq(mcore.state1)]
         else:
             m.d.comb += [cbusy.eq(core.busy), cstate.eq(core.state)]
-        m.d.comb += [self.phase.eq(phase), self.finishing.eq(fin_pend), self.masked_mode.eq(msk),
+        m.d.comb += [self.phase.eq(phase), self.finishing.eq(fin_pend),
                      self.busy.eq(cbusy | zap_pend | fin_pend | inword | (sfill == 8))]
 
-        # State update: XOR one lane (message / padding) and/or the final 0x80, or wipe
-        # (both cores: both are idle then). Share 1 gets its message lane, never padding.
+        # State update: XOR one lane (message / padding) and/or the final 0x80, or wipe (the
+        # core is idle then). Share 1 gets its message lane, never padding.
         x_en = Signal()
         x_idx = Signal(5)
         x_val = Signal(64)
@@ -150,18 +156,19 @@ class Sponge(wiring.Component):
         update = Signal()
         m.d.comb += update.eq(x_en | pad_last)
         xored = Signal(1600)
-        m.d.comb += xored.eq(core.state ^ Cat(*lanes_x))
-        m.d.comb += [core.load.eq((update & ~msk) | zero),
-                     core.load_data.eq(Mux(zero, 0, xored)),
-                     core.start.eq(start & ~msk)]
-        if mcore is not None:
-            mx0 = Signal(1600)
+        m.d.comb += xored.eq(cstate ^ Cat(*lanes_x))
+        if mcore is None:
+            m.d.comb += [core.load.eq(update | zero),
+                         core.load_data.eq(Mux(zero, 0, xored)),
+                         core.start.eq(start)]
+        else:
             mx1 = Signal(1600)
-            m.d.comb += [mx0.eq(mcore.state0 ^ Cat(*lanes_x)), mx1.eq(mcore.state1 ^ Cat(*lanes_x1))]
-            m.d.comb += [mcore.load.eq((update & msk) | zero),
-                         mcore.load_data0.eq(Mux(zero, 0, mx0)),
+            m.d.comb += mx1.eq(mcore.state1 ^ Cat(*lanes_x1))
+            m.d.comb += [mcore.masked.eq(msk),
+                         mcore.load.eq(update | zero),
+                         mcore.load_data0.eq(Mux(zero, 0, xored)),
                          mcore.load_data1.eq(Mux(zero, 0, mx1)),
-                         mcore.start.eq(start & msk),
+                         mcore.start.eq(start),
                          mcore.seed.eq(self.seed)]
 
         err = Signal(8)             # this cycle's error bits
@@ -169,7 +176,7 @@ class Sponge(wiring.Component):
 
         def abort(m):
             m.d.sync += [phase.eq(IDLE), fin_pend.eq(0), ptr.eq(0), inword.eq(0), stg.eq(0),
-                         stg1.eq(0), sfill.eq(0), lane.eq(0), obuf.eq(0), obuf1.eq(0), ocnt.eq(0),
+                         stg1.eq(0), sfill.eq(0), lane.eq(0), obuf.eq(0), ocnt.eq(0), refill.eq(0),
                          dword.eq(0), dword1.eq(0), dcnt.eq(0), count.eq(0), zap_pend.eq(1)]
 
         drained = Signal()
@@ -302,7 +309,8 @@ class Sponge(wiring.Component):
                 with m.Default():
                     m.d.comb += err.eq(ERR_SEQUENCE)
 
-        # --- squeeze: copy the rate lanes out and permute again at once (eager refill)
+        # --- squeeze: copy the rate lanes out and permute again at once (eager refill);
+        # masked: copy share 0 and permute when its lanes have gone (share 1 shifts from the core)
         take = Signal()
         shift = Signal()
         m.d.comb += [self.digest.valid.eq((dcnt == 4) & (phase == SQUEEZE)),
@@ -312,17 +320,21 @@ class Sponge(wiring.Component):
         # Copy and the absorb-side starts are exclusive by phase. A START overrides the copy
         # and the shift: its abort (obuf, ocnt, dword, dcnt cleared) stands, so the new
         # operation begins with an empty output path.
+        lane1 = Signal(64)          # share 1 of the lane obuf[:64] holds: lane rl - ocnt
+        m.d.comb += lane1.eq(cstate1.word_select((rl - ocnt)[:5], 64))
         with m.If((phase == SQUEEZE) & ~cbusy & (ocnt == 0) & ~starting):
-            m.d.comb += start.eq(1)
-            m.d.sync += [ocnt.eq(rl),
-                         obuf.eq(Cat(*[Mux(rl > i, cstate[64 * i:64 * i + 64], 0)
-                                       for i in range(NL)])),
-                         obuf1.eq(Cat(*[Mux(rl > i, cstate1[64 * i:64 * i + 64], 0)
-                                        for i in range(NL)]))]
+            with m.If(refill):
+                m.d.comb += start.eq(1)
+                m.d.sync += refill.eq(0)
+            with m.Else():
+                m.d.comb += start.eq(~msk)
+                m.d.sync += [ocnt.eq(rl), refill.eq(msk),
+                             obuf.eq(Cat(*[Mux(rl > i, cstate[64 * i:64 * i + 64], 0)
+                                           for i in range(NL)]))]
         with m.Elif(shift):
-            m.d.sync += [obuf.eq(obuf >> 64), obuf1.eq(obuf1 >> 64), ocnt.eq(ocnt - 1)]
+            m.d.sync += [obuf.eq(obuf >> 64), ocnt.eq(ocnt - 1)]
         with m.If(shift):
-            m.d.sync += [dword.eq(Cat(dword[64:], obuf[:64])), dword1.eq(Cat(dword1[64:], obuf1[:64])),
+            m.d.sync += [dword.eq(Cat(dword[64:], obuf[:64])), dword1.eq(Cat(dword1[64:], lane1)),
                          dcnt.eq(Mux(take, 1, dcnt + 1))]
         with m.Elif(take):
             m.d.sync += dcnt.eq(0)

@@ -44,6 +44,7 @@ async def masked_absorb_and_squeeze_match_hashlib(dut):
     dut.rst.value = 1
     for sig in (dut.load, dut.start, dut.reseed, dut.load_data0, dut.load_data1, dut.seed):
         sig.value = 0
+    dut.masked.value = 1
     for _ in range(3):
         await RisingEdge(dut.clk)
     await FallingEdge(dut.clk)
