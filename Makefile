@@ -98,10 +98,12 @@ report: $(PQSOC)
 	@# G(m' || h) through the KMAC's masked mode (~0.19 s a trace): passes; m' combined: flagged
 	$(PQSOC) campaign tvla mlkem_g_masked --traces 10000 --chunk 500 --name sca_g_masked --json reports/sca/mlkem_g_masked.json
 	$(PQSOC) campaign tvla mlkem_g_masked_combined --traces 200 --chunk 100 --name sca_g_combined --json reports/sca/mlkem_g_masked_combined.json
+	$(PQSOC) campaign tvla mlkem_j_masked --traces 10000 --chunk 500 --name sca_j_masked --json reports/sca/mlkem_j_masked.json
+	$(PQSOC) campaign tvla mlkem_j_masked_combined --traces 200 --chunk 100 --name sca_j_combined --json reports/sca/mlkem_j_masked_combined.json
 	@# the masked Keccak-f core (its cycle model's registers, ~70 s a million traces): first order
 	@# passes; the second order of both shares' sum leaks, as any two-share design's (reported)
 	$(PQSOC) sca tvla keccak_masked --traces 1000000 --order 2
-	$(PQSOC) sca tvla keccak_masked_no_fresh --traces 2000 --expect-leak
+	$(PQSOC) sca tvla keccak_masked_no_fresh --traces 20000 --expect-leak
 	$(PQSOC) sca tvla keccak_masked_no_mask --traces 200 --expect-leak
 	@# ... and its netlist (`pqsoc ppa` synthesized it): every net's toggles, on the campaign layer
 	@# (the model builds once, ~20 min; ~0.16 s a trace); the unshared input: flagged

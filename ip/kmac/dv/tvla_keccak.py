@@ -35,11 +35,11 @@ from pathlib import Path
 import numpy as np
 
 from ip.kmac.model import masked_keccak as mk
+from ip.kmac.rtl.keccak_masked import SLICES
 
 DRIVER = Path(__file__).with_name("keccak_power.cpp")
 TOP = "keccak_masked_core"
 
-SLICES = 2
 UNITS = ("s0", "s1", "c0", "c1", "all")
 GLS_UNITS = ("flops", "logic", "all")
 VARIANTS = {
