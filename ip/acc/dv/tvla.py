@@ -34,6 +34,11 @@ Programs:
                                KMAC's masks) is seeded from
     mlkem_g_masked_combined    the same with a seeded leak: m' = m0 ^ m1 in a register, sent to
                                the KMAC as a public word
+    mlkem_j_masked             J(z || c) through the KMAC's masked mode (ML-KEM-768's c),
+                               secret: z; fresh each trace: c, the Boolean shares of z, the
+                               entropy URND is seeded from
+    mlkem_j_masked_combined    the same with a seeded leak: z combined in a register, sent as a
+                               public word
 """
 import time
 from dataclasses import dataclass
@@ -135,6 +140,30 @@ def _mlkem_g_masked(leak: str | None = None) -> Program:
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
+def _mlkem_j_masked(leak: str | None = None) -> Program:
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_hash import MaskedJ
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    obj = MaskedJ(768, leak)
+
+    def fixed_secret(rng) -> bytes:
+        return rng.bytes(32)
+
+    def inputs(rng, fixed: bytes | None) -> tuple:
+        z = fixed if fixed is not None else rng.bytes(32)
+        z1 = rng.bytes(32)
+        z0 = bytes(a ^ b for a, b in zip(z, z1))
+        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        return image(obj.image(z0, z1, rng.bytes(obj.ct_bytes)), block.DMEM_SIZE), entropy
+
+    name = "mlkem_j_masked" + (f"_{leak}" if leak else "")
+    what = "z fixed vs random; c, shares and masks fresh each trace" + (
+        "; a seeded leak: z combined in a register and hashed as a public word" if leak else "")
+    return Program(name, f"ML-KEM-768 J(z || c) in the KMAC's masked mode: {what}",
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
+
+
 def _mlkem_decrypt_masked(param: int) -> Program:
     import random
     from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
@@ -171,6 +200,8 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_decode_masked_no_fresh"] = lambda: _mlkem_decode_masked("no_fresh")
     out["mlkem_g_masked"] = lambda: _mlkem_g_masked()
     out["mlkem_g_masked_combined"] = lambda: _mlkem_g_masked("combined")
+    out["mlkem_j_masked"] = lambda: _mlkem_j_masked()
+    out["mlkem_j_masked_combined"] = lambda: _mlkem_j_masked("combined")
     return out
 
 

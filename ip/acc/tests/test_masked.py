@@ -270,3 +270,43 @@ def test_masked_g_refuses_bad_inputs():
         MaskedG().image(bytes(32), bytes(32), bytes(31))
     with pytest.raises(ValueError, match="seeded leak"):
         MaskedG("nosuch")
+
+
+# ---------------------------------------------------------------- J through the masked KMAC
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_masked_j_is_shake256_in_two_shares(param):
+    """K-bar0 ^ K-bar1 = SHAKE256(z || c, 32) (hashlib) for every set's ciphertext length,
+    neither share the output, in a time that depends on nothing; the share registers zeroed."""
+    import hashlib
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_hash import CT_BYTES, MaskedJ
+    j = MaskedJ(param)
+    rng = random.Random(param)
+    cycles = set()
+    for _ in range(3):
+        z, z1, c = rng.randbytes(32), rng.randbytes(32), rng.randbytes(CT_BYTES[param])
+        sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+        sim.reset()
+        sim.load_program(assemble(j.program(), "masked_j.s"))
+        sim.dmem.write_bytes(0, image(j.image(bytes(a ^ b for a, b in zip(z, z1)), z1, c), block.DMEM_SIZE))
+        for _ in range(8):
+            sim.write_entropy(rng.getrandbits(32))
+        halt = sim.run(max_cycles=50_000)
+        assert halt.ok, halt
+        k0, k1 = j.outputs(sim.dmem.read_bytes())
+        ref = hashlib.shake_256(z + c).digest(32)
+        assert bytes(a ^ b for a, b in zip(k0, k1)) == ref
+        assert k0 != ref and k1 != ref
+        assert all(sim.wdr.read(i) == 0 for i in (1, 2, 5, 6))
+        cycles.add(halt.cycles)
+    assert len(cycles) == 1
+
+
+def test_masked_j_refuses_bad_inputs():
+    from ip.acc.kernels.mlkem.masked_hash import MaskedJ
+    with pytest.raises(ValueError, match="c: 1088 bytes expected for ML-KEM-768"):
+        MaskedJ(768).image(bytes(32), bytes(32), bytes(768))
+    with pytest.raises(ValueError, match="no such parameter set"):
+        MaskedJ(640)
+    with pytest.raises(ValueError, match="seeded leak"):
+        MaskedJ(768, "nosuch")

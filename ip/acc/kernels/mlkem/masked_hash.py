@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""ML-KEM's G on a secret in two Boolean shares, through the KMAC's masked mode (issue #38).
+"""ML-KEM's G and J on secrets in two Boolean shares, through the KMAC's masked mode (issue #38).
 
 Decapsulation computes (K', r') = G(m' || h) with m' secret; in the masked decapsulation m'
 comes out of the masked decoding in Boolean shares (ip/acc/kernels/mlkem/masked.py), so G
@@ -14,11 +14,18 @@ Hamming distance, docs/side_channels.md): a domain-0 and a domain-1 value never 
 other in one register or on the DMEM ports; the loads and stores of the two domains are
 separated by a public word's (h, or the zero word).
 
+J(z || c) (the implicit rejection's key) is the same with z secret and the ciphertext c public:
+z as one two-share word, then c's words as public ones, K-bar out in shares.
+
 `leak` seeds a first-order leak for the assessment's own check: "combined" XORs the shares in
-a register and sends m' as a public word (the KMAC then holds m' itself).
+a register and sends the secret as a public word (the KMAC then holds it itself).
 """
+from ip.acc.kernels.mlkem.codec import absorb_loop
+
 SHA3_512_MASKED = 0 | 4 << 2 | 1 << 5        # kmac.start grs1: SHA3, strength 512, masked
+SHAKE256_MASKED = 1 | 2 << 2 | 1 << 5        # SHAKE, strength 256, masked
 LEAKS = (None, "combined")
+CT_BYTES = {512: 768, 768: 1088, 1024: 1568}   # ML-KEM ciphertext sizes (FIPS 203, Table 3)
 
 
 class MaskedG:
@@ -68,4 +75,54 @@ class MaskedG:
             L += [f"bn.sw w4, {self.ZERO}(x0)", f"bn.sw {reg}, {addr}(x0)"]
         # wipe: one domain's registers, then the other's
         L += [f"bn.xor {w}, {w}, {w}" for w in ("w1", "w5", "w7", "w2", "w6", "w8")]
+        return L
+
+
+class MaskedJ:
+    """K-bar0 ^ K-bar1 = SHAKE256(z || c, 32) for z = z0 ^ z1 (32 bytes each), c public (the
+    ciphertext of ML-KEM-`param`, CT_BYTES[param] bytes: whole words)."""
+
+    def __init__(self, param: int = 768, leak: str | None = None, base: int = 0):
+        if param not in CT_BYTES:
+            raise ValueError(f"ML-KEM-{param}: no such parameter set (512, 768, 1024)")
+        if leak not in LEAKS:
+            raise ValueError(f"unknown seeded leak {leak!r}")
+        self.param, self.leak = param, leak
+        self.ct_bytes = CT_BYTES[param]
+        self.Z0, self.ZERO, self.Z1, self.K0, self.K1 = (base + 32 * i for i in range(5))
+        self.C = base + 32 * 5
+        self.END = self.C + self.ct_bytes
+
+    # ------------------------------------------------------------------ host side
+    def image(self, z0: bytes, z1: bytes, c: bytes) -> dict:
+        for name, v, n in (("z0", z0, 32), ("z1", z1, 32), ("c", c, self.ct_bytes)):
+            if len(v) != n:
+                raise ValueError(f"{name}: {n} bytes expected for ML-KEM-{self.param}, got {len(v)}")
+        return {self.Z0: z0, self.ZERO: bytes(32), self.Z1: z1, self.C: c}
+
+    def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
+        """(K-bar0, K-bar1)."""
+        return dmem[self.K0:self.K0 + 32], dmem[self.K1:self.K1 + 32]
+
+    # ------------------------------------------------------------------ program
+    def program(self) -> str:
+        from ip.acc.kernels.mlkem.masked import seed_urnd
+        return "\n".join(seed_urnd() + self.body() + ["ecall"]) + "\n"
+
+    def body(self) -> list[str]:
+        """URND seeded -> K-bar's shares at K0 / K1; the registers that held shares zeroed.
+        w1 / w5: domain 0; w2 / w6: domain 1; w4: the zero word; c through w14 / w15."""
+        L = [f"bn.lw w1, {self.Z0}(x0)", f"bn.lw w4, {self.ZERO}(x0)",     # zero between shares
+             f"bn.lw w2, {self.Z1}(x0)",
+             f"addi x1, x0, {SHAKE256_MASKED}", "addi x3, x0, -1", f"addi x7, x0, {self.C}",
+             "kmac.acq", "kmac.start x1, x0"]
+        if self.leak == "combined":
+            L += ["bn.xor w1, w1, w2", "kmac.msg w1, x3"]
+        else:
+            L += ["kmac.msgm w1, w2, x3"]
+        L += absorb_loop(self.ct_bytes // 32)
+        L += ["kmac.finish", "kmac.dig1 w6", "kmac.dig w5", "kmac.rel"]
+        for reg, addr in (("w5", self.K0), ("w6", self.K1)):
+            L += [f"bn.sw w4, {self.ZERO}(x0)", f"bn.sw {reg}, {addr}(x0)"]
+        L += [f"bn.xor {w}, {w}, {w}" for w in ("w1", "w5", "w2", "w6")]
         return L
