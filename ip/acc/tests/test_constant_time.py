@@ -224,6 +224,15 @@ def test_isa_flow_validation():
                      ('control: {kind: branch, cond: [grs1]}', "control")):
         with pytest.raises(IsaError, match=msg):
             parse_isa(GOOD.replace('cycles: 1, doc: "add"}', f'cycles: 1, {bad}, doc: "add"}}'))
+    # `shares` (the KMAC's two share states) only beside a flow that names kmac, and only with
+    # the share states' names
+    for bad, msg in (('flow: "grd <- grs1 grs2", shares: "grd <- kmac0"', "names kmac"),
+                     ('flow: "grd <- grs1 kmac", shares: "grd <- kmac"', "neither an operand"),
+                     ('flow: "grd <- grs1 kmac", shares: "grd <- kmac2"', "kmac2")):
+        with pytest.raises(IsaError, match=msg):
+            parse_isa(GOOD.replace('cycles: 1, doc: "add"}', f'cycles: 1, {bad}, doc: "add"}}'))
+    ok = GOOD.replace('cycles: 1, doc: "add"}', 'cycles: 1, flow: "grd <- kmac", shares: "grd <- kmac1", doc: "add"}')
+    assert [(str(d[0]), str(s[0])) for d, s in parse_isa(ok).by_mnemonic["add"].shares] == [("grd", "kmac1")]
 
 
 def test_mlkem768_decaps_is_clean():

@@ -310,3 +310,39 @@ def test_masked_j_refuses_bad_inputs():
         MaskedJ(640)
     with pytest.raises(ValueError, match="seeded leak"):
         MaskedJ(768, "nosuch")
+
+
+# ---------------------------------------------------------------- the share check through the KMAC
+def test_the_share_check_follows_the_kmac_s_two_share_states():
+    """isa.yml `shares`: G and J keep m' / z's shares in their own KMAC share states and read
+    K' / r' / K-bar's shares out of them, so the share-domain check passes them. Seeded: the
+    leak that XORs the shares, a share sent as a public word (it joins share 0's state), and
+    a digest's two shares read into one register are each caught where they happen."""
+    from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ
+    from ip.acc.tools import share_check
+    from ip.acc.tools.ct_data import Program
+    rng = random.Random(11)
+    ent = [rng.getrandbits(32) for _ in range(8)]
+    g, j = MaskedG(), MaskedJ(512)
+    g_img = g.image(rng.randbytes(32), rng.randbytes(32), rng.randbytes(32))
+    j_img = j.image(rng.randbytes(32), rng.randbytes(32), rng.randbytes(j.ct_bytes))
+
+    def findings(prog, img, pol):
+        return [(f.text, f.where) for f in share_check.check(Program.from_asm(prog), img, ent, **pol)]
+
+    assert findings(g.program(), g_img, g.share_policy()) == []
+    assert findings(j.program(), j_img, j.share_policy()) == []
+    # the XOR, then everything computed from it: share 0's state, K'0 and r'0 and their
+    # stores; share 1's state and outputs stay clean
+    derived = [("kmac.msg w3, x3", "the KMAC's share-0 state"), ("kmac.dig w5", "w5"), ("kmac.dig w7", "w7"),
+               (f"bn.sw w5, {g.K0}(x0)", f"DMEM {g.K0:#x}"), (f"bn.sw w7, {g.R0}(x0)", f"DMEM {g.R0:#x}")]
+    assert findings(MaskedG("combined").program(), g_img, g.share_policy()) == \
+        [("bn.xor w1, w1, w2", "w1"), ("kmac.msg w1, x3", "the KMAC's share-0 state")] + derived
+    assert findings(MaskedJ(512, "combined").program(), j_img, j.share_policy())[:2] == \
+        [("bn.xor w1, w1, w2", "w1"), ("kmac.msg w1, x3", "the KMAC's share-0 state")]
+    # share 1 of m' also sent as a public word: share 0's state now holds both domains
+    public = g.program().replace("kmac.msgm w1, w2, x3\n", "kmac.msgm w1, w2, x3\nkmac.msg w2, x3\n")
+    assert findings(public, g_img, g.share_policy()) == [("kmac.msg w2, x3", "the KMAC's share-0 state")] + derived
+    # K''s two shares XOR-ed after they are read
+    joined = g.program().replace("kmac.dig1 w6\nkmac.dig w5\n", "kmac.dig1 w6\nkmac.dig w5\nbn.xor w9, w5, w6\n")
+    assert findings(joined, g_img, g.share_policy()) == [("bn.xor w9, w5, w6", "w9")]

@@ -100,6 +100,9 @@ class Insn:
     control: dict = None
     timing: tuple = ()
     stream: object = None
+    # shares: the flow between the two share states of the masked KMAC (`kmac0`, `kmac1`), for
+    # the share-domain check (ip/acc/tools/share_check.py); empty: `flow` holds for both
+    shares: list = field(default_factory=list)
 
     def syntax_tokens(self) -> list:
         """The syntax as a list of ('op', name) / ('lit', text)."""
@@ -148,13 +151,16 @@ class Loc:
 
 
 FLOW_STATE = ("mem", "kmac")
+# isa.yml `shares:` names the masked KMAC's two share states instead of `kmac`
+SHARE_STATE = ("mem", "kmac0", "kmac1")
 CONTROL_KINDS = {"branch": ("cond", "target"), "jump": ("target",),
                  "jump-reg": ("base", "offset"), "loop": ("count", "body"), "halt": ()}
 _LOC = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*?)(?:\.(word|mask)\(([A-Za-z_][A-Za-z0-9_]*)\))?$")
 
 
-def _parse_flow(text, ops, where, wsrs, csrs=()) -> list:
-    """isa.yml `flow: "d1 d2 <- s1 s2; ..."` -> [(dsts, srcs)] of Loc, names checked."""
+def _parse_flow(text, ops, where, wsrs, csrs=(), state=FLOW_STATE) -> list:
+    """isa.yml `flow: "d1 d2 <- s1 s2; ..."` -> [(dsts, srcs)] of Loc, names checked; `state`:
+    the locations that are not operands or registers (FLOW_STATE, or SHARE_STATE for `shares`)."""
     if not isinstance(text, str):
         raise IsaError(f"{where}: flow must be a string 'dst <- src ...; ...'")
     out = []
@@ -175,9 +181,9 @@ def _parse_flow(text, ops, where, wsrs, csrs=()) -> list:
                     if name[4:] not in (wsrs if name[0] == "w" else csrs):
                         raise IsaError(f"{where}: flow names unknown {name[:3].upper()} "
                                        f"{name[4:]!r}")
-                elif name not in ops and name not in FLOW_STATE:
+                elif name not in ops and name not in state:
                     raise IsaError(f"{where}: flow names {name!r}, neither an operand nor one of "
-                                   f"{', '.join(FLOW_STATE)}, wsr.NAME, csr.NAME")
+                                   f"{', '.join(state)}, wsr.NAME, csr.NAME")
                 if sel:
                     if name not in ops or ops[name].kind != "wdr":
                         raise IsaError(f"{where}: flow selector .{sel}() needs a wdr operand, "
@@ -243,7 +249,12 @@ def _parse_ct(raw, ops, where, wsrs, csrs=()) -> dict:
         bad = set(stream["data_dependent"]) - set(ops[stream["mode"]].values)
         if bad:
             raise IsaError(f"{where}: stream data_dependent names unknown modes {sorted(bad)}")
-    return {"flow": out["flow"], "mem": mem, "control": ctl, "timing": timing, "stream": stream}
+    shares = _parse_flow(raw["shares"], ops, where + " shares", wsrs, csrs, SHARE_STATE) \
+        if "shares" in raw else []
+    if shares and not any(l.name == "kmac" for d, s in out["flow"] for l in d + s):
+        raise IsaError(f"{where}: shares is for the instructions whose flow names kmac")
+    return {"flow": out["flow"], "mem": mem, "control": ctl, "timing": timing, "stream": stream,
+            "shares": shares}
 
 
 def flow_covers_registers(insn: Insn) -> list:
@@ -488,7 +499,8 @@ def _parse_insn(raw, schemes, errors, groups, wdrs: int = 32, units=None,
     ct = _parse_ct(raw, ops, where, wsrs_names or {}, csrs_names or {})
     return Insn(mn, group, syntax, ops, scheme, mask, match, cycles,
                 str(raw.get("cycles_note") or ""), errs, doc.strip(), dict(mapping), dec_mask,
-                latency, unit, ct["flow"], ct["mem"], ct["control"], ct["timing"], ct["stream"])
+                latency, unit, ct["flow"], ct["mem"], ct["control"], ct["timing"], ct["stream"],
+                ct["shares"])
 
 
 def parse_isa(data) -> Isa:

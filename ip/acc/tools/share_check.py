@@ -7,9 +7,13 @@ A masked program keeps each secret in two shares; its linear work runs on each s
 and only gadgets (masked.MaskedDecode: DOM ANDs with fresh randomness) may combine the two
 domains. This check runs the program on the ISS once and follows, per location (GPR, WDR,
 CSR / WSR, the KMAC state, each 32-byte DMEM word), the set of share domains its value was
-computed from, along isa.yml's `flow` keys (the constant-time check's flows): a result's set
-is the union of its sources'. URND / RND reads carry none (fresh randomness), a register
-XOR-ed or subtracted with itself (zeroing) neither. A result with both domains at a PC
+computed from, along isa.yml's `flow` keys (the constant-time check's flows; for the KMAC
+instructions their `shares` keys, which follow the masked KMAC's two share states apart: a
+two-share word feeds each state from its own register, a public one only share 0's, and
+kmac.dig / kmac.dig1 read share 0 / 1): a result's set is the union of its sources'. URND /
+RND reads carry none (fresh randomness), a register XOR-ed or subtracted with itself
+(zeroing) neither. The masked Keccak itself is a gadget in hardware (DOM ANDs behind fresh
+bits, ip/kmac/rtl/keccak_masked.py): this check trusts it, the leakage assessment tests it. A result with both domains at a PC
 outside every gadget is a violation. A gadget declares the domains of its outputs, which
 its end label gives them (its other writes keep what the flows gave them).
 
@@ -32,6 +36,10 @@ FULL = 0xFFFF_FFFF
 NONE = frozenset()
 BOTH = frozenset((0, 1))
 _ZEROING = {"bn.xor", "bn.subv", "xor", "sub"}      # op r, a, a is a constant 0
+# The masked KMAC's two share states (isa.yml `shares`); a `flow` that names `kmac` moves both.
+_KMAC = {"kmac0": (("kmac", 0),), "kmac1": (("kmac", 1),), "kmac": (("kmac", 0), ("kmac", 1))}
+_KMAC_WHERE = {"kmac0": "the KMAC's share-0 state", "kmac1": "the KMAC's share-1 state",
+               "kmac": "the KMAC state"}
 
 
 @dataclass(frozen=True)
@@ -112,14 +120,15 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
             words = list(range(a // 32, (a + m["bytes"] + 31) // 32))
         same = [ops[n] for n, o in insn.operands.items() if o.kind in ("wdr", "gpr")]
         zeroing = insn.mnemonic in _ZEROING and len(same) == 3 and same[1] == same[2]
-        for dsts, srcs in insn.flow:
+        for dsts, srcs in insn.shares or insn.flow:
             dom = NONE
             if not zeroing:
                 for loc in srcs:
                     if loc.name == "mem":
                         dom = dom.union(*(mem.get(w, NONE) for w in words))
-                    elif loc.name == "kmac":
-                        dom |= regs.get(("kmac",), NONE)
+                    elif loc.name in _KMAC:
+                        for k in _KMAC[loc.name]:
+                            dom |= regs.get(k, NONE)
                     elif loc.name.startswith(("wsr.", "csr.")):
                         key = tuple(loc.name.split(".", 1))
                         dom |= NONE if secret_source(key) else regs.get(key, NONE)
@@ -133,9 +142,10 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
                     where = f"DMEM {32 * words[0]:#x}" if words else "DMEM"
                     for w in words:
                         mem[w] = dom if insn.mem["bytes"] == 32 else mem.get(w, NONE) | dom
-                elif d.name == "kmac":
-                    where = "the KMAC state"
-                    regs[("kmac",)] = dom
+                elif d.name in _KMAC:
+                    where = _KMAC_WHERE[d.name]
+                    for k in _KMAC[d.name]:
+                        regs[k] = dom
                 elif d.name.startswith(("wsr.", "csr.")):
                     where = d.name
                     regs[tuple(d.name.split(".", 1))] = dom

@@ -50,6 +50,11 @@ class MaskedG:
         """(K'0, K'1, r'0, r'1)."""
         return tuple(dmem[a:a + 32] for a in (self.K0, self.K1, self.R0, self.R1))
 
+    def share_policy(self) -> dict:
+        """For the share-domain check (ip/acc/tools/share_check.py): m' in two shares; no gadget
+        in the program (the masked Keccak is one in hardware)."""
+        return {"shares": {"m' share 0": (self.M0, self.M0 + 32, 0), "m' share 1": (self.M1, self.M1 + 32, 1)}}
+
     # ------------------------------------------------------------------ program
     def program(self) -> str:
         from ip.acc.kernels.mlkem.masked import seed_urnd
@@ -103,6 +108,10 @@ class MaskedJ:
     def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
         """(K-bar0, K-bar1)."""
         return dmem[self.K0:self.K0 + 32], dmem[self.K1:self.K1 + 32]
+
+    def share_policy(self) -> dict:
+        """For the share-domain check (ip/acc/tools/share_check.py): z in two shares."""
+        return {"shares": {"z share 0": (self.Z0, self.Z0 + 32, 0), "z share 1": (self.Z1, self.Z1 + 32, 1)}}
 
     # ------------------------------------------------------------------ program
     def program(self) -> str:
