@@ -100,6 +100,8 @@ report: $(PQSOC)
 	$(PQSOC) campaign tvla mlkem_g_masked_combined --traces 200 --chunk 100 --name sca_g_combined --json reports/sca/mlkem_g_masked_combined.json
 	$(PQSOC) campaign tvla mlkem_j_masked --traces 10000 --chunk 500 --name sca_j_masked --json reports/sca/mlkem_j_masked.json
 	$(PQSOC) campaign tvla mlkem_j_masked_combined --traces 200 --chunk 100 --name sca_j_combined --json reports/sca/mlkem_j_masked_combined.json
+	$(PQSOC) campaign tvla mlkem_prf_masked --traces 10000 --chunk 500 --name sca_prf_masked --json reports/sca/mlkem_prf_masked.json
+	$(PQSOC) campaign tvla mlkem_prf_masked_combined --traces 200 --chunk 100 --name sca_prf_combined --json reports/sca/mlkem_prf_masked_combined.json
 	@# the masked Keccak-f core (its cycle model's registers, ~70 s a million traces): first order
 	@# passes; the second order of both shares' sum leaks, as any two-share design's (reported)
 	$(PQSOC) sca tvla keccak_masked --traces 1000000 --order 2

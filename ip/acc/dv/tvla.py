@@ -39,6 +39,11 @@ Programs:
                                entropy URND is seeded from
     mlkem_j_masked_combined    the same with a seeded leak: z combined in a register, sent as a
                                public word
+    mlkem_prf_masked           the re-encryption's PRF outputs PRF(r', N), N = 0 .. 2k, through
+                               the KMAC's masked mode (ML-KEM-768), secret: r'; fresh each
+                               trace: the Boolean shares of r', the entropy URND is seeded from
+    mlkem_prf_masked_combined  the same with a seeded leak: r' combined in a register, sent as
+                               a public word
 """
 import time
 from dataclasses import dataclass
@@ -164,6 +169,30 @@ def _mlkem_j_masked(leak: str | None = None) -> Program:
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
+def _mlkem_prf_masked(leak: str | None = None) -> Program:
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_hash import MaskedPRF
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    obj = MaskedPRF(768, leak)
+
+    def fixed_secret(rng) -> bytes:
+        return rng.bytes(32)
+
+    def inputs(rng, fixed: bytes | None) -> tuple:
+        r = fixed if fixed is not None else rng.bytes(32)
+        r1 = rng.bytes(32)
+        r0 = bytes(a ^ b for a, b in zip(r, r1))
+        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        return image(obj.image(r0, r1), block.DMEM_SIZE), entropy
+
+    name = "mlkem_prf_masked" + (f"_{leak}" if leak else "")
+    what = "r' fixed vs random; shares and masks fresh each trace" + (
+        "; a seeded leak: r' combined in a register and hashed as a public word" if leak else "")
+    return Program(name, f"ML-KEM-768 PRF(r', N), N = 0 .. 6, in the KMAC's masked mode: {what}",
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
+
+
 def _mlkem_decrypt_masked(param: int) -> Program:
     import random
     from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
@@ -202,6 +231,8 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_g_masked_combined"] = lambda: _mlkem_g_masked("combined")
     out["mlkem_j_masked"] = lambda: _mlkem_j_masked()
     out["mlkem_j_masked_combined"] = lambda: _mlkem_j_masked("combined")
+    out["mlkem_prf_masked"] = lambda: _mlkem_prf_masked()
+    out["mlkem_prf_masked_combined"] = lambda: _mlkem_prf_masked("combined")
     return out
 
 

@@ -346,3 +346,71 @@ def test_the_share_check_follows_the_kmac_s_two_share_states():
     # K''s two shares XOR-ed after they are read
     joined = g.program().replace("kmac.dig1 w6\nkmac.dig w5\n", "kmac.dig1 w6\nkmac.dig w5\nbn.xor w9, w5, w6\n")
     assert findings(joined, g_img, g.share_policy()) == [("bn.xor w9, w5, w6", "w9")]
+
+
+# ---------------------------------------------------------------- the PRF through the masked KMAC
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_masked_prf_is_shake256_in_two_shares(param):
+    """Share 0 ^ share 1 of each output = SHAKE256(r' || N, 64 eta) (hashlib) with FIPS 203's
+    etas (eta1 for N < k, eta2 after), neither share the output, in a time that depends on
+    nothing; the share registers zeroed; the share-domain check clean."""
+    import hashlib
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_hash import MaskedPRF
+    from ip.acc.tools import share_check
+    from ip.acc.tools.ct_data import Program
+    f = MaskedPRF(param)
+    k = {512: 2, 768: 3, 1024: 4}[param]
+    assert [n for _, n in f.spans] == [{512: 192}.get(param, 128)] * k + [128] * (k + 1)
+    assert f.END <= block.DMEM_SIZE
+    rng = random.Random(param)
+    cycles = set()
+    for _ in range(3):
+        r, r1 = rng.randbytes(32), rng.randbytes(32)
+        r0 = bytes(a ^ b for a, b in zip(r, r1))
+        ent = [rng.getrandbits(32) for _ in range(8)]
+        sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+        sim.reset()
+        sim.load_program(assemble(f.program(), "masked_prf.s"))
+        sim.dmem.write_bytes(0, image(f.image(r0, r1), block.DMEM_SIZE))
+        for w in ent:
+            sim.write_entropy(w)
+        halt = sim.run(max_cycles=50_000)
+        assert halt.ok, halt
+        for n, (o0, o1) in enumerate(f.outputs(sim.dmem.read_bytes())):
+            ref = hashlib.shake_256(r + bytes([n])).digest(len(o0))
+            assert bytes(a ^ b for a, b in zip(o0, o1)) == ref
+            assert o0 != ref and o1 != ref
+        assert all(sim.wdr.read(i) == 0 for i in (1, 2, 5, 6))
+        cycles.add(halt.cycles)
+    assert len(cycles) == 1
+    assert share_check.check(Program.from_asm(f.program()), f.image(r0, r1), ent, **f.share_policy()) == []
+    found = share_check.check(Program.from_asm(MaskedPRF(param, "combined").program()), f.image(r0, r1), ent,
+                              **f.share_policy())
+    assert (found[0].text, found[0].where) == ("bn.xor w1, w1, w2", "w1")
+
+
+def test_masked_prf_refuses_bad_inputs():
+    from ip.acc.kernels.mlkem.masked_hash import MaskedPRF
+    with pytest.raises(ValueError, match="r1: 32 bytes expected"):
+        MaskedPRF(768).image(bytes(32), bytes(31))
+    with pytest.raises(ValueError, match="no such parameter set"):
+        MaskedPRF(640)
+    with pytest.raises(ValueError, match="seeded leak"):
+        MaskedPRF(768, "nosuch")
+
+
+@pytest.mark.parametrize("which", ["g", "j", "prf"])
+def test_the_masked_hashes_are_constant_time(which):
+    """The static check with both shares secret (what lets the share-domain check run once): no
+    address, branch or duration depends on a share or on URND's masks; a branch on share 0 is
+    caught."""
+    from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ, MaskedPRF
+    from ip.acc.tools import constant_time as ct, ct_data
+    obj = {"g": MaskedG(), "j": MaskedJ(1024), "prf": MaskedPRF(512)}[which]
+    rep = ct.check(ct_data.Program.from_asm(obj.program()), obj.ct_policy())
+    assert rep.ok and not rep.violations and not rep.warnings, rep.text()
+    share0 = next(iter(obj.ct_policy()["secret"].values()))[0]
+    seeded = obj.program()[:-len("ecall\n")] + f"bn.lw w1, {share0}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
+    rep = ct.check(ct_data.Program.from_asm(seeded), obj.ct_policy())
+    assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]

@@ -93,7 +93,7 @@ def test_the_masked_decryption_stays_under_the_threshold(power_model, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked", "mlkem_g_masked",
-                                  "mlkem_j_masked"])
+                                  "mlkem_j_masked", "mlkem_prf_masked"])
 def test_the_masked_programs_are_the_same_on_rtl_and_iss(power_model, name):
     """ISS = RTL: cycles, halt and the whole DMEM (outputs, planes, the wipe)."""
     import numpy as np
@@ -146,6 +146,20 @@ def test_j_through_the_masked_kmac_stays_under_and_its_seeded_leak_does_not(powe
     assert min(rep["traces"].values()) > 30 and rep["first_flagged_at_traces"] is None
     out = tmp_path / "combined.json"
     assert cli.main(["sca", "tvla", "mlkem_j_masked_combined", "--traces", "100", "--batch", "50",
+                     "--expect-leak", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["orders"]["1"]["units"]["kmac"]["cycles_confirmed"] > 0
+
+
+def test_the_prf_through_the_masked_kmac_stays_under_and_its_seeded_leak_does_not(power_model, tmp_path):
+    """PRF(r', N) for N = 0 .. 6 with r' in two shares: under the threshold in every unit; r'
+    combined in a register and hashed as a public word: flagged in the KMAC."""
+    out = tmp_path / "prf.json"
+    assert cli.main(["sca", "tvla", "mlkem_prf_masked", "--traces", "100", "--batch", "50",
+                     "--expect-pass", "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert min(rep["traces"].values()) > 30 and rep["first_flagged_at_traces"] is None
+    out = tmp_path / "combined.json"
+    assert cli.main(["sca", "tvla", "mlkem_prf_masked_combined", "--traces", "100", "--batch", "50",
                      "--expect-leak", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["orders"]["1"]["units"]["kmac"]["cycles_confirmed"] > 0
 

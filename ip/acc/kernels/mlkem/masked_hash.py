@@ -50,6 +50,13 @@ class MaskedG:
         """(K'0, K'1, r'0, r'1)."""
         return tuple(dmem[a:a + 32] for a in (self.K0, self.K1, self.R0, self.R1))
 
+    def ct_policy(self) -> dict:
+        """The constant-time check's view (ip/acc/tools/constant_time.py): m''s shares secret,
+        h and the zero word public."""
+        return {"secret": {"m' share 0": (self.M0, self.M0 + 32), "m' share 1": (self.M1, self.M1 + 32)},
+                "public": {"h": (self.H, self.H + 32), "zero": (self.ZERO, self.ZERO + 32)},
+                "rest": "secret", "allow": []}
+
     def share_policy(self) -> dict:
         """For the share-domain check (ip/acc/tools/share_check.py): m' in two shares; no gadget
         in the program (the masked Keccak is one in hardware)."""
@@ -109,6 +116,12 @@ class MaskedJ:
         """(K-bar0, K-bar1)."""
         return dmem[self.K0:self.K0 + 32], dmem[self.K1:self.K1 + 32]
 
+    def ct_policy(self) -> dict:
+        """The constant-time check's view: z's shares secret, c and the zero word public."""
+        return {"secret": {"z share 0": (self.Z0, self.Z0 + 32), "z share 1": (self.Z1, self.Z1 + 32)},
+                "public": {"c": (self.C, self.END), "zero": (self.ZERO, self.ZERO + 32)},
+                "rest": "secret", "allow": []}
+
     def share_policy(self) -> dict:
         """For the share-domain check (ip/acc/tools/share_check.py): z in two shares."""
         return {"shares": {"z share 0": (self.Z0, self.Z0 + 32, 0), "z share 1": (self.Z1, self.Z1 + 32, 1)}}
@@ -133,5 +146,85 @@ class MaskedJ:
         L += ["kmac.finish", "kmac.dig1 w6", "kmac.dig w5", "kmac.rel"]
         for reg, addr in (("w5", self.K0), ("w6", self.K1)):
             L += [f"bn.sw w4, {self.ZERO}(x0)", f"bn.sw {reg}, {addr}(x0)"]
+        L += [f"bn.xor {w}, {w}, {w}" for w in ("w1", "w5", "w2", "w6")]
+        return L
+
+
+# (k, eta1, eta2) of each parameter set (FIPS 203, Table 2)
+PRF_SETS = {512: (2, 3, 2), 768: (3, 2, 2), 1024: (4, 2, 2)}
+
+
+class MaskedPRF:
+    """The re-encryption's PRF outputs, PRF_eta(r', N) = SHAKE256(r' || N, 64 eta bytes), for
+    N = 0 .. 2k (FIPS 203 K-PKE.Encrypt: y with eta1 for N < k, e1 with eta2 for k <= N < 2k,
+    e2 with eta2 for N = 2k), r' = r0 ^ r1 in two shares (from G), N a public byte; each
+    output in two Boolean shares, share 0's and share 1's concatenated in N's order at O0 /
+    O1 (`spans`: N -> (offset, bytes) in them)."""
+
+    def __init__(self, param: int = 768, leak: str | None = None, base: int = 0):
+        if param not in PRF_SETS:
+            raise ValueError(f"ML-KEM-{param}: no such parameter set (512, 768, 1024)")
+        if leak not in LEAKS:
+            raise ValueError(f"unknown seeded leak {leak!r}")
+        self.param, self.leak = param, leak
+        k, eta1, eta2 = PRF_SETS[param]
+        self.etas = [eta1] * k + [eta2] * (k + 1)
+        self.spans, off = [], 0
+        for eta in self.etas:
+            self.spans.append((off, 64 * eta))
+            off += 64 * eta
+        self.out_bytes = off
+        # N's byte values 0 .. 2k as one public word: kmac.msg takes byte N by its mask
+        self.R0, self.ZERO, self.R1, self.NW = (base + 32 * i for i in range(4))
+        self.O0 = base + 128
+        self.O1 = self.O0 + self.out_bytes
+        self.END = self.O1 + self.out_bytes
+
+    # ------------------------------------------------------------------ host side
+    def image(self, r0: bytes, r1: bytes) -> dict:
+        for name, v in (("r0", r0), ("r1", r1)):
+            if len(v) != 32:
+                raise ValueError(f"{name}: 32 bytes expected, got {len(v)}")
+        return {self.R0: r0, self.ZERO: bytes(32), self.R1: r1, self.NW: bytes(range(32))}
+
+    def outputs(self, dmem: bytes) -> list[tuple[bytes, bytes]]:
+        """[(share 0, share 1)] of PRF(r', N) for N = 0 .. 2k."""
+        return [(dmem[self.O0 + o:self.O0 + o + n], dmem[self.O1 + o:self.O1 + o + n]) for o, n in self.spans]
+
+    def ct_policy(self) -> dict:
+        """The constant-time check's view: r''s shares secret, N's bytes and the zero word public."""
+        return {"secret": {"r' share 0": (self.R0, self.R0 + 32), "r' share 1": (self.R1, self.R1 + 32)},
+                "public": {"N": (self.NW, self.NW + 32), "zero": (self.ZERO, self.ZERO + 32)},
+                "rest": "secret", "allow": []}
+
+    def share_policy(self) -> dict:
+        """For the share-domain check (ip/acc/tools/share_check.py): r' in two shares."""
+        return {"shares": {"r' share 0": (self.R0, self.R0 + 32, 0), "r' share 1": (self.R1, self.R1 + 32, 1)}}
+
+    # ------------------------------------------------------------------ program
+    def program(self) -> str:
+        from ip.acc.kernels.mlkem.masked import seed_urnd
+        return "\n".join(seed_urnd() + self.body() + ["ecall"]) + "\n"
+
+    def body(self) -> list[str]:
+        """URND seeded -> the outputs at O0 / O1; the registers that held shares zeroed.
+        w1 / w5: domain 0; w2 / w6: domain 1; w3: the N bytes; w4: the zero word; x10 / x11:
+        where the next word of share 0 / 1 goes."""
+        L = [f"bn.lw w1, {self.R0}(x0)", f"bn.lw w4, {self.ZERO}(x0)",     # zero between shares
+             f"bn.lw w2, {self.R1}(x0)", f"bn.lw w3, {self.NW}(x0)",
+             f"addi x1, x0, {SHAKE256_MASKED}", "addi x3, x0, -1",
+             f"addi x10, x0, {self.O0}", f"addi x11, x0, {self.O1}", "kmac.acq"]
+        if self.leak == "combined":
+            L += ["bn.xor w1, w1, w2"]
+        for n, (_, nbytes) in enumerate(self.spans):
+            L += ["kmac.start x1, x0",
+                  "kmac.msg w1, x3" if self.leak == "combined" else "kmac.msgm w1, w2, x3",
+                  f"addi x4, x0, {1 << n}", "kmac.msg w3, x4", "kmac.finish"]
+            for _ in range(nbytes // 32):
+                L += ["kmac.dig1 w6", "kmac.dig w5",
+                      f"bn.sw w4, {self.ZERO}(x0)", "bn.sw w5, 0(x10)",
+                      f"bn.sw w4, {self.ZERO}(x0)", "bn.sw w6, 0(x11)",
+                      "addi x10, x10, 32", "addi x11, x11, 32"]
+        L += ["kmac.rel"]
         L += [f"bn.xor {w}, {w}, {w}" for w in ("w1", "w5", "w2", "w6")]
         return L
