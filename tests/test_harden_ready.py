@@ -414,3 +414,46 @@ def test_pnr_check_json_keeps_every_verdict(tmp_path, pdk_root, capsys):
     assert {"LibreLane config loader", "pdngen strap rules", "LibreLane Verilator.Lint",
             "LibreLane Yosys.JsonHeader", "LibreLane OpenROAD.CheckSDCFiles"} <= set(checks)
     assert "LVS" in data["only_a_real_run"] and data["provenance"]["commit"]
+
+
+# --- LibreLane's own synthesis, up to the OpenROAD boundary -----------------------------------------
+def test_pnr_check_synth_runs_librelanes_synthesis_and_reports_its_area(tmp_path, pdk_root, capsys):
+    """`--synth`: Yosys.Synthesis and its three checkers run (the Classic flow's first ten steps);
+    the netlist's area is reported beside `pqsoc synth`'s (the figure the plans use). Keccak's
+    under DELAY 1 is larger than ours: the check reports it, and the number is LibreLane's own
+    (its reports/stat.json), not ours."""
+    from pqsoc.cli import main
+    from pqsoc.flow import prepnr
+    out = tmp_path / "pnr_check.json"
+    assert main(["pnr", "check", "keccak", "--synth", "--json", str(out)]) == 0
+    checks = {c["check"]: c for c in json.loads(out.read_text())["blocks"]["keccak"]["checks"]}
+    for step in prepnr.SYNTH_STEPS:
+        assert checks[f"LibreLane {step}"]["ok"], step
+    stat = json.loads(next((REPO / "build" / "pnr_check" / "keccak" / "librelane").glob(
+        "*-yosys-synthesis/reports/stat.json")).read_text())["design"]
+    detail = checks["LibreLane synthesis area"]["detail"]
+    assert detail.startswith(f"{stat['num_cells']} cells, {float(stat['area']):.0f} um2")
+
+
+def test_the_wrapper_s_synthesis_area_is_checked_against_the_floorplan(pdk_root, caravel_root):
+    """The wrapper's LibreLane area, minus its SRAM macros, scales every owner's logic in the flat
+    floorplan study: the planned area fits (the committed plan), 40 % more does not. Figures as
+    prepnr.synth_area gives them (here made from the planned logic, not a 40-minute synthesis)."""
+    from pqsoc.cli.pnr import synth_area_check
+    from pqsoc.flow import floorplan as fpm
+    from pqsoc.flow.pdk import find_pdk
+    from soc import caravel_floorplan as cf
+    logic, _, _ = cf.logic_figures()
+    sram = "sky130_sram_2kbyte_1rw1r_32x512_8"
+    lef = fpm.read_lef(find_pdk().sram(sram, "lef"))
+    macros = 20 * lef.w * lef.h
+
+    def figures(scale, with_lib=True):
+        return {"cells": 1, "area_um2": sum(logic.values()) * scale + (macros if with_lib else 0.0),
+                "cells_by_type": {sram: 20}, "invocation": f"stat -liberty {sram}.lib" if with_lib else "stat"}
+    ok, detail = synth_area_check("caravel", figures(1.0))
+    assert ok and "+0.0%" in detail and "fits" in detail
+    ok, detail = synth_area_check("caravel", figures(1.0, with_lib=False))
+    assert ok and "+0.0%" in detail
+    ok, detail = synth_area_check("caravel", figures(1.4))
+    assert not ok and "+40.0%" in detail and "does NOT fit" in detail

@@ -1,14 +1,17 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""`pqsoc pnr check [BLOCK ...] [--floorplan] [--json PATH]`: every check of the LibreLane
-configurations that needs no OpenROAD (README "Hardening"), a line each, non-zero on any failure.
+"""`pqsoc pnr check [BLOCK ...] [--floorplan] [--synth] [--json PATH]`: every check of the
+LibreLane configurations that needs no OpenROAD (README "Hardening"), a line each, non-zero on any
+failure.
 
 Per block: the committed configuration is the generated one and LibreLane's loader resolves it;
 pdngen's strap rules, power reach and (for a hard macro of the wrapper, none in the flat
 architecture) no met5 (pqsoc/flow/pdn_rules.py); the routing-capacity estimate of the wrapper
 (pqsoc/flow/route_capacity.py with the nets of the flat floorplan, soc/flat_floorplan.py);
-LibreLane's own steps before place-and-route (pqsoc/flow/prepnr.py). Without blocks (or with
---floorplan) first the floorplan check of the current memory plan.
+LibreLane's own steps before place-and-route (pqsoc/flow/prepnr.py); with --synth its synthesis
+too, and the floorplan checked again with the logic area LibreLane synthesized (the wrapper's:
+longer than CI allows, `make report` runs it). Without blocks (or with --floorplan) first the
+floorplan check of the current memory plan.
 `--json` writes every verdict, which tapeout.json reads as each macro's checks passed here.
 """
 import json
@@ -71,7 +74,7 @@ def check_command(args) -> int:
             ok, detail = False, f"not run: {e}"
         res.add("floorplan", "memory plan", ok, detail)
     for name in names:
-        check_block(name, root, pdk_root, res)
+        check_block(name, root, pdk_root, res, getattr(args, "synth", False))
     if getattr(args, "json", None):
         res.write(Path(args.json))
     if failed := res.failed():
@@ -80,7 +83,7 @@ def check_command(args) -> int:
     return 0
 
 
-def check_block(name: str, root: Path, pdk_root: Path, res: Results) -> None:
+def check_block(name: str, root: Path, pdk_root: Path, res: Results, synth: bool = False) -> None:
     from pqsoc.flow import openlane
     block = blocks.get(name)
     if block.openlane is None:
@@ -103,7 +106,7 @@ def check_block(name: str, root: Path, pdk_root: Path, res: Results) -> None:
         return
     power_rules(name, r["config"], res)
     routing(name, r["config"], res)
-    librelane_steps(name, r["config_file"], root, res)
+    librelane_steps(name, r["config_file"], root, res, synth)
 
 
 def power_rules(name: str, cfg, res: Results) -> None:
@@ -181,15 +184,55 @@ def macro_sizes() -> dict:
     return out
 
 
-def librelane_steps(name: str, config_file, pdk_root, res: Results) -> None:
-    """LibreLane's steps before place-and-route on one configuration (pqsoc/flow/prepnr.py)."""
+def librelane_steps(name: str, config_file, pdk_root, res: Results, synth: bool = False) -> None:
+    """LibreLane's steps before place-and-route on one configuration (pqsoc/flow/prepnr.py); synth:
+    with its synthesis, whose area is then checked (synth_area_check)."""
     from pqsoc.flow import prepnr
     from pqsoc.flow.pdk import PDK, SCL
-    r = prepnr.run(name, config_file, pdk_root, PDK, SCL)
+    r = prepnr.run(name, config_file, pdk_root, PDK, SCL, synth=synth)
     shown = r["run_dir"].relative_to(REPO) if r["run_dir"].is_relative_to(REPO) else r["run_dir"]
     for step, state in r["steps"]:
         detail = state if state == "passed" else f"{state}: {r['error']} (logs under {shown})"
         res.add(name, f"LibreLane {step}", state == "passed", detail)
+    if synth and r["synth"] is not None:
+        ok, detail = synth_area_check(name, r["synth"])
+        res.add(name, "LibreLane synthesis area", ok, detail)
+
+
+def synth_area_check(name: str, figures: dict) -> tuple[bool, str]:
+    """LibreLane's netlist against what the project planned with. The wrapper (block caravel): the
+    flat floorplan studied again with every owner's logic scaled by LibreLane's logic over the
+    planned (pnr/floorplan_inputs.json); it must still fit. Another block: its area beside `pqsoc
+    synth`'s (build/synth/BLOCK/stat.json), reported."""
+    from pqsoc.flow import synth as synth_mod
+    area, cells = figures["area_um2"], figures["cells"]
+    if name != "caravel":
+        stat = synth_mod.synth_dir(name) / "stat.json"
+        if not stat.is_file():
+            return True, f"{cells} cells, {area:.0f} um2 (no `pqsoc synth {name}` to compare with)"
+        ours = float(json.loads(stat.read_text())["design"]["area"])
+        return True, f"{cells} cells, {area:.0f} um2; `pqsoc synth {name}`: {ours:.0f} um2 ({area / ours - 1:+.1%})"
+    from soc import caravel_floorplan as cf, flat_floorplan as ff
+    logic, _, ports = cf.logic_figures()
+    planned = sum(logic.values())
+    # the SRAM macros: in the area when their Liberty was given to the stat command
+    from pqsoc.flow import floorplan as fpm
+    from pqsoc.flow.pdk import find_pdk
+    pdk, macros = find_pdk(), 0.0
+    for cell, count in figures["cells_by_type"].items():
+        if cell.startswith("sky130_sram_") and cell in figures["invocation"]:
+            a = fpm.read_lef(pdk.sram(cell, "lef"))
+            macros += count * a.w * a.h
+    actual = area - macros
+    ratio = actual / planned
+    ctx = cf.context(logic_um2={k: v * ratio for k, v in logic.items()}, port_bits=ports)
+    boot, main = cf.current_sizes()
+    s = ff.study(ctx, boot, main, layout=ff.CHIP_LAYOUT)
+    util = ", ".join(f"{k} {v:.1%}" for k, v in s["band_utilisation"].items())
+    return s["fits"], (f"{cells} cells, logic {actual / 1e6:.3f} mm2 ({ratio - 1:+.1%} on the "
+                       f"{planned / 1e6:.3f} mm2 the floorplan is planned with); the flat floorplan with "
+                       f"it {'fits' if s['fits'] else 'does NOT fit'}: bands {util} (at most "
+                       f"{cf.ARCH_MAX_UTIL:.0%}), routing worst {s['routing_worst']['ratio']:.2f}")
 
 
 def floorplan_check(ctx=None) -> tuple[bool, str]:

@@ -17,8 +17,12 @@ commands with the same arguments in this Python (yosys_shim). Verilator is
 Debian's 5.006 (the Nix shell brings a newer one): a lint finding only a newer Verilator reports
 is left for the real run.
 
-Yosys.Synthesis (the next step) is not run here: `pqsoc synth` is the project's synthesis with
-the same recipe, and a full LibreLane synthesis of the wrapper takes longer than CI allows.
+With `synth`, the steps run on to the OpenROAD boundary: Yosys.Synthesis (LibreLane's own script,
+its SYNTH_STRATEGY's ABC script) and its three checkers, then CheckSDCFiles: the Classic flow's
+first ten steps, everything before OpenROAD.CheckMacroInstances. Its netlist's area is what the
+real run places, which `pqsoc synth` (the project's own ABC script, the figure the floorplan is
+planned with) only estimates. LibreLane's synthesis of the wrapper takes longer than CI allows
+(`make report` runs it); of a small block, under a minute.
 """
 import os
 import stat
@@ -32,6 +36,9 @@ from pqsoc import BUILD, FlowError
 FIRST_STEPS = ("Verilator.Lint", "Checker.LintTimingConstructs", "Checker.LintErrors",
                "Checker.LintWarnings", "Yosys.JsonHeader")
 STEP_IDS = (*FIRST_STEPS, "OpenROAD.CheckSDCFiles")
+# with synth: the synthesis and its checkers too (the Classic flow's order)
+SYNTH_STEPS = ("Yosys.Synthesis", "Checker.YosysUnmappedCells", "Checker.YosysSynthChecks",
+               "Checker.NetlistAssignStatements")
 
 SHIM = '''#!{python}
 """`yosys` as LibreLane starts it, on pyosys in this Python (written by pqsoc/flow/prepnr.py):
@@ -61,22 +68,46 @@ def yosys_shim(folder: Path) -> Path:
     return path
 
 
-def steps():
-    """LibreLane's step classes, in the Classic flow's order (checked against it)."""
+def steps(synth: bool = False):
+    """LibreLane's step classes, in the Classic flow's order (checked against it); synth: the
+    synthesis and its checkers before CheckSDCFiles."""
     from librelane.flows import Flow
     from librelane.steps import Step
     ids = [s.id for s in Flow.factory.get("Classic").Steps]
     if ids[:len(FIRST_STEPS)] != list(FIRST_STEPS) or ids.index("OpenROAD.CheckSDCFiles") > ids.index("OpenROAD.Floorplan"):
         raise FlowError(f"LibreLane's Classic flow no longer starts with {', '.join(FIRST_STEPS)} "
                         f"and checks the SDC files before Floorplan: it starts {', '.join(ids[:8])}")
-    return [Step.factory.get(i) for i in STEP_IDS]
+    if not synth:
+        return [Step.factory.get(i) for i in STEP_IDS]
+    want = [*FIRST_STEPS, *SYNTH_STEPS, "OpenROAD.CheckSDCFiles"]
+    if ids[:len(want)] != want:
+        raise FlowError(f"LibreLane's Classic flow no longer runs {', '.join(want)} first: it starts "
+                        f"{', '.join(ids[:len(want)])}")
+    return [Step.factory.get(i) for i in want]
+
+
+def synth_area(run_dir: Path) -> dict | None:
+    """The netlist's figures from a run's Yosys.Synthesis reports (stat.json, Yosys' `stat -json`
+    with the Liberty): {'cells', 'area_um2', 'step_dir', 'cells_by_type', 'invocation' (the stat
+    command: which Liberty files gave the areas)}; None when the step did not report."""
+    import json
+    for d in sorted(Path(run_dir).glob("*-yosys-synthesis")):
+        f = d / "reports" / "stat.json"
+        if f.is_file():
+            data = json.loads(f.read_text())
+            design = data["design"]
+            return {"cells": design["num_cells"], "area_um2": float(design["area"]), "step_dir": d,
+                    "cells_by_type": design.get("num_cells_by_type", {}),
+                    "invocation": data.get("invocation", "")}
+    return None
 
 
 def run(name: str, config_file: Path, pdk_root: Path, pdk: str, scl: str,
-        out: Path | None = None) -> dict:
-    """LibreLane's pre-PnR steps on one configuration file. Returns {'ok': bool, 'steps': [(id,
-    'passed' | 'failed' | 'not reached')], 'error': str | None, 'warnings': [str], 'run_dir': Path}.
-    A step that fails stops the flow, as in a real run."""
+        out: Path | None = None, synth: bool = False) -> dict:
+    """LibreLane's pre-PnR steps on one configuration file (synth: with its synthesis). Returns
+    {'ok': bool, 'steps': [(id, 'passed' | 'failed' | 'not reached')], 'error': str | None,
+    'warnings': [str], 'run_dir': Path, 'synth': synth_area's figures or None}. A step that fails
+    stops the flow, as in a real run."""
     import logging
     from librelane.flows import SequentialFlow
     from librelane.flows.flow import FlowError as LLFlowError
@@ -84,7 +115,7 @@ def run(name: str, config_file: Path, pdk_root: Path, pdk: str, scl: str,
                                    register_additional_handler, set_log_level)
     out = out or BUILD / "pnr_check" / name / "librelane"
     shim = yosys_shim(BUILD / "pnr_check" / "bin")
-    classes = steps()
+    classes = steps(synth)
 
     class PrePnR(SequentialFlow):
         Steps = classes
@@ -123,8 +154,10 @@ def run(name: str, config_file: Path, pdk_root: Path, pdk: str, scl: str,
                 os.environ[k] = v
     states = []
     for k, cls in enumerate(classes):
+        # step folders are numbered from 1, zero-padded when there are ten or more
         folder = next((d for d in (out.iterdir() if out.is_dir() else ())
-                       if d.is_dir() and d.name.startswith(f"{k + 1}-")), None)
+                       if d.is_dir() and d.name.split("-", 1)[0].isdigit()
+                       and int(d.name.split("-", 1)[0]) == k + 1), None)
         if folder is None:
             states.append((cls.id, "not reached"))
         elif (folder / "state_out.json").is_file():
@@ -132,4 +165,5 @@ def run(name: str, config_file: Path, pdk_root: Path, pdk: str, scl: str,
         else:
             states.append((cls.id, "failed"))
     return {"ok": error is None and all(s == "passed" for _, s in states), "steps": states,
-            "error": error, "warnings": warnings, "run_dir": out}
+            "error": error, "warnings": warnings, "run_dir": out,
+            "synth": synth_area(out) if synth else None}
