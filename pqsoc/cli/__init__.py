@@ -214,7 +214,7 @@ def main(argv=None) -> int:
                    help="also check the floorplan when blocks are named (pqsoc floorplan's checks, no report)")
     p.add_argument("--synth", action="store_true",
                    help="also run LibreLane's synthesis (Yosys.Synthesis and its checkers) and check the "
-                        "floorplan with the logic area it gives (the wrapper: long; make report)")
+                        "floorplan with the logic area it gives (the wrapper's: hours)")
     p.add_argument("--json", metavar="PATH", help="also write every check's verdict to PATH (make report: "
                    "reports/pnr_check.json, which tapeout.json reads)")
     p.set_defaults(func=pnr.check_command)

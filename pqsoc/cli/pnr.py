@@ -10,7 +10,7 @@ architecture) no met5 (pqsoc/flow/pdn_rules.py); the routing-capacity estimate o
 (pqsoc/flow/route_capacity.py with the nets of the flat floorplan, soc/flat_floorplan.py);
 LibreLane's own steps before place-and-route (pqsoc/flow/prepnr.py); with --synth its synthesis
 too, and the floorplan checked again with the logic area LibreLane synthesized (the wrapper's:
-longer than CI allows, `make report` runs it). Without blocks (or with --floorplan) first the
+hours, by hand: neither CI nor `make report` runs it). Without blocks (or with --floorplan) first the
 floorplan check of the current memory plan.
 `--json` writes every verdict, which tapeout.json reads as each macro's checks passed here.
 """

@@ -21,8 +21,9 @@ With `synth`, the steps run on to the OpenROAD boundary: Yosys.Synthesis (LibreL
 its SYNTH_STRATEGY's ABC script) and its three checkers, then CheckSDCFiles: the Classic flow's
 first ten steps, everything before OpenROAD.CheckMacroInstances. Its netlist's area is what the
 real run places, which `pqsoc synth` (the project's own ABC script, the figure the floorplan is
-planned with) only estimates. LibreLane's synthesis of the wrapper takes longer than CI allows
-(`make report` runs it); of a small block, under a minute.
+planned with) only estimates. Of a small block it takes under a minute; of the wrapper, hours
+(on 2 cores its DELAY 1 ABC ran past 85 minutes and 10 GB without finishing), so neither CI nor
+`make report` runs it: `pqsoc pnr check caravel --synth` does, by hand.
 """
 import os
 import stat
