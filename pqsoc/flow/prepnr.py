@@ -22,7 +22,7 @@ its SYNTH_STRATEGY's ABC script) and its three checkers, then CheckSDCFiles: the
 first ten steps, everything before OpenROAD.CheckMacroInstances. Its netlist's area is what the
 real run places, which `pqsoc synth` (the project's own ABC script, the figure the floorplan is
 planned with) only estimates. Of a small block it takes under a minute; of the wrapper, hours
-(on 2 cores its DELAY 1 ABC ran past 85 minutes and 10 GB without finishing), so neither CI nor
+(on 2 cores its DELAY 1 ABC ran past 80 minutes and 9.8 GB without finishing), so neither CI nor
 `make report` runs it: `pqsoc pnr check caravel --synth` does, by hand.
 """
 import os
