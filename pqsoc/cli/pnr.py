@@ -205,8 +205,9 @@ def synth_area_check(name: str, figures: dict) -> tuple[bool, str]:
     planned (pnr/floorplan_inputs.json); it must still fit. Another block: its area beside `pqsoc
     synth`'s (build/synth/BLOCK/stat.json), reported."""
     from pqsoc.flow import synth as synth_mod
+    from soc.caravel_openlane import WRAPPER_BLOCK
     area, cells = figures["area_um2"], figures["cells"]
-    if name != "caravel":
+    if name != WRAPPER_BLOCK:
         stat = synth_mod.synth_dir(name) / "stat.json"
         if not stat.is_file():
             return True, f"{cells} cells, {area:.0f} um2 (no `pqsoc synth {name}` to compare with)"
