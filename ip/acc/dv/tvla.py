@@ -121,75 +121,35 @@ def _mlkem_decode_masked(leak: str | None = None) -> Program:
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
-def _mlkem_g_masked(leak: str | None = None) -> Program:
+def _masked_hash(kind: str, leak: str | None = None) -> Program:
+    """G, J or the PRF through the KMAC's masked mode (ip/acc/kernels/mlkem/masked_hash.py): a
+    32-byte secret (m', z or r') fixed vs random, its two Boolean shares fresh each trace, with
+    the public input (h, ML-KEM-768's c, none) and URND's seed."""
     from ip.acc.dv.jobs import image
-    from ip.acc.kernels.mlkem.masked_hash import MaskedG
+    from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ, MaskedPRF
     from ip.acc.tools.asm import assemble
     from ip.acc import block
-    obj = MaskedG(leak)
+    obj, secret, public, title = {
+        "g": (MaskedG(leak), "m'", "h, ", "ML-KEM G(m' || h)"),
+        "j": (MaskedJ(768, leak), "z", "c, ", "ML-KEM-768 J(z || c)"),
+        "prf": (MaskedPRF(768, leak), "r'", "", "ML-KEM-768 PRF(r', N), N = 0 .. 6,")}[kind]
+    extra = {"g": lambda rng: (rng.bytes(32),), "j": lambda rng: (rng.bytes(obj.ct_bytes),),
+             "prf": lambda rng: ()}[kind]
 
     def fixed_secret(rng) -> bytes:
         return rng.bytes(32)
 
     def inputs(rng, fixed: bytes | None) -> tuple:
-        m = fixed if fixed is not None else rng.bytes(32)
-        m1 = rng.bytes(32)
-        m0 = bytes(a ^ b for a, b in zip(m, m1))
+        x = fixed if fixed is not None else rng.bytes(32)
+        x1 = rng.bytes(32)
+        x0 = bytes(a ^ b for a, b in zip(x, x1))
         entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
-        return image(obj.image(m0, m1, rng.bytes(32)), block.DMEM_SIZE), entropy
+        return image(obj.image(x0, x1, *extra(rng)), block.DMEM_SIZE), entropy
 
-    name = "mlkem_g_masked" + (f"_{leak}" if leak else "")
-    what = "m' fixed vs random; h, shares and masks fresh each trace" + (
-        "; a seeded leak: m' combined in a register and hashed as a public word" if leak else "")
-    return Program(name, f"ML-KEM G(m' || h) in the KMAC's masked mode: {what}",
-                   lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
-
-
-def _mlkem_j_masked(leak: str | None = None) -> Program:
-    from ip.acc.dv.jobs import image
-    from ip.acc.kernels.mlkem.masked_hash import MaskedJ
-    from ip.acc.tools.asm import assemble
-    from ip.acc import block
-    obj = MaskedJ(768, leak)
-
-    def fixed_secret(rng) -> bytes:
-        return rng.bytes(32)
-
-    def inputs(rng, fixed: bytes | None) -> tuple:
-        z = fixed if fixed is not None else rng.bytes(32)
-        z1 = rng.bytes(32)
-        z0 = bytes(a ^ b for a, b in zip(z, z1))
-        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
-        return image(obj.image(z0, z1, rng.bytes(obj.ct_bytes)), block.DMEM_SIZE), entropy
-
-    name = "mlkem_j_masked" + (f"_{leak}" if leak else "")
-    what = "z fixed vs random; c, shares and masks fresh each trace" + (
-        "; a seeded leak: z combined in a register and hashed as a public word" if leak else "")
-    return Program(name, f"ML-KEM-768 J(z || c) in the KMAC's masked mode: {what}",
-                   lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
-
-
-def _mlkem_prf_masked(leak: str | None = None) -> Program:
-    from ip.acc.dv.jobs import image
-    from ip.acc.kernels.mlkem.masked_hash import MaskedPRF
-    from ip.acc.tools.asm import assemble
-    from ip.acc import block
-    obj = MaskedPRF(768, leak)
-
-    def fixed_secret(rng) -> bytes:
-        return rng.bytes(32)
-
-    def inputs(rng, fixed: bytes | None) -> tuple:
-        r = fixed if fixed is not None else rng.bytes(32)
-        r1 = rng.bytes(32)
-        r0 = bytes(a ^ b for a, b in zip(r, r1))
-        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
-        return image(obj.image(r0, r1), block.DMEM_SIZE), entropy
-
-    name = "mlkem_prf_masked" + (f"_{leak}" if leak else "")
-    what = "r' fixed vs random; shares and masks fresh each trace" + (
-        "; a seeded leak: r' combined in a register and hashed as a public word" if leak else "")
-    return Program(name, f"ML-KEM-768 PRF(r', N), N = 0 .. 6, in the KMAC's masked mode: {what}",
+    name = f"mlkem_{kind}_masked" + (f"_{leak}" if leak else "")
+    what = f"{secret} fixed vs random; {public}shares and masks fresh each trace" + (
+        f"; a seeded leak: {secret} combined in a register and hashed as a public word" if leak else "")
+    return Program(name, f"{title} in the KMAC's masked mode: {what}",
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
@@ -227,12 +187,12 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_decode_masked"] = lambda: _mlkem_decode_masked()
     out["mlkem_decode_masked_sum"] = lambda: _mlkem_decode_masked("sum")
     out["mlkem_decode_masked_no_fresh"] = lambda: _mlkem_decode_masked("no_fresh")
-    out["mlkem_g_masked"] = lambda: _mlkem_g_masked()
-    out["mlkem_g_masked_combined"] = lambda: _mlkem_g_masked("combined")
-    out["mlkem_j_masked"] = lambda: _mlkem_j_masked()
-    out["mlkem_j_masked_combined"] = lambda: _mlkem_j_masked("combined")
-    out["mlkem_prf_masked"] = lambda: _mlkem_prf_masked()
-    out["mlkem_prf_masked_combined"] = lambda: _mlkem_prf_masked("combined")
+    out["mlkem_g_masked"] = lambda: _masked_hash("g")
+    out["mlkem_g_masked_combined"] = lambda: _masked_hash("g", "combined")
+    out["mlkem_j_masked"] = lambda: _masked_hash("j")
+    out["mlkem_j_masked_combined"] = lambda: _masked_hash("j", "combined")
+    out["mlkem_prf_masked"] = lambda: _masked_hash("prf")
+    out["mlkem_prf_masked_combined"] = lambda: _masked_hash("prf", "combined")
     return out
 
 

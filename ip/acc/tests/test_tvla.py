@@ -136,30 +136,19 @@ def test_g_through_the_masked_kmac_stays_under_and_its_seeded_leak_does_not(powe
     assert units["kmac"]["cycles_confirmed"] > 0 and units["wide"]["cycles_confirmed"] > 0
 
 
-def test_j_through_the_masked_kmac_stays_under_and_its_seeded_leak_does_not(power_model, tmp_path):
-    """J(z || c) with z in two shares, c public and fresh: under the threshold in every unit; z
-    combined in a register and hashed as a public word: flagged in the KMAC."""
-    out = tmp_path / "j.json"
-    assert cli.main(["sca", "tvla", "mlkem_j_masked", "--traces", "100", "--batch", "50",
+@pytest.mark.parametrize("kind", ["j", "prf"])
+def test_j_and_the_prf_through_the_masked_kmac_stay_under_and_their_seeded_leaks_do_not(power_model, tmp_path,
+                                                                                          kind):
+    """J(z || c) with z in two shares and c public and fresh, PRF(r', N) for N = 0 .. 6 with r'
+    in two shares: under the threshold in every unit; the secret combined in a register and
+    hashed as a public word: flagged in the KMAC."""
+    out = tmp_path / f"{kind}.json"
+    assert cli.main(["sca", "tvla", f"mlkem_{kind}_masked", "--traces", "100", "--batch", "50",
                      "--expect-pass", "--json", str(out)]) == 0
     rep = json.loads(out.read_text())
     assert min(rep["traces"].values()) > 30 and rep["first_flagged_at_traces"] is None
     out = tmp_path / "combined.json"
-    assert cli.main(["sca", "tvla", "mlkem_j_masked_combined", "--traces", "100", "--batch", "50",
-                     "--expect-leak", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["orders"]["1"]["units"]["kmac"]["cycles_confirmed"] > 0
-
-
-def test_the_prf_through_the_masked_kmac_stays_under_and_its_seeded_leak_does_not(power_model, tmp_path):
-    """PRF(r', N) for N = 0 .. 6 with r' in two shares: under the threshold in every unit; r'
-    combined in a register and hashed as a public word: flagged in the KMAC."""
-    out = tmp_path / "prf.json"
-    assert cli.main(["sca", "tvla", "mlkem_prf_masked", "--traces", "100", "--batch", "50",
-                     "--expect-pass", "--json", str(out)]) == 0
-    rep = json.loads(out.read_text())
-    assert min(rep["traces"].values()) > 30 and rep["first_flagged_at_traces"] is None
-    out = tmp_path / "combined.json"
-    assert cli.main(["sca", "tvla", "mlkem_prf_masked_combined", "--traces", "100", "--batch", "50",
+    assert cli.main(["sca", "tvla", f"mlkem_{kind}_masked_combined", "--traces", "100", "--batch", "50",
                      "--expect-leak", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["orders"]["1"]["units"]["kmac"]["cycles_confirmed"] > 0
 
