@@ -17,12 +17,12 @@ vertical spine that joins the bands, so the nets between bands cross no shelf. T
   of four on it facing up, four shelves of three, and a full shelf of four at the top facing
   down: three bands of logic.
 The macros fill the shelves in the order CPU memories, DMEM, IMEM from the south (MEMORY_ORDER:
-the CPU's logic beside Caravel's pins, the ACC's datapath and the KMAC in the middle, its
-control at the top). Each band's logic is that of its memories' owners in proportion to the
-macros it faces; a band is at least as high as its facing
-edges' channels and as the horizontal tracks (within the routing margin) that carry the nets of
-the macros west of the street to it; the rest of the height goes to the bands so that they have
-about the same utilisation. The study then runs the routing estimate and raises a band whose
+the CPU's logic beside Caravel's pins, the ACC's datapath in the middle, its control at the top).
+Each band's logic is that of its memories' owners in proportion to the macros it faces, and the
+KMAC's, which owns no memory, wherever there is room (spread); a band is at least as high as its
+facing edges' channels and as the horizontal tracks (within the routing margin) that carry the
+nets of the macros west of the street to it; the rest of the height goes to the bands so that
+they have about the same utilisation. The study then runs the routing estimate and raises a band whose
 channel is over to the height its nets need (SIZING_ROUNDS), taking it from the others.
 
 Back-to-back shelves stand two vertical halos apart and the macros of a shelf two horizontal
@@ -69,9 +69,15 @@ ACC_CONTROL_SHARE = 0.3
 # datapath (decoded operation, register indices, GPR values, flags, loop state), CPU <-> ACC and
 # KMAC (their ports other than the side-load: bus, DMA, interrupts).
 CONTROL_DATAPATH_NETS = 250
-# The ACC -> KMAC side-load port's nets (both ends in the datapath's logic, not between owners).
+# The ACC -> KMAC side-load port's nets (the datapath's logic to the KMAC's).
 SIDELOAD_NETS = 600
-OWNERS = ("cpu", "control", "datapath")
+# The owners of logic: those of memories (their logic in the bands their SRAMs face) and the
+# KMAC, which has none: its logic sits wherever the bands have room, as a global placer that
+# spreads cells to one density would put it (its nets: the side-load to the datapath, its bus
+# and interrupt to the CPU's logic).
+MEMORY_OWNERS = ("cpu", "control", "datapath")
+FREE_OWNER = "kmac"
+OWNERS = (*MEMORY_OWNERS, FREE_OWNER)
 # The owners' memories from the south: the CPU's beside Caravel's pins, then the DMEM (its
 # datapath and the KMAC, the most logic, in the middle bands, which have the street beside
 # their shelves), then the IMEM (the ACC's control) at the top. With the IMEM second the
@@ -173,8 +179,10 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
         faces[band_of[i]] += group
     count = {o: sum(owner(n) == o for n in names) for o in OWNERS}
     wants = {"cpu": ctx.logic_um2["top"], "control": ACC_CONTROL_SHARE * ctx.logic_um2["acc"],
-             "datapath": (1 - ACC_CONTROL_SHARE) * ctx.logic_um2["acc"] + ctx.logic_um2["kmac"]}
-    logic = [{o: wants[o] * sum(owner(n) == o for n in f) / count[o] for o in OWNERS if count[o]} for f in faces]
+             "datapath": (1 - ACC_CONTROL_SHARE) * ctx.logic_um2["acc"]}
+    logic = [{o: wants[o] * sum(owner(n) == o for n in f) / count[o] for o in MEMORY_OWNERS if count[o]}
+             for f in faces]
+    free = ctx.logic_um2["kmac"]              # the KMAC's: no memory of its own (FREE_OWNER)
     # the street beside each shelf belongs to the band the shelf faces
     street = [0.0] * nb
     for i, group in enumerate(sh):
@@ -200,8 +208,20 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
         raise FlowError(f"{len(sh)} shelves leave {left:.1f} um of the core's {core.h:.1f} um; its {nb} bands "
                         f"need {sum(minimum):.1f} um for their channels")
 
+    # the free owner's logic may sit in any band that faces memories (the pin band keeps Caravel's
+    # pins' cells): first in the room a band at its minimum height has left at utilisation u, the
+    # rest in height added to the bands that grow with their logic, so all end at u
+    takes = [bool(f) for f in faces]
+
     def heights(u):
-        return [max(mn, (sum(lg.values()) / u - st) / core.w) for mn, lg, st in zip(minimum, logic, street)]
+        hs = [max(mn, (sum(lg.values()) / u - st) / core.w) for mn, lg, st in zip(minimum, logic, street)]
+        room = sum(h * core.w + st - sum(lg.values()) / u for h, lg, st, t in zip(hs, logic, street, takes) if t)
+        grow = [t and h > mn for h, mn, t in zip(hs, minimum, takes)]
+        if not any(grow):
+            grow = takes
+        extra = max(0.0, free / u - room) / core.w
+        weight = sum(h for h, g in zip(hs, grow) if g)
+        return [h + extra * h / weight if g else h for h, g in zip(hs, grow)]
     lo, hi = 1e-3, 10.0                      # the utilisation at which the bands fill the height
     for _ in range(60):
         mid = (lo + hi) / 2
@@ -243,13 +263,32 @@ def floorplan(ctx: cf.Context, boot: int, main: int, layout: str = "hybrid",
         regions.append((round(max(below, core.y0), 4), round(min(above, core.y1), 4)))
     bands = {f"band{k}": {"strip": strips[k], "region": regions[k], "faces": faces[k], "logic": logic[k]}
              for k in range(nb)}
-    fp = fpm.Floorplan(name="user_project_wrapper (flat)", die=fpm.Rect(*w.die), core=core, site_w=w.site_w,
+    fp = fpm.fill_rows(fpm.Floorplan(name="user_project_wrapper (flat)", die=fpm.Rect(*w.die), core=core, site_w=w.site_w,
                        row_h=row, mfg_grid=ctx.tech["manufacturing_grid"], macros=macros,
                        placements=placements, logic_um2=sum(ctx.logic_um2.values()), max_util=cf.ARCH_MAX_UTIL,
                        straps=cf.wrapper_straps(ctx), pin_layers=cf.SIGNAL_PIN_LAYERS,
                        notes={"boot_ram_bytes": boot, "main_sram_bytes": main,
-                              "halo_x_um": HALO_X_UM, "halo_y_um": HALO_Y_UM})
-    return fpm.fill_rows(fp), bands
+                              "halo_x_um": HALO_X_UM, "halo_y_um": HALO_Y_UM}))
+    spread(bands, band_rows(fp, bands), free, takes)
+    return fp, bands
+
+
+def spread(bands: dict, rows: dict, free: float, takes: list[bool]) -> None:
+    """The free owner's logic into the bands that take it (bands, in place): water-filled on their
+    rows, so that those it reaches end at one utilisation and none above it gets any."""
+    names = [n for n, t in zip(bands, takes) if t]
+    fixed = {n: sum(bands[n]["logic"].values()) for n in names}
+
+    def need(u):
+        return sum(max(0.0, u * rows[n]["area"] - fixed[n]) for n in names)
+    if not free or not names:
+        return
+    lo, hi = 0.0, 10.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if need(mid) < free else (lo, mid)
+    for n in names:
+        bands[n]["logic"][FREE_OWNER] = max(0.0, hi * rows[n]["area"] - fixed[n]) * free / need(hi)
 
 
 def as_config(ctx: cf.Context, fp: fpm.Floorplan) -> dict:
@@ -297,8 +336,8 @@ def nets(ctx: cf.Context, fp: fpm.Floorplan, bands: dict, sideload: int, acc_por
     """The net groups of the study: each SRAM's connected pins to the band it faces (the cells
     that drive and take them sit there), Caravel's pins that reach the SoC's logic to the CPU's,
     and the nets between the owners' logic (CONTROL_DATAPATH_NETS; CPU <-> ACC and KMAC: their
-    ports but the side-load), each owner at the centroid of its logic over the bands; the
-    side-load port stays inside the datapath's logic."""
+    ports but the side-load; the side-load between the datapath and the KMAC), each owner at the
+    centroid of its logic over the bands."""
     rows = band_rows(fp, bands)
     where = {n: b for b, v in bands.items() for n in v["faces"]}
     out = []
@@ -322,7 +361,11 @@ def nets(ctx: cf.Context, fp: fpm.Floorplan, bands: dict, sideload: int, acc_por
         out.append(rc.Nets(rc.Endpoint(f"pin {name}", pins[name]), ends["cpu"], 1))
     out.append(rc.Nets(ends["control"], ends["datapath"], CONTROL_DATAPATH_NETS))
     out.append(rc.Nets(ends["cpu"], ends["control"], acc_ports - sideload))
-    out.append(rc.Nets(ends["cpu"], ends["datapath"], kmac_ports - sideload))
+    # the KMAC's: with no logic of its own (a fixture) it sits with the datapath, as before
+    kmac = ends.get(FREE_OWNER, ends["datapath"])
+    out.append(rc.Nets(ends["cpu"], kmac, kmac_ports - sideload))
+    if kmac is not ends["datapath"]:
+        out.append(rc.Nets(ends["datapath"], kmac, sideload))
     return out
 
 

@@ -380,7 +380,8 @@ def test_11_wrapper_routing_is_the_flat_floorplans(pdk_root, caravel_root):
     """The wrapper's routing estimate (`pqsoc pnr check`) routes the flat floorplan's nets on the
     places the configuration gives the SRAMs: every SRAM pin edge to the band it faces, Caravel's
     pins that reach the SoC to the CPU's logic, and the nets between the owners' logic (the
-    ACC's and the KMAC's ports but the side-load, which stays inside the datapath's logic). Every
+    ACC's and the KMAC's ports but the side-load, which runs from the datapath's logic to the
+    KMAC's). Every
     channel holds; Caravel's Wishbone (under the bottom shelf's west end) fills the nearest gaps of
     the bottom shelf and runs east along the pin band to the next ones, counted there."""
     from pqsoc.cli.pnr import route_estimate
@@ -398,7 +399,8 @@ def test_11_wrapper_routing_is_the_flat_floorplans(pdk_root, caravel_root):
     between = {(n.a.name, n.b.name): n.count for n in nets if n.a.name.endswith(" logic")}
     assert between == {("control logic", "datapath logic"): flat_floorplan.CONTROL_DATAPATH_NETS,
                        ("cpu logic", "control logic"): ctx.port_bits["acc"] - flat_floorplan.SIDELOAD_NETS,
-                       ("cpu logic", "datapath logic"): ctx.port_bits["kmac"] - flat_floorplan.SIDELOAD_NETS}
+                       ("cpu logic", "kmac logic"): ctx.port_bits["kmac"] - flat_floorplan.SIDELOAD_NETS,
+                       ("datapath logic", "kmac logic"): flat_floorplan.SIDELOAD_NETS}
     assert sum(n.count for n in nets if n.a.name.startswith("pin ")) == len(caravel_soc.used_pins())
     assert sum(n.count for n in nets if n.a.name.split()[0] in st["fp"].placements) == 20 * 91
 

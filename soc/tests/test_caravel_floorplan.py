@@ -240,6 +240,32 @@ def test_flat_study_hybrid(ctx):
         ff.shelves(list("abcde"), (2, 2))
 
 
+def test_the_kmac_s_logic_goes_where_the_bands_have_room(ctx, pdk_root, caravel_root):
+    """The KMAC owns no memory (flat_floorplan.FREE_OWNER): its logic is water-filled into the
+    bands that face memories, so that those it reaches end at one utilisation and a band above it
+    (here none) or the pin band gets none; all of it is placed. Its nets: the side-load to the
+    datapath's logic, the rest of its ports to the CPU's, from the centroid of its own logic."""
+    from soc import flat_floorplan as ff
+    big = cf.context(logic_um2={**LOGIC, "kmac": 0.55e6}, port_bits=PORTS, instances=INSTANCES)
+    fp, bands = ff.floorplan(big, 6144, 2048, "hybrid")
+    kmac = {n: b["logic"].get(ff.FREE_OWNER, 0.0) for n, b in bands.items()}
+    assert kmac["band0"] == 0.0 and abs(sum(kmac.values()) - 0.55e6) < 1.0
+    rows = ff.band_rows(fp, bands)
+    util = {n: sum(b["logic"].values()) / rows[n]["area"] for n, b in bands.items() if b["faces"]}
+    reached = [u for n, u in util.items() if kmac[n] > 0]
+    assert len(reached) == 3 and max(reached) - min(reached) < 1e-6
+    assert all(u <= max(reached) + 1e-6 for u in util.values())
+    # the same logic with the KMAC in the datapath's bands would put them over the plan
+    dp = {n: sum(v for o, v in b["logic"].items() if o != ff.FREE_OWNER) for n, b in bands.items()}
+    dp_bands = [n for n, b in bands.items() if "datapath" in b["logic"]]
+    share = {n: bands[n]["logic"]["datapath"] / sum(bands[m]["logic"]["datapath"] for m in dp_bands) for n in dp_bands}
+    assert max((dp[n] + 0.55e6 * share[n]) / rows[n]["area"] for n in dp_bands) > max(reached)
+    nets = ff.nets(big, fp, bands, 600, 799, 686)
+    between = {(n.a.name, n.b.name): n.count for n in nets if n.a.name.endswith(" logic")}
+    assert between[("cpu logic", "kmac logic")] == 86 and between[("datapath logic", "kmac logic")] == 600
+    assert ("cpu logic", "datapath logic") not in between
+
+
 def test_flat_study_figures(ctx, monkeypatch):
     """The study's findings on the fixture areas: the comb's seven shelves leave less height than
     its bands' channels need (the nets of the macros west of the street run along the band); the
