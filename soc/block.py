@@ -35,7 +35,7 @@ SOC = Block(
     name="soc",
     top="pqsoc",
     description=("the whole silicon SoC (soc/silicon.py): Ibex, LiteX bus/UART/timer/GPIO/UART bridge, "
-                 f"KMAC, ACC (kept as its own module); "
+                 f"KMAC and ACC (kept as modules of their own); "
                  f"{_macros(silicon.ACC_IMEM_SIZE, silicon.ACC_DMEM_SIZE)} x {silicon.SRAM_MACRO}: "
                  f"ACC IMEM/DMEM {_kib(silicon.ACC_IMEM_SIZE)} each, boot RAM {_kib(SILICON_ROM_SIZE)}, "
                  f"main SRAM {_kib(SILICON_SRAM_SIZE)} (black boxes)"),
@@ -44,17 +44,19 @@ SOC = Block(
     clock="sys_clk",
     reset="sys_rst",
     macros=(silicon.SRAM_MACRO,),
-    abc_dch=False,
     # floorplan: the Caravel wrapper's, wired by the registry (soc/caravel_floorplan.py)
     yosys_read=silicon.yosys_read,
     # The ACC stays its own module, as it would be hardened (soc/README.md, "The silicon SoC":
     # with the former combinational ACC <-> KMAC side-load loop it measured 40.2 MHz tt against
     # 42.3 flat, the loop being the critical path either way; with the loop cut, 53.3).
-    keep_hierarchy=("pqc.acc",),
+    # Its modules and the KMAC are kept as in blocks acc and kmac, so ABC maps them as there (with
+    # &dch: the KMAC mapped flat into the top without it was 0.09 mm2 larger, which the
+    # floorplan counted as top-level logic).
+    keep_hierarchy=("pqc.acc", *(f"pqc.{m}" for m in acc_block.ACC_MODULES), "pqc.kmac"),
     full_adders=acc_block.FULL_ADDERS,        # the ACC's, as in block acc
     notes=("Ibex and LiteX's top read with Yosys read_slang, the PQC subsystem and memories with "
-           "read_verilog; the ACC (pqc.acc) is kept as its own module (ABC maps it alone, as a "
-           "hardened ACC), the rest is flat; critical path: the ACC's own (wide ALU walu.ps_r -> walu.ps_r, "
+           "read_verilog; the ACC (pqc.acc, and its modules as in block acc) and the KMAC (pqc.kmac) "
+           "are kept as modules of their own (ABC maps each alone, with &dch), the rest is flat; critical path: the ACC's own (wide ALU walu.ps_r -> walu.ps_r, "
            "as in block acc); the ACC's side-load msg and the CPU's KMAC writes end in the "
            "KMAC's message intake register and command flop, so neither reaches the sponge's mask "
            "checks or the Keccak state in the same cycle; the ACC core's clock comes through "

@@ -44,6 +44,11 @@ def _acc():
                clock_gate="sky130")
 
 
+# The ACC's modules that synthesis keeps (Yosys names, below the block's top `acc`); the SoC keeps
+# the same ones below its `pqc.acc` (soc/block.py).
+ACC_MODULES = ("acc.core.walu", "acc.core.smp", "acc.core.rnd")
+
+
 ACC = Block(
     name="acc",
     top="acc",
@@ -54,11 +59,16 @@ ACC = Block(
     emit=emit_amaranth(_acc, "acc"),
     period_ns=PERIOD_NS,
     macros=(SRAM_MACRO,),
-    abc_dch=False,
+    # The core's wide ALU, sampler and RND pool stay modules of their own: ABC maps each (and the
+    # rest, flat) with &dch in minutes, where the flat ACC did not finish in 34 min. Measured
+    # 4 Dec: logic -90 k um2 (7 %), 67.5 / 15.1 MHz tt / ss against 70.1 / 15.7 flat without &dch;
+    # keeping acc.core too: -84 k, 65.5 / 14.8 (its paths into the wide ALU cross one more boundary).
+    keep_hierarchy=ACC_MODULES,
     full_adders=FULL_ADDERS,
     notes=("macro area is the LEF SIZE of the 16 macros (logic area excludes it); the OpenRAM Liberty "
            "launches dout0 at the falling clock edge, so paths from the macros get half a period; "
-           "mapped without ABC's &dch (too slow at this size); the core's clock comes through one "
+           "mapped with ABC's &dch module by module (the wide ALU, sampler and RND pool kept, the "
+           "rest flat; all flat it does not finish); the core's clock comes through one "
            "sky130_fd_sc_hd__dlclkp_1 (idle clock gate; an ideal clock in STA, its enable timed as "
            "a clock-gating check); the wide ALU's partial-product trees map their full adders to "
            "sky130_fd_sc_hd__fa_1 (extract_fa); cycles: ip/acc/dv/jobs.py, ISS = RTL"),

@@ -11,12 +11,11 @@ ROUNDS_PER_CYCLE = 1     # Keccak-f[1600] rounds per clock: 24 cycles a permutat
 # and the hardened block has it, so the wrapper's KMAC cell is the SoC's KMAC.
 ADDR_WIDTH = 10
 PERIOD_NS = SYS_CLK_PERIOD_NS   # synthesis, STA and hardening target: the SoC's clock
-# The SoC's KMAC has no masked mode (issue #38): with it (+0.35 mm2 of logic in block kmac_masked,
-# one core for both modes) the flat floorplan's bands of the ACC's datapath are at 66 % and 65 %,
-# above the plan's 60 % (docs/side_channels.md, "The masked KMAC"), so the silicon leaves it out
-# until that area is found. Block `kmac_masked` is the KMAC with it (its figures); the ACC's test
-# tops build that one (ip/acc/rtl/pqc.py DV_KMAC_MASKED).
-MASKED = False
+# The SoC's KMAC has the masked mode (issue #38: two-share sponge, one Keccak core for both
+# modes; +0.35 mm2 of logic against block kmac_unmasked). The flat floorplan holds it because the
+# KMAC, which owns no memory, is planned wherever the bands have room (soc/flat_floorplan.py
+# FREE_OWNER) and the ACC maps with &dch module by module (ip/acc/block.py).
+MASKED = True
 
 
 def _keccak():
@@ -57,18 +56,19 @@ KECCAK_MASKED = Block(
 KMAC = Block(
     name="kmac",
     top="kmac",
-    description="KMAC block: sponge, Wishbone registers, side-load port (ip/kmac/rtl/kmac.py)",
+    description=("KMAC block: sponge with its masked mode (two shares, one Keccak core for both modes), "
+                 "Wishbone registers, side-load port (ip/kmac/rtl/kmac.py)"),
     emit=emit_amaranth(_kmac, "kmac"),
     period_ns=PERIOD_NS,
     cocotb_test="ip.kmac.tests.cocotb_kmac",
     openlane={},
 )
 
-# The KMAC with its masked mode (MASKED above): its area and timing; not in the SoC.
-KMAC_MASKED = Block(
-    name="kmac_masked",
+# The KMAC without the masked mode: what the masked mode adds to the SoC's (area, timing).
+KMAC_UNMASKED = Block(
+    name="kmac_unmasked",
     top="kmac",
-    description="KMAC block with the masked mode (two-share sponge, one Keccak core for both modes): not in the SoC (ip/kmac/block.py MASKED)",
-    emit=emit_amaranth(lambda: _kmac(masked=True), "kmac"),
+    description="KMAC block without the masked mode (one-share sponge): the SoC's KMAC before issue #38",
+    emit=emit_amaranth(lambda: _kmac(masked=False), "kmac"),
     period_ns=PERIOD_NS,
 )

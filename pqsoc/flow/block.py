@@ -34,7 +34,8 @@ class Block:
     # (models, firmware); None with a gls hook: its first run builds them (`pqsoc campaign gls`)
     gls_prepare: Callable[..., None] | None = None
     # ABC's `&dch -f` (choice computation) improves mapping but did not finish in 34 min on the
-    # ACC's 395 k AND nodes; large blocks map without it (recorded in the report's notes).
+    # ACC's 395 k AND nodes flat; large blocks keep modules (keep_hierarchy) so that ABC maps
+    # each with it, or map without it (recorded in the report's notes).
     abc_dch: bool = True
     # Full adders (3-input XOR + majority of the same inputs, as in carry-save trees) extracted
     # by Yosys' `extract_fa -fa` before ABC and mapped to sky130_fd_sc_hd__fa_1 (20.0 um2) instead

@@ -96,7 +96,8 @@ class Iss:
         self.timing = Scoreboard(self.isa)
         self._decoded = {}
         # not reset by reset(): a separate block; with its masked mode, as the ACC's test tops'
-        # KMAC (ip/acc/rtl/pqc.py DV_KMAC_MASKED); kmac_masked=False models the SoC's
+        # KMAC (ip/acc/rtl/pqc.py DV_KMAC_MASKED) and the SoC's; kmac_masked=False models a KMAC
+        # built without it (block kmac_unmasked)
         self.kmac = KmacCycleModel(masked=kmac_masked)
         self.stream_unit = StreamUnitModel(self.dmem.size // 32)
         self._stream_unit_start = None           # start inputs for the stream unit in this cycle

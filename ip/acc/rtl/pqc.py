@@ -30,7 +30,7 @@ ACC_ADDR_WIDTH = 16    # word address bits of the 256 KiB ACC window (regs, IMEM
 KMAC_ROUNDS_PER_CYCLE = 1
 # The ACC's test tops (ip/acc/dv: the lockstep fuzzer's RTL, the power model, the gate-level top)
 # hold a KMAC with its masked mode, so the ACC's masked instructions are tested against it (the
-# ISS's KMAC model has it too, ip/acc/iss/machine.py); the SoC's KMAC is kmac_block.MASKED's.
+# ISS's KMAC model has it too, ip/acc/iss/machine.py), as the SoC's (kmac_block.MASKED).
 DV_KMAC_MASKED = True
 
 

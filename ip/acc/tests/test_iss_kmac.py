@@ -412,8 +412,8 @@ def test_unmasked_operation_share_1_reads_zero():
     assert sim.wdr.read(7).to_bytes(32, "little") == hashlib.shake_128(bytes(32)).digest(32)
 
 
-def test_soc_kmac_without_masked_mode_refuses_a_masked_start():
-    """Iss(kmac_masked=False) models the SoC's KMAC (ip/kmac/block.py MASKED): a masked START is
+def test_kmac_without_masked_mode_refuses_a_masked_start():
+    """Iss(kmac_masked=False) models a KMAC built without its masked mode (block kmac_unmasked): a masked START is
     refused with MODE, which halts the program with the KMAC error, as on that RTL."""
     from ip.kmac.model.transaction import ERR_MODE
     src = "\n".join([*li(1, SHAKE | S128 << 2 | 1 << 5), "kmac.acq", "kmac.start x1, x0",

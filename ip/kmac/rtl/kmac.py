@@ -10,7 +10,7 @@ sticky within one ownership: the release clears it and the grant drops older cod
 acquisition starts clean). Message words (CPU and side-load) go through an intake register in
 front of the engine (MSG ack / msg.ready = it is empty), which cuts the bus / coprocessor
 register read -> mask checks / byte packing -> Keccak state paths.
-Masked mode (masked=True; the SoC's KMAC is built without it, ip/kmac/block.py MASKED) is the
+Masked mode (masked=True; the SoC's KMAC has it, ip/kmac/block.py MASKED) is the
 side-load's only (the CPU's CFG has no masked bit; its words have no second share): a masked START reseeds the masking PRNG from the port's msg.data (ip/kmac/rtl/sideload.py),
 and the intake register keeps the word's second share beside the first (iw_data1).
 The register decode is generated from ip/kmac/data/kmac_regs.yml (ip/common/regtool.py).

@@ -301,7 +301,7 @@ def cosim(seed, ncycles, masked=True):
 @pytest.mark.parametrize("seed,ncycles,masked", [(1, 7000, True), (2, 7000, True), (3, 7000, True),
                                                 (4, 4000, False)])
 def test_cycle_model_matches_rtl(seed, ncycles, masked):
-    """masked=False: the SoC's KMAC (ip/kmac/block.py MASKED), which refuses a masked START."""
+    """masked=False: a KMAC built without its masked mode (block kmac_unmasked), which refuses a masked START."""
     master, res = cosim(seed, ncycles, masked)
     assert res["mismatch"] is None, res["mismatch"]
     bad = [(w, g.hex(), e.hex()) for w, g, e in master.checked if g != e]
