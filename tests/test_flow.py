@@ -223,6 +223,25 @@ def test_ppa_reuse_option(monkeypatch):
     assert calls == [(["acc", "soc"], True), (None, False)]
 
 
+def test_a_feature_s_cost_against_its_baseline_block(pdk_root, tmp_path, monkeypatch, temp_block):
+    """A block declared with a baseline (the same block without one feature): reports/ppa.json
+    and ppa.md give what the feature adds, from the two blocks' own figures; without the
+    baseline block in the report there is no such entry."""
+    import dataclasses
+    temp_block("t_base", GOOD_V)
+    wide = GOOD_V.replace("[7:0] q", "[15:0] q")
+    temp_block("t_feat", wide)
+    blocks_mod.register(dataclasses.replace(blocks_mod.get("t_feat"), baseline=("t_base", "8 more bits")))
+    monkeypatch.setattr(report, "REPORTS", tmp_path)
+    data = report.ppa(["t_base", "t_feat"])
+    a, f, b = data["blocks"]["t_feat"]["adds"], data["blocks"]["t_feat"], data["blocks"]["t_base"]
+    assert a["against"] == "t_base" and a["feature"] == "8 more bits"
+    assert a["flops"] == 8 and a["cells"] == f["cells"] - b["cells"] > 0
+    assert a["logic_um2"] == round(f["area_um2"]["logic"] - b["area_um2"]["logic"], 1) > 0
+    assert "What 8 more bits adds (t_feat against t_base)" in (tmp_path / "ppa.md").read_text()
+    assert "adds" not in report.ppa(["t_feat"], reuse=True)["blocks"]["t_feat"]
+
+
 def test_sram_macro_block_black_boxes_and_report(pdk_root, tmp_path, monkeypatch):
     """A block with SRAM macros: macros stay black boxes, fanout repair leaves their bus pins
     alone (20 macros share `addr[7:0]`, more than MAX_FANOUT), STA times them with the TT macro

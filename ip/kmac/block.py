@@ -51,6 +51,7 @@ KECCAK_MASKED = Block(
     emit=emit_amaranth(_keccak_masked, "keccak_masked_core"),
     period_ns=PERIOD_NS,
     cocotb_test="ip.kmac.tests.cocotb_keccak_masked",
+    baseline=("keccak", "two shares (DOM chi, its PRNG)"),
 )
 
 KMAC = Block(
@@ -62,6 +63,7 @@ KMAC = Block(
     period_ns=PERIOD_NS,
     cocotb_test="ip.kmac.tests.cocotb_kmac",
     openlane={},
+    baseline=("kmac_unmasked", "the masked mode (issue #38)"),
 )
 
 # The KMAC without the masked mode: what the masked mode adds to the SoC's (area, timing).

@@ -26,6 +26,9 @@ class Block:
     reset: str = "rst"
     macros: tuple[str, ...] = ()         # SRAM macro cell names kept as black boxes
     bench: Callable[[], dict] | None = None   # measured figures (cycles, bytes/cycle) for reports
+    # (block, what): the block this one is with one feature more (the masked KMAC: the KMAC
+    # without its masked mode); reports/ppa.json gives what the feature adds when both are in it
+    baseline: tuple[str, str] | None = None
     cocotb_test: str | None = None            # cocotb module run on the RTL and on the netlist
     # The block's own gate-level run (`pqsoc gls`) where a cocotb test does not fit: called with
     # the random initial-state seeds, returns the report entry (RTL vs gate-level cycles).

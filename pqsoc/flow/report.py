@@ -191,6 +191,11 @@ def render_md(data: dict) -> str:
                 if f.get("utilisation") is not None:
                     verdict += f"; standard cells at {f['utilisation']:.1%} of the cell rows"
             lines += ["", f"Floorplan ({name}): {verdict}" + (f" ({f['report']})" if f.get("report") else "") + "."]
+        if b.get("adds"):
+            a = b["adds"]
+            lines += ["", f"What {a['feature']} adds ({name} against {a['against']}): {a['logic_um2']:+.0f} um2 "
+                      f"of logic (x{a['logic_ratio']}), {a['cells']:+d} cells, {a['flops']:+d} flops, fmax "
+                      + ", ".join(f"{c} {v:+} MHz" for c, v in a["fmax_mhz"].items()) + "."]
         for key in ("macro_timing", "notes"):
             if b.get(key):
                 lines += ["", f"Note ({name}): {b[key].rstrip('.')}."]
@@ -232,6 +237,15 @@ def plot(data: dict, path: Path) -> None:
     plt.close(fig)
 
 
+def added(entry: dict, base: dict, base_name: str, what: str) -> dict:
+    """What a block's one feature more costs against its baseline block's figures."""
+    return {"feature": what, "against": base_name,
+            "logic_um2": round(entry["area_um2"]["logic"] - base["area_um2"]["logic"], 1),
+            "logic_ratio": round(entry["area_um2"]["logic"] / base["area_um2"]["logic"], 3),
+            "cells": entry["cells"] - base["cells"], "flops": entry["flops"] - base["flops"],
+            "fmax_mhz": {c: round(v - base["fmax_mhz"][c], 1) for c, v in entry["fmax_mhz"].items()}}
+
+
 def ppa(names: list[str] | None = None, reuse: bool = False) -> dict:
     """reuse: take each block's stored synthesis/STA results (see block_entry) instead of running them."""
     names = names or list(blocks_mod.BLOCKS)
@@ -259,6 +273,10 @@ def ppa(names: list[str] | None = None, reuse: bool = False) -> dict:
         for i, name in enumerate(names, 1):
             print(f"[ppa] block {i}/{len(names)}: {name}", flush=True)
             data["blocks"][name] = block_entry(name, reuse=reuse)
+        for name, entry in data["blocks"].items():
+            base = blocks_mod.get(name).baseline
+            if base and base[0] in data["blocks"]:
+                entry["adds"] = added(entry, data["blocks"][base[0]], *base)
         md = render_md(data)
         plot(data, REPORTS / "ppa.png.tmp")
     except BaseException:
