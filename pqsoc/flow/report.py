@@ -207,7 +207,7 @@ def render_md(data: dict) -> str:
                   "|---|" + "---:|" * len(next(iter(b["io_slack_ns"].values())))]
         for c, groups in b["io_slack_ns"].items():
             lines.append(f"| {c} | " + " | ".join("-" if v is None else str(v) for v in groups.values()) + " |")
-        lines += ["", f"Top cell types: " + ", ".join(f"{k.split('__')[-1]} {v}"
+        lines += ["", "Top cell types: " + ", ".join(f"{k.split('__')[-1]} {v}"
                                                        for k, v in list(b["cells_by_type"].items())[:10])]
     lines += ["", "![area and fmax](ppa.png)", ""]
     return "\n".join(lines)
