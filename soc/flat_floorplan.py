@@ -79,8 +79,8 @@ MEMORY_OWNERS = ("cpu", "control", "datapath")
 FREE_OWNER = "kmac"
 OWNERS = (*MEMORY_OWNERS, FREE_OWNER)
 # The owners' memories from the south: the CPU's beside Caravel's pins, then the DMEM (its
-# datapath and the KMAC, the most logic, in the middle bands, which have the street beside
-# their shelves), then the IMEM (the ACC's control) at the top. With the IMEM second the
+# datapath, the most logic, in the middle bands, which have the street beside their shelves),
+# then the IMEM (the ACC's control) at the top. With the IMEM second the
 # datapath's band at the top holds 7 of the 8 DMEM macros' logic (70 %, over ARCH_MAX_UTIL).
 MEMORY_ORDER = ("cpu", "datapath", "control")
 # The global router's settings the routing estimate assumes (the wrapper's LibreLane config).
