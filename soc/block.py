@@ -56,8 +56,8 @@ SOC = Block(
     full_adders=acc_block.FULL_ADDERS,        # the ACC's, as in block acc
     notes=("Ibex and LiteX's top read with Yosys read_slang, the PQC subsystem and memories with "
            "read_verilog; the ACC (pqc.acc, and its modules as in block acc) and the KMAC (pqc.kmac) "
-           "are kept as modules of their own (ABC maps each alone, with &dch), the rest is flat; critical path: the ACC's own (wide ALU walu.ps_r -> walu.ps_r, "
-           "as in block acc); the ACC's side-load msg and the CPU's KMAC writes end in the "
+           "are kept as modules of their own (ABC maps each alone, with &dch), the rest is flat; critical path: the ACC's own, "
+           "into its wide ALU's module (as in block acc); the ACC's side-load msg and the CPU's KMAC writes end in the "
            "KMAC's message intake register and command flop, so neither reaches the sponge's mask "
            "checks or the Keccak state in the same cycle; the ACC core's clock comes through "
            "sky130_fd_sc_hd__dlclkp_1 (its idle clock gate); Ibex' clock gate is the generic latch + AND "
