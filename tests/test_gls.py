@@ -127,8 +127,12 @@ def test_missing_netlist(pdk_root):
 
 
 def test_kmac_gate_level_matches_rtl(pdk_root):
-    synth.synth("kmac")
-    res = gls.gls("kmac", seeds=(3,))
+    """The KMAC's sponge, bus and side-load at gate level, on block kmac_unmasked: its netlist is
+    a third of the masked one's and builds in a third of the time. The cocotb test starts no
+    masked operation, so the two netlists run the same cycles; the SoC's (masked) netlist runs it
+    in `make report` (`pqsoc campaign gls`, every block)."""
+    synth.synth("kmac_unmasked")
+    res = gls.gls("kmac_unmasked", seeds=(3,))
     assert res["tests"] >= 1
     for name, v in res["cycles"].items():
         assert v["rtl"] == v["gls"], name

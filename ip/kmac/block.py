@@ -73,4 +73,5 @@ KMAC_UNMASKED = Block(
     description="KMAC block without the masked mode (one-share sponge): the SoC's KMAC before issue #38",
     emit=emit_amaranth(lambda: _kmac(masked=False), "kmac"),
     period_ns=PERIOD_NS,
+    cocotb_test="ip.kmac.tests.cocotb_kmac",     # the same test: it starts no masked operation
 )
