@@ -302,18 +302,21 @@ def _tvla_args(a) -> dict:
         from ip.kmac.dv import tvla_keccak
         if a.program not in tvla_keccak.VARIANTS:
             raise FlowError(f"unknown Keccak variant {a.program!r}; known: {', '.join(tvla_keccak.VARIANTS)}")
+        if a.model != "buses":
+            raise FlowError(f"--model {a.model}: the Keccak core's power models have no buses to leave out")
     else:
         from ip.acc.dv import tvla
         tvla.program(a.program)
         if a.engine != "rtl":
             raise FlowError(f"--engine {a.engine}: the ACC's programs have the RTL power model only")
     return {"program": a.program, "traces": a.traces, "chunk": a.chunk, "seed": a.seed, "order": a.order,
-            "engine": a.engine}
+            "engine": a.engine, "model": a.model}
 
 
 def _tvla_state(args: dict, start: int) -> str:
-    engine = args.get("engine", "rtl")
-    return f"build/sca/{args['program']}{'' if engine == 'rtl' else '-' + engine}-s{args['seed']}/{start:09d}.npz"
+    engine, model = args.get("engine", "rtl"), args.get("model", "buses")
+    tag = ("" if engine == "rtl" else "-" + engine) + ("" if model == "buses" else "-" + model)
+    return f"build/sca/{args['program']}{tag}-s{args['seed']}/{start:09d}.npz"
 
 
 def _tvla_tasks(args: dict) -> list:
@@ -324,7 +327,7 @@ def _tvla_tasks(args: dict) -> list:
         out.append(Task(key=f"t{start:09d}", inputs={"start": start, "count": n, "state": _tvla_state(args, start)},
                         command=f"pqsoc sca tvla {args['program']} --traces {n} --seed {args['seed']} "
                                 f"--start {start} --order {args['order']} --engine {args.get('engine', 'rtl')} "
-                                f"--state {_tvla_state(args, start)}"))
+                                f"--model {args.get('model', 'buses')} --state {_tvla_state(args, start)}"))
     return out
 
 
@@ -378,7 +381,8 @@ def _tvla_summary(rows) -> tuple[list[str], dict]:
         rep = tvla_keccak.report(program, tt, order, history, seed, seconds, engine, units)
     else:
         units = [u for u in UNITS if u in (meta.get("orders") or {}).get("1", {}).get("units", {})] or list(UNITS)
-        rep = tvla.report(program, tvla.program(program), tt, units, order, history, seed, seconds)
+        rep = tvla.report(program, tvla.program(program), tt, units, order, history, seed, seconds,
+                          model=meta.get("model", "buses"))
     lines = [f"order {o}: max |t| {r['max_abs_t']} in {r['unit']} at cycle {r['cycle']} ({r['insn']}): "
              + ("LEAKS" if r["leaks"] else "no leak") for o, r in rep["orders"].items()]
     if rep["first_flagged_at_traces"]:
@@ -593,6 +597,8 @@ def add_parser(sub) -> None:
     q.add_argument("--order", type=int, choices=[1, 2], default=1)
     q.add_argument("--engine", choices=["rtl", "gls"], default="rtl",
                    help="gls: the gate-level power model (the masked Keccak core's programs)")
+    q.add_argument("--model", choices=["buses", "registers"], default="buses",
+                   help="the ACC's RTL power model with or without the buses between units (pqsoc sca tvla)")
     common(q)
     q = kinds.add_parser("sleep", help="tasks that only sleep: the layer's overhead and throughput")
     q.add_argument("--count", type=positive(int), required=True)

@@ -23,6 +23,8 @@ def tvla_cmd(a) -> int:
     if a.engine != "rtl" and not keccak:
         raise FlowError(f"--engine {a.engine}: the ACC's gate-level power model (toggle counts of every net) "
                         "is not built yet; --engine rtl is (the masked Keccak core has both)")
+    if keccak and a.model != "buses":
+        raise FlowError(f"--model {a.model}: the Keccak core's power models have no buses to leave out")
     stamp = provenance.stamp()
     state = Path(a.state) if a.state else None
     if state is not None:
@@ -38,7 +40,7 @@ def tvla_cmd(a) -> int:
     else:
         picture = tvla.picture
         rep, tt, units = tvla.assess(a.program, a.traces, seed=a.seed, batch=a.batch or 50, order=a.order,
-                                     log=log, state_out=state, start=a.start)
+                                     log=log, state_out=state, start=a.start, model=a.model)
         xlabel = None
     rep["provenance"] = stamp
     out = Path(a.json) if a.json else REPORTS / f"{a.program}.json"
@@ -74,6 +76,9 @@ def add_parser(sub) -> None:
     q = kinds.add_parser("tvla", help="fixed-vs-random Welch t-test on the RTL power model")
     q.add_argument("program", help="e.g. mlkem768_decaps_unmasked, mlkem768_decaps_control, keccak_masked")
     q.add_argument("--engine", choices=["rtl", "gls"], default="rtl")
+    q.add_argument("--model", choices=["buses", "registers"], default="buses",
+                   help="the ACC's RTL power model: every register, memory port and bus between units "
+                        "(default), or without the buses")
     q.add_argument("--traces", type=positive(int), required=True)
     q.add_argument("--order", type=int, choices=[1, 2], default=1, help="2: also the second order (centred squares)")
     q.add_argument("--seed", type=int, default=1)

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """The ACC's RTL power model for leakage assessment (`pqsoc sca tvla --engine rtl`).
 
-Per clock cycle and per unit, the Hamming distance of every register and memory port: the ACC
-top of `pqsoc acc fuzz` (ip/acc/dv/rtl_runner.emit: the ACC and its KMAC, behavioural memories)
+Per clock cycle and per unit, the Hamming distance of every register, memory port and bus
+between units: the ACC top of `pqsoc acc fuzz` (ip/acc/dv/rtl_runner.emit: the ACC and its KMAC, behavioural memories)
 is wrapped: Yosys (pyosys) finds every register (the wires flip-flops drive after `proc`), and
 the wrapper registers each once more on the free-running clock and XORs it with itself
 (Q(t) ^ Q(t-1): the bits that toggled this cycle, whatever enables, resets or clock gates did),
-as it does the memories' ports (address, enables, write data); the toggles are gathered per
+as it does the memories' ports (address, enables, write data) and the buses (BUSES: wires that
+carry one value a cycle from unit to unit, long and loaded on silicon); the toggles are gathered per
 unit into an output port `pwr_<unit>`,
 which the host driver (acc_host.cpp built with PQSOC_POWER) counts every cycle. Units follow
 the RTL hierarchy, so a leak points at its place:
@@ -20,6 +21,11 @@ the RTL hierarchy, so a leak points at its place:
     imem      IMEM: the fetch register and ports (program, public)
     bus       the host side: register bank, DMA, the top's flops
     kmac      the KMAC (Keccak state, message and digest paths)
+    operands  the wide ALU's operand and result buses, both register files' write-back buses
+    sideload  the side-load port's data wires (message words and their second share, digest)
+
+`--model registers` leaves the last two out (REGISTER_UNITS): the model before 4 Dec, under
+which the masked decoding passed; with the buses it leaks (docs/side_channels.md).
 
 The model is noiseless: a difference in any bit of any cycle is visible to the t-test after few
 traces, which is what a pre-silicon assessment should catch; it says nothing of coupling,
@@ -38,7 +44,13 @@ from pqsoc import FlowError
 from pqsoc.flow import locks
 from pqsoc.flow import verilator as vl
 
-UNITS = ("core", "wide", "sampler", "random", "dmem", "imem", "bus", "kmac")
+UNITS = ("core", "wide", "sampler", "random", "dmem", "imem", "bus", "kmac", "operands", "sideload")
+# the buses between units (wires, not registers), each unit its own: the wide ALU's operands and
+# result and the write-back buses of both register files; the side-load port's data both ways
+BUSES = {"operands": r"acc\.core\.(walu\.(a|b|res)|w_val|g_val)",
+         "sideload": r"acc\.sideload__(digest__data|msg__data1?)"}
+# `--model registers`: the registers and memory ports only (the model before the buses, 4 Dec)
+REGISTER_UNITS = tuple(u for u in UNITS if u not in BUSES)
 
 # (unit, pattern on a flattened wire or memory name); first match wins
 _RULES = (("wide", r"acc\.core\.(walu\.|w\d+$|acc$)"),
@@ -103,10 +115,13 @@ def instrument(src: Path, out: Path, top: str = "acc", clock: str = "clk") -> di
         dotted = ".".join(p.lstrip("\\") for p in path)
         for w, width in sorted(flops[mod].items()):
             groups[unit_of(f"{dotted}.{w.lstrip(chr(92))}")].append((path + [w], width))
-        for w in m.selected_wires():      # the memories' ports, at the memory modules' boundaries
+        for w in m.selected_wires():      # the memories' ports, at the memory modules' boundaries; buses
             full = f"{dotted}.{w.name.str().lstrip(chr(92))}"
             if w.port_input and re.fullmatch(MEMORY_PORTS, full):
                 groups[unit_of(full)].append((path + [w.name.str()], w.width))
+            bus = next((u for u, pat in BUSES.items() if re.fullmatch(pat, full)), None)
+            if bus and w.name.str() not in flops[mod]:
+                groups[bus].append((path + [w.name.str()], w.width))
         for cell in m.selected_cells():
             if cell.type.str() in mods:
                 walk(cell.type.str(), path + [cell.name.str()])

@@ -225,21 +225,31 @@ def instruction_map(prog: Program, inputs: tuple) -> list[tuple[int, int, str]]:
     return out
 
 
+MODELS = {"buses": "per cycle and unit: Hamming distance of every register, memory port and bus between "
+                    "units (ip/acc/dv/power.py)",
+          "registers": "per cycle and unit: Hamming distance of every register and memory port, no buses "
+                       "(ip/acc/dv/power.py REGISTER_UNITS)"}
+
+
 def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 1, log=print,
-           state_out: Path | None = None, start: int = 0) -> tuple:
+           state_out: Path | None = None, start: int = 0, model: str = "buses") -> tuple:
     """Run `traces` traces (classes at random) through the RTL power model; returns (the report,
-    the t-tests' accumulators: pqsoc.sca.ttest.Assessment, the units).
+    the t-tests' accumulators: pqsoc.sca.ttest.Assessment, the units). model: "buses" (every
+    unit) or "registers" (power.REGISTER_UNITS: the buses between units left out).
     seed / start: trace k's inputs come from (seed, start + k), so chunks of one assessment run
     apart (a campaign's tasks) and merge to the whole (state_out: the accumulators, .npz)."""
     from ip.acc import block
-    from ip.acc.dv.power import PowerBackend, UNITS
+    from ip.acc.dv.power import REGISTER_UNITS, UNITS, PowerBackend
     from pqsoc.sca.ttest import Assessment
+    if model not in MODELS:
+        raise FlowError(f"unknown power model {model!r}; known: {', '.join(MODELS)}")
     prog = program(name)
     words = prog.words()
     fixed = prog.fixed_secret(np.random.default_rng([seed, 0xF1C5]))
     be = PowerBackend(block.IMEM_SIZE, block.DMEM_SIZE, log=log)
     be.build()
-    units = [u for u in UNITS if u in be.widths]
+    units = [u for u in UNITS if u in be.widths and (model == "buses" or u in REGISTER_UNITS)]
+    columns = [list(be.widths).index(u) for u in units]
     tt, length, t0 = None, None, time.monotonic()
     history = []            # (traces so far, max |t| first order, a confirmed leak) after each batch
     done = 0
@@ -264,7 +274,7 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
                             "inputs (not constant time), so its traces cannot be compared cycle by cycle")
         if tt is None:
             tt = Assessment((length, len(units)))
-        tt.add(np.stack(power), np.array(classes), np.arange(start + done, start + done + n))
+        tt.add(np.stack(power)[:, :, columns], np.array(classes), np.arange(start + done, start + done + n))
         done += n
         if min(tt.counts) >= 2:
             history.append((done, float(np.abs(tt.whole().t(1)).max()), bool(tt.confirmed(1).any())))
@@ -272,11 +282,11 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
                 + (", a leak confirmed by both halves" if history[-1][2] else ""))
     if state_out is not None:
         tt.save(state_out)
-    return report(name, prog, tt, units, order, history, seed, time.monotonic() - t0, start), tt, units
+    return report(name, prog, tt, units, order, history, seed, time.monotonic() - t0, start, model), tt, units
 
 
 def report(name: str, prog: Program, tt, units: list[str], order: int, history, seed: int, seconds: float,
-           start: int = 0) -> dict:
+           start: int = 0, model: str = "buses") -> dict:
     rng = np.random.default_rng([seed, 0xF1C5])
     imap = instruction_map(prog, prog.inputs(np.random.default_rng([seed, 1 << 40]), prog.fixed_secret(rng)))
     starts = [c for c, _, _ in imap]
@@ -287,7 +297,7 @@ def report(name: str, prog: Program, tt, units: list[str], order: int, history, 
 
     from pqsoc.sca.report import summary
     return {"program": name, "description": prog.description, "engine": "rtl",
-            "power_model": "per cycle and unit: Hamming distance of every register and memory port (ip/acc/dv/power.py)",
+            "power_model": MODELS[model], "model": model,
             "seed": seed, "first_trace": start, "seconds": round(seconds, 1),
             **summary(tt, units, order, history, insn_at)}
 

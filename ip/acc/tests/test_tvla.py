@@ -3,9 +3,10 @@
 """`pqsoc sca tvla` on the ACC's RTL power model (issue #38, CI-sized): today's unmasked ML-KEM
 decapsulation is flagged, confirmed by both independent halves of the traces; the control (the
 same program, classes that differ in nothing it reads) stays under the threshold at the first and
-second order; the masked decryption and G through the masked KMAC stay under it and the seeded
-leaks of the decoding gadget and of G do not; the model
-covers the registers the ISA names."""
+second order; G and J through the masked KMAC stay under it, and so do the masked decryption and
+the PRF on the registers alone (`--model registers`), while the buses between units flag the
+decoding gadget and the PRF; the seeded leaks of the decoding gadget and of G, J and the PRF are
+flagged; the model covers the registers the ISA names and the buses."""
 import json
 
 import pytest
@@ -31,6 +32,8 @@ def test_the_model_covers_the_architectural_registers(power_model):
     assert w["dmem"] >= 256 + 256                      # read-data register and write data
     assert w["kmac"] >= 1600                           # the Keccak state
     assert w["random"] >= 288 + 8 * 32                 # URND's state, RND's pool
+    assert w["operands"] >= 4 * 256 + 32               # the wide ALU's a, b, result; both write-backs
+    assert w["sideload"] >= 3 * 256                    # message words, their second share, digest
 
 
 @pytest.fixture(scope="module")
@@ -79,17 +82,40 @@ def test_the_control_stays_under_the_threshold(power_model, tmp_path):
     assert rep["first_flagged_at_traces"] is None
 
 
-def test_the_masked_decryption_stays_under_the_threshold(power_model, tmp_path):
+def test_the_masked_decryption_stays_under_the_threshold_on_the_registers(power_model, tmp_path):
     """Masked K-PKE.Decrypt (ip/acc/kernels/mlkem/masked_decrypt.py: per-share products and INTT,
     then the masked decoding gadget): s_hat fixed vs random; ciphertext, shares and masks fresh.
     Before the multiplier's operand isolation (ip/acc/rtl/wide_alu.py) its stage register mixed
-    two instructions' operands, and the gadget alone was flagged after 200 traces."""
+    two instructions' operands, and the gadget alone was flagged after 200 traces. Registers
+    and memory ports only: the buses flag its gadget (the next test)."""
     out = tmp_path / "m.json"
     assert cli.main(["sca", "tvla", "mlkem768_decrypt_masked", "--traces", "200", "--batch", "100",
-                     "--expect-pass", "--json", str(out)]) == 0
+                     "--model", "registers", "--expect-pass", "--json", str(out)]) == 0
     rep = json.loads(out.read_text())
     assert min(rep["traces"].values()) > 60 and rep["first_flagged_at_traces"] is None
+    assert rep["model"] == "registers" and "operands" not in rep["orders"]["1"]["units"]
     assert rep["orders"]["1"]["units"]["wide"]["max_abs_t"] > 0
+
+
+def test_the_buses_flag_the_masked_decoding_and_the_prf(power_model, tmp_path):
+    """The buses between units (found 4 Dec, docs/side_channels.md): the decoding gadget's
+    instructions take one domain's share and then the other's on the same operand bus, and the
+    side-load's message wires follow the wide registers' operands into the KMAC whatever the
+    instruction; the PRF reads each digest word's two shares back to back on the side-load's
+    digest wires (kmac.dig1, kmac.dig). Flagged there, not in the registers."""
+    out = tmp_path / "d.json"
+    assert cli.main(["sca", "tvla", "mlkem_decode_masked", "--traces", "200", "--batch", "100",
+                     "--expect-leak", "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["model"] == "buses"
+    units = rep["orders"]["1"]["units"]
+    assert units["operands"]["cycles_confirmed"] > 0 and units["sideload"]["cycles_confirmed"] > 0
+    out = tmp_path / "p.json"
+    assert cli.main(["sca", "tvla", "mlkem_prf_masked", "--traces", "100", "--batch", "50",
+                     "--expect-leak", "--json", str(out)]) == 0
+    units = json.loads(out.read_text())["orders"]["1"]["units"]
+    assert units["sideload"]["cycles_confirmed"] > 0 and units["operands"]["cycles_confirmed"] > 0
+    assert units["kmac"]["cycles_confirmed"] == 0 and units["wide"]["cycles_confirmed"] == 0
 
 
 @pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked", "mlkem_g_masked",
@@ -115,7 +141,7 @@ def test_seeded_leaks_in_the_masked_decoding_are_flagged(power_model, tmp_path, 
     (one share and the unmasked other operand together: flagged after ~300 traces)."""
     out = tmp_path / f"{leak}.json"
     assert cli.main(["sca", "tvla", f"mlkem_decode_masked_{leak}", "--traces", str(traces),
-                     "--batch", "100", "--expect-leak", "--json", str(out)]) == 0
+                     "--batch", "100", "--model", "registers", "--expect-leak", "--json", str(out)]) == 0
     rep = json.loads(out.read_text())
     assert rep["orders"]["1"]["unit"] == "wide"
 
@@ -136,15 +162,16 @@ def test_g_through_the_masked_kmac_stays_under_and_its_seeded_leak_does_not(powe
     assert units["kmac"]["cycles_confirmed"] > 0 and units["wide"]["cycles_confirmed"] > 0
 
 
-@pytest.mark.parametrize("kind", ["j", "prf"])
+@pytest.mark.parametrize("kind, model", [("j", "buses"), ("prf", "registers")])
 def test_j_and_the_prf_through_the_masked_kmac_stay_under_and_their_seeded_leaks_do_not(power_model, tmp_path,
-                                                                                          kind):
+                                                                                          kind, model):
     """J(z || c) with z in two shares and c public and fresh, PRF(r', N) for N = 0 .. 6 with r'
-    in two shares: under the threshold in every unit; the secret combined in a register and
-    hashed as a public word: flagged in the KMAC."""
+    in two shares: under the threshold in every unit (the PRF on the registers alone: its digest
+    words' shares meet on the side-load's wires, test_the_buses_flag_...); the secret combined in
+    a register and hashed as a public word: flagged in the KMAC."""
     out = tmp_path / f"{kind}.json"
     assert cli.main(["sca", "tvla", f"mlkem_{kind}_masked", "--traces", "100", "--batch", "50",
-                     "--expect-pass", "--json", str(out)]) == 0
+                     "--model", model, "--expect-pass", "--json", str(out)]) == 0
     rep = json.loads(out.read_text())
     assert min(rep["traces"].values()) > 30 and rep["first_flagged_at_traces"] is None
     out = tmp_path / "combined.json"
@@ -158,3 +185,5 @@ def test_bad_requests_are_refused_by_name(capsys):
     assert "unknown program 'nosuch'" in capsys.readouterr().err
     assert cli.main(["sca", "tvla", "mlkem768_decaps_unmasked", "--traces", "10", "--engine", "gls"]) == 2
     assert "gate-level power model" in capsys.readouterr().err
+    assert cli.main(["sca", "tvla", "keccak_masked", "--traces", "10", "--model", "registers"]) == 2
+    assert "no buses to leave out" in capsys.readouterr().err
