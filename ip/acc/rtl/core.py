@@ -341,7 +341,9 @@ class AccCore(wiring.Component):
                      sl.cmd.mode.eq(g1[0:2]), sl.cmd.strength.eq(g1[2:5]), sl.cmd.msg_len.eq(g2),
                      sl.cmd.masked.eq(g1[5]),
                      sl.msg.valid.eq(present & is_kmsg), sl.msg.mask.eq(g1),
-                     sl.msg.data.eq(Mux(is_kmstart, rnd.urnd256, wA)),
+                     # zero outside a message word or a masked START: the wires to the KMAC
+                     # would otherwise follow the operand bus (both domains' shares) every cycle
+                     sl.msg.data.eq(Mux(is_kmstart, rnd.urnd256, Mux(is_kmsg, wA, 0))),
                      # kmac.msg's word is public in a masked operation: share 1 = 0
                      sl.msg.data1.eq(Mux(dec.is_("kmac.msgm"), wB, 0)),
                      sl.digest.ready.eq((present & dec.is_("kmac.dig")) | smp.dig_ready),
