@@ -318,7 +318,7 @@ def test_the_share_check_follows_the_kmac_s_two_share_states():
     K' / r' / K-bar's shares out of them, so the share-domain check passes them. Seeded: the
     leak that XORs the shares, a share sent as a public word (it joins share 0's state), and
     a digest's two shares read into one register are each caught where they happen."""
-    from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ
+    from ip.acc.kernels.mlkem.masked_hash import SEP, MaskedG, MaskedJ
     from ip.acc.tools import share_check
     from ip.acc.tools.ct_data import Program
     rng = random.Random(11)
@@ -344,7 +344,9 @@ def test_the_share_check_follows_the_kmac_s_two_share_states():
     public = g.program().replace("kmac.msgm w1, w2, x3\n", "kmac.msgm w1, w2, x3\nkmac.msg w2, x3\n")
     assert findings(public, g_img, g.share_policy()) == [("kmac.msg w2, x3", "the KMAC's share-0 state")] + derived
     # K''s two shares XOR-ed after they are read
-    joined = g.program().replace("kmac.dig1 w6\nkmac.dig w5\n", "kmac.dig1 w6\nkmac.dig w5\nbn.xor w9, w5, w6\n")
+    read = f"kmac.dig1 w6\n{SEP}\nkmac.dig w5\n"
+    assert read in g.program()
+    joined = g.program().replace(read, read + "bn.xor w9, w5, w6\n")
     assert findings(joined, g_img, g.share_policy()) == [("bn.xor w9, w5, w6", "w9")]
 
 

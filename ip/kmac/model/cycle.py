@@ -26,7 +26,10 @@ Combinational paths (inputs -> outputs in the same cycle), from the RTL:
 - msg_ready: registers only ("the side-load intake register is empty"; a word is taken into
   it and packed by the engine from the next cycle on), so nothing of the offered word (mask,
   data) reaches an output or, past the register, the engine in the cycle it is offered.
-- granted, digest_valid, digest_data, error, error_code: registers only.
+- granted, digest_valid, error, error_code: registers only.
+- digest_data <- digest_share1 (share 1 instead of share 0) and, in a masked operation,
+  digest_ready (share 0 only while taken, else 0: the two shares never follow each other on
+  the wires).
 When not granted, cmd_ready = msg_ready = 1 (requests are consumed and flagged ERR_OWNER).
 
 Timing summary (rpc = 1; see the RTL for the exact rules):
@@ -388,7 +391,8 @@ class KmacCycleModel:
             "msg_ready": msg_ready,
             "digest_valid": int(is_sl and dig_valid_e),
             "digest_data": sum(v << (64 * i) for i, v in enumerate(
-                self.dword1 if is_sl and g("digest_share1") else self.dword)),
+                self.dword1 if is_sl and g("digest_share1")
+                else self.dword if not self.msk or (is_sl and g("digest_ready")) else [0] * 4)),
             "error": int(self.sl_err != 0),
             "error_code": self.sl_err,
         }

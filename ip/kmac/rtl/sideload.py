@@ -43,7 +43,9 @@ class DigestSignature(wiring.Signature):
     share1 (the consumer's, like ready): data is the word's share 1 instead of its share 0 (0 in
     unmasked mode) and nothing is taken unless ready is 1 too; asking while not squeezing is an
     error, as for ready. One data bus for both shares: the consumer's write-back path is one
-    bus anyway, so the shares pass it in two cycles whatever the port's width."""
+    bus anyway, so the shares pass it in two cycles whatever the port's width. In a masked
+    operation data is 0 unless a share is asked for (share 0 with ready), so a consumer that
+    puts a cycle between the two reads never has one share follow the other on the wires."""
     def __init__(self):
         super().__init__({"valid": Out(1), "ready": In(1), "data": Out(256), "share1": In(1)})
 

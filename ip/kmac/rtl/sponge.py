@@ -314,7 +314,10 @@ class Sponge(wiring.Component):
         take = Signal()
         shift = Signal()
         m.d.comb += [self.digest.valid.eq((dcnt == 4) & (phase == SQUEEZE)),
-                     self.digest.data.eq(Mux(self.digest.share1, dword1, dword)),
+                     # masked: each share on the wires only while asked for (share 0 with
+                     # ready), 0 otherwise, so the two never follow each other on them
+                     self.digest.data.eq(Mux(self.digest.share1, dword1,
+                                             Mux(~msk | self.digest.ready, dword, 0))),
                      take.eq(self.digest.valid & self.digest.ready),
                      shift.eq((ocnt != 0) & ((dcnt != 4) | take) & ~starting)]
         # Copy and the absorb-side starts are exclusive by phase. A START overrides the copy

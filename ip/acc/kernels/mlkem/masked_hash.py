@@ -7,7 +7,7 @@ comes out of the masked decoding in Boolean shares (ip/acc/kernels/mlkem/masked.
 must take it that way and give K' and r' in shares too. The KMAC does it in hardware: a
 masked START (kmac.start grs1[5], the KMAC's masks seeded from URND), m' as one two-share word
 (kmac.msgm), h as a public word (kmac.msg: share 1 = 0), and each digest word read as share 1
-(kmac.dig1) then share 0 (kmac.dig). SHA3-512's 64 bytes are K' (word 0) and r' (word 1).
+(kmac.dig1) then, a cycle later (SEP), share 0 (kmac.dig). SHA3-512's 64 bytes are K' (word 0) and r' (word 1).
 
 Register and port discipline (the RTL power model counts every register's and memory port's
 Hamming distance, docs/side_channels.md): a domain-0 and a domain-1 value never follow each
@@ -26,6 +26,9 @@ SHA3_512_MASKED = 0 | 4 << 2 | 1 << 5        # kmac.start grs1: SHA3, strength 5
 SHAKE256_MASKED = 1 | 2 << 2 | 1 << 5        # SHAKE, strength 256, masked
 LEAKS = (None, "combined")
 CT_BYTES = {512: 768, 768: 1088, 1024: 1568}   # ML-KEM ciphertext sizes (FIPS 203, Table 3)
+# between a digest word's two reads: a cycle in which the side-load's digest wires and the
+# write-back bus carry 0, so share 1 and share 0 never follow each other on them
+SEP = "addi x0, x0, 0"
 
 
 class MaskedG:
@@ -79,8 +82,8 @@ class MaskedG:
         else:
             L += ["kmac.msgm w1, w2, x3"]
         L += ["kmac.msg w3, x3", "kmac.finish",
-              "kmac.dig1 w6", "kmac.dig w5",                  # K': share 1, then share 0 (taken)
-              "kmac.dig1 w8", "kmac.dig w7",                  # r'
+              "kmac.dig1 w6", SEP, "kmac.dig w5",             # K': share 1, then share 0 (taken)
+              "kmac.dig1 w8", SEP, "kmac.dig w7",             # r'
               "kmac.rel"]
         # stores: each domain's word after the zero word's
         for reg, addr in (("w5", self.K0), ("w6", self.K1), ("w7", self.R0), ("w8", self.R1)):
@@ -143,7 +146,7 @@ class MaskedJ:
         else:
             L += ["kmac.msgm w1, w2, x3"]
         L += absorb_loop(self.ct_bytes // 32)
-        L += ["kmac.finish", "kmac.dig1 w6", "kmac.dig w5", "kmac.rel"]
+        L += ["kmac.finish", "kmac.dig1 w6", SEP, "kmac.dig w5", "kmac.rel"]
         for reg, addr in (("w5", self.K0), ("w6", self.K1)):
             L += [f"bn.sw w4, {self.ZERO}(x0)", f"bn.sw {reg}, {addr}(x0)"]
         L += [f"bn.xor {w}, {w}, {w}" for w in ("w1", "w5", "w2", "w6")]
@@ -221,7 +224,7 @@ class MaskedPRF:
                   "kmac.msg w1, x3" if self.leak == "combined" else "kmac.msgm w1, w2, x3",
                   f"addi x4, x0, {1 << n}", "kmac.msg w3, x4", "kmac.finish"]
             for _ in range(nbytes // 32):
-                L += ["kmac.dig1 w6", "kmac.dig w5",
+                L += ["kmac.dig1 w6", SEP, "kmac.dig w5",
                       f"bn.sw w4, {self.ZERO}(x0)", "bn.sw w5, 0(x10)",
                       f"bn.sw w4, {self.ZERO}(x0)", "bn.sw w6, 0(x11)",
                       "addi x10, x10, 32", "addi x11, x11, 32"]
