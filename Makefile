@@ -100,7 +100,7 @@ report: $(PQSOC)
 	$(PQSOC) campaign tvla mlkem_decode_masked_sum --traces 500 --chunk 250 --name sca_decode_sum --json reports/sca/mlkem_decode_masked_sum.json
 	$(PQSOC) campaign tvla mlkem_decode_masked_no_fresh --traces 2000 --chunk 500 --name sca_decode_no_fresh --json reports/sca/mlkem_decode_masked_no_fresh.json
 	@# G(m' || h), J and the PRF through the KMAC's masked mode (~0.19 s a trace); the secret
-	@# combined: flagged. The PRF's digest shares meet on the side-load's wires: its registers alone too
+	@# combined: flagged. The PRF on the buses keeps one incidental operand-bus read (docs): its registers alone too
 	$(PQSOC) campaign tvla mlkem_g_masked --traces 10000 --chunk 500 --name sca_g_masked --json reports/sca/mlkem_g_masked.json
 	$(PQSOC) campaign tvla mlkem_g_masked_combined --traces 200 --chunk 100 --name sca_g_combined --json reports/sca/mlkem_g_masked_combined.json
 	$(PQSOC) campaign tvla mlkem_j_masked --traces 10000 --chunk 500 --name sca_j_masked --json reports/sca/mlkem_j_masked.json
