@@ -161,22 +161,34 @@ class AccCore(wiring.Component):
         wb_i = dec.index(["wrs2", "wb"], "wdr", wbits)
         wc_i = dec.index(["wt", "wrd"], "wdr", wbits)
         wd_i = dec.index(["wrd"], "wdr", wbits)   # destination wrd
-        wA, wB, wC = wdr[wa_i], wdr[wb_i], wdr[wc_i]
 
         def mn(name):
             return dec.with_operand(name, "wdr")
 
-        # which ports an instruction reads (for the result-latency stall; as the ISS's
-        # wdr_reads: wrd is only read by bn.sel and bn.ins)
-        reads_a = dec.any_of(sorted(set(mn("wrs1") + mn("wa") + mn("wrs"))))
-        reads_b = dec.any_of(sorted(set(mn("wrs2") + mn("wb"))))
-        reads_c = dec.any_of(sorted(set(mn("wt") + ["bn.sel", "bn.ins"])))
-        reads_g1 = dec.any_of(dec.with_operand("grs1", "gpr"))
-        reads_g2 = dec.any_of(dec.with_operand("grs2", "gpr"))
-
         # wide ALU ops; is_wide2: the multiplier unit's (isa.yml unit: mul)
         wide_ops = {mnem: op for mnem, op in WIDE_OP_OF_MNEMONIC.items() if mnem in dec._is}
         is_wide2 = dec.any_of([k for k, v in wide_ops.items() if uses_mul_unit(v)])
+
+        # which ports an instruction reads (the result-latency stall; as the ISS's wdr_reads:
+        # wrd is only read by bn.sel and bn.ins), predecoded into one flop per port
+        def reads(port, mnems):
+            return dec.encode({x: 1 for x in sorted(set(mnems))}, 1, "reads_" + port)
+        port_mnems = {"a": mn("wrs1") + mn("wa") + mn("wrs"), "b": mn("wrs2") + mn("wb"),
+                      "c": mn("wt") + ["bn.sel", "bn.ins"]}
+        reads_a, reads_b, reads_c = (reads(p, port_mnems[p]) for p in "abc")
+        # Operand blanking: a port the instruction does not read carries 0, not whatever its
+        # index field happens to name (an addi after kmac.msgm would put one share on the bus
+        # the other had just left), and the wide ALU sees operands only in its own
+        # instructions (kmac.msgm's two shares would otherwise meet in its adder: its op
+        # field is 0, ADDVM, outside them). docs/side_channels.md. The selects are flops: one
+        # AND after the read mux on each path.
+        alu_a, alu_b, alu_c = (reads("alu_" + p, [x for x in port_mnems[p] if x in wide_ops])
+                               for p in "abc")
+        rA, rB, rC = wdr[wa_i], wdr[wb_i], wdr[wc_i]
+        wA, wB, wC = (rA & reads_a.replicate(256), rB & reads_b.replicate(256),
+                      rC & reads_c.replicate(256))
+        reads_g1 = dec.any_of(dec.with_operand("grs1", "gpr"))
+        reads_g2 = dec.any_of(dec.with_operand("grs2", "gpr"))
 
         # ------------------------------------------------------------------ write-back stages
         wb2_load_w = Signal()              # bn.lw data -> wdr[wb2_l], the cycle after issue
@@ -218,8 +230,9 @@ class AccCore(wiring.Component):
         lane = dec.operand("lane")
         shamt = dec.operand("shamt")
         walu_imm = Mux(is_bfly, dec.operand("tidx"), shamt | lane | dec.operand("off"))
-        m.d.comb += [walu.op.eq(wop), walu.vmode.eq(vmode), walu.a.eq(wA), walu.b.eq(wB),
-                     walu.t.eq(wC), walu.imm.eq(walu_imm[:5]), walu.dist.eq(dec.operand("dist")[:3]),
+        m.d.comb += [walu.op.eq(wop), walu.vmode.eq(vmode), walu.a.eq(rA & alu_a.replicate(256)),
+                     walu.b.eq(rB & alu_b.replicate(256)), walu.t.eq(rC & alu_c.replicate(256)),
+                     walu.imm.eq(walu_imm[:5]), walu.dist.eq(dec.operand("dist")[:3]),
                      walu.width.eq(dec.operand("d")[:4]), walu.gpr.eq(g1), walu.acc.eq(acc)]
 
         # ------------------------------------------------------------------ fault detection

@@ -36,6 +36,32 @@ def test_the_model_covers_the_architectural_registers(power_model):
     assert w["sideload"] >= 3 * 256                    # message words, their second share, digest
 
 
+def test_a_port_the_instruction_does_not_read_carries_0(power_model):
+    """Operand blanking (ip/acc/rtl/core.py): port b's register index is bits 20..24 of every
+    word, addi's immediate there; `addi x4, x0, 1` or `, 2` names w1 (all ones) or w2 (zero)
+    without reading either, and the operand buses toggle the same in both runs. The control:
+    bn.and reading w1 or w2 on port b (a real read) toggles them differently."""
+    import numpy as np
+    from ip.acc.dv.power import UNITS
+    from ip.acc.dv.tvla import MAX_CYCLES
+    from ip.acc.tools.asm import assemble
+    from ip.acc.tools.isa import load_isa
+    bn_and = next(i for i in load_isa().insns if i.mnemonic == "bn.and")
+    assert bn_and.operands["wrs2"].slices[0][0].lo == 20
+    dmem = b"\xff" * 32 + bytes(32)
+    col = list(power_model.widths).index("operands")
+    assert "operands" in UNITS
+
+    def operands(middle):
+        words = assemble(f"bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\naddi x5, x0, 0\n{middle}\naddi x5, x0, 0\necall\n")
+        (res,), (trace,) = power_model.run_power([(words, dmem, MAX_CYCLES, [])])
+        assert res.halt == "ecall"
+        return trace[:, col]
+
+    assert np.array_equal(operands("addi x4, x0, 1"), operands("addi x4, x0, 2"))
+    assert not np.array_equal(operands("bn.and w3, w0, w1"), operands("bn.and w3, w0, w2"))
+
+
 @pytest.fixture(scope="module")
 def unmasked(power_model, tmp_path_factory):
     out = tmp_path_factory.mktemp("sca") / "u.json"
