@@ -111,19 +111,29 @@ def place_and_schedule(lines, loads, stores, noalias=()) -> list[str]:
 
 def wipe_dmem(keep, size: int, zero: str = "w0", ptr: int = 5) -> list[str]:
     """Zero DMEM [0, size) but the 32-byte aligned ranges `keep` [(lo, hi)] (the outputs
-    and the status slot): one loopi of wide stores of the zero register `zero` (which the
-    caller has cleared) per gap, 1 cycle a word."""
-    out, at = [], 0
+    and the status slot): zero_dmem over the gaps."""
+    gaps, at = [], 0
     for lo, hi in sorted(keep) + [(size, size)]:
         assert lo % 32 == 0 and hi % 32 == 0 and at <= lo <= hi <= size, (lo, hi)
-        n = (lo - at) // 32
+        if lo > at:
+            gaps.append((at, lo))
+        at = hi
+    return zero_dmem(gaps, zero, ptr)
+
+
+def zero_dmem(ranges, zero: str = "w0", ptr: int = 5) -> list[str]:
+    """Zero the 32-byte aligned DMEM ranges [(lo, hi)]: one loopi of wide stores of the zero
+    register `zero` (which the caller has cleared) per range, 1 cycle a word."""
+    out = []
+    for lo, hi in ranges:
+        assert lo % 32 == 0 and hi % 32 == 0 and lo <= hi, (lo, hi)
+        at, n = lo, (hi - lo) // 32
         while n:
             step = min(n, 1023)
             out += li(ptr, at) + loop(step, [f"bn.sw.pi {zero}, 0(x{ptr})"]) if step > 1 \
                 else [f"bn.sw {zero}, {mem(at)}"]
             at += 32 * step
             n -= step
-        at = hi
     return out
 
 

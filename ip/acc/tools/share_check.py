@@ -22,12 +22,38 @@ Why one run suffices: the masked programs pass the static constant-time check
 instructions at the same addresses, and the domains, which depend only on those, are the
 same in every run. The constant-time check's taint has one secret label and cannot do this.
 
-What it does not do: follow the stream unit's background DMEM writes (a program that starts a
-job is refused), decide whether a gadget is secure (the leakage assessment, `pqsoc sca
-tvla`, tests that), nor see transitions (a register overwritten by the other domain's value,
-a memory port: the power model sees those).
+Transitions (`transitions=True`, the default): a register, a DMEM word or a bus between units
+whose value changes shows, in power, the XOR of its old and new values (their Hamming
+distance). So the check also follows each value's fresh masks (the URND / RND words added or
+XOR-ed into it and not cancelled since) and flags, inside gadgets too, every place where two
+values that follow each other could together reveal a secret: together they hold both domains
+and neither is masked by a fresh word the other does not depend on. Places: every register
+and DMEM word that is overwritten, and the buses of the RTL (ip/acc/rtl/core.py), one value per
+instruction, consecutive instructions back to back (a stall repeats a value; a fetch bubble
+between two instructions is ignored, which can only add findings):
+    port a / b / c   the wide register file's read ports (a: wrs1 / wa / wrs, b: wrs2 / wb,
+                     c: wt, and wrd for bn.sel / bn.ins); 0 when the instruction does not
+                     read the port (operand blanking)
+    wdr write-back   the value a 1-cycle instruction writes to a WDR (the wide ALU's result,
+                     bn.mov, bn.ins, bn.wsrr, kmac.dig*); 0 otherwise
+    gpr write-back   the value an instruction writes to a GPR (loads excepted: their data
+                     comes a cycle later, from the DMEM read register); 0 otherwise
+    dmem read        the DMEM read-data register: the last word loaded
+    dmem write       the DMEM write-data port: the word stored; 0 otherwise
+    kmac message     the side-load port's message wires (kmac.msg / kmac.msgm's first
+                     share, a masked kmac.start's fresh URND word); 0 otherwise
+    kmac message 1   its second-share wires (kmac.msgm); 0 otherwise
+    kmac digest      its digest wires (kmac.dig / kmac.dig1, one share each); 0 otherwise
+The rule is conservative: the domains do not say which secret a share belongs to, so two
+shares of unrelated secrets side by side are flagged too, and a value of both domains is
+flagged even where it is in fact a product of unrelated shares (a DOM AND's cross term before
+its fresh mask). What it cannot see: glitches and the wide ALU's inner nodes, the GPR read
+ports (masked programs keep no share in a GPR), the stream unit's background DMEM writes (a
+program that starts a job is refused); nor does it decide whether a gadget is secure: the
+leakage assessment, `pqsoc sca tvla` (ip/acc/dv/power.py's buses are these), tests that.
 """
 from dataclasses import dataclass
+from itertools import count
 
 from ip.acc.tools.ct_data import Program
 from ip.acc.tools.isa import load_isa
@@ -36,10 +62,63 @@ FULL = 0xFFFF_FFFF
 NONE = frozenset()
 BOTH = frozenset((0, 1))
 _ZEROING = {"bn.xor", "bn.subv", "xor", "sub"}      # op r, a, a is a constant 0
+# ops whose result is a sum of their sources: a fresh mask in one source stays (two equal
+# masks cancel under XOR; under addition they do not, which the rule below does not count on)
+_LINEAR = {"bn.xor", "bn.addvm", "bn.subvm", "bn.addv", "bn.subv", "xor", "add", "sub"}
 # The masked KMAC's two share states (isa.yml `shares`); a `flow` that names `kmac` moves both.
 _KMAC = {"kmac0": (("kmac", 0),), "kmac1": (("kmac", 1),), "kmac": (("kmac", 0), ("kmac", 1))}
 _KMAC_WHERE = {"kmac0": "the KMAC's share-0 state", "kmac1": "the KMAC's share-1 state",
                "kmac": "the KMAC state"}
+# the wide register file's read ports (ip/acc/rtl/core.py): operand names per port
+_PORTS = {"a": ("wrs1", "wa", "wrs"), "b": ("wrs2", "wb"), "c": ("wt",)}
+_PORT_C_WRD = {"bn.sel", "bn.ins"}                 # the two that read wrd, on port c
+# 1-cycle instructions whose WDR result goes over the write-back bus (not loads: their data
+# comes from the DMEM read register; not the multiplier unit's: from its pipeline)
+_WB_GROUPS = ("vec", "ntt", "wide-mem", "kmac")
+
+
+def takes_write_back(insn) -> bool:
+    """Whether the instruction's WDR result goes over the write-back bus (w_val in the RTL)."""
+    return insn.group in _WB_GROUPS and not insn.mem and insn.unit != "mul"
+
+
+@dataclass(frozen=True)
+class Label:
+    """What a value was computed from: share domains, and fresh random words (URND / RND
+    reads): `masks` those added or XOR-ed in and not cancelled, `rand` all of them."""
+    doms: frozenset = NONE
+    masks: frozenset = NONE
+    rand: frozenset = NONE
+
+    def __str__(self):
+        return ("domains " + "+".join(map(str, sorted(self.doms))) if self.doms else "public") + \
+            (f", masked ({len(self.masks)})" if self.masks else "")
+
+
+PUBLIC = Label()
+
+
+def _combine(labels, linear: bool) -> Label:
+    live = [x for x in labels if x.doms or x.rand]
+    if not live:
+        return PUBLIC
+    masks = NONE
+    if linear:
+        for x in live:
+            masks = masks ^ x.masks
+    elif len(live) == 1:
+        masks = live[0].masks
+    return Label(frozenset().union(*(x.doms for x in live)), masks,
+                 frozenset().union(*(x.rand for x in live)))
+
+
+def leaks(old: Label, new: Label) -> bool:
+    """Whether a wire or register going from `old` to `new` can show a secret at first order:
+    together they hold both domains, and neither is masked by a fresh word the other does not
+    depend on (such a word makes it uniform and independent of the other)."""
+    if not (old.doms | new.doms) >= BOTH:
+        return False
+    return not (old.masks - new.rand or new.masks - old.rand)
 
 
 @dataclass(frozen=True)
@@ -47,21 +126,27 @@ class Gadget:
     begin: str                 # label of its first instruction
     end: str                   # label after its last
     outputs: tuple             # ((lo, hi, domains), ...): DMEM byte ranges set at `end`
+    # ((label, (("w12", 0), ("w13", 1))), ...): registers that hold a fresh sharing's shares
+    # from `label` on (a DOM AND's outputs, masked with the same fresh word): its claim
+    refresh: tuple = ()
 
 
 @dataclass(frozen=True)
 class Finding:
     pc: int
     text: str
-    where: str                 # the location written
+    where: str                 # the location written, or the wire / register that changed
+    kind: str = "value"        # "value": both domains in one value; "transition": in a change
 
 
 def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
-          dmem_size: int = 16384, imem_size: int = 16384, max_cycles: int = 500_000) -> list:
+          dmem_size: int = 16384, imem_size: int = 16384, max_cycles: int = 500_000,
+          transitions: bool = True) -> list:
     """Run `program` with DMEM `image` ({addr: bytes}) and the ENTROPY words; `shares`:
     {name: (lo, hi, domain)} DMEM byte ranges holding share `domain` (0 or 1) at entry.
-    Returns the findings (empty: clean). Raises RuntimeError when the run does not end in
-    ecall or a gadget label is missing."""
+    Returns the findings (empty: clean); `transitions` adds the changes of registers, DMEM
+    words and buses (the module's docstring). Raises RuntimeError when the run does not end
+    in ecall or a gadget label is missing."""
     from ip.acc.iss import Iss
     isa = load_isa()
     sim = Iss(dmem_size=dmem_size, imem_size=imem_size)
@@ -71,21 +156,27 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
         sim.dmem.write_bytes(a, b)
     for w in entropy:
         sim.write_entropy(w)
-    mem = {}                                   # 32-byte word index -> domains
+    mem = {}                                   # 32-byte word index -> Label
     for lo, hi, dom in shares.values():
         for w in range(lo // 32, (hi + 31) // 32):
-            mem[w] = frozenset((dom,))
-    regs = {}                                  # ("x", i) / ("w", i) / ("csr", n) / ... -> domains
-    spans, ends = [], {}
+            mem[w] = Label(frozenset((dom,)))
+    regs = {}                                  # ("x", i) / ("w", i) / ("csr", n) / ... -> Label
+    spans, ends, marks = [], {}, {}
     for g in gadgets:
         for lab in (g.begin, g.end):
             if lab not in program.labels:
                 raise RuntimeError(f"gadget label {lab!r} is not in the program")
         spans.append((program.labels[g.begin], program.labels[g.end]))
         ends[program.labels[g.end]] = g.outputs
+        for lab, regs_doms in g.refresh:
+            if lab not in program.labels:
+                raise RuntimeError(f"gadget label {lab!r} is not in the program")
+            marks.setdefault(program.labels[lab], []).extend(regs_doms)
     csr_by_addr = {r["addr"]: n for n, r in isa.csrs.items()}
     wsr_by_addr = {r["addr"]: n for n, r in isa.wsrs.items()}
     findings, seen = [], set()
+    fresh = count()
+    buses = {}                                 # bus name -> (Label, text of the instruction)
 
     def reg(insn, ops, name):
         kind = insn.operands[name].kind
@@ -104,14 +195,35 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
         table = {"csr": isa.csrs, "wsr": isa.wsrs}.get(key[0])
         return table is not None and key[1] in table and table[key[1]].get("ct") == "secret"
 
+    def report(pc, where, kind):
+        if (pc, where) not in seen:
+            seen.add((pc, where))
+            findings.append(Finding(pc, program.texts[pc // 4], where, kind))
+
+    def read(insn, ops, name):
+        key = reg(insn, ops, name)
+        if key is None:
+            return PUBLIC
+        if secret_source(key):             # a URND / RND read: a fresh word
+            r = frozenset((next(fresh),))
+            return Label(NONE, r, r)
+        return regs.get(key, PUBLIC)
+
+    def overwrite(pc, where, old, new):
+        if transitions and leaks(old, new):
+            report(pc, f"{where}: {old} then {new}", "transition")
+
     while sim.cycles < max_cycles:
         pc = sim.pc
         for lo, hi, dom in ends.get(pc, ()):
             for w in range(lo // 32, (hi + 31) // 32):
-                mem[w] = frozenset(dom)
+                mem[w] = Label(frozenset(dom))
+        for name, dom in marks.get(pc, ()):
+            regs[(name[0], int(name[1:]))] = Label(frozenset((dom,)))
         insn, ops = isa.decode(program.words[pc // 4])
+        text = program.texts[pc // 4]
         if isinstance(insn.stream, dict):
-            raise RuntimeError(f"{pc:#x} {program.texts[pc // 4]}: the stream unit's background "
+            raise RuntimeError(f"{pc:#x} {text}: the stream unit's background "
                                "DMEM writes are not followed by this check")
         words = []
         if insn.mem:
@@ -120,44 +232,82 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
             words = list(range(a // 32, (a + m["bytes"] + 31) // 32))
         same = [ops[n] for n, o in insn.operands.items() if o.kind in ("wdr", "gpr")]
         zeroing = insn.mnemonic in _ZEROING and len(same) == 3 and same[1] == same[2]
+        # this instruction's values on the buses (reads before its writes)
+        now = {}
+        for port, names in _PORTS.items():
+            names = names + (("wrd",) if port == "c" and insn.mnemonic in _PORT_C_WRD else ())
+            for n in names:
+                if n in insn.operands and insn.operands[n].kind == "wdr":
+                    now["port " + port] = read(insn, ops, n)
+        linear = insn.mnemonic in _LINEAR
+        inside = any(b <= pc < e for b, e in spans)
         for dsts, srcs in insn.shares or insn.flow:
-            dom = NONE
-            if not zeroing:
+            if zeroing:
+                lab = PUBLIC
+            else:
+                got = []
                 for loc in srcs:
                     if loc.name == "mem":
-                        dom = dom.union(*(mem.get(w, NONE) for w in words))
+                        got += [mem.get(w, PUBLIC) for w in words]
                     elif loc.name in _KMAC:
-                        for k in _KMAC[loc.name]:
-                            dom |= regs.get(k, NONE)
+                        got += [regs.get(k, PUBLIC) for k in _KMAC[loc.name]]
                     elif loc.name.startswith(("wsr.", "csr.")):
                         key = tuple(loc.name.split(".", 1))
-                        dom |= NONE if secret_source(key) else regs.get(key, NONE)
+                        got.append(PUBLIC if secret_source(key) else regs.get(key, PUBLIC))
                     else:
-                        key = reg(insn, ops, loc.name)
-                        if key is not None and not secret_source(key):
-                            dom |= regs.get(key, NONE)
-            inside = any(b <= pc < e for b, e in spans)
+                        got.append(read(insn, ops, loc.name))
+                lab = _combine(got, linear)
+                if insn.mnemonic == "bn.sel":
+                    # t ? a : b = (t & (a ^ b)) ^ b: a fresh word in both a and b stays in it
+                    a, b = read(insn, ops, "wrs1"), read(insn, ops, "wrs2")
+                    lab = Label(lab.doms, a.masks & b.masks, lab.rand)
             for d in dsts:
                 if d.name == "mem":
                     where = f"DMEM {32 * words[0]:#x}" if words else "DMEM"
+                    now["dmem write"] = lab
                     for w in words:
-                        mem[w] = dom if insn.mem["bytes"] == 32 else mem.get(w, NONE) | dom
+                        old = mem.get(w, PUBLIC)
+                        mem[w] = lab if insn.mem["bytes"] == 32 else _combine([old, lab], False)
+                        overwrite(pc, f"DMEM {32 * w:#x}", old, mem[w])
                 elif d.name in _KMAC:
                     where = _KMAC_WHERE[d.name]
                     for k in _KMAC[d.name]:
-                        regs[k] = dom
-                elif d.name.startswith(("wsr.", "csr.")):
-                    where = d.name
-                    regs[tuple(d.name.split(".", 1))] = dom
+                        regs[k] = lab          # inside the masked Keccak: trusted
                 else:
-                    key = reg(insn, ops, d.name)
+                    key = (tuple(d.name.split(".", 1)) if d.name.startswith(("wsr.", "csr."))
+                           else reg(insn, ops, d.name))
                     if key is None:
                         continue
                     where = f"{key[0]}{key[1]}" if key[0] in "xw" else str(key[1])
-                    regs[key] = dom
-                if dom >= BOTH and not inside and (pc, where) not in seen:
-                    seen.add((pc, where))
-                    findings.append(Finding(pc, program.texts[pc // 4], where))
+                    overwrite(pc, where, regs.get(key, PUBLIC), lab)
+                    regs[key] = lab
+                    if key[0] == "w" and takes_write_back(insn):
+                        now["wdr write-back"] = _combine([now.get("wdr write-back", PUBLIC), lab], False)
+                    elif key[0] == "x" and not insn.mem:
+                        now["gpr write-back"] = lab
+                if lab.doms >= BOTH and not inside:
+                    report(pc, where, "value")
+        if insn.mem and insn.mem["op"] == "load":     # the read register holds until the next
+            now["dmem read"] = _combine([mem.get(w, PUBLIC) for w in words], False)
+        if insn.mnemonic in ("kmac.msg", "kmac.msgm"):
+            now["kmac message"] = now.get("port a", PUBLIC)
+        if insn.mnemonic == "kmac.msgm":
+            now["kmac message 1"] = now.get("port b", PUBLIC)
+        if insn.mnemonic == "kmac.start" and sim.gpr.read(ops["grs1"]) & 0x20:
+            r = frozenset((next(fresh),))
+            now["kmac message"] = Label(NONE, r, r)
+        if insn.mnemonic in ("kmac.dig", "kmac.dig1"):
+            now["kmac digest"] = now.get("wdr write-back", PUBLIC)
+        if transitions:
+            for name in ("port a", "port b", "port c", "wdr write-back", "gpr write-back",
+                         "dmem read", "dmem write", "kmac message", "kmac message 1", "kmac digest"):
+                if name == "dmem read" and name not in now:
+                    continue
+                old, old_text = buses.get(name, (PUBLIC, ""))
+                new = now.get(name, PUBLIC)
+                if leaks(old, new):
+                    report(pc, f"{name}: {old} ({old_text}) then {new}", "transition")
+                buses[name] = (new, text)
         halt = sim.step()
         if halt is not None:
             if not halt.ok:

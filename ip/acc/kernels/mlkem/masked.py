@@ -44,7 +44,18 @@ LEAKS = (None, "sum", "no_fresh")
 
 def seed_urnd(reg: str = "w0") -> list[str]:
     """URND seeded from the 256 bits of the host's entropy in RND's pool; the register wiped."""
-    return [f"bn.wsrr {reg}, RND", f"bn.wsrw URND, {reg}", f"bn.xor {reg}, {reg}, {reg}"]
+    return [f"bn.wsrr {reg}, RND", f"bn.wsrw URND, {reg}", *wipe(reg)]
+
+
+# a cycle that reads no wide register and writes nothing: the buses carry 0 in it
+SEP = "addi x0, x0, 0"
+
+
+def wipe(*regs: str) -> list[str]:
+    """Zero WDRs without reading them: bn.bcast from x0 reads no wide port, where an XOR of a
+    register with itself would put it on two ports, next to what they carried before
+    (ip/acc/tools/share_check.py's transitions)."""
+    return [f"bn.bcast {r}, x0" for r in regs]
 
 
 def _bits(k: int) -> list[int]:
@@ -103,12 +114,14 @@ class MaskedDecode:
         return [f"{g.begin}:"] + self._body() + [f"{g.end}:"]
 
     def share_gadget(self):
-        """The gadget for ip/acc/tools/share_check.py: its labels, and m0 / m1 as the outputs
-        of domain 0 / 1."""
+        """The gadget for ip/acc/tools/share_check.py: its labels, m0 / m1 as the outputs of
+        domain 0 / 1, and the registers each DOM AND leaves a fresh sharing in."""
         from ip.acc.tools.share_check import Gadget
         tag = f"masked_decode_{self.X0}"
+        self._body()
         return Gadget(f"{tag}_begin", f"{tag}_end",
-                      ((self.M0, self.M0 + 32, (0,)), (self.M1, self.M1 + 32, (1,))))
+                      ((self.M0, self.M0 + 32, (0,)), (self.M1, self.M1 + 32, (1,))),
+                      tuple(self._marks))
 
     def share_policy(self) -> dict:
         """For the share-domain check of the standalone program: the input shares, the gadget."""
@@ -116,6 +129,7 @@ class MaskedDecode:
                 "gadgets": [self.share_gadget()]}
 
     def _body(self) -> list[str]:
+        self._marks = []
         L = []
         if self.leak == "sum":
             for r in range(16):
@@ -127,7 +141,7 @@ class MaskedDecode:
         return L + self._add_compare()
 
     def _zero_all(self) -> list[str]:
-        return [f"bn.xor w{i}, w{i}, w{i}" for i in range(16)]
+        return wipe(*(f"w{i}" for i in range(16)))
 
     def _planes(self, src: int, dst: int, sub833: bool) -> list[str]:
         """The 12 bit planes of one share: w0..w11 collect them (bn.pk appends 16 bits per
@@ -148,77 +162,107 @@ class MaskedDecode:
         L.append(f"bn.lw w12, {mem(self.ZERO)}")      # the DMEM ports see a public word next
         return L + self._zero_all()
 
+    def _mark(self, *regs_doms) -> list[str]:
+        """A label after which the registers hold a fresh sharing's shares (the DOM AND's
+        claim; share_check.Gadget.refresh)."""
+        lab = f"masked_decode_{self.X0}_r{len(self._marks)}"
+        self._marks.append((lab, tuple(regs_doms)))
+        return [f"{lab}:"]
+
     def _add_compare(self) -> list[str]:
         """The masked adder and the three borrow chains, one bit a step (registers: see the
-        table in the body)."""
+        table in the body). Bus discipline (what share_check's transitions and the power
+        model's buses ask): the instructions of one domain run in a block; a SEP, a load or a
+        URND read (no wide port read, nothing secret on the write-back bus) stands between
+        blocks of different domains, so no read port, write-back bus or DMEM port carries a
+        share of one domain right after one of the other."""
         # domain 0: c0 w0, borrows w1..w3, s0 / a0 w8, g0 w11, n0 w12
-        # domain 1: c1 w4, borrows w5..w7, s1 / a1 w9, g1 w10 (b1 loaded there first), n1 w13
-        # public / fresh: r w14, t (cross terms) w15
+        # domain 1: c1 w4, borrows w5..w7, s1 / a1 w9, g1 w10, n1 w13
+        # fresh: r w14; t w15 (a selector, then a masked cross term)
         c = ["w0", "w4"]
         borrow = [("w1", "w5"), ("w2", "w6"), ("w3", "w7")]
         a0, a1, g0, g1, n0, n1, r, t = "w8", "w9", "w11", "w10", "w12", "w13", "w14", "w15"
         kbits = [_bits(k) for k in _COMPARE]
         started = [False] * 3
+        draw = f"bn.bcast {r}, x0" if self.leak == "no_fresh" else f"bn.wsrr {r}, URND"
         L = []
 
         def sec_and(x, y, out):
-            """out = x & y (DOM, fresh r); out's registers are neither x's nor y's."""
-            fresh = [] if self.leak == "no_fresh" else [f"bn.xor {t}, {t}, {r}"]
-            return [f"bn.wsrr {r}, URND",
+            """out = x & y, DOM with one fresh r: out0 = x0 & y0 ^ (x0 & y1 ^ r), out1 =
+            x1 & y1 ^ (x1 & y0 ^ r). A cross term is made masked in one instruction,
+            bn.sel t, x ^ r, r with t = y's other share (t ? x ^ r : r), so no bus or register
+            ever holds x0 & y1 unmasked; out's registers are neither x's nor y's; x, y kept."""
+            return [f"bn.mov {t}, {y[1]}", draw,
+                    f"bn.xor {out[0]}, {x[0]}, {r}", SEP,
+                    f"bn.sel {t}, {out[0]}, {r}",
                     f"bn.and {out[0]}, {x[0]}, {y[0]}",
-                    f"bn.and {t}, {x[0]}, {y[1]}", *fresh,
                     f"bn.xor {out[0]}, {out[0]}, {t}",
+                    f"bn.mov {t}, {y[0]}", SEP,
+                    f"bn.xor {out[1]}, {x[1]}, {r}", SEP,
+                    f"bn.sel {t}, {out[1]}, {r}",
                     f"bn.and {out[1]}, {x[1]}, {y[1]}",
-                    f"bn.and {t}, {x[1]}, {y[0]}", *fresh,
-                    f"bn.xor {out[1]}, {out[1]}, {t}"]
+                    f"bn.xor {out[1]}, {out[1]}, {t}", SEP] + \
+                self._mark((out[0], 0), (out[1], 1))
+
+        def blocks(d0, d1):
+            """Domain 0's instructions, then domain 1's, a SEP after each."""
+            return d0 + [SEP] + d1 + [SEP]
 
         for j in range(BITS + 1):
             s = (a0, a1)
             if j < BITS:
-                # a = (y0_j ^ R, R), b = (0, y1_j): p = a ^ b, g = a & b
+                # a = (y0_j ^ R, R), b = (0, y1_j): p = a ^ b = (a0, R ^ y1_j), g = a & b:
+                # g0 = y1_j ? a0 ^ r : r, g1 = y1_j ? R ^ r : r (the cross terms' form above)
                 L += [f"bn.wsrr {a1}, URND",
                       f"bn.lw {a0}, {mem(self.P0 + 32 * j)}",
                       f"bn.xor {a0}, {a0}, {a1}",
-                      f"bn.lw {n0}, {mem(self.ZERO)}",       # a public word between the domains
+                      draw,
+                      f"bn.xor {n0}, {a0}, {r}",
+                      f"bn.xor {n1}, {a1}, {r}",
+                      f"bn.bcast {g0}, x0",
+                      f"bn.lw {t}, {mem(self.ZERO)}",          # a public word between the domains
+                      f"bn.lw {g0}, {mem(self.P1 + 32 * j)}",
                       f"bn.lw {g1}, {mem(self.P1 + 32 * j)}",
-                      # g = a & b with b0 = 0: g0 = a0 & b1 ^ r, g1 = a1 & b1 ^ r
-                      f"bn.wsrr {r}, URND",
-                      f"bn.and {g0}, {a0}, {g1}", f"bn.xor {g0}, {g0}, {r}",
-                      f"bn.and {t}, {a1}, {g1}", f"bn.xor {a1}, {a1}, {g1}",   # p1 = R ^ y1_j
-                      f"bn.xor {g1}, {t}, {r}"]
-                # p = (a0, a1); s = p ^ c; carry' = g ^ (p & c)
+                      f"bn.lw {t}, {mem(self.ZERO)}",          # and before the next bit's P0
+                      f"bn.xor {a1}, {a1}, {g1}",              # p1 = R ^ y1_j
+                      f"bn.sel {g0}, {n0}, {r}", SEP,
+                      f"bn.sel {g1}, {n1}, {r}", SEP] + self._mark((g0, 0), (g1, 1))
+                # s = p ^ c; carry' = g ^ (p & c), into c's registers (g's are the next bit's)
                 if j > 0:
                     L += sec_and((a0, a1), c, (n0, n1))
-                    L += [f"bn.xor {g0}, {g0}, {n0}", f"bn.xor {g1}, {g1}, {n1}",
-                          f"bn.xor {a0}, {a0}, {c[0]}", f"bn.xor {a1}, {a1}, {c[1]}"]
-                # the new carry goes to c's registers (g's are the next bit's)
-                L += [f"bn.mov {c[0]}, {g0}", f"bn.mov {c[1]}, {g1}"]
+                    L += blocks([f"bn.xor {g0}, {g0}, {n0}", f"bn.xor {a0}, {a0}, {c[0]}",
+                                 f"bn.mov {c[0]}, {g0}"],
+                                [f"bn.xor {g1}, {g1}, {n1}", f"bn.xor {a1}, {a1}, {c[1]}",
+                                 f"bn.mov {c[1]}, {g1}"])
+                else:
+                    L += blocks([f"bn.mov {c[0]}, {g0}"], [f"bn.mov {c[1]}, {g1}"])
             else:
                 # s_12 = the carry out
-                L += [f"bn.mov {a0}, {c[0]}", f"bn.mov {a1}, {c[1]}"]
+                L += blocks([f"bn.mov {a0}, {c[0]}"], [f"bn.mov {a1}, {c[1]}"])
             # borrow chains: b' = ~s & b (K_j = 0) or ~s | b = ~s ^ (s & b) (K_j = 1)
             for k, bits in enumerate(kbits):
                 b = borrow[k]
                 if not started[k]:
                     if bits[j]:
-                        L += [f"bn.lw {t}, {mem(self.ONES)}",
-                              f"bn.xor {b[0]}, {s[0]}, {t}", f"bn.xor {t}, {t}, {t}",
-                              f"bn.xor {b[1]}, {s[1]}, {b[1]}"]     # b1 was zero
+                        L += [f"bn.lw {t}, {mem(self.ONES)}"]
+                        L += blocks([f"bn.xor {b[0]}, {s[0]}, {t}", f"bn.bcast {t}, x0"],
+                                    [f"bn.mov {b[1]}, {s[1]}"])
                         started[k] = True
                     continue
                 L += sec_and(s, b, (n0, n1))
                 if bits[j]:
-                    L += [f"bn.lw {t}, {mem(self.ONES)}",
-                          f"bn.xor {b[0]}, {n0}, {s[0]}", f"bn.xor {b[0]}, {b[0]}, {t}",
-                          f"bn.xor {t}, {t}, {t}",
-                          f"bn.xor {b[1]}, {n1}, {s[1]}"]
+                    L += [f"bn.lw {t}, {mem(self.ONES)}"]
+                    L += blocks([f"bn.xor {b[0]}, {n0}, {s[0]}", f"bn.xor {b[0]}, {b[0]}, {t}",
+                                 f"bn.bcast {t}, x0"],
+                                [f"bn.xor {b[1]}, {n1}, {s[1]}"])
                 else:
-                    L += [f"bn.xor {b[0]}, {b[0]}, {n0}", f"bn.xor {b[1]}, {b[1]}, {n1}"]
-        # m = [s < LOW] ^ [s < q] ^ [s < HIGH] (the module's docstring)
+                    L += blocks([f"bn.xor {b[0]}, {b[0]}, {n0}"], [f"bn.xor {b[1]}, {b[1]}, {n1}"])
+        # m = [s < LOW] ^ [s < q] ^ [s < HIGH] (the module's docstring); a public word's
+        # store between the two domains' on the DMEM write port
         lo, bq, hi = borrow
         L += [f"bn.xor {n0}, {lo[0]}, {bq[0]}", f"bn.xor {n0}, {n0}, {hi[0]}",
-              f"bn.xor {n1}, {lo[1]}, {bq[1]}", f"bn.xor {n1}, {n1}, {hi[1]}",
               f"bn.sw {n0}, {mem(self.M0)}",
               f"bn.lw {t}, {mem(self.ZERO)}", f"bn.sw {t}, {mem(self.M0 + 32)}",
+              f"bn.xor {n1}, {lo[1]}, {bq[1]}", f"bn.xor {n1}, {n1}, {hi[1]}",
               f"bn.sw {n1}, {mem(self.M1)}"]
         return L + self._zero_all()

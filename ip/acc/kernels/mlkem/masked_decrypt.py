@@ -18,10 +18,10 @@ the next multiplier op), and the DMEM ports see a public load and a public store
 At the end every byte that held a share or a value computed from one is zeroed but the
 outputs m0, m1 (wipe_all_but), and so is every register.
 """
-from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but
+from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but, zero_dmem
 from ip.acc.kernels.mlkem import basemul, codec, ntt
 from ip.acc.kernels.mlkem.codec import u16 as _u16
-from ip.acc.kernels.mlkem.masked import MaskedDecode, Q, seed_urnd
+from ip.acc.kernels.mlkem.masked import MaskedDecode, Q, seed_urnd, wipe
 
 PARAMS = {512: 2, 768: 3, 1024: 4}
 
@@ -139,6 +139,10 @@ class MaskedDecrypt:
             a = f"bn.lw w0, {_m(self.VD + 32 * r)}" if i == 0 else "bn.xor w0, w0, w0"
             L += [a, f"bn.lw w1, {_m(self.W + 32 * r)}", "bn.subvm w2, w0, w1",
                   f"bn.sw w2, {_m(dst + 32 * r)}"]
+        if i == 0:
+            # the next pass reuses these buffers: a share-1 word written over a share-0 one
+            # would show both in the cells that flip (share_check's transitions)
+            L += wipe("w0") + zero_dmem([(self.S_HAT, self.U), (self.W, self.W + 512)])
         return L + self._flush()
 
     def _flush(self) -> list[str]:

@@ -21,14 +21,15 @@ z as one two-share word, then c's words as public ones, K-bar out in shares.
 a register and sends the secret as a public word (the KMAC then holds it itself).
 """
 from ip.acc.kernels.mlkem.codec import absorb_loop
+from ip.acc.kernels.mlkem.masked import SEP, wipe
 
 SHA3_512_MASKED = 0 | 4 << 2 | 1 << 5        # kmac.start grs1: SHA3, strength 512, masked
 SHAKE256_MASKED = 1 | 2 << 2 | 1 << 5        # SHAKE, strength 256, masked
 LEAKS = (None, "combined")
 CT_BYTES = {512: 768, 768: 1088, 1024: 1568}   # ML-KEM ciphertext sizes (FIPS 203, Table 3)
-# between a digest word's two reads: a cycle in which the side-load's digest wires and the
-# write-back bus carry 0, so share 1 and share 0 never follow each other on them
-SEP = "addi x0, x0, 0"
+# SEP between a digest word's two reads (and between two words' reads): a cycle in which the
+# side-load's digest wires and the write-back bus carry 0, so a share 1 and a share 0 never
+# follow each other on them
 
 
 class MaskedG:
@@ -82,14 +83,14 @@ class MaskedG:
         else:
             L += ["kmac.msgm w1, w2, x3"]
         L += ["kmac.msg w3, x3", "kmac.finish",
-              "kmac.dig1 w6", SEP, "kmac.dig w5",             # K': share 1, then share 0 (taken)
+              "kmac.dig1 w6", SEP, "kmac.dig w5", SEP,        # K': share 1, then share 0 (taken)
               "kmac.dig1 w8", SEP, "kmac.dig w7",             # r'
               "kmac.rel"]
         # stores: each domain's word after the zero word's
         for reg, addr in (("w5", self.K0), ("w6", self.K1), ("w7", self.R0), ("w8", self.R1)):
             L += [f"bn.sw w4, {self.ZERO}(x0)", f"bn.sw {reg}, {addr}(x0)"]
         # wipe: one domain's registers, then the other's
-        L += [f"bn.xor {w}, {w}, {w}" for w in ("w1", "w5", "w7", "w2", "w6", "w8")]
+        L += wipe("w1", "w5", "w7", "w2", "w6", "w8")
         return L
 
 
@@ -149,7 +150,7 @@ class MaskedJ:
         L += ["kmac.finish", "kmac.dig1 w6", SEP, "kmac.dig w5", "kmac.rel"]
         for reg, addr in (("w5", self.K0), ("w6", self.K1)):
             L += [f"bn.sw w4, {self.ZERO}(x0)", f"bn.sw {reg}, {addr}(x0)"]
-        L += [f"bn.xor {w}, {w}, {w}" for w in ("w1", "w5", "w2", "w6")]
+        L += wipe("w1", "w5", "w2", "w6")
         return L
 
 
@@ -229,5 +230,5 @@ class MaskedPRF:
                       f"bn.sw w4, {self.ZERO}(x0)", "bn.sw w6, 0(x11)",
                       "addi x10, x10, 32", "addi x11, x11, 32"]
         L += ["kmac.rel"]
-        L += [f"bn.xor {w}, {w}, {w}" for w in ("w1", "w5", "w2", "w6")]
+        L += wipe("w1", "w5", "w2", "w6")
         return L

@@ -1,0 +1,135 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""ip/acc/tools/share_check.py's transitions: a register, DMEM word or bus whose value goes from
+one share domain to the other is flagged where it happens, unless a fresh mask stands between;
+the masked programs pass, the same programs with one separator dropped or without their fresh
+masks do not. The check's model of the RTL's buses is compared with the RTL's own tables."""
+import random
+
+import pytest
+
+from ip.acc.tools import share_check
+from ip.acc.tools.ct_data import Program
+
+# DMEM: share 0 of some secret at 0, share 1 at 32, a public zero word at 64
+SHARES = {"x share 0": (0, 32, 0), "x share 1": (32, 64, 1)}
+LOAD = "bn.lw w1, 0(x0)\nbn.lw w9, 64(x0)\nbn.lw w2, 32(x0)\nbn.lw w9, 64(x0)\n"
+SEP = "addi x0, x0, 0\n"
+
+
+def found(asm: str, kind: str = "transition") -> list:
+    rng = random.Random(1)
+    img = {0: rng.randbytes(32), 32: rng.randbytes(32), 64: bytes(32)}
+    return [(f.text, f.where.split(":")[0]) for f in
+            share_check.check(Program.from_asm(asm + "ecall\n"), img, [], SHARES) if f.kind == kind]
+
+
+def test_the_loads_are_clean_with_a_public_word_between():
+    assert found(LOAD) == []
+    assert found("bn.lw w1, 0(x0)\nbn.lw w2, 32(x0)\n") == [("bn.lw w2, 32(x0)", "dmem read")]
+
+
+def test_two_domains_back_to_back_on_the_read_ports_and_write_back_bus():
+    back = found(LOAD + "bn.and w3, w1, w1\nbn.and w4, w2, w2\n")
+    assert back == [("bn.and w4, w2, w2", "port a"), ("bn.and w4, w2, w2", "port b"),
+                    ("bn.and w4, w2, w2", "wdr write-back")]
+    assert found(LOAD + "bn.and w3, w1, w1\n" + SEP + "bn.and w4, w2, w2\n") == []
+
+
+def test_a_port_the_instruction_does_not_read_carries_nothing():
+    """As the RTL's operand blanking: addi's immediate names w2 in port b's field, unread."""
+    assert found(LOAD + "bn.and w3, w1, w1\naddi x4, x0, 2\nbn.and w4, w2, w2\n") == []
+
+
+def test_a_register_overwritten_by_the_other_domain():
+    assert found(LOAD + "bn.mov w5, w1\n" + SEP + "bn.mov w5, w2\n") == [("bn.mov w5, w2", "w5")]
+    assert found(LOAD + "bn.mov w5, w1\n" + SEP + "bn.bcast w5, x0\nbn.mov w5, w2\n") == []
+
+
+def test_zeroing_by_xor_reads_the_register_and_bcast_does_not():
+    assert found(LOAD + "bn.xor w1, w1, w1\nbn.xor w2, w2, w2\n") == \
+        [("bn.xor w2, w2, w2", "port a"), ("bn.xor w2, w2, w2", "port b")]
+    assert found(LOAD + "bn.bcast w1, x0\nbn.bcast w2, x0\n") == []
+
+
+def test_a_fresh_mask_separates_and_a_shared_one_does_not():
+    """x0 ^ r then r ^ x1 on the write-back bus: their XOR is x0 ^ x1 (flagged); with two fresh
+    words the two values are independent (clean)."""
+    pre = LOAD + "bn.wsrr w5, URND\nbn.wsrr w6, URND\n"
+    assert found(pre + "bn.xor w3, w1, w5\nbn.xor w4, w5, w2\n") == [("bn.xor w4, w5, w2", "wdr write-back")]
+    assert found(pre + "bn.xor w3, w1, w5\nbn.xor w4, w6, w2\n") == []
+
+
+def test_a_cross_term_through_bn_sel_stays_masked_and_through_bn_and_does_not():
+    """y1 ? x0 ^ r : r = (x0 & y1) ^ r in one instruction; x0 & y1 is both domains unmasked.
+    Either is a value of both domains, which outside a declared gadget is flagged as such."""
+    pre = LOAD + "bn.wsrr w5, URND\nbn.xor w3, w1, w5\n" + SEP + "bn.mov w6, w2\n" + SEP
+    assert found(pre + "bn.sel w6, w3, w5\n") == []
+    assert found(pre + "bn.sel w6, w3, w5\n", "value") == [("bn.sel w6, w3, w5", "w6")]
+    assert found(pre + "bn.and w6, w1, w6\n") == [("bn.and w6, w1, w6", "w6"),
+                                                   ("bn.and w6, w1, w6", "wdr write-back"),
+                                                   ("ecall", "wdr write-back")]   # and as it leaves
+    assert found(pre + "bn.and w6, w1, w6\n", "value") == [("bn.and w6, w1, w6", "w6")]
+
+
+def test_dmem_words_and_the_write_port():
+    stores = found(LOAD + "bn.sw w1, 96(x0)\nbn.sw w2, 128(x0)\n")
+    assert stores == [("bn.sw w2, 128(x0)", "port a"), ("bn.sw w2, 128(x0)", "dmem write")]
+    over = found(LOAD + "bn.sw w1, 96(x0)\n" + "bn.sw w9, 160(x0)\n" + SEP + "bn.sw w2, 96(x0)\n")
+    assert over == [("bn.sw w2, 96(x0)", "DMEM 0x60")]
+
+
+def test_the_masked_programs_pass_and_their_broken_variants_do_not():
+    """The decoding gadget as built; with one SEP of its first DOM AND dropped (the pre-masked
+    operand and the masked cross term, both masked by the same r, meet on the write-back bus);
+    without its fresh masks; G with the separator between two digest words dropped."""
+    from ip.acc.kernels.mlkem.masked import MaskedDecode, Q
+    from ip.acc.kernels.mlkem.masked_hash import SEP as HSEP, MaskedG
+    rng = random.Random(8)
+    ent = [rng.getrandbits(32) for _ in range(8)]
+    x = [rng.randrange(Q) for _ in range(256)]
+    x1 = [rng.randrange(Q) for _ in range(256)]
+    img = MaskedDecode().image([(a - b) % Q for a, b in zip(x, x1)], x1)
+
+    def check(md, prog=None):
+        return share_check.check(Program.from_asm(prog or md.program()), img, ent, **md.share_policy())
+
+    md = MaskedDecode()
+    assert check(md) == []
+    prog = md.program()
+    cut = prog.index("bn.sel w15, w12, w14\n")
+    head, tail = prog[:cut].rsplit(SEP, 1)
+    dropped = check(md, head + tail + prog[cut:])
+    assert [(f.text, f.where.split(":")[0]) for f in dropped] == [("bn.sel w15, w12, w14", "wdr write-back")]
+    assert len(check(MaskedDecode("no_fresh"))) > 100
+    g = MaskedG()
+    g_img = g.image(rng.randbytes(32), rng.randbytes(32), rng.randbytes(32))
+    joined = g.program().replace(f"kmac.dig w5\n{HSEP}\nkmac.dig1 w8", "kmac.dig w5\nkmac.dig1 w8")
+    assert joined != g.program()
+    moves = {(f.text, f.where.split(":")[0])
+             for f in share_check.check(Program.from_asm(joined), g_img, ent, **g.share_policy())}
+    assert moves == {("kmac.dig1 w8", "kmac digest"), ("kmac.dig1 w8", "wdr write-back")}
+
+
+def test_a_gadget_s_refresh_label_must_exist():
+    from ip.acc.kernels.mlkem.masked import MaskedDecode
+    md = MaskedDecode()
+    g = md.share_gadget()
+    assert g.refresh and all(lab in md.program() for lab, _ in g.refresh)
+    with pytest.raises(RuntimeError, match="not in the program"):
+        share_check.check(Program.from_asm(md.program().replace(g.refresh[3][0] + ":\n", "")),
+                          {}, [], **md.share_policy())
+
+
+def test_the_bus_model_follows_the_rtl():
+    """The WDR results that take the write-back bus are those ip/acc/rtl/core.py drives onto
+    w_val: the wide ALU's 1-cycle ops but bn.or.acc (a GPR result), bn.mov, bn.ins, kmac.dig /
+    kmac.dig1, bn.wsrr; not loads (the read register) nor the multiplier unit's (its pipeline)."""
+    from ip.acc.rtl.wide_alu import WIDE_OP_OF_MNEMONIC, uses_mul_unit
+    from ip.acc.tools.isa import load_isa
+    rtl = {mn for mn, op in WIDE_OP_OF_MNEMONIC.items() if not uses_mul_unit(op) and mn != "bn.or.acc"}
+    rtl |= {"bn.mov", "bn.ins", "kmac.dig", "kmac.dig1", "bn.wsrr"}
+    writes_wdr = [i for i in load_isa().insns
+                  if any(d.name in ("wrd", "wa", "wb") for dsts, _ in i.flow for d in dsts)]
+    assert {i.mnemonic for i in writes_wdr if share_check.takes_write_back(i)} == rtl
+    assert share_check._PORT_C_WRD == {"bn.sel", "bn.ins"}
