@@ -121,10 +121,16 @@ def _mlkem_decode_masked(leak: str | None = None) -> Program:
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
-def _masked_hash(kind: str, leak: str | None = None) -> Program:
+# the public input of the `_fixed_public` variants: the same in every trace of both classes,
+# so the fixed class's outputs are fixed too and what the output wires carry is tested
+_PUBLIC_SEED = 0x5EED
+
+
+def _masked_hash(kind: str, leak: str | None = None, fixed_public: bool = False) -> Program:
     """G, J or the PRF through the KMAC's masked mode (ip/acc/kernels/mlkem/masked_hash.py): a
     32-byte secret (m', z or r') fixed vs random, its two Boolean shares fresh each trace, with
-    the public input (h, ML-KEM-768's c, none) and URND's seed."""
+    the public input (h, ML-KEM-768's c, none: fresh, or with fixed_public the same in every
+    trace) and URND's seed."""
     from ip.acc.dv.jobs import image
     from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ, MaskedPRF
     from ip.acc.tools.asm import assemble
@@ -135,6 +141,9 @@ def _masked_hash(kind: str, leak: str | None = None) -> Program:
         "prf": (MaskedPRF(768, leak), "r'", "", "ML-KEM-768 PRF(r', N), N = 0 .. 6,")}[kind]
     extra = {"g": lambda rng: (rng.bytes(32),), "j": lambda rng: (rng.bytes(obj.ct_bytes),),
              "prf": lambda rng: ()}[kind]
+    if fixed_public:
+        fresh = extra
+        extra = lambda rng: fresh(np.random.default_rng(_PUBLIC_SEED))     # noqa: E731
 
     def fixed_secret(rng) -> bytes:
         return rng.bytes(32)
@@ -146,14 +155,17 @@ def _masked_hash(kind: str, leak: str | None = None) -> Program:
         entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
         return image(obj.image(x0, x1, *extra(rng)), block.DMEM_SIZE), entropy
 
-    name = f"mlkem_{kind}_masked" + (f"_{leak}" if leak else "")
-    what = f"{secret} fixed vs random; {public}shares and masks fresh each trace" + (
+    name = f"mlkem_{kind}_masked" + (f"_{leak}" if leak else "") + ("_fixed_public" if fixed_public else "")
+    what = (f"{secret} fixed vs random, {public.rstrip(', ')} the same in every trace; shares and masks fresh"
+            if fixed_public else f"{secret} fixed vs random; {public}shares and masks fresh each trace") + (
         f"; a seeded leak: {secret} combined in a register and hashed as a public word" if leak else "")
     return Program(name, f"{title} in the KMAC's masked mode: {what}",
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
-def _mlkem_decrypt_masked(param: int) -> Program:
+def _mlkem_decrypt_masked(param: int, fixed_public: bool = False) -> Program:
+    """fixed_public: the ciphertext the same in every trace (encapsulated to a fixed public
+    key), so the fixed class's v - w, the decoding gadget's input, is fixed too."""
     import random
     from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
     from ip.acc.dv.jobs import image
@@ -169,14 +181,20 @@ def _mlkem_decrypt_masked(param: int) -> Program:
     def inputs(rng, fixed: bytes | None) -> tuple:
         seed = fixed if fixed is not None else rng.bytes(64)
         ek, dk = kem._keygen_internal(seed[:32], seed[32:])
-        _, c = kem._encaps_internal(ek, rng.bytes(32))
+        if fixed_public:
+            pub = np.random.default_rng(_PUBLIC_SEED)
+            _, c = kem._encaps_internal(kem._keygen_internal(pub.bytes(32), pub.bytes(32))[0], pub.bytes(32))
+        else:
+            _, c = kem._encaps_internal(ek, rng.bytes(32))
         s0, s1 = share_dk_pke(dk[:384 * obj.k], obj.k, random.Random(int(rng.integers(1 << 62))))
         entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
         return image(obj.image(s0, s1, c), block.DMEM_SIZE), entropy
 
-    name = f"mlkem{param}_decrypt_masked"
+    name = f"mlkem{param}_decrypt_masked" + ("_fixed_public" if fixed_public else "")
+    what = ("the ciphertext the same in every trace; shares and masks fresh" if fixed_public
+            else "ciphertext, shares and masks fresh each trace")
     return Program(name, f"ML-KEM-{param} K-PKE.Decrypt, first-order masked: secret s_hat fixed vs "
-                   "random, ciphertext, shares and masks fresh each trace",
+                   f"random, {what}",
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
@@ -193,6 +211,9 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_j_masked_combined"] = lambda: _masked_hash("j", "combined")
     out["mlkem_prf_masked"] = lambda: _masked_hash("prf")
     out["mlkem_prf_masked_combined"] = lambda: _masked_hash("prf", "combined")
+    out["mlkem_g_masked_fixed_public"] = lambda: _masked_hash("g", fixed_public=True)
+    out["mlkem_j_masked_fixed_public"] = lambda: _masked_hash("j", fixed_public=True)
+    out["mlkem768_decrypt_masked_fixed_public"] = lambda: _mlkem_decrypt_masked(768, fixed_public=True)
     return out
 
 
