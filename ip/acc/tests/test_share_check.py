@@ -133,3 +133,20 @@ def test_the_bus_model_follows_the_rtl():
                   if any(d.name in ("wrd", "wa", "wb") for dsts, _ in i.flow for d in dsts)]
     assert {i.mnemonic for i in writes_wdr if share_check.takes_write_back(i)} == rtl
     assert share_check._PORT_C_WRD == {"bn.sel", "bn.ins"}
+
+
+def test_the_command_line(capsys):
+    """`pqsoc acc shares`: 0 for a clean program, 1 and the findings for a seeded leak, 2 and
+    the known names for an unknown one; --list names every built-in program."""
+    from pqsoc import cli
+    assert cli.main(["acc", "shares", "--kernel", "mlkem512_decrypt_masked"]) == 0
+    assert "mlkem512_decrypt_masked: clean" in capsys.readouterr().out
+    assert cli.main(["acc", "shares", "--kernel", "mlkem_decode_masked_no_fresh", "--limit", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "bn.sel" in out and "transition" in out and "more" in out and "findings" in out
+    assert cli.main(["acc", "shares", "--kernel", "mlkem_g_masked_combined", "--no-transitions"]) == 1
+    assert "value" in capsys.readouterr().out
+    assert cli.main(["acc", "shares", "--kernel", "nosuch"]) == 2
+    assert "unknown kernel 'nosuch'" in capsys.readouterr().err
+    assert cli.main(["acc", "shares", "--list"]) == 0
+    assert "mlkem1024_prf_masked" in capsys.readouterr().out.split()
