@@ -150,3 +150,21 @@ def test_the_command_line(capsys):
     assert "unknown kernel 'nosuch'" in capsys.readouterr().err
     assert cli.main(["acc", "shares", "--list"]) == 0
     assert "mlkem1024_prf_masked" in capsys.readouterr().out.split()
+
+
+def test_a_refresh_label_keeps_the_fresh_words_a_share_depends_on():
+    """A gadget's refresh label gives w3 (x0 ^ r) domain 0 alone, but w3 still depends on r: put
+    next to x1 ^ r on the write-back bus, the two XOR to x0 ^ x1 (flagged); next to x1 ^ r' with
+    a fresh r' they do not."""
+    gadget = share_check.Gadget("g_begin", "g_end", (), (("g_mark", (("w3", 0),)),))
+    rng = random.Random(1)
+    img = {0: rng.randbytes(32), 32: rng.randbytes(32), 64: bytes(32)}
+
+    def run(last):
+        asm = (LOAD + "bn.wsrr w5, URND\nbn.wsrr w7, URND\ng_begin:\nbn.xor w3, w1, w5\ng_mark:\n"
+               + SEP + "bn.mov w6, w3\n" + last + "g_end:\necall\n")
+        return [(f.text, f.where.split(":")[0])
+                for f in share_check.check(Program.from_asm(asm), img, [], SHARES, (gadget,))]
+
+    assert run("bn.xor w4, w5, w2\n") == [("bn.xor w4, w5, w2", "wdr write-back")]
+    assert run("bn.xor w4, w7, w2\n") == []

@@ -127,7 +127,8 @@ class Gadget:
     end: str                   # label after its last
     outputs: tuple             # ((lo, hi, domains), ...): DMEM byte ranges set at `end`
     # ((label, (("w12", 0), ("w13", 1))), ...): registers that hold a fresh sharing's shares
-    # from `label` on (a DOM AND's outputs, masked with the same fresh word): its claim
+    # from `label` on (a DOM AND's outputs, masked with the same fresh word): its claim. They
+    # take that domain alone; the fresh words they depend on stay theirs.
     refresh: tuple = ()
 
 
@@ -218,8 +219,10 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
         for lo, hi, dom in ends.get(pc, ()):
             for w in range(lo // 32, (hi + 31) // 32):
                 mem[w] = Label(frozenset(dom))
-        for name, dom in marks.get(pc, ()):
-            regs[(name[0], int(name[1:]))] = Label(frozenset((dom,)))
+        for name, dom in marks.get(pc, ()):        # a fresh sharing's share: its domain is
+            key = (name[0], int(name[1:]))          # `dom`; its masks are what they were
+            old = regs.get(key, PUBLIC)
+            regs[key] = Label(frozenset((dom,)), old.masks, old.rand)
         insn, ops = isa.decode(program.words[pc // 4])
         text = program.texts[pc // 4]
         if isinstance(insn.stream, dict):
