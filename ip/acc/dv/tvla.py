@@ -213,7 +213,8 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_prf_masked_combined"] = lambda: _masked_hash("prf", "combined")
     out["mlkem_g_masked_fixed_public"] = lambda: _masked_hash("g", fixed_public=True)
     out["mlkem_j_masked_fixed_public"] = lambda: _masked_hash("j", fixed_public=True)
-    out["mlkem768_decrypt_masked_fixed_public"] = lambda: _mlkem_decrypt_masked(768, fixed_public=True)
+    out.update({f"mlkem{p}_decrypt_masked_fixed_public": (lambda p=p: _mlkem_decrypt_masked(p, fixed_public=True))
+                for p in (512, 768, 1024)})
     return out
 
 

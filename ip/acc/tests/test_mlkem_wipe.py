@@ -187,3 +187,21 @@ def test_rtl_wipes_like_the_iss():
     for a, b, check in zip(iss, rtl, checks):
         assert not compare(a, b, ("iss", "rtl"))
         assert b.halt == "ecall" and check(b.dmem) is None, check(b.dmem)
+
+
+def test_zero_dmem_zeroes_its_ranges_and_nothing_else():
+    """asm_util.zero_dmem (the masked decryption's buffers between its two share passes; the
+    end wipe's gaps): one word, a run past one loopi's 1023 words, nothing outside them."""
+    from ip.acc.iss import Iss
+    from ip.acc.kernels.asm_util import zero_dmem
+    from ip.acc.tools.asm import assemble
+    ranges = [(64, 96), (160, 160 + 32 * 1030)]
+    sim = Iss(dmem_size=64 * 1024, imem_size=16384)
+    sim.reset()
+    sim.load_program(assemble("\n".join(["bn.bcast w0, x0"] + zero_dmem(ranges) + ["ecall"]) + "\n"))
+    sim.dmem.write_bytes(0, b"\xa5" * (64 * 1024))
+    assert sim.run(max_cycles=10_000).ok
+    dmem = sim.dmem.read_bytes(0, 64 * 1024)
+    for a in range(0, 64 * 1024, 32):
+        inside = any(lo <= a < hi for lo, hi in ranges)
+        assert dmem[a:a + 32] == (bytes(32) if inside else b"\xa5" * 32), hex(a)
