@@ -110,16 +110,19 @@ class MaskedDecode:
         """The gadget (VMODE 0, URND seeded): shares at X0 / X1 -> m0, m1 at M0 / M1; every
         register zero at the end; the planes stay in DMEM (the caller's wipe). Between the
         labels of share_gadget() (the share-domain check's gadget)."""
-        g = self.share_gadget()
-        return [f"{g.begin}:"] + self._body() + [f"{g.end}:"]
+        begin, end = self._labels()
+        return [f"{begin}:"] + self._body() + [f"{end}:"]
+
+    def _labels(self) -> tuple[str, str]:
+        tag = f"masked_decode_{self.X0}"
+        return f"{tag}_begin", f"{tag}_end"
 
     def share_gadget(self):
         """The gadget for ip/acc/tools/share_check.py: its labels, m0 / m1 as the outputs of
         domain 0 / 1, and the registers each DOM AND leaves a fresh sharing in."""
         from ip.acc.tools.share_check import Gadget
-        tag = f"masked_decode_{self.X0}"
-        self._body()
-        return Gadget(f"{tag}_begin", f"{tag}_end",
+        self._body()                 # its refresh labels, as the program has them
+        return Gadget(*self._labels(),
                       ((self.M0, self.M0 + 32, (0,)), (self.M1, self.M1 + 32, (1,))),
                       tuple(self._marks))
 
