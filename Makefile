@@ -109,6 +109,10 @@ report: $(PQSOC)
 	$(PQSOC) campaign tvla mlkem_j_masked_combined --traces 200 --chunk 100 --name sca_j_combined --json reports/sca/mlkem_j_masked_combined.json
 	$(PQSOC) campaign tvla mlkem_prf_masked --traces 10000 --chunk 500 --name sca_prf_masked --json reports/sca/mlkem_prf_masked.json
 	$(PQSOC) campaign tvla mlkem_prf_masked_combined --traces 200 --chunk 100 --name sca_prf_combined --json reports/sca/mlkem_prf_masked_combined.json
+	@# the PRF's outputs sampled by the stream unit's masked CBD mode (~0.3 s a trace); the
+	@# sampled shares joined in a register after it: flagged
+	$(PQSOC) campaign tvla mlkem_cbd_masked --traces 10000 --chunk 500 --name sca_cbd_masked --json reports/sca/mlkem_cbd_masked.json
+	$(PQSOC) campaign tvla mlkem_cbd_masked_joined --traces 2000 --chunk 500 --name sca_cbd_joined --json reports/sca/mlkem_cbd_masked_joined.json
 	@# the masked Keccak-f core (its cycle model's registers, ~70 s a million traces): first order
 	@# passes; the second order of both shares' sum leaks, as any two-share design's (reported)
 	$(PQSOC) sca tvla keccak_masked --traces 1000000 --order 2

@@ -1,8 +1,9 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
 """Benchmark of the first-order masked ML-KEM pieces (issue #38) on the ACC ISS: cycles, IMEM
-and DMEM of the masked decoding gadget and of masked K-PKE.Decrypt for every parameter set,
-against the unmasked K-PKE.Decrypt of the same set; every case checked against kyber-py
+and DMEM of the masked decoding gadget, of masked K-PKE.Decrypt and of the re-encryption's
+masked noise sampling (PRF + the stream unit's masked CBD) for every parameter set, against
+the same work unmasked; every case checked against kyber-py
 (m0 ^ m1 = K-PKE.Decrypt(dk_PKE, c), valid and random ciphertexts, fresh shares and masks).
 
     python -m ip.acc.dv.bench_masked --n 20 --seed 1 --json reports/masked_bench.json
@@ -84,7 +85,48 @@ def bench(n: int, seed: int, log=print) -> dict:
         out["programs"][f"mlkem{param}_decrypt_masked"] = fig
         log(f"[masked] ML-KEM-{param} decrypt: {sorted(mc)} cycles masked, {sorted(pc)} unmasked "
             f"({fig['overhead']}x)")
+        out["programs"][f"mlkem{param}_noise_masked"] = fig = _noise(param, n, rng, entropy)
+        log(f"[masked] ML-KEM-{param} noise (PRF + CBD, {fig['polynomials']} polynomials): "
+            f"{fig['cycles']} cycles masked, {fig['unmasked_cycles']} unmasked ({fig['overhead']}x)")
     return out
+
+
+def _plain_noise(f) -> str:
+    """The same PRF calls and samplings without masking: the KMAC's unmasked mode, r' as one
+    word, the stream unit's cbd2 / cbd3 (one polynomial each, at the same places)."""
+    from ip.acc.kernels.mlkem.masked_hash import SHAKE256_MASKED
+    L = [f"bn.lw w1, {f.R0}(x0)", f"bn.lw w3, {f.NW}(x0)", f"addi x1, x0, {SHAKE256_MASKED & 0x1F}",
+         "addi x3, x0, -1", f"addi x10, x0, {f.P}", "addi x5, x0, 256", "kmac.acq"]
+    for n, eta in enumerate(f.etas):
+        L += ["kmac.start x1, x0", "kmac.msg w1, x3", f"addi x4, x0, {1 << n}", "kmac.msg w3, x4",
+              "kmac.finish", f"smp.run x10, x5, cbd{eta}", "smp.wait", f"addi x10, x10, {f.POLY}"]
+    return "\n".join(L + ["kmac.rel", "ecall"]) + "\n"
+
+
+def _noise(param: int, n: int, rng, entropy) -> dict:
+    """The re-encryption's noise polynomials: masked (ip/acc/kernels/mlkem/masked_hash.py's
+    MaskedCBD, the stream unit's masked modes) against the same work unmasked; both checked
+    against kyber-py's SamplePolyCBD(PRF(r', N))."""
+    import hashlib
+    from kyber_py.ml_kem.default_parameters import ML_KEM_768 as P
+    from ip.acc.kernels.mlkem.masked_hash import MaskedCBD
+    f = MaskedCBD(param)
+    mw = assemble(f.program(), f"mlkem{param}_noise_masked.s")
+    pw = assemble(_plain_noise(f), f"mlkem{param}_noise.s")
+    mc, pc = set(), set()
+    for _ in range(n):
+        r, r1 = rng.randbytes(32), rng.randbytes(32)
+        want = [P.R.cbd(hashlib.shake_256(r + bytes([k])).digest(64 * eta), eta).coeffs
+                for k, eta in enumerate(f.etas)]
+        c, dm = _run(mw, f.image(bytes(a ^ b for a, b in zip(r, r1)), r1), entropy())
+        assert [[(a + b) % 3329 for a, b in zip(e0, e1)] for e0, e1 in f.outputs(dm)] == want, param
+        mc.add(c)
+        c, dm = _run(pw, f.image(r, bytes(32)), ())
+        assert [e0 for e0, _ in f.outputs(dm)] == want, param
+        pc.add(c)
+    fig = _figures(mc, mw, f.END)
+    fig.update(polynomials=len(f.etas), unmasked_cycles=min(pc), overhead=round(min(mc) / min(pc), 2))
+    return fig
 
 
 def _figures(cycles: set, words, dmem_end: int) -> dict:

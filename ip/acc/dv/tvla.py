@@ -44,6 +44,12 @@ Programs:
                                trace: the Boolean shares of r', the entropy URND is seeded from
     mlkem_prf_masked_combined  the same with a seeded leak: r' combined in a register, sent as
                                a public word
+    mlkem_cbd_masked           the re-encryption's noise polynomials: each PRF output as above,
+                               sampled by the stream unit's masked mode (smp.run cbd2m) into two
+                               arithmetic shares; secret: r'; fresh each trace as the PRF's
+    mlkem_cbd_masked_combined  the same with the PRF's seeded leak
+    mlkem_cbd_masked_joined    the same with a seeded leak after the sampler: a polynomial's
+                               first words of share 0 and share 1 loaded into one register
 """
 import time
 from dataclasses import dataclass
@@ -127,20 +133,23 @@ _PUBLIC_SEED = 0x5EED
 
 
 def _masked_hash(kind: str, leak: str | None = None, fixed_public: bool = False) -> Program:
-    """G, J or the PRF through the KMAC's masked mode (ip/acc/kernels/mlkem/masked_hash.py): a
-    32-byte secret (m', z or r') fixed vs random, its two Boolean shares fresh each trace, with
-    the public input (h, ML-KEM-768's c, none: fresh, or with fixed_public the same in every
-    trace) and URND's seed."""
+    """G, J, the PRF (or the PRF sampled by the stream unit: cbd) through the KMAC's masked
+    mode (ip/acc/kernels/mlkem/masked_hash.py): a 32-byte secret (m', z or r') fixed vs
+    random, its two Boolean shares fresh each trace, with the public input (h, ML-KEM-768's
+    c, none: fresh, or with fixed_public the same in every trace) and URND's seed."""
     from ip.acc.dv.jobs import image
-    from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ, MaskedPRF
+    from ip.acc.kernels.mlkem.masked_hash import MaskedCBD, MaskedG, MaskedJ, MaskedPRF
     from ip.acc.tools.asm import assemble
     from ip.acc import block
-    obj, secret, public, title = {
-        "g": (MaskedG(leak), "m'", "h, ", "ML-KEM G(m' || h)"),
-        "j": (MaskedJ(768, leak), "z", "c, ", "ML-KEM-768 J(z || c)"),
-        "prf": (MaskedPRF(768, leak), "r'", "", "ML-KEM-768 PRF(r', N), N = 0 .. 6,")}[kind]
+    make, secret, public, title = {
+        "g": (lambda: MaskedG(leak), "m'", "h, ", "ML-KEM G(m' || h)"),
+        "j": (lambda: MaskedJ(768, leak), "z", "c, ", "ML-KEM-768 J(z || c)"),
+        "prf": (lambda: MaskedPRF(768, leak), "r'", "", "ML-KEM-768 PRF(r', N), N = 0 .. 6,"),
+        "cbd": (lambda: MaskedCBD(768, leak), "r'", "",
+                "ML-KEM-768 SamplePolyCBD(PRF(r', N)), N = 0 .. 6, the stream unit's masked mode after")}[kind]
+    obj = make()        # (only the kind asked for: the seeded leaks differ by kind)
     extra = {"g": lambda rng: (rng.bytes(32),), "j": lambda rng: (rng.bytes(obj.ct_bytes),),
-             "prf": lambda rng: ()}[kind]
+             "prf": lambda rng: (), "cbd": lambda rng: ()}[kind]
     if fixed_public:
         fresh = extra
         extra = lambda rng: fresh(np.random.default_rng(_PUBLIC_SEED))     # noqa: E731
@@ -158,7 +167,8 @@ def _masked_hash(kind: str, leak: str | None = None, fixed_public: bool = False)
     name = f"mlkem_{kind}_masked" + (f"_{leak}" if leak else "") + ("_fixed_public" if fixed_public else "")
     what = (f"{secret} fixed vs random, {public.rstrip(', ')} the same in every trace; shares and masks fresh"
             if fixed_public else f"{secret} fixed vs random; {public}shares and masks fresh each trace") + (
-        f"; a seeded leak: {secret} combined in a register and hashed as a public word" if leak else "")
+        {"combined": f"; a seeded leak: {secret} combined in a register and hashed as a public word",
+         "joined": "; a seeded leak: the sampled shares' first words loaded into one register"}.get(leak, ""))
     return Program(name, f"{title} in the KMAC's masked mode: {what}",
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
@@ -211,6 +221,9 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_j_masked_combined"] = lambda: _masked_hash("j", "combined")
     out["mlkem_prf_masked"] = lambda: _masked_hash("prf")
     out["mlkem_prf_masked_combined"] = lambda: _masked_hash("prf", "combined")
+    out["mlkem_cbd_masked"] = lambda: _masked_hash("cbd")
+    out["mlkem_cbd_masked_combined"] = lambda: _masked_hash("cbd", "combined")
+    out["mlkem_cbd_masked_joined"] = lambda: _masked_hash("cbd", "joined")
     out["mlkem_g_masked_fixed_public"] = lambda: _masked_hash("g", fixed_public=True)
     out["mlkem_j_masked_fixed_public"] = lambda: _masked_hash("j", fixed_public=True)
     out.update({f"mlkem{p}_decrypt_masked_fixed_public": (lambda p=p: _mlkem_decrypt_masked(p, fixed_public=True))

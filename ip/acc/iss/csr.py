@@ -34,7 +34,7 @@ class Csrs:
         if name == "RND":
             return self.random.rnd32()
         if name == "URND":
-            return self.random.urnd.output(32)
+            return self.random.draw(32)
         if name == "VMODE":
             return self.values[name] & 1
         return self.values[name]
@@ -73,7 +73,7 @@ class Wsrs:
         if name == "RND":
             return self.random.rnd256()
         if name == "URND":
-            return self.random.urnd.output(256)
+            return self.random.draw(256)
         return self.values[name]
 
     def write(self, addr: int, value: int):

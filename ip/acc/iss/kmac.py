@@ -27,6 +27,7 @@ from ip.kmac.model.cycle import IDLE_INPUTS
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
 from ip.acc.iss.errors import AccError
+from ip.acc.iss.stream_unit import MASKED_MODES
 
 
 class CycleLimit(Exception):
@@ -112,6 +113,7 @@ def _cmd(op):
             req.update(cmd_mode=v & 3, cmd_strength=(v >> 2) & 7, cmd_masked=int(masked),
                        cmd_msg_len=s.gpr.read(o["grs2"]))
             if masked:     # the seed: URND's next 256 bits, on msg.data until the handshake
+                s.random.check_free("a masked kmac.start")
                 req["msg_data"] = copy.copy(s.random.urnd).output(256)
         _transfer(s, req, lambda out: out["cmd_ready"])
         if masked:         # taken: URND steps as for a URND WSR read
@@ -169,6 +171,7 @@ def kmac_status(s) -> int:
 # stalls until the unit is idle, and faults (SAMPLER, ERR_KMAC = error_code) if the KMAC shows
 # an error while the unit still works (e.g. DIGEST_EARLY: the unit was started before FINISH).
 SMP_IMPLEMENTED = 6                   # modes 0..5: uni12 uni23 cbd2 cbd3 eta2 eta4
+# and the masked modes (stream_unit.MASKED_MODES: cbd2m cbd3m), VMODE 0 only
 
 
 def smp_run(s, o):
@@ -176,11 +179,16 @@ def smp_run(s, o):
     cfg = s.csr.values["SMP_CFG"]
     dst = s.gpr.read(o["grs1"])
     count = s.gpr.read(o["grs2"])
-    lanes = 8 if s.csr.values["VMODE"] & 1 else 16
-    words = -(-count // lanes)
+    vmode = s.csr.values["VMODE"] & 1
+    lanes = 8 if vmode else 16
+    masked = o["mode"] in MASKED_MODES
+    words = -(-count // lanes) * (2 if masked and not vmode else 1)
     if s.stream_unit.busy:
         raise AccError("SAMPLER", "smp.run while the stream unit is busy")
-    if o["mode"] >= SMP_IMPLEMENTED:
+    if masked and vmode:
+        raise AccError("SAMPLER", f"mode {s.insn.operands['mode'].values[o['mode']]} needs "
+                       "VMODE 0 (ML-KEM's q)")
+    if o["mode"] >= SMP_IMPLEMENTED and not masked:
         raise AccError("SAMPLER", f"mode {s.insn.operands['mode'].values[o['mode']]} is not "
                        "implemented in this stream unit")
     if cfg & 0x60:

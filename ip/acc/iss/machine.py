@@ -38,7 +38,7 @@ from ip.acc.iss.insn import executor
 from ip.acc.iss.kmac import CycleLimit, kmac_status, smp_status
 from ip.acc.iss.loop import LoopStack
 from ip.acc.iss.random_regs import RandomRegs
-from ip.acc.iss.stream_unit import StreamUnitModel
+from ip.acc.iss.stream_unit import MASKED_MODES, StreamUnitModel
 from ip.acc.iss.timing import Scoreboard
 from ip.acc.iss.wdr import VMODES, Wdrs
 
@@ -89,6 +89,8 @@ class Iss:
         self.gpr = Gprs()
         self.wdr = Wdrs(self.isa.wdrs)
         self.random = RandomRegs()      # RND's entropy pool, URND's generator
+        # the stream unit's masked modes step URND every cycle: the core may not use it then
+        self.random.busy = lambda: self.stream_unit.busy and self.stream_unit.mode in MASKED_MODES
         self.csr = Csrs(self.isa, self.random)
         self.wsr = Wsrs(self.isa, self.random)
         self.loops = LoopStack(self.isa.loop_depth)
@@ -269,9 +271,13 @@ class Iss:
             kinp["hold"] = self.kmac_hold
         if uo["dig_ready"]:
             kinp = dict(kinp, digest_ready=1)
+        if uo["dig_share1"]:
+            kinp = dict(kinp, digest_share1=1)
         kout = self.kmac.outputs(kinp)
         uin = {"dig_valid": kout["digest_valid"], "dig_data": kout["digest_data"],
                "wr_gnt": int(not core_dmem), "abort": int(abort)}
+        if uo["urnd_step"]:                      # a masked mode's step: URND's next 256 bits
+            uin["urnd"] = self.random.urnd.output(256)
         if start is not None:
             uin.update(start)
         if uo["wr_req"] and not core_dmem:

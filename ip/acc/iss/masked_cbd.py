@@ -3,9 +3,9 @@
 """The masked CBD gadget (issue #38): SamplePolyCBD_eta on a PRF output given in two Boolean
 shares, giving the polynomial in two arithmetic shares mod q.
 
-This is the reference the sampler's masked modes are built to (the RTL and the ISS's stream
-unit call it value for value once they exist; docs/side_channels.md, "The masked CBD
-sampler"). Today nothing on the ACC runs it: the stream unit takes share 0 of the digest only.
+This is the reference the stream unit's masked modes cbd2m / cbd3m are built to: the ISS's
+model (ip/acc/iss/stream_unit.py) computes its two stages with stage1 / stage2, and the RTL
+(ip/acc/rtl/stream_unit.py) is checked against that model cycle for cycle.
 
 Coefficient i of CBD_eta is e = sum_j s_j x_j over its 2 eta bits x_j (s_j = +1 for the first
 eta, -1 for the last eta), each bit given as x_j = x0_j ^ x1_j. For one bit,
@@ -30,7 +30,7 @@ coefficient, bit by bit (bit j of coefficient i takes word 2 eta i + j).
 from collections.abc import Callable, Iterable, Sequence
 from itertools import product
 
-__all__ = ["Q", "WORD_BITS", "r_of_word", "bias", "gadget", "masked_cbd", "probes", "first_order_leaks"]
+__all__ = ["Q", "WORD_BITS", "r_of_word", "bias", "stage1", "stage2", "gadget", "masked_cbd", "probes", "first_order_leaks"]
 
 Q = 3329
 WORD_BITS = 32
@@ -59,17 +59,27 @@ def _signs(eta: int) -> list[int]:
     return [1] * eta + [-1] * eta
 
 
+def stage1(x0: Sequence[int], x1: Sequence[int], r: Sequence[int], q: int = Q) -> tuple[int, tuple]:
+    """The first register stage: E0 (domain 0, from x0 and r) and a_j = x1_j - r_j (domain 1)."""
+    s = _signs(len(x0) // 2)
+    e0 = sum(sj * (b0 + rj * (1 - 2 * b0)) for sj, b0, rj in zip(s, x0, r)) % q
+    return e0, tuple((b1 - rj) % q for b1, rj in zip(x1, r))
+
+
+def stage2(a: Sequence[int], x0: Sequence[int], q: int = Q) -> int:
+    """The second register stage: E1 = sum_j s_j a_j (1 - 2 x0_j) (domain 1, from a and x0)."""
+    s = _signs(len(x0) // 2)
+    return sum(sj * aj * (1 - 2 * b0) for sj, aj, b0 in zip(s, a, x0)) % q
+
+
 def gadget(x0: Sequence[int], x1: Sequence[int], r: Sequence[int], q: int = Q) -> dict:
     """One coefficient: bits x0, x1 (2 eta each, a's then b's) and r (one value mod q a bit).
     Returns every value the hardware registers, by stage: `e0` (stage 1, domain 0), `a`
     (stage 1, domain 1, one per bit), `e1` (stage 2, domain 1)."""
     if not len(x0) == len(x1) == len(r) or len(x0) % 2:
         raise ValueError(f"bits and randomness differ in length ({len(x0)}, {len(x1)}, {len(r)})")
-    s = _signs(len(x0) // 2)
-    e0 = sum(sj * (b0 + rj * (1 - 2 * b0)) for sj, b0, rj in zip(s, x0, r)) % q
-    a = [(b1 - rj) % q for b1, rj in zip(x1, r)]
-    e1 = sum(sj * aj * (1 - 2 * b0) for sj, aj, b0 in zip(s, a, x0)) % q
-    return {"e0": e0, "a": tuple(a), "e1": e1}
+    e0, a = stage1(x0, x1, r, q)
+    return {"e0": e0, "a": a, "e1": stage2(a, x0, q)}
 
 
 def _bits(data: bytes, n: int) -> list[int]:

@@ -29,6 +29,7 @@ POOL_WORDS = 8
 class RandomRegs:
     def __init__(self):
         self.urnd = Trivium()
+        self.busy = lambda: False        # URND in use by the stream unit (set by the machine)
         self.pool = [0] * POOL_WORDS     # pool[0] the oldest of the last 8 words written
         self.fresh = 0
         self.wipe()
@@ -63,5 +64,17 @@ class RandomRegs:
         self.pool, self.fresh = [0] * POOL_WORDS, 0
         return value
 
+    def check_free(self, what: str):
+        """The core's URND access while the stream unit's masked mode steps it: SAMPLER."""
+        if self.busy():
+            raise AccError("SAMPLER", f"{what} while the stream unit runs a masked mode "
+                                      "(it draws URND every cycle)")
+
+    def draw(self, nbits: int) -> int:
+        """The core's read of URND's next nbits (the URND CSR / WSR)."""
+        self.check_free("URND read")
+        return self.urnd.output(nbits)
+
     def reseed(self, value: int):
+        self.check_free("URND reseed")
         self.urnd.load((value & ((1 << 256) - 1)) | (SEED_FILL << 256))

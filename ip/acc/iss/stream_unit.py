@@ -3,22 +3,26 @@
 """Stream unit (sampler slice): exact per-cycle model of ip/acc/rtl/stream_unit.py.
 
 `StreamUnitModel(dmem_words)`:
-  * `outputs(inputs=None) -> dict`: dig_ready, wr_req, wr_addr, wr_data, busy, produced during
+  * `outputs(inputs=None) -> dict`: dig_ready, dig_share1, urnd_step, masked_busy, wr_req,
+    wr_addr, wr_data, busy, produced during
     the current cycle. None of them depends combinationally on the inputs (all are functions
     of the registers), so `inputs` may be omitted.
   * `tick(inputs)`: the clock edge, given that cycle's inputs (keys: start, mode, count, dst,
-    vmode, cfg, dig_valid, dig_data, wr_gnt, abort; missing keys read as 0). wr_gnt and
+    vmode, cfg, dig_valid, dig_data, wr_gnt, abort, urnd; missing keys read as 0). wr_gnt and
     dig_valid only matter through the handshakes (dig_valid & dig_ready, wr_req & wr_gnt);
     wr_gnt also lets a word-completing consumption proceed in the cycle the buffer is written.
   * idle fast path: while not busy and without start/abort, tick does nothing.
 
-The behaviour (ring of 64 bytes, units, compaction, flush, busy/produced timing) is documented
-in the RTL module's docstring; this is the same algorithm written in Python.
+The behaviour (ring of 64 bytes, units, compaction, flush, busy/produced timing; the masked
+modes' second ring, two stages and two write buffers) is documented in the RTL module's
+docstring; this is the same algorithm written in Python.
 """
+from ip.acc.iss.masked_cbd import r_of_word, stage1, stage2
 
-__all__ = ["StreamUnitModel", "MODE_NAMES", "Q"]
+__all__ = ["StreamUnitModel", "MODE_NAMES", "MASKED_MODES", "Q"]
 
 MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
+MASKED_MODES = {9: 2, 10: 3}    # cbd2m, cbd3m: eta (isa.yml smp.run's mode enum)
 Q = (3329, 8380417)
 _M256 = (1 << 256) - 1
 # per mode: (unit bytes, max units)
@@ -82,15 +86,55 @@ class StreamUnitModel:
         self.wvalid = 0
         self.wbuf = 0
         self.waddr = 0
+        # masked modes: share 1's ring, the digest intake's phase, the cbd3m field, stage 2,
+        # E1's lanes, its write buffer and address, the gap after a write
+        self.ring1 = bytearray(64)
+        self.iphase = 0
+        self.sub = 0
+        self.mfill = 0          # E0's lanes filled
+        self.rreg = [0] * 8     # the next step's r_j (from URND, a cycle ahead)
+        self.rvalid = 0
+        self.s2 = None          # (lane, n, complete, a, x0) of the coefficients stage 1 took
+        self.acc0 = [0] * 16    # E0's lanes (the RTL's acc[:256])
+        self.acc1 = [0] * 16    # E1's lanes (acc[256:])
+        self.wvalid1 = 0
+        self.wbuf1 = 0
+        self.addr1 = 0
+        self.waddr1 = 0
+        self.gap = 0
 
     # ---------------------------------------------------------------- helpers
     def _pot(self):
         f3 = self.cnt // 3
         return {0: 2 * f3, 1: f3, 2: 2 * self.cnt, 3: 4 * f3, 4: 2 * self.cnt,
-                5: 2 * self.cnt}.get(self.mode, 0)
+                5: 2 * self.cnt, 9: 2 * self.cnt, 10: 4 * f3 - self.sub}.get(self.mode, 0)
+
+    def _want(self):
+        return bool(self.busy) and self.cnt <= 32 and self.taken + self._pot() < self.count
 
     def _dig_ready(self):
-        return int(bool(self.busy) and self.cnt <= 32 and self.taken + self._pot() < self.count)
+        if self.mode in MASKED_MODES:
+            return int(bool(self.busy) and self.iphase == 2)
+        return int(self._want())
+
+    def _masked_present(self):
+        """Which buffer the unit presents this cycle: 0, 1 or None (E0's first, never in the
+        cycle after a write)."""
+        if self.gap:
+            return None
+        return 0 if self.wvalid else 1 if self.wvalid1 else None
+
+    def _masked_step(self):
+        """(n, complete) of the coefficients stage 1 takes this cycle, or None."""
+        eta = MASKED_MODES[self.mode]
+        remaining = self.count - self.taken
+        if not self.rvalid or not remaining or self.cnt < (1 if eta == 2 else 3):
+            return None
+        n = min(2 if eta == 2 else 1, remaining)
+        complete = self.mfill + n >= 16 or n == remaining
+        if complete and (self.wvalid or self.wvalid1):
+            return None
+        return n, complete
 
     def _pack(self, coeffs):
         w, m = (32, 0xFFFFFFFF) if self.vmode else (16, 0xFFFF)
@@ -101,25 +145,47 @@ class StreamUnitModel:
 
     # ---------------------------------------------------------------- interface
     def outputs(self, inputs=None):
-        return {"dig_ready": self._dig_ready(), "wr_req": self.wvalid, "wr_addr": self.waddr,
-                "wr_data": self.wbuf, "busy": self.busy, "produced": self.produced}
+        if self.mode in MASKED_MODES:
+            which = self._masked_present()
+            return {"dig_ready": self._dig_ready(),
+                    "dig_share1": int(self.iphase == 0 and self._want()),
+                    "urnd_step": int(self._masked_step() is not None
+                                     or bool(self.busy) and not self.rvalid),
+                    "wr_req": int(which is not None),
+                    "wr_addr": self.waddr1 if which == 1 else self.waddr,
+                    "wr_data": self.wbuf1 if which == 1 else self.wbuf if which == 0 else 0,
+                    "busy": self.busy, "produced": self.produced, "masked_busy": self.busy}
+        return {"dig_ready": self._dig_ready(), "dig_share1": 0, "urnd_step": 0, "masked_busy": 0,
+                "wr_req": self.wvalid, "wr_addr": self.waddr, "wr_data": self.wbuf,
+                "busy": self.busy, "produced": self.produced}
 
     def tick(self, inputs):
         get = inputs.get
         if not self.busy and not get("start", 0) and not get("abort", 0):
             return
         if self.busy:
-            self._step(get("dig_valid", 0), get("dig_data", 0), get("wr_gnt", 0))
+            if self.mode in MASKED_MODES:
+                self._masked(get("dig_valid", 0), get("dig_data", 0), get("wr_gnt", 0), get("urnd", 0))
+            else:
+                self._step(get("dig_valid", 0), get("dig_data", 0), get("wr_gnt", 0))
+        if get("abort", 0) or get("start", 0):
+            self.wvalid1 = self.iphase = self.sub = self.gap = self.mfill = self.rvalid = 0
+            self.s2 = None
+            self.acc0, self.acc1 = [0] * 16, [0] * 16
         if get("abort", 0):
             self.busy = self.wvalid = self.cnt = self.ptr = self.hslot = 0
             self.taken = self.produced = 0
             self.acc = []
+            self.ring, self.ring1 = bytearray(64), bytearray(64)
+            self.wbuf = self.wbuf1 = 0
+            self.rreg = [0] * 8
         elif get("start", 0):
             self.busy = 1
             self.mode = get("mode", 0)
             self.vmode = get("vmode", 0) & 1
             self.count = get("count", 0) & 0xFFFF
             self.addr = get("dst", 0) & self.amask
+            self.addr1 = (self.addr + ((self.count + 15) >> 4)) & self.amask
             self.wvalid = self.cnt = self.ptr = self.hslot = 0
             self.taken = self.produced = 0
             self.acc = []
@@ -173,4 +239,87 @@ class StreamUnitModel:
             self.cnt += 32
         self.wvalid = new_wvalid
         if self.taken == self.count and not self.acc and not self.wvalid:
+            self.busy = 0
+
+    # ---------------------------------------------------------------- masked modes
+    def _masked(self, dig_valid, dig_data, wr_gnt, urnd):
+        eta = MASKED_MODES[self.mode]
+        want, step = self._want(), self._masked_step()      # from the registers, before the edge
+        # writes: the buffer presented, then a cycle with nothing on the write port
+        which = self._masked_present()
+        written = which is not None and wr_gnt
+        if written and which == 0:
+            self.wvalid = 0
+        elif written:
+            self.wvalid1 = 0
+            self.produced = min(self.produced + 16, self.count)
+        # stage 2: E1 of the coefficients stage 1 took in the last cycle
+        if self.s2 is not None:
+            lane, n, complete, a, x0 = self.s2
+            for c in range(n):
+                k = 2 * eta
+                self.acc1[lane + c] = stage2(a[k * c:k * c + k], x0[k * c:k * c + k])
+            if complete:
+                self.wbuf1 = sum(v << (16 * i) for i, v in enumerate(self.acc1))
+                self.waddr1 = self.addr1
+                self.addr1 = (self.addr1 + 1) & self.amask
+                self.wvalid1 = 1
+                self.acc1 = [0] * 16
+            self.s2 = None
+        # stage 1: E0 and a of the next coefficients, from both rings' bits and URND's words
+        if step is not None:
+            n, complete = step
+            k = 2 * eta
+            if eta == 2:
+                b0, b1 = self.ring[self.ptr], self.ring1[self.ptr]
+                bits0 = [(b0 >> j) & 1 for j in range(8)]
+                bits1 = [(b1 >> j) & 1 for j in range(8)]
+            else:
+                u0 = sum(self.ring[(self.ptr + i) & 63] << (8 * i) for i in range(3))
+                u1 = sum(self.ring1[(self.ptr + i) & 63] << (8 * i) for i in range(3))
+                bits0 = [(u0 >> (6 * self.sub + j)) & 1 for j in range(6)]
+                bits1 = [(u1 >> (6 * self.sub + j)) & 1 for j in range(6)]
+            r = self.rreg
+            lane = self.mfill
+            a_all = []
+            for c in range(n):
+                e0, a = stage1(bits0[k * c:k * c + k], bits1[k * c:k * c + k], r[k * c:k * c + k])
+                self.acc0[lane + c] = e0
+                a_all += a
+            self.s2 = (lane, n, complete, tuple(a_all), tuple(bits0[:k * n]))
+            self.taken += n
+            if complete:
+                self.wbuf = sum(v << (16 * i) for i, v in enumerate(self.acc0))
+                self.waddr = self.addr
+                self.addr = (self.addr + 1) & self.amask
+                self.wvalid = 1
+                self.acc0 = [0] * 16
+                self.mfill = 0
+            else:
+                self.mfill += n
+            if eta == 2:
+                self.ptr, self.cnt = (self.ptr + 1) & 63, self.cnt - 1
+            elif self.sub == 3:
+                self.ptr, self.cnt, self.sub = (self.ptr + 3) & 63, self.cnt - 3, 0
+            else:
+                self.sub += 1
+        if step is not None or not self.rvalid:      # r for the next step: URND's next words
+            self.rreg = [r_of_word((urnd >> (32 * j)) & 0xFFFF_FFFF) for j in range(8)]
+            self.rvalid = 1
+        self.gap = int(written)
+        # digest intake: share 1 into ring1, a cycle with nothing asked, share 0 into ring
+        base = 32 * self.hslot
+        if self.iphase == 0:
+            if want and dig_valid:
+                self.ring1[base:base + 32] = (dig_data & _M256).to_bytes(32, "little")
+                self.iphase = 1
+        elif self.iphase == 1:
+            self.iphase = 2
+        elif dig_valid:
+            self.ring[base:base + 32] = (dig_data & _M256).to_bytes(32, "little")
+            self.hslot ^= 1
+            self.cnt += 32
+            self.iphase = 0
+        if (self.taken == self.count and self.mfill == 0 and self.s2 is None
+                and not self.wvalid and not self.wvalid1):
             self.busy = 0

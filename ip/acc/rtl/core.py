@@ -52,11 +52,12 @@ from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
 
 from ip.acc.rtl.decode import Decoder
 from ip.acc.rtl.random_regs import RandomRegs
-from ip.acc.rtl.stream_unit import StreamUnit
+from ip.acc.rtl.stream_unit import MASKED_MODES, StreamUnit
 from ip.acc.rtl.wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, uses_mul_unit
 
 IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt", "kmac", "smp")
 SMP_IMPLEMENTED_MODES = 6             # uni12 uni23 cbd2 cbd3 eta2 eta4 (stream_unit.py)
+SMP_MASKED_MODES = tuple(MASKED_MODES)  # cbd2m cbd3m: VMODE 0 only
 
 ST_IDLE, ST_RUN, ST_WIPE, ST_FETCH = 0, 1, 2, 3
 ST_FETCH2 = 4                          # internal: IR loads word 0 (shown to the host as RUN)
@@ -254,10 +255,16 @@ class AccCore(wiring.Component):
         bad_data = ((is_lw | is_sw) & bad32) | ((is_wl | is_ws) & bad256)
         # smp.run operand checks (SAMPLER); the unit and hold flop are declared further down
         smp_busy = Signal()
+        smp_masked_busy = Signal()
         hold_q = Signal()
-        smp_words = Mux(vmode, (g2 + 7) >> 3, (g2 + 15) >> 4)
+        smp_mode = dec.operand("mode")
+        smp_masked = Signal()
+        m.d.comb += smp_masked.eq(Cat(*[smp_mode == k for k in SMP_MASKED_MODES]).any())
+        # a masked mode writes two polynomials, share 1's after share 0's
+        smp_words = Mux(vmode, (g2 + 7) >> 3, Mux(smp_masked, ((g2 + 15) >> 4) << 1, (g2 + 15) >> 4))
         smp_err = dec.is_("smp.run") & (
-            smp_busy | (dec.operand("mode") >= SMP_IMPLEMENTED_MODES) | ((smp_cfg & 0x60) != 0)
+            smp_busy | ((smp_mode >= SMP_IMPLEMENTED_MODES) & ~(smp_masked & ~vmode))
+            | ((smp_cfg & 0x60) != 0)
             | (g2 == 0) | (g2 > 0xFFFF) | (g1[:5] != 0)
             | ((g1 + (smp_words << 5)) > dmem_bytes) | ~hold_q)
 
@@ -283,6 +290,11 @@ class AccCore(wiring.Component):
         rd_csr = {n: is_csr & (csr_addr == isa.csrs[n]["addr"]) for n in ("RND", "URND")}
         rd_wsr = {n: dec.is_("bn.wsrr") & (wsr_addr == isa.wsrs[n]["addr"]) for n in ("RND", "URND")}
         rnd_empty = (rd_csr["RND"] & (rnd.fresh == 0)) | (rd_wsr["RND"] & (rnd.fresh != 8))
+        # URND steps for the stream unit in every cycle of a masked mode: the core may not draw
+        # from it (or reseed it) meanwhile, or the two would use the same words (SAMPLER)
+        wr_urnd = dec.is_("bn.wsrw") & (wsr_addr == isa.wsrs["URND"]["addr"])
+        urnd_err = smp_masked_busy & (rd_csr["URND"] | rd_wsr["URND"] | wr_urnd
+                                      | (dec.is_("kmac.start") & g1[5]))
 
         # loops
         is_loop = dec.any_of(["loop", "loopi"])
@@ -303,7 +315,7 @@ class AccCore(wiring.Component):
             m.d.comb += faults.eq(err_bit["RND"])
         with m.Elif(loop_err | last_err):
             m.d.comb += faults.eq(err_bit["LOOP"])
-        with m.Elif(smp_err):
+        with m.Elif(smp_err | urnd_err):
             m.d.comb += faults.eq(err_bit["SAMPLER"])
         with m.Elif(bad_data):
             m.d.comb += faults.eq(err_bit["BAD_DATA_ADDR"])
@@ -315,6 +327,7 @@ class AccCore(wiring.Component):
         is_kcmd = dec.any_of(["kmac.start", "kmac.pad", "kmac.finish"])
         is_kmsg = dec.any_of(["kmac.msg", "kmac.msgm"])
         is_kdig = dec.any_of(["kmac.dig", "kmac.dig1"])      # dig1: share 1, nothing taken
+        core_step256 = Signal()            # the core draws 256 bits from URND
         is_kmstart = Signal()              # a masked kmac.start (grs1[5]): URND seeds the KMAC
         m.d.comb += is_kmstart.eq(dec.is_("kmac.start") & g1[5])
         is_kreq = is_kcmd | is_kmsg | is_kdig
@@ -360,14 +373,14 @@ class AccCore(wiring.Component):
                      # kmac.msg's word is public in a masked operation: share 1 = 0
                      sl.msg.data1.eq(Mux(dec.is_("kmac.msgm"), wB, 0)),
                      sl.digest.ready.eq((present & dec.is_("kmac.dig")) | smp.dig_ready),
-                     sl.digest.share1.eq(present & dec.is_("kmac.dig1"))]
+                     sl.digest.share1.eq((present & dec.is_("kmac.dig1")) | smp.dig_share1)]
         kdone = Signal()                   # the kmac.* instruction completes this cycle
         m.d.comb += kdone.eq((is_acq & acq_wait & sl.granted)
                              | (is_kcmd & sl.cmd.ready) | (is_kmsg & kmsg_took)
                              | (is_kdig & sl.digest.valid) | is_krel | (is_swait & ~smp.busy))
         fault = Signal()
         m.d.comb += fault.eq((first & (faults != 0)) | (kfault & (faults == 0)))
-        m.d.comb += [smp_busy.eq(smp.busy), hold_q.eq(hold)]
+        m.d.comb += [smp_busy.eq(smp.busy), smp_masked_busy.eq(smp.masked_busy), hold_q.eq(hold)]
 
         # ------------------------------------------------------------------ execute
         two_cycle = dec.any_of([i.mnemonic for i in dec.insns if i.cycles == 2])
@@ -556,8 +569,8 @@ class AccCore(wiring.Component):
                 m.d.sync += acc.eq(wA)
             m.d.comb += [rnd.take_word.eq(rd_csr["RND"]), rnd.take_all.eq(rd_wsr["RND"]),
                          rnd.step32.eq(rd_csr["URND"]),
-                         rnd.step256.eq(rd_wsr["URND"] | is_kmstart),     # (go: the handshake)
-                         rnd.reseed.eq(dec.is_("bn.wsrw") & (wsr_addr == isa.wsrs["URND"]["addr"]))]
+                         core_step256.eq(rd_wsr["URND"] | is_kmstart),    # (go: the handshake)
+                         rnd.reseed.eq(wr_urnd)]
             with m.If(dec.is_("bn.or.acc")):
                 m.d.sync += acc.eq(walu.acc_next)
             # write-back stage
@@ -617,10 +630,12 @@ class AccCore(wiring.Component):
         # the stream unit writes in cycles the core does not use the port
         core_mem = go & (is_lw | is_sw | is_wl | is_ws)
         m.d.comb += [smp.wr_gnt.eq(~core_mem), smp.dig_valid.eq(sl.digest.valid),
-                     smp.dig_data.eq(sl.digest.data),
+                     smp.dig_data.eq(sl.digest.data), smp.urnd.eq(rnd.urnd256),
                      smp.start.eq(go & is_srun), smp.mode.eq(dec.operand("mode")[:4]),
                      smp.count.eq(g2[:16]), smp.dst.eq(g1[5:5 + self.da_bits]),
                      smp.vmode.eq(vmode), smp.cfg.eq(smp_cfg)]
+        # URND steps for the core or for the stream unit's masked modes, never both (urnd_err)
+        m.d.comb += rnd.step256.eq(core_step256 | smp.urnd_step)
         with m.If(smp.wr_req & ~core_mem):
             m.d.comb += [self.dmem_addr.eq(smp.wr_addr), self.dmem_we.eq(Const(0xFFFF_FFFF, 32)),
                          self.dmem_wdata.eq(smp.wr_data)]

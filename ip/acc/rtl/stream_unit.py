@@ -15,9 +15,11 @@ Exact cycle behaviour (the ISS model ip/acc/iss/stream_unit.py is this, cycle fo
 * Every output is a function of registers only: none depends combinationally on an input.
 * `start` (with `abort` low) loads mode/vmode/count/dst and clears the byte ring, the
   accumulator, the write buffer, `taken` and `produced`; `busy` is 1 from the next cycle.
-  A `start` while busy restarts the unit (the core never does this). `abort` clears `busy`,
-  the ring, the accumulator, the write buffer valid flag and `produced` at the clock edge; it
-  wins over a `start` in the same cycle.
+  A `start` while busy restarts the unit (the core never does this). `abort` (the core's
+  ecall, fault and wipe) clears `busy`, the rings and their contents, the accumulator, the
+  write buffers and their valid flags, the masked stage registers and `produced` at the clock
+  edge, so the digest bytes and shares the unit held do not outlive the program; it wins over
+  a `start` in the same cycle.
 * Byte ring: 64 bytes (two 256-bit slots), read pointer `ptr` (byte), fill `cnt` (0..64),
   write slot `hslot`. dig_ready = busy & cnt <= 32 & taken + pot(cnt) < count, where pot is
   the most coefficients the bytes in the ring can still give (uni12 2*floor(cnt/3), uni23
@@ -42,15 +44,62 @@ Exact cycle behaviour (the ISS model ip/acc/iss/stream_unit.py is this, cycle fo
   `busy` drops in the cycle after the write of the last word (busy is still 1 in that write
   cycle; in the next cycle busy = 0 and produced = count).
 * count = 0: busy for one cycle, nothing written.
+
+Masked modes (9 cbd2m, 10 cbd3m; issue #38): SamplePolyCBD_eta (eta 2 / 3) of a masked KMAC
+operation's digest, given in two Boolean shares, written as two arithmetic shares mod 3329 in
+16-bit lanes (whatever vmode): share 0's ceil(count / 16) words from dst, share 1's right
+after them. The gadget is ip/acc/iss/masked_cbd.py's (stage1 / stage2):
+
+* Intake (iphase): dig_share1 = busy & iphase 0 & (the unmasked modes' dig_ready condition);
+  a valid word then goes into ring1's slot hslot (iphase 1); a cycle asking nothing
+  (iphase 2); dig_ready = busy & iphase 2, the take puts share 0 into the ring's slot, flips
+  hslot, adds 32 to cnt (iphase 0). pot: cbd2m 2 cnt, cbd3m 4 floor(cnt / 3) - sub.
+* Randomness: rreg holds the next step's r_j = floor(R_j q / 2^32), R_j = urnd[32j +: 32].
+  urnd_step (the core steps URND 256 rounds) in the first busy cycle (rvalid = 0: rreg is
+  loaded) and in every step (rreg reloaded for the next one).
+* Stage 1 (a step): busy, rvalid, count - taken != 0, a unit in the ring (cbd2m 1 byte, cbd3m
+  3), and, if it completes share 0's word (mfill + n >= 16 or n = count - taken), neither
+  write buffer full. n = 2 (cbd2m, two coefficients of the byte at ptr) or 1 (cbd3m, the
+  6-bit field sub of the 3 bytes at ptr; ptr moves by 3 when sub wraps). E0 of the n
+  coefficients goes into acc[:256] at lane mfill; the a_j, share 0's bits, the lane, n and
+  "completes" into the stage-2 register. A completed word goes to wbuf (wvalid).
+* Stage 2 (the next cycle): E1 into acc[256:] at the registered lane; a completed word goes
+  to wbuf1 (wvalid1) at share 1's next address.
+* Writes: wbuf presented while wvalid, wbuf1 while wvalid1 and not wvalid, neither in the
+  cycle after a write (gap); wr_data is the presented buffer, 0 when none is. produced += 16
+  (capped at count) after each write of share 1's words. busy drops once taken = count, E0's
+  lanes are empty, stage 2 is idle and both buffers are written.
 """
-from amaranth.hdl import C, Cat, Const, Module, Mux, Signal, signed
+from amaranth.hdl import C, Cat, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["StreamUnit", "MODE_NAMES", "Q"]
+__all__ = ["StreamUnit", "MODE_NAMES", "MASKED_MODES", "Q"]
 
 MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
+MASKED_MODES = {9: 2, 10: 3}          # cbd2m, cbd3m: eta
 Q = (3329, 8380417)
+_Q = Q[0]
+
+
+def _reduce(m, v, name):
+    """v mod q for 0 <= v < 8q (conditional subtractions of 4q, 2q, q)."""
+    out = v
+    for k in (4, 2, 1):
+        nxt = Signal(15, name=f"{name}_{k}")
+        m.d.comb += nxt.eq(Mux(out >= k * _Q, out - k * _Q, out))
+        out = nxt
+    return out[:12]
+
+
+def _signed_sum(m, terms, signs, name):
+    """sum_j signs_j terms_j mod q, each term in [0, q): a negative term enters as q - t."""
+    total = C(0, 15)
+    for t, sg in zip(terms, signs):
+        total = total + (t if sg > 0 else _Q - t)
+    v = Signal(15, name=f"{name}_sum")
+    m.d.comb += v.eq(total)
+    return _reduce(m, v, name)
 
 
 def _popcount(bits):
@@ -66,7 +115,8 @@ class StreamUnit(wiring.Component):
         super().__init__({
             "start": In(1), "mode": In(4), "count": In(16), "dst": In(range(dmem_words)),
             "vmode": In(1), "cfg": In(32),
-            "dig_valid": In(1), "dig_data": In(256), "dig_ready": Out(1),
+            "dig_valid": In(1), "dig_data": In(256), "dig_ready": Out(1), "dig_share1": Out(1),
+            "urnd": In(256), "urnd_step": Out(1), "masked_busy": Out(1),
             "wr_req": Out(1), "wr_addr": Out(range(dmem_words)), "wr_data": Out(256),
             "wr_gnt": In(1),
             "abort": In(1), "busy": Out(1), "produced": Out(16),
@@ -92,8 +142,31 @@ class StreamUnit(wiring.Component):
         wvalid = Signal()
         wbuf = Signal(256)
         waddr = Signal(aw)
+        # masked modes (cbd2m, cbd3m): share 1's ring, intake phase, cbd3m's 6-bit field, E0's
+        # fill, stage 2's register (lane, count, word complete, a_j, share 0's bits), E1's
+        # write buffer and address, the cycle after a write
+        ring1 = Signal(512)
+        iphase = Signal(2)
+        sub = Signal(2)
+        mfill = Signal(4)
+        s2_valid = Signal()
+        s2_two = Signal()
+        s2_lane = Signal(4)
+        s2_complete = Signal()
+        s2_a = [Signal(12, name=f"s2_a{j}") for j in range(8)]
+        s2_x0 = Signal(8)
+        rreg = [Signal(12, name=f"rreg{j}") for j in range(8)]     # the next step's r_j
+        rvalid = Signal()
+        wvalid1 = Signal()
+        wbuf1 = Signal(256)
+        addr1 = Signal(aw)
+        waddr1 = Signal(aw)
+        gap = Signal()
 
         uni12, uni23, cbd2, cbd3, eta2, eta4 = (mode == i for i in range(6))
+        cbd2m, cbd3m = mode == 9, mode == 10
+        masked = Signal()
+        m.d.comb += masked.eq(cbd2m | cbd3m)
 
         # ---- ring window (12 bytes at ptr) and units available
         win = Signal(96)
@@ -190,9 +263,10 @@ class StreamUnit(wiring.Component):
         m.d.comb += [full.eq(fsum >= lanes), final.eq(n == remaining)]
         wb_free = ~wvalid | self.wr_gnt
         consume = Signal()
-        m.d.comb += consume.eq(busy & (remaining != 0) & (g != 0) & (~(full | final) | wb_free))
+        m.d.comb += consume.eq(busy & ~masked & (remaining != 0) & (g != 0)
+                               & (~(full | final) | wb_free))
         flush = Signal()
-        m.d.comb += flush.eq(busy & (remaining == 0) & (fill != 0) & wb_free)
+        m.d.comb += flush.eq(busy & ~masked & (remaining == 0) & (fill != 0) & wb_free)
 
         # ---- digest intake
         pot = Signal(8)
@@ -202,15 +276,86 @@ class StreamUnit(wiring.Component):
             m.d.comb += pot.eq(f3)
         with m.Elif(cbd3):
             m.d.comb += pot.eq(f3 * 4)
-        with m.Elif(cbd2 | eta2 | eta4):
+        with m.Elif(cbd2 | eta2 | eta4 | cbd2m):
             m.d.comb += pot.eq(cnt * 2)
+        with m.Elif(cbd3m):
+            m.d.comb += pot.eq(f3 * 4 - sub)
+        want = Signal()
+        m.d.comb += want.eq(busy & (cnt <= 32) & ((taken + pot) < count))
         dig_ready = Signal()
-        m.d.comb += dig_ready.eq(busy & (cnt <= 32) & ((taken + pot) < count))
+        # masked: share 1 (dig_share1) into ring1, a cycle asking nothing, share 0 taken
+        m.d.comb += dig_ready.eq(Mux(masked, busy & (iphase == 2), want))
         take = dig_ready & self.dig_valid
+
+        # ---- masked modes: the gadget of ip/acc/iss/masked_cbd.py, two register stages
+        win1 = Signal(24)
+        m.d.comb += win1.eq(Cat(ring1, ring1[:24]).bit_select(Cat(C(0, 3), ptr), 24))
+        x0, x1 = Signal(8), Signal(8)
+        with m.If(cbd3m):
+            m.d.comb += [x0.eq(win[:24].word_select(sub, 6)), x1.eq(win1.word_select(sub, 6))]
+        with m.Else():
+            m.d.comb += [x0.eq(win[:8]), x1.eq(win1[:8])]
+        # r_j = floor(R_j q / 2^32), R_j URND's word j, registered for the next step (URND's
+        # unrolled rounds and the multiply are a cycle of their own)
+        r_new = []
+        for j in range(8):
+            rj = Signal(12, name=f"r_new{j}")
+            m.d.comb += rj.eq((self.urnd[32 * j:32 * j + 32] * _Q)[32:44])
+            r_new.append(rj)
+        r = rreg
+        u, a = [], []
+        for j in range(8):
+            # domain 0: x0_j + r_j (1 - 2 x0_j) mod q; domain 1: a_j = x1_j - r_j mod q
+            uj, aj = Signal(12, name=f"u{j}"), Signal(12, name=f"a{j}")
+            one_minus = Mux(r[j] <= 1, 1 - r[j], _Q + 1 - r[j])
+            minus = Mux(r[j] == 0, 0, _Q - r[j])
+            m.d.comb += [uj.eq(Mux(x0[j], one_minus, r[j])), aj.eq(Mux(x1[j], one_minus, minus))]
+            u.append(uj)
+            a.append(aj)
+        e0_lo = Mux(cbd3m, _signed_sum(m, u[:6], (1, 1, 1, -1, -1, -1), "e0c3"),
+                    _signed_sum(m, u[:4], (1, 1, -1, -1), "e0c0"))
+        e0_hi = _signed_sum(m, u[4:], (1, 1, -1, -1), "e0c1")
+        # domain 1, from stage 2's register: sum_j s_j a_j (1 - 2 x0_j)
+        def e1_of(js, signs, name):
+            t = []
+            for j, sg in zip(js, signs):
+                tj = Signal(12, name=f"{name}_t{j}")      # s_j (1 - 2 x0_j) a_j as a term >= 0
+                neg = s2_x0[j] if sg > 0 else ~s2_x0[j]
+                m.d.comb += tj.eq(Mux(neg & (s2_a[j] != 0), _Q - s2_a[j], s2_a[j]))
+                t.append(tj)
+            return _signed_sum(m, t, [1] * len(t), name)
+        e1_lo = Mux(cbd3m, e1_of(range(6), (1, 1, 1, -1, -1, -1), "e1c3"),
+                    e1_of(range(4), (1, 1, -1, -1), "e1c0"))
+        e1_hi = e1_of(range(4, 8), (1, 1, -1, -1), "e1c1")
+
+        two = Signal()                # cbd2m's step takes two coefficients unless one is left
+        m.d.comb += two.eq(cbd2m & (remaining >= 2))
+        complete = Signal()
+        m.d.comb += complete.eq((mfill + 1 + two >= 16) | (Mux(two, 2, 1) == remaining))
+        mstep = Signal()
+        m.d.comb += mstep.eq(busy & masked & rvalid & (remaining != 0)
+                             & Mux(cbd3m, cnt >= 3, cnt != 0) & ~(complete & (wvalid | wvalid1)))
+        rload = Signal()              # a step, or the job's first r: URND's next 256 bits
+        m.d.comb += rload.eq(mstep | (busy & masked & ~rvalid))
+        mbytes = Mux(cbd2m, 1, Mux(sub == 3, 3, 0))
+        acc0_new = Signal(256)
+        m.d.comb += acc0_new.eq(acc[:256] | (Cat(e0_lo, C(0, 4), Mux(two, e0_hi, 0), C(0, 4))
+                                             << Cat(C(0, 4), mfill))[:256])
+        acc1_new = Signal(256)
+        m.d.comb += acc1_new.eq(acc[256:] | (Cat(e1_lo, C(0, 4), Mux(s2_two, e1_hi, 0), C(0, 4))
+                                             << Cat(C(0, 4), s2_lane))[:256])
+        present0, present1 = Signal(), Signal()
+        m.d.comb += [present0.eq(masked & wvalid & ~gap),
+                     present1.eq(masked & wvalid1 & ~wvalid & ~gap)]
 
         m.d.comb += [
             self.dig_ready.eq(dig_ready),
-            self.wr_req.eq(wvalid), self.wr_addr.eq(waddr), self.wr_data.eq(wbuf),
+            self.dig_share1.eq(masked & want & (iphase == 0)),
+            self.urnd_step.eq(rload), self.masked_busy.eq(busy & masked),
+            self.wr_req.eq(Mux(masked, present0 | present1, wvalid)),
+            self.wr_addr.eq(Mux(present1, waddr1, waddr)),
+            # masked: each buffer on the wires only while presented, 0 in between
+            self.wr_data.eq(Mux(masked, Mux(present0, wbuf, 0) | Mux(present1, wbuf1, 0), wbuf)),
             self.busy.eq(busy), self.produced.eq(produced),
         ]
 
@@ -218,8 +363,14 @@ class StreamUnit(wiring.Component):
         taken_n = Signal(16)
         fill_n = Signal(4)
         wvalid_n = Signal()
-        m.d.comb += [taken_n.eq(taken), fill_n.eq(fill), wvalid_n.eq(wvalid & ~self.wr_gnt)]
-        cnt_c = Mux(consume, cnt - gbytes, cnt)
+        mfill_n = Signal(4)
+        s2_valid_n = Signal()
+        wvalid1_n = Signal()
+        m.d.comb += [taken_n.eq(taken), fill_n.eq(fill), mfill_n.eq(mfill), s2_valid_n.eq(0),
+                     wvalid_n.eq(Mux(masked, wvalid & ~(present0 & self.wr_gnt),
+                                     wvalid & ~self.wr_gnt)),
+                     wvalid1_n.eq(wvalid1 & ~(present1 & self.wr_gnt))]
+        cnt_c = Mux(consume, cnt - gbytes, Mux(mstep, cnt - mbytes, cnt))
         m.d.sync += cnt.eq(Mux(take, cnt_c + 32, cnt_c))
         with m.If(take):
             with m.If(hslot):
@@ -227,8 +378,41 @@ class StreamUnit(wiring.Component):
             with m.Else():
                 m.d.sync += ring[:256].eq(self.dig_data)
             m.d.sync += hslot.eq(~hslot)
-        with m.If(wvalid & self.wr_gnt):
-            m.d.sync += produced.eq(Mux(produced + lanes > count, count, produced + lanes))
+        step_n = Mux(masked, 16, lanes)       # masked modes: 16-bit lanes whatever VMODE
+        with m.If(Mux(masked, present1, wvalid) & self.wr_gnt):
+            m.d.sync += produced.eq(Mux(produced + step_n > count, count, produced + step_n))
+        m.d.sync += gap.eq(masked & (present0 | present1) & self.wr_gnt)
+        with m.If(masked & busy & (iphase == 0) & want & self.dig_valid):
+            with m.If(hslot):
+                m.d.sync += ring1[256:].eq(self.dig_data)
+            with m.Else():
+                m.d.sync += ring1[:256].eq(self.dig_data)
+            m.d.sync += iphase.eq(1)
+        with m.If(masked & busy & (iphase == 1)):
+            m.d.sync += iphase.eq(2)
+        with m.If(masked & take):
+            m.d.sync += iphase.eq(0)
+        with m.If(s2_valid):                  # stage 2: E1 into acc[256:]
+            with m.If(s2_complete):
+                m.d.sync += [acc[256:].eq(0), wbuf1.eq(acc1_new), waddr1.eq(addr1),
+                             addr1.eq(addr1 + 1)]
+                m.d.comb += wvalid1_n.eq(1)
+            with m.Else():
+                m.d.sync += acc[256:].eq(acc1_new)
+        with m.If(rload):
+            m.d.sync += [Cat(*rreg).eq(Cat(*r_new)), rvalid.eq(1)]
+        with m.If(mstep):                     # stage 1: E0 into acc[:256], a and x0 registered
+            m.d.sync += [s2_two.eq(two), s2_lane.eq(mfill), s2_complete.eq(complete),
+                         s2_x0.eq(x0), Cat(*s2_a).eq(Cat(*a)),
+                         sub.eq(Mux(cbd3m, sub + 1, 0)), ptr.eq(ptr + mbytes)]
+            m.d.comb += [s2_valid_n.eq(1), taken_n.eq(taken + 1 + two)]
+            with m.If(complete):
+                m.d.sync += [acc[:256].eq(0), wbuf.eq(acc0_new), waddr.eq(addr),
+                             addr.eq(addr + 1)]
+                m.d.comb += [wvalid_n.eq(1), mfill_n.eq(0)]
+            with m.Else():
+                m.d.sync += acc[:256].eq(acc0_new)
+                m.d.comb += mfill_n.eq(mfill + 1 + two)
         with m.If(consume):
             m.d.sync += ptr.eq(ptr + gbytes)
             m.d.comb += taken_n.eq(taken + n)
@@ -242,15 +426,24 @@ class StreamUnit(wiring.Component):
         with m.Elif(flush):
             m.d.sync += [acc.eq(0), wbuf.eq(acc[:256]), waddr.eq(addr), addr.eq(addr + 1)]
             m.d.comb += [wvalid_n.eq(1), fill_n.eq(0)]
-        m.d.sync += [taken.eq(taken_n), fill.eq(fill_n), wvalid.eq(wvalid_n),
-                     busy.eq(busy & ~((taken_n == count) & (fill_n == 0) & ~wvalid_n))]
+        m.d.sync += [taken.eq(taken_n), fill.eq(fill_n), wvalid.eq(wvalid_n), mfill.eq(mfill_n),
+                     s2_valid.eq(s2_valid_n), wvalid1.eq(wvalid1_n),
+                     busy.eq(busy & ~((taken_n == count) & (fill_n == 0) & ~wvalid_n
+                                      & (mfill_n == 0) & ~s2_valid_n & ~wvalid1_n))]
 
+        with m.If(self.abort | self.start):
+            m.d.sync += [wvalid1.eq(0), iphase.eq(0), sub.eq(0), gap.eq(0), mfill.eq(0),
+                         s2_valid.eq(0), rvalid.eq(0)]
         with m.If(self.abort):
+            # (ecall, a fault, the wipe): the digest bytes, the shares and the coefficients the
+            # unit holds do not outlive the program
             m.d.sync += [busy.eq(0), wvalid.eq(0), cnt.eq(0), ptr.eq(0), hslot.eq(0),
-                         fill.eq(0), acc.eq(0), taken.eq(0), produced.eq(0)]
+                         fill.eq(0), acc.eq(0), taken.eq(0), produced.eq(0),
+                         ring.eq(0), ring1.eq(0), wbuf.eq(0), wbuf1.eq(0), s2_x0.eq(0),
+                         Cat(*s2_a).eq(0), Cat(*rreg).eq(0)]
         with m.Elif(self.start):
             m.d.sync += [busy.eq(1), mode.eq(self.mode), vmode.eq(self.vmode),
                          count.eq(self.count), addr.eq(self.dst), wvalid.eq(0), cnt.eq(0),
                          ptr.eq(0), hslot.eq(0), fill.eq(0), acc.eq(0), taken.eq(0),
-                         produced.eq(0)]
+                         produced.eq(0), addr1.eq(self.dst + ((self.count + 15) >> 4))]
         return m

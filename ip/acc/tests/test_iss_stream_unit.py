@@ -98,3 +98,55 @@ def test_unit_before_finish_is_a_sampler_error_not_a_hang():
     sim, h = _sample_run(None, src, bytes(32), bytes(2))
     assert h.reason == "error" and h.errors == ["SAMPLER"], h
     assert sim.csr.values["ERR_KMAC"] == 0x20
+
+
+# ----------------------------------------------------------------------- masked modes
+def _masked_program(mode: str, prefix: str = "", during: str = "") -> str:
+    """SHAKE256 (masked) of the seed word sent in two shares (share 1 = 0 here: the KMAC XORs
+    them), sampled by `mode` into share 0 at OUT and share 1 right after; `during` runs
+    while the unit does."""
+    return (prefix + "bn.lw w1, 0(x0)\nbn.bcast w2, x0\naddi x3, x0, -1\n"
+            f"addi x1, x0, {1 | 2 << 2 | 1 << 5}\naddi x5, x0, {sample.OUT}\naddi x4, x0, 256\n"
+            "kmac.acq\nkmac.start x1, x0\nkmac.msgm w1, w2, x3\nkmac.finish\n"
+            f"smp.run x5, x4, {mode}\n{during}smp.wait\nkmac.rel\necall\n")
+
+
+@pytest.mark.parametrize("mode,eta", [("cbd2m", 2), ("cbd3m", 3)])
+def test_masked_cbd_modes_write_two_arithmetic_shares(mode, eta):
+    """E0 at OUT, E1 right after (16 words later): E0 + E1 = kyber-py's CBD_eta of
+    SHAKE256(seed), neither share the polynomial."""
+    import hashlib
+    seed = random.Random(eta).randbytes(32)
+    sim, h = run(_masked_program(mode), dmem={0: seed})
+    assert h.ok, h
+    blob = sim.dmem.read_bytes(sample.OUT, 1024)
+    e0 = [int.from_bytes(blob[2 * k:2 * k + 2], "little") for k in range(256)]
+    e1 = [int.from_bytes(blob[512 + 2 * k:512 + 2 * k + 2], "little") for k in range(256)]
+    want = KEM.R.cbd(hashlib.shake_256(seed).digest(64 * eta), eta).coeffs
+    assert [(a + b) % 3329 for a, b in zip(e0, e1)] == want
+    assert e0 != want and e1 != want
+
+
+MASKED_ERRORS = [
+    # (what, program, error): URND belongs to the unit while a masked mode runs
+    ("URND CSR read", _masked_program("cbd2m", during="csrrs x9, URND, x0\n"), "SAMPLER"),
+    ("URND WSR read", _masked_program("cbd3m", during="bn.wsrr w9, URND\n"), "SAMPLER"),
+    ("URND reseed", _masked_program("cbd2m", during="bn.wsrw URND, w1\n"), "SAMPLER"),
+    ("VMODE 1", _masked_program("cbd2m", prefix="addi x9, x0, 1\ncsrrw x0, VMODE, x9\n"), "SAMPLER"),
+    # share 1's 16 words would end past DMEM: the bounds count both polynomials
+    ("share 1 past DMEM", _masked_program("cbd2m").replace(      # 32 KiB: share 0 fits
+        f"addi x5, x0, {sample.OUT}", "lui x5, 8\naddi x5, x5, -512"), "SAMPLER"),
+]
+
+
+@pytest.mark.parametrize("what,src,err", MASKED_ERRORS, ids=[e[0] for e in MASKED_ERRORS])
+def test_masked_mode_errors(what, src, err):
+    sim, h = run(src, dmem={0: bytes(32)})
+    assert h.reason == "error" and h.errors == [err], (what, h)
+
+
+def test_urnd_after_the_masked_job_is_free_again():
+    """After smp.wait the core draws URND as before: the unit's steps are in its state."""
+    sim, h = run(_masked_program("cbd2m").replace("ecall\n", "csrrs x9, URND, x0\necall\n"),
+                 dmem={0: bytes(32)})
+    assert h.ok, h

@@ -173,6 +173,8 @@ def test_the_benchmark_reports_cycles_against_the_unmasked_decryption(tmp_path):
         r = rep[f"mlkem{p}_decrypt_masked"]
         assert r["overhead"] == round(r["cycles"] / r["unmasked_decrypt_cycles"][0], 2) and r["overhead"] > 1
         assert r["imem_bytes"] <= block.IMEM_SIZE and r["dmem_bytes"] <= block.DMEM_SIZE
+        r = rep[f"mlkem{p}_noise_masked"]
+        assert r["overhead"] == round(r["cycles"] / r["unmasked_cycles"], 2) and r["overhead"] > 1
     assert bench_masked.main(["--n", "0"]) == 2
 
 
@@ -399,6 +401,49 @@ def test_masked_prf_is_shake256_in_two_shares(param):
     assert (first.text, first.where) == ("bn.xor w1, w1, w2", "w1")
 
 
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_masked_cbd_is_kyber_py_s_noise_in_two_arithmetic_shares(param):
+    """Each polynomial's share 0 + share 1 mod q = kyber-py's SamplePolyCBD_eta(PRF_eta(r',
+    N)) with FIPS 203's etas (the stream unit's cbd3m for ML-KEM-512's y, cbd2m otherwise),
+    neither share the polynomial, in a time that depends on nothing; r''s registers zeroed;
+    the share-domain check clean, and flagged when r' is combined first."""
+    import hashlib
+    from kyber_py.ml_kem.default_parameters import ML_KEM_512 as P
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_hash import MaskedCBD
+    from ip.acc.tools import share_check
+    from ip.acc.tools.ct_data import Program
+    f = MaskedCBD(param)
+    assert f.END <= block.DMEM_SIZE
+    assert f.etas == {512: [3, 3, 2, 2, 2], 768: [2] * 7, 1024: [2] * 9}[param]
+    rng = random.Random(param + 1)
+    cycles = set()
+    for _ in range(2):
+        r, r1 = rng.randbytes(32), rng.randbytes(32)
+        r0 = bytes(a ^ b for a, b in zip(r, r1))
+        ent = [rng.getrandbits(32) for _ in range(8)]
+        sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+        sim.reset()
+        sim.load_program(assemble(f.program(), "masked_cbd.s"))
+        sim.dmem.write_bytes(0, image(f.image(r0, r1), block.DMEM_SIZE))
+        for w in ent:
+            sim.write_entropy(w)
+        halt = sim.run(max_cycles=50_000)
+        assert halt.ok, halt
+        for n, (e0, e1) in enumerate(f.outputs(sim.dmem.read_bytes())):
+            eta = f.etas[n]
+            want = P.R.cbd(hashlib.shake_256(r + bytes([n])).digest(64 * eta), eta).coeffs
+            assert [(a + b) % Q for a, b in zip(e0, e1)] == want, n
+            assert e0 != want and e1 != want
+        assert all(sim.wdr.read(i) == 0 for i in (1, 2))
+        cycles.add(halt.cycles)
+    assert len(cycles) == 1
+    assert share_check.check(Program.from_asm(f.program()), f.image(r0, r1), ent, **f.share_policy()) == []
+    found = share_check.check(Program.from_asm(MaskedCBD(param, "combined").program()), f.image(r0, r1), ent,
+                              **f.share_policy())
+    assert [x.text for x in found if x.kind == "value"][0] == "bn.xor w1, w1, w2"
+
+
 def test_masked_prf_refuses_bad_inputs():
     from ip.acc.kernels.mlkem.masked_hash import MaskedPRF
     with pytest.raises(ValueError, match="r1: 32 bytes expected"):
@@ -409,14 +454,14 @@ def test_masked_prf_refuses_bad_inputs():
         MaskedPRF(768, "nosuch")
 
 
-@pytest.mark.parametrize("which", ["g", "j", "prf"])
+@pytest.mark.parametrize("which", ["g", "j", "prf", "cbd"])
 def test_the_masked_hashes_are_constant_time(which):
     """The static check with both shares secret (what lets the share-domain check run once): no
     address, branch or duration depends on a share or on URND's masks; a branch on share 0 is
     caught."""
-    from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ, MaskedPRF
+    from ip.acc.kernels.mlkem.masked_hash import MaskedCBD, MaskedG, MaskedJ, MaskedPRF
     from ip.acc.tools import constant_time as ct, ct_data
-    obj = {"g": MaskedG(), "j": MaskedJ(1024), "prf": MaskedPRF(512)}[which]
+    obj = {"g": MaskedG(), "j": MaskedJ(1024), "prf": MaskedPRF(512), "cbd": MaskedCBD(512)}[which]
     rep = ct.check(ct_data.Program.from_asm(obj.program()), obj.ct_policy())
     assert rep.ok and not rep.violations and not rep.warnings, rep.text()
     share0 = next(iter(obj.ct_policy()["secret"].values()))[0]

@@ -9,6 +9,8 @@
 - kernels: the NTT / INTT kernels and the ML-KEM programs give kyber-py's / dilithium-py's
   results on the RTL, in exactly the ISS's cycle count.
 """
+import random
+
 import pytest
 
 from ip.acc.dv import lockstep
@@ -262,3 +264,25 @@ def test_mldsa_sign16_on_rtl_equals_iss(param, seed):
     assert rtl.halt == "ecall"
     assert bytes(rtl.dmem[ms.SIG:ms.SIG + ms.SIG_LEN]) == dsa._sign_internal(sk, msg, r)
     print(f"\nML-DSA-{param} sign16 (seed {seed}): {rtl.cycles} cycles on the RTL = ISS")
+
+
+def test_masked_sampling_and_its_errors_equal_the_iss(rtl_small):
+    """smp.run cbd2m / cbd3m (two shares written) and the SAMPLER cases of the masked modes
+    (URND read / reseed while one runs, VMODE 1, share 1's words past DMEM), then a clean
+    program: the RTL's halts, cycles and DMEM equal the ISS's."""
+    from ip.acc.tests.test_iss_stream_unit import MASKED_ERRORS, _masked_program
+    from ip.acc.tools.asm import assemble
+    dmem = random.Random(5).randbytes(32) + bytes(2048 - 32)
+    srcs = [_masked_program("cbd2m"), _masked_program("cbd3m")]
+    srcs += [src for what, src, _ in MASKED_ERRORS if what != "share 1 past DMEM"]
+    srcs.append(_masked_program("cbd2m").replace("addi x5, x0, 1024", "addi x5, x0, 1536"))
+    srcs.append(_masked_program("cbd2m"))
+    jobs = [(assemble(s), dmem, 20_000) for s in srcs]
+    iss = lockstep.IssBackend(2048, 2048)
+    rtl = rtl_small.run_many(jobs)
+    halts = []
+    for k, (job, r) in enumerate(zip(jobs, rtl)):
+        ref = iss.run(*job)
+        assert lockstep.compare(ref, r, ("iss", "rtl")) == [], (k, lockstep.compare(ref, r, ("iss", "rtl")))
+        halts.append(r.halt)
+    assert halts == ["ecall", "ecall"] + ["error"] * 5 + ["ecall"]

@@ -168,3 +168,26 @@ def test_a_refresh_label_keeps_the_fresh_words_a_share_depends_on():
 
     assert run("bn.xor w4, w5, w2\n") == [("bn.xor w4, w5, w2", "wdr write-back")]
     assert run("bn.xor w4, w7, w2\n") == []
+
+
+def _sampled(after: str, mode: str = "cbd2m") -> str:
+    """x (shares at 0 / 32) through a masked SHAKE256, sampled by the stream unit into share 0's
+    words at 1024 and share 1's at 1536; then `after`."""
+    return ("bn.lw w1, 0(x0)\nbn.lw w9, 64(x0)\nbn.lw w2, 32(x0)\nbn.lw w9, 64(x0)\n"
+            f"addi x1, x0, {1 | 2 << 2 | 1 << 5}\naddi x3, x0, -1\naddi x5, x0, 1024\n"
+            "addi x4, x0, 256\nkmac.acq\nkmac.start x1, x0\nkmac.msgm w1, w2, x3\n"
+            f"kmac.finish\nsmp.run x5, x4, {mode}\nsmp.wait\nkmac.rel\n"
+            "bn.bcast w1, x0\nbn.bcast w2, x0\n" + after)
+
+
+def test_the_masked_sampler_s_two_shares_are_followed():
+    """smp.run cbd2m's words carry the KMAC states' domains, masked by the unit's fresh words
+    (the same words in both shares): reading them one at a time with a public word between is
+    clean; share 0's and share 1's words loaded into one register one after the other are
+    flagged, there and on the DMEM read register. An unmasked mode's job is refused."""
+    assert found(_sampled("bn.lw w5, 1024(x0)\nbn.lw w9, 64(x0)\nbn.lw w6, 1536(x0)\n"), "value") == []
+    assert found(_sampled("bn.lw w5, 1024(x0)\nbn.lw w9, 64(x0)\nbn.lw w6, 1536(x0)\n")) == []
+    joined = found(_sampled("bn.lw w5, 1024(x0)\nbn.lw w5, 1536(x0)\n"))
+    assert joined == [("bn.lw w5, 1536(x0)", "w5"), ("bn.lw w5, 1536(x0)", "dmem read")]
+    with pytest.raises(RuntimeError, match="mode cbd2 are not followed"):
+        found(_sampled("", mode="cbd2"))

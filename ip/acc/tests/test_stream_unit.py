@@ -10,6 +10,10 @@ against kyber-py / dilithium-py.
     equal ML-KEM SampleNTT / SamplePolyCBD (kyber-py) and ML-DSA RejNTTPoly /
     RejBoundedPoly (dilithium-py). RTL co-simulated with the model for one case per mode,
     the model alone for more seeds.
+(d) the masked modes cbd2m / cbd3m: digest words in two shares (share 1 asked for with
+    dig_share1, share 0 taken two cycles later), URND's words: E0 + E1 equals kyber-py's
+    SamplePolyCBD of the shares' XOR, and (E0, E1) equal ip/acc/iss/masked_cbd.py's gadget
+    on the words the unit stepped URND for; the two shares' writes never follow each other.
 (c) cycles at the KMAC's pace (a 32-byte word every 4 cycles, 25 cycles per rate block):
     the last write comes within 10 cycles of the last needed digest word.
 """
@@ -25,9 +29,9 @@ from ip.acc.rtl.stream_unit import StreamUnit
 from ip.acc.iss.stream_unit import Q, StreamUnitModel
 
 DMEM_WORDS = 512
-OUTS = ("dig_ready", "wr_req", "wr_addr", "wr_data", "busy", "produced")
+OUTS = ("dig_ready", "dig_share1", "urnd_step", "masked_busy", "wr_req", "wr_addr", "wr_data", "busy", "produced")
 IDLE = dict(start=0, mode=0, count=0, dst=0, vmode=0, cfg=0, dig_valid=0, dig_data=0,
-            wr_gnt=0, abort=0)
+            wr_gnt=0, abort=0, urnd=0)
 MODES = {"uni12": 0, "uni23": 1, "cbd2": 2, "cbd3": 3, "eta2": 4, "eta4": 5}
 
 
@@ -310,7 +314,7 @@ class RandomStim:
 
     def inputs(self, c, outs):
         rng = self.rng
-        inp = {"wr_gnt": self.writer.next()}
+        inp = {"wr_gnt": self.writer.next(), "urnd": rng.getrandbits(256)}
         if rng.random() < self.pv:
             inp.update(dig_valid=1, dig_data=rng.getrandbits(256))
         elif rng.random() < 0.3:
@@ -327,7 +331,7 @@ class RandomStim:
             r = rng.random()
             count = (rng.randrange(1, 40) if r < 0.4 else rng.randrange(40, 300) if r < 0.9
                      else rng.choice([1, 8, 16, 256, 512]))
-            inp.update(start=1, mode=rng.randrange(6), count=count,
+            inp.update(start=1, mode=rng.choice([0, 1, 2, 3, 4, 5, 9, 10, 10]), count=count,
                        dst=rng.randrange(DMEM_WORDS), vmode=rng.randrange(2),
                        cfg=rng.getrandbits(32))
             self.jobs += 1
@@ -357,3 +361,87 @@ def test_random_cycle_exact(seed):
     stim = RandomStim(random.Random(seed))
     _run(stim, 6000)
     assert stim.jobs > 20 and stim.writes > 200
+
+
+# ----------------------------------------------------------------------- (d) masked modes
+class MaskedJob:
+    """One masked job: the digest stream in two shares, a URND output every cycle, DMEM
+    writes recorded in order."""
+
+    def __init__(self, mode, count, dst, b0, b1, rng, p_gnt=1.0, pv=1.0):
+        self.mode, self.count, self.dst = mode, count, dst
+        self.w0, self.w1 = _words(b0), _words(b1)
+        self.rng, self.p_gnt, self.pv = rng, p_gnt, pv
+        self.k = 0
+        self.words = []            # URND's 32-bit words the unit stepped for, in order
+        self.writes = []           # (cycle, address, data)
+        self.on_port = []          # (wr_req, wr_addr) every cycle
+
+    def inputs(self, c, outs):
+        rng = self.rng
+        inp = {"wr_gnt": int(rng.random() < self.p_gnt), "urnd": rng.getrandbits(256)}
+        if c == 0:
+            inp.update(start=1, mode=self.mode, count=self.count, dst=self.dst)
+        if rng.random() < self.pv:
+            inp["dig_valid"] = 1
+            if outs["dig_share1"]:
+                inp["dig_data"] = self.w1[self.k]
+            elif outs["dig_ready"]:
+                inp["dig_data"] = self.w0[self.k]
+        return inp
+
+    def observe(self, c, inp, outs):
+        if outs["dig_ready"] and inp.get("dig_valid"):
+            self.k += 1
+        if outs["urnd_step"]:
+            ws = [(inp["urnd"] >> (32 * j)) & 0xFFFF_FFFF for j in range(8)]
+            self.words += ws if self.mode == 9 else ws[:6]
+        if outs["wr_req"] and inp["wr_gnt"]:
+            self.writes.append((c, outs["wr_addr"], outs["wr_data"]))
+        self.on_port.append((outs["wr_req"], outs["wr_addr"], outs["wr_data"]))
+
+    def done(self, c, outs):
+        return c > 0 and not outs["busy"]
+
+
+def _masked_case(eta, count, rtl, seed, p_gnt=1.0, pv=1.0, dst=8):
+    rng = random.Random(seed)
+    n = 64 * eta * -(-count // 256)
+    b = rng.randbytes(n)
+    b0 = rng.randbytes(n)
+    b1 = bytes(x ^ y for x, y in zip(b, b0))
+    job = MaskedJob(9 if eta == 2 else 10, count, dst, b0, b1, rng, p_gnt, pv)
+    _run(job, 6000, rtl=rtl)
+    words = -(-count // 16)
+    mem0 = _mem([w for w in job.writes if w[1] < dst + words])
+    mem1 = _mem([w for w in job.writes if w[1] >= dst + words])
+    return job, b, b0, b1, _coeffs(mem0, dst, count, 0), _coeffs(mem1, dst + words, count, 0)
+
+
+@pytest.mark.parametrize("eta,rtl,p_gnt,pv", [(2, True, 1.0, 1.0), (3, True, 0.6, 0.5),
+                                              (2, False, 0.3, 0.3), (3, False, 1.0, 1.0)])
+def test_masked_cbd_modes_share_kyber_py_cbd(eta, rtl, p_gnt, pv):
+    from ip.acc.iss import masked_cbd as mc
+    job, b, b0, b1, e0, e1 = _masked_case(eta, 256, rtl, 10 * eta + rtl, p_gnt, pv)
+    want = _kem_cbd(b, eta)
+    assert [(x + y) % Q[0] for x, y in zip(e0, e1)] == want
+    assert e0 != want and e1 != want
+    assert (e0, e1) == mc.masked_cbd(b0, b1, eta, job.words)
+    assert job.k == 2 * eta                     # exactly the digest words it needs
+    # a word of share 0 and one of share 1 never on the write port in consecutive cycles
+    words = 16
+    for (r0, a0, d0), (r1, a1, d1) in zip(job.on_port, job.on_port[1:]):
+        if d0 and d1:
+            assert (a0 < 8 + words) == (a1 < 8 + words), "the two shares' words follow each other"
+    assert all(d == 0 for r, _, d in job.on_port if not r), "data on the port without a write"
+
+
+@pytest.mark.parametrize("eta,count", [(2, 1), (2, 17), (3, 5), (3, 33)])
+def test_masked_cbd_short_counts(eta, count):
+    job, b, b0, b1, e0, e1 = _masked_case(eta, count, True, count)
+    assert [(x + y) % Q[0] for x, y in zip(e0, e1)] == _kem_cbd(b[:64 * eta], eta)[:count]
+
+
+def _kem_cbd(b, eta):
+    from kyber_py.ml_kem.default_parameters import ML_KEM_768 as P
+    return P.R.cbd(b, eta).coeffs

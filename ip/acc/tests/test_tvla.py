@@ -139,7 +139,7 @@ def test_the_masked_decoding_passes_on_the_buses(power_model, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked", "mlkem_g_masked",
-                                  "mlkem_j_masked", "mlkem_prf_masked"])
+                                  "mlkem_j_masked", "mlkem_prf_masked", "mlkem_cbd_masked"])
 def test_the_masked_programs_are_the_same_on_rtl_and_iss(power_model, name):
     """ISS = RTL: cycles, halt and the whole DMEM (outputs, planes, the wipe)."""
     import numpy as np
@@ -184,17 +184,18 @@ def test_g_through_the_masked_kmac_stays_under_and_its_seeded_leak_does_not(powe
     assert units["kmac"]["cycles_confirmed"] > 0 and units["wide"]["cycles_confirmed"] > 0
 
 
-@pytest.mark.parametrize("kind", ["j", "prf"])
+@pytest.mark.parametrize("kind", ["j", "prf", "cbd"])
 def test_j_and_the_prf_through_the_masked_kmac_stay_under_and_their_seeded_leaks_do_not(power_model, tmp_path,
                                                                                           kind):
     """J(z || c) with z in two shares and c public, the same in every trace, PRF(r', N) for
-    N = 0 .. 6 with r' in two shares: under the threshold in every unit, the buses included. The PRF (r' fixed in
+    N = 0 .. 6 with r' in two shares, and the same PRF outputs sampled by the stream unit's
+    masked mode: under the threshold in every unit, the buses included. The PRF (r' fixed in
     class 0, so its output too) was flagged at once on the side-load's digest wires while
     kmac.dig1 and kmac.dig put a word's two shares on them back to back; the KMAC now drives
     each share only while asked for and the programs read them a cycle apart (masked_hash.SEP).
     The secret combined in a register and hashed as a public word: flagged in the KMAC."""
     out = tmp_path / f"{kind}.json"
-    name = {"j": "mlkem_j_masked_fixed_public", "prf": "mlkem_prf_masked"}[kind]
+    name = {"j": "mlkem_j_masked_fixed_public", "prf": "mlkem_prf_masked", "cbd": "mlkem_cbd_masked"}[kind]
     assert cli.main(["sca", "tvla", name, "--traces", "100", "--batch", "50",
                      "--expect-pass", "--json", str(out)]) == 0
     rep = json.loads(out.read_text())

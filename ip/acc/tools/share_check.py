@@ -48,8 +48,9 @@ The rule is conservative: the domains do not say which secret a share belongs to
 shares of unrelated secrets side by side are flagged too, and a value of both domains is
 flagged even where it is in fact a product of unrelated shares (a DOM AND's cross term before
 its fresh mask). What it cannot see: glitches and the wide ALU's inner nodes, the GPR read
-ports (masked programs keep no share in a GPR), the stream unit's background DMEM writes (a
-program that starts a job is refused); nor does it decide whether a gadget is secure: the
+ports (masked programs keep no share in a GPR), the stream unit's writes in its unmasked modes
+(a program that starts such a job is refused; a masked mode's two shares are followed); nor
+does it decide whether a gadget is secure: the
 leakage assessment, `pqsoc sca tvla` (ip/acc/dv/power.py's buses are these), tests that.
 """
 from dataclasses import dataclass
@@ -75,6 +76,7 @@ _PORT_C_WRD = {"bn.sel", "bn.ins"}                 # the two that read wrd, on p
 # 1-cycle instructions whose WDR result goes over the write-back bus (not loads: their data
 # comes from the DMEM read register; not the multiplier unit's: from its pipeline)
 _WB_GROUPS = ("vec", "ntt", "wide-mem", "kmac")
+_MASKED_STREAM = ("cbd2m", "cbd3m")               # smp.run modes whose writes are followed
 
 
 def takes_write_back(insn) -> bool:
@@ -214,6 +216,25 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
         if transitions and leaks(old, new):
             report(pc, f"{where}: {old} then {new}", "transition")
 
+    def stream_job(pc, insn, ops):
+        """smp.run in a masked mode: the unit writes share 0's words from the KMAC's share-0
+        state, then share 1's from its share-1 state, both masked by the unit's fresh URND
+        words (a gadget in hardware, like the masked Keccak; its tests and the assessment
+        check it). The words are labelled when the job starts (the program waits for it
+        before it touches them). Other modes are refused: their writes are not followed."""
+        mode = insn.operands["mode"].values[ops["mode"]]
+        if mode not in _MASKED_STREAM:
+            raise RuntimeError(f"{pc:#x} {program.texts[pc // 4]}: the stream unit's background "
+                               f"DMEM writes in mode {mode} are not followed by this check")
+        dst, cnt = sim.gpr.read(ops["grs1"]) // 32, sim.gpr.read(ops["grs2"])
+        nw = -(-cnt // 16)
+        r = frozenset((next(fresh),))
+        for share in (0, 1):
+            src = regs.get(("kmac", share), PUBLIC)
+            for w in range(dst + share * nw, dst + (share + 1) * nw):
+                old, mem[w] = mem.get(w, PUBLIC), Label(src.doms, r, r | src.rand)
+                overwrite(pc, f"DMEM {32 * w:#x} (stream unit)", old, mem[w])
+
     while sim.cycles < max_cycles:
         pc = sim.pc
         for lo, hi, dom in ends.get(pc, ()):
@@ -226,8 +247,7 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
         insn, ops = isa.decode(program.words[pc // 4])
         text = program.texts[pc // 4]
         if isinstance(insn.stream, dict):
-            raise RuntimeError(f"{pc:#x} {text}: the stream unit's background "
-                               "DMEM writes are not followed by this check")
+            stream_job(pc, insn, ops)
         words = []
         if insn.mem:
             m = insn.mem

@@ -16,7 +16,7 @@ ERROR_CLASSES = ("ILLEGAL_INSN", "BAD_INSN_ADDR", "BAD_DATA_ADDR", "LOOP", "RND"
 FUZZ_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt")
 KMAC_GROUPS = ("kmac", "smp")
 # stream-unit misuse constructs (smp_dig is a KMAC error: kmac.dig / kmac.rel while it runs)
-SMP_MISUSE = ("smp_mode", "smp_dst", "smp_busy", "smp_early", "smp_dig")
+SMP_MISUSE = ("smp_mode", "smp_dst", "smp_busy", "smp_early", "smp_urnd", "smp_dig")
 
 _ISA: Isa | None = None
 

@@ -232,3 +232,56 @@ class MaskedPRF:
         L += ["kmac.rel"]
         L += wipe("w1", "w5", "w2", "w6")
         return L
+
+
+class MaskedCBD(MaskedPRF):
+    """The re-encryption's noise polynomials, SamplePolyCBD_eta(PRF_eta(r', N)) for N = 0 ..
+    2k, r' = r0 ^ r1 in two Boolean shares: each PRF through the KMAC's masked mode as in
+    MaskedPRF, its two digest shares taken by the stream unit's masked mode (smp.run cbd2m /
+    cbd3m: ip/acc/iss/masked_cbd.py's gadget in hardware), which writes the polynomial in two
+    arithmetic shares mod q. Polynomial N at P + 1024 N: share 0's 256 coefficients (16-bit
+    lanes, 512 bytes), then share 1's.
+
+    Seeded leaks: "combined" as MaskedPRF's; "joined" loads each polynomial's first word of
+    share 0 and then of share 1 into one register (their Hamming distance depends on the
+    coefficients: the assessment must see the sampler's outputs)."""
+
+    POLY = 1024                       # bytes a polynomial takes: two shares of 512
+    LEAKS = (None, "combined", "joined")
+
+    def __init__(self, param: int = 768, leak: str | None = None, base: int = 0):
+        if leak not in self.LEAKS:
+            raise ValueError(f"unknown seeded leak {leak!r}")
+        super().__init__(param, None if leak == "joined" else leak, base)
+        self.leak = leak
+        self.P = base + 128
+        self.END = self.P + self.POLY * len(self.etas)
+
+    def outputs(self, dmem: bytes) -> list[tuple[list[int], list[int]]]:
+        """[(share 0, share 1)] of each polynomial's coefficients, N = 0 .. 2k."""
+        def coeffs(a):
+            return [int.from_bytes(dmem[a + 2 * i:a + 2 * i + 2], "little") for i in range(256)]
+        return [(coeffs(self.P + self.POLY * n), coeffs(self.P + self.POLY * n + 512))
+                for n in range(len(self.etas))]
+
+    def body(self) -> list[str]:
+        """URND seeded -> the polynomials at P; w1 / w2 (r''s shares) zeroed. The KMAC's next
+        masked START draws URND, which the stream unit's masked mode steps every cycle: the
+        program waits for the unit first (smp.wait)."""
+        L = [f"bn.lw w1, {self.R0}(x0)", f"bn.lw w4, {self.ZERO}(x0)",     # zero between shares
+             f"bn.lw w2, {self.R1}(x0)", f"bn.lw w3, {self.NW}(x0)",
+             f"addi x1, x0, {SHAKE256_MASKED}", "addi x3, x0, -1",
+             f"addi x10, x0, {self.P}", "addi x5, x0, 256", "kmac.acq"]
+        if self.leak == "combined":
+            L += ["bn.xor w1, w1, w2"]
+        for n, eta in enumerate(self.etas):
+            L += ["kmac.start x1, x0",
+                  "kmac.msg w1, x3" if self.leak == "combined" else "kmac.msgm w1, w2, x3",
+                  f"addi x4, x0, {1 << n}", "kmac.msg w3, x4", "kmac.finish",
+                  f"smp.run x10, x5, cbd{eta}m", "smp.wait"]
+            if self.leak == "joined":
+                L += ["bn.lw w5, 0(x10)", "bn.lw w5, 512(x10)", *wipe("w5")]
+            L += [f"addi x10, x10, {self.POLY}"]
+        L += ["kmac.rel"]
+        L += wipe("w1", "w2")
+        return L

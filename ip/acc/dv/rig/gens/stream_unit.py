@@ -9,7 +9,9 @@ from ip.acc.dv.rig.config import _li
 from ip.acc.dv.rig.gens.straight_line import plain_item
 from ip.acc.dv.rig.state import State
 
-SMP_MODES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
+SMP_MODES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4", "cbd2m", "cbd3m")
+MASKED = ("cbd2m", "cbd3m")          # two polynomials, 16-bit lanes; VMODE 1 is SAMPLER
+URND_USES = ("csrrs x{}, URND, x0", "bn.wsrr w{}, URND", "bn.wsrw URND, w{}")
 
 
 def smp_item(g: State, misuse: str | None = None) -> list[str]:
@@ -19,7 +21,8 @@ def smp_item(g: State, misuse: str | None = None) -> list[str]:
 
     misuse (all SAMPLER errors but smp_dig): smp_mode (a mode this unit does not
     implement), smp_dst (a misaligned destination, or one whose window runs past DMEM),
-    smp_busy (a second smp.run while it runs), smp_dig (kmac.dig / kmac.rel while it runs,
+    smp_busy (a second smp.run while it runs), smp_urnd (a URND read or reseed while a
+    masked mode runs), smp_dig (kmac.dig / kmac.rel while it runs,
     a KMAC error); smp_early is kmac_item's part (the session is not finished)."""
     r = g.rng
     g.features["smp"] += 1
@@ -28,6 +31,12 @@ def smp_item(g: State, misuse: str | None = None) -> list[str]:
     words = r.randint(1, g.lay.data_end // 32)
     dst = 32 * r.randrange(0, g.lay.data_end // 32 - words + 1)
     count = r.randint(1, 8 * words)              # fits in either VMODE
+    if misuse == "smp_urnd":
+        mode = r.choice(MASKED)
+    if mode in MASKED:                           # share 0's and share 1's words
+        words = max(2, words - words % 2)
+        dst = 32 * r.randrange(0, g.lay.data_end // 32 - words + 1)
+        count = r.randint(1, 8 * words)
     if misuse == "smp_mode":
         mode = r.choice(("unpack", "pack", "ball"))
     elif misuse == "smp_dst":
@@ -36,6 +45,9 @@ def smp_item(g: State, misuse: str | None = None) -> list[str]:
     out = _li(gd, dst) + _li(gc, count) + [f"smp.run x{gd}, x{gc}, {mode}"]
     if misuse == "smp_busy":
         return out + [f"smp.run x{gd}, x{gc}, {mode}"]
+    if misuse == "smp_urnd":
+        use = r.choice(URND_USES)
+        return out + [use.format(g.gd() if use.startswith("csr") else g.w())]
     if misuse == "smp_dig":
         return out + [r.choice(("kmac.dig w3", "kmac.dig1 w3", "kmac.rel"))]
     for _ in range(r.randint(0, 4)):
