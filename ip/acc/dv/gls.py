@@ -79,7 +79,35 @@ def acc_kernel_jobs() -> list:
     for key, src, dm, mode, ref, base in bench.kernel_jobs():
         jobs.append((key, assemble(src, f"{key}.s"), bench.image(dm, size), 20_000,
                      bench.kernel_check(mode, ref, base)))
-    return jobs + bench.mlkem_decaps_jobs(mem=size) + mlkem_keygen_encaps_jobs(size)
+    return (jobs + bench.mlkem_decaps_jobs(mem=size) + mlkem_keygen_encaps_jobs(size)
+            + [masked_noise_job(size)])
+
+
+def masked_noise_job(size: int, seed: int = 11) -> tuple:
+    """ML-KEM-768's noise in two shares (ip/acc/kernels/mlkem/masked_hash.py's MaskedCBD: the
+    masked KMAC's PRF, the stream unit's masked CBD mode), URND seeded from a DMEM word (kernel
+    jobs carry no ENTROPY words): (key, words, DMEM image, max cycles, check against kyber-py)."""
+    import hashlib
+    import random
+    from kyber_py.ml_kem.default_parameters import ML_KEM_768 as P
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked import wipe
+    from ip.acc.kernels.mlkem.masked_hash import MaskedCBD
+    from ip.acc.tools.asm import assemble
+    f = MaskedCBD(768)
+    rng = random.Random(seed)
+    r, r1, urnd = rng.randbytes(32), rng.randbytes(32), rng.randbytes(32)
+    src = "\n".join([f"bn.lw w0, {f.END}(x0)", "bn.wsrw URND, w0", *wipe("w0"), *f.body(), "ecall"]) + "\n"
+    img = {**f.image(bytes(a ^ b for a, b in zip(r, r1)), r1), f.END: urnd}
+    want = [P.R.cbd(hashlib.shake_256(r + bytes([n])).digest(64 * eta), eta).coeffs
+            for n, eta in enumerate(f.etas)]
+
+    def check(res):
+        if res.halt != "ecall":
+            return f"{res.halt}, err {res.err_bits:#x}"
+        got = [[(a + b) % 3329 for a, b in zip(e0, e1)] for e0, e1 in f.outputs(bytes(res.dmem))]
+        return None if got == want else "outputs differ from kyber-py's"
+    return ("mlkem768_noise_masked", assemble(src, "mlkem768_noise_masked.s"), image(img, size), 20_000, check)
 
 
 def mlkem_keygen_encaps_jobs(size: int, seed: int = 7) -> list:
