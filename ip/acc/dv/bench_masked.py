@@ -3,7 +3,7 @@
 """Benchmark of the first-order masked ML-KEM pieces (issue #38) on the ACC ISS: cycles, IMEM
 and DMEM of the masked decoding gadget, of masked K-PKE.Decrypt and of the re-encryption's
 masked noise sampling (PRF + the stream unit's masked CBD) for every parameter set, against
-the same work unmasked; every case checked against kyber-py
+the same work unmasked, and of m''s B2A by the same unit; every case checked against kyber-py
 (m0 ^ m1 = K-PKE.Decrypt(dk_PKE, c), valid and random ciphertexts, fresh shares and masks).
 
     python -m ip.acc.dv.bench_masked --n 20 --seed 1 --json reports/masked_bench.json
@@ -88,7 +88,25 @@ def bench(n: int, seed: int, log=print) -> dict:
         out["programs"][f"mlkem{param}_noise_masked"] = fig = _noise(param, n, rng, entropy)
         log(f"[masked] ML-KEM-{param} noise (PRF + CBD, {fig['polynomials']} polynomials): "
             f"{fig['cycles']} cycles masked, {fig['unmasked_cycles']} unmasked ({fig['overhead']}x)")
+    out["programs"]["mlkem_b2a_masked"] = fig = _b2a(n, rng, entropy)
+    log(f"[masked] B2A of 256 bits (m'): {fig['cycles']} cycles")
     return out
+
+
+def _b2a(n: int, rng, entropy) -> dict:
+    """m''s B2A by the stream unit (ip/acc/kernels/mlkem/masked_b2a.py), checked bit by bit."""
+    from ip.acc.kernels.mlkem.masked_b2a import MaskedB2A
+    f = MaskedB2A()
+    words = assemble(f.program(), "mlkem_b2a_masked.s")
+    cycles = set()
+    for _ in range(n):
+        x, x1 = rng.randbytes(32), rng.randbytes(32)
+        c, dm = _run(words, f.image(bytes(a ^ b for a, b in zip(x, x1)), x1), entropy())
+        e0, e1 = f.outputs(dm)
+        assert [(a + b) % 3329 for a, b in zip(e0, e1)] == [(int.from_bytes(x, "little") >> i) & 1
+                                                             for i in range(256)]
+        cycles.add(c)
+    return _figures(cycles, words, f.END)
 
 
 def _plain_noise(f) -> str:

@@ -50,6 +50,9 @@ Programs:
     mlkem_cbd_masked_combined  the same with the PRF's seeded leak
     mlkem_cbd_masked_joined    the same with a seeded leak after the sampler: a polynomial's
                                first words of share 0 and share 1 loaded into one register
+    mlkem_b2a_masked           256 bits in two Boolean shares to two arithmetic shares by the
+                               stream unit's b2a1m (m' for re-encryption); secret: the bits
+    mlkem_b2a_masked_joined    the same with the output shares joined in a register
 """
 import time
 from dataclasses import dataclass
@@ -173,6 +176,29 @@ def _masked_hash(kind: str, leak: str | None = None, fixed_public: bool = False)
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
+def _b2a_masked(leak: str | None = None) -> Program:
+    """The stream unit's b2a1m (ip/acc/kernels/mlkem/masked_b2a.py): 256 secret bits fixed vs
+    random, their Boolean shares, the masks and URND's seed fresh each trace."""
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_b2a import MaskedB2A
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    obj = MaskedB2A(leak)
+
+    def inputs(rng, fixed: bytes | None) -> tuple:
+        x = fixed if fixed is not None else rng.bytes(32)
+        x1 = rng.bytes(32)
+        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        return image(obj.image(bytes(a ^ b for a, b in zip(x, x1)), x1), block.DMEM_SIZE), entropy
+
+    name = "mlkem_b2a_masked" + (f"_{leak}" if leak else "")
+    return Program(name, "Boolean to arithmetic shares of 256 bits (e.g. m') by the stream unit's "
+                   "b2a1m: the bits fixed vs random; shares and masks fresh each trace"
+                   + ("; a seeded leak: the two output shares' first words loaded into one register"
+                      if leak else ""),
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, lambda rng: rng.bytes(32))
+
+
 def _mlkem_decrypt_masked(param: int, fixed_public: bool = False) -> Program:
     """fixed_public: the ciphertext the same in every trace (encapsulated to a fixed public
     key), so the fixed class's v - w, the decoding gadget's input, is fixed too."""
@@ -224,6 +250,8 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_cbd_masked"] = lambda: _masked_hash("cbd")
     out["mlkem_cbd_masked_combined"] = lambda: _masked_hash("cbd", "combined")
     out["mlkem_cbd_masked_joined"] = lambda: _masked_hash("cbd", "joined")
+    out["mlkem_b2a_masked"] = lambda: _b2a_masked()
+    out["mlkem_b2a_masked_joined"] = lambda: _b2a_masked("joined")
     out["mlkem_g_masked_fixed_public"] = lambda: _masked_hash("g", fixed_public=True)
     out["mlkem_j_masked_fixed_public"] = lambda: _masked_hash("j", fixed_public=True)
     out.update({f"mlkem{p}_decrypt_masked_fixed_public": (lambda p=p: _mlkem_decrypt_masked(p, fixed_public=True))

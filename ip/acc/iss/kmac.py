@@ -27,7 +27,7 @@ from ip.kmac.model.cycle import IDLE_INPUTS
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
 from ip.acc.iss.errors import AccError
-from ip.acc.iss.stream_unit import MASKED_MODES
+from ip.acc.iss.stream_unit import B2A_MODE, MASKED_MODES
 
 
 class CycleLimit(Exception):
@@ -197,10 +197,17 @@ def smp_run(s, o):
         raise AccError("SAMPLER", f"count {count} outside 1..65535")
     if dst % 32 or dst + 32 * words > s.dmem.size:
         raise AccError("SAMPLER", f"destination {dst:#x} + {words} words misaligned or outside DMEM")
-    if not s.kmac_hold:
+    src = s.csr.values["SMP_SRC"]
+    if o["mode"] == B2A_MODE:
+        if count > 256:
+            raise AccError("SAMPLER", f"b2a1m converts one word of bits: count {count} > 256")
+        if src % 32 or src + 96 > s.dmem.size:
+            raise AccError("SAMPLER", f"b2a1m's source {src:#x} (3 words: share 0, a public "
+                           "word, share 1) misaligned or outside DMEM")
+    elif not s.kmac_hold:
         raise AccError("SAMPLER", "KMAC source without holding the KMAC port")
     s._stream_unit_start = {"start": 1, "mode": o["mode"], "count": count, "dst": dst // 32,
-                    "vmode": s.csr.values["VMODE"] & 1, "cfg": cfg}
+                            "vmode": s.csr.values["VMODE"] & 1, "cfg": cfg, "src": (src // 32) % (s.dmem.size // 32)}
 
 
 def smp_wait(s, o):

@@ -103,6 +103,7 @@ class Iss:
         self.kmac = KmacCycleModel(masked=kmac_masked)
         self.stream_unit = StreamUnitModel(self.dmem.size // 32)
         self._stream_unit_start = None           # start inputs for the stream unit in this cycle
+        self._smp_read = None                    # the DMEM word the unit read last cycle (data)
         self.kmac_hold = 0
         self._limit = None
         self.reset()
@@ -127,6 +128,7 @@ class Iss:
         self._err_kmac = 0
         self.stream_unit.tick({"abort": 1})      # START aborts the stream unit
         self._stream_unit_start = None
+        self._smp_read = None
         # Between programs the KMAC runs on (a permutation in flight, the wipe after the
         # release) while the host reads results and loads the next program: hundreds of
         # cycles at least. The model lets it settle, so each program starts from the idle KMAC
@@ -278,6 +280,12 @@ class Iss:
                "wr_gnt": int(not core_dmem), "abort": int(abort)}
         if uo["urnd_step"]:                      # a masked mode's step: URND's next 256 bits
             uin["urnd"] = self.random.urnd.output(256)
+        if self._smp_read is not None:           # b2a1m: the word read last cycle
+            uin["rd_data"] = self._smp_read
+        self._smp_read = None
+        if uo["rd_req"] and not core_dmem:       # (read now: the port is the unit's this cycle)
+            uin["rd_gnt"] = 1
+            self._smp_read = self.dmem.load(uo["rd_addr"] * 32, 32)
         if start is not None:
             uin.update(start)
         if uo["wr_req"] and not core_dmem:

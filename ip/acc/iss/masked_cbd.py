@@ -59,16 +59,19 @@ def _signs(eta: int) -> list[int]:
     return [1] * eta + [-1] * eta
 
 
-def stage1(x0: Sequence[int], x1: Sequence[int], r: Sequence[int], q: int = Q) -> tuple[int, tuple]:
-    """The first register stage: E0 (domain 0, from x0 and r) and a_j = x1_j - r_j (domain 1)."""
-    s = _signs(len(x0) // 2)
+def stage1(x0: Sequence[int], x1: Sequence[int], r: Sequence[int], q: int = Q,
+           signs: Sequence[int] | None = None) -> tuple[int, tuple]:
+    """The first register stage: E0 (domain 0, from x0 and r) and a_j = x1_j - r_j (domain 1).
+    signs: s_j (default CBD's, + for the first half of the bits, - for the rest); (1,) for one
+    bit alone is the B2A of that bit."""
+    s = signs or _signs(len(x0) // 2)
     e0 = sum(sj * (b0 + rj * (1 - 2 * b0)) for sj, b0, rj in zip(s, x0, r)) % q
     return e0, tuple((b1 - rj) % q for b1, rj in zip(x1, r))
 
 
-def stage2(a: Sequence[int], x0: Sequence[int], q: int = Q) -> int:
+def stage2(a: Sequence[int], x0: Sequence[int], q: int = Q, signs: Sequence[int] | None = None) -> int:
     """The second register stage: E1 = sum_j s_j a_j (1 - 2 x0_j) (domain 1, from a and x0)."""
-    s = _signs(len(x0) // 2)
+    s = signs or _signs(len(x0) // 2)
     return sum(sj * aj * (1 - 2 * b0) for sj, aj, b0 in zip(s, a, x0)) % q
 
 

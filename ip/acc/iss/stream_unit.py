@@ -19,10 +19,11 @@ docstring; this is the same algorithm written in Python.
 """
 from ip.acc.iss.masked_cbd import r_of_word, stage1, stage2
 
-__all__ = ["StreamUnitModel", "MODE_NAMES", "MASKED_MODES", "Q"]
+__all__ = ["StreamUnitModel", "MODE_NAMES", "MASKED_MODES", "B2A_MODE", "Q"]
 
 MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
-MASKED_MODES = {9: 2, 10: 3}    # cbd2m, cbd3m: eta (isa.yml smp.run's mode enum)
+MASKED_MODES = {9: 2, 10: 3, 11: 0}    # cbd2m, cbd3m: eta; b2a1m (isa.yml smp.run's mode enum)
+B2A_MODE = 11                          # one bit a coefficient, from DMEM (share 0, public, share 1)
 Q = (3329, 8380417)
 _M256 = (1 << 256) - 1
 # per mode: (unit bytes, max units)
@@ -94,6 +95,10 @@ class StreamUnitModel:
         self.mfill = 0          # E0's lanes filled
         self.rreg = [0] * 8     # the next step's r_j (from URND, a cycle ahead)
         self.rvalid = 0
+        self.saddr = 0          # b2a1m: its source word, the next word to read, a read pending
+        self.rdphase = 0
+        self.rd_pend = 0
+        self.rd_which = 0
         self.s2 = None          # (lane, n, complete, a, x0) of the coefficients stage 1 took
         self.acc0 = [0] * 16    # E0's lanes (the RTL's acc[:256])
         self.acc1 = [0] * 16    # E1's lanes (acc[256:])
@@ -110,7 +115,7 @@ class StreamUnitModel:
                 5: 2 * self.cnt, 9: 2 * self.cnt, 10: 4 * f3 - self.sub}.get(self.mode, 0)
 
     def _want(self):
-        return bool(self.busy) and self.cnt <= 32 and self.taken + self._pot() < self.count
+        return self.mode != B2A_MODE and bool(self.busy) and self.cnt <= 32 and self.taken + self._pot() < self.count
 
     def _dig_ready(self):
         if self.mode in MASKED_MODES:
@@ -128,9 +133,9 @@ class StreamUnitModel:
         """(n, complete) of the coefficients stage 1 takes this cycle, or None."""
         eta = MASKED_MODES[self.mode]
         remaining = self.count - self.taken
-        if not self.rvalid or not remaining or self.cnt < (1 if eta == 2 else 3):
+        if not self.rvalid or not remaining or self.cnt < (3 if eta == 3 else 1):
             return None
-        n = min(2 if eta == 2 else 1, remaining)
+        n = min({2: 2, 3: 1, 0: 8}[eta], remaining)
         complete = self.mfill + n >= 16 or n == remaining
         if complete and (self.wvalid or self.wvalid1):
             return None
@@ -154,10 +159,13 @@ class StreamUnitModel:
                     "wr_req": int(which is not None),
                     "wr_addr": self.waddr1 if which == 1 else self.waddr,
                     "wr_data": self.wbuf1 if which == 1 else self.wbuf if which == 0 else 0,
-                    "busy": self.busy, "produced": self.produced, "masked_busy": self.busy}
+                    "busy": self.busy, "produced": self.produced, "masked_busy": self.busy,
+                    "rd_req": int(bool(self.busy) and self.mode == B2A_MODE and self.rdphase != 3),
+                    "rd_addr": (self.saddr + self.rdphase) & self.amask}
         return {"dig_ready": self._dig_ready(), "dig_share1": 0, "urnd_step": 0, "masked_busy": 0,
                 "wr_req": self.wvalid, "wr_addr": self.waddr, "wr_data": self.wbuf,
-                "busy": self.busy, "produced": self.produced}
+                "busy": self.busy, "produced": self.produced, "rd_req": 0,
+                "rd_addr": (self.saddr + self.rdphase) & self.amask}
 
     def tick(self, inputs):
         get = inputs.get
@@ -165,11 +173,14 @@ class StreamUnitModel:
             return
         if self.busy:
             if self.mode in MASKED_MODES:
-                self._masked(get("dig_valid", 0), get("dig_data", 0), get("wr_gnt", 0), get("urnd", 0))
+                self._masked(get("dig_valid", 0), get("dig_data", 0), get("wr_gnt", 0), get("urnd", 0),
+                             get("rd_gnt", 0), get("rd_data", 0))
             else:
                 self._step(get("dig_valid", 0), get("dig_data", 0), get("wr_gnt", 0))
         if get("abort", 0) or get("start", 0):
             self.wvalid1 = self.iphase = self.sub = self.gap = self.mfill = self.rvalid = 0
+            self.rdphase = self.rd_pend = 0
+            self.saddr = get("src", 0) & self.amask
             self.s2 = None
             self.acc0, self.acc1 = [0] * 16, [0] * 16
         if get("abort", 0):
@@ -242,9 +253,12 @@ class StreamUnitModel:
             self.busy = 0
 
     # ---------------------------------------------------------------- masked modes
-    def _masked(self, dig_valid, dig_data, wr_gnt, urnd):
+    def _masked(self, dig_valid, dig_data, wr_gnt, urnd, rd_gnt=0, rd_data=0):
         eta = MASKED_MODES[self.mode]
         want, step = self._want(), self._masked_step()      # from the registers, before the edge
+        # one bit a coefficient (b2a1m) or CBD's 2 eta bits with their signs
+        k, signs = (1, (1,)) if eta == 0 else (2 * eta, None)
+        rd_req = self.mode == B2A_MODE and self.rdphase != 3
         # writes: the buffer presented, then a cycle with nothing on the write port
         which = self._masked_present()
         written = which is not None and wr_gnt
@@ -257,8 +271,7 @@ class StreamUnitModel:
         if self.s2 is not None:
             lane, n, complete, a, x0 = self.s2
             for c in range(n):
-                k = 2 * eta
-                self.acc1[lane + c] = stage2(a[k * c:k * c + k], x0[k * c:k * c + k])
+                self.acc1[lane + c] = stage2(a[k * c:k * c + k], x0[k * c:k * c + k], signs=signs)
             if complete:
                 self.wbuf1 = sum(v << (16 * i) for i, v in enumerate(self.acc1))
                 self.waddr1 = self.addr1
@@ -269,8 +282,7 @@ class StreamUnitModel:
         # stage 1: E0 and a of the next coefficients, from both rings' bits and URND's words
         if step is not None:
             n, complete = step
-            k = 2 * eta
-            if eta == 2:
+            if eta in (0, 2):
                 b0, b1 = self.ring[self.ptr], self.ring1[self.ptr]
                 bits0 = [(b0 >> j) & 1 for j in range(8)]
                 bits1 = [(b1 >> j) & 1 for j in range(8)]
@@ -283,7 +295,8 @@ class StreamUnitModel:
             lane = self.mfill
             a_all = []
             for c in range(n):
-                e0, a = stage1(bits0[k * c:k * c + k], bits1[k * c:k * c + k], r[k * c:k * c + k])
+                e0, a = stage1(bits0[k * c:k * c + k], bits1[k * c:k * c + k], r[k * c:k * c + k],
+                               signs=signs)
                 self.acc0[lane + c] = e0
                 a_all += a
             self.s2 = (lane, n, complete, tuple(a_all), tuple(bits0[:k * n]))
@@ -297,7 +310,7 @@ class StreamUnitModel:
                 self.mfill = 0
             else:
                 self.mfill += n
-            if eta == 2:
+            if eta in (0, 2):
                 self.ptr, self.cnt = (self.ptr + 1) & 63, self.cnt - 1
             elif self.sub == 3:
                 self.ptr, self.cnt, self.sub = (self.ptr + 3) & 63, self.cnt - 3, 0
@@ -307,6 +320,15 @@ class StreamUnitModel:
             self.rreg = [r_of_word((urnd >> (32 * j)) & 0xFFFF_FFFF) for j in range(8)]
             self.rvalid = 1
         self.gap = int(written)
+        # b2a1m's reads: the word granted last cycle is on rd_data now
+        if self.rd_pend and self.rd_which == 0:
+            self.ring[0:32] = (rd_data & _M256).to_bytes(32, "little")
+        elif self.rd_pend and self.rd_which == 2:
+            self.ring1[0:32] = (rd_data & _M256).to_bytes(32, "little")
+            self.cnt = 32
+        self.rd_pend = int(bool(rd_req and rd_gnt))
+        if self.rd_pend:
+            self.rd_which, self.rdphase = self.rdphase, self.rdphase + 1
         # digest intake: share 1 into ring1, a cycle with nothing asked, share 0 into ring
         base = 32 * self.hslot
         if self.iphase == 0:

@@ -45,10 +45,10 @@ Exact cycle behaviour (the ISS model ip/acc/iss/stream_unit.py is this, cycle fo
   cycle; in the next cycle busy = 0 and produced = count).
 * count = 0: busy for one cycle, nothing written.
 
-Masked modes (9 cbd2m, 10 cbd3m; issue #38): SamplePolyCBD_eta (eta 2 / 3) of a masked KMAC
-operation's digest, given in two Boolean shares, written as two arithmetic shares mod 3329 in
-16-bit lanes (whatever vmode): share 0's ceil(count / 16) words from dst, share 1's right
-after them. The gadget is ip/acc/iss/masked_cbd.py's (stage1 / stage2):
+Masked modes (9 cbd2m, 10 cbd3m, 11 b2a1m; issue #38): SamplePolyCBD_eta (eta 2 / 3) of a
+masked KMAC operation's digest, given in two Boolean shares (b2a1m: bits from DMEM, below),
+written as two arithmetic shares mod 3329 in 16-bit lanes (whatever vmode): share 0's
+ceil(count / 16) words from dst, share 1's right after them. The gadget is ip/acc/iss/masked_cbd.py's (stage1 / stage2):
 
 * Intake (iphase): dig_share1 = busy & iphase 0 & (the unmasked modes' dig_ready condition);
   a valid word then goes into ring1's slot hslot (iphase 1); a cycle asking nothing
@@ -69,6 +69,12 @@ after them. The gadget is ip/acc/iss/masked_cbd.py's (stage1 / stage2):
   cycle after a write (gap); wr_data is the presented buffer, 0 when none is. produced += 16
   (capped at count) after each write of share 1's words. busy drops once taken = count, E0's
   lanes are empty, stage 2 is idle and both buffers are written.
+* b2a1m (11): the gadget on one bit (s = +1), 8 coefficients a step (bit j of the byte at ptr
+  is coefficient 8 ptr + j; E0 = u_j, E1 = a_j (1 - 2 x0_j)), at lanes 0 or 8. No digest:
+  the unit reads DMEM words src, src + 1, src + 2 (share 0, a public word, share 1; src
+  latched at start): rd_req = busy while rdphase < 3, rd_addr = src + rdphase; a read granted
+  (rd_gnt) in cycle t has its data on rd_data in t + 1, when share 0 goes into the ring's
+  first slot, the public word nowhere, share 1 into ring1's (and cnt = 32).
 """
 from amaranth.hdl import C, Cat, Module, Mux, Signal, signed
 from amaranth.lib import wiring
@@ -77,7 +83,8 @@ from amaranth.lib.wiring import In, Out
 __all__ = ["StreamUnit", "MODE_NAMES", "MASKED_MODES", "Q"]
 
 MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
-MASKED_MODES = {9: 2, 10: 3}          # cbd2m, cbd3m: eta
+MASKED_MODES = {9: 2, 10: 3, 11: 0}   # cbd2m, cbd3m: eta; b2a1m: one bit a coefficient
+B2A_MODE = 11
 Q = (3329, 8380417)
 _Q = Q[0]
 
@@ -119,6 +126,10 @@ class StreamUnit(wiring.Component):
             "urnd": In(256), "urnd_step": Out(1), "masked_busy": Out(1),
             "wr_req": Out(1), "wr_addr": Out(range(dmem_words)), "wr_data": Out(256),
             "wr_gnt": In(1),
+            # b2a1m's source: DMEM words src (share 0), src + 1 (public), src + 2 (share 1),
+            # read in cycles the core leaves DMEM free (rd_gnt), data the cycle after
+            "src": In(range(dmem_words)), "rd_req": Out(1), "rd_addr": Out(range(dmem_words)),
+            "rd_gnt": In(1), "rd_data": In(256),
             "abort": In(1), "busy": Out(1), "produced": Out(16),
         })
 
@@ -150,13 +161,17 @@ class StreamUnit(wiring.Component):
         sub = Signal(2)
         mfill = Signal(4)
         s2_valid = Signal()
-        s2_two = Signal()
+        s2_n = Signal(4)             # coefficients stage 1 took (1..8)
         s2_lane = Signal(4)
         s2_complete = Signal()
         s2_a = [Signal(12, name=f"s2_a{j}") for j in range(8)]
         s2_x0 = Signal(8)
         rreg = [Signal(12, name=f"rreg{j}") for j in range(8)]     # the next step's r_j
         rvalid = Signal()
+        saddr = Signal(aw)            # b2a1m: its source, the next word read, a read pending
+        rdphase = Signal(2)
+        rd_pend = Signal()
+        rd_which = Signal(2)
         wvalid1 = Signal()
         wbuf1 = Signal(256)
         addr1 = Signal(aw)
@@ -164,9 +179,9 @@ class StreamUnit(wiring.Component):
         gap = Signal()
 
         uni12, uni23, cbd2, cbd3, eta2, eta4 = (mode == i for i in range(6))
-        cbd2m, cbd3m = mode == 9, mode == 10
+        cbd2m, cbd3m, b2a = mode == 9, mode == 10, mode == B2A_MODE
         masked = Signal()
-        m.d.comb += masked.eq(cbd2m | cbd3m)
+        m.d.comb += masked.eq(cbd2m | cbd3m | b2a)
 
         # ---- ring window (12 bytes at ptr) and units available
         win = Signal(96)
@@ -281,7 +296,7 @@ class StreamUnit(wiring.Component):
         with m.Elif(cbd3m):
             m.d.comb += pot.eq(f3 * 4 - sub)
         want = Signal()
-        m.d.comb += want.eq(busy & (cnt <= 32) & ((taken + pot) < count))
+        m.d.comb += want.eq(busy & ~b2a & (cnt <= 32) & ((taken + pot) < count))
         dig_ready = Signal()
         # masked: share 1 (dig_share1) into ring1, a cycle asking nothing, share 0 taken
         m.d.comb += dig_ready.eq(Mux(masked, busy & (iphase == 2), want))
@@ -330,20 +345,34 @@ class StreamUnit(wiring.Component):
 
         two = Signal()                # cbd2m's step takes two coefficients unless one is left
         m.d.comb += two.eq(cbd2m & (remaining >= 2))
+        mn = Signal(4)                # coefficients a step takes (b2a1m: 8 unless fewer left)
+        m.d.comb += mn.eq(Mux(b2a, Mux(remaining >= 8, 8, remaining[:4]), 1 + two))
         complete = Signal()
-        m.d.comb += complete.eq((mfill + 1 + two >= 16) | (Mux(two, 2, 1) == remaining))
+        m.d.comb += complete.eq((mfill + mn >= 16) | (mn == remaining))
         mstep = Signal()
         m.d.comb += mstep.eq(busy & masked & rvalid & (remaining != 0)
                              & Mux(cbd3m, cnt >= 3, cnt != 0) & ~(complete & (wvalid | wvalid1)))
         rload = Signal()              # a step, or the job's first r: URND's next 256 bits
         m.d.comb += rload.eq(mstep | (busy & masked & ~rvalid))
-        mbytes = Mux(cbd2m, 1, Mux(sub == 3, 3, 0))
+        mbytes = Mux(cbd3m, Mux(sub == 3, 3, 0), 1)
+        # b2a1m: bit j of the byte is a coefficient of its own (s = +1): E0 = u_j, E1 = a_j
+        # (1 - 2 x0_j); eight lanes at lane 0 or 8
+        b2a_e0 = Cat(*[Mux(j < mn, Cat(u[j], C(0, 4)), 0) for j in range(8)])
+        b2a_e1 = Signal(128)
+        for j in range(8):
+            m.d.comb += b2a_e1[16 * j:16 * j + 12].eq(
+                Mux(j >= s2_n, 0, Mux(s2_x0[j] & (s2_a[j] != 0), _Q - s2_a[j], s2_a[j])))
         acc0_new = Signal(256)
-        m.d.comb += acc0_new.eq(acc[:256] | (Cat(e0_lo, C(0, 4), Mux(two, e0_hi, 0), C(0, 4))
-                                             << Cat(C(0, 4), mfill))[:256])
+        m.d.comb += acc0_new.eq(Mux(
+            b2a, Mux(mfill[3], Cat(acc[:128], b2a_e0), Cat(b2a_e0, acc[128:256])),
+            acc[:256] | (Cat(e0_lo, C(0, 4), Mux(two, e0_hi, 0), C(0, 4)) << Cat(C(0, 4), mfill))[:256]))
         acc1_new = Signal(256)
-        m.d.comb += acc1_new.eq(acc[256:] | (Cat(e1_lo, C(0, 4), Mux(s2_two, e1_hi, 0), C(0, 4))
-                                             << Cat(C(0, 4), s2_lane))[:256])
+        m.d.comb += acc1_new.eq(Mux(
+            b2a, Mux(s2_lane[3], Cat(acc[256:384], b2a_e1), Cat(b2a_e1, acc[384:])),
+            acc[256:] | (Cat(e1_lo, C(0, 4), Mux(s2_n == 2, e1_hi, 0), C(0, 4))
+                         << Cat(C(0, 4), s2_lane))[:256]))
+        rd_req = Signal()
+        m.d.comb += rd_req.eq(busy & b2a & (rdphase != 3))
         present0, present1 = Signal(), Signal()
         m.d.comb += [present0.eq(masked & wvalid & ~gap),
                      present1.eq(masked & wvalid1 & ~wvalid & ~gap)]
@@ -357,6 +386,7 @@ class StreamUnit(wiring.Component):
             # masked: each buffer on the wires only while presented, 0 in between
             self.wr_data.eq(Mux(masked, Mux(present0, wbuf, 0) | Mux(present1, wbuf1, 0), wbuf)),
             self.busy.eq(busy), self.produced.eq(produced),
+            self.rd_req.eq(rd_req), self.rd_addr.eq(saddr + rdphase),
         ]
 
         # ---- next state
@@ -370,7 +400,8 @@ class StreamUnit(wiring.Component):
                      wvalid_n.eq(Mux(masked, wvalid & ~(present0 & self.wr_gnt),
                                      wvalid & ~self.wr_gnt)),
                      wvalid1_n.eq(wvalid1 & ~(present1 & self.wr_gnt))]
-        cnt_c = Mux(consume, cnt - gbytes, Mux(mstep, cnt - mbytes, cnt))
+        cnt_c = Signal(7)
+        m.d.comb += cnt_c.eq(Mux(consume, cnt - gbytes, Mux(mstep, cnt - mbytes, cnt)))
         m.d.sync += cnt.eq(Mux(take, cnt_c + 32, cnt_c))
         with m.If(take):
             with m.If(hslot):
@@ -401,18 +432,28 @@ class StreamUnit(wiring.Component):
                 m.d.sync += acc[256:].eq(acc1_new)
         with m.If(rload):
             m.d.sync += [Cat(*rreg).eq(Cat(*r_new)), rvalid.eq(1)]
+        # b2a1m's reads: word k granted in cycle t is on rd_data in t + 1; share 0 into the
+        # ring, the public word nowhere, share 1 into ring1 (then the 32 bytes are there)
+        m.d.sync += rd_pend.eq(rd_req & self.rd_gnt)
+        with m.If(rd_req & self.rd_gnt):
+            m.d.sync += [rdphase.eq(rdphase + 1), rd_which.eq(rdphase)]
+        with m.If(rd_pend & (rd_which == 0)):
+            m.d.sync += ring[:256].eq(self.rd_data)
+        with m.If(rd_pend & (rd_which == 2)):
+            m.d.sync += ring1[:256].eq(self.rd_data)
+            m.d.comb += cnt_c.eq(32)
         with m.If(mstep):                     # stage 1: E0 into acc[:256], a and x0 registered
-            m.d.sync += [s2_two.eq(two), s2_lane.eq(mfill), s2_complete.eq(complete),
+            m.d.sync += [s2_n.eq(mn), s2_lane.eq(mfill), s2_complete.eq(complete),
                          s2_x0.eq(x0), Cat(*s2_a).eq(Cat(*a)),
                          sub.eq(Mux(cbd3m, sub + 1, 0)), ptr.eq(ptr + mbytes)]
-            m.d.comb += [s2_valid_n.eq(1), taken_n.eq(taken + 1 + two)]
+            m.d.comb += [s2_valid_n.eq(1), taken_n.eq(taken + mn)]
             with m.If(complete):
                 m.d.sync += [acc[:256].eq(0), wbuf.eq(acc0_new), waddr.eq(addr),
                              addr.eq(addr + 1)]
                 m.d.comb += [wvalid_n.eq(1), mfill_n.eq(0)]
             with m.Else():
                 m.d.sync += acc[:256].eq(acc0_new)
-                m.d.comb += mfill_n.eq(mfill + 1 + two)
+                m.d.comb += mfill_n.eq(mfill + mn)
         with m.If(consume):
             m.d.sync += ptr.eq(ptr + gbytes)
             m.d.comb += taken_n.eq(taken + n)
@@ -433,7 +474,8 @@ class StreamUnit(wiring.Component):
 
         with m.If(self.abort | self.start):
             m.d.sync += [wvalid1.eq(0), iphase.eq(0), sub.eq(0), gap.eq(0), mfill.eq(0),
-                         s2_valid.eq(0), rvalid.eq(0)]
+                         s2_valid.eq(0), rvalid.eq(0), rdphase.eq(0), rd_pend.eq(0),
+                         saddr.eq(self.src)]
         with m.If(self.abort):
             # (ecall, a fault, the wipe): the digest bytes, the shares and the coefficients the
             # unit holds do not outlive the program

@@ -150,3 +150,45 @@ def test_urnd_after_the_masked_job_is_free_again():
     sim, h = run(_masked_program("cbd2m").replace("ecall\n", "csrrs x9, URND, x0\necall\n"),
                  dmem={0: bytes(32)})
     assert h.ok, h
+
+
+def _b2a_program(src: int = 2048, count: int = 256, during: str = "") -> str:
+    """b2a1m of the bits at src (share 0), src + 32 (a public zero word), src + 64 (share 1)
+    into share 0 at OUT and share 1 right after; URND seeded from a word at 0."""
+    return (f"bn.lw w1, 0(x0)\nbn.wsrw URND, w1\nbn.bcast w1, x0\naddi x6, x0, 1\nslli x6, x6, 11\n"
+            f"addi x6, x6, {src - 2048}\ncsrrw x0, SMP_SRC, x6\naddi x5, x0, {sample.OUT}\n"
+            f"addi x4, x0, {count}\nsmp.run x5, x4, b2a1m\n{during}smp.wait\necall\n")
+
+
+def _b2a_dmem(x: int, x0: int, src: int = 2048) -> dict:
+    return {0: bytes(range(32)), src: x0.to_bytes(32, "little"), src + 32: bytes(32),
+            src + 64: (x ^ x0).to_bytes(32, "little")}
+
+
+@pytest.mark.parametrize("count", [256, 40])
+def test_b2a1m_gives_each_bit_in_two_arithmetic_shares(count):
+    rng = random.Random(count)
+    x, x0 = rng.getrandbits(256), rng.getrandbits(256)
+    sim, h = run(_b2a_program(count=count), dmem=_b2a_dmem(x, x0))
+    assert h.ok, h
+    words = -(-count // 16)
+    blob = sim.dmem.read_bytes(sample.OUT, 64 * words)
+    e0 = [int.from_bytes(blob[2 * k:2 * k + 2], "little") for k in range(count)]
+    e1 = [int.from_bytes(blob[32 * words + 2 * k:32 * words + 2 * k + 2], "little") for k in range(count)]
+    bits = [(x >> i) & 1 for i in range(count)]
+    assert [(a + b) % 3329 for a, b in zip(e0, e1)] == bits
+    assert e0 != bits and e1 != bits
+
+
+B2A_ERRORS = [
+    ("count > 256", _b2a_program(count=257)),
+    ("source misaligned", _b2a_program(src=2048 + 4)),
+    ("source past DMEM", _b2a_program().replace("slli x6, x6, 11", "slli x6, x6, 15")),
+    ("URND read while it runs", _b2a_program(during="csrrs x9, URND, x0\n")),
+]
+
+
+@pytest.mark.parametrize("what,src", B2A_ERRORS, ids=[e[0] for e in B2A_ERRORS])
+def test_b2a1m_errors(what, src):
+    sim, h = run(src, dmem=_b2a_dmem(1, 2))
+    assert h.reason == "error" and h.errors == ["SAMPLER"], (what, h)

@@ -175,6 +175,7 @@ def test_the_benchmark_reports_cycles_against_the_unmasked_decryption(tmp_path):
         assert r["imem_bytes"] <= block.IMEM_SIZE and r["dmem_bytes"] <= block.DMEM_SIZE
         r = rep[f"mlkem{p}_noise_masked"]
         assert r["overhead"] == round(r["cycles"] / r["unmasked_cycles"], 2) and r["overhead"] > 1
+    assert 0 < rep["mlkem_b2a_masked"]["cycles"] < 200
     assert bench_masked.main(["--n", "0"]) == 2
 
 
@@ -468,3 +469,44 @@ def test_the_masked_hashes_are_constant_time(which):
     seeded = obj.program()[:-len("ecall\n")] + f"bn.lw w1, {share0}(x0)\nbn.ext x5, w1, 0\nbeq x5, x0, Lx\nLx:\necall\n"
     rep = ct.check(ct_data.Program.from_asm(seeded), obj.ct_policy())
     assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
+
+
+def test_masked_b2a_gives_m_prime_s_bits_in_arithmetic_shares():
+    """The stream unit's b2a1m on 256 bits in Boolean shares (ip/acc/kernels/mlkem/masked_b2a.py):
+    share 0 + share 1 = each bit mod q, neither share the bits, the same cycles for every input
+    and mask; constant time, clean for the share check, and its seeded leak flagged."""
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_b2a import MaskedB2A
+    from ip.acc.tools import constant_time as ct, ct_data, share_check
+    from ip.acc.tools.ct_data import Program
+    f = MaskedB2A()
+    rng = random.Random(21)
+    cycles = set()
+    for x in (bytes(32), b"\xff" * 32, rng.randbytes(32)):
+        x1 = rng.randbytes(32)
+        x0 = bytes(a ^ b for a, b in zip(x, x1))
+        ent = [rng.getrandbits(32) for _ in range(8)]
+        sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+        sim.reset()
+        sim.load_program(assemble(f.program(), "masked_b2a.s"))
+        sim.dmem.write_bytes(0, image(f.image(x0, x1), block.DMEM_SIZE))
+        for w in ent:
+            sim.write_entropy(w)
+        halt = sim.run(max_cycles=10_000)
+        assert halt.ok, halt
+        e0, e1 = f.outputs(sim.dmem.read_bytes())
+        bits = [(int.from_bytes(x, "little") >> i) & 1 for i in range(256)]
+        assert [(a + b) % Q for a, b in zip(e0, e1)] == bits
+        assert e0 != bits and e1 != bits
+        cycles.add(halt.cycles)
+    assert len(cycles) == 1
+    rep = ct.check(ct_data.Program.from_asm(f.program()), f.ct_policy())
+    assert rep.ok and not rep.violations and not rep.warnings, rep.text()
+    assert share_check.check(Program.from_asm(f.program()), f.image(x0, x1), ent, **f.share_policy()) == []
+    joined = share_check.check(Program.from_asm(MaskedB2A("joined").program()), f.image(x0, x1), ent,
+                               **f.share_policy())
+    assert [x.where.split(":")[0] for x in joined] == ["w5", "dmem read"]
+    with pytest.raises(ValueError, match="x1: 32 bytes expected"):
+        f.image(bytes(32), bytes(31))
+    with pytest.raises(ValueError, match="seeded leak"):
+        MaskedB2A("nosuch")

@@ -286,3 +286,28 @@ def test_masked_sampling_and_its_errors_equal_the_iss(rtl_small):
         assert lockstep.compare(ref, r, ("iss", "rtl")) == [], (k, lockstep.compare(ref, r, ("iss", "rtl")))
         halts.append(r.halt)
     assert halts == ["ecall", "ecall"] + ["error"] * 5 + ["ecall"]
+
+
+def test_b2a1m_and_its_errors_equal_the_iss(rtl_small):
+    """smp.run b2a1m reads its three source words through the DMEM port the core leaves free
+    (a load beside it too) and writes two arithmetic shares; its SAMPLER cases: the RTL's
+    halts, cycles and DMEM equal the ISS's."""
+    from ip.acc.tests.test_iss_stream_unit import B2A_ERRORS, _b2a_dmem, _b2a_program
+    from ip.acc.tools.asm import assemble
+    img = bytearray(2048)
+    for a, b in _b2a_dmem(random.Random(3).getrandbits(256), random.Random(4).getrandbits(256),
+                          src=1536).items():
+        img[a:a + len(b)] = b
+    srcs = [_b2a_program(src=1536, count=40), _b2a_program(src=1536, count=256).replace(
+        "addi x5, x0, 1024", "addi x5, x0, 512"),
+        _b2a_program(src=1536, count=40, during="bn.lw w3, 64(x0)\nbn.sw w3, 96(x0)\n")]
+    srcs += [s.replace("slli x6, x6, 11\naddi x6, x6, 0", "slli x6, x6, 11\naddi x6, x6, -512")
+             for _, s in B2A_ERRORS]
+    jobs = [(assemble(s), bytes(img), 20_000) for s in srcs]
+    iss = lockstep.IssBackend(2048, 2048)
+    halts = []
+    for k, (job, r) in enumerate(zip(jobs, rtl_small.run_many(jobs))):
+        ref = iss.run(*job)
+        assert lockstep.compare(ref, r, ("iss", "rtl")) == [], (k, lockstep.compare(ref, r, ("iss", "rtl")))
+        halts.append(r.halt)
+    assert halts == ["ecall"] * 3 + ["error"] * len(B2A_ERRORS)

@@ -191,3 +191,26 @@ def test_the_masked_sampler_s_two_shares_are_followed():
     assert joined == [("bn.lw w5, 1536(x0)", "w5"), ("bn.lw w5, 1536(x0)", "dmem read")]
     with pytest.raises(RuntimeError, match="mode cbd2 are not followed"):
         found(_sampled("", mode="cbd2"))
+
+
+def test_b2a1m_reads_are_followed_through_the_read_register():
+    """b2a1m's shares come from its source words: x's share 0, a public zero word, share 1. Its
+    outputs carry their domains (clean when read apart, flagged when loaded into one register
+    one after the other); a source whose middle word is share 1 puts the two shares back to
+    back on the DMEM read register, which is flagged at the smp.run."""
+    rng = random.Random(2)
+    img = {0: rng.randbytes(32), 32: bytes(32), 64: rng.randbytes(32)}
+    shares = {"x share 0": (0, 32, 0), "x share 1": (64, 96, 1)}
+
+    def run(src, after=""):
+        asm = (f"addi x6, x0, {src}\ncsrrw x0, SMP_SRC, x6\naddi x5, x0, 1024\naddi x4, x0, 256\n"
+               f"smp.run x5, x4, b2a1m\nsmp.wait\n{after}ecall\n")
+        return [(f.text, f.where.split(":")[0]) for f in
+                share_check.check(Program.from_asm(asm), img, [], shares)]
+    assert run(0) == []
+    assert run(0, "bn.lw w5, 1024(x0)\nbn.lw w9, 32(x0)\nbn.lw w6, 1536(x0)\n") == []
+    assert run(0, "bn.lw w5, 1024(x0)\nbn.lw w5, 1536(x0)\n") == [
+        ("bn.lw w5, 1536(x0)", "w5"), ("bn.lw w5, 1536(x0)", "dmem read")]
+    img[96] = img[0]                       # share 0 at 96: the source 64, 96, 128 reads
+    shares["x share 0"] = (96, 128, 0)     # share 1 then share 0 back to back
+    assert run(64) == [("smp.run x5, x4, b2a1m", "dmem read (stream unit, word 1)")]

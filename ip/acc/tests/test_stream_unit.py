@@ -29,9 +29,10 @@ from ip.acc.rtl.stream_unit import StreamUnit
 from ip.acc.iss.stream_unit import Q, StreamUnitModel
 
 DMEM_WORDS = 512
-OUTS = ("dig_ready", "dig_share1", "urnd_step", "masked_busy", "wr_req", "wr_addr", "wr_data", "busy", "produced")
+OUTS = ("dig_ready", "dig_share1", "urnd_step", "masked_busy", "wr_req", "wr_addr", "wr_data", "busy", "produced",
+        "rd_req", "rd_addr")
 IDLE = dict(start=0, mode=0, count=0, dst=0, vmode=0, cfg=0, dig_valid=0, dig_data=0,
-            wr_gnt=0, abort=0, urnd=0)
+            wr_gnt=0, abort=0, urnd=0, src=0, rd_gnt=0, rd_data=0)
 MODES = {"uni12": 0, "uni23": 1, "cbd2": 2, "cbd3": 3, "eta2": 4, "eta4": 5}
 
 
@@ -314,7 +315,8 @@ class RandomStim:
 
     def inputs(self, c, outs):
         rng = self.rng
-        inp = {"wr_gnt": self.writer.next(), "urnd": rng.getrandbits(256)}
+        inp = {"wr_gnt": self.writer.next(), "urnd": rng.getrandbits(256),
+               "rd_gnt": int(rng.random() < 0.7), "rd_data": rng.getrandbits(256)}
         if rng.random() < self.pv:
             inp.update(dig_valid=1, dig_data=rng.getrandbits(256))
         elif rng.random() < 0.3:
@@ -331,7 +333,10 @@ class RandomStim:
             r = rng.random()
             count = (rng.randrange(1, 40) if r < 0.4 else rng.randrange(40, 300) if r < 0.9
                      else rng.choice([1, 8, 16, 256, 512]))
-            inp.update(start=1, mode=rng.choice([0, 1, 2, 3, 4, 5, 9, 10, 10]), count=count,
+            mode = rng.choice([0, 1, 2, 3, 4, 5, 9, 10, 10, 11])
+            if mode == 11:                  # b2a1m: one word of bits (the core refuses more)
+                count = rng.randint(1, 256)
+            inp.update(start=1, mode=mode, count=count, src=rng.randrange(DMEM_WORDS),
                        dst=rng.randrange(DMEM_WORDS), vmode=rng.randrange(2),
                        cfg=rng.getrandbits(32))
             self.jobs += 1
@@ -395,7 +400,7 @@ class MaskedJob:
             self.k += 1
         if outs["urnd_step"]:
             ws = [(inp["urnd"] >> (32 * j)) & 0xFFFF_FFFF for j in range(8)]
-            self.words += ws if self.mode == 9 else ws[:6]
+            self.words += ws[:6] if self.mode == 10 else ws
         if outs["wr_req"] and inp["wr_gnt"]:
             self.writes.append((c, outs["wr_addr"], outs["wr_data"]))
         self.on_port.append((outs["wr_req"], outs["wr_addr"], outs["wr_data"]))
@@ -445,3 +450,55 @@ def test_masked_cbd_short_counts(eta, count):
 def _kem_cbd(b, eta):
     from kyber_py.ml_kem.default_parameters import ML_KEM_768 as P
     return P.R.cbd(b, eta).coeffs
+
+
+class B2aJob(MaskedJob):
+    """b2a1m: DMEM words src (share 0), src + 1 (public), src + 2 (share 1) read through the
+    unit's read port (data the cycle after the grant)."""
+
+    def __init__(self, count, dst, src, mem, rng, p_gnt=1.0):
+        super().__init__(11, count, dst, b"", b"", rng, p_gnt)
+        self.src, self.mem, self.pending, self.reads = src, mem, None, []
+
+    def inputs(self, c, outs):
+        inp = super().inputs(c, outs)
+        inp.pop("dig_valid", None)
+        if c == 0:
+            inp["src"] = self.src
+        inp["rd_gnt"] = int(self.rng.random() < self.p_gnt)
+        inp["rd_data"] = self.mem.get(self.pending, self.rng.getrandbits(256)) if self.pending is not None else 0
+        return inp
+
+    def observe(self, c, inp, outs):
+        super().observe(c, inp, outs)
+        self.pending = outs["rd_addr"] if outs["rd_req"] and inp["rd_gnt"] else None
+        if self.pending is not None:
+            self.reads.append(self.pending)
+
+
+@pytest.mark.parametrize("count,rtl,p_gnt", [(256, True, 1.0), (256, True, 0.5), (77, True, 0.8),
+                                             (256, False, 0.3)])
+def test_b2a1m_converts_a_word_of_bits_read_from_dmem(count, rtl, p_gnt):
+    """E0 + E1 = each bit of share 0 ^ share 1 (mod q), neither share the bits; the unit reads
+    share 0, the public word, share 1 in that order (the read register never goes from one
+    share to the other); (E0, E1) are masked_cbd's one-bit gadget on the words it stepped for."""
+    from ip.acc.iss import masked_cbd as mc
+    rng = random.Random(count + rtl)
+    x, x0 = rng.getrandbits(256), rng.getrandbits(256)
+    src, dst = 40, 8
+    mem = {src: x0, src + 1: 0, src + 2: x ^ x0}
+    job = B2aJob(count, dst, src, mem, rng, p_gnt)
+    _run(job, 2000, rtl=rtl)
+    assert job.reads == [src, src + 1, src + 2]
+    words = -(-count // 16)
+    e0 = _coeffs(_mem([w for w in job.writes if w[1] < dst + words]), dst, count, 0)
+    e1 = _coeffs(_mem([w for w in job.writes if w[1] >= dst + words]), dst + words, count, 0)
+    bits = [(x >> i) & 1 for i in range(count)]
+    assert [(a + b) % Q[0] for a, b in zip(e0, e1)] == bits
+    assert e0 != bits and e1 != bits
+    r = [mc.r_of_word(w) for w in job.words]
+    b0 = [(x0 >> i) & 1 for i in range(count)]
+    b1 = [((x ^ x0) >> i) & 1 for i in range(count)]
+    ref = [mc.stage1([p], [q_], [rr], signs=(1,)) for p, q_, rr in zip(b0, b1, r)]
+    assert e0 == [v for v, _ in ref]
+    assert e1 == [mc.stage2(a, [p], signs=(1,)) for (_, a), p in zip(ref, b0)]

@@ -139,7 +139,8 @@ def test_the_masked_decoding_passes_on_the_buses(power_model, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked", "mlkem_g_masked",
-                                  "mlkem_j_masked", "mlkem_prf_masked", "mlkem_cbd_masked"])
+                                  "mlkem_j_masked", "mlkem_prf_masked", "mlkem_cbd_masked",
+                                  "mlkem_b2a_masked"])
 def test_the_masked_programs_are_the_same_on_rtl_and_iss(power_model, name):
     """ISS = RTL: cycles, halt and the whole DMEM (outputs, planes, the wipe)."""
     import numpy as np
@@ -204,6 +205,21 @@ def test_j_and_the_prf_through_the_masked_kmac_stay_under_and_their_seeded_leaks
     assert cli.main(["sca", "tvla", f"mlkem_{kind}_masked_combined", "--traces", "100", "--batch", "50",
                      "--expect-leak", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["orders"]["1"]["units"]["kmac"]["cycles_confirmed"] > 0
+
+
+def test_m_prime_s_b2a_by_the_stream_unit_stays_under_and_its_joined_outputs_do_not(power_model, tmp_path):
+    """256 secret bits (m') from Boolean to arithmetic shares by smp.run b2a1m, the bits fixed
+    vs random: under the threshold in every unit, its reads through the DMEM read register and
+    its writes included; the two output shares' first words loaded into one register after
+    it: flagged (on the DMEM read register and the wide registers)."""
+    out = tmp_path / "b2a.json"
+    assert cli.main(["sca", "tvla", "mlkem_b2a_masked", "--traces", "400", "--batch", "200",
+                     "--expect-pass", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["first_flagged_at_traces"] is None
+    out = tmp_path / "joined.json"
+    assert cli.main(["sca", "tvla", "mlkem_b2a_masked_joined", "--traces", "800", "--batch", "200",
+                     "--expect-leak", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["orders"]["1"]["units"]["dmem"]["cycles_confirmed"] > 0
 
 
 def test_bad_requests_are_refused_by_name(capsys):

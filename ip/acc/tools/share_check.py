@@ -76,7 +76,7 @@ _PORT_C_WRD = {"bn.sel", "bn.ins"}                 # the two that read wrd, on p
 # 1-cycle instructions whose WDR result goes over the write-back bus (not loads: their data
 # comes from the DMEM read register; not the multiplier unit's: from its pipeline)
 _WB_GROUPS = ("vec", "ntt", "wide-mem", "kmac")
-_MASKED_STREAM = ("cbd2m", "cbd3m")               # smp.run modes whose writes are followed
+_MASKED_STREAM = ("cbd2m", "cbd3m", "b2a1m")      # smp.run modes whose writes are followed
 
 
 def takes_write_back(insn) -> bool:
@@ -218,8 +218,8 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
 
     def stream_job(pc, insn, ops):
         """smp.run in a masked mode: the unit writes share 0's words from the KMAC's share-0
-        state, then share 1's from its share-1 state, both masked by the unit's fresh URND
-        words (a gadget in hardware, like the masked Keccak; its tests and the assessment
+        state (b2a1m: from its source's first word), then share 1's from its share-1 state
+        (b2a1m: its third word), both masked by the unit's fresh URND words (a gadget in hardware, like the masked Keccak; its tests and the assessment
         check it). The words are labelled when the job starts (the program waits for it
         before it touches them). Other modes are refused: their writes are not followed."""
         mode = insn.operands["mode"].values[ops["mode"]]
@@ -229,8 +229,18 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
         dst, cnt = sim.gpr.read(ops["grs1"]) // 32, sim.gpr.read(ops["grs2"])
         nw = -(-cnt // 16)
         r = frozenset((next(fresh),))
+        sources = [regs.get(("kmac", share), PUBLIC) for share in (0, 1)]
+        if mode == "b2a1m":        # DMEM: share 0, a public word, share 1, through the read register
+            w0 = sim.csr.values["SMP_SRC"] // 32
+            read = [mem.get(w0 + k, PUBLIC) for k in range(3)]
+            for k, lab in enumerate(read):
+                old = buses.get("dmem read", (PUBLIC, ""))[0]
+                if transitions and leaks(old, lab):
+                    report(pc, f"dmem read (stream unit, word {k}): {old} then {lab}", "transition")
+                buses["dmem read"] = (lab, program.texts[pc // 4])
+            sources = [read[0], read[2]]
         for share in (0, 1):
-            src = regs.get(("kmac", share), PUBLIC)
+            src = sources[share]
             for w in range(dst + share * nw, dst + (share + 1) * nw):
                 old, mem[w] = mem.get(w, PUBLIC), Label(src.doms, r, r | src.rand)
                 overwrite(pc, f"DMEM {32 * w:#x} (stream unit)", old, mem[w])

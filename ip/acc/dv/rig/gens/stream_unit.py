@@ -9,8 +9,8 @@ from ip.acc.dv.rig.config import _li
 from ip.acc.dv.rig.gens.straight_line import plain_item
 from ip.acc.dv.rig.state import State
 
-SMP_MODES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4", "cbd2m", "cbd3m")
-MASKED = ("cbd2m", "cbd3m")          # two polynomials, 16-bit lanes; VMODE 1 is SAMPLER
+SMP_MODES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4", "cbd2m", "cbd3m", "b2a1m")
+MASKED = ("cbd2m", "cbd3m", "b2a1m")  # two polynomials, 16-bit lanes; VMODE 1 is SAMPLER
 URND_USES = ("csrrs x{}, URND, x0", "bn.wsrr w{}, URND", "bn.wsrw URND, w{}")
 
 
@@ -33,16 +33,22 @@ def smp_item(g: State, misuse: str | None = None) -> list[str]:
     count = r.randint(1, 8 * words)              # fits in either VMODE
     if misuse == "smp_urnd":
         mode = r.choice(MASKED)
+    pre = []
     if mode in MASKED:                           # share 0's and share 1's words
         words = max(2, words - words % 2)
         dst = 32 * r.randrange(0, g.lay.data_end // 32 - words + 1)
         count = r.randint(1, 8 * words)
+    if mode == "b2a1m":                          # three source words in the data area
+        count = min(count, r.choice((256, 256, r.randint(1, 300))))
+        gs = r.choice([x for x in range(1, 31) if x not in (gd, gc)])
+        src = 32 * r.randrange(0, g.lay.data_end // 32 - 2) + (4 if g.chance(0.05) else 0)
+        pre = _li(gs, src) + [f"csrrw x0, SMP_SRC, x{gs}"]
     if misuse == "smp_mode":
         mode = r.choice(("unpack", "pack", "ball"))
     elif misuse == "smp_dst":
         dst = r.choice((dst + 4, g.cfg.dmem_size - 32))
         count = 256 if dst % 32 == 0 else count
-    out = _li(gd, dst) + _li(gc, count) + [f"smp.run x{gd}, x{gc}, {mode}"]
+    out = pre + _li(gd, dst) + _li(gc, count) + [f"smp.run x{gd}, x{gc}, {mode}"]
     if misuse == "smp_busy":
         return out + [f"smp.run x{gd}, x{gc}, {mode}"]
     if misuse == "smp_urnd":
