@@ -80,7 +80,30 @@ def acc_kernel_jobs() -> list:
         jobs.append((key, assemble(src, f"{key}.s"), bench.image(dm, size), 20_000,
                      bench.kernel_check(mode, ref, base)))
     return (jobs + bench.mlkem_decaps_jobs(mem=size) + mlkem_keygen_encaps_jobs(size)
-            + [masked_noise_job(size)])
+            + [masked_noise_job(size), masked_b2a_job(size)])
+
+
+def masked_b2a_job(size: int, seed: int = 12) -> tuple:
+    """m''s B2A by the stream unit (ip/acc/kernels/mlkem/masked_b2a.py), URND seeded from a DMEM
+    word: (key, words, DMEM image, max cycles, check: the shares add up to the bits)."""
+    import random
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked import wipe
+    from ip.acc.kernels.mlkem.masked_b2a import MaskedB2A
+    from ip.acc.tools.asm import assemble
+    f = MaskedB2A()
+    rng = random.Random(seed)
+    x, x1, urnd = rng.randbytes(32), rng.randbytes(32), rng.randbytes(32)
+    src = "\n".join([f"bn.lw w0, {f.END}(x0)", "bn.wsrw URND, w0", *wipe("w0"), *f.body(), "ecall"]) + "\n"
+    img = {**f.image(bytes(a ^ b for a, b in zip(x, x1)), x1), f.END: urnd}
+    bits = [(int.from_bytes(x, "little") >> i) & 1 for i in range(256)]
+
+    def check(res):
+        if res.halt != "ecall":
+            return f"{res.halt}, err {res.err_bits:#x}"
+        e0, e1 = f.outputs(bytes(res.dmem))
+        return None if [(a + b) % 3329 for a, b in zip(e0, e1)] == bits else "outputs differ from the bits"
+    return ("mlkem_b2a_masked", assemble(src, "mlkem_b2a_masked.s"), image(img, size), 5_000, check)
 
 
 def masked_noise_job(size: int, seed: int = 11) -> tuple:

@@ -310,22 +310,23 @@ def test_fuzz_cli_gls_backend_takes_the_netlists_sizes(capsys):
 
 
 def test_gate_level_kernels_hold_every_mlkem768_operation():
-    """`pqsoc gls acc` runs ML-KEM-768 keygen, encaps and decaps (valid and rejected) and the
-    masked noise sampling at gate level; the keygen / encaps / noise checks pass on the ISS
-    against kyber-py and catch a wrong output byte."""
+    """`pqsoc gls acc` runs ML-KEM-768 keygen, encaps and decaps (valid and rejected), the
+    masked noise sampling and m''s B2A at gate level; their checks pass on the ISS (against
+    kyber-py, the B2A against its bits) and catch a wrong output byte."""
     from ip.acc import block as acc_block
     from ip.acc.dv.lockstep import IssBackend
     keys = [j[0] for j in acc_gls.acc_kernel_jobs()]
     assert {"mlkem768_keygen", "mlkem768_encaps", "mlkem768_decaps", "mlkem768_decaps_reject",
-            "mlkem768_noise_masked"} <= set(keys)
+            "mlkem768_noise_masked", "mlkem_b2a_masked"} <= set(keys)
     for key, words, img, cycles, check in (acc_gls.mlkem_keygen_encaps_jobs(acc_block.DMEM_SIZE)
-                                           + [acc_gls.masked_noise_job(acc_block.DMEM_SIZE)]):
+                                           + [acc_gls.masked_noise_job(acc_block.DMEM_SIZE),
+                                              acc_gls.masked_b2a_job(acc_block.DMEM_SIZE)]):
         r = IssBackend(acc_block.IMEM_SIZE, acc_block.DMEM_SIZE).run(words, img, cycles)
         assert check(r) is None, key
         r.dmem = bytearray(r.dmem)
         r.dmem[0] ^= 1                   # DMEM byte 0 lies in the outputs of keygen / encaps,
-        r.dmem[128] ^= 1                 # byte 128 in the noise's (and keygen / encaps')
-        assert check(r) == "outputs differ from kyber-py's", key
+        r.dmem[128] ^= 1                 # byte 128 in the noise's and the B2A's
+        assert check(r) in ("outputs differ from kyber-py's", "outputs differ from the bits"), key
 
 
 def test_dmem_window_passes_entropy_to_the_backend():
