@@ -213,11 +213,11 @@ def test_m_prime_s_b2a_by_the_stream_unit_stays_under_and_its_joined_outputs_do_
     its writes included; the two output shares' first words loaded into one register after
     it: flagged (on the DMEM read register and the wide registers)."""
     out = tmp_path / "b2a.json"
-    assert cli.main(["sca", "tvla", "mlkem_b2a_masked", "--traces", "400", "--batch", "200",
+    assert cli.main(["sca", "tvla", "mlkem_b2a_masked", "--traces", "200", "--batch", "200",
                      "--expect-pass", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["first_flagged_at_traces"] is None
     out = tmp_path / "joined.json"
-    assert cli.main(["sca", "tvla", "mlkem_b2a_masked_joined", "--traces", "800", "--batch", "200",
+    assert cli.main(["sca", "tvla", "mlkem_b2a_masked_joined", "--traces", "600", "--batch", "200",
                      "--expect-leak", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["orders"]["1"]["units"]["dmem"]["cycles_confirmed"] > 0
 
