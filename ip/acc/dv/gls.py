@@ -88,13 +88,12 @@ def masked_b2a_job(size: int, seed: int = 12) -> tuple:
     word: (key, words, DMEM image, max cycles, check: the shares add up to the bits)."""
     import random
     from ip.acc.dv.jobs import image
-    from ip.acc.kernels.mlkem.masked import wipe
     from ip.acc.kernels.mlkem.masked_b2a import MaskedB2A
     from ip.acc.tools.asm import assemble
     f = MaskedB2A()
     rng = random.Random(seed)
     x, x1, urnd = rng.randbytes(32), rng.randbytes(32), rng.randbytes(32)
-    src = "\n".join([f"bn.lw w0, {f.END}(x0)", "bn.wsrw URND, w0", *wipe("w0"), *f.body(), "ecall"]) + "\n"
+    src = _urnd_from_dmem(f)
     img = {**f.image(bytes(a ^ b for a, b in zip(x, x1)), x1), f.END: urnd}
     bits = [(int.from_bytes(x, "little") >> i) & 1 for i in range(256)]
 
@@ -106,6 +105,13 @@ def masked_b2a_job(size: int, seed: int = 12) -> tuple:
     return ("mlkem_b2a_masked", assemble(src, "mlkem_b2a_masked.s"), image(img, size), 5_000, check)
 
 
+def _urnd_from_dmem(f) -> str:
+    """A masked kernel's body with URND seeded from the DMEM word at f.END (kernel jobs carry no
+    ENTROPY words, which its own seed_urnd reads)."""
+    from ip.acc.kernels.mlkem.masked import wipe
+    return "\n".join([f"bn.lw w0, {f.END}(x0)", "bn.wsrw URND, w0", *wipe("w0"), *f.body(), "ecall"]) + "\n"
+
+
 def masked_noise_job(size: int, seed: int = 11) -> tuple:
     """ML-KEM-768's noise in two shares (ip/acc/kernels/mlkem/masked_hash.py's MaskedCBD: the
     masked KMAC's PRF, the stream unit's masked CBD mode), URND seeded from a DMEM word (kernel
@@ -114,13 +120,12 @@ def masked_noise_job(size: int, seed: int = 11) -> tuple:
     import random
     from kyber_py.ml_kem.default_parameters import ML_KEM_768 as P
     from ip.acc.dv.jobs import image
-    from ip.acc.kernels.mlkem.masked import wipe
     from ip.acc.kernels.mlkem.masked_hash import MaskedCBD
     from ip.acc.tools.asm import assemble
     f = MaskedCBD(768)
     rng = random.Random(seed)
     r, r1, urnd = rng.randbytes(32), rng.randbytes(32), rng.randbytes(32)
-    src = "\n".join([f"bn.lw w0, {f.END}(x0)", "bn.wsrw URND, w0", *wipe("w0"), *f.body(), "ecall"]) + "\n"
+    src = _urnd_from_dmem(f)
     img = {**f.image(bytes(a ^ b for a, b in zip(r, r1)), r1), f.END: urnd}
     want = [P.R.cbd(hashlib.shake_256(r + bytes([n])).digest(64 * eta), eta).coeffs
             for n, eta in enumerate(f.etas)]

@@ -68,6 +68,11 @@ def _candidates(mode, q, win, g):
     return out
 
 
+def _word16(lanes) -> int:
+    """A DMEM word of 16-bit lanes (the masked modes' whatever VMODE)."""
+    return sum(v << (16 * i) for i, v in enumerate(lanes))
+
+
 class StreamUnitModel:
     def __init__(self, dmem_words):
         self.dmem_words = dmem_words
@@ -273,7 +278,7 @@ class StreamUnitModel:
             for c in range(n):
                 self.acc1[lane + c] = stage2(a[k * c:k * c + k], x0[k * c:k * c + k], signs=signs)
             if complete:
-                self.wbuf1 = sum(v << (16 * i) for i, v in enumerate(self.acc1))
+                self.wbuf1 = _word16(self.acc1)
                 self.waddr1 = self.addr1
                 self.addr1 = (self.addr1 + 1) & self.amask
                 self.wvalid1 = 1
@@ -302,7 +307,7 @@ class StreamUnitModel:
             self.s2 = (lane, n, complete, tuple(a_all), tuple(bits0[:k * n]))
             self.taken += n
             if complete:
-                self.wbuf = sum(v << (16 * i) for i, v in enumerate(self.acc0))
+                self.wbuf = _word16(self.acc0)
                 self.waddr = self.addr
                 self.addr = (self.addr + 1) & self.amask
                 self.wvalid = 1

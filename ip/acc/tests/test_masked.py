@@ -32,6 +32,21 @@ def run(md, x0, x1, entropy):
     return sim, halt
 
 
+def run_image(obj, x0: bytes, x1: bytes, entropy, name: str, max_cycles: int = 50_000):
+    """obj's program on the ISS with the block's memories, its image of the shares x0 / x1 and
+    the ENTROPY words; returns (sim, halt), the halt checked ok."""
+    from ip.acc.dv.jobs import image
+    sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+    sim.reset()
+    sim.load_program(assemble(obj.program(), name))
+    sim.dmem.write_bytes(0, image(obj.image(x0, x1), block.DMEM_SIZE))
+    for w in entropy:
+        sim.write_entropy(w)
+    halt = sim.run(max_cycles=max_cycles)
+    assert halt.ok, halt
+    return sim, halt
+
+
 def shares(x, rng):
     x0 = [rng.randrange(Q) for _ in x]
     return x0, [(a - b) % Q for a, b in zip(x, x0)]
@@ -366,7 +381,6 @@ def test_masked_prf_is_shake256_in_two_shares(param):
     etas (eta1 for N < k, eta2 after), neither share the output, in a time that depends on
     nothing; the share registers zeroed; the share-domain check clean."""
     import hashlib
-    from ip.acc.dv.jobs import image
     from ip.acc.kernels.mlkem.masked_hash import MaskedPRF
     from ip.acc.tools import share_check
     from ip.acc.tools.ct_data import Program
@@ -380,14 +394,7 @@ def test_masked_prf_is_shake256_in_two_shares(param):
         r, r1 = rng.randbytes(32), rng.randbytes(32)
         r0 = bytes(a ^ b for a, b in zip(r, r1))
         ent = [rng.getrandbits(32) for _ in range(8)]
-        sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
-        sim.reset()
-        sim.load_program(assemble(f.program(), "masked_prf.s"))
-        sim.dmem.write_bytes(0, image(f.image(r0, r1), block.DMEM_SIZE))
-        for w in ent:
-            sim.write_entropy(w)
-        halt = sim.run(max_cycles=50_000)
-        assert halt.ok, halt
+        sim, halt = run_image(f, r0, r1, ent, "masked_prf.s")
         for n, (o0, o1) in enumerate(f.outputs(sim.dmem.read_bytes())):
             ref = hashlib.shake_256(r + bytes([n])).digest(len(o0))
             assert bytes(a ^ b for a, b in zip(o0, o1)) == ref
@@ -410,7 +417,6 @@ def test_masked_cbd_is_kyber_py_s_noise_in_two_arithmetic_shares(param):
     the share-domain check clean, and flagged when r' is combined first."""
     import hashlib
     from kyber_py.ml_kem.default_parameters import ML_KEM_512 as P
-    from ip.acc.dv.jobs import image
     from ip.acc.kernels.mlkem.masked_hash import MaskedCBD
     from ip.acc.tools import share_check
     from ip.acc.tools.ct_data import Program
@@ -423,14 +429,7 @@ def test_masked_cbd_is_kyber_py_s_noise_in_two_arithmetic_shares(param):
         r, r1 = rng.randbytes(32), rng.randbytes(32)
         r0 = bytes(a ^ b for a, b in zip(r, r1))
         ent = [rng.getrandbits(32) for _ in range(8)]
-        sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
-        sim.reset()
-        sim.load_program(assemble(f.program(), "masked_cbd.s"))
-        sim.dmem.write_bytes(0, image(f.image(r0, r1), block.DMEM_SIZE))
-        for w in ent:
-            sim.write_entropy(w)
-        halt = sim.run(max_cycles=50_000)
-        assert halt.ok, halt
+        sim, halt = run_image(f, r0, r1, ent, "masked_cbd.s")
         for n, (e0, e1) in enumerate(f.outputs(sim.dmem.read_bytes())):
             eta = f.etas[n]
             want = P.R.cbd(hashlib.shake_256(r + bytes([n])).digest(64 * eta), eta).coeffs
@@ -475,7 +474,6 @@ def test_masked_b2a_gives_m_prime_s_bits_in_arithmetic_shares():
     """The stream unit's b2a1m on 256 bits in Boolean shares (ip/acc/kernels/mlkem/masked_b2a.py):
     share 0 + share 1 = each bit mod q, neither share the bits, the same cycles for every input
     and mask; constant time, clean for the share check, and its seeded leak flagged."""
-    from ip.acc.dv.jobs import image
     from ip.acc.kernels.mlkem.masked_b2a import MaskedB2A
     from ip.acc.tools import constant_time as ct, ct_data, share_check
     from ip.acc.tools.ct_data import Program
@@ -486,14 +484,7 @@ def test_masked_b2a_gives_m_prime_s_bits_in_arithmetic_shares():
         x1 = rng.randbytes(32)
         x0 = bytes(a ^ b for a, b in zip(x, x1))
         ent = [rng.getrandbits(32) for _ in range(8)]
-        sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
-        sim.reset()
-        sim.load_program(assemble(f.program(), "masked_b2a.s"))
-        sim.dmem.write_bytes(0, image(f.image(x0, x1), block.DMEM_SIZE))
-        for w in ent:
-            sim.write_entropy(w)
-        halt = sim.run(max_cycles=10_000)
-        assert halt.ok, halt
+        sim, halt = run_image(f, x0, x1, ent, "masked_b2a.s", 10_000)
         e0, e1 = f.outputs(sim.dmem.read_bytes())
         bits = [(int.from_bytes(x, "little") >> i) & 1 for i in range(256)]
         assert [(a + b) % Q for a, b in zip(e0, e1)] == bits
