@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Benchmark of the first-order masked ML-KEM pieces (issue #38) on the ACC ISS: cycles, IMEM
 and DMEM of the masked decoding gadget, of masked K-PKE.Decrypt and of the re-encryption's
-masked noise sampling (PRF + the stream unit's masked CBD) for every parameter set, against
-the same work unmasked, and of m''s B2A by the same unit; every case checked against kyber-py
+masked noise sampling (PRF + the stream unit's masked CBD) and of the masked re-encryption
+for every parameter set, against the same work unmasked, and of m''s B2A by the same unit; every case checked against kyber-py
 (m0 ^ m1 = K-PKE.Decrypt(dk_PKE, c), valid and random ciphertexts, fresh shares and masks).
 
     python -m ip.acc.dv.bench_masked --n 20 --seed 1 --json reports/masked_bench.json
@@ -90,7 +90,48 @@ def bench(n: int, seed: int, log=print) -> dict:
             f"{fig['cycles']} cycles masked, {fig['unmasked_cycles']} unmasked ({fig['overhead']}x)")
     out["programs"]["mlkem_b2a_masked"] = fig = _b2a(n, rng, entropy)
     log(f"[masked] B2A of 256 bits (m'): {fig['cycles']} cycles")
+    for param in (512, 768, 1024):
+        out["programs"][f"mlkem{param}_encrypt_masked"] = fig = _encrypt(param, n, rng, entropy)
+        log(f"[masked] ML-KEM-{param} re-encryption: {fig['cycles']} cycles masked, "
+            f"{fig['unmasked_reencrypt_cycles']} in the unmasked decapsulation ({fig['overhead']}x)")
     return out
+
+
+def _encrypt(param: int, n: int, rng, entropy) -> dict:
+    """The masked re-encryption (ip/acc/kernels/mlkem/masked_encrypt.py), u' and v' from its
+    shares compressed = kyber-py's K-PKE.Encrypt(ek, m', r'), against the unmasked
+    decapsulation's re-encryption and comparison (its phases after G up to the selection,
+    the difference of two prefix runs, unscheduled across the seams)."""
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.kernels.mlkem.decaps import decaps
+    from ip.acc.kernels.mlkem.masked_encrypt import MaskedEncrypt
+    kem = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    f = MaskedEncrypt(param)
+    words = assemble(f.program(), f"mlkem{param}_encrypt_masked.s")
+    cycles = set()
+    for _ in range(n):
+        ek, dk = kem._keygen_internal(rng.randbytes(32), rng.randbytes(32))
+        m, r, m1, r1 = (rng.randbytes(32) for _ in range(4))
+        c, dm = _run(words, f.image(ek, bytes(a ^ b for a, b in zip(r, r1)), r1,
+                                    bytes(a ^ b for a, b in zip(m, m1)), m1), entropy())
+        u0, u1, v0, v1 = f.outputs(dm)
+        got = b"".join(kem.R([(a + b) % 3329 for a, b in zip(x, y)]).compress(kem.du).encode(kem.du)
+                       for x, y in zip(u0, u1)) + \
+            kem.R([(a + b) % 3329 for a, b in zip(v0, v1)]).compress(kem.dv).encode(kem.dv)
+        assert got == kem._k_pke_encrypt(ek, m, r), param
+        cycles.add(c)
+    fig = _figures(cycles, words, f.END)
+    plain = decaps(param)
+    ph = plain.phases()
+    img = plain.image(dk=dk, c=kem._encaps_internal(ek, m)[1])
+
+    def prefix(k):
+        src = "\n".join(["lui x30, 4"] + [x for _, body in ph[:k] for x in body] + ["kmac.rel", "ecall"]) + "\n"
+        return _run(assemble(src, "prefix.s"), img, ())[0]
+    assert [name for name, _ in ph[:3]] == ["init", "decrypt (+ J absorb)", "G"] and ph[-2][0] == "select"
+    fig["unmasked_reencrypt_cycles"] = prefix(len(ph) - 2) - prefix(3)
+    fig["overhead"] = round(fig["cycles"] / fig["unmasked_reencrypt_cycles"], 2)
+    return fig
 
 
 def _b2a(n: int, rng, entropy) -> dict:

@@ -53,6 +53,11 @@ Programs:
     mlkem_b2a_masked           256 bits in two Boolean shares to two arithmetic shares by the
                                stream unit's b2a1m (m' for re-encryption); secret: the bits
     mlkem_b2a_masked_joined    the same with the output shares joined in a register
+    mlkem768_encrypt_masked    the re-encryption of decapsulation up to its comparison
+                               (ip/acc/kernels/mlkem/masked_encrypt.py): u', v' in arithmetic
+                               shares from m', r' in Boolean shares; secret: m' || r'; fresh
+                               each trace: ek (a new key pair), the shares, URND's seed
+    mlkem768_encrypt_masked_joined  the same with u'[0]'s two shares joined in a register
 """
 import time
 from dataclasses import dataclass
@@ -199,6 +204,32 @@ def _b2a_masked(leak: str | None = None) -> Program:
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, lambda rng: rng.bytes(32))
 
 
+def _mlkem_encrypt_masked(leak: str | None = None) -> Program:
+    """ML-KEM-768's masked re-encryption (masked_encrypt.py): m' || r' fixed vs random, their
+    Boolean shares, ek (a fresh key pair) and URND's seed fresh each trace."""
+    from kyber_py.ml_kem import ML_KEM_768
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_encrypt import MaskedEncrypt
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    obj = MaskedEncrypt(768, leak)
+
+    def inputs(rng, fixed: bytes | None) -> tuple:
+        x = fixed if fixed is not None else rng.bytes(64)
+        ek, _ = ML_KEM_768._keygen_internal(rng.bytes(32), rng.bytes(32))
+        m1, r1 = rng.bytes(32), rng.bytes(32)
+        m0, r0 = (bytes(a ^ b for a, b in zip(x[o:o + 32], s)) for o, s in ((0, m1), (32, r1)))
+        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        return image(obj.image(ek, r0, r1, m0, m1), block.DMEM_SIZE), entropy
+
+    name = "mlkem768_encrypt_masked" + (f"_{leak}" if leak else "")
+    return Program(name, "ML-KEM-768 re-encryption (K-PKE.Encrypt before Compress), first-order masked: "
+                   "m' || r' fixed vs random; ek, shares and masks fresh each trace"
+                   + ("; a seeded leak: u'[0]'s two shares' first words loaded into one register"
+                      if leak else ""),
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, lambda rng: rng.bytes(64))
+
+
 def _mlkem_decrypt_masked(param: int, fixed_public: bool = False) -> Program:
     """fixed_public: the ciphertext the same in every trace (encapsulated to a fixed public
     key), so the fixed class's v - w, the decoding gadget's input, is fixed too."""
@@ -252,6 +283,8 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_cbd_masked_joined"] = lambda: _masked_hash("cbd", "joined")
     out["mlkem_b2a_masked"] = lambda: _b2a_masked()
     out["mlkem_b2a_masked_joined"] = lambda: _b2a_masked("joined")
+    out["mlkem768_encrypt_masked"] = lambda: _mlkem_encrypt_masked()
+    out["mlkem768_encrypt_masked_joined"] = lambda: _mlkem_encrypt_masked("joined")
     out["mlkem_g_masked_fixed_public"] = lambda: _masked_hash("g", fixed_public=True)
     out["mlkem_j_masked_fixed_public"] = lambda: _masked_hash("j", fixed_public=True)
     out.update({f"mlkem{p}_decrypt_masked_fixed_public": (lambda p=p: _mlkem_decrypt_masked(p, fixed_public=True))

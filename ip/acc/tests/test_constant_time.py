@@ -53,6 +53,14 @@ CASES = [
      # a public value overwrites the secret before the load (a strong update)
      "lw x5, 12(x0)\nsw x5, 200(x0)\nsw x0, 200(x0)\nlw x6, 200(x0)\nbne x6, x0, L\nL:",
      [("branch", "bne")]),
+    ("a masked START draws URND: its digest is secret, an unmasked one's is not",
+     "bn.wsrr w0, RND\nbn.wsrw URND, w0\nkmac.acq\naddi x1, x0, 33\nkmac.start x1, x0\n"
+     "bn.lw w1, 64(x0)\naddi x3, x0, -1\nkmac.msg w1, x3\nkmac.finish\nkmac.dig w2\n"
+     "bn.ext x4, w2, 0\nbeq x4, x0, L\nL:",
+     "bn.wsrr w0, RND\nbn.wsrw URND, w0\nkmac.acq\naddi x1, x0, 1\nkmac.start x1, x0\n"
+     "bn.lw w1, 64(x0)\naddi x3, x0, -1\nkmac.msg w1, x3\nkmac.finish\nkmac.dig w2\n"
+     "bn.ext x4, w2, 0\nbeq x4, x0, L\nL:",
+     [("branch", "beq")]),
     ("secret through the KMAC digest",
      "kmac.acq\naddi x1, x0, 5\naddi x2, x0, 32\nkmac.start x1, x2\nbn.lw w1, 0(x0)\n"
      "addi x3, x0, -1\nkmac.msg w1, x3\nkmac.dig w2\nbn.ext x4, w2, 0\nbeq x4, x0, L\nL:",

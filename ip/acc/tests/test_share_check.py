@@ -184,13 +184,18 @@ def test_the_masked_sampler_s_two_shares_are_followed():
     """smp.run cbd2m's words carry the KMAC states' domains, masked by the unit's fresh words
     (the same words in both shares): reading them one at a time with a public word between is
     clean; share 0's and share 1's words loaded into one register one after the other are
-    flagged, there and on the DMEM read register. An unmasked mode's job is refused."""
+    flagged, there and on the DMEM read register. An unmasked mode takes the digest's share 0
+    only: its words carry share 0's domain (share 1 loaded over one is flagged). A mode that
+    writes no DMEM words of its own is refused."""
     assert found(_sampled("bn.lw w5, 1024(x0)\nbn.lw w9, 64(x0)\nbn.lw w6, 1536(x0)\n"), "value") == []
     assert found(_sampled("bn.lw w5, 1024(x0)\nbn.lw w9, 64(x0)\nbn.lw w6, 1536(x0)\n")) == []
     joined = found(_sampled("bn.lw w5, 1024(x0)\nbn.lw w5, 1536(x0)\n"))
     assert joined == [("bn.lw w5, 1536(x0)", "w5"), ("bn.lw w5, 1536(x0)", "dmem read")]
-    with pytest.raises(RuntimeError, match="mode cbd2 are not followed"):
-        found(_sampled("", mode="cbd2"))
+    assert found(_sampled("bn.lw w5, 1024(x0)\nbn.lw w9, 64(x0)\n", mode="cbd2")) == []
+    assert found(_sampled("bn.lw w5, 1024(x0)\nbn.lw w5, 32(x0)\n", mode="cbd2")) == \
+        [("bn.lw w5, 32(x0)", "w5"), ("bn.lw w5, 32(x0)", "dmem read")]
+    with pytest.raises(RuntimeError, match="mode pack are not followed"):
+        found(_sampled("", mode="pack"))
 
 
 def test_b2a1m_reads_are_followed_through_the_read_register():

@@ -77,6 +77,7 @@ _PORT_C_WRD = {"bn.sel", "bn.ins"}                 # the two that read wrd, on p
 # comes from the DMEM read register; not the multiplier unit's: from its pipeline)
 _WB_GROUPS = ("vec", "ntt", "wide-mem", "kmac")
 _MASKED_STREAM = ("cbd2m", "cbd3m", "b2a1m")      # smp.run modes whose writes are followed
+_PLAIN_STREAM = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")   # one output, from KMAC share 0
 
 
 def takes_write_back(insn) -> bool:
@@ -221,12 +222,21 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
         state (b2a1m: from its source's first word), then share 1's from its share-1 state
         (b2a1m: its third word), both masked by the unit's fresh URND words (a gadget in hardware, like the masked Keccak; its tests and the assessment
         check it). The words are labelled when the job starts (the program waits for it
-        before it touches them). Other modes are refused: their writes are not followed."""
+        before it touches them). The unmasked modes (_PLAIN_STREAM) write one output from the
+        digest, i.e. from the KMAC's share-0 state, and carry its label (public for a public
+        seed, e.g. A_hat's rho). Other modes are refused: their writes are not followed."""
         mode = insn.operands["mode"].values[ops["mode"]]
+        dst, cnt = sim.gpr.read(ops["grs1"]) // 32, sim.gpr.read(ops["grs2"])
+        if mode in _PLAIN_STREAM:
+            lanes = 16 if sim.csr.values["VMODE"] == 0 else 8
+            src = regs.get(("kmac", 0), PUBLIC)
+            for w in range(dst, dst + -(-cnt // lanes)):
+                old, mem[w] = mem.get(w, PUBLIC), src
+                overwrite(pc, f"DMEM {32 * w:#x} (stream unit)", old, src)
+            return
         if mode not in _MASKED_STREAM:
             raise RuntimeError(f"{pc:#x} {program.texts[pc // 4]}: the stream unit's background "
                                f"DMEM writes in mode {mode} are not followed by this check")
-        dst, cnt = sim.gpr.read(ops["grs1"]) // 32, sim.gpr.read(ops["grs2"])
         nw = -(-cnt // 16)
         r = frozenset((next(fresh),))
         sources = [regs.get(("kmac", share), PUBLIC) for share in (0, 1)]

@@ -150,6 +150,15 @@ def transposed_store(words, base, regs):
     return L
 
 
+def pointers(terms, c, const_addr, first=0) -> list[str]:
+    """basemul_loop's pointers: x10 + 2 j = term j's a, x11 + 2 j its b, then the constant
+    table's and c's (from block `first` on)."""
+    n, L = len(terms), []
+    for j, (a, b) in enumerate(terms):
+        L += _li(10 + 2 * j, a + 64 * first) + _li(11 + 2 * j, b + 64 * first)
+    return L + _li(10 + 2 * n, const_addr + 32 * first) + _li(11 + 2 * n, c + 64 * first)
+
+
 def basemul_loop(terms, c, const_addr, add=None, one_gamma=False, blocks=(0, 8)):
     """c = sum over (a, b) of MultiplyNTTs(a, b) * 2^-16 (VMODE 0), a natural, b transposed
     (transposed_store); the arithmetic of basemul_program with a prepared b, as a loopi
@@ -164,16 +173,15 @@ def basemul_loop(terms, c, const_addr, add=None, one_gamma=False, blocks=(0, 8))
     4 n + 1 instead of 5 n bn.mulvm per block (the loop is issue-bound: 2 cycles a block
     fewer for 3 terms).
     blocks = (first, n): only the blocks first..first + n - 1 (a product in two pieces, to
-    fill two shadows of sampler jobs)."""
+    fill two shadows of sampler jobs).
+    c None: no pointer is set (terms' addresses unused, only their number): the loop alone,
+    a subroutine for several products whose callers set the pointers (pointers())."""
     n = len(terms)
     assert 1 <= n <= 4
     first, nblocks = blocks
     assert 0 <= first and first + nblocks <= 8 and (add is None or blocks == (0, 8))
-    L = []
-    for j, (a, b) in enumerate(terms):
-        L += _li(10 + 2 * j, a + 64 * first) + _li(11 + 2 * j, b + 64 * first)
+    L = [] if c is None else pointers(terms, c, const_addr, first)
     xg, xc = f"x{10 + 2 * n}", f"x{11 + 2 * n}"
-    L += _li(10 + 2 * n, const_addr + 32 * first) + _li(11 + 2 * n, c + 64 * first)
     xe = f"x{12 + 2 * n}"
     if add is not None:
         L += _li(12 + 2 * n, add)

@@ -58,6 +58,16 @@ def wipe(*regs: str) -> list[str]:
     return [f"bn.bcast {r}, x0" for r in regs]
 
 
+def flush(zero: int, scratch: int) -> list[str]:
+    """Between one share's pass and the other's (docs/side_channels.md): every WDR zeroed, the
+    multiplier's stage and holding registers (which keep the last multiplier op's operands
+    and results) flushed by two multiplies of zeros, and a public load (the zero word at
+    `zero`) and store (at `scratch`) on the DMEM ports."""
+    L = [f"bn.xor w{i}, w{i}, w{i}" for i in range(16)]
+    L += ["bn.mulvm w1, w0, w0", "bn.mulvm w2, w0, w0", f"bn.lw w3, {mem(zero)}", f"bn.sw w0, {mem(scratch)}"]
+    return L + [f"bn.xor w{i}, w{i}, w{i}" for i in range(1, 4)]
+
+
 def _bits(k: int) -> list[int]:
     return [(k >> j) & 1 for j in range(BITS + 1)]
 

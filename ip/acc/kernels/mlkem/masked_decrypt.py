@@ -21,7 +21,7 @@ outputs m0, m1 (wipe_all_but), and so is every register.
 from ip.acc.kernels.asm_util import li as _li, loop as _loop, mem as _m, wipe_all_but, zero_dmem
 from ip.acc.kernels.mlkem import basemul, codec, ntt
 from ip.acc.kernels.mlkem.codec import u16 as _u16
-from ip.acc.kernels.mlkem.masked import MaskedDecode, Q, seed_urnd, wipe
+from ip.acc.kernels.mlkem.masked import MaskedDecode, Q, flush, seed_urnd, wipe
 
 PARAMS = {512: 2, 768: 3, 1024: 4}
 
@@ -146,12 +146,7 @@ class MaskedDecrypt:
         return L + self._flush()
 
     def _flush(self) -> list[str]:
-        """Between the shares: registers zeroed, the multiplier's registers flushed by a
-        multiply of zeros, a public load and store on the DMEM ports."""
-        L = [f"bn.xor w{i}, w{i}, w{i}" for i in range(16)]
-        L += ["bn.mulvm w1, w0, w0", "bn.mulvm w2, w0, w0",
-              f"bn.lw w3, {_m(self.gadget.ZERO)}", f"bn.sw w0, {_m(self.SCRATCH)}"]
-        return L + [f"bn.xor w{i}, w{i}, w{i}" for i in range(1, 4)]
+        return flush(self.gadget.ZERO, self.SCRATCH)
 
     def program(self) -> str:
         L = ["lui x30, 4", "csrrw x0, VMODE, x0"] + seed_urnd()

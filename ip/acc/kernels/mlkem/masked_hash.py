@@ -234,6 +234,16 @@ class MaskedPRF:
         return L
 
 
+def prf_cbd(n: int, eta: int, combined: bool = False) -> list[str]:
+    """One noise polynomial: PRF_eta(r', N = n) through the KMAC's masked mode, its digest
+    taken by the stream unit's masked CBD mode into DMEM[x10] (share 0's 256 coefficients,
+    then share 1's), started, not waited for. Expects r''s shares in w1 / w2 (or their XOR
+    in w1: `combined`, the seeded leak), N's byte values in w3, x1 = SHAKE256_MASKED,
+    x3 = -1, x5 = 256; uses x4."""
+    return ["kmac.start x1, x0", "kmac.msg w1, x3" if combined else "kmac.msgm w1, w2, x3",
+            f"addi x4, x0, {1 << n}", "kmac.msg w3, x4", "kmac.finish", f"smp.run x10, x5, cbd{eta}m"]
+
+
 class MaskedCBD(MaskedPRF):
     """The re-encryption's noise polynomials, SamplePolyCBD_eta(PRF_eta(r', N)) for N = 0 ..
     2k, r' = r0 ^ r1 in two Boolean shares: each PRF through the KMAC's masked mode as in
@@ -275,10 +285,7 @@ class MaskedCBD(MaskedPRF):
         if self.leak == "combined":
             L += ["bn.xor w1, w1, w2"]
         for n, eta in enumerate(self.etas):
-            L += ["kmac.start x1, x0",
-                  "kmac.msg w1, x3" if self.leak == "combined" else "kmac.msgm w1, w2, x3",
-                  f"addi x4, x0, {1 << n}", "kmac.msg w3, x4", "kmac.finish",
-                  f"smp.run x10, x5, cbd{eta}m", "smp.wait"]
+            L += prf_cbd(n, eta, self.leak == "combined") + ["smp.wait"]
             if self.leak == "joined":
                 L += ["bn.lw w5, 0(x10)", "bn.lw w5, 512(x10)", *wipe("w5")]
             L += [f"addi x10, x10, {self.POLY}"]

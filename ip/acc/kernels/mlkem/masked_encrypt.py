@@ -1,0 +1,331 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""First-order masked re-encryption of ML-KEM decapsulation (K-PKE.Encrypt, FIPS 203 Alg. 14,
+before Compress) on the ACC, for k = 2, 3, 4 (issue #38).
+
+Decapsulation re-encrypts m' with r' (both secret, from the masked decoding and the masked G)
+and compares the result with the ciphertext. This program computes the re-encryption up to
+that comparison, on shares: r' and m' come in two Boolean shares (r' = r0 ^ r1, m' = m0 ^ m1),
+u' = INTT(A_hat^T o NTT(y)) + e1 and v' = INTT(t_hat^T o NTT(y)) + e2 + Decompress_1(m') come
+out in two arithmetic shares mod q (u' = u'0 + u'1, v' = v'0 + v'1), for the masked
+comparison to take. The public key ek is public.
+
+* Noise: y, e1, e2 = SamplePolyCBD(PRF(r', N)) through the KMAC's masked mode and the stream
+  unit's masked CBD mode (masked_hash.prf_cbd), each polynomial in two arithmetic shares.
+* Decompress_1(m') = 1665 m': the stream unit's b2a1m turns m''s bits into arithmetic shares,
+  and each share is multiplied by 1665 (linear).
+* The linear work runs once per share with the unmasked kernels (NTT, base-case products,
+  INTT, additions mod q); the public A_hat^T entries are sampled (uni12) in the background of
+  it, one row at a time into one row buffer (16 KiB holds no more for ML-KEM-1024), and the
+  decoded t_hat takes the buffer after the last row.
+* Between one share's pass and the other's: every register zeroed, the multiplier flushed, a
+  public load and store on the DMEM ports (masked.flush). A masked sampler job never runs
+  beside share work of the core (only beside public work: t_hat's decode): its share words
+  on the DMEM write port would otherwise follow the core's words of the other share.
+
+At the end every byte that held a share or a value computed from one is zeroed but the
+outputs (u', v' in shares), and so is every register.
+
+`leak` seeds a first-order leak for the assessment's own check: "joined" loads u'[0]'s first
+words of share 0 and share 1 into one register, one after the other.
+"""
+from ip.acc.kernels import sample
+from ip.acc.kernels.asm_util import li as _li, mem as _m, wipe_all_but
+from ip.acc.kernels.mlkem import basemul, codec, ntt
+from ip.acc.kernels.mlkem.codec import u16 as _u16
+from ip.acc.kernels.mlkem.masked import Q, flush, seed_urnd, wipe
+from ip.acc.kernels.mlkem.masked_hash import PRF_SETS, SHAKE256_MASKED, prf_cbd
+from ip.acc.kernels.sample import SHAKE128
+
+LEAKS = (None, "joined")
+MONT_1665 = 1665 * (1 << 16) % Q          # bn.mulvm by it (Montgomery, R = 2^16): x -> 1665 x mod q
+
+
+class MaskedEncrypt:
+    """The program and its DMEM layout for one parameter set (512, 768, 1024)."""
+
+    def __init__(self, param: int = 768, leak: str | None = None):
+        if param not in PRF_SETS:
+            raise ValueError(f"masked K-PKE.Encrypt: ML-KEM-{param} is not one of 512, 768, 1024")
+        if leak not in LEAKS:
+            raise ValueError(f"unknown seeded leak {leak!r}")
+        self.param, self.leak = param, leak
+        k, self.eta1, self.eta2 = PRF_SETS[param]
+        self.k = k
+        self.ek_len = 384 * k + 32
+        # ------------------------------------------------------------ DMEM layout (bytes)
+        self.EK = 0                           # ek: t_hat encoding | rho (public)
+        self.RHO = self.EK + 384 * k
+        w = self.EK + self.ek_len             # the secret inputs, each share between public words
+        self.R0, self.ZR, self.R1, self.NW = (w + 32 * i for i in range(4))   # MaskedPRF's order
+        self.M0, self.ZM, self.M1 = (w + 32 * i for i in range(4, 7))     # b2a1m's source order
+        self.SCRATCH = w + 32 * 7             # the public store between the shares
+        self.TWID = w + 32 * 8
+        self.ITWID = self.TWID + 256
+        self.ISCALE = self.ITWID + 256
+        self.BMC = self.ISCALE + 32
+        self.K1665 = self.BMC + 9 * 32
+        self.Y = self.K1665 + 32              # y_j: share 0 at Y + 1024 j, share 1 512 after
+        self.U = self.Y + 1024 * k            # u'_j: the same
+        self.V = self.U + 1024 * k            # v': share 0, then share 1
+        self.NT = self.V + 1024               # e1_i, e2, then 1665 m': share 0, then share 1
+        self.RB = self.NT + 1024              # A_hat^T's entries, a ring of k + 1; then t_hat
+        self.END = self.RB + 512 * (k + 1)
+        assert self.END <= 16384, self.END
+
+    def poly(self, base: int, j: int, share: int) -> int:
+        """Address of polynomial j's share (Y, U: k polynomials; V, NT: j = 0)."""
+        return base + 1024 * j + 512 * share
+
+    # ------------------------------------------------------------------ host side
+    def image(self, ek: bytes, r0: bytes, r1: bytes, m0: bytes, m1: bytes) -> dict:
+        """DMEM image {addr: bytes}: ek, the shares of r' and of m', the constant words."""
+        for name, v, n in (("ek", ek, self.ek_len), ("r0", r0, 32), ("r1", r1, 32),
+                           ("m0", m0, 32), ("m1", m1, 32)):
+            if len(v) != n:
+                raise ValueError(f"masked K-PKE.Encrypt (ML-KEM-{self.param}): {name} must be "
+                                 f"{n} bytes, not {len(v)}")
+        return {self.EK: bytes(ek), self.R0: bytes(r0), self.ZR: bytes(32), self.R1: bytes(r1),
+                self.NW: bytes(range(32)), self.M0: bytes(m0), self.ZM: bytes(32), self.M1: bytes(m1),
+                self.TWID: b"".join(_u16(x) for x in ntt.twiddle_words()),
+                self.ITWID: b"".join(_u16(x) for x in ntt.itwiddle_words()),
+                self.ISCALE: _u16(basemul.iscale_mont_word()),
+                self.BMC: b"".join(_u16(x) for x in basemul.const_words()),
+                self.K1665: _u16([MONT_1665] * 16)}
+
+    def outputs(self, dmem: bytes) -> tuple[list, list, list[int], list[int]]:
+        """(u'0, u'1, v'0, v'1): u''s shares as k lists of 256 coefficients each, v''s as one."""
+        def coeffs(a):
+            return [int.from_bytes(dmem[a + 2 * i:a + 2 * i + 2], "little") for i in range(256)]
+        return ([coeffs(self.poly(self.U, j, 0)) for j in range(self.k)],
+                [coeffs(self.poly(self.U, j, 1)) for j in range(self.k)],
+                coeffs(self.poly(self.V, 0, 0)), coeffs(self.poly(self.V, 0, 1)))
+
+    def kept(self) -> list:
+        """[(lo, hi)] the final wipe leaves: the outputs, and what only ever holds public values
+        (ek, the zero and N words, the scratch word, the constants, the row buffer)."""
+        return [(self.EK, self.R0), (self.ZR, self.ZR + 32), (self.NW, self.M0), (self.ZM, self.ZM + 32),
+                (self.SCRATCH, self.Y), (self.U, self.NT), (self.RB, self.END)]
+
+    def ct_policy(self) -> dict:
+        """The constant-time check's view: the shares of r' and m' secret; ek, the zero and N
+        words and the constants public; any other byte secret until written."""
+        return {"secret": {"r' share 0": (self.R0, self.R0 + 32), "r' share 1": (self.R1, self.R1 + 32),
+                           "m' share 0": (self.M0, self.M0 + 32), "m' share 1": (self.M1, self.M1 + 32)},
+                "public": {"ek": (self.EK, self.R0), "zero (r')": (self.ZR, self.ZR + 32),
+                           "N": (self.NW, self.M0), "zero (m')": (self.ZM, self.ZM + 32),
+                           "constants": (self.TWID, self.Y)},
+                "rest": "secret", "allow": []}
+
+    def share_policy(self) -> dict:
+        """For the share-domain check (ip/acc/tools/share_check.py): r' and m' in two shares,
+        no gadget in the program (the masked KMAC and the stream unit's masked modes are ones
+        in hardware)."""
+        return {"shares": {"r' share 0": (self.R0, self.R0 + 32, 0), "r' share 1": (self.R1, self.R1 + 32, 1),
+                           "m' share 0": (self.M0, self.M0 + 32, 0), "m' share 1": (self.M1, self.M1 + 32, 1)}}
+
+    # ------------------------------------------------------------------ pieces
+    # Subroutines (jal x28 / jalr x0, 0(x28), as ML-DSA's; IMEM would not hold the linear work
+    # inlined per share): the NTT and INTT of the polynomial at x8, the base-case products
+    # (the caller sets basemul.pointers), the flush between shares.
+    def _call(self, sub: str, **regs) -> list[str]:
+        return [x for r, v in regs.items() for x in _li(int(r[1:]), v)] + [f"jal x28, {sub}"]
+
+    def _subroutines(self) -> list[str]:
+        L = []
+        for name, body in (
+                ("me_flush", flush(self.ZR, self.SCRATCH)),
+                ("me_ntt", ntt.ntt_body("x8", self.TWID, None, basemul.transposed_store, _m)),
+                ("me_intt", ntt.intt_body("x8", self.ITWID, self.ISCALE, _m)),
+                ("me_prod", basemul.basemul_loop([(0, 0)] * self.k, None, self.BMC, one_gamma=True))):
+            L += [f"{name}:", *body, "jalr x0, 0(x28)"]
+        return L
+
+    def _noise(self, n: int, eta: int, dst: int) -> list[str]:
+        """Noise polynomial N = n into dst (both shares), started (the caller waits). After core
+        work on either share: the registers it loads r''s shares into are zeroed first (without
+        a read) and the zero word goes first on the DMEM read register."""
+        return [*wipe("w1", "w2", "w3", "w4"), f"bn.lw w4, {_m(self.ZR)}", f"bn.lw w1, {_m(self.R0)}",
+                f"bn.lw w4, {_m(self.ZR)}", f"bn.lw w2, {_m(self.R1)}",
+                f"bn.lw w3, {_m(self.NW)}", f"addi x1, x0, {SHAKE256_MASKED}", "addi x3, x0, -1",
+                *_li(10, dst), "addi x5, x0, 256", *prf_cbd(n, eta), *wipe("w1", "w2")]
+
+    def _b2a(self, dst: int) -> list[str]:
+        """m''s bits into arithmetic shares at dst (stream unit b2a1m), started; the zero word
+        on the DMEM read register before the unit's first read (share 0), after the core's
+        loads of either share."""
+        return [f"bn.lw w3, {_m(self.ZM)}", *_li(6, self.M0), "csrrw x0, SMP_SRC, x6", *_li(5, dst), "addi x4, x0, 256",
+                "smp.run x5, x4, b2a1m"]
+
+    def _products(self, entries, share: int, dst: int) -> list[str]:
+        """dst = sum_j entries[j] o y_hat_j's share (2^-16 carried: the INTT's scale word removes it)."""
+        terms = [(a, self.poly(self.Y, j, share)) for j, a in enumerate(entries)]
+        return basemul.pointers(terms, dst, self.BMC) + ["jal x28, me_prod"]
+
+    def _add(self, dst: int, src: int, share: int, scale: bool = False) -> list[str]:
+        """dst's share += src's share mod q (scale: 1665 times src's). x10: src's word, x11: dst's."""
+        body = ["bn.lw.pi w0, 0(x10)"] + (["bn.mulvm w0, w0, w15"] if scale else []) + \
+            ["bn.lw w1, 0(x11)", "bn.addvm w2, w1, w0", "bn.sw.pi w2, 0(x11)"]
+        return ([f"bn.lw w15, {_m(self.K1665)}"] if scale else []) + \
+            _li(10, self.poly(src, 0, share)) + _li(11, self.poly(dst, 0, share)) + \
+            [f"loopi 16, {len(body)}", *body]
+
+    def _entry(self, i: int, j: int) -> int:
+        """A_hat^T[i][j]'s buffer: entry i k + j of a ring of k + 1 buffers whose first k hold
+        t_hat (entries -k .. -1): the next row's first entry is sampled while this row's
+        products run."""
+        return self.RB + 512 * ((i * self.k + j + self.k) % (self.k + 1))
+
+    # ------------------------------------------------------------------ schedule
+    # a sampler job of A_hat^T takes 112..127 cycles (3 000 random seeds, ISS); each gets core
+    # chunks of at least MIN_SHADOW cycles in its shadow (_est: each chunk's cycles, measured on
+    # the ISS, rounded down), so no wait, and no duration, depends on ek
+    MIN_SHADOW = 160
+
+    def _est(self, kind: str) -> int:
+        return {"ntt": 160, "intt": 185, "add": 85, "prod": 125 * self.k, "dect": 40 * self.k}[kind]
+
+    def _chunks(self) -> list[tuple]:
+        """[(name, share or None, needs, est. cycles, lines)] of the core work, in priority order:
+        v first (t_hat is decoded into the ring before A_hat^T needs it), then u' row by row,
+        each share's products, INTT and additions together (a flush where the share changes)."""
+        k = self.k
+        ch = [("dect", None, set(), self._est("dect"), codec.decode_unpk(12, self.EK, self.RB, 16 * k))]
+        ntts = {s: {f"ntt{j}_{s}" for j in range(k)} for s in (0, 1)}
+        for s in (0, 1):
+            ch += [(f"ntt{j}_{s}", s, set(), self._est("ntt"), self._call("me_ntt", x8=self.poly(self.Y, j, s)))
+                   for j in range(k)]
+            ch += [(f"prodv_{s}", s, {"dect"} | ntts[s], self._est("prod"),
+                    self._products([self.RB + 512 * j for j in range(k)], s, self.poly(self.V, 0, s))),
+                   (f"inttv_{s}", s, {f"prodv_{s}"}, self._est("intt"), self._call("me_intt", x8=self.poly(self.V, 0, s))),
+                   (f"adde2_{s}", s, {f"inttv_{s}", "e2"}, self._est("add"), self._add(self.V, self.NT, s)),
+                   (f"addmu_{s}", s, {f"adde2_{s}", "b2a"}, self._est("add"), self._add(self.V, self.U, s, True))]
+        for i in range(k):
+            u, row = self.poly(self.U, i, 0), {f"a{i}{j}" for j in range(k)}
+            for s in (0, 1):
+                ch += [(f"prod{i}_{s}", s, row | ntts[s] | ({"addmu_0", "addmu_1"} if i == 0 else set()),
+                        self._est("prod"), self._products([self._entry(i, j) for j in range(k)], s, self.poly(u, 0, s))),
+                       (f"intt{i}_{s}", s, {f"prod{i}_{s}"}, self._est("intt"), self._call("me_intt", x8=self.poly(u, 0, s))),
+                       (f"add{i}_{s}", s, {f"intt{i}_{s}", f"e1_{i}"}, self._est("add"), self._add(u, self.NT, s))]
+        return ch
+
+    def _masked_jobs(self) -> dict:
+        """{name: (needs, lines)} of the stream unit's masked jobs after y's: e2 and e1_i take
+        NT in turn (each after the adds that read the one before), 1665 m' goes to u'[0]'s
+        place (free until its products)."""
+        k = self.k
+        jobs = {"e2": (set(), self._noise(2 * k, self.eta2, self.NT)), "b2a": (set(), self._b2a(self.U))}
+        prev = {"adde2_0", "adde2_1"}
+        for i in range(k):
+            jobs[f"e1_{i}"] = (prev, self._noise(k + i, self.eta2, self.NT))
+            prev = {f"add{i}_0", f"add{i}_1"}
+        return jobs
+
+    def schedule(self) -> list[tuple[str, list[str]]]:
+        """[(what, lines)]: y sampled (t_hat's decode beside it); then each A_hat^T job started
+        with core chunks of at least MIN_SHADOW cycles in its shadow (after the chunks that free
+        its ring buffer), the masked jobs (e2, b2a, e1_i) when a chunk needs them, with only
+        public work beside them; a flush wherever the share of the core's work changes (the
+        next chunk taken from the current share's when one is ready)."""
+        k = self.k
+        pending, masked = self._chunks(), self._masked_jobs()
+        done, out, state = set(), [], {"share": None}
+
+        def take(c):
+            pending.remove(c)
+            lines = c[4]
+            if c[1] is not None and state["share"] not in (None, c[1]):
+                lines = ["jal x28, me_flush"] + lines
+            if c[1] is not None:
+                state["share"] = c[1]
+            out.append((c[0], lines))
+            done.add(c[0])
+
+        def ready():
+            """The ready chunks, the current share's (and public ones) first."""
+            r = [c for c in pending if c[2] <= done]
+            return [c for c in r if c[1] in (None, state["share"])] + [c for c in r if c[1] not in (None, state["share"])]
+
+        def run_masked(name, shadow=True):
+            needs, lines = masked.pop(name)
+            assert needs <= done, (name, needs - done)
+            out.append((name, lines))
+            pub = next((c for c in ready() if c[1] is None), None) if shadow else None
+            if pub:
+                take(pub)
+            out.append(("wait", ["smp.wait"]))
+            done.add(name)
+
+        def unblock() -> bool:
+            """Run the masked jobs the first chunk that waits only for them needs."""
+            for c in pending:
+                missing = c[2] - done
+                if missing and missing <= set(masked) and all(masked[m][0] <= done for m in missing):
+                    for m in sorted(missing):
+                        run_masked(m)
+                    return True
+            return False
+
+        by_name = {c[0]: c for c in pending}
+
+        def ancestry(name) -> set:
+            out, todo = set(), [name]
+            while todo:
+                n = todo.pop()
+                if n in by_name and n not in out:
+                    out.add(n)
+                    todo += by_name[n][2]
+            return out
+
+        def run_until(*names):
+            """Only the chunks `names` need (the others stay for the shadows)."""
+            need = set().union(*map(ancestry, names))
+            while not set(names) <= done:
+                r = [c for c in ready() if c[0] in need]
+                if r:
+                    take(r[0])
+                else:
+                    assert unblock(), names
+
+        for j in range(k):
+            out.append((f"y{j}", self._noise(j, self.eta1, self.poly(self.Y, j, 0))))
+            if j == 0:
+                take(pending[0])                   # t_hat's decode (public)
+            out.append(("wait", ["smp.wait"]))
+        for i in range(k):
+            for j in range(k):
+                e = i * k + j - 1                  # the entry this one's ring buffer held before
+                if e >= 0:                         # (-1: none; t_hat's: entries -k .. -1)
+                    run_until(*((f"prodv_{s}" if e < k else f"prod{(e - k) // k}_{s}") for s in (0, 1)))
+                if sum(c[3] for c in ready()) < self.MIN_SHADOW:
+                    unblock()                      # not enough ready work: the masked jobs first
+                out.append((f"a{i}{j}", sample.start(SHAKE128, self.RHO, i | j << 8, 2, self._entry(i, j), "uni12")))
+                shadow = 0
+                while shadow < self.MIN_SHADOW:
+                    r = ready()
+                    assert r, f"A_hat^T[{i}][{j}]: no core work for its shadow"
+                    take(r[0])
+                    shadow += r[0][3]
+                out.append(("wait", ["smp.wait"]))
+                done.add(f"a{i}{j}")
+        while pending:
+            r = ready()
+            if r:
+                take(r[0])
+            else:
+                assert unblock(), [c[0] for c in pending]
+        assert not masked, masked
+        return out
+
+    # ------------------------------------------------------------------ program
+    def program(self) -> str:
+        return "\n".join(self.body() + ["ecall"] + self._subroutines()) + "\n"
+
+    def body(self) -> list[str]:
+        L = ["csrrw x0, VMODE, x0", *seed_urnd(), "kmac.acq"]
+        L += [x for _, lines in self.schedule() for x in lines]
+        L += ["kmac.rel"]
+        if self.leak == "joined":
+            L += [f"bn.lw w5, {_m(self.poly(self.U, 0, 0))}", f"bn.lw w5, {_m(self.poly(self.U, 0, 1))}",
+                  *wipe("w5")]
+        return L + wipe_all_but(self.kept(), self.END)
