@@ -116,6 +116,10 @@ report: $(PQSOC)
 	@# m''s B2A by the stream unit's b2a1m (~0.05 s a trace); its outputs joined: flagged
 	$(PQSOC) campaign tvla mlkem_b2a_masked --traces 10000 --chunk 1000 --name sca_b2a_masked --json reports/sca/mlkem_b2a_masked.json
 	$(PQSOC) campaign tvla mlkem_b2a_masked_joined --traces 1000 --chunk 500 --name sca_b2a_joined --json reports/sca/mlkem_b2a_masked_joined.json
+	@# the masked re-encryption (~0.27 s a trace): m' || r' fixed vs random, a fresh key pair each
+	@# trace; NTT(y_0)'s two shares joined in a register after it: flagged
+	$(PQSOC) campaign tvla mlkem768_encrypt_masked --traces 10000 --chunk 500 --name sca_encrypt768_masked --json reports/sca/mlkem768_encrypt_masked.json
+	$(PQSOC) campaign tvla mlkem768_encrypt_masked_joined --traces 2000 --chunk 500 --name sca_encrypt768_joined --json reports/sca/mlkem768_encrypt_masked_joined.json
 	@# the masked Keccak-f core (its cycle model's registers, ~70 s a million traces): first order
 	@# passes; the second order of both shares' sum leaks, as any two-share design's (reported)
 	$(PQSOC) sca tvla keccak_masked --traces 1000000 --order 2

@@ -57,7 +57,7 @@ Programs:
                                (ip/acc/kernels/mlkem/masked_encrypt.py): u', v' in arithmetic
                                shares from m', r' in Boolean shares; secret: m' || r'; fresh
                                each trace: ek (a new key pair), the shares, URND's seed
-    mlkem768_encrypt_masked_joined  the same with u'[0]'s two shares joined in a register
+    mlkem768_encrypt_masked_joined  the same with NTT(y_0)'s two shares joined in a register
 """
 import time
 from dataclasses import dataclass
@@ -225,7 +225,7 @@ def _mlkem_encrypt_masked(leak: str | None = None) -> Program:
     name = "mlkem768_encrypt_masked" + (f"_{leak}" if leak else "")
     return Program(name, "ML-KEM-768 re-encryption (K-PKE.Encrypt before Compress), first-order masked: "
                    "m' || r' fixed vs random; ek, shares and masks fresh each trace"
-                   + ("; a seeded leak: u'[0]'s two shares' first words loaded into one register"
+                   + ("; a seeded leak: NTT(y_0)'s two shares' first words loaded into one register"
                       if leak else ""),
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, lambda rng: rng.bytes(64))
 

@@ -103,7 +103,7 @@ def test_masked_encrypt_is_constant_time(param):
 @pytest.mark.parametrize("param", [512, 768, 1024])
 def test_the_shares_never_meet(param):
     """ip/acc/tools/share_check.py: no value and no transition (register, bus, DMEM word) joins
-    the two shares anywhere in the program; u'[0]'s two shares loaded into one register one
+    the two shares anywhere in the program; NTT(y_0)'s two shares loaded into one register one
     after the other are flagged there and on the DMEM read register."""
     from ip.acc.tools import share_check
     from ip.acc.tools.ct_data import Program
@@ -128,3 +128,15 @@ def test_bad_inputs_are_refused():
         me.image(bytes(799), *(bytes(32) for _ in range(4)))
     with pytest.raises(ValueError, match="m1 must be 32 bytes, not 33"):
         me.image(bytes(800), bytes(32), bytes(32), bytes(32), bytes(33))
+
+
+def test_the_command_lines_know_it(capsys):
+    """`pqsoc acc ct` and `pqsoc acc shares` run it by name: constant time, clean, and its
+    seeded leak reported (exit 1)."""
+    from pqsoc import cli
+    assert cli.main(["acc", "ct", "--kernel", "mlkem512_encrypt_masked"]) == 0
+    assert "PASS" in capsys.readouterr().out
+    assert cli.main(["acc", "shares", "--kernel", "mlkem512_encrypt_masked"]) == 0
+    assert "mlkem512_encrypt_masked: clean" in capsys.readouterr().out
+    assert cli.main(["acc", "shares", "--kernel", "mlkem768_encrypt_masked_joined"]) == 1
+    assert "2 findings" in capsys.readouterr().out

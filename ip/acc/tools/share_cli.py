@@ -41,6 +41,18 @@ def _decrypt(param):
     return md, image
 
 
+def _encrypt(param, leak=None):
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.kernels.mlkem.masked_encrypt import MaskedEncrypt
+    me = MaskedEncrypt(param, leak)
+    kem = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+
+    def image(rng):
+        ek, _ = kem._keygen_internal(rng.randbytes(32), rng.randbytes(32))
+        return me.image(ek, *(rng.randbytes(32) for _ in range(4)))
+    return me, image
+
+
 def _hash(kind, param=768, leak=None):
     from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ, MaskedPRF
     obj = {"g": lambda: MaskedG(leak), "j": lambda: MaskedJ(param, leak),
@@ -57,9 +69,11 @@ def kernels() -> dict:
         out[f"mlkem_decode_masked_{leak}"] = lambda leak=leak: _decode(leak)
     for p in (512, 768, 1024):
         out[f"mlkem{p}_decrypt_masked"] = lambda p=p: _decrypt(p)
+        out[f"mlkem{p}_encrypt_masked"] = lambda p=p: _encrypt(p)
         out[f"mlkem{p}_j_masked"] = lambda p=p: _hash("j", p)
         out[f"mlkem{p}_prf_masked"] = lambda p=p: _hash("prf", p)
     out["mlkem_g_masked"] = lambda: _hash("g")
+    out["mlkem768_encrypt_masked_joined"] = lambda: _encrypt(768, "joined")
     for kind in ("g", "j", "prf"):
         name = "mlkem_g_masked" if kind == "g" else f"mlkem768_{kind}_masked"
         out[name + "_combined"] = lambda kind=kind: _hash(kind, leak="combined")
