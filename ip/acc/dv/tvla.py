@@ -57,7 +57,12 @@ Programs:
                                (ip/acc/kernels/mlkem/masked_encrypt.py): u', v' in arithmetic
                                shares from m', r' in Boolean shares; secret: m' || r'; fresh
                                each trace: ek (a new key pair), the shares, URND's seed
-    mlkem768_encrypt_masked_joined  the same with NTT(y_0)'s two shares joined in a register
+    mlkem768_encrypt_masked_joined  the same with e1_2's two shares joined in a register
+    mlkem768_compare_masked    the re-encryption check (ip/acc/kernels/mlkem/masked_compare.py):
+                               u', v' in arithmetic shares against a ciphertext c, the same in
+                               every trace; secret: u', v', fixed (compressing to c: the check
+                               passes) vs random (it fails); shares and URND's seed fresh
+    mlkem768_compare_masked_no_fresh  the same with the DOM ANDs' fresh words dropped
 """
 import time
 from dataclasses import dataclass
@@ -225,9 +230,39 @@ def _mlkem_encrypt_masked(leak: str | None = None) -> Program:
     name = "mlkem768_encrypt_masked" + (f"_{leak}" if leak else "")
     return Program(name, "ML-KEM-768 re-encryption (K-PKE.Encrypt before Compress), first-order masked: "
                    "m' || r' fixed vs random; ek, shares and masks fresh each trace"
-                   + ("; a seeded leak: NTT(y_0)'s two shares' first words loaded into one register"
+                   + ("; a seeded leak: e1_2's two shares' first words loaded into one register"
                       if leak else ""),
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, lambda rng: rng.bytes(64))
+
+
+def _mlkem_compare_masked(leak: str | None = None) -> Program:
+    """ML-KEM-768's masked re-encryption check (masked_compare.py): c fixed for all traces; u',
+    v' fixed (c's decompression, so the check passes) vs random; fresh shares and URND seed."""
+    from kyber_py.ml_kem import ML_KEM_768
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_compare import MaskedCompare
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    obj, R, q = MaskedCompare(768, leak), ML_KEM_768.R, 3329
+    pub = np.random.default_rng(_PUBLIC_SEED)
+    c = pub.bytes(obj.c_len)
+    du, dv, k = obj.du, obj.dv, obj.k
+    fixed_polys = [R.decode(c[32 * du * j:32 * du * (j + 1)], du).decompress(du).coeffs for j in range(k)] + \
+        [R.decode(c[32 * du * k:], dv).decompress(dv).coeffs]
+
+    def inputs(rng, fixed) -> tuple:
+        polys = fixed_polys if fixed is not None else \
+            [[int(x) for x in rng.integers(0, q, 256)] for _ in range(k + 1)]
+        s0 = [[int(x) for x in rng.integers(0, q, 256)] for _ in range(k + 1)]
+        s1 = [[(a - b) % q for a, b in zip(p, r)] for p, r in zip(polys, s0)]
+        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        return image(obj.image(s0[:k], s1[:k], s0[k], s1[k], c), block.DMEM_SIZE), entropy
+
+    name = "mlkem768_compare_masked" + (f"_{leak}" if leak else "")
+    return Program(name, "ML-KEM-768 re-encryption check, first-order masked: c the same in every trace; u', v' "
+                   "fixed (they compress to c) vs random; shares and masks fresh each trace"
+                   + ("; a seeded leak: the DOM ANDs without their fresh words" if leak else ""),
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, lambda rng: b"fixed")
 
 
 def _mlkem_decrypt_masked(param: int, fixed_public: bool = False) -> Program:
@@ -285,6 +320,8 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem_b2a_masked_joined"] = lambda: _b2a_masked("joined")
     out["mlkem768_encrypt_masked"] = lambda: _mlkem_encrypt_masked()
     out["mlkem768_encrypt_masked_joined"] = lambda: _mlkem_encrypt_masked("joined")
+    out["mlkem768_compare_masked"] = lambda: _mlkem_compare_masked()
+    out["mlkem768_compare_masked_no_fresh"] = lambda: _mlkem_compare_masked("no_fresh")
     out["mlkem_g_masked_fixed_public"] = lambda: _masked_hash("g", fixed_public=True)
     out["mlkem_j_masked_fixed_public"] = lambda: _masked_hash("j", fixed_public=True)
     out.update({f"mlkem{p}_decrypt_masked_fixed_public": (lambda p=p: _mlkem_decrypt_masked(p, fixed_public=True))

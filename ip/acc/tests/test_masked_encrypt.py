@@ -103,8 +103,8 @@ def test_masked_encrypt_is_constant_time(param):
 @pytest.mark.parametrize("param", [512, 768, 1024])
 def test_the_shares_never_meet(param):
     """ip/acc/tools/share_check.py: no value and no transition (register, bus, DMEM word) joins
-    the two shares anywhere in the program; NTT(y_0)'s two shares loaded into one register one
-    after the other are flagged there and on the DMEM read register."""
+    the two shares anywhere in the program; the last noise polynomial's two shares loaded into
+    one register one after the other are flagged there and on the DMEM read register."""
     from ip.acc.tools import share_check
     from ip.acc.tools.ct_data import Program
     rng = random.Random(11)

@@ -182,6 +182,24 @@ class MaskedDecode:
         self._marks.append((lab, tuple(regs_doms)))
         return [f"{lab}:"]
 
+    def _sec_and(self, x, y, out, t, r) -> list[str]:
+        """out = x & y, DOM with one fresh r: out0 = x0 & y0 ^ (x0 & y1 ^ r), out1 =
+        x1 & y1 ^ (x1 & y0 ^ r). A cross term is made masked in one instruction,
+        bn.sel t, x ^ r, r with t = y's other share (t ? x ^ r : r), so no bus or register
+        ever holds x0 & y1 unmasked; out's registers are neither x's nor y's; x, y kept."""
+        draw = f"bn.bcast {r}, x0" if self.leak == "no_fresh" else f"bn.wsrr {r}, URND"
+        return [f"bn.mov {t}, {y[1]}", draw,
+                f"bn.xor {out[0]}, {x[0]}, {r}", SEP,
+                f"bn.sel {t}, {out[0]}, {r}",
+                f"bn.and {out[0]}, {x[0]}, {y[0]}",
+                f"bn.xor {out[0]}, {out[0]}, {t}",
+                f"bn.mov {t}, {y[0]}", SEP,
+                f"bn.xor {out[1]}, {x[1]}, {r}", SEP,
+                f"bn.sel {t}, {out[1]}, {r}",
+                f"bn.and {out[1]}, {x[1]}, {y[1]}",
+                f"bn.xor {out[1]}, {out[1]}, {t}", SEP] + \
+            self._mark((out[0], 0), (out[1], 1))
+
     def _add_compare(self) -> list[str]:
         """The masked adder and the three borrow chains, one bit a step (registers: see the
         table in the body). Bus discipline (what share_check's transitions and the power
@@ -201,21 +219,7 @@ class MaskedDecode:
         L = []
 
         def sec_and(x, y, out):
-            """out = x & y, DOM with one fresh r: out0 = x0 & y0 ^ (x0 & y1 ^ r), out1 =
-            x1 & y1 ^ (x1 & y0 ^ r). A cross term is made masked in one instruction,
-            bn.sel t, x ^ r, r with t = y's other share (t ? x ^ r : r), so no bus or register
-            ever holds x0 & y1 unmasked; out's registers are neither x's nor y's; x, y kept."""
-            return [f"bn.mov {t}, {y[1]}", draw,
-                    f"bn.xor {out[0]}, {x[0]}, {r}", SEP,
-                    f"bn.sel {t}, {out[0]}, {r}",
-                    f"bn.and {out[0]}, {x[0]}, {y[0]}",
-                    f"bn.xor {out[0]}, {out[0]}, {t}",
-                    f"bn.mov {t}, {y[0]}", SEP,
-                    f"bn.xor {out[1]}, {x[1]}, {r}", SEP,
-                    f"bn.sel {t}, {out[1]}, {r}",
-                    f"bn.and {out[1]}, {x[1]}, {y[1]}",
-                    f"bn.xor {out[1]}, {out[1]}, {t}", SEP] + \
-                self._mark((out[0], 0), (out[1], 1))
+            return self._sec_and(x, y, out, t, r)
 
         def blocks(d0, d1):
             """Domain 0's instructions, then domain 1's, a SEP after each."""

@@ -26,9 +26,10 @@ comparison to take. The public key ek is public.
 At the end every byte that held a share or a value computed from one is zeroed but the
 outputs (u', v' in shares), and so is every register.
 
-`leak` seeds a first-order leak for the assessment's own check: "joined" loads NTT(y_0)'s first
-words of share 0 and share 1 into one register, one after the other (y is a function of r'
-alone, so fixed in a fixed-secret class; u' and v' are not: they also depend on the key).
+`leak` seeds a first-order leak for the assessment's own check: "joined" loads the last noise
+polynomial's (e1_{k-1}'s) first words of share 0 and share 1 into one register, one after the
+other (the noise is a function of r' alone, so fixed in a fixed-secret class, and small: its
+shares' Hamming distance shows it; u' and v' also depend on the key).
 """
 from ip.acc.kernels import sample
 from ip.acc.kernels.asm_util import li as _li, mem as _m, wipe_all_but
@@ -327,6 +328,6 @@ class MaskedEncrypt:
         L += [x for _, lines in self.schedule() for x in lines]
         L += ["kmac.rel"]
         if self.leak == "joined":
-            L += [f"bn.lw w5, {_m(self.ZM)}", f"bn.lw w5, {_m(self.poly(self.Y, 0, 0))}", f"bn.lw w5, {_m(self.poly(self.Y, 0, 1))}",
+            L += [f"bn.lw w5, {_m(self.ZM)}", f"bn.lw w5, {_m(self.poly(self.NT, 0, 0))}", f"bn.lw w5, {_m(self.poly(self.NT, 0, 1))}",
                   *wipe("w5")]
         return L + wipe_all_but(self.kept(), self.END)
