@@ -120,6 +120,10 @@ report: $(PQSOC)
 	@# trace; e1_2's two shares joined in a register after it: flagged
 	$(PQSOC) campaign tvla mlkem768_encrypt_masked --traces 10000 --chunk 500 --name sca_encrypt768_masked --json reports/sca/mlkem768_encrypt_masked.json
 	$(PQSOC) campaign tvla mlkem768_encrypt_masked_joined --traces 2000 --chunk 500 --name sca_encrypt768_joined --json reports/sca/mlkem768_encrypt_masked_joined.json
+	@# the masked re-encryption check (~0.35 s a trace): u', v' compressing to a fixed c vs random;
+	@# without the DOM ANDs' fresh words: flagged
+	$(PQSOC) campaign tvla mlkem768_compare_masked --traces 10000 --chunk 500 --name sca_compare768_masked --json reports/sca/mlkem768_compare_masked.json
+	$(PQSOC) campaign tvla mlkem768_compare_masked_no_fresh --traces 500 --chunk 250 --name sca_compare768_no_fresh --json reports/sca/mlkem768_compare_masked_no_fresh.json
 	@# the masked Keccak-f core (its cycle model's registers, ~70 s a million traces): first order
 	@# passes; the second order of both shares' sum leaks, as any two-share design's (reported)
 	$(PQSOC) sca tvla keccak_masked --traces 1000000 --order 2

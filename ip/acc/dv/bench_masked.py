@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Benchmark of the first-order masked ML-KEM pieces (issue #38) on the ACC ISS: cycles, IMEM
 and DMEM of the masked decoding gadget, of masked K-PKE.Decrypt and of the re-encryption's
-masked noise sampling (PRF + the stream unit's masked CBD) and of the masked re-encryption
-for every parameter set, against the same work unmasked, and of m''s B2A by the same unit; every case checked against kyber-py
+masked noise sampling (PRF + the stream unit's masked CBD), of the masked re-encryption and
+of its check for every parameter set, against the same work unmasked where it is separate,
+and of m''s B2A by the same unit; every case checked against kyber-py
 (m0 ^ m1 = K-PKE.Decrypt(dk_PKE, c), valid and random ciphertexts, fresh shares and masks).
 
     python -m ip.acc.dv.bench_masked --n 20 --seed 1 --json reports/masked_bench.json
@@ -94,7 +95,34 @@ def bench(n: int, seed: int, log=print) -> dict:
         out["programs"][f"mlkem{param}_encrypt_masked"] = fig = _encrypt(param, n, rng, entropy)
         log(f"[masked] ML-KEM-{param} re-encryption: {fig['cycles']} cycles masked, "
             f"{fig['unmasked_reencrypt_cycles']} in the unmasked decapsulation ({fig['overhead']}x)")
+        out["programs"][f"mlkem{param}_compare_masked"] = fig = _compare(param, n, rng, entropy)
+        log(f"[masked] ML-KEM-{param} re-encryption check: {fig['cycles']} cycles masked "
+            f"(fused into the unmasked decapsulation's INTTs)")
     return out
+
+
+def _compare(param: int, n: int, rng, entropy) -> dict:
+    """The masked re-encryption check (ip/acc/kernels/mlkem/masked_compare.py): ok = 1 for u', v'
+    whose compression (kyber-py) is c, 0 with one bit of c flipped."""
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.kernels.mlkem.masked_compare import MaskedCompare
+    kem = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    f = MaskedCompare(param)
+    words = assemble(f.program(), f"mlkem{param}_compare_masked.s")
+    cycles = set()
+    for case in range(n):
+        polys = [[rng.randrange(3329) for _ in range(256)] for _ in range(f.k + 1)]
+        ds = [f.du] * f.k + [f.dv]
+        c = bytearray(b"".join(kem.R(p).compress(d).encode(d) for p, d in zip(polys, ds)))
+        if case % 2:
+            c[rng.randrange(len(c))] ^= 1 << rng.randrange(8)
+        s0 = [[rng.randrange(3329) for _ in range(256)] for _ in polys]
+        s1 = [[(a - b) % 3329 for a, b in zip(p, r)] for p, r in zip(polys, s0)]
+        cyc, dm = _run(words, f.image(s0[:-1], s1[:-1], s0[-1], s1[-1], bytes(c)), entropy())
+        ok0, ok1 = f.outputs(dm)
+        assert ok0 ^ ok1 == 1 - case % 2, (param, case)
+        cycles.add(cyc)
+    return _figures(cycles, words, f.END)
 
 
 def _encrypt(param: int, n: int, rng, entropy) -> dict:

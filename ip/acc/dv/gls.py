@@ -80,7 +80,57 @@ def acc_kernel_jobs() -> list:
         jobs.append((key, assemble(src, f"{key}.s"), bench.image(dm, size), 20_000,
                      bench.kernel_check(mode, ref, base)))
     return (jobs + bench.mlkem_decaps_jobs(mem=size) + mlkem_keygen_encaps_jobs(size)
-            + [masked_noise_job(size), masked_b2a_job(size)])
+            + [masked_noise_job(size), masked_b2a_job(size), masked_encrypt_job(size), masked_compare_job(size)])
+
+
+def masked_encrypt_job(size: int, seed: int = 13) -> tuple:
+    """ML-KEM-768's masked re-encryption (ip/acc/kernels/mlkem/masked_encrypt.py), URND seeded
+    from a DMEM word: checked against kyber-py's K-PKE.Encrypt (the shares' sums compressed)."""
+    import random
+    from kyber_py.ml_kem import ML_KEM_768 as K
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_encrypt import MaskedEncrypt
+    from ip.acc.tools.asm import assemble
+    f, rng = MaskedEncrypt(768), random.Random(seed)
+    ek, _ = K._keygen_internal(rng.randbytes(32), rng.randbytes(32))
+    m, r, m1, r1, urnd = (rng.randbytes(32) for _ in range(5))
+    img = {**f.image(ek, bytes(a ^ b for a, b in zip(r, r1)), r1, bytes(a ^ b for a, b in zip(m, m1)), m1),
+           f.END: urnd}
+    want = K._k_pke_encrypt(ek, m, r)
+
+    def check(res):
+        if res.halt != "ecall":
+            return f"{res.halt}, err {res.err_bits:#x}"
+        u0, u1, v0, v1 = f.outputs(bytes(res.dmem))
+        got = b"".join(K.R([(a + b) % 3329 for a, b in zip(x, y)]).compress(10).encode(10) for x, y in zip(u0, u1)) + \
+            K.R([(a + b) % 3329 for a, b in zip(v0, v1)]).compress(4).encode(4)
+        return None if got == want else "u', v' do not compress to kyber-py's ciphertext"
+    return ("mlkem768_encrypt_masked", assemble(_urnd_from_dmem(f), "mlkem768_encrypt_masked.s"),
+            image(img, size), 30_000, check)
+
+
+def masked_compare_job(size: int, seed: int = 14) -> tuple:
+    """ML-KEM-768's masked re-encryption check (ip/acc/kernels/mlkem/masked_compare.py) on u', v'
+    that compress to c: ok's shares XOR to 1."""
+    import random
+    from kyber_py.ml_kem import ML_KEM_768 as K
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_compare import MaskedCompare
+    from ip.acc.tools.asm import assemble
+    f, rng = MaskedCompare(768), random.Random(seed)
+    polys = [[rng.randrange(3329) for _ in range(256)] for _ in range(4)]
+    c = b"".join(K.R(p).compress(10).encode(10) for p in polys[:3]) + K.R(polys[3]).compress(4).encode(4)
+    s0 = [[rng.randrange(3329) for _ in range(256)] for _ in polys]
+    s1 = [[(a - b) % 3329 for a, b in zip(p, x)] for p, x in zip(polys, s0)]
+    img = {**f.image(s0[:3], s1[:3], s0[3], s1[3], c), f.END: rng.randbytes(32)}
+
+    def check(res):
+        if res.halt != "ecall":
+            return f"{res.halt}, err {res.err_bits:#x}"
+        ok0, ok1 = f.outputs(bytes(res.dmem))
+        return None if ok0 ^ ok1 == 1 else "the check failed on a matching ciphertext"
+    return ("mlkem768_compare_masked", assemble(_urnd_from_dmem(f), "mlkem768_compare_masked.s"),
+            image(img, size), 30_000, check)
 
 
 def masked_b2a_job(size: int, seed: int = 12) -> tuple:
@@ -109,7 +159,8 @@ def _urnd_from_dmem(f) -> str:
     """A masked kernel's body with URND seeded from the DMEM word at f.END (kernel jobs carry no
     ENTROPY words, which its own seed_urnd reads)."""
     from ip.acc.kernels.mlkem.masked import wipe
-    return "\n".join([f"bn.lw w0, {f.END}(x0)", "bn.wsrw URND, w0", *wipe("w0"), *f.body(), "ecall"]) + "\n"
+    tail = f.tail() if hasattr(f, "tail") else []
+    return "\n".join([f"bn.lw w0, {f.END}(x0)", "bn.wsrw URND, w0", *wipe("w0"), *f.body(), "ecall", *tail]) + "\n"
 
 
 def masked_noise_job(size: int, seed: int = 11) -> tuple:

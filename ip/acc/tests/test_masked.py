@@ -190,6 +190,9 @@ def test_the_benchmark_reports_cycles_against_the_unmasked_decryption(tmp_path):
         assert r["imem_bytes"] <= block.IMEM_SIZE and r["dmem_bytes"] <= block.DMEM_SIZE
         r = rep[f"mlkem{p}_noise_masked"]
         assert r["overhead"] == round(r["cycles"] / r["unmasked_cycles"], 2) and r["overhead"] > 1
+        r = rep[f"mlkem{p}_encrypt_masked"]
+        assert r["overhead"] == round(r["cycles"] / r["unmasked_reencrypt_cycles"], 2) and r["overhead"] > 1
+        assert rep[f"mlkem{p}_compare_masked"]["dmem_bytes"] <= block.DMEM_SIZE
     assert 0 < rep["mlkem_b2a_masked"]["cycles"] < 200
     assert bench_masked.main(["--n", "0"]) == 2
 

@@ -52,6 +52,19 @@ def test_zeroing_by_xor_reads_the_register_and_bcast_does_not():
     assert found(LOAD + "bn.bcast w1, x0\nbn.bcast w2, x0\n") == []
 
 
+def test_a_stalled_read_shows_the_register_s_old_value_next_to_the_others():
+    """w5 holds share 0, a public word is loaded into it and read at once with share 1: the
+    reader waits a cycle in which w5's port still carries share 0 (the RTL's register file is
+    written a cycle later), next to share 1 on the other port: flagged as a stall (found by the
+    RTL power model first: masked_compare.py); a SEP between the load and its reader, or the
+    register zeroed before the load, is clean."""
+    pre = LOAD + "bn.mov w5, w1\n" + SEP
+    assert found(pre + "bn.lw w5, 64(x0)\nbn.xor w6, w2, w5\n", "stall") == \
+        [("bn.xor w6, w2, w5", "port a")]
+    assert found(pre + "bn.lw w5, 64(x0)\n" + SEP + "bn.xor w6, w2, w5\n", "stall") == []
+    assert found(pre + "bn.bcast w5, x0\nbn.lw w5, 64(x0)\nbn.xor w6, w2, w5\n", "stall") == []
+
+
 def test_a_fresh_mask_separates_and_a_shared_one_does_not():
     """x0 ^ r then r ^ x1 on the write-back bus: their XOR is x0 ^ x1 (flagged); with two fresh
     words the two values are independent (clean)."""

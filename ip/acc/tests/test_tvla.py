@@ -140,7 +140,7 @@ def test_the_masked_decoding_passes_on_the_buses(power_model, tmp_path):
 
 @pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked", "mlkem_g_masked",
                                   "mlkem_j_masked", "mlkem_prf_masked", "mlkem_cbd_masked",
-                                  "mlkem_b2a_masked", "mlkem768_encrypt_masked"])
+                                  "mlkem_b2a_masked", "mlkem768_encrypt_masked", "mlkem768_compare_masked"])
 def test_the_masked_programs_are_the_same_on_rtl_and_iss(power_model, name):
     """ISS = RTL: cycles, halt and the whole DMEM (outputs, planes, the wipe)."""
     import numpy as np
@@ -220,6 +220,34 @@ def test_m_prime_s_b2a_by_the_stream_unit_stays_under_and_its_joined_outputs_do_
     assert cli.main(["sca", "tvla", "mlkem_b2a_masked_joined", "--traces", "600", "--batch", "200",
                      "--expect-leak", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["orders"]["1"]["units"]["dmem"]["cycles_confirmed"] > 0
+
+
+def test_the_masked_re_encryption_stays_under_and_its_joined_noise_does_not(power_model, tmp_path):
+    """m' || r' fixed vs random, a fresh key pair each trace: under the threshold in every unit;
+    the last noise polynomial's words loaded into one register in share 0 and then share 1:
+    flagged on the DMEM read register."""
+    out = tmp_path / "enc.json"
+    assert cli.main(["sca", "tvla", "mlkem768_encrypt_masked", "--traces", "100", "--batch", "100",
+                     "--expect-pass", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["first_flagged_at_traces"] is None
+    out = tmp_path / "joined.json"
+    assert cli.main(["sca", "tvla", "mlkem768_encrypt_masked_joined", "--traces", "400", "--batch", "200",
+                     "--expect-leak", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["orders"]["1"]["units"]["dmem"]["cycles_confirmed"] > 0
+
+
+def test_the_masked_re_encryption_check_stays_under_and_its_unmasked_ands_do_not(power_model, tmp_path):
+    """u', v' fixed (they compress to c, the check passes) vs random (it fails), c the same in
+    every trace: under the threshold (its first version leaked at once on the operand buses:
+    a load's reader stalled with the other domain's value still in the register, now a SEP);
+    its DOM ANDs without their fresh words: flagged."""
+    out = tmp_path / "cmp.json"
+    assert cli.main(["sca", "tvla", "mlkem768_compare_masked", "--traces", "100", "--batch", "100",
+                     "--expect-pass", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["first_flagged_at_traces"] is None
+    out = tmp_path / "no_fresh.json"
+    assert cli.main(["sca", "tvla", "mlkem768_compare_masked_no_fresh", "--traces", "100", "--batch", "100",
+                     "--expect-leak", "--json", str(out)]) == 0
 
 
 def test_bad_requests_are_refused_by_name(capsys):

@@ -44,12 +44,18 @@ between two instructions is ignored, which can only add findings):
                      share, a masked kmac.start's fresh URND word); 0 otherwise
     kmac message 1   its second-share wires (kmac.msgm); 0 otherwise
     kmac digest      its digest wires (kmac.dig / kmac.dig1, one share each); 0 otherwise
+Stalls: an instruction that reads a WDR a load or a multiplier op has not written yet waits,
+and in its waiting cycle the register file still gives that register's old value, the other
+operands their current ones, and the wide ALU computes on them: in that cycle two port values
+that together hold both domains, neither masked by a fresh word the other does not depend on,
+are flagged (kind "stall"), inside gadgets too; the ports' changes through the stall are
+followed as transitions.
 The rule is conservative: the domains do not say which secret a share belongs to, so two
 shares of unrelated secrets side by side are flagged too, and a value of both domains is
 flagged even where it is in fact a product of unrelated shares (a DOM AND's cross term before
 its fresh mask). What it cannot see: glitches and the wide ALU's inner nodes, the GPR read
-ports (masked programs keep no share in a GPR), the stream unit's writes in its unmasked modes
-(a program that starts such a job is refused; a masked mode's two shares are followed); nor
+ports (masked programs keep no share in a GPR), the stream unit's write-port timing (its words
+are labelled when its job starts); nor
 does it decide whether a gadget is secure: the
 leakage assessment, `pqsoc sca tvla` (ip/acc/dv/power.py's buses are these), tests that.
 """
@@ -140,7 +146,8 @@ class Finding:
     pc: int
     text: str
     where: str                 # the location written, or the wire / register that changed
-    kind: str = "value"        # "value": both domains in one value; "transition": in a change
+    kind: str = "value"        # "value": both domains in one value; "transition": in a change;
+    #                            "stall": side by side on the ports in a stall cycle
 
 
 def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
@@ -181,6 +188,7 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
     findings, seen = [], set()
     fresh = count()
     buses = {}                                 # bus name -> (Label, text of the instruction)
+    before = {}                                # WDR key -> its label before a pending write
 
     def reg(insn, ops, name):
         kind = insn.operands[name].kind
@@ -282,6 +290,29 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
             for n in names:
                 if n in insn.operands and insn.operands[n].kind == "wdr":
                     now["port " + port] = read(insn, ops, n)
+        # a stall on a pending WDR: its cycle puts the register's old value on its port
+        stalled = {}
+        for port, names in _PORTS.items():
+            names = names + (("wrd",) if port == "c" and insn.mnemonic in _PORT_C_WRD else ())
+            for n in names:
+                if n in insn.operands and insn.operands[n].kind == "wdr" and \
+                        sim.timing.ready.get(("w", ops[n]), 0) > sim.cycles and ("w", ops[n]) in before:
+                    stalled["port " + port] = before[("w", ops[n])]
+        if stalled:
+            during = {**{k: v for k, v in now.items() if k.startswith("port ")}, **stalled}
+            vals = sorted(during.items())
+            for i, (pa, la) in enumerate(vals):
+                for pb, lb in vals[i + 1:]:
+                    if leaks(la, lb):
+                        def side(p, lab):
+                            return f"{p}{' (old value)' if p in stalled else ''}: {lab}"
+                        report(pc, f"{side(pa, la)} with {side(pb, lb)}", "stall")
+            if transitions:
+                for name, lab in during.items():
+                    old, old_text = buses.get(name, (PUBLIC, ""))
+                    if leaks(old, lab):
+                        report(pc, f"{name} (stall): {old} ({old_text}) then {lab}", "transition")
+                    buses[name] = (lab, text + " (stall)")
         linear = insn.mnemonic in _LINEAR
         inside = any(b <= pc < e for b, e in spans)
         for dsts, srcs in insn.shares or insn.flow:
@@ -323,6 +354,8 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
                         continue
                     where = f"{key[0]}{key[1]}" if key[0] in "xw" else str(key[1])
                     overwrite(pc, where, regs.get(key, PUBLIC), lab)
+                    if key[0] == "w" and insn.latency > 1:
+                        before[key] = regs.get(key, PUBLIC)
                     regs[key] = lab
                     if key[0] == "w" and takes_write_back(insn):
                         now["wdr write-back"] = _combine([now.get("wdr write-back", PUBLIC), lab], False)

@@ -53,6 +53,19 @@ def _encrypt(param, leak=None):
     return me, image
 
 
+def _compare(param, leak=None):
+    from ip.acc.kernels.mlkem.masked_compare import MaskedCompare
+    from ip.acc.kernels.mlkem.masked import Q
+    mc = MaskedCompare(param, leak)
+
+    def image(rng):
+        def polys(n):
+            return [[rng.randrange(Q) for _ in range(256)] for _ in range(n)]
+        (v0,), (v1,) = polys(1), polys(1)
+        return mc.image(polys(mc.k), polys(mc.k), v0, v1, rng.randbytes(mc.c_len))
+    return mc, image
+
+
 def _hash(kind, param=768, leak=None):
     from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ, MaskedPRF
     obj = {"g": lambda: MaskedG(leak), "j": lambda: MaskedJ(param, leak),
@@ -70,10 +83,12 @@ def kernels() -> dict:
     for p in (512, 768, 1024):
         out[f"mlkem{p}_decrypt_masked"] = lambda p=p: _decrypt(p)
         out[f"mlkem{p}_encrypt_masked"] = lambda p=p: _encrypt(p)
+        out[f"mlkem{p}_compare_masked"] = lambda p=p: _compare(p)
         out[f"mlkem{p}_j_masked"] = lambda p=p: _hash("j", p)
         out[f"mlkem{p}_prf_masked"] = lambda p=p: _hash("prf", p)
     out["mlkem_g_masked"] = lambda: _hash("g")
     out["mlkem768_encrypt_masked_joined"] = lambda: _encrypt(768, "joined")
+    out["mlkem768_compare_masked_no_fresh"] = lambda: _compare(768, "no_fresh")
     for kind in ("g", "j", "prf"):
         name = "mlkem_g_masked" if kind == "g" else f"mlkem768_{kind}_masked"
         out[name + "_combined"] = lambda kind=kind: _hash(kind, leak="combined")

@@ -337,10 +337,18 @@ class MaskedCompare:
         return "\n".join(L + self.gadget.subroutine()) + "\n"
 
     def program(self) -> str:
+        return "\n".join(["csrrw x0, VMODE, x0", *seed_urnd()] + self.body() + ["ecall"] + self.tail()) + "\n"
+
+    def tail(self) -> list[str]:
+        """What follows the ecall: the interval gadget's subroutine."""
+        return ["masked_interval:"] + self.gadget.subroutine()
+
+    def body(self) -> list[str]:
+        """VMODE 0, URND seeded -> ok's shares at OK0 / OK1; every register zeroed (the inputs,
+        the planes and the accumulator stay: the caller's wipe)."""
         self.dom._marks = []
-        L = ["csrrw x0, VMODE, x0", *seed_urnd()]
+        L = []
         for j in range(self.k + 1):
             L += self._prep(j) + _li(22, self.poly(j, 0)) + _li(23, self.poly(j, 1)) + ["jal x28, masked_interval"]
             L += self._accumulate(j)
-        L += self._tree() + ["ecall", "masked_interval:"] + self.gadget.subroutine()
-        return "\n".join(L) + "\n"
+        return L + self._tree()

@@ -26,9 +26,8 @@ comparison to take. The public key ek is public.
 At the end every byte that held a share or a value computed from one is zeroed but the
 outputs (u', v' in shares), and so is every register.
 
-`leak` seeds a first-order leak for the assessment's own check: "joined" loads the last noise
-polynomial's (e1_{k-1}'s) first words of share 0 and share 1 into one register, one after the
-other (the noise is a function of r' alone, so fixed in a fixed-secret class, and small: its
+`leak` seeds a first-order leak for the assessment's own check: "joined" loads each word of the
+last noise polynomial (e1_{k-1}) in share 0 and then in share 1 into one register (the noise is a function of r' alone, so fixed in a fixed-secret class, and small: its
 shares' Hamming distance shows it; u' and v' also depend on the key).
 """
 from ip.acc.kernels import sample
@@ -321,13 +320,20 @@ class MaskedEncrypt:
 
     # ------------------------------------------------------------------ program
     def program(self) -> str:
-        return "\n".join(self.body() + ["ecall"] + self._subroutines()) + "\n"
+        return "\n".join(["csrrw x0, VMODE, x0", *seed_urnd()] + self.body() + ["ecall"] + self.tail()) + "\n"
+
+    def tail(self) -> list[str]:
+        """What follows the ecall: the subroutines."""
+        return self._subroutines()
 
     def body(self) -> list[str]:
-        L = ["csrrw x0, VMODE, x0", *seed_urnd(), "kmac.acq"]
+        """VMODE 0, URND seeded -> the outputs; DMEM wiped but them and the public bytes, every
+        register zeroed."""
+        L = ["kmac.acq"]
         L += [x for _, lines in self.schedule() for x in lines]
         L += ["kmac.rel"]
         if self.leak == "joined":
-            L += [f"bn.lw w5, {_m(self.ZM)}", f"bn.lw w5, {_m(self.poly(self.NT, 0, 0))}", f"bn.lw w5, {_m(self.poly(self.NT, 0, 1))}",
-                  *wipe("w5")]
+            L += [f"bn.lw w5, {_m(self.ZM)}"] + [x for r in range(16) for x in (
+                f"bn.lw w5, {_m(self.poly(self.NT, 0, 0) + 32 * r)}", f"bn.lw w5, {_m(self.poly(self.NT, 0, 1) + 32 * r)}",
+                f"bn.lw w5, {_m(self.ZM)}")] + wipe("w5")
         return L + wipe_all_but(self.kept(), self.END)
