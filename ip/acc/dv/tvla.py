@@ -63,6 +63,9 @@ Programs:
                                every trace; secret: u', v', fixed (compressing to c: the check
                                passes) vs random (it fails); shares and URND's seed fresh
     mlkem768_compare_masked_no_fresh  the same with the DOM ANDs' fresh words dropped
+    mlkem_select_masked        decapsulation's selection on shares (masked_compare.py's
+                               MaskedSelect): K = ok ? K' : K-bar; secret: ok, K', K-bar, fixed
+                               (ok = 1) vs random; shares and URND's seed fresh
 """
 import time
 from dataclasses import dataclass
@@ -265,6 +268,29 @@ def _mlkem_compare_masked(leak: str | None = None) -> Program:
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, lambda rng: b"fixed")
 
 
+def _mlkem_select_masked() -> Program:
+    """MaskedSelect: (ok, K', K-bar) fixed (ok = 1) vs random; fresh shares and URND seed."""
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_compare import MaskedSelect
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    obj = MaskedSelect()
+
+    def inputs(rng, fixed) -> tuple:
+        x = fixed if fixed is not None else rng.bytes(65)
+        ok, kp, kb = x[0] & 1, x[1:33], x[33:65]
+        ok1, kp1, kb1 = int(rng.integers(2)), rng.bytes(32), rng.bytes(32)
+        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        img = obj.image(ok ^ ok1, ok1, bytes(a ^ b for a, b in zip(kp, kp1)), kp1,
+                        bytes(a ^ b for a, b in zip(kb, kb1)), kb1)
+        return image(img, block.DMEM_SIZE), entropy
+
+    return Program("mlkem_select_masked", "ML-KEM decapsulation's selection K = ok ? K' : K-bar on shares: "
+                   "ok, K', K-bar fixed (ok = 1) vs random; shares and masks fresh each trace",
+                   lambda: assemble(obj.program(), "mlkem_select_masked.s"), inputs,
+                   lambda rng: b"\x01" + rng.bytes(64))
+
+
 def _mlkem_decrypt_masked(param: int, fixed_public: bool = False) -> Program:
     """fixed_public: the ciphertext the same in every trace (encapsulated to a fixed public
     key), so the fixed class's v - w, the decoding gadget's input, is fixed too."""
@@ -322,6 +348,7 @@ def programs() -> dict[str, Callable[[], Program]]:
     out["mlkem768_encrypt_masked_joined"] = lambda: _mlkem_encrypt_masked("joined")
     out["mlkem768_compare_masked"] = lambda: _mlkem_compare_masked()
     out["mlkem768_compare_masked_no_fresh"] = lambda: _mlkem_compare_masked("no_fresh")
+    out["mlkem_select_masked"] = lambda: _mlkem_select_masked()
     out["mlkem_g_masked_fixed_public"] = lambda: _masked_hash("g", fixed_public=True)
     out["mlkem_j_masked_fixed_public"] = lambda: _masked_hash("j", fixed_public=True)
     out.update({f"mlkem{p}_decrypt_masked_fixed_public": (lambda p=p: _mlkem_decrypt_masked(p, fixed_public=True))

@@ -15,7 +15,7 @@ from ip.acc import block
 from ip.acc.dv.jobs import image
 from ip.acc.iss import Iss
 from ip.acc.kernels.mlkem.masked import Q
-from ip.acc.kernels.mlkem.masked_compare import MaskedCompare, lo_of
+from ip.acc.kernels.mlkem.masked_compare import MaskedCompare, MaskedSelect, lo_of
 from ip.acc.tools.asm import assemble
 
 KEMS = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}
@@ -158,3 +158,33 @@ def test_bad_inputs_are_refused():
         mc.image([p, p], [p], p, p, bytes(768))
     with pytest.raises(ValueError, match=r"v0 must be 1 polynomial\(s\) of 256 coefficients in \[0, 3329\)"):
         mc.image([p, p], [p, p], [Q] + p[1:], p, bytes(768))
+
+
+def test_the_selection_gives_k_prime_or_k_bar_in_shares():
+    """MaskedSelect: K0 ^ K1 = K' for ok = 1 and K-bar for ok = 0, whatever the shares; neither
+    share the key; the same cycles; constant time; the share check clean (the DOM AND its
+    gadget); bad inputs refused."""
+    from ip.acc.tools import constant_time as ct, ct_data, share_check
+    from ip.acc.tools.ct_data import Program
+    f, rng = MaskedSelect(), random.Random(8)
+    src, cycles = f.program(), set()
+    for ok in (0, 1, 1, 0):
+        kp, kb, kp1, kb1 = (rng.randbytes(32) for _ in range(4))
+        ok1 = rng.randrange(2)
+        img = f.image(ok ^ ok1, ok1, bytes(a ^ b for a, b in zip(kp, kp1)), kp1,
+                      bytes(a ^ b for a, b in zip(kb, kb1)), kb1)
+        sim, halt, dm = run(src, img, rng)
+        k0, k1 = f.outputs(dm)
+        want = kp if ok else kb
+        assert bytes(a ^ b for a, b in zip(k0, k1)) == want and want not in (k0, k1)
+        assert all(sim.wdr.read(i) == 0 for i in range(16))
+        cycles.add(halt.cycles)
+    assert len(cycles) == 1
+    rep = ct.check(ct_data.Program.from_asm(src), f.ct_policy())
+    assert rep.ok and not rep.violations and not rep.warnings, rep.text()
+    ent = [rng.getrandbits(32) for _ in range(8)]
+    assert share_check.check(Program.from_asm(src), img, ent, **f.share_policy()) == []
+    with pytest.raises(ValueError, match="kb1: 32 bytes expected"):
+        f.image(0, 1, bytes(32), bytes(32), bytes(32), bytes(31))
+    with pytest.raises(ValueError, match="one bit each"):
+        f.image(2, 0, bytes(32), bytes(32), bytes(32), bytes(32))

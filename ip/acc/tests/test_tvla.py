@@ -140,7 +140,8 @@ def test_the_masked_decoding_passes_on_the_buses(power_model, tmp_path):
 
 @pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked", "mlkem_g_masked",
                                   "mlkem_j_masked", "mlkem_prf_masked", "mlkem_cbd_masked",
-                                  "mlkem_b2a_masked", "mlkem768_encrypt_masked", "mlkem768_compare_masked"])
+                                  "mlkem_b2a_masked", "mlkem768_encrypt_masked", "mlkem768_compare_masked",
+                                  "mlkem_select_masked"])
 def test_the_masked_programs_are_the_same_on_rtl_and_iss(power_model, name):
     """ISS = RTL: cycles, halt and the whole DMEM (outputs, planes, the wipe)."""
     import numpy as np
@@ -248,6 +249,15 @@ def test_the_masked_re_encryption_check_stays_under_and_its_unmasked_ands_do_not
     out = tmp_path / "no_fresh.json"
     assert cli.main(["sca", "tvla", "mlkem768_compare_masked_no_fresh", "--traces", "100", "--batch", "100",
                      "--expect-leak", "--json", str(out)]) == 0
+
+
+def test_the_masked_selection_stays_under(power_model, tmp_path):
+    """K = ok ? K' : K-bar on shares, (ok, K', K-bar) fixed (ok = 1) vs random: under the
+    threshold in every unit."""
+    out = tmp_path / "sel.json"
+    assert cli.main(["sca", "tvla", "mlkem_select_masked", "--traces", "200", "--batch", "200",
+                     "--expect-pass", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["first_flagged_at_traces"] is None
 
 
 def test_bad_requests_are_refused_by_name(capsys):

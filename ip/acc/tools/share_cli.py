@@ -66,6 +66,15 @@ def _compare(param, leak=None):
     return mc, image
 
 
+def _select():
+    from ip.acc.kernels.mlkem.masked_compare import MaskedSelect
+    f = MaskedSelect()
+
+    def image(rng):
+        return f.image(rng.randrange(2), rng.randrange(2), *(rng.randbytes(32) for _ in range(4)))
+    return f, image
+
+
 def _hash(kind, param=768, leak=None):
     from ip.acc.kernels.mlkem.masked_hash import MaskedG, MaskedJ, MaskedPRF
     obj = {"g": lambda: MaskedG(leak), "j": lambda: MaskedJ(param, leak),
@@ -89,6 +98,7 @@ def kernels() -> dict:
     out["mlkem_g_masked"] = lambda: _hash("g")
     out["mlkem768_encrypt_masked_joined"] = lambda: _encrypt(768, "joined")
     out["mlkem768_compare_masked_no_fresh"] = lambda: _compare(768, "no_fresh")
+    out["mlkem_select_masked"] = _select
     for kind in ("g", "j", "prf"):
         name = "mlkem_g_masked" if kind == "g" else f"mlkem768_{kind}_masked"
         out[name + "_combined"] = lambda kind=kind: _hash(kind, leak="combined")

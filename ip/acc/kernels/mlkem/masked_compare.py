@@ -352,3 +352,71 @@ class MaskedCompare:
             L += self._prep(j) + _li(22, self.poly(j, 0)) + _li(23, self.poly(j, 1)) + ["jal x28, masked_interval"]
             L += self._accumulate(j)
         return L + self._tree()
+
+
+class MaskedSelect:
+    """Decapsulation's last step on shares (FIPS 203 Alg. 18: K' if c' = c, else K-bar): from the
+    check's ok (bit 240 of OK0 / OK1), K' (from the masked G) and K-bar (from the masked J), all
+    in two Boolean shares, K = K-bar ^ (ok & (K' ^ K-bar)) in two Boolean shares (K0 / K1: the
+    caller combines them; nothing here holds K, ok or either key unmasked). ok's bit becomes a
+    word of 256 equal bits share by share (bn.bcastl of lane 15, then 0 - it per lane: linear),
+    the AND is a DOM AND with a fresh URND word. Layout from `base`: the shares of each value
+    with a public zero word between them."""
+
+    def __init__(self, base: int = 0):
+        self.OK0, self.Z0, self.OK1 = base, base + 32, base + 64
+        self.KP0, self.Z1, self.KP1 = base + 96, base + 128, base + 160
+        self.KB0, self.Z2, self.KB1 = base + 192, base + 224, base + 256
+        self.K0, self.Z3, self.K1 = base + 288, base + 320, base + 352
+        self.END = base + 384
+        self.dom = MaskedDecode(base=base)            # the DOM AND's refresh labels
+
+    def image(self, ok0: int, ok1: int, kp0: bytes, kp1: bytes, kb0: bytes, kb1: bytes) -> dict:
+        for name, v in (("kp0", kp0), ("kp1", kp1), ("kb0", kb0), ("kb1", kb1)):
+            if len(v) != 32:
+                raise ValueError(f"{name}: 32 bytes expected, got {len(v)}")
+        if ok0 not in (0, 1) or ok1 not in (0, 1):
+            raise ValueError("ok0, ok1: one bit each")
+        img = {self.OK0: (ok0 << 240).to_bytes(32, "little"), self.OK1: (ok1 << 240).to_bytes(32, "little"),
+               self.KP0: kp0, self.KP1: kp1, self.KB0: kb0, self.KB1: kb1}
+        img.update({z: bytes(32) for z in (self.Z0, self.Z1, self.Z2, self.Z3)})
+        return img
+
+    def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
+        return dmem[self.K0:self.K0 + 32], dmem[self.K1:self.K1 + 32]
+
+    def ct_policy(self) -> dict:
+        return {"secret": {"inputs": (self.OK0, self.K0)},
+                "public": {f"zero {i}": (z, z + 32) for i, z in enumerate((self.Z0, self.Z1, self.Z2, self.Z3))},
+                "rest": "secret", "allow": []}
+
+    def share_policy(self) -> dict:
+        from ip.acc.tools.share_check import Gadget
+        self.body()
+        shares = {}
+        for name, a0, a1 in (("ok", self.OK0, self.OK1), ("K'", self.KP0, self.KP1), ("K-bar", self.KB0, self.KB1)):
+            shares[f"{name} share 0"], shares[f"{name} share 1"] = (a0, a0 + 32, 0), (a1, a1 + 32, 1)
+        return {"shares": shares,
+                "gadgets": [Gadget("select_and_begin", "select_and_end", (), tuple(self.dom._marks))]}
+
+    def program(self) -> str:
+        return "\n".join(["csrrw x0, VMODE, x0", *seed_urnd()] + self.body() + ["ecall"]) + "\n"
+
+    def body(self) -> list[str]:
+        """Shares at OK / KP / KB -> K0, K1; every register zeroed. Domain 0 in w1 (ok's mask),
+        w3 (K' ^ K-bar), w5 (K-bar); domain 1 in w2, w4, w6; each block's loads read a cycle
+        after they land (SEP: a stalled reader would show a register's old value)."""
+        self.dom._marks = []
+
+        def block(s: int) -> list[str]:
+            m, d, kb = (("w1", "w3", "w5"), ("w2", "w4", "w6"))[s]
+            ok, kp, kbar = ((self.OK0, self.KP0, self.KB0), (self.OK1, self.KP1, self.KB1))[s]
+            return [f"bn.lw {m}, {_m(ok)}", f"bn.lw {d}, {_m(kp)}", f"bn.lw {kb}, {_m(kbar)}",
+                    f"bn.bcastl {m}, {m}, 15", SEP, f"bn.subv {m}, w0, {m}", SEP,
+                    f"bn.xor {d}, {d}, {kb}", SEP]
+        L = ["bn.bcast w0, x0", f"bn.lw w7, {_m(self.Z0)}"] + block(0) + [f"bn.lw w7, {_m(self.Z1)}"] + block(1)
+        L += ["select_and_begin:"] + self.dom._sec_and(("w1", "w2"), ("w3", "w4"), ("w8", "w9"), "w15", "w14")
+        L += ["select_and_end:", "bn.xor w5, w5, w8", SEP, f"bn.sw w5, {_m(self.K0)}",
+              f"bn.lw w7, {_m(self.Z3)}", f"bn.sw w7, {_m(self.Z3)}", "bn.xor w6, w6, w9", SEP,
+              f"bn.sw w6, {_m(self.K1)}"]
+        return L + wipe(*(f"w{i}" for i in range(16)))
