@@ -37,8 +37,8 @@ DU_DV = {512: (10, 4), 768: (10, 4), 1024: (11, 5)}
 
 
 def lo_of(c: int, d: int) -> int:
-    """The first x in [0, q) ... the interval of Compress_d(x) = c starts at: ceil(q (2c - 1) /
-    2^(d+1)), mod q (c = 0: it wraps)."""
+    """Where the interval of the x with Compress_d(x) = c starts: ceil(q (2c - 1) / 2^(d+1))
+    mod q (c = 0's interval wraps through 0)."""
     return -((-Q * (2 * c - 1)) // (1 << (d + 1))) % Q
 
 
@@ -61,7 +61,7 @@ class MaskedInterval(MaskedDecode):
         if leak not in LEAKS:
             raise ValueError(f"unknown seeded leak {leak!r}")
         self.leak = leak
-        self.X0 = base                        # (a tag for the labels: the gadget has no inputs here)
+        self.X0 = base                        # its refresh labels' tag (the inputs come by pointer)
         self.LO = base
         self.K = self.LO + 512
         self.ONES, self.ZERO = self.K + 32 * 13 * self.CHAINS, self.K + 32 * 13 * self.CHAINS + 32

@@ -15,10 +15,11 @@ comparison to take. The public key ek is public.
 * Decompress_1(m') = 1665 m': the stream unit's b2a1m turns m''s bits into arithmetic shares,
   and each share is multiplied by 1665 (linear).
 * The linear work runs once per share with the unmasked kernels (NTT, base-case products,
-  INTT, additions mod q); the public A_hat^T entries are sampled (uni12) in the background of
-  it, one row at a time into one row buffer (16 KiB holds no more for ML-KEM-1024), and the
-  decoded t_hat takes the buffer after the last row.
-* Between one share's pass and the other's: every register zeroed, the multiplier flushed, a
+  INTT, additions mod q) as subroutines; the public A_hat^T entries are sampled (uni12) in the
+  background of it into a ring of k + 1 buffers whose first k hold the decoded t_hat before
+  the rows (16 KiB holds no more for ML-KEM-1024); `schedule` gives every sampler job at
+  least MIN_SHADOW cycles of core work, so no duration depends on ek.
+* Wherever the core's work changes share: every register zeroed, the multiplier flushed, a
   public load and store on the DMEM ports (masked.flush). A masked sampler job never runs
   beside share work of the core (only beside public work: t_hat's decode): its share words
   on the DMEM write port would otherwise follow the core's words of the other share.
@@ -27,8 +28,9 @@ At the end every byte that held a share or a value computed from one is zeroed b
 outputs (u', v' in shares), and so is every register.
 
 `leak` seeds a first-order leak for the assessment's own check: "joined" loads each word of the
-last noise polynomial (e1_{k-1}) in share 0 and then in share 1 into one register (the noise is a function of r' alone, so fixed in a fixed-secret class, and small: its
-shares' Hamming distance shows it; u' and v' also depend on the key).
+last noise polynomial (e1_{k-1}) in share 0 and then in share 1 into one register (the noise
+is a function of r' alone, so fixed in a fixed-secret class, and small: its shares' Hamming
+distance shows it; u' and v' also depend on the key).
 """
 from ip.acc.kernels import sample
 from ip.acc.kernels.asm_util import li as _li, mem as _m, wipe_all_but
