@@ -117,7 +117,7 @@ report: $(PQSOC)
 	$(PQSOC) campaign tvla mlkem_b2a_masked --traces 10000 --chunk 1000 --name sca_b2a_masked --json reports/sca/mlkem_b2a_masked.json
 	$(PQSOC) campaign tvla mlkem_b2a_masked_joined --traces 1000 --chunk 500 --name sca_b2a_joined --json reports/sca/mlkem_b2a_masked_joined.json
 	@# the masked re-encryption (~0.27 s a trace): m' || r' fixed vs random, a fresh key pair each
-	@# trace; e1_2's two shares joined in a register after it: flagged
+	@# trace; the last noise polynomial's shares joined in a register, word by word: flagged
 	$(PQSOC) campaign tvla mlkem768_encrypt_masked --traces 10000 --chunk 500 --name sca_encrypt768_masked --json reports/sca/mlkem768_encrypt_masked.json
 	$(PQSOC) campaign tvla mlkem768_encrypt_masked_joined --traces 2000 --chunk 500 --name sca_encrypt768_joined --json reports/sca/mlkem768_encrypt_masked_joined.json
 	@# the masked re-encryption check (~0.35 s a trace): u', v' compressing to a fixed c vs random;

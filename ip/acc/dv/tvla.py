@@ -57,7 +57,8 @@ Programs:
                                (ip/acc/kernels/mlkem/masked_encrypt.py): u', v' in arithmetic
                                shares from m', r' in Boolean shares; secret: m' || r'; fresh
                                each trace: ek (a new key pair), the shares, URND's seed
-    mlkem768_encrypt_masked_joined  the same with e1_2's two shares joined in a register
+    mlkem768_encrypt_masked_joined  the same with the last noise polynomial's shares joined in a
+                               register, word by word
     mlkem768_compare_masked    the re-encryption check (ip/acc/kernels/mlkem/masked_compare.py):
                                u', v' in arithmetic shares against a ciphertext c, the same in
                                every trace; secret: u', v', fixed (compressing to c: the check
@@ -132,7 +133,7 @@ def _mlkem_decode_masked(leak: str | None = None) -> Program:
              else rng.integers(0, Q, 256))
         x0 = rng.integers(0, Q, 256)
         x1 = (x - x0) % Q
-        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        entropy = _entropy(rng)
         return image(obj.image([int(c) for c in x0], [int(c) for c in x1]), block.DMEM_SIZE), entropy
 
     name = "mlkem_decode_masked" + (f"_{leak}" if leak else "")
@@ -146,6 +147,11 @@ def _mlkem_decode_masked(leak: str | None = None) -> Program:
 # the public input of the `_fixed_public` variants: the same in every trace of both classes,
 # so the fixed class's outputs are fixed too and what the output wires carry is tested
 _PUBLIC_SEED = 0x5EED
+
+
+def _entropy(rng) -> list[int]:
+    """A trace's 8 entropy words (URND's seed through RND)."""
+    return [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
 
 
 def _masked_hash(kind: str, leak: str | None = None, fixed_public: bool = False) -> Program:
@@ -177,7 +183,7 @@ def _masked_hash(kind: str, leak: str | None = None, fixed_public: bool = False)
         x = fixed if fixed is not None else rng.bytes(32)
         x1 = rng.bytes(32)
         x0 = bytes(a ^ b for a, b in zip(x, x1))
-        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        entropy = _entropy(rng)
         return image(obj.image(x0, x1, *extra(rng)), block.DMEM_SIZE), entropy
 
     name = f"mlkem_{kind}_masked" + (f"_{leak}" if leak else "") + ("_fixed_public" if fixed_public else "")
@@ -201,7 +207,7 @@ def _b2a_masked(leak: str | None = None) -> Program:
     def inputs(rng, fixed: bytes | None) -> tuple:
         x = fixed if fixed is not None else rng.bytes(32)
         x1 = rng.bytes(32)
-        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        entropy = _entropy(rng)
         return image(obj.image(bytes(a ^ b for a, b in zip(x, x1)), x1), block.DMEM_SIZE), entropy
 
     name = "mlkem_b2a_masked" + (f"_{leak}" if leak else "")
@@ -227,13 +233,13 @@ def _mlkem_encrypt_masked(leak: str | None = None) -> Program:
         ek, _ = ML_KEM_768._keygen_internal(rng.bytes(32), rng.bytes(32))
         m1, r1 = rng.bytes(32), rng.bytes(32)
         m0, r0 = (bytes(a ^ b for a, b in zip(x[o:o + 32], s)) for o, s in ((0, m1), (32, r1)))
-        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        entropy = _entropy(rng)
         return image(obj.image(ek, r0, r1, m0, m1), block.DMEM_SIZE), entropy
 
     name = "mlkem768_encrypt_masked" + (f"_{leak}" if leak else "")
     return Program(name, "ML-KEM-768 re-encryption (K-PKE.Encrypt before Compress), first-order masked: "
                    "m' || r' fixed vs random; ek, shares and masks fresh each trace"
-                   + ("; a seeded leak: e1_2's two shares' first words loaded into one register"
+                   + ("; a seeded leak: the last noise polynomial's words loaded into one register, share 0 then share 1"
                       if leak else ""),
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, lambda rng: rng.bytes(64))
 
@@ -258,7 +264,7 @@ def _mlkem_compare_masked(leak: str | None = None) -> Program:
             [[int(x) for x in rng.integers(0, q, 256)] for _ in range(k + 1)]
         s0 = [[int(x) for x in rng.integers(0, q, 256)] for _ in range(k + 1)]
         s1 = [[(a - b) % q for a, b in zip(p, r)] for p, r in zip(polys, s0)]
-        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        entropy = _entropy(rng)
         return image(obj.image(s0[:k], s1[:k], s0[k], s1[k], c), block.DMEM_SIZE), entropy
 
     name = "mlkem768_compare_masked" + (f"_{leak}" if leak else "")
@@ -280,7 +286,7 @@ def _mlkem_select_masked() -> Program:
         x = fixed if fixed is not None else rng.bytes(65)
         ok, kp, kb = x[0] & 1, x[1:33], x[33:65]
         ok1, kp1, kb1 = int(rng.integers(2)), rng.bytes(32), rng.bytes(32)
-        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        entropy = _entropy(rng)
         img = obj.image(ok ^ ok1, ok1, bytes(a ^ b for a, b in zip(kp, kp1)), kp1,
                         bytes(a ^ b for a, b in zip(kb, kb1)), kb1)
         return image(img, block.DMEM_SIZE), entropy
@@ -315,7 +321,7 @@ def _mlkem_decrypt_masked(param: int, fixed_public: bool = False) -> Program:
         else:
             _, c = kem._encaps_internal(ek, rng.bytes(32))
         s0, s1 = share_dk_pke(dk[:384 * obj.k], obj.k, random.Random(int(rng.integers(1 << 62))))
-        entropy = [int(w) for w in rng.integers(0, 1 << 32, 8, dtype=np.uint64)]
+        entropy = _entropy(rng)
         return image(obj.image(s0, s1, c), block.DMEM_SIZE), entropy
 
     name = f"mlkem{param}_decrypt_masked" + ("_fixed_public" if fixed_public else "")

@@ -208,33 +208,31 @@ def test_j_and_the_prf_through_the_masked_kmac_stay_under_and_their_seeded_leaks
     assert json.loads(out.read_text())["orders"]["1"]["units"]["kmac"]["cycles_confirmed"] > 0
 
 
+def assess(tmp_path, name: str, traces: int, batch: int, expect: str) -> dict:
+    """`pqsoc sca tvla NAME` with --expect-pass / --expect-leak (its exit code 0 asserted); the report."""
+    out = tmp_path / f"{name}.json"
+    assert cli.main(["sca", "tvla", name, "--traces", str(traces), "--batch", str(batch),
+                     f"--expect-{expect}", "--json", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
 def test_m_prime_s_b2a_by_the_stream_unit_stays_under_and_its_joined_outputs_do_not(power_model, tmp_path):
     """256 secret bits (m') from Boolean to arithmetic shares by smp.run b2a1m, the bits fixed
     vs random: under the threshold in every unit, its reads through the DMEM read register and
     its writes included; the two output shares' first words loaded into one register after
     it: flagged (on the DMEM read register and the wide registers)."""
-    out = tmp_path / "b2a.json"
-    assert cli.main(["sca", "tvla", "mlkem_b2a_masked", "--traces", "200", "--batch", "200",
-                     "--expect-pass", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["first_flagged_at_traces"] is None
-    out = tmp_path / "joined.json"
-    assert cli.main(["sca", "tvla", "mlkem_b2a_masked_joined", "--traces", "600", "--batch", "200",
-                     "--expect-leak", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["orders"]["1"]["units"]["dmem"]["cycles_confirmed"] > 0
+    assert assess(tmp_path, "mlkem_b2a_masked", 200, 200, "pass")["first_flagged_at_traces"] is None
+    rep = assess(tmp_path, "mlkem_b2a_masked_joined", 600, 200, "leak")
+    assert rep["orders"]["1"]["units"]["dmem"]["cycles_confirmed"] > 0
 
 
 def test_the_masked_re_encryption_stays_under_and_its_joined_noise_does_not(power_model, tmp_path):
     """m' || r' fixed vs random, a fresh key pair each trace: under the threshold in every unit;
     the last noise polynomial's words loaded into one register in share 0 and then share 1:
     flagged on the DMEM read register."""
-    out = tmp_path / "enc.json"
-    assert cli.main(["sca", "tvla", "mlkem768_encrypt_masked", "--traces", "100", "--batch", "100",
-                     "--expect-pass", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["first_flagged_at_traces"] is None
-    out = tmp_path / "joined.json"
-    assert cli.main(["sca", "tvla", "mlkem768_encrypt_masked_joined", "--traces", "400", "--batch", "200",
-                     "--expect-leak", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["orders"]["1"]["units"]["dmem"]["cycles_confirmed"] > 0
+    assert assess(tmp_path, "mlkem768_encrypt_masked", 100, 100, "pass")["first_flagged_at_traces"] is None
+    rep = assess(tmp_path, "mlkem768_encrypt_masked_joined", 400, 200, "leak")
+    assert rep["orders"]["1"]["units"]["dmem"]["cycles_confirmed"] > 0
 
 
 def test_the_masked_re_encryption_check_stays_under_and_its_unmasked_ands_do_not(power_model, tmp_path):
@@ -242,22 +240,14 @@ def test_the_masked_re_encryption_check_stays_under_and_its_unmasked_ands_do_not
     every trace: under the threshold (its first version leaked at once on the operand buses:
     a load's reader stalled with the other domain's value still in the register, now a SEP);
     its DOM ANDs without their fresh words: flagged."""
-    out = tmp_path / "cmp.json"
-    assert cli.main(["sca", "tvla", "mlkem768_compare_masked", "--traces", "100", "--batch", "100",
-                     "--expect-pass", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["first_flagged_at_traces"] is None
-    out = tmp_path / "no_fresh.json"
-    assert cli.main(["sca", "tvla", "mlkem768_compare_masked_no_fresh", "--traces", "100", "--batch", "100",
-                     "--expect-leak", "--json", str(out)]) == 0
+    assert assess(tmp_path, "mlkem768_compare_masked", 100, 100, "pass")["first_flagged_at_traces"] is None
+    assess(tmp_path, "mlkem768_compare_masked_no_fresh", 100, 100, "leak")
 
 
 def test_the_masked_selection_stays_under(power_model, tmp_path):
     """K = ok ? K' : K-bar on shares, (ok, K', K-bar) fixed (ok = 1) vs random: under the
     threshold in every unit."""
-    out = tmp_path / "sel.json"
-    assert cli.main(["sca", "tvla", "mlkem_select_masked", "--traces", "200", "--batch", "200",
-                     "--expect-pass", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["first_flagged_at_traces"] is None
+    assert assess(tmp_path, "mlkem_select_masked", 200, 200, "pass")["first_flagged_at_traces"] is None
 
 
 def test_bad_requests_are_refused_by_name(capsys):
