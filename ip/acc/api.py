@@ -8,6 +8,7 @@ mlkem` and `pqsoc mldsa` run, and what a host script calls.
     r = api.mlkem_keygen(768, d, z)             # {"ek", "dk", "cycles"}
     r = api.mlkem_encaps(768, ek, m)            # {"K", "c", "cycles"}
     r = api.mlkem_decaps(768, dk, c)            # {"K", "cycles"}
+    r = api.mlkem_decaps(768, dk, c, masked=True)   # the same, first-order masked
     r = api.mldsa_keygen(65, xi)                # {"pk", "sk", "cycles"}
     r = api.mldsa_sign(65, sk, msg, ctx=b"", rnd=None)  # {"sig", "cycles", "iterations"}
     r = api.mldsa_verify(65, pk, msg, sig, ctx=b"")   # {"valid", "status", "cycles"}
@@ -123,7 +124,7 @@ def _gls_backend():
     return _GLS[0]
 
 
-def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000_000):
+def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000_000, entropy=()):
     from ip.acc.dv.lockstep import IssBackend, compare
     from ip.acc.tools.asm import assemble
     if engine not in ENGINES:
@@ -131,7 +132,7 @@ def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000
     words = assemble(program, f"{name}.s")
     if 4 * len(words) > acc_block.IMEM_SIZE:
         raise ApiError(f"{name}: the program is {4 * len(words)} bytes, IMEM holds {acc_block.IMEM_SIZE}")
-    job = (words, _image(dm, name), max_cycles)
+    job = (words, _image(dm, name), max_cycles, tuple(entropy))
     r = IssBackend(acc_block.IMEM_SIZE, MEM).run(*job)
     if engine in ("rtl", "gls"):
         other = (_rtl_backend() if engine == "rtl" else _gls_backend()).run_many([job])[0]
@@ -184,17 +185,40 @@ def mlkem_encaps(param: int, ek: bytes, m: bytes, engine: str = "iss") -> dict:
     return {"K": K, "c": c, "cycles": r.cycles}
 
 
-def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss") -> dict:
+def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss", masked: bool = False,
+                 rng=None) -> dict:
+    """masked: the first-order masked program (ip/acc/kernels/mlkem/masked_decaps.py): dk's
+    s_hat and z split into fresh shares on the host (what a key store keeping dk masked would
+    hold), 256 bits of entropy for URND's seed, K = K0 ^ K1 of its shares; rng (default
+    secrets.SystemRandom()) gives the shares and the entropy."""
     from ip.acc.kernels.mlkem.decaps import decaps
     n = sizes(param)
     _need("dk", dk, n["dk"])
     _need("c", c, n["c"])
+    if masked:
+        return _mlkem_decaps_masked(param, dk, c, engine, rng)
     if engine == "soc":
         return _mlkem_soc("decaps", param, (dk, c))
     de = decaps(param)
     r = _run(de.program(), de.image(dk, c), engine, f"mlkem{param}_decaps")
     _status(de, r, f"mlkem{param}_decaps")
     return {"K": de.outputs(r.dmem), "cycles": r.cycles}
+
+
+def _mlkem_decaps_masked(param: int, dk: bytes, c: bytes, engine: str, rng) -> dict:
+    import secrets
+    from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
+    if engine == "soc":
+        raise ApiError("masked decaps: engine soc is not available (the firmware API has no "
+                       "masked call yet); engines iss, rtl, gls")
+    rng = rng or secrets.SystemRandom()
+    md = MaskedDecaps(param)
+    name = f"mlkem{param}_decaps_masked"
+    r = _run(md.program(), md.image(md.split_dk(dk, rng), c), engine, name,
+             entropy=[rng.getrandbits(32) for _ in range(8)])
+    _status(md, r, name)
+    k0, k1 = md.outputs(r.dmem)
+    return {"K": bytes(a ^ b for a, b in zip(k0, k1)), "cycles": r.cycles}
 
 
 Q = 3329

@@ -1,6 +1,7 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]`, `pqsoc mlkem
+"""`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]` (decaps
+[--masked]: the first-order masked program), `pqsoc mlkem
 check-ek --param P --ek HEX` / `check-dk --param P --dk HEX` (FIPS 203 7.2 / 7.3 key checks, on
 the host: exit 0 pass, 1 fail naming the section, 2 bad input), `pqsoc mldsa keygen
 --param P --xi HEX`, `pqsoc mldsa sign --param P --sk HEX (--msg HEX [--ctx HEX] [--prehash
@@ -133,7 +134,8 @@ def _run(args) -> int:
         elif args.op == "encaps":
             r = api.mlkem_encaps(args.param, _hex("ek", args.ek), _hex("m", args.m), args.engine)
         else:
-            r = api.mlkem_decaps(args.param, _hex("dk", args.dk), _hex("c", args.c), args.engine)
+            r = api.mlkem_decaps(args.param, _hex("dk", args.dk), _hex("c", args.c), args.engine,
+                                 masked=args.masked)
     except (_BadInput, api.ApiError) as e:
         bad_input = isinstance(e, (_BadInput, api.BadInput)) or "bytes, ML-KEM needs" in str(e) \
             or "bytes, ML-DSA needs" in str(e) \
@@ -172,6 +174,10 @@ def add_parser(sub) -> None:
         for name in ins:
             q.add_argument(f"--{name}", required=True, metavar="HEX", help="hex, or @FILE holding it")
         q.add_argument("--engine", choices=ENGINES, default="iss", help=ENGINE_HELP)
+        if op == "decaps":
+            q.add_argument("--masked", action="store_true",
+                           help="the first-order masked program (s_hat and z in fresh shares from "
+                                "os.urandom, URND seeded from it; engines iss, rtl, gls)")
         q.set_defaults(func=_run, scheme="mlkem")
     for op, key, what in (("check-ek", "ek", "FIPS 203 7.2: length and modulus check"),
                           ("check-dk", "dk", "FIPS 203 7.3: length and hash check H(ek)")):

@@ -1,0 +1,290 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""First-order masked ML-KEM decapsulation (FIPS 203 Alg. 18, ML-KEM.Decaps_internal) on the
+ACC as one program, for ML-KEM-512 / -768 / -1024, in the taped-out 16 KiB IMEM and DMEM
+(issue #38).
+
+The secret parts of dk come in two shares: s_hat in arithmetic shares mod q (each share 256 k
+coefficients, 16 bits each, in the natural order: the form ByteDecode_12 gives), z in two
+Boolean shares; ek, H(ek) and c are public. K comes out in two Boolean shares (K = K0 ^ K1).
+The pieces, each checked on its own (their modules), run in this order:
+
+1. H(ek) (SHA3-256 of the public ek, unmasked) compared with dk's copy (FIPS 203 7.3): the
+   number of differing lanes into the status slot, no branch.
+2. K-bar = J(z || c): masked_hash.MaskedJ (z in shares through the KMAC's masked mode).
+3. m' = K-PKE.Decrypt: the ciphertext's part once (ByteDecode, Decompress, NTT of u;
+   Decompress of v), then per share w_i = INTT(s_i o u_hat) (the re-encryption's NTT,
+   product and INTT subroutines), x0 = Decompress(v) - w0, x1 = -w1, and the message bits
+   m'_i = [x0_i + x1_i - 833 mod q < 1664] by the re-encryption check's interval gadget
+   (masked_compare.MaskedInterval with constant lo and widths): one copy of the gadget in
+   IMEM serves both.
+4. (K', r') = G(m' || h): masked_hash.MaskedG.
+5. u', v' in arithmetic shares: masked_encrypt.MaskedEncrypt's schedule.
+6. ok = [Compress(u', v') encodes to c] in Boolean shares: masked_compare.MaskedCompare.
+7. K = K-bar ^ (ok & (K' ^ K-bar)) in shares: masked_compare.MaskedSelect; both shares zeroed
+   (a public mask) and status DK_HASH_MISMATCH if step 1 found a difference.
+8. DMEM zeroed but K's shares, the status slot, c and the constant tables; every register
+   zeroed.
+
+Between the pieces, every buffer that held shares and is reused by the next piece is zeroed
+first (a share-1 word written over a share-0 one would show both in the cells that flip,
+docs/side_channels.md), and the registers are zeroed (each piece ends so).
+
+DMEM layout (one set of addresses for the whole program; the pieces' own layouts are replaced
+by it, attribute by attribute, in __init__): public words and the small shared values first
+(P), then c, then the re-encryption's buffers (Y, U, V, NT, RB of MaskedEncrypt). The earlier
+pieces live in the re-encryption's space before it runs: ek's t_hat encoding at U (read by the
+re-encryption's first public chunk, before anything writes U), the s_hat shares in Y, u_hat,
+Decompress(v) and w after the t_hat encoding; the interval gadget and the check's buffers at
+NT (free during the decryption, reused after the re-encryption). ML-KEM-1024 ends at 16 288
+bytes.
+"""
+from ip.acc.kernels.asm_util import li as _li, mem as _m, zero_dmem
+from ip.acc.kernels.mlkem import basemul, codec, ntt, status
+from ip.acc.kernels.mlkem.codec import absorb_loop, u16 as _u16
+from ip.acc.kernels.mlkem.keygen import SHA3_256
+from ip.acc.kernels.mlkem.masked import BITS, MaskedDecode, Q, SEP, seed_urnd, wipe
+from ip.acc.kernels.mlkem.masked_compare import DU_DV, MaskedCompare, MaskedInterval, MaskedSelect, width
+from ip.acc.kernels.mlkem.masked_encrypt import MONT_1665, MaskedEncrypt
+from ip.acc.kernels.mlkem.masked_hash import PRF_SETS, MaskedG, MaskedJ
+
+DECODE_LO, DECODE_W = 833, 1664     # Compress_1(x) = 1 iff x - 833 mod q < 1664
+
+
+class MaskedDecaps:
+    """The program, its DMEM layout and image for one parameter set (512, 768, 1024)."""
+
+    def __init__(self, param: int = 768):
+        if param not in PRF_SETS:
+            raise ValueError(f"masked ML-KEM decapsulation: ML-KEM-{param} is not one of 512, 768, 1024")
+        self.param = param
+        k = self.k = PRF_SETS[param][0]
+        self.du, self.dv = DU_DV[param]
+        self.c_len = 32 * (self.du * k + self.dv)
+        self.ek_len = 384 * k + 32
+        self.dk_len = 768 * k + 96
+        # ------------------------------------------------------------ P: public words, small values
+        self.TWID, self.ITWID, self.ISCALE, self.BMC, self.K1665 = 0, 256, 512, 544, 832
+        self.QW, self.ONE16 = 864, 896                       # q, 1 per lane (the check's)
+        self.KD = {d: 928 + 64 * n for n, d in enumerate((self.du, self.dv))}
+        words = ["STATUS", "SCRATCH", "ZW", "H", "RHO", "Z0", "ZZ", "Z1",
+                 "R0", "ZR", "R1", "NW", "M0", "ZM", "M1"]
+        for i, name in enumerate(words):                     # each share between public words
+            setattr(self, name, 1056 + 32 * i)
+        self.SEL = 1056 + 32 * len(words)
+        self.select = MaskedSelect(base=self.SEL)
+        self.C = self.select.END
+        assert self.C < 2048                                 # MaskedJ's addi of it
+        self.C_V = self.C + 32 * self.du * k
+        # ------------------------------------------------------------ the re-encryption's space
+        self.Y = self.C + self.c_len
+        self.U = self.Y + 1024 * k
+        self.V = self.U + 1024 * k
+        self.NT = self.V + 1024
+        self.RB = self.NT + 1024
+        # the earlier pieces in it (module docstring)
+        self.TENC = self.U                                   # ek's t_hat encoding (384 k)
+        self.S = (self.Y, self.Y + 512 * k)                  # the s_hat shares (512 k each)
+        self.UH = self.TENC + 384 * k                        # NTT(Decompress(u)), transposed
+        self.VD = self.UH + 512 * k                          # Decompress(v)
+        self.W = self.VD + 512                               # s_i o u_hat -> INTT
+        assert self.W + 512 <= self.NT
+        # the check's buffers and the interval gadget at NT
+        self.CD, self.DELTA = self.NT, self.NT + 512
+        self.ACC0, self.ZA, self.ACC1 = self.NT + 544, self.NT + 576, self.NT + 608
+        self.gadget = MaskedInterval(base=self.NT + 640)
+        self.END = max(self.RB + 512 * (k + 1), self.gadget.END)
+        assert self.END <= 16384, self.END
+        self._pieces()
+
+    def _pieces(self):
+        """The pieces, their layouts replaced by this program's addresses."""
+        self.j = MaskedJ(self.param)
+        self.j.Z0, self.j.ZERO, self.j.Z1 = self.Z0, self.ZW, self.Z1
+        self.j.K0, self.j.K1, self.j.C = self.select.KB0, self.select.KB1, self.C
+        self.g = MaskedG()
+        self.g.M0, self.g.H, self.g.M1, self.g.ZERO = self.M0, self.H, self.M1, self.ZW
+        self.g.K0, self.g.K1, self.g.R0, self.g.R1 = self.select.KP0, self.select.KP1, self.R0, self.R1
+        e = self.enc = MaskedEncrypt(self.param)
+        for name in ("RHO", "R0", "ZR", "R1", "NW", "M0", "ZM", "M1", "SCRATCH", "TWID", "ITWID",
+                     "ISCALE", "BMC", "K1665", "Y", "U", "V", "NT", "RB", "END"):
+            setattr(e, name, getattr(self, name))
+        e.EK = self.TENC
+        c = self.cmp = MaskedCompare(self.param)
+        c.X, c.C, c.QW, c.ONE16, c.KD = self.U, self.C, self.QW, self.ONE16, self.KD
+        c.CD, c.DELTA, c.ACC0, c.ZA, c.ACC1 = self.CD, self.DELTA, self.ACC0, self.ZA, self.ACC1
+        c.gadget, c.dom = self.gadget, MaskedDecode(base=self.ACC0)
+        c.OK0, c.OK1 = self.select.OK0, self.select.OK1
+
+    # ------------------------------------------------------------------ host side
+    def split_dk(self, dk: bytes, rng) -> dict:
+        """dk (FIPS 203: dk_PKE || ek || H(ek) || z) -> its parts, the secret ones in fresh
+        shares from rng (rng.randrange / rng.randbytes): s_hat (ByteDecode_12, i.e. each
+        12-bit value mod q) in arithmetic shares mod q, z in Boolean shares. What a key store
+        that keeps dk masked holds."""
+        k = self.k
+        if len(dk) != self.dk_len:
+            raise ValueError(f"masked ML-KEM-{self.param} decaps: dk must be {self.dk_len} bytes, not {len(dk)}")
+        s = []
+        for i in range(0, 384 * k, 3):
+            b = int.from_bytes(dk[i:i + 3], "little")
+            s += [(b & 0xFFF) % Q, (b >> 12) % Q]
+        s0 = [rng.randrange(Q) for _ in s]
+        s1 = [(a - b) % Q for a, b in zip(s, s0)]
+        z = bytes(dk[-32:])
+        z1 = rng.randbytes(32)
+        return {"s0": _u16(s0), "s1": _u16(s1), "ek": bytes(dk[384 * k:768 * k + 32]),
+                "h": bytes(dk[768 * k + 32:768 * k + 64]), "z0": bytes(a ^ b for a, b in zip(z, z1)), "z1": z1}
+
+    def image(self, parts: dict, c: bytes) -> dict:
+        """DMEM image {addr: bytes}: split_dk's parts, c and the constant words."""
+        k = self.k
+        for name, n in (("s0", 512 * k), ("s1", 512 * k), ("ek", self.ek_len), ("h", 32), ("z0", 32), ("z1", 32)):
+            if len(parts[name]) != n:
+                raise ValueError(f"masked ML-KEM-{self.param} decaps: {name} must be {n} bytes, not {len(parts[name])}")
+        if len(c) != self.c_len:
+            raise ValueError(f"masked ML-KEM-{self.param} decaps: c must be {self.c_len} bytes, not {len(c)}")
+        img = {self.TWID: b"".join(_u16(x) for x in ntt.twiddle_words()),
+               self.ITWID: b"".join(_u16(x) for x in ntt.itwiddle_words()),
+               self.ISCALE: _u16(basemul.iscale_mont_word()),
+               self.BMC: b"".join(_u16(x) for x in basemul.const_words()),
+               self.K1665: _u16([MONT_1665] * 16), self.QW: _u16([Q] * 16), self.ONE16: _u16([1] * 16),
+               self.NW: bytes(range(32)), self.C: bytes(c),
+               self.S[0]: parts["s0"], self.S[1]: parts["s1"], self.TENC: parts["ek"][:-32],
+               self.RHO: parts["ek"][-32:], self.H: parts["h"], self.Z0: parts["z0"], self.Z1: parts["z1"]}
+        for d, a in self.KD.items():
+            img[a] = _u16([(1 << (d + 1)) - 1] * 16) + _u16([width(d)] * 16)
+        return img
+
+    def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
+        """(K0, K1): K's shares."""
+        return self.select.outputs(dmem)
+
+    @property
+    def status_addr(self) -> int:
+        return self.STATUS
+
+    def kept(self) -> list:
+        """[(lo, hi)] the final wipe leaves: K's shares, the status slot and what only ever
+        holds public values (the constant tables, c)."""
+        return [(self.TWID, self.STATUS), (self.STATUS, self.STATUS + 32),
+                (self.select.K0, self.select.END), (self.C, self.C + self.c_len)]
+
+    def ct_policy(self) -> dict:
+        """The constant-time check's view (ip/acc/tools/constant_time.py): the shares of s_hat
+        and z secret (one label: no address, branch or duration may depend on either, nor on
+        URND's words); ek, H(ek), c, the constant tables and the public zero / N words public;
+        any other byte secret until written."""
+        sel = self.select
+        public = {"constants": (self.TWID, self.STATUS), "ek.t_hat": (self.TENC, self.TENC + 384 * self.k),
+                  "c": (self.C, self.C + self.c_len)}
+        for name in ("RHO", "H", "ZW", "ZZ", "ZR", "NW", "ZM"):
+            public[name] = (getattr(self, name), getattr(self, name) + 32)
+        for i, z in enumerate((sel.Z0, sel.Z1, sel.Z2, sel.Z3)):
+            public[f"zero {i}"] = (z, z + 32)
+        return {"secret": {"s_hat share 0": self.share_range(0), "s_hat share 1": self.share_range(1),
+                           "z share 0": (self.Z0, self.Z0 + 32), "z share 1": (self.Z1, self.Z1 + 32)},
+                "public": public, "rest": "secret", "allow": []}
+
+    def share_range(self, i: int) -> tuple[int, int]:
+        return self.S[i], self.S[i] + 512 * self.k
+
+    def share_policy(self) -> dict:
+        """For the share-domain check (ip/acc/tools/share_check.py): the shares of s_hat and z;
+        the gadgets: the interval gadget (the decoding's and the check's), the check's DOM
+        ANDs and AND tree, the selection's DOM AND."""
+        shares = {"s_hat share 0": (*self.share_range(0), 0), "s_hat share 1": (*self.share_range(1), 1),
+                  "z share 0": (self.Z0, self.Z0 + 32, 0), "z share 1": (self.Z1, self.Z1 + 32, 1)}
+        return {"shares": shares,
+                "gadgets": self.cmp.share_policy()["gadgets"] + self.select.share_policy()["gadgets"]}
+
+    # ------------------------------------------------------------------ program
+    def program(self) -> str:
+        L = ["csrrw x0, VMODE, x0", *seed_urnd(), "bn.xor w0, w0, w0", "bn.wsrw ACC, w0"]
+        L += self._hash_check() + self.j.body() + self._decrypt() + self.g.body()
+        L += ["kmac.acq", *[x for _, lines in self.enc.schedule() for x in lines], "kmac.rel"]
+        L += ["bn.xor w0, w0, w0", *zero_dmem([(self.Y, self.U), (self.NT, self.RB)])]
+        L += self._interval_consts() + self.cmp.body() + self.select.body() + self._finish()
+        L += status.end(self.kept(), size=self.END)
+        tail = self.enc.tail() + ["masked_interval:"] + self.gadget.subroutine()
+        return "\n".join(L + ["ecall"] + tail) + "\n"
+
+    def _hash_check(self) -> list[str]:
+        """FIPS 203 7.3: SHA3-256 of ek (public) against dk's H(ek); the number of differing
+        lanes into the status slot (bn.or.acc; ACC cleared before)."""
+        L = ["kmac.acq", f"addi x1, x0, {SHA3_256}", *_li(2, self.ek_len), "kmac.start x1, x2",
+             *_li(7, self.TENC), "addi x3, x0, -1", *absorb_loop(12 * self.k), *_li(7, self.RHO),
+             *absorb_loop(1), "kmac.dig w0", f"bn.lw w1, {_m(self.H)}", "bn.or.acc x9, w0, w1", "kmac.rel"]
+        return L + ["bn.xor w2, w2, w2", "bn.wsrw ACC, w2"] + status.store_reg(9, self.STATUS, "w3") + \
+            ["addi x9, x0, 0", *wipe("w0", "w1")]
+
+    def _decompress(self, addr: int) -> list[str]:
+        """Decompress_d of the 16 words at addr (each y << (16 - d)), in place: (y << (16 - d))
+        q / 2^16, rounded (w15: q)."""
+        body = ["bn.lw.pi w0, 0(x10)", "bn.mulv.hi w1, w0, w15", "bn.mulv.lo w2, w0, w15",
+                "bn.shrv w2, w2, 15", "bn.addv w3, w1, w2", "bn.sw.pi w3, 0(x11)"]
+        return [f"bn.lw w15, {_m(self.QW)}", *_li(10, addr), *_li(11, addr), f"loopi 16, {len(body)}", *body]
+
+    def _decrypt(self) -> list[str]:
+        """m' in Boolean shares at M0 / M1 (ZM between: the re-encryption's b2a1m reads them
+        in that order)."""
+        k, e = self.k, self.enc
+        L = []
+        for j in range(k):                   # u: public
+            uh = self.UH + 512 * j
+            L += codec.decode_unpk(self.du, self.C + 32 * self.du * j, uh, 16, shift=16 - self.du)
+            L += self._decompress(uh) + e._call("me_ntt", x8=uh)
+        L += codec.decode_unpk(self.dv, self.C_V, self.VD, 16, shift=16 - self.dv) + self._decompress(self.VD)
+        L += ["jal x28, me_flush"]
+        for i in (0, 1):                     # w_i = INTT(s_i o u_hat); x_i into s_i's first polynomial
+            s = self.S[i]
+            L += basemul.pointers([(s + 512 * j, self.UH + 512 * j) for j in range(k)], self.W, self.BMC)
+            L += ["jal x28, me_prod", *e._call("me_intt", x8=self.W)]
+            body = (["bn.lw.pi w0, 0(x12)"] if i == 0 else []) + \
+                ["bn.lw.pi w1, 0(x10)", "bn.subvm w2, w0, w1", "bn.sw.pi w2, 0(x11)"]
+            L += ["bn.xor w0, w0, w0", *_li(10, self.W), *_li(11, s), *_li(12, self.VD),
+                  f"loopi 16, {len(body)}", *body]
+            if i == 0:                       # W is share 1's next: zeroed between
+                L += ["bn.xor w0, w0, w0", *zero_dmem([(self.W, self.W + 512)])]
+            L += ["jal x28, me_flush"]
+        g = self.gadget
+        L += self._interval_consts(DECODE_LO, DECODE_W)
+        L += [*_li(22, self.S[0]), *_li(23, self.S[1]), "jal x28, masked_interval"]
+        # m''s shares to the re-encryption's M0 / ZM / M1, a public word between on each port
+        L += [f"bn.lw w1, {_m(g.M0)}", f"bn.sw w1, {_m(self.M0)}", f"bn.lw w3, {_m(self.ZW)}",
+              f"bn.sw w3, {_m(self.ZM)}", f"bn.lw w2, {_m(g.M1)}", f"bn.sw w2, {_m(self.M1)}",
+              f"bn.lw w3, {_m(self.ZW)}", f"bn.sw w3, {_m(self.SCRATCH)}", *wipe("w1", "w2")]
+        # the shares' buffers zeroed before the re-encryption writes its own there
+        L += ["bn.xor w0, w0, w0", *zero_dmem([(self.S[0], self.S[1] + 512 * k), (self.W, self.W + 512),
+                                                (g.P0, g.END)])]
+        return L
+
+    def _interval_consts(self, lo: int | None = None, w: int | None = None) -> list[str]:
+        """The interval gadget's public words: ONES, ZERO and q's planes; with lo, w (the
+        decoding's): lo in every lane and the planes of w and q + w (the check writes those
+        per polynomial)."""
+        g = self.gadget
+        L = ["addi x5, x0, -1", "bn.bcast w2, x5", "bn.bcast w1, x0",
+             f"bn.sw w2, {_m(g.ONES)}", f"bn.sw w1, {_m(g.ZERO)}"]
+        planes = [(g.K + 416, Q)] + ([] if lo is None else [(g.K, w), (g.K + 832, Q + w)])
+        for base, val in planes:
+            L += [f"bn.sw {'w2' if (val >> b) & 1 else 'w1'}, {_m(base + 32 * b)}" for b in range(BITS + 1)]
+        if lo is not None:
+            L += [*_li(5, lo), "bn.bcast w3, x5"] + [f"bn.sw w3, {_m(g.LO + 32 * r)}" for r in range(16)]
+        return L + ["addi x5, x0, 0", *wipe("w1", "w2", "w3")]
+
+    def _finish(self) -> list[str]:
+        """Status OK, or DK_HASH_MISMATCH and both of K's shares zeroed (public mask) if the
+        hash check's lane count is non-zero; constant time."""
+        bad, ok, sel = status.DK_HASH_MISMATCH, status.OK, self.select
+        L = _li(29, self.STATUS) + ["lw x10, 0(x29)", "sltiu x11, x10, 1", "sub x11, x0, x11"]
+        L += _li(12, ok ^ bad) + ["and x12, x12, x11"] + _li(13, bad) + ["xor x12, x12, x13"]
+        L += status.store_reg(12, self.STATUS, "w3") + ["bn.bcast w7, x11"]
+        L += [f"bn.lw w1, {_m(sel.K0)}", SEP, "bn.and w1, w1, w7", f"bn.sw w1, {_m(sel.K0)}",
+              f"bn.lw w3, {_m(sel.Z3)}", f"bn.sw w3, {_m(sel.Z3)}",
+              f"bn.lw w2, {_m(sel.K1)}", SEP, "bn.and w2, w2, w7", f"bn.sw w2, {_m(sel.K1)}"]
+        return L + wipe("w1", "w2", "w3", "w7")
+
+
+def masked_decaps(param: int) -> MaskedDecaps:
+    return MaskedDecaps(param)

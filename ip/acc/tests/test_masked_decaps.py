@@ -1,0 +1,150 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""The first-order masked ML-KEM decapsulation as one program (ip/acc/kernels/mlkem/
+masked_decaps.py) on the ISS: K0 ^ K1 equals the `cryptography` package's K (ML-KEM-768 /
+1024; kyber-py's for 512) on valid ciphertexts and on implicitly rejected ones, for 512 / 768
+/ 1024, in a time that depends on ek alone; a corrupted H(ek) gives status DK_HASH_MISMATCH and
+zero shares in the same time; afterwards DMEM holds only K's shares, the status slot and
+public bytes, every register 0; the program fits the taped-out memories, is constant time and
+clean for the share-domain check; `pqsoc mlkem decaps --masked` and the host API run it. The
+RTL / gate-level lockstep and the leakage assessment are in test_tvla.py / test_gls.py."""
+import json
+import random
+
+import pytest
+from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+
+from ip.acc import api, block
+from ip.acc.dv.jobs import image
+from ip.acc.iss import Iss
+from ip.acc.kernels.mlkem import status
+from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
+from ip.acc.tools.asm import assemble
+
+KEMS = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}
+
+
+def keypair(param: int, rng):
+    """(ek, dk, reference decaps): `cryptography`'s for 768 / 1024 (from the seed d || z),
+    kyber-py's for 512 (no ML-KEM-512 in `cryptography`)."""
+    d, z = rng.randbytes(32), rng.randbytes(32)
+    ek, dk = KEMS[param]._keygen_internal(d, z)
+    if param == 512:
+        return ek, dk, lambda c: KEMS[512].decaps(dk, c)
+    from cryptography.hazmat.primitives.asymmetric import mlkem
+    key = {768: mlkem.MLKEM768PrivateKey, 1024: mlkem.MLKEM1024PrivateKey}[param].from_seed_bytes(d + z)
+    return ek, dk, key.decapsulate
+
+
+def run(md, words, dk, c, rng):
+    sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+    sim.reset()
+    sim.load_program(words)
+    sim.dmem.write_bytes(0, image(md.image(md.split_dk(dk, rng), c), block.DMEM_SIZE))
+    for _ in range(8):
+        sim.write_entropy(rng.getrandbits(32))
+    halt = sim.run(max_cycles=200_000)
+    assert halt.ok, halt
+    return sim, halt.cycles, sim.dmem.read_bytes(0, block.DMEM_SIZE)
+
+
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_masked_decaps_equals_the_reference(param):
+    """Per key: a valid ciphertext, one with a flipped bit and a random one (both implicitly
+    rejected); K0 ^ K1 is the reference's K, neither share is K; the same cycles for every
+    ciphertext of a key; DMEM and registers wiped but K's shares, the status and public bytes."""
+    rng = random.Random(param + 41)
+    md = MaskedDecaps(param)
+    words = assemble(md.program(), "masked_decaps.s")
+    assert md.END <= block.DMEM_SIZE and 4 * len(words) <= block.IMEM_SIZE
+    for _ in range(2):
+        ek, dk, ref = keypair(param, rng)
+        K, c = KEMS[param]._encaps_internal(ek, rng.randbytes(32))
+        flipped = bytearray(c)
+        flipped[rng.randrange(len(c))] ^= 1 << rng.randrange(8)
+        cycles = set()
+        for ct in (c, bytes(flipped), rng.randbytes(len(c))):
+            sim, cyc, dmem = run(md, words, dk, ct, rng)
+            k0, k1 = md.outputs(dmem)
+            want = ref(ct)
+            assert bytes(a ^ b for a, b in zip(k0, k1)) == want
+            assert (want == K) == (ct == c) and want not in (k0, k1)
+            assert status.read(dmem, md.STATUS) == status.OK
+            assert not any(dmem[a] for a in range(block.DMEM_SIZE) if not any(lo <= a < hi for lo, hi in md.kept()))
+            assert all(sim.wdr.read(i) == 0 for i in range(16)) and all(sim.gpr.read(i) == 0 for i in range(32))
+            cycles.add(cyc)
+        assert len(cycles) == 1
+
+
+@pytest.mark.parametrize("param", [512, 1024])
+def test_a_corrupted_hek_is_reported_in_the_same_time(param):
+    rng = random.Random(param + 3)
+    md = MaskedDecaps(param)
+    words = assemble(md.program(), "masked_decaps.s")
+    ek, dk, _ = keypair(param, rng)
+    K, c = KEMS[param]._encaps_internal(ek, rng.randbytes(32))
+    bad = bytearray(dk)
+    bad[-64 + rng.randrange(32)] ^= 0x10               # H(ek)
+    _, good_cycles, _ = run(md, words, dk, c, rng)
+    _, cycles, dmem = run(md, words, bytes(bad), c, rng)
+    assert status.read(dmem, md.STATUS) == status.DK_HASH_MISMATCH and cycles == good_cycles
+    assert md.outputs(dmem) == (bytes(32), bytes(32))
+
+
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_masked_decaps_is_constant_time_and_its_shares_never_meet(param):
+    """The static constant-time check (s_hat's and z's shares and URND secret) and the
+    share-domain check (no value or transition joins the two shares outside a gadget) over the
+    whole program; a branch on a share of s_hat is caught."""
+    from ip.acc.tools import constant_time as ct, share_check
+    from ip.acc.tools.ct_data import Program
+    md = MaskedDecaps(param)
+    prog = Program.from_asm(md.program())
+    rep = ct.check(prog, md.ct_policy())
+    assert rep.ok and not rep.violations and not rep.warnings, rep.text()
+    at = "bn.wsrw ACC, w0\n"                           # the start, the shares in DMEM
+    seeded = md.program().replace(at, at + f"bn.lw w1, {md.S[1]}(x0)\nbn.ext x5, w1, 0\n"
+                                  "beq x5, x0, Lx\nLx:\n", 1)
+    rep = ct.check(Program.from_asm(seeded), md.ct_policy())
+    assert [v.text for v in rep.failures] == ["beq x5, x0, Lx"]
+    rng = random.Random(param)
+    ek, dk, _ = keypair(param, rng)
+    _, c = KEMS[param]._encaps_internal(ek, rng.randbytes(32))
+    img = md.image(md.split_dk(dk, rng), c)
+    ent = [rng.getrandbits(32) for _ in range(8)]
+    assert share_check.check(prog, img, ent, **md.share_policy()) == []
+    joined = md.program().replace(at, at + f"bn.lw w1, {md.S[0]}(x0)\nbn.lw w1, {md.S[1]}(x0)\n", 1)
+    found = share_check.check(Program.from_asm(joined), img, ent, **md.share_policy())
+    assert [f.where.split(":")[0] for f in found] == ["w1", "dmem read"]
+
+
+def test_bad_inputs_are_refused():
+    md = MaskedDecaps(512)
+    with pytest.raises(ValueError, match="ML-KEM-640 is not one of"):
+        MaskedDecaps(640)
+    with pytest.raises(ValueError, match="dk must be 1632 bytes, not 1631"):
+        md.split_dk(bytes(1631), random.Random(1))
+    parts = md.split_dk(bytes(1632), random.Random(1))
+    with pytest.raises(ValueError, match="c must be 768 bytes, not 767"):
+        md.image(parts, bytes(767))
+    with pytest.raises(ValueError, match="s0 must be 1024 bytes, not 1023"):
+        md.image({**parts, "s0": bytes(1023)}, bytes(768))
+
+
+def test_the_command_line_and_the_api_run_it(capsys):
+    """`pqsoc mlkem decaps --masked`: the same JSON line as the unmasked program, the same K
+    (a valid and a rejected ciphertext); the API with a seeded rng; engine soc refused."""
+    from pqsoc.cli import main
+    rng = random.Random(9)
+    ek, dk, ref = keypair(768, rng)
+    K, c = ML_KEM_768._encaps_internal(ek, rng.randbytes(32))
+    for ct in (c, bytes(c[:-1]) + bytes([c[-1] ^ 0x80])):
+        assert main(["mlkem", "decaps", "--param", "768", "--dk", dk.hex(), "--c", ct.hex(), "--masked"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["K"] == ref(ct).hex() and set(out) == {"K", "cycles"}
+    r = api.mlkem_decaps(768, dk, c, masked=True, rng=random.Random(2))
+    assert r["K"] == K and r["cycles"] == out["cycles"]
+    with pytest.raises(api.ApiError, match="masked decaps: engine soc is not available"):
+        api.mlkem_decaps(768, dk, c, engine="soc", masked=True)
+    assert main(["mlkem", "decaps", "--param", "768", "--dk", dk.hex(), "--c", "00" * 5, "--masked"]) == 2
+    assert "c is 5 bytes, ML-KEM needs 1088" in capsys.readouterr().err
