@@ -214,7 +214,7 @@ def _mlkem_decaps_masked(param: int, dk: bytes, c: bytes, engine: str, rng) -> d
     rng = rng or secrets.SystemRandom()
     md = MaskedDecaps(param)
     name = f"mlkem{param}_decaps_masked"
-    r = _run(md.program(), md.image(md.split_dk(dk, rng), c), engine, name,
+    r = _run(md.program(), md.image(md.mask_dk(dk, rng), c), engine, name,
              entropy=[rng.getrandbits(32) for _ in range(8)])
     _status(md, r, name)
     k0, k1 = md.outputs(r.dmem)

@@ -3,8 +3,8 @@
 """Benchmark of the first-order masked ML-KEM pieces (issue #38) on the ACC ISS: cycles, IMEM
 and DMEM of the masked decoding gadget, of masked K-PKE.Decrypt and of the re-encryption's
 masked noise sampling (PRF + the stream unit's masked CBD), of the masked re-encryption and
-of its check for every parameter set, against the same work unmasked where it is separate,
-and of m''s B2A by the same unit; every case checked against kyber-py
+of its check for every parameter set, of the whole masked decapsulation (per phase), against
+the same work unmasked where it is separate, and of m''s B2A by the same unit; every case checked against kyber-py
 (m0 ^ m1 = K-PKE.Decrypt(dk_PKE, c), valid and random ciphertexts, fresh shares and masks).
 
     python -m ip.acc.dv.bench_masked --n 20 --seed 1 --json reports/masked_bench.json
@@ -98,7 +98,63 @@ def bench(n: int, seed: int, log=print) -> dict:
         out["programs"][f"mlkem{param}_compare_masked"] = fig = _compare(param, n, rng, entropy)
         log(f"[masked] ML-KEM-{param} re-encryption check: {fig['cycles']} cycles masked "
             f"(fused into the unmasked decapsulation's INTTs)")
+    for param in (512, 768, 1024):
+        out["programs"][f"mlkem{param}_decaps_masked"] = fig = _decaps(param, n, rng, entropy)
+        log(f"[masked] ML-KEM-{param} decapsulation: {fig['cycles']} cycles masked, "
+            f"{fig['unmasked_cycles']} unmasked ({fig['overhead']}x); phases {fig['phases']}")
     return out
+
+
+def _decaps(param: int, n: int, rng, entropy) -> dict:
+    """The whole masked decapsulation (ip/acc/kernels/mlkem/masked_decaps.py): K0 ^ K1 = kyber-py's
+    K on valid and random ciphertexts (fresh keys, shares and masks), against the unmasked
+    program on the same inputs; the cycles of each phase (from the program's md_* labels)."""
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.kernels.mlkem.decaps import decaps
+    from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
+    from ip.acc.tools.ct_data import Program
+    kem = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    f, plain = MaskedDecaps(param), decaps(param)
+    prog = Program.from_asm(f.program())
+    words = prog.words
+    pw = assemble(plain.program(), f"mlkem{param}_decaps.s")
+    mc, pc = set(), set()
+    for case in range(n):
+        ek, dk = kem._keygen_internal(rng.randbytes(32), rng.randbytes(32))
+        c = kem._encaps_internal(ek, rng.randbytes(32))[1] if case % 2 == 0 else rng.randbytes(f.c_len)
+        img, ent = f.image(f.mask_dk(dk, rng), c), entropy()
+        cyc, dm = _run(words, img, ent)
+        k0, k1 = f.outputs(dm)
+        assert bytes(a ^ b for a, b in zip(k0, k1)) == kem.decaps(dk, c), (param, case)
+        mc.add(cyc)
+        cyc, dm = _run(pw, plain.image(dk, c), ())
+        assert plain.outputs(dm) == kem.decaps(dk, c), (param, case)
+        pc.add(cyc)
+    fig = _figures(mc, words, f.END)
+    if len(pc) != 1:
+        raise RuntimeError(f"the unmasked decapsulation's cycles depend on the inputs: {sorted(pc)}")
+    fig.update(unmasked_cycles=min(pc), overhead=round(min(mc) / min(pc), 2),
+               phases=_phases(prog, img, ent, [f"md_{p}" for p in f.PHASES]))
+    return fig
+
+
+def _phases(prog, img: dict, entropy, labels: list) -> dict:
+    """{label: cycles from it to the next label (the last: to the end)} of one run."""
+    sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
+    sim.reset()
+    sim.load_program(prog.words)
+    for a, b in img.items():
+        sim.dmem.write_bytes(a, b)
+    for w in entropy:
+        sim.write_entropy(w)
+    at, first = {prog.labels[x]: x for x in labels}, {}
+    while sim.cycles < MAX_CYCLES:
+        if sim.pc in at and at[sim.pc] not in first:
+            first[at[sim.pc]] = sim.cycles
+        if sim.step() is not None:
+            break
+    ends = [first[x] for x in labels[1:]] + [sim.cycles]
+    return {x[3:]: e - first[x] for x, e in zip(labels, ends)}
 
 
 def _compare(param: int, n: int, rng, entropy) -> dict:

@@ -80,7 +80,39 @@ def acc_kernel_jobs() -> list:
         jobs.append((key, assemble(src, f"{key}.s"), bench.image(dm, size), 20_000,
                      bench.kernel_check(mode, ref, base)))
     return (jobs + bench.mlkem_decaps_jobs(mem=size) + mlkem_keygen_encaps_jobs(size)
-            + [masked_noise_job(size), masked_b2a_job(size), masked_encrypt_job(size), masked_compare_job(size)])
+            + [masked_noise_job(size), masked_b2a_job(size), masked_encrypt_job(size), masked_compare_job(size),
+               masked_decaps_job(size)])
+
+
+def masked_decaps_job(size: int, seed: int = 15) -> tuple:
+    """ML-KEM-768's whole masked decapsulation (ip/acc/kernels/mlkem/masked_decaps.py), URND
+    seeded from a DMEM word, on an implicitly rejected ciphertext (one bit flipped): K0 ^ K1
+    checked against the `cryptography` package's K and the status word OK."""
+    import random
+    from cryptography.hazmat.primitives.asymmetric import mlkem
+    from kyber_py.ml_kem import ML_KEM_768 as K
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem import status
+    from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
+    from ip.acc.tools.asm import assemble
+    f, rng = MaskedDecaps(768), random.Random(seed)
+    d, z = rng.randbytes(32), rng.randbytes(32)
+    ek, dk = K._keygen_internal(d, z)
+    c = bytearray(K._encaps_internal(ek, rng.randbytes(32))[1])
+    c[rng.randrange(len(c))] ^= 1 << rng.randrange(8)
+    want = mlkem.MLKEM768PrivateKey.from_seed_bytes(d + z).decapsulate(bytes(c))
+    img = {**f.image(f.mask_dk(dk, rng), bytes(c)), f.END: rng.randbytes(32)}
+
+    def check(res):
+        if res.halt != "ecall":
+            return f"{res.halt}, err {res.err_bits:#x}"
+        dm = bytes(res.dmem)
+        k0, k1 = f.outputs(dm)
+        if status.read(dm, f.STATUS) != status.OK:
+            return f"status {status.read(dm, f.STATUS):#x}"
+        return None if bytes(a ^ b for a, b in zip(k0, k1)) == want else "K differs from cryptography's"
+    return ("mlkem768_decaps_masked", assemble(_urnd_from_dmem(f), "mlkem768_decaps_masked.s"),
+            image(img, size), 40_000, check)
 
 
 def masked_encrypt_job(size: int, seed: int = 13) -> tuple:

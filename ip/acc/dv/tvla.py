@@ -16,6 +16,11 @@ Programs:
     mlkem768_decaps_control    the same program, both classes drawing dk and c at random (the
                                class decides nothing the program reads): must stay under the
                                threshold, or the assessment itself is biased
+    mlkem<P>_decaps_masked     the whole first-order masked decapsulation (ip/acc/kernels/mlkem/
+                               masked_decaps.py), secret: s_hat and z (a key pair's seed fixed vs
+                               random); fresh each trace: ek and H(ek) of another key pair, a
+                               ciphertext of that ek (public inputs must not differ by class:
+                               every trace is an implicit rejection), the shares, URND's seed
     mlkem<P>_decrypt_masked    first-order masked K-PKE.Decrypt (ip/acc/kernels/mlkem/masked_decrypt.py),
                                secret: s_hat (the key pair's seed fixed vs random); fresh each
                                trace: a ciphertext of its ek, the arithmetic shares of s_hat,
@@ -332,9 +337,43 @@ def _mlkem_decrypt_masked(param: int, fixed_public: bool = False) -> Program:
                    lambda: assemble(obj.program(), f"{name}.s"), inputs, fixed_secret)
 
 
+def _mlkem_decaps_masked(param: int) -> Program:
+    """The whole masked decapsulation (masked_decaps.py). The secret, fixed vs random: s_hat and
+    z (a key pair's seed d || z gives them). Public and fresh each trace in both classes: ek and
+    H(ek) of another fresh key pair and a ciphertext encapsulated to that ek (the classes'
+    public inputs must not differ: a fixed ek would be flagged for what is public; the
+    decryption then gives an m' that does not re-encrypt to c: K is K-bar in every trace, the
+    same work as a valid ciphertext's); shares and URND's seed fresh."""
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.dv.jobs import image
+    from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
+    from ip.acc.tools.asm import assemble
+    from ip.acc import block
+    import random
+    kem = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+    obj = MaskedDecaps(param)
+    k = obj.k
+
+    def inputs(rng, fixed: bytes | None) -> tuple:
+        seed = fixed if fixed is not None else rng.bytes(64)
+        _, dk = kem._keygen_internal(seed[:32], seed[32:])
+        ek, other = kem._keygen_internal(rng.bytes(32), rng.bytes(32))
+        _, c = kem._encaps_internal(ek, rng.bytes(32))
+        dk = dk[:384 * k] + other[384 * k:768 * k + 64] + dk[-32:]        # s_hat, ek, H(ek), z
+        mdk = obj.mask_dk(dk, random.Random(int(rng.integers(1 << 62))))
+        entropy = _entropy(rng)
+        return image(obj.image(mdk, c), block.DMEM_SIZE), entropy
+
+    name = f"mlkem{param}_decaps_masked"
+    return Program(name, f"ML-KEM-{param} decapsulation, first-order masked: s_hat and z fixed vs random; "
+                   "ek, H(ek), the ciphertext, shares and masks fresh each trace",
+                   lambda: assemble(obj.program(), f"{name}.s"), inputs, lambda rng: rng.bytes(64))
+
+
 def programs() -> dict[str, Callable[[], Program]]:
     out = {f"mlkem{p}_decaps_unmasked": (lambda p=p: _mlkem_decaps(p)) for p in (512, 768, 1024)}
     out["mlkem768_decaps_control"] = lambda: _mlkem_decaps(768, control=True)
+    out.update({f"mlkem{p}_decaps_masked": (lambda p=p: _mlkem_decaps_masked(p)) for p in (512, 768, 1024)})
     out.update({f"mlkem{p}_decrypt_masked": (lambda p=p: _mlkem_decrypt_masked(p)) for p in (512, 768, 1024)})
     out["mlkem_decode_masked"] = lambda: _mlkem_decode_masked()
     out["mlkem_decode_masked_sum"] = lambda: _mlkem_decode_masked("sum")

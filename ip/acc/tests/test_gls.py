@@ -355,21 +355,24 @@ def test_dmem_window_passes_entropy_to_the_backend():
     assert seen == [(16, (5, 6)), (16, ()), (16, (7,))] and len(r.dmem) == 16
 
 
-def test_gate_level_kernels_hold_the_masked_re_encryption_and_its_check():
-    """`pqsoc gls acc` also runs ML-KEM-768's masked re-encryption and its check; their checks
-    pass on the ISS (kyber-py's ciphertext; ok = 1 on a matching one) and catch a wrong output."""
+def test_gate_level_kernels_hold_the_masked_re_encryption_its_check_and_the_decapsulation():
+    """`pqsoc gls acc` also runs ML-KEM-768's masked re-encryption, its check and the whole masked
+    decapsulation; their checks pass on the ISS (kyber-py's ciphertext; ok = 1 on a matching one;
+    cryptography's K) and catch a wrong output."""
     from ip.acc import block as acc_block
     from ip.acc.dv.lockstep import IssBackend
     from ip.acc.kernels.mlkem.masked_compare import MaskedCompare
     from ip.acc.kernels.mlkem.masked_encrypt import MaskedEncrypt
+    from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
     keys = [j[0] for j in acc_gls.acc_kernel_jobs()]
-    assert {"mlkem768_encrypt_masked", "mlkem768_compare_masked"} <= set(keys)
+    assert {"mlkem768_encrypt_masked", "mlkem768_compare_masked", "mlkem768_decaps_masked"} <= set(keys)
     for (key, words, img, cycles, check), flip in (
             (acc_gls.masked_encrypt_job(acc_block.DMEM_SIZE), MaskedEncrypt(768).U),
-            (acc_gls.masked_compare_job(acc_block.DMEM_SIZE), MaskedCompare(768).OK0 + 30)):
+            (acc_gls.masked_compare_job(acc_block.DMEM_SIZE), MaskedCompare(768).OK0 + 30),
+            (acc_gls.masked_decaps_job(acc_block.DMEM_SIZE), MaskedDecaps(768).select.K1)):
         r = IssBackend(acc_block.IMEM_SIZE, acc_block.DMEM_SIZE).run(words, img, cycles)
         assert check(r) is None, key
         r.dmem = bytearray(r.dmem)
-        r.dmem[flip] ^= 0x80 if key == "mlkem768_encrypt_masked" else 1     # u'[0][0] +- 128; ok's bit
+        r.dmem[flip] ^= 0x80 if key == "mlkem768_encrypt_masked" else 1     # u'[0][0] +- 128; ok's bit; K
         assert check(r) in ("u', v' do not compress to kyber-py's ciphertext",
-                            "the check failed on a matching ciphertext"), key
+                            "the check failed on a matching ciphertext", "K differs from cryptography's"), key

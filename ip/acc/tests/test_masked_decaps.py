@@ -40,7 +40,7 @@ def run(md, words, dk, c, rng):
     sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
     sim.reset()
     sim.load_program(words)
-    sim.dmem.write_bytes(0, image(md.image(md.split_dk(dk, rng), c), block.DMEM_SIZE))
+    sim.dmem.write_bytes(0, image(md.image(md.mask_dk(dk, rng), c), block.DMEM_SIZE))
     for _ in range(8):
         sim.write_entropy(rng.getrandbits(32))
     halt = sim.run(max_cycles=200_000)
@@ -110,7 +110,7 @@ def test_masked_decaps_is_constant_time_and_its_shares_never_meet(param):
     rng = random.Random(param)
     ek, dk, _ = keypair(param, rng)
     _, c = KEMS[param]._encaps_internal(ek, rng.randbytes(32))
-    img = md.image(md.split_dk(dk, rng), c)
+    img = md.image(md.mask_dk(dk, rng), c)
     ent = [rng.getrandbits(32) for _ in range(8)]
     assert share_check.check(prog, img, ent, **md.share_policy()) == []
     joined = md.program().replace(at, at + f"bn.lw w1, {md.S[0]}(x0)\nbn.lw w1, {md.S[1]}(x0)\n", 1)
@@ -118,17 +118,35 @@ def test_masked_decaps_is_constant_time_and_its_shares_never_meet(param):
     assert [f.where.split(":")[0] for f in found] == ["w1", "dmem read"]
 
 
+def test_the_masked_key_is_dk_in_shares():
+    """mask_dk: s0 + s1 = ByteDecode_12(dk_PKE) mod q, ek and H(ek) as they are, z0 ^ z1 = z;
+    fresh shares per call."""
+    rng = random.Random(4)
+    md = MaskedDecaps(768)
+    _, dk, _ = keypair(768, rng)
+    a, b = md.mask_dk(dk, rng), md.mask_dk(dk, rng)
+    assert a != b
+    n = 256 * md.k
+    s0, s1 = ([int.from_bytes(a[o + 2 * i:o + 2 * i + 2], "little") for i in range(n)] for o in (0, 2 * n))
+    s = [(x + y) % 3329 for x, y in zip(s0, s1)]
+    assert ML_KEM_768.M.decode_vector(dk[:384 * md.k], md.k, 12, is_ntt=True) == \
+        ML_KEM_768.M.vector([ML_KEM_768.R(s[256 * j:256 * j + 256], is_ntt=True) for j in range(md.k)])
+    assert a[4 * n:4 * n + 1216] == dk[1152:2368]
+    assert bytes(x ^ y for x, y in zip(a[-64:-32], a[-32:])) == dk[-32:]
+
+
 def test_bad_inputs_are_refused():
     md = MaskedDecaps(512)
     with pytest.raises(ValueError, match="ML-KEM-640 is not one of"):
         MaskedDecaps(640)
     with pytest.raises(ValueError, match="dk must be 1632 bytes, not 1631"):
-        md.split_dk(bytes(1631), random.Random(1))
-    parts = md.split_dk(bytes(1632), random.Random(1))
+        md.mask_dk(bytes(1631), random.Random(1))
+    mdk = md.mask_dk(bytes(1632), random.Random(1))
+    assert len(mdk) == md.mdk_len == 1408 * 2 + 128
     with pytest.raises(ValueError, match="c must be 768 bytes, not 767"):
-        md.image(parts, bytes(767))
-    with pytest.raises(ValueError, match="s0 must be 1024 bytes, not 1023"):
-        md.image({**parts, "s0": bytes(1023)}, bytes(768))
+        md.image(mdk, bytes(767))
+    with pytest.raises(ValueError, match=f"mdk must be {md.mdk_len} bytes, not {md.mdk_len - 1}"):
+        md.image(mdk[1:], bytes(768))
 
 
 def test_the_command_line_and_the_api_run_it(capsys):

@@ -67,8 +67,7 @@ class MaskedDecaps:
         self.TWID, self.ITWID, self.ISCALE, self.BMC, self.K1665 = 0, 256, 512, 544, 832
         self.QW, self.ONE16 = 864, 896                       # q, 1 per lane (the check's)
         self.KD = {d: 928 + 64 * n for n, d in enumerate((self.du, self.dv))}
-        words = ["STATUS", "SCRATCH", "ZW", "H", "RHO", "Z0", "ZZ", "Z1",
-                 "R0", "ZR", "R1", "NW", "M0", "ZM", "M1"]
+        words = ["STATUS", "SCRATCH", "ZW", "RHO", "R0", "ZR", "R1", "NW", "M0", "ZM", "M1"]
         for i, name in enumerate(words):                     # each share between public words
             setattr(self, name, 1056 + 32 * i)
         self.SEL = 1056 + 32 * len(words)
@@ -82,10 +81,16 @@ class MaskedDecaps:
         self.V = self.U + 1024 * k
         self.NT = self.V + 1024
         self.RB = self.NT + 1024
-        # the earlier pieces in it (module docstring)
-        self.TENC = self.U                                   # ek's t_hat encoding (384 k)
-        self.S = (self.Y, self.Y + 512 * k)                  # the s_hat shares (512 k each)
-        self.UH = self.TENC + 384 * k                        # NTT(Decompress(u)), transposed
+        # the earlier pieces in it (module docstring); the masked key in one piece (mdk):
+        # s_hat's shares (512 k bytes each) | ek (t_hat encoding | rho) | H(ek) | z's shares
+        self.MDK = self.Y
+        self.S = (self.Y, self.Y + 512 * k)
+        self.TENC = self.U                                   # = Y + 1024 k
+        self.RHO_IN = self.TENC + 384 * k                    # copied to RHO (U is u''s)
+        self.H = self.RHO_IN + 32
+        self.Z0, self.Z1 = self.H + 32, self.H + 64
+        self.mdk_len = self.Z1 + 32 - self.MDK
+        self.UH = self.Z1 + 32                               # NTT(Decompress(u)), transposed
         self.VD = self.UH + 512 * k                          # Decompress(v)
         self.W = self.VD + 512                               # s_i o u_hat -> INTT
         assert self.W + 512 <= self.NT
@@ -117,11 +122,12 @@ class MaskedDecaps:
         c.OK0, c.OK1 = self.select.OK0, self.select.OK1
 
     # ------------------------------------------------------------------ host side
-    def split_dk(self, dk: bytes, rng) -> dict:
-        """dk (FIPS 203: dk_PKE || ek || H(ek) || z) -> its parts, the secret ones in fresh
-        shares from rng (rng.randrange / rng.randbytes): s_hat (ByteDecode_12, i.e. each
-        12-bit value mod q) in arithmetic shares mod q, z in Boolean shares. What a key store
-        that keeps dk masked holds."""
+    def mask_dk(self, dk: bytes, rng) -> bytes:
+        """dk (FIPS 203: dk_PKE || ek || H(ek) || z) -> the masked key mdk (mdk_len bytes):
+        s0 || s1 || ek || H(ek) || z0 || z1, the secret parts in fresh shares from rng
+        (rng.randrange / rng.randbytes): s_hat (ByteDecode_12, i.e. each 12-bit value mod q)
+        in arithmetic shares mod q (256 k coefficients of 16 bits each), z in Boolean shares.
+        What a key store that keeps dk masked holds."""
         k = self.k
         if len(dk) != self.dk_len:
             raise ValueError(f"masked ML-KEM-{self.param} decaps: dk must be {self.dk_len} bytes, not {len(dk)}")
@@ -133,25 +139,23 @@ class MaskedDecaps:
         s1 = [(a - b) % Q for a, b in zip(s, s0)]
         z = bytes(dk[-32:])
         z1 = rng.randbytes(32)
-        return {"s0": _u16(s0), "s1": _u16(s1), "ek": bytes(dk[384 * k:768 * k + 32]),
-                "h": bytes(dk[768 * k + 32:768 * k + 64]), "z0": bytes(a ^ b for a, b in zip(z, z1)), "z1": z1}
+        return _u16(s0) + _u16(s1) + bytes(dk[384 * k:768 * k + 64]) + bytes(a ^ b for a, b in zip(z, z1)) + z1
 
-    def image(self, parts: dict, c: bytes) -> dict:
-        """DMEM image {addr: bytes}: split_dk's parts, c and the constant words."""
-        k = self.k
-        for name, n in (("s0", 512 * k), ("s1", 512 * k), ("ek", self.ek_len), ("h", 32), ("z0", 32), ("z1", 32)):
-            if len(parts[name]) != n:
-                raise ValueError(f"masked ML-KEM-{self.param} decaps: {name} must be {n} bytes, not {len(parts[name])}")
-        if len(c) != self.c_len:
-            raise ValueError(f"masked ML-KEM-{self.param} decaps: c must be {self.c_len} bytes, not {len(c)}")
+    def image(self, mdk: bytes, c: bytes) -> dict:
+        """DMEM image {addr: bytes}: the masked key (mask_dk), c and the constant words."""
+        for name, v, n in (("mdk", mdk, self.mdk_len), ("c", c, self.c_len)):
+            if len(v) != n:
+                raise ValueError(f"masked ML-KEM-{self.param} decaps: {name} must be {n} bytes, not {len(v)}")
+        return {**self.const_image(), self.MDK: bytes(mdk), self.C: bytes(c)}
+
+    def const_image(self) -> dict:
+        """The constant words (the firmware API writes them before the inputs)."""
         img = {self.TWID: b"".join(_u16(x) for x in ntt.twiddle_words()),
                self.ITWID: b"".join(_u16(x) for x in ntt.itwiddle_words()),
                self.ISCALE: _u16(basemul.iscale_mont_word()),
                self.BMC: b"".join(_u16(x) for x in basemul.const_words()),
                self.K1665: _u16([MONT_1665] * 16), self.QW: _u16([Q] * 16), self.ONE16: _u16([1] * 16),
-               self.NW: bytes(range(32)), self.C: bytes(c),
-               self.S[0]: parts["s0"], self.S[1]: parts["s1"], self.TENC: parts["ek"][:-32],
-               self.RHO: parts["ek"][-32:], self.H: parts["h"], self.Z0: parts["z0"], self.Z1: parts["z1"]}
+               self.NW: bytes(range(32))}
         for d, a in self.KD.items():
             img[a] = _u16([(1 << (d + 1)) - 1] * 16) + _u16([width(d)] * 16)
         return img
@@ -159,6 +163,14 @@ class MaskedDecaps:
     def outputs(self, dmem: bytes) -> tuple[bytes, bytes]:
         """(K0, K1): K's shares."""
         return self.select.outputs(dmem)
+
+    @property
+    def K0_OUT(self) -> int:
+        return self.select.K0
+
+    @property
+    def K1_OUT(self) -> int:
+        return self.select.K1
 
     @property
     def status_addr(self) -> int:
@@ -176,9 +188,9 @@ class MaskedDecaps:
         URND's words); ek, H(ek), c, the constant tables and the public zero / N words public;
         any other byte secret until written."""
         sel = self.select
-        public = {"constants": (self.TWID, self.STATUS), "ek.t_hat": (self.TENC, self.TENC + 384 * self.k),
+        public = {"constants": (self.TWID, self.STATUS), "ek, H(ek)": (self.TENC, self.Z0),
                   "c": (self.C, self.C + self.c_len)}
-        for name in ("RHO", "H", "ZW", "ZZ", "ZR", "NW", "ZM"):
+        for name in ("ZW", "ZR", "NW", "ZM"):
             public[name] = (getattr(self, name), getattr(self, name) + 32)
         for i, z in enumerate((sel.Z0, sel.Z1, sel.Z2, sel.Z3)):
             public[f"zero {i}"] = (z, z + 32)
@@ -199,24 +211,38 @@ class MaskedDecaps:
                 "gadgets": self.cmp.share_policy()["gadgets"] + self.select.share_policy()["gadgets"]}
 
     # ------------------------------------------------------------------ program
+    PHASES = ("hash_check", "j", "decrypt", "decode", "g", "encrypt", "compare", "select", "wipe")
+
     def program(self) -> str:
-        L = ["csrrw x0, VMODE, x0", *seed_urnd(), "bn.xor w0, w0, w0", "bn.wsrw ACC, w0"]
-        L += self._hash_check() + self.j.body() + self._decrypt() + self.g.body()
-        L += ["kmac.acq", *[x for _, lines in self.enc.schedule() for x in lines], "kmac.rel"]
+        """VMODE 0, URND seeded from the host's entropy, body(), ecall, tail()."""
+        return "\n".join(["csrrw x0, VMODE, x0", *seed_urnd()] + self.body() + ["ecall"] + self.tail()) + "\n"
+
+    def tail(self) -> list[str]:
+        """What follows the ecall: the subroutines (NTT, INTT, products, flush; the interval
+        gadget)."""
+        return self.enc.tail() + ["masked_interval:"] + self.gadget.subroutine()
+
+    def body(self) -> list[str]:
+        """The steps of the module's docstring, each after its label md_<PHASES[i]> (the
+        benchmark's per-phase cycles)."""
+        L = ["bn.xor w0, w0, w0", "bn.wsrw ACC, w0"]
+        L += ["md_hash_check:", *self._hash_check(), "md_j:", *self.j.body(), "md_decrypt:", *self._decrypt()]
+        L += ["md_g:", *self.g.body()]
+        L += ["md_encrypt:", "kmac.acq", *[x for _, lines in self.enc.schedule() for x in lines], "kmac.rel"]
         L += ["bn.xor w0, w0, w0", *zero_dmem([(self.Y, self.U), (self.NT, self.RB)])]
-        L += self._interval_consts() + self.cmp.body() + self.select.body() + self._finish()
-        L += status.end(self.kept(), size=self.END)
-        tail = self.enc.tail() + ["masked_interval:"] + self.gadget.subroutine()
-        return "\n".join(L + ["ecall"] + tail) + "\n"
+        L += ["md_compare:", *self._interval_consts(), *self.cmp.body()]
+        L += ["md_select:", *self.select.body(), *self._finish()]
+        return L + ["md_wipe:", *status.end(self.kept(), size=self.END)]
 
     def _hash_check(self) -> list[str]:
         """FIPS 203 7.3: SHA3-256 of ek (public) against dk's H(ek); the number of differing
         lanes into the status slot (bn.or.acc; ACC cleared before)."""
         L = ["kmac.acq", f"addi x1, x0, {SHA3_256}", *_li(2, self.ek_len), "kmac.start x1, x2",
-             *_li(7, self.TENC), "addi x3, x0, -1", *absorb_loop(12 * self.k), *_li(7, self.RHO),
-             *absorb_loop(1), "kmac.dig w0", f"bn.lw w1, {_m(self.H)}", "bn.or.acc x9, w0, w1", "kmac.rel"]
-        return L + ["bn.xor w2, w2, w2", "bn.wsrw ACC, w2"] + status.store_reg(9, self.STATUS, "w3") + \
-            ["addi x9, x0, 0", *wipe("w0", "w1")]
+             *_li(7, self.TENC), "addi x3, x0, -1", *absorb_loop(self.ek_len // 32),
+             "kmac.dig w0", f"bn.lw w1, {_m(self.H)}", "bn.or.acc x9, w0, w1", "kmac.rel"]
+        L += ["bn.xor w2, w2, w2", "bn.wsrw ACC, w2"] + status.store_reg(9, self.STATUS, "w3")
+        # rho where the re-encryption keeps it (its input place is u''s)
+        return L + [f"bn.lw w1, {_m(self.RHO_IN)}", f"bn.sw w1, {_m(self.RHO)}", "addi x9, x0, 0", *wipe("w0", "w1")]
 
     def _decompress(self, addr: int) -> list[str]:
         """Decompress_d of the 16 words at addr (each y << (16 - d)), in place: (y << (16 - d))
@@ -248,15 +274,15 @@ class MaskedDecaps:
                 L += ["bn.xor w0, w0, w0", *zero_dmem([(self.W, self.W + 512)])]
             L += ["jal x28, me_flush"]
         g = self.gadget
-        L += self._interval_consts(DECODE_LO, DECODE_W)
+        L += ["md_decode:", *self._interval_consts(DECODE_LO, DECODE_W)]
         L += [*_li(22, self.S[0]), *_li(23, self.S[1]), "jal x28, masked_interval"]
         # m''s shares to the re-encryption's M0 / ZM / M1, a public word between on each port
         L += [f"bn.lw w1, {_m(g.M0)}", f"bn.sw w1, {_m(self.M0)}", f"bn.lw w3, {_m(self.ZW)}",
               f"bn.sw w3, {_m(self.ZM)}", f"bn.lw w2, {_m(g.M1)}", f"bn.sw w2, {_m(self.M1)}",
               f"bn.lw w3, {_m(self.ZW)}", f"bn.sw w3, {_m(self.SCRATCH)}", *wipe("w1", "w2")]
-        # the shares' buffers zeroed before the re-encryption writes its own there
-        L += ["bn.xor w0, w0, w0", *zero_dmem([(self.S[0], self.S[1] + 512 * k), (self.W, self.W + 512),
-                                                (g.P0, g.END)])]
+        # the shares' buffers (z's too) zeroed before the re-encryption writes its own there
+        L += ["bn.xor w0, w0, w0", *zero_dmem([(self.S[0], self.S[1] + 512 * k), (self.Z0, self.Z1 + 32),
+                                                (self.W, self.W + 512), (g.P0, g.END)])]
         return L
 
     def _interval_consts(self, lo: int | None = None, w: int | None = None) -> list[str]:
