@@ -20,19 +20,23 @@ from pathlib import Path
 from pqsoc import BUILD
 from sim.soc_engine import SocEngineError, log_stderr, run_api
 
-OUTS = {"keygen": ("ek", "dk"), "encaps": ("K", "c"), "decaps": ("K",)}
+OUTS = {"keygen": ("ek", "dk"), "encaps": ("K", "c"), "decaps": ("K",), "decaps_masked": ("K0", "K1")}
 __all__ = ["SocEngineError", "run"]
 
 
-def run(op: str, param: int, ins: tuple[bytes, bytes], log=log_stderr, build_dir: Path = BUILD) -> dict:
-    """One ML-KEM op on the simulated SoC. `ins`: (d, z) / (ek, m) / (dk, c), lengths already
-    checked by the caller (ip.acc.api's checks). Returns {output name: bytes, "cycles",
-    "cpu_cycles"}; raises SocEngineError naming the failed step and its log."""
+def run(op: str, param: int, ins: tuple[bytes, bytes], log=log_stderr, build_dir: Path = BUILD,
+        drbg_seed: bytes | None = None) -> dict:
+    """One ML-KEM op on the simulated SoC. `ins`: (d, z) / (ek, m) / (dk, c) / (mdk, c), lengths
+    already checked by the caller (ip.acc.api's checks); drbg_seed (48 bytes): the firmware's
+    DRBG instantiated from it first (decaps_masked draws its masks there). Returns {output
+    name: bytes, "cycles", "cpu_cycles"}; raises SocEngineError naming the failed step and its
+    log."""
     from firmware import pqc_layout
     if pqc_layout.layout(op, param) is None:
         raise SocEngineError(f"ML-KEM-{param} has no {op} program")
     try:
-        header = pqc_layout.api_vectors(param, [{"op": op, "in": ins, "exp": None}], error_tests=False)
+        header = pqc_layout.api_vectors(param, [{"op": op, "in": ins, "exp": None}], error_tests=False,
+                                        drbg_seed=drbg_seed)
     except pqc_layout.LayoutError as e:
         raise SocEngineError(f"firmware build failed: {e}") from None
     call = run_api("mlkem", pqc_layout.API_PROGRAM, pqc_layout.API_HEADER, header,

@@ -18,6 +18,7 @@ static struct pqc_info last;
 static uint32_t timeout;     /* cycles; 0: acc.c's default bound */
 /* The program in IMEM: its image and acc_imem_generation() right after this file loaded it. */
 static struct { const struct pqc_image *img; uint32_t generation; int valid; } resident;
+static unsigned entropy_words;   /* DRBG words into the RND pool after the wipe, before the run */
 
 /* Images whose program and constant tables matched their layout's FNV-1a sums since they were
  * registered: the sums (~40 CPU cycles a word of ROM) are taken at an image's first use (which
@@ -243,6 +244,8 @@ static int finish(const struct program *p, const struct pqc_image *img, int load
             resident.valid = 1;
         }
     }
+    if (st == PQC_OK && entropy_words)   /* the wipe empties the pool: after it */
+        st = pqc_feed_acc_entropy(entropy_words);
     if (st == PQC_OK)
         st = from_acc(acc_list_call(&list, timeout, &last.acc));
     else
@@ -405,6 +408,17 @@ int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_
     const uint8_t *in[2] = {dk, c};
     uint8_t *out[2] = {K, NULL};
     return run(PQC_MLKEM_DECAPS, param, in, out);
+}
+
+int pqc_mlkem_decaps_masked(unsigned param, const uint8_t *mdk, const uint8_t *c, uint8_t *K0,
+                            uint8_t *K1)
+{
+    const uint8_t *in[2] = {mdk, c};
+    uint8_t *out[2] = {K0, K1};
+    entropy_words = 8;   /* URND's seed (the program's first RND read) */
+    int st = run(PQC_MLKEM_DECAPS_MASKED, param, in, out);
+    entropy_words = 0;
+    return st;
 }
 
 /* ---- ML-DSA ------------------------------------------------------------------------------ */

@@ -130,6 +130,15 @@ int pqc_mlkem_check_ek(unsigned param, const uint8_t *ek);
 int pqc_mlkem_check_dk(unsigned param, const uint8_t *dk);
 /* dk, c -> K (32 bytes; the implicit-rejection key for a bad c, as FIPS 203 says). */
 int pqc_mlkem_decaps(unsigned param, const uint8_t *dk, const uint8_t *c, uint8_t *K);
+/* The first-order masked decapsulation (image op PQC_MLKEM_DECAPS_MASKED;
+ * ip/acc/kernels/mlkem/masked_decaps.py, docs/side_channels.md): mdk, the masked key
+ * (PQC_MLKEM<set>_MDK_BYTES: s_hat in two arithmetic shares mod q, 16 bits a coefficient, then
+ * ek, H(ek) and z in two Boolean shares; what a key store keeping dk masked holds), c -> K in
+ * two shares K0, K1 (32 bytes each; K = K0 ^ K1, which the caller forms where it uses K, or
+ * never). The masks: 8 words from the library's DRBG into the ACC's RND pool before the run
+ * (PQC_ERR_RANDOM, nothing run, if it cannot give them). */
+int pqc_mlkem_decaps_masked(unsigned param, const uint8_t *mdk, const uint8_t *c, uint8_t *K0,
+                            uint8_t *K1);
 
 /* ML-DSA. The images: op PQC_MLDSA_KEYGEN, _SIGN (from M'), _SIGN_MU (from an external mu),
  * _VERIFY; set with pqc_mldsa_set_image() (PQC_ERR_PARAM for a set the generated layout has

@@ -151,11 +151,11 @@ def _run(program: str, dm: dict, engine: str, name: str, max_cycles: int = 1_000
 MLKEM_SOC_ENGINE = None
 
 
-def _mlkem_soc(op: str, param: int, ins: tuple) -> dict:
+def _mlkem_soc(op: str, param: int, ins: tuple, **kw) -> dict:
     if MLKEM_SOC_ENGINE is None:
         raise ApiError("engine soc: not plugged in at this floor (ip.acc.api.MLKEM_SOC_ENGINE; "
                        "`pqsoc mlkem ... --engine soc` plugs in sim/mlkem_soc.py)")
-    return MLKEM_SOC_ENGINE(op, param, ins)
+    return MLKEM_SOC_ENGINE(op, param, ins, **kw)
 
 
 def mlkem_keygen(param: int, d: bytes, z: bytes, engine: str = "iss") -> dict:
@@ -188,9 +188,10 @@ def mlkem_encaps(param: int, ek: bytes, m: bytes, engine: str = "iss") -> dict:
 def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss", masked: bool = False,
                  rng=None) -> dict:
     """masked: the first-order masked program (ip/acc/kernels/mlkem/masked_decaps.py): dk's
-    s_hat and z split into fresh shares on the host (what a key store keeping dk masked would
-    hold), 256 bits of entropy for URND's seed, K = K0 ^ K1 of its shares; rng (default
-    secrets.SystemRandom()) gives the shares and the entropy."""
+    s_hat and z split into fresh shares on the host (mask_dk: what a key store keeping dk
+    masked would hold), 256 bits of entropy for URND's seed, K = K0 ^ K1 of its shares; rng
+    (default secrets.SystemRandom()) gives the shares and the entropy (engine soc: the
+    firmware's pqc_mlkem_decaps_masked, its DRBG seeded from 48 bytes of rng)."""
     from ip.acc.kernels.mlkem.decaps import decaps
     n = sizes(param)
     _need("dk", dk, n["dk"])
@@ -208,12 +209,12 @@ def mlkem_decaps(param: int, dk: bytes, c: bytes, engine: str = "iss", masked: b
 def _mlkem_decaps_masked(param: int, dk: bytes, c: bytes, engine: str, rng) -> dict:
     import secrets
     from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
-    if engine == "soc":
-        raise ApiError("masked decaps: engine soc is not available (the firmware API has no "
-                       "masked call yet); engines iss, rtl, gls")
     rng = rng or secrets.SystemRandom()
     md = MaskedDecaps(param)
     name = f"mlkem{param}_decaps_masked"
+    if engine == "soc":       # the firmware's pqc_mlkem_decaps_masked, its DRBG seeded from rng
+        r = _mlkem_soc("decaps_masked", param, (md.mask_dk(dk, rng), c), drbg_seed=rng.randbytes(48))
+        return {"K": bytes(a ^ b for a, b in zip(r.pop("K0"), r.pop("K1"))), **r}
     r = _run(md.program(), md.image(md.mask_dk(dk, rng), c), engine, name,
              entropy=[rng.getrandbits(32) for _ in range(8)])
     _status(md, r, name)

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
 """`pqsoc mlkem keygen|encaps|decaps --param P ... [--engine iss|rtl|soc]` (decaps
-[--masked]: the first-order masked program), `pqsoc mlkem
+[--masked]: the first-order masked program, every engine), `pqsoc mlkem
 check-ek --param P --ek HEX` / `check-dk --param P --dk HEX` (FIPS 203 7.2 / 7.3 key checks, on
 the host: exit 0 pass, 1 fail naming the section, 2 bad input), `pqsoc mldsa keygen
 --param P --xi HEX`, `pqsoc mldsa sign --param P --sk HEX (--msg HEX [--ctx HEX] [--prehash
@@ -79,13 +79,13 @@ def _quiet_litex() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
 
 
-def _mlkem_soc(op: str, param: int, ins: tuple) -> dict:
+def _mlkem_soc(op: str, param: int, ins: tuple, **kw) -> dict:
     """ip.acc.api's ML-KEM engine "soc": sim/mlkem_soc.py (the firmware API on the simulated
     SoC), its failures as ApiError (" check failed: ": an input check, exit 2)."""
     from ip.acc import api
     from sim import mlkem_soc
     try:
-        return mlkem_soc.run(op, param, ins)
+        return mlkem_soc.run(op, param, ins, **kw)
     except mlkem_soc.SocEngineError as e:
         raise api.ApiError(f"engine soc: {e}") from None
 
@@ -177,7 +177,8 @@ def add_parser(sub) -> None:
         if op == "decaps":
             q.add_argument("--masked", action="store_true",
                            help="the first-order masked program (s_hat and z in fresh shares from "
-                                "os.urandom, URND seeded from it; engines iss, rtl, gls)")
+                                "os.urandom, URND seeded from it; soc: the firmware's "
+                                "pqc_mlkem_decaps_masked, its DRBG seeded from os.urandom)")
         q.set_defaults(func=_run, scheme="mlkem")
     for op, key, what in (("check-ek", "ek", "FIPS 203 7.2: length and modulus check"),
                           ("check-dk", "dk", "FIPS 203 7.3: length and hash check H(ek)")):

@@ -9,7 +9,7 @@
   check (the programs' status word), an ACC error, a timeout, another IMEM user, a program loaded by
   someone else (an image without words: IMEM checked), DMEM wiped after a call).
 - `pqsoc mlkem ... --engine soc` (sim/mlkem_soc.py): one case per op, equal to the ISS engine,
-  kyber-py and the `cryptography` package.
+  kyber-py and the `cryptography` package; the masked decapsulation (pqc_mlkem_decaps_masked).
 ~1 min (model cached): 8 M simulated cycles, then three SoC runs of ~1 M."""
 import json
 import random
@@ -85,6 +85,24 @@ def test_soc_engine_equals_iss_and_references(capsys, soc_dir, model):
     assert main(["mlkem", "encaps", "--param", "768", "--ek", bad_ek.hex(), "--m", m.hex(),
                  "--engine", "soc"]) == 2
     assert "ek check failed: a coefficient >= q" in capsys.readouterr().err
+
+
+def test_soc_engine_runs_the_masked_decapsulation(capsys, soc_dir, model):
+    """`pqsoc mlkem decaps --masked --engine soc`: the firmware's pqc_mlkem_decaps_masked (the
+    masked key, the DRBG's words into the RND pool, K's two shares back) on an implicitly
+    rejected ciphertext: K equals the `cryptography` package's, the ACC cycles the ISS's."""
+    from cryptography.hazmat.primitives.asymmetric import mlkem
+    from kyber_py.ml_kem import ML_KEM_768 as REF
+    rnd = random.Random(38)
+    d, z = rnd.randbytes(32), rnd.randbytes(32)
+    ek, dk = REF._keygen_internal(d, z)
+    bad = bytearray(REF._encaps_internal(ek, rnd.randbytes(32))[1])
+    bad[7] ^= 4
+    de = _cli(capsys, "decaps", "--param", "768", "--dk", dk.hex(), "--c", bad.hex(), "--masked")
+    iss = api.mlkem_decaps(768, dk, bytes(bad), masked=True)
+    assert de["K"] == mlkem.MLKEM768PrivateKey.from_seed_bytes(d + z).decapsulate(bytes(bad)).hex()
+    assert de["cycles"] == iss["cycles"] and de["cpu_cycles"] > de["cycles"]
+    assert set(de) == {"K", "cycles", "cpu_cycles"}
 
 
 def test_soc_engine_bad_input_before_any_build(capsys):
