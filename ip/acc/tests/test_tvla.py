@@ -141,7 +141,7 @@ def test_the_masked_decoding_passes_on_the_buses(power_model, tmp_path):
 @pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked", "mlkem_g_masked",
                                   "mlkem_j_masked", "mlkem_prf_masked", "mlkem_cbd_masked",
                                   "mlkem_b2a_masked", "mlkem768_encrypt_masked", "mlkem768_compare_masked",
-                                  "mlkem_select_masked"])
+                                  "mlkem_select_masked", "mlkem768_decaps_masked"])
 def test_the_masked_programs_are_the_same_on_rtl_and_iss(power_model, name):
     """ISS = RTL: cycles, halt and the whole DMEM (outputs, planes, the wipe)."""
     import numpy as np
@@ -248,6 +248,13 @@ def test_the_masked_selection_stays_under(power_model, tmp_path):
     """K = ok ? K' : K-bar on shares, (ok, K', K-bar) fixed (ok = 1) vs random: under the
     threshold in every unit."""
     assert assess(tmp_path, "mlkem_select_masked", 200, 200, "pass")["first_flagged_at_traces"] is None
+
+
+def test_the_masked_decapsulation_stays_under(power_model, tmp_path):
+    """The whole masked decapsulation, s_hat and z fixed vs random, ek, H(ek) and c fresh in
+    both classes: under the threshold in every unit (CI's size; reports/sca/ holds the long
+    run)."""
+    assert assess(tmp_path, "mlkem768_decaps_masked", 100, 100, "pass")["first_flagged_at_traces"] is None
 
 
 def test_bad_requests_are_refused_by_name(capsys):
