@@ -50,10 +50,10 @@ def width(d: int) -> int:
 
 class MaskedInterval(MaskedDecode):
     """ok_i = [(x0_i + x1_i - lo_i) mod q < w_i] for 256 coefficients, as Boolean shares of one
-    word (M0 ^ M1), x0 / x1 at DMEM[x22] / DMEM[x23] (16 words each, lanes < q), lo at LO (16
-    words), the chains' constants as 13 bit planes each at K (w), K + 416 (q), K + 832
-    (q + w). A subroutine (`body()` between its labels, then jalr x0, 0(x28)); every
-    register zeroed at the end. Uses x20, x22, x23, x25."""
+    word (M0 ^ M1), x0 / x1 at DMEM[x22] / DMEM[x23] (16 words each, lanes < q), lo at
+    DMEM[x25] (16 words; LO is the check's own place for them), the chains' constants as 13
+    bit planes each at K (w), K + 416 (q), K + 832 (q + w). A subroutine (`body()` between its
+    labels, then jalr x0, 0(x28)); every register zeroed at the end. Uses x20, x22, x23, x25."""
 
     CHAINS = 3
 
@@ -94,7 +94,7 @@ class MaskedInterval(MaskedDecode):
         body.append("bn.pk w0, w12, w0, 1, 2")
         for j in range(1, BITS):
             body += [f"bn.shrv w13, w12, {j}", f"bn.pk w{j}, w13, w{j}, 1, 2"]
-        L = (_li(25, self.LO) if sub else []) + [f"loopi 16, {len(body)}", *body]
+        L = [f"loopi 16, {len(body)}", *body]
         L += [f"bn.sw w{j}, {_m(dst + 32 * j)}" for j in range(BITS)]
         L.append(f"bn.lw w12, {_m(self.ZERO)}")       # the DMEM ports see a public word next
         return L + self._zero_all()
@@ -257,15 +257,39 @@ class MaskedCompare:
         """Polynomial j's constants from c (public): its coefficients decoded, lo per lane into
         the gadget's LO, the delta plane, and the w / q + w planes (constant planes, delta or
         its complement) at the gadget's K and K + 832."""
+        return self.prep_lo(j, self.gadget.LO, self.DELTA, self.CD) + self._planes_of_w(j)
+
+    def prep_planes(self, j: int, delta: int) -> list[str]:
+        """The w / q + w planes of polynomial j from its delta plane at DMEM delta."""
+        return [f"bn.lw w8, {_m(delta)}"] + self._planes_of_w(j)
+
+    def _planes_of_w(self, j: int) -> list[str]:
+        """The w / q + w planes at the gadget's K and K + 832, from delta's plane in w8."""
+        d = self.du if j < self.k else self.dv
+        g = self.gadget
+        # planes: w1 zero, w2 ones, w8 delta, w3 its complement
+        L = ["bn.bcast w1, x0", f"bn.lw w2, {_m(g.ONES)}", "bn.xor w3, w8, w2"]
+        wmin = width(d)
+        for base, lo_val in ((g.K, wmin), (g.K + 832, Q + wmin)):
+            for b in range(BITS + 1):
+                x, y = (lo_val >> b) & 1, ((lo_val + 1) >> b) & 1
+                reg = {(0, 0): "w1", (1, 1): "w2", (0, 1): "w8", (1, 0): "w3"}[(x, y)]
+                L.append(f"bn.sw {reg}, {_m(base + 32 * b)}")
+        return L
+
+    def prep_lo(self, j: int, lo: int, delta: int, cd: int) -> list[str]:
+        """Polynomial j's lo per lane (16 words at DMEM lo) and delta plane (a word at DMEM
+        delta) from c (public work): its coefficients decoded into cd (16 words; cd = lo: in
+        place, each word read before its lo is written). Uses w0..w13, x5, x6, x25, x26."""
         d = self.du if j < self.k else self.dv
         src = self.C + 32 * self.du * j
-        g, ka = self.gadget, self.KD[d]
-        L = codec.decode_unpk(d, src, self.CD, 16)
+        ka = self.KD[d]
+        L = codec.decode_unpk(d, src, cd, 16)
         # w0 c, w1 a = 2c + 2^(d+1) - 1, w2 lo', w3 lo'' (for a + 2), w4..w7 temporaries,
         # w8 delta's plane, w9 q, w10 2^(d+1) - 1, w11 w_min, w12 1 per lane, w13 2 per lane
         L += [f"bn.lw w9, {_m(self.QW)}", f"bn.lw w10, {_m(ka)}", f"bn.lw w11, {_m(ka + 32)}",
               f"bn.lw w12, {_m(self.ONE16)}", "bn.addv w13, w12, w12", "bn.bcast w8, x0",
-              *_li(26, self.CD), *_li(25, g.LO)]
+              *_li(26, cd), *_li(25, lo)]
 
         def ceil(a, out):
             """out = ceil(q a / 2^(d+1)) (< 2^13): the 32-bit product's halves, + 2^(d+1) - 1."""
@@ -276,16 +300,7 @@ class MaskedCompare:
                 "bn.addv w1, w1, w13", *ceil("w1", "w3"),
                 "bn.subv w3, w3, w2", "bn.subv w3, w3, w11", "bn.pk w8, w3, w8, 1, 2",
                 "bn.ltv w4, w2, w9", "bn.subv w5, w2, w9", "bn.sel w4, w2, w5", "bn.sw.pi w4, 0(x25)"]
-        L += [f"loopi 16, {len(body)}", *body, f"bn.sw w8, {_m(self.DELTA)}"]
-        # planes: w1 zero, w2 ones, w8 delta, w3 its complement
-        L += ["bn.bcast w1, x0", f"bn.lw w2, {_m(g.ONES)}", "bn.xor w3, w8, w2"]
-        wmin = width(d)
-        for base, lo_val in ((g.K, wmin), (g.K + 832, Q + wmin)):
-            for b in range(BITS + 1):
-                x, y = (lo_val >> b) & 1, ((lo_val + 1) >> b) & 1
-                reg = {(0, 0): "w1", (1, 1): "w2", (0, 1): "w8", (1, 0): "w3"}[(x, y)]
-                L.append(f"bn.sw {reg}, {_m(base + 32 * b)}")
-        return L
+        return L + [f"loopi 16, {len(body)}", *body, f"bn.sw w8, {_m(delta)}"]
 
     def _accumulate(self, j: int) -> list[str]:
         """ACC = M (polynomial 0) or ACC & M (a DOM AND), domain by domain, public words between
@@ -333,7 +348,8 @@ class MaskedCompare:
         """Polynomial j's check alone, its per-coefficient ok word left in the gadget's M0 / M1
         (the tests' view of every coefficient)."""
         L = ["csrrw x0, VMODE, x0", *seed_urnd(), *self._prep(j), *_li(22, self.poly(j, 0)),
-             *_li(23, self.poly(j, 1)), "jal x28, masked_interval", "ecall", "masked_interval:"]
+             *_li(23, self.poly(j, 1)), *_li(25, self.gadget.LO), "jal x28, masked_interval", "ecall",
+             "masked_interval:"]
         return "\n".join(L + self.gadget.subroutine()) + "\n"
 
     def program(self) -> str:
@@ -343,13 +359,21 @@ class MaskedCompare:
         """What follows the ecall: the interval gadget's subroutine."""
         return ["masked_interval:"] + self.gadget.subroutine()
 
-    def body(self) -> list[str]:
+    def body(self, prepared: dict | None = None) -> list[str]:
         """VMODE 0, URND seeded -> ok's shares at OK0 / OK1; every register zeroed (the inputs,
-        the planes and the accumulator stay: the caller's wipe)."""
+        the planes and the accumulator stay: the caller's wipe). prepared: {j: (lo, delta)}
+        of the polynomials whose lo and delta plane prep_lo wrote earlier (the caller's
+        schedule), the others' here."""
         self.dom._marks = []
         L = []
         for j in range(self.k + 1):
-            L += self._prep(j) + _li(22, self.poly(j, 0)) + _li(23, self.poly(j, 1)) + ["jal x28, masked_interval"]
+            if prepared and j in prepared:
+                lo, delta = prepared[j]
+                L += self.prep_planes(j, delta)
+            else:
+                lo = self.gadget.LO
+                L += self._prep(j)
+            L += _li(22, self.poly(j, 0)) + _li(23, self.poly(j, 1)) + _li(25, lo) + ["jal x28, masked_interval"]
             L += self._accumulate(j)
         return L + self._tree()
 

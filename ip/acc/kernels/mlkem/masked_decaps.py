@@ -36,7 +36,7 @@ by it, attribute by attribute, in __init__): public words and the small shared v
 pieces live in the re-encryption's space before it runs: ek's t_hat encoding at U (read by the
 re-encryption's first public chunk, before anything writes U), the s_hat shares in Y, u_hat,
 Decompress(v) and w after the t_hat encoding; the interval gadget and the check's buffers at
-NT (free during the decryption, reused after the re-encryption). ML-KEM-1024 ends at 16 288
+NT (free during the decryption, reused after the re-encryption). ML-KEM-1024 ends at 16 160
 bytes.
 """
 from ip.acc.kernels.asm_util import li as _li, mem as _m, zero_dmem
@@ -98,7 +98,14 @@ class MaskedDecaps:
         self.CD, self.DELTA = self.NT, self.NT + 512
         self.ACC0, self.ZA, self.ACC1 = self.NT + 544, self.NT + 576, self.NT + 608
         self.gadget = MaskedInterval(base=self.NT + 640)
-        self.END = max(self.RB + 512 * (k + 1), self.gadget.END)
+        end = max(self.RB + 512 * (k + 1), self.gadget.END)
+        # the check's lo and delta of each polynomial, prepared during the re-encryption (in
+        # the waits for its masked jobs) where DMEM has room for them (not ML-KEM-1024)
+        self.PREP = {}
+        if end + 544 * (k + 1) <= 16384:
+            self.PREP = {j: (end + 544 * j, end + 544 * j + 512) for j in range(k + 1)}
+            end += 544 * (k + 1)
+        self.END = end
         assert self.END <= 16384, self.END
         self._pieces()
 
@@ -228,9 +235,10 @@ class MaskedDecaps:
         L = ["bn.xor w0, w0, w0", "bn.wsrw ACC, w0"]
         L += ["md_hash_check:", *self._hash_check(), "md_j:", *self.j.body(), "md_decrypt:", *self._decrypt()]
         L += ["md_g:", *self.g.body()]
-        L += ["md_encrypt:", "kmac.acq", *[x for _, lines in self.enc.schedule() for x in lines], "kmac.rel"]
+        fill = [(f"prep{j}", self.cmp.prep_lo(j, lo, delta, lo)) for j, (lo, delta) in self.PREP.items()]
+        L += ["md_encrypt:", "kmac.acq", *[x for _, lines in self.enc.schedule(fill) for x in lines], "kmac.rel"]
         L += ["bn.xor w0, w0, w0", *zero_dmem([(self.Y, self.U), (self.NT, self.RB)])]
-        L += ["md_compare:", *self._interval_consts(), *self.cmp.body()]
+        L += ["md_compare:", *self._interval_consts(), *self.cmp.body(self.PREP)]
         L += ["md_select:", *self.select.body(), *self._finish()]
         return L + ["md_wipe:", *status.end(self.kept(), size=self.END)]
 
@@ -275,7 +283,7 @@ class MaskedDecaps:
             L += ["jal x28, me_flush"]
         g = self.gadget
         L += ["md_decode:", *self._interval_consts(DECODE_LO, DECODE_W)]
-        L += [*_li(22, self.S[0]), *_li(23, self.S[1]), "jal x28, masked_interval"]
+        L += [*_li(22, self.S[0]), *_li(23, self.S[1]), *_li(25, g.LO), "jal x28, masked_interval"]
         # m''s shares to the re-encryption's M0 / ZM / M1, a public word between on each port
         L += [f"bn.lw w1, {_m(g.M0)}", f"bn.sw w1, {_m(self.M0)}", f"bn.lw w3, {_m(self.ZW)}",
               f"bn.sw w3, {_m(self.ZM)}", f"bn.lw w2, {_m(g.M1)}", f"bn.sw w2, {_m(self.M1)}",

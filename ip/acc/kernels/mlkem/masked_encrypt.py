@@ -224,14 +224,17 @@ class MaskedEncrypt:
             prev = {f"add{i}_0", f"add{i}_1"}
         return jobs
 
-    def schedule(self) -> list[tuple[str, list[str]]]:
+    def schedule(self, fill=()) -> list[tuple[str, list[str]]]:
         """[(what, lines)]: y sampled (t_hat's decode beside it); then each A_hat^T job started
         with core chunks of at least MIN_SHADOW cycles in its shadow (after the chunks that free
         its ring buffer), the masked jobs (e2, b2a, e1_i) when a chunk needs them, with only
         public work beside them; a flush wherever the share of the core's work changes (the
-        next chunk taken from the current share's when one is ready)."""
+        next chunk taken from the current share's when one is ready). fill: [(what, lines)]
+        of the caller's public work (registers free, no URND, DMEM outside this program's
+        buffers), one beside each noise job that has no public chunk of its own (the core
+        would wait idle there); the ones left over come last."""
         k = self.k
-        pending, masked = self._chunks(), self._masked_jobs()
+        pending, masked, fill = self._chunks(), self._masked_jobs(), list(fill)
         done, out, state = set(), [], {"share": None}
 
         def take(c):
@@ -256,6 +259,8 @@ class MaskedEncrypt:
             pub = next((c for c in ready() if c[1] is None), None) if shadow else None
             if pub:
                 take(pub)
+            elif shadow and fill and name != "b2a":        # (b2a1m takes ~80 cycles)
+                out.append(fill.pop(0))
             out.append(("wait", ["smp.wait"]))
             done.add(name)
 
@@ -294,6 +299,8 @@ class MaskedEncrypt:
             out.append((f"y{j}", self._noise(j, self.eta1, self.poly(self.Y, j, 0))))
             if j == 0:
                 take(pending[0])                   # t_hat's decode (public)
+            elif fill:
+                out.append(fill.pop(0))
             out.append(("wait", ["smp.wait"]))
         for i in range(k):
             for j in range(k):
@@ -318,7 +325,7 @@ class MaskedEncrypt:
             else:
                 assert unblock(), [c[0] for c in pending]
         assert not masked, masked
-        return out
+        return out + fill
 
     # ------------------------------------------------------------------ program
     def program(self) -> str:
