@@ -11,15 +11,19 @@ The pieces, each checked on its own (their modules), run in this order:
 
 1. H(ek) (SHA3-256 of the public ek, unmasked) compared with dk's copy (FIPS 203 7.3): the
    number of differing lanes into the status slot, no branch.
-2. K-bar = J(z || c): masked_hash.MaskedJ (z in shares through the KMAC's masked mode).
+2. K-bar = J(z || c) through the KMAC's masked mode (z as one two-share word, c public: the
+   sequence of masked_hash.MaskedJ), its digest read after step 3.
 3. m' = K-PKE.Decrypt: the ciphertext's part once (ByteDecode, Decompress, NTT of u;
    Decompress of v), then per share w_i = INTT(s_i o u_hat) (the re-encryption's NTT,
    product and INTT subroutines), x0 = Decompress(v) - w0, x1 = -w1, and the message bits
    m'_i = [x0_i + x1_i - 833 mod q < 1664] by the re-encryption check's interval gadget
    (masked_compare.MaskedInterval with constant lo and widths): one copy of the gadget in
-   IMEM serves both.
+   IMEM serves both. H's and J's message words go to the KMAC between the chunks of this
+   step, a rate block before each chunk, so the permutations run beside the core's work.
 4. (K', r') = G(m' || h): masked_hash.MaskedG.
-5. u', v' in arithmetic shares: masked_encrypt.MaskedEncrypt's schedule.
+5. u', v' in arithmetic shares: masked_encrypt.MaskedEncrypt's schedule; the check's public
+   lo and delta of each polynomial (step 6) are prepared in the waits for its noise jobs
+   where DMEM has room (512, 768).
 6. ok = [Compress(u', v') encodes to c] in Boolean shares: masked_compare.MaskedCompare.
 7. K = K-bar ^ (ok & (K' ^ K-bar)) in shares: masked_compare.MaskedSelect; both shares zeroed
    (a public mask) and status DK_HASH_MISMATCH if step 1 found a difference.
@@ -32,12 +36,12 @@ docs/side_channels.md), and the registers are zeroed (each piece ends so).
 
 DMEM layout (one set of addresses for the whole program; the pieces' own layouts are replaced
 by it, attribute by attribute, in __init__): public words and the small shared values first
-(P), then c, then the re-encryption's buffers (Y, U, V, NT, RB of MaskedEncrypt). The earlier
-pieces live in the re-encryption's space before it runs: ek's t_hat encoding at U (read by the
-re-encryption's first public chunk, before anything writes U), the s_hat shares in Y, u_hat,
-Decompress(v) and w after the t_hat encoding; the interval gadget and the check's buffers at
-NT (free during the decryption, reused after the re-encryption). ML-KEM-1024 ends at 16 160
-bytes.
+(P), then c, then the re-encryption's buffers (Y, U, V, NT, RB of MaskedEncrypt), then (512,
+768) the check's prepared lo / delta. The earlier pieces live in the re-encryption's space
+before it runs: the masked key (s_hat's shares in Y, then ek, H(ek), z's shares at U: ek's
+t_hat encoding is read by the re-encryption's first public chunk, before anything writes U),
+u_hat, Decompress(v) and w after it; the interval gadget and the check's buffers at NT (free
+during the decryption, reused after the re-encryption). ML-KEM-1024 ends at 16 160 bytes.
 """
 from ip.acc.kernels.asm_util import li as _li, mem as _m, zero_dmem
 from ip.acc.kernels.mlkem import basemul, codec, ntt, status
@@ -46,7 +50,7 @@ from ip.acc.kernels.mlkem.keygen import SHA3_256
 from ip.acc.kernels.mlkem.masked import BITS, MaskedDecode, Q, SEP, seed_urnd, wipe
 from ip.acc.kernels.mlkem.masked_compare import DU_DV, MaskedCompare, MaskedInterval, MaskedSelect, width
 from ip.acc.kernels.mlkem.masked_encrypt import MONT_1665, MaskedEncrypt
-from ip.acc.kernels.mlkem.masked_hash import PRF_SETS, MaskedG, MaskedJ
+from ip.acc.kernels.mlkem.masked_hash import PRF_SETS, SHAKE256_MASKED, MaskedG
 
 DECODE_LO, DECODE_W = 833, 1664     # Compress_1(x) = 1 iff x - 833 mod q < 1664
 
@@ -111,9 +115,6 @@ class MaskedDecaps:
 
     def _pieces(self):
         """The pieces, their layouts replaced by this program's addresses."""
-        self.j = MaskedJ(self.param)
-        self.j.Z0, self.j.ZERO, self.j.Z1 = self.Z0, self.ZW, self.Z1
-        self.j.K0, self.j.K1, self.j.C = self.select.KB0, self.select.KB1, self.C
         self.g = MaskedG()
         self.g.M0, self.g.H, self.g.M1, self.g.ZERO = self.M0, self.H, self.M1, self.ZW
         self.g.K0, self.g.K1, self.g.R0, self.g.R1 = self.select.KP0, self.select.KP1, self.R0, self.R1
@@ -218,7 +219,7 @@ class MaskedDecaps:
                 "gadgets": self.cmp.share_policy()["gadgets"] + self.select.share_policy()["gadgets"]}
 
     # ------------------------------------------------------------------ program
-    PHASES = ("hash_check", "j", "decrypt", "decode", "g", "encrypt", "compare", "select", "wipe")
+    PHASES = ("decrypt", "decode", "g", "encrypt", "compare", "select", "wipe")   # decrypt: with H, J
 
     def program(self) -> str:
         """VMODE 0, URND seeded from the host's entropy, body(), ecall, tail()."""
@@ -233,7 +234,7 @@ class MaskedDecaps:
         """The steps of the module's docstring, each after its label md_<PHASES[i]> (the
         benchmark's per-phase cycles)."""
         L = ["bn.xor w0, w0, w0", "bn.wsrw ACC, w0"]
-        L += ["md_hash_check:", *self._hash_check(), "md_j:", *self.j.body(), "md_decrypt:", *self._decrypt()]
+        L += ["md_decrypt:", *self._decrypt()]
         L += ["md_g:", *self.g.body()]
         fill = [(f"prep{j}", self.cmp.prep_lo(j, lo, delta, lo)) for j, (lo, delta) in self.PREP.items()]
         L += ["md_encrypt:", "kmac.acq", *[x for _, lines in self.enc.schedule(fill) for x in lines], "kmac.rel"]
@@ -241,16 +242,6 @@ class MaskedDecaps:
         L += ["md_compare:", *self._interval_consts(), *self.cmp.body(self.PREP)]
         L += ["md_select:", *self.select.body(), *self._finish()]
         return L + ["md_wipe:", *status.end(self.kept(), size=self.END)]
-
-    def _hash_check(self) -> list[str]:
-        """FIPS 203 7.3: SHA3-256 of ek (public) against dk's H(ek); the number of differing
-        lanes into the status slot (bn.or.acc; ACC cleared before)."""
-        L = ["kmac.acq", f"addi x1, x0, {SHA3_256}", *_li(2, self.ek_len), "kmac.start x1, x2",
-             *_li(7, self.TENC), "addi x3, x0, -1", *absorb_loop(self.ek_len // 32),
-             "kmac.dig w0", f"bn.lw w1, {_m(self.H)}", "bn.or.acc x9, w0, w1", "kmac.rel"]
-        L += ["bn.xor w2, w2, w2", "bn.wsrw ACC, w2"] + status.store_reg(9, self.STATUS, "w3")
-        # rho where the re-encryption keeps it (its input place is u''s)
-        return L + [f"bn.lw w1, {_m(self.RHO_IN)}", f"bn.sw w1, {_m(self.RHO)}", "addi x9, x0, 0", *wipe("w0", "w1")]
 
     def _decompress(self, addr: int) -> list[str]:
         """Decompress_d of the 16 words at addr (each y << (16 - d)), in place: (y << (16 - d))
@@ -260,30 +251,56 @@ class MaskedDecaps:
         return [f"bn.lw w15, {_m(self.QW)}", *_li(10, addr), *_li(11, addr), f"loopi 16, {len(body)}", *body]
 
     def _decrypt(self) -> list[str]:
-        """m' in Boolean shares at M0 / M1 (ZM between: the re-encryption's b2a1m reads them
-        in that order)."""
-        k, e = self.k, self.enc
-        L = []
-        for j in range(k):                   # u: public
+        """H(ek) checked, K-bar = J(z || c) in shares at the selection's KB0 / KB1, m' in Boolean
+        shares at M0 / M1 (ZM between: the re-encryption's b2a1m reads them in that order).
+        The KMAC absorbs H's words between the decryption's public chunks and J's between its
+        share passes' (x7 their pointer, x3 = -1), so its permutations run beside the core's
+        work instead of the core waiting for them (the KMAC's state never meets the core's
+        registers; J's digest is read after the decoding)."""
+        k, e, g = self.k, self.enc, self.gadget
+        # FIPS 203 7.3: SHA3-256 of ek (public) against dk's H(ek)
+        L = ["kmac.acq", f"addi x1, x0, {SHA3_256}", *_li(2, self.ek_len), "kmac.start x1, x2",
+             *_li(7, self.TENC), "addi x3, x0, -1"]
+        public = []                           # u, v: the ciphertext's work
+        for j in range(k):
             uh = self.UH + 512 * j
-            L += codec.decode_unpk(self.du, self.C + 32 * self.du * j, uh, 16, shift=16 - self.du)
-            L += self._decompress(uh) + e._call("me_ntt", x8=uh)
-        L += codec.decode_unpk(self.dv, self.C_V, self.VD, 16, shift=16 - self.dv) + self._decompress(self.VD)
-        L += ["jal x28, me_flush"]
-        for i in (0, 1):                     # w_i = INTT(s_i o u_hat); x_i into s_i's first polynomial
+            public += [codec.decode_unpk(self.du, self.C + 32 * self.du * j, uh, 16, shift=16 - self.du),
+                       self._decompress(uh), e._call("me_ntt", x8=uh)]
+        public += [codec.decode_unpk(self.dv, self.C_V, self.VD, 16, shift=16 - self.dv), self._decompress(self.VD)]
+        L += _weave(public, _blocks(self.ek_len // 32))
+        # the number of differing lanes into the status slot (no branch); rho where the
+        # re-encryption keeps it (its input place is u''s)
+        L += ["kmac.dig w0", f"bn.lw w1, {_m(self.H)}", "bn.xor w2, w2, w2", "bn.wsrw ACC, w2",
+              "bn.or.acc x9, w0, w1", "bn.wsrw ACC, w2", *status.store_reg(9, self.STATUS, "w3"),
+              f"bn.lw w1, {_m(self.RHO_IN)}", f"bn.sw w1, {_m(self.RHO)}", "addi x9, x0, 0",
+              *wipe("w0", "w1"), "jal x28, me_flush"]
+        # J(z || c): z as one two-share word (a public word's load between the shares' loads)
+        L += [f"bn.lw w1, {_m(self.Z0)}", f"bn.lw w4, {_m(self.ZW)}", f"bn.lw w2, {_m(self.Z1)}",
+              f"bn.lw w4, {_m(self.ZW)}", f"addi x1, x0, {SHAKE256_MASKED}", "kmac.start x1, x0",
+              "kmac.msgm w1, w2, x3", *wipe("w1", "w2", "w4"), *_li(7, self.C)]
+        passes = []                           # w_i = INTT(s_i o u_hat); x_i into s_i's first polynomial
+        for i in (0, 1):
             s = self.S[i]
-            L += basemul.pointers([(s + 512 * j, self.UH + 512 * j) for j in range(k)], self.W, self.BMC)
-            L += ["jal x28, me_prod", *e._call("me_intt", x8=self.W)]
+            passes += [basemul.pointers([(s + 512 * j, self.UH + 512 * j) for j in range(k)], self.W, self.BMC) +
+                       ["jal x28, me_prod"], e._call("me_intt", x8=self.W)]
             body = (["bn.lw.pi w0, 0(x12)"] if i == 0 else []) + \
                 ["bn.lw.pi w1, 0(x10)", "bn.subvm w2, w0, w1", "bn.sw.pi w2, 0(x11)"]
-            L += ["bn.xor w0, w0, w0", *_li(10, self.W), *_li(11, s), *_li(12, self.VD),
-                  f"loopi 16, {len(body)}", *body]
-            if i == 0:                       # W is share 1's next: zeroed between
-                L += ["bn.xor w0, w0, w0", *zero_dmem([(self.W, self.W + 512)])]
-            L += ["jal x28, me_flush"]
-        g = self.gadget
+            passes.append(["bn.xor w0, w0, w0", *_li(10, self.W), *_li(11, s), *_li(12, self.VD),
+                           f"loopi 16, {len(body)}", *body])
+            if i == 0:                        # W is share 1's next: zeroed between
+                passes.append(["bn.xor w0, w0, w0", *zero_dmem([(self.W, self.W + 512)])])
+            passes.append(["jal x28, me_flush"])
+        # a block before each chunk, the last ones (and the finish) before the decoding's gadget
+        groups = _blocks(self.c_len // 32, before=32)
+        L += _weave(passes, groups[:len(passes)])
         L += ["md_decode:", *self._interval_consts(DECODE_LO, DECODE_W)]
+        L += [x for n in groups[len(passes):] for x in absorb_loop(n)] + ["kmac.finish"]
         L += [*_li(22, self.S[0]), *_li(23, self.S[1]), *_li(25, g.LO), "jal x28, masked_interval"]
+        # K-bar: share 1, then (a cycle between) share 0; each store after a public word's
+        sel = self.select
+        L += ["kmac.dig1 w6", SEP, "kmac.dig w5", "kmac.rel", "bn.bcast w4, x0",
+              f"bn.sw w4, {_m(self.ZW)}", f"bn.sw w5, {_m(sel.KB0)}", f"bn.sw w4, {_m(self.ZW)}",
+              f"bn.sw w6, {_m(sel.KB1)}", *wipe("w5", "w6")]
         # m''s shares to the re-encryption's M0 / ZM / M1, a public word between on each port
         L += [f"bn.lw w1, {_m(g.M0)}", f"bn.sw w1, {_m(self.M0)}", f"bn.lw w3, {_m(self.ZW)}",
               f"bn.sw w3, {_m(self.ZM)}", f"bn.lw w2, {_m(g.M1)}", f"bn.sw w2, {_m(self.M1)}",
@@ -318,6 +335,32 @@ class MaskedDecaps:
               f"bn.lw w3, {_m(sel.Z3)}", f"bn.sw w3, {_m(sel.Z3)}",
               f"bn.lw w2, {_m(sel.K1)}", SEP, "bn.and w2, w2, w7", f"bn.sw w2, {_m(sel.K1)}"]
         return L + wipe("w1", "w2", "w3", "w7")
+
+
+RATE = 136                # SHA3-256's and SHAKE256's rate in bytes
+
+
+def _blocks(nwords: int, before: int = 0) -> list[int]:
+    """nwords 32-byte message words after `before` bytes, grouped by the rate block they fill:
+    each group ends with the word that completes a block (the KMAC takes it, starts the
+    permutation and packs the rest meanwhile; the next word would wait), the last group the
+    rest."""
+    groups, at, n = [], before, 0
+    for _ in range(nwords):
+        at, n = at + 32, n + 1
+        if at // RATE > (at - 32) // RATE or at % RATE == 0:
+            groups.append(n)
+            n = 0
+    return groups + ([n] if n else [])
+
+
+def _weave(chunks: list, groups: list[int]) -> list[str]:
+    """Group i of KMAC message words (DMEM[x7] on, mask x3) before chunk i, the groups left
+    after the last chunk: each block's permutation runs beside the core's chunk."""
+    L = []
+    for i, ch in enumerate(chunks):
+        L += (absorb_loop(groups[i]) if i < len(groups) else []) + ch
+    return L + [x for n in groups[len(chunks):] for x in absorb_loop(n)]
 
 
 def masked_decaps(param: int) -> MaskedDecaps:
