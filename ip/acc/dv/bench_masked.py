@@ -139,7 +139,8 @@ def _decaps(param: int, n: int, rng, entropy) -> dict:
 
 
 def _phases(prog, img: dict, entropy, labels: list) -> dict:
-    """{label: cycles from it to the next label (the last: to the end)} of one run."""
+    """{label: cycles from it to the next label (the first from the start, the last to the
+    end)} of one run: they add up to the run's cycles."""
     sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
     sim.reset()
     sim.load_program(prog.words)
@@ -153,8 +154,8 @@ def _phases(prog, img: dict, entropy, labels: list) -> dict:
             first[at[sim.pc]] = sim.cycles
         if sim.step() is not None:
             break
-    ends = [first[x] for x in labels[1:]] + [sim.cycles]
-    return {x[3:]: e - first[x] for x, e in zip(labels, ends)}
+    starts = [0] + [first[x] for x in labels[1:]]            # the first from the start
+    return {x[3:]: e - b for x, b, e in zip(labels, starts, starts[1:] + [sim.cycles])}
 
 
 def _compare(param: int, n: int, rng, entropy) -> dict:

@@ -177,7 +177,7 @@ def test_masked_decrypt_refuses_bad_inputs():
         md.image(bytes(1152), bytes(1152), bytes(1087))
 
 
-def test_the_benchmark_reports_cycles_against_the_unmasked_decryption(tmp_path):
+def test_the_benchmark_reports_cycles_against_the_unmasked_programs(tmp_path):
     import json
     from ip.acc.dv import bench_masked
     out = tmp_path / "m.json"
@@ -193,6 +193,9 @@ def test_the_benchmark_reports_cycles_against_the_unmasked_decryption(tmp_path):
         r = rep[f"mlkem{p}_encrypt_masked"]
         assert r["overhead"] == round(r["cycles"] / r["unmasked_reencrypt_cycles"], 2) and r["overhead"] > 1
         assert rep[f"mlkem{p}_compare_masked"]["dmem_bytes"] <= block.DMEM_SIZE
+        r = rep[f"mlkem{p}_decaps_masked"]
+        assert r["overhead"] == round(r["cycles"] / r["unmasked_cycles"], 2) and r["overhead"] > 1
+        assert sum(r["phases"].values()) == r["cycles"] and r["imem_bytes"] <= block.IMEM_SIZE
     assert 0 < rep["mlkem_b2a_masked"]["cycles"] < 200
     assert bench_masked.main(["--n", "0"]) == 2
 
