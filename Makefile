@@ -124,6 +124,9 @@ report: $(PQSOC)
 	@# without the DOM ANDs' fresh words: flagged
 	$(PQSOC) campaign tvla mlkem768_compare_masked --traces 10000 --chunk 500 --name sca_compare768_masked --json reports/sca/mlkem768_compare_masked.json
 	$(PQSOC) campaign tvla mlkem768_compare_masked_no_fresh --traces 500 --chunk 250 --name sca_compare768_no_fresh --json reports/sca/mlkem768_compare_masked_no_fresh.json
+	@# the whole masked decapsulation (~1.2 s a trace): s_hat and z fixed vs random, ek, H(ek)
+	@# and c fresh in both classes (every trace an implicit rejection)
+	$(PQSOC) campaign tvla mlkem768_decaps_masked --traces 10000 --chunk 500 --name sca_decaps768_masked --json reports/sca/mlkem768_decaps_masked.json
 	@# the masked Keccak-f core (its cycle model's registers, ~70 s a million traces): first order
 	@# passes; the second order of both shares' sum leaks, as any two-share design's (reported)
 	$(PQSOC) sca tvla keccak_masked --traces 1000000 --order 2

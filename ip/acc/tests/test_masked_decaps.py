@@ -152,7 +152,7 @@ def test_bad_inputs_are_refused():
 def test_the_command_line_and_the_api_run_it(capsys):
     """`pqsoc mlkem decaps --masked`: the same JSON line as the unmasked program, the same K
     (a valid and a rejected ciphertext); the API with a seeded rng (engine soc:
-    sim/tests/test_mlkem_api.py)."""
+    sim/tests/test_mlkem_api.py); `pqsoc acc ct` / `pqsoc acc shares` know the program."""
     from pqsoc.cli import main
     rng = random.Random(9)
     ek, dk, ref = keypair(768, rng)
@@ -165,3 +165,8 @@ def test_the_command_line_and_the_api_run_it(capsys):
     assert r["K"] == K and r["cycles"] == out["cycles"]
     assert main(["mlkem", "decaps", "--param", "768", "--dk", dk.hex(), "--c", "00" * 5, "--masked"]) == 2
     assert "c is 5 bytes, ML-KEM needs 1088" in capsys.readouterr().err
+    # the static checks by name
+    assert main(["acc", "ct", "--kernel", "mlkem768_decaps_masked"]) == 0
+    assert "PASS" in capsys.readouterr().out
+    assert main(["acc", "shares", "--kernel", "mlkem768_decaps_masked"]) == 0
+    assert "mlkem768_decaps_masked: clean" in capsys.readouterr().out

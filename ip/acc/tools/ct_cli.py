@@ -28,6 +28,7 @@ def kernels() -> dict:
     from ip.acc.kernels.mlkem.masked_decrypt import masked_decrypt
     from ip.acc.kernels.mlkem.masked_compare import MaskedCompare, MaskedSelect
     from ip.acc.kernels.mlkem.masked_encrypt import MaskedEncrypt
+    from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
     out = {"mlkem768_decaps": (decaps.decaps_program, decaps.ct_policy)}
     for p in (512, 1024):
         out[f"mlkem{p}_decaps"] = (lambda p=p: decaps.decaps(p).program(),
@@ -43,6 +44,8 @@ def kernels() -> dict:
                                            lambda p=p: MaskedEncrypt(p).ct_policy())
         out[f"mlkem{p}_compare_masked"] = (lambda p=p: MaskedCompare(p).program(),
                                            lambda p=p: MaskedCompare(p).ct_policy())
+        out[f"mlkem{p}_decaps_masked"] = (lambda p=p: MaskedDecaps(p).program(),
+                                          lambda p=p: MaskedDecaps(p).ct_policy())
     out["mlkem_select_masked"] = (lambda: MaskedSelect().program(), lambda: MaskedSelect().ct_policy())
     out["mldsa65_sign"] = (sign.sign_program, sign.ct_policy)
     for p in (44, 65, 87):

@@ -66,6 +66,18 @@ def _compare(param, leak=None):
     return mc, image
 
 
+def _decaps(param):
+    from kyber_py.ml_kem import ML_KEM_512, ML_KEM_768, ML_KEM_1024
+    from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
+    md = MaskedDecaps(param)
+    kem = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}[param]
+
+    def image(rng):
+        ek, dk = kem._keygen_internal(rng.randbytes(32), rng.randbytes(32))
+        return md.image(md.mask_dk(dk, rng), kem._encaps_internal(ek, rng.randbytes(32))[1])
+    return md, image
+
+
 def _select():
     from ip.acc.kernels.mlkem.masked_compare import MaskedSelect
     f = MaskedSelect()
@@ -93,6 +105,7 @@ def kernels() -> dict:
         out[f"mlkem{p}_decrypt_masked"] = lambda p=p: _decrypt(p)
         out[f"mlkem{p}_encrypt_masked"] = lambda p=p: _encrypt(p)
         out[f"mlkem{p}_compare_masked"] = lambda p=p: _compare(p)
+        out[f"mlkem{p}_decaps_masked"] = lambda p=p: _decaps(p)
         out[f"mlkem{p}_j_masked"] = lambda p=p: _hash("j", p)
         out[f"mlkem{p}_prf_masked"] = lambda p=p: _hash("prf", p)
     out["mlkem_g_masked"] = lambda: _hash("g")
