@@ -79,6 +79,8 @@ report: $(PQSOC)
 	@# at gate level (the ACC netlist `pqsoc ppa` synthesized; ISS = gate level checked per case):
 	@# one ML-KEM-768 decapsulation and one ML-DSA-65 sigVer case of NIST's, ~45 s
 	-$(PQSOC) acvp report --engine gls --sample 1 --group ML-KEM-encapDecap-FIPS203:5 --group ML-DSA-sigVer-FIPS204:3 --json reports/acvp_gls.json
+	@# NIST's 30 decapsulation cases through the first-order masked program (#38)
+	$(PQSOC) acvp report --masked --group ML-KEM-encapDecap-FIPS203:4 --group ML-KEM-encapDecap-FIPS203:5 --group ML-KEM-encapDecap-FIPS203:6 --json reports/acvp_masked.json
 	@# one case of each of the five modes through the firmware API on the simulated SoC (seconds a
 	@# case once the SoC's model is built); ML-DSA's pure, pre-hash and internal forms, and with
 	@# seed 3 the pure sigGen and sigVer cases have M' over the programs' buffers (the firmware

@@ -225,9 +225,10 @@ def _mldsa_inputs(group: dict, test: dict, where: str, param: int, op: str, tr,
     return {"mu": hashlib.shake_256(tr() + m_prime).digest(64)}, "host"
 
 
-def run_case(doc: dict, group: dict, test: dict, engine: str = "iss") -> tuple[dict, dict]:
+def run_case(doc: dict, group: dict, test: dict, engine: str = "iss", masked: bool = False) -> tuple[dict, dict]:
     """One case through the API: (result fields as in expectedResults.json, info: cycles,
-    and for ML-DSA signing iterations and where mu was computed)."""
+    and for ML-DSA signing iterations and where mu was computed). masked: ML-KEM
+    decapsulation by the first-order masked program (dk split into fresh shares per case)."""
     alg, mode = doc["algorithm"], doc["mode"]
     param = _param(group, alg)
     where = f"tgId {group['tgId']} tcId {test['tcId']}"
@@ -243,7 +244,7 @@ def run_case(doc: dict, group: dict, test: dict, engine: str = "iss") -> tuple[d
             r = api.mlkem_encaps(param, b("ek"), b("m"), engine)
             return {"c": _hex(r["c"]), "k": _hex(r["K"])}, {"cycles": r["cycles"]}
         if fn == "decapsulation":
-            r = api.mlkem_decaps(param, b("dk"), b("c"), engine)
+            r = api.mlkem_decaps(param, b("dk"), b("c"), engine, masked=masked)
             return {"k": _hex(r["K"])}, {"cycles": r["cycles"]}
         check = api.mlkem_check_ek(param, b("ek")) if fn == "encapsulationKeyCheck" \
             else api.mlkem_check_dk(param, b("dk"))
@@ -275,7 +276,7 @@ def sample_tests(tests: list, n: int | None, seed, tg_id: int) -> list:
 
 
 def run(doc: dict, engine: str = "iss", sample: int | None = None, seed=0,
-        progress=print) -> tuple[dict, dict]:
+        progress=print, masked: bool = False) -> tuple[dict, dict]:
     """(response, report): the response in ACVP's layout; the report (what `--cycles`
     writes) with every case's cycles, the unsupported groups and the errors."""
     alg, mode = doc.get("algorithm"), doc.get("mode")
@@ -285,7 +286,8 @@ def run(doc: dict, engine: str = "iss", sample: int | None = None, seed=0,
         response["sample"] = {"perGroup": sample, "seed": seed}
     response["testGroups"] = []
     report = {"vsId": doc.get("vsId"), "algorithm": alg, "mode": mode, "engine": engine,
-              "sample": sample, "seed": seed, "groups": [], "unsupported": [], "errors": []}
+              "masked_decaps": masked, "sample": sample, "seed": seed, "groups": [], "unsupported": [],
+              "errors": []}
     t_all = time.monotonic()
     for group in doc["testGroups"]:
         name = label(alg, mode, group)
@@ -301,7 +303,7 @@ def run(doc: dict, engine: str = "iss", sample: int | None = None, seed=0,
         unsup = []
         for test in tests:
             try:
-                fields, info = run_case(doc, group, test, engine)
+                fields, info = run_case(doc, group, test, engine, masked)
             except _Unsupported as e:
                 unsup.append((test["tcId"], str(e)))
                 continue
@@ -466,17 +468,18 @@ def only_groups(sets: list[dict], wanted: list[str]) -> list[dict]:
 
 
 def conformance(vs: dict, engine: str = "iss", sample: int | None = None, seed=0,
-                progress=print) -> dict:
+                progress=print, masked: bool = False) -> dict:
     """One vector set (an entry of vector_sets) through run() and check(): the figures
     reports/acvp.json holds per mode. total: cases in expectedResults; run: cases in the
     response; passed / failed as check() counts them (a full run: failed includes the cases
     that failed to run; unsupported groups are in neither); errors: the cases that failed to
     run; sample: None or {perGroup, seed}."""
     t0 = time.monotonic()
-    response, rep = run(vs["prompt"], engine=engine, sample=sample, seed=seed, progress=progress)
+    response, rep = run(vs["prompt"], engine=engine, sample=sample, seed=seed, progress=progress, masked=masked)
     r = check(response, vs["expected"], vs["prompt"], names=(f"the response to {vs['folder']}", vs["folder"]))
     return {"folder": vs["folder"], "vsId": response["vsId"], "algorithm": response["algorithm"],
             "mode": response["mode"], "revision": response["revision"], "engine": engine,
+            "masked_decaps": masked,
             "total": sum(len(g["tests"]) for g in vs["expected"]["testGroups"]),
             "run": sum(len(g["tests"]) for g in response["testGroups"]),
             "passed": r["passed"], "failed": r["failed"], "errors": rep["errors"],

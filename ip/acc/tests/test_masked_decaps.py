@@ -170,3 +170,16 @@ def test_the_command_line_and_the_api_run_it(capsys):
     assert "PASS" in capsys.readouterr().out
     assert main(["acc", "shares", "--kernel", "mlkem768_decaps_masked"]) == 0
     assert "mlkem768_decaps_masked: clean" in capsys.readouterr().out
+
+
+def test_nist_acvp_decapsulation_cases_pass_masked(tmp_path, capsys):
+    """`pqsoc acvp report --masked`: a sample of NIST's ACVP decapsulation cases of each set
+    (ACVP_ROOT) through the masked program, checked against NIST's expected K (make report
+    runs all 30)."""
+    from pqsoc.cli import main
+    out = tmp_path / "acvp_masked.json"
+    groups = [x for tg in (4, 5, 6) for x in ("--group", f"ML-KEM-encapDecap-FIPS203:{tg}")]
+    assert main(["acvp", "report", "--masked", "--sample", "2", *groups, "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["masked_decaps"] and rep["run"] == rep["passed"] == 6 and rep["failed"] == 0
+
