@@ -77,7 +77,6 @@ class MaskedDecaps:
         self.SEL = 1056 + 32 * len(words)
         self.select = MaskedSelect(base=self.SEL)
         self.C = self.select.END
-        assert self.C < 2048                                 # MaskedJ's addi of it
         self.C_V = self.C + 32 * self.du * k
         # ------------------------------------------------------------ the re-encryption's space
         self.Y = self.C + self.c_len
