@@ -69,8 +69,8 @@ SPEED_LOOP = "loopi 400, 2\nloopi 500, 1\naddi x1, x1, 1\necall\n"   # 200 k cyc
 def acc_kernel_jobs() -> list:
     """(key, words, DMEM image, max cycles, check(result) -> error or None) of the ACC kernels
     (ip/acc/dv/jobs.py: NTT/INTT for ML-KEM and ML-DSA, A_hat sampling through KMAC and the stream
-    unit; ML-KEM-768 decapsulation, valid and rejected ciphertext, keygen and encapsulation), at
-    the block's memory sizes.
+    unit; ML-KEM-768 decapsulation, valid and rejected ciphertext, keygen and encapsulation; the
+    masked pieces and the whole masked decapsulation), at the block's memory sizes.
     The checks are against kyber-py / dilithium-py (independent of the ACC)."""
     from ip.acc.dv import jobs as bench
     from ip.acc.tools.asm import assemble
