@@ -25,7 +25,8 @@ from ip.acc.tools.asm import assemble
 MAX_CYCLES = 200_000
 
 
-def _run(words, img: dict, entropy) -> tuple:
+def _loaded(words, img: dict, entropy) -> Iss:
+    """An ISS with the program, the DMEM image and the entropy words, before its first step."""
     sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
     sim.reset()
     sim.load_program(words)
@@ -33,6 +34,11 @@ def _run(words, img: dict, entropy) -> tuple:
         sim.dmem.write_bytes(a, b)
     for w in entropy:
         sim.write_entropy(w)
+    return sim
+
+
+def _run(words, img: dict, entropy) -> tuple:
+    sim = _loaded(words, img, entropy)
     halt = sim.run(max_cycles=MAX_CYCLES)
     if not halt.ok:
         raise RuntimeError(f"run failed: {halt}")
@@ -141,13 +147,7 @@ def _decaps(param: int, n: int, rng, entropy) -> dict:
 def _phases(prog, img: dict, entropy, labels: list) -> dict:
     """{label: cycles from it to the next label (the first from the start, the last to the
     end)} of one run: they add up to the run's cycles."""
-    sim = Iss(dmem_size=block.DMEM_SIZE, imem_size=block.IMEM_SIZE)
-    sim.reset()
-    sim.load_program(prog.words)
-    for a, b in img.items():
-        sim.dmem.write_bytes(a, b)
-    for w in entropy:
-        sim.write_entropy(w)
+    sim = _loaded(prog.words, img, entropy)
     at, first = {prog.labels[x]: x for x in labels}, {}
     while sim.cycles < MAX_CYCLES:
         if sim.pc in at and at[sim.pc] not in first:
