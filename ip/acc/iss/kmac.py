@@ -27,7 +27,7 @@ from ip.kmac.model.cycle import IDLE_INPUTS
 from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START
 
 from ip.acc.iss.errors import AccError
-from ip.acc.iss.stream_unit import B2A_MODE, MASKED_MODES
+from ip.acc.iss.stream_unit import B2A_MODE, INTERVAL_MODE, MASKED_MODES
 
 
 class CycleLimit(Exception):
@@ -171,7 +171,7 @@ def kmac_status(s) -> int:
 # stalls until the unit is idle, and faults (SAMPLER, ERR_KMAC = error_code) if the KMAC shows
 # an error while the unit still works (e.g. DIGEST_EARLY: the unit was started before FINISH).
 SMP_IMPLEMENTED = 6                   # modes 0..5: uni12 uni23 cbd2 cbd3 eta2 eta4
-# and the masked modes (stream_unit.MASKED_MODES: cbd2m cbd3m), VMODE 0 only
+# and the masked modes (stream_unit.MASKED_MODES: cbd2m cbd3m b2a1m; INTERVAL_MODE: intm), VMODE 0 only
 
 
 def smp_run(s, o):
@@ -181,8 +181,9 @@ def smp_run(s, o):
     count = s.gpr.read(o["grs2"])
     vmode = s.csr.values["VMODE"] & 1
     lanes = 8 if vmode else 16
-    masked = o["mode"] in MASKED_MODES
-    words = -(-count // lanes) * (2 if masked and not vmode else 1)
+    interval = o["mode"] == INTERVAL_MODE
+    masked = o["mode"] in MASKED_MODES or interval
+    words = 2 if interval else -(-count // lanes) * (2 if masked and not vmode else 1)
     if s.stream_unit.busy:
         raise AccError("SAMPLER", "smp.run while the stream unit is busy")
     if masked and vmode:
@@ -204,6 +205,17 @@ def smp_run(s, o):
         if src % 32 or src + 96 > s.dmem.size:
             raise AccError("SAMPLER", f"b2a1m's source {src:#x} (3 words: share 0, a public "
                            "word, share 1) misaligned or outside DMEM")
+    elif interval:
+        n = count // 16
+        if count % 16 or count > 256:
+            raise AccError("SAMPLER", f"intm takes whole words of 16 coefficients, at most 16: count {count}")
+        if src % 32 or src + 64 * n > s.dmem.size:
+            raise AccError("SAMPLER", f"intm's source {src:#x} ({n} words of share 0, then {n} of share 1) "
+                           "misaligned or outside DMEM")
+        pub, pub_words = (cfg >> 8) & 0xFFF, 1 if (cfg >> 7) & 1 else n
+        if 32 * (pub + pub_words) > s.dmem.size:
+            raise AccError("SAMPLER", f"intm's public words (SMP_CFG[19:8] = {pub}, {pub_words} words) "
+                           "outside DMEM")
     elif not s.kmac_hold:
         raise AccError("SAMPLER", "KMAC source without holding the KMAC port")
     s._stream_unit_start = {"start": 1, "mode": o["mode"], "count": count, "dst": dst // 32,

@@ -38,7 +38,7 @@ from ip.acc.iss.insn import executor
 from ip.acc.iss.kmac import CycleLimit, kmac_status, smp_status
 from ip.acc.iss.loop import LoopStack
 from ip.acc.iss.random_regs import RandomRegs
-from ip.acc.iss.stream_unit import MASKED_MODES, StreamUnitModel
+from ip.acc.iss.stream_unit import StreamUnitModel
 from ip.acc.iss.timing import Scoreboard
 from ip.acc.iss.wdr import VMODES, Wdrs
 
@@ -90,7 +90,7 @@ class Iss:
         self.wdr = Wdrs(self.isa.wdrs)
         self.random = RandomRegs()      # RND's entropy pool, URND's generator
         # the stream unit's masked modes step URND every cycle: the core may not use it then
-        self.random.busy = lambda: self.stream_unit.busy and self.stream_unit.mode in MASKED_MODES
+        self.random.busy = lambda: self.stream_unit.masked_mode()
         self.csr = Csrs(self.isa, self.random)
         self.wsr = Wsrs(self.isa, self.random)
         self.loops = LoopStack(self.isa.loop_depth)

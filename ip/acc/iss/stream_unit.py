@@ -17,13 +17,16 @@ The behaviour (ring of 64 bytes, units, compaction, flush, busy/produced timing;
 modes' second ring, two stages and two write buffers) is documented in the RTL module's
 docstring; this is the same algorithm written in Python.
 """
+from ip.acc.iss import masked_interval as mi
 from ip.acc.iss.masked_cbd import r_of_word, stage1, stage2
 
-__all__ = ["StreamUnitModel", "MODE_NAMES", "MASKED_MODES", "B2A_MODE", "Q"]
+__all__ = ["StreamUnitModel", "MODE_NAMES", "MASKED_MODES", "B2A_MODE", "INTERVAL_MODE", "Q"]
 
 MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
 MASKED_MODES = {9: 2, 10: 3, 11: 0}    # cbd2m, cbd3m: eta; b2a1m (isa.yml smp.run's mode enum)
 B2A_MODE = 11                          # one bit a coefficient, from DMEM (share 0, public, share 1)
+INTERVAL_MODE = 12                     # intm: ip/acc/iss/masked_interval.py on 16 lanes, from DMEM
+_IRND = (1 << (mi.RND_BITS * mi.LANES)) - 1
 Q = (3329, 8380417)
 _M256 = (1 << 256) - 1
 # per mode: (unit bytes, max units)
@@ -112,6 +115,18 @@ class StreamUnitModel:
         self.addr1 = 0
         self.waddr1 = 0
         self.gap = 0
+        # intm: the group running (irun, its RUN cycle ik), groups done / in all, the public
+        # words' address and stride, w_base, the lanes' registers, URND's bits for the next
+        # cycle, ok's shares so far
+        self.irun = self.ik = self.ig = self.ign = 0
+        self.pub = self.stride0 = self.w_base = 0
+        self.ist = mi.zero_state()
+        self.mrnd = 0
+        self.ok0 = self.ok1 = 0
+
+    def masked_mode(self) -> bool:
+        """A mode that steps URND every cycle (the core may not read or reseed it then)."""
+        return bool(self.busy) and (self.mode in MASKED_MODES or self.mode == INTERVAL_MODE)
 
     # ---------------------------------------------------------------- helpers
     def _pot(self):
@@ -154,7 +169,23 @@ class StreamUnitModel:
         return v
 
     # ---------------------------------------------------------------- interface
+    def _irq(self):
+        """intm asks for its group's next word: share 0, public, share 1, public."""
+        return bool(self.busy) and not self.irun and self.rdphase < 4 and self.ig < self.ign
+
+    def _iaddr(self):
+        pub = self.pub + (0 if self.stride0 else self.ig)
+        return (self.saddr + self.ig, pub, self.saddr + self.ign + self.ig, pub, self.saddr + self.ig)[self.rdphase] & self.amask
+
     def outputs(self, inputs=None):
+        if self.mode == INTERVAL_MODE:
+            which = self._masked_present()
+            return {"dig_ready": 0, "dig_share1": 0, "urnd_step": self.busy,
+                    "wr_req": int(which is not None),
+                    "wr_addr": self.waddr1 if which == 1 else self.waddr,
+                    "wr_data": self.wbuf1 if which == 1 else self.wbuf if which == 0 else 0,
+                    "busy": self.busy, "produced": self.produced, "masked_busy": self.busy,
+                    "rd_req": int(self._irq()), "rd_addr": self._iaddr()}
         if self.mode in MASKED_MODES:
             which = self._masked_present()
             return {"dig_ready": self._dig_ready(),
@@ -177,7 +208,9 @@ class StreamUnitModel:
         if not self.busy and not get("start", 0) and not get("abort", 0):
             return
         if self.busy:
-            if self.mode in MASKED_MODES:
+            if self.mode == INTERVAL_MODE:
+                self._interval(get("wr_gnt", 0), get("urnd", 0), get("rd_gnt", 0), get("rd_data", 0))
+            elif self.mode in MASKED_MODES:
                 self._masked(get("dig_valid", 0), get("dig_data", 0), get("wr_gnt", 0), get("urnd", 0),
                              get("rd_gnt", 0), get("rd_data", 0))
             else:
@@ -188,6 +221,10 @@ class StreamUnitModel:
             self.saddr = get("src", 0) & self.amask
             self.s2 = None
             self.acc0, self.acc1 = [0] * 16, [0] * 16
+            self.irun = self.ik = self.ig = self.mrnd = self.ok0 = self.ok1 = 0
+            self.ist = mi.zero_state()
+            cfg = get("cfg", 0)
+            self.pub, self.stride0, self.w_base = (cfg >> 8) & 0xFFF & self.amask, (cfg >> 7) & 1, (cfg >> 20) & 0xFFF
         if get("abort", 0):
             self.busy = self.wvalid = self.cnt = self.ptr = self.hslot = 0
             self.taken = self.produced = 0
@@ -195,6 +232,7 @@ class StreamUnitModel:
             self.ring, self.ring1 = bytearray(64), bytearray(64)
             self.wbuf = self.wbuf1 = 0
             self.rreg = [0] * 8
+            self.pub = self.stride0 = self.w_base = self.ign = 0
         elif get("start", 0):
             self.busy = 1
             self.mode = get("mode", 0)
@@ -202,6 +240,9 @@ class StreamUnitModel:
             self.count = get("count", 0) & 0xFFFF
             self.addr = get("dst", 0) & self.amask
             self.addr1 = (self.addr + ((self.count + 15) >> 4)) & self.amask
+            if self.mode == INTERVAL_MODE:
+                self.addr1 = (self.addr + 1) & self.amask
+            self.ign = self.count >> 4
             self.wvalid = self.cnt = self.ptr = self.hslot = 0
             self.taken = self.produced = 0
             self.acc = []
@@ -349,4 +390,61 @@ class StreamUnitModel:
             self.iphase = 0
         if (self.taken == self.count and self.mfill == 0 and self.s2 is None
                 and not self.wvalid and not self.wvalid1):
+            self.busy = 0
+
+    # ---------------------------------------------------------------- intm
+    def _ibits(self, j):
+        """Lane vectors of bit j: x0 (ring's first slot), x1 (ring1's), lo and delta (the public
+        word in the ring's second slot: lo in a lane's bits 11:0, delta in 15:12)."""
+        def vec(word, b):
+            return sum(((word >> (16 * L + b)) & 1) << L for L in range(mi.LANES))
+        x0 = int.from_bytes(self.ring[0:32], "little")
+        pw = int.from_bytes(self.ring[32:64], "little")
+        x1 = int.from_bytes(self.ring1[0:32], "little")
+        if j >= 12:
+            return 0, 0, 0, 0
+        return vec(x0, j), vec(x1, j), vec(pw, j), vec(pw, 12 + j) if j < 4 else 0
+
+    def _interval(self, wr_gnt, urnd, rd_gnt, rd_data):
+        rd_req = self._irq()                         # from the registers, before the edge
+        which = self._masked_present()
+        written = which is not None and wr_gnt
+        if written and which == 0:
+            self.wvalid = 0
+        elif written:
+            self.wvalid1 = 0
+            self.produced = self.count
+        if self.irun and self.ik <= mi.NB:           # RUN cycle ik of the group
+            m = self.mrnd
+            rnd = [sum(((m >> (mi.RND_BITS * L + b)) & 1) << L for L in range(mi.LANES))
+                   for b in range(mi.RND_BITS)]
+            self.ist = mi.step(self.ist, self.ik, self._ibits, rnd, Q[0], self.w_base)
+            self.ik += 1
+        elif self.irun:                              # the group's ok bits, its registers cleared
+            ok0, ok1 = mi.finish(self.ist)
+            self.ok0 |= ok0 << (16 * self.ig)
+            self.ok1 |= ok1 << (16 * self.ig)
+            self.ig += 1
+            self.irun = self.ik = 0
+            self.ist = mi.zero_state()
+            if self.ig == self.ign:
+                self.wbuf, self.waddr, self.wvalid = self.ok0, self.addr, 1
+                self.wbuf1, self.waddr1, self.wvalid1 = self.ok1, self.addr1, 1
+                self.ok0 = self.ok1 = 0
+        self.mrnd = urnd & _IRND                     # URND steps every busy cycle
+        self.gap = int(written)
+        if self.rd_pend:                             # the word granted last cycle
+            data = (rd_data & _M256).to_bytes(32, "little")
+            if self.rd_which == 0:
+                self.ring[0:32] = data
+            elif self.rd_which == 1:
+                self.ring[32:64] = data
+            elif self.rd_which == 2:
+                self.ring1[0:32] = data
+            else:                                    # the second public read: the group runs
+                self.irun, self.ik, self.rdphase = 1, 0, 0
+        self.rd_pend = int(rd_req and rd_gnt)
+        if self.rd_pend:
+            self.rd_which, self.rdphase = self.rdphase, self.rdphase + 1
+        if self.ig == self.ign and not self.irun and not self.wvalid and not self.wvalid1:
             self.busy = 0

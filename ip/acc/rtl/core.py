@@ -52,12 +52,12 @@ from ip.kmac.rtl.sideload import OP_FINISH, OP_PAD, OP_START, SideloadSignature
 
 from ip.acc.rtl.decode import Decoder
 from ip.acc.rtl.random_regs import RandomRegs
-from ip.acc.rtl.stream_unit import B2A_MODE, MASKED_MODES, StreamUnit
+from ip.acc.rtl.stream_unit import B2A_MODE, INTERVAL_MODE, MASKED_MODES, StreamUnit
 from ip.acc.rtl.wide_alu import WIDE_OP_OF_MNEMONIC, WideAlu, WideOp, uses_mul_unit
 
 IMPLEMENTED_GROUPS = ("base", "loop", "wide-mem", "vec", "ntt", "kmac", "smp")
 SMP_IMPLEMENTED_MODES = 6             # uni12 uni23 cbd2 cbd3 eta2 eta4 (stream_unit.py)
-SMP_MASKED_MODES = tuple(MASKED_MODES)  # cbd2m cbd3m b2a1m: VMODE 0 only
+SMP_MASKED_MODES = tuple(MASKED_MODES) + (INTERVAL_MODE,)  # cbd2m cbd3m b2a1m intm: VMODE 0 only
 
 ST_IDLE, ST_RUN, ST_WIPE, ST_FETCH = 0, 1, 2, 3
 ST_FETCH2 = 4                          # internal: IR loads word 0 (shown to the host as RUN)
@@ -260,16 +260,21 @@ class AccCore(wiring.Component):
         smp_mode = dec.operand("mode")
         smp_masked = Signal()
         m.d.comb += smp_masked.eq(Cat(*[smp_mode == k for k in SMP_MASKED_MODES]).any())
-        # a masked mode writes two polynomials, share 1's after share 0's
-        smp_words = Mux(vmode, (g2 + 7) >> 3, Mux(smp_masked, ((g2 + 15) >> 4) << 1, (g2 + 15) >> 4))
-        # b2a1m reads its three words (share 0, public, share 1) from SMP_SRC, not the KMAC
+        # a masked mode writes two polynomials, share 1's after share 0's; intm two words
+        smp_int = smp_mode == INTERVAL_MODE
+        smp_words = Mux(vmode, (g2 + 7) >> 3, Mux(smp_int, 2, Mux(smp_masked, ((g2 + 15) >> 4) << 1, (g2 + 15) >> 4)))
+        # b2a1m reads its three words (share 0, public, share 1) from SMP_SRC, not the KMAC;
+        # intm its groups' shares from SMP_SRC and public words from SMP_CFG[19:8] (a word index)
         smp_b2a = smp_mode == B2A_MODE
+        smp_pub_end = (smp_cfg[8:20] + Mux(smp_cfg[7], 1, g2[4:9])) << 5
         smp_err = dec.is_("smp.run") & (
             smp_busy | ((smp_mode >= SMP_IMPLEMENTED_MODES) & ~(smp_masked & ~vmode))
             | ((smp_cfg & 0x60) != 0)
             | (g2 == 0) | (g2 > 0xFFFF) | (g1[:5] != 0)
-            | ((g1 + (smp_words << 5)) > dmem_bytes) | (~hold_q & ~smp_b2a)
-            | (smp_b2a & ((g2 > 256) | (smp_src[:5] != 0) | ((smp_src + 96) > dmem_bytes))))
+            | ((g1 + (smp_words << 5)) > dmem_bytes) | (~hold_q & ~smp_b2a & ~smp_int)
+            | (smp_b2a & ((g2 > 256) | (smp_src[:5] != 0) | ((smp_src + 96) > dmem_bytes)))
+            | (smp_int & ((g2[:4] != 0) | (g2 > 256) | (smp_src[:5] != 0) | ((smp_src + (g2 << 2)) > dmem_bytes)
+                          | (smp_pub_end > dmem_bytes))))
 
         # CSRs / WSRs by name from isa.yml
         csr_addr = dec.operand("csr")[:12]

@@ -80,11 +80,14 @@ from amaranth.hdl import C, Cat, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["StreamUnit", "MODE_NAMES", "MASKED_MODES", "Q"]
+from ip.acc.iss import masked_interval as mi
+
+__all__ = ["StreamUnit", "MODE_NAMES", "MASKED_MODES", "INTERVAL_MODE", "Q"]
 
 MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
 MASKED_MODES = {9: 2, 10: 3, 11: 0}   # cbd2m, cbd3m: eta; b2a1m: one bit a coefficient
 B2A_MODE = 11
+INTERVAL_MODE = 12                    # intm: ip/acc/iss/masked_interval.py on 16 lanes
 Q = (3329, 8380417)
 _Q = Q[0]
 
@@ -169,7 +172,7 @@ class StreamUnit(wiring.Component):
         rreg = [Signal(12, name=f"rreg{j}") for j in range(8)]     # the next step's r_j
         rvalid = Signal()
         saddr = Signal(aw)            # b2a1m: its source, the next word read, a read pending
-        rdphase = Signal(2)
+        rdphase = Signal(3)
         rd_pend = Signal()
         rd_which = Signal(2)
         wvalid1 = Signal()
@@ -182,6 +185,9 @@ class StreamUnit(wiring.Component):
         cbd2m, cbd3m, b2a = mode == 9, mode == 10, mode == B2A_MODE
         masked = Signal()
         m.d.comb += masked.eq(cbd2m | cbd3m | b2a)
+        intm = mode == INTERVAL_MODE
+        mw = Signal()                 # the masked modes' write discipline (intm's too)
+        m.d.comb += mw.eq(masked | intm)
 
         # ---- ring window (12 bytes at ptr) and units available
         win = Signal(96)
@@ -278,10 +284,10 @@ class StreamUnit(wiring.Component):
         m.d.comb += [full.eq(fsum >= lanes), final.eq(n == remaining)]
         wb_free = ~wvalid | self.wr_gnt
         consume = Signal()
-        m.d.comb += consume.eq(busy & ~masked & (remaining != 0) & (g != 0)
+        m.d.comb += consume.eq(busy & ~mw & (remaining != 0) & (g != 0)
                                & (~(full | final) | wb_free))
         flush = Signal()
-        m.d.comb += flush.eq(busy & ~masked & (remaining == 0) & (fill != 0) & wb_free)
+        m.d.comb += flush.eq(busy & ~mw & (remaining == 0) & (fill != 0) & wb_free)
 
         # ---- digest intake
         pot = Signal(8)
@@ -296,7 +302,7 @@ class StreamUnit(wiring.Component):
         with m.Elif(cbd3m):
             m.d.comb += pot.eq(f3 * 4 - sub)
         want = Signal()
-        m.d.comb += want.eq(busy & ~b2a & (cnt <= 32) & ((taken + pot) < count))
+        m.d.comb += want.eq(busy & ~b2a & ~intm & (cnt <= 32) & ((taken + pot) < count))
         dig_ready = Signal()
         # masked: share 1 (dig_share1) into ring1, a cycle asking nothing, share 0 taken
         m.d.comb += dig_ready.eq(Mux(masked, busy & (iphase == 2), want))
@@ -371,22 +377,66 @@ class StreamUnit(wiring.Component):
             b2a, Mux(s2_lane[3], Cat(acc[256:384], b2a_e1), Cat(b2a_e1, acc[384:])),
             acc[256:] | (Cat(e1_lo, C(0, 4), Mux(s2_n == 2, e1_hi, 0), C(0, 4))
                          << Cat(C(0, 4), s2_lane))[:256]))
+        # ---- intm: the gadget of ip/acc/iss/masked_interval.py on 16 lanes, one bit a lane in
+        # each 16-bit register (its y_stage / adder_stage written once, as Amaranth expressions
+        # here and on ints in the ISS)
+        irun, ik, ig, ign = Signal(), Signal(4), Signal(5), Signal(5)
+        pub, stride0, w_base = Signal(aw), Signal(), Signal(12)
+        mrnd = Signal(mi.RND_BITS * mi.LANES)     # URND's bits for this cycle, registered
+        ist = {r: Signal(16, name=f"im_{r}") for r in mi.REGS}
+        ones = C(0xFFFF, 16)
+        reset = {r: (ones if r == "ct" else C(0, 16)) for r in mi.REGS}
+
+        def lanes_of(word, j, width, base=0):
+            """Bit j of each 16-bit lane's `width` bits from bit `base` (0 past them)."""
+            return Cat(*[Cat(word[16 * L + base:16 * L + base + width], C(0, 16 - width)).bit_select(j, 1)
+                         for L in range(mi.LANES)])
+        rvec = [Cat(*[mrnd[mi.RND_BITS * L + b] for L in range(mi.LANES)]) for b in range(mi.RND_BITS)]
+        jy, ja = ik, (ik - 1)[:4]
+        qbits = C(Q[0], 16)
+        ynew = mi.y_stage(ist, lanes_of(ring[:256], jy, 12), lanes_of(ring[256:], jy, 12),
+                          qbits.bit_select(jy, 1).replicate(16), rvec[0], ones)
+        anew = mi.adder_stage(ist, lanes_of(ring1[:256], ja, 12), lanes_of(ring[256:], ja, 4, 12),
+                              qbits.bit_select(ja, 1).replicate(16),
+                              C(2 * Q[0], 16).bit_select(ja, 1).replicate(16),
+                              Cat(w_base, C(0, 4)).bit_select(ja, 1).replicate(16), rvec, ones)
+        ok0, ok1 = mi.finish(ist)
+        ifin = Signal()                # the group's last cycle: its ok bits into acc
+        m.d.comb += ifin.eq(busy & intm & irun & (ik == mi.NB + 1))
+        ilast = Signal()
+        m.d.comb += ilast.eq(ifin & (ig + 1 == ign))
+        iacc0, iacc1 = Signal(256), Signal(256)
+        m.d.comb += [iacc0.eq(acc[:256] | (Cat(ok0, C(0, 240)) << Cat(C(0, 4), ig[:4]))[:256]),
+                     iacc1.eq(acc[256:] | (Cat(ok1, C(0, 240)) << Cat(C(0, 4), ig[:4]))[:256])]
+        irq = Signal()
+        m.d.comb += irq.eq(busy & intm & ~irun & (rdphase < 4) & (ig < ign))
+        ipub = Signal(aw)
+        m.d.comb += ipub.eq(pub + Mux(stride0, 0, ig))
+        iaddr = Signal(aw)
+        with m.Switch(rdphase):
+            with m.Case(1, 3):
+                m.d.comb += iaddr.eq(ipub)
+            with m.Case(2):
+                m.d.comb += iaddr.eq(saddr + ign + ig)
+            with m.Default():
+                m.d.comb += iaddr.eq(saddr + ig)
+
         rd_req = Signal()
-        m.d.comb += rd_req.eq(busy & b2a & (rdphase != 3))
+        m.d.comb += rd_req.eq((busy & b2a & (rdphase != 3)) | irq)
         present0, present1 = Signal(), Signal()
-        m.d.comb += [present0.eq(masked & wvalid & ~gap),
-                     present1.eq(masked & wvalid1 & ~wvalid & ~gap)]
+        m.d.comb += [present0.eq(mw & wvalid & ~gap),
+                     present1.eq(mw & wvalid1 & ~wvalid & ~gap)]
 
         m.d.comb += [
             self.dig_ready.eq(dig_ready),
             self.dig_share1.eq(masked & want & (iphase == 0)),
-            self.urnd_step.eq(rload), self.masked_busy.eq(busy & masked),
-            self.wr_req.eq(Mux(masked, present0 | present1, wvalid)),
+            self.urnd_step.eq(rload | (busy & intm)), self.masked_busy.eq(busy & mw),
+            self.wr_req.eq(Mux(mw, present0 | present1, wvalid)),
             self.wr_addr.eq(Mux(present1, waddr1, waddr)),
             # masked: each buffer on the wires only while presented, 0 in between
-            self.wr_data.eq(Mux(masked, Mux(present0, wbuf, 0) | Mux(present1, wbuf1, 0), wbuf)),
+            self.wr_data.eq(Mux(mw, Mux(present0, wbuf, 0) | Mux(present1, wbuf1, 0), wbuf)),
             self.busy.eq(busy), self.produced.eq(produced),
-            self.rd_req.eq(rd_req), self.rd_addr.eq(saddr + rdphase),
+            self.rd_req.eq(rd_req), self.rd_addr.eq(Mux(intm, iaddr, saddr + rdphase)),
         ]
 
         # ---- next state
@@ -397,7 +447,7 @@ class StreamUnit(wiring.Component):
         s2_valid_n = Signal()
         wvalid1_n = Signal()
         m.d.comb += [taken_n.eq(taken), fill_n.eq(fill), mfill_n.eq(mfill), s2_valid_n.eq(0),
-                     wvalid_n.eq(Mux(masked, wvalid & ~(present0 & self.wr_gnt),
+                     wvalid_n.eq(Mux(mw, wvalid & ~(present0 & self.wr_gnt),
                                      wvalid & ~self.wr_gnt)),
                      wvalid1_n.eq(wvalid1 & ~(present1 & self.wr_gnt))]
         cnt_c = Signal(7)
@@ -410,9 +460,9 @@ class StreamUnit(wiring.Component):
                 m.d.sync += ring[:256].eq(self.dig_data)
             m.d.sync += hslot.eq(~hslot)
         step_n = Mux(masked, 16, lanes)       # masked modes: 16-bit lanes whatever VMODE
-        with m.If(Mux(masked, present1, wvalid) & self.wr_gnt):
-            m.d.sync += produced.eq(Mux(produced + step_n > count, count, produced + step_n))
-        m.d.sync += gap.eq(masked & (present0 | present1) & self.wr_gnt)
+        with m.If(Mux(mw, present1, wvalid) & self.wr_gnt):
+            m.d.sync += produced.eq(Mux(intm | (produced + step_n > count), count, produced + step_n))
+        m.d.sync += gap.eq(mw & (present0 | present1) & self.wr_gnt)
         with m.If(masked & busy & (iphase == 0) & want & self.dig_valid):
             with m.If(hslot):
                 m.d.sync += ring1[256:].eq(self.dig_data)
@@ -434,14 +484,40 @@ class StreamUnit(wiring.Component):
             m.d.sync += [Cat(*rreg).eq(Cat(*r_new)), rvalid.eq(1)]
         # b2a1m's reads: word k granted in cycle t is on rd_data in t + 1; share 0 into the
         # ring, the public word nowhere, share 1 into ring1 (then the 32 bytes are there)
+        # intm's: share 0 into the ring's first slot, the public word into its second, share 1
+        # into ring1, the second public read starts the group's RUN cycles
         m.d.sync += rd_pend.eq(rd_req & self.rd_gnt)
         with m.If(rd_req & self.rd_gnt):
             m.d.sync += [rdphase.eq(rdphase + 1), rd_which.eq(rdphase)]
         with m.If(rd_pend & (rd_which == 0)):
             m.d.sync += ring[:256].eq(self.rd_data)
+        with m.If(rd_pend & (rd_which == 1) & intm):
+            m.d.sync += ring[256:].eq(self.rd_data)
         with m.If(rd_pend & (rd_which == 2)):
             m.d.sync += ring1[:256].eq(self.rd_data)
-            m.d.comb += cnt_c.eq(32)
+            with m.If(b2a):
+                m.d.comb += cnt_c.eq(32)
+        with m.If(rd_pend & (rd_which == 3) & intm):
+            m.d.sync += [irun.eq(1), ik.eq(0), rdphase.eq(0)]
+        # intm's lanes: RUN cycle ik (the y stage of bit ik, the adder stage of bit ik - 1),
+        # then the group's ok bits; every register back to its reset value outside RUN
+        with m.If(busy & intm & irun & (ik <= mi.NB)):
+            for r in mi.Y_REGS:
+                m.d.sync += ist[r].eq(Mux(ik < mi.NB, ynew[r], reset[r]))
+            for r in mi.ADDER_REGS:
+                m.d.sync += ist[r].eq(Mux(ik == 0, 0, anew[r]))
+            m.d.sync += ik.eq(ik + 1)
+        with m.Else():
+            m.d.sync += [ist[r].eq(reset[r]) for r in mi.REGS]
+        with m.If(ifin):
+            m.d.sync += [ig.eq(ig + 1), irun.eq(0), ik.eq(0)]
+            with m.If(ilast):
+                m.d.sync += [acc.eq(0), wbuf.eq(iacc0), waddr.eq(addr), wbuf1.eq(iacc1), waddr1.eq(addr1)]
+                m.d.comb += [wvalid_n.eq(1), wvalid1_n.eq(1)]
+            with m.Else():
+                m.d.sync += acc.eq(Cat(iacc0, iacc1))
+        with m.If(busy & intm):
+            m.d.sync += mrnd.eq(self.urnd[:len(mrnd)])
         with m.If(mstep):                     # stage 1: E0 into acc[:256], a and x0 registered
             m.d.sync += [s2_n.eq(mn), s2_lane.eq(mfill), s2_complete.eq(complete),
                          s2_x0.eq(x0), Cat(*s2_a).eq(Cat(*a)),
@@ -469,23 +545,27 @@ class StreamUnit(wiring.Component):
             m.d.comb += [wvalid_n.eq(1), fill_n.eq(0)]
         m.d.sync += [taken.eq(taken_n), fill.eq(fill_n), wvalid.eq(wvalid_n), mfill.eq(mfill_n),
                      s2_valid.eq(s2_valid_n), wvalid1.eq(wvalid1_n),
-                     busy.eq(busy & ~((taken_n == count) & (fill_n == 0) & ~wvalid_n
-                                      & (mfill_n == 0) & ~s2_valid_n & ~wvalid1_n))]
+                     busy.eq(busy & ~Mux(intm, (ig + ifin == ign) & ~(irun & ~ifin) & ~wvalid_n & ~wvalid1_n,
+                                         (taken_n == count) & (fill_n == 0) & ~wvalid_n
+                                         & (mfill_n == 0) & ~s2_valid_n & ~wvalid1_n))]
 
         with m.If(self.abort | self.start):
             m.d.sync += [wvalid1.eq(0), iphase.eq(0), sub.eq(0), gap.eq(0), mfill.eq(0),
                          s2_valid.eq(0), rvalid.eq(0), rdphase.eq(0), rd_pend.eq(0),
-                         saddr.eq(self.src)]
+                         saddr.eq(self.src), irun.eq(0), ik.eq(0), ig.eq(0), mrnd.eq(0),
+                         pub.eq(self.cfg[8:20]), stride0.eq(self.cfg[7]), w_base.eq(self.cfg[20:32])]
         with m.If(self.abort):
             # (ecall, a fault, the wipe): the digest bytes, the shares and the coefficients the
             # unit holds do not outlive the program
             m.d.sync += [busy.eq(0), wvalid.eq(0), cnt.eq(0), ptr.eq(0), hslot.eq(0),
                          fill.eq(0), acc.eq(0), taken.eq(0), produced.eq(0),
                          ring.eq(0), ring1.eq(0), wbuf.eq(0), wbuf1.eq(0), s2_x0.eq(0),
-                         Cat(*s2_a).eq(0), Cat(*rreg).eq(0)]
+                         Cat(*s2_a).eq(0), Cat(*rreg).eq(0), pub.eq(0), stride0.eq(0), w_base.eq(0),
+                         ign.eq(0)]
         with m.Elif(self.start):
             m.d.sync += [busy.eq(1), mode.eq(self.mode), vmode.eq(self.vmode),
                          count.eq(self.count), addr.eq(self.dst), wvalid.eq(0), cnt.eq(0),
                          ptr.eq(0), hslot.eq(0), fill.eq(0), acc.eq(0), taken.eq(0),
-                         produced.eq(0), addr1.eq(self.dst + ((self.count + 15) >> 4))]
+                         produced.eq(0), ign.eq(self.count[4:9]),
+                         addr1.eq(self.dst + Mux(self.mode == INTERVAL_MODE, 1, (self.count + 15) >> 4))]
         return m

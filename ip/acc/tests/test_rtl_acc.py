@@ -288,6 +288,36 @@ def test_masked_sampling_and_its_errors_equal_the_iss(rtl_small):
     assert halts == ["ecall", "ecall"] + ["error"] * 5 + ["ecall"]
 
 
+def test_intm_and_its_errors_equal_the_iss(rtl_small):
+    """smp.run intm reads its groups' words through the DMEM port the core leaves free (core
+    loads and stores beside it too) and writes ok's two shares; its SAMPLER cases: the RTL's
+    halts, cycles and DMEM equal the ISS's."""
+    from ip.acc.tests.test_masked_interval import _intm_dmem, _intm_program, intm_errors
+    from ip.acc.tools.asm import assemble
+    rng = random.Random(12)
+    xs = [rng.randrange(3329) for _ in range(64)]
+    x0 = [rng.randrange(3329) for _ in xs]
+    x1 = [(x - a) % 3329 for x, a in zip(xs, x0)]
+    lo = [rng.randrange(3329) for _ in xs]
+    delta = [rng.randrange(2) for _ in xs]
+    kw = {"src": 512, "pub": 1024, "out": 1536}
+    img = bytearray(2048)
+    for a, b in _intm_dmem(x0, x1, lo, delta, src=512, pub=1024).items():
+        img[a:a + len(b)] = b
+    srcs = [_intm_program(64, 208, **kw), _intm_program(32, 208, stride0=True, **kw),
+            _intm_program(64, 208, during="bn.lw w3, 64(x0)\nbn.sw w3, 96(x0)\n", **kw)]
+    errors = intm_errors(2048, **kw)
+    srcs += [s for _, s in errors]
+    jobs = [(assemble(s), bytes(img), 20_000) for s in srcs]
+    iss = lockstep.IssBackend(2048, 2048)
+    halts = []
+    for k, (job, r) in enumerate(zip(jobs, rtl_small.run_many(jobs))):
+        ref = iss.run(*job)
+        assert lockstep.compare(ref, r, ("iss", "rtl")) == [], (k, lockstep.compare(ref, r, ("iss", "rtl")))
+        halts.append(r.halt)
+    assert halts == ["ecall"] * 3 + ["error"] * len(errors)
+
+
 def test_b2a1m_and_its_errors_equal_the_iss(rtl_small):
     """smp.run b2a1m reads its three source words through the DMEM port the core leaves free
     (a load beside it too) and writes two arithmetic shares; its SAMPLER cases: the RTL's

@@ -232,3 +232,23 @@ def test_b2a1m_reads_are_followed_through_the_read_register():
     img[96] = img[0]                       # share 0 at 96: the source 64, 96, 128 reads
     shares["x share 0"] = (96, 128, 0)     # share 1 then share 0 back to back
     assert run(64) == [("smp.run x5, x4, b2a1m", "dmem read (stream unit, word 1)")]
+
+
+def test_intm_reads_are_followed_through_the_read_register():
+    """intm reads, per group, share 0, the public word, share 1, the public word again; its
+    two output words carry the two domains. Clean as laid out; a public word that is in fact
+    share 0 puts the shares back to back on the read register (flagged at the smp.run), and
+    the outputs loaded one after the other are flagged."""
+    rng = random.Random(3)
+    img = {0: rng.randbytes(32), 32: rng.randbytes(32), 64: bytes(32)}
+    shares = {"x share 0": (0, 32, 0), "x share 1": (32, 64, 1)}
+
+    def run(pub, after=""):
+        asm = (f"csrrw x0, SMP_SRC, x0\naddi x7, x0, {(pub // 32) << 8}\ncsrrw x0, SMP_CFG, x7\n"
+               f"addi x5, x0, 1024\naddi x4, x0, 16\nsmp.run x5, x4, intm\nsmp.wait\n{after}ecall\n")
+        return [(f.text, f.where.split(":")[0]) for f in
+                share_check.check(Program.from_asm(asm), img, [], shares)]
+    assert run(64) == []
+    assert run(64, "bn.lw w5, 1024(x0)\nbn.lw w9, 64(x0)\nbn.lw w6, 1056(x0)\n") == []
+    assert ("bn.lw w5, 1056(x0)", "dmem read") in run(64, "bn.lw w5, 1024(x0)\nbn.lw w5, 1056(x0)\n")
+    assert ("smp.run x5, x4, intm", "dmem read (stream unit, word 2)") in run(0)

@@ -333,9 +333,11 @@ class RandomStim:
             r = rng.random()
             count = (rng.randrange(1, 40) if r < 0.4 else rng.randrange(40, 300) if r < 0.9
                      else rng.choice([1, 8, 16, 256, 512]))
-            mode = rng.choice([0, 1, 2, 3, 4, 5, 9, 10, 10, 11])
+            mode = rng.choice([0, 1, 2, 3, 4, 5, 9, 10, 10, 11, 12])
             if mode == 11:                  # b2a1m: one word of bits (the core refuses more)
                 count = rng.randint(1, 256)
+            if mode == 12:                  # intm: whole words of 16, at most 16 (likewise)
+                count = 16 * rng.randint(1, 16)
             inp.update(start=1, mode=mode, count=count, src=rng.randrange(DMEM_WORDS),
                        dst=rng.randrange(DMEM_WORDS), vmode=rng.randrange(2),
                        cfg=rng.getrandbits(32))
@@ -502,3 +504,55 @@ def test_b2a1m_converts_a_word_of_bits_read_from_dmem(count, rtl, p_gnt):
     ref = [mc.stage1([p], [q_], [rr], signs=(1,)) for p, q_, rr in zip(b0, b1, r)]
     assert e0 == [v for v, _ in ref]
     assert e1 == [mc.stage2(a, [p], signs=(1,)) for (_, a), p in zip(ref, b0)]
+
+
+class IntmJob(B2aJob):
+    """intm: per group g, DMEM words src + g (share 0), a public word, src + n + g (share 1),
+    the public word again, through the unit's read port."""
+
+    def __init__(self, count, dst, src, mem, cfg, rng, p_gnt=1.0):
+        super().__init__(count, dst, src, mem, rng, p_gnt)
+        self.mode, self.cfg = 12, cfg
+
+    def inputs(self, c, outs):
+        inp = super().inputs(c, outs)
+        if c == 0:
+            inp["cfg"] = self.cfg
+        return inp
+
+
+@pytest.mark.parametrize("count,stride0,rtl,p_gnt", [(256, False, True, 1.0), (64, False, True, 0.5),
+                                                     (48, True, True, 0.8), (256, True, False, 0.3)])
+def test_intm_gives_each_interval_bit_in_two_boolean_shares(count, stride0, rtl, p_gnt):
+    """ok0 ^ ok1 at dst / dst + 1 = [(x - lo) mod q < w_base + delta] per coefficient (bit i),
+    neither share the bits; the reads alternate share, public, share, public (the read register
+    never goes from one share to the other), and nothing but the two words is written."""
+    rng = random.Random(count + 2 * stride0 + rtl)
+    n = count // 16
+    src, pub, dst, w_base = 40, 100, 8, 208
+    xs = [rng.randrange(Q[0]) for _ in range(count)]
+    lo = [rng.randrange(Q[0]) for _ in range(16 if stride0 else count)]
+    delta = [rng.randrange(2) for _ in lo]
+    x0 = [rng.randrange(Q[0]) for _ in xs]
+    x1 = [(x - a) % Q[0] for x, a in zip(xs, x0)]
+
+    def word(vals):
+        return sum(v << (16 * i) for i, v in enumerate(vals))
+    mem = {}
+    for g in range(n):
+        mem[src + g], mem[src + n + g] = word(x0[16 * g:16 * g + 16]), word(x1[16 * g:16 * g + 16])
+    for g in range(1 if stride0 else n):
+        mem[pub + g] = word([a | d << 12 for a, d in zip(lo[16 * g:16 * g + 16], delta[16 * g:16 * g + 16])])
+    job = IntmJob(count, dst, src, mem, w_base << 20 | pub << 8 | stride0 << 7, rng, p_gnt)
+    _run(job, 8000, rtl=rtl)
+    want_reads = []
+    for g in range(n):
+        p = pub if stride0 else pub + g
+        want_reads += [src + g, p, src + n + g, p]
+    assert job.reads == want_reads
+    assert [a for _, a, _ in job.writes] == [dst, dst + 1]
+    ok0, ok1 = job.writes[0][2], job.writes[1][2]
+    want = sum(int((x - lo[i % 16 if stride0 else i]) % Q[0] < w_base + delta[i % 16 if stride0 else i]) << i
+               for i, x in enumerate(xs))
+    assert ok0 ^ ok1 == want and ok0 != want and ok1 != want
+    assert all(d == 0 for r, _, d in job.on_port if not r), "data on the port without a write"

@@ -533,9 +533,11 @@ class Checker:
         lanes = 16 if vm == 0 else 8                 # unknown VMODE: the larger footprint
         mode = insn.operands[st["mode"]].values[ops[st["mode"]]]
         taint = s.kmac
-        if dst is not None and count is not None and 0 < count and \
-                dst + 32 * -(-count // lanes) <= self.size:
-            lo, hi, exact = dst, dst + 32 * -(-count // lanes), True
+        words = -(-count // lanes) if count is not None else None
+        if mode == "intm":              # ok's two shares, from the (secret) shares in DMEM
+            words, taint = 2, True
+        if dst is not None and words is not None and 0 < count and dst + 32 * words <= self.size:
+            lo, hi, exact = dst, dst + 32 * words, True
         else:
             lo, hi, exact = 0, self.size, False
         if taint:

@@ -82,7 +82,7 @@ _PORT_C_WRD = {"bn.sel", "bn.ins"}                 # the two that read wrd, on p
 # 1-cycle instructions whose WDR result goes over the write-back bus (not loads: their data
 # comes from the DMEM read register; not the multiplier unit's: from its pipeline)
 _WB_GROUPS = ("vec", "ntt", "wide-mem", "kmac")
-_MASKED_STREAM = ("cbd2m", "cbd3m", "b2a1m")      # smp.run modes whose writes are followed
+_MASKED_STREAM = ("cbd2m", "cbd3m", "b2a1m", "intm")   # smp.run modes whose writes are followed
 _PLAIN_STREAM = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")   # one output, from KMAC share 0
 
 
@@ -248,15 +248,26 @@ def check(program: Program, image: dict, entropy, shares: dict, gadgets=(),
         nw = -(-cnt // 16)
         r = frozenset((next(fresh),))
         sources = [regs.get(("kmac", share), PUBLIC) for share in (0, 1)]
-        if mode == "b2a1m":        # DMEM: share 0, a public word, share 1, through the read register
-            w0 = sim.csr.values["SMP_SRC"] // 32
-            read = [mem.get(w0 + k, PUBLIC) for k in range(3)]
+
+        def unit_reads(addrs):
+            """The unit's DMEM reads, in order, through the read register."""
+            read = [mem.get(w, PUBLIC) for w in addrs]
             for k, lab in enumerate(read):
                 old = buses.get("dmem read", (PUBLIC, ""))[0]
                 if transitions and leaks(old, lab):
                     report(pc, f"dmem read (stream unit, word {k}): {old} then {lab}", "transition")
                 buses["dmem read"] = (lab, program.texts[pc // 4])
+            return read
+        if mode == "b2a1m":        # DMEM: share 0, a public word, share 1, through the read register
+            w0 = sim.csr.values["SMP_SRC"] // 32
+            read = unit_reads([w0, w0 + 1, w0 + 2])
             sources = [read[0], read[2]]
+        elif mode == "intm":       # per group: share 0, public, share 1, public; ok's two words
+            w0, n, cfg = sim.csr.values["SMP_SRC"] // 32, cnt // 16, sim.csr.values["SMP_CFG"]
+            pubs = [((cfg >> 8) & 0xFFF) + (0 if (cfg >> 7) & 1 else g) for g in range(n)]
+            read = unit_reads([w for g in range(n) for w in (w0 + g, pubs[g], w0 + n + g, pubs[g])])
+            sources = [_combine(read[0::4], True), _combine(read[2::4], True)]
+            nw = 1
         for share in (0, 1):
             src = sources[share]
             for w in range(dst + share * nw, dst + (share + 1) * nw):

@@ -9,8 +9,8 @@ from ip.acc.dv.rig.config import _li
 from ip.acc.dv.rig.gens.straight_line import plain_item
 from ip.acc.dv.rig.state import State
 
-SMP_MODES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4", "cbd2m", "cbd3m", "b2a1m")
-MASKED = ("cbd2m", "cbd3m", "b2a1m")  # two polynomials, 16-bit lanes; VMODE 1 is SAMPLER
+SMP_MODES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4", "cbd2m", "cbd3m", "b2a1m", "intm")
+MASKED = ("cbd2m", "cbd3m", "b2a1m", "intm")  # two polynomials (intm: words), 16-bit lanes; VMODE 1 is SAMPLER
 URND_USES = ("csrrs x{}, URND, x0", "bn.wsrr w{}, URND", "bn.wsrw URND, w{}")
 
 
@@ -43,6 +43,18 @@ def smp_item(g: State, misuse: str | None = None) -> list[str]:
         gs = r.choice([x for x in range(1, 31) if x not in (gd, gc)])
         src = 32 * r.randrange(0, g.lay.data_end // 32 - 2) + (4 if g.chance(0.05) else 0)
         pre = _li(gs, src) + [f"csrrw x0, SMP_SRC, x{gs}"]
+    if mode == "intm":                           # groups' shares at SMP_SRC, public words from SMP_CFG
+        dw = g.lay.data_end // 32
+        n = r.randint(1, max(1, min(16, (dw - 1) // 2)))
+        count = 16 * n if not g.chance(0.05) else r.randint(1, 300)
+        gs = r.choice([x for x in range(1, 31) if x not in (gd, gc)])
+        src = 32 * r.randrange(0, max(1, dw - 2 * n + 1)) + (4 if g.chance(0.05) else 0)
+        stride0 = r.randrange(2)
+        pub = r.randrange(0, max(1, dw - (1 if stride0 else n) + 1))
+        cfg = r.getrandbits(12) << 20 | pub << 8 | stride0 << 7
+        words = 2
+        dst = 32 * r.randrange(0, dw - 1)
+        pre = _li(gs, src) + [f"csrrw x0, SMP_SRC, x{gs}"] + _li(gs, cfg) + [f"csrrw x0, SMP_CFG, x{gs}"]
     if misuse == "smp_mode":
         mode = r.choice(("unpack", "pack", "ball"))
     elif misuse == "smp_dst":
