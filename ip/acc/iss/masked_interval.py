@@ -18,12 +18,16 @@ The arithmetic, per coefficient (a lane), bit-serial over NB = 14 bits:
 * five masked borrow chains b_K = [s < K], and ok = XOR of the five: s mod q < w exactly when s
   is in [0, w), [q, q + w) or [2q, 2q + w), and the XOR of the five comparisons is 1 there.
 
-Every AND is a DOM AND (domain-oriented masking, Gross et al. 2016): the inner terms in their
-domain, the cross terms a0 b1 ^ z and a1 b0 ^ z with a fresh bit z, each term in a register of
-its own before anything combines them, so a glitch in the logic that feeds a register shows at
-most that register's inputs (the glitch-extended probe `cones` lists). Two stages: in RUN cycle
-k, the y stage makes bit k of A (a0 = y_k ^ R, a1 = R, registered: the adder's cross terms then
-never see y unmasked), and the adder stage bit k - 1 of s and the chains.
+Every AND is a DOM AND (domain-oriented masking, Gross et al. 2016): the cross terms a0 b1 ^ z2
+and a1 b0 ^ z2 each in a register of its own, the inner terms masked too (a0 b0 ^ z1, a1 b1 ^
+z1: unmasked, the next cycle's cross-term logic would see one domain's inner term beside the
+other domain's registers, and the probe check finds that it leaks: `inner_unmasked`). A
+domain's inner term shares its register with that domain's other terms of the same output (a
+chain's linear part, the generate's share 1), which never meet the other domain. So a glitch
+in the logic that feeds a register shows at most that register's inputs (the glitch-extended
+probe `cones` lists). Two stages: in RUN cycle k, the y stage makes bit k of A (a0 = y_k ^ R,
+a1 = R, registered: the adder's cross terms then never see y unmasked), and the adder stage
+bit k - 1 of s and the chains.
 
 Randomness: 14 fresh bits a lane a cycle (R; z_g; the carry AND's pair; each chain's pair),
 bits 14 L .. 14 L + 13 of URND's word for lane L (`RND_BITS`; 224 of its 256).
@@ -44,8 +48,8 @@ LANES = 16
 RND_BITS = 14           # R, z_g, the carry AND's pair, each chain's pair
 CHAINS = 5
 LEAKS = (None, "no_r", "z_reuse", "inner_unmasked")
-_CH = tuple(f"{n}_{i}" for i in range(CHAINS) for n in ("h00", "h01", "h10", "h11", "l0", "l1"))
-REGS = ("a0", "a1", "g0", "g1", "cp00", "cp01", "cp10", "cp11") + _CH + ("cy", "ct", "cw", "c3", "c5")
+_CH = tuple(f"{n}_{i}" for i in range(CHAINS) for n in ("d0", "h01", "h10", "d1"))
+REGS = ("a0", "a1", "g0", "e1", "cp00", "cp01", "cp10") + _CH + ("cy", "ct", "cw", "c3", "c5")
 
 
 def _maj(a, b, c):
@@ -92,34 +96,34 @@ def adder_stage(st: dict, x1, d, qj, q2j, wbj, rnd: Sequence, ones, leak: str | 
     new["cw"], new["c3"], new["c5"] = _maj(wbj, d, st["cw"]), _maj(qj, w, st["c3"]), _maj(q2j, w, st["c5"])
     a0, a1 = st["a0"], st["a1"]
     p0, p1 = a0, a1 ^ x1
-    c0 = st["g0"] ^ st["cp00"] ^ st["cp01"]
-    c1 = st["g1"] ^ st["cp11"] ^ st["cp10"]
-    s0, s1 = p0 ^ c0, p1 ^ c1
-    c0_in, c1_in = (st["g0"], st["cp00"], st["cp01"]), (st["g1"], st["cp11"], st["cp10"])
-    new["g0"], new["g1"] = (a0 & x1) ^ zg, (a1 & x1) ^ zg
-    # every term in its register masked: the inner terms by the pair's first z, the cross terms
-    # by its second (each z in one register of each domain, so they cancel in the result)
+    # the registers hold a DOM AND's terms, each masked by a fresh bit (a cross term by the
+    # pair's second, an inner term by its first, so they cancel in the result); a domain's
+    # inner term shares its register with that domain's other terms of the same output
+    # (the generate's share 1, a chain's linear part): they never meet the other domain
     iz = 0 if leak == "inner_unmasked" else ones
+    c0 = st["g0"] ^ st["cp00"] ^ st["cp01"]
+    c1 = st["e1"] ^ st["cp10"]
+    s0, s1 = p0 ^ c0, p1 ^ c1
+    c0_in, c1_in = (st["g0"], st["cp00"], st["cp01"]), (st["e1"], st["cp10"])
+    new["g0"] = (a0 & x1) ^ zg
     new["cp00"], new["cp01"] = (c0 & p0) ^ (zp1 & iz), (c0 & p1) ^ zp2
-    new["cp10"], new["cp11"] = (c1 & p0) ^ zp2, (c1 & p1) ^ (zp1 & iz)
+    new["cp10"], new["e1"] = (c1 & p0) ^ zp2, (a1 & x1) ^ zg ^ (c1 & p1) ^ (zp1 & iz)
     if cones is not None:
-        cones.update({"g0": (a0, x1, zg), "g1": (a1, x1, zg), "cp00": (*c0_in, a0, zp1),
-                      "cp01": (*c0_in, a1, x1, zp2), "cp10": (*c1_in, a0, zp2), "cp11": (*c1_in, a1, x1, zp1)})
+        cones.update({"g0": (a0, x1, zg), "cp00": (*c0_in, a0, zp1), "cp01": (*c0_in, a1, x1, zp2),
+                      "cp10": (*c1_in, a0, zp2), "e1": (*c1_in, a1, x1, zg, zp1)})
     s0_in, s1_in = (a0, *c0_in), (a1, x1, *c1_in)
     for i in range(CHAINS):
-        h00, h01, h10, h11, l0, l1 = (st[f"{n}_{i}"] for n in ("h00", "h01", "h10", "h11", "l0", "l1"))
-        b0, b1 = h00 ^ h01 ^ l0, h11 ^ h10 ^ l1
+        d0, h01, h10, d1 = (st[f"{n}_{i}"] for n in ("d0", "h01", "h10", "d1"))
+        b0, b1 = d0 ^ h01, d1 ^ h10
         z1, z2 = zc[2 * i], zc[2 * i + 1]
-        new[f"h00_{i}"], new[f"h01_{i}"] = (s0 & b0) ^ (z1 & iz), (s0 & b1) ^ z2
-        new[f"h10_{i}"], new[f"h11_{i}"] = (s1 & b0) ^ z2, (s1 & b1) ^ (z1 & iz)
         # b' = (s & b) ^ (K ? ~s : b): share 0 takes the NOT; K public selects in each domain
-        new[f"l0_{i}"] = b0 ^ (K[i] & (s0 ^ ones ^ b0))
-        new[f"l1_{i}"] = b1 ^ (K[i] & (s1 ^ b1))
+        new[f"d0_{i}"] = (s0 & b0) ^ (z1 & iz) ^ b0 ^ (K[i] & (s0 ^ ones ^ b0))
+        new[f"h01_{i}"], new[f"h10_{i}"] = (s0 & b1) ^ z2, (s1 & b0) ^ z2
+        new[f"d1_{i}"] = (s1 & b1) ^ (z1 & iz) ^ b1 ^ (K[i] & (s1 ^ b1))
         if cones is not None:
-            b0_in, b1_in = (h00, h01, l0), (h11, h10, l1)
-            cones.update({f"h00_{i}": (*s0_in, *b0_in, z1), f"h01_{i}": (*s0_in, *b1_in, z2),
-                          f"h10_{i}": (*s1_in, *b0_in, z2), f"h11_{i}": (*s1_in, *b1_in, z1),
-                          f"l0_{i}": (*s0_in, *b0_in), f"l1_{i}": (*s1_in, *b1_in)})
+            b0_in, b1_in = (d0, h01), (d1, h10)
+            cones.update({f"d0_{i}": (*s0_in, *b0_in, z1), f"h01_{i}": (*s0_in, *b1_in, z2),
+                          f"h10_{i}": (*s1_in, *b0_in, z2), f"d1_{i}": (*s1_in, *b1_in, z1)})
     return new
 
 
@@ -154,8 +158,8 @@ def finish(st: dict) -> tuple:
     """After RUN cycle nb: ok's two shares, the XOR of the chains' borrows in each domain."""
     ok0 = ok1 = 0
     for i in range(CHAINS):
-        ok0 ^= st[f"h00_{i}"] ^ st[f"h01_{i}"] ^ st[f"l0_{i}"]
-        ok1 ^= st[f"h11_{i}"] ^ st[f"h10_{i}"] ^ st[f"l1_{i}"]
+        ok0 ^= st[f"d0_{i}"] ^ st[f"h01_{i}"]
+        ok1 ^= st[f"d1_{i}"] ^ st[f"h10_{i}"]
     return ok0, ok1
 
 

@@ -26,7 +26,6 @@ MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
 MASKED_MODES = {9: 2, 10: 3, 11: 0}    # cbd2m, cbd3m: eta; b2a1m (isa.yml smp.run's mode enum)
 B2A_MODE = 11                          # one bit a coefficient, from DMEM (share 0, public, share 1)
 INTERVAL_MODE = 12                     # intm: ip/acc/iss/masked_interval.py on 16 lanes, from DMEM
-_IRND = (1 << (mi.RND_BITS * mi.LANES)) - 1
 Q = (3329, 8380417)
 _M256 = (1 << 256) - 1
 # per mode: (unit bytes, max units)
@@ -116,12 +115,10 @@ class StreamUnitModel:
         self.waddr1 = 0
         self.gap = 0
         # intm: the group running (irun, its RUN cycle ik), groups done / in all, the public
-        # words' address and stride, w_base, the lanes' registers, URND's bits for the next
-        # cycle, ok's shares so far
+        # words' address and stride, w_base, the lanes' registers, ok's shares so far
         self.irun = self.ik = self.ig = self.ign = 0
         self.pub = self.stride0 = self.w_base = 0
         self.ist = mi.zero_state()
-        self.mrnd = 0
         self.ok0 = self.ok1 = 0
 
     def masked_mode(self) -> bool:
@@ -221,7 +218,7 @@ class StreamUnitModel:
             self.saddr = get("src", 0) & self.amask
             self.s2 = None
             self.acc0, self.acc1 = [0] * 16, [0] * 16
-            self.irun = self.ik = self.ig = self.mrnd = self.ok0 = self.ok1 = 0
+            self.irun = self.ik = self.ig = self.ok0 = self.ok1 = 0
             self.ist = mi.zero_state()
             cfg = get("cfg", 0)
             self.pub, self.stride0, self.w_base = (cfg >> 8) & 0xFFF & self.amask, (cfg >> 7) & 1, (cfg >> 20) & 0xFFF
@@ -414,8 +411,8 @@ class StreamUnitModel:
         elif written:
             self.wvalid1 = 0
             self.produced = self.count
-        if self.irun and self.ik <= mi.NB:           # RUN cycle ik of the group
-            m = self.mrnd
+        if self.irun and self.ik <= mi.NB:           # RUN cycle ik of the group, URND's bits now
+            m = urnd
             rnd = [sum(((m >> (mi.RND_BITS * L + b)) & 1) << L for L in range(mi.LANES))
                    for b in range(mi.RND_BITS)]
             self.ist = mi.step(self.ist, self.ik, self._ibits, rnd, Q[0], self.w_base)
@@ -431,7 +428,6 @@ class StreamUnitModel:
                 self.wbuf, self.waddr, self.wvalid = self.ok0, self.addr, 1
                 self.wbuf1, self.waddr1, self.wvalid1 = self.ok1, self.addr1, 1
                 self.ok0 = self.ok1 = 0
-        self.mrnd = urnd & _IRND                     # URND steps every busy cycle
         self.gap = int(written)
         if self.rd_pend:                             # the word granted last cycle
             data = (rd_data & _M256).to_bytes(32, "little")

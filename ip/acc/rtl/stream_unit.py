@@ -382,7 +382,6 @@ class StreamUnit(wiring.Component):
         # here and on ints in the ISS)
         irun, ik, ig, ign = Signal(), Signal(4), Signal(5), Signal(5)
         pub, stride0, w_base = Signal(aw), Signal(), Signal(12)
-        mrnd = Signal(mi.RND_BITS * mi.LANES)     # URND's bits for this cycle, registered
         ist = {r: Signal(16, name=f"im_{r}") for r in mi.REGS}
         ones = C(0xFFFF, 16)
         reset = {r: (ones if r == "ct" else C(0, 16)) for r in mi.REGS}
@@ -391,7 +390,8 @@ class StreamUnit(wiring.Component):
             """Bit j of each 16-bit lane's `width` bits from bit `base` (0 past them)."""
             return Cat(*[Cat(word[16 * L + base:16 * L + base + width], C(0, 16 - width)).bit_select(j, 1)
                          for L in range(mi.LANES)])
-        rvec = [Cat(*[mrnd[mi.RND_BITS * L + b] for L in range(mi.LANES)]) for b in range(mi.RND_BITS)]
+        # URND's output this cycle (it steps every busy cycle of intm: fresh bits each cycle)
+        rvec = [Cat(*[self.urnd[mi.RND_BITS * L + b] for L in range(mi.LANES)]) for b in range(mi.RND_BITS)]
         jy, ja = ik, (ik - 1)[:4]
         qbits = C(Q[0], 16)
         ynew = mi.y_stage(ist, lanes_of(ring[:256], jy, 12), lanes_of(ring[256:], jy, 12),
@@ -405,9 +405,10 @@ class StreamUnit(wiring.Component):
         m.d.comb += ifin.eq(busy & intm & irun & (ik == mi.NB + 1))
         ilast = Signal()
         m.d.comb += ilast.eq(ifin & (ig + 1 == ign))
+        # group ig's 16 bits into its slot of acc (a select per slot, not a 256-bit shifter)
         iacc0, iacc1 = Signal(256), Signal(256)
-        m.d.comb += [iacc0.eq(acc[:256] | (Cat(ok0, C(0, 240)) << Cat(C(0, 4), ig[:4]))[:256]),
-                     iacc1.eq(acc[256:] | (Cat(ok1, C(0, 240)) << Cat(C(0, 4), ig[:4]))[:256])]
+        m.d.comb += [iacc0.eq(Cat(*[Mux(ig == g, ok0, acc[16 * g:16 * g + 16]) for g in range(16)])),
+                     iacc1.eq(Cat(*[Mux(ig == g, ok1, acc[256 + 16 * g:256 + 16 * g + 16]) for g in range(16)]))]
         irq = Signal()
         m.d.comb += irq.eq(busy & intm & ~irun & (rdphase < 4) & (ig < ign))
         ipub = Signal(aw)
@@ -516,8 +517,7 @@ class StreamUnit(wiring.Component):
                 m.d.comb += [wvalid_n.eq(1), wvalid1_n.eq(1)]
             with m.Else():
                 m.d.sync += acc.eq(Cat(iacc0, iacc1))
-        with m.If(busy & intm):
-            m.d.sync += mrnd.eq(self.urnd[:len(mrnd)])
+
         with m.If(mstep):                     # stage 1: E0 into acc[:256], a and x0 registered
             m.d.sync += [s2_n.eq(mn), s2_lane.eq(mfill), s2_complete.eq(complete),
                          s2_x0.eq(x0), Cat(*s2_a).eq(Cat(*a)),
@@ -552,7 +552,7 @@ class StreamUnit(wiring.Component):
         with m.If(self.abort | self.start):
             m.d.sync += [wvalid1.eq(0), iphase.eq(0), sub.eq(0), gap.eq(0), mfill.eq(0),
                          s2_valid.eq(0), rvalid.eq(0), rdphase.eq(0), rd_pend.eq(0),
-                         saddr.eq(self.src), irun.eq(0), ik.eq(0), ig.eq(0), mrnd.eq(0),
+                         saddr.eq(self.src), irun.eq(0), ik.eq(0), ig.eq(0),
                          pub.eq(self.cfg[8:20]), stride0.eq(self.cfg[7]), w_base.eq(self.cfg[20:32])]
         with m.If(self.abort):
             # (ecall, a fault, the wipe): the digest bytes, the shares and the coefficients the

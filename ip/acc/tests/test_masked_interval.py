@@ -101,13 +101,19 @@ def test_no_first_order_leak():
     assert mi.first_order_leaks(2) == []
 
 
-@pytest.mark.parametrize("leak,where", [
-    ("no_r", "1:g0:cone"),                 # y and x1 meet unmasked in the generate AND
-    ("z_reuse", "2:h01_0:cone"),           # the carry AND's cross terms share z_g
-    ("inner_unmasked", "3:h01_0:cone"),    # an inner term unmasked beside the other domain's
+def test_no_first_order_leak_mod_3():
+    """q = 3 (x's bit 1 varies, which q = 2 cannot show), cycles 0..3, one public interval:
+    19 random bits a probe (`python -m ip.acc.iss.masked_interval 3 3` runs every interval)."""
+    assert mi.first_order_leaks(3, lo_w=[(1, 2)], last=3) == []
+
+
+@pytest.mark.parametrize("leak,where,q", [
+    ("no_r", "1:g0:cone", 2),                 # y and x1 meet unmasked in the generate AND
+    ("inner_unmasked", "3:h01_0:cone", 2),    # an inner term unmasked beside the other domain's
+    ("z_reuse", "3:cp00:cone", 3),            # the carry AND's cross terms reuse the generate's z
 ])
-def test_seeded_leaks_are_found(leak, where):
-    assert where in mi.first_order_leaks(2, leak=leak)
+def test_seeded_leaks_are_found(leak, where, q):
+    assert where in mi.first_order_leaks(q, leak=leak, **({"lo_w": [(1, 2)], "last": 3} if q == 3 else {}))
 
 
 # ---------------------------------------------------------------------------- the ISS's intm

@@ -15,16 +15,18 @@ The pieces, each checked on its own (their modules), run in this order:
    sequence of masked_hash.MaskedJ), its digest read after step 3.
 3. m' = K-PKE.Decrypt: the ciphertext's part once (ByteDecode, Decompress, NTT of u;
    Decompress of v), then per share w_i = INTT(s_i o u_hat) (the re-encryption's NTT,
-   product and INTT subroutines), x0 = Decompress(v) - w0, x1 = -w1, and the message bits
-   m'_i = [x0_i + x1_i - 833 mod q < 1664] by the re-encryption check's interval gadget
-   (masked_compare.MaskedInterval with constant lo and widths): one copy of the gadget in
-   IMEM serves both. H's and J's message words go to the KMAC between the chunks of this
-   step, a rate block before each chunk, so the permutations run beside the core's work.
+   product and INTT subroutines), x0 = Decompress(v) - w0, x1 = -w1 (one polynomial's two
+   shares, x1 right after x0), and the message bits m'_i = [x0_i + x1_i - 833 mod q < 1664]
+   by the stream unit's masked interval mode (smp.run intm, ip/acc/iss/masked_interval.py).
+   H's and J's message words go to the KMAC between the chunks of this step, a rate block
+   before each chunk, so the permutations run beside the core's work.
 4. (K', r') = G(m' || h): masked_hash.MaskedG.
 5. u', v' in arithmetic shares: masked_encrypt.MaskedEncrypt's schedule; the check's public
-   lo and delta of each polynomial (step 6) are prepared in the waits for its noise jobs
-   where DMEM has room (512, 768).
-6. ok = [Compress(u', v') encodes to c] in Boolean shares: masked_compare.MaskedCompare.
+   words of each polynomial (step 6) are prepared in the waits for its noise jobs where DMEM
+   has room (512, 768).
+6. ok = [Compress(u', v') encodes to c] in Boolean shares: masked_compare.MaskedCompare's
+   check with intm for each polynomial's intervals (their public words prepared in step 5,
+   or, ML-KEM-1024, in y's space while the unit works on the polynomial before).
 7. K = K-bar ^ (ok & (K' ^ K-bar)) in shares: masked_compare.MaskedSelect; both shares zeroed
    (a public mask) and status DK_HASH_MISMATCH if step 1 found a difference.
 8. DMEM zeroed but K's shares, the status slot, c and the constant tables; every register
@@ -37,18 +39,18 @@ docs/side_channels.md), and the registers are zeroed (each piece ends so).
 DMEM layout (one set of addresses for the whole program; the pieces' own layouts are replaced
 by it, attribute by attribute, in __init__): public words and the small shared values first
 (P), then c, then the re-encryption's buffers (Y, U, V, NT, RB of MaskedEncrypt), then (512,
-768) the check's prepared lo / delta. The earlier pieces live in the re-encryption's space
+768) the check's prepared public words. The earlier pieces live in the re-encryption's space
 before it runs: the masked key (s_hat's shares in Y, then ek, H(ek), z's shares at U: ek's
 t_hat encoding is read by the re-encryption's first public chunk, before anything writes U),
-u_hat, Decompress(v) and w after it; the interval gadget and the check's buffers at NT (free
+u_hat, Decompress(v) and w after it; the check's buffers and intm's output words at NT (free
 during the decryption, reused after the re-encryption). ML-KEM-1024 ends at 16 160 bytes.
 """
 from ip.acc.kernels.asm_util import li as _li, mem as _m, zero_dmem
 from ip.acc.kernels.mlkem import basemul, codec, ntt, status
 from ip.acc.kernels.mlkem.codec import absorb_loop, u16 as _u16
 from ip.acc.kernels.mlkem.keygen import SHA3_256
-from ip.acc.kernels.mlkem.masked import BITS, MaskedDecode, Q, SEP, seed_urnd, wipe
-from ip.acc.kernels.mlkem.masked_compare import DU_DV, MaskedCompare, MaskedInterval, MaskedSelect, width
+from ip.acc.kernels.mlkem.masked import MaskedDecode, Q, SEP, seed_urnd, wipe
+from ip.acc.kernels.mlkem.masked_compare import DU_DV, MaskedCompare, MaskedSelect, width
 from ip.acc.kernels.mlkem.masked_encrypt import MONT_1665, MaskedEncrypt
 from ip.acc.kernels.mlkem.masked_hash import PRF_SETS, SHAKE256_MASKED, MaskedG
 
@@ -97,17 +99,19 @@ class MaskedDecaps:
         self.VD = self.UH + 512 * k                          # Decompress(v)
         self.W = self.VD + 512                               # s_i o u_hat -> INTT
         assert self.W + 512 <= self.NT
-        # the check's buffers and the interval gadget at NT
-        self.CD, self.DELTA = self.NT, self.NT + 512
+        # the check's buffers at NT: a polynomial's public words for the stream unit's intm
+        # (lo | delta << 12 a lane) when not prepared, the AND's accumulator, intm's two output
+        # words (ok0, ok1: the decoding's m' too) and the decoding's one public word
+        self.CD = self.NT
         self.ACC0, self.ZA, self.ACC1 = self.NT + 544, self.NT + 576, self.NT + 608
-        self.gadget = MaskedInterval(base=self.NT + 640)
-        end = max(self.RB + 512 * (k + 1), self.gadget.END)
-        # the check's lo and delta of each polynomial, prepared during the re-encryption (in
-        # the waits for its masked jobs) where DMEM has room for them (not ML-KEM-1024)
+        self.OKW, self.IPUB = self.NT + 640, self.NT + 704
+        end = max(self.RB + 512 * (k + 1), self.IPUB + 32)
+        # the check's public words of each polynomial, prepared during the re-encryption (in
+        # the waits for its masked jobs) where DMEM has room for them
         self.PREP = {}
-        if end + 544 * (k + 1) <= 16384:
-            self.PREP = {j: (end + 544 * j, end + 544 * j + 512) for j in range(k + 1)}
-            end += 544 * (k + 1)
+        if end + 512 * (k + 1) <= 16384:
+            self.PREP = {j: end + 512 * j for j in range(k + 1)}
+            end += 512 * (k + 1)
         self.END = end
         assert self.END <= 16384, self.END
         self._pieces()
@@ -124,8 +128,8 @@ class MaskedDecaps:
         e.EK = self.TENC
         c = self.cmp = MaskedCompare(self.param)
         c.X, c.C, c.QW, c.ONE16, c.KD = self.U, self.C, self.QW, self.ONE16, self.KD
-        c.CD, c.DELTA, c.ACC0, c.ZA, c.ACC1 = self.CD, self.DELTA, self.ACC0, self.ZA, self.ACC1
-        c.gadget, c.dom = self.gadget, MaskedDecode(base=self.ACC0)
+        c.CD, c.ACC0, c.ZA, c.ACC1 = self.CD, self.ACC0, self.ZA, self.ACC1
+        c.gadget, c.dom = _Outputs(self.OKW, self.OKW + 32), MaskedDecode(base=self.ACC0)
         c.OK0, c.OK1 = self.select.OK0, self.select.OK1
 
     # ------------------------------------------------------------------ host side
@@ -210,12 +214,19 @@ class MaskedDecaps:
 
     def share_policy(self) -> dict:
         """For the share-domain check (ip/acc/tools/share_check.py): the shares of s_hat and z;
-        the gadgets: the interval gadget (the decoding's and the check's), the check's DOM
-        ANDs and AND tree, the selection's DOM AND."""
+        the gadgets: the check's DOM ANDs and AND tree, the selection's DOM AND (intm's
+        outputs: the check labels them as the unit's, ip/acc/tools/share_check.py)."""
+        from ip.acc.tools.share_check import Gadget
         shares = {"s_hat share 0": (*self.share_range(0), 0), "s_hat share 1": (*self.share_range(1), 1),
                   "z share 0": (self.Z0, self.Z0 + 32, 0), "z share 1": (self.Z1, self.Z1 + 32, 1)}
-        return {"shares": shares,
-                "gadgets": self.cmp.share_policy()["gadgets"] + self.select.share_policy()["gadgets"]}
+        self.program()                        # the check's DOM ANDs' refresh labels
+        acc = ((self.ACC0, self.ACC0 + 32, (0,)), (self.ACC1, self.ACC1 + 32, (1,)))
+        gadgets = [Gadget(f"and_{j}_begin", f"and_{j}_end", acc) for j in range(1, self.k + 1)]
+        sel = self.select
+        gadgets.append(Gadget("and_tree_begin", "and_tree_end",
+                              ((sel.OK0, sel.OK0 + 32, (0,)), (sel.OK1, sel.OK1 + 32, (1,))),
+                              tuple(self.cmp.dom._marks)))
+        return {"shares": shares, "gadgets": gadgets + self.select.share_policy()["gadgets"]}
 
     # ------------------------------------------------------------------ program
     PHASES = ("decrypt", "decode", "g", "encrypt", "compare", "select", "wipe")   # decrypt: with H, J
@@ -225,9 +236,8 @@ class MaskedDecaps:
         return "\n".join(["csrrw x0, VMODE, x0", *seed_urnd()] + self.body() + ["ecall"] + self.tail()) + "\n"
 
     def tail(self) -> list[str]:
-        """What follows the ecall: the subroutines (NTT, INTT, products, flush; the interval
-        gadget)."""
-        return self.enc.tail() + ["masked_interval:"] + self.gadget.subroutine()
+        """What follows the ecall: the subroutines (NTT, INTT, products, flush)."""
+        return self.enc.tail()
 
     def body(self) -> list[str]:
         """The steps of the module's docstring, each after its label md_<PHASES[i]> (the
@@ -235,10 +245,10 @@ class MaskedDecaps:
         L = ["bn.xor w0, w0, w0", "bn.wsrw ACC, w0"]
         L += ["md_decrypt:", *self._decrypt()]
         L += ["md_g:", *self.g.body()]
-        fill = [(f"prep{j}", self.cmp.prep_lo(j, lo, delta, lo)) for j, (lo, delta) in self.PREP.items()]
+        fill = [(f"prep{j}", self.cmp.prep_lo(j, pw, None, pw, packed=True)) for j, pw in self.PREP.items()]
         L += ["md_encrypt:", "kmac.acq", *[x for _, lines in self.enc.schedule(fill) for x in lines], "kmac.rel"]
         L += ["bn.xor w0, w0, w0", *zero_dmem([(self.Y, self.U), (self.NT, self.RB)])]
-        L += ["md_compare:", *self._interval_consts(), *self.cmp.body(self.PREP)]
+        L += ["md_compare:", *self._compare()]
         L += ["md_select:", *self.select.body(), *self._finish()]
         return L + ["md_wipe:", *status.end(self.kept(), size=self.END)]
 
@@ -256,7 +266,7 @@ class MaskedDecaps:
         share passes' (x7 their pointer, x3 = -1), so its permutations run beside the core's
         work instead of the core waiting for them (the KMAC's state never meets the core's
         registers; J's digest is read after the decoding)."""
-        k, e, g = self.k, self.enc, self.gadget
+        k, e = self.k, self.enc
         # FIPS 203 7.3: SHA3-256 of ek (public) against dk's H(ek)
         L = ["kmac.acq", f"addi x1, x0, {SHA3_256}", *_li(2, self.ek_len), "kmac.start x1, x2",
              *_li(7, self.TENC), "addi x3, x0, -1"]
@@ -277,51 +287,71 @@ class MaskedDecaps:
         L += [f"bn.lw w1, {_m(self.Z0)}", f"bn.lw w4, {_m(self.ZW)}", f"bn.lw w2, {_m(self.Z1)}",
               f"bn.lw w4, {_m(self.ZW)}", f"addi x1, x0, {SHAKE256_MASKED}", "kmac.start x1, x0",
               "kmac.msgm w1, w2, x3", *wipe("w1", "w2", "w4"), *_li(7, self.C)]
-        passes = []                           # w_i = INTT(s_i o u_hat); x_i into s_i's first polynomial
+        # w_i = INTT(s_i o u_hat); x0 into s0's first polynomial, x1 right after it (s0's
+        # second: the stream unit's intm reads a polynomial's share 1 after its share 0)
+        passes = []
+        x_at = (self.S[0], self.S[0] + 512)
         for i in (0, 1):
             s = self.S[i]
             passes += [basemul.pointers([(s + 512 * j, self.UH + 512 * j) for j in range(k)], self.W, self.BMC) +
                        ["jal x28, me_prod"], e._call("me_intt", x8=self.W)]
             body = (["bn.lw.pi w0, 0(x12)"] if i == 0 else []) + \
                 ["bn.lw.pi w1, 0(x10)", "bn.subvm w2, w0, w1", "bn.sw.pi w2, 0(x11)"]
-            passes.append(["bn.xor w0, w0, w0", *_li(10, self.W), *_li(11, s), *_li(12, self.VD),
+            passes.append(["bn.xor w0, w0, w0", *_li(10, self.W), *_li(11, x_at[i]), *_li(12, self.VD),
                            f"loopi 16, {len(body)}", *body])
-            if i == 0:                        # W is share 1's next: zeroed between
-                passes.append(["bn.xor w0, w0, w0", *zero_dmem([(self.W, self.W + 512)])])
+            if i == 0:                        # W and x1's place are share 1's next: zeroed between
+                passes.append(["bn.xor w0, w0, w0", *zero_dmem([(self.W, self.W + 512), (x_at[1], x_at[1] + 512)])])
             passes.append(["jal x28, me_flush"])
         # a block before each chunk, the last ones (and the finish) before the decoding's gadget
         groups = _blocks(self.c_len // 32, before=32)
         L += _weave(passes, groups[:len(passes)])
-        L += ["md_decode:", *self._interval_consts(DECODE_LO, DECODE_W)]
-        L += [x for n in groups[len(passes):] for x in absorb_loop(n)] + ["kmac.finish"]
-        L += [*_li(22, self.S[0]), *_li(23, self.S[1]), *_li(25, g.LO), "jal x28, masked_interval"]
+        L += ["md_decode:", *_li(5, DECODE_LO), "bn.bcast w3, x5", f"bn.sw w3, {_m(self.IPUB)}", "addi x5, x0, 0",
+              *wipe("w3")]
+        # J's last blocks (public c) go to the KMAC while the unit decodes
+        L += self._intm(self.S[0], self.IPUB, DECODE_W, stride0=True,
+                        during=[x for n in groups[len(passes):] for x in absorb_loop(n)] + ["kmac.finish"])
         # K-bar: share 1, then (a cycle between) share 0; each store after a public word's
         sel = self.select
         L += ["kmac.dig1 w6", SEP, "kmac.dig w5", "kmac.rel", "bn.bcast w4, x0",
               f"bn.sw w4, {_m(self.ZW)}", f"bn.sw w5, {_m(sel.KB0)}", f"bn.sw w4, {_m(self.ZW)}",
               f"bn.sw w6, {_m(sel.KB1)}", *wipe("w5", "w6")]
         # m''s shares to the re-encryption's M0 / ZM / M1, a public word between on each port
-        L += [f"bn.lw w1, {_m(g.M0)}", f"bn.sw w1, {_m(self.M0)}", f"bn.lw w3, {_m(self.ZW)}",
-              f"bn.sw w3, {_m(self.ZM)}", f"bn.lw w2, {_m(g.M1)}", f"bn.sw w2, {_m(self.M1)}",
+        L += [f"bn.lw w1, {_m(self.OKW)}", f"bn.sw w1, {_m(self.M0)}", f"bn.lw w3, {_m(self.ZW)}",
+              f"bn.sw w3, {_m(self.ZM)}", f"bn.lw w2, {_m(self.OKW + 32)}", f"bn.sw w2, {_m(self.M1)}",
               f"bn.lw w3, {_m(self.ZW)}", f"bn.sw w3, {_m(self.SCRATCH)}", *wipe("w1", "w2")]
         # the shares' buffers (z's too) zeroed before the re-encryption writes its own there
         L += ["bn.xor w0, w0, w0", *zero_dmem([(self.S[0], self.S[1] + 512 * k), (self.Z0, self.Z1 + 32),
-                                                (self.W, self.W + 512), (g.P0, g.END)])]
+                                                (self.W, self.W + 512), (self.OKW, self.OKW + 64)])]
         return L
 
-    def _interval_consts(self, lo: int | None = None, w: int | None = None) -> list[str]:
-        """The interval gadget's public words: ONES, ZERO and q's planes; with lo, w (the
-        decoding's): lo in every lane and the planes of w and q + w (the check writes those
-        per polynomial)."""
-        g = self.gadget
-        L = ["addi x5, x0, -1", "bn.bcast w2, x5", "bn.bcast w1, x0",
-             f"bn.sw w2, {_m(g.ONES)}", f"bn.sw w1, {_m(g.ZERO)}"]
-        planes = [(g.K + 416, Q)] + ([] if lo is None else [(g.K, w), (g.K + 832, Q + w)])
-        for base, val in planes:
-            L += [f"bn.sw {'w2' if (val >> b) & 1 else 'w1'}, {_m(base + 32 * b)}" for b in range(BITS + 1)]
-        if lo is not None:
-            L += [*_li(5, lo), "bn.bcast w3, x5"] + [f"bn.sw w3, {_m(g.LO + 32 * r)}" for r in range(16)]
-        return L + ["addi x5, x0, 0", *wipe("w1", "w2", "w3")]
+    def _intm(self, src: int, pub: int, w_base: int, stride0: bool = False, during: list | None = None) -> list[str]:
+        """The stream unit's masked interval mode on the polynomial whose share 0 is at src
+        (share 1 right after), the public words at pub: ok's shares into OKW, OKW + 32; the
+        core runs `during` (public work, no URND) meanwhile, then waits for it. SMP_CFG back
+        to 0 after. Uses x4..x6 (the absorb loops' x7 and x3 stay)."""
+        cfg = w_base << 20 | (pub // 32) << 8 | int(stride0) << 7
+        return [*_li(6, src), "csrrw x0, SMP_SRC, x6", *_li(6, cfg), "csrrw x0, SMP_CFG, x6", *_li(5, self.OKW),
+                "addi x4, x0, 256", "smp.run x5, x4, intm", *(during or []), "smp.wait", "csrrw x0, SMP_CFG, x0",
+                "addi x4, x0, 0", "addi x5, x0, 0", "addi x6, x0, 0"]
+
+    def _compare(self) -> list[str]:
+        """The re-encryption check (masked_compare.MaskedCompare's, each polynomial's intervals
+        by the stream unit's intm instead of the software gadget): per polynomial its public
+        words (prepared during the re-encryption, or here), intm, the DOM AND into the
+        accumulator; then the AND tree into ok's shares."""
+        c = self.cmp
+        c.dom._marks = []
+        # the public words of the polynomials not prepared during the re-encryption: in y's
+        # space (free now), each prepared while the unit works on the one before
+        pws = {j: self.PREP.get(j, self.Y + 512 * j) for j in range(self.k + 1)}
+
+        def prep(j):
+            return [] if j in self.PREP or j > self.k else c.prep_lo(j, pws[j], None, pws[j], packed=True)
+        L = prep(0)
+        for j in range(self.k + 1):
+            d = self.du if j < self.k else self.dv
+            L += self._intm(c.poly(j, 0), pws[j], width(d), during=prep(j + 1)) + c._accumulate(j)
+        return L + c._tree()
 
     def _finish(self) -> list[str]:
         """Status OK, or DK_HASH_MISMATCH and both of K's shares zeroed (public mask) if the
@@ -360,6 +390,13 @@ def _weave(chunks: list, groups: list[int]) -> list[str]:
     for i, ch in enumerate(chunks):
         L += (absorb_loop(groups[i]) if i < len(groups) else []) + ch
     return L + [x for n in groups[len(chunks):] for x in absorb_loop(n)]
+
+
+class _Outputs:
+    """Where the check's accumulation reads a polynomial's ok shares (intm's two words)."""
+
+    def __init__(self, m0: int, m1: int):
+        self.M0, self.M1 = m0, m1
 
 
 def masked_decaps(param: int) -> MaskedDecaps:
