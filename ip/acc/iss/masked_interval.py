@@ -30,7 +30,8 @@ a1 = R, registered: the adder's cross terms then never see y unmasked), and the 
 bit k - 1 of s and the chains.
 
 Randomness: 14 fresh bits a lane a cycle (R; z_g; the carry AND's pair; each chain's pair),
-bits 14 L .. 14 L + 13 of URND's word for lane L (`RND_BITS`; 224 of its 256).
+bits 14 L .. 14 L + 13 of URND's word for lane L (`RND_BITS`; the unit's 8 lanes: 112 of its
+256).
 
 `first_order_leaks` enumerates, on a small modulus, every secret x, every sharing and every
 random bit a probe depends on, and names the probes (register values, register transitions
@@ -44,7 +45,7 @@ __all__ = ["Q", "NB", "LANES", "RND_BITS", "CHAINS", "REGS", "Y_REGS", "ADDER_RE
 
 Q = 3329
 NB = 14                 # s < 3q < 2^14
-LANES = 16
+LANES = 8               # the unit's lanes: a word's 16 coefficients in two halves
 RND_BITS = 14           # R, z_g, the carry AND's pair, each chain's pair
 CHAINS = 5
 LEAKS = (None, "no_r", "z_reuse", "inner_unmasked")
@@ -181,12 +182,16 @@ def run_lane(x0: int, x1: int, lo: int, w: int, rnd: Sequence[Sequence[int]], q:
 
 def interval(x0: Sequence[int], x1: Sequence[int], lo: Sequence[int], delta: Sequence[int], w_base: int,
              rnd_words: Sequence[int], q: int = Q) -> tuple[int, int]:
-    """16 lanes as the unit runs them: x0, x1 (shares < q), lo (< q) and delta (< 16, w = w_base
-    + delta) per lane; rnd_words: the NB + 1 URND words of the RUN cycles. Returns ok's shares
-    as 16-bit lane vectors (bit L: lane L)."""
+    """n lanes at once (the unit runs LANES; up to 18 fit URND's word): x0, x1 (shares < q),
+    lo (< q) and delta (< 16, w = w_base + delta) per lane; rnd_words: the NB + 1 URND words
+    of the RUN cycles (lane L's bits at RND_BITS L). Returns ok's shares as n-bit lane vectors
+    (bit L: lane L)."""
+    n = len(x0)
+    if not 1 <= n <= 256 // RND_BITS:
+        raise ValueError(f"x0: 1 to {256 // RND_BITS} lanes, got {n}")
     for name, vals, top in (("x0", x0, q), ("x1", x1, q), ("lo", lo, q), ("delta", delta, 16)):
-        if len(vals) != LANES or not all(0 <= v < top for v in vals):
-            raise ValueError(f"{name}: {LANES} lanes in [0, {top}) expected")
+        if len(vals) != n or not all(0 <= v < top for v in vals):
+            raise ValueError(f"{name}: {n} lanes in [0, {top}) expected")
     if not all(1 <= w_base + d < q for d in delta):
         raise ValueError(f"w = w_base + delta must be in [1, {q}): w_base {w_base}")
     if len(rnd_words) < NB + 1:
@@ -197,11 +202,12 @@ def interval(x0: Sequence[int], x1: Sequence[int], lo: Sequence[int], delta: Seq
 
     def bits(j):
         return vec(x0, j, 12), vec(x1, j, 12), vec(lo, j, 12), vec(delta, j, 4)
-    st = zero_state()
+    ones = (1 << n) - 1
+    st = zero_state(ones)
     for k in range(NB + 1):
         word = rnd_words[k]
-        rnd = [sum(((word >> (RND_BITS * L + b)) & 1) << L for L in range(LANES)) for b in range(RND_BITS)]
-        st = step(st, k, bits, rnd, q, w_base)
+        rnd = [sum(((word >> (RND_BITS * L + b)) & 1) << L for L in range(n)) for b in range(RND_BITS)]
+        st = step(st, k, bits, rnd, q, w_base, ones)
     return finish(st)
 
 

@@ -85,8 +85,10 @@ def test_the_shares_are_fresh():
 
 def test_bad_inputs_are_refused():
     words = [0] * 15
-    with pytest.raises(ValueError, match="x0"):
-        mi.interval([0] * 15, [0] * 16, [0] * 16, [0] * 16, 1, words)
+    with pytest.raises(ValueError, match="x0: 1 to 18 lanes"):
+        mi.interval([0] * 19, [0] * 19, [0] * 19, [0] * 19, 1, words)
+    with pytest.raises(ValueError, match="x1: 16 lanes"):
+        mi.interval([0] * 16, [0] * 15, [0] * 16, [0] * 16, 1, words)
     with pytest.raises(ValueError, match="lo"):
         mi.interval([0] * 16, [0] * 16, [Q] * 16, [0] * 16, 1, words)
     with pytest.raises(ValueError, match="w = w_base"):
