@@ -14,8 +14,8 @@
   * idle fast path: while not busy and without start/abort, tick does nothing.
 
 The behaviour (ring of 64 bytes, units, compaction, flush, busy/produced timing; the masked
-modes' second ring, two stages and two write buffers) is documented in the RTL module's
-docstring; this is the same algorithm written in Python.
+modes' second ring, two stages and two write buffers; intm's reads, halves and RUN cycles) is
+documented in the RTL module's docstring; this is the same algorithm written in Python.
 """
 from ip.acc.iss import masked_interval as mi
 from ip.acc.iss.masked_cbd import r_of_word, stage1, stage2

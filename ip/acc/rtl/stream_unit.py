@@ -75,6 +75,23 @@ ceil(count / 16) words from dst, share 1's right after them. The gadget is ip/ac
   latched at start): rd_req = busy while rdphase < 3, rd_addr = src + rdphase; a read granted
   (rd_gnt) in cycle t has its data on rd_data in t + 1, when share 0 goes into the ring's
   first slot, the public word nowhere, share 1 into ring1's (and cnt = 32).
+
+intm (12; issue #38): the masked interval gadget of ip/acc/iss/masked_interval.py (its
+y_stage / adder_stage / finish, as expressions on 8-bit lane vectors), count / 16 groups of 16
+coefficients, each in two halves of 8 lanes:
+
+* Reads (rdphase 0..3, rd_req while not running and groups remain): share 0 (src + g) into the
+  ring's first slot, the public word (pub + g, or pub with cfg[7]) into its second, share 1
+  (src + n + g) into ring1's first, the public word again (its data starts the RUN cycles).
+  pub, cfg[7] and w_base = cfg[31:20] are latched at start, src from SMP_SRC.
+* RUN cycles ik = 0 .. 14 of half ih: the lane registers take step()'s values (the y stage's
+  reset values at ik = 14, the adder stage's zeros at ik = 0); ik = 15: the half's ok bits into
+  acc[8 (2g + ih) +: 8] (share 0) and acc[256 + ...] (share 1), every lane register back to its
+  reset value; after the second half the next group's reads. URND steps in every busy cycle
+  and its output (bits 14 L .. 14 L + 13 for lane L) is the cycle's randomness.
+* After the last half: acc's halves into the two write buffers (dst, dst + 1), written as the
+  other masked modes' (share 0 first, a cycle between); produced = count after share 1's.
+  busy drops with the last write.
 """
 from amaranth.hdl import C, Cat, Module, Mux, Signal, signed
 from amaranth.lib import wiring
@@ -87,7 +104,7 @@ __all__ = ["StreamUnit", "MODE_NAMES", "MASKED_MODES", "INTERVAL_MODE", "Q"]
 MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
 MASKED_MODES = {9: 2, 10: 3, 11: 0}   # cbd2m, cbd3m: eta; b2a1m: one bit a coefficient
 B2A_MODE = 11
-INTERVAL_MODE = 12                    # intm: ip/acc/iss/masked_interval.py on 16 lanes
+INTERVAL_MODE = 12                    # intm: ip/acc/iss/masked_interval.py on 8 lanes
 Q = (3329, 8380417)
 _Q = Q[0]
 
