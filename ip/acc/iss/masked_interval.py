@@ -136,7 +136,7 @@ def step(st: dict, k: int, bits, rnd: Sequence, q: int = Q, w_base: int = 0, one
          leak: str | None = None, cones: dict | None = None) -> dict:
     """RUN cycle k (0 .. nb): the y stage of bit k (k < nb; else its registers reset) and the
     adder stage of bit k - 1 (k >= 1; at k = 0 its registers are 0: no carry, no borrow), on
-    lane vectors (one bit a lane: an int of 16 bits in the ISS, a numpy array in the probe
+    lane vectors (one bit a lane: an int of LANES bits in the ISS, a numpy array in the probe
     check; `ones` is the all-lanes 1). bits(j) gives lane vectors (x0_j, x1_j, lo_j, delta_j),
     0 past their widths. Returns the registers after the clock edge; `cones`, if given, gets
     each register's glitch-extended inputs."""
