@@ -44,6 +44,7 @@ from ip.acc.iss.wdr import VMODES, Wdrs
 
 _ISA = None
 _DMEM_INSNS = ("lw", "sw", "bn.lw", "bn.lw.pi", "bn.sw", "bn.sw.pi")
+_STORE_INSNS = ("sw", "bn.sw", "bn.sw.pi")
 
 
 def _default_isa():
@@ -104,6 +105,9 @@ class Iss:
         self.stream_unit = StreamUnitModel(self.dmem.size // 32)
         self._stream_unit_start = None           # start inputs for the stream unit in this cycle
         self._smp_read = None                    # the DMEM word the unit read last cycle (data)
+        # the write port's separation while a masked mode runs (isa.yml smp.run): the unit
+        # wrote a masked mode's word last cycle / the core stored last cycle
+        self._smp_wrote = self._core_stored = False
         self.kmac_hold = 0
         self._limit = None
         self.reset()
@@ -129,6 +133,7 @@ class Iss:
         self.stream_unit.tick({"abort": 1})      # START aborts the stream unit
         self._stream_unit_start = None
         self._smp_read = None
+        self._smp_wrote = self._core_stored = False
         # Between programs the KMAC runs on (a permutation in flight, the wipe after the
         # release) while the host reads results and loads the next program: hundreds of
         # cycles at least. The model lets it settle, so each program starts from the idle KMAC
@@ -200,6 +205,10 @@ class Iss:
             insn, ops = dec
             stall = self.timing.stall(insn, ops, self.cycles)
             self._kmac_idle(stall)
+            if self._smp_wrote and insn.mnemonic in _STORE_INSNS:
+                # a store right after a masked mode's write waits a cycle (the port carries 0)
+                self._cycle(port_wait=True)
+                stall += 1
             if "LOOP" in insn.errors and self.loops.is_body_end(pc):
                 raise AccError("LOOP", f"{insn.mnemonic} is the last instruction of a loop body")
             self.insn = insn
@@ -225,6 +234,7 @@ class Iss:
             for k in range(insn.cycles):
                 last = k == insn.cycles - 1
                 self._cycle(core_dmem=last and insn.mnemonic in _DMEM_INSNS,
+                            core_store=last and insn.mnemonic in _STORE_INSNS,
                             abort=last and self.done)
         self.cycles += self._kmac_cycles + stall
         self.insns += 1
@@ -253,13 +263,16 @@ class Iss:
         for _ in range(n):
             self._cycle()
 
-    def _cycle(self, kinp=None, core_dmem: bool = False, abort: bool = False) -> dict | None:
+    def _cycle(self, kinp=None, core_dmem: bool = False, abort: bool = False,
+               core_store: bool = False, port_wait: bool = False) -> dict | None:
         """One clock cycle of the background blocks: the KMAC with the core's side-load
         inputs `kinp` (None: no request) and the stream unit (granted DMEM unless the core uses
-        it). Returns the KMAC outputs of the cycle when kinp is given."""
+        it; a masked mode's write also not in the cycle after a core store, nor in a store's
+        port_wait cycle). Returns the KMAC outputs of the cycle when kinp is given."""
         u = self.stream_unit
         start = self._stream_unit_start
         self._stream_unit_start = None
+        core_stored, self._core_stored, self._smp_wrote = self._core_stored, core_store, False
         if not u.busy and start is None and not abort:          # fast path: the unit is idle
             if kinp is None:
                 self.kmac.tick_idle(self.kmac_hold)
@@ -276,8 +289,9 @@ class Iss:
         if uo["dig_share1"]:
             kinp = dict(kinp, digest_share1=1)
         kout = self.kmac.outputs(kinp)
+        wr_gnt = not (core_dmem or port_wait or (core_stored and uo["masked_busy"]))
         uin = {"dig_valid": kout["digest_valid"], "dig_data": kout["digest_data"],
-               "wr_gnt": int(not core_dmem), "abort": int(abort)}
+               "wr_gnt": int(wr_gnt), "abort": int(abort)}
         if uo["urnd_step"]:                      # a masked mode's step: URND's next 256 bits
             uin["urnd"] = self.random.urnd.output(256)
         if self._smp_read is not None:           # b2a1m: the word read last cycle
@@ -288,8 +302,9 @@ class Iss:
             self._smp_read = self.dmem.load(uo["rd_addr"] * 32, 32)
         if start is not None:
             uin.update(start)
-        if uo["wr_req"] and not core_dmem:
+        if uo["wr_req"] and wr_gnt:
             self.dmem.store(uo["wr_addr"] * 32, 32, uo["wr_data"])
+            self._smp_wrote = bool(uo["masked_busy"])
         self.kmac.tick(kinp)
         u.tick(uin)
         return kout

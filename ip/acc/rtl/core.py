@@ -212,12 +212,21 @@ class AccCore(wiring.Component):
 
         def reads_w(idx):
             return (reads_a & (wa_i == idx)) | (reads_b & (wb_i == idx)) | (reads_c & (wc_i == idx))
-        m.d.comb += hazard.eq(~bad_pc & (
+        op_hazard = Signal()
+        m.d.comb += op_hazard.eq(~bad_pc & (
             (wb2_load_w & reads_w(wb2_l))
             | (p1_a_v & reads_w(p1_a)) | (p1_b_v & reads_w(p1_b))
             | (p2_a_v & reads_w(p2_a)) | (p2_b_v & reads_w(p2_b))
             | (wb2_load_g & ((reads_g1 & (rs1_i == wb2_g)) | (reads_g2 & (rs2_i == wb2_g))))
             | (is_wide2 & mul_busy)))
+        # the write port's separation while the stream unit runs a masked mode (isa.yml
+        # smp.run): a store right after the unit's masked write waits a cycle, after the
+        # operand stall (the ISS's order), and the unit does not write in that cycle
+        is_store = dec.any_of(["sw", "bn.sw", "bn.sw.pi"])
+        smp_wr_q = Signal()                # the unit wrote a masked mode's word last cycle
+        port_wait = Signal()
+        m.d.comb += [port_wait.eq(~bad_pc & ~op_hazard & is_store & smp_wr_q),
+                     hazard.eq(op_hazard | port_wait)]
 
         # ------------------------------------------------------------------ wide ALU
         m.submodules.walu = walu = WideAlu()
@@ -635,9 +644,15 @@ class AccCore(wiring.Component):
                          self.dmem_wdata.eq(g2.replicate(8))]
         with m.If(go & is_ws):
             m.d.comb += [self.dmem_we.eq(Const(0xFFFF_FFFF, 32)), self.dmem_wdata.eq(wA)]
-        # the stream unit writes in cycles the core does not use the port
+        # the stream unit writes in cycles the core does not use the port; a masked mode's
+        # word also not in the cycle after a core store nor in a store's port_wait cycle (the
+        # write wires carry 0 between the core's words and the unit's shares)
         core_mem = go & (is_lw | is_sw | is_wl | is_ws)
-        m.d.comb += [smp.wr_gnt.eq(~core_mem), smp.dig_valid.eq(sl.digest.valid),
+        core_st_q = Signal()
+        m.d.sync += core_st_q.eq(go & is_store)
+        smp_wr_gnt = ~core_mem & ~(run & port_wait) & ~(core_st_q & smp.masked_busy)
+        m.d.sync += smp_wr_q.eq(smp.wr_req & smp_wr_gnt & smp.masked_busy)
+        m.d.comb += [smp.wr_gnt.eq(smp_wr_gnt), smp.dig_valid.eq(sl.digest.valid),
                      smp.dig_data.eq(sl.digest.data), smp.urnd.eq(rnd.urnd256),
                      smp.start.eq(go & is_srun), smp.mode.eq(dec.operand("mode")[:4]),
                      smp.count.eq(g2[:16]), smp.dst.eq(g1[5:5 + self.da_bits]),
@@ -648,7 +663,7 @@ class AccCore(wiring.Component):
             m.d.comb += [self.dmem_addr.eq(smp.rd_addr), self.dmem_re.eq(1)]
         # URND steps for the core or for the stream unit's masked modes, never both (urnd_err)
         m.d.comb += rnd.step256.eq(core_step256 | smp.urnd_step)
-        with m.If(smp.wr_req & ~core_mem):
+        with m.If(smp.wr_req & smp_wr_gnt):
             m.d.comb += [self.dmem_addr.eq(smp.wr_addr), self.dmem_we.eq(Const(0xFFFF_FFFF, 32)),
                          self.dmem_wdata.eq(smp.wr_data)]
 
