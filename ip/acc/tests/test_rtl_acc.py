@@ -266,26 +266,35 @@ def test_mldsa_sign16_on_rtl_equals_iss(param, seed):
     print(f"\nML-DSA-{param} sign16 (seed {seed}): {rtl.cycles} cycles on the RTL = ISS")
 
 
-def test_masked_sampling_and_its_errors_equal_the_iss(rtl_small):
-    """smp.run cbd2m / cbd3m (two shares written) and the SAMPLER cases of the masked modes
-    (URND read / reseed while one runs, VMODE 1, share 1's words past DMEM), then a clean
-    program: the RTL's halts, cycles and DMEM equal the ISS's."""
-    from ip.acc.tests.test_iss_stream_unit import MASKED_ERRORS, _masked_program
+def _iss_equals_rtl(rtl, srcs: list[str], dmem: bytes) -> list[str]:
+    """Each program on the ISS and the RTL from the same DMEM image: halt, cycles and DMEM
+    equal (asserted); returns the halts."""
     from ip.acc.tools.asm import assemble
+    jobs = [(assemble(s), dmem, 20_000) for s in srcs]
+    iss = lockstep.IssBackend(2048, 2048)
+    halts = []
+    for k, (job, r) in enumerate(zip(jobs, rtl.run_many(jobs))):
+        diffs = lockstep.compare(iss.run(*job), r, ("iss", "rtl"))
+        assert diffs == [], (k, diffs)
+        halts.append(r.halt)
+    return halts
+
+
+def test_masked_sampling_and_its_errors_equal_the_iss(rtl_small):
+    """smp.run cbd2m / cbd3m (two shares written; with core stores beside them, which wait
+    for the unit's writes and make it wait: the write port's separation) and the SAMPLER
+    cases of the masked modes (URND read / reseed while one runs, VMODE 1, share 1's words
+    past DMEM), then a clean program: the RTL's halts, cycles and DMEM equal the ISS's."""
+    from ip.acc.tests.test_iss_stream_unit import MASKED_ERRORS, PORT_DURING, _masked_program
     dmem = random.Random(5).randbytes(32) + bytes(2048 - 32)
     srcs = [_masked_program("cbd2m"), _masked_program("cbd3m")]
+    srcs += [_masked_program(m, prefix="bn.lw w3, 0(x0)\n", during=d) for m in ("cbd2m", "cbd3m")
+             for d in PORT_DURING.values()]
     srcs += [src for what, src, _ in MASKED_ERRORS if what != "share 1 past DMEM"]
     srcs.append(_masked_program("cbd2m").replace("addi x5, x0, 1024", "addi x5, x0, 1536"))
     srcs.append(_masked_program("cbd2m"))
-    jobs = [(assemble(s), dmem, 20_000) for s in srcs]
-    iss = lockstep.IssBackend(2048, 2048)
-    rtl = rtl_small.run_many(jobs)
-    halts = []
-    for k, (job, r) in enumerate(zip(jobs, rtl)):
-        ref = iss.run(*job)
-        assert lockstep.compare(ref, r, ("iss", "rtl")) == [], (k, lockstep.compare(ref, r, ("iss", "rtl")))
-        halts.append(r.halt)
-    assert halts == ["ecall", "ecall"] + ["error"] * 5 + ["ecall"]
+    halts = _iss_equals_rtl(rtl_small, srcs, dmem)
+    assert halts == ["ecall"] * (2 + 2 * len(PORT_DURING)) + ["error"] * 5 + ["ecall"]
 
 
 def test_intm_and_its_errors_equal_the_iss(rtl_small):
@@ -293,7 +302,6 @@ def test_intm_and_its_errors_equal_the_iss(rtl_small):
     loads and stores beside it too) and writes ok's two shares; its SAMPLER cases: the RTL's
     halts, cycles and DMEM equal the ISS's."""
     from ip.acc.tests.test_masked_interval import _intm_dmem, _intm_program, intm_errors
-    from ip.acc.tools.asm import assemble
     rng = random.Random(12)
     xs = [rng.randrange(3329) for _ in range(64)]
     x0 = [rng.randrange(3329) for _ in xs]
@@ -308,13 +316,7 @@ def test_intm_and_its_errors_equal_the_iss(rtl_small):
             _intm_program(64, 208, during="bn.lw w3, 64(x0)\nbn.sw w3, 96(x0)\n", **kw)]
     errors = intm_errors(2048, **kw)
     srcs += [s for _, s in errors]
-    jobs = [(assemble(s), bytes(img), 20_000) for s in srcs]
-    iss = lockstep.IssBackend(2048, 2048)
-    halts = []
-    for k, (job, r) in enumerate(zip(jobs, rtl_small.run_many(jobs))):
-        ref = iss.run(*job)
-        assert lockstep.compare(ref, r, ("iss", "rtl")) == [], (k, lockstep.compare(ref, r, ("iss", "rtl")))
-        halts.append(r.halt)
+    halts = _iss_equals_rtl(rtl_small, srcs, bytes(img))
     assert halts == ["ecall"] * 3 + ["error"] * len(errors)
 
 
@@ -323,7 +325,6 @@ def test_b2a1m_and_its_errors_equal_the_iss(rtl_small):
     (a load beside it too) and writes two arithmetic shares; its SAMPLER cases: the RTL's
     halts, cycles and DMEM equal the ISS's."""
     from ip.acc.tests.test_iss_stream_unit import B2A_ERRORS, _b2a_dmem, _b2a_program
-    from ip.acc.tools.asm import assemble
     img = bytearray(2048)
     for a, b in _b2a_dmem(random.Random(3).getrandbits(256), random.Random(4).getrandbits(256),
                           src=1536).items():
@@ -333,11 +334,5 @@ def test_b2a1m_and_its_errors_equal_the_iss(rtl_small):
         _b2a_program(src=1536, count=40, during="bn.lw w3, 64(x0)\nbn.sw w3, 96(x0)\n")]
     srcs += [s.replace("slli x6, x6, 11\naddi x6, x6, 0", "slli x6, x6, 11\naddi x6, x6, -512")
              for _, s in B2A_ERRORS]
-    jobs = [(assemble(s), bytes(img), 20_000) for s in srcs]
-    iss = lockstep.IssBackend(2048, 2048)
-    halts = []
-    for k, (job, r) in enumerate(zip(jobs, rtl_small.run_many(jobs))):
-        ref = iss.run(*job)
-        assert lockstep.compare(ref, r, ("iss", "rtl")) == [], (k, lockstep.compare(ref, r, ("iss", "rtl")))
-        halts.append(r.halt)
+    halts = _iss_equals_rtl(rtl_small, srcs, bytes(img))
     assert halts == ["ecall"] * 3 + ["error"] * len(B2A_ERRORS)

@@ -17,11 +17,16 @@ LOAD = "bn.lw w1, 0(x0)\nbn.lw w9, 64(x0)\nbn.lw w2, 32(x0)\nbn.lw w9, 64(x0)\n"
 SEP = "addi x0, x0, 0\n"
 
 
+def findings(asm: str, img: dict, shares: dict, kind: str | None = None) -> list:
+    """(instruction, place) of each finding (of `kind`, or any) of the share check."""
+    return [(f.text, f.where.split(":")[0]) for f in
+            share_check.check(Program.from_asm(asm), img, [], shares) if kind in (None, f.kind)]
+
+
 def found(asm: str, kind: str = "transition") -> list:
     rng = random.Random(1)
     img = {0: rng.randbytes(32), 32: rng.randbytes(32), 64: bytes(32)}
-    return [(f.text, f.where.split(":")[0]) for f in
-            share_check.check(Program.from_asm(asm + "ecall\n"), img, [], SHARES) if f.kind == kind]
+    return findings(asm + "ecall\n", img, SHARES, kind)
 
 
 def test_the_loads_are_clean_with_a_public_word_between():
@@ -221,10 +226,8 @@ def test_b2a1m_reads_are_followed_through_the_read_register():
     shares = {"x share 0": (0, 32, 0), "x share 1": (64, 96, 1)}
 
     def run(src, after=""):
-        asm = (f"addi x6, x0, {src}\ncsrrw x0, SMP_SRC, x6\naddi x5, x0, 1024\naddi x4, x0, 256\n"
-               f"smp.run x5, x4, b2a1m\nsmp.wait\n{after}ecall\n")
-        return [(f.text, f.where.split(":")[0]) for f in
-                share_check.check(Program.from_asm(asm), img, [], shares)]
+        return findings(f"addi x6, x0, {src}\ncsrrw x0, SMP_SRC, x6\naddi x5, x0, 1024\naddi x4, x0, 256\n"
+                        f"smp.run x5, x4, b2a1m\nsmp.wait\n{after}ecall\n", img, shares)
     assert run(0) == []
     assert run(0, "bn.lw w5, 1024(x0)\nbn.lw w9, 32(x0)\nbn.lw w6, 1536(x0)\n") == []
     assert run(0, "bn.lw w5, 1024(x0)\nbn.lw w5, 1536(x0)\n") == [
@@ -244,10 +247,9 @@ def test_intm_reads_are_followed_through_the_read_register():
     shares = {"x share 0": (0, 32, 0), "x share 1": (32, 64, 1)}
 
     def run(pub, after=""):
-        asm = (f"csrrw x0, SMP_SRC, x0\naddi x7, x0, {(pub // 32) << 8}\ncsrrw x0, SMP_CFG, x7\n"
-               f"addi x5, x0, 1024\naddi x4, x0, 16\nsmp.run x5, x4, intm\nsmp.wait\n{after}ecall\n")
-        return [(f.text, f.where.split(":")[0]) for f in
-                share_check.check(Program.from_asm(asm), img, [], shares)]
+        return findings(f"csrrw x0, SMP_SRC, x0\naddi x7, x0, {(pub // 32) << 8}\ncsrrw x0, SMP_CFG, x7\n"
+                        f"addi x5, x0, 1024\naddi x4, x0, 16\nsmp.run x5, x4, intm\nsmp.wait\n{after}ecall\n",
+                        img, shares)
     assert run(64) == []
     assert run(64, "bn.lw w5, 1024(x0)\nbn.lw w9, 64(x0)\nbn.lw w6, 1056(x0)\n") == []
     assert ("bn.lw w5, 1056(x0)", "dmem read") in run(64, "bn.lw w5, 1024(x0)\nbn.lw w5, 1056(x0)\n")
