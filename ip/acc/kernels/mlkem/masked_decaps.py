@@ -19,14 +19,15 @@ The pieces, each checked on its own (their modules), run in this order:
    shares, x1 right after x0), and the message bits m'_i = [x0_i + x1_i - 833 mod q < 1664]
    by the stream unit's masked interval mode (smp.run intm, ip/acc/iss/masked_interval.py).
    H's and J's message words go to the KMAC between the chunks of this step, a rate block
-   before each chunk, so the permutations run beside the core's work.
+   before each chunk, so the permutations run beside the core's work; J's last blocks, and
+   (512, 768) the public words of step 6's first polynomial, while the unit decodes.
 4. (K', r') = G(m' || h): masked_hash.MaskedG.
-5. u', v' in arithmetic shares: masked_encrypt.MaskedEncrypt's schedule; the check's public
-   words of each polynomial (step 6) are prepared in the waits for its noise jobs where DMEM
-   has room (512, 768).
+5. u', v' in arithmetic shares: masked_encrypt.MaskedEncrypt's schedule (its noise jobs beside
+   the core's share work).
 6. ok = [Compress(u', v') encodes to c] in Boolean shares: masked_compare.MaskedCompare's
-   check with intm for each polynomial's intervals (their public words prepared in step 5,
-   or, ML-KEM-1024, in y's space while the unit works on the polynomial before).
+   check with intm for each polynomial's intervals (their public words prepared in y's space
+   while the unit works on the polynomial before; the first one's in step 3, or, ML-KEM-1024,
+   here first).
 7. K = K-bar ^ (ok & (K' ^ K-bar)) in shares: masked_compare.MaskedSelect; both shares zeroed
    (a public mask) and status DK_HASH_MISMATCH if step 1 found a difference.
 8. DMEM zeroed but K's shares, the status slot, c and the constant tables; every register
@@ -39,7 +40,7 @@ docs/side_channels.md), and the registers are zeroed (each piece ends so).
 DMEM layout (one set of addresses for the whole program; the pieces' own layouts are replaced
 by it, attribute by attribute, in __init__): public words and the small shared values first
 (P), then c, then the re-encryption's buffers (Y, U, V, NT, RB of MaskedEncrypt), then (512,
-768) the check's prepared public words. The earlier pieces live in the re-encryption's space
+768) the check's first polynomial's public words. The earlier pieces live in the re-encryption's space
 before it runs: the masked key (s_hat's shares in Y, then ek, H(ek), z's shares at U: ek's
 t_hat encoding is read by the re-encryption's first public chunk, before anything writes U),
 u_hat, Decompress(v) and w after it; the check's buffers and intm's output words at NT (free
@@ -106,12 +107,13 @@ class MaskedDecaps:
         self.ACC0, self.ZA, self.ACC1 = self.NT + 544, self.NT + 576, self.NT + 608
         self.OKW, self.IPUB = self.NT + 640, self.NT + 704
         end = max(self.RB + 512 * (k + 1), self.IPUB + 32)
-        # the check's public words of each polynomial, prepared during the re-encryption (in
-        # the waits for its masked jobs) where DMEM has room for them
+        # the check's public words of its first polynomial, prepared while the unit decodes m'
+        # (the core idle there otherwise) where DMEM has room for them; the others are
+        # prepared in y's space while the unit checks the polynomial before
         self.PREP = {}
-        if end + 512 * (k + 1) <= 16384:
-            self.PREP = {j: end + 512 * j for j in range(k + 1)}
-            end += 512 * (k + 1)
+        if end + 512 <= 16384:
+            self.PREP = {0: end}
+            end += 512
         self.END = end
         assert self.END <= 16384, self.END
         self._pieces()
@@ -245,8 +247,7 @@ class MaskedDecaps:
         L = ["bn.xor w0, w0, w0", "bn.wsrw ACC, w0"]
         L += ["md_decrypt:", *self._decrypt()]
         L += ["md_g:", *self.g.body()]
-        fill = [(f"prep{j}", self.cmp.prep_lo(j, pw, None, pw, packed=True)) for j, pw in self.PREP.items()]
-        L += ["md_encrypt:", "kmac.acq", *[x for _, lines in self.enc.schedule(fill) for x in lines], "kmac.rel"]
+        L += ["md_encrypt:", "kmac.acq", *[x for _, lines in self.enc.schedule() for x in lines], "kmac.rel"]
         L += ["bn.xor w0, w0, w0", *zero_dmem([(self.Y, self.U), (self.NT, self.RB)])]
         L += ["md_compare:", *self._compare()]
         L += ["md_select:", *self.select.body(), *self._finish()]
@@ -308,8 +309,11 @@ class MaskedDecaps:
         L += ["md_decode:", *_li(5, DECODE_LO), "bn.bcast w3, x5", f"bn.sw w3, {_m(self.IPUB)}", "addi x5, x0, 0",
               *wipe("w3")]
         # J's last blocks (public c) go to the KMAC while the unit decodes
+        # (and the check's first public words, if they have their place: w0..w13, x5, x6, x25, x26)
+        prep0 = [self.cmp.prep_lo(0, pw, None, pw, packed=True) for pw in self.PREP.values()]
         L += self._intm(self.S[0], self.IPUB, DECODE_W, stride0=True,
-                        during=[x for n in groups[len(passes):] for x in absorb_loop(n)] + ["kmac.finish"])
+                        during=[x for n in groups[len(passes):] for x in absorb_loop(n)] + ["kmac.finish"]
+                        + [x for p in prep0 for x in p])
         # K-bar: share 1, then (a cycle between) share 0; each store after a public word's
         sel = self.select
         L += ["kmac.dig1 w6", SEP, "kmac.dig w5", "kmac.rel", "bn.bcast w4, x0",

@@ -20,9 +20,10 @@ comparison to take. The public key ek is public.
   the rows (16 KiB holds no more for ML-KEM-1024); `schedule` gives every sampler job at
   least MIN_SHADOW cycles of core work, so no duration depends on ek.
 * Wherever the core's work changes share: every register zeroed, the multiplier flushed, a
-  public load and store on the DMEM ports (masked.flush). A masked sampler job never runs
-  beside share work of the core (only beside public work: t_hat's decode): its share words
-  on the DMEM write port would otherwise follow the core's words of the other share.
+  public load and store on the DMEM ports (masked.flush). The noise jobs run beside share
+  work of the core: the DMEM write port keeps the unit's share words and the core's stores
+  apart while a masked mode runs (a cycle of 0 between them: isa.yml smp.run). b2a1m, which
+  reads DMEM through the read register the core's loads use, runs beside public work only.
 
 At the end every byte that held a share or a value computed from one is zeroed but the
 outputs (u', v' in shares), and so is every register.
@@ -179,12 +180,6 @@ class MaskedEncrypt:
         products run."""
         return self.RB + 512 * ((i * self.k + j + self.k) % (self.k + 1))
 
-    # ------------------------------------------------------------------ schedule
-    # a sampler job of A_hat^T takes 112..127 cycles (3 000 random seeds, ISS); each gets core
-    # chunks of at least MIN_SHADOW cycles in its shadow (_est: each chunk's cycles, measured on
-    # the ISS, rounded down), so no wait, and no duration, depends on ek
-    MIN_SHADOW = 160
-
     def _est(self, kind: str) -> int:
         return {"ntt": 160, "intt": 185, "add": 85, "prod": 125 * self.k, "dect": 40 * self.k}[kind]
 
@@ -196,7 +191,7 @@ class MaskedEncrypt:
         ch = [("dect", None, set(), self._est("dect"), codec.decode_unpk(12, self.EK, self.RB, 16 * k))]
         ntts = {s: {f"ntt{j}_{s}" for j in range(k)} for s in (0, 1)}
         for s in (0, 1):
-            ch += [(f"ntt{j}_{s}", s, set(), self._est("ntt"), self._call("me_ntt", x8=self.poly(self.Y, j, s)))
+            ch += [(f"ntt{j}_{s}", s, {f"y{j}"}, self._est("ntt"), self._call("me_ntt", x8=self.poly(self.Y, j, s)))
                    for j in range(k)]
             ch += [(f"prodv_{s}", s, {"dect"} | ntts[s], self._est("prod"),
                     self._products([self.RB + 512 * j for j in range(k)], s, self.poly(self.V, 0, s))),
@@ -213,28 +208,49 @@ class MaskedEncrypt:
         return ch
 
     def _masked_jobs(self) -> dict:
-        """{name: (needs, lines)} of the stream unit's masked jobs after y's: e2 and e1_i take
-        NT in turn (each after the adds that read the one before), 1665 m' goes to u'[0]'s
+        """{name: (needs, lines)} of the stream unit's masked jobs: y_j into Y; e2 and e1_i take
+        NT in turn (each after the adds that read the one before); 1665 m' goes to u'[0]'s
         place (free until its products)."""
         k = self.k
-        jobs = {"e2": (set(), self._noise(2 * k, self.eta2, self.NT)), "b2a": (set(), self._b2a(self.U))}
+        jobs = {f"y{j}": (set(), self._noise(j, self.eta1, self.poly(self.Y, j, 0))) for j in range(k)}
+        jobs.update({"e2": (set(), self._noise(2 * k, self.eta2, self.NT)), "b2a": (set(), self._b2a(self.U))})
         prev = {"adde2_0", "adde2_1"}
         for i in range(k):
             jobs[f"e1_{i}"] = (prev, self._noise(k + i, self.eta2, self.NT))
             prev = {f"add{i}_0", f"add{i}_1"}
         return jobs
 
-    def schedule(self, fill=()) -> list[tuple[str, list[str]]]:
-        """[(what, lines)]: y sampled (t_hat's decode beside it); then each A_hat^T job started
-        with core chunks of at least MIN_SHADOW cycles in its shadow (after the chunks that free
-        its ring buffer), the masked jobs (e2, b2a, e1_i) when a chunk needs them, with only
-        public work beside them; a flush wherever the share of the core's work changes (the
-        next chunk taken from the current share's when one is ready). fill: [(what, lines)]
-        of the caller's public work (registers free, no URND, DMEM outside this program's
-        buffers), one beside each noise job that has no public chunk of its own (the core
-        would wait idle there); the ones left over come last."""
+    # ------------------------------------------------------------------ schedule
+    # a sampler job of A_hat^T takes 112..127 cycles (3 000 random seeds, ISS); each gets core
+    # chunks of at least MIN_SHADOW cycles in its shadow (_est: each chunk's cycles, measured on
+    # the ISS, rounded down), so no wait, and no duration, depends on ek. A noise job (the
+    # masked PRF and cbd2m / cbd3m) takes a fixed time; NOISE_SHADOW of core work beside it
+    # covers most of it.
+    MIN_SHADOW = 160
+    NOISE_SHADOW = 220
+
+    def schedule(self) -> list[tuple[str, list[str]]]:
+        """[(what, lines)]: the noise jobs (y_j, e2, e1_i) each started as soon as the unit is
+        free and the buffer it writes is, with core work of either share beside it (the DMEM
+        write port separates the unit's share words from the core's stores: isa.yml smp.run);
+        each A_hat^T job with core chunks of at least MIN_SHADOW cycles in its shadow (after the
+        chunks that free its ring buffer); b2a (it reads DMEM through the read register the
+        core's loads use) with only public work beside it; a flush wherever the share of the
+        core's work changes (the next chunk taken from the current share's when one is ready).
+        A noise job started early can take the chunks a later A_hat^T job needed: then that
+        one waits until a chunk needs it (lazy), and the schedule is made again."""
+        lazy = set()
+        while True:
+            try:
+                return self._schedule(lazy)
+            except _Starved as e:
+                assert e.eager - lazy, f"A_hat^T job {e.job}: no core work for its shadow"
+                lazy.add(sorted(e.eager - lazy, key=e.order.index)[-1])
+
+    def _schedule(self, lazy: set) -> list[tuple[str, list[str]]]:
         k = self.k
-        pending, masked, fill = self._chunks(), self._masked_jobs(), list(fill)
+        eager = []
+        pending, masked = self._chunks(), self._masked_jobs()
         done, out, state = set(), [], {"share": None}
 
         def take(c):
@@ -252,17 +268,35 @@ class MaskedEncrypt:
             r = [c for c in pending if c[2] <= done]
             return [c for c in r if c[1] in (None, state["share"])] + [c for c in r if c[1] not in (None, state["share"])]
 
-        def run_masked(name, shadow=True):
+        def shadow(least: int, keep: int = 0) -> int:
+            """Core work beside a started job: ready chunks until `least` estimated cycles,
+            while chunks of `keep` cycles stay ready (the next job's shadow); returns the
+            estimate."""
+            n = 0
+            while n < least:
+                r = ready()
+                c = next((c for c in r if sum(d[3] for d in r) - c[3] >= keep), None)
+                if c is None:
+                    break
+                take(c)
+                n += c[3]
+            return n
+
+        def run_masked(name, keep: int = 0):
             needs, lines = masked.pop(name)
             assert needs <= done, (name, needs - done)
             out.append((name, lines))
-            pub = next((c for c in ready() if c[1] is None), None) if shadow else None
-            if pub:
-                take(pub)
-            elif shadow and fill and name != "b2a":        # (b2a1m takes ~80 cycles)
-                out.append(fill.pop(0))
+            if name == "b2a":                      # (~80 cycles: a public chunk if one is ready)
+                pub = next((c for c in ready() if c[1] is None), None)
+                if pub:
+                    take(pub)
+            else:
+                shadow(self.NOISE_SHADOW, keep)
             out.append(("wait", ["smp.wait"]))
             done.add(name)
+
+        def noise_ready():
+            return [m for m in masked if m != "b2a" and m not in lazy and masked[m][0] <= done]
 
         def unblock() -> bool:
             """Run the masked jobs the first chunk that waits only for them needs."""
@@ -296,36 +330,33 @@ class MaskedEncrypt:
                     assert unblock(), names
 
         for j in range(k):
-            out.append((f"y{j}", self._noise(j, self.eta1, self.poly(self.Y, j, 0))))
-            if j == 0:
-                take(pending[0])                   # t_hat's decode (public)
-            elif fill:
-                out.append(fill.pop(0))
-            out.append(("wait", ["smp.wait"]))
+            run_masked(f"y{j}")
         for i in range(k):
             for j in range(k):
                 e = i * k + j - 1                  # the entry this one's ring buffer held before
                 if e >= 0:                         # (-1: none; t_hat's: entries -k .. -1)
                     run_until(*((f"prodv_{s}" if e < k else f"prod{(e - k) // k}_{s}") for s in (0, 1)))
+                for m in noise_ready():            # the noise whose buffer is free, first,
+                    if sum(c[3] for c in ready()) >= self.NOISE_SHADOW + self.MIN_SHADOW:
+                        eager.append(m)
+                        run_masked(m, keep=self.MIN_SHADOW)     # the A_hat^T job keeps its shadow
                 if sum(c[3] for c in ready()) < self.MIN_SHADOW:
                     unblock()                      # not enough ready work: the masked jobs first
                 out.append((f"a{i}{j}", sample.start(SHAKE128, self.RHO, i | j << 8, 2, self._entry(i, j), "uni12")))
-                shadow = 0
-                while shadow < self.MIN_SHADOW:
-                    r = ready()
-                    assert r, f"A_hat^T[{i}][{j}]: no core work for its shadow"
-                    take(r[0])
-                    shadow += r[0][3]
+                if shadow(self.MIN_SHADOW) < self.MIN_SHADOW:
+                    raise _Starved(f"a{i}{j}", set(eager), eager)
                 out.append(("wait", ["smp.wait"]))
                 done.add(f"a{i}{j}")
         while pending:
+            for m in noise_ready():
+                run_masked(m)
             r = ready()
             if r:
                 take(r[0])
             else:
                 assert unblock(), [c[0] for c in pending]
         assert not masked, masked
-        return out + fill
+        return out
 
     # ------------------------------------------------------------------ program
     def program(self) -> str:
@@ -346,3 +377,12 @@ class MaskedEncrypt:
                 f"bn.lw w5, {_m(self.poly(self.NT, 0, 0) + 32 * r)}", f"bn.lw w5, {_m(self.poly(self.NT, 0, 1) + 32 * r)}",
                 f"bn.lw w5, {_m(self.ZM)}")] + wipe("w5")
         return L + wipe_all_but(self.kept(), self.END)
+
+
+class _Starved(Exception):
+    """An A_hat^T job found too little core work for its shadow; `eager`: the noise jobs
+    started before a chunk needed them, in `order`."""
+
+    def __init__(self, job: str, eager: set, order: list):
+        super().__init__(job)
+        self.job, self.eager, self.order = job, eager, order
