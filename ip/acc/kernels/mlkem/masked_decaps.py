@@ -246,7 +246,7 @@ class MaskedDecaps:
         benchmark's per-phase cycles)."""
         L = ["bn.xor w0, w0, w0", "bn.wsrw ACC, w0"]
         L += ["md_decrypt:", *self._decrypt()]
-        L += ["md_g:", *self.g.body()]
+        L += ["md_g:", *self.g.body(during=self._zero_shares())]
         L += ["md_encrypt:", "kmac.acq", *[x for _, lines in self.enc.schedule() for x in lines], "kmac.rel"]
         L += ["bn.xor w0, w0, w0", *zero_dmem([(self.Y, self.U), (self.NT, self.RB)])]
         L += ["md_compare:", *self._compare()]
@@ -323,10 +323,13 @@ class MaskedDecaps:
         L += [f"bn.lw w1, {_m(self.OKW)}", f"bn.sw w1, {_m(self.M0)}", f"bn.lw w3, {_m(self.ZW)}",
               f"bn.sw w3, {_m(self.ZM)}", f"bn.lw w2, {_m(self.OKW + 32)}", f"bn.sw w2, {_m(self.M1)}",
               f"bn.lw w3, {_m(self.ZW)}", f"bn.sw w3, {_m(self.SCRATCH)}", *wipe("w1", "w2")]
-        # the shares' buffers (z's too) zeroed before the re-encryption writes its own there
-        L += ["bn.xor w0, w0, w0", *zero_dmem([(self.S[0], self.S[1] + 512 * k), (self.Z0, self.Z1 + 32),
-                                                (self.W, self.W + 512), (self.OKW, self.OKW + 64)])]
         return L
+
+    def _zero_shares(self) -> list[str]:
+        """The decryption's share buffers (z's too) zeroed before the re-encryption writes its
+        own there (while G's KMAC works: w0, x5)."""
+        return ["bn.xor w0, w0, w0", *zero_dmem([(self.S[0], self.S[1] + 512 * self.k), (self.Z0, self.Z1 + 32),
+                                                 (self.W, self.W + 512), (self.OKW, self.OKW + 64)])]
 
     def _intm(self, src: int, pub: int, w_base: int, stride0: bool = False, during: list | None = None) -> list[str]:
         """The stream unit's masked interval mode on the polynomial whose share 0 is at src

@@ -56,6 +56,10 @@ class MaskedEncrypt:
         self.param, self.leak = param, leak
         k, self.eta1, self.eta2 = PRF_SETS[param]
         self.k = k
+        # the noise added as the INTT's last layer leaves each word (me_intt_add), not in a pass
+        # of its own; not for ML-KEM-1024: its rows of four A_hat^T entries then leave no core
+        # work for an entry job's shadow where a row's products wait for its last entries
+        self.fused = k < 4
         self.ek_len = 384 * k + 32
         # ------------------------------------------------------------ DMEM layout (bytes)
         self.EK = 0                           # ek: t_hat encoding | rho (public)
@@ -141,9 +145,18 @@ class MaskedEncrypt:
                 ("me_flush", flush(self.ZR, self.SCRATCH)),
                 ("me_ntt", ntt.ntt_body("x8", self.TWID, None, basemul.transposed_store, _m)),
                 ("me_intt", ntt.intt_body("x8", self.ITWID, self.ISCALE, _m)),
+                *([("me_intt_add", self._intt_add())] if self.fused else []),
                 ("me_prod", basemul.basemul_loop([(0, 0)] * self.k, None, self.BMC, one_gamma=True))):
             L += [f"{name}:", *body, "jalr x0, 0(x28)"]
         return L
+
+    def _intt_add(self) -> list[str]:
+        """The INTT of the polynomial share at x8 with the noise share at x9 added as each
+        result word leaves the last layer (e1_i or e2: one pass over the words fewer)."""
+        def consume(r, reg):
+            return [f"bn.addvm %o{r}, {reg}, %n{r}", f"bn.sw %o{r}, {32 * r}(x8)"]
+        loads = {f"%n{r}": f"bn.lw %n{r}, {32 * r}(x9)" for r in range(16)}
+        return ntt.intt_body("x8", self.ITWID, self.ISCALE, _m, (consume, loads), [("x9", "x8")])
 
     def _noise(self, n: int, eta: int, dst: int) -> list[str]:
         """Noise polynomial N = n into dst (both shares), started (the caller waits). After core
@@ -195,17 +208,31 @@ class MaskedEncrypt:
                    for j in range(k)]
             ch += [(f"prodv_{s}", s, {"dect"} | ntts[s], self._est("prod"),
                     self._products([self.RB + 512 * j for j in range(k)], s, self.poly(self.V, 0, s))),
-                   (f"inttv_{s}", s, {f"prodv_{s}"}, self._est("intt"), self._call("me_intt", x8=self.poly(self.V, 0, s))),
-                   (f"adde2_{s}", s, {f"inttv_{s}", "e2"}, self._est("add"), self._add(self.V, self.NT, s)),
-                   (f"addmu_{s}", s, {f"adde2_{s}", "b2a"}, self._est("add"), self._add(self.V, self.U, s, True))]
+                   *self._intt_noise(f"inttv_{s}", f"adde2_{s}", s, {f"prodv_{s}"}, "e2", self.V),
+                   (f"addmu_{s}", s, {f"{self._noised('v')}_{s}", "b2a"}, self._est("add"),
+                    self._add(self.V, self.U, s, True))]
         for i in range(k):
             u, row = self.poly(self.U, i, 0), {f"a{i}{j}" for j in range(k)}
             for s in (0, 1):
                 ch += [(f"prod{i}_{s}", s, row | ntts[s] | ({"addmu_0", "addmu_1"} if i == 0 else set()),
                         self._est("prod"), self._products([self._entry(i, j) for j in range(k)], s, self.poly(u, 0, s))),
-                       (f"intt{i}_{s}", s, {f"prod{i}_{s}"}, self._est("intt"), self._call("me_intt", x8=self.poly(u, 0, s))),
-                       (f"add{i}_{s}", s, {f"intt{i}_{s}", f"e1_{i}"}, self._est("add"), self._add(u, self.NT, s))]
+                       *self._intt_noise(f"intt{i}_{s}", f"add{i}_{s}", s, {f"prod{i}_{s}"}, f"e1_{i}", u)]
         return ch
+
+    def _intt_noise(self, intt: str, add: str, s: int, needs: set, noise: str, dst: int) -> list[tuple]:
+        """The chunks of dst's share s = INTT(its products) + the noise's share: one fused
+        chunk, or the INTT and the addition."""
+        if self.fused:
+            return [(intt, s, needs | {noise}, self._est("intt") + 20,
+                     self._call("me_intt_add", x8=self.poly(dst, 0, s), x9=self.poly(self.NT, 0, s)))]
+        return [(intt, s, needs, self._est("intt"), self._call("me_intt", x8=self.poly(dst, 0, s))),
+                (add, s, {intt, noise}, self._est("add"), self._add(dst, self.NT, s))]
+
+    def _noised(self, j) -> str:
+        """The name of the chunk after which v' (j = 'v') or u'_j holds its noise."""
+        if j == "v":
+            return "inttv" if self.fused else "adde2"
+        return f"intt{j}" if self.fused else f"add{j}"
 
     def _masked_jobs(self) -> dict:
         """{name: (needs, lines)} of the stream unit's masked jobs: y_j into Y; e2 and e1_i take
@@ -214,10 +241,10 @@ class MaskedEncrypt:
         k = self.k
         jobs = {f"y{j}": (set(), self._noise(j, self.eta1, self.poly(self.Y, j, 0))) for j in range(k)}
         jobs.update({"e2": (set(), self._noise(2 * k, self.eta2, self.NT)), "b2a": (set(), self._b2a(self.U))})
-        prev = {"adde2_0", "adde2_1"}
+        prev = {f"{self._noised('v')}_{s}" for s in (0, 1)}
         for i in range(k):
             jobs[f"e1_{i}"] = (prev, self._noise(k + i, self.eta2, self.NT))
-            prev = {f"add{i}_0", f"add{i}_1"}
+            prev = {f"{self._noised(i)}_{s}" for s in (0, 1)}
         return jobs
 
     # ------------------------------------------------------------------ schedule

@@ -71,9 +71,10 @@ class MaskedG:
         from ip.acc.kernels.mlkem.masked import seed_urnd
         return "\n".join(seed_urnd() + self.body() + ["ecall"]) + "\n"
 
-    def body(self) -> list[str]:
+    def body(self, during=()) -> list[str]:
         """URND seeded -> the outputs at K0 / K1 / R0 / R1; the registers it used zeroed.
-        w1 / w5 / w7: domain 0; w2 / w6 / w8: domain 1; w3: h, w4: the zero word."""
+        w1 / w5 / w7: domain 0; w2 / w6 / w8: domain 1; w3: h, w4: the zero word. `during`:
+        the caller's public work while the KMAC hashes (no w1..w8, x1, x3, KMAC or URND)."""
         L = [f"bn.lw w1, {self.M0}(x0)", f"bn.lw w3, {self.H}(x0)",      # h between the shares
              f"bn.lw w2, {self.M1}(x0)", f"bn.lw w4, {self.ZERO}(x0)",
              f"addi x1, x0, {SHA3_512_MASKED}", "addi x3, x0, -1",
@@ -82,7 +83,7 @@ class MaskedG:
             L += ["bn.xor w1, w1, w2", "kmac.msg w1, x3"]
         else:
             L += ["kmac.msgm w1, w2, x3"]
-        L += ["kmac.msg w3, x3", "kmac.finish",
+        L += ["kmac.msg w3, x3", "kmac.finish", *during,
               "kmac.dig1 w6", SEP, "kmac.dig w5", SEP,        # K': share 1, then share 0 (taken)
               "kmac.dig1 w8", SEP, "kmac.dig w7",             # r'
               "kmac.rel"]

@@ -109,14 +109,15 @@ def itwiddle_words() -> list[list[int]]:
     return words
 
 
-def intt_body(base="x0", itwid=ITWID, iscale=ISCALE, mem=None, fin=None) -> list[str]:
+def intt_body(base="x0", itwid=ITWID, iscale=ISCALE, mem=None, fin=None, noalias=()) -> list[str]:
     """Inverse ML-KEM NTT of the polynomial at 0(base), in place, with the final bn.mulvm
     by the scale word at the absolute address iscale (VMODE 0; itwid: the inverse twiddle
     table; neither overlaps the polynomial). Allocated in w0..w15 and list-scheduled.
     fin = (consume, loads): the result words are not stored but consumed in registers,
     consume(r, reg) -> lines on virtual registers of their own (decaps: the re-encryption
     compare of u'), loads {virtual name: load line} of their operands (absolute addresses
-    apart from the polynomial)."""
+    apart from the polynomial); noalias: more pairs of base registers that never address the
+    same bytes (fin's operands' base and the polynomial's)."""
     mem = mem or (lambda addr: f"{addr}(x0)")
     lane0 = {16: 0, 32: 8, 64: 12, 128: 14}
     loads, stores, out = twiddle_loads(mem, itwid, 8), {}, []
@@ -146,7 +147,7 @@ def intt_body(base="x0", itwid=ITWID, iscale=ISCALE, mem=None, fin=None) -> list
     if fin:
         loads.update(fin[1])
     return place_and_schedule(out, loads, stores, [(base_of(mem(itwid)), base),
-                                                   (base_of(mem(iscale)), base)])
+                                                   (base_of(mem(iscale)), base), *noalias])
 
 
 def intt_program() -> str:
