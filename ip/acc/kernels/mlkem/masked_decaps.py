@@ -21,7 +21,7 @@ The pieces, each checked on its own (their modules), run in this order:
    H's and J's message words go to the KMAC between the chunks of this step, a rate block
    before each chunk, so the permutations run beside the core's work; J's last blocks, and
    (512, 768) the public words of step 6's first polynomial, while the unit decodes.
-4. (K', r') = G(m' || h): masked_hash.MaskedG.
+4. (K', r') = G(m' || h): masked_hash.MaskedG; step 3's share buffers zeroed beside it.
 5. u', v' in arithmetic shares: masked_encrypt.MaskedEncrypt's schedule (its noise jobs beside
    the core's share work).
 6. ok = [Compress(u', v') encodes to c] in Boolean shares: masked_compare.MaskedCompare's
