@@ -358,6 +358,7 @@ class MaskedEncrypt:
 
         for j in range(k):
             run_masked(f"y{j}")
+        run_masked("e2")                           # (NT is free; y's NTTs beside it)
         for i in range(k):
             for j in range(k):
                 e = i * k + j - 1                  # the entry this one's ring buffer held before
