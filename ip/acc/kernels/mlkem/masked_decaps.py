@@ -40,10 +40,10 @@ docs/side_channels.md), and the registers are zeroed (each piece ends so).
 DMEM layout (one set of addresses for the whole program; the pieces' own layouts are replaced
 by it, attribute by attribute, in __init__): public words and the small shared values first
 (P), then c, then the re-encryption's buffers (Y, U, V, NT, RB of MaskedEncrypt), then (512,
-768) the check's first polynomial's public words. The earlier pieces live in the re-encryption's space
-before it runs: the masked key (s_hat's shares in Y, then ek, H(ek), z's shares at U: ek's
-t_hat encoding is read by the re-encryption's first public chunk, before anything writes U),
-u_hat, Decompress(v) and w after it; the check's buffers and intm's output words at NT (free
+768) the check's first polynomial's public words. The earlier pieces live in the
+re-encryption's space before it runs: the masked key (s_hat's shares in Y, then ek, H(ek),
+z's shares at U: ek's t_hat encoding is read by the re-encryption's first public chunk,
+before anything writes U), u_hat, Decompress(v) and w after it; the check's buffers and intm's output words at NT (free
 during the decryption, reused after the re-encryption). ML-KEM-1024 ends at 16 160 bytes.
 """
 from ip.acc.kernels.asm_util import li as _li, mem as _m, zero_dmem

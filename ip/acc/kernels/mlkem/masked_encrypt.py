@@ -257,9 +257,10 @@ class MaskedEncrypt:
     NOISE_SHADOW = 220
 
     def schedule(self) -> list[tuple[str, list[str]]]:
-        """[(what, lines)]: the noise jobs (y_j, e2, e1_i) each started as soon as the unit is
-        free and the buffer it writes is, with core work of either share beside it (the DMEM
-        write port separates the unit's share words from the core's stores: isa.yml smp.run);
+        """[(what, lines)]: the noise jobs with core work of either share beside them (the DMEM
+        write port separates the unit's share words from the core's stores: isa.yml smp.run):
+        y_j and e2 first, each e1_i before an A_hat^T job once its buffer is free and enough
+        core work is ready for both (else when a chunk needs it);
         each A_hat^T job with core chunks of at least MIN_SHADOW cycles in its shadow (after the
         chunks that free its ring buffer); b2a (it reads DMEM through the read register the
         core's loads use) with only public work beside it; a flush wherever the share of the
