@@ -118,6 +118,20 @@ def test_the_shares_never_meet(param):
     assert [f.where.split(":")[0] for f in joined] == ["w5", "dmem read"] * 16      # a pair a word
 
 
+@pytest.mark.parametrize("param", [512, 768, 1024])
+def test_share_work_runs_beside_the_noise(param):
+    """The DMEM write port keeps the noise jobs' share words and the core's stores apart
+    (isa.yml smp.run), so the schedule puts share work beside them: every y job after the
+    first has the NTTs of both shares of the y before it beside it, and e2 has share work too."""
+    me = MaskedEncrypt(param)
+    share = {c[0]: c[1] for c in me._chunks()}
+    names = [what for what, _ in me.schedule()]
+    beside = {n: names[i + 1:names.index("wait", i)] for i, n in enumerate(names) if n in me._masked_jobs()}
+    for j in range(1, me.k):
+        assert set(beside[f"y{j}"]) == {f"ntt{j - 1}_0", f"ntt{j - 1}_1"}, beside[f"y{j}"]
+    assert any(share[c] in (0, 1) for c in beside["e2"]), beside["e2"]
+
+
 def test_bad_inputs_are_refused():
     me = MaskedEncrypt(512)
     with pytest.raises(ValueError, match="ML-KEM-640 is not one of"):
