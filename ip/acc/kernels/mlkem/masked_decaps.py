@@ -310,10 +310,9 @@ class MaskedDecaps:
               *wipe("w3")]
         # J's last blocks (public c) go to the KMAC while the unit decodes
         # (and the check's first public words, if they have their place: w0..w13, x5, x6, x25, x26)
-        prep0 = [self.cmp.prep_lo(0, pw, None, pw, packed=True) for pw in self.PREP.values()]
+        prep0 = self.cmp.prep_lo(0, self.PREP[0], None, self.PREP[0], packed=True) if self.PREP else []
         L += self._intm(self.S[0], self.IPUB, DECODE_W, stride0=True,
-                        during=[x for n in groups[len(passes):] for x in absorb_loop(n)] + ["kmac.finish"]
-                        + [x for p in prep0 for x in p])
+                        during=[x for n in groups[len(passes):] for x in absorb_loop(n)] + ["kmac.finish"] + prep0)
         # K-bar: share 1, then (a cycle between) share 0; each store after a public word's
         sel = self.select
         L += ["kmac.dig1 w6", SEP, "kmac.dig w5", "kmac.rel", "bn.bcast w4, x0",

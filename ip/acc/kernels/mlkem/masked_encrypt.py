@@ -272,8 +272,9 @@ class MaskedEncrypt:
             try:
                 return self._schedule(lazy)
             except _Starved as e:
-                assert e.eager - lazy, f"A_hat^T job {e.job}: no core work for its shadow"
-                lazy.add(sorted(e.eager - lazy, key=e.order.index)[-1])
+                left = [m for m in e.eager if m not in lazy]
+                assert left, f"A_hat^T job {e.job}: no core work for its shadow"
+                lazy.add(left[-1])
 
     def _schedule(self, lazy: set) -> list[tuple[str, list[str]]]:
         k = self.k
@@ -373,7 +374,7 @@ class MaskedEncrypt:
                     unblock()                      # not enough ready work: the masked jobs first
                 out.append((f"a{i}{j}", sample.start(SHAKE128, self.RHO, i | j << 8, 2, self._entry(i, j), "uni12")))
                 if shadow(self.MIN_SHADOW) < self.MIN_SHADOW:
-                    raise _Starved(f"a{i}{j}", set(eager), eager)
+                    raise _Starved(f"a{i}{j}", eager)
                 out.append(("wait", ["smp.wait"]))
                 done.add(f"a{i}{j}")
         while pending:
@@ -410,8 +411,8 @@ class MaskedEncrypt:
 
 class _Starved(Exception):
     """An A_hat^T job found too little core work for its shadow; `eager`: the noise jobs
-    started before a chunk needed them, in `order`."""
+    started before a chunk needed them, in order."""
 
-    def __init__(self, job: str, eager: set, order: list):
+    def __init__(self, job: str, eager: list):
         super().__init__(job)
-        self.job, self.eager, self.order = job, eager, order
+        self.job, self.eager = job, eager
