@@ -121,17 +121,19 @@ def wipe_dmem(keep, size: int, zero: str = "w0", ptr: int = 5) -> list[str]:
     return zero_dmem(gaps, zero, ptr)
 
 
-def zero_dmem(ranges, zero: str = "w0", ptr: int = 5) -> list[str]:
+def zero_dmem(ranges, zero: str = "w0", ptr: int = 5, spaced: bool = False) -> list[str]:
     """Zero the 32-byte aligned DMEM ranges [(lo, hi)]: one loopi of wide stores of the zero
-    register `zero` (which the caller has cleared) per range, 1 cycle a word."""
+    register `zero` (which the caller has cleared) per range, 1 cycle a word. spaced: a nop
+    after each store (2 cycles a word), so that the stream unit's reads, which wait for any
+    core access to DMEM, find the port free every other cycle while the loop runs."""
     out = []
+    body = [f"bn.sw.pi {zero}, 0(x{ptr})"] + (["addi x0, x0, 0"] if spaced else [])
     for lo, hi in ranges:
         assert lo % 32 == 0 and hi % 32 == 0 and lo <= hi, (lo, hi)
         at, n = lo, (hi - lo) // 32
         while n:
             step = min(n, 1023)
-            out += li(ptr, at) + loop(step, [f"bn.sw.pi {zero}, 0(x{ptr})"]) if step > 1 \
-                else [f"bn.sw {zero}, {mem(at)}"]
+            out += li(ptr, at) + loop(step, body) if step > 1 else [f"bn.sw {zero}, {mem(at)}"]
             at += 32 * step
             n -= step
     return out

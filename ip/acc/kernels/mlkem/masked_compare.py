@@ -305,6 +305,25 @@ class MaskedCompare:
                 *(["bn.or w4, w4, w3"] if packed else []), "bn.sw.pi w4, 0(x25)"]
         return L + [f"loopi 16, {len(body)}", *body] + ([] if packed else [f"bn.sw w8, {_m(delta)}"])
 
+    def prep_pub(self, j: int, dst: int) -> list[str]:
+        """Polynomial j's public words for the stream unit's intm (16 words at DMEM dst, a lane
+        lo | delta << 12) from c (public work). With y = (2c - 1) << (15 - d) in a 16-bit lane
+        (c = 0 wraps to 2^(d+1) - 1, which gives lo = q - floor(q / 2^(d+1)) = lo(0)),
+        h = bn.mulv.hi(y, q) = floor(q (2c - 1) / 2^(d+1)); q (2c - 1) is odd, so the ceil
+        is h + 1: lo = h + 1 mod q. The next interval's h' from y + 2^(16 - d), and its
+        length w = h' - h mod q. One product a value instead of lo_of's 32-bit product and
+        its rounding in halves. Uses w0..w13, x5, x6, x25."""
+        d = self.du if j < self.k else self.dv
+        L = codec.decode_unpk(d, self.C + 32 * self.du * j, dst, 16, shift=16 - d)
+        # w9 q, w10 2^(15-d), w11 2^(16-d), w12 1, w13 w_min per lane
+        L += [f"bn.lw w9, {_m(self.QW)}", *_li(5, 1 << (15 - d)), "bn.bcast w10, x5", *_li(5, 1 << (16 - d)),
+              "bn.bcast w11, x5", f"bn.lw w12, {_m(self.ONE16)}", f"bn.lw w13, {_m(self.KD[d] + 32)}",
+              "addi x5, x0, 0", *_li(25, dst)]
+        body = ["bn.lw w0, 0(x25)", "bn.subv w1, w0, w10", "bn.mulv.hi w2, w1, w9", "bn.addv w1, w1, w11",
+                "bn.mulv.hi w3, w1, w9", "bn.addvm w4, w2, w12", "bn.subvm w5, w3, w2", "bn.subv w5, w5, w13",
+                "bn.shlv w5, w5, 12", "bn.or w5, w5, w4", "bn.sw.pi w5, 0(x25)"]
+        return L + [f"loopi 16, {len(body)}", *body]
+
     def _accumulate(self, j: int) -> list[str]:
         """ACC = M (polynomial 0) or ACC & M (a DOM AND), domain by domain, public words between
         on the DMEM ports (the gadget's last store was M1's: a public store first). A gadget

@@ -248,17 +248,27 @@ class MaskedDecaps:
         L += ["md_decrypt:", *self._decrypt()]
         L += ["md_g:", *self.g.body(during=self._zero_shares())]
         L += ["md_encrypt:", "kmac.acq", *[x for _, lines in self.enc.schedule() for x in lines], "kmac.rel"]
-        L += ["bn.xor w0, w0, w0", *zero_dmem([(self.Y, self.U), (self.NT, self.RB)])]
         L += ["md_compare:", *self._compare()]
         L += ["md_select:", *self.select.body(), *self._finish()]
-        return L + ["md_wipe:", *status.end(self.kept(), size=self.END)]
+        return L + ["md_wipe:", *status.end(self.kept() + self.dead(), size=self.END)]
 
     def _decompress(self, addr: int) -> list[str]:
         """Decompress_d of the 16 words at addr (each y << (16 - d)), in place: (y << (16 - d))
         q / 2^16, rounded (w15: q)."""
-        body = ["bn.lw.pi w0, 0(x10)", "bn.mulv.hi w1, w0, w15", "bn.mulv.lo w2, w0, w15",
-                "bn.shrv w2, w2, 15", "bn.addv w3, w1, w2", "bn.sw.pi w3, 0(x11)"]
-        return [f"bn.lw w15, {_m(self.QW)}", *_li(10, addr), *_li(11, addr), f"loopi 16, {len(body)}", *body]
+        # four words an iteration, their products interleaved: the multiplier takes one every
+        # other cycle and a product is read 3 cycles after it starts (6 cycles a word, was 10)
+        def word(ld, d):
+            a, lo, hi = f"w{ld}", f"w{ld + 2}", f"w{ld + 1}"
+            return [f"bn.mulv.lo {lo}, {a}, w15", f"bn.mulv.hi {hi}, {a}, w15"], \
+                [f"bn.shrv {lo}, {lo}, 15", f"bn.addv w{d}, {hi}, {lo}"]
+        w = [word(4 * n, 4 * n + 3 if n < 3 else 3) for n in range(4)]
+        body = ["bn.lw.pi w0, 0(x10)", "bn.lw.pi w4, 0(x10)", w[0][0][0], "bn.lw.pi w8, 0(x10)", w[0][0][1],
+                "bn.lw.pi w12, 0(x10)"]
+        for n in range(1, 4):
+            body += [w[n][0][0], w[n - 1][1][0], w[n][0][1], w[n - 1][1][1]]
+        body += ["bn.sw.pi w3, 0(x11)", w[3][1][0], "bn.sw.pi w7, 0(x11)", w[3][1][1], "bn.sw.pi w11, 0(x11)",
+                 "bn.sw.pi w3, 0(x11)"]
+        return [f"bn.lw w15, {_m(self.QW)}", *_li(10, addr), *_li(11, addr), f"loopi 4, {len(body)}", *body]
 
     def _decrypt(self) -> list[str]:
         """H(ek) checked, K-bar = J(z || c) in shares at the selection's KB0 / KB1, m' in Boolean
@@ -310,7 +320,7 @@ class MaskedDecaps:
               *wipe("w3")]
         # J's last blocks (public c) go to the KMAC while the unit decodes
         # (and the check's first public words, if they have their place: w0..w13, x5, x6, x25, x26)
-        prep0 = self.cmp.prep_lo(0, self.PREP[0], None, self.PREP[0], packed=True) if self.PREP else []
+        prep0 = self.cmp.prep_pub(0, self.PREP[0]) if self.PREP else []
         L += self._intm(self.S[0], self.IPUB, DECODE_W, stride0=True,
                         during=[x for n in groups[len(passes):] for x in absorb_loop(n)] + ["kmac.finish"] + prep0)
         # K-bar: share 1, then (a cycle between) share 0; each store after a public word's
@@ -352,12 +362,29 @@ class MaskedDecaps:
         pws = {j: self.PREP.get(j, self.Y + 512 * j) for j in range(self.k + 1)}
 
         def prep(j):
-            return [] if j in self.PREP or j > self.k else c.prep_lo(j, pws[j], None, pws[j], packed=True)
+            return [] if j in self.PREP or j > self.k else c.prep_pub(j, pws[j])
         L = prep(0)
         for j in range(self.k + 1):
             d = self.du if j < self.k else self.dv
-            L += self._intm(c.poly(j, 0), pws[j], width(d), during=prep(j + 1)) + c._accumulate(j)
+            # beside the last polynomial's intm, with nothing left to prepare: the wipe of what
+            # the check, the selection and the status no longer read (the rest at the end)
+            during = prep(j + 1) if j < self.k else ["bn.xor w0, w0, w0", *zero_dmem(self.dead(), spaced=True)]
+            L += self._intm(c.poly(j, 0), pws[j], width(d), during=during) + c._accumulate(j)
         return L + c._tree()
+
+    def dead(self) -> list:
+        """[(lo, hi)] of the re-encryption's space [Y, END) that nothing reads once the check's
+        last intm runs: all but that polynomial's shares and public words, the check's
+        accumulator and intm's output words (wiped beside that intm, not at the end)."""
+        k, c = self.k, self.cmp
+        pub = self.PREP.get(k, self.Y + 512 * k)
+        live = sorted([(c.poly(k, 0), c.poly(k, 1) + 512), (pub, pub + 512), (self.ACC0, self.OKW + 64)])
+        out, at = [], self.Y
+        for lo, hi in live + [(self.END, self.END)]:
+            if lo > at:
+                out.append((at, lo))
+            at = max(at, hi)
+        return out
 
     def _finish(self) -> list[str]:
         """Status OK, or DK_HASH_MISMATCH and both of K's shares zeroed (public mask) if the
