@@ -43,6 +43,7 @@ BRINGUP_BAUDRATE = 1_000_000   # UART bridge; the host side reads it from csr.js
 # gate-level simulation of the firmware spends ~500 cycles per character instead of ~4 300 at
 # 115 200. Exported as the constant UART_BAUDRATE (csr.json, generated/soc.h).
 UART_BAUDRATE = 1_000_000
+UART_FIFO_DEPTH = 4
 EXT_BASE = 0x8000_0000          # first external Wishbone block; one 16 MiB window per block
 EXT_STRIDE = 0x0100_0000
 # Boot ROM of the simulation SoC (`pqsoc soc build`): 128 KiB, because firmware/programs/pqc_ops
@@ -125,6 +126,10 @@ class PQSoC(SoCCore):
             integrated_rom_size=rom_size, integrated_rom_init=rom_init,
             integrated_sram_size=sram_size,
             uart_name="sim" if sim else "uart", uart_baudrate=UART_BAUDRATE,
+            # the console's FIFOs 4 deep, not LiteX's 16: the firmware polls TX and reads no
+            # input (the host's path to the bus is the bring-up UART's bridge), and their
+            # registers' area went to the ACC's masked interval unit (docs/side_channels.md)
+            uart_fifo_depth=UART_FIFO_DEPTH,
             with_timer=True, timer_uptime=True,
             # Our Ibex bridge answers unmapped accesses with a bus error after 256 cycles;
             # LiteX's own timeout would instead "ack" with 0xffffffff and hide the fault.

@@ -30,8 +30,8 @@ a1 = R, registered: the adder's cross terms then never see y unmasked), and the 
 bit k - 1 of s and the chains.
 
 Randomness: 14 fresh bits a lane a cycle (R; z_g; the carry AND's pair; each chain's pair),
-bits 14 L .. 14 L + 13 of URND's word for lane L (`RND_BITS`; the unit's 8 lanes: 112 of its
-256).
+bits 14 L .. 14 L + 13 of URND's word for lane L (`RND_BITS`; the unit's 16 lanes: 224 of
+its 256).
 
 `first_order_leaks` enumerates, on a small modulus, every secret x, every sharing and every
 random bit a probe depends on, and names the probes (register values, register transitions
@@ -45,7 +45,7 @@ __all__ = ["Q", "NB", "LANES", "RND_BITS", "CHAINS", "REGS", "Y_REGS", "ADDER_RE
 
 Q = 3329
 NB = 14                 # s < 3q < 2^14
-LANES = 8               # the unit's lanes: a word's 16 coefficients in two halves
+LANES = 16              # the unit's lanes: a word's 16 coefficients at once
 RND_BITS = 14           # R, z_g, the carry AND's pair, each chain's pair
 CHAINS = 5
 LEAKS = (None, "no_r", "z_reuse", "inner_unmasked")

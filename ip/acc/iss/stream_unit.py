@@ -14,7 +14,7 @@
   * idle fast path: while not busy and without start/abort, tick does nothing.
 
 The behaviour (ring of 64 bytes, units, compaction, flush, busy/produced timing; the masked
-modes' second ring, two stages and two write buffers; intm's reads, halves and RUN cycles) is
+modes' second ring, two stages and two write buffers; intm's reads and RUN cycles) is
 documented in the RTL module's docstring; this is the same algorithm written in Python.
 """
 from ip.acc.iss import masked_interval as mi
@@ -25,8 +25,7 @@ __all__ = ["StreamUnitModel", "MODE_NAMES", "MASKED_MODES", "B2A_MODE", "INTERVA
 MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
 MASKED_MODES = {9: 2, 10: 3, 11: 0}    # cbd2m, cbd3m: eta; b2a1m (isa.yml smp.run's mode enum)
 B2A_MODE = 11                          # one bit a coefficient, from DMEM (share 0, public, share 1)
-INTERVAL_MODE = 12                     # intm: ip/acc/iss/masked_interval.py on 8 lanes, from DMEM
-_IONES = (1 << mi.LANES) - 1
+INTERVAL_MODE = 12                     # intm: ip/acc/iss/masked_interval.py on 16 lanes, from DMEM
 Q = (3329, 8380417)
 _M256 = (1 << 256) - 1
 # per mode: (unit bytes, max units)
@@ -117,9 +116,9 @@ class StreamUnitModel:
         self.gap = 0
         # intm: the group running (irun, its RUN cycle ik), groups done / in all, the public
         # words' address and stride, w_base, the lanes' registers, ok's shares so far
-        self.irun = self.ik = self.ig = self.ign = self.ih = 0
+        self.irun = self.ik = self.ig = self.ign = 0
         self.pub = self.stride0 = self.w_base = 0
-        self.ist = mi.zero_state(_IONES)
+        self.ist = mi.zero_state()
         self.ok0 = self.ok1 = 0
 
     def masked_mode(self) -> bool:
@@ -219,8 +218,8 @@ class StreamUnitModel:
             self.saddr = get("src", 0) & self.amask
             self.s2 = None
             self.acc0, self.acc1 = [0] * 16, [0] * 16
-            self.irun = self.ik = self.ig = self.ih = self.ok0 = self.ok1 = 0
-            self.ist = mi.zero_state(_IONES)
+            self.irun = self.ik = self.ig = self.ok0 = self.ok1 = 0
+            self.ist = mi.zero_state()
             cfg = get("cfg", 0)
             self.pub, self.stride0, self.w_base = (cfg >> 8) & 0xFFF & self.amask, (cfg >> 7) & 1, (cfg >> 20) & 0xFFF
         if get("abort", 0):
@@ -392,13 +391,10 @@ class StreamUnitModel:
 
     # ---------------------------------------------------------------- intm
     def _ibits(self, j):
-        """Lane vectors of bit j of the half ih of the word (its coefficients 8 ih .. 8 ih + 7):
-        x0 (ring's first slot), x1 (ring1's), lo and delta (the public word in the ring's second
-        slot: lo in a lane's bits 11:0, delta in 15:12)."""
-        h = 8 * self.ih
-
+        """Lane vectors of bit j: x0 (ring's first slot), x1 (ring1's), lo and delta (the public
+        word in the ring's second slot: lo in a lane's bits 11:0, delta in 15:12)."""
         def vec(word, b):
-            return sum(((word >> (16 * (L + h) + b)) & 1) << L for L in range(mi.LANES))
+            return sum(((word >> (16 * L + b)) & 1) << L for L in range(mi.LANES))
         x0 = int.from_bytes(self.ring[0:32], "little")
         pw = int.from_bytes(self.ring[32:64], "little")
         x1 = int.from_bytes(self.ring1[0:32], "little")
@@ -419,19 +415,15 @@ class StreamUnitModel:
             m = urnd
             rnd = [sum(((m >> (mi.RND_BITS * L + b)) & 1) << L for L in range(mi.LANES))
                    for b in range(mi.RND_BITS)]
-            self.ist = mi.step(self.ist, self.ik, self._ibits, rnd, Q[0], self.w_base, _IONES)
+            self.ist = mi.step(self.ist, self.ik, self._ibits, rnd, Q[0], self.w_base)
             self.ik += 1
-        elif self.irun:                              # the half's ok bits, its registers cleared
+        elif self.irun:                              # the group's ok bits, its registers cleared
             ok0, ok1 = mi.finish(self.ist)
-            self.ok0 |= ok0 << (16 * self.ig + 8 * self.ih)
-            self.ok1 |= ok1 << (16 * self.ig + 8 * self.ih)
-            self.ik = 0
-            self.ist = mi.zero_state(_IONES)
-            if self.ih:                              # the word's second half done: the next word
-                self.ig += 1
-                self.irun = self.ih = 0
-            else:
-                self.ih = 1
+            self.ok0 |= ok0 << (16 * self.ig)
+            self.ok1 |= ok1 << (16 * self.ig)
+            self.ig += 1
+            self.irun = self.ik = 0
+            self.ist = mi.zero_state()
             if self.ig == self.ign:
                 self.wbuf, self.waddr, self.wvalid = self.ok0, self.addr, 1
                 self.wbuf1, self.waddr1, self.wvalid1 = self.ok1, self.addr1, 1

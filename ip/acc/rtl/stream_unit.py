@@ -77,20 +77,20 @@ ceil(count / 16) words from dst, share 1's right after them. The gadget is ip/ac
   first slot, the public word nowhere, share 1 into ring1's (and cnt = 32).
 
 intm (12; issue #38): the masked interval gadget of ip/acc/iss/masked_interval.py (its
-y_stage / adder_stage / finish, as expressions on 8-bit lane vectors), count / 16 groups of 16
-coefficients, each in two halves of 8 lanes:
+y_stage / adder_stage / finish, as expressions on 16-bit lane vectors), count / 16 groups of
+16 coefficients, one coefficient a lane:
 
 * Reads (rdphase 0..3, rd_req while not running and groups remain): share 0 (src + g) into the
   ring's first slot, the public word (pub + g, or pub with cfg[7]) into its second, share 1
   (src + n + g) into ring1's first, the public word again (its data starts the RUN cycles).
   pub, cfg[7] and w_base = cfg[31:20] are latched at start, src from SMP_SRC.
-* RUN cycles ik = 0 .. 14 of half ih: the lane registers take step()'s values (the y stage's
-  reset values at ik = 14, the adder stage's zeros at ik = 0); ik = 15: the half's ok bits into
-  acc[8 (2g + ih) +: 8] (share 0) and acc[256 + ...] (share 1), every lane register back to its
-  reset value; after the second half the next group's reads. URND steps in every busy cycle
-  and its output (bits 14 L .. 14 L + 13 for lane L) is the cycle's randomness.
-* After the last half: acc's halves into the two write buffers (dst, dst + 1), written as the
-  other masked modes' (share 0 first, a cycle between); produced = count after share 1's.
+* RUN cycles ik = 0 .. 14: the lane registers take step()'s values (the y stage's reset values
+  at ik = 14, the adder stage's zeros at ik = 0); ik = 15: the group's ok bits into
+  acc[16 g +: 16] (share 0) and acc[256 + ...] (share 1), every lane register back to its
+  reset value; then the next group's reads. URND steps in every busy cycle and its output
+  (bits 14 L .. 14 L + 13 for lane L) is the cycle's randomness.
+* After the last group: acc's halves into the two write buffers (dst, dst + 1), written as
+  the other masked modes' (share 0 first, a cycle between); produced = count after share 1's.
   busy drops with the last write.
 """
 from amaranth.hdl import C, Cat, Module, Mux, Signal, signed
@@ -104,7 +104,7 @@ __all__ = ["StreamUnit", "MODE_NAMES", "MASKED_MODES", "INTERVAL_MODE", "Q"]
 MODE_NAMES = ("uni12", "uni23", "cbd2", "cbd3", "eta2", "eta4")
 MASKED_MODES = {9: 2, 10: 3, 11: 0}   # cbd2m, cbd3m: eta; b2a1m: one bit a coefficient
 B2A_MODE = 11
-INTERVAL_MODE = 12                    # intm: ip/acc/iss/masked_interval.py on 8 lanes
+INTERVAL_MODE = 12                    # intm: ip/acc/iss/masked_interval.py on 16 lanes
 Q = (3329, 8380417)
 _Q = Q[0]
 
@@ -394,46 +394,38 @@ class StreamUnit(wiring.Component):
             b2a, Mux(s2_lane[3], Cat(acc[256:384], b2a_e1), Cat(b2a_e1, acc[384:])),
             acc[256:] | (Cat(e1_lo, C(0, 4), Mux(s2_n == 2, e1_hi, 0), C(0, 4))
                          << Cat(C(0, 4), s2_lane))[:256]))
-        # ---- intm: the gadget of ip/acc/iss/masked_interval.py on 8 lanes (a word's 16
-        # coefficients in two halves, ih), one bit a lane in each 8-bit register (its y_stage /
-        # adder_stage written once, as Amaranth expressions here and on ints in the ISS)
-        nl = mi.LANES
-        irun, ik, ig, ign, ih = Signal(), Signal(4), Signal(5), Signal(5), Signal()
+        # ---- intm: the gadget of ip/acc/iss/masked_interval.py on 16 lanes, one bit a lane in
+        # each 16-bit register (its y_stage / adder_stage written once, as Amaranth expressions
+        # here and on ints in the ISS)
+        irun, ik, ig, ign = Signal(), Signal(4), Signal(5), Signal(5)
         pub, stride0, w_base = Signal(aw), Signal(), Signal(12)
-        ist = {r: Signal(nl, name=f"im_{r}") for r in mi.REGS}
-        ones = C((1 << nl) - 1, nl)
-        reset = {r: (ones if r == "ct" else C(0, nl)) for r in mi.REGS}
+        ist = {r: Signal(16, name=f"im_{r}") for r in mi.REGS}
+        ones = C(0xFFFF, 16)
+        reset = {r: (ones if r == "ct" else C(0, 16)) for r in mi.REGS}
 
         def lanes_of(word, j, width, base=0):
-            """Bit j of the `width` bits from bit `base` of each 16-bit lane of the half ih (0
-            past them)."""
-            def field(L):
-                return word[16 * L + base:16 * L + base + width]
-            return Cat(*[Cat(Mux(ih, field(L + nl), field(L)), C(0, 16 - width)).bit_select(j, 1)
-                         for L in range(nl)])
+            """Bit j of each 16-bit lane's `width` bits from bit `base` (0 past them)."""
+            return Cat(*[Cat(word[16 * L + base:16 * L + base + width], C(0, 16 - width)).bit_select(j, 1)
+                         for L in range(mi.LANES)])
         # URND's output this cycle (it steps every busy cycle of intm: fresh bits each cycle)
-        rvec = [Cat(*[self.urnd[mi.RND_BITS * L + b] for L in range(nl)]) for b in range(mi.RND_BITS)]
+        rvec = [Cat(*[self.urnd[mi.RND_BITS * L + b] for L in range(mi.LANES)]) for b in range(mi.RND_BITS)]
         jy, ja = ik, (ik - 1)[:4]
         qbits = C(Q[0], 16)
         ynew = mi.y_stage(ist, lanes_of(ring[:256], jy, 12), lanes_of(ring[256:], jy, 12),
-                          qbits.bit_select(jy, 1).replicate(nl), rvec[0], ones)
+                          qbits.bit_select(jy, 1).replicate(16), rvec[0], ones)
         anew = mi.adder_stage(ist, lanes_of(ring1[:256], ja, 12), lanes_of(ring[256:], ja, 4, 12),
-                              qbits.bit_select(ja, 1).replicate(nl),
-                              C(2 * Q[0], 16).bit_select(ja, 1).replicate(nl),
-                              Cat(w_base, C(0, 4)).bit_select(ja, 1).replicate(nl), rvec, ones)
+                              qbits.bit_select(ja, 1).replicate(16),
+                              C(2 * Q[0], 16).bit_select(ja, 1).replicate(16),
+                              Cat(w_base, C(0, 4)).bit_select(ja, 1).replicate(16), rvec, ones)
         ok0, ok1 = mi.finish(ist)
-        ifin = Signal()                # a half's last cycle: its ok bits into acc
+        ifin = Signal()                # the group's last cycle: its ok bits into acc
         m.d.comb += ifin.eq(busy & intm & irun & (ik == mi.NB + 1))
-        inext = Signal()               # ... and the word's second half: the next word
-        m.d.comb += inext.eq(ifin & ih)
         ilast = Signal()
-        m.d.comb += ilast.eq(inext & (ig + 1 == ign))
-        # the half's 8 bits into its slot of acc (a select per slot, not a 256-bit shifter)
-        slot = Cat(ih, ig[:4])
+        m.d.comb += ilast.eq(ifin & (ig + 1 == ign))
+        # group ig's 16 bits into its slot of acc (a select per slot, not a 256-bit shifter)
         iacc0, iacc1 = Signal(256), Signal(256)
-        m.d.comb += [iacc0.eq(Cat(*[Mux(slot == g, ok0, acc[nl * g:nl * g + nl]) for g in range(256 // nl)])),
-                     iacc1.eq(Cat(*[Mux(slot == g, ok1, acc[256 + nl * g:256 + nl * g + nl])
-                                    for g in range(256 // nl)]))]
+        m.d.comb += [iacc0.eq(Cat(*[Mux(ig == g, ok0, acc[16 * g:16 * g + 16]) for g in range(16)])),
+                     iacc1.eq(Cat(*[Mux(ig == g, ok1, acc[256 + 16 * g:256 + 16 * g + 16]) for g in range(16)]))]
         irq = Signal()
         m.d.comb += irq.eq(busy & intm & ~irun & (rdphase < 4) & (ig < ign))
         ipub = Signal(aw)
@@ -536,9 +528,7 @@ class StreamUnit(wiring.Component):
         with m.Else():
             m.d.sync += [ist[r].eq(reset[r]) for r in mi.REGS]
         with m.If(ifin):
-            m.d.sync += [ik.eq(0), ih.eq(~ih)]
-            with m.If(ih):
-                m.d.sync += [ig.eq(ig + 1), irun.eq(0)]
+            m.d.sync += [ig.eq(ig + 1), irun.eq(0), ik.eq(0)]
             with m.If(ilast):
                 m.d.sync += [acc.eq(0), wbuf.eq(iacc0), waddr.eq(addr), wbuf1.eq(iacc1), waddr1.eq(addr1)]
                 m.d.comb += [wvalid_n.eq(1), wvalid1_n.eq(1)]
@@ -572,14 +562,14 @@ class StreamUnit(wiring.Component):
             m.d.comb += [wvalid_n.eq(1), fill_n.eq(0)]
         m.d.sync += [taken.eq(taken_n), fill.eq(fill_n), wvalid.eq(wvalid_n), mfill.eq(mfill_n),
                      s2_valid.eq(s2_valid_n), wvalid1.eq(wvalid1_n),
-                     busy.eq(busy & ~Mux(intm, (ig + inext == ign) & ~(irun & ~inext) & ~wvalid_n & ~wvalid1_n,
+                     busy.eq(busy & ~Mux(intm, (ig + ifin == ign) & ~(irun & ~ifin) & ~wvalid_n & ~wvalid1_n,
                                          (taken_n == count) & (fill_n == 0) & ~wvalid_n
                                          & (mfill_n == 0) & ~s2_valid_n & ~wvalid1_n))]
 
         with m.If(self.abort | self.start):
             m.d.sync += [wvalid1.eq(0), iphase.eq(0), sub.eq(0), gap.eq(0), mfill.eq(0),
                          s2_valid.eq(0), rvalid.eq(0), rdphase.eq(0), rd_pend.eq(0),
-                         saddr.eq(self.src), irun.eq(0), ik.eq(0), ig.eq(0), ih.eq(0),
+                         saddr.eq(self.src), irun.eq(0), ik.eq(0), ig.eq(0),
                          pub.eq(self.cfg[8:20]), stride0.eq(self.cfg[7]), w_base.eq(self.cfg[20:32])]
         with m.If(self.abort):
             # (ecall, a fault, the wipe): the digest bytes, the shares and the coefficients the

@@ -15,7 +15,7 @@ from ip.acc import block
 from ip.acc.dv.jobs import image
 from ip.acc.iss import Iss
 from ip.acc.kernels.mlkem.masked import Q
-from ip.acc.kernels.mlkem.masked_compare import MaskedCompare, MaskedSelect, lo_of
+from ip.acc.kernels.mlkem.masked_compare import MaskedCompare, MaskedSelect, lo_of, width
 from ip.acc.tools.asm import assemble
 
 KEMS = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}
@@ -77,6 +77,29 @@ def test_every_coefficient_is_checked_against_its_interval(param, j):
         assert 0 < sum(want) < 256
         cycles.add(halt.cycles)
     assert len(cycles) == 1
+
+
+@pytest.mark.parametrize("param", [768, 1024])
+def test_the_stream_units_public_words_are_each_intervals_start_and_length(param):
+    """prep_pub (the public words the masked decapsulation gives intm): lane i of polynomial j
+    is lo | (w - w_min) << 12 with lo where the x with Compress_d(x) = c_i start (lo_of, from
+    FIPS 203's rounding) and w the number of them (counted here by Compress_d itself), for
+    every polynomial and d, c's extremes among random values."""
+    kem, rng = KEMS[param], random.Random(param)
+    mc = MaskedCompare(param)
+    ds = [mc.du] * mc.k + [mc.dv]
+    cpolys = [[0, 1, (1 << d) - 1, (1 << d) - 2] + [rng.randrange(1 << d) for _ in range(252)] for d in ds]
+    dst = mc.END
+    prog = ["csrrw x0, VMODE, x0"] + [x for j in range(mc.k + 1) for x in mc.prep_pub(j, dst + 512 * j)] + ["ecall"]
+    img = mc.image([[0] * 256] * mc.k, [[0] * 256] * mc.k, [0] * 256, [0] * 256, encode(kem, cpolys, mc.du, mc.dv))
+    _, _, dm = run("\n".join(prog) + "\n", img, rng)
+    for j, (d, cs) in enumerate(zip(ds, cpolys)):
+        count = [0] * (1 << d)
+        for x in range(Q):
+            count[compress(x, d)] += 1
+        got = [int.from_bytes(dm[dst + 512 * j + 2 * i:dst + 512 * j + 2 * i + 2], "little") for i in range(256)]
+        assert got == [lo_of(c, d) | (count[c] - width(d)) << 12 for c in cs], (j, d)
+        assert all(compress(lo_of(c, d), d) == c and compress((lo_of(c, d) - 1) % Q, d) != c for c in cs)
 
 
 @pytest.mark.parametrize("param", [512, 768, 1024])

@@ -277,11 +277,10 @@ class MaskedCompare:
                 L.append(f"bn.sw {reg}, {_m(base + 32 * b)}")
         return L
 
-    def prep_lo(self, j: int, lo: int, delta: int | None, cd: int, packed: bool = False) -> list[str]:
+    def prep_lo(self, j: int, lo: int, delta: int, cd: int) -> list[str]:
         """Polynomial j's lo per lane (16 words at DMEM lo) and delta plane (a word at DMEM
         delta) from c (public work): its coefficients decoded into cd (16 words; cd = lo: in
-        place, each word read before its lo is written). packed: the stream unit's intm
-        public words instead (a lane lo | delta << 12; no plane). Uses w0..w13, x5, x6, x25, x26."""
+        place, each word read before its lo is written). Uses w0..w13, x5, x6, x25, x26."""
         d = self.du if j < self.k else self.dv
         src = self.C + 32 * self.du * j
         ka = self.KD[d]
@@ -300,10 +299,9 @@ class MaskedCompare:
         body = ["bn.lw.pi w0, 0(x26)", "bn.addv w1, w0, w0", "bn.addv w1, w1, w10", *ceil("w1", "w2"),
                 "bn.addv w1, w1, w13", *ceil("w1", "w3"),
                 "bn.subv w3, w3, w2", "bn.subv w3, w3, w11",
-                *(["bn.shlv w3, w3, 12"] if packed else ["bn.pk w8, w3, w8, 1, 2"]),
-                "bn.ltv w4, w2, w9", "bn.subv w5, w2, w9", "bn.sel w4, w2, w5",
-                *(["bn.or w4, w4, w3"] if packed else []), "bn.sw.pi w4, 0(x25)"]
-        return L + [f"loopi 16, {len(body)}", *body] + ([] if packed else [f"bn.sw w8, {_m(delta)}"])
+                "bn.pk w8, w3, w8, 1, 2", "bn.ltv w4, w2, w9", "bn.subv w5, w2, w9", "bn.sel w4, w2, w5",
+                "bn.sw.pi w4, 0(x25)"]
+        return L + [f"loopi 16, {len(body)}", *body, f"bn.sw w8, {_m(delta)}"]
 
     def prep_pub(self, j: int, dst: int) -> list[str]:
         """Polynomial j's public words for the stream unit's intm (16 words at DMEM dst, a lane

@@ -364,13 +364,26 @@ class MaskedDecaps:
         def prep(j):
             return [] if j in self.PREP or j > self.k else c.prep_pub(j, pws[j])
         L = prep(0)
+        wipes = self._wipes(pws)
         for j in range(self.k + 1):
             d = self.du if j < self.k else self.dv
-            # beside the last polynomial's intm, with nothing left to prepare: the wipe of what
-            # the check, the selection and the status no longer read (the rest at the end)
-            during = prep(j + 1) if j < self.k else ["bn.xor w0, w0, w0", *zero_dmem(self.dead(), spaced=True)]
+            # beside each intm (after the next polynomial's public words): a share of the wipe
+            # of what the check, the selection and the status no longer read (the rest at the end)
+            during = prep(j + 1) + ["bn.xor w0, w0, w0", *zero_dmem(wipes[j], spaced=True)]
             L += self._intm(c.poly(j, 0), pws[j], width(d), during=during) + c._accumulate(j)
         return L + c._tree()
+
+    def _wipes(self, pws: dict) -> list[list]:
+        """dead()'s words split over the check's k + 1 intm: what no intm and no preparation
+        reads (the re-encryption's own buffers) in equal parts beside the first k, the
+        polynomials' shares and public words beside the last."""
+        c = self.cmp
+        read = [(c.poly(0, 0), c.poly(self.k, 1) + 512)] + [(a, a + 512) for a in pws.values()]
+        late = [a for lo, hi in self.dead() for a in range(lo, hi, 32)]
+        early = [a for a in late if not any(lo <= a < hi for lo, hi in read)]
+        n = -(-len(early) // (self.k + 1))
+        parts = [early[n * j:n * (j + 1)] for j in range(self.k)] + [[a for a in late if a not in early[:n * self.k]]]
+        return [_runs(p) for p in parts]
 
     def dead(self) -> list:
         """[(lo, hi)] of the re-encryption's space [Y, END) that nothing reads once the check's
@@ -400,6 +413,17 @@ class MaskedDecaps:
 
 
 RATE = 136                # SHA3-256's and SHAKE256's rate in bytes
+
+
+def _runs(words: list[int]) -> list[tuple[int, int]]:
+    """[(lo, hi)] of the sorted word addresses, contiguous runs merged."""
+    out = []
+    for a in words:
+        if out and out[-1][1] == a:
+            out[-1] = (out[-1][0], a + 32)
+        else:
+            out.append((a, a + 32))
+    return out
 
 
 def _blocks(nwords: int, before: int = 0) -> list[int]:
