@@ -27,11 +27,11 @@ The pieces, each checked on its own (their modules), run in this order:
 6. ok = [Compress(u', v') encodes to c] in Boolean shares: masked_compare.MaskedCompare's
    check with intm for each polynomial's intervals (their public words prepared in y's space
    while the unit works on the polynomial before; the first one's in step 3, or, ML-KEM-1024,
-   here first).
+   here first); beside the intm jobs, what nothing reads any more is zeroed (dead, _wipes).
 7. K = K-bar ^ (ok & (K' ^ K-bar)) in shares: masked_compare.MaskedSelect; both shares zeroed
    (a public mask) and status DK_HASH_MISMATCH if step 1 found a difference.
-8. DMEM zeroed but K's shares, the status slot, c and the constant tables; every register
-   zeroed.
+8. The rest of DMEM zeroed but K's shares, the status slot, c and the constant tables; every
+   register zeroed.
 
 Between the pieces, every buffer that held shares and is reused by the next piece is zeroed
 first (a share-1 word written over a share-0 one would show both in the cells that flip,

@@ -263,12 +263,14 @@ class MaskedEncrypt:
     def schedule(self) -> list[tuple[str, list[str]]]:
         """[(what, lines)]: the noise jobs with core work of either share beside them (the DMEM
         write port separates the unit's share words from the core's stores: isa.yml smp.run):
-        y_j and e2 first, each e1_i before an A_hat^T job once its buffer is free and enough
-        core work is ready for both (else when a chunk needs it);
+        y_j and e2 first, each e1_i as soon as its buffer is free and enough core work is ready
+        for it and the next A_hat^T job (also between the chunks that free that job's ring
+        buffer; else when a chunk needs it);
         each A_hat^T job with core chunks of at least MIN_SHADOW cycles in its shadow (after the
-        chunks that free its ring buffer); b2a (it reads DMEM through the read register the
-        core's loads use) with only public work beside it; a flush wherever the share of the
-        core's work changes (the next chunk taken from the current share's when one is ready).
+        chunks that free its ring buffer); a shadow takes first the chunks the next A_hat^T
+        job's buffer waits for (`soon`), then the current share's (tight: the least chunk that
+        completes it); b2a (it reads DMEM through the read register the core's loads use) with
+        only public work beside it; a flush wherever the share of the core's work changes.
         A noise job started early can take the chunks a later A_hat^T job needed: then that
         one waits until a chunk needs it (lazy), and the schedule is made again."""
         lazy = set()
