@@ -299,7 +299,8 @@ class MaskedEncrypt:
             done.add(c[0])
 
         def ready():
-            """The ready chunks, the current share's (and public ones) first."""
+            """The ready chunks: those the next A_hat^T job's buffer waits for (soon) first,
+            then the current share's (and public ones)."""
             r = [c for c in pending if c[2] <= done]
             return sorted(r, key=lambda c: (c[0] not in state["soon"], c[1] not in (None, state["share"])))
 
@@ -360,10 +361,10 @@ class MaskedEncrypt:
             """Only the chunks `names` need (the others stay for the shadows)."""
             need = set().union(*map(ancestry, names))
             while not set(names) <= done:
-                eager_noise()                      # (beside the chunks on the way)
-                r = [c for c in ready() if c[0] in need]
-                if set(names) <= done:
+                eager_noise()                      # (beside the chunks on the way; its shadow
+                if set(names) <= done:             # may finish them)
                     break
+                r = [c for c in ready() if c[0] in need]
                 if r:
                     take(r[0])
                 else:
@@ -372,6 +373,7 @@ class MaskedEncrypt:
         for j in range(k):
             run_masked(f"y{j}")
         run_masked("e2")                           # (NT is free; y's NTTs beside it)
+
         def frees(e) -> list[str]:
             """The chunks after which entry e's ring buffer is free (-1: none; t_hat's: -k .. -1)."""
             return [] if e < 0 else [f"prodv_{s}" if e < k else f"prod{(e - k) // k}_{s}" for s in (0, 1)]
