@@ -109,16 +109,21 @@ def place_and_schedule(lines, loads, stores, noalias=()) -> list[str]:
     return sched.schedule(sched.allocate(out, [f"w{i}" for i in range(16)]), noalias)
 
 
-def wipe_dmem(keep, size: int, zero: str = "w0", ptr: int = 5) -> list[str]:
-    """Zero DMEM [0, size) but the 32-byte aligned ranges `keep` [(lo, hi)] (the outputs
-    and the status slot): zero_dmem over the gaps."""
-    gaps, at = [], 0
+def gaps(keep, size: int, start: int = 0) -> list[tuple[int, int]]:
+    """[(lo, hi)] of [start, size) outside the 32-byte aligned, disjoint ranges `keep`."""
+    out, at = [], start
     for lo, hi in sorted(keep) + [(size, size)]:
         assert lo % 32 == 0 and hi % 32 == 0 and at <= lo <= hi <= size, (lo, hi)
         if lo > at:
-            gaps.append((at, lo))
+            out.append((at, lo))
         at = hi
-    return zero_dmem(gaps, zero, ptr)
+    return out
+
+
+def wipe_dmem(keep, size: int, zero: str = "w0", ptr: int = 5) -> list[str]:
+    """Zero DMEM [0, size) but the 32-byte aligned ranges `keep` [(lo, hi)] (the outputs
+    and the status slot): zero_dmem over the gaps."""
+    return zero_dmem(gaps(keep, size), zero, ptr)
 
 
 def zero_dmem(ranges, zero: str = "w0", ptr: int = 5, spaced: bool = False) -> list[str]:

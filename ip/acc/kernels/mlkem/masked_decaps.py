@@ -46,7 +46,7 @@ z's shares at U: ek's t_hat encoding is read by the re-encryption's first public
 before anything writes U), u_hat, Decompress(v) and w after it; the check's buffers and intm's output words at NT (free
 during the decryption, reused after the re-encryption). ML-KEM-1024 ends at 16 160 bytes.
 """
-from ip.acc.kernels.asm_util import li as _li, mem as _m, zero_dmem
+from ip.acc.kernels.asm_util import gaps, li as _li, mem as _m, zero_dmem
 from ip.acc.kernels.mlkem import basemul, codec, ntt, status
 from ip.acc.kernels.mlkem.codec import absorb_loop, u16 as _u16
 from ip.acc.kernels.mlkem.keygen import SHA3_256
@@ -391,13 +391,8 @@ class MaskedDecaps:
         accumulator and intm's output words (wiped beside that intm, not at the end)."""
         k, c = self.k, self.cmp
         pub = self.PREP.get(k, self.Y + 512 * k)
-        live = sorted([(c.poly(k, 0), c.poly(k, 1) + 512), (pub, pub + 512), (self.ACC0, self.OKW + 64)])
-        out, at = [], self.Y
-        for lo, hi in live + [(self.END, self.END)]:
-            if lo > at:
-                out.append((at, lo))
-            at = max(at, hi)
-        return out
+        return gaps([(c.poly(k, 0), c.poly(k, 1) + 512), (pub, pub + 512), (self.ACC0, self.OKW + 64)],
+                    self.END, self.Y)
 
     def _finish(self) -> list[str]:
         """Status OK, or DK_HASH_MISMATCH and both of K's shares zeroed (public mask) if the
