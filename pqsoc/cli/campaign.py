@@ -307,8 +307,8 @@ def _tvla_args(a) -> dict:
     else:
         from ip.acc.dv import tvla
         tvla.program(a.program)
-        if a.engine != "rtl":
-            raise FlowError(f"--engine {a.engine}: the ACC's programs have the RTL power model only")
+        if a.engine == "gls" and a.model != "buses":
+            raise FlowError(f"--model {a.model}: an option of the RTL model; the gate-level model counts every net")
     return {"program": a.program, "traces": a.traces, "chunk": a.chunk, "seed": a.seed, "order": a.order,
             "engine": a.engine, "model": a.model}
 
@@ -337,6 +337,11 @@ def _tvla_prepare(args: dict, log) -> None:
             from ip.kmac.dv import tvla_keccak
             log("[campaign] building the masked Keccak core's gate-level power model once for every task")
             tvla_keccak.GateLevel(log=log)
+        return
+    if args.get("engine") == "gls":
+        from ip.acc.dv.gls_power import GateLevelPowerBackend
+        log("[campaign] building the ACC netlist's gate-level power model once for every task")
+        GateLevelPowerBackend(seed=args["seed"], log=log).build()
         return
     from ip.acc import block
     from ip.acc.dv.power import PowerBackend
@@ -382,7 +387,7 @@ def _tvla_summary(rows) -> tuple[list[str], dict]:
     else:
         units = [u for u in UNITS if u in (meta.get("orders") or {}).get("1", {}).get("units", {})] or list(UNITS)
         rep = tvla.report(program, tvla.program(program), tt, units, order, history, seed, seconds,
-                          model=meta.get("model", "buses"))
+                          model=meta.get("model", "buses"), engine=meta.get("engine", "rtl"))
     lines = [f"order {o}: max |t| {r['max_abs_t']} in {r['unit']} at cycle {r['cycle']} ({r['insn']}): "
              + ("LEAKS" if r["leaks"] else "no leak") for o, r in rep["orders"].items()]
     if rep["first_flagged_at_traces"]:
@@ -596,7 +601,7 @@ def add_parser(sub) -> None:
     q.add_argument("--seed", type=int, default=1)
     q.add_argument("--order", type=int, choices=[1, 2], default=1)
     q.add_argument("--engine", choices=["rtl", "gls"], default="rtl",
-                   help="gls: the gate-level power model (the masked Keccak core's programs)")
+                   help="gls: the gate-level power model (the netlist of `pqsoc synth acc`, or keccak_masked's)")
     q.add_argument("--model", choices=["buses", "registers"], default="buses",
                    help="the ACC's RTL power model with or without the buses between units (pqsoc sca tvla)")
     common(q)

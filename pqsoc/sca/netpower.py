@@ -11,10 +11,16 @@ gets more outputs, `pwr_flops_K` and `pwr_logic_K` (chunks of CHUNK nets: Verila
 so after an edge their popcounts are the flip-flops' and the combinational nets' toggles that
 edge caused. The simulator is cycle based (Verilator): a net's settled value
 per cycle, no glitches; input ports are the driver's and are not counted.
+
+A caller may group the nets otherwise or count fewer (`classify`: e.g. the ACC's units and only
+the nets of its synthesized netlist, ip/acc/dv/gls_power.py) and count the output ports too
+(nets the netlist drives: the ACC's side-load and bus data).
 """
 import hashlib
 import re
+import sys
 from pathlib import Path
+from typing import Callable
 
 from pqsoc import FlowError
 
@@ -25,41 +31,63 @@ _DECL = re.compile(rf"^\s*(input|output|wire|reg)\s+(?:\[(\d+):(\d+)\]\s*)?{_NAM
 _ALIAS = re.compile(rf"^\s*assign\s+{_NAME}\s*=\s*{_NAME};", re.M)
 
 
-def instrument(flat: Path, top: str, out: Path, clock: str = "clk",
-               top_class: str = "Vtop") -> tuple[Path, dict[str, int]]:
+def nets_of(text: str, count_outputs: bool = False) -> list[tuple[str, int, str]]:
+    """(name, width, kind) of every net a flat netlist counts, each once: kind "reg" (a flip-flop's
+    output) or "wire"; a second name of a net (`assign a = b;`) and the input ports are left out,
+    the output ports too unless count_outputs."""
+    inputs, outputs, nets, seen = set(), set(), [], set()
+    aliases = {m.group(1) for m in _ALIAS.finditer(text)}
+    for kind, hi, lo, name in _DECL.findall(text):
+        if kind in ("input", "output"):
+            (inputs if kind == "input" else outputs).add(name)
+            continue
+        if name in inputs or (name in outputs and not count_outputs) or name in aliases or name in seen:
+            continue
+        seen.add(name)
+        nets.append((name, abs(int(hi) - int(lo)) + 1 if hi else 1, kind))
+    return nets
+
+
+def by_kind(text: str, nets: list[tuple[str, int, str]]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The default grouping: flip-flops (`reg`) and the rest."""
+    return UNITS, {n: "flops" if kind == "reg" else "logic" for n, _, kind in nets}
+
+
+def instrument(flat: Path, top: str, out: Path, clock: str = "clk", top_class: str = "Vtop",
+               classify: Callable = by_kind, count_outputs: bool = False,
+               sample_type: str = "uint32_t") -> tuple[Path, dict[str, int]]:
     """out/power_flat.v (FLAT with the pwr_* outputs), out/power_ports.h (the driver's counting
-    code for Verilator's class TOP_CLASS) and the number of nets per unit. Cached by FLAT's
-    contents and this file's."""
+    code for Verilator's class TOP_CLASS, writing SAMPLE_TYPE counts) and the number of nets per
+    unit. classify(text, nets) -> (units, {net: unit or None}) groups the nets (nets_of's; None:
+    not counted). Cached by
+    FLAT's contents, this file's and classify's module's."""
     out.mkdir(parents=True, exist_ok=True)
     text = flat.read_text()
-    key = hashlib.sha256(text.encode() + Path(__file__).read_bytes()).hexdigest()
+    salt = Path(sys.modules[classify.__module__].__file__).read_bytes()
+    key = hashlib.sha256(text.encode() + Path(__file__).read_bytes() + salt).hexdigest()
     vout, stamp = out / "power_flat.v", out / "power.key"
-    key += top_class
-    if vout.is_file() and stamp.is_file() and stamp.read_text().startswith(key) and (out / "power_ports.h").is_file():
+    key += top_class + sample_type + ("+outputs" if count_outputs else "")
+    if vout.is_file() and stamp.is_file() and stamp.read_text().startswith(key + " ") and (out / "power_ports.h").is_file():
         return vout, {u: int(n) for u, n in (kv.split("=") for kv in stamp.read_text().split()[1:])}
     if len(re.findall(r"^module ", text, re.M)) != 1:
         raise FlowError(f"{flat}: not a flat netlist (one module expected)")
-    ports, nets = set(), {u: [] for u in UNITS}
-    aliases = {m.group(1) for m in _ALIAS.finditer(text)}
-    seen = set()
-    for kind, hi, lo, name in _DECL.findall(text):
-        if kind in ("input", "output"):
-            ports.add(name)
-            continue
-        if name in ports or name in aliases or name in seen:
-            continue
-        seen.add(name)
-        width = abs(int(hi) - int(lo)) + 1 if hi else 1
-        nets["flops" if kind == "reg" else "logic"].append((name, width))
-    widths = {u: sum(w for _, w in nets[u]) for u in UNITS}
-    if not widths["flops"]:
+    found = nets_of(text, count_outputs)
+    if not any(kind == "reg" for _, _, kind in found):
         raise FlowError(f"{flat}: no flip-flop outputs (`reg`) found")
+    units, unit_of = classify(text, found)
+    nets = {u: [] for u in units}
+    for name, width, _ in found:
+        if unit_of[name] is not None:          # None: a net the caller does not count
+            nets[unit_of[name]].append((name, width))
+    widths = {u: sum(w for _, w in nets[u]) for u in units}
     head = re.search(rf"^module {re.escape(top)}\((.*?)\);", text, re.M | re.S)
     if head is None:
         raise FlowError(f"{flat}: no `module {top}(`")
     body = ["  // the gate-level power model (pqsoc/sca/netpower.py): each net's toggles at the last edge"]
     names, chunks = [], {}
-    for u in UNITS:
+    for u in units:
+        if not widths[u]:
+            continue
         # an escaped name (`\a.b `) keeps its closing space, so `[i]` and `,` can follow it
         bits = [f"{n}[{i}]" if w > 1 else n for n, w in nets[u] for i in range(w)]
         chunks[u] = (len(bits) + CHUNK - 1) // CHUNK
@@ -78,29 +106,31 @@ def instrument(flat: Path, top: str, out: Path, clock: str = "clk",
     tmp = out / ".power_flat.v.tmp"
     tmp.write_text(text[:end] + "\n".join(body) + "\n" + text[end:])
     tmp.replace(vout)
-    (out / "power_ports.h").write_text(header(top_class, widths))
     widths = {u: w for u, w in widths.items() if w}
+    (out / "power_ports.h").write_text(header(top_class, widths, sample_type))
     stamp.write_text(key + "".join(f" {u}={w}" for u, w in widths.items()))
     return vout, widths
 
 
-def header(top_class: str, widths: dict[str, int]) -> str:
-    """power_ports.h: pqsoc_power_sample(top, out) writes each unit's toggles of the last edge."""
+def header(top_class: str, widths: dict[str, int], sample_type: str = "uint32_t") -> str:
+    """power_ports.h: pqsoc_power_sample(top, out) writes each unit's toggles of the last edge
+    (as SAMPLE_TYPE; a narrower type than the count saturates, never wraps)."""
     lines = ["// Generated by pqsoc/sca/netpower.py: the toggles of each unit at the last clock edge.",
              "#pragma once", "#include <cstdint>",
-             f"static const int PQSOC_POWER_UNITS = {len(UNITS)};",
-             f"static inline void pqsoc_power_sample({top_class}* top, uint32_t* out) {{"]
-    for j, u in enumerate(UNITS):
-        lines.append(f"  out[{j}] = 0;")
-        n = widths[u]
+             f"static const int PQSOC_POWER_UNITS = {len(widths)};",
+             f"static inline void pqsoc_power_sample({top_class}* top, {sample_type}* out) {{",
+             "  uint32_t c;"]
+    limit = {"uint16_t": 0xFFFF, "uint32_t": None}[sample_type]
+    for j, (u, n) in enumerate(widths.items()):
+        lines.append("  c = 0;")
         for k in range((n + CHUNK - 1) // CHUNK):
             w = min(CHUNK, n - k * CHUNK)
             if w <= 32:
-                lines.append(f"  out[{j}] += __builtin_popcount((uint32_t)top->pwr_{u}_{k});")
+                lines.append(f"  c += __builtin_popcount((uint32_t)top->pwr_{u}_{k});")
             elif w <= 64:
-                lines.append(f"  out[{j}] += __builtin_popcountll((uint64_t)top->pwr_{u}_{k});")
+                lines.append(f"  c += __builtin_popcountll((uint64_t)top->pwr_{u}_{k});")
             else:
-                lines.append(f"  for (int i = 0; i < {(w + 31) // 32}; i++) "
-                             f"out[{j}] += __builtin_popcount(top->pwr_{u}_{k}[i]);")
+                lines.append(f"  for (int i = 0; i < {(w + 31) // 32}; i++) c += __builtin_popcount(top->pwr_{u}_{k}[i]);")
+        lines.append(f"  out[{j}] = c > {limit}u ? {limit}u : c;" if limit else f"  out[{j}] = c;")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -109,15 +109,34 @@ class AccGateLevel(wiring.Component):
 
 
 def emit(netlist_text: str, module: str, out: Path) -> Path:
-    """The gate-level top as Verilog (module `acc`, the host driver's top), next to the netlist."""
+    """The gate-level top as Verilog (module `acc`, the host driver's top), next to the netlist.
+    A netlist with the gate-level power model's outputs (pwr_*, pqsoc/sca/netpower.py) gets
+    them passed up to the top's ports, added to the Verilog text: an Amaranth instance takes at
+    most 65 536 output bits, the ACC's model has ~180 k."""
     from amaranth.back import verilog
     out.mkdir(parents=True, exist_ok=True)
-    top = AccGateLevel(module, netlist_ports(netlist_text, module))
+    ports = netlist_ports(netlist_text, module)
+    power = {n: w for n, (d, w) in ports.items() if n.startswith("pwr_") and d == "output"}
+    top = AccGateLevel(module, {n: p for n, p in ports.items() if n not in power})
     text = verilog.convert(top, name="acc", emit_src=False)
+    if power:
+        text = _with_power_ports(text, module, power)
     path = out / "gls_top.v"
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)
     return path
+
+
+def _with_power_ports(text: str, module: str, power: dict[str, int]) -> str:
+    """TEXT (the top) with the netlist instance's POWER outputs wired to ports of the same name."""
+    head = re.search(r"^module acc\((.*?)\);\n", text, re.M | re.S)
+    inst = re.search(rf"^  {re.escape(module)} {re.escape(module)} \(\n", text, re.M)
+    if head is None or inst is None:
+        raise FlowError(f"the gate-level top has no `module acc(` or no instance `{module}` to add power ports to")
+    decl = "".join(f"  output [{w - 1}:0] {n};\n" for n, w in power.items())
+    conn = "".join(f"    .{n}({n}),\n" for n in power)
+    return (text[:head.start(1)] + ", ".join(power) + ", " + text[head.start(1):head.end()] + decl
+            + text[head.end():inst.end()] + conn + text[inst.end():])
 
 
 def gls_flags(jobs: int = 2) -> list[str]:
@@ -133,10 +152,10 @@ class GateLevelBackend(RtlBackend):
     """RtlBackend on the netlist top; seed: the random initial state (+verilator+seed)."""
 
     def __init__(self, imem_size: int, dmem_size: int, sources: list[Path], build_dir: Path,
-                 seed: int, label: str = "ACC gate level", log=None, jobs: int = 2):
+                 seed: int, label: str = "ACC gate level", log=None, jobs: int = 2, extra_flags=()):
         vl.gl_cxx()
         super().__init__(imem_size, dmem_size, sources=sources, build_dir=build_dir, label=label,
-                         log=log, flags=gls_flags(jobs),
+                         log=log, flags=gls_flags(jobs), extra_flags=extra_flags,
                          plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"])
         self.seed = seed
         self._warm_ref = None

@@ -437,10 +437,11 @@ MODELS = {"buses": "per cycle and unit: Hamming distance of every register, memo
 
 
 def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 1, log=print,
-           state_out: Path | None = None, start: int = 0, model: str = "buses") -> tuple:
-    """Run `traces` traces (classes at random) through the RTL power model; returns (the report,
-    the t-tests' accumulators: pqsoc.sca.ttest.Assessment, the units). model: "buses" (every
-    unit) or "registers" (power.REGISTER_UNITS: the buses between units left out).
+           state_out: Path | None = None, start: int = 0, model: str = "buses", engine: str = "rtl") -> tuple:
+    """Run `traces` traces (classes at random) through the power model; returns (the report,
+    the t-tests' accumulators: pqsoc.sca.ttest.Assessment, the units). engine "rtl" (ip/acc/dv/
+    power.py) or "gls" (the synthesized netlist, ip/acc/dv/gls_power.py); model (RTL only):
+    "buses" (every unit) or "registers" (power.REGISTER_UNITS: the buses between units left out).
     seed / start: trace k's inputs come from (seed, start + k), so chunks of one assessment run
     apart (a campaign's tasks) and merge to the whole (state_out: the accumulators, .npz)."""
     from ip.acc import block
@@ -448,10 +449,18 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
     from pqsoc.sca.ttest import Assessment
     if model not in MODELS:
         raise FlowError(f"unknown power model {model!r}; known: {', '.join(MODELS)}")
+    if engine not in ("rtl", "gls"):
+        raise FlowError(f"unknown engine {engine!r}; known: rtl, gls")
+    if engine == "gls" and model != "buses":
+        raise FlowError(f"--model {model}: an option of the RTL model; the gate-level model counts every net")
     prog = program(name)
     words = prog.words()
     fixed = prog.fixed_secret(np.random.default_rng([seed, 0xF1C5]))
-    be = PowerBackend(block.IMEM_SIZE, block.DMEM_SIZE, log=log)
+    if engine == "gls":
+        from ip.acc.dv.gls_power import GateLevelPowerBackend
+        be = GateLevelPowerBackend(seed=seed, log=log)
+    else:
+        be = PowerBackend(block.IMEM_SIZE, block.DMEM_SIZE, log=log)
     be.build()
     units = [u for u in UNITS if u in be.widths and (model == "buses" or u in REGISTER_UNITS)]
     columns = [list(be.widths).index(u) for u in units]
@@ -487,11 +496,12 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
                 + (", a leak confirmed by both halves" if history[-1][2] else ""))
     if state_out is not None:
         tt.save(state_out)
-    return report(name, prog, tt, units, order, history, seed, time.monotonic() - t0, start, model), tt, units
+    return (report(name, prog, tt, units, order, history, seed, time.monotonic() - t0, start, model, engine),
+            tt, units)
 
 
 def report(name: str, prog: Program, tt, units: list[str], order: int, history, seed: int, seconds: float,
-           start: int = 0, model: str = "buses") -> dict:
+           start: int = 0, model: str = "buses", engine: str = "rtl") -> dict:
     rng = np.random.default_rng([seed, 0xF1C5])
     imap = instruction_map(prog, prog.inputs(np.random.default_rng([seed, 1 << 40]), prog.fixed_secret(rng)))
     starts = [c for c, _, _ in imap]
@@ -501,8 +511,12 @@ def report(name: str, prog: Program, tt, units: list[str], order: int, history, 
         return {"pc": imap[k][1], "insn": imap[k][2]}
 
     from pqsoc.sca.report import summary
-    return {"program": name, "description": prog.description, "engine": "rtl",
-            "power_model": MODELS[model], "model": model,
+    if engine == "gls":
+        from ip.acc.dv.gls_power import DESCRIPTION
+        described = {"power_model": DESCRIPTION}
+    else:
+        described = {"power_model": MODELS[model], "model": model}
+    return {"program": name, "description": prog.description, "engine": engine, **described,
             "seed": seed, "first_trace": start, "seconds": round(seconds, 1),
             **summary(tt, units, order, history, insn_at)}
 

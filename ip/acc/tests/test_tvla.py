@@ -257,10 +257,17 @@ def test_the_masked_decapsulation_stays_under(power_model, tmp_path):
     assert assess(tmp_path, "mlkem768_decaps_masked", 100, 100, "pass")["first_flagged_at_traces"] is None
 
 
-def test_bad_requests_are_refused_by_name(capsys):
+def test_bad_requests_are_refused_by_name(capsys, tmp_path, monkeypatch):
     assert cli.main(["sca", "tvla", "nosuch", "--traces", "10"]) == 2
     assert "unknown program 'nosuch'" in capsys.readouterr().err
+    # the gate-level model needs the netlist of `pqsoc synth acc`: without one, it says so
+    from pqsoc.flow import synth
+    monkeypatch.setattr(synth, "synth_dir", lambda name: tmp_path / "no_synth" / name)
     assert cli.main(["sca", "tvla", "mlkem768_decaps_unmasked", "--traces", "10", "--engine", "gls"]) == 2
-    assert "gate-level power model" in capsys.readouterr().err
+    assert "pqsoc synth acc" in capsys.readouterr().err
+    for cmd in ("sca", "campaign"):
+        assert cli.main([cmd, "tvla", "mlkem768_decaps_unmasked", "--traces", "10", "--engine", "gls",
+                         "--model", "registers"]) == 2
+        assert "gate-level model counts every net" in capsys.readouterr().err
     assert cli.main(["sca", "tvla", "keccak_masked", "--traces", "10", "--model", "registers"]) == 2
     assert "no buses to leave out" in capsys.readouterr().err

@@ -78,8 +78,6 @@ def test_bad_requests_are_refused_by_name(capsys, tmp_path, monkeypatch):
     assert "keccak_nosuch" in capsys.readouterr().err
     assert cli.main(["sca", "tvla", "keccak_masked_no_fresh", "--traces", "10", "--engine", "gls"]) == 2
     assert "no such mode" in capsys.readouterr().err
-    assert cli.main(["campaign", "tvla", "mlkem768_decaps_unmasked", "--traces", "10", "--engine", "gls"]) == 2
-    assert "RTL power model only" in capsys.readouterr().err
     # the gate-level model needs the netlist of `pqsoc synth keccak_masked`: without one, it says so
     from pqsoc.flow import synth
     monkeypatch.setattr(synth, "synth_dir", lambda name: tmp_path / "no_synth" / name)
