@@ -9,6 +9,12 @@ PYTEST := $(VENV)/bin/pytest
 # keeps the tests that share the SoC's build folders on one worker
 TEST_JOBS ?= auto
 BLOCKS ?=
+# `make report`'s gate-level t-test of the masked ML-KEM-768 decapsulation: the issue's 1e4 traces
+# are ~53 core-hours (~19 s a trace on a core, docs/side_channels.md), a day on a 2-core machine;
+# CAMPAIGN_OPTS sends the campaign to a cluster, e.g. "--cluster slurm --jobs 10" or
+# "--scheduler tcp://HOST:8786" (docs/campaigns.md)
+SCA_GLS_TRACES ?= 10000
+CAMPAIGN_OPTS ?=
 # Caravel's fixed user-project files (soc/caravel.py); `make setup` fetches them into .caravel
 export CARAVEL_ROOT ?= $(CURDIR)/.caravel
 # Verilator's C++ builds go through ccache where it is installed (`make setup` installs it): a model
@@ -129,6 +135,13 @@ report: $(PQSOC)
 	@# the whole masked decapsulation (~1.2 s a trace): s_hat and z fixed vs random, ek, H(ek)
 	@# and c fresh in both classes (every trace an implicit rejection)
 	$(PQSOC) campaign tvla mlkem768_decaps_masked --traces 10000 --chunk 500 --name sca_decaps768_masked --json reports/sca/mlkem768_decaps_masked.json
+	@# the same at gate level (the netlist `pqsoc ppa` synthesized; every net's toggles, grouped
+	@# by unit: ip/acc/dv/gls_power.py; the model builds once, ~11 min): the unmasked decapsulation
+	@# (~10 s a trace) flagged, the decoding gadget's seeded leak (~6 s) caught, then the masked
+	@# decapsulation (~19 s a trace; SCA_GLS_TRACES, CAMPAIGN_OPTS above)
+	$(PQSOC) campaign tvla mlkem768_decaps_unmasked --engine gls --traces 100 --chunk 50 --name sca_mlkem768_unmasked_gls --json reports/sca/mlkem768_decaps_unmasked_gls.json
+	$(PQSOC) campaign tvla mlkem_decode_masked_sum --engine gls --traces 100 --chunk 50 --name sca_decode_sum_gls --json reports/sca/mlkem_decode_masked_sum_gls.json
+	$(PQSOC) campaign tvla mlkem768_decaps_masked --engine gls --traces $(SCA_GLS_TRACES) --chunk 25 $(CAMPAIGN_OPTS) --name sca_decaps768_masked_gls --json reports/sca/mlkem768_decaps_masked_gls.json
 	@# the masked Keccak-f core (its cycle model's registers, ~70 s a million traces): first order
 	@# passes; the second order of both shares' sum leaks, as any two-share design's (reported)
 	$(PQSOC) sca tvla keccak_masked --traces 1000000 --order 2

@@ -130,11 +130,12 @@ def measure(a, prepare_fuzz, db_path) -> int:
                                            "within_measured_scheduler": need <= best}
     gls_cps = a.gls_cycles_per_s
     trace_s = a.masked_decaps_cycles / gls_cps
-    for nodes in (10, 100):
-        workers = nodes * NODE_CORES
-        proj[f"gls_leakage_1e5_traces_{nodes}_nodes"] = {
-            "workers": workers, "trace_s": round(trace_s, 1),
-            "wall_min": round(1e5 * trace_s / workers / 60 + a.gls_build_s / 60, 1)}
+    for traces in ("1e4", "1e5"):
+        for nodes in (10, 100):
+            workers = nodes * NODE_CORES
+            proj[f"gls_leakage_{traces}_traces_{nodes}_nodes"] = {
+                "workers": workers, "trace_s": round(trace_s, 1),
+                "wall_min": round(float(traces) * trace_s / workers / 60 + a.gls_build_s / 60, 1)}
     out["projection"] = proj | {"assumptions": {
         "node_cores": NODE_CORES, "fuzz_chunk": BIG_CHUNK, "fuzz_programs_per_core_s": rate,
         "fuzz_task_s": round(task_s, 1), "measured_max_scheduler_tasks_per_s": best,
@@ -144,8 +145,8 @@ def measure(a, prepare_fuzz, db_path) -> int:
                                        f"{a.masked_decaps_cycles / a.decaps_cycles:.2f}x the unmasked "
                                        f"{a.decaps_cycles}), reports/masked_bench.json",
         "gls_model_build_s": a.gls_build_s,
-        "not_counted": "batch queue wait, the power model's toggle counting (not built yet), a shared "
-                       "filesystem's load; the model built once per node from a shared cache"}}
+        "not_counted": "batch queue wait, a shared filesystem's load; the model built once per node "
+                       "from a shared cache"}}
     if a.fuzz_campaign:
         fc = _campaign_span(a.fuzz_campaign, db_path)
         rows = fc["rows"]
@@ -182,10 +183,13 @@ def add_arguments(q) -> None:
     q.add_argument("--workers", type=positive(int), default=os.cpu_count() or 1)
     q.add_argument("--sleep-tasks", type=positive(int), default=200)
     q.add_argument("--scale-workers", type=positive(int), nargs="+", default=[16, 32, 64])
-    q.add_argument("--gls-cycles-per-s", type=positive(float), default=1213.0,
-                   help="the ACC netlist's simulated cycles per second (default: measured 2 Dec)")
-    q.add_argument("--gls-cycles-source", default="pqsoc gls acc, 2 Dec: the kernels' 26 696 cycles in 22 s")
-    q.add_argument("--gls-build-s", type=positive(float), default=320.0, help="the gate-level model's build")
+    q.add_argument("--gls-cycles-per-s", type=positive(float), default=688.0,
+                   help="the ACC netlist's simulated cycles per second a core with its gate-level power "
+                        "model (default: measured 5 Dec)")
+    q.add_argument("--gls-cycles-source", default="pqsoc campaign tvla mlkem768_decaps_unmasked --engine gls, "
+                   "5 Dec: 50 traces of 6 848 cycles in 498 s a task, two tasks side by side on 2 cores")
+    q.add_argument("--gls-build-s", type=positive(float), default=682.0,
+                   help="the gate-level power model's build (ip/acc/dv/gls_power.py; measured 5 Dec)")
     q.add_argument("--decaps-cycles", type=positive(int), default=6848, help="unmasked ML-KEM-768 decaps")
     q.add_argument("--masked-decaps-cycles", type=positive(int), default=12973,
                    help="the masked ML-KEM-768 decaps with intm on 16 lanes and the wipe beside the check "
