@@ -18,9 +18,7 @@ output; a kept module's wire) by the RTL model's rules, an SRAM's pins by the ma
 registers) goes to the unit of the nearest of those it feeds (breadth first, backwards through
 the cells' functions): the logic that computes a unit's next state counts as that unit.
 """
-import os
 import re
-import tempfile
 from collections import deque
 from pathlib import Path
 
@@ -148,23 +146,6 @@ def classifier(netlist: Path, top: str = "acc"):
     return classify
 
 
-def read_power(path: Path, results: list, n_units: int, label: str, skip: int = 0) -> list[np.ndarray]:
-    """The host driver's power file (ip/acc/dv/acc_host.cpp): per job, cycles x units toggle
-    counts; the first SKIP jobs' traces (a warm-up) are dropped."""
-    raw = np.fromfile(path, dtype="<u2")
-    traces, k = [], 0
-    for _ in range(skip + len(results)):
-        if k + 4 > raw.size:
-            raise FlowError(f"{label}: the power file ends early ({raw.size * 2} bytes)")
-        cycles = int(raw[k]) | int(raw[k + 1]) << 16
-        units = int(raw[k + 2]) | int(raw[k + 3]) << 16
-        if units != n_units:
-            raise FlowError(f"{label}: the power file has {units} units, the model {n_units}")
-        traces.append(raw[k + 4:k + 4 + cycles * units].reshape(cycles, units))
-        k += 4 + cycles * units
-    return traces[skip:]
-
-
 class GateLevelPowerBackend(GateLevelBackend):
     """The ACC netlist's gate-level run (`pqsoc gls acc`'s top and host driver) with the power
     ports: run_power(jobs) -> (results, traces), a trace being cycles x units (self.widths' order)."""
@@ -190,17 +171,8 @@ class GateLevelPowerBackend(GateLevelBackend):
         self.model_dir = out / f"model_{self.key}"
 
     def build(self) -> Path:
-        model = vl.build_model(flags=self.flags, sources=self.sources, driver=DRIVER, headers=[self.header],
-                               out=self.model_dir, exe="Vacc", label=self.label, log=self.log)
-        self.build_seconds = model.seconds
-        return model.exe
+        return power.build_power_model(self)
 
     def run_power(self, jobs) -> tuple[list, list[np.ndarray]]:
-        with tempfile.TemporaryDirectory(prefix="pqsoc-gls-power-") as tmp:
-            path = Path(tmp) / "power.bin"
-            self.env = dict(os.environ, PQSOC_POWER_OUT=str(path))
-            try:
-                results = self.run_many(jobs)       # the warm-up job first (gls_top.GateLevelBackend)
-            finally:
-                self.env = None
-            return results, read_power(path, results, len(self.widths), self.label, skip=1)
+        # the warm-up job first (gls_top.GateLevelBackend.run_many): its trace is dropped
+        return power.run_power(self, jobs, len(self.widths), skip=1)

@@ -197,28 +197,40 @@ class PowerBackend(RtlBackend):
         self.model_dir = self.build_dir / f"model_{self.key}"
 
     def build(self) -> Path:
-        model = vl.build_model(flags=self.flags, sources=self.sources, driver=DRIVER, headers=[self.header],
-                               out=self.model_dir, exe="Vacc", label=self.label, log=self.log)
-        self.build_seconds = model.seconds
-        return model.exe
+        return build_power_model(self)
 
     def run_power(self, jobs) -> tuple[list, list[np.ndarray]]:
-        with tempfile.TemporaryDirectory(prefix="pqsoc-power-") as tmp:
-            path = Path(tmp) / "power.bin"
-            self.env = dict(os.environ, PQSOC_POWER_OUT=str(path))
-            try:
-                results = self.run_many(jobs)
-            finally:
-                self.env = None
-            raw = np.fromfile(path, dtype="<u2")
-        traces, k = [], 0
-        for _ in results:
-            if k + 4 > raw.size:
-                raise FlowError(f"{self.label}: the power file ends early ({raw.size * 2} bytes)")
-            cycles = int(raw[k]) | int(raw[k + 1]) << 16
-            units = int(raw[k + 2]) | int(raw[k + 3]) << 16
-            if units != len(self.widths):
-                raise FlowError(f"{self.label}: the power file has {units} units, the model {len(self.widths)}")
-            traces.append(raw[k + 4:k + 4 + cycles * units].reshape(cycles, units))
-            k += 4 + cycles * units
-        return results, traces
+        return run_power(self, jobs, len(self.widths))
+
+
+def build_power_model(backend) -> Path:
+    """The host driver (PQSOC_POWER) on a backend's sources with its power_ports.h (`header`)."""
+    model = vl.build_model(flags=backend.flags, sources=backend.sources, driver=DRIVER, headers=[backend.header],
+                           out=backend.model_dir, exe="Vacc", label=backend.label, log=backend.log)
+    backend.build_seconds = model.seconds
+    return model.exe
+
+
+def run_power(backend, jobs, n_units: int, skip: int = 0) -> tuple[list, list[np.ndarray]]:
+    """(results, traces) of backend.run_many(jobs) on a model built with PQSOC_POWER: per job
+    the host driver's power file (ip/acc/dv/acc_host.cpp) holds cycles x units toggle counts;
+    the first SKIP traces (jobs the backend adds before the caller's, a warm-up) are dropped."""
+    with tempfile.TemporaryDirectory(prefix="pqsoc-power-") as tmp:
+        path = Path(tmp) / "power.bin"
+        backend.env = dict(os.environ, PQSOC_POWER_OUT=str(path))
+        try:
+            results = backend.run_many(jobs)
+        finally:
+            backend.env = None
+        raw = np.fromfile(path, dtype="<u2")
+    traces, k = [], 0
+    for _ in range(skip + len(results)):
+        if k + 4 > raw.size:
+            raise FlowError(f"{backend.label}: the power file ends early ({raw.size * 2} bytes)")
+        cycles = int(raw[k]) | int(raw[k + 1]) << 16
+        units = int(raw[k + 2]) | int(raw[k + 3]) << 16
+        if units != n_units:
+            raise FlowError(f"{backend.label}: the power file has {units} units, the model {n_units}")
+        traces.append(raw[k + 4:k + 4 + cycles * units].reshape(cycles, units))
+        k += 4 + cycles * units
+    return results, traces[skip:]
