@@ -21,7 +21,8 @@ the RTL hierarchy, so a leak points at its place:
     imem      IMEM: the fetch register and ports (program, public)
     bus       the host side: register bank, DMA, the top's flops
     kmac      the KMAC (Keccak state, message and digest paths)
-    operands  the wide ALU's operand and result buses, both register files' write-back buses
+    operands  the wide ALU's operand and result buses, both register files' write-back buses,
+              the wide register file's read ports (their muxes' outputs)
     sideload  the side-load port's data wires (message words and their second share, digest)
 
 `--model registers` leaves the last two out (REGISTER_UNITS): the model before 4 Dec, under
@@ -46,8 +47,9 @@ from pqsoc.flow import verilator as vl
 
 UNITS = ("core", "wide", "sampler", "random", "dmem", "imem", "bus", "kmac", "operands", "sideload")
 # the buses between units (wires, not registers), each unit its own: the wide ALU's operands and
-# result and the write-back buses of both register files; the side-load port's data both ways
-BUSES = {"operands": r"acc\.core\.(walu\.(a|b|res)|w_val|g_val)",
+# result, the write-back buses of both register files and the wide read ports (port_a/b/c, the
+# muxes' outputs: the gate-level model saw them, 5 Dec); the side-load port's data both ways
+BUSES = {"operands": r"acc\.core\.(walu\.(a|b|res)|w_val|g_val|port_[abc])",
          "sideload": r"acc\.sideload__(digest__data|msg__data1?)"}
 # `--model registers`: the registers and memory ports only (the model before the buses, 4 Dec)
 REGISTER_UNITS = tuple(u for u in UNITS if u not in BUSES)

@@ -185,9 +185,22 @@ class AccCore(wiring.Component):
         # AND after the read mux on each path.
         alu_a, alu_b, alu_c = (reads("alu_" + p, [x for x in port_mnems[p] if x in wide_ops])
                                for p in "abc")
-        rA, rB, rC = wdr[wa_i], wdr[wb_i], wdr[wc_i]
-        wA, wB, wC = (rA & reads_a.replicate(256), rB & reads_b.replicate(256),
-                      rC & reads_c.replicate(256))
+        # The read ports: an AND-OR mux on one-hot select flops that are zero unless the
+        # instruction reads the port. A binary mux on the index field (blanked after it, as
+        # above) followed every instruction's field: port c's is most instructions' destination,
+        # so `kmac.msgm w1, w2` then `bn.bcast w1` then `bn.bcast w2` put share 1, share 0 and
+        # share 1 on its nets (the gate-level t-test flagged it, docs/side_channels.md), and a
+        # mux tree's inner nodes meet two registers whenever an index bit changes.
+        port_index = {"a": ["wrs1", "wa", "wrs"], "b": ["wrs2", "wb"], "c": ["wt", "wrd"]}
+        sel = {p: dec.select(port_index[p], "wdr", nwdr, port_mnems[p], "sel_" + p) for p in "abc"}
+        rA, rB, rC = (Signal(256, name=f"port_{p}") for p in "abc")
+        for port, sig in zip("abc", (rA, rB, rC)):
+            terms = [wdr[k] & sel[port][k].replicate(256) for k in range(nwdr)]
+            value = terms[0]
+            for t in terms[1:]:
+                value = value | t
+            m.d.comb += sig.eq(value)
+        wA, wB, wC = rA, rB, rC            # zero unless read: the selects blank them
         reads_g1 = dec.any_of(dec.with_operand("grs1", "gpr"))
         reads_g2 = dec.any_of(dec.with_operand("grs2", "gpr"))
 

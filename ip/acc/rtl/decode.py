@@ -118,6 +118,19 @@ class Decoder:
         has. Unlike `operand` it is not forced to 0 for instructions without one (the
         caller gates its use), so the common layout needs no select at all; the rarer
         layouts are selected by their few instructions' match flags."""
+        return self._drive(Signal(width, name="idx_" + "_".join(names)), self._index_value(names, kind, width))
+
+    def select(self, names, kind: str, count: int, mnemonics, name: str) -> Signal:
+        """A one-hot register select: bit k set when the instruction is one of MNEMONICS and
+        its `index(names)` field is k, all zero for any other instruction (predecoded like
+        `index`). A read port muxed by it carries a register only while an instruction reads
+        it, and its AND-OR mux has no node that two unread registers meet in."""
+        value = self._index_value(names, kind, max(1, (count - 1).bit_length()))
+        flags = self._is if self._word is None else self._next
+        reads = Cat(*[flags[mn] for mn in sorted(set(mnemonics)) if mn in flags]).any()
+        return self._drive(Signal(count, name=name), Cat(*[reads & (value == k) for k in range(count)]))
+
+    def _index_value(self, names, kind: str | None, width: int):
         layouts = {}           # (lo, width) -> mnemonics
         for insn in self.insns:
             for name in names:
@@ -135,4 +148,4 @@ class Decoder:
             hit = Cat(*((word & by_mnem[mn].mask) == by_mnem[mn].match
                         for mn in layouts[lo, w])).any()
             value = Mux(hit, word[lo:lo + width], value)
-        return self._drive(Signal(width, name="idx_" + "_".join(names)), value)
+        return value

@@ -39,8 +39,10 @@ def test_the_model_covers_the_architectural_registers(power_model):
 def test_a_port_the_instruction_does_not_read_carries_0(power_model):
     """Operand blanking (ip/acc/rtl/core.py): port b's register index is bits 20..24 of every
     word, addi's immediate there; `addi x4, x0, 1` or `, 2` names w1 (all ones) or w2 (zero)
-    without reading either, and the operand buses toggle the same in both runs. The control:
-    bn.and reading w1 or w2 on port b (a real read) toggles them differently."""
+    without reading either, and the operand buses, the read ports' mux outputs among them,
+    toggle the same in both runs; so with port c, whose index is most instructions'
+    destination (`bn.bcast w1` or `w2` writes and reads nothing). The control: bn.and reading
+    w1 or w2 on port b (a real read) toggles them differently."""
     import numpy as np
     from ip.acc.dv.power import UNITS
     from ip.acc.dv.tvla import MAX_CYCLES
@@ -59,6 +61,7 @@ def test_a_port_the_instruction_does_not_read_carries_0(power_model):
         return trace[:, col]
 
     assert np.array_equal(operands("addi x4, x0, 1"), operands("addi x4, x0, 2"))
+    assert np.array_equal(operands("bn.bcast w1, x0"), operands("bn.bcast w2, x0"))
     assert not np.array_equal(operands("bn.and w3, w0, w1"), operands("bn.and w3, w0, w2"))
 
 
