@@ -24,7 +24,7 @@ class RunResult:
     cycles: int
     insns: int
     stop_pc: int       # pc of the ecall / faulting instruction
-    dmem: bytes        # whole DMEM after the run
+    dmem: bytes        # DMEM after the run: the whole image's length (an RTL job may ask fewer)
 
 
 class Backend(Protocol):

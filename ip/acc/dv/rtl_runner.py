@@ -94,8 +94,14 @@ class RtlBackend:
         return model.exe
 
     def run_many(self, jobs) -> list:
-        """jobs: (words, dmem bytes, max_cycles[, entropy words]) tuples; returns
-        lockstep.RunResult per job."""
+        """jobs: (words, dmem bytes, max_cycles[, entropy words[, readback[, wipe]]]) tuples;
+        returns lockstep.RunResult per job, its dmem the first READBACK bytes of DMEM after the
+        run (default: as many as the job's image; 0 when only the halt and counters matter, e.g.
+        a leakage trace: reading 16 KiB back costs more bus cycles than the program runs).
+        WIPE (default False): CTRL.WIPE after the job, as firmware ends an operation, so the
+        next starts from zero registers, RND's pool empty and DMEM zero (only its image's
+        nonzero words are then written); without it the next job sees what this one left, as
+        on lockstep's IssBackend."""
         from ip.acc.dv.lockstep import RunResult
         exe = self.build()
         lines = [f"OFFSETS {self.offsets}"]
@@ -103,13 +109,18 @@ class RtlBackend:
         for words, dmem, cyc, *rest in jobs:
             entropy = list(rest[0]) if rest else []
             dmem = bytes(dmem)
+            readback = rest[1] if len(rest) > 1 else len(dmem)
+            wipe = bool(rest[2]) if len(rest) > 2 else False
             if len(dmem) % 4 or len(dmem) > self.dmem_size:
                 raise FlowError(f"{self.label}: DMEM image of {len(dmem)} bytes does not fit "
                                 f"{self.dmem_size} bytes")
+            if readback % 4 or not 0 <= readback <= len(dmem):
+                raise FlowError(f"{self.label}: cannot read back {readback} bytes of a "
+                                f"{len(dmem)}-byte DMEM image (whole words, at most the image)")
             if 4 * len(words) > self.imem_size:
                 raise FlowError(f"{self.label}: {len(words)} instructions do not fit IMEM")
-            sizes.append(len(dmem))
-            lines.append(f"JOB {len(words)} {len(dmem) // 4} {cyc} {len(entropy)}")
+            sizes.append(readback)
+            lines.append(f"JOB {len(words)} {len(dmem) // 4} {cyc} {len(entropy)} {readback // 4} {int(wipe)}")
             lines += [f"{w:08x}" for w in words]
             lines += [f"{int.from_bytes(dmem[i:i + 4], 'little'):08x}" for i in range(0, len(dmem), 4)]
             lines += [f"{w:08x}" for w in entropy]

@@ -59,6 +59,30 @@ def test_wdr_beyond_the_count_is_illegal_then_next_program_runs(rtl_small):
             assert r.dmem[64:96] == (6 * sum(1 << 16 * i for i in range(16))).to_bytes(32, "little")
 
 
+def test_jobs_read_back_fewer_words_and_wipe_when_asked(rtl_small):
+    """run_many's readback and wipe (what a leakage trace asks): a job may read back fewer DMEM
+    words and may end with CTRL.WIPE; either way the next job runs on exactly its own image:
+    after a wipe the driver writes only the image's nonzero words (the wipe must have cleared
+    the rest), after a shorter read-back it writes again every word it did not read."""
+    from ip.acc.tools.asm import assemble
+    from pqsoc import FlowError
+    seed = assemble("addi x5, x0, 77\nsw x5, 8(x0)\nsw x5, 1020(x0)\necall\n")
+    plain = assemble("ecall\n")
+    image = bytes(range(1, 65)) + bytes(2048 - 64)             # word 255 (1020) is zero
+    runs = rtl_small.run_many([(seed, image, 100, (), 2048, True), (plain, image, 100),
+                               (seed, image, 100, (), 12), (plain, image, 100)])
+    word = lambda r, i: int.from_bytes(r.dmem[4 * i:4 * i + 4], "little")
+    assert word(runs[0], 2) == 77 and word(runs[0], 255) == 77
+    assert runs[1].dmem == image                               # word 255 wiped, not written
+    assert len(runs[2].dmem) == 12 and word(runs[2], 2) == 77
+    assert runs[3].dmem == image                               # word 255 written again
+    iss = lockstep.IssBackend(2048, 2048)
+    for job, r in zip([seed, plain], runs):
+        assert lockstep.compare(iss.run(job, image, 100), r) == []
+    with pytest.raises(FlowError, match="read back"):
+        rtl_small.run_many([(plain, image, 100, (), 2)])
+
+
 @pytest.mark.parametrize("mn", ["bn.unpk", "bn.pk"])
 def test_field_insn_through_the_core_equals_iss(rtl_small, mn):
     """bn.unpk / bn.pk decoded and executed by the core (d and off routed from the word): every
