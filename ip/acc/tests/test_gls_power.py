@@ -133,9 +133,9 @@ def test_a_netlist_without_any_unit_is_refused(tmp_path):
 def test_power_ports_are_wired_up_to_the_top():
     top = ("module acc(clk, irq);\n  input clk;\n  wire clk;\n  output irq;\n  wire irq;\n"
            "  acc_netlist acc_netlist (\n    .clk(clk),\n    .irq(irq)\n  );\nendmodule\n")
-    out = gls_top._with_power_ports(top, "acc_netlist", {"pwr_wide_0": 4096, "pwr_core_0": 7})
-    assert out.startswith("module acc(pwr_wide_0, pwr_core_0, clk, irq);\n  output [4095:0] pwr_wide_0;\n"
-                          "  output [6:0] pwr_core_0;\n")
-    assert "  acc_netlist acc_netlist (\n    .pwr_wide_0(pwr_wide_0),\n    .pwr_core_0(pwr_core_0),\n    .clk(clk)" in out
+    out = gls_top._with_power_ports(top, "acc_netlist", {"pwr_wide": 32, "pwr_core": 32})
+    assert out.startswith("module acc(pwr_wide, pwr_core, clk, irq);\n  output [31:0] pwr_wide;\n"
+                          "  output [31:0] pwr_core;\n")
+    assert "  acc_netlist acc_netlist (\n    .pwr_wide(pwr_wide),\n    .pwr_core(pwr_core),\n    .clk(clk)" in out
     with pytest.raises(FlowError, match="no instance"):
-        gls_top._with_power_ports(top, "other", {"pwr_core_0": 7})
+        gls_top._with_power_ports(top, "other", {"pwr_core": 32})
