@@ -10,7 +10,7 @@ PYTEST := $(VENV)/bin/pytest
 TEST_JOBS ?= auto
 BLOCKS ?=
 # `make report`'s gate-level t-test of the masked ML-KEM-768 decapsulation: the issue's 1e4 traces
-# are ~53 core-hours (~19 s a trace on a core, docs/side_channels.md), a day on a 2-core machine;
+# are ~19 core-hours (~6.8 s a trace on a core, docs/side_channels.md), ~9.5 h on a 2-core machine;
 # CAMPAIGN_OPTS sends the campaign to a cluster, e.g. "--cluster slurm --jobs 10" or
 # "--scheduler tcp://HOST:8786" (docs/campaigns.md)
 SCA_GLS_TRACES ?= 10000

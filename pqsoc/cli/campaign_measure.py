@@ -183,13 +183,13 @@ def add_arguments(q) -> None:
     q.add_argument("--workers", type=positive(int), default=os.cpu_count() or 1)
     q.add_argument("--sleep-tasks", type=positive(int), default=200)
     q.add_argument("--scale-workers", type=positive(int), nargs="+", default=[16, 32, 64])
-    q.add_argument("--gls-cycles-per-s", type=positive(float), default=688.0,
+    q.add_argument("--gls-cycles-per-s", type=positive(float), default=1897.0,
                    help="the ACC netlist's simulated cycles per second a core with its gate-level power "
-                        "model (default: measured 5 Dec)")
-    q.add_argument("--gls-cycles-source", default="pqsoc campaign tvla mlkem768_decaps_unmasked --engine gls, "
-                   "5 Dec: 50 traces of 6 848 cycles in 498 s a task, two tasks side by side on 2 cores")
-    q.add_argument("--gls-build-s", type=positive(float), default=682.0,
-                   help="the gate-level power model's build (ip/acc/dv/gls_power.py; measured 5 Dec)")
+                        "model (default: measured 6 Dec)")
+    q.add_argument("--gls-cycles-source", default="pqsoc campaign tvla mlkem768_decaps_masked --engine gls, "
+                   "6 Dec: 25 traces of 12 973 cycles in 171 s a task, two tasks side by side on 2 cores")
+    q.add_argument("--gls-build-s", type=positive(float), default=642.0,
+                   help="the gate-level power model's build (ip/acc/dv/gls_power.py; measured 6 Dec)")
     q.add_argument("--decaps-cycles", type=positive(int), default=6848, help="unmasked ML-KEM-768 decaps")
     q.add_argument("--masked-decaps-cycles", type=positive(int), default=12973,
                    help="the masked ML-KEM-768 decaps with intm on 16 lanes and the wipe beside the check "
