@@ -13,9 +13,9 @@
 //         firmware ends an operation). Exit 2 on a bus that never acknowledges.
 // The host writes only the words that differ from what it knows of the memories: IMEM as it
 // last wrote it (the ACC never writes IMEM), DMEM as read back (the rest unknown: written) or
-// zero after a wipe and after reset. Jobs run back to back without a reset: what a program
-// leaves in the registers and RND's pool stays for the next unless the job wipes (the ISS
-// backend, ip/acc/dv/lockstep.py, keeps them too).
+// zero after a wipe and after reset. Jobs run back to back without a reset: START zeroes the
+// registers, but RND's pool keeps what a program left unread for the next unless the job wipes
+// (the ISS backend, ip/acc/dv/lockstep.py, keeps it too).
 // Built with PQSOC_POWER (the power model of ip/acc/dv/power.py), it also appends, per job, the
 // toggles of each unit in every cycle from START to the end of the program to the file named by
 // PQSOC_POWER_OUT: uint32 cycles, uint32 units, then cycles x units uint16 (little endian).

@@ -99,9 +99,9 @@ class RtlBackend:
         run (default: as many as the job's image; 0 when only the halt and counters matter, e.g.
         a leakage trace: reading 16 KiB back costs more bus cycles than the program runs).
         WIPE (default False): CTRL.WIPE after the job, as firmware ends an operation, so the
-        next starts from zero registers, RND's pool empty and DMEM zero (only its image's
-        nonzero words are then written); without it the next job sees what this one left, as
-        on lockstep's IssBackend."""
+        next starts with RND's pool empty and DMEM zero (only its image's nonzero words are
+        then written); without it the next job sees the entropy this one left unread, as on
+        lockstep's IssBackend (START zeroes the registers either way)."""
         from ip.acc.dv.lockstep import RunResult
         exe = self.build()
         lines = [f"OFFSETS {self.offsets}"]
