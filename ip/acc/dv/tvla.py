@@ -476,7 +476,7 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
             classes.append(c)
             dmem, entropy = prog.inputs(rng, fixed if c == 0 else None)
             # no DMEM read back (only the halt is checked), then a wipe: each trace starts from
-            # zero registers and DMEM, whatever the last one left
+            # a zero DMEM and an empty RND pool, whatever the last one left
             jobs.append((words, dmem, MAX_CYCLES, entropy, 0, True))
         results, power = be.run_power(jobs)
         for r in results:
