@@ -18,7 +18,8 @@ from ip.acc import api, block
 from ip.acc.dv.jobs import image
 from ip.acc.iss import Iss
 from ip.acc.kernels.mlkem import status
-from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps
+from ip.acc.kernels.mlkem.codec import absorb_loop
+from ip.acc.kernels.mlkem.masked_decaps import MaskedDecaps, _spaced
 from ip.acc.tools.asm import assemble
 
 KEMS = {512: ML_KEM_512, 768: ML_KEM_768, 1024: ML_KEM_1024}
@@ -116,6 +117,21 @@ def test_masked_decaps_is_constant_time_and_its_shares_never_meet(param):
     joined = md.program().replace(at, at + f"bn.lw w1, {md.S[0]}(x0)\nbn.lw w1, {md.S[1]}(x0)\n", 1)
     found = share_check.check(Program.from_asm(joined), img, ent, **md.share_policy())
     assert [f.where.split(":")[0] for f in found] == ["w1", "dmem read"]
+
+
+def test_j_blocks_go_where_the_permutation_before_has_had_its_time():
+    """_spaced (J's message groups among the share passes' chunks): in order, a group where the
+    chunks since the one before take the permutation's cycles; where none can, the cheaper of
+    waiting and leaving groups for the caller."""
+    g = absorb_loop
+    chunks = [(100, ["a"]), (20, ["b"]), (100, ["c"]), (30, ["d"])]
+    lines, left = _spaced(chunks, [1, 2, 3], 97, lambda n: 1000 * n)
+    assert lines == [*g(1), "a", *g(2), "b", "c", *g(3), "d"] and left == []    # b + c >= 97: no wait
+    short = [(100, ["a"]), (20, ["b"]), (20, ["c"])]
+    lines, left = _spaced(short, [1, 2, 3], 97, lambda n: 10 * n)
+    assert lines == [*g(1), "a", *g(2), "b", "c"] and left == [3]        # leaving one: 10 < 77
+    lines, left = _spaced(short, [1, 2, 3], 97, lambda n: 1000 * n)
+    assert lines == [*g(1), "a", *g(2), "b", *g(3), "c"] and left == []  # waiting 77: < 1000
 
 
 def test_the_masked_key_is_dk_in_shares():

@@ -144,7 +144,8 @@ def test_the_masked_decoding_passes_on_the_buses(power_model, tmp_path):
 @pytest.mark.parametrize("name", ["mlkem_decode_masked", "mlkem768_decrypt_masked", "mlkem_g_masked",
                                   "mlkem_j_masked", "mlkem_prf_masked", "mlkem_cbd_masked",
                                   "mlkem_b2a_masked", "mlkem768_encrypt_masked", "mlkem768_compare_masked",
-                                  "mlkem_select_masked", "mlkem768_decaps_masked"])
+                                  "mlkem_select_masked", "mlkem512_decaps_masked", "mlkem768_decaps_masked",
+                                  "mlkem1024_decaps_masked"])
 def test_the_masked_programs_are_the_same_on_rtl_and_iss(power_model, name):
     """ISS = RTL: cycles, halt and the whole DMEM (outputs, planes, the wipe)."""
     import numpy as np

@@ -19,8 +19,9 @@ The pieces, each checked on its own (their modules), run in this order:
    shares, x1 right after x0), and the message bits m'_i = [x0_i + x1_i - 833 mod q < 1664]
    by the stream unit's masked interval mode (smp.run intm, ip/acc/iss/masked_interval.py).
    H's and J's message words go to the KMAC between the chunks of this step, a rate block
-   before each chunk, so the permutations run beside the core's work; J's last blocks, and
-   (512, 768) the public words of step 6's first polynomial, while the unit decodes.
+   before a chunk (H's before each, J's where they wait least for the permutation before:
+   _spaced), so the permutations run beside the core's work; J's last blocks, and (512, 768)
+   the public words of step 6's first polynomial, while the unit decodes.
 4. (K', r') = G(m' || h): masked_hash.MaskedG; step 3's share buffers zeroed beside it.
 5. u', v' in arithmetic shares: masked_encrypt.MaskedEncrypt's schedule (its noise jobs beside
    the core's share work).
@@ -46,6 +47,8 @@ z's shares at U: ek's t_hat encoding is read by the re-encryption's first public
 before anything writes U), u_hat, Decompress(v) and w after it; the check's buffers and intm's output words at NT (free
 during the decryption, reused after the re-encryption). ML-KEM-1024 ends at 16 160 bytes.
 """
+import itertools
+
 from ip.acc.kernels.asm_util import gaps, li as _li, mem as _m, zero_dmem
 from ip.acc.kernels.mlkem import basemul, codec, ntt, status
 from ip.acc.kernels.mlkem.codec import absorb_loop, u16 as _u16
@@ -56,6 +59,7 @@ from ip.acc.kernels.mlkem.masked_encrypt import MONT_1665, MaskedEncrypt
 from ip.acc.kernels.mlkem.masked_hash import PRF_SETS, SHAKE256_MASKED, MaskedG
 
 DECODE_LO, DECODE_W = 833, 1664     # Compress_1(x) = 1 iff x - 833 mod q < 1664
+MASKED_PERMUTATION = 97             # cycles of the KMAC's masked Keccak-f (ip/kmac/rtl/keccak_masked.py)
 
 
 class MaskedDecaps:
@@ -300,29 +304,36 @@ class MaskedDecaps:
               "kmac.msgm w1, w2, x3", *wipe("w1", "w2", "w4"), *_li(7, self.C)]
         # w_i = INTT(s_i o u_hat); x0 into s0's first polynomial, x1 right after it (s0's
         # second: the stream unit's intm reads a polynomial's share 1 after its share 0)
+        # (est. cycles, lines): the weave spaces J's blocks by these (ISS, rounded)
         passes = []
         x_at = (self.S[0], self.S[0] + 512)
         for i in (0, 1):
             s = self.S[i]
-            passes += [basemul.pointers([(s + 512 * j, self.UH + 512 * j) for j in range(k)], self.W, self.BMC) +
-                       ["jal x28, me_prod"], e._call("me_intt", x8=self.W)]
+            passes += [(125 * k + 38, basemul.pointers([(s + 512 * j, self.UH + 512 * j) for j in range(k)], self.W,
+                                                       self.BMC) + ["jal x28, me_prod"]),
+                       (186, e._call("me_intt", x8=self.W))]
             body = (["bn.lw.pi w0, 0(x12)"] if i == 0 else []) + \
                 ["bn.lw.pi w1, 0(x10)", "bn.subvm w2, w0, w1", "bn.sw.pi w2, 0(x11)"]
-            passes.append(["bn.xor w0, w0, w0", *_li(10, self.W), *_li(11, x_at[i]), *_li(12, self.VD),
-                           f"loopi 16, {len(body)}", *body])
+            passes.append((88 if i == 0 else 72, ["bn.xor w0, w0, w0", *_li(10, self.W), *_li(11, x_at[i]),
+                                                  *_li(12, self.VD), f"loopi 16, {len(body)}", *body]))
             if i == 0:                        # W and x1's place are share 1's next: zeroed between
-                passes.append(["bn.xor w0, w0, w0", *zero_dmem([(self.W, self.W + 512), (x_at[1], x_at[1] + 512)])])
-            passes.append(["jal x28, me_flush"])
-        # a block before each chunk, the last ones (and the finish) before the decoding's gadget
-        groups = _blocks(self.c_len // 32, before=32)
-        L += _weave(passes, groups[:len(passes)])
+                passes.append((39, ["bn.xor w0, w0, w0",
+                                    *zero_dmem([(self.W, self.W + 512), (x_at[1], x_at[1] + 512)])]))
+            passes.append((28, ["jal x28, me_flush"]))
+        # J's blocks before the chunks where they wait least; the rest (and the finish) beside
+        # the decoding's gadget (~340 cycles of the unit), before the check's first public
+        # words (~290 cycles of the core) if those are prepared there
+        gap, prep = MASKED_PERMUTATION, 290 if self.PREP else 0
+        woven, left = _spaced(passes, _blocks(self.c_len // 32, before=32), gap,
+                              lambda n: max(0, n * (gap + 20) + max(prep, gap) - 340))
+        L += woven
         L += ["md_decode:", *_li(5, DECODE_LO), "bn.bcast w3, x5", f"bn.sw w3, {_m(self.IPUB)}", "addi x5, x0, 0",
               *wipe("w3")]
         # J's last blocks (public c) go to the KMAC while the unit decodes
         # (and the check's first public words, if they have their place: w0..w13, x5, x6, x25, x26)
         prep0 = self.cmp.prep_pub(0, self.PREP[0]) if self.PREP else []
         L += self._intm(self.S[0], self.IPUB, DECODE_W, stride0=True,
-                        during=[x for n in groups[len(passes):] for x in absorb_loop(n)] + ["kmac.finish"] + prep0)
+                        during=[x for n in left for x in absorb_loop(n)] + ["kmac.finish"] + prep0)
         # K-bar: share 1, then (a cycle between) share 0; each store after a public word's
         sel = self.select
         L += ["kmac.dig1 w6", SEP, "kmac.dig w5", "kmac.rel", "bn.bcast w4, x0",
@@ -433,6 +444,25 @@ def _blocks(nwords: int, before: int = 0) -> list[int]:
             groups.append(n)
             n = 0
     return groups + ([n] if n else [])
+
+
+def _spaced(chunks: list[tuple[int, list]], groups: list[int], gap: int, left_cost) -> tuple[list[str], list[int]]:
+    """(lines, groups left): the KMAC message groups in order, each before one of the chunks
+    (est. cycles, lines), at the places that make the least estimated wait: a group's words
+    wait for the permutation the group before started (`gap` cycles) less the chunks between;
+    left_cost(n): the estimated wait for n groups left for the caller."""
+    n, best = len(chunks), None
+    for places in itertools.combinations(range(n), min(len(groups), n)):
+        for m in range(len(places) + 1):
+            at, wait = places[:m], left_cost(len(groups) - m)
+            for a, b in zip(at, at[1:]):
+                wait += max(0, gap - sum(est for est, _ in chunks[a:b]))
+            if best is None or wait < best[0]:
+                best = (wait, at)
+    at, L, left = best[1], [], list(groups)
+    for i, (_, ch) in enumerate(chunks):
+        L += (absorb_loop(left.pop(0)) if i in at else []) + ch
+    return L, left
 
 
 def _weave(chunks: list, groups: list[int]) -> list[str]:
