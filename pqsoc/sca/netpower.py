@@ -52,6 +52,11 @@ def nets_of(text: str, count_outputs: bool = False) -> list[tuple[str, int, str]
     return nets
 
 
+def outputs_of(text: str) -> set[str]:
+    """The output ports of a flat netlist."""
+    return {name for kind, _, _, name in _DECL.findall(text) if kind == "output"}
+
+
 def by_kind(text: str, nets: list[tuple[str, int, str]]) -> tuple[tuple[str, ...], dict[str, str]]:
     """The default grouping: flip-flops (`reg`) and the rest."""
     return UNITS, {n: "flops" if kind == "reg" else "logic" for n, _, kind in nets}

@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from ip.acc.dv import gls_top, power
-from ip.acc.dv.gls_top import GateLevelBackend
 from ip.acc.dv.rtl_runner import DRIVER
 from pqsoc import FlowError
 from pqsoc.flow import locks
 from pqsoc.flow import verilator as vl
+from pqsoc.sca import netpower
 
 # power.UNITS without the KMAC (the RTL KMAC beside the netlist is not counted)
 UNITS = tuple(u for u in power.UNITS if u != "kmac")
@@ -113,7 +113,7 @@ def classifier(netlist: Path, top: str = "acc"):
         for m in _NONBLOCKING.finditer(text):
             drivers.setdefault(m.group(1), set()).update(_ids(m.group(2)))
         counted = {n for n, _, kind in nets if kind == "reg" or _plain(n) in names}
-        counted |= set(re.findall(rf"^\s*output\s+(?:\[\d+:\d+\]\s*)?({_ID});", text, re.M))
+        counted |= netpower.outputs_of(text)
         seeds: list[tuple[str, str]] = []       # (net, unit) the search starts from, first wins
         for m in _INSTANCE.finditer(text):      # the SRAM macros: every pin their unit's
             if _plain(m.group(1)) in _NOT_INSTANCES:
@@ -146,7 +146,7 @@ def classifier(netlist: Path, top: str = "acc"):
     return classify
 
 
-class GateLevelPowerBackend(GateLevelBackend):
+class GateLevelPowerBackend(gls_top.GateLevelBackend):
     """The ACC netlist's gate-level run (`pqsoc gls acc`'s top and host driver) with the power
     ports: run_power(jobs) -> (results, traces), a trace being cycles x units (self.widths' order)."""
 
@@ -154,7 +154,6 @@ class GateLevelPowerBackend(GateLevelBackend):
         from ip.acc import block
         from ip.acc.dv.gls import ACC_NETLIST_MODULE, acc_gl_model
         from pqsoc.flow import synth
-        from pqsoc.sca import netpower
         _, (_, flat, srams), build_dir, _ = acc_gl_model(log or (lambda m: None))
         netlist = synth.synth_dir("acc") / "netlist.v"
         out = build_dir / "power"
