@@ -14,6 +14,8 @@ BLOCKS ?=
 # CAMPAIGN_OPTS sends the campaign to a cluster, e.g. "--cluster slurm --jobs 10" or
 # "--scheduler tcp://HOST:8786" (docs/campaigns.md)
 SCA_GLS_TRACES ?= 10000
+# ... and at RTL the issue's 1e5 traces, ~5.6 core-hours (~0.2 s a trace on a core)
+SCA_RTL_TRACES ?= 100000
 CAMPAIGN_OPTS ?=
 # Caravel's fixed user-project files (soc/caravel.py); `make setup` fetches them into .caravel
 export CARAVEL_ROOT ?= $(CURDIR)/.caravel
@@ -132,13 +134,13 @@ report: $(PQSOC)
 	@# without the DOM ANDs' fresh words: flagged
 	$(PQSOC) campaign tvla mlkem768_compare_masked --traces 10000 --chunk 500 --name sca_compare768_masked --json reports/sca/mlkem768_compare_masked.json
 	$(PQSOC) campaign tvla mlkem768_compare_masked_no_fresh --traces 500 --chunk 250 --name sca_compare768_no_fresh --json reports/sca/mlkem768_compare_masked_no_fresh.json
-	@# the whole masked decapsulation (~1.2 s a trace): s_hat and z fixed vs random, ek, H(ek)
-	@# and c fresh in both classes (every trace an implicit rejection)
-	$(PQSOC) campaign tvla mlkem768_decaps_masked --traces 10000 --chunk 500 --name sca_decaps768_masked --json reports/sca/mlkem768_decaps_masked.json
+	@# the whole masked decapsulation (~0.2 s a trace): s_hat and z fixed vs random, ek, H(ek)
+	@# and c fresh in both classes (every trace an implicit rejection); SCA_RTL_TRACES above
+	$(PQSOC) campaign tvla mlkem768_decaps_masked --traces $(SCA_RTL_TRACES) --chunk 500 $(CAMPAIGN_OPTS) --name sca_decaps768_masked --json reports/sca/mlkem768_decaps_masked.json
 	@# the same at gate level (the netlist `pqsoc ppa` synthesized; every net's toggles, grouped
 	@# by unit: ip/acc/dv/gls_power.py; the model builds once, ~11 min): the unmasked decapsulation
-	@# (~10 s a trace) flagged, the decoding gadget's seeded leak (~6 s) caught, then the masked
-	@# decapsulation (~19 s a trace; SCA_GLS_TRACES, CAMPAIGN_OPTS above)
+	@# flagged, the decoding gadget's seeded leak caught, then the masked decapsulation (~6.8 s a
+	@# trace on a core; SCA_GLS_TRACES, CAMPAIGN_OPTS above)
 	$(PQSOC) campaign tvla mlkem768_decaps_unmasked --engine gls --traces 100 --chunk 50 --name sca_mlkem768_unmasked_gls --json reports/sca/mlkem768_decaps_unmasked_gls.json
 	$(PQSOC) campaign tvla mlkem_decode_masked_sum --engine gls --traces 100 --chunk 50 --name sca_decode_sum_gls --json reports/sca/mlkem_decode_masked_sum_gls.json
 	$(PQSOC) campaign tvla mlkem768_decaps_masked --engine gls --traces $(SCA_GLS_TRACES) --chunk 25 $(CAMPAIGN_OPTS) --name sca_decaps768_masked_gls --json reports/sca/mlkem768_decaps_masked_gls.json
