@@ -321,8 +321,9 @@ class MaskedDecaps:
                                     *zero_dmem([(self.W, self.W + 512), (x_at[1], x_at[1] + 512)])]))
             passes.append((28, ["jal x28, me_flush"]))
         # J's blocks before the chunks where they wait least; the rest (and the finish) beside
-        # the decoding's gadget (~340 cycles of the unit), before the check's first public
-        # words (~290 cycles of the core) if those are prepared there
+        # the decoding's gadget, before the check's first public words if those are prepared
+        # there: n groups left cost ~n (permutation + absorption), then the finish's
+        # permutation or the preparation (~290 cycles), against the unit's ~340
         gap, prep = MASKED_PERMUTATION, 290 if self.PREP else 0
         woven, left = _spaced(passes, _blocks(self.c_len // 32, before=32), gap,
                               lambda n: max(0, n * (gap + 20) + max(prep, gap) - 340))
