@@ -47,6 +47,8 @@ class Kind:
     prepare: Callable       # (args dict, log) -> None: what every task shares, made once
     summary: Callable       # (rows) -> (lines, figures: {'passed', 'failed', ...})
     picture: Callable | None = None   # (rows, name, summary figures) -> the PNG it wrote, or None
+    check: Callable | None = None     # (args, rows, log) -> None, or FlowError: the finished tasks
+                                      # measured something else than this run would (a resume)
 
 
 # ---- fuzz: ACC random programs in lockstep (ip/acc/dv/fuzz.py), in chunks of --chunk programs --
@@ -349,6 +351,26 @@ def _tvla_prepare(args: dict, log) -> None:
     PowerBackend(block.IMEM_SIZE, block.DMEM_SIZE, log=log).build()
 
 
+def _tvla_check(args: dict, rows, log) -> None:
+    """A resumed campaign's finished chunks must have measured what the tasks left will: the same
+    program and power model (ip/acc/dv/tvla.py fingerprint), or the merge would mix two programs'
+    traces. Checked before anything runs; the Keccak core's runs carry no fingerprint."""
+    done = [r for r in rows if r["state"] == "passed"]
+    if _keccak(args["program"]) or not done:
+        return
+    from ip.acc.dv import tvla
+    from pqsoc.sca.ttest import Assessment
+    now = tvla.measured(args["program"], args.get("engine", "rtl"), args.get("model", "buses"), args["seed"])
+    for r in done:
+        path = REPO / r["inputs"]["state"]
+        was = Assessment.tag_of(path) if path.exists() else "missing"
+        if was != now:
+            raise FlowError(f"task {r['key']} measured {args['program']} as {was or 'untagged'} (its "
+                            f"{_shown(path)}), a run now would measure {now}: the program or the power model "
+                            "changed since; give another --name, or run it again without --resume")
+    log(f"[campaign] {len(done)} finished tasks measured what the rest will ({now})")
+
+
 def _tvla_merged(rows):
     """(t-test of every chunk that passed, merged in trace order; [(traces, max |t|)] after each)."""
     import numpy as np
@@ -359,7 +381,11 @@ def _tvla_merged(rows):
         if tt is None:
             tt = part
         else:
-            tt.merge(part)
+            try:
+                tt.merge(part)
+            except ValueError as exc:
+                raise FlowError(f"task {r['key']}: {exc}: the campaign's tasks measured different "
+                                "programs or power models; run it again without --resume") from None
         if min(tt.counts) >= 2:
             history.append((sum(tt.counts), float(np.abs(tt.whole().t(1)).max()), bool(tt.confirmed(1).any())))
     return tt, history
@@ -434,7 +460,7 @@ KINDS = {"fuzz": Kind(_fuzz_args, _fuzz_tasks, _fuzz_prepare, _fuzz_summary),
          "acvp": Kind(_acvp_args, _acvp_tasks, _no_prepare, _acvp_summary),
          "gls": Kind(_gls_args, _gls_tasks, _gls_prepare, _gls_summary),
          "sweep": Kind(_sweep_args, _sweep_tasks, _sweep_prepare, _sweep_summary, _sweep_picture),
-         "tvla": Kind(_tvla_args, _tvla_tasks, _tvla_prepare, _tvla_summary, _tvla_picture),
+         "tvla": Kind(_tvla_args, _tvla_tasks, _tvla_prepare, _tvla_summary, _tvla_picture, _tvla_check),
          "sleep": Kind(_sleep_args, _sleep_tasks, _no_prepare, _task_summary)}
 
 
@@ -476,6 +502,8 @@ def run_kind(kind: str, a) -> int:
         left = len(db.pending())
         log(f"[campaign] {name}: {len(tasks)} tasks, {left} to run ({_shown(db.path)})")
         lap("open")
+        if left and k.check:
+            k.check(args, db.rows(), log)
         if left:
             k.prepare(args, log)
             lap("prepare")

@@ -135,8 +135,9 @@ class Assessment:
     sample points, one test alone passes 4.5 by chance (a Gaussian |t| does with probability
     6.8e-6 per point), two independent ones at the same point practically never."""
 
-    def __init__(self, shape):
+    def __init__(self, shape, tag: str = ""):
         self.halves = (TTest(shape), TTest(shape))
+        self.tag = tag          # what was measured (a program and power model's fingerprint)
 
     def add(self, traces: np.ndarray, classes: np.ndarray, numbers: np.ndarray) -> None:
         traces, classes, numbers = np.asarray(traces), np.asarray(classes), np.asarray(numbers)
@@ -145,6 +146,12 @@ class Assessment:
             self.halves[h].add(traces[sel], classes[sel])
 
     def merge(self, other: "Assessment") -> None:
+        """Add another run's traces: of the same thing measured (tag) on the same sample points,
+        or ValueError (traces of two programs would average into a t-test of neither)."""
+        shape, theirs = self.halves[0].cls[0].mean.shape, other.halves[0].cls[0].mean.shape
+        if (self.tag, shape) != (other.tag, theirs):
+            raise ValueError(f"traces of another measurement: {other.tag or 'untagged'} on {theirs} "
+                             f"sample points, these {self.tag or 'untagged'} on {shape}")
         for h in (0, 1):
             self.halves[h].merge(other.halves[h])
 
@@ -167,13 +174,19 @@ class Assessment:
         return (np.abs(a) > THRESHOLD) & (np.abs(b) > THRESHOLD) & (np.sign(a) == np.sign(b))
 
     def save(self, path) -> None:
-        np.savez(path, **{f"h{h}_c{c}_{k}": v for h in (0, 1) for c in (0, 1)
-                          for k, v in self.halves[h].cls[c].state().items()})
+        np.savez(path, tag=np.array(self.tag), **{f"h{h}_c{c}_{k}": v for h in (0, 1) for c in (0, 1)
+                                                  for k, v in self.halves[h].cls[c].state().items()})
+
+    @staticmethod
+    def tag_of(path) -> str:
+        """A saved run's tag, without reading its moments ('' for a file saved before tags)."""
+        with np.load(path) as z:
+            return str(z["tag"]) if "tag" in z.files else ""
 
     @classmethod
     def load(cls, path) -> "Assessment":
         with np.load(path) as z:
-            a = cls(z["h0_c0_mean"].shape)
+            a = cls(z["h0_c0_mean"].shape, str(z["tag"]) if "tag" in z.files else "")
             for h in (0, 1):
                 a.halves[h].cls = tuple(Moments.from_state({k: z[f"h{h}_c{c}_{k}"] for k in ("n", "mean", "m2", "m3", "m4")})
                                         for c in (0, 1))

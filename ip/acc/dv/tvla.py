@@ -73,6 +73,7 @@ Programs:
                                MaskedSelect): K = ok ? K' : K-bar; secret: ok, K', K-bar, fixed
                                (ok = 1) vs random; shares and URND's seed fresh
 """
+import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -430,6 +431,30 @@ def instruction_map(prog: Program, inputs: tuple) -> list[tuple[int, int, str]]:
     return out
 
 
+def fingerprint(words: list, backend, engine: str, model: str) -> str:
+    """What a trace measures: the program's words, the engine and model, and the contents of the
+    power model's sources, driver and header (not the model's build key: that holds paths and
+    the host's CPU, which differ between a cluster's nodes running the same measurement)."""
+    from ip.acc.dv.rtl_runner import DRIVER
+    h = hashlib.sha256(f"{engine} {model}\n".encode() + b"".join(int(w).to_bytes(4, "little") for w in words))
+    for p in [*map(Path, backend.sources), Path(DRIVER), Path(backend.header)]:
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def measured(name: str, engine: str = "rtl", model: str = "buses", seed: int = 1) -> str:
+    """The fingerprint a run of `assess` with these arguments tags its accumulators with (the
+    power model's sources made, not built)."""
+    from ip.acc import block
+    if engine == "gls":
+        from ip.acc.dv.gls_power import GateLevelPowerBackend
+        be = GateLevelPowerBackend(seed=seed)
+    else:
+        from ip.acc.dv.power import PowerBackend
+        be = PowerBackend(block.IMEM_SIZE, block.DMEM_SIZE)
+    return fingerprint(program(name).words(), be, engine, model)
+
+
 MODELS = {"buses": "per cycle and unit: Hamming distance of every register, memory port and bus between "
                     "units (ip/acc/dv/power.py)",
           "registers": "per cycle and unit: Hamming distance of every register and memory port, no buses "
@@ -489,7 +514,7 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
             raise FlowError(f"{name}: traces of {sorted(lens)} cycles: the program's time depends on its "
                             "inputs (not constant time), so its traces cannot be compared cycle by cycle")
         if tt is None:
-            tt = Assessment((length, len(units)))
+            tt = Assessment((length, len(units)), fingerprint(words, be, engine, model))
         tt.add(np.stack(power)[:, :, columns], np.array(classes), np.arange(start + done, start + done + n))
         done += n
         if min(tt.counts) >= 2:
@@ -519,7 +544,7 @@ def report(name: str, prog: Program, tt, units: list[str], order: int, history, 
     else:
         described = {"power_model": MODELS[model], "model": model}
     return {"program": name, "description": prog.description, "engine": engine, **described,
-            "seed": seed, "first_trace": start, "seconds": round(seconds, 1),
+            "fingerprint": tt.tag, "seed": seed, "first_trace": start, "seconds": round(seconds, 1),
             **summary(tt, units, order, history, insn_at)}
 
 

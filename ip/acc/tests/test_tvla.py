@@ -102,6 +102,41 @@ def test_a_campaign_of_chunks_is_the_serial_assessment(unmasked, tmp_path, monke
     assert (tmp_path / "tv_t.png").is_file()
 
 
+def test_a_resume_must_measure_what_its_finished_tasks_did(unmasked, tmp_path, monkeypatch, capsys):
+    """--resume checks, before a task runs, that the finished chunks measured the program and
+    power model the rest would (their fingerprint): traces of two programs must not merge into
+    one t-test. Here a finished chunk's tag is made another's, as a program changed between
+    sessions would leave it."""
+    from pqsoc import REPO
+    from pqsoc.campaign.db import CampaignDB
+    from pqsoc.cli import campaign
+    from pqsoc.sca.ttest import Assessment
+    monkeypatch.setattr(campaign, "CAMPAIGNS", tmp_path)
+    argv = ["campaign", "tvla", "mlkem768_decaps_unmasked", "--traces", "100", "--chunk", "50", "--workers", "1",
+            "--name", "tv", "--seed", "3"]
+
+    def second_pending():
+        db = CampaignDB(tmp_path / "tv.sqlite")
+        with db.con:
+            db.con.execute("UPDATE tasks SET state = 'pending' WHERE key = 't000000050'")
+        db.close()
+    assert cli.main(argv) == 0
+    second_pending()
+    assert cli.main(argv + ["--resume"]) == 0
+    assert "1 finished tasks measured what the rest will" in capsys.readouterr().err
+    first = REPO / "build" / "sca" / "mlkem768_decaps_unmasked-s3" / "000000000.npz"
+    part = Assessment.load(first)
+    part.tag = "0" * 16
+    part.save(first)
+    second_pending()
+    assert cli.main(argv + ["--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "task t000000000 measured mlkem768_decaps_unmasked as 0000000000000000" in err and "changed" in err
+    # the merge refuses it too (a campaign whose chunks were not checked: the summary of all rows)
+    with pytest.raises(Exception, match="another measurement"):
+        Assessment.load(first).merge(Assessment.load(first.with_name("000000050.npz")))
+
+
 def test_the_control_stays_under_the_threshold(power_model, tmp_path):
     out = tmp_path / "c.json"
     assert cli.main(["sca", "tvla", "mlkem768_decaps_control", "--traces", "100", "--order", "2",
