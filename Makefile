@@ -140,10 +140,11 @@ report: $(PQSOC)
 	@# the same at gate level (the netlist `pqsoc ppa` synthesized; every net's toggles, grouped
 	@# by unit: ip/acc/dv/gls_power.py; the model builds once, ~11 min): the unmasked decapsulation
 	@# flagged, the decoding gadget's seeded leak caught, then the masked decapsulation (~6.8 s a
-	@# trace on a core; SCA_GLS_TRACES, CAMPAIGN_OPTS above)
+	@# trace on a core; SCA_GLS_TRACES, CAMPAIGN_OPTS above; chunks of 50: a task's setup, the
+	@# netlist's staleness check and instrumentation, is ~30 s of a core)
 	$(PQSOC) campaign tvla mlkem768_decaps_unmasked --engine gls --traces 100 --chunk 50 --name sca_mlkem768_unmasked_gls --json reports/sca/mlkem768_decaps_unmasked_gls.json
 	$(PQSOC) campaign tvla mlkem_decode_masked_sum --engine gls --traces 100 --chunk 50 --name sca_decode_sum_gls --json reports/sca/mlkem_decode_masked_sum_gls.json
-	$(PQSOC) campaign tvla mlkem768_decaps_masked --engine gls --traces $(SCA_GLS_TRACES) --chunk 25 $(CAMPAIGN_OPTS) --name sca_decaps768_masked_gls --json reports/sca/mlkem768_decaps_masked_gls.json
+	$(PQSOC) campaign tvla mlkem768_decaps_masked --engine gls --traces $(SCA_GLS_TRACES) --chunk 50 $(CAMPAIGN_OPTS) --name sca_decaps768_masked_gls --json reports/sca/mlkem768_decaps_masked_gls.json
 	@# the masked Keccak-f core (its cycle model's registers, ~70 s a million traces): first order
 	@# passes; the second order of both shares' sum leaks, as any two-share design's (reported)
 	$(PQSOC) sca tvla keccak_masked --traces 1000000 --order 2

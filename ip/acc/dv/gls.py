@@ -25,9 +25,11 @@ ACC_FUZZ_SEED = 1            # `pqsoc acc fuzz` seed of the programs
 ACC_FUZZ_PER_SEED = 100      # programs per random initial state (different programs per state)
 
 
-def acc_gl_model(log=print):
+def acc_gl_model(log=print, top: bool = True):
     """(manifest, Verilog sources of the gate-level top, build folder) of the ACC netlist that
-    `pqsoc synth acc` wrote; refused when stale. The build folder is keyed by the netlist hash."""
+    `pqsoc synth acc` wrote; refused when stale. The build folder is keyed by the netlist hash.
+    top=False: no top (None in its place) for a caller that makes its own (the power model's:
+    the top's Amaranth conversion is a tenth of a gate-level leakage task)."""
     from ip.acc.dv import gls_top
     block = acc_block.ACC
     pdk = find_pdk()
@@ -42,7 +44,7 @@ def acc_gl_model(log=print):
                             blackboxes=[pdk.sram(m, "lib") for m in block.macros], rename=ACC_NETLIST_MODULE)
         flatten_s = time.monotonic() - t0
         srams = write_sram_models(block.macros, SRAM_GEOMETRY, build_dir / "sram_models.v")
-        top = gls_top.emit(flat.read_text(), ACC_NETLIST_MODULE, build_dir)
+        top = gls_top.emit(flat.read_text(), ACC_NETLIST_MODULE, build_dir) if top else None
     return manifest, [top, flat, srams], build_dir, flatten_s
 
 

@@ -154,7 +154,7 @@ class GateLevelPowerBackend(gls_top.GateLevelBackend):
         from ip.acc import block
         from ip.acc.dv.gls import ACC_NETLIST_MODULE, acc_gl_model
         from pqsoc.flow import synth
-        _, (_, flat, srams), build_dir, _ = acc_gl_model(log or (lambda m: None))
+        _, (_, flat, srams), build_dir, _ = acc_gl_model(log or (lambda m: None), top=False)
         netlist = synth.synth_dir("acc") / "netlist.v"
         out = build_dir / "power"
         with locks.exclusive(out):
