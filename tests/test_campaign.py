@@ -73,8 +73,12 @@ def test_the_database_records_once_resumes_and_refuses_another_campaign(tmp_path
     assert not db.record("t0", {"state": "failed"})         # a second completion is not recorded
     db.release()                                            # an interrupted client
     assert db.counts() == {"pending": 2, "running": 0, "passed": 1, "failed": 0, "error": 0}
-    db.open("c", "sleep", {"count": 3}, tasks, resume=True)   # the same campaign again: no new rows
+    # the same campaign again: no new rows; a task still to run takes today's command, a
+    # finished one keeps what it ran
+    today = [{**t, "command": t["command"] + " --today"} for t in tasks]
+    db.open("c", "sleep", {"count": 3}, today, resume=True)
     assert len(db.rows()) == 3 and [t["key"] for t in db.pending()] == ["t1", "t2"]
+    assert [r["command"] for r in db.rows()] == ["sleep 0", "sleep 1 --today", "sleep 2 --today"]
     db.open("c", "sleep", {"count": 3}, tasks, resume=False)  # from the start, in the same rows
     assert len(db.rows()) == 3 and len(db.pending()) == 3
     with pytest.raises(FlowError, match="count differ"):

@@ -96,19 +96,21 @@ def test_an_assessment_confirms_a_leak_in_both_halves_only(tmp_path):
 
 
 def test_assessments_of_different_measurements_do_not_merge(tmp_path):
-    """The tag (what was measured) survives save / load; runs with other tags or other sample
-    points are refused by merge; a file saved before tags reads as untagged."""
+    """The tag (what was measured) survives save / load (`about`: tag and traces without the
+    moments); runs with other tags or other sample points are refused by merge; a file saved
+    before tags reads as untagged."""
     rng = np.random.default_rng(5)
     a, b = ttest.Assessment((3,), "prog-a"), ttest.Assessment((3,), "prog-b")
     for t in (a, b):
         t.add(rng.normal(0, 1, (8, 3)), np.arange(8) % 2, np.arange(8))
     a.save(tmp_path / "a.npz")
-    assert ttest.Assessment.tag_of(tmp_path / "a.npz") == "prog-a" == ttest.Assessment.load(tmp_path / "a.npz").tag
+    assert ttest.Assessment.about(tmp_path / "a.npz") == ("prog-a", 8)
+    assert ttest.Assessment.load(tmp_path / "a.npz").tag == "prog-a"
     with pytest.raises(ValueError, match="prog-b on \\(3,\\) sample points, these prog-a"):
         a.merge(b)
     with pytest.raises(ValueError, match="on \\(4,\\) sample points"):
         a.merge(ttest.Assessment((4,), "prog-a"))
     np.savez(tmp_path / "old.npz", **{k: v for k, v in np.load(tmp_path / "a.npz").items() if k != "tag"})
-    assert ttest.Assessment.tag_of(tmp_path / "old.npz") == "" == ttest.Assessment.load(tmp_path / "old.npz").tag
+    assert ttest.Assessment.about(tmp_path / "old.npz") == ("", 8) and ttest.Assessment.load(tmp_path / "old.npz").tag == ""
     a.merge(ttest.Assessment.load(tmp_path / "a.npz"))
     assert a.counts == (8, 8)

@@ -67,6 +67,10 @@ class CampaignDB:
             else:
                 self.con.execute("UPDATE tasks SET state = 'pending', figures = NULL, message = NULL, "
                                  "seconds = NULL, host = NULL, started = NULL, finished = NULL")
+            # a task still to run runs today's command (a finished one keeps what it ran)
+            self.con.executemany(
+                "UPDATE tasks SET inputs = ?, command = ? WHERE key = ? AND state = 'pending'",
+                [(json.dumps(t["inputs"], sort_keys=True), t["command"], t["key"]) for t in tasks])
 
     def pending(self) -> list[dict]:
         rows = self.con.execute("SELECT key, inputs, command FROM tasks WHERE state = 'pending' ORDER BY seq")

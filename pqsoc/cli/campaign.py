@@ -315,10 +315,12 @@ def _tvla_args(a) -> dict:
             "engine": a.engine, "model": a.model}
 
 
-def _tvla_state(args: dict, start: int) -> str:
+def _tvla_state(args: dict, start: int, count: int) -> str:
+    # named by everything that decides its traces (program, engine, model, seed, first trace and
+    # count): two campaigns share a file only where they measure the same traces
     engine, model = args.get("engine", "rtl"), args.get("model", "buses")
     tag = ("" if engine == "rtl" else "-" + engine) + ("" if model == "buses" else "-" + model)
-    return f"build/sca/{args['program']}{tag}-s{args['seed']}/{start:09d}.npz"
+    return f"build/sca/{args['program']}{tag}-s{args['seed']}/{start:09d}+{count}.npz"
 
 
 def _tvla_tasks(args: dict) -> list:
@@ -326,10 +328,10 @@ def _tvla_tasks(args: dict) -> list:
     out = []
     for start in range(0, args["traces"], args["chunk"]):
         n = min(args["chunk"], args["traces"] - start)
-        out.append(Task(key=f"t{start:09d}", inputs={"start": start, "count": n, "state": _tvla_state(args, start)},
+        out.append(Task(key=f"t{start:09d}", inputs={"start": start, "count": n, "state": _tvla_state(args, start, n)},
                         command=f"pqsoc sca tvla {args['program']} --traces {n} --seed {args['seed']} "
                                 f"--start {start} --order {args['order']} --engine {args.get('engine', 'rtl')} "
-                                f"--model {args.get('model', 'buses')} --state {_tvla_state(args, start)}"))
+                                f"--model {args.get('model', 'buses')} --state {_tvla_state(args, start, n)}"))
     return out
 
 
@@ -363,11 +365,17 @@ def _tvla_check(args: dict, rows, log) -> None:
     now = tvla.measured(args["program"], args.get("engine", "rtl"), args.get("model", "buses"), args["seed"])
     for r in done:
         path = REPO / r["inputs"]["state"]
-        was = Assessment.tag_of(path) if path.exists() else "missing"
+        if not path.exists():
+            raise FlowError(f"task {r['key']}: its traces' accumulators ({_shown(path)}) are gone; "
+                            "run the campaign again without --resume")
+        was, traces = Assessment.about(path)
         if was != now:
             raise FlowError(f"task {r['key']} measured {args['program']} as {was or 'untagged'} (its "
                             f"{_shown(path)}), a run now would measure {now}: the program or the power model "
                             "changed since; give another --name, or run it again without --resume")
+        if traces != r["inputs"]["count"]:
+            raise FlowError(f"task {r['key']}: {_shown(path)} holds {traces} traces, the task ran "
+                            f"{r['inputs']['count']}: another run wrote it; run the campaign again without --resume")
     log(f"[campaign] {len(done)} finished tasks measured what the rest will ({now})")
 
 
@@ -378,6 +386,9 @@ def _tvla_merged(rows):
     tt, history = None, []
     for r in sorted((r for r in rows if r["state"] == "passed"), key=lambda r: r["inputs"]["start"]):
         part = Assessment.load(REPO / r["inputs"]["state"])
+        if sum(part.counts) != r["inputs"]["count"]:
+            raise FlowError(f"task {r['key']}: {r['inputs']['state']} holds {sum(part.counts)} traces, the task "
+                            f"ran {r['inputs']['count']}: another run wrote it; run the campaign again")
         if tt is None:
             tt = part
         else:

@@ -178,10 +178,12 @@ class Assessment:
                                                   for k, v in self.halves[h].cls[c].state().items()})
 
     @staticmethod
-    def tag_of(path) -> str:
-        """A saved run's tag, without reading its moments ('' for a file saved before tags)."""
+    def about(path) -> tuple[str, int]:
+        """A saved run's (tag, traces), without reading its moments (tag '' for a file saved
+        before tags)."""
         with np.load(path) as z:
-            return str(z["tag"]) if "tag" in z.files else ""
+            return (str(z["tag"]) if "tag" in z.files else "",
+                    sum(int(z[f"h{h}_c{c}_n"]) for h in (0, 1) for c in (0, 1)))
 
     @classmethod
     def load(cls, path) -> "Assessment":

@@ -104,9 +104,10 @@ def test_a_campaign_of_chunks_is_the_serial_assessment(unmasked, tmp_path, monke
 
 def test_a_resume_must_measure_what_its_finished_tasks_did(unmasked, tmp_path, monkeypatch, capsys):
     """--resume checks, before a task runs, that the finished chunks measured the program and
-    power model the rest would (their fingerprint): traces of two programs must not merge into
-    one t-test. Here a finished chunk's tag is made another's, as a program changed between
-    sessions would leave it."""
+    power model the rest would (their fingerprint) and hold the traces their task ran: traces of
+    two programs, or another run's, must not merge into one t-test. Here a finished chunk's tag
+    is made another's, as a program changed between sessions would leave it, then its file
+    holds both chunks' traces."""
     from pqsoc import REPO
     from pqsoc.campaign.db import CampaignDB
     from pqsoc.cli import campaign
@@ -124,7 +125,8 @@ def test_a_resume_must_measure_what_its_finished_tasks_did(unmasked, tmp_path, m
     second_pending()
     assert cli.main(argv + ["--resume"]) == 0
     assert "1 finished tasks measured what the rest will" in capsys.readouterr().err
-    first = REPO / "build" / "sca" / "mlkem768_decaps_unmasked-s3" / "000000000.npz"
+    first = REPO / "build" / "sca" / "mlkem768_decaps_unmasked-s3" / "000000000+50.npz"
+    ours = Assessment.load(first)
     part = Assessment.load(first)
     part.tag = "0" * 16
     part.save(first)
@@ -134,7 +136,12 @@ def test_a_resume_must_measure_what_its_finished_tasks_did(unmasked, tmp_path, m
     assert "task t000000000 measured mlkem768_decaps_unmasked as 0000000000000000" in err and "changed" in err
     # the merge refuses it too (a campaign whose chunks were not checked: the summary of all rows)
     with pytest.raises(Exception, match="another measurement"):
-        Assessment.load(first).merge(Assessment.load(first.with_name("000000050.npz")))
+        Assessment.load(first).merge(Assessment.load(first.with_name("000000050+50.npz")))
+    # the right measurement, but not the traces the task ran (another run wrote the file)
+    ours.merge(Assessment.load(first.with_name("000000050+50.npz")))
+    ours.save(first)
+    assert cli.main(argv + ["--resume"]) == 2
+    assert "holds 100 traces, the task ran 50" in capsys.readouterr().err
 
 
 def test_the_control_stays_under_the_threshold(power_model, tmp_path):
