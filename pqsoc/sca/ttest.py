@@ -182,14 +182,18 @@ class Assessment:
         """A saved run's (tag, traces), without reading its moments (tag '' for a file saved
         before tags)."""
         with np.load(path) as z:
-            return (str(z["tag"]) if "tag" in z.files else "",
-                    sum(int(z[f"h{h}_c{c}_n"]) for h in (0, 1) for c in (0, 1)))
+            return _tag(z), sum(int(z[f"h{h}_c{c}_n"]) for h in (0, 1) for c in (0, 1))
 
     @classmethod
     def load(cls, path) -> "Assessment":
         with np.load(path) as z:
-            a = cls(z["h0_c0_mean"].shape, str(z["tag"]) if "tag" in z.files else "")
+            a = cls(z["h0_c0_mean"].shape, _tag(z))
             for h in (0, 1):
                 a.halves[h].cls = tuple(Moments.from_state({k: z[f"h{h}_c{c}_{k}"] for k in ("n", "mean", "m2", "m3", "m4")})
                                         for c in (0, 1))
         return a
+
+
+def _tag(z) -> str:
+    """A saved run's tag ('' for a file saved before tags)."""
+    return str(z["tag"]) if "tag" in z.files else ""
