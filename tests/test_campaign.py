@@ -79,6 +79,16 @@ def test_the_database_records_once_resumes_and_refuses_another_campaign(tmp_path
     db.open("c", "sleep", {"count": 3}, today, resume=True)
     assert len(db.rows()) == 3 and [t["key"] for t in db.pending()] == ["t1", "t2"]
     assert [r["command"] for r in db.rows()] == ["sleep 0", "sleep 1 --today", "sleep 2 --today"]
+    # a task that ended in error (no result) runs again only when asked; a failed one never
+    db.running("t1")
+    db.running("t2")
+    assert db.record("t1", {"state": "failed", "message": "FAIL"})
+    assert db.record("t2", {"state": "error", "message": "exit status 2: out of memory"})
+    db.open("c", "sleep", {"count": 3}, tasks, resume=True)
+    assert db.pending() == []
+    db.open("c", "sleep", {"count": 3}, tasks, resume=True, retry_errors=True)
+    assert [t["key"] for t in db.pending()] == ["t2"]
+    assert [(r["state"], r["message"]) for r in db.rows()] == [("passed", ""), ("failed", "FAIL"), ("pending", None)]
     db.open("c", "sleep", {"count": 3}, tasks, resume=False)  # from the start, in the same rows
     assert len(db.rows()) == 3 and len(db.pending()) == 3
     with pytest.raises(FlowError, match="count differ"):
@@ -171,6 +181,15 @@ def test_a_hanging_task_times_out_with_its_reproducer(campaigns, capsys):
     assert "reproduce: sleep 60" in out and out.rstrip().endswith("0 passed, 2 failed")
     assert cli.main(["campaign", "show", "hang"]) == 0
     assert (campaigns / "hang.png").stat().st_size > 5_000
+    capsys.readouterr()
+    # errors are run again on request (here they time out again), never without --resume
+    assert cli.main(["campaign", "sleep", "--count", "2", "--seconds", "60", "--task-timeout", "1",
+                     "--workers", "2", "--name", "hang", "--retry-errors"]) == 2
+    assert "--retry-errors goes with --resume" in capsys.readouterr().err
+    assert cli.main(["campaign", "sleep", "--count", "2", "--seconds", "60", "--task-timeout", "1",
+                     "--workers", "2", "--name", "hang", "--resume", "--retry-errors"]) == 1
+    again = _rows(campaigns / "hang.sqlite")
+    assert [r[1] for r in again] == ["error", "error"] and all(b[2] > a[2] for a, b in zip(rows, again))
 
 
 def test_a_scheduler_that_does_not_answer_is_named(campaigns, capsys):

@@ -46,9 +46,12 @@ class CampaignDB:
         return None if row is None else {"name": row[0], "kind": row[1], "args": json.loads(row[2]),
                                          "created": row[3]}
 
-    def open(self, name: str, kind: str, args: dict, tasks: list[dict], resume: bool) -> None:
+    def open(self, name: str, kind: str, args: dict, tasks: list[dict], resume: bool,
+             retry_errors: bool = False) -> None:
         """Make or reopen the campaign with these tasks ({'key', 'inputs', 'command'}, in order).
-        A file that holds another campaign (kind or arguments differ) is refused by name."""
+        A file that holds another campaign (kind or arguments differ) is refused by name.
+        resume with retry_errors: the tasks that ended in error (no result: a tool that crashed,
+        a worker out of memory) are pending again; a failed task keeps its result."""
         old = self.meta()
         if old is not None and (old["kind"], old["args"]) != (kind, args):
             diff = sorted(k for k in set(old["args"]) | set(args) if old["args"].get(k) != args.get(k))
@@ -64,6 +67,10 @@ class CampaignDB:
             if resume:
                 self.con.execute("UPDATE tasks SET state = 'pending', host = NULL, started = NULL "
                                  "WHERE state = 'running'")
+                if retry_errors:
+                    self.con.execute("UPDATE tasks SET state = 'pending', figures = NULL, message = NULL, "
+                                     "seconds = NULL, host = NULL, started = NULL, finished = NULL "
+                                     "WHERE state = 'error'")
             else:
                 self.con.execute("UPDATE tasks SET state = 'pending', figures = NULL, message = NULL, "
                                  "seconds = NULL, host = NULL, started = NULL, finished = NULL")

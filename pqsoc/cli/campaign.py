@@ -16,7 +16,8 @@ Where: a LocalCluster of one worker per core (default; --workers N), a running s
 (--scheduler tcp://HOST:PORT), or SLURM / PBS / LSF through dask-jobqueue (--cluster KIND --jobs
 N, site settings in jobqueue.yaml). --name NAME names the campaign (default: the kind and its
 arguments); --resume continues one without redoing its finished tasks; the same name without
---resume runs it again from the start, in the same rows. Caps per task: --task-timeout S,
+--resume runs it again from the start, in the same rows; --resume --retry-errors also runs again
+the tasks that ended in error (no result: a crash, a worker out of memory). Caps per task: --task-timeout S,
 --task-memory MB. Exit 0 when every task passed, 1 when one failed or ended in error, 130 when
 interrupted (Ctrl-C: `--resume` finishes it), 2 on bad arguments or a scheduler that does not
 answer.
@@ -496,6 +497,8 @@ def run_kind(kind: str, a) -> int:
     from pqsoc.campaign import engine
     from pqsoc.campaign.db import CampaignDB
     k = KINDS[kind]
+    if a.retry_errors and not a.resume:
+        raise FlowError("--retry-errors goes with --resume (without it every task runs again)")
     args = k.args(a)
     name = a.name or default_name(kind, args)
     tasks = k.tasks(args)
@@ -508,7 +511,7 @@ def run_kind(kind: str, a) -> int:
         phases[phase] = round(time.monotonic() - t0 - sum(phases.values()), 2)
     try:
         db.open(name, kind, args, [{"key": t.key, "inputs": t.inputs, "command": t.command} for t in tasks],
-                resume=a.resume)
+                resume=a.resume, retry_errors=a.retry_errors)
         log = lambda m: print(m, file=sys.stderr, flush=True)   # noqa: E731
         left = len(db.pending())
         log(f"[campaign] {name}: {len(tasks)} tasks, {left} to run ({_shown(db.path)})")
@@ -597,6 +600,8 @@ def add_parser(sub) -> None:
     def common(q):
         q.add_argument("--name", help="the campaign's name (default: the kind and its arguments)")
         q.add_argument("--resume", action="store_true", help="continue it: finished tasks are not run again")
+        q.add_argument("--retry-errors", action="store_true",
+                       help="with --resume: run again the tasks that ended in error (no result); failed ones stay")
         where = q.add_mutually_exclusive_group()
         where.add_argument("--scheduler", help="a running Dask scheduler, tcp://HOST:PORT")
         where.add_argument("--cluster", choices=engine.CLUSTERS, help="a batch scheduler through dask-jobqueue")
