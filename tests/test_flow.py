@@ -131,6 +131,66 @@ def test_stale_netlist_is_refused(pdk_root, temp_block):
         sta.sta("t_stale")
 
 
+def test_rtl_check_emits_again_only_when_its_inputs_changed(tmp_path, monkeypatch):
+    """load_manifest(check_rtl=True) of a block with an emit_key: the first check emits and
+    records; the next with the same key and files does not emit; a new key, or an emitted file
+    edited on disk, emits again; RTL that differs from the synthesized is refused whatever the
+    stamp says, and a refused check records nothing. A block without a key always emits."""
+    from pqsoc.flow import block as block_floor
+    monkeypatch.setattr(block_floor, "BUILD", tmp_path / "build")
+    monkeypatch.setattr(synth, "BUILD", tmp_path / "build")
+    text, key, calls = ["module t; endmodule\n"], ["k1"], []
+
+    def emit(out: Path) -> list[Path]:
+        calls.append(1)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "t.v").write_text(text[0])
+        return [out / "t.v"]
+    blk = blocks_mod.Block(name="t_rtlcheck", top="t", description="t", emit=emit, emit_key=lambda: key[0])
+    rtl = blk.emit_rtl()
+    calls.clear()
+    manifest = {"rtl": ["rtl/t_rtlcheck/t.v"], "rtl_sha256": synth.sha256_files(rtl)}
+    out = tmp_path / "synth"
+    out.mkdir()
+    synth.check_rtl_current(blk, manifest, out)
+    assert len(calls) == 1 and json.loads((out / "rtl_check.json").read_text())["emit_key"] == "k1"
+    synth.check_rtl_current(blk, manifest, out)
+    assert len(calls) == 1                      # key and files unchanged: no emission
+    key[0] = "k2"
+    synth.check_rtl_current(blk, manifest, out)
+    assert len(calls) == 2
+    rtl[0].write_text("module t; wire w; endmodule\n")      # an emitted file edited by hand
+    synth.check_rtl_current(blk, manifest, out)
+    assert len(calls) == 3 and rtl[0].read_text() == text[0]
+    key[0], text[0] = "k3", "module t; wire changed; endmodule\n"
+    for _ in range(2):                          # refused, and still emitted on the next check
+        with pytest.raises(FlowError, match="t_rtlcheck is stale: its RTL changed"):
+            synth.check_rtl_current(blk, manifest, out)
+    assert len(calls) == 5 and json.loads((out / "rtl_check.json").read_text())["emit_key"] == "k2"
+    text[0] = "module t; endmodule\n"
+    keyless = blocks_mod.Block(name="t_rtlcheck", top="t", description="t", emit=emit)
+    synth.check_rtl_current(keyless, manifest, out)
+    synth.check_rtl_current(keyless, manifest, out)
+    assert len(calls) == 7
+
+
+def test_amaranth_emit_key_follows_the_sources(tmp_path, monkeypatch):
+    from pqsoc.flow import block as block_floor
+    for d in ("ip", "pqsoc"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "a.py").write_text("x = 1\n")
+    monkeypatch.setattr(block_floor, "REPO", tmp_path)
+    first = block_floor.amaranth_emit_key()
+    assert block_floor.amaranth_emit_key() == first
+    (tmp_path / "ip" / "a.py").write_text("x = 2\n")
+    second = block_floor.amaranth_emit_key()
+    assert second != first
+    (tmp_path / "pqsoc" / "b.yml").write_text("y: 1\n")
+    assert block_floor.amaranth_emit_key() != second
+    monkeypatch.setenv("AMARANTH_USE_YOSYS", "system")
+    assert block_floor.amaranth_emit_key() not in (first, second)
+
+
 def test_sta_errors_and_missing_slack_fail():
     with pytest.raises(FlowError, match="STA reported errors"):
         sta.parse("Error: sta.tcl, 3 unknown command\n@@end\n", 10.0)

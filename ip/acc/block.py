@@ -7,7 +7,7 @@ OpenLane configuration (pnr/) read these. The verification hooks (benchmark, gat
 live in ip/acc/dv/ and are wired to the block by the registry (pqsoc/cli/blocks.py).
 """
 from ip.common import SYS_CLK_PERIOD_NS
-from pqsoc.flow.block import Block, emit_amaranth
+from pqsoc.flow.block import Block, amaranth_emit_key, emit_amaranth
 
 # Every ACC memory is built of this OpenRAM macro (2 KiB, 32 x 512, one rw and one r port).
 SRAM_MACRO = "sky130_sram_2kbyte_1rw1r_32x512_8"
@@ -57,6 +57,7 @@ ACC = Block(
                  f"macros) and DMEM {DMEM_SIZE // 1024} KiB ({DMEM_SIZE // MACRO_BYTES} macros side by side, "
                  f"256 bits) on {SRAM_MACRO} ({(IMEM_SIZE + DMEM_SIZE) // MACRO_BYTES} macros, black boxes)"),
     emit=emit_amaranth(_acc, "acc"),
+    emit_key=amaranth_emit_key,
     period_ns=PERIOD_NS,
     macros=(SRAM_MACRO,),
     # The core's wide ALU, sampler and RND pool stay modules of their own: ABC maps each (and the

@@ -3,7 +3,7 @@
 """The Keccak core and the KMAC block as blocks of the flow (declared once; the registry,
 pqsoc/cli/blocks.py, wires the benchmark from ip/kmac/dv/)."""
 from ip.common import SYS_CLK_PERIOD_NS
-from pqsoc.flow.block import Block, emit_amaranth
+from pqsoc.flow.block import Block, amaranth_emit_key, emit_amaranth
 
 ROUNDS_PER_CYCLE = 1     # Keccak-f[1600] rounds per clock: 24 cycles a permutation
 # Word address bits of the KMAC's 4 KiB register window, as the SoC maps it: the SoC takes it from
@@ -38,6 +38,7 @@ KECCAK = Block(
     top="keccak_core",
     description="Keccak-f[1600] permutation core, 1 round/cycle (ip/kmac/rtl/keccak.py)",
     emit=emit_amaranth(_keccak, "keccak_core"),
+    emit_key=amaranth_emit_key,
     period_ns=PERIOD_NS,
     cocotb_test="ip.kmac.tests.cocotb_keccak",
     openlane={},
@@ -49,6 +50,7 @@ KECCAK_MASKED = Block(
     top="keccak_masked_core",
     description="Keccak-f[1600] on two shares, DOM chi, its PRNG; 97 cycles masked, 24 unmasked (ip/kmac/rtl/keccak_masked.py)",
     emit=emit_amaranth(_keccak_masked, "keccak_masked_core"),
+    emit_key=amaranth_emit_key,
     period_ns=PERIOD_NS,
     cocotb_test="ip.kmac.tests.cocotb_keccak_masked",
     baseline=("keccak", "two shares (DOM chi, its PRNG)"),
@@ -60,6 +62,7 @@ KMAC = Block(
     description=("KMAC block: sponge with its masked mode (two shares, one Keccak core for both modes), "
                  "Wishbone registers, side-load port (ip/kmac/rtl/kmac.py)"),
     emit=emit_amaranth(_kmac, "kmac"),
+    emit_key=amaranth_emit_key,
     period_ns=PERIOD_NS,
     cocotb_test="ip.kmac.tests.cocotb_kmac",
     openlane={},
@@ -72,6 +75,7 @@ KMAC_UNMASKED = Block(
     top="kmac",
     description="KMAC block without the masked mode (one-share sponge): the SoC's KMAC before issue #38",
     emit=emit_amaranth(lambda: _kmac(masked=False), "kmac"),
+    emit_key=amaranth_emit_key,
     period_ns=PERIOD_NS,
     cocotb_test="ip.kmac.tests.cocotb_kmac",     # the same test: it starts no masked operation
 )

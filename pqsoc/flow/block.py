@@ -7,11 +7,14 @@ top, clock, period, memories and how to emit its Verilog. The command line's reg
 (`pqsoc/cli/blocks.py`) registers them here; the flow's steps (synth, sta, gls, report,
 harden) look a block up by name and know none of them by name.
 """
+import hashlib
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from pqsoc import BUILD, FlowError
+from pqsoc import BUILD, REPO, FlowError
 from pqsoc.flow import locks
 
 
@@ -21,6 +24,11 @@ class Block:
     top: str
     description: str
     emit: Callable[[Path], list[Path]]   # writes the block's Verilog into a folder, returns the files
+    # A hash of everything `emit` reads (None: not known). With it, the check that a netlist was
+    # synthesized from today's RTL (synth.load_manifest(check_rtl=True)) emits again only when
+    # the key or the emitted files changed since the last check passed: the ACC's emission is
+    # ~25 s, and every task of a gate-level campaign makes that check.
+    emit_key: Callable[[], str] | None = None
     period_ns: float = 10.0              # synthesis / STA target clock period
     clock: str = "clk"
     reset: str = "rst"
@@ -94,6 +102,21 @@ def emit_amaranth(factory, top: str):
             path.write_text(text)
         return [path]
     return emit
+
+
+def amaranth_emit_key() -> str:
+    """emit_key of an Amaranth block: every file of the packages its Python reads (ip/, pqsoc/),
+    the installed distributions' versions (Amaranth, its Yosys), the Python version and
+    Amaranth's environment variables. Coarse on purpose: any edit there counts as a change."""
+    from importlib import metadata
+    h = hashlib.sha256()
+    for root in (REPO / "ip", REPO / "pqsoc"):
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            h.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
+    dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+    env = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("AMARANTH"))
+    h.update("\n".join([sys.version, *dists, *env]).encode())
+    return h.hexdigest()
 
 
 BLOCKS: dict[str, Block] = {}

@@ -14,6 +14,7 @@ import dataclasses
 import fnmatch
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -342,8 +343,26 @@ def load_manifest(name: str, check_rtl: bool = False, out: Path | None = None) -
                         f"({SYNTH_EXCLUDE_CELLS.name} or the PDK's drc_exclude.cells); run "
                         f"`pqsoc synth {name}` again")
     if check_rtl:
-        block = blocks_mod.get(name)
-        if sha256_files(block.emit_rtl()) != manifest["rtl_sha256"]:
-            raise FlowError(f"netlist of {name} is stale: its RTL changed since synthesis; "
-                            f"run `pqsoc synth {name}` again")
+        check_rtl_current(blocks_mod.get(name), manifest, out)
     return manifest
+
+
+def check_rtl_current(block, manifest: dict, out: Path) -> None:
+    """Refuse a netlist whose block's RTL, emitted again, differs from what was synthesized.
+
+    A block with an emit_key skips the emission when the key, the manifest's RTL hash and the
+    emitted files are as the last passed check (OUT/rtl_check.json) recorded them."""
+    stamp = out / "rtl_check.json"
+    key = block.emit_key() if block.emit_key is not None else None
+    files = [BUILD / p for p in manifest["rtl"]]
+    record = {"emit_key": key, "rtl_sha256": manifest["rtl_sha256"]}
+    if key is not None and stamp.is_file() and json.loads(stamp.read_text()) == record \
+            and all(p.is_file() for p in files) and sha256_files(files) == manifest["rtl_sha256"]:
+        return
+    if sha256_files(block.emit_rtl()) != manifest["rtl_sha256"]:
+        raise FlowError(f"netlist of {block.name} is stale: its RTL changed since synthesis; "
+                        f"run `pqsoc synth {block.name}` again")
+    if key is not None:     # whole or not at all: a campaign's tasks check at once
+        tmp = stamp.with_name(f"{stamp.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(record) + "\n")
+        tmp.replace(stamp)

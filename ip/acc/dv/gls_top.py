@@ -24,6 +24,8 @@ illegal word at 0, which makes the ACC fault and wipe DMEM to zero with its own 
 checked against the ISS (error, same ERR_BITS and cycles, DMEM all zero) before any result is
 used.
 """
+import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -35,6 +37,8 @@ from ip.common.wishbone import WishboneSignature
 from ip.kmac.rtl.sideload import SideloadSignature
 from pqsoc import FlowError
 from pqsoc.flow import verilator as vl
+from pqsoc.flow.block import amaranth_emit_key
+from pqsoc.flow.synth import sha256_files
 
 from ip.acc.dv.rtl_runner import MODEL, RtlBackend
 from ip.acc.rtl.pqc import ACC_ADDR_WIDTH, kmac_on_sideload
@@ -116,14 +120,20 @@ def emit(netlist_text: str, module: str, out: Path) -> Path:
     from amaranth.back import verilog
     out.mkdir(parents=True, exist_ok=True)
     ports = netlist_ports(netlist_text, module)
+    path, stamp = out / "gls_top.v", out / "gls_top.key"
+    # The conversion is ~10 s of a leakage campaign's task; the top is a function of the
+    # netlist's ports and the Python that makes it, so an unchanged pair keeps the file.
+    key = hashlib.sha256(json.dumps([amaranth_emit_key(), module, sorted(ports.items())]).encode()).hexdigest()
+    if path.is_file() and stamp.is_file() and stamp.read_text() == f"{key} {sha256_files([path])}":
+        return path
     power = {n: w for n, (d, w) in ports.items() if n.startswith("pwr_") and d == "output"}
     top = AccGateLevel(module, {n: p for n, p in ports.items() if n not in power})
     text = verilog.convert(top, name="acc", emit_src=False)
     if power:
         text = _with_power_ports(text, module, power)
-    path = out / "gls_top.v"
     if not path.is_file() or path.read_text() != text:
         path.write_text(text)
+    stamp.write_text(f"{key} {sha256_files([path])}")
     return path
 
 

@@ -165,6 +165,24 @@ def test_gate_level_top_has_the_rtl_tops_ports(rtl_ports, tmp_path):
     assert len({find(conns[p]) for p in side}) == n_side
 
 
+def test_gate_level_top_is_converted_again_only_when_needed(rtl_ports, tmp_path, monkeypatch):
+    """The top's file is kept for the same netlist ports and Python; an edited file, or a
+    netlist with other ports, converts again."""
+    from amaranth.back import verilog
+    from ip.acc.dv import gls_top
+    text, _ = rtl_ports
+    first = gls_top.emit(text, "acc_netlist", tmp_path).read_text()
+    converted = []
+    real = verilog.convert
+    monkeypatch.setattr(verilog, "convert", lambda *a, **k: converted.append(1) or real(*a, **k))
+    assert gls_top.emit(text, "acc_netlist", tmp_path).read_text() == first and not converted
+    (tmp_path / "gls_top.v").write_text("// edited\n")
+    assert gls_top.emit(text, "acc_netlist", tmp_path).read_text() == first and len(converted) == 1
+    power = re.sub(r"^module acc_netlist\((.*?)\);\n", r"module acc_netlist(pwr_u, \1);\n  output [3:0] pwr_u;\n",
+                   text, count=1, flags=re.M | re.S)
+    assert "pwr_u" in gls_top.emit(power, "acc_netlist", tmp_path).read_text() and len(converted) == 2
+
+
 def test_gate_level_top_refuses_port_mismatch(rtl_ports, tmp_path):
     from ip.acc.dv.gls_top import AccGateLevel, netlist_ports
     from amaranth.back import verilog
