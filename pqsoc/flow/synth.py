@@ -354,9 +354,9 @@ def check_rtl_current(block, manifest: dict, out: Path) -> None:
     emitted files are as the last passed check (OUT/rtl_check.json) recorded them."""
     stamp = out / "rtl_check.json"
     key = block.emit_key() if block.emit_key is not None else None
-    files = [BUILD / p for p in manifest["rtl"]]
+    files = [BUILD / p for p in manifest.get("rtl", [])]      # a manifest without the list: emit
     record = {"emit_key": key, "rtl_sha256": manifest["rtl_sha256"]}
-    if key is not None and stamp.is_file() and json.loads(stamp.read_text()) == record \
+    if key is not None and files and stamp.is_file() and json.loads(stamp.read_text()) == record \
             and all(p.is_file() for p in files) and sha256_files(files) == manifest["rtl_sha256"]:
         return
     if sha256_files(block.emit_rtl()) != manifest["rtl_sha256"]:
