@@ -610,7 +610,7 @@ def render_md(data: dict) -> str:
                          f"{'-' if u is None else f'{u:.1%}'} | {'yes' if r['fits_area'] else 'no'} |")
     acc = nested["acc"]
     nw = nested["wrapper"]
-    lines += ["", "## The nested architecture (rejected, issue #35; soc/README.md \"The physical architecture\")", "",
+    lines += ["", "## The nested architecture (rejected, issue #35; soc/doc/caravel.md \"The physical architecture\")", "",
               f"The ACC a hard macro holding its 16 SRAMs: die {acc['die_um'][2]:.1f} x {acc['die_um'][3]:.1f} um, "
               f"logic {acc['logic_um2'] / 1e6:.3f} mm2 at {acc['utilisation']:.1%} of {acc['cell_rows_um2'] / 1e6:.2f} "
               "mm2 of rows; its floorplan checks " + ("all pass" if acc["fits"] else "FAIL") + "; the wrapper around it "

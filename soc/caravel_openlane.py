@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The LibreLane configuration of the taped-out chip, from its checked floorplan.
 
-The physical architecture is `flat` (soc/README.md "The physical architecture"): one configuration,
+The physical architecture is `flat` (soc/doc/caravel.md "The physical architecture"): one configuration,
 block `caravel`, Caravel's user_project_wrapper (written by `pqsoc pnr-config`, wired to the block
 by the registry, pqsoc/cli/blocks.py): die, pin template, core ring and power grid from Caravel's
 fixed files (CARAVEL_ROOT, read when the configuration is generated); the SoC's 20 SRAM macros

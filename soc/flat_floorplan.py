@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""The `flat` physical architecture (soc/README.md "The physical architecture"): every SRAM
+"""The `flat` physical architecture (soc/doc/caravel.md "The physical architecture"): every SRAM
 macro at the wrapper level, all logic flat in the one wrapper run, checked with the same checks
 `pqsoc pnr check` runs on a configuration; `pqsoc floorplan` reports it (reports/floorplan.json
 `wrapper` for the chip's layout, `flat_study` for every layout; floorplan.png), and

@@ -229,7 +229,7 @@ def pqc_block(verilog: "Path") -> WishboneBlock:
 
 SRAM_BASE = 0x0100_0000   # LiteX's default main SRAM origin (SoCCore.mem_map["sram"])
 # Silicon SoC (`memories_block`, `soc.build.build(sram_macro=...)`): boot RAM and main SRAM on
-# 2 KiB OpenRAM macros, sized for the Caravel memory plan (soc/README.md, "The memory plan"): ACC programs and
+# 2 KiB OpenRAM macros, sized for the Caravel memory plan (soc/doc/caravel.md, "The memory plan"): ACC programs and
 # their inputs come from outside (the management core's flash or the host), not from CPU memory,
 # so the boot RAM holds the firmware only (the silicon programs are 3-6 KB with picolibc's
 # integer printf; every build fails when an image exceeds the "rom" region). 6 KiB of boot RAM

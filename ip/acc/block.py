@@ -24,7 +24,7 @@ LARGE_IMEM_SIZE = LARGE_DMEM_SIZE = 32 * 1024
 PERIOD_NS = SYS_CLK_PERIOD_NS     # synthesis, STA and hardening target: the SoC's clock
 
 # The ACC hard macro's standard-cell utilisation (its die is sized for it, soc/caravel_floorplan.py):
-# the memory plan's choice (soc/README.md, "The memory plan"). At the project's 45 % the ACC macro is 7.48 mm2 and
+# the memory plan's choice (soc/doc/caravel.md, "The memory plan"). At the project's 45 % the ACC macro is 7.48 mm2 and
 # the CPU's 8 KiB boot RAM + 4 KiB main SRAM do not fit beside it in Caravel's user area; at 60 %
 # they do (reports/floorplan.md). The risk taken: routing congestion in the ACC's cell region.
 CELL_UTIL = 0.60

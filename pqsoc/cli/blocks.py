@@ -41,7 +41,7 @@ def _acc_bench() -> dict:
 register(kmac_block.KECCAK)
 register(kmac_block.KECCAK_MASKED)
 register(kmac_block.KMAC_UNMASKED)
-# The KMAC and the ACC are flat logic in the wrapper's one run (soc/README.md "The physical
+# The KMAC and the ACC are flat logic in the wrapper's one run (soc/doc/caravel.md "The physical
 # architecture"): no configuration of their own.
 register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench, openlane=None))
 register(dataclasses.replace(acc_block.ACC, bench=_acc_bench, gls=acc_gls.gls_acc, gls_prepare=acc_gls.prepare_acc,
