@@ -9,6 +9,7 @@ Ground up (../shared/STYLE.md, README.md "Layout"):
     pqsoc.campaign         the campaign layer (Dask, SQLite results); knows no block by name
     pqsoc.sca              leakage statistics (online Welch t-test); knows no block by name
     ip.common              bus, register bank and tool, SRAM wrapper, clock gate
+    ip.entropy             the entropy source (ring oscillators, health tests)
     ip.kmac                the KMAC block
     ip.acc                 the ACC (its side-load port is the KMAC's)
     soc                    LiteX SoC, silicon configuration
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from pqsoc import REPO
 
-FLOORS = ("pqsoc", "pqsoc.flow", "pqsoc.campaign", "pqsoc.sca", "ip.common", "ip.kmac", "ip.acc", "soc", "firmware", "sim",
+FLOORS = ("pqsoc", "pqsoc.flow", "pqsoc.campaign", "pqsoc.sca", "ip.common", "ip.entropy", "ip.kmac", "ip.acc", "soc", "firmware", "sim",
           "bringup", "pqsoc.cli", "tools")
 SKIP_DIRS = {".venv", "build", "reports", ".git", "__pycache__"}
 

@@ -10,6 +10,7 @@ import functools
 from ip.acc import block as acc_block
 from ip.acc.dv import gls as acc_gls
 from ip.acc.dv import jobs as acc_jobs
+from ip.entropy import block as entropy_block
 from ip.kmac import block as kmac_block
 from ip.kmac.dv import bench as kmac_bench
 from pqsoc.flow.block import BLOCKS, Block, emit_amaranth, get, register
@@ -41,6 +42,7 @@ def _acc_bench() -> dict:
 register(kmac_block.KECCAK)
 register(kmac_block.KECCAK_MASKED)
 register(kmac_block.KMAC_UNMASKED)
+register(entropy_block.ENTROPY_SRC)
 # The KMAC and the ACC are flat logic in the wrapper's one run (soc/doc/caravel.md "The physical
 # architecture"): no configuration of their own.
 register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench, openlane=None))

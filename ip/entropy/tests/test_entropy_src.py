@@ -1,0 +1,235 @@
+# SPDX-FileCopyrightText: 2026 pqsoc contributors
+# SPDX-License-Identifier: Apache-2.0
+"""The entropy source's RTL in Amaranth's simulator, driven through its registers as firmware
+would. With chosen noise (kind "external"), the raw bits, the words delivered, the failures and
+the watermarks follow the sample timing doc/spec.md gives and the reference health tests
+(ip/entropy/health.py); with the simulation model of the rings, words flow with no failure."""
+import random
+
+from amaranth.sim import Simulator
+
+from ip.common.regtool import load
+from ip.entropy import REGS_YML
+from ip.entropy.health import APT_WINDOW, HealthTests
+from ip.entropy.rtl.entropy_src import EntropySource
+
+RM = load(REGS_YML)
+OFF = {r.name: r.offset for r in RM.registers}
+BIT = {(r.name, f.name): 1 << f.lo for r in RM.registers for f in r.fields}
+READY, STARTUP, FAILED = (BIT[("STATUS", n)] for n in ("READY", "STARTUP", "FAILED"))
+E_RCT, E_APT, E_EMPTY = (BIT[("ERR_CODE", n)] for n in ("RCT", "APT", "EMPTY"))
+
+
+class Bench:
+    """Every clock edge goes through tick(): it counts edges and drives the noise input with
+    stream(edge) for the next cycle (kind "external")."""
+
+    def __init__(self, ctx, dut, stream=None):
+        self.ctx, self.dut, self.stream, self.edge = ctx, dut, stream, 0
+
+    async def tick(self):
+        await self.ctx.tick()
+        self.edge += 1
+        if self.stream is not None:
+            self.ctx.set(self.dut.noise, self.stream(self.edge))
+
+    async def access(self, reg, data=0, we=False):
+        ctx, bus = self.ctx, self.dut.bus
+        for port, value in ((bus.adr, OFF[reg] >> 2), (bus.dat_w, data), (bus.sel, 0xF), (bus.we, int(we)),
+                            (bus.cyc, 1), (bus.stb, 1)):
+            ctx.set(port, value)
+        for _ in range(20):
+            await self.tick()
+            if ctx.get(bus.ack):
+                break
+        else:
+            raise AssertionError(f"{reg} never acknowledged")
+        value = ctx.get(bus.dat_r)
+        for port in (bus.cyc, bus.stb, bus.we):
+            ctx.set(port, 0)
+        return value
+
+    async def write(self, reg, value):
+        await self.access(reg, value, we=True)
+
+    async def read(self, reg):
+        return await self.access(reg)
+
+
+def run(dut, body, stream=None):
+    async def bench(ctx):
+        b = Bench(ctx, dut, stream)
+        for _ in range(4):          # the noise of the cycles before the first sample is the stream's
+            await b.tick()
+        await body(b)
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+def raw_bit(stream, enabled_at: int, div: int, k: int) -> int:
+    """Raw sample k: taken k(DIV + 1) cycles after the cycle the EN write's ack is seen in (after
+    edge `enabled_at`), the XOR of the noise two cycles before."""
+    return bin(stream(enabled_at + k * (div + 1) - 2)).count("1") & 1
+
+
+def words_of(bits):
+    return [sum(b << i for i, b in enumerate(bits[j:j + 32])) for j in range(0, len(bits) - 31, 32)]
+
+
+def random_stream(seed, width=2):
+    rng = random.Random(seed)
+    table = [rng.getrandbits(width) for _ in range(1 << 16)]
+    return lambda edge: table[edge % len(table)]
+
+
+def test_words_are_the_raw_bits_after_the_startup_window_and_watermarks_follow():
+    for div, nwords in ((0, 6), (3, 3)):
+        dut = EntropySource(kind="external", lengths=(3, 5))
+        stream = random_stream(div)
+        got = {}
+
+        async def body(b):
+            await b.write("CTRL", 1 | div << 8)
+            got["at"] = b.edge
+            status = await b.read("STATUS")
+            assert status & STARTUP and not status & (READY | FAILED)
+            got["words"] = []
+            while len(got["words"]) < nwords:
+                if await b.read("STATUS") & READY:
+                    got["words"].append(await b.read("DATA"))
+            await b.write("CTRL", div << 8)
+            got["off"] = b.edge
+            got["watermark"] = await b.read("WATERMARK")
+            got["err"] = await b.read("ERR_CODE")
+            got["status"] = await b.read("STATUS")
+
+        run(dut, body, stream)
+        at = got["at"]
+        bits = [raw_bit(stream, at, div, k) for k in range(APT_WINDOW + 32 * nwords)]
+        assert got["words"] == words_of(bits[APT_WINDOW:])
+        assert got["err"] == 0 and got["status"] == 0
+        # the samples taken while EN was 1: sample k is in the cycle after edge at + k(DIV + 1),
+        # EN is 1 up to the cycle that ends with edge `off`
+        taken = (got["off"] - at - 1) // (div + 1) + 1
+        ref = HealthTests(rct=41, apt=793)
+        for k in range(taken):
+            assert ref.push(raw_bit(stream, at, div, k)) == (False, False)
+        assert got["watermark"] == min(ref.rct_max, 255) | ref.apt_max << 16
+
+
+def test_stuck_noise_fails_repetition_count_at_the_cutoff_and_enable_recovers():
+    dut = EntropySource(kind="external", lengths=(3,))
+    cutoff = 12
+    state = {"stuck": True}
+    rng = random.Random(3)
+    stream = lambda edge: 0 if state["stuck"] else rng.getrandbits(1)
+    seen = {}
+
+    async def body(b):
+        await b.write("RCT_CUTOFF", cutoff)
+        await b.write("CTRL", 1)                           # DIV = 0: a sample every cycle
+        at = b.edge
+        # sample k is taken in cycle k + 1 after the ack: sample cutoff - 1 fails
+        while b.edge < at + cutoff - 1:
+            await b.tick()
+        seen["before"] = await b.read("STATUS")             # sampled at cycle at + cutoff - 1 + 1
+        seen["after"] = await b.read("STATUS")
+        seen["err"] = await b.read("ERR_CODE")
+        seen["data"] = await b.read("DATA")
+        seen["err2"] = await b.read("ERR_CODE")
+        await b.write("CTRL", 0)
+        await b.write("ERR_CODE", E_RCT | E_EMPTY)
+        state["stuck"] = False
+        await b.write("CTRL", 1)
+        seen["restart"] = await b.read("STATUS")
+        while not await b.read("STATUS") & READY:
+            pass
+        seen["final"] = await b.read("STATUS")
+        seen["final_err"] = await b.read("ERR_CODE")
+
+    run(dut, body, stream)
+    assert not seen["before"] & FAILED and seen["after"] & FAILED
+    assert seen["err"] == E_RCT
+    assert seen["data"] == 0 and seen["err2"] == E_RCT | E_EMPTY
+    assert seen["restart"] & STARTUP and not seen["restart"] & FAILED
+    assert seen["final"] & READY and not seen["final"] & (FAILED | STARTUP) and seen["final_err"] == 0
+
+
+def test_a_disproportionate_window_fails_adaptive_proportion_only():
+    """Noise 1, 1, 0 repeated: runs of two at most, two thirds of each window equal to its
+    first sample; with APT_CUTOFF at 600 the window fails where the reference says."""
+    dut = EntropySource(kind="external", lengths=(3,))
+    stream = lambda edge: int(edge % 3 != 0)
+    seen = {}
+
+    async def body(b):
+        await b.write("APT_CUTOFF", 600)
+        await b.write("CTRL", 1)
+        seen["at"] = b.edge
+        while not await b.read("STATUS") & FAILED:
+            pass
+        seen["failed_by"] = b.edge
+        seen["err"] = await b.read("ERR_CODE")
+
+    run(dut, body, stream)
+    at = seen["at"]
+    ref = HealthTests(rct=41, apt=600)
+    k = 0
+    while ref.push(raw_bit(stream, at, 0, k)) == (False, False):
+        k += 1
+    assert ref.count == 600 and k < APT_WINDOW
+    # sample k is taken in cycle at + k + 1; a STATUS read takes 2 edges to show it
+    assert at + k + 1 < seen["failed_by"] <= at + k + 1 + 2 + 2
+    assert seen["err"] == E_APT
+
+
+def test_reads_before_ready_are_errors_and_disable_clears_the_word():
+    dut = EntropySource(kind="external", lengths=(3,))
+    stream = random_stream(9, width=1)
+    seen = {}
+
+    async def body(b):
+        seen["idle"] = (await b.read("DATA"), await b.read("ERR_CODE"))
+        await b.write("ERR_CODE", E_EMPTY)
+        await b.write("CTRL", 1)
+        seen["early"] = (await b.read("DATA"), await b.read("ERR_CODE"))
+        await b.write("ERR_CODE", E_EMPTY)
+        while not await b.read("STATUS") & READY:
+            pass
+        await b.write("CTRL", 0)
+        seen["off"] = (await b.read("STATUS"), await b.read("DATA"), await b.read("ERR_CODE"))
+        await b.write("DATA", 0xFFFFFFFF)                   # a write to DATA changes nothing
+        seen["written"] = (await b.read("STATUS"), await b.read("ERR_CODE"))
+
+    run(dut, body, stream)
+    assert seen["idle"] == (0, E_EMPTY) and seen["early"] == (0, E_EMPTY)
+    assert seen["off"] == (0, 0, E_EMPTY)
+    assert seen["written"] == (0, E_EMPTY)
+
+
+def test_ring_model_delivers_words_without_failures():
+    dut = EntropySource(kind="model")
+    got = []
+
+    async def body(b):
+        await b.write("CTRL", 1 | 1 << 8)
+        while len(got) < 8:
+            if await b.read("STATUS") & READY:
+                got.append(await b.read("DATA"))
+        got.append(await b.read("ERR_CODE"))
+        got.append(await b.read("STATUS"))
+
+    run(dut, body)
+    words, err, status = got[:8], got[8], got[9]
+    assert err == 0 and not status & FAILED
+    assert len(set(words)) == 8 and all(w not in (0, 0xFFFFFFFF) for w in words)
+
+
+def test_registers_md_is_regtools_output():
+    from ip.common.regtool import markdown
+    from pqsoc import REPO
+    rel = REGS_YML.relative_to(REPO)
+    doc = (REPO / "ip" / "entropy" / "doc" / "registers.md").read_text()
+    assert doc == markdown(load(rel)), f"run: pqsoc regtool {rel} --md ip/entropy/doc/registers.md"
