@@ -119,6 +119,34 @@ def test_words_are_the_raw_bits_after_the_startup_window_and_watermarks_follow()
         assert got["watermark"] == min(ref.rct_max, 255) | ref.apt_max << 16
 
 
+def test_div_written_while_running_sets_the_wait_after_the_next_raw_bit():
+    """The sample after edge e waits DIV + 1 cycles for the next, DIV as it is in that cycle:
+    a DIV written while EN is 1 (its ack after edge w) counts from the first sample after w."""
+    dut = EntropySource(kind="external", lengths=(3,))
+    stream = random_stream(21, width=1)
+    got = {}
+
+    async def body(b):
+        await b.write("CTRL", 1 | 1 << 8)
+        got["at"] = b.edge
+        while b.edge < got["at"] + 301:
+            await b.tick()
+        await b.write("CTRL", 1 | 4 << 8)
+        got["w"] = b.edge
+        got["words"] = []
+        while len(got["words"]) < 3:
+            if await b.read("STATUS") & READY:
+                got["words"].append(await b.read("DATA"))
+
+    run(dut, body, stream)
+    edges, e = [], got["at"]
+    while len(edges) < APT_WINDOW + 96:
+        edges.append(e)
+        e += (4 if e >= got["w"] else 1) + 1
+    bits = [stream(e - 2) for e in edges]
+    assert got["words"] == words_of(bits[APT_WINDOW:])
+
+
 def test_stuck_noise_fails_repetition_count_at_the_cutoff_and_enable_recovers():
     dut = EntropySource(kind="external", lengths=(3,))
     cutoff = 12
