@@ -85,6 +85,12 @@ class EntropySource(wiring.Component):
                      apt_fail.eq(sample & (new_count >= rb.apt_cutoff_c))]
         rct_max = Signal(8)
         apt_max = Signal(range(APT_WINDOW + 1))
+        # the watermarks start again with EN's first cycle, whose sample already counts
+        fresh = Signal()
+        rct_prev = Signal(8)
+        apt_prev = Signal(range(APT_WINDOW + 1))
+        m.d.comb += [fresh.eq(en & ~en_q), rct_prev.eq(Mux(fresh, 0, rct_max)),
+                     apt_prev.eq(Mux(fresh, 0, apt_max))]
         m.d.comb += [rb.watermark_rct.eq(rct_max), rb.watermark_apt.eq(apt_max),
                      rb.err_code_rct_set.eq(rct_fail), rb.err_code_apt_set.eq(apt_fail)]
 
@@ -105,15 +111,15 @@ class EntropySource(wiring.Component):
         with m.If(pop):
             m.d.sync += [data.eq(0), ready.eq(0)]
 
-        with m.If(en & ~en_q):
+        with m.If(fresh):
             m.d.sync += [rct_max.eq(0), apt_max.eq(0)]
         with m.If(~en):
             m.d.sync += [run.eq(0), count.eq(0), seen.eq(0), startup.eq(1), failed.eq(0),
                          pack.eq(0), packed.eq(0), data.eq(0), ready.eq(0)]
         with m.Elif(sample):
             m.d.sync += [run.eq(new_run), last.eq(bit), count.eq(new_count), seen.eq(seen + 1),
-                         rct_max.eq(Mux(new_run > rct_max, new_run, rct_max)),
-                         apt_max.eq(Mux(new_count > apt_max, new_count, apt_max))]
+                         rct_max.eq(Mux(new_run > rct_prev, new_run, rct_prev)),
+                         apt_max.eq(Mux(new_count > apt_prev, new_count, apt_prev))]
             with m.If(seen == 0):
                 m.d.sync += first.eq(bit)
             with m.If(rct_fail | apt_fail):

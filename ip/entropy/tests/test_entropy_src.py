@@ -176,6 +176,7 @@ def test_stuck_noise_fails_repetition_count_at_the_cutoff_and_enable_recovers():
             pass
         seen["final"] = await b.read("STATUS")
         seen["final_err"] = await b.read("ERR_CODE")
+        seen["watermark"] = await b.read("WATERMARK")
 
     run(dut, body, stream)
     assert not seen["before"] & FAILED and seen["after"] & FAILED
@@ -183,6 +184,8 @@ def test_stuck_noise_fails_repetition_count_at_the_cutoff_and_enable_recovers():
     assert seen["data"] == 0 and seen["err2"] == E_RCT | E_EMPTY
     assert seen["restart"] & STARTUP and not seen["restart"] & FAILED
     assert seen["final"] & READY and not seen["final"] & (FAILED | STARTUP) and seen["final_err"] == 0
+    # the stuck run's watermark (at least the cutoff) went with the restart
+    assert (seen["watermark"] & 0xFF) < cutoff
 
 
 def test_a_disproportionate_window_fails_adaptive_proportion_only():
