@@ -264,3 +264,30 @@ def test_registers_md_is_regtools_output():
     rel = REGS_YML.relative_to(REPO)
     doc = (REPO / "ip" / "entropy" / "doc" / "registers.md").read_text()
     assert doc == markdown(load(rel)), f"run: pqsoc regtool {rel} --md ip/entropy/doc/registers.md"
+
+
+def test_forced_failures_are_the_silicon_self_test_of_both_tests():
+    """On silicon the failure paths are tested by cutoffs no source passes: RCT_CUTOFF 2 (two equal
+    raw bits in a row) and APT_CUTOFF 2 (a window's first value seen again); with the ring model
+    each fails within the start-up window, and a restart with the reset cutoffs delivers again."""
+    dut = EntropySource(kind="model")
+    rm = load(REGS_YML)
+    seen = []
+
+    async def body(b):
+        for reg, err in (("RCT_CUTOFF", E_RCT), ("APT_CUTOFF", E_APT)):
+            await b.write(reg, 2)
+            await b.write("CTRL", 1 | 0 << 8)
+            while not await b.read("STATUS") & FAILED:
+                pass
+            seen.append((await b.read("ERR_CODE")) & err)
+            await b.write("CTRL", 0)
+            await b.write(reg, rm.field(reg, "C").reset)
+            await b.write("ERR_CODE", E_RCT | E_APT)
+        await b.write("CTRL", 1 | 0 << 8)
+        while not await b.read("STATUS") & READY:
+            pass
+        seen.append(await b.read("ERR_CODE"))
+
+    run(dut, body)
+    assert seen == [E_RCT, E_APT, 0]
