@@ -1,28 +1,48 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
 """The entropy source as a block of the flow (declared once), for its area and timing: the
-silicon kind, its rings as sky130 cells (ip/entropy/rtl/rings.py). Its LibreLane configuration
-(pnr/entropy_src) is for checking it alone: LibreLane's lint and synthesis must keep every ring
-whole (`pqsoc pnr check entropy_src --synth`, ip/entropy/tests/test_entropy_block.py); on the chip
-it would be logic of the wrapper's one run, as the KMAC and the ACC are."""
+silicon kind, its rings as sky130 cells (ip/entropy/rtl/rings.py), each ring module kept as its
+own module of the netlist (so the gate-level run can put the rings' model in its place).
+Its LibreLane configuration (pnr/entropy_src) is for checking it alone: LibreLane's lint and
+synthesis must keep every ring whole (`pqsoc pnr check entropy_src --synth`,
+ip/entropy/tests/test_entropy_block.py); on the chip it would be logic of the wrapper's one run,
+as the KMAC and the ACC are."""
+from pathlib import Path
+
 from ip.common import SYS_CLK_PERIOD_NS
-from pqsoc.flow.block import Block, amaranth_emit_key, emit_amaranth
+from pqsoc.flow.block import Block, amaranth_emit_key
 
 ADDR_WIDTH = 10            # word address bits of its window (4 KiB, as the KMAC's)
+TOP = "entropy_src"
 
 
-def _entropy_src():
+def emit(out: Path) -> list[Path]:
+    """entropy_src.v: the Amaranth design (kind sky130) and, after it, the rings' cells."""
+    from amaranth.back import verilog
     from ip.entropy.rtl.entropy_src import EntropySource
-    return EntropySource(kind="sky130", addr_width=ADDR_WIDTH)
+    from ip.entropy.rtl.rings import cells_verilog
+    out.mkdir(parents=True, exist_ok=True)
+    text = verilog.convert(EntropySource(kind="sky130", addr_width=ADDR_WIDTH), name=TOP, emit_src=False)
+    text += "\n" + cells_verilog()
+    path = out / f"{TOP}.v"
+    if not path.is_file() or path.read_text() != text:     # unchanged: no rebuild of its models
+        path.write_text(text)
+    return [path]
+
+
+def _ring_modules() -> tuple[str, ...]:
+    from ip.entropy.rtl.rings import LENGTHS, module_name
+    return tuple(module_name(n) for n in LENGTHS)
 
 
 ENTROPY_SRC = Block(
     name="entropy_src",
-    top="entropy_src",
+    top=TOP,
     description=("entropy source: 4 ring oscillators (sky130 cells), sampler, SP 800-90B repetition-count and "
                  "adaptive-proportion tests, Wishbone registers (ip/entropy/rtl/entropy_src.py)"),
-    emit=emit_amaranth(_entropy_src, "entropy_src"),
+    emit=emit,
     emit_key=amaranth_emit_key,
     period_ns=SYS_CLK_PERIOD_NS,
+    keep_hierarchy=_ring_modules(),
     openlane={},
 )

@@ -11,6 +11,7 @@ from ip.acc import block as acc_block
 from ip.acc.dv import gls as acc_gls
 from ip.acc.dv import jobs as acc_jobs
 from ip.entropy import block as entropy_block
+from ip.entropy.dv import gls as entropy_gls
 from ip.kmac import block as kmac_block
 from ip.kmac.dv import bench as kmac_bench
 from pqsoc.flow.block import BLOCKS, Block, emit_amaranth, get, register
@@ -42,7 +43,8 @@ def _acc_bench() -> dict:
 register(kmac_block.KECCAK)
 register(kmac_block.KECCAK_MASKED)
 register(kmac_block.KMAC_UNMASKED)
-register(entropy_block.ENTROPY_SRC)
+# its gate-level run puts the rings' simulation model in place of their cells
+register(dataclasses.replace(entropy_block.ENTROPY_SRC, gls=entropy_gls.gls_entropy))
 # The KMAC and the ACC are flat logic in the wrapper's one run (soc/doc/caravel.md "The physical
 # architecture"): no configuration of their own.
 register(dataclasses.replace(kmac_block.KMAC, bench=_kmac_bench, openlane=None))

@@ -153,7 +153,7 @@ def _acvp_summary(rows) -> tuple[list[str], dict]:
 
 
 # ---- gls: blocks x random initial states at gate level (pqsoc gls BLOCK --seed S) --------------
-GLS_BLOCKS = ("keccak", "keccak_masked", "kmac", "acc", "soc", "soc_acc32k", "caravel")
+GLS_BLOCKS = ("keccak", "keccak_masked", "kmac", "entropy_src", "acc", "soc", "soc_acc32k", "caravel")
 
 
 def _gls_args(a) -> dict:

@@ -12,36 +12,52 @@ import subprocess
 import pytest
 
 from pqsoc import REPO
-from ip.entropy.rtl.rings import INV, LENGTHS, NAND
+from ip.entropy.rtl.rings import INV, LENGTHS, NAND, module_name
 
-_CELL = re.compile(r"^\s*(sky130_fd_sc_hd__\w+)\s+(\\?\S+)\s*\((.*?)\);", re.M | re.S)
+_CELL = re.compile(r"^\s*(?:\(\*[^*]*\*\)\s*)?(sky130_fd_sc_hd__\w+|pqsoc_ring\d+)\s+(\\?\S+)\s*\((.*?)\);", re.M | re.S)
 _PIN = re.compile(r"\.(\w+)\s*\(\s*(\\?[^\s()]+(?:\s*\[\d+\])?)\s*\)")
+_MODULE = re.compile(r"^module\s+(\S+?)\s*\(.*?\);(.*?)^endmodule", re.M | re.S)
+_CONSTANT = re.compile(r"\d*'[bh][01x]+|[01]")
 
 
-def rings_in(netlist: str) -> dict[int, list[tuple[str, dict]]]:
-    """ring number -> its cells (type, pins) from a netlist's ring<i>_* instances."""
-    rings = {}
-    for cell, name, pins in _CELL.findall(netlist):
-        m = re.match(r"\\?(?:.*[./])?ring(\d+)_(nand|inv\d+)$", name.strip())
-        if m:
-            rings.setdefault(int(m.group(1)), []).append((cell, dict(_PIN.findall(pins))))
-    return rings
+def _closed(cells: list[tuple[str, dict]], n: int, label: str) -> str:
+    """The enable net of a ring: one NAND and n - 1 inverters closed into one loop."""
+    assert len(cells) == n, f"{label}: {len(cells)} cells, {n} expected"
+    nands = [pins for cell, pins in cells if cell == NAND]
+    invs = {pins["A"]: pins["Y"] for cell, pins in cells if cell == INV}
+    assert len(nands) == 1 and len(invs) == n - 1, f"{label}: not one NAND and {n - 1} inverters"
+    node, steps = nands[0]["Y"], 0
+    while node in invs and steps < n:          # follow the inverters from the NAND's output
+        node, steps = invs[node], steps + 1
+    assert steps == n - 1 and node in (nands[0]["A"], nands[0]["B"]), f"{label}: ring not closed"
+    return nands[0]["B"] if node == nands[0]["A"] else nands[0]["A"]
 
 
 def check_rings(netlist: str):
-    rings = rings_in(netlist)
-    assert sorted(rings) == list(range(len(LENGTHS)))
-    for i, cells in rings.items():
-        assert len(cells) == LENGTHS[i]
-        nands = [pins for cell, pins in cells if cell == NAND]
-        invs = {pins["A"]: pins["Y"] for cell, pins in cells if cell == INV}
-        assert len(nands) == 1 and len(invs) == LENGTHS[i] - 1
-        node, steps = nands[0]["Y"], 0
-        while node in invs:                 # follow the inverters from the NAND's output
-            node, steps = invs[node], steps + 1
-        assert steps == LENGTHS[i] - 1 and node in (nands[0]["A"], nands[0]["B"]), f"ring {i} not closed"
-        enable = nands[0]["B"] if node == nands[0]["A"] else nands[0]["A"]
-        assert not re.fullmatch(r"1'b[01]|\d+'h\w+", enable), f"ring {i}: enable tied to {enable}"
+    """Every ring of LENGTHS whole, its enable not a constant: as kept modules (our netlist:
+    a module pqsoc_ring<n> of cells, instantiated with `.en(...)`) or flattened (LibreLane's:
+    cells named <instance path>.nand0 / .inv<j>)."""
+    modules = {name: body for name, body in _MODULE.findall(netlist)}
+    rings = {name: body for name, body in modules.items() if re.fullmatch(r"pqsoc_ring\d+", name)}
+    if rings:
+        assert sorted(rings) == sorted(module_name(n) for n in LENGTHS)
+        for name, body in rings.items():
+            cells = [(cell, dict(_PIN.findall(pins))) for cell, _, pins in _CELL.findall(body)]
+            assert _closed(cells, int(name[len("pqsoc_ring"):]), name) == "en", f"{name}: NAND not on en"
+        uses = [(cell, dict(_PIN.findall(pins))) for body in modules.values()
+                for cell, _, pins in _CELL.findall(body) if cell in rings]
+        assert sorted(cell for cell, _ in uses) == sorted(rings), "each ring module instantiated once"
+        enables = [pins["en"] for _, pins in uses]
+    else:
+        groups = {}
+        for cell, name, pins in _CELL.findall(netlist):
+            m = re.match(r"\\?(.*)\.(nand0|inv\d+)$", name)
+            if m and cell in (NAND, INV):
+                groups.setdefault(m.group(1), []).append((cell, dict(_PIN.findall(pins))))
+        assert sorted(len(c) for c in groups.values()) == sorted(LENGTHS), "the rings' lengths"
+        enables = [_closed(cells, len(cells), path) for path, cells in groups.items()]
+    for enable in enables:
+        assert not _CONSTANT.fullmatch(enable.strip()), f"a ring's enable tied to {enable}"
 
 
 def test_our_synthesis_keeps_the_rings_and_they_are_its_only_loops(pdk_root, tmp_path):
@@ -61,7 +77,7 @@ def test_our_synthesis_keeps_the_rings_and_they_are_its_only_loops(pdk_root, tmp
     out = r.stdout + r.stderr
     assert f"There are {len(LENGTHS)} combinational loops" in out, out[-2000:]
     pins = re.findall(r"^  (\S+/\w+)$", out, re.M)
-    assert pins and all(re.search(r"ring\d+_(nand|inv\d+)/", p) for p in pins)
+    assert pins and all(re.search(r"ring\d+[./](nand0|inv\d+)/", p) for p in pins)
     # each cell's input and output, and the first pin again after the loop's cut point
     assert len(pins) == sum(2 * n + 1 for n in LENGTHS)
 
@@ -79,18 +95,17 @@ def test_librelanes_synthesis_keeps_the_rings(tmp_path, pdk_root):
     check_rings(netlist.read_text())
 
 
-def test_the_ring_check_finds_a_cut_or_tied_ring():
-    """The check itself, on the RTL as emitted: it passes, and fails with one inverter's output
-    renamed (a cut ring) or a NAND's enable tied to 1."""
-    from amaranth.back import verilog
-    from ip.entropy.rtl.entropy_src import EntropySource
-    netlist = verilog.convert(EntropySource(kind="sky130"), name="entropy_src", emit_src=False)
-    check_rings(netlist)
-    m = re.search(r"sky130_fd_sc_hd__inv_1\s+ring0_inv5\s*\((.*?)\);", netlist, re.S)
-    cut = netlist[:m.start(1)] + re.sub(r"\.Y\(([^)]*)\)", ".Y(cut_net)", m.group(1)) + netlist[m.end(1):]
+def test_the_ring_check_finds_a_cut_or_tied_ring(tmp_path):
+    """The check itself, on the block's Verilog as emitted: it passes, and fails with one
+    inverter's output renamed (a cut ring) or a ring's enable tied to 1."""
+    from ip.entropy.block import emit
+    text = emit(tmp_path)[0].read_text()
+    check_rings(text)
+    m = re.search(r"sky130_fd_sc_hd__inv_1 inv5 \((.*?)\);", text, re.S)
+    cut = text[:m.start(1)] + re.sub(r"\.Y\(([^)]*)\)", ".Y(cut_net)", m.group(1)) + text[m.end(1):]
     with pytest.raises(AssertionError, match="not closed"):
         check_rings(cut)
-    m = re.search(r"sky130_fd_sc_hd__nand2_1\s+ring2_nand\s*\((.*?)\);", netlist, re.S)
-    tied = netlist[:m.start(1)] + re.sub(r"\.A\(([^)]*)\)", ".A(1'b1)", m.group(1)) + netlist[m.end(1):]
+    m = re.search(r"pqsoc_ring41 ring2 \((.*?)\);", text, re.S)
+    tied = text[:m.start(1)] + re.sub(r"\.en\(([^)]*)\)", ".en(1'b1)", m.group(1)) + text[m.end(1):]
     with pytest.raises(AssertionError, match="tied"):
         check_rings(tied)
