@@ -207,14 +207,22 @@ def gls(name: str, seeds=(1, 2, 3)) -> dict:
     if block.gls is not None:        # the block's own gate-level run (Block.gls)
         return block.gls(seeds=tuple(seeds))
     _, manifest, flat, ports, build_dir = _netlist_model(name, log=lambda m: print(m, flush=True))
+    return rtl_against_seeds(name, manifest, lambda: rtl(name),
+                             lambda seed: _gate_level(block, flat, ports, build_dir, seed), seeds)
+
+
+def rtl_against_seeds(name: str, manifest: dict, rtl_run, gate_level_run, seeds) -> dict:
+    """The RTL run (rtl_run() -> SimResult), then a gate-level run per random initial state
+    (gate_level_run(seed) -> SimResult): every one must pass and measure the RTL's figures.
+    Returns the block's report entry."""
     print(f"[gls] {name}: RTL run", flush=True)
-    ref = rtl(name)
+    ref = rtl_run()
     if ref.failed or not ref.tests:
         raise FlowError(f"{name}: RTL simulation failed ({ref.failed}/{ref.tests}); log: {ref.log}")
     runs = {}
     for seed in seeds:
         print(f"[gls] {name}: gate-level run, random initial state seed {seed}", flush=True)
-        res = _gate_level(block, flat, ports, build_dir, seed)
+        res = gate_level_run(seed)
         if res.failed or not res.tests:
             raise FlowError(f"{name}: gate-level simulation failed with seed {seed} "
                             f"({res.failed}/{res.tests} tests); log: {res.log}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from pqsoc import BUILD, FlowError
 from pqsoc.flow import block as blocks_mod
 from pqsoc.flow import locks
-from pqsoc.flow.gls import check_cells, compare_cycles, flat_netlist
+from pqsoc.flow.gls import check_cells, flat_netlist, rtl_against_seeds
 from pqsoc.flow.pdk import find_pdk
 from pqsoc.flow.synth import load_manifest, synth_dir
 from pqsoc.flow.verilator import GL_CXX, X_RANDOM, gl_cxx, run_cocotb
@@ -71,25 +71,12 @@ def gls_entropy(seeds=(1, 2, 3)) -> dict:
         if not modelled.is_file() or modelled.read_text() != text:
             modelled.write_text(text)
         flat = flat_netlist(modelled, block.top, pdk, gl_dir, log=print)
-    print(f"[gls] {NAME}: RTL run (the rings' model in place of their cells)", flush=True)
-    ref = run_cocotb(sources=rtl_sources(build / "rtl"), top=block.top, test_module=TEST,
-                     build_dir=build / "rtl", label=f"{NAME} RTL")
-    if ref.failed or not ref.tests:
-        raise FlowError(f"{NAME}: RTL simulation failed ({ref.failed}/{ref.tests}); log: {ref.log}")
-    runs = {}
-    for seed in seeds:
-        print(f"[gls] {NAME}: gate-level run, random initial state seed {seed}", flush=True)
-        res = run_cocotb(sources=[flat], top=block.top, test_module=TEST, build_dir=gl_dir,
-                         build_args=X_RANDOM, seed=seed,
-                         plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"],
-                         label=f"{NAME} gate level", cxx=GL_CXX)
-        if res.failed or not res.tests:
-            raise FlowError(f"{NAME}: gate-level simulation failed with seed {seed} "
-                            f"({res.failed}/{res.tests} tests); log: {res.log}")
-        compare_cycles(NAME, ref.figures, res.figures, seed)
-        runs[seed] = res.figures
-    table = {k: {"rtl": v, "gls": runs[seeds[0]][k]} for k, v in ref.figures.items()}
-    for k, v in table.items():
-        print(f"[gls] {NAME}: {k}: RTL {v['rtl']}, gate level {v['gls']}", flush=True)
-    return {"block": NAME, "netlist_sha256": manifest["netlist_sha256"], "seeds": list(seeds),
-            "tests": ref.tests, "cycles": table}
+    return rtl_against_seeds(
+        NAME, manifest,
+        lambda: run_cocotb(sources=rtl_sources(build / "rtl"), top=block.top, test_module=TEST,
+                           build_dir=build / "rtl", label=f"{NAME} RTL (the rings' model)"),
+        lambda seed: run_cocotb(sources=[flat], top=block.top, test_module=TEST, build_dir=gl_dir,
+                                build_args=X_RANDOM, seed=seed,
+                                plusargs=["+verilator+rand+reset+2", f"+verilator+seed+{seed}"],
+                                label=f"{NAME} gate level (the rings' model)", cxx=GL_CXX),
+        tuple(seeds))

@@ -12,8 +12,9 @@ import os
 
 import cocotb
 from cocotb.clock import Clock
-from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
+from cocotb.triggers import FallingEdge, RisingEdge
 
+from ip.common.cocotb_wishbone import wb
 from ip.common.regtool import load
 from ip.entropy import REGS_YML
 from ip.entropy.health import APT_WINDOW
@@ -23,30 +24,10 @@ RM = load(REGS_YML)
 OFF = {r.name: r.offset for r in RM.registers}
 READY = 1 << RM.field("STATUS", "READY").lo
 WORDS = 4
-TIMEOUT = 100
 
 
-async def wb(dut, reg, data=0, we=False):
-    await FallingEdge(dut.clk)
-    dut.bus__adr.value = OFF[reg] >> 2
-    dut.bus__dat_w.value = data
-    dut.bus__sel.value = 0xF
-    dut.bus__we.value = int(we)
-    dut.bus__cyc.value = 1
-    dut.bus__stb.value = 1
-    for _ in range(TIMEOUT):
-        await RisingEdge(dut.clk)
-        await ReadOnly()
-        if int(dut.bus__ack.value):
-            val = int(dut.bus__dat_r.value)
-            break
-    else:
-        raise AssertionError(f"no ack from {reg}")
-    await FallingEdge(dut.clk)
-    dut.bus__cyc.value = 0
-    dut.bus__stb.value = 0
-    dut.bus__we.value = 0
-    return val
+async def reg(dut, name, data=0, we=False):
+    return await wb(dut, OFF[name], data, we=we)
 
 
 @cocotb.test()
@@ -59,18 +40,18 @@ async def words_follow_the_ring_model(dut):
         await RisingEdge(dut.clk)
     await FallingEdge(dut.clk)
     dut.rst.value = 0
-    assert await wb(dut, "ERR_CODE") == 0
-    await wb(dut, "CTRL", 1, we=True)                 # EN, DIV = 0
+    assert await reg(dut, "ERR_CODE") == 0
+    await reg(dut, "CTRL", 1, we=True)                 # EN, DIV = 0
     polls, words = 0, []
     while len(words) < WORDS:
         polls += 1
         assert polls < 4 * (APT_WINDOW + 32 * WORDS), "no word from the entropy source"
-        if await wb(dut, "STATUS") & READY:
-            words.append(await wb(dut, "DATA"))
+        if await reg(dut, "STATUS") & READY:
+            words.append(await reg(dut, "DATA"))
             if len(words) == 1:
                 first = polls
     assert words == expected_words(WORDS), [hex(w) for w in words]
-    assert await wb(dut, "ERR_CODE") == 0
+    assert await reg(dut, "ERR_CODE") == 0
     path = os.environ.get("PQSOC_FIGURES")
     if path:
         with open(path, "w") as f:

@@ -13,34 +13,9 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
+from ip.common.cocotb_wishbone import wb
 from ip.kmac.dv import sp800_185
 from ip.kmac.dv.wb_driver import OFF, OPS
-
-TIMEOUT = 1000
-
-
-async def wb(dut, offset, data=0, sel=0xF, we=False):
-    await FallingEdge(dut.clk)
-    dut.bus__adr.value = offset >> 2
-    dut.bus__dat_w.value = data
-    dut.bus__sel.value = sel
-    dut.bus__we.value = int(we)
-    dut.bus__cyc.value = 1
-    dut.bus__stb.value = 1
-    for _ in range(TIMEOUT):
-        await RisingEdge(dut.clk)
-        await ReadOnly()
-        if int(dut.bus__ack.value):
-            val = int(dut.bus__dat_r.value)
-            break
-    else:
-        raise AssertionError(f"no ack at {offset:#x}")
-    await FallingEdge(dut.clk)
-    dut.bus__cyc.value = 0
-    dut.bus__stb.value = 0
-    dut.bus__we.value = 0
-    return val
-
 
 async def cpu_op(dut, mode, strength, segs, outlen):
     await wb(dut, OFF["CFG"], mode | strength << 4, we=True)
