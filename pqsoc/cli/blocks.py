@@ -43,7 +43,7 @@ def _acc_bench() -> dict:
 register(kmac_block.KECCAK)
 register(kmac_block.KECCAK_MASKED)
 register(kmac_block.KMAC_UNMASKED)
-# its gate-level run puts the rings' simulation model in place of their cells
+# The entropy source: its gate-level run puts the rings' simulation model in place of their cells.
 register(dataclasses.replace(entropy_block.ENTROPY_SRC, gls=entropy_gls.gls_entropy))
 # The KMAC and the ACC are flat logic in the wrapper's one run (soc/doc/caravel.md "The physical
 # architecture"): no configuration of their own.
