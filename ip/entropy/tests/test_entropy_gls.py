@@ -8,6 +8,7 @@ import pytest
 
 from pqsoc import FlowError
 from ip.entropy.dv import gls as entropy_gls
+from ip.entropy.dv.sim_model import simulable, with_model
 from ip.entropy.rtl.rings import cells_verilog, model_verilog
 
 
@@ -22,10 +23,26 @@ def test_rtl_and_gate_level_deliver_the_models_words(pdk_root):
 
 def test_the_model_replaces_each_ring_module_once():
     text = "module entropy_src(clk);\nendmodule\n" + cells_verilog()
-    swapped = entropy_gls.with_model(text, "t")
+    swapped = with_model(text, "t")
     assert swapped.startswith("module entropy_src(clk);\nendmodule\n") and swapped.endswith(model_verilog())
     assert "sky130_fd_sc_hd__inv_1" not in swapped
     with pytest.raises(FlowError, match="one expected"):
-        entropy_gls.with_model("module entropy_src(clk);\nendmodule\n", "flat.v")
+        with_model("module entropy_src(clk);\nendmodule\n", "flat.v")
     with pytest.raises(FlowError, match="one expected"):
-        entropy_gls.with_model(text + cells_verilog(), "twice.v")
+        with_model(text + cells_verilog(), "twice.v")
+
+
+def test_simulable_swaps_only_the_files_holding_rings(tmp_path):
+    """The silicon SoC's sources: the file with the rings (pqc.v) becomes a copy with the model,
+    the others are read as they are; sources without any ring are refused (a simulation that
+    expects them would otherwise run a design without its entropy source)."""
+    top, pqc = tmp_path / "top.v", tmp_path / "pqc.v"
+    top.write_text("module top;\nendmodule\n")
+    pqc.write_text("module pqc;\nendmodule\n" + cells_verilog())
+    out = simulable([top, pqc], tmp_path / "sim")
+    assert out[0] == top and out[1] == tmp_path / "sim" / "pqc_ring_model.v"
+    assert out[1].read_text() == with_model(pqc.read_text(), "pqc.v")
+    stamp = out[1].stat().st_mtime_ns
+    assert simulable([top, pqc], tmp_path / "sim")[1].stat().st_mtime_ns == stamp   # unchanged: kept
+    with pytest.raises(FlowError, match="defines the rings"):
+        simulable([top], tmp_path / "sim")
