@@ -27,6 +27,19 @@ APT_WINDOW = 1024         # SP 800-90B's window for binary samples
 H_CLAIM = 0.5
 
 
+# SP 800-90C's rule for full entropy: a vetted conditioning function's (SP 800-90B 3.1.5.1.1:
+# SHA-3 is one) n-bit output counts as full entropy when its input holds at least n + 64 bits.
+FULL_ENTROPY_MARGIN = 64
+
+
+def raw_bits_for(n_out: int, h: float = H_CLAIM) -> int:
+    """Raw bits of h bits of entropy each that a vetted conditioning function needs for an n_out-bit
+    output of full entropy."""
+    if not 0 < h <= 1:
+        raise ValueError(f"entropy per bit {h}: must be in (0, 1]")
+    return math.ceil((n_out + FULL_ENTROPY_MARGIN) / h)
+
+
 def rct_cutoff(h: float, alpha_log2: int = ALPHA_LOG2) -> int:
     """Samples in a run that fail the repetition count test."""
     if not 0 < h <= 1:

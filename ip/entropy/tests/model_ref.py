@@ -14,13 +14,19 @@ def xorshift(x: int) -> int:
     return x ^ ((x << 5) & 0xFFFFFFFF)
 
 
-def expected_words(n: int) -> list[int]:
-    """DIV = 0: sample k is the rings' XOR in the cycle k - 1 after the EN write's ack cycle;
-    the rings (0 before EN) show state j - 1 in cycle j, state 0 the seed."""
+def expected_words(n: int, div: int = 0) -> list[int]:
+    """The first n words after the start-up window, at a raw bit every div + 1 cycles from EN
+    written 1 (the rings' model at its seed then: the first EN since reset). Sample k is the
+    rings' XOR in cycle k (div + 1) - 2 after the EN write's ack cycle (doc/spec.md); the rings
+    show state j in cycle j (state 0 the seed) and 0 before it."""
     states = [model_seed(length) for length in LENGTHS]
-    bits = [0, 0]                          # samples 0 and 1: the cycles before EN
+    xor = []                               # the rings' XOR in cycle j, j = 0, 1, ...
+    bits = []
     while len(bits) < APT_WINDOW + 32 * n:
-        bits.append(sum(s & 1 for s in states) & 1)
-        states = [xorshift(s) for s in states]
+        at = len(bits) * (div + 1) - 2
+        while len(xor) <= at:
+            xor.append(sum(s & 1 for s in states) & 1)
+            states = [xorshift(s) for s in states]
+        bits.append(xor[at] if at >= 0 else 0)
     bits = bits[APT_WINDOW:]
     return [sum(b << i for i, b in enumerate(bits[32 * w:32 * w + 32])) for w in range(n)]

@@ -10,7 +10,7 @@ import pytest
 from ip.common.regtool import load
 from ip.entropy import REGS_YML
 from ip.entropy.health import (ALPHA_LOG2, APT_WINDOW, H_CLAIM, HealthTests, apt_cutoff,
-                               rct_cutoff)
+                               raw_bits_for, rct_cutoff)
 
 
 def binomial_upper_tails(n: int, p: float) -> list[float]:
@@ -37,6 +37,14 @@ def test_apt_cutoff_is_the_first_count_rarer_than_alpha(h):
     tails = binomial_upper_tails(APT_WINDOW - 1, 2 ** -h)
     alpha = 2.0 ** -ALPHA_LOG2
     assert tails[c - 1] <= alpha < tails[c - 2]
+
+
+def test_raw_bits_for_a_full_entropy_output():
+    # (n + 64) / H raw bits, rounded up: 640 at the claim for a 256-bit seed (firmware's 20 words)
+    assert raw_bits_for(256) == raw_bits_for(256, H_CLAIM) == 640
+    assert [raw_bits_for(256, h) for h in (1.0, 0.3)] == [320, 1067]
+    with pytest.raises(ValueError):
+        raw_bits_for(256, 0)
 
 
 def test_rct_cutoff_by_the_formula():
