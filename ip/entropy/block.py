@@ -10,6 +10,7 @@ as the KMAC and the ACC are."""
 from pathlib import Path
 
 from ip.common import SYS_CLK_PERIOD_NS
+from ip.entropy.rtl.rings import LENGTHS, module_name
 from pqsoc.flow.block import Block, amaranth_emit_key
 
 ADDR_WIDTH = 10            # word address bits of its window (4 KiB, as the KMAC's)
@@ -30,9 +31,31 @@ def emit(out: Path) -> list[Path]:
     return [path]
 
 
-def _ring_modules() -> tuple[str, ...]:
-    from ip.entropy.rtl.rings import LENGTHS, module_name
-    return tuple(module_name(n) for n in LENGTHS)
+# The rings where LibreLane flattens them (its synthesis keeps their cells, tests/test_entropy_block.py):
+# cells <path>rings.ring<i>.nand0 / .inv<j>, nets <path>rings.ring<i>.n[<j>] and the closing net
+# <path>rings.ring<i>_out. The resizer must neither resize, buffer nor remove them
+# (RSZ_DONT_TOUCH_RX: one regular expression over net and instance names), and the paths through
+# them (EN flop, ring, synchronizer: asynchronous by design) are false (ring_sdc).
+RING_NAME_RX = r"rings\.ring[0-9]+[._]"
+RING_CELLS = "*rings.ring*"
+
+
+def ring_sdc() -> str:
+    """The SDC lines for the rings, for a flat netlist that holds them (the wrapper's). Where it
+    holds none (the wrapper's SDC check, the SoC a black box) they do nothing."""
+    return f"""
+# The entropy source's ring oscillators (ip/entropy/block.py ring_sdc): the path from the EN flop
+# through a ring to its synchronizer is asynchronous by design; OpenSTA would time it after
+# cutting the loop. {sum(LENGTHS)} cells where the netlist holds them.
+set pqsoc_ring_cells [get_cells -quiet {{{RING_CELLS}}}]
+puts "\\[INFO\\] entropy source: [llength $pqsoc_ring_cells] ring oscillator cells"
+if {{[llength $pqsoc_ring_cells]}} {{ set_false_path -through $pqsoc_ring_cells }}
+"""
+
+
+# The rings' modules: each kept as a module of the netlist wherever the rings are synthesized
+# (this block, the silicon SoC's blocks), so the netlist's simulations can put their model in.
+RING_MODULES = tuple(module_name(n) for n in LENGTHS)
 
 
 ENTROPY_SRC = Block(
@@ -43,6 +66,6 @@ ENTROPY_SRC = Block(
     emit=emit,
     emit_key=amaranth_emit_key,
     period_ns=SYS_CLK_PERIOD_NS,
-    keep_hierarchy=_ring_modules(),
-    openlane={},
+    keep_hierarchy=RING_MODULES,
+    openlane={"RSZ_DONT_TOUCH_RX": RING_NAME_RX},
 )

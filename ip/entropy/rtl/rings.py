@@ -79,8 +79,12 @@ class Rings(wiring.Component):
         m = Module()
         for i, n in enumerate(self.lengths):
             if self.kind == "sky130":
+                # a named output, so that the net closing the ring keeps a name of the ring's
+                # (`rings.ring<i>_out`) where synthesis flattens it (block.RING_NAME_RX)
+                ring_out = Signal(name=f"ring{i}_out")
                 m.submodules[f"ring{i}"] = Instance(module_name(n), i_clk=ClockSignal(), i_en=self.en,
-                                                    o_out=self.out[i])
+                                                    o_out=ring_out)
+                m.d.comb += self.out[i].eq(ring_out)
             else:
                 # no reset, as the Verilog model: both start from the seed at power-up only
                 x = Signal(32, init=model_seed(n), reset_less=True, name=f"ring{i}_model")

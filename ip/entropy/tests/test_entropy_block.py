@@ -12,6 +12,7 @@ import subprocess
 import pytest
 
 from pqsoc import REPO
+from ip.entropy.block import RING_NAME_RX, ring_sdc
 from ip.entropy.rtl.rings import INV, LENGTHS, NAND, module_name
 
 _CELL = re.compile(r"^\s*(?:\(\*[^*]*\*\)\s*)?(sky130_fd_sc_hd__\w+|pqsoc_ring\d+)\s+(\\?\S+)\s*\((.*?)\);", re.M | re.S)
@@ -93,6 +94,50 @@ def test_librelanes_synthesis_keeps_the_rings(tmp_path, pdk_root):
     netlist = next((REPO / "build" / "pnr_check" / "entropy_src" / "librelane").glob(
         "*-yosys-synthesis/entropy_src.nl.v"))
     check_rings(netlist.read_text())
+    check_ring_names(netlist.read_text())
+    check_ring_sdc(netlist, tmp_path)
+
+
+def _name(s: str) -> str:
+    return s.strip().lstrip("\\")
+
+
+def check_ring_names(netlist: str):
+    """RSZ_DONT_TOUCH_RX (block.RING_NAME_RX) names exactly the rings' cells and the nets of their
+    loops in LibreLane's flattened netlist: no cell or net of the rest of the design."""
+    rx = re.compile(RING_NAME_RX)
+    cells = [(cell, _name(name), dict(_PIN.findall(pins))) for cell, name, pins in _CELL.findall(netlist)]
+    ring_cells = [(name, pins) for cell, name, pins in cells if re.search(r"\.(nand0|inv\d+)$", name)]
+    assert sorted(name for _, name, _ in cells if rx.search(name)) == sorted(name for name, _ in ring_cells)
+    assert len(ring_cells) == sum(LENGTHS)
+    loop_nets = {_name(pins["Y"]) for _, pins in ring_cells}       # every loop net is a ring cell's output
+    wires = {_name(w) for w in re.findall(r"^\s*wire\s+(?:\[[^]]*\]\s*)?(\\?\S+)\s*;", netlist, re.M)}
+    named = {w for w in wires if rx.search(w)}
+    assert named == loop_nets, (sorted(loop_nets - named)[:5], sorted(named - loop_nets)[:5])
+
+
+def check_ring_sdc(netlist, tmp_path):
+    """block.ring_sdc on LibreLane's netlist: OpenSTA finds every ring cell and, with the false
+    path, no path through a ring; without it, the EN flop's path into a synchronizer is timed
+    (so the check can fail)."""
+    if shutil.which("sta") is None:
+        pytest.skip("OpenSTA (sta) is not installed")
+    from pqsoc.flow.pdk import find_pdk
+    net = r"rings.ring0.n\[5\]"
+    base = [f"read_liberty {find_pdk().liberty('tt')}", f"read_verilog {netlist}", "link_design entropy_src",
+            "create_clock -period 20 [get_ports clk]"]
+    report = [f"report_checks -unconstrained -through [get_nets {{{net}}}] -format end", 'puts "@@end"']
+    outs = []
+    for sdc in ("", ring_sdc()):
+        tcl = tmp_path / "ring_sdc.tcl"
+        tcl.write_text("\n".join(base + [sdc] + report) + "\n")
+        r = subprocess.run(["sta", "-no_splash", "-exit", str(tcl)], capture_output=True, text=True, timeout=300)
+        outs.append(r.stdout + r.stderr)
+        assert "@@end" in outs[-1] and not re.search(r"^Error", outs[-1], re.M), outs[-1][-1500:]
+    without, with_sdc = outs
+    assert "(MET)" in without or "(VIOLATED)" in without, without[-1500:]
+    assert f"entropy source: {sum(LENGTHS)} ring oscillator cells" in with_sdc
+    assert "No paths found." in with_sdc, with_sdc[-1500:]
 
 
 def test_the_ring_check_finds_a_cut_or_tied_ring(tmp_path):
