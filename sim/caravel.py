@@ -18,6 +18,7 @@ from pqsoc import BUILD, FlowError
 from pqsoc.flow import locks
 from pqsoc.flow import verilator as vl
 from pqsoc.flow.gls import write_cell_models, write_sram_models
+from ip.entropy.dv.sim_model import simulable
 
 HARNESS = Path(__file__).resolve().parent / "caravel_harness.cpp"
 OUT = BUILD / "rtl" / "caravel"           # block caravel's emit folder (soc/block.py CARAVEL)
@@ -72,7 +73,8 @@ def rtl_model(log=print) -> tuple[Path, dict]:
     out.mkdir(parents=True, exist_ok=True)
     models = [write_sram_models((SRAM_MACRO,), MACROS, out / "sram_models.v"),
               write_cell_models(out / "cell_models.v")]
-    sources = [caravel_root() / "verilog" / "rtl" / "defines.v", *e["sources"], *models]
+    # the entropy source's rings as their simulation model (ip/entropy/dv/sim_model.py)
+    sources = [caravel_root() / "verilog" / "rtl" / "defines.v", *simulable(e["sources"], out), *models]
     exe, _ = _build(sources, e["include_paths"], RTL_FLAGS, out, "wrapper RTL", log)
     return exe, e
 
@@ -94,7 +96,8 @@ def gl_model(log=print) -> tuple[dict, Path, float]:
     check_macros(netlist, blk.macros)
     out = BUILD / "gls" / "caravel" / f"gls-{manifest['netlist_sha256'][:12]}"
     t0 = time.monotonic()
-    flat = flat_netlist(netlist, blk.top, pdk, out, log=log, blackboxes=[pdk.sram(m, "lib") for m in blk.macros])
+    (modelled,) = simulable([netlist], out)      # the rings' modules as their model
+    flat = flat_netlist(modelled, blk.top, pdk, out, log=log, blackboxes=[pdk.sram(m, "lib") for m in blk.macros])
     sram = write_sram_models(blk.macros, MACROS, out / "sram_models.v")
     exe, secs = _build([flat, sram], [], GL_FLAGS, out, "wrapper gate level", log)
     return manifest, exe, round(time.monotonic() - t0, 1) if secs else 0.0

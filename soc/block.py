@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from ip.acc import block as acc_block
+from ip.entropy import block as entropy_block
 from ip.common import SYS_CLK_PERIOD_NS
 from pqsoc.flow.block import Block
 from soc import silicon
@@ -35,7 +36,7 @@ SOC = Block(
     name="soc",
     top="pqsoc",
     description=("the whole silicon SoC (soc/silicon.py): Ibex, LiteX bus/UART/timer/GPIO/UART bridge, "
-                 f"KMAC and ACC (kept as modules of their own); "
+                 f"KMAC and ACC (kept as modules of their own), the entropy source (its rings sky130 cells); "
                  f"{_macros(silicon.ACC_IMEM_SIZE, silicon.ACC_DMEM_SIZE)} x {silicon.SRAM_MACRO}: "
                  f"ACC IMEM/DMEM {_kib(silicon.ACC_IMEM_SIZE)} each, boot RAM {_kib(SILICON_ROM_SIZE)}, "
                  f"main SRAM {_kib(SILICON_SRAM_SIZE)} (black boxes)"),
@@ -52,7 +53,10 @@ SOC = Block(
     # Its modules and the KMAC are kept as in blocks acc and kmac, so ABC maps them as there (with
     # &dch: the KMAC mapped flat into the top without it was 0.09 mm2 larger, which the
     # floorplan counted as top-level logic).
-    keep_hierarchy=("pqc.acc", *(f"pqc.{m}" for m in acc_block.ACC_MODULES), "pqc.kmac"),
+    # The entropy source's rings stay modules of their own, so that the netlist's simulations can
+    # put the rings' model in their place (ip/entropy/dv/sim_model.py), as in block entropy_src.
+    keep_hierarchy=("pqc.acc", *(f"pqc.{m}" for m in acc_block.ACC_MODULES), "pqc.kmac",
+                    *entropy_block.RING_MODULES),
     full_adders=acc_block.FULL_ADDERS,        # the ACC's, as in block acc
     notes=("Ibex and LiteX's top read with Yosys read_slang, the PQC subsystem and memories with "
            "read_verilog; the ACC (pqc.acc, and its modules as in block acc) and the KMAC (pqc.kmac) "

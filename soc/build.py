@@ -11,7 +11,8 @@ from pathlib import Path
 from litex.soc.integration.builder import Builder
 
 from pqsoc.flow import locks
-from soc.target import (ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, KMAC_SIZE, ROM_SIZE, PQSoC, memories_block, pqc_block)
+from soc.target import (ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, ENTROPY_SIZE, KMAC_SIZE, ROM_SIZE, PQSoC,
+                        memories_block, pqc_block)
 
 # LiteX stamps every generated file with the current time; those lines are ignored when deciding
 # whether a file changed, so an unchanged design keeps its files (and mtimes) and nothing
@@ -54,7 +55,7 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 def emit_pqc(out: Path, imem_size: int = ACC_IMEM_SIZE, dmem_size: int = ACC_DMEM_SIZE,
              sram_macro: str | None = None) -> Path:
-    """Emit the PQC subsystem's Verilog (ip/acc/rtl/pqc.py: ACC + KMAC, side-load wired
+    """Emit the PQC subsystem's Verilog (ip/acc/rtl/pqc.py: ACC, KMAC and entropy source, side-load wired
     inside; top `pqc`) to OUT/pqc.v, rewriting the file only when its text changed, so the
     Verilator model rebuilds exactly when the ACC or KMAC RTL changes (the model hash covers
     every source in files.json). Behavioural ACC memories and the behavioural clock gate of the
@@ -71,12 +72,20 @@ def pqc_verilog(imem_size: int, dmem_size: int, sram_macro: str | None) -> str:
     of Amaranth each time; a test process builds many SoCs); the design's source cannot change
     under a running process. `pqc_verilog.cache_clear()` converts afresh."""
     from amaranth.back import verilog
-    from ip.acc.rtl.pqc import ACC_ADDR_WIDTH, KMAC_ADDR_WIDTH, PqcSubsystem
+    from ip.acc.rtl.pqc import ACC_ADDR_WIDTH, ENTROPY_ADDR_WIDTH, KMAC_ADDR_WIDTH, PqcSubsystem
+    from ip.entropy.rtl.rings import cells_verilog
     # the subsystem's word-address widths must cover the SoC's windows exactly
-    assert (1 << (KMAC_ADDR_WIDTH + 2), 1 << (ACC_ADDR_WIDTH + 2)) == (KMAC_SIZE, ACC_SIZE)
-    gate = "generic" if sram_macro is None else "sky130"
-    return verilog.convert(PqcSubsystem(imem_size, dmem_size, sram_macro=sram_macro, clock_gate=gate),
+    assert tuple(1 << (w + 2) for w in (KMAC_ADDR_WIDTH, ENTROPY_ADDR_WIDTH, ACC_ADDR_WIDTH)) == \
+        (KMAC_SIZE, ENTROPY_SIZE, ACC_SIZE)
+    silicon = sram_macro is not None
+    # The silicon SoC's rings are sky130 cells, their modules written after the design (as block
+    # entropy_src's emission); its simulations put the rings' model in their place
+    # (ip/entropy/dv/sim_model.py). The simulation SoC's are the model, in Amaranth.
+    kind = "sky130" if silicon else "model"
+    text = verilog.convert(PqcSubsystem(imem_size, dmem_size, sram_macro=sram_macro,
+                                        clock_gate="sky130" if silicon else "generic", entropy_kind=kind),
                            name="pqc", emit_src=False)
+    return text + "\n" + cells_verilog() if silicon else text
 
 
 def emit_memories(out: Path, rom_size: int, sram_size: int, sram_macro: str) -> Path:

@@ -1,14 +1,15 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
 """The pqsoc SoC: Ibex (rv32imc) + boot ROM + main SRAM + UART, timer, GPIO, UART bridge
-(+ sim control in the simulation variant) + the PQC subsystem (KMAC block and the ACC
-coprocessor, one Verilog module `pqc`, ip/acc/rtl/pqc.py).
+(+ sim control in the simulation variant) + the PQC subsystem (KMAC block, ACC coprocessor and
+entropy source, one Verilog module `pqc`, ip/acc/rtl/pqc.py).
 
 Memory map (LiteX's default SoCCore map; csr.json / generated/mem.h are the source of truth):
   0x0000_0000 rom      boot ROM holding the firmware (rom_size, default ROM_SIZE = 128 KiB)
   0x0100_0000 sram     main SRAM: data, bss, stack (sram_size, default 32 KiB)
   0x8000_0000 ext0     first of our Wishbone windows (16 MiB each, EXT_BASE): the KMAC block's
-                       registers (region "kmac", 4 KiB), port kmac_bus of `pqc`
+                       registers (region "kmac", 4 KiB), port kmac_bus of `pqc`; after them the
+                       entropy source's (region "entropy", 4 KiB at +0x1000), port entropy_bus
   0x8100_0000 ext1     EXT_BASE + EXT_STRIDE: the ACC coprocessor (region "acc", 256 KiB:
                        registers +0, IMEM +0x10000, DMEM +0x20000; 32 KiB each by default,
                        ACC_IMEM_SIZE / ACC_DMEM_SIZE), port acc_bus of `pqc`
@@ -208,6 +209,8 @@ class PQSoC(SoCCore):
 
 
 KMAC_SIZE = 0x1000    # registers end at 0x5c; the block decodes only the low address bits
+ENTROPY_SIZE = 0x1000  # registers end at 0x1c; the block decodes only the low address bits
+ENTROPY_BASE = EXT_BASE + KMAC_SIZE   # in the KMAC's 16 MiB slot: no slot of its own needed
 ACC_SIZE = 0x40000    # registers, IMEM window (+0x10000), DMEM window (+0x20000)
 ACC_BASE = EXT_BASE + EXT_STRIDE
 # ACC memories of the simulation SoC (behavioural in simulation): large enough for the real
@@ -218,11 +221,12 @@ ACC_IMEM_SIZE, ACC_DMEM_SIZE = acc_block.LARGE_IMEM_SIZE, acc_block.LARGE_DMEM_S
 
 
 def pqc_block(verilog: "Path") -> WishboneBlock:
-    """The PQC subsystem (Verilog from soc.build.emit_pqc, top `pqc`): the KMAC at ext slot 0,
-    the ACC at ext slot 1, irqs kmac and acc, the ACC's DMA a bus master. The side-load port is
-    internal (ACC -> KMAC)."""
+    """The PQC subsystem (Verilog from soc.build.emit_pqc, top `pqc`): the KMAC at ext slot 0
+    with the entropy source after it, the ACC at ext slot 1, irqs kmac and acc, the ACC's DMA a
+    bus master. The side-load port is internal (ACC -> KMAC)."""
     return WishboneBlock(instance="pqc", module="pqc", sources=(verilog,), ports=(
         SlavePort("kmac", EXT_BASE, KMAC_SIZE, port_prefix="kmac_bus__", irq="kmac_irq"),
+        SlavePort("entropy", ENTROPY_BASE, ENTROPY_SIZE, port_prefix="entropy_bus__", irq=None),
         SlavePort("acc", ACC_BASE, ACC_SIZE, port_prefix="acc_bus__", irq="acc_irq"),
     ), outputs=("acc_busy",), masters=(MasterPort("acc_dma", port_prefix="acc_dma__", burst=True),))
 

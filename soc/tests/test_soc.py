@@ -190,7 +190,8 @@ def test_silicon_reads_amaranth_files_as_modules_to_keep(silicon_dir):
     assert all(str(f) in cmds[-1] for f in files if f not in amaranth)
     text = "".join(f.read_text() for f in amaranth)
     keep = blocks_mod.get("soc").keep_hierarchy
-    assert keep == ("pqc.acc", "pqc.acc.core.walu", "pqc.acc.core.smp", "pqc.acc.core.rnd", "pqc.kmac")
+    assert keep == ("pqc.acc", "pqc.acc.core.walu", "pqc.acc.core.smp", "pqc.acc.core.rnd", "pqc.kmac",
+                    "pqsoc_ring31", "pqsoc_ring37", "pqsoc_ring41", "pqsoc_ring43")
     for m in keep:
         assert re.search(rf"^module \\?{re.escape(m)} ?\(", text, re.M), m
     with pytest.raises(FlowError, match="expected pqc.v, soc_memories.v"):

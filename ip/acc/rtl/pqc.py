@@ -1,15 +1,18 @@
 # SPDX-FileCopyrightText: 2026 pqsoc contributors
 # SPDX-License-Identifier: Apache-2.0
-"""PQC subsystem: the ACC coprocessor and the KMAC block, with the ACC's side-load master port
-wired to the KMAC inside (`kmac_on_sideload`, which the test tops ip/acc/dv/rtl_top.py and
-ip/acc/dv/gls_top.py use too), so the SoC instantiates one Verilog
-module with two Wishbone slave ports and two interrupt lines.
+"""PQC subsystem: the ACC coprocessor, the KMAC block and the entropy source, with the ACC's
+side-load master port wired to the KMAC inside (`kmac_on_sideload`, which the test tops
+ip/acc/dv/rtl_top.py and ip/acc/dv/gls_top.py use too), so the SoC instantiates one Verilog
+module with three Wishbone slave ports and two interrupt lines.
 
 Ports (Amaranth flattens them to kmac_bus__adr, ..., acc_bus__adr, ..., kmac_irq, acc_irq):
   kmac_bus  Wishbone slave, the KMAC registers (ip/kmac/data/kmac_regs.yml), a 4 KiB window
   acc_bus   Wishbone slave, the ACC host interface (ip/acc/data/acc_regs.yml: registers at 0,
             IMEM at 0x10000, DMEM at 0x20000), a 256 KiB window
   acc_dma   Wishbone master, the ACC's DMA on the system bus (ip/acc/rtl/dma.py), word address
+  entropy_bus  Wishbone slave, the entropy source's registers (ip/entropy/data/entropy_regs.yml),
+            a 4 KiB window; its rings are `entropy_kind`'s (ip/entropy/rtl/rings.py: "model" for
+            the simulation SoC, "sky130" cells for the silicon one)
   kmac_irq, acc_irq
   acc_busy  the ACC's core runs or its DMA copies (the SoC's bus guard, soc/access.py)
 The CPU (kmac_bus) and the ACC (side-load) share the KMAC; the KMAC arbitrates between them
@@ -20,12 +23,15 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ip.common.wishbone import WishboneSignature
+from ip.entropy import block as entropy_block
+from ip.entropy.rtl.entropy_src import EntropySource
 from ip.kmac import block as kmac_block
 from ip.kmac.rtl.kmac import Kmac
 
 from ip.acc.rtl.acc import Acc
 
 KMAC_ADDR_WIDTH = kmac_block.ADDR_WIDTH   # word address bits of the 4 KiB KMAC window (block kmac's)
+ENTROPY_ADDR_WIDTH = entropy_block.ADDR_WIDTH   # the entropy source's 4 KiB window (block entropy_src's)
 ACC_ADDR_WIDTH = 16    # word address bits of the 256 KiB ACC window (regs, IMEM, DMEM)
 KMAC_ROUNDS_PER_CYCLE = 1
 # The ACC's test tops (ip/acc/dv: the lockstep fuzzer's RTL, the power model, the gate-level top)
@@ -56,12 +62,15 @@ def kmac_on_sideload(m: Module, sideload, kmac: Kmac | None = None, cpu_bus_idle
 
 class PqcSubsystem(wiring.Component):
     def __init__(self, imem_size: int = 8 * 1024, dmem_size: int = 16 * 1024,
-                 sram_macro: str | None = None, clock_gate: str | None = "generic"):
+                 sram_macro: str | None = None, clock_gate: str | None = "generic",
+                 entropy_kind: str = "model"):
         self.acc = Acc(imem_size, dmem_size, addr_width=ACC_ADDR_WIDTH, sram_macro=sram_macro,
                        clock_gate=clock_gate)
         self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, addr_width=KMAC_ADDR_WIDTH,
                          masked=kmac_block.MASKED)
+        self.entropy = EntropySource(kind=entropy_kind, addr_width=ENTROPY_ADDR_WIDTH)
         super().__init__({"kmac_bus": In(WishboneSignature(KMAC_ADDR_WIDTH)),
+                          "entropy_bus": In(WishboneSignature(ENTROPY_ADDR_WIDTH)),
                           "acc_bus": In(WishboneSignature(ACC_ADDR_WIDTH)),
                           "acc_dma": Out(WishboneSignature(30, burst=True)),
                           "kmac_irq": Out(1), "acc_irq": Out(1), "acc_busy": Out(1)})
@@ -76,6 +85,8 @@ class PqcSubsystem(wiring.Component):
         self.add_block(m, "acc", self.acc)
         wiring.connect(m, wiring.flipped(self.kmac_bus), self.kmac.bus)
         wiring.connect(m, wiring.flipped(self.acc_bus), self.acc.bus)
+        m.submodules.entropy = self.entropy
+        wiring.connect(m, wiring.flipped(self.entropy_bus), self.entropy.bus)
         wiring.connect(m, self.acc.dma, wiring.flipped(self.acc_dma))
         kmac_on_sideload(m, self.acc.sideload, self.kmac, cpu_bus_idle=False, add=self.add_block)
         m.d.comb += [self.kmac_irq.eq(self.kmac.irq), self.acc_irq.eq(self.acc.irq),
