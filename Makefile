@@ -60,10 +60,11 @@ report: $(PQSOC)
 	@# gate level: a task per block and random initial state on the campaign layer (models built once)
 	$(PQSOC) campaign gls $(BLOCKS) --seeds 2 --json reports/gls.json
 	$(PQSOC) soc build
-	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest pqc_ops pqc_mlkem_api pqc_mldsa_api
+	$(PQSOC) soc firmware selftest kmac_selftest acc_selftest entropy_selftest pqc_ops pqc_mlkem_api pqc_mldsa_api
 	$(PQSOC) sim run build/firmware/selftest.bin --json reports/sim_selftest.json
 	$(PQSOC) sim run build/firmware/kmac_selftest.bin --json reports/sim_kmac_selftest.json
 	$(PQSOC) sim run build/firmware/acc_selftest.bin --json reports/sim_acc_selftest.json
+	$(PQSOC) sim run build/firmware/entropy_selftest.bin --json reports/sim_entropy_selftest.json
 	$(PQSOC) sim run build/firmware/pqc_ops.bin --json reports/sim_pqc_ops.json
 	$(PQSOC) sim run build/firmware/pqc_mlkem_api.bin --json reports/sim_mlkem_api.json
 	$(PQSOC) sim run build/firmware/pqc_mldsa_api.bin --json reports/sim_mldsa_api.json

@@ -6,7 +6,8 @@ A program is firmware/programs/NAME.c linked with firmware/lib/*; the SoC build
 (build/soc/software/include) provides csr.h, mem.h, soc.h and regions.ld. Generated into
 OUT/gen/ at every build: sha3_vectors.h and kmac_vectors.h (expected values from hashlib /
 pycryptodome), kmac_regs.h and acc_regs.h (regtool, from ip/kmac/data/kmac_regs.yml and
-ip/acc/data/acc_regs.yml), acc_errors.h (the ACC error bit names, from ip/acc/data/isa.yml
+ip/acc/data/acc_regs.yml), entropy_regs.h (regtool and ip/entropy/health.py, for SoCs with the
+entropy source), acc_errors.h (the ACC error bit names, from ip/acc/data/isa.yml
 errors:) and acc_vectors.h (ACC programs assembled with ip.acc.tools.asm, DMEM images and expected
 outputs from kyber-py / dilithium-py / hashlib, see write_acc_vectors); for a program that
 includes it, pqc_vectors.h (the whole ML-KEM-768 decaps and ML-DSA-65 signing programs, their
@@ -183,6 +184,27 @@ def write_kmac_regs(path: Path) -> None:
     """The KMAC register header, from the register YAML through regtool (never by hand)."""
     from ip.common.regtool import c_header, load
     _write_if_changed(path, c_header(load(KMAC_REGS_YML)))
+
+
+def write_entropy_regs(path: Path) -> None:
+    """The entropy source's register header, from the register YAML through regtool, and what
+    lib/entropy.c takes from ip/entropy/health.py: the claim, the start-up window, the raw words
+    a 256-bit conditioned output needs at the claim, the cutoffs' reset values (the YAML's)."""
+    from ip.common.regtool import c_header, load
+    from ip.entropy import REGS_YML, health
+    rm = load(REGS_YML)
+    words = -(-health.raw_bits_for(256) // 32)
+    extra = ["", "/* ip/entropy/health.py: the claimed entropy per raw bit, the start-up window, and the raw",
+             " * words a 256-bit output of SHA3-256 needs for full entropy at the claim (n + 64 bits). */",
+             f"#define ENTROPY_H_CLAIM_MILLIBITS {round(health.H_CLAIM * 1000)}u",
+             f"#define ENTROPY_APT_WINDOW {health.APT_WINDOW}u",
+             f"#define ENTROPY_SEED_RAW_WORDS {words}u",
+             "/* The cutoffs' reset values (data/entropy_regs.yml), restored after the self-test. */",
+             f"#define ENTROPY_RCT_CUTOFF_RESET {rm.field('RCT_CUTOFF', 'C').reset}u",
+             f"#define ENTROPY_APT_CUTOFF_RESET {rm.field('APT_CUTOFF', 'C').reset}u"]
+    text = c_header(rm)
+    end = text.rindex("#endif")
+    _write_if_changed(path, text[:end] + "\n".join(extra) + "\n\n" + text[end:])
 
 
 def write_acc_regs(path: Path) -> None:
@@ -684,6 +706,11 @@ def _build(name: str, soc_dir: Path, out: Path, programs_dir: Path, headers: dic
                      for k in ("ACC_IMEM_SIZE", "ACC_DMEM_SIZE")]
             write_preload_vectors(gen / f"{name}_vectors.h", name, *sizes)
             generated_headers.append(f"{name}_vectors.h")
+
+    if "ENTROPY_BASE" in (generated / "generated" / "mem.h").read_text():
+        # the entropy source's registers and claim (lib/entropy.c): only for SoCs with the block
+        write_entropy_regs(gen / "entropy_regs.h")
+        generated_headers.append("entropy_regs.h")
 
     if '#include "pqc_keycheck_vectors.h"' in src.read_text():
         # NIST's ACVP keyCheck cases (pqc_layout.keycheck_vectors; ACVP_ROOT)

@@ -9,6 +9,7 @@ import pytest
 
 from pqsoc import FlowError
 from sim import silicon as gls_soc
+from sim.tests.test_entropy import check_entropy_selftest
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +32,16 @@ def test_selftest_boots_from_the_loaded_boot_ram_and_passes(model, programs, tmp
                                            "bus_error", "sha3_256"]
     assert r.summary == {"summary": "selftest", "tests": 7, "passed": 7, "failed": 0}
     assert r.uart.rstrip().endswith("*** EXIT code=0")
+
+
+def test_entropy_source_seeds_the_drbg_on_the_silicon_soc(model, tmp_path):
+    """The silicon SoC's rings are sky130 cells; its RTL simulation puts their model in their
+    place (ip/entropy/dv/sim_model.py), and the firmware's DRBG seeded from the source gives
+    what the model's definition, SHA3-256 and OpenSSL's HMAC-DRBG give (test_entropy.py)."""
+    (fw,) = gls_soc.firmware(("entropy_selftest",))
+    r = gls_soc.run(model, fw, tmp_path / "run", timeout_s=300)
+    assert r.ok, r.problems
+    check_entropy_selftest(r.tests, error_paths=False)
 
 
 def test_mlkem_decaps_with_the_acc_loaded_by_the_host(model, tmp_path):
