@@ -14,6 +14,7 @@ import struct
 import time
 
 import ip.acc as acc_ip
+import ip.entropy as entropy_ip
 import ip.kmac as kmac_ip
 
 from firmware.build import acc_segments
@@ -22,6 +23,7 @@ from firmware.stack import stack_reserve
 KMAC_REGS = kmac_ip.REGS_YML
 ACC_REGS = acc_ip.REGS_YML
 ACC_ISA = acc_ip.ISA_YML
+ENTROPY_REGS = entropy_ip.REGS_YML
 
 IDENT_PREFIX = "pqsoc"
 SCRATCH_PATTERNS = (0x00000000, 0xFFFFFFFF, 0xA5A5A5A5, 0x5A5A5A5A, 0x12345678)
@@ -31,6 +33,9 @@ KMAC_MSG = b"pqsoc bring-up!!"   # a multiple of 4 bytes: the bridge writes whol
 # them from the word address, ip/acc/rtl/acc.py). sim/tests/test_bringup.py checks the text.
 ACC_IMEM_WINDOW, ACC_DMEM_WINDOW = 0x10000, 0x20000
 ACC_POLLS = 200          # STATUS reads before giving up on a program (each is a bridge round trip)
+ENTROPY_WORDS = 4        # raw words the entropy check reads
+ENTROPY_POLLS = 200      # STATUS reads before giving up (each a bridge round trip: ~5 000 cycles
+                         # at 1 Mbaud; the start-up window is 1 024 raw bits, 16 384 cycles at DIV 15)
 # An illegal instruction (the all-zero word) after one good one: ERR_BITS = ILLEGAL_INSN, STOP_PC 4.
 ACC_ILLEGAL_SRC = "addi x1, x0, 1\n.word 0\necall\n"
 
@@ -185,6 +190,69 @@ def check_kmac(bus, soc) -> dict:
                         f"hashlib: {want.hex()}")
     return {"pass": not problems, "msg_bytes": len(KMAC_MSG), "digest": digest.hex(),
             "problems": problems}
+
+
+# ---- entropy source -----------------------------------------------------------------------------
+
+def check_entropy(bus, soc) -> dict:
+    """The entropy source (ip/entropy/doc/spec.md): the health tests' self-test (each cutoff set to
+    2 in turn: its test must fail in the start-up window, and only it), then a run at the reset
+    cutoffs and DIV: the start-up test passes and ENTROPY_WORDS raw words arrive with no error.
+    Reports the words and the watermarks (how close the source came to the cutoffs). The words'
+    quality is the entropy assessment's, not this check's (bringup/README.md)."""
+    rm = _regmap(ENTROPY_REGS)
+    base = soc.region("entropy")[0]
+    reg = {r.name: base + r.offset for r in rm.registers}
+    bit = {(r, f): rm.field(r, f).mask for r, f in (("STATUS", "READY"), ("STATUS", "STARTUP"),
+                                                    ("STATUS", "FAILED"), ("CTRL", "EN"),
+                                                    ("ERR_CODE", "RCT"), ("ERR_CODE", "APT"))}
+    div = rm.field("CTRL", "DIV")
+    problems = []
+
+    def poll(until) -> int | None:
+        for _ in range(ENTROPY_POLLS):
+            s = bus.read1(reg["STATUS"])
+            if s & until:
+                return s
+        return None
+
+    def stop_and_clear():
+        bus.write(reg["CTRL"], [div.reset << div.lo])       # EN 0, DIV at reset
+        bus.write(reg["ERR_CODE"], [0xFFFFFFFF])
+
+    stop_and_clear()
+    for test in ("RCT", "APT"):
+        cutoff = rm.field(f"{test}_CUTOFF", "C")
+        bus.write(reg[f"{test}_CUTOFF"], [2])
+        bus.write(reg["CTRL"], [bit["CTRL", "EN"]])           # DIV 0: the window passes quickly
+        failed = poll(bit["STATUS", "FAILED"])
+        err = bus.read1(reg["ERR_CODE"]) & (bit["ERR_CODE", "RCT"] | bit["ERR_CODE", "APT"])
+        bus.write(reg[f"{test}_CUTOFF"], [cutoff.reset])
+        stop_and_clear()
+        if failed is None or err != bit["ERR_CODE", test]:
+            problems.append(f"entropy self-test {test}: with {test}_CUTOFF {reg[test + '_CUTOFF']:#010x} = 2, "
+                            f"STATUS.FAILED {'set' if failed is not None else 'not set'} after "
+                            f"{ENTROPY_POLLS} polls, ERR_CODE {err:#x} (expected only {test})")
+    bus.write(reg["CTRL"], [div.reset << div.lo | bit["CTRL", "EN"]])
+    words = []
+    for _ in range(ENTROPY_WORDS):
+        s = poll(bit["STATUS", "READY"] | bit["STATUS", "FAILED"])
+        if s is None or s & bit["STATUS", "FAILED"]:
+            problems.append(f"entropy: STATUS {reg['STATUS']:#010x} = {s if s is None else hex(s)} "
+                            f"after {len(words)} words: "
+                            f"{'no word within ' + str(ENTROPY_POLLS) + ' polls' if s is None else 'a health test failed'}")
+            break
+        words.append(bus.read1(reg["DATA"]))
+    err = bus.read1(reg["ERR_CODE"])
+    mark = bus.read1(reg["WATERMARK"])
+    stop_and_clear()
+    if err:
+        names = [f.name for f in rm.reg("ERR_CODE").fields if err & f.mask]
+        problems.append(f"entropy ERR_CODE {reg['ERR_CODE']:#010x} = {err:#x} ({'|'.join(names)})")
+    rct, apt = (rm.field("WATERMARK", f) for f in ("RCT", "APT"))
+    out = {"words": [f"{w:08x}" for w in words],
+           "watermark_rct": (mark & rct.mask) >> rct.lo, "watermark_apt": (mark & apt.mask) >> apt.lo}
+    return {"pass": not problems, **out, "problems": problems}
 
 
 # ---- ACC ----------------------------------------------------------------------------------------
@@ -350,6 +418,6 @@ def check_mlkem(bus, soc) -> dict:
 
 
 CHECKS = {"ident": check_ident, "scratch": check_scratch, "sram": check_sram,
-          "timer": check_timer, "kmac": check_kmac, "acc": check_acc}
+          "timer": check_timer, "kmac": check_kmac, "entropy": check_entropy, "acc": check_acc}
 # Run only when named (`pqsoc bringup PORT mlkem`): long transfers.
 EXTRA_CHECKS = {"mlkem": check_mlkem}

@@ -61,7 +61,10 @@ def test_bringup_checks_pass_on_simulated_chip(soc_dir, model, firmware, tmp_pat
     assert rc == 0, out
     assert [ln.get("test") for ln in lines[:-1]] == list(checks.CHECKS)
     assert all(ln["pass"] for ln in lines[:-1]), out
-    assert lines[-1] == {"summary": "bringup", "tests": 6, "passed": 6, "failed": 0}
+    assert lines[-1] == {"summary": "bringup", "tests": 7, "passed": 7, "failed": 0}
+    # the simulation SoC's rings are their model: well inside the cutoffs, the words its own
+    entropy = next(ln for ln in lines if ln.get("test") == "entropy")
+    assert len(entropy["words"]) == checks.ENTROPY_WORDS and 0 < entropy["watermark_rct"] < 41
     soc = SocMap.load(soc_dir / "csr.json")
     assert lines[0]["ident"] == soc.constant("config_identifier")
     assert lines[2]["addr"] == f"{checks.sram_window(soc)[0]:#010x}"
@@ -259,8 +262,9 @@ def test_timer_stopped_or_too_fast_detected(soc):
 
 
 def test_dead_blocks_detected(soc):
-    """A bus that reads zeros where the KMAC and ACC should be: the digest differs from
-    hashlib's, the ACC's CYCLES differ from the ISS's and its output from kyber-py's."""
+    """A bus that reads zeros where the KMAC, ACC and entropy source should be: the digest differs
+    from hashlib's, the ACC's CYCLES differ from the ISS's and its output from kyber-py's, the
+    entropy source fails neither self-test and delivers no word."""
     r = checks.check_kmac(FakeBus(soc, frozen=_Region(soc, "kmac")), soc)
     assert not r["pass"] and r["problems"] == [
         f"SHA3-256 from DIGEST0 {soc.region('kmac')[0] + 0x40:#010x}: {bytes(32).hex()}, "
@@ -272,6 +276,10 @@ def test_dead_blocks_detected(soc):
     assert "acc ntt: CYCLES" in problems and f"the ISS says {ntt_cycles}" in problems
     assert "acc ntt: output at DMEM 0x0" in problems and "kyber-py" in problems
     assert "acc illegal: ERR_BITS" in problems and "expected ILLEGAL_INSN" in problems
+    r = checks.check_entropy(FakeBus(soc, frozen=_Region(soc, "entropy")), soc)
+    assert not r["pass"] and r["words"] == []
+    assert [p.split(":")[0] for p in r["problems"]] == ["entropy self-test RCT", "entropy self-test APT", "entropy"]
+    assert f"{soc.region('entropy')[0] + 4:#010x} = None after 0 words: no word within" in r["problems"][2]
 
 
 class _Region:
