@@ -19,6 +19,7 @@ from pqsoc.flow import locks
 from pqsoc.flow import verilator as vl
 from pqsoc.flow.gls import write_cell_models, write_sram_models
 from ip.entropy.dv.sim_model import simulable
+from soc.target import SILICON_ENTROPY
 
 HARNESS = Path(__file__).resolve().parent / "caravel_harness.cpp"
 OUT = BUILD / "rtl" / "caravel"           # block caravel's emit folder (soc/block.py CARAVEL)
@@ -73,8 +74,9 @@ def rtl_model(log=print) -> tuple[Path, dict]:
     out.mkdir(parents=True, exist_ok=True)
     models = [write_sram_models((SRAM_MACRO,), MACROS, out / "sram_models.v"),
               write_cell_models(out / "cell_models.v")]
-    # the entropy source's rings as their simulation model (ip/entropy/dv/sim_model.py)
-    sources = [caravel_root() / "verilog" / "rtl" / "defines.v", *simulable(e["sources"], out), *models]
+    # the entropy source's rings, if the SoC has them, as their model (ip/entropy/dv/sim_model.py)
+    sources = [caravel_root() / "verilog" / "rtl" / "defines.v", *simulable(e["sources"], out, SILICON_ENTROPY),
+               *models]
     exe, _ = _build(sources, e["include_paths"], RTL_FLAGS, out, "wrapper RTL", log)
     return exe, e
 
@@ -96,7 +98,7 @@ def gl_model(log=print) -> tuple[dict, Path, float]:
     check_macros(netlist, blk.macros)
     out = BUILD / "gls" / "caravel" / f"gls-{manifest['netlist_sha256'][:12]}"
     t0 = time.monotonic()
-    (modelled,) = simulable([netlist], out)      # the rings' modules as their model
+    (modelled,) = simulable([netlist], out, SILICON_ENTROPY)      # the rings' modules as their model
     flat = flat_netlist(modelled, blk.top, pdk, out, log=log, blackboxes=[pdk.sram(m, "lib") for m in blk.macros])
     sram = write_sram_models(blk.macros, MACROS, out / "sram_models.v")
     exe, secs = _build([flat, sram], [], GL_FLAGS, out, "wrapper gate level", log)

@@ -37,6 +37,7 @@ from pqsoc.flow.gls import (check_cells, check_macros, compare_cycles, flat_netl
                             write_sram_models)
 from pqsoc.flow.synth import load_manifest, synth_dir
 from ip.entropy.dv.sim_model import simulable
+from soc.target import SILICON_ENTROPY
 
 # Firmware run on each silicon SoC: what fits its boot RAM (6 KiB). The *_preloaded programs run one
 # ML-KEM / ML-DSA operation with the ACC's IMEM and DMEM loaded by the host (firmware/build.py
@@ -94,18 +95,18 @@ def _macro_models(out: Path, block: str) -> list[Path]:
 
 def rtl_model(log=print, block: str = "soc") -> tuple[Path, float]:
     """The silicon SoC's RTL (the files synthesis reads) with the macro and clock-gate models and
-    the entropy source's rings as their simulation model (ip/entropy/dv/sim_model.py)."""
+    the entropy source's rings, if it has them, as their simulation model (ip/entropy/dv/sim_model.py)."""
     soc_dir = silicon_dir(block)
     sources = _block(block).emit_rtl()
     files = json.loads((soc_dir / "gateware" / "files.json").read_text())
     out = BUILD / "gls" / block / "rtl"
     out.mkdir(parents=True, exist_ok=True)
-    return build_model([*simulable(sources, out), *_macro_models(out, block)], files["include_paths"],
+    return build_model([*simulable(sources, out, SILICON_ENTROPY), *_macro_models(out, block)], files["include_paths"],
                        RTL_FLAGS, out, "RTL", log, block)
 
 
 def gl_model(log=print, block: str = "soc") -> tuple[dict, Path, dict]:
-    """The netlist `pqsoc synth soc` wrote (refused when stale), its rings' modules the model,
+    """The netlist `pqsoc synth soc` wrote (refused when stale), its rings' modules (if any) the model,
     flattened onto the Liberty cell functions, with the macro models. Cached by netlist hash.
     Returns (manifest, executable, build seconds: flatten_s, verilator_s (0 where cached), total_s)."""
     blk = _block(block)
@@ -117,7 +118,7 @@ def gl_model(log=print, block: str = "soc") -> tuple[dict, Path, dict]:
     check_macros(netlist, blk.macros)
     out = BUILD / "gls" / block / f"gls-{manifest['netlist_sha256'][:12]}"
     t0 = time.monotonic()
-    (modelled,) = simulable([netlist], out)
+    (modelled,) = simulable([netlist], out, SILICON_ENTROPY)
     flat = flat_netlist(modelled, blk.top, pdk, out, log=log,
                         blackboxes=[pdk.sram(m, "lib") for m in blk.macros])
     flatten_s = time.monotonic() - t0

@@ -11,7 +11,7 @@ from ip.entropy import block as entropy_block
 from ip.common import SYS_CLK_PERIOD_NS
 from pqsoc.flow.block import Block
 from soc import silicon
-from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
+from soc.target import SILICON_ENTROPY, SILICON_ROM_SIZE, SILICON_SRAM_SIZE
 
 PERIOD_NS = SYS_CLK_PERIOD_NS            # one clock for the whole SoC
 
@@ -36,7 +36,8 @@ SOC = Block(
     name="soc",
     top="pqsoc",
     description=("the whole silicon SoC (soc/silicon.py): Ibex, LiteX bus/UART/timer/GPIO/UART bridge, "
-                 f"KMAC and ACC (kept as modules of their own), the entropy source (its rings sky130 cells); "
+                 f"KMAC and ACC (kept as modules of their own)"
+                 f"{', the entropy source (its rings sky130 cells)' if SILICON_ENTROPY else ''}; "
                  f"{_macros(silicon.ACC_IMEM_SIZE, silicon.ACC_DMEM_SIZE)} x {silicon.SRAM_MACRO}: "
                  f"ACC IMEM/DMEM {_kib(silicon.ACC_IMEM_SIZE)} each, boot RAM {_kib(SILICON_ROM_SIZE)}, "
                  f"main SRAM {_kib(SILICON_SRAM_SIZE)} (black boxes)"),
@@ -56,7 +57,7 @@ SOC = Block(
     # The entropy source's rings stay modules of their own, so that the netlist's simulations can
     # put the rings' model in their place (ip/entropy/dv/sim_model.py), as in block entropy_src.
     keep_hierarchy=("pqc.acc", *(f"pqc.{m}" for m in acc_block.ACC_MODULES), "pqc.kmac",
-                    *entropy_block.RING_MODULES),
+                    *(entropy_block.RING_MODULES if SILICON_ENTROPY else ())),
     full_adders=acc_block.FULL_ADDERS,        # the ACC's, as in block acc
     notes=("Ibex and LiteX's top read with Yosys read_slang, the PQC subsystem and memories with "
            "read_verilog; the ACC (pqc.acc, and its modules as in block acc) and the KMAC (pqc.kmac) "

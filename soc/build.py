@@ -11,8 +11,8 @@ from pathlib import Path
 from litex.soc.integration.builder import Builder
 
 from pqsoc.flow import locks
-from soc.target import (ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, ENTROPY_SIZE, KMAC_SIZE, ROM_SIZE, PQSoC,
-                        memories_block, pqc_block)
+from soc.target import (ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, ENTROPY_SIZE, KMAC_SIZE, ROM_SIZE,
+                        SILICON_ENTROPY, PQSoC, memories_block, pqc_block)
 
 # LiteX stamps every generated file with the current time; those lines are ignored when deciding
 # whether a file changed, so an unchanged design keeps its files (and mtimes) and nothing
@@ -80,12 +80,13 @@ def pqc_verilog(imem_size: int, dmem_size: int, sram_macro: str | None) -> str:
     silicon = sram_macro is not None
     # The silicon SoC's rings are sky130 cells, their modules written after the design (as block
     # entropy_src's emission); its simulations put the rings' model in their place
-    # (ip/entropy/dv/sim_model.py). The simulation SoC's are the model, in Amaranth.
-    kind = "sky130" if silicon else "model"
+    # (ip/entropy/dv/sim_model.py). The simulation SoC's are the model, in Amaranth. The silicon
+    # SoC has the entropy source only with soc.target.SILICON_ENTROPY.
+    kind = ("sky130" if SILICON_ENTROPY else None) if silicon else "model"
     text = verilog.convert(PqcSubsystem(imem_size, dmem_size, sram_macro=sram_macro,
                                         clock_gate="sky130" if silicon else "generic", entropy_kind=kind),
                            name="pqc", emit_src=False)
-    return text + "\n" + cells_verilog() if silicon else text
+    return text + "\n" + cells_verilog() if kind == "sky130" else text
 
 
 def emit_memories(out: Path, rom_size: int, sram_size: int, sram_macro: str) -> Path:
@@ -129,7 +130,8 @@ def build(out: Path, sram_size: int = 32 * 1024, rom_size: int = ROM_SIZE, sim: 
 def _build(out: Path, sram_size: int, rom_size: int, sim: bool, ext_slaves, pqc: bool,
            acc_imem_size: int, acc_dmem_size: int, sram_macro: str | None, caravel: bool) -> dict:
     if pqc:
-        ext_slaves = (pqc_block(emit_pqc(out / "rtl", acc_imem_size, acc_dmem_size, sram_macro)),
+        ext_slaves = (pqc_block(emit_pqc(out / "rtl", acc_imem_size, acc_dmem_size, sram_macro),
+                                entropy=sram_macro is None or SILICON_ENTROPY),
                       *ext_slaves)
     memories = None
     if sram_macro is not None:

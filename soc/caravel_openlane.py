@@ -25,6 +25,7 @@ from pqsoc import BUILD, REPO, FlowError
 from pqsoc.flow import caravel, openlane
 from pqsoc.flow import floorplan as fpm
 from soc import caravel_floorplan, flat_floorplan
+from soc.target import SILICON_ENTROPY
 
 # The flat architecture hardens no block on its own: the wrapper is the one run.
 HARD_MACROS: tuple[str, ...] = ()
@@ -217,12 +218,12 @@ def wrapper_sdc() -> str:
               f"# (which LibreLane does not define) from Caravel's example {caravel.EXAMPLE_CONFIG.name}; OpenLane 1\n"
               "# variables renamed to LibreLane's; its unused driving-cell defaults left out.\n"
               "# Appended: user_clock2, on which the SoC runs when LA clk_sel is 1 (USER_CLOCK2_SDC), and\n"
-              "# the false paths through the entropy source's rings (ip/entropy/block.py ring_sdc).\n"
+              "# with the entropy source (soc/target.py SILICON_ENTROPY) the false paths through its rings.\n"
               f"set io_sync {io_sync()}\n\n")
     if "usr_clk_max_latency" not in text or "usr_clk_tran" not in text:
         raise FlowError(f"Caravel's {BASE_SDC}: no usr_* clock figures for user_clock2: update "
                         "soc/caravel_openlane.py wrapper_sdc")
-    return header + text + USER_CLOCK2_SDC + entropy_block.ring_sdc()
+    return header + text + USER_CLOCK2_SDC + (entropy_block.ring_sdc() if SILICON_ENTROPY else "")
 
 
 # Caravel's base SDC constrains wb_clk_i only and says to add user_clock2 with its usr_* figures
@@ -353,7 +354,7 @@ def wrapper_config() -> dict:
         # (FP_PDN_CHECK_NODES 0) and LVS checks every power connection instead
         "ERROR_ON_PDN_VIOLATIONS": False,
         # the entropy source's rings: no repair may resize, buffer or remove their cells and nets
-        "RSZ_DONT_TOUCH_RX": entropy_block.RING_NAME_RX,
+        **({"RSZ_DONT_TOUCH_RX": entropy_block.RING_NAME_RX} if SILICON_ENTROPY else {}),
         # Caravel's constraints (wrapper_sdc, written by wrapper_inputs), not LibreLane's defaults
         "PNR_SDC_FILE": _rel(WRAPPER_PNR_SDC, "caravel"),
         "SIGNOFF_SDC_FILE": _rel(WRAPPER_SDC, "caravel"),

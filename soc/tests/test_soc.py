@@ -9,7 +9,7 @@ from pqsoc import FlowError, cli
 from soc import ibex
 from soc.build import build
 from soc.extslave import SlavePort, WishboneBlock, WishboneSlave
-from soc.target import ROM_SIZE, PQSoC
+from soc.target import ENTROPY_BASE, ROM_SIZE, SILICON_ENTROPY, PQSoC, pqc_block
 
 
 def test_soc_generates_verilog_map_and_headers(soc_dir):
@@ -190,8 +190,8 @@ def test_silicon_reads_amaranth_files_as_modules_to_keep(silicon_dir):
     assert all(str(f) in cmds[-1] for f in files if f not in amaranth)
     text = "".join(f.read_text() for f in amaranth)
     keep = blocks_mod.get("soc").keep_hierarchy
-    assert keep == ("pqc.acc", "pqc.acc.core.walu", "pqc.acc.core.smp", "pqc.acc.core.rnd", "pqc.kmac",
-                    "pqsoc_ring31", "pqsoc_ring37", "pqsoc_ring41", "pqsoc_ring43")
+    rings = ("pqsoc_ring31", "pqsoc_ring37", "pqsoc_ring41", "pqsoc_ring43") if SILICON_ENTROPY else ()
+    assert keep == ("pqc.acc", "pqc.acc.core.walu", "pqc.acc.core.smp", "pqc.acc.core.rnd", "pqc.kmac", *rings)
     for m in keep:
         assert re.search(rf"^module \\?{re.escape(m)} ?\(", text, re.M), m
     with pytest.raises(FlowError, match="expected pqc.v, soc_memories.v"):
@@ -244,3 +244,19 @@ def test_silicon_top_drops_litex_hierarchy_comment(silicon_dir):
     assert "[pqc]" not in top and "BlackBox." not in top and "module pqsoc" in top
     sample = ("x\n// Hierarchy\n//----\n\n/*\nPQSoC\n└─── [soc_memories]\n└─── [pqc]\n*/\n\nmodule m;\n")
     assert silicon._HIERARCHY.sub("", sample) == "x\n\nmodule m;\n"
+
+
+def test_the_entropy_source_follows_its_switch():
+    """The PQC subsystem has the entropy source's port only with a kind (the simulation SoC's
+    model, silicon's cells), and the SoC's block maps its region only then: the silicon SoC
+    leaves it out while soc.target.SILICON_ENTROPY is False (the floorplan has no room yet)."""
+    from pathlib import Path
+    from ip.acc.rtl.pqc import PqcSubsystem
+    for kind in (None, "model", "sky130"):
+        pqc = PqcSubsystem(entropy_kind=kind)
+        assert ("entropy_bus" in pqc.signature.members) == (kind is not None)
+        assert kind is None or pqc.entropy.rings.kind == kind
+    for entropy in (False, True):
+        ports = {p.name: p for p in pqc_block(Path("pqc.v"), entropy=entropy).ports}
+        assert list(ports) == ["kmac"] + ["entropy"] * entropy + ["acc"]
+    assert ports["entropy"].origin == ENTROPY_BASE and ports["entropy"].irq is None

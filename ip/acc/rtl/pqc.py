@@ -12,7 +12,7 @@ Ports (Amaranth flattens them to kmac_bus__adr, ..., acc_bus__adr, ..., kmac_irq
   acc_dma   Wishbone master, the ACC's DMA on the system bus (ip/acc/rtl/dma.py), word address
   entropy_bus  Wishbone slave, the entropy source's registers (ip/entropy/data/entropy_regs.yml),
             a 4 KiB window; its rings are `entropy_kind`'s (ip/entropy/rtl/rings.py: "model" for
-            the simulation SoC, "sky130" cells for the silicon one)
+            the simulation SoC, "sky130" cells for silicon); entropy_kind None: no entropy source
   kmac_irq, acc_irq
   acc_busy  the ACC's core runs or its DMA copies (the SoC's bus guard, soc/access.py)
 The CPU (kmac_bus) and the ACC (side-load) share the KMAC; the KMAC arbitrates between them
@@ -63,14 +63,17 @@ def kmac_on_sideload(m: Module, sideload, kmac: Kmac | None = None, cpu_bus_idle
 class PqcSubsystem(wiring.Component):
     def __init__(self, imem_size: int = 8 * 1024, dmem_size: int = 16 * 1024,
                  sram_macro: str | None = None, clock_gate: str | None = "generic",
-                 entropy_kind: str = "model"):
+                 entropy_kind: str | None = "model"):
         self.acc = Acc(imem_size, dmem_size, addr_width=ACC_ADDR_WIDTH, sram_macro=sram_macro,
                        clock_gate=clock_gate)
         self.kmac = Kmac(rounds_per_cycle=KMAC_ROUNDS_PER_CYCLE, addr_width=KMAC_ADDR_WIDTH,
                          masked=kmac_block.MASKED)
-        self.entropy = EntropySource(kind=entropy_kind, addr_width=ENTROPY_ADDR_WIDTH)
-        super().__init__({"kmac_bus": In(WishboneSignature(KMAC_ADDR_WIDTH)),
-                          "entropy_bus": In(WishboneSignature(ENTROPY_ADDR_WIDTH)),
+        self.entropy = None if entropy_kind is None else EntropySource(kind=entropy_kind,
+                                                                       addr_width=ENTROPY_ADDR_WIDTH)
+        ports = {"kmac_bus": In(WishboneSignature(KMAC_ADDR_WIDTH))}
+        if self.entropy is not None:
+            ports["entropy_bus"] = In(WishboneSignature(ENTROPY_ADDR_WIDTH))
+        super().__init__({**ports,
                           "acc_bus": In(WishboneSignature(ACC_ADDR_WIDTH)),
                           "acc_dma": Out(WishboneSignature(30, burst=True)),
                           "kmac_irq": Out(1), "acc_irq": Out(1), "acc_busy": Out(1)})
@@ -85,8 +88,9 @@ class PqcSubsystem(wiring.Component):
         self.add_block(m, "acc", self.acc)
         wiring.connect(m, wiring.flipped(self.kmac_bus), self.kmac.bus)
         wiring.connect(m, wiring.flipped(self.acc_bus), self.acc.bus)
-        m.submodules.entropy = self.entropy
-        wiring.connect(m, wiring.flipped(self.entropy_bus), self.entropy.bus)
+        if self.entropy is not None:
+            m.submodules.entropy = self.entropy
+            wiring.connect(m, wiring.flipped(self.entropy_bus), self.entropy.bus)
         wiring.connect(m, self.acc.dma, wiring.flipped(self.acc_dma))
         kmac_on_sideload(m, self.acc.sideload, self.kmac, cpu_bus_idle=False, add=self.add_block)
         m.d.comb += [self.kmac_irq.eq(self.kmac.irq), self.acc_irq.eq(self.acc.irq),

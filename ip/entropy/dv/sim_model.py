@@ -32,11 +32,11 @@ def with_model(text: str, where: str) -> str:
     return text + "\n" + model_verilog()
 
 
-def simulable(paths: list[Path], out: Path) -> list[Path]:
+def simulable(paths: list[Path], out: Path, required: bool = True) -> list[Path]:
     """PATHS with each file that defines the rings replaced by a copy in OUT with the model in
     their place (`<name>_ring_model.v`, rewritten only when its text changes, so a cached
-    simulation model is not rebuilt). Refused when no file defines them: every caller simulates
-    a design that holds the rings."""
+    simulation model is not rebuilt). `required`: the design holds the rings, and sources
+    without them are refused (a design whose rings were lost is not simulated as if whole)."""
     res, swapped = [], 0
     for p in map(Path, paths):
         text = p.read_text()
@@ -50,7 +50,7 @@ def simulable(paths: list[Path], out: Path) -> list[Path]:
             dst.write_text(new)
         res.append(dst)
         swapped += 1
-    if not swapped:
+    if required and not swapped:
         raise FlowError(f"none of {', '.join(Path(p).name for p in paths)} defines the rings' "
                              f"modules ({module_name(LENGTHS[0])}, ...): nothing to put the model in for")
     return res

@@ -34,8 +34,8 @@ def test_the_model_replaces_each_ring_module_once():
 
 def test_simulable_swaps_only_the_files_holding_rings(tmp_path):
     """The silicon SoC's sources: the file with the rings (pqc.v) becomes a copy with the model,
-    the others are read as they are; sources without any ring are refused (a simulation that
-    expects them would otherwise run a design without its entropy source)."""
+    the others are read as they are; sources without any ring are refused unless the design has
+    none (a simulation that expects them would otherwise run a design without its entropy source)."""
     top, pqc = tmp_path / "top.v", tmp_path / "pqc.v"
     top.write_text("module top;\nendmodule\n")
     pqc.write_text("module pqc;\nendmodule\n" + cells_verilog())
@@ -46,3 +46,4 @@ def test_simulable_swaps_only_the_files_holding_rings(tmp_path):
     assert simulable([top, pqc], tmp_path / "sim")[1].stat().st_mtime_ns == stamp   # unchanged: kept
     with pytest.raises(FlowError, match="defines the rings"):
         simulable([top], tmp_path / "sim")
+    assert simulable([top], tmp_path / "sim", required=False) == [top]     # a design without them
