@@ -55,10 +55,10 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 def emit_pqc(out: Path, imem_size: int = ACC_IMEM_SIZE, dmem_size: int = ACC_DMEM_SIZE,
              sram_macro: str | None = None) -> Path:
-    """Emit the PQC subsystem's Verilog (ip/acc/rtl/pqc.py: ACC, KMAC and entropy source, side-load wired
-    inside; top `pqc`) to OUT/pqc.v, rewriting the file only when its text changed, so the
-    Verilator model rebuilds exactly when the ACC or KMAC RTL changes (the model hash covers
-    every source in files.json). Behavioural ACC memories and the behavioural clock gate of the
+    """Emit the PQC subsystem's Verilog (ip/acc/rtl/pqc.py: ACC, KMAC and entropy source,
+    side-load wired inside; top `pqc`) to OUT/pqc.v, rewriting the file only when its text
+    changed, so the Verilator model rebuilds exactly when the subsystem's RTL changes (the model
+    hash covers every source in files.json). Behavioural ACC memories and the behavioural clock gate of the
     ACC core unless sram_macro is given (the silicon SoC, for synthesis: macros and the sky130
     ICG cell, which the gate-level flow models)."""
     path = Path(out) / "pqc.v"

@@ -27,7 +27,7 @@ def with_model(text: str, where: str) -> str:
         found = re.findall(rf"^module {module_name(n)}\b.*?^endmodule\n?", text, re.M | re.S)
         if len(found) != 1:
             raise FlowError(f"{where}: {len(found)} definitions of {module_name(n)}, one expected "
-                                 "(the rings must stay modules of their own to be simulated)")
+                            "(the rings must stay modules of their own to be simulated)")
         text = text.replace(found[0], "")
     return text + "\n" + model_verilog()
 
@@ -52,5 +52,5 @@ def simulable(paths: list[Path], out: Path, required: bool = True) -> list[Path]
         swapped += 1
     if required and not swapped:
         raise FlowError(f"none of {', '.join(Path(p).name for p in paths)} defines the rings' "
-                             f"modules ({module_name(LENGTHS[0])}, ...): nothing to put the model in for")
+                        f"modules ({module_name(LENGTHS[0])}, ...): nothing to put the model in for")
     return res
