@@ -203,8 +203,7 @@ def check_entropy(bus, soc) -> dict:
     rm = _regmap(ENTROPY_REGS)
     base = soc.region("entropy")[0]
     reg = {r.name: base + r.offset for r in rm.registers}
-    bit = {(r, f): rm.field(r, f).mask for r, f in (("STATUS", "READY"), ("STATUS", "STARTUP"),
-                                                    ("STATUS", "FAILED"), ("CTRL", "EN"),
+    bit = {(r, f): rm.field(r, f).mask for r, f in (("STATUS", "READY"), ("STATUS", "FAILED"), ("CTRL", "EN"),
                                                     ("ERR_CODE", "RCT"), ("ERR_CODE", "APT"))}
     div = rm.field("CTRL", "DIV")
     problems = []
