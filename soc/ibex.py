@@ -38,7 +38,11 @@ OBI_LAYOUT = [
 IBEX_MUBI_ON = 0b0101
 IBEX_MUBI_OFF = 0b1010
 # Enum parameters are passed by name: Verilator rejects a plain integer for an SV enum.
-RV32M = Instance.PreformattedParam("ibex_pkg::RV32MFast")    # 3-4 cycle multiplier, Ibex default
+# The slow multiplier: shift-add on the divider's datapath, a multiply in up to 33 cycles (it ends
+# early once op_b is shifted out: only firmware that multiplies no secret, sim/tests/test_firmware_mul.py).
+# The fast one's 17 x 17 array cost 15 000 um2 (`pqsoc synth soc`, 6 Dec) in a CPU that leaves
+# the arithmetic to the ACC; that area holds the entropy source (soc/doc/caravel.md).
+RV32M = Instance.PreformattedParam("ibex_pkg::RV32MSlow")
 RV32B = Instance.PreformattedParam("ibex_pkg::RV32BNone")    # no bit-manipulation extension
 REGFILE = Instance.PreformattedParam("ibex_pkg::RegFileFF")  # flip-flops (latches: later, for ASIC)
 

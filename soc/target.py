@@ -246,13 +246,14 @@ SRAM_BASE = 0x0100_0000   # LiteX's default main SRAM origin (SoCCore.mem_map["s
 # answer a bus error (ip/common/wb_sram.py; soc/extslave.py SlavePort).
 SILICON_ROM_SIZE = 6 * 1024
 SILICON_SRAM_SIZE = 2 * 1024
-# The entropy source (ip/entropy) is in the simulation SoC only, for now. In the silicon SoC it
-# measured 0.0156 mm2 more logic (`pqsoc synth soc`, 6 Dec: 294 672 cells, 7 819 595 um2 against
-# 291 915, 7 804 006 without it), which takes the flat floorplan's bands from 59.9 % to 60.3 %,
-# over the plan's 60 % (`pqsoc floorplan`, band_utilisation): it goes in when that much logic is
-# freed (ip/entropy/doc/spec.md, "In the SoC"). True puts it in everywhere the silicon SoC is
-# made (its RTL, synthesis, simulations, the wrapper's LibreLane configuration).
-SILICON_ENTROPY = False
+# The entropy source (ip/entropy) in the silicon SoC too. Kept as a module, it adds 0.0120 mm2 of
+# logic (`pqsoc synth soc`, 6 Dec: 293 763 cells, 7 815 991 um2 against 291 915, 7 804 006
+# without it), over what the flat floorplan's bands had left under their 60 %; Ibex's slow
+# multiplier instead of the fast one (soc/ibex.py RV32M) gave back 0.0150 (292 074 cells,
+# 7 800 952 um2 with both): bands at 59.8 % (`pqsoc floorplan`). False leaves it out of
+# everything the silicon SoC is made into (its RTL, synthesis, simulations, the wrapper's
+# LibreLane configuration), the simulation SoC keeping it.
+SILICON_ENTROPY = True
 
 
 def memories_block(verilog: "Path", rom_size: int, sram_size: int) -> WishboneBlock:
