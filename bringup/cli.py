@@ -70,6 +70,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="Caravel: instead of the UART, write the management core's path for --boot "
                         "IMAGE into DIR (pqsoc_boot.h/.c: load over its Wishbone, release the CPU; "
                         "bringup/mgmt.py); --csr must be the Caravel SoC's (build/rtl/caravel/soc/csr.json)")
+    p.add_argument("--raw-entropy", metavar="FILE",
+                   help="instead of the checks: collect the entropy source's raw bits into FILE (one "
+                        "sample per byte, for NIST's ea_non_iid) and FILE.json, from "
+                        "firmware/programs/entropy_collect.c running on the chip (--boot it; "
+                        "bringup/entropy_raw.py)")
+    p.add_argument("--raw-bits", type=positive(int), default=1_000_000,
+                   help="raw bits to collect (default 1000000, SP 800-90B's)")
+    p.add_argument("--raw-div", type=int, default=None,
+                   help="CTRL.DIV to collect at: a raw bit every DIV + 1 cycles (default: its reset value)")
+    p.add_argument("--raw-block", type=positive(int), default=None,
+                   help="words per block of consecutive raw bits (default: the ACC DMEM's)")
     p.add_argument("checks", nargs="*", metavar="CHECK", type=_check_name,
                    help=f"checks to run, in this order (default: {' '.join(CHECKS)}; also "
                         f"{' '.join(EXTRA_CHECKS)}, only when named)")
@@ -98,6 +109,9 @@ def main_args(args) -> int:
     if not args.port:
         print("bringup: PORT is required (or --mgmt-image DIR)", file=sys.stderr)
         return 2
+    if args.raw_entropy and args.checks:
+        print("bringup: --raw-entropy takes no CHECK (run the checks on their own)", file=sys.stderr)
+        return 2
     from bringup.socmap import MapError, SocMap
     from bringup.uartbone import BridgeError, UartBone
     try:
@@ -117,13 +131,36 @@ def main_args(args) -> int:
                 print(json.dumps({"test": "boot", **r}))
                 if not r["pass"]:
                     return 1
-                if not args.checks:   # the firmware runs now: checks only when named
+                if not args.checks and not args.raw_entropy:   # the firmware runs now: checks only when named
                     return 0
+            if args.raw_entropy:
+                return _raw_entropy(bus, soc, args)
             results = run_checks(bus, soc, args.checks or list(CHECKS))
     except (MapError, BridgeError) as e:
         print(f"bringup: {e}", file=sys.stderr)
         return 1
     return 0 if all(r["pass"] for r in results) else 1
+
+
+def _raw_entropy(bus, soc, args) -> int:
+    """The entropy source's raw bits (bringup/entropy_raw.py): one JSON line, exit 1 on failure."""
+    from bringup import entropy_raw
+    from ip.common.regtool import load
+    from ip.entropy import REGS_YML
+    div = args.raw_div if args.raw_div is not None else load(REGS_YML).field("CTRL", "DIV").reset
+    t0 = time.monotonic()
+    try:
+        res = entropy_raw.collect(bus, soc, args.raw_bits, div, args.raw_block,
+                                  log=lambda m: print(m, file=sys.stderr))
+        summary = entropy_raw.write(Path(args.raw_entropy), res, div, soc)
+        entropy_raw.finish(bus, soc)
+        line = {"test": "entropy_raw", "pass": True, **{k: v for k, v in summary.items() if k != "blocks"},
+                "block_count": len(summary["blocks"])}
+    except entropy_raw.CollectError as e:
+        line = {"test": "entropy_raw", "pass": False, "problems": [str(e)]}
+    line["seconds"] = round(time.monotonic() - t0, 3)
+    print(json.dumps(line))
+    return 0 if line["pass"] else 1
 
 
 def add_parser(sub) -> None:

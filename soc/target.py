@@ -250,7 +250,8 @@ SILICON_SRAM_SIZE = 2 * 1024
 # logic (`pqsoc synth soc`, 6 Dec: 293 763 cells, 7 815 991 um2 against 291 915, 7 804 006
 # without it), over what the flat floorplan's bands had left under their 60 %; Ibex's slow
 # multiplier instead of the fast one (soc/ibex.py RV32M) gave back 0.0150 (292 074 cells,
-# 7 800 952 um2 with both): bands at 59.8 % (`pqsoc floorplan`). False leaves it out of
+# 7 800 952 um2 with both; with the source's DROPPED counter 292 760, 7 803 824): bands at
+# 59.9 % (`pqsoc floorplan`). False leaves it out of
 # everything the silicon SoC is made into (its RTL, synthesis, simulations, the wrapper's
 # LibreLane configuration), the simulation SoC keeping it.
 SILICON_ENTROPY = True

@@ -60,22 +60,49 @@ int entropy_start(unsigned div)
     return ENTROPY_ERR_TIMEOUT;
 }
 
-int entropy_read(uint32_t *words, size_t n)
+/* n words into `words` as DATA delivers them; on an error `words` is zero-filled. */
+static int read_words(volatile uint32_t *words, size_t n)
 {
-    if (!words && n)
-        return ENTROPY_ERR_ARG;
     for (size_t i = 0; i < n; i++) {
         uint32_t polls = 0, s;
         while (!((s = REG32(ENTROPY_STATUS_REG_OFFSET)) & ENTROPY_STATUS_READY_MASK)) {
             if (s & ENTROPY_STATUS_FAILED_MASK || ++polls == POLL_LIMIT) {
                 int r = s & ENTROPY_STATUS_FAILED_MASK ? health_failure() : ENTROPY_ERR_TIMEOUT;
-                wipe(words, n * sizeof *words);
+                for (size_t j = 0; j < n; j++)
+                    words[j] = 0;
                 return r;
             }
         }
         words[i] = REG32(ENTROPY_DATA_REG_OFFSET);
     }
     return ENTROPY_OK;
+}
+
+int entropy_read(uint32_t *words, size_t n)
+{
+    if (!words && n)
+        return ENTROPY_ERR_ARG;
+    return read_words(words, n);
+}
+
+int entropy_collect(volatile uint32_t *words, size_t n, uint32_t *lost, int *held)
+{
+    if ((!words && n) || !lost || !held)
+        return ENTROPY_ERR_ARG;
+    /* DROPPED first: a word lost after this read counts against the block, even one lost
+     * before the held word is taken */
+    uint32_t before = REG32(ENTROPY_DROPPED_REG_OFFSET) & ENTROPY_DROPPED_COUNT_MASK;
+    *lost = before;
+    *held = (REG32(ENTROPY_STATUS_REG_OFFSET) & ENTROPY_STATUS_READY_MASK) != 0;
+    if (*held)
+        (void)REG32(ENTROPY_DATA_REG_OFFSET);
+    int r = read_words(words, n);
+    if (r == ENTROPY_OK && (REG32(ENTROPY_DROPPED_REG_OFFSET) & ENTROPY_DROPPED_COUNT_MASK) != before) {
+        for (size_t j = 0; j < n; j++)
+            words[j] = 0;
+        r = ENTROPY_ERR_DROPPED;
+    }
+    return r;
 }
 
 int entropy_condition(uint8_t out[32])
@@ -147,6 +174,16 @@ int entropy_drbg_error(void) { return 0; }
 int entropy_start(unsigned div) { (void)div; return ENTROPY_ERR_ABSENT; }
 void entropy_stop(void) {}
 int entropy_read(uint32_t *words, size_t n) { if (words) memset(words, 0, n * sizeof *words); return ENTROPY_ERR_ABSENT; }
+int entropy_collect(volatile uint32_t *words, size_t n, uint32_t *lost, int *held)
+{
+    for (size_t j = 0; words && j < n; j++)
+        words[j] = 0;
+    if (lost)
+        *lost = 0;
+    if (held)
+        *held = 0;
+    return ENTROPY_ERR_ABSENT;
+}
 int entropy_condition(uint8_t out[32]) { memset(out, 0, 32); return ENTROPY_ERR_ABSENT; }
 int entropy_seed_drbg(const uint8_t *p, size_t n) { (void)p; (void)n; return ENTROPY_ERR_ABSENT; }
 int entropy_reseed_drbg(const uint8_t *a, size_t n) { (void)a; (void)n; return ENTROPY_ERR_ABSENT; }

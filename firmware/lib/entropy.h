@@ -28,6 +28,7 @@ enum {
     ENTROPY_ERR_KMAC = -4,      /* the KMAC failed while conditioning (kmac_last_error()) */
     ENTROPY_ERR_DRBG = -5,      /* the DRBG refused its seed (drbg.h's error in entropy_drbg_error()) */
     ENTROPY_ERR_ABSENT = -6,    /* the SoC has no entropy source */
+    ENTROPY_ERR_DROPPED = -7,   /* entropy_collect: the source lost a word during the block */
 };
 
 #define ENTROPY_DIV_MAX 255u
@@ -44,6 +45,13 @@ int entropy_start(unsigned div);
 void entropy_stop(void);
 /* n health-tested raw words, oldest bit first, as the block delivers them. */
 int entropy_read(uint32_t *words, size_t n);
+/* For the entropy assessment (ip/entropy/doc/spec.md), not for seeds: n raw words the source
+ * delivered one after another (SP 800-90B wants sets of consecutive samples) into `words`, which
+ * may be any bus address (the ACC's idle DMEM holds 16 KiB). A word DATA held from before is
+ * taken and left out first (*held 1). *lost: DROPPED before the block, the words the source lost
+ * since entropy_start. ENTROPY_ERR_DROPPED when the block lost one (this reader was slower than
+ * a word every 32 (DIV + 1) cycles). The source must be started. */
+int entropy_collect(volatile uint32_t *words, size_t n, uint32_t *lost, int *held);
 /* 32 bytes: SHA3-256 of ENTROPY_SEED_RAW_WORDS fresh raw words (little-endian bytes). */
 int entropy_condition(uint8_t out[32]);
 /* drbg_instantiate with a conditioned output as entropy input and the first half of another as

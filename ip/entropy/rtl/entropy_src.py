@@ -96,6 +96,8 @@ class EntropySource(wiring.Component):
 
         startup = Signal(init=1)
         failed = Signal()
+        dropped = Signal(16)               # words completed while DATA held one (lost)
+        m.d.comb += rb.dropped_count.eq(dropped)
         pack = Signal(WORD)
         packed = Signal(range(WORD + 1))
         data = Signal(WORD)
@@ -115,7 +117,7 @@ class EntropySource(wiring.Component):
             m.d.sync += [rct_max.eq(0), apt_max.eq(0)]
         with m.If(~en):
             m.d.sync += [run.eq(0), count.eq(0), seen.eq(0), startup.eq(1), failed.eq(0),
-                         pack.eq(0), packed.eq(0), data.eq(0), ready.eq(0)]
+                         pack.eq(0), packed.eq(0), data.eq(0), ready.eq(0), dropped.eq(0)]
         with m.Elif(sample):
             m.d.sync += [run.eq(new_run), last.eq(bit), count.eq(new_count), seen.eq(seen + 1),
                          rct_max.eq(Mux(new_run > rct_prev, new_run, rct_prev)),
@@ -134,6 +136,8 @@ class EntropySource(wiring.Component):
                     m.d.sync += [pack.eq(0), packed.eq(0)]
                     with m.If(~ready | pop):
                         m.d.sync += [data.eq(word), ready.eq(1)]
+                    with m.Elif(dropped != 0xFFFF):
+                        m.d.sync += dropped.eq(dropped + 1)
                 with m.Else():
                     m.d.sync += [pack.eq(word), packed.eq(packed + 1)]
         return m

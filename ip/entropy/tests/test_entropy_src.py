@@ -265,6 +265,39 @@ def test_ring_model_delivers_the_words_of_its_definition(div):
     assert words == expected_words(4, div)
 
 
+def test_dropped_counts_the_words_lost_while_data_was_held_and_enable_clears_it():
+    """A word completed while DATA holds an unread one is lost and counted: after the held word
+    the reader gets the word after the lost ones (the model's sequence tells which), and the
+    count stays while the reader keeps up; EN 0 clears it."""
+    dut = EntropySource(kind="model")
+    seen = {}
+
+    async def body(b):
+        await b.write("CTRL", 1)                            # DIV 0: a word every 32 cycles
+        while not await b.read("STATUS") & READY:
+            pass
+        seen["before"] = await b.read("DROPPED")
+        for _ in range(32 * 5):                             # ~5 words' time unread
+            await b.tick()
+        seen["held"] = await b.read("DATA")
+        seen["dropped"] = await b.read("DROPPED")
+        words = []
+        while len(words) < 3:
+            if await b.read("STATUS") & READY:
+                words.append(await b.read("DATA"))
+        seen["next"] = words
+        seen["after"] = await b.read("DROPPED")
+        await b.write("CTRL", 0)
+        seen["off"] = await b.read("DROPPED")
+
+    run(dut, body)
+    d = seen["dropped"]
+    exp = expected_words(d + 4)
+    assert seen["before"] == 0 and 4 <= d <= 6
+    assert seen["held"] == exp[0] and seen["next"] == exp[d + 1:d + 4]
+    assert seen["after"] == d and seen["off"] == 0
+
+
 def test_registers_md_is_regtools_output():
     from ip.common.regtool import markdown
     from pqsoc import REPO
