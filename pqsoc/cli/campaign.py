@@ -307,20 +307,24 @@ def _tvla_args(a) -> dict:
             raise FlowError(f"unknown Keccak variant {a.program!r}; known: {', '.join(tvla_keccak.VARIANTS)}")
         if a.model != "buses":
             raise FlowError(f"--model {a.model}: the Keccak core's power models have no buses to leave out")
+        if a.cycles is not None:
+            raise FlowError("--cycles: a window of an ACC program's cycles; the Keccak core's runs are one permutation")
     else:
         from ip.acc.dv import tvla
         tvla.program(a.program)
         if a.engine == "gls" and a.model != "buses":
             raise FlowError(f"--model {a.model}: an option of the RTL model; the gate-level model counts every net")
+    # a window only when given, so that the campaigns made before it existed still resume
     return {"program": a.program, "traces": a.traces, "chunk": a.chunk, "seed": a.seed, "order": a.order,
-            "engine": a.engine, "model": a.model}
+            "engine": a.engine, "model": a.model, **({"cycles": a.cycles} if a.cycles else {})}
 
 
 def _tvla_state(args: dict, start: int, count: int) -> str:
     # named by everything that decides its traces (program, engine, model, seed, first trace and
     # count): two campaigns share a file only where they measure the same traces
     engine, model = args.get("engine", "rtl"), args.get("model", "buses")
-    tag = ("" if engine == "rtl" else "-" + engine) + ("" if model == "buses" else "-" + model)
+    tag = ("" if engine == "rtl" else "-" + engine) + ("" if model == "buses" else "-" + model) \
+        + (f"-w{args['cycles']}" if args.get("cycles") else "")
     return f"build/sca/{args['program']}{tag}-s{args['seed']}/{start:09d}+{count}.npz"
 
 
@@ -332,7 +336,8 @@ def _tvla_tasks(args: dict) -> list:
         out.append(Task(key=f"t{start:09d}", inputs={"start": start, "count": n, "state": _tvla_state(args, start, n)},
                         command=f"pqsoc sca tvla {args['program']} --traces {n} --seed {args['seed']} "
                                 f"--start {start} --order {args['order']} --engine {args.get('engine', 'rtl')} "
-                                f"--model {args.get('model', 'buses')} --state {_tvla_state(args, start, n)}"))
+                                f"--model {args.get('model', 'buses')} --state {_tvla_state(args, start, n)}"
+                                + (f" --cycles {args['cycles']}" if args.get("cycles") else "")))
     return out
 
 
@@ -363,7 +368,8 @@ def _tvla_check(args: dict, rows, log) -> None:
         return
     from ip.acc.dv import tvla
     from pqsoc.sca.ttest import Assessment
-    now = tvla.measured(args["program"], args.get("engine", "rtl"), args.get("model", "buses"), args["seed"])
+    now = tvla.measured(args["program"], args.get("engine", "rtl"), args.get("model", "buses"), args["seed"],
+                        args.get("cycles"))
     for r in done:
         path = REPO / r["inputs"]["state"]
         if not path.exists():
@@ -426,6 +432,8 @@ def _tvla_summary(rows) -> tuple[list[str], dict]:
         units = [u for u in UNITS if u in (meta.get("orders") or {}).get("1", {}).get("units", {})] or list(UNITS)
         rep = tvla.report(program, tvla.program(program), tt, units, order, history, seed, seconds,
                           model=meta.get("model", "buses"), engine=meta.get("engine", "rtl"))
+        if meta.get("window_cycles"):
+            rep["window_cycles"] = meta["window_cycles"]
     lines = [f"order {o}: max |t| {r['max_abs_t']} in {r['unit']} at cycle {r['cycle']} ({r['insn']}): "
              + ("LEAKS" if r["leaks"] else "no leak") for o, r in rep["orders"].items()]
     if rep["first_flagged_at_traces"]:
@@ -648,6 +656,8 @@ def add_parser(sub) -> None:
                    help="gls: the gate-level power model (the netlist of `pqsoc synth acc`, or keccak_masked's)")
     q.add_argument("--model", choices=["buses", "registers"], default="buses",
                    help="the ACC's RTL power model with or without the buses between units (pqsoc sca tvla)")
+    q.add_argument("--cycles", type=positive(int),
+                   help="a window: the first CYCLES cycles of each trace only (pqsoc sca tvla --cycles)")
     common(q)
     q = kinds.add_parser("sleep", help="tasks that only sleep: the layer's overhead and throughput")
     q.add_argument("--count", type=positive(int), required=True)

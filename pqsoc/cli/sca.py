@@ -23,6 +23,8 @@ def tvla_cmd(a) -> int:
     keccak = a.program.startswith("keccak_")
     if keccak and a.model != "buses":
         raise FlowError(f"--model {a.model}: the Keccak core's power models have no buses to leave out")
+    if keccak and a.cycles is not None:
+        raise FlowError("--cycles: a window of an ACC program's cycles; the Keccak core's runs are one permutation")
     stamp = provenance.stamp()
     state = Path(a.state) if a.state else None
     if state is not None:
@@ -38,7 +40,8 @@ def tvla_cmd(a) -> int:
     else:
         picture = tvla.picture
         rep, tt, units = tvla.assess(a.program, a.traces, seed=a.seed, batch=a.batch or 50, order=a.order,
-                                     log=log, state_out=state, start=a.start, model=a.model, engine=a.engine)
+                                     log=log, state_out=state, start=a.start, model=a.model, engine=a.engine,
+                                     cycles=a.cycles)
         xlabel = None
     rep["provenance"] = stamp
     out = Path(a.json) if a.json else REPORTS / f"{a.program}.json"
@@ -84,6 +87,9 @@ def add_parser(sub) -> None:
     q.add_argument("--batch", type=positive(int), help="traces per simulator process (default 50; the Keccak "
                    "core's model: traces per numpy batch, default 10000)")
     q.add_argument("--start", type=int, default=0, help="the first trace's number (a campaign's chunk)")
+    q.add_argument("--cycles", type=positive(int),
+                   help="a window: only the first CYCLES cycles of each trace (the run stopped there), to "
+                        "assess a program's start with many traces at its cost")
     q.add_argument("--state", help="also save the t-test's accumulators here (.npz; a campaign merges them)")
     q.add_argument("--json", help="the report (default reports/sca/PROGRAM.json)")
     g = q.add_mutually_exclusive_group()

@@ -431,18 +431,20 @@ def instruction_map(prog: Program, inputs: tuple) -> list[tuple[int, int, str]]:
     return out
 
 
-def fingerprint(words: list, backend, engine: str, model: str) -> str:
-    """What a trace measures: the program's words, the engine and model, and the contents of the
-    power model's sources, driver and header (not the model's build key: that holds paths and
-    the host's CPU, which differ between a cluster's nodes running the same measurement)."""
+def fingerprint(words: list, backend, engine: str, model: str, cycles: int | None = None) -> str:
+    """What a trace measures: the program's words, the engine and model, the window (`cycles`),
+    and the contents of the power model's sources, driver and header (not the model's build key:
+    that holds paths and the host's CPU, which differ between a cluster's nodes running the same
+    measurement)."""
     from ip.acc.dv.rtl_runner import DRIVER
-    h = hashlib.sha256(f"{engine} {model}\n".encode() + b"".join(int(w).to_bytes(4, "little") for w in words))
+    tag = f"{engine} {model}" + (f" window {cycles}" if cycles else "")
+    h = hashlib.sha256(f"{tag}\n".encode() + b"".join(int(w).to_bytes(4, "little") for w in words))
     for p in [*map(Path, backend.sources), Path(DRIVER), Path(backend.header)]:
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
 
-def measured(name: str, engine: str = "rtl", model: str = "buses", seed: int = 1) -> str:
+def measured(name: str, engine: str = "rtl", model: str = "buses", seed: int = 1, cycles: int | None = None) -> str:
     """The fingerprint a run of `assess` with these arguments tags its accumulators with (the
     power model's sources made, not built)."""
     from ip.acc import block
@@ -452,7 +454,7 @@ def measured(name: str, engine: str = "rtl", model: str = "buses", seed: int = 1
     else:
         from ip.acc.dv.power import PowerBackend
         be = PowerBackend(block.IMEM_SIZE, block.DMEM_SIZE)
-    return fingerprint(program(name).words(), be, engine, model)
+    return fingerprint(program(name).words(), be, engine, model, cycles)
 
 
 MODELS = {"buses": "per cycle and unit: Hamming distance of every register, memory port and bus between "
@@ -462,13 +464,18 @@ MODELS = {"buses": "per cycle and unit: Hamming distance of every register, memo
 
 
 def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 1, log=print,
-           state_out: Path | None = None, start: int = 0, model: str = "buses", engine: str = "rtl") -> tuple:
+           state_out: Path | None = None, start: int = 0, model: str = "buses", engine: str = "rtl",
+           cycles: int | None = None) -> tuple:
     """Run `traces` traces (classes at random) through the power model; returns (the report,
     the t-tests' accumulators: pqsoc.sca.ttest.Assessment, the units). engine "rtl" (ip/acc/dv/
     power.py) or "gls" (the synthesized netlist, ip/acc/dv/gls_power.py); model (RTL only):
     "buses" (every unit) or "registers" (power.REGISTER_UNITS: the buses between units left out).
     seed / start: trace k's inputs come from (seed, start + k), so chunks of one assessment run
-    apart (a campaign's tasks) and merge to the whole (state_out: the accumulators, .npz)."""
+    apart (a campaign's tasks) and merge to the whole (state_out: the accumulators, .npz).
+    cycles: a window, the first `cycles` (+ the driver's 16) cycles of each trace: the run is
+    stopped there (the ACC wiped), so a long assessment of a program's start costs what its
+    window does. A trace's window is what the whole run gives in those cycles up to the state
+    the previous trace left (wiped either way; a previous trace is of an independent class)."""
     from ip.acc import block
     from ip.acc.dv.power import REGISTER_UNITS, UNITS, PowerBackend
     from pqsoc.sca.ttest import Assessment
@@ -478,6 +485,8 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
         raise FlowError(f"unknown engine {engine!r}; known: rtl, gls")
     if engine == "gls" and model != "buses":
         raise FlowError(f"--model {model}: an option of the RTL model; the gate-level model counts every net")
+    if cycles is not None and not 1 <= cycles <= MAX_CYCLES:
+        raise FlowError(f"--cycles {cycles}: a window of 1 .. {MAX_CYCLES} cycles")
     prog = program(name)
     words = prog.words()
     fixed = prog.fixed_secret(np.random.default_rng([seed, 0xF1C5]))
@@ -502,10 +511,10 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
             dmem, entropy = prog.inputs(rng, fixed if c == 0 else None)
             # no DMEM read back (only the halt is checked), then a wipe: each trace starts from
             # a zero DMEM and an empty RND pool, whatever the last one left
-            jobs.append((words, dmem, MAX_CYCLES, entropy, 0, True))
+            jobs.append((words, dmem, cycles or MAX_CYCLES, entropy, 0, True))
         results, power = be.run_power(jobs)
         for r in results:
-            if r.halt != "ecall":
+            if r.halt != "ecall" and not (cycles and r.halt == "cycle_limit"):
                 raise FlowError(f"{name}: a trace ended in {r.halt} (err bits {r.err_bits:#x}), not ecall")
         lens = {p.shape[0] for p in power}
         if length is None:
@@ -514,7 +523,7 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
             raise FlowError(f"{name}: traces of {sorted(lens)} cycles: the program's time depends on its "
                             "inputs (not constant time), so its traces cannot be compared cycle by cycle")
         if tt is None:
-            tt = Assessment((length, len(units)), fingerprint(words, be, engine, model))
+            tt = Assessment((length, len(units)), fingerprint(words, be, engine, model, cycles))
         tt.add(np.stack(power)[:, :, columns], np.array(classes), np.arange(start + done, start + done + n))
         done += n
         if min(tt.counts) >= 2:
@@ -523,8 +532,8 @@ def assess(name: str, traces: int, seed: int = 1, batch: int = 50, order: int = 
                 + (", a leak confirmed by both halves" if history[-1][2] else ""))
     if state_out is not None:
         tt.save(state_out)
-    return (report(name, prog, tt, units, order, history, seed, time.monotonic() - t0, start, model, engine),
-            tt, units)
+    rep = report(name, prog, tt, units, order, history, seed, time.monotonic() - t0, start, model, engine)
+    return ({**rep, "window_cycles": cycles} if cycles else rep), tt, units
 
 
 def report(name: str, prog: Program, tt, units: list[str], order: int, history, seed: int, seconds: float,

@@ -303,6 +303,25 @@ def test_the_masked_decapsulation_stays_under(power_model, tmp_path):
     assert assess(tmp_path, "mlkem768_decaps_masked", 100, 100, "pass")["first_flagged_at_traces"] is None
 
 
+def test_a_window_is_the_start_of_the_whole_run(power_model):
+    """--cycles: each trace stopped after its first cycles (and the driver's 16) is the whole
+    run's over those cycles. With a trace per simulator (batch 1) both start from reset and the
+    t values are equal; in a batch, a trace also sees what the one before left (a stopped run
+    leaves other state than a finished one: a few early cycles differ, of a trace of an
+    independent class). A window is its own measurement (fingerprint): no campaign merges it
+    with whole runs."""
+    import numpy as np
+    from ip.acc.dv import tvla
+    quiet = lambda m: None                                   # noqa: E731
+    _, whole, _ = tvla.assess("mlkem768_decaps_unmasked", 12, batch=1, log=quiet)
+    rep, window, _ = tvla.assess("mlkem768_decaps_unmasked", 12, batch=1, log=quiet, cycles=300)
+    n = window.whole().t(1).shape[0]
+    assert n == 316 and rep["window_cycles"] == 300 and whole.whole().t(1).shape[0] > 5000
+    assert np.array_equal(window.whole().t(1), whole.whole().t(1)[:n], equal_nan=True)
+    assert window.tag != whole.tag
+    assert window.tag == tvla.measured("mlkem768_decaps_unmasked", cycles=300)
+
+
 def test_bad_requests_are_refused_by_name(capsys, tmp_path, monkeypatch):
     assert cli.main(["sca", "tvla", "nosuch", "--traces", "10"]) == 2
     assert "unknown program 'nosuch'" in capsys.readouterr().err
@@ -317,3 +336,6 @@ def test_bad_requests_are_refused_by_name(capsys, tmp_path, monkeypatch):
         assert "gate-level model counts every net" in capsys.readouterr().err
     assert cli.main(["sca", "tvla", "keccak_masked", "--traces", "10", "--model", "registers"]) == 2
     assert "no buses to leave out" in capsys.readouterr().err
+    for cmd in ("sca", "campaign"):
+        assert cli.main([cmd, "tvla", "keccak_masked", "--traces", "10", "--cycles", "100"]) == 2
+        assert "one permutation" in capsys.readouterr().err
