@@ -28,6 +28,7 @@ from pathlib import Path
 import ip.acc as acc_ip
 import ip.kmac as kmac_ip
 from firmware import pqc_layout, pqc_mldsa_layout, stack
+from pqsoc import write_if_changed
 from pqsoc.flow import locks
 
 import litex
@@ -177,13 +178,13 @@ def write_kmac_vectors(path: Path) -> None:
               f"{_c_bytes(hashlib.sha3_256(_pattern(1000, 26)).digest())};",
               f"static const uint8_t kmac_bench_shake128_1024[] = "
               f"{_c_bytes(hashlib.shake_128(b'abc').digest(1024))};", ""]
-    _write_if_changed(path, "\n".join(lines))
+    write_if_changed(path, "\n".join(lines))
 
 
 def write_kmac_regs(path: Path) -> None:
     """The KMAC register header, from the register YAML through regtool (never by hand)."""
     from ip.common.regtool import c_header, load
-    _write_if_changed(path, c_header(load(KMAC_REGS_YML)))
+    write_if_changed(path, c_header(load(KMAC_REGS_YML)))
 
 
 def write_entropy_regs(path: Path) -> None:
@@ -204,7 +205,7 @@ def write_entropy_regs(path: Path) -> None:
              f"#define ENTROPY_APT_CUTOFF_RESET {rm.field('APT_CUTOFF', 'C').reset}u"]
     text = c_header(rm)
     end = text.rindex("#endif")
-    _write_if_changed(path, text[:end] + "\n".join(extra) + "\n\n" + text[end:])
+    write_if_changed(path, text[:end] + "\n".join(extra) + "\n\n" + text[end:])
 
 
 def write_acc_regs(path: Path) -> None:
@@ -217,7 +218,7 @@ def write_acc_regs(path: Path) -> None:
         for name, bit in (("FROM_ACC", dma.DESC_FROM_ACC), ("RUN", dma.DESC_RUN), ("WIPE", dma.DESC_WIPE))]
     text = c_header(load(ACC_REGS_YML))
     end = text.rindex("#endif")
-    _write_if_changed(path, text[:end] + "\n".join(flags) + "\n\n" + text[end:])
+    write_if_changed(path, text[:end] + "\n".join(flags) + "\n\n" + text[end:])
 
 
 def write_acc_errors(path: Path) -> None:
@@ -238,7 +239,7 @@ def write_acc_errors(path: Path) -> None:
               "static const char *const ACC_ERR_NAMES[ACC_ERR_BITS_KNOWN] = {",
               *[f'    "{bits[b]}",' if b in bits else "    0," for b in range(n)],
               "};", "#endif", ""]
-    _write_if_changed(path, "\n".join(lines))
+    write_if_changed(path, "\n".join(lines))
 
 
 # ACC programs of programs/acc_selftest.c besides the NTT kernels (ip.acc.dv.jobs.kernel_jobs).
@@ -345,7 +346,7 @@ def write_acc_vectors(path: Path) -> None:
               f"static const uint8_t acc_sha3_msg[] = {_c_bytes(ACC_SHA3_MSG)};",
               f"static const uint8_t acc_sha3_256[] = "
               f"{_c_bytes(hashlib.sha3_256(ACC_SHA3_MSG).digest())};", ""]
-    _write_if_changed(path, "\n".join(lines))
+    write_if_changed(path, "\n".join(lines))
 
 
 # The real operations of programs/pqc_ops.c: whole ACC programs (ip/acc/kernels) with inputs
@@ -484,7 +485,7 @@ def write_pqc_vectors(path: Path) -> None:
     lines += ["static const struct pqc_op pqc_ops[] = {", *rows, "};",
               f"#define PQC_OPS {len(rows)}u",
               f"#define PQC_MAX_OUT {max(len(op['exp']) for op in ops)}u", ""]
-    _write_if_changed(path, "\n".join(lines))
+    write_if_changed(path, "\n".join(lines))
 
 
 # Programs that run one pqc_ops() operation on an ACC whose IMEM and DMEM the host loaded
@@ -587,12 +588,7 @@ def write_preload_vectors(path: Path, program: str, imem_size: int, dmem_size: i
              " * the boot RAM beside the firmware */",
              f"static const uint8_t preload_exp_sha3[32] = {_c_bytes(hashlib.sha3_256(op['exp']).digest())};",
              ""]
-    _write_if_changed(path, "\n".join(lines))
-
-
-def _write_if_changed(path: Path, text: str) -> None:
-    if not path.exists() or path.read_text() != text:   # keep the timestamp when unchanged
-        path.write_text(text)
+    write_if_changed(path, "\n".join(lines))
 
 
 class FirmwareError(Exception):
@@ -623,8 +619,7 @@ def write_sha3_vectors(path: Path) -> None:
     lines += ["};", f"#define SHA3_VECTORS {len(SHA3_MESSAGES)}u",
               f"#define SHA3_MAX_LEN {max(map(len, SHA3_MESSAGES))}u", ""]
     text = "\n".join(lines)
-    if not path.exists() or path.read_text() != text:   # keep the timestamp when unchanged
-        path.write_text(text)
+    write_if_changed(path, text)
 
 
 def rom_size(regions_ld: Path) -> int:
@@ -682,9 +677,9 @@ def _build(name: str, soc_dir: Path, out: Path, programs_dir: Path, headers: dic
         write_acc_errors(gen / "acc_errors.h")
         write_acc_vectors(gen / "acc_vectors.h")
         # lib/pqc.c's knowledge of the ML-KEM programs (firmware/pqc_layout.py)
-        _write_if_changed(gen / "pqc_mlkem_layout.h", pqc_layout.layout_header())
+        write_if_changed(gen / "pqc_mlkem_layout.h", pqc_layout.layout_header())
         # ... and of the ML-DSA programs (firmware/pqc_mldsa_layout.py)
-        _write_if_changed(gen / "pqc_mldsa_layout.h", pqc_mldsa_layout.layout_header())
+        write_if_changed(gen / "pqc_mldsa_layout.h", pqc_mldsa_layout.layout_header())
         generated_headers += ["acc_regs.h", "acc_errors.h", "acc_vectors.h", "pqc_mlkem_layout.h",
                               "pqc_mldsa_layout.h"]
         if name == pqc_layout.API_PROGRAM and pqc_layout.API_HEADER not in (headers or {}):
@@ -714,11 +709,11 @@ def _build(name: str, soc_dir: Path, out: Path, programs_dir: Path, headers: dic
 
     if '#include "pqc_keycheck_vectors.h"' in src.read_text():
         # NIST's ACVP keyCheck cases (pqc_layout.keycheck_vectors; ACVP_ROOT)
-        _write_if_changed(gen / "pqc_keycheck_vectors.h", pqc_layout.keycheck_vectors())
+        write_if_changed(gen / "pqc_keycheck_vectors.h", pqc_layout.keycheck_vectors())
         generated_headers.append("pqc_keycheck_vectors.h")
 
     if '#include "pqc_prehash_vectors.h"' in src.read_text():
-        _write_if_changed(gen / "pqc_prehash_vectors.h", pqc_mldsa_layout.prehash_vectors())
+        write_if_changed(gen / "pqc_prehash_vectors.h", pqc_mldsa_layout.prehash_vectors())
         generated_headers.append("pqc_prehash_vectors.h")
 
     if '#include "drbg_kat.h"' in src.read_text():
@@ -726,13 +721,13 @@ def _build(name: str, soc_dir: Path, out: Path, programs_dir: Path, headers: dic
         from firmware import drbg_vectors
         from ip.acc.tools.asm import assemble
         hold = assemble(ACC_HOLD_KMAC_SRC, "hold.s")
-        _write_if_changed(gen / "drbg_kat.h", drbg_vectors.kat_header() +
+        write_if_changed(gen / "drbg_kat.h", drbg_vectors.kat_header() +
                           "/* firmware/build.py ACC_HOLD_KMAC_SRC: the ACC takes the KMAC and keeps it */\n"
                           f"static const uint32_t acc_hold_kmac[] = {{{', '.join(f'0x{w:08x}u' for w in hold)}}};\n")
         generated_headers.append("drbg_kat.h")
 
     for hname, text in (headers or {}).items():
-        _write_if_changed(gen / hname, text)
+        write_if_changed(gen / hname, text)
         generated_headers.append(hname)
 
     sources = [src, *sorted(LIB.glob("*.c")), *sorted(LIB.glob("*.S"))]

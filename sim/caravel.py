@@ -14,7 +14,7 @@ import json
 import time
 from pathlib import Path
 
-from pqsoc import BUILD, FlowError
+from pqsoc import BUILD, FlowError, write_if_changed
 from pqsoc.flow import locks
 from pqsoc.flow import verilator as vl
 from pqsoc.flow.gls import write_cell_models, write_sram_models
@@ -50,8 +50,7 @@ def pins_header(path: Path) -> Path:
             f"static const int PIN_UART_RX = {io['uart_rx']}, PIN_UART_TX = {io['uart_tx']};\n"
             f"static const int PIN_GPIO_IN[8] = {{{', '.join(str(io[f'gpio_in[{i}]']) for i in range(8))}}};\n"
             f"static const int PIN_GPIO_OUT[8] = {{{', '.join(str(io[f'gpio_out[{i}]']) for i in range(8))}}};\n")
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
+    write_if_changed(path, text)
     return path
 
 

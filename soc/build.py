@@ -10,6 +10,7 @@ from pathlib import Path
 
 from litex.soc.integration.builder import Builder
 
+from pqsoc import write_if_changed
 from pqsoc.flow import locks
 from soc.target import (ACC_DMEM_SIZE, ACC_IMEM_SIZE, ACC_SIZE, ENTROPY_SIZE, KMAC_SIZE, ROM_SIZE,
                         SILICON_ENTROPY, PQSoC, memories_block, pqc_block)
@@ -45,14 +46,6 @@ def _sync(src: Path, dst: Path) -> None:
         tmp.replace(t)          # atomic: a reader (another test worker) never sees half a file
 
 
-def _write_if_changed(path: Path, text: str) -> None:
-    if not path.exists() or path.read_text() != text:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
-
-
 def emit_pqc(out: Path, imem_size: int = ACC_IMEM_SIZE, dmem_size: int = ACC_DMEM_SIZE,
              sram_macro: str | None = None) -> Path:
     """Emit the PQC subsystem's Verilog (ip/acc/rtl/pqc.py: ACC, KMAC and entropy source,
@@ -62,7 +55,7 @@ def emit_pqc(out: Path, imem_size: int = ACC_IMEM_SIZE, dmem_size: int = ACC_DME
     ACC core unless sram_macro is given (the silicon SoC, for synthesis: macros and the sky130
     ICG cell, which the gate-level flow models)."""
     path = Path(out) / "pqc.v"
-    _write_if_changed(path, pqc_verilog(imem_size, dmem_size, sram_macro))
+    write_if_changed(path, pqc_verilog(imem_size, dmem_size, sram_macro))
     return path
 
 
@@ -97,7 +90,7 @@ def emit_memories(out: Path, rom_size: int, sram_size: int, sram_macro: str) -> 
     text = verilog.convert(SocMemories(rom_size, sram_size, sram_macro), name="soc_memories",
                            emit_src=False)
     path = Path(out) / "soc_memories.v"
-    _write_if_changed(path, text)
+    write_if_changed(path, text)
     return path
 
 

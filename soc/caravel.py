@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pqsoc import FlowError, spdx
+from pqsoc import FlowError, spdx, write_if_changed
 from pqsoc.flow import locks
 from pqsoc.flow.caravel import caravel_root
 from soc.target import PROBES as LA_PROBES, USER_IRQ
@@ -218,19 +218,13 @@ def _emit(out: Path) -> dict:
         raise FlowError("the generated user_project_wrapper's ports differ from Caravel's")
     paths = {"wrapper": out / "user_project_wrapper.v", "user_defines": out / "user_defines.v",
              "pins": out / "pins.json"}
-    _write(paths["wrapper"], wrapper)
-    _write(paths["user_defines"], user_defines(caravel))
+    write_if_changed(paths["wrapper"], wrapper)
+    write_if_changed(paths["user_defines"], user_defines(caravel))
     plan = {"pins": [p.__dict__ for p in PINS], "la": {"clk_sel": LA_CLK_SEL, "user_rst": LA_USER_RST,
             "probes": list(LA_PROBES)}, "user_irq": list(USER_IRQ)}
-    _write(paths["pins"], json.dumps(plan, indent=1) + "\n")
+    write_if_changed(paths["pins"], json.dumps(plan, indent=1) + "\n")
     files = json.loads((out / "soc" / "gateware" / "files.json").read_text())
     return {**paths, "soc_dir": out / "soc", "sources": [*sources, paths["wrapper"]],
             "include_paths": files["include_paths"]}
 
 
-def _write(path: Path, text: str) -> None:
-    """Rewritten only when changed (cached simulation models hash their sources)."""
-    if not path.is_file() or path.read_text() != text:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(path)

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from ip.acc import block as acc_block
-from pqsoc import FlowError
+from pqsoc import FlowError, write_if_changed
 from pqsoc.flow import locks
 from soc import ibex
 from soc.target import SILICON_ROM_SIZE, SILICON_SRAM_SIZE
@@ -41,8 +41,7 @@ def _fix_ibex_top(src: Path, dst: Path) -> Path:
     if n != 1:
         raise FlowError(f"{src}: expected one `logic unused_scramble_inputs =` declaration, "
                            f"found {n}: the Ibex sources changed, review soc/silicon.py")
-    if not dst.exists() or dst.read_text() != text:
-        dst.write_text(text)
+    write_if_changed(dst, text)
     return dst
 
 
@@ -83,10 +82,7 @@ def _emit(out: Path, acc_imem_size: int, acc_dmem_size: int, caravel: bool) -> l
         raise FlowError(f"{top}: expected one module-hierarchy comment from LiteX, found {n}")
     text = re.sub(r'\$readmemh\("(\w+\.init)"', lambda m: f'$readmemh("{gateware / m[1]}"', text)
     synth_top = out / "pqsoc_synth.v"
-    if not synth_top.exists() or synth_top.read_text() != text:
-        tmp = synth_top.with_name(synth_top.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(synth_top)
+    write_if_changed(synth_top, text)
     sources = []
     for s in files["sources"]:
         p = Path(s)

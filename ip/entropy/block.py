@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ip.common import SYS_CLK_PERIOD_NS
 from ip.entropy.rtl.rings import LENGTHS, module_name
+from pqsoc import write_if_changed
 from pqsoc.flow.block import Block, amaranth_emit_key
 
 ADDR_WIDTH = 10            # word address bits of its window (4 KiB, as the KMAC's)
@@ -26,8 +27,7 @@ def emit(out: Path) -> list[Path]:
     text = verilog.convert(EntropySource(kind="sky130", addr_width=ADDR_WIDTH), name=TOP, emit_src=False)
     text += "\n" + cells_verilog()
     path = out / f"{TOP}.v"
-    if not path.is_file() or path.read_text() != text:     # unchanged: no rebuild of its models
-        path.write_text(text)
+    write_if_changed(path, text)
     return [path]
 
 

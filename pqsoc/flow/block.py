@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from pqsoc import BUILD, REPO, FlowError
+from pqsoc import BUILD, REPO, FlowError, write_if_changed
 from pqsoc.flow import locks
 
 
@@ -98,8 +98,7 @@ def emit_amaranth(factory, top: str):
         out.mkdir(parents=True, exist_ok=True)
         text = verilog.convert(factory(), name=top, emit_src=False)
         path = out / f"{top}.v"
-        if not path.is_file() or path.read_text() != text:   # unchanged: no rebuild of its models
-            path.write_text(text)
+        write_if_changed(path, text)
         return [path]
     return emit
 

@@ -19,7 +19,7 @@ cell models, flattening, SRAM macro cycle models, the cycle comparison.
 import re
 from pathlib import Path
 
-from pqsoc import BUILD, FlowError
+from pqsoc import BUILD, FlowError, write_if_changed
 from pqsoc.flow import block as blocks_mod
 from pqsoc.flow import locks
 from pqsoc.flow.pdk import SCL, find_pdk
@@ -126,8 +126,7 @@ def public_ports_config(flat: Path, top: str, path: Path) -> Path:
     text = "`verilator_config\n" + "".join(f'public_flat_rw -module "{top}" -var "{n}"\n' for n in names)
     # rewritten only when it changes: Verilator reruns (and the model is compiled again) when an
     # input file is newer, and a campaign's tasks each ask for this file
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
+    write_if_changed(path, text)
     return path
 
 
@@ -293,8 +292,7 @@ def write_sram_models(macros, geometry: dict, path: Path) -> Path:
     if unknown:
         raise FlowError(f"no simulation model for SRAM macro {', '.join(unknown)}")
     text = SRAM_PRELOAD_IMPORTS + "".join(sram_cycle_model(m, *geometry[m]) for m in macros)
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
+    write_if_changed(path, text)
     return path
 
 

@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from pqsoc import REPO, FlowError
+from pqsoc import REPO, FlowError, write_if_changed
 from pqsoc.flow.block import Block
 from pqsoc.flow.pdk import PDK as PDK_NAME, SCL as SCL_NAME
 from pqsoc.flow.synth import SYNTH_EXCLUDE_CELLS
@@ -390,6 +390,5 @@ def write_macro_header(cell: str, model: Path) -> Path:
     path = macro_header_path(cell)
     text = blackbox_header(model, cell)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
+    write_if_changed(path, text)
     return path

@@ -35,7 +35,7 @@ from amaranth.lib.wiring import In, Out
 
 from ip.common.wishbone import WishboneSignature
 from ip.kmac.rtl.sideload import SideloadSignature
-from pqsoc import FlowError
+from pqsoc import FlowError, write_if_changed
 from pqsoc.flow import verilator as vl
 from pqsoc.flow.block import amaranth_emit_key
 from pqsoc.flow.synth import sha256_files
@@ -131,8 +131,7 @@ def emit(netlist_text: str, module: str, out: Path) -> Path:
     text = verilog.convert(top, name="acc", emit_src=False)
     if power:
         text = _with_power_ports(text, module, power)
-    if not path.is_file() or path.read_text() != text:
-        path.write_text(text)
+    write_if_changed(path, text)
     stamp.write_text(f"{key} {sha256_files([path])}")
     return path
 
