@@ -32,6 +32,7 @@ enum {
 };
 
 #define ENTROPY_DIV_MAX 255u
+#define ENTROPY_DROPPED_MAX 0xffffu   /* DROPPED saturates here: from then on it tells nothing */
 
 /* ERR_CODE bits of the last ENTROPY_ERR_HEALTH (ENTROPY_ERR_CODE_*_MASK), 0 if none. */
 uint32_t entropy_last_error(void);
@@ -50,7 +51,8 @@ int entropy_read(uint32_t *words, size_t n);
  * may be any bus address (the ACC's idle DMEM holds 16 KiB). A word DATA held from before is
  * taken and left out first (*held 1). *lost: DROPPED before the block, the words the source lost
  * since entropy_start. ENTROPY_ERR_DROPPED when the block lost one (this reader was slower than
- * a word every 32 (DIV + 1) cycles). The source must be started. */
+ * a word every 32 (DIV + 1) cycles), or when DROPPED had saturated (ENTROPY_DROPPED_MAX: no
+ * loss can be seen any more; entropy_start clears it). The source must be started. */
 int entropy_collect(volatile uint32_t *words, size_t n, uint32_t *lost, int *held);
 /* 32 bytes: SHA3-256 of ENTROPY_SEED_RAW_WORDS fresh raw words (little-endian bytes). */
 int entropy_condition(uint8_t out[32]);

@@ -298,6 +298,23 @@ def test_dropped_counts_the_words_lost_while_data_was_held_and_enable_clears_it(
     assert seen["after"] == d and seen["off"] == 0
 
 
+def test_dropped_saturates():
+    """Unread for 2^16 + 2 words (DIV 0: 32 cycles each, after the 1 024-cycle start-up): the
+    count stops at 0xFFFF and stays there."""
+    dut = EntropySource(kind="model")
+    seen = []
+
+    async def body(b):
+        await b.write("CTRL", 1)
+        await b.ctx.tick().repeat(1024 + 32 * (0xFFFF + 2) + 64)
+        seen.append(await b.read("DROPPED"))
+        await b.ctx.tick().repeat(32 * 4)
+        seen.append(await b.read("DROPPED"))
+
+    run(dut, body)
+    assert seen == [0xFFFF, 0xFFFF]
+
+
 def test_registers_md_is_regtools_output():
     from ip.common.regtool import markdown
     from pqsoc import REPO
