@@ -4,8 +4,8 @@
  * The host asks through the ctrl scratch register over the bring-up bridge; this program fills
  * the ACC's DMEM (idle, 16 KiB) with consecutive raw words (lib/entropy.c entropy_collect), the
  * host reads them out over the bridge and asks for the next block. Over the bridge alone a host
- * cannot keep up (a read is a round trip of ~100 us at 1 Mbaud); the CPU can from DIV 7 on
- * (sim/tests/test_entropy_raw.py), the reset DIV being 15.
+ * cannot keep up (a read is a round trip of ~100 us at 1 Mbaud); the CPU can at the reset DIV
+ * 15, marginally at 7 (sim/tests/test_entropy_raw.py).
  *
  * Command (host -> scratch): COLLECT_TAG << 24 | DIV << 16 | words (1 .. the DMEM's words; 0
  * ends the program). A DIV other than the running one starts the source again at it (the

@@ -32,7 +32,7 @@ def _session(soc_dir, model, firmware, tmp_path, body, max_cycles=30_000_000):
 
 
 def test_blocks_are_the_models_consecutive_words_where_dropped_puts_them(soc_dir, model, firmware, tmp_path):
-    div, per = 7, 40
+    div, per = 15, 40
 
     def body(bus, soc):
         res = entropy_raw.collect(bus, soc, 3 * per * 32, div, per)
