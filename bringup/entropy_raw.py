@@ -20,11 +20,12 @@ import math
 import time
 from pathlib import Path
 
+from bringup.checks import ACC_DMEM_WINDOW
+
 COLLECT_TAG, DONE_TAG = 0xEC, 0xED
 # entropy_collect.c's reply status, by its number
 STATUS = ("ok", "health", "timeout", "dropped", "arg", "acc", "absent")
 MIN_BLOCK_WORDS = 32              # 1 024 samples: SP 800-90B 3.1.1's sets of at least 1 000
-ACC_DMEM_WINDOW = 0x20000         # the ACC's DMEM in its region (as bringup/checks.py)
 DROPPED_RETRIES = 8               # blocks in a row that lost a word before giving up
 
 

@@ -62,6 +62,12 @@ int entropy_start(unsigned div)
     return ENTROPY_ERR_TIMEOUT;
 }
 
+static void zero_words(volatile uint32_t *words, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        words[j] = 0;
+}
+
 /* n words into `words` as DATA delivers them; on an error `words` is zero-filled. */
 static int read_words(volatile uint32_t *words, size_t n)
 {
@@ -70,8 +76,7 @@ static int read_words(volatile uint32_t *words, size_t n)
         while (!((s = REG32(ENTROPY_STATUS_REG_OFFSET)) & ENTROPY_STATUS_READY_MASK)) {
             if (s & ENTROPY_STATUS_FAILED_MASK || ++polls == POLL_LIMIT) {
                 int r = s & ENTROPY_STATUS_FAILED_MASK ? health_failure() : ENTROPY_ERR_TIMEOUT;
-                for (size_t j = 0; j < n; j++)
-                    words[j] = 0;
+                zero_words(words, n);
                 return r;
             }
         }
@@ -101,8 +106,7 @@ int entropy_collect(volatile uint32_t *words, size_t n, uint32_t *lost, int *hel
     int r = read_words(words, n);
     if (r == ENTROPY_OK && (before == ENTROPY_DROPPED_MAX ||
                             (REG32(ENTROPY_DROPPED_REG_OFFSET) & ENTROPY_DROPPED_COUNT_MASK) != before)) {
-        for (size_t j = 0; j < n; j++)
-            words[j] = 0;
+        zero_words(words, n);
         r = ENTROPY_ERR_DROPPED;
     }
     return r;
